@@ -1,0 +1,196 @@
+"""The decision function: ``decide(subject, capability, resource, policy)``.
+
+Owns: the built-in defaults table, the always-on rules, and how they combine
+with policy rules (SPEC §4). Everything that affects a decision lives here or
+in the tables this module reads; nothing here does I/O.
+
+How a decision is made:
+
+1. **Always-on rules** (``ALWAYS_ON``) are checked first. Each is a floor that
+   policy can never loosen; all of them deny, so when one applies the answer
+   is ``deny`` (``explicit=False``) and policy is not consulted:
+   an unknown capability; ``MemoryWrite`` from a ``subagent``;
+   ``GovernanceDecide`` / ``ConsentManage`` off the ``control`` channel;
+   ``MemoryRead`` on ``agent`` unless ``method`` is in the task's ``grants``;
+   any grant-gated ``method`` on ``agent`` that is not in ``grants`` or does not
+   serve the capability asked for.
+2. **Policy rules**: every rule is evaluated; among the matching ones the most
+   restrictive effect wins (``deny > requires_approval > allow``), so rule
+   order never matters and adding a rule never loosens a decision that rules
+   already made. A rule that raises while being evaluated counts as a
+   matching ``deny`` naming that rule (fail closed, never skipped).
+3. **Defaults** (``DEFAULTS``) apply only when no rule matched.
+
+Where the always-on rules leave room, policy may tighten or loosen a default:
+an ``allow`` rule can let agent writes to some scope skip approval, a ``deny``
+rule can forbid the operator's own writes there. ``GovernanceDecide`` and
+``ConsentManage`` on ``control`` default to ``allow`` and policy may only
+tighten them (any rule matching them is at least ``allow``); on any other
+channel they are always ``deny``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kernel.capability import (
+    Capability,
+    Channel,
+    Decision,
+    Effect,
+    Resource,
+    Role,
+    Subject,
+    most_restrictive,
+)
+from kernel.grants import GRANT_GATED_METHODS
+from kernel.policy import Policy
+
+__all__ = ["ALWAYS_ON", "DEFAULTS", "AlwaysOn", "decide"]
+
+# The capability's effect when no policy rule matches, per channel.
+DEFAULTS: dict[tuple[Capability, Channel], Effect] = {
+    (Capability.MEMORY_READ, Channel.CONTROL): Effect.ALLOW,
+    # On agent, reads are further gated by grants (always-on rule below).
+    (Capability.MEMORY_READ, Channel.AGENT): Effect.ALLOW,
+    (Capability.MEMORY_WRITE, Channel.CONTROL): Effect.ALLOW,
+    (Capability.MEMORY_WRITE, Channel.AGENT): Effect.REQUIRES_APPROVAL,
+    # Nothing leaves the host until the operator authorises projection.
+    (Capability.MEMORY_EXTERNALIZE, Channel.CONTROL): Effect.DENY,
+    (Capability.MEMORY_EXTERNALIZE, Channel.AGENT): Effect.DENY,
+    (Capability.NETWORK_ACCESS, Channel.CONTROL): Effect.DENY,
+    (Capability.NETWORK_ACCESS, Channel.AGENT): Effect.DENY,
+    (Capability.GOVERNANCE_DECIDE, Channel.CONTROL): Effect.ALLOW,
+    (Capability.GOVERNANCE_DECIDE, Channel.AGENT): Effect.DENY,
+    (Capability.CONSENT_MANAGE, Channel.CONTROL): Effect.ALLOW,
+    (Capability.CONSENT_MANAGE, Channel.AGENT): Effect.DENY,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    subject: Subject
+    capability: Capability
+    grants: frozenset[str]
+    method: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AlwaysOn:
+    """A built-in rule policy cannot loosen: when ``applies``, the answer is deny."""
+
+    id: str
+    reason: str
+    applies: Callable[[_Ask], bool]
+
+
+_UNKNOWN_CAPABILITY = AlwaysOn(
+    "unknown_capability", "the kernel does not know this capability", lambda _: True,
+)
+
+
+def _gated_method_refused(ask: _Ask) -> bool:
+    if ask.subject.channel is not Channel.AGENT or ask.method not in GRANT_GATED_METHODS:
+        return False
+    # A method serving another capability is a caller bug; it must not be
+    # able to borrow that method's grant.
+    return (ask.method not in ask.grants
+            or GRANT_GATED_METHODS[ask.method] is not ask.capability)
+
+
+ALWAYS_ON: tuple[AlwaysOn, ...] = (
+    AlwaysOn(
+        "subagent_never_writes",
+        "a subagent task may never write memory",
+        lambda a: a.capability is Capability.MEMORY_WRITE and a.subject.role is Role.SUBAGENT,
+    ),
+    AlwaysOn(
+        "governance_control_only",
+        "governance and consent are decided on the control channel only",
+        lambda a: a.capability in (Capability.GOVERNANCE_DECIDE, Capability.CONSENT_MANAGE)
+        and a.subject.channel is not Channel.CONTROL,
+    ),
+    AlwaysOn(
+        "agent_read_needs_grant",
+        "an agent read needs the method in the task's grants",
+        # No method named means nothing can be proven granted.
+        lambda a: a.capability is Capability.MEMORY_READ
+        and a.subject.channel is Channel.AGENT
+        and (a.method is None or a.method not in a.grants),
+    ),
+    AlwaysOn(
+        "agent_method_needs_grant",
+        "this method is not in the task's grants for this capability",
+        _gated_method_refused,
+    ),
+)
+
+
+def _deny(decision_id: str, policy: Policy, always_on: AlwaysOn) -> Decision:
+    return Decision(
+        decision_id, Effect.DENY, (), policy.hash, explicit=False,
+        reason=f"always-on rule {always_on.id}: {always_on.reason}", always_on=always_on.id,
+    )
+
+
+def decide(
+    subject: Subject,
+    capability: Capability | str,
+    resource: Resource,
+    policy: Policy,
+    *,
+    decision_id: str,
+    grants: frozenset[str] | None = None,
+    method: str | None = None,
+) -> Decision:
+    """Decide whether ``subject`` may use ``capability`` on ``resource``.
+
+    ``grants`` are the task's grants (agent channel; ``None`` means none) and
+    ``method`` the RPC method being served. Never raises for a well-formed
+    ``decision_id``: every failure inside becomes a deny.
+    """
+    if not isinstance(decision_id, str) or not decision_id:
+        raise ValueError("decision_id must be a non-empty string")
+    try:
+        cap = Capability(capability)
+    except ValueError:
+        # Fail closed: a capability the kernel does not know has no default
+        # and no always-on rule, so nothing could justify allowing it.
+        return _deny(decision_id, policy, _UNKNOWN_CAPABILITY)
+
+    ask = _Ask(subject, cap, grants if grants is not None else frozenset(), method)
+    for always in ALWAYS_ON:
+        if always.applies(ask):
+            return _deny(decision_id, policy, always)
+
+    matched: list[str] = []
+    effects: list[Effect] = []
+    failed: list[str] = []
+    for rule in policy.rules:
+        try:
+            hit = rule.matches(subject, cap, resource)
+        except Exception:  # noqa: BLE001 - any failure of a rule must become a deny, not a crash
+            # Fail closed: a rule that cannot be evaluated might have been a
+            # deny; treating it as "no match" would let a broken rule loosen.
+            matched.append(rule.id)
+            effects.append(Effect.DENY)
+            failed.append(rule.id)
+            continue
+        if hit:
+            matched.append(rule.id)
+            effects.append(rule.effect)
+
+    if not effects:
+        default = DEFAULTS[(cap, subject.channel)]
+        return Decision(
+            decision_id, default, (), policy.hash, explicit=False,
+            reason=f"no rule matched: default for {cap.value} on {subject.channel.value}",
+        )
+
+    effect = most_restrictive(effects)
+    if failed:
+        reason = "rule(s) failed while being evaluated, counted as deny: " + ", ".join(failed)
+    else:
+        reason = f"most restrictive of matching rule(s): {effect.value}"
+    return Decision(decision_id, effect, tuple(matched), policy.hash, explicit=True, reason=reason)
