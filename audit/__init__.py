@@ -1,0 +1,100 @@
+"""Audit: event schema, chain hashing, verification, checkpoints, keyed hashing.
+
+Pure of storage and I/O: the daemon's store persists ``StoredEvent`` rows and
+key bytes; this package says what they mean and whether they are intact.
+May import ``kernel/``; never ``daemon/`` or ``rpc/``.
+"""
+
+from __future__ import annotations
+
+from audit.chain import (
+    EMPTY_HEAD,
+    GENESIS_PREV,
+    ChainBuilder,
+    ChainHead,
+    Row,
+    StoredEvent,
+    VerifyResult,
+    chain_hash,
+    from_stored,
+    head_of,
+    link,
+    next_event,
+    to_stored,
+    verify_chain,
+)
+from audit.checkpoint import (
+    CHECKPOINT_DOMAIN,
+    Checkpoint,
+    checkpoint_message,
+    decode_checkpoint,
+    encode_checkpoint,
+    generate_signing_key,
+    public_key_of,
+    sign_checkpoint,
+    verify_against_checkpoint,
+    verify_checkpoint_signature,
+)
+from audit.event import (
+    EVENT_KINDS,
+    REASONS,
+    SAFE_ID,
+    AuditError,
+    AuditEvent,
+    DetailValue,
+    EventBody,
+    EventSubject,
+    body_of,
+    canonical_bytes,
+    check_safe,
+    decode_body,
+    decode_event,
+    encode_event,
+    format_ts,
+)
+from audit.keyed import PURPOSES, KeyedHasher, new_root_secret
+
+__all__ = [
+    "CHECKPOINT_DOMAIN",
+    "EMPTY_HEAD",
+    "EVENT_KINDS",
+    "GENESIS_PREV",
+    "PURPOSES",
+    "REASONS",
+    "SAFE_ID",
+    "AuditError",
+    "AuditEvent",
+    "ChainBuilder",
+    "ChainHead",
+    "Checkpoint",
+    "DetailValue",
+    "EventBody",
+    "EventSubject",
+    "KeyedHasher",
+    "Row",
+    "StoredEvent",
+    "VerifyResult",
+    "body_of",
+    "canonical_bytes",
+    "chain_hash",
+    "check_safe",
+    "checkpoint_message",
+    "decode_body",
+    "decode_checkpoint",
+    "decode_event",
+    "encode_checkpoint",
+    "encode_event",
+    "format_ts",
+    "from_stored",
+    "generate_signing_key",
+    "head_of",
+    "link",
+    "new_root_secret",
+    "next_event",
+    "public_key_of",
+    "sign_checkpoint",
+    "to_stored",
+    "verify_against_checkpoint",
+    "verify_chain",
+    "verify_checkpoint_signature",
+]
