@@ -13,8 +13,10 @@ Invariants:
   exported line;
 - an event that passes ``check_safe`` holds only opaque ids, hashes, counts,
   revisions, booleans and RFC 3339 timestamps: every string matches a narrow
-  pattern of id characters with no spaces, so a title, body, query or secret
-  sentence cannot be written into the log by accident;
+  pattern of id characters with no spaces (or, in ``resource`` and
+  ``details``, is a resource string; in ``details`` one the kernel parses as
+  canonical), so a title, body, query or secret sentence cannot be written
+  into the log by accident;
 - ``AuditError`` and every verification result carry a reason from
   ``REASONS``; no message is ever formatted from event contents.
 """
@@ -25,6 +27,8 @@ import re
 from datetime import UTC, datetime
 
 import msgspec
+
+from kernel.capability import Resource
 
 # --------------------------------------------------------------------------
 # Failure reasons: one table for raised errors and verification results.
@@ -69,6 +73,7 @@ class AuditError(Exception):
 EVENT_KINDS: dict[str, str] = {
     "genesis": "first event of a home's chain (prev is GENESIS_PREV)",
     "decision": "the kernel decided a capability request (effect, rule_ids, policy_hash)",
+    "content_rejected": "a proposed change failed the content scan (rule ids and code only)",
     "operation": "a governed change was applied (entry ids, revisions, content hashes)",
     "action_proposed": "a change that requires approval was stored as a pending action",
     "action_approved": "the operator approved a pending action",
@@ -99,7 +104,8 @@ SAFE_ID = re.compile(r"[A-Za-z0-9_:.@/+=-]{0,200}")
 # Resource strings (SPEC §4) join target, scope, action, ids and a content
 # hash; scope names are caller-chosen namespaces, so they get the visible
 # ASCII range (still no spaces) and room for a long scope.
-SAFE_RESOURCE = re.compile(r"[!-~]{1,1024}")
+SAFE_RESOURCE_MAX = 1024
+SAFE_RESOURCE = re.compile(rf"[!-~]{{1,{SAFE_RESOURCE_MAX}}}")
 # details keys are names we choose in code, so they are snake_case.
 DETAIL_KEY = re.compile(r"[a-z][a-z0-9_]{0,63}")
 # RFC 3339, UTC, microseconds, 'Z' (the form format_ts writes).
@@ -219,13 +225,29 @@ def _id_list(value: object) -> bool:
     return type(value) is list and all(_is_safe_id(item) for item in value)
 
 
+def _is_resource(value: object) -> bool:
+    # Canonical resource strings percent-escape their scope, so they fall
+    # outside SAFE_ID; the kernel's strict parser accepts exactly those.
+    if type(value) is not str or len(value) > SAFE_RESOURCE_MAX:
+        return False
+    try:
+        Resource.parse(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _detail_string(value: object) -> bool:
+    return _is_safe_id(value) or _is_resource(value)
+
+
 def _detail_value(value: object) -> bool:
     if value is None or type(value) is bool or _is_int(value):
         return True
     if type(value) is str:
-        return SAFE_ID.fullmatch(value) is not None
+        return _detail_string(value)
     if type(value) is list:
-        return all(_is_int(item) or _is_safe_id(item) for item in value)
+        return all(_is_int(item) or _detail_string(item) for item in value)
     # floats (no single canonical text form), dicts and anything else are refused
     return False
 

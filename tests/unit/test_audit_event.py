@@ -31,6 +31,7 @@ from audit import (
     encode_event,
     format_ts,
 )
+from kernel.capability import Resource
 
 TS = "2026-11-01T12:00:00.000001Z"
 AUDIT_DIR = Path(audit.__file__).parent
@@ -178,6 +179,19 @@ def test_guard_refuses_text_and_malformed_fields(field: str, overrides: dict[str
         check_safe(body(**overrides))
     assert info.value.reason == "invalid_event"
     assert info.value.field == field
+
+
+def test_guard_accepts_canonical_resource_strings_in_details() -> None:
+    resource = Resource(target="memory", scope="project:" + "a" * 120, action="replace",
+                        entry_id="ent_01J", expected_revision=3,
+                        content_hash="b3k:" + "9" * 64, type="fact").canonical()
+    assert "%3A" in resource and len(resource) > 200
+    check_safe(body(resource=resource, details={"resources": [resource], "first": resource}))
+
+
+def test_guard_refuses_a_resource_lookalike_that_the_kernel_does_not_parse() -> None:
+    with pytest.raises(AuditError):
+        check_safe(body(details={"resources": ["memory/my%20secret%20note"]}))
 
 
 def test_guard_error_never_quotes_the_value() -> None:
