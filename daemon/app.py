@@ -1,0 +1,522 @@
+"""The daemon's method handlers, composed over the store, kernel and audit.
+
+Owns: resolving each call's caller (channel, identity, task, view), the
+handlers of every method, and the two method tables (``agent.sock`` gets only
+the agent-channel methods of SPEC §9; ``control.sock`` gets all).
+
+Invariants:
+- every handler takes a typed params Struct and returns a Struct or JSON-able
+  value; nothing here formats client or stored text into an error;
+- on the agent channel the owner comes from the task (itself from a token, the
+  uid map or the default identity); the client never names an identity there;
+- governance, consent, token and audit methods are absent from the agent
+  table, and the kernel also refuses them off the control channel.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from audit.keyed import KeyedHasher
+from daemon import identity as ident
+from daemon import reads, tasks, writes
+from daemon.clock import Clock, fmt
+from daemon.config import Config
+from daemon.entries import View
+from daemon.home import Home
+from daemon.store import SqliteStore, Tx
+from kernel.capability import Capability, Channel, Resource, Role, Subject
+from kernel.decide import decide
+from kernel.errors import ContentRejected, Denied, MemorydError
+from kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
+from rpc import schema
+from rpc.errors import InvalidParams
+from rpc.protocol import CallContext, Dispatcher, MethodSpec
+
+log = structlog.get_logger()
+
+Handler = Callable[[CallContext, Any], Awaitable[Any]]
+
+
+@dataclass
+class App:
+    config: Config
+    home: Home
+    hasher: KeyedHasher
+    store: SqliteStore
+    clock: Clock
+    default: ident.Who
+    policy: Policy = EMPTY_POLICY
+    boot_id: str = field(default_factory=lambda: os.urandom(8).hex())
+
+    # -- policy ---------------------------------------------------------------
+
+    def load_policy_file(self) -> dict[str, Any]:
+        """(Re)load policy.toml; an invalid file is refused and the old one stays."""
+        now = fmt(self.clock.now())
+        try:
+            text = self.home.policy.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = ""
+        except (OSError, UnicodeDecodeError):
+            text = None
+        try:
+            if text is None:
+                raise PolicyError("policy.toml cannot be read")
+            policy = load_policy(text)
+        except PolicyError as exc:
+            message = str(exc)
+            self.store.run_sync(lambda tx: tx.audit(
+                "policy_rejected", now, details={"policy_hash": self.policy.hash}))
+            log.warning("policy_rejected", problem=message, policy_hash=self.policy.hash)
+            return {"loaded": False, "error": message, "hash": self.policy.hash}
+        self.store.run_sync(lambda tx: tx.audit(
+            "policy_loaded", now, details={"policy_hash": policy.hash,
+                                           "rules": len(policy.rules)}))
+        self.policy = policy
+        log.info("policy_loaded", policy_hash=policy.hash, rules=len(policy.rules))
+        return {"loaded": True, "hash": policy.hash, "rules": len(policy.rules)}
+
+    # -- callers --------------------------------------------------------------
+
+    def _owner_for_control(self, identity: schema.Identity | None) -> str:
+        return self.default.owner if identity is None else ident.owner_of(self.hasher, identity)
+
+    def _now(self) -> datetime:
+        return self.clock.now()
+
+    def _task(self, tx: Tx, ctx: CallContext, task_id: str) -> tasks.Task:
+        return tasks.lookup(tx, task_id, channel=ctx.channel, peer_uid=ctx.peer_uid,
+                            now=fmt(self._now()))
+
+    def _agent_identity_guard(self, ctx: CallContext, identity: Any) -> None:
+        if ctx.channel == "agent" and identity is not None:
+            # Never reached through the agent table's params (no such field is
+            # accepted there), kept as a second wall.
+            raise Denied("channel_forbidden")
+
+    def _view_for(self, tx: Tx, ctx: CallContext, task_id: str | None,
+                  identity: schema.Identity | None, method: str) -> tuple[View, tasks.Task | None]:
+        if ctx.channel == "agent":
+            if task_id is None:
+                raise InvalidParams([{"path": "$.task_id",
+                                      "expected": "str (required on agent.sock)"}])
+            task = self._task(tx, ctx, task_id)
+            tasks.require_grant(task, method)
+            return task_view(task), task
+        if task_id is not None:
+            task = self._task(tx, ctx, task_id)
+            return task_view(task), task
+        return View(self._owner_for_control(identity), None), None
+
+    def _write_caller(self, tx: Tx, ctx: CallContext, p: schema.MemoryWrite) -> writes.Caller:
+        if ctx.channel == "agent":
+            if p.task_id is None:
+                raise InvalidParams([{"path": "$.task_id",
+                                      "expected": "str (required on agent.sock)"}])
+            task = self._task(tx, ctx, p.task_id)
+            tasks.require_grant(task, "memory.write")
+            return writes.Caller(
+                subject=Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
+                                task_id=task.task_id),
+                view=task_view(task),
+                default_scope=task.scopes[0],
+                user_scope=task.user_scope,
+                channel="agent",
+                read_allowed="memory.read" in task.grants,
+                task_id=task.task_id,
+            )
+        owner = self._owner_for_control(p.identity)
+        return writes.Caller(
+            subject=Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner, task_id=None),
+            view=View(owner, None),
+            default_scope="default",
+            user_scope=tasks.user_scope(owner),
+            channel="control",
+            read_allowed=True,
+        )
+
+    # -- task.* -----------------------------------------------------------------
+
+    async def task_begin(self, ctx: CallContext, p: schema.TaskBegin) -> Any:
+        now_dt = self._now()
+        now = fmt(now_dt)
+
+        def run(tx: Tx) -> dict[str, Any]:
+            token_scopes = None
+            token_id = None
+            if ctx.channel == "agent":
+                if p.identity is not None:
+                    raise Denied("channel_forbidden")
+                if p.token is not None:
+                    grant = ident.token_grant(tx, self.hasher, p.token, now)
+                    owner, token_scopes, token_id = grant.owner, grant.scopes, grant.token_id
+                else:
+                    mapped = self.config.identities.get(str(ctx.peer_uid))
+                    if mapped is not None and ctx.peer_uid != os.geteuid():
+                        owner = ident.owner_of(self.hasher, schema.Identity(
+                            kind=mapped.kind, subject=mapped.subject, issuer=mapped.issuer))
+                    elif mapped is not None:
+                        owner = ident.owner_of(self.hasher, schema.Identity(
+                            kind=mapped.kind, subject=mapped.subject, issuer=mapped.issuer))
+                    else:
+                        owner = self.default.owner
+            else:
+                if p.token is not None:
+                    grant = ident.token_grant(tx, self.hasher, p.token, now)
+                    owner, token_scopes, token_id = grant.owner, grant.scopes, grant.token_id
+                else:
+                    owner = self._owner_for_control(p.identity)
+            task = tasks.begin(
+                tx, self.hasher, p, owner=owner, token_scopes=token_scopes, token_id=token_id,
+                channel=ctx.channel, peer_uid=ctx.peer_uid, now_dt=now_dt,
+                ttl_hours=self.config.task_ttl_hours, max_open=self.config.max_open_tasks,
+            )
+            return task.wire()
+
+        return await self.store.run(run, write=True)
+
+    async def task_end(self, ctx: CallContext, p: schema.TaskRef) -> Any:
+        now = fmt(self._now())
+        return await self.store.run(
+            lambda tx: tasks.end(tx, p.task_id, channel=ctx.channel, peer_uid=ctx.peer_uid,
+                                 now=now))
+
+    # -- consent / tokens -------------------------------------------------------
+
+    def _governance(self, ctx: CallContext, capability: Capability) -> None:
+        subject = Subject(channel=Channel(ctx.channel),
+                          role=Role.OPERATOR if ctx.channel == "control" else Role.MAIN,
+                          owner=self.default.owner, task_id=None)
+        resource = Resource(target="memory", scope="-", action="govern", entry_id=None,
+                            expected_revision=None, content_hash=None)
+        d = decide(subject, capability, resource, self.policy, decision_id="dec_governance")
+        if d.effect.value != "allow":
+            raise Denied("channel_forbidden")
+
+    async def consent_get(self, ctx: CallContext, p: schema.IdentityOnly) -> Any:
+        self._governance(ctx, Capability.CONSENT_MANAGE)
+        owner = self._owner_for_control(p.identity)
+        rec = await self.store.run(lambda tx: ident.read_consent(tx, owner), write=False)
+        return rec.wire()
+
+    async def consent_set(self, ctx: CallContext, p: schema.ConsentSet) -> Any:
+        self._governance(ctx, Capability.CONSENT_MANAGE)
+        owner = self._owner_for_control(p.identity)
+        now = fmt(self._now())
+        rec = await self.store.run(lambda tx: ident.set_consent(tx, owner, p, now))
+        log.info("consent_changed", owner=owner, version=rec.version)
+        return rec.wire()
+
+    async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        now_dt = self._now()
+        out = await self.store.run(lambda tx: ident.issue_token(tx, self.hasher, p, now_dt))
+        log.info("token_issued", token_id=out["token_id"], owner=out["owner"])
+        return out
+
+    async def token_list(self, ctx: CallContext, p: schema.IdentityOnly) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        owner = None if p.identity is None else self._owner_for_control(p.identity)
+        now = fmt(self._now())
+        items = await self.store.run(lambda tx: ident.list_tokens(tx, owner, now), write=False)
+        return {"items": items}
+
+    async def token_revoke(self, ctx: CallContext, p: schema.TokenRevoke) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        now = fmt(self._now())
+        return await self.store.run(lambda tx: ident.revoke_token(tx, p.token_id, now))
+
+    # -- memory.write and governance ------------------------------------------
+
+    def _limits(self) -> writes.Limits:
+        return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
+
+    async def memory_write(self, ctx: CallContext, p: schema.MemoryWrite) -> Any:
+        now_dt = self._now()
+        now = fmt(now_dt)
+        if ctx.channel == "agent" and p.identity is not None:
+            raise Denied("channel_forbidden")
+        rhash = writes.request_hash(self.hasher, p)
+        policy = self.policy
+
+        def run(tx: Tx) -> schema.WriteResult:
+            caller = self._write_caller(tx, ctx, p)
+            owner = caller.subject.owner
+            if p.idempotency_key is not None:
+                replay = writes.idempotent_replay(tx, owner, p.idempotency_key, rhash,
+                                                  caller.view, now)
+                if replay is not None:
+                    return replay
+            proposal = writes.normalise_unscanned(p, caller, self.hasher)
+            verdict = writes.decide_ops(caller, proposal.ops, policy)
+            if verdict.effect.value == "deny":
+                raise _Deny(verdict, caller, proposal)
+            try:
+                writes.scan_ops(proposal, self.config.entry_max_bytes)
+            except (ContentRejected, MemorydError) as exc:
+                raise _Rejected(exc, verdict, caller, proposal) from None
+            if verdict.effect.value == "requires_approval":
+                result = writes.propose(tx, caller, proposal, verdict, self.hasher, now_dt,
+                                        self.config.pending_ttl_days,
+                                        self.config.max_pending_actions)
+            else:
+                result = self._apply(tx, caller, proposal, verdict, now_dt)
+            writes.remember(tx, owner, p.idempotency_key, rhash, result, now)
+            return result
+
+        try:
+            result = await self.store.run(run)
+        except _Deny as deny:
+            await self.store.run(lambda tx, d=deny: writes.audit_decision(  # type: ignore[misc]
+                tx, d.caller, d.verdict, d.proposal.ops, now))
+            log.info("write_denied", decision_id=deny.verdict.decision_id,
+                     rule_ids=list(deny.verdict.rule_ids))
+            raise Denied("policy_denied", details={
+                "decision_id": deny.verdict.decision_id, "rule_ids": list(deny.verdict.rule_ids),
+                "explicit": deny.verdict.explicit}) from None
+        except _Rejected as rej:
+            await self.store.run(lambda tx, r=rej: writes.audit_rejection(  # type: ignore[misc]
+                tx, r.caller, r.verdict, r.proposal.ops, r.exc, now))
+            log.info("write_rejected", code=rej.exc.code)
+            raise rej.exc from None
+        await self._finish_receipts(result)
+        return result
+
+    def _apply(self, tx: Tx, caller: writes.Caller, proposal: writes.Proposal,
+               verdict: writes.Verdict, now_dt: datetime, *,
+               conflict_code: str = "revision_conflict",
+               action_id: str | None = None) -> schema.WriteResult:
+        now = fmt(now_dt)
+        applied = writes.apply_ops(tx, caller, proposal, self._limits(), now_dt,
+                                   conflict_code=conflict_code,
+                                   allow_unchanged=action_id is None)
+        if action_id is None:
+            writes.audit_decision(tx, caller, verdict, proposal.ops, now)
+        if applied.operation_id is None:
+            return schema.WriteResult(outcome="unchanged", operation_id=None,
+                                      decision=verdict.wire(),
+                                      entries=[reads.wire(r, now) for r in applied.rows],
+                                      warnings=applied.warnings, action_id=action_id)
+        details: dict[str, Any] = {}
+        if action_id is not None:
+            details["action_id"] = action_id
+        writes.audit_operation(tx, caller, verdict, applied, now, **details)
+        receipts = []
+        for entry_id in applied.removed:
+            receipts.append(reads.new_receipt(tx, caller.subject.owner, entry_id, now))
+        return schema.WriteResult(
+            outcome="applied", operation_id=applied.operation_id, decision=verdict.wire(),
+            entries=[reads.wire(r, now) for r in applied.rows], warnings=applied.warnings,
+            action_id=action_id, receipt=receipts[0] if receipts else None,
+            receipts=receipts if len(receipts) > 1 else None,
+        )
+
+    async def _finish_receipts(self, result: schema.WriteResult) -> None:
+        receipts = result.receipts or ([result.receipt] if result.receipt else [])
+        for receipt in receipts:
+            if receipt.status == "pending":
+                updated = await self.store.run(
+                    lambda tx, r=receipt: reads.verify_removal(tx, r.receipt_id, fmt(self._now())))
+                receipt.status = updated.status
+                receipt.updated_at = updated.updated_at
+
+    async def action_list(self, ctx: CallContext, p: schema.ActionList) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        now = fmt(self._now())
+        await self.expire_actions()
+        return await self.store.run(
+            lambda tx: writes.list_actions(tx, p.status, p.cursor, now), write=False)
+
+    async def action_get(self, ctx: CallContext, p: schema.ActionRef) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        await self.expire_actions()
+        return await self.store.run(lambda tx: writes.get_action(tx, p.action_id), write=False)
+
+    async def action_approve(self, ctx: CallContext, p: schema.ActionRef) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        await self.expire_actions()
+        now_dt = self._now()
+        now = fmt(now_dt)
+
+        def run(tx: Tx) -> schema.WriteResult:
+            row, caller, proposal = writes.load_pending(tx, p.action_id, now)
+            verdict = writes.Verdict(
+                decision_id=writes.random_id("dec"),
+                effect=writes.Effect.ALLOW,
+                rule_ids=(),
+                explicit=True,
+                policy_hash=self.policy.hash,
+                resources=tuple(op.resource().canonical() for op in proposal.ops),
+            )
+            # Content rules may have tightened since the proposal: scan again.
+            writes.scan_ops(proposal, self.config.entry_max_bytes)
+            tx.audit("action_approved", now, subject={"channel": "control", "role": "operator",
+                                                      "owner": row["owner"]},
+                     capability=Capability.GOVERNANCE_DECIDE.value,
+                     resource=verdict.resources[0], decision_id=verdict.decision_id,
+                     effect="allow", entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
+                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
+                     details={"action_id": p.action_id})
+            result = self._apply(tx, caller, proposal, verdict, now_dt,
+                                 conflict_code="decision_stale", action_id=p.action_id)
+            writes.close_action(tx, p.action_id, "approved", now, result)
+            return result
+
+        result = await self.store.run(run)
+        log.info("action_approved", action_id=p.action_id, operation_id=result.operation_id)
+        await self._finish_receipts(result)
+        return result
+
+    async def action_deny(self, ctx: CallContext, p: schema.ActionDeny) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        await self.expire_actions()
+        now = fmt(self._now())
+
+        def run(tx: Tx) -> dict[str, Any]:
+            row, _caller, proposal = writes.load_pending(tx, p.action_id, now)
+            tx.audit("action_denied", now, subject={"channel": "control", "role": "operator",
+                                                    "owner": row["owner"]},
+                     capability=Capability.GOVERNANCE_DECIDE.value, effect="deny",
+                     entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
+                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
+                     details={"action_id": p.action_id})
+            writes.close_action(tx, p.action_id, "denied", now, None)
+            return {"action_id": p.action_id, "status": "denied"}
+
+        out = await self.store.run(run)
+        log.info("action_denied", action_id=p.action_id)
+        return out
+
+    async def expire_actions(self) -> int:
+        now = fmt(self._now())
+        return await self.store.run(lambda tx: writes.expire_actions(tx, now))
+
+    # -- reads ------------------------------------------------------------------
+
+    async def memory_read(self, ctx: CallContext, p: schema.MemoryRead) -> Any:
+        now = fmt(self._now())
+
+        def run(tx: Tx) -> Any:
+            view, _task = self._view_for(tx, ctx, p.task_id, p.identity, "memory.read")
+            return reads.read(tx, view, p.ids, p.include_pending, now)
+
+        return await self.store.run(run, write=False)
+
+    async def memory_list(self, ctx: CallContext, p: schema.MemoryList) -> Any:
+        now = fmt(self._now())
+
+        def run(tx: Tx) -> Any:
+            view, _task = self._view_for(tx, ctx, p.task_id, p.identity, "memory.list")
+            return reads.list_entries(tx, self.hasher, self.boot_id, view, p, now)
+
+        return await self.store.run(run, write=False)
+
+    async def memory_receipt(self, ctx: CallContext, p: schema.MemoryReceipt) -> Any:
+        def run(tx: Tx) -> Any:
+            view, _task = self._view_for(tx, ctx, p.task_id, p.identity, "memory.receipt")
+            return reads.receipt(tx, view, p.receipt_id)
+
+        return await self.store.run(run, write=False)
+
+    async def memory_status(self, ctx: CallContext, p: schema.MemoryStatus) -> Any:
+        now = fmt(self._now())
+
+        def run(tx: Tx) -> Any:
+            if ctx.channel == "agent" or p.task_id is not None:
+                if p.task_id is None:
+                    owner = self.default.owner
+                    task = None
+                else:
+                    task = self._task(tx, ctx, p.task_id)
+                    owner = task.owner
+            else:
+                owner = self._owner_for_control(p.identity)
+                task = None
+            return reads.status(tx, self, owner, task, now)
+
+        return await self.store.run(run, write=False)
+
+    # -- audit / policy ---------------------------------------------------------
+
+    async def audit_verify(self, ctx: CallContext, p: schema.AuditVerify) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        import anyio
+
+        result = await anyio.to_thread.run_sync(self.store.verify_audit)
+        return reads.verify_wire(result)
+
+    async def audit_export(self, ctx: CallContext, p: schema.AuditExport) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        return await self.store.run(lambda tx: reads.export(tx, p.after_seq, p.limit), write=False)
+
+    async def policy_reload(self, ctx: CallContext, p: schema.NoParams) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        import anyio
+
+        return await anyio.to_thread.run_sync(self.load_policy_file)
+
+    # -- tables -----------------------------------------------------------------
+
+    def method_tables(self) -> tuple[Dispatcher, Dispatcher]:
+        agent: dict[str, MethodSpec] = {}
+        control: dict[str, MethodSpec] = {}
+
+        def add(name: str, params: type, handler: Handler, *, on_agent: bool) -> None:
+            spec = MethodSpec(name=name, params=params, handler=handler)
+            control[name] = spec
+            if on_agent:
+                agent[name] = spec
+
+        add("task.begin", schema.TaskBegin, self.task_begin, on_agent=True)
+        add("task.end", schema.TaskRef, self.task_end, on_agent=True)
+        add("memory.write", schema.MemoryWrite, self.memory_write, on_agent=True)
+        add("memory.read", schema.MemoryRead, self.memory_read, on_agent=True)
+        add("memory.list", schema.MemoryList, self.memory_list, on_agent=True)
+        add("memory.receipt", schema.MemoryReceipt, self.memory_receipt, on_agent=True)
+        add("memory.status", schema.MemoryStatus, self.memory_status, on_agent=True)
+        add("governance.action.list", schema.ActionList, self.action_list, on_agent=False)
+        add("governance.action.get", schema.ActionRef, self.action_get, on_agent=False)
+        add("governance.action.approve", schema.ActionRef, self.action_approve, on_agent=False)
+        add("governance.action.deny", schema.ActionDeny, self.action_deny, on_agent=False)
+        add("consent.get", schema.IdentityOnly, self.consent_get, on_agent=False)
+        add("consent.set", schema.ConsentSet, self.consent_set, on_agent=False)
+        add("token.issue", schema.TokenIssue, self.token_issue, on_agent=False)
+        add("token.list", schema.IdentityOnly, self.token_list, on_agent=False)
+        add("token.revoke", schema.TokenRevoke, self.token_revoke, on_agent=False)
+        add("audit.verify", schema.AuditVerify, self.audit_verify, on_agent=False)
+        add("audit.export", schema.AuditExport, self.audit_export, on_agent=False)
+        add("policy.reload", schema.NoParams, self.policy_reload, on_agent=False)
+        for name, params, handler in self.extra_methods:
+            add(name, params, handler, on_agent=name in AGENT_EXTRA)
+        return Dispatcher(agent), Dispatcher(control)
+
+    extra_methods: list[tuple[str, type, Handler]] = field(default_factory=list)
+
+
+# Agent-channel methods that other modules register (SPEC §9).
+AGENT_EXTRA = frozenset({"memory.context"})
+
+
+def task_view(task: tasks.Task) -> View:
+    spaces = {("memory", s) for s in task.scopes}
+    spaces.add(("user", task.user_scope))
+    return View(task.owner, frozenset(spaces))
+
+
+class _Deny(Exception):
+    def __init__(self, verdict: writes.Verdict, caller: writes.Caller,
+                 proposal: writes.Proposal) -> None:
+        self.verdict, self.caller, self.proposal = verdict, caller, proposal
+
+
+class _Rejected(Exception):
+    def __init__(self, exc: MemorydError, verdict: writes.Verdict, caller: writes.Caller,
+                 proposal: writes.Proposal) -> None:
+        self.exc, self.verdict, self.caller, self.proposal = exc, verdict, caller, proposal

@@ -1,0 +1,160 @@
+"""``memoryd``: the daemon's command line and process lifecycle.
+
+Owns: argument parsing, the order of start-up (umask, home, lock, config,
+logging, keys, store, policy, identity, sockets), signal handling and exit
+codes.
+
+Invariants:
+- the umask is 077 before the first file is created;
+- a problem found at start-up (a second daemon on the home, an invalid config
+  or policy, a path in the way of a socket) is one clear line on stderr and a
+  non-zero exit, before any socket exists;
+- SIGTERM / SIGINT stop accepting, let requests in flight finish and exit 0;
+  SIGHUP reloads policy.toml (an invalid one is refused, the old one stays).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Sequence
+
+import anyio
+import structlog
+
+from audit.keyed import KeyedHasher
+from daemon import home as home_mod
+from daemon import logs
+from daemon.app import App
+from daemon.clock import SystemClock
+from daemon.config import ConfigError, load_config
+from daemon.identity import IdentityError, default_identity
+from daemon.server import Server, build_listeners
+from daemon.store import SqliteStore
+from rpc.paths import resolve_home
+
+DESCRIPTION = """\
+memoryd keeps an operator's long-term memory for AI agents and governs every
+change to it. Agents connect to HOME/run/agent.sock; the operator uses memctl,
+which talks to HOME/run/control.sock.
+"""
+
+EPILOG = """\
+home folder: --home, else $MEMORYD_HOME, else $XDG_STATE_HOME/memoryd, else
+~/.local/state/memoryd. It is created with mode 0700 and holds memory.db, the
+optional memoryd.toml and policy.toml, keys/ and run/.
+
+examples:
+  memoryd serve                       run in the foreground on the default home
+  memoryd serve --home /tmp/mem       run on another home
+  memoryd serve --log-format console  human-readable logs on stderr
+
+signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads policy.toml.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memoryd", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    serve = sub.add_parser(
+        "serve", help="run the daemon in the foreground",
+        description="Run memoryd in the foreground until SIGTERM or SIGINT.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("--home", metavar="DIR", help="the daemon's home folder")
+    serve.add_argument("--log-format", choices=("json", "console"), default="json",
+                       help="json lines (default) or console output for people")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command != "serve":
+        _parser().print_help()
+        return 2
+    os.umask(0o077)
+    logs.configure(args.log_format)
+    log = structlog.get_logger()
+    try:
+        home = home_mod.prepare(resolve_home(args.home))
+        lock = home_mod.InstanceLock(home)
+        lock.acquire()
+    except (home_mod.HomeError, OSError) as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        return 1
+    try:
+        config = load_config(home.path)
+        hasher = KeyedHasher(home_mod.root_secret(home))
+        default = default_identity(os.environ, config, hasher)
+        store = SqliteStore(home.db, synchronous=config.synchronous)
+    except (ConfigError, IdentityError, home_mod.HomeError) as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        lock.release()
+        return 1
+    app = App(config=config, home=home, hasher=hasher, store=store, clock=SystemClock(),
+              default=default)
+    policy = app.load_policy_file()
+    if not policy["loaded"]:
+        print(f"memoryd: policy.toml refused: {policy['error']}", file=sys.stderr)
+        store.close()
+        lock.release()
+        return 1
+    if not store.try_recover():
+        log.error("audit_chain_broken", note="governed writes are refused until it verifies")
+    try:
+        code = anyio.run(_run, app, backend="asyncio")
+    finally:
+        store.close()
+        lock.release()
+    return code
+
+
+async def _run(app: App) -> int:
+    log = structlog.get_logger()
+    agent, control = app.method_tables()
+    try:
+        listeners = build_listeners(app.config, app.home.agent_socket, app.home.control_socket,
+                                    agent, control)
+    except ValueError as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        return 1
+    server = Server(app.config, listeners)
+
+    async def signals() -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as received:
+            async for signum in received:
+                if signum == signal.SIGHUP:
+                    await anyio.to_thread.run_sync(app.load_policy_file)
+                else:
+                    log.info("signal_received", signal=signal.Signals(signum).name)
+                    server.stop()
+                    return
+
+    async def janitor() -> None:
+        while True:
+            await anyio.sleep(min(60.0, app.config.retention.janitor_interval_s))
+            try:
+                await app.expire_actions()
+            except Exception as exc:  # noqa: BLE001 (the janitor must outlive one bad sweep)
+                log.warning("janitor_failed", exc_type=type(exc).__name__)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(signals)
+            tg.start_soon(janitor)
+            await server.serve(on_ready=lambda: log.info("ready", pid=os.getpid()))
+            tg.cancel_scope.cancel()
+    except home_mod.HomeError as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        return 1
+    log.info("stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""The daemon's one frozen configuration, decoded once from ``HOME/memoryd.toml``.
+
+Owns: every tunable and its default. Nothing else in the daemon reads the file
+or holds module-level settings; the decoded ``Config`` is passed down.
+
+Invariants:
+- unknown keys and wrong types are refused with a message naming the key path
+  (msgspec's path), never with the value, and the daemon does not start;
+- every limit has a documented default (docs/configuration.md mirrors this file).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from rpc.framing import DEFAULT_MAX_FRAME
+
+
+class _Section(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    pass
+
+
+class IdentityConfig(_Section, kw_only=True):
+    """An identity a peer uid maps to on agent.sock (``[identities."1001"]``)."""
+
+    subject: str
+    kind: str = "local"
+    issuer: str | None = None
+
+
+class RecallConfig(_Section, kw_only=True):
+    max_entries: int = 12
+    max_bytes: int = 8_192
+    max_tokens: int = 2_048
+    max_age_days: float = 365.0
+    max_intent_chars: int = 4_096
+
+
+class RetentionConfig(_Section, kw_only=True):
+    janitor_interval_s: float = 3_600.0
+    purge_grace_days: float = 30.0
+
+
+class CheckpointConfig(_Section, kw_only=True):
+    every_events: int = 1_000
+    every_seconds: float = 3_600.0
+
+
+class Config(_Section, kw_only=True):
+    # connections (SPEC §2)
+    max_frame_bytes: int = DEFAULT_MAX_FRAME
+    max_connections: int = 256
+    idle_timeout_s: float = 300.0
+    frame_timeout_s: float = 10.0
+    shutdown_grace_s: float = 10.0
+    agent_group: str | None = None
+    allowed_uids: tuple[int, ...] = ()
+    # governance
+    pending_ttl_days: float = 7.0
+    task_ttl_hours: float = 24.0
+    max_open_tasks: int = 1_000
+    max_pending_actions: int = 100
+    # bounds (SPEC §6)
+    entry_max_bytes: int = 4_000
+    scope_budget_bytes: int = 65_536
+    # store
+    backend: Literal["sqlite"] = "sqlite"
+    synchronous: Literal["FULL", "EXTRA", "NORMAL"] = "FULL"
+    # identity
+    identities: dict[str, IdentityConfig] = msgspec.field(default_factory=dict)
+    jwt_public_key: str | None = None
+    recall: RecallConfig = msgspec.field(default_factory=RecallConfig)
+    retention: RetentionConfig = msgspec.field(default_factory=RetentionConfig)
+    checkpoint: CheckpointConfig = msgspec.field(default_factory=CheckpointConfig)
+
+
+class ConfigError(Exception):
+    """memoryd.toml could not be understood; the message names the key, not the value."""
+
+
+def load_config(home: Path) -> Config:
+    path = home / "memoryd.toml"
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Config()
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        # tomllib's message holds a line/column, not the value.
+        raise ConfigError(f"memoryd.toml is not valid TOML: {exc}") from None
+    try:
+        config = msgspec.convert(data, Config, strict=True)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"memoryd.toml: {_describe(exc)}") from None
+    _check_ranges(config)
+    return config
+
+
+def _describe(exc: msgspec.ValidationError) -> str:
+    # msgspec's message may quote the offending value ("Invalid enum value 'x'");
+    # keep the key path and the kind of problem only.
+    text = str(exc)
+    path = text.rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in text else "$"
+    if text.startswith("Object contains unknown field"):
+        return f"unknown key under {path}"
+    if text.startswith("Object missing required field"):
+        return f"missing required key under {path}"
+    head = text.split(" - at ")[0]
+    detail = head if head.startswith("Expected `") else "invalid value"
+    return f"{detail} at {path}"
+
+
+def _check_ranges(config: Config) -> None:
+    positive = {
+        "max_frame_bytes": config.max_frame_bytes,
+        "max_connections": config.max_connections,
+        "idle_timeout_s": config.idle_timeout_s,
+        "frame_timeout_s": config.frame_timeout_s,
+        "entry_max_bytes": config.entry_max_bytes,
+        "scope_budget_bytes": config.scope_budget_bytes,
+        "pending_ttl_days": config.pending_ttl_days,
+        "task_ttl_hours": config.task_ttl_hours,
+        "max_open_tasks": config.max_open_tasks,
+        "max_pending_actions": config.max_pending_actions,
+    }
+    for key, value in positive.items():
+        if value <= 0:
+            raise ConfigError(f"memoryd.toml: {key} must be positive")
+    for uid in config.identities:
+        if not uid.isdigit():
+            raise ConfigError("memoryd.toml: [identities] keys must be numeric uids")

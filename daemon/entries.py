@@ -1,0 +1,100 @@
+"""Entries as stored and as shown: row ↔ wire conversion, content hashing, reads.
+
+Owns: the derived fields of an entry (summary from body, ``expires_at``,
+``applicability``, ``expired``), the keyed content hash of an entry's text,
+and loading entries for a caller's namespaces.
+
+Invariants:
+- an entry is visible to a caller only through its owner id and, on the agent
+  channel, only inside the task's namespaces; anything else is ``not_found``;
+- a removed entry has no title, summary or body anywhere in its row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from audit.keyed import KeyedHasher
+from daemon.store import Tx, loads
+from rpc import schema
+
+SUMMARY_CHARS = 200
+
+
+def derive_summary(body: str) -> str:
+    first = body.strip().splitlines()[0] if body.strip() else ""
+    return first if len(first) <= SUMMARY_CHARS else first[: SUMMARY_CHARS - 1] + "…"
+
+
+def content_hash(hasher: KeyedHasher, type_: str, title: str, summary: str, body: str) -> str:
+    return hasher.content_of(type_, title, summary, body)
+
+
+def applicability(validity: dict[str, Any] | None, now: str) -> str:
+    if not validity:
+        return "unrecorded"
+    until = validity.get("until")
+    if isinstance(until, str) and until <= now:
+        return "expired"
+    return "recheck"
+
+
+def to_wire(row: dict[str, Any], now: str) -> schema.Entry:
+    validity = loads(row["validity"])
+    return schema.Entry(
+        id=row["id"],
+        target=row["target"],
+        scope=row["scope"],
+        type=row["type"],
+        title=row["title"],
+        body=row["body"],
+        summary=row["summary"],
+        status=row["status"],
+        revision=row["revision"],
+        source=row["source"],
+        basis=loads(row["basis"]),
+        validity=validity,
+        pinned=bool(row["pinned"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        renewed_at=row["renewed_at"],
+        ttl_days=row["ttl_days"],
+        expires_at=row["expires_at"],
+        use_count=row["use_count"],
+        last_used_at=row["last_used_at"],
+        superseded_by=row["superseded_by"],
+        content_hash=row["content_hash"],
+        applicability=applicability(validity, now),
+        expired=row["status"] == "expired"
+        or (row["status"] == "active" and row["expires_at"] <= now),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What a caller may see: one owner, and on the agent channel some scopes."""
+
+    owner: str
+    # None: every scope of the owner (control channel). Otherwise (target, scope) pairs.
+    namespaces: frozenset[tuple[str, str]] | None
+
+    def allows(self, target: str, scope: str) -> bool:
+        return self.namespaces is None or (target, scope) in self.namespaces
+
+
+def load(tx: Tx, view: View, entry_id: str) -> dict[str, Any] | None:
+    row = tx.one("SELECT * FROM entries WHERE id = ? AND owner = ?", (entry_id, view.owner))
+    if row is None or not view.allows(row["target"], row["scope"]):
+        return None
+    return row
+
+
+def load_many(tx: Tx, view: View, ids: Iterable[str]) -> list[dict[str, Any]]:
+    out = []
+    for entry_id in ids:
+        row = load(tx, view, entry_id)
+        if row is not None:
+            out.append(row)
+    return out

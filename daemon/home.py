@@ -1,0 +1,143 @@
+"""The daemon's home folder: layout, permissions, the single-instance lock, keys.
+
+Owns: creating ``HOME`` (0700), ``HOME/run`` (0700, or 0710 with an agent
+group), ``HOME/keys`` (0700, files 0600), the lock file held for the process's
+lifetime, and the per-home root secret and checkpoint signing key.
+
+Invariants:
+- the process umask is 077 before anything is created, so no file or socket
+  ever exists with wider modes, even for an instant;
+- a second daemon on the same home fails to take the lock and exits non-zero;
+- secrets are created once and never overwritten.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from audit.checkpoint import generate_signing_key
+from audit.keyed import new_root_secret
+
+
+class HomeError(Exception):
+    """The home folder cannot be used; the message says why in plain words."""
+
+
+@dataclass(frozen=True)
+class Home:
+    path: Path
+
+    @property
+    def run(self) -> Path:
+        return self.path / "run"
+
+    @property
+    def keys(self) -> Path:
+        return self.path / "keys"
+
+    @property
+    def db(self) -> Path:
+        return self.path / "memory.db"
+
+    @property
+    def policy(self) -> Path:
+        return self.path / "policy.toml"
+
+    @property
+    def agent_socket(self) -> Path:
+        return self.run / "agent.sock"
+
+    @property
+    def control_socket(self) -> Path:
+        return self.run / "control.sock"
+
+
+def prepare(path: Path) -> Home:
+    """Create the layout with private modes. Call after ``os.umask(0o077)``."""
+    home = Home(path.expanduser().absolute())
+    for folder in (home.path, home.run, home.keys):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = folder.lstat()
+        if not stat.S_ISDIR(st.st_mode):
+            raise HomeError(f"{folder} is not a folder")
+        if st.st_uid != os.geteuid():
+            raise HomeError(f"{folder} belongs to another user")
+        os.chmod(folder, 0o700)
+    return home
+
+
+class InstanceLock:
+    """An advisory lock on ``HOME/memoryd.lock`` held until the process exits."""
+
+    def __init__(self, home: Home) -> None:
+        self._path = home.path / "memoryd.lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise HomeError(
+                f"another memoryd is already serving {self._path.parent}"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _read_or_create(path: Path, make: object) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    data: bytes = make()  # type: ignore[operator]
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    # link() refuses to overwrite: a key, once made, is never replaced.
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        data = path.read_bytes()
+    finally:
+        tmp.unlink(missing_ok=True)
+    dfd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return data
+
+
+def root_secret(home: Home) -> bytes:
+    return _read_or_create(home.keys / "secret", new_root_secret)
+
+
+def signing_key(home: Home) -> bytes:
+    return _read_or_create(home.keys / "checkpoint.ed25519", generate_signing_key)
+
+
+def check_socket_path(path: Path) -> None:
+    """Refuse a non-socket in the way; a stale socket (we hold the lock) may go."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(st.st_mode):
+        raise HomeError(f"{path} exists and is not a socket; refusing to replace it")
+    path.unlink()

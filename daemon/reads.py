@@ -1,0 +1,291 @@
+"""Read methods: ``memory.read``, ``memory.list`` (list mode), ``memory.receipt``,
+``memory.status``, receipts after removal, and audit export.
+
+Owns: what a caller may see and in what shape. Listing cursors are opaque,
+signed with the per-home MAC key, and bound to the owner, the exact filters
+and this daemon run; anything else is ``cursor_invalid``, never page one.
+
+Invariants:
+- every read goes through a ``View``: one owner, and on the agent channel only
+  the task's namespaces;
+- ``memory.status`` holds no path, credential or memory text.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from audit.chain import VerifyResult, from_stored
+from audit.keyed import KeyedHasher
+from daemon.entries import View, load, to_wire
+from daemon.ids import random_id
+from daemon.store import StoredEvent, Tx, loads
+from kernel.errors import CursorError, NotFound
+from rpc import schema
+
+if TYPE_CHECKING:
+    from daemon.app import App
+    from daemon.tasks import Task
+
+_canonical = msgspec.json.Encoder(order="sorted")
+_decode = msgspec.json.Decoder()
+STATUSES = ("active", "superseded", "archived", "expired", "removed")
+
+
+def wire(row: dict[str, Any], now: str) -> schema.Entry:
+    return to_wire(row, now)
+
+
+def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str) -> dict[str, Any]:
+    entries = []
+    for entry_id in dict.fromkeys(ids):
+        row = load(tx, view, entry_id)
+        if row is None:
+            raise NotFound("not_found", details={"entry_id": entry_id})
+        entries.append(to_wire(row, now))
+    out: dict[str, Any] = {"entries": entries}
+    if include_pending:
+        pending = []
+        wanted = {e.id for e in entries}
+        for row in tx.all("SELECT action_id, entry_ids, ops_summary, created_at, expires_at"
+                          " FROM actions WHERE owner = ? AND status = 'pending'"
+                          " AND expires_at > ?", (view.owner, now)):
+            touched = set(loads(row["entry_ids"])) & wanted
+            if touched:
+                pending.append({"action_id": row["action_id"], "entry_ids": sorted(touched),
+                                "created_at": row["created_at"],
+                                "expires_at": row["expires_at"],
+                                "ops_summary": loads(row["ops_summary"])})
+        out["pending"] = pending
+    return out
+
+
+# --- listing -------------------------------------------------------------------
+
+
+class _Cursor(msgspec.Struct, frozen=True):
+    owner: str
+    filters: str
+    boot: str
+    after_title: str
+    after_id: str
+
+
+def _sign(hasher: KeyedHasher, cur: _Cursor) -> str:
+    body = _canonical.encode(cur)
+    tag = hasher.mac(b"list-cursor\0" + body)
+    return base64.urlsafe_b64encode(body + tag).decode().rstrip("=")
+
+
+def _unsign(hasher: KeyedHasher, text: str) -> _Cursor:
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except ValueError:
+        raise CursorError("cursor_invalid") from None
+    body, tag = raw[:-32], raw[-32:]
+    if len(raw) <= 32 or not hasher.verify_mac(b"list-cursor\0" + body, tag):
+        raise CursorError("cursor_invalid")
+    try:
+        return msgspec.json.decode(body, type=_Cursor)
+    except msgspec.DecodeError:
+        raise CursorError("cursor_invalid") from None
+
+
+def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schema.MemoryList,
+                 now: str) -> dict[str, Any]:
+    filters_given = any(v is not None for v in (p.target, p.scope, p.query, p.mode, p.statuses,
+                                                 p.types, p.page_size))
+    if p.cursor is not None:
+        if filters_given:
+            raise CursorError("cursor_mixed_with_filters")
+        cur = _unsign(hasher, p.cursor)
+        if cur.owner != view.owner or cur.boot != boot_id:
+            raise CursorError("cursor_invalid")
+        try:
+            p = msgspec.json.decode(cur.filters, type=schema.MemoryList)
+        except msgspec.DecodeError:
+            raise CursorError("cursor_invalid") from None
+        # The task id and identity in the filters must match the caller's view.
+        after = (cur.after_title, cur.after_id)
+    else:
+        after = None
+    filters = msgspec.structs.replace(p, cursor=None)
+    filters_text = _canonical.encode(filters).decode()
+    statuses = list(p.statuses or ["active"])
+    page_size = p.page_size or 20
+    clauses = ["owner = ?"]
+    args: list[Any] = [view.owner]
+    if p.target is not None:
+        clauses.append("target = ?")
+        args.append(p.target)
+    if p.scope is not None:
+        clauses.append("scope = ?")
+        args.append(p.scope)
+    status_sql = []
+    for status in statuses:
+        if status == "active":
+            # An entry past expires_at leaves the default view at once.
+            status_sql.append("(status = 'active' AND expires_at > ?)")
+            args.append(now)
+        elif status == "expired":
+            status_sql.append("(status = 'expired' OR (status = 'active' AND expires_at <= ?))")
+            args.append(now)
+        else:
+            status_sql.append("status = ?")
+            args.append(status)
+    clauses.append("(" + " OR ".join(status_sql) + ")")
+    if p.types:
+        clauses.append("type IN (" + ",".join("?" * len(p.types)) + ")")
+        args.extend(p.types)
+    if view.namespaces is not None:
+        ns = sorted(view.namespaces)
+        clauses.append("(" + " OR ".join("(target = ? AND scope = ?)" for _ in ns) + ")")
+        for target, scope in ns:
+            args.extend([target, scope])
+    if after is not None:
+        clauses.append("(title > ? OR (title = ? AND id > ?))")
+        args.extend([after[0], after[0], after[1]])
+    sql = ("SELECT * FROM entries WHERE " + " AND ".join(clauses)  # noqa: S608 (no client text in SQL)
+           + " ORDER BY title, id LIMIT ?")
+    rows = tx.all(sql, (*args, page_size + 1))
+    more = len(rows) > page_size
+    rows = rows[:page_size]
+    items = [_item(r, now) for r in rows]
+    next_cursor = None
+    if more:
+        last = rows[-1]
+        next_cursor = _sign(hasher, _Cursor(view.owner, filters_text, boot_id,
+                                            last["title"], last["id"]))
+    scopes = sorted({f"{t}/{s}" for t, s in view.namespaces}) if view.namespaces else ["*"]
+    return {
+        "items": items,
+        "mode": "list",
+        "next_cursor": next_cursor,
+        "coverage": {"scopes": scopes, "statuses": statuses, "exhausted": not more,
+                     "complete": True, "warnings": []},
+    }
+
+
+def _item(row: dict[str, Any], now: str) -> dict[str, Any]:
+    entry = to_wire(row, now)
+    return {"id": entry.id, "title": entry.title, "type": entry.type,
+            "status": "expired" if entry.expired else entry.status,
+            "revision": entry.revision, "scope": entry.scope, "target": entry.target,
+            "source": entry.source, "basis_kind": entry.basis.get("kind", "unknown"),
+            "applicability": entry.applicability}
+
+
+# --- receipts ----------------------------------------------------------------------
+
+
+def new_receipt(tx: Tx, owner: str, entry_id: str, now: str) -> schema.ReceiptOut:
+    receipt_id = random_id("rcp")
+    tx.exec("INSERT INTO receipts(receipt_id, owner, entry_id, status, created_at, updated_at)"
+            " VALUES (?, ?, ?, 'pending', ?, ?)", (receipt_id, owner, entry_id, now, now))
+    return schema.ReceiptOut(receipt_id=receipt_id, entry_id=entry_id, status="pending",
+                             created_at=now, updated_at=now)
+
+
+def verify_removal(tx: Tx, receipt_id: str, now: str) -> schema.ReceiptOut:
+    """Re-read the primary store after the removal committed; verified only if no trace."""
+    row = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (receipt_id,))
+    assert row is not None
+    entry = tx.one("SELECT title, body, summary, status FROM entries WHERE id = ?",
+                   (row["entry_id"],))
+    leftovers = tx.one("SELECT count(*) AS n FROM revisions WHERE entry_id = ? AND"
+                       " (body IS NOT NULL OR title IS NOT NULL OR summary IS NOT NULL)",
+                       (row["entry_id"],))
+    clean = (entry is not None and entry["status"] == "removed" and not entry["title"]
+             and not entry["body"] and not entry["summary"]
+             and leftovers is not None and leftovers["n"] == 0)
+    status = "verified" if clean else "incomplete"
+    tx.exec("UPDATE receipts SET status = ?, updated_at = ? WHERE receipt_id = ?",
+            (status, now, receipt_id))
+    tx.audit("receipt", now, subject={"owner": row["owner"]}, entry_ids=[row["entry_id"]],
+             details={"receipt_id": receipt_id, "status": status})
+    out = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (receipt_id,))
+    assert out is not None
+    return schema.ReceiptOut(receipt_id=out["receipt_id"], entry_id=out["entry_id"],
+                             status=out["status"], created_at=out["created_at"],
+                             updated_at=out["updated_at"])
+
+
+def receipt(tx: Tx, view: View, receipt_id: str) -> dict[str, Any]:
+    row = tx.one("SELECT * FROM receipts WHERE receipt_id = ? AND owner = ?",
+                 (receipt_id, view.owner))
+    if row is None:
+        raise NotFound("not_found")
+    if view.namespaces is not None:
+        entry = tx.one("SELECT target, scope FROM entries WHERE id = ?", (row["entry_id"],))
+        if entry is None or not view.allows(entry["target"], entry["scope"]):
+            raise NotFound("not_found")
+    return {"receipt_id": row["receipt_id"], "entry_id": row["entry_id"],
+            "status": row["status"], "created_at": row["created_at"],
+            "updated_at": row["updated_at"]}
+
+
+# --- status and audit ---------------------------------------------------------------
+
+
+def status(tx: Tx, app: App, owner: str, task: Task | None, now: str) -> dict[str, Any]:
+    counts = dict.fromkeys(STATUSES, 0)
+    for row in tx.all("SELECT status, count(*) AS n FROM entries WHERE owner = ?"
+                      " GROUP BY status", (owner,)):
+        counts[row["status"]] = row["n"]
+    expired_now = tx.one("SELECT count(*) AS n FROM entries WHERE owner = ? AND status = 'active'"
+                         " AND expires_at <= ?", (owner, now))
+    if expired_now is not None and expired_now["n"]:
+        counts["active"] -= expired_now["n"]
+        counts["expired"] += expired_now["n"]
+    pending = tx.one("SELECT count(*) AS n FROM actions WHERE owner = ? AND status = 'pending'"
+                     " AND expires_at > ?", (owner, now))
+    consent = tx.one("SELECT read, contribute, learn_from_tools, version FROM consent"
+                     " WHERE owner = ?", (owner,))
+    store = app.store
+    head = store.head
+    is_default = owner == app.default.owner
+    return {
+        "backend": {
+            "kind": store.kind,
+            "durability": f"wal+synchronous={app.config.synchronous.lower()}",
+            "sharing": "single-host",
+            "health": "ok" if store.degraded is None else "degraded",
+            "degraded_reason": store.degraded,
+        },
+        "counts": counts,
+        "pending_actions": pending["n"] if pending else 0,
+        "audit": {"seq": head.seq, "hash": head.hash, "last_checkpoint": None,
+                  "verified": store.degraded != "audit_chain_broken"},
+        "identity": {
+            "owner": owner,
+            "source": app.default.source if is_default else ("task" if task else "identity"),
+            "identity_verified": app.default.verified if is_default else False,
+        },
+        "consent": {
+            "read": bool(consent["read"]) if consent else False,
+            "contribute": bool(consent["contribute"]) if consent else False,
+            "learn_from_tools": bool(consent["learn_from_tools"]) if consent else False,
+            "version": consent["version"] if consent else 0,
+        },
+        "task": None if task is None else {"task_id": task.task_id, "role": task.role,
+                                           "grants": sorted(task.grants)},
+        "policy": {"hash": app.policy.hash, "rules": len(app.policy.rules)},
+        "projection": {"enabled": False},
+    }
+
+
+def verify_wire(result: VerifyResult) -> dict[str, Any]:
+    return msgspec.to_builtins(result)  # type: ignore[no-any-return]
+
+
+def export(tx: Tx, after_seq: int, limit: int) -> dict[str, Any]:
+    rows = tx.all("SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
+                  (after_seq, limit + 1))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    events = [msgspec.to_builtins(from_stored(StoredEvent(r["seq"], bytes(r["body"]), r["hash"])))
+              for r in rows]
+    return {"events": events, "next_after_seq": rows[-1]["seq"] if more else None}

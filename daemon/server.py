@@ -1,0 +1,249 @@
+"""Sockets and connections: who may connect, how long they may take, how they stop.
+
+Owns: the two Unix listeners (``agent.sock``, ``control.sock``), the peer-uid
+check on accept, the per-socket connection cap, idle and mid-frame timeouts,
+one-request-at-a-time handling per connection, and graceful shutdown.
+
+Invariants:
+- a peer whose uid is not allowed is closed before any byte is read;
+- a stalled or half-sent client only ever costs its own connection: every read
+  and write on a connection is bounded by a timeout, and connections are served
+  concurrently;
+- only ``frame_too_large`` and the connection limits close a connection from
+  our side; any other error is answered and the connection stays open;
+- on shutdown, listeners close first, requests in flight finish (bounded by
+  ``shutdown_grace_s``), then idle connections are dropped.
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import secrets
+import socket
+import struct
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+import structlog
+from anyio.abc import SocketAttribute, SocketListener, SocketStream
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from daemon.config import Config
+from daemon.home import check_socket_path
+from rpc.errors import connection_error_line
+from rpc.protocol import CallContext, Dispatcher
+
+log = structlog.get_logger()
+
+_PEERCRED = struct.Struct("3i")
+
+
+@dataclass
+class Listener:
+    channel: str
+    path: Path
+    dispatcher: Dispatcher
+    allowed_uids: frozenset[int]
+    allowed_gid: int | None
+    active: int = 0
+    listener: SocketListener | None = None
+
+
+@dataclass
+class Server:
+    config: Config
+    listeners: list[Listener]
+    stopping: anyio.Event = field(default_factory=anyio.Event)
+    _idle_scopes: set[anyio.CancelScope] = field(default_factory=set)
+    _busy: int = 0
+    _all_idle: anyio.Event = field(default_factory=anyio.Event)
+
+    async def open(self) -> None:
+        for item in self.listeners:
+            check_socket_path(item.path)
+            mode = 0o660 if (item.channel == "agent" and item.allowed_gid is not None) else 0o600
+            item.listener = await anyio.create_unix_listener(item.path, mode=mode)
+            if mode == 0o660 and item.allowed_gid is not None:
+                os.chown(item.path, -1, item.allowed_gid)
+                os.chown(item.path.parent, -1, item.allowed_gid)
+                # Group members may traverse run/ to reach agent.sock, nothing more.
+                os.chmod(item.path.parent, 0o710)  # noqa: S103
+            log.info("listening", channel=item.channel)
+
+    async def serve(self, on_ready: Callable[[], None] | None = None) -> None:
+        await self.open()
+        if on_ready is not None:
+            on_ready()
+        async with anyio.create_task_group() as tg:
+            for item in self.listeners:
+                tg.start_soon(self._accept_loop, item, tg)
+            await self.stopping.wait()
+            log.info("stopping")
+            for item in self.listeners:
+                if item.listener is not None:
+                    await item.listener.aclose()
+            # Idle connections hold no request: drop them now.
+            for scope in list(self._idle_scopes):
+                scope.cancel()
+            with anyio.move_on_after(self.config.shutdown_grace_s):
+                while self._busy:
+                    self._all_idle = anyio.Event()
+                    await self._all_idle.wait()
+            tg.cancel_scope.cancel()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    async def _accept_loop(self, item: Listener, tg: anyio.abc.TaskGroup) -> None:
+        assert item.listener is not None
+        while not self.stopping.is_set():
+            try:
+                stream = await item.listener.accept()
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+            except OSError as exc:
+                # EMFILE and friends: back off instead of spinning.
+                log.warning("accept_failed", channel=item.channel, errno=exc.errno)
+                await anyio.sleep(0.1)
+                continue
+            tg.start_soon(self._connection, item, stream)
+
+    def _peer(self, stream: SocketStream) -> tuple[int, int, int]:
+        raw: socket.socket = stream.extra(SocketAttribute.raw_socket)  # noqa: S610 (anyio, not SQL)
+        pid, uid, gid = _PEERCRED.unpack(
+            raw.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
+        )
+        return pid, uid, gid
+
+    def _allowed(self, item: Listener, uid: int) -> bool:
+        if uid == os.geteuid():
+            return True
+        if item.channel != "agent":
+            return False
+        if uid in item.allowed_uids:
+            return True
+        if item.allowed_gid is not None:
+            return _in_group(uid, item.allowed_gid)
+        return False
+
+    async def _connection(self, item: Listener, stream: SocketStream) -> None:
+        conn_id = "conn_" + secrets.token_hex(6)
+        async with stream:
+            try:
+                pid, uid, _gid = self._peer(stream)
+            except OSError:
+                return
+            if not self._allowed(item, uid):
+                log.warning("peer_refused", channel=item.channel, peer_uid=uid, conn_id=conn_id)
+                return
+            if item.active >= self.config.max_connections:
+                log.warning("connection_limit", channel=item.channel, conn_id=conn_id)
+                with anyio.move_on_after(1):
+                    await stream.send(connection_error_line("too_many_connections"))
+                return
+            item.active += 1
+            try:
+                ctx = CallContext(
+                    channel=item.channel, peer_uid=uid, peer_pid=pid, conn_id=conn_id
+                )
+                with structlog.contextvars.bound_contextvars(conn_id=conn_id):
+                    await self._serve_connection(item, stream, ctx)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                pass
+            finally:
+                item.active -= 1
+
+    async def _serve_connection(
+        self, item: Listener, stream: SocketStream, ctx: CallContext
+    ) -> None:
+        buffered = BufferedByteReceiveStream(stream)
+        limit = self.config.max_frame_bytes
+        while not self.stopping.is_set():
+            # Idle phase: wait for the first byte of the next frame.
+            scope = anyio.CancelScope(deadline=anyio.current_time() + self.config.idle_timeout_s)
+            self._idle_scopes.add(scope)
+            first = b""
+            try:
+                with scope:
+                    first = await buffered.receive_exactly(1)
+            except (anyio.IncompleteRead, anyio.EndOfStream):
+                return
+            finally:
+                self._idle_scopes.discard(scope)
+            if not first:
+                log.info("connection_idle_closed", channel=item.channel)
+                return
+            if first == b"\n":
+                continue
+            # Frame phase: the rest of the frame must arrive within frame_timeout_s.
+            try:
+                with anyio.fail_after(self.config.frame_timeout_s):
+                    rest = await buffered.receive_until(b"\n", max(limit - 1, 1))
+            except TimeoutError:
+                log.info("connection_stalled_closed", channel=item.channel)
+                return
+            except anyio.DelimiterNotFound:
+                log.info("frame_too_large", channel=item.channel)
+                with anyio.move_on_after(self.config.frame_timeout_s):
+                    await stream.send(connection_error_line("frame_too_large"))
+                return
+            except (anyio.IncompleteRead, anyio.EndOfStream):
+                return
+            frame = first + rest
+            self._busy += 1
+            try:
+                # A request that has been read is finished even during shutdown.
+                with anyio.CancelScope(shield=True):
+                    reply = await item.dispatcher.handle_frame(frame, ctx)
+                    if reply is not None:
+                        with anyio.fail_after(self.config.frame_timeout_s):
+                            await stream.send(reply + b"\n")
+            except TimeoutError:
+                log.info("connection_send_stalled", channel=item.channel)
+                return
+            finally:
+                self._busy -= 1
+                if not self._busy:
+                    self._all_idle.set()
+
+
+def _in_group(uid: int, gid: int) -> bool:
+    try:
+        import pwd
+
+        user = pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    if user.pw_gid == gid:
+        return True
+    try:
+        return user.pw_name in grp.getgrgid(gid).gr_mem
+    except KeyError:
+        return False
+
+
+def resolve_group(name: str | None) -> int | None:
+    if name is None:
+        return None
+    try:
+        return grp.getgrnam(name).gr_gid
+    except KeyError:
+        raise ValueError(f"agent_group {name!r} does not exist") from None
+
+
+def build_listeners(
+    config: Config,
+    agent_path: Path,
+    control_path: Path,
+    agent: Dispatcher,
+    control: Dispatcher,
+) -> list[Listener]:
+    gid = resolve_group(config.agent_group)
+    uids: Iterable[int] = config.allowed_uids
+    return [
+        Listener("agent", agent_path, agent, frozenset(uids), gid),
+        Listener("control", control_path, control, frozenset(), None),
+    ]

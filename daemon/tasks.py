@@ -1,0 +1,192 @@
+"""Tasks: one agent run, its frozen consent, grants and namespaces.
+
+Owns: ``task.begin`` / ``task.end`` and resolving a ``task_id`` back to its
+task for a caller.
+
+Invariants:
+- consent is frozen at ``task.begin``; later consent changes affect new tasks
+  only;
+- a task id is bound to the peer uid and channel that began it: any other
+  caller gets ``task_not_found`` (never a hint that the id exists);
+- namespaces are fixed at begin: the owner's ``user`` scope plus the memory
+  scopes named in ``scopes``, else the workspace scope, else ``default``;
+  a subagent inherits its parent's;
+- a token with scopes limits the task to those scopes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from audit.keyed import KeyedHasher
+from daemon.clock import fmt, plus
+from daemon.identity import read_consent
+from daemon.ids import random_id
+from daemon.store import Tx, dumps, loads
+from kernel.errors import Denied, LimitExceeded, NotFound
+from kernel.grants import Consent, grants_for
+from rpc import schema
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    task_id: str
+    owner: str
+    peer_uid: int
+    channel: str
+    role: str
+    parent_task: str | None
+    scopes: tuple[str, ...]
+    user_scope: str
+    consent: Consent
+    grants: frozenset[str]
+    tools_used: bool
+    expires_at: str
+    snapshot: dict[str, Any] | None
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id,
+            "owner": self.owner,
+            "role": self.role,
+            "scopes": list(self.scopes),
+            "user_scope": self.user_scope,
+            "consent": {
+                "read": self.consent.read,
+                "contribute": self.consent.contribute,
+                "learn_from_tools": self.consent.learn_from_tools,
+            },
+            "grants": sorted(self.grants),
+            "expires_at": self.expires_at,
+        }
+
+
+def user_scope(owner: str) -> str:
+    """The ``user`` target's scope is the owner's own, derived, never chosen."""
+    return owner
+
+
+def begin(
+    tx: Tx,
+    hasher: KeyedHasher,
+    p: schema.TaskBegin,
+    *,
+    owner: str,
+    token_scopes: tuple[str, ...] | None,
+    token_id: str | None,
+    channel: str,
+    peer_uid: int,
+    now_dt: datetime,
+    ttl_hours: float,
+    max_open: int,
+) -> Task:
+    now = fmt(now_dt)
+    open_count = tx.one(
+        "SELECT count(*) AS n FROM tasks WHERE owner = ? AND ended_at IS NULL AND expires_at > ?",
+        (owner, now),
+    )
+    if open_count is not None and open_count["n"] >= max_open:
+        raise LimitExceeded("rate_limited", details={"open_tasks": open_count["n"]})
+    consent = read_consent(tx, owner).consent
+    parent: Task | None = None
+    if p.parent_task is not None:
+        parent = lookup(tx, p.parent_task, channel=channel, peer_uid=peer_uid, now=now)
+        if parent.owner != owner:
+            raise NotFound("task_not_found")
+    role = p.role
+    if parent is not None and role != "subagent":
+        # A child task is a subagent whatever it calls itself.
+        role = "subagent"
+    if role == "subagent" and parent is None:
+        # A subagent without a parent has no owner's memory to inherit read-only.
+        raise NotFound("task_not_found", details={"field": "parent_task"})
+    if parent is not None:
+        scopes = parent.scopes
+        # A subagent sees its parent's frozen consent, read-only.
+        consent = parent.consent
+        parent_has_read = "memory.read" in parent.grants
+    else:
+        parent_has_read = None
+        if p.scopes:
+            scopes = tuple(dict.fromkeys(p.scopes))
+        elif p.workspace:
+            scopes = (hasher.workspace(os.path.realpath(p.workspace)),)
+        elif token_scopes:
+            scopes = token_scopes
+        else:
+            scopes = ("default",)
+        if token_scopes is not None and not set(scopes) <= set(token_scopes):
+            raise Denied("scope_mismatch", details={"reason": "token_scopes"})
+    grants = grants_for(consent, role, parent_has_read=parent_has_read, tools_used=p.tools_used)
+    task = Task(
+        task_id=random_id("tsk"),
+        owner=owner,
+        peer_uid=peer_uid,
+        channel=channel,
+        role=role,
+        parent_task=parent.task_id if parent else None,
+        scopes=scopes,
+        user_scope=user_scope(owner),
+        consent=consent,
+        grants=frozenset(grants),
+        tools_used=p.tools_used,
+        expires_at=fmt(plus(now_dt, hours=ttl_hours)),
+        snapshot=None,
+    )
+    tx.exec(
+        "INSERT INTO tasks(task_id, owner, peer_uid, channel, role, parent_task, scopes,"
+        " user_scope, consent, grants, tools_used, token_id, created_at, expires_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            task.task_id, owner, peer_uid, channel, role, task.parent_task, dumps(scopes),
+            task.user_scope,
+            dumps([consent.read, consent.contribute, consent.learn_from_tools]),
+            dumps(sorted(grants)), int(p.tools_used), token_id, now, task.expires_at,
+        ),
+    )
+    return task
+
+
+def lookup(tx: Tx, task_id: str, *, channel: str, peer_uid: int, now: str) -> Task:
+    row = tx.one("SELECT * FROM tasks WHERE task_id = ?", (task_id,))
+    if (
+        row is None
+        or row["ended_at"] is not None
+        or row["expires_at"] <= now
+        or row["peer_uid"] != peer_uid
+        or row["channel"] != channel
+    ):
+        raise NotFound("task_not_found")
+    c = loads(row["consent"])
+    return Task(
+        task_id=row["task_id"],
+        owner=row["owner"],
+        peer_uid=row["peer_uid"],
+        channel=row["channel"],
+        role=row["role"],
+        parent_task=row["parent_task"],
+        scopes=tuple(loads(row["scopes"])),
+        user_scope=row["user_scope"],
+        consent=Consent(bool(c[0]), bool(c[1]), bool(c[2])),
+        grants=frozenset(loads(row["grants"])),
+        tools_used=bool(row["tools_used"]),
+        expires_at=row["expires_at"],
+        snapshot=loads(row["snapshot"]),
+    )
+
+
+def end(tx: Tx, task_id: str, *, channel: str, peer_uid: int, now: str) -> dict[str, Any]:
+    task = lookup(tx, task_id, channel=channel, peer_uid=peer_uid, now=now)
+    tx.exec("UPDATE tasks SET ended_at = ?, snapshot = NULL WHERE task_id = ?", (now, task.task_id))
+    return {"task_id": task.task_id, "ended": True}
+
+
+def require_grant(task: Task, method: str) -> None:
+    if method in task.grants:
+        return
+    if method == "memory.write" and task.role == "subagent":
+        raise Denied("read_only_task")
+    raise Denied("consent_required", details={"method": method})

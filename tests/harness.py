@@ -1,0 +1,156 @@
+"""Start a real ``memoryd`` on a temporary home and talk to it over its sockets.
+
+Black-box tests use this and ``rpc.client`` only: the daemon runs as a child
+process exactly as an operator would run it, and its stderr (the log) is kept
+so tests can search it for canaries.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rpc.client import Client, RpcError
+
+REPO = Path(__file__).resolve().parent.parent
+MEMORYD = [sys.executable, "-m", "daemon.cli"]
+MEMCTL = [sys.executable, "-m", "rpc.memctl"]
+
+
+def short_tempdir() -> Path:
+    # AF_UNIX paths are limited to ~107 bytes: keep homes short.
+    return Path(tempfile.mkdtemp(prefix="md", dir="/tmp"))
+
+
+class Daemon:
+    def __init__(self, home: Path, env: Mapping[str, str] | None = None,
+                 config: str | None = None, policy: str | None = None) -> None:
+        self.home = home
+        self.env = {**os.environ, **(env or {})}
+        for key in ("MEMORYD_HOME", "MEMORYD_IDENTITY_JSON", "MEMORYD_TOKEN", "MEMORYD_USER_ID"):
+            if env is None or key not in env:
+                self.env.pop(key, None)
+        self.env["PYTHONPATH"] = str(REPO)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = home.parent / (home.name + ".log")
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if config is not None:
+            (home / "memoryd.toml").write_text(config)
+        if policy is not None:
+            (home / "policy.toml").write_text(policy)
+
+    @property
+    def agent_path(self) -> Path:
+        return self.home / "run" / "agent.sock"
+
+    @property
+    def control_path(self) -> Path:
+        return self.home / "run" / "control.sock"
+
+    def start(self, *, wait: bool = True, timeout: float = 20.0) -> Daemon:
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [*MEMORYD, "serve", "--home", str(self.home)],
+            stdout=log, stderr=log, env=self.env, cwd=REPO,
+        )
+        log.close()
+        if wait:
+            self.wait_ready(timeout)
+        return self
+
+    def wait_ready(self, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"memoryd exited with {self.proc.returncode}: {self.log()}")
+            if self.control_path.exists() and self.agent_path.exists():
+                try:
+                    with Client(self.control_path, timeout=5) as c:
+                        c.call("memory.status", {})
+                    return
+                except (OSError, RpcError):
+                    pass
+            time.sleep(0.05)
+        raise TimeoutError("memoryd did not become ready")
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def control(self, timeout: float = 30.0) -> Client:
+        return Client(self.control_path, timeout=timeout)
+
+    def agent(self, timeout: float = 30.0) -> Client:
+        return Client(self.agent_path, timeout=timeout)
+
+    def signal(self, signum: int) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signum)
+
+    def stop(self, timeout: float = 20.0) -> int:
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else 0
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def restart(self) -> Daemon:
+        self.stop()
+        return self.start()
+
+    def memctl(self, *args: str, input: bytes | None = None,
+               timeout: float = 60.0) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [*MEMCTL, "--home", str(self.home), *args], input=input, capture_output=True,
+            env=self.env, cwd=REPO, timeout=timeout, check=False,
+        )
+
+
+@contextmanager
+def running(env: Mapping[str, str] | None = None, config: str | None = None,
+            policy: str | None = None) -> Iterator[Daemon]:
+    root = short_tempdir()
+    d = Daemon(root / "h", env=env, config=config, policy=policy)
+    try:
+        d.start()
+        yield d
+    finally:
+        try:
+            d.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+# --- flows the tests share ------------------------------------------------------
+
+def enable_consent(c: Client, identity: dict[str, Any] | None = None, **switches: bool) -> Any:
+    params: dict[str, Any] = {} if identity is None else {"identity": identity}
+    current = c.call("consent.get", params)
+    values = {"read": True, "contribute": True, "learn_from_tools": False, **switches}
+    return c.call("consent.set", {**params, **values, "version": current["version"]})
+
+
+def entry(title: str = "Editor", body: str = "The user prefers vim keybindings.",
+          type_: str = "preference", **extra: Any) -> dict[str, Any]:
+    return {"type": type_, "title": title, "body": body, **extra}
