@@ -1,0 +1,368 @@
+"""The content scanner: runs the rule table, gives verdicts, redacts.
+
+Owns: ``scan`` (findings for one text), ``verdict`` / ``check_entry`` (the
+daemon-facing answer for one proposed entry), ``redact`` (recall's second line
+of defence) and ``ScanStats`` (the scanner's own work measure). The rules
+themselves live in ``kernel/scan_rules.py``.
+
+Invariants:
+- pure: no I/O, no clock, no environment; the same input gives the same
+  findings and the same ``ScanStats``;
+- a ``Finding`` holds a rule id, a category and character offsets into the
+  text as received (Python ``str`` indices) — never the matched text, so
+  nothing built from findings can echo a secret;
+- invisible and bidirectional characters are looked for in the text exactly
+  as received, before any normalisation;
+- secret and injection rules run on a folded copy — NFKC (fullwidth
+  ``ｉｇｎｏｒｅ`` reads as ``ignore``), format characters (category Cf) dropped
+  (so ``ig\\u200bnore`` reads as ``ignore`` too), whitespace runs collapsed to
+  one space — and their offsets are mapped back onto the
+  original text, covering every original character that produced the match;
+- work is linear in the text: each rule is run once over the folded (or raw)
+  text, each pattern's work per start position is bounded (see the pattern
+  invariants in ``scan_rules``), each validator sees at most its match plus a
+  bounded window; ``ScanStats`` counts it;
+- fail closed: a validator that raises counts as a finding, and an empty rule
+  table is refused rather than read as "nothing found".
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from kernel.errors import ContentRejected, LimitExceeded
+from kernel.scan_rules import CATEGORIES, RULES, ScanRule
+
+__all__ = [
+    "CATEGORIES",
+    "MAX_DETAIL_FINDINGS",
+    "RULES",
+    "FieldFinding",
+    "Finding",
+    "ScanRule",
+    "ScanStats",
+    "Verdict",
+    "check_entry",
+    "redact",
+    "scan",
+    "scan_with_stats",
+    "verdict",
+]
+
+# A verdict's wire details list at most this many findings (and say how many
+# were left off), so one hostile body cannot make the error reply huge.
+MAX_DETAIL_FINDINGS = 50
+
+# Which category decides the error code when several fire. Invisible first:
+# hidden characters can hide the rest from a human reviewer. Secrets before
+# injection: a stored secret is the harm that cannot be taken back.
+_CATEGORY_CODES: tuple[tuple[str, str], ...] = (
+    ("invisible", "invisible_unicode"),
+    ("secret", "secret_detected"),
+    ("injection", "injection_detected"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One rule that fired, where. Offsets are ``str`` indices, end exclusive."""
+
+    rule_id: str
+    category: str
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class ScanStats:
+    """Deterministic work counters for one scan (no clocks involved).
+
+    ``chars_fed`` is the sum over rules of the length of the text each rule's
+    pattern was run over; with every pattern's per-position work bounded,
+    it is the measure that must grow linearly with the input.
+    """
+
+    rules_run: int = 0
+    chars_fed: int = 0
+    folded_chars: int = 0
+    matches: int = 0
+    validator_calls: int = 0
+    validator_chars: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Folded:
+    """The folded copy and a piecewise map back to the original offsets.
+
+    Segment ``i`` covers folded ``[f_start[i], f_start[i+1])`` and came from
+    original ``[o_start[i], o_start[i] + o_len[i])``; ``copied[i]`` says the
+    two are the same characters (offsets shift), otherwise the segment is a
+    replacement and any offset inside it maps to the whole original piece.
+    """
+
+    text: str
+    f_start: list[int]
+    o_start: list[int]
+    o_len: list[int]
+    copied: list[bool]
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self.f_start, start) - 1
+        o_start = self.o_start[i] + (start - self.f_start[i]) if self.copied[i] else self.o_start[i]
+        j = bisect.bisect_right(self.f_start, end - 1) - 1
+        if self.copied[j]:
+            o_end = self.o_start[j] + (end - self.f_start[j])
+        else:
+            o_end = self.o_start[j] + self.o_len[j]
+        return o_start, o_end
+
+
+# Pieces of text that folding may change: whitespace other than one plain
+# space, and runs of non-ASCII characters. Everything else is copied as is.
+_FOLDABLE = re.compile(r"(?P<ws>\s{2,4096}|[^\S ])|(?P<na>[^\x00-\x7f\s]{1,256})")
+
+
+def _fold_char(ch: str) -> str:
+    if unicodedata.category(ch) == "Cf":
+        return ""
+    folded = unicodedata.normalize("NFKC", ch)
+    return " " if folded.isspace() else folded
+
+
+def _fold(text: str) -> _Folded:
+    parts: list[str] = []
+    f_start: list[int] = []
+    o_start: list[int] = []
+    o_len: list[int] = []
+    copied: list[bool] = []
+    f_pos = 0
+
+    def emit(piece: str, orig: int, orig_len: int, same: bool) -> None:
+        nonlocal f_pos
+        parts.append(piece)
+        f_start.append(f_pos)
+        o_start.append(orig)
+        o_len.append(orig_len)
+        copied.append(same)
+        f_pos += len(piece)
+
+    last = 0
+    for m in _FOLDABLE.finditer(text):
+        if m.start() > last:
+            emit(text[last : m.start()], last, m.start() - last, True)
+        run = m.group(0)
+        if m.group("ws") is not None:
+            emit(" ", m.start(), len(run), False)
+        elif unicodedata.is_normalized("NFKC", run) and not any(
+            unicodedata.category(ch) == "Cf" for ch in run
+        ):
+            emit(run, m.start(), len(run), True)
+        else:
+            for k, ch in enumerate(run):
+                folded = _fold_char(ch)
+                emit(folded, m.start() + k, 1, folded == ch)
+        last = m.end()
+    if last < len(text) or not parts:
+        emit(text[last:], last, len(text) - last, True)
+    return _Folded("".join(parts), f_start, o_start, o_len, copied)
+
+
+def _span(m: re.Match[str]) -> tuple[int, int]:
+    if "secret" in m.re.groupindex and m.start("secret") != -1:
+        return m.start("secret"), m.end("secret")
+    return m.start(), m.end()
+
+
+def _accepts(rule: ScanRule, m: re.Match[str], stats: ScanStats) -> bool:
+    if rule.validator is None:
+        return True
+    stats.validator_calls += 1
+    stats.validator_chars += m.end() - m.start()
+    try:
+        return rule.validator(m)
+    except Exception:  # noqa: BLE001 - any validator failure must count as a finding
+        # Fail closed: a validator that cannot decide has not shown the match
+        # harmless, so the match stands.
+        return True
+
+
+def scan_with_stats(
+    text: str, rules: tuple[ScanRule, ...] = RULES
+) -> tuple[tuple[Finding, ...], ScanStats]:
+    """Run every rule over ``text``; findings sorted by offset, and the work done."""
+    if not rules:
+        # Fail closed: an empty table would report every text as clean.
+        raise ValueError("scan needs at least one rule")
+    stats = ScanStats()
+    folded: _Folded | None = None
+    found: list[Finding] = []
+    fallbacks: list[Finding] = []
+    for rule in rules:
+        if rule.raw:
+            subject = text
+        else:
+            if folded is None:
+                folded = _fold(text)
+                stats.folded_chars = len(folded.text)
+            subject = folded.text
+        stats.rules_run += 1
+        stats.chars_fed += len(subject)
+        for m in rule.pattern.finditer(subject):
+            stats.matches += 1
+            start, end = _span(m)
+            if end <= start or not _accepts(rule, m, stats):
+                continue
+            if not rule.raw:
+                assert folded is not None
+                start, end = folded.to_original(start, end)
+            finding = Finding(rule.id, rule.category, start, end)
+            (fallbacks if rule.fallback else found).append(finding)
+    precise = [f for f in found if f.category == "secret"]
+    for fb in fallbacks:
+        # A catch-all finding inside a precise rule's finding adds nothing.
+        if not any(p.start < fb.end and fb.start < p.end for p in precise):
+            found.append(fb)
+    found.sort(key=lambda f: (f.start, f.end, f.rule_id))
+    return tuple(found), stats
+
+
+def scan(
+    text: str, rules: tuple[ScanRule, ...] = RULES, *, max_bytes: int | None = None
+) -> tuple[Finding, ...]:
+    """Findings for ``text``; ``max_bytes`` (UTF-8) is checked before any scanning."""
+    if max_bytes is not None:
+        size = len(text.encode("utf-8"))
+        if size > max_bytes:
+            raise LimitExceeded(
+                "entry_too_large", details={"size_bytes": size, "limit_bytes": max_bytes}
+            )
+    return scan_with_stats(text, rules)[0]
+
+
+def redact(text: str, rules: tuple[ScanRule, ...] = RULES) -> str:
+    """``text`` with each secret finding replaced by ``[REDACTED:<rule id>]``.
+
+    Overlapping findings are merged and named by the first rule (by offset).
+    Only secrets are redacted; injection and invisible findings are the
+    rendering fence's business, not this function's.
+    """
+    secrets = [f for f in scan_with_stats(text, rules)[0] if f.category == "secret"]
+    merged: list[tuple[int, int, str]] = []
+    for f in secrets:
+        if merged and f.start < merged[-1][1]:
+            start, end, rule_id = merged[-1]
+            merged[-1] = (start, max(end, f.end), rule_id)
+        else:
+            merged.append((f.start, f.end, f.rule_id))
+    out: list[str] = []
+    last = 0
+    for start, end, rule_id in merged:
+        out.append(text[last:start])
+        out.append(f"[REDACTED:{rule_id}]")
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldFinding:
+    """A finding in one field of an entry (``title``, ``body`` or ``summary``)."""
+
+    field: str
+    rule_id: str
+    category: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Why an entry is refused: the error code and what was found (no text)."""
+
+    code: str
+    findings: tuple[FieldFinding, ...] = ()
+    # Counts and field names for empty/size verdicts, as (key, value) pairs so
+    # the verdict stays immutable.
+    facts: tuple[tuple[str, Any], ...] = ()
+
+    def details(self) -> dict[str, Any]:
+        """The error's wire ``details``: offsets, ids, counts — never text."""
+        out: dict[str, Any] = dict(self.facts)
+        if self.findings:
+            shown = self.findings[:MAX_DETAIL_FINDINGS]
+            out["findings"] = [
+                {"field": f.field, "rule_id": f.rule_id, "category": f.category,
+                 "start": f.start, "end": f.end}
+                for f in shown
+            ]
+            if len(self.findings) > len(shown):
+                out["findings_omitted"] = len(self.findings) - len(shown)
+        return out
+
+    def error(self) -> ContentRejected | LimitExceeded:
+        """The exception the daemon raises for this verdict."""
+        if self.code == "entry_too_large":
+            return LimitExceeded(self.code, details=self.details())
+        return ContentRejected(self.code, details=self.details())
+
+
+def verdict(
+    title: str,
+    body: str,
+    summary: str | None = None,
+    *,
+    max_body_bytes: int,
+    rules: tuple[ScanRule, ...] = RULES,
+) -> Verdict | None:
+    """``None`` if the entry may be stored, else why not.
+
+    Order: empty title/body/summary, then body size (UTF-8 bytes, before any
+    scanning so an oversized body costs nothing), then the scan of every
+    field. All findings of every category are reported, so a caller can fix
+    everything at once; the code is that of the highest-priority category
+    (invisible > secret > injection). A ``summary`` that is given must not be
+    blank; ``None`` means "derive it from the body".
+    """
+    fields: list[tuple[str, str]] = [("title", title), ("body", body)]
+    if summary is not None:
+        fields.append(("summary", summary))
+    empty = [name for name, value in fields if not value.strip()]
+    if empty:
+        return Verdict("empty_content", facts=(("fields", empty),))
+    size = len(body.encode("utf-8"))
+    if size > max_body_bytes:
+        return Verdict(
+            "entry_too_large", facts=(("size_bytes", size), ("limit_bytes", max_body_bytes))
+        )
+    findings = tuple(
+        FieldFinding(name, f.rule_id, f.category, f.start, f.end)
+        for name, value in fields
+        for f in scan_with_stats(value, rules)[0]
+    )
+    if not findings:
+        return None
+    fired = {f.category for f in findings}
+    for category, code in _CATEGORY_CODES:
+        if category in fired:
+            return Verdict(code, findings)
+    # Fail closed: a finding of a category this table does not rank is still
+    # a finding; refuse it as the most serious content error.
+    return Verdict("invisible_unicode", findings)
+
+
+def check_entry(
+    title: str,
+    body: str,
+    summary: str | None = None,
+    *,
+    max_body_bytes: int,
+    rules: tuple[ScanRule, ...] = RULES,
+) -> None:
+    """Raise ``ContentRejected`` / ``LimitExceeded`` unless the entry may be stored."""
+    result = verdict(title, body, summary, max_body_bytes=max_body_bytes, rules=rules)
+    if result is not None:
+        raise result.error()

@@ -1,0 +1,676 @@
+"""The content-scan rule table: one row per rule, nothing else decides.
+
+Owns: ``ScanRule`` and ``RULES`` — every secret, injection and invisible-
+character rule of SPEC §5 — plus the validators the rows point at. The engine
+that runs the table (folding, offsets, verdicts, redaction) is
+``kernel/scan.py``. Adding a rule is adding a row here, with positive and
+negative examples in ``tests/unit/test_scan_rules.py``.
+
+Invariants:
+- every repetition in every pattern is bounded, and no variable-width
+  repetition sits inside another repetition except an optional (``?``) group,
+  so each pattern does a bounded amount of work per start position and a scan
+  is linear in the text (``tests/unit/test_scan_bounds.py`` lints the parsed
+  patterns);
+- validators look only at their match (and at most a bounded window after
+  it), so their work is bounded by the pattern's maximum width plus a constant;
+- ``raw`` rules (invisible characters) run on the text exactly as received;
+  every other rule runs on the folded copy (NFKC, format characters dropped,
+  whitespace runs collapsed to one space), so patterns write a
+  single space where prose may put any run of whitespace;
+- a pattern with a group named ``secret`` reports (and redacts) only that
+  group; otherwise the whole match.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import itertools
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+CATEGORIES = ("secret", "injection", "invisible")
+
+
+@dataclass(frozen=True, slots=True)
+class ScanRule:
+    """One row of the table.
+
+    ``fallback`` marks a catch-all rule (generic high entropy) whose finding
+    is dropped when a specific secret rule already covers the same characters,
+    so a verdict names the most precise rule.
+    """
+
+    id: str
+    category: str
+    family: str
+    pattern: re.Pattern[str]
+    validator: Callable[[re.Match[str]], bool] | None = None
+    raw: bool = False
+    fallback: bool = False
+
+
+# --- validators --------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(
+    r"[*xX.•#_-]{1,256}"  # masks: ****, xxxx, ...
+    r"|\$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?"  # $VAR, ${VAR}
+    r"|\{\{?[^{}]{0,64}\}\}?"  # {{ var }}, {var}
+    r"|%\(?[A-Za-z_]{0,32}\)?s"  # %s, %(name)s
+    r"|<[^<>]{0,64}>|\[[^\[\]]{0,64}\]"  # <password>, [token]
+    r"|(?i:password|passwd|pass|pwd|secret|token|changeme|none|null|nil|true|false"
+    r"|undefined|redacted|hidden|example|placeholder|your[_-]?[a-z_-]{0,32})"
+)
+
+
+def _char_classes(token: str) -> tuple[bool, bool, bool, bool]:
+    lower = upper = digit = other = False
+    for ch in token:
+        if "a" <= ch <= "z":
+            lower = True
+        elif "A" <= ch <= "Z":
+            upper = True
+        elif "0" <= ch <= "9":
+            digit = True
+        else:
+            other = True
+    return lower, upper, digit, other
+
+
+def shannon_entropy(token: str) -> float:
+    """Bits per character of ``token``'s own character distribution."""
+    if not token:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in token:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(token)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _class_change_ratio(token: str) -> float:
+    """How often neighbouring characters change class (upper/lower/digit/other).
+
+    Random tokens switch class on most characters; identifiers, paths and
+    words (``DeploymentPatch``, ``getHTTPResponse2``) rarely do.
+    """
+
+    def cls(ch: str) -> int:
+        if "a" <= ch <= "z":
+            return 0
+        if "A" <= ch <= "Z":
+            return 1
+        if "0" <= ch <= "9":
+            return 2
+        return 3
+
+    if len(token) < 2:
+        return 0.0
+    changes = sum(1 for a, b in itertools.pairwise(token) if cls(a) != cls(b))
+    return changes / (len(token) - 1)
+
+
+# A short lower-case type prefix (ent_, own_, vm-) says "this is an id"; the
+# part after it is what has to look random.
+_ID_PREFIX = re.compile(r"^[a-z]{1,12}[_-]")
+_WORD_RUN = re.compile(r"[a-z]{4,64}")
+_CAPITALISED = re.compile(r"[A-Z][a-z]{2,64}")
+
+
+def _camel_case(token: str) -> bool:
+    """Mostly capitalised words (AutoModelForCausalLM, getUserProfileSettings).
+
+    Both tests are needed: random letters often fall into capitalised runs,
+    but rarely with the vowel share of real words (about 0.4 against 0.19).
+    """
+    covered = sum(len(w) for w in _CAPITALISED.findall(token))
+    letters = [ch for ch in token.lower() if "a" <= ch <= "z"]
+    vowels = sum(1 for ch in letters if ch in "aeiou")
+    return covered >= 0.75 * len(token) and vowels >= 0.3 * max(1, len(letters))
+
+
+_HEXISH = re.compile(r"(?:0x)?[0-9A-Fa-f_-]{1,4096}")
+
+
+def _is_base64_of_text(token: str) -> bool:
+    """True when ``token`` decodes (standard or URL-safe base64) to readable text.
+
+    Base64 of plain words is not a secret; a key decodes to random bytes.
+    """
+    core = token.rstrip("=")
+    if len(core) < 16 or len(core) % 4 == 1:
+        return False
+    padded = core + "=" * (-len(core) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    printable = sum(1 for ch in decoded if ch.isprintable() or ch in "\t\r\n")
+    return printable == len(decoded)
+
+
+def looks_random(token: str, *, min_len: int = 24) -> bool:
+    """Whether ``token`` looks like a machine-generated credential.
+
+    Needs upper and lower case (so hex ids, git SHAs, UUIDs, ULIDs and
+    lower-case resource names pass), frequent class changes, enough entropy,
+    and not to be base64 of readable text.
+    """
+    core = _ID_PREFIX.sub("", token.rstrip("="), count=1)
+    if "/" in core:
+        # A path: lower-case segments (com/acme/platform) are words, not key
+        # material; judge what is left.
+        core = "".join(s for s in core.split("/") if not (s.islower() and len(s) <= 12))
+    if len(core) < min_len:
+        return False
+    if _HEXISH.fullmatch(core):
+        return False
+    lower, upper, _digit, _other = _char_classes(core)
+    if not (lower and upper):
+        return False
+    if _class_change_ratio(core) < 0.3:
+        return False
+    if shannon_entropy(core) < 3.5:
+        return False
+    # Identifiers are made of words: long lower-case runs (getUserProfile,
+    # AutoModelForCausalLM). Random tokens rarely have runs of four.
+    worded = sum(len(w) for w in _WORD_RUN.findall(core))
+    if worded > len(core) // 2 or _camel_case(core):
+        return False
+    return not _is_base64_of_text(core)
+
+
+# Hash notations (subresource integrity, go.sum) carry base64 digests, not keys.
+_HASH_CONTEXT = re.compile(r"(?:sha(?:256|384|512)[-:]|h1:)$")
+
+
+def _generic_entropy(m: re.Match[str]) -> bool:
+    token = m.group(0)
+    if _HASH_CONTEXT.search(m.string, max(0, m.start() - 7), m.start()):
+        return False
+    if token.lower().startswith(("sha256-", "sha384-", "sha512-")):
+        return False
+    # An id in a URL's path (a document or video id) is an address, not a
+    # credential: credentials in URLs sit in the userinfo (url_credentials) or
+    # in query parameters (credential_assignment), or have a provider rule.
+    before = m.string[max(0, m.start() - 256) : m.start()]
+    word = before.rsplit(None, 1)[-1] if before and not before[-1].isspace() else ""
+    if "://" in word and "?" not in word and "=" not in token:
+        return False
+    return looks_random(token)
+
+
+def _not_masked(m: re.Match[str]) -> bool:
+    """A documentation mask (``ghp_xxxx…``, ``AKIAXXXX…``) is not a token."""
+    token = m.group(0)
+    tail = token[-16:]
+    return len(set(tail)) > 3 and not re.search(r"(.)\1{7}", token)
+
+
+def _aws_secret(m: re.Match[str]) -> bool:
+    value = m.group("secret")
+    lower, upper, digit, other = _char_classes(value)
+    # A real key is 40 random base64 characters: mixed case and a digit or
+    # symbol; a 40-letter word run in prose is not.
+    return lower and upper and (digit or other) and shannon_entropy(value) >= 3.5
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_.$]{0,255}")
+
+# Code that reads the value from somewhere else is not the value.
+_REFERENCE = re.compile(
+    r"(?:self|this|os|env|process|config|settings|cfg|args|opts|params|ctx|request"
+    r"|req|vault|secrets|credentials|creds|data|json|body|form)\.[\w.]{1,128}",
+    re.IGNORECASE,
+)
+
+
+def _credential_value(m: re.Match[str]) -> bool:
+    """An assignment's value looks like a credential, not prose or code.
+
+    Refuses placeholders (``${DB_PASSWORD}``, ``****``, ``<token>``), code
+    that reads the value from elsewhere (``os.environ[...]``, ``getToken()``),
+    and plain words; accepts values mixing at least two of lower case, upper
+    case, digits and symbols (``hunter2``, ``Tr0ub4dor&3``).
+    """
+    value = m.group("secret")
+    if _PLACEHOLDER.fullmatch(value):
+        return False
+    following = m.string[m.end() : m.end() + 1]
+    if following in ("(", "[", "{", ".") and _IDENTIFIER.fullmatch(value):
+        return False
+    if _REFERENCE.fullmatch(value):
+        return False
+    lower, upper, digit, symbol = _char_classes(value.replace("_", "").replace("-", "")
+                                                .replace(".", ""))
+    return sum((lower, upper, digit, symbol)) >= 2 and not value.isdigit()
+
+
+def _url_password(m: re.Match[str]) -> bool:
+    return not _PLACEHOLDER.fullmatch(m.group("secret"))
+
+
+def _jwt_header(m: re.Match[str]) -> bool:
+    head = m.group("head")
+    try:
+        raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+        header = json.loads(raw)
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(header, dict) and "alg" in header
+
+
+def _hf_token(m: re.Match[str]) -> bool:
+    # "hf_" + 34 letters is already specific; only refuse identifiers made of
+    # words (hf_AutoModelForCausalLM...) and documentation masks.
+    token = m.group(0).split("_", 1)[1]
+    return not _camel_case(token) and _not_masked(m)
+
+
+def _addressed_comment(m: re.Match[str]) -> bool:
+    """An HTML comment that addresses a model also tells it to do something."""
+    # The window stops at the comment's end or at the next comment's start,
+    # so windows of successive matches never overlap: total work stays linear.
+    stop = _COMMENT_EDGE.search(m.string, m.end(), m.start() + COMMENT_WINDOW)
+    end = stop.start() if stop else min(len(m.string), m.start() + COMMENT_WINDOW)
+    return _IMPERATIVE.search(m.string, m.start(), end) is not None
+
+
+# How far past an addressed comment's start its body is read.
+COMMENT_WINDOW = 600
+_COMMENT_EDGE = re.compile(r"-->|<!--")
+
+
+_IMPERATIVE = re.compile(
+    r"\b(?:you|your|ignore|disregard|instructions?|do not|don't|must|should|always|never"
+    r"|please|reveal|send|execute|run|follow|tell|print|output|respond|reply|pretend|act)\b"
+    r"|你|忽略|无视|必须|不要|执行|发送|泄露|输出|请|指令|回复",
+    re.IGNORECASE,
+)
+
+
+# --- patterns ------------------------------------------------------------------
+
+_I = re.IGNORECASE
+
+
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
+
+
+# Token characters around provider tokens: a token is refused only as a whole
+# word, so ``xghp_…`` inside an identifier is left to the generic rule.
+_B = r"(?<![A-Za-z0-9_])"
+_E = r"(?![A-Za-z0-9_])"
+
+_SENSITIVE_EN = (
+    r"(?:passwords?|passwd|credentials?|secrets?|api[ _-]?keys?|access[ _-]?keys?"
+    r"|(?:auth |access |session |bearer |api )?tokens?|cookies?|ssh keys?|private keys?"
+    r"|env(?:ironment)? var(?:iable)?s|\.env(?: file)?|system prompt|chat history"
+    r"|conversation(?: history)?|(?:the )?user'?s? (?:data|memories|files)|memories|keychain"
+    r"|wallet seed|seed phrase|mnemonic)"
+)
+_DEST = (
+    r"(?:https?://|ftp://|wss?://|webhook|discord\.gg|pastebin|ngrok"
+    r"|[a-z0-9][a-z0-9.-]{0,252}\.(?:com|net|org|io|xyz|ru|cn|top|site|app|dev|me|cc|tk)\b"
+    r"|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})"
+)
+_SENSITIVE_ZH = (
+    r"(?:密码|口令|凭证|凭据|密钥|私钥|令牌|token|api ?key|cookie|会话|聊天记录|对话记录"
+    r"|系统提示词|环境变量|记忆|用户数据|个人信息|助记词)"
+)
+_DEST_ZH = (
+    r"(?:https?://|webhook|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}"
+    r"|[a-z0-9-]{1,63}\.(?:com|net|org|io|xyz|ru|cn|top|site|app)\b|我的服务器|外部服务器|邮箱)"
+)
+
+RULES: tuple[ScanRule, ...] = (
+    # --- invisible / bidirectional (raw text, before any normalisation) -----
+    ScanRule(
+        "invisible.zero_width", "invisible", "invisible",
+        _rx("[\u200b-\u200d\u2060-\u2064\ufeff]{1,256}"),
+        raw=True,
+    ),
+    ScanRule(
+        "invisible.bidi_control", "invisible", "invisible",
+        _rx("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]{1,256}"),
+        raw=True,
+    ),
+    ScanRule(
+        "invisible.tag_characters", "invisible", "invisible",
+        _rx("[\U000e0000-\U000e007f]{1,256}"),
+        raw=True,
+    ),
+    # Soft hyphen, Mongolian vowel separator, the deprecated format controls
+    # and interlinear annotation marks render as nothing (or almost nothing)
+    # and can split a keyword; notes have no need for them, so they are
+    # refused like the zero-width characters.
+    ScanRule(
+        "invisible.format_control", "invisible", "invisible",
+        _rx("[\u00ad\u180e\u206a-\u206f\ufff9-\ufffb]{1,256}"),
+        raw=True,
+    ),
+    # --- secrets: cloud ------------------------------------------------------
+    ScanRule(
+        "secret.aws_access_key_id", "secret", "aws",
+        _rx(_B + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}" + _E),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.aws_secret_access_key", "secret", "aws",
+        _rx(
+            r"(?i:aws)[^\n]{0,40}?(?i:secret|sk\b)[^\n]{0,30}?"
+            r"(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+        _aws_secret,
+    ),
+    ScanRule(
+        "secret.gcp_api_key", "secret", "gcp",
+        _rx(_B + r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.gcp_service_account_key", "secret", "gcp",
+        _rx(r'"private_key" ?: ?"-----BEGIN (?:RSA )?PRIVATE KEY-----'),
+    ),
+    # --- secrets: version control -------------------------------------------
+    ScanRule(
+        "secret.github_classic_token", "secret", "github",
+        _rx(_B + r"ghp_[A-Za-z0-9]{36,251}" + _E),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.github_fine_grained_token", "secret", "github",
+        _rx(_B + r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59,221}" + _E),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.github_oauth_token", "secret", "github",
+        _rx(_B + r"gho_[A-Za-z0-9]{36,251}" + _E),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.github_app_token", "secret", "github",
+        _rx(_B + r"gh[usr]_[A-Za-z0-9]{36,251}" + _E),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.gitlab_token", "secret", "gitlab",
+        _rx(
+            _B + r"(?:glpat|gldt|glrt|glptt|glcbt|glimt|glagent|glsoat|glffct|gloas|glft)"
+            r"-[0-9A-Za-z_.-]{20,255}(?![A-Za-z0-9_.-])"
+        ),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.gitlab_runner_registration_token", "secret", "gitlab",
+        _rx(_B + r"GR1348941[0-9A-Za-z_-]{20,64}(?![A-Za-z0-9_-])"),
+    ),
+    # --- secrets: chat --------------------------------------------------------
+    ScanRule(
+        "secret.slack_token", "secret", "slack",
+        _rx(_B + r"(?:xox[abposr]|xoxe\.xox[bp]|xoxe)-[0-9]{1,16}-[0-9A-Za-z-]{8,250}"
+            r"(?![A-Za-z0-9-])"),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.slack_app_token", "secret", "slack",
+        _rx(_B + r"xapp-[0-9]{1,2}-[A-Z0-9]{6,16}-[0-9]{6,16}-[A-Za-z0-9]{20,80}" + _E),
+    ),
+    ScanRule(
+        "secret.slack_webhook", "secret", "slack",
+        _rx(
+            r"hooks\.slack\.com/(?:services/T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}/[A-Za-z0-9]{16,40}"
+            r"|(?:workflows|triggers)/T[A-Z0-9]{6,12}/[A-Za-z0-9]{6,16}/[0-9]{6,24}"
+            r"/[A-Za-z0-9]{16,40})"
+        ),
+    ),
+    # --- secrets: model APIs --------------------------------------------------
+    ScanRule(
+        "secret.anthropic_api_key", "secret", "anthropic",
+        _rx(_B + r"sk-ant-[a-z0-9]{2,12}-[A-Za-z0-9_-]{32,250}(?![A-Za-z0-9_-])"),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.openai_api_key", "secret", "openai",
+        _rx(
+            _B + r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,250}"
+            r"|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{32,64})(?![A-Za-z0-9_-])"
+        ),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.huggingface_token", "secret", "huggingface",
+        _rx(_B + r"(?:hf|api_org)_[A-Za-z0-9]{30,40}" + _E),
+        _hf_token,
+    ),
+    # --- secrets: payments and package registries -----------------------------
+    ScanRule(
+        "secret.stripe_key", "secret", "stripe",
+        _rx(_B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,250}" + _E),
+        _not_masked,
+    ),
+    ScanRule(
+        "secret.stripe_webhook_secret", "secret", "stripe",
+        _rx(_B + r"whsec_[0-9A-Za-z+/]{24,128}" + _E),
+    ),
+    ScanRule(
+        "secret.npm_token", "secret", "npm",
+        _rx(_B + r"npm_[A-Za-z0-9]{36}" + _E),
+        _not_masked,
+    ),
+    # PyPI tokens are macaroons: "pypi-" + base64 of a header naming the index
+    # ("pypi.org" or "test.pypi.org").
+    ScanRule(
+        "secret.pypi_token", "secret", "pypi",
+        _rx(_B + r"pypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{40,300}"
+            r"(?![A-Za-z0-9_-])"),
+    ),
+    # --- secrets: keys and signed tokens --------------------------------------
+    ScanRule(
+        "secret.private_key_pem", "secret", "pem",
+        _rx(
+            r"-----BEGIN (?:RSA |EC |DSA |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:\\n|\\r|[\s]){1,6}(?:[A-Za-z-]{1,32}: [^\n]{1,128}(?:\\n|\s){1,4})?"
+            r"[A-Za-z0-9+/=]{16}"
+        ),
+    ),
+    ScanRule(
+        "secret.openssh_private_key", "secret", "pem",
+        _rx(r"-----BEGIN OPENSSH PRIVATE KEY-----(?:\\n|\\r|\s){1,6}b3BlbnNzaC1rZXktdjE"),
+    ),
+    ScanRule(
+        "secret.jwt", "secret", "jwt",
+        _rx(
+            r"(?<![A-Za-z0-9_-])(?P<head>eyJ[A-Za-z0-9_-]{5,1000})\.[A-Za-z0-9_-]{2,4000}"
+            r"\.[A-Za-z0-9_-]{0,2000}(?![A-Za-z0-9_-])"
+        ),
+        _jwt_header,
+    ),
+    ScanRule(
+        "secret.url_credentials", "secret", "url_credentials",
+        _rx(
+            r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@\"'<>]{1,128}"
+            r":(?P<secret>[^\s/?@\"'<>]{1,256})@[^\s/?#@:\"'<>]{1,253}"
+        ),
+        _url_password,
+    ),
+    # --- secrets: assignments --------------------------------------------------
+    ScanRule(
+        "secret.credential_assignment", "secret", "assignment",
+        _rx(
+            r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,40}?"
+            r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey"
+            r"|access[_-]?key|private[_-]?key|credentials?|auth)"
+            r"[\"']? ?(?:=(?!=)|:|=>|:=) ?[\"'`]?"
+            r"(?P<secret>[^\s\"'`,;(){}\[\]<>=][^\s\"'`,;(){}\[\]<>]{5,255})",
+            _I,
+        ),
+        _credential_value,
+    ),
+    ScanRule(
+        "secret.credential_assignment_zh", "secret", "assignment",
+        _rx(
+            r"(?:密码|口令|密钥|私钥|令牌|访问令牌|凭证|凭据)(?:是|为|[:=：]) ?[\"'`“]?"
+            r"(?P<secret>[^\s\"'`,;，。；、（）()“”<>]{6,256})"
+        ),
+        _credential_value,
+    ),
+    # --- secrets: catch-all ------------------------------------------------------
+    ScanRule(
+        "secret.generic_high_entropy", "secret", "entropy",
+        _rx(r"[A-Za-z0-9+/=_-]{24,512}"),
+        _generic_entropy,
+        fallback=True,
+    ),
+    # --- injection: English ------------------------------------------------------
+    ScanRule(
+        "injection.override_instructions_en", "injection", "injection_en",
+        _rx(
+            r"\b(?:ignore|disregard|forget|override|bypass|discard|abandon) "
+            r"(?:(?:all|any|every|of|the|your|my|these|those|each) ){0,3}"
+            r"(?:(?:previous|prior|above|earlier|preceding|foregoing|original|initial|system"
+            r"|developer|safety|existing|former|old|current) )"
+            r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails|rules"
+            r"|messages|context|commands|orders|constraints|programming)\b"
+            r"|\b(?:ignore|disregard|forget) (?:all|any|every|your) (?:of )?(?:the |your )?"
+            r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails"
+            r"|constraints|programming)\b"
+            r"|\b(?:ignore|disregard|forget) (?:everything|anything|all) (?:above|before this"
+            r"|you(?: were|'ve been| have been) told|said (?:above|before))"
+            r"|\byour (?:new|real|actual|true|updated) (?:instructions|task|objective|goal"
+            r"|orders) (?:is|are)\b",
+            _I,
+        ),
+    ),
+    ScanRule(
+        "injection.reveal_prompt_en", "injection", "injection_en",
+        _rx(
+            r"\b(?:reveal|print|output|repeat|dump|leak|disclose|recite|show me|tell me"
+            r"|give me|share|expose|write out|spell out) "
+            r"(?:(?:all|any|the|of|full|entire|complete|exact|original|hidden|secret|initial"
+            r"|verbatim) ){0,3}your (?:(?:full|entire|complete|exact|original|hidden|secret"
+            r"|initial) ){0,2}(?:system |developer |hidden |initial |original )?"
+            r"(?:prompt|instructions|rules|guidelines|directives)\b"
+            r"|\b(?:reveal|print|output|repeat|dump|leak|disclose|recite|show|display)"
+            r" (?:the |all |any )?(?:(?:full|entire|complete|exact|original|hidden|secret) ){0,2}"
+            r"(?:system|developer|hidden) prompt (?:verbatim|word for word|in full|above"
+            r"|exactly|now)\b"
+            r"|\bwhat (?:is|are|were) your (?:system |initial |original |hidden )?"
+            r"(?:prompt|instructions)\b",
+            _I,
+        ),
+    ),
+    ScanRule(
+        "injection.role_hijack_en", "injection", "injection_en",
+        _rx(
+            r"\byou are now (?:DAN|STAN|DUDE|AIM|in (?:developer|god|jailbreak|unrestricted"
+            r"|dan|sudo|admin) mode|(?:an? |the )?(?:unrestricted|unfiltered|uncensored"
+            r"|jailbroken|evil|different|new|rogue) (?:ai|assistant|model|chatbot|persona"
+            r"|system|agent)|(?:free|freed|unbound|unrestricted|unfiltered|jailbroken)\b)"
+            r"|\bfrom now on,? (?:you (?:are|will|must|shall|should|have)|act as|pretend"
+            r"|respond as|ignore|your (?:role|name|instructions|only))"
+            r"|\b(?:act|behave|respond|operate) as (?:the |a |an )?(?:system(?: prompt"
+            r"| administrator)?|root|dan|(?:an? )?unrestricted (?:ai|model|assistant)"
+            r"|jailbroken (?:ai|model|assistant))\b(?! of| for| that| to| in| which)"
+            r"|\b(?:you are|you're) (?:no longer|not) (?:bound|restricted|limited|constrained)"
+            r" by\b"
+            r"|\b(?:developer|dan|jailbreak|god) mode (?:enabled|activated|on|engaged)\b"
+            r"|\bdo anything now\b"
+            r"|\bpretend (?:that )?you (?:are|have) (?:no|an? unrestricted|an? unfiltered)\b",
+            _I,
+        ),
+    ),
+    ScanRule(
+        "injection.chat_template_en", "injection", "injection_en",
+        _rx(
+            r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>"
+            r"|\[/?INST\]|<</?SYS>>|\[(?:system|SYSTEM) (?:override|message|prompt)\]"
+            r"|\bnew system prompt:"
+        ),
+    ),
+    ScanRule(
+        "injection.exfiltrate_en", "injection", "injection_en",
+        _rx(
+            r"\b(?:send|post|upload|exfiltrate|forward|transmit|submit|leak|email|copy"
+            r"|beacon|ship|paste|curl) (?:[^\n]{0,30}? )?(?:all |any |the |your |my |their"
+            r"|every )?" + _SENSITIVE_EN + r"\b[^\n]{0,40}?\b(?:to|at|into|via|on) "
+            r"(?:(?:the|my|our|this|that) )?(?:(?:server|endpoint|url|address|host|site) )?"
+            + _DEST
+            + r"|!\[[^\]\n]{0,100}\]\(https?://[^)\s]{1,300}[?&][A-Za-z_]{1,20}="
+            r"(?:\{|\$|%7B|<)",
+            _I,
+        ),
+    ),
+    ScanRule(
+        "injection.pipe_to_shell", "injection", "shell_pipe",
+        _rx(
+            r"\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;&]{1,300}?"
+            r"\| ?(?:sudo (?:-[A-Za-z]{1,4} )?|env [A-Z_]{1,32}=[^\s]{0,64} )?"
+            r"(?:ba|z|k|da|fi|c|tc)?sh\b|\| ?(?:sudo )?(?:python3?|perl|ruby|node|iex"
+            r"|invoke-expression)\b"
+            r"|\b(?:ba|z)?sh (?:-c )?[\"']?(?:<|\$)\((?:curl|wget) "
+            r"|\b(?:iex|invoke-expression) ?\(?(?:iwr|irm|invoke-webrequest|invoke-restmethod"
+            r"|new-object net\.webclient)",
+            _I,
+        ),
+    ),
+    ScanRule(
+        "injection.html_comment_to_model", "injection", "html_comment",
+        _rx(
+            r"<!-- ?(?:给|致|对)?(?:(?:note|message|instructions?|hint|reminder) )?(?:(?:to|for) "
+            r"(?:the |any |all )?)?(?:ai|assistant|llm|model|chatgpt|claude|gpt(?:-?\d)?"
+            r"|agent|system|bot|copilot|gemini|language model|ai agents?|ai assistants?"
+            r"|人工智能|助手|模型|智能体)s?(?:\b|(?=[:,：，]))",
+            _I,
+        ),
+        _addressed_comment,
+    ),
+    # --- injection: Chinese --------------------------------------------------------
+    ScanRule(
+        "injection.override_instructions_zh", "injection", "injection_zh",
+        _rx(
+            r"(?:忽略|无视|忽视|不要理会|别管|忘记|忘掉|抛开|跳过|覆盖|推翻)[^\n。]{0,12}?"
+            r"(?:之前|以上|上面|前面|先前|此前|上述|原来|原有|原先|所有|全部|一切|系统)"
+            r"[^\n。]{0,8}?(?:指令|指示|提示词|提示|设定|约束|限制|规则)"
+            r"|你(?:的)?(?:新|真正的)(?:指令|任务|目标)是"
+        ),
+    ),
+    ScanRule(
+        "injection.reveal_prompt_zh", "injection", "injection_zh",
+        _rx(
+            r"(?:泄露|输出|打印|显示|展示|告诉我|给我|透露|公开|复述|重复|说出|列出|暴露|发出)"
+            r"[^\n。]{0,10}?(?:系统提示词|系统 ?prompt|system prompt|(?:你|您)的(?:系统)?"
+            r"(?:提示词|指令|设定|提示|prompt)|隐藏(?:的)?(?:提示词|指令)"
+            r"|初始(?:的)?(?:提示词|指令))",
+            _I,
+        ),
+    ),
+    ScanRule(
+        "injection.role_hijack_zh", "injection", "injection_zh",
+        _rx(
+            r"你现在是|从现在(?:开始|起)[,，]? ?你(?:是|将|要|必须|就是|只|不再)|你不再是"
+            r"|(?:扮演|充当|假装是?)(?:系统|管理员|root|开发者|不受限制)"
+            r"|进入(?:开发者|越狱|上帝|DAN)模式|你已(?:经)?被越狱|不受任何(?:限制|约束|规则)",
+            _I,
+        ),
+    ),
+    ScanRule(
+        "injection.exfiltrate_zh", "injection", "injection_zh",
+        _rx(
+            r"(?:把|将)[^\n。]{0,20}?" + _SENSITIVE_ZH + r"[^\n。]{0,20}?"
+            r"(?:发送|发到|发给|上传|提交|转发|传到|传给|贴到|post)[^\n。]{0,20}?" + _DEST_ZH
+            + r"|(?:发送|上传|提交|转发|泄露)[^\n。]{0,10}?" + _SENSITIVE_ZH
+            + r"[^\n。]{0,10}?(?:到|至|给)[^\n。]{0,10}?" + _DEST_ZH,
+            _I,
+        ),
+    ),
+)
