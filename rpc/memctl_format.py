@@ -1,0 +1,511 @@
+"""Human-readable rendering of memctl's results and errors.
+
+Owns: turning the JSON results of memoryd's methods into the text memctl
+prints by default (``--json`` bypasses all of this), and the two-line error
+report for an ``RpcError``.
+
+Invariants:
+- every function here is pure: a result in, a string out; no I/O;
+- renderers are lenient about shape: a missing field prints as ``-``, never
+  a crash, so a daemon that adds or lacks a field still gets readable output;
+- stored text (titles, bodies, summaries, scopes) is passed through
+  ``clean``/``cell`` before it reaches a terminal: control and format
+  characters are shown as escapes, so a memory cannot smuggle terminal escape
+  sequences or bidirectional overrides into the operator's screen;
+- no renderer prints a token, except ``token_issued`` (the one moment the
+  operator must see it); the generic fallback drops any key named ``token``.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+__all__ = [
+    "action_detail",
+    "actions",
+    "cell",
+    "clean",
+    "consent",
+    "context",
+    "entries",
+    "error_lines",
+    "generic",
+    "listing",
+    "policy_reload",
+    "scan_verdict",
+    "status",
+    "table",
+    "token_issued",
+    "token_revoked",
+    "tokens",
+    "verify",
+    "write_result",
+]
+
+_TITLE_WIDTH: Final = 72
+_SECRET_KEYS: Final = frozenset({"token"})
+
+
+# --- text hygiene ----------------------------------------------------------
+
+
+def clean(text: object, *, multiline: bool = False) -> str:
+    """``text`` with control and format characters shown as ``\\x..``/``\\u....``.
+
+    With ``multiline`` newlines and tabs are kept (for bodies); otherwise they
+    are escaped too, so one value stays on one line.
+    """
+    if text is None:
+        return "-"
+    out: list[str] = []
+    for ch in str(text):
+        if multiline and ch in "\n\t":
+            out.append(ch)
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def cell(value: object, width: int | None = None) -> str:
+    """One table cell: cleaned, on one line, cut to ``width`` with an ellipsis."""
+    text = _scalar(value)
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    return text
+
+
+def _scalar(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(_scalar(v) for v in value) or "-"
+    if isinstance(value, dict):
+        return clean(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    return clean(value)
+
+
+def _get(obj: object, *path: str) -> Any:
+    for key in path:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _items(result: object, key: str = "items") -> list[Mapping[str, Any]]:
+    value = _get(result, key)
+    if not isinstance(value, list):
+        return []
+    return [item for item in value if isinstance(item, Mapping)]
+
+
+def _onoff(value: object) -> str:
+    return "on" if value is True else "off" if value is False else "-"
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """Left-aligned columns separated by two spaces; the last column is not padded."""
+    grid = [list(headers), *(list(r) for r in rows)]
+    widths = [max(len(r[i]) for r in grid) for i in range(len(headers) - 1)]
+    lines = []
+    for row in grid:
+        padded = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
+        lines.append("  ".join([*padded, row[-1]]).rstrip())
+    return "\n".join(lines)
+
+
+def _fields(pairs: Iterable[tuple[str, object]]) -> str:
+    pairs = list(pairs)
+    width = max((len(k) for k, _ in pairs), default=0) + 1
+    return "\n".join(f"{(k + ':').ljust(width)} {_scalar(v)}" for k, v in pairs)
+
+
+def _indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line if line else prefix.rstrip() for line in text.split("\n"))
+
+
+def generic(result: object) -> str:
+    """Fallback for results without a dedicated renderer (new or unknown shapes)."""
+    if isinstance(result, Mapping):
+        items = _items(result)
+        parts: list[str] = []
+        if items:
+            parts.append(_generic_table(items))
+        rest = [(k, v) for k, v in result.items()
+                if k not in _SECRET_KEYS and not (k == "items" and items)]
+        if rest:
+            parts.append(_fields(rest))
+        return "\n".join(parts) if parts else "(empty result)"
+    if isinstance(result, list):
+        rows = [r for r in result if isinstance(r, Mapping)]
+        return _generic_table(rows) if rows else _scalar(result)
+    return _scalar(result)
+
+
+def _generic_table(items: Sequence[Mapping[str, Any]]) -> str:
+    keys: list[str] = []
+    for item in items:
+        keys.extend(k for k in item if k not in keys and k not in _SECRET_KEYS)
+    return table(keys, ([cell(i.get(k), 40) for k in keys] for i in items))
+
+
+# --- memory ----------------------------------------------------------------
+
+
+def status(result: object) -> str:
+    backend = _get(result, "backend") or {}
+    health = _scalar(_get(backend, "health"))
+    if _get(backend, "degraded_reason"):
+        health += f" ({cell(_get(backend, 'degraded_reason'))})"
+    counts = _get(result, "counts")
+    count_text = (", ".join(f"{cell(k)} {cell(v)}" for k, v in counts.items())
+                  if isinstance(counts, Mapping) and counts else "none")
+    audit = _get(result, "audit") or {}
+    ident = _get(result, "identity") or {}
+    consent_ = _get(result, "consent") or {}
+    lines = [
+        ("backend", f"{cell(_get(backend, 'kind'))}, {cell(_get(backend, 'durability'))}, "
+                    f"{cell(_get(backend, 'sharing'))}"),
+        ("health", health),
+        ("entries", count_text),
+        ("pending actions", _get(result, "pending_actions")),
+        ("audit head", f"seq {cell(_get(audit, 'seq'))}, hash {cell(_get(audit, 'hash'), 19)}"),
+        ("audit verified", _get(audit, "verified")),
+        ("last checkpoint", _get(audit, "last_checkpoint")),
+        ("owner", _get(ident, "owner")),
+        ("identity source", _get(ident, "source")),
+        ("identity verified", _get(ident, "identity_verified")),
+        ("consent", f"read {_onoff(_get(consent_, 'read'))}, "
+                    f"contribute {_onoff(_get(consent_, 'contribute'))}, "
+                    f"learn_from_tools {_onoff(_get(consent_, 'learn_from_tools'))} "
+                    f"(version {cell(_get(consent_, 'version'))})"),
+        ("policy hash", _get(result, "policy", "hash")),
+    ]
+    if _get(result, "projection") is not None:
+        lines.append(("projection", "on" if _get(result, "projection", "enabled") else "off"))
+    return _fields(lines)
+
+
+def listing(result: object) -> str:
+    items = _items(result)
+    search = _get(result, "mode") == "search"
+    headers = ["ID", "TYPE", "STATUS", "REV", "SCOPE", *(["SCORE"] if search else []), "TITLE"]
+    rows = []
+    for i in items:
+        score = [] if not search else [_score(i.get("score"))]
+        rows.append([cell(i.get("id")), cell(i.get("type")), cell(i.get("status")),
+                     cell(i.get("revision")), cell(i.get("scope"), 28), *score,
+                     cell(i.get("title"), _TITLE_WIDTH)])
+    parts = [table(headers, rows) if rows else "no entries"]
+    for warning in _get(result, "coverage", "warnings") or []:
+        parts.append(f"warning: {cell(warning)}")
+    if _get(result, "coverage", "complete") is False:
+        parts.append("warning: some records could not be read; this listing is incomplete")
+    if _get(result, "next_cursor"):
+        parts.append(f"more: memctl ls --cursor {cell(_get(result, 'next_cursor'))}")
+    return "\n".join(parts)
+
+
+def _score(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, int | float) else cell(value)
+
+
+def entries(result: object) -> str:
+    blocks = [_entry(e) for e in _items(result, "entries")]
+    pending = _items(result, "pending")
+    if pending:
+        lines = ["pending proposals that would change these entries:"]
+        for p in pending:
+            lines.append(f"  {cell(p.get('action_id'))}  entries {cell(p.get('entry_ids'))}  "
+                         f"created {cell(p.get('created_at'))}  "
+                         f"expires {cell(p.get('expires_at'))}")
+            lines.extend(f"    {_op_summary(op)}" for op in _ops(p))
+        lines.append("  (memctl action ACTION_ID shows a proposal in full)")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) if blocks else "no entries"
+
+
+def _entry(e: Mapping[str, Any]) -> str:
+    basis = e.get("basis") if isinstance(e.get("basis"), Mapping) else {}
+    status_ = cell(e.get("status")) + (" (expired)" if e.get("expired") is True else "")
+    head = _fields([
+        ("id", e.get("id")),
+        ("title", e.get("title")),
+        ("type", e.get("type")),
+        ("status", status_),
+        ("revision", e.get("revision")),
+        ("target/scope", f"{cell(e.get('target'))}/{cell(e.get('scope'))}"),
+        ("source", e.get("source")),
+        ("basis", " — ".join(cell(x) for x in (_get(basis, "kind"), _get(basis, "note"))
+                             if x) or "-"),
+        ("pinned", e.get("pinned")),
+        ("created", e.get("created_at")),
+        ("updated", e.get("updated_at")),
+        ("expires", e.get("expires_at")),
+        ("used", f"{cell(e.get('use_count'))} times, last {cell(e.get('last_used_at'))}"),
+        ("superseded by", e.get("superseded_by")),
+        ("content hash", e.get("content_hash")),
+        ("summary", e.get("summary")),
+    ])
+    body = e.get("body")
+    body_text = _indent(clean(body, multiline=True)) if body else "    (no body)"
+    return f"{head}\nbody:\n{body_text}"
+
+
+def write_result(result: object) -> str:
+    outcome = cell(_get(result, "outcome"))
+    decision = _get(result, "decision") or {}
+    rules = _get(decision, "rule_ids") or []
+    lines = [("outcome", outcome),
+             ("decision", f"{cell(_get(decision, 'effect'))} ({cell(_get(decision, 'decision_id'))}"
+                          + (f"; rules {cell(rules)}" if rules else "") + ")")]
+    if _get(result, "operation_id"):
+        lines.append(("operation", _get(result, "operation_id")))
+    if _get(result, "action_id"):
+        lines.append(("action", _get(result, "action_id")))
+    text = _fields(lines)
+    rows = [[cell(e.get("id")), f"rev {cell(e.get('revision'))}", cell(e.get("status")),
+             cell(e.get("type")), cell(e.get("title"), _TITLE_WIDTH)]
+            for e in _items(result, "entries")]
+    if rows:
+        grid = table(["ID", "REV", "STATUS", "TYPE", "TITLE"], rows)
+        text += "\nentries:\n" + _indent(grid, "  ")
+    receipts = _items(result, "receipts") or [r for r in [_get(result, "receipt")]
+                                               if isinstance(r, Mapping)]
+    for r in receipts:
+        text += (f"\nreceipt: {cell(r.get('receipt_id'))} for {cell(r.get('entry_id'))} "
+                 f"({cell(r.get('status'))})")
+    for w in _get(result, "warnings") or []:
+        text += f"\nwarning: {cell(w)}"
+    if outcome == "pending" and _get(result, "action_id"):
+        action = cell(_get(result, "action_id"))
+        text += (f"\nwaiting for a decision: memctl action {action} to review, "
+                 f"memctl approve {action} or memctl deny {action}")
+    return text
+
+
+# --- governance ------------------------------------------------------------
+
+
+def _ops(item: Mapping[str, Any], key: str = "ops_summary") -> list[Mapping[str, Any]]:
+    ops = item.get(key)
+    return [o for o in ops if isinstance(o, Mapping)] if isinstance(ops, list) else []
+
+
+def _op_summary(op: Mapping[str, Any]) -> str:
+    where = f"{cell(op.get('target'))}/{cell(op.get('scope'))}"
+    entry = op.get("entry_id")
+    if entry:
+        where += f" {cell(entry)}@{cell(op.get('expected_revision'))}"
+    return f"{cell(op.get('action'))} {where}"
+
+
+def actions(result: object) -> str:
+    rows = [[cell(a.get("action_id")), cell(a.get("status")), cell(a.get("created_at")),
+             cell(a.get("expires_at")), "; ".join(_op_summary(o) for o in _ops(a)) or "-"]
+            for a in _items(result)]
+    parts = [table(["ACTION", "STATUS", "CREATED", "EXPIRES", "OPERATIONS"], rows)
+             if rows else "no actions"]
+    if _get(result, "next_cursor"):
+        parts.append(f"more: memctl pending --cursor {cell(_get(result, 'next_cursor'))}")
+    return "\n".join(parts)
+
+
+def action_detail(result: object) -> str:
+    if not isinstance(result, Mapping):
+        return generic(result)
+    text = _fields([
+        ("action", result.get("action_id")),
+        ("status", result.get("status")),
+        ("owner", result.get("owner")),
+        ("created", result.get("created_at")),
+        ("expires", result.get("expires_at")),
+        ("decided", result.get("decided_at")),
+        ("policy hash", result.get("policy_hash")),
+    ])
+    resources = result.get("resources") or []
+    if resources:
+        text += "\nresources:\n" + "\n".join(f"  {cell(r)}" for r in resources)
+    ops = _ops(result, "ops")
+    for n, op in enumerate(ops, 1):
+        text += f"\n\noperation {n}: {_op_summary(op)}"
+        entry = op.get("entry")
+        if isinstance(entry, Mapping):
+            text += "\n" + _indent(_proposed_entry(entry), "  ")
+    if not ops and not isinstance(result.get("ops"), list) and result.get("status") != "pending":
+        text += "\n(the proposal's content is no longer kept once an action is decided)"
+    if result.get("result"):
+        text += f"\nresult: {cell(result.get('result'))}"
+    if result.get("status") == "pending":
+        action = cell(result.get("action_id"))
+        text += f"\n\ndecide: memctl approve {action}   or   memctl deny {action} --reason TEXT"
+    return text
+
+
+def _proposed_entry(entry: Mapping[str, Any]) -> str:
+    basis = entry.get("basis")
+    head = _fields([
+        ("title", entry.get("title")),
+        ("type", entry.get("type")),
+        ("summary", entry.get("summary")),
+        ("basis", basis if basis is not None else "(not given)"),
+        ("ttl days", entry.get("ttl_days")),
+        ("pinned", entry.get("pinned")),
+    ])
+    body = clean(entry.get("body"), multiline=True)
+    return f"{head}\nbody:\n{_indent(body)}"
+
+
+# --- consent and tokens ----------------------------------------------------
+
+
+def consent(result: object) -> str:
+    return _fields([
+        ("owner", _get(result, "owner")),
+        ("read", _onoff(_get(result, "read"))),
+        ("contribute", _onoff(_get(result, "contribute"))),
+        ("learn_from_tools", _onoff(_get(result, "learn_from_tools"))),
+        ("version", _get(result, "version")),
+    ])
+
+
+def token_issued(result: object) -> str:
+    token = _get(result, "token")
+    return "\n".join([
+        f"token:    {clean(token)}",
+        _fields([("token id", _get(result, "token_id")), ("owner", _get(result, "owner")),
+                 ("expires", _get(result, "expires_at") or "never")]),
+        "",
+        "This is the only time the token is shown: memoryd keeps only a keyed hash of it",
+        "and cannot show it again. Hand it to the agent runner now (for example as",
+        "MEMORYD_AGENT_TOKEN); if it is lost, revoke it and issue a new one.",
+    ])
+
+
+def tokens(result: object) -> str:
+    rows = [[cell(t.get("token_id")), cell(t.get("state")), cell(t.get("kind")),
+             cell(t.get("owner")), cell(t.get("scopes")), cell(t.get("created_at")),
+             cell(t.get("expires_at") or "never")]
+            for t in _items(result)]
+    if not rows:
+        return "no tokens"
+    return table(["TOKEN ID", "STATE", "KIND", "OWNER", "SCOPES", "CREATED", "EXPIRES"], rows)
+
+
+def token_revoked(result: object) -> str:
+    return f"revoked {cell(_get(result, 'token_id'))}"
+
+
+# --- recall ----------------------------------------------------------------
+
+
+def context(result: object) -> str:
+    parts = [_fields([
+        ("snapshot", _get(result, "snapshot_id")),
+        ("task", _get(result, "task_id")),
+        ("frozen at", _get(result, "frozen_at")),
+    ])]
+    if _get(result, "intent_truncated"):
+        parts.append("note: the intent was cut to its first 4,096 characters")
+    cards = _items(result, "entries")
+    rows = [[cell(c.get("id")), cell(c.get("type")), cell(c.get("scope"), 28),
+             _score(c.get("score")), cell(c.get("title"), _TITLE_WIDTH)] for c in cards]
+    parts.append(table(["ID", "TYPE", "SCOPE", "SCORE", "TITLE"], rows)
+                 if rows else "no cards")
+    omitted = _get(result, "omitted")
+    if isinstance(omitted, Mapping) and omitted:
+        parts.append("omitted: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in omitted.items()))
+    if _get(result, "truncated"):
+        parts.append("note: recall limits cut this snapshot")
+    rendered = _get(result, "rendered")
+    parts.append("rendered:\n" + (_indent(clean(rendered, multiline=True))
+                                  if rendered else "    (empty)"))
+    return "\n".join(parts)
+
+
+# --- audit and policy --------------------------------------------------------
+
+
+def verify(result: object) -> str:
+    head = _get(result, "head") or {}
+    where = f"head seq {cell(_get(head, 'seq'))}, hash {cell(_get(head, 'hash'), 19)}"
+    if _get(result, "ok") is True:
+        return f"audit chain ok: {cell(_get(result, 'checked'))} events checked, {where}"
+    return (f"audit chain NOT ok: first bad event at seq {cell(_get(result, 'first_bad_seq'))}"
+            f" ({cell(_get(result, 'reason'))}); {cell(_get(result, 'checked'))} events checked,"
+            f" last good {where}")
+
+
+def policy_reload(result: object) -> str:
+    if _get(result, "loaded") is True:
+        rules = _get(result, "rules")
+        extra = f" ({cell(rules)} rules)" if rules is not None else ""
+        return f"policy loaded: hash {cell(_get(result, 'hash'))}{extra}"
+    return (f"policy NOT loaded: {cell(_get(result, 'error'))}\n"
+            f"the previous policy (hash {cell(_get(result, 'hash'))}) stays in force")
+
+
+# --- local scan ----------------------------------------------------------------
+
+
+def scan_verdict(code: str | None, details: Mapping[str, Any] | None) -> str:
+    """``code`` None means clean. Findings are shown by rule and offsets only."""
+    if code is None:
+        return "clean"
+    lines = [f"rejected: {code}"]
+    details = details or {}
+    for f in details.get("findings") or []:
+        if isinstance(f, Mapping):
+            lines.append(f"  {cell(f.get('field'))} [{cell(f.get('start'))}:"
+                         f"{cell(f.get('end'))}]  {cell(f.get('rule_id'))} "
+                         f"({cell(f.get('category'))})")
+    if details.get("findings_omitted"):
+        lines.append(f"  … and {cell(details['findings_omitted'])} more")
+    facts = {k: v for k, v in details.items() if k not in ("findings", "findings_omitted")}
+    if facts:
+        lines.append("  " + ", ".join(f"{k}={cell(v)}" for k, v in facts.items()))
+    return "\n".join(lines)
+
+
+# --- errors ------------------------------------------------------------------
+
+
+def error_lines(*, message: str, data_code: str | None, recovery: str | None,
+                incident: str | None, details: object, errors: object,
+                method: str | None = None) -> list[str]:
+    """The stderr lines for an error reply: ``memctl: <message> (<code>)``,
+    then ``  what to do: <recovery>`` and any safe details."""
+    head = f"memctl: {clean(message)}"
+    if data_code:
+        head += f" ({clean(data_code)})"
+    if incident:
+        head += f" (incident {clean(incident)})"
+    lines = [head]
+    if recovery:
+        lines.append(f"  what to do: {clean(recovery)}")
+    elif incident:
+        lines.append("  what to do: the daemon's log holds the details under this incident id")
+    if data_code == "method_not_found" and method:
+        lines.append(f"  note: this memoryd does not offer {clean(method)}")
+    if isinstance(errors, list):
+        for e in errors:
+            if isinstance(e, Mapping):
+                what = e.get("expected") or e.get("problem")
+                lines.append(f"  field {cell(e.get('path'))}: {cell(what)}")
+    if isinstance(details, Mapping) and details:
+        findings = details.get("findings")
+        if isinstance(findings, list):
+            lines.extend("  " + line for line in
+                         scan_verdict(data_code or "rejected", details).split("\n")[1:])
+        else:
+            lines.append("  details: " + ", ".join(
+                f"{cell(k)}={cell(v)}" for k, v in details.items()))
+    return lines
