@@ -158,11 +158,9 @@ class App:
                     grant = ident.token_grant(tx, self.hasher, p.token, now)
                     owner, token_scopes, token_id = grant.owner, grant.scopes, grant.token_id
                 else:
+                    # The peer uid's configured identity, else the daemon's default.
                     mapped = self.config.identities.get(str(ctx.peer_uid))
-                    if mapped is not None and ctx.peer_uid != os.geteuid():
-                        owner = ident.owner_of(self.hasher, schema.Identity(
-                            kind=mapped.kind, subject=mapped.subject, issuer=mapped.issuer))
-                    elif mapped is not None:
+                    if mapped is not None:
                         owner = ident.owner_of(self.hasher, schema.Identity(
                             kind=mapped.kind, subject=mapped.subject, issuer=mapped.issuer))
                     else:
