@@ -30,8 +30,9 @@ from daemon.clock import Clock, fmt
 from daemon.config import Config
 from daemon.entries import View
 from daemon.home import Home
+from daemon.ids import random_id
 from daemon.store import SqliteStore, Tx
-from kernel.capability import Capability, Channel, Resource, Role, Subject
+from kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
 from kernel.decide import decide
 from kernel.errors import ContentRejected, Denied, MemorydError
 from kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
@@ -320,8 +321,10 @@ class App:
         receipts = result.receipts or ([result.receipt] if result.receipt else [])
         for receipt in receipts:
             if receipt.status == "pending":
-                updated = await self.store.run(
-                    lambda tx, r=receipt: reads.verify_removal(tx, r.receipt_id, fmt(self._now())))
+                def verify(tx: Tx, rid: str = receipt.receipt_id) -> schema.ReceiptOut:
+                    return reads.verify_removal(tx, rid, fmt(self._now()))
+
+                updated = await self.store.run(verify)
                 receipt.status = updated.status
                 receipt.updated_at = updated.updated_at
 
@@ -346,8 +349,8 @@ class App:
         def run(tx: Tx) -> schema.WriteResult:
             row, caller, proposal = writes.load_pending(tx, p.action_id, now)
             verdict = writes.Verdict(
-                decision_id=writes.random_id("dec"),
-                effect=writes.Effect.ALLOW,
+                decision_id=random_id("dec"),
+                effect=Effect.ALLOW,
                 rule_ids=(),
                 explicit=True,
                 policy_hash=self.policy.hash,

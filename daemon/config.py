@@ -24,7 +24,7 @@ class _Section(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=
     pass
 
 
-class IdentityConfig(_Section, kw_only=True):
+class IdentityConfig(_Section, frozen=True, kw_only=True):
     """An identity a peer uid maps to on agent.sock (``[identities."1001"]``)."""
 
     subject: str
@@ -32,7 +32,7 @@ class IdentityConfig(_Section, kw_only=True):
     issuer: str | None = None
 
 
-class RecallConfig(_Section, kw_only=True):
+class RecallConfig(_Section, frozen=True, kw_only=True):
     max_entries: int = 12
     max_bytes: int = 8_192
     max_tokens: int = 2_048
@@ -40,17 +40,17 @@ class RecallConfig(_Section, kw_only=True):
     max_intent_chars: int = 4_096
 
 
-class RetentionConfig(_Section, kw_only=True):
+class RetentionConfig(_Section, frozen=True, kw_only=True):
     janitor_interval_s: float = 3_600.0
     purge_grace_days: float = 30.0
 
 
-class CheckpointConfig(_Section, kw_only=True):
+class CheckpointConfig(_Section, frozen=True, kw_only=True):
     every_events: int = 1_000
     every_seconds: float = 3_600.0
 
 
-class Config(_Section, kw_only=True):
+class Config(_Section, frozen=True, kw_only=True):
     # connections (SPEC §2)
     max_frame_bytes: int = DEFAULT_MAX_FRAME
     max_connections: int = 256

@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import anyio
 import apsw
@@ -90,6 +90,9 @@ CREATE TABLE IF NOT EXISTS receipts(
   receipt_id TEXT PRIMARY KEY, owner TEXT NOT NULL, entry_id TEXT NOT NULL,
   status TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS audit(seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS checkpoints(
+  seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, ts TEXT NOT NULL, signature TEXT NOT NULL,
+  public_key TEXT NOT NULL);
 """
 
 _json = msgspec.json.Encoder()
@@ -115,7 +118,7 @@ class Tx:
 
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
         for row in self.conn.execute(sql, args):
-            return row  # type: ignore[no-any-return]
+            return cast(dict[str, Any], row)
         return None
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
@@ -183,8 +186,7 @@ class SqliteStore:
         self._lock = threading.Lock()
         self._limiter = anyio.CapacityLimiter(1)
         self.degraded: str | None = None
-        last = self.conn.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchall()
-        self.head = ChainHead(seq=last[0]["seq"], hash=last[0]["hash"]) if last else EMPTY_HEAD
+        self.head = self._last_head()
         self.fail_next_commit: Exception | None = None  # failure injection for tests
 
     # -- transactions -------------------------------------------------------
@@ -201,7 +203,8 @@ class SqliteStore:
                 self.conn.execute("ROLLBACK")
                 raise
             try:
-                if self.fail_next_commit is not None:
+                # Only a write consumes an injected fault: a read commits nothing.
+                if write and self.fail_next_commit is not None:
                     exc, self.fail_next_commit = self.fail_next_commit, None
                     raise exc
                 self.conn.execute("COMMIT")
@@ -234,20 +237,22 @@ class SqliteStore:
         ):
             yield StoredEvent(seq, bytes(body), hsh)
 
-    def verify_audit(self) -> Any:
+    def verify_audit(self, expect: ChainHead | None = None) -> Any:
+        """Walk the whole chain; with ``expect`` (a checkpoint's head) it must pass through it."""
         with self._lock:
-            return verify_chain(self.audit_rows())
+            return verify_chain(self.audit_rows(), expect=expect)
 
-    def try_recover(self) -> bool:
+    def _last_head(self) -> ChainHead:
+        rows: list[Any] = self.conn.execute(
+            "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchall()
+        return ChainHead(seq=rows[0]["seq"], hash=rows[0]["hash"]) if rows else EMPTY_HEAD
+
+    def try_recover(self, expect: ChainHead | None = None) -> bool:
         """Re-verify the chain; clear ``degraded`` when it verifies again."""
-        result = self.verify_audit()
+        result = self.verify_audit(expect)
         with self._lock:
             if result.ok:
-                last = self.conn.execute(
-                    "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"
-                ).fetchall()
-                self.head = (ChainHead(seq=last[0]["seq"], hash=last[0]["hash"]) if last
-                             else EMPTY_HEAD)
+                self.head = self._last_head()
                 self.degraded = None
             else:
                 self.degraded = "audit_chain_broken"

@@ -78,7 +78,7 @@ class Op:
 
     def resource(self) -> Resource:
         return Resource(
-            target=self.target,
+            target="user" if self.target == "user" else "memory",
             scope=self.scope,
             action=self.action,
             entry_id=self.entry_id,
@@ -437,9 +437,9 @@ def _current(tx: Tx, view: View, op: Op, conflict_code: str) -> dict[str, Any]:
     if row["status"] == "removed":
         raise NotFound("not_found")
     if row["revision"] != op.expected_revision:
-        raise Conflict.of(conflict_code, details={"current_revision": row["revision"]})  # type: ignore[misc]
+        raise Conflict.of(conflict_code, details={"current_revision": row["revision"]})
     if op.action != "remove" and row["status"] != "active":
-        raise Conflict.of(conflict_code, details={"current_revision": row["revision"],  # type: ignore[misc]
+        raise Conflict.of(conflict_code, details={"current_revision": row["revision"],
                                                   "status": row["status"]})
     return row
 

@@ -39,24 +39,24 @@ class _P(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """Base of every params Struct."""
 
 
-class Identity(_P, kw_only=True):
+class Identity(_P, frozen=True, kw_only=True):
     kind: Annotated[str, Meta(min_length=1, max_length=32, pattern=r"^[a-z][a-z0-9_-]*$")]
     subject: Annotated[str, Meta(min_length=1, max_length=512)]
     issuer: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
 
 
-class Basis(_P, kw_only=True):
+class Basis(_P, frozen=True, kw_only=True):
     kind: Literal["human", "observed", "derived", "unknown"]
     note: ShortText = ""
     refs: list[Annotated[str, Meta(max_length=512)]] | None = None
 
 
-class Validity(_P, kw_only=True):
+class Validity(_P, frozen=True, kw_only=True):
     check: ShortText
     until: str | None = None
 
 
-class EntryIn(_P, kw_only=True):
+class EntryIn(_P, frozen=True, kw_only=True):
     type: EntryType
     title: Annotated[str, Meta(max_length=1_000)]
     body: Text
@@ -67,16 +67,16 @@ class EntryIn(_P, kw_only=True):
     pinned: bool = False
 
 
-class CoveredBy(_P, kw_only=True):
+class CoveredBy(_P, frozen=True, kw_only=True):
     id: Id
     expected_revision: Revision
 
 
-class Evidence(_P, kw_only=True):
+class Evidence(_P, frozen=True, kw_only=True):
     user_message: Text
 
 
-class WriteOp(_P, kw_only=True):
+class WriteOp(_P, frozen=True, kw_only=True):
     action: Literal["add", "replace", "supersede", "archive", "remove"]
     target: Target | None = None
     scope: ScopeName | None = None
@@ -87,11 +87,11 @@ class WriteOp(_P, kw_only=True):
     covered_by: CoveredBy | None = None
 
 
-class NoParams(_P, kw_only=True):
+class NoParams(_P, frozen=True, kw_only=True):
     pass
 
 
-class TaskBegin(_P, kw_only=True):
+class TaskBegin(_P, frozen=True, kw_only=True):
     token: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
     identity: Identity | None = None
     workspace: Annotated[str, Meta(min_length=1, max_length=4_096)] | None = None
@@ -101,15 +101,15 @@ class TaskBegin(_P, kw_only=True):
     tools_used: bool = False
 
 
-class TaskRef(_P, kw_only=True):
+class TaskRef(_P, frozen=True, kw_only=True):
     task_id: Id
 
 
-class IdentityOnly(_P, kw_only=True):
+class IdentityOnly(_P, frozen=True, kw_only=True):
     identity: Identity | None = None
 
 
-class ConsentSet(_P, kw_only=True):
+class ConsentSet(_P, frozen=True, kw_only=True):
     identity: Identity | None = None
     read: bool | None = None
     contribute: bool | None = None
@@ -117,17 +117,17 @@ class ConsentSet(_P, kw_only=True):
     version: Annotated[int, Meta(ge=0)]
 
 
-class TokenIssue(_P, kw_only=True):
+class TokenIssue(_P, frozen=True, kw_only=True):
     identity: Identity
     scopes: Annotated[list[ScopeName], Meta(min_length=1, max_length=16)] | None = None
     expires_in: Annotated[int, Meta(gt=0, le=10 * 365 * 86_400)] | None = None
 
 
-class TokenRevoke(_P, kw_only=True):
+class TokenRevoke(_P, frozen=True, kw_only=True):
     token_id: Id
 
 
-class MemoryWrite(_P, kw_only=True):
+class MemoryWrite(_P, frozen=True, kw_only=True):
     task_id: Id | None = None
     identity: Identity | None = None
     target: Target = "memory"
@@ -144,28 +144,28 @@ class MemoryWrite(_P, kw_only=True):
     idempotency_key: IdempotencyKey | None = None
 
 
-class ActionList(_P, kw_only=True):
+class ActionList(_P, frozen=True, kw_only=True):
     status: Literal["pending", "approved", "denied", "expired", "failed"] | None = None
     cursor: Annotated[str, Meta(max_length=1_024)] | None = None
 
 
-class ActionRef(_P, kw_only=True):
+class ActionRef(_P, frozen=True, kw_only=True):
     action_id: Id
 
 
-class ActionDeny(_P, kw_only=True):
+class ActionDeny(_P, frozen=True, kw_only=True):
     action_id: Id
     reason: ShortText | None = None
 
 
-class MemoryRead(_P, kw_only=True):
+class MemoryRead(_P, frozen=True, kw_only=True):
     task_id: Id | None = None
     identity: Identity | None = None
     ids: Annotated[list[Id], Meta(min_length=1, max_length=10)]
     include_pending: bool = False
 
 
-class MemoryList(_P, kw_only=True):
+class MemoryList(_P, frozen=True, kw_only=True):
     task_id: Id | None = None
     identity: Identity | None = None
     target: Target | None = None
@@ -178,7 +178,7 @@ class MemoryList(_P, kw_only=True):
     cursor: Annotated[str, Meta(min_length=1, max_length=2_048)] | None = None
 
 
-class MemoryContext(_P, kw_only=True):
+class MemoryContext(_P, frozen=True, kw_only=True):
     task_id: Id
     # Cut to max_intent_chars by the daemon (intent_truncated); this bound
     # only refuses absurd frames.
@@ -186,38 +186,38 @@ class MemoryContext(_P, kw_only=True):
     refresh: Literal["compaction"] | None = None
 
 
-class MemoryReceipt(_P, kw_only=True):
+class MemoryReceipt(_P, frozen=True, kw_only=True):
     task_id: Id | None = None
     identity: Identity | None = None
     receipt_id: Id
 
 
-class MemoryStatus(_P, kw_only=True):
+class MemoryStatus(_P, frozen=True, kw_only=True):
     task_id: Id | None = None
     identity: Identity | None = None
 
 
-class MemoryJournal(_P, kw_only=True):
+class MemoryJournal(_P, frozen=True, kw_only=True):
     identity: Identity | None = None
     cursor: Annotated[str, Meta(max_length=1_024)] | None = None
     page_size: Annotated[int, Meta(ge=1, le=100)] = 20
 
 
-class MemoryUndo(_P, kw_only=True):
+class MemoryUndo(_P, frozen=True, kw_only=True):
     identity: Identity | None = None
     operation_id: Id
 
 
-class AuditVerify(_P, kw_only=True):
+class AuditVerify(_P, frozen=True, kw_only=True):
     checkpoint: dict[str, Any] | None = None
 
 
-class AuditExport(_P, kw_only=True):
+class AuditExport(_P, frozen=True, kw_only=True):
     after_seq: Annotated[int, Meta(ge=0)] = 0
     limit: Annotated[int, Meta(ge=1, le=100_000)] = 10_000
 
 
-class ScanParams(_P, kw_only=True):
+class ScanParams(_P, frozen=True, kw_only=True):
     title: Text = ""
     body: Text
     summary: Text | None = None
