@@ -1,0 +1,121 @@
+"""memoryd's wire layer: framing, dispatch, error mapping, paths and the client.
+
+The public names of ``rpc.paths``, ``rpc.framing``, ``rpc.errors``,
+``rpc.client`` and ``rpc.protocol`` are re-exported here; ``__all__`` is the
+whole public face (a test keeps it equal to the submodules' ``__all__``).
+``rpc.schema`` (per-method params and results) and ``rpc.memctl`` are used as
+modules.
+
+The ``rpc.protocol`` names load on first use: they pull in jsonrpcserver and,
+through it, jsonschema, which cost ``memctl`` (a client, which never
+dispatches) a noticeable share of its start-up time.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from rpc.client import (
+    DEFAULT_MAX_REPLY,
+    AsyncClient,
+    BadReply,
+    Client,
+    ConnectError,
+    ConnectionLost,
+    RpcError,
+)
+from rpc.errors import (
+    INTERNAL_ERROR,
+    PROTOCOL_ERRORS,
+    ConnectionLimit,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+    ProtocolError,
+    ProtocolErrorRow,
+    connection_error_line,
+    new_incident_id,
+    to_error_object,
+)
+from rpc.framing import (
+    DEFAULT_MAX_FRAME,
+    MAX_DEPTH,
+    FrameDecodeError,
+    FrameTooLarge,
+    IncompleteFrame,
+    decode_frame,
+    encode_frame,
+    encode_value,
+    is_blank,
+    read_frame,
+)
+from rpc.paths import agent_socket, control_socket, resolve_home, run_dir
+
+if TYPE_CHECKING:
+    from rpc.protocol import (
+        DEFAULT_MAX_BATCH,
+        CallContext,
+        Dispatcher,
+        Handler,
+        MethodSpec,
+        describe,
+        param_errors,
+    )
+
+_LAZY = frozenset(
+    {"DEFAULT_MAX_BATCH", "CallContext", "Dispatcher", "Handler", "MethodSpec",
+     "describe", "param_errors"}
+)
+
+__all__ = [
+    "DEFAULT_MAX_BATCH",
+    "DEFAULT_MAX_FRAME",
+    "DEFAULT_MAX_REPLY",
+    "INTERNAL_ERROR",
+    "MAX_DEPTH",
+    "PROTOCOL_ERRORS",
+    "AsyncClient",
+    "BadReply",
+    "CallContext",
+    "Client",
+    "ConnectError",
+    "ConnectionLimit",
+    "ConnectionLost",
+    "Dispatcher",
+    "FrameDecodeError",
+    "FrameTooLarge",
+    "Handler",
+    "IncompleteFrame",
+    "InvalidParams",
+    "InvalidRequest",
+    "MethodNotFound",
+    "MethodSpec",
+    "ParseError",
+    "ProtocolError",
+    "ProtocolErrorRow",
+    "RpcError",
+    "agent_socket",
+    "connection_error_line",
+    "control_socket",
+    "decode_frame",
+    "describe",
+    "encode_frame",
+    "encode_value",
+    "is_blank",
+    "new_incident_id",
+    "param_errors",
+    "read_frame",
+    "resolve_home",
+    "run_dir",
+    "to_error_object",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module("rpc.protocol"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'rpc' has no attribute {name!r}")

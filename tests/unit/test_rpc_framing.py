@@ -1,0 +1,162 @@
+"""Framing: bounded line reads and strict JSON decoding (SPEC §3)."""
+
+from __future__ import annotations
+
+import anyio
+import msgspec
+import pytest
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from rpc.framing import (
+    DEFAULT_MAX_FRAME,
+    MAX_DEPTH,
+    FrameDecodeError,
+    FrameTooLarge,
+    IncompleteFrame,
+    decode_frame,
+    encode_frame,
+    is_blank,
+    read_frame,
+)
+
+
+async def _read_all(chunks: list[bytes], max_bytes: int) -> list[bytes | None]:
+    send, receive = anyio.create_memory_object_stream[bytes](len(chunks) + 1)
+    for chunk in chunks:
+        send.send_nowait(chunk)
+    send.close()
+    frames: list[bytes | None] = []
+    async with receive:
+        stream = BufferedByteReceiveStream(receive)
+        while True:
+            frame = await read_frame(stream, max_bytes)
+            frames.append(frame)
+            if frame is None:
+                return frames
+
+
+def read_all(chunks: list[bytes], max_bytes: int = 100) -> list[bytes | None]:
+    return anyio.run(_read_all, chunks, max_bytes)
+
+
+def test_default_limits() -> None:
+    assert DEFAULT_MAX_FRAME == 1024 * 1024
+    assert MAX_DEPTH == 64
+
+
+def test_frames_split_on_newline_across_chunks() -> None:
+    assert read_all([b'{"a":', b'1}\n[2', b"]\n", b"3\n"]) == [b'{"a":1}', b"[2]", b"3", None]
+
+
+def test_clean_eof_between_frames_is_none() -> None:
+    assert read_all([]) == [None]
+
+
+def test_eof_mid_frame_is_incomplete() -> None:
+    with pytest.raises(IncompleteFrame):
+        read_all([b'{"a":1}\n{"b"'])
+
+
+def test_frame_at_the_limit_is_accepted() -> None:
+    assert read_all([b"x" * 100 + b"\n"]) == [b"x" * 100, None]
+
+
+def test_frame_without_newline_within_limit_is_too_large() -> None:
+    with pytest.raises(FrameTooLarge) as info:
+        read_all([b"x" * 101])
+    assert info.value.max_bytes == 100
+
+
+def test_frame_over_limit_is_too_large_even_when_its_newline_came_in_the_same_read() -> None:
+    # receive_until only checks its limit between reads; one big read can
+    # carry a newline past it.
+    with pytest.raises(FrameTooLarge):
+        read_all([b"x" * 150 + b"\n"])
+
+
+@pytest.mark.parametrize("line", [b"", b"\r"])
+def test_empty_lines_are_not_frames(line: bytes) -> None:
+    assert is_blank(line)
+
+
+@pytest.mark.parametrize("line", [b" ", b"\t\r", b"\x0b", b"1", b" {} "])
+def test_lines_with_content_are_frames(line: bytes) -> None:
+    # Whitespace alone is not a JSON text; it is answered with a parse error.
+    assert not is_blank(line)
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (b'{"a":[1,2.5,"x",true,null]}', {"a": [1, 2.5, "x", True, None]}),
+        (b"1\r", 1),  # \r of a CRLF line ending is JSON whitespace
+        (b'"\\ud83d\\ude00"', "\U0001f600"),
+        (b"9223372036854775807", 2**63 - 1),
+        (b"-9223372036854775808", -(2**63)),
+        (b'"12345678901234567890123"', "12345678901234567890123"),
+    ],
+)
+def test_accepts_strict_json(data: bytes, value: object) -> None:
+    assert decode_frame(data) == value
+
+
+def test_nesting_at_the_limit_is_accepted() -> None:
+    value = decode_frame(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH)
+    depth = 0
+    while isinstance(value, list):
+        depth += 1
+        value = value[0] if value else None
+    assert depth == MAX_DEPTH
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"NaN", "malformed"),
+        (b"[Infinity]", "malformed"),
+        (b"[-Infinity]", "malformed"),
+        (b"{'a': 1}", "malformed"),
+        (b"[1,]", "malformed"),
+        (b"", "malformed"),
+        (b"\xef\xbb\xbf{}", "malformed"),  # byte-order mark
+        (b'"\\ud800"', "malformed"),  # lone surrogate
+        (b'"\xff"', "invalid_utf8"),
+        (b'"\xed\xa0\x80"', "invalid_utf8"),  # surrogate encoded in UTF-8
+        (b"1e400", "number_out_of_range"),
+        (b"[-1e400]", "number_out_of_range"),
+        (b"9223372036854775808", "number_out_of_range"),
+        (b'{"a":[-9223372036854775809]}', "number_out_of_range"),
+        (b"123456789012345678901234567890", "number_out_of_range"),
+        (b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1), "too_deep"),
+        (b'{"a":' * (MAX_DEPTH + 1) + b"1" + b"}" * (MAX_DEPTH + 1), "too_deep"),
+        (b"[" * 5000 + b"]" * 5000, "too_deep"),  # msgspec's own limit
+    ],
+)
+def test_refuses(data: bytes, reason: str) -> None:
+    with pytest.raises(FrameDecodeError) as info:
+        decode_frame(data)
+    assert info.value.reason == reason
+    assert str(info.value) == FrameDecodeError.MESSAGES[reason]
+
+
+def test_many_brackets_inside_strings_are_not_depth() -> None:
+    data = msgspec.json.encode({"s": "[" * 1000})
+    assert decode_frame(data) == {"s": "[" * 1000}
+
+
+def test_decode_error_never_quotes_input() -> None:
+    canary = b"CANARY-7f3a"
+    for data in (b'{"' + canary + b'": nope}', b'["' + canary + b'\xff"]',
+                 b"[" + canary + b"]"):
+        with pytest.raises(FrameDecodeError) as info:
+            decode_frame(data)
+        assert "CANARY" not in str(info.value)
+        assert "CANARY" not in repr(info.value)
+        assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
+def test_encode_frame_is_compact_json_with_newline() -> None:
+    class S(msgspec.Struct):
+        a: int
+
+    assert encode_frame({"x": [1, S(a=2)]}) == b'{"x":[1,{"a":2}]}\n'
