@@ -19,18 +19,20 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import anyio
+import apsw
 import structlog
 
 from audit.keyed import KeyedHasher
+from daemon import checkpoints, logs, recall
 from daemon import home as home_mod
-from daemon import logs
 from daemon.app import App
 from daemon.clock import SystemClock
 from daemon.config import ConfigError, load_config
-from daemon.identity import IdentityError, default_identity
+from daemon.identity import IdentityError, default_identity, owner_of
+from daemon.lifecycle import Lifecycle, parse_faults
 from daemon.server import Server, build_listeners
 from daemon.store import SqliteStore
 from rpc.paths import resolve_home
@@ -79,7 +81,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     os.umask(0o077)
     logs.configure(args.log_format)
-    log = structlog.get_logger()
     try:
         home = home_mod.prepare(resolve_home(args.home))
         lock = home_mod.InstanceLock(home)
@@ -98,23 +99,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     app = App(config=config, home=home, hasher=hasher, store=store, clock=SystemClock(),
               default=default)
+    app.extra_methods.extend(recall.methods(app))
     policy = app.load_policy_file()
     if not policy["loaded"]:
         print(f"memoryd: policy.toml refused: {policy['error']}", file=sys.stderr)
         store.close()
         lock.release()
         return 1
-    if not store.try_recover():
-        log.error("audit_chain_broken", note="governed writes are refused until it verifies")
+    checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
+    app.extra_methods.extend(checkpoints.methods(
+        checkpointer, hasher, lambda who: owner_of(hasher, who)))
+    _install_test_faults(store, os.environ.get("MEMORYD_TEST_FAULTS"))
+    # MEMORYD_TEST_RECEIPT_FAULTS is a testing aid (daemon/lifecycle.py FAULTS).
+    lifecycle = Lifecycle(app, parse_faults(os.environ.get("MEMORYD_TEST_RECEIPT_FAULTS")))
+    lifecycle.install()
+    lifecycle.interrupt_pending()
     try:
-        code = anyio.run(_run, app, backend="asyncio")
+        code = anyio.run(_run, app, checkpointer, lifecycle, backend="asyncio")
     finally:
         store.close()
         lock.release()
     return code
 
 
-async def _run(app: App) -> int:
+def _install_test_faults(store: SqliteStore, plan: str | None) -> None:
+    """Testing aid, off unless MEMORYD_TEST_FAULTS is set: make the first governed
+    write's COMMIT fail as a full disk (``commit=disk_full``) or an I/O error such
+    as a failed fsync (``commit=io_error``), to prove such a call is never
+    acknowledged. Anything else in the variable is refused loudly."""
+    if not plan:
+        return
+    faults: dict[str, Callable[[], Exception]] = {
+        "commit=disk_full": lambda: apsw.FullError("database or disk is full"),
+        "commit=io_error": lambda: apsw.IOError("disk I/O error")}
+    if plan not in faults:
+        raise SystemExit(f"memoryd: MEMORYD_TEST_FAULTS must be one of {sorted(faults)}")
+    structlog.get_logger().warning("test_faults_installed", plan=plan)
+    store.fail_next_commit = faults[plan]()
+
+
+async def _run(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle) -> int:
     log = structlog.get_logger()
     agent, control = app.method_tables()
     try:
@@ -136,10 +160,15 @@ async def _run(app: App) -> int:
                     return
 
     async def janitor() -> None:
+        interval = app.config.retention.janitor_interval_s
+        last_sweep = anyio.current_time()
         while True:
-            await anyio.sleep(min(60.0, app.config.retention.janitor_interval_s))
+            await anyio.sleep(min(60.0, interval))
             try:
                 await app.expire_actions()
+                if anyio.current_time() - last_sweep >= interval:
+                    last_sweep = anyio.current_time()
+                    await lifecycle.sweep()
             except Exception as exc:  # noqa: BLE001 (the janitor must outlive one bad sweep)
                 log.warning("janitor_failed", exc_type=type(exc).__name__)
 
@@ -147,11 +176,14 @@ async def _run(app: App) -> int:
         async with anyio.create_task_group() as tg:
             tg.start_soon(signals)
             tg.start_soon(janitor)
+            tg.start_soon(checkpointer.run_periodic)
             await server.serve(on_ready=lambda: log.info("ready", pid=os.getpid()))
             tg.cancel_scope.cancel()
     except home_mod.HomeError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         return 1
+    # The server has stopped and no request is in flight: sign the final head.
+    await anyio.to_thread.run_sync(checkpointer.at_shutdown)
     log.info("stopped")
     return 0
 

@@ -257,7 +257,8 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str) -> dict[st
         },
         "counts": counts,
         "pending_actions": pending["n"] if pending else 0,
-        "audit": {"seq": head.seq, "hash": head.hash, "last_checkpoint": None,
+        "audit": {"seq": head.seq, "hash": head.hash, "last_checkpoint": tx.one(
+                      "SELECT seq, hash, ts FROM checkpoints ORDER BY seq DESC LIMIT 1"),
                   "verified": store.degraded != "audit_chain_broken"},
         "identity": {
             "owner": owner,
