@@ -19,6 +19,8 @@ Invariants:
 
 from __future__ import annotations
 
+import asyncio
+import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -161,107 +163,416 @@ def _row_trace(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     return {d[0]: v for d, v in zip(cursor.get_description(), row, strict=True)}
 
 
+class _Job:
+    """One unit of work for the writer thread, and how its caller is answered."""
+
+    __slots__ = (
+        "_event",
+        "_future",
+        "_loop",
+        "error",
+        "fn",
+        "governed",
+        "raw",
+        "result",
+        "settled",
+    )
+
+    def __init__(self, fn: Callable[..., Any], *, governed: bool = True, raw: bool = False,
+                 loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.fn = fn
+        self.governed = governed  # refused while the store is degraded
+        self.raw = raw  # runs outside any transaction, between groups
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.settled = False
+        self._loop = loop
+        self._future: asyncio.Future[Any] | None = loop.create_future() if loop else None
+        self._event = None if loop else threading.Event()
+
+    def finish(self, result: Any = None, error: BaseException | None = None) -> None:
+        if self.settled:
+            return
+        self.settled = True
+        self.result, self.error = result, error
+        if self._loop is not None:
+            try:
+                self._loop.call_soon_threadsafe(self._resolve)
+            except RuntimeError:  # the loop is closed: nobody is waiting any more
+                pass
+        else:
+            assert self._event is not None
+            self._event.set()
+
+    def _resolve(self) -> None:
+        assert self._future is not None
+        if self._future.done():  # the caller went away; the work is done regardless
+            return
+        if self.error is not None:
+            self._future.set_exception(self.error)
+        else:
+            self._future.set_result(self.result)
+
+    async def wait_async(self) -> Any:
+        assert self._future is not None
+        return await self._future
+
+    def wait(self) -> Any:
+        assert self._event is not None
+        self._event.wait()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
 class SqliteStore:
+    """SQLite behind one writer thread (group commit) and a few read connections.
+
+    Writes: ``run(fn)`` queues ``fn`` for the writer thread, which owns the
+    only writing connection. The writer takes every job queued so far, opens
+    one ``BEGIN IMMEDIATE``, runs each job inside its own SAVEPOINT (a job that
+    raises rolls back only its savepoint and gets its exception), COMMITs once
+    (one fsync for the group), and only then answers each caller. A failed
+    COMMIT fails every job of the group with ``store_unavailable`` and
+    degrades the store: nothing of that group is ever acknowledged. The audit
+    chain head advances job by job inside the group; a rolled-back job leaves
+    it where it was, and the store's ``head`` moves only after COMMIT.
+
+    Reads: ``run(fn, write=False)`` runs on a read-only connection of a small
+    pool (WAL readers never wait for the writer). A caller that awaited its
+    write reads it back: the write was committed before the caller was
+    answered, and a read transaction begun later sees every earlier commit.
+
+    Checkpoints: automatic WAL checkpoints are off on the writer connection
+    (they would run inside a COMMIT and land in the tail latency); a
+    checkpointer thread with its own connection runs PASSIVE checkpoints once
+    the WAL has grown past ``checkpoint_pages``.
+    """
+
     kind = "sqlite"
+    max_group = 64
+    checkpoint_pages = 1000
+    readers = 2
 
     def __init__(self, path: Path, *, synchronous: str = "FULL") -> None:
         self.path = path
-        self.conn = apsw.Connection(str(path))
-        self.conn.set_busy_timeout(5_000)
-        self.conn.row_trace = _row_trace
-        for pragma in (
-            "PRAGMA journal_mode=WAL",
+        self._pragmas = (
             f"PRAGMA synchronous={synchronous}",
             "PRAGMA secure_delete=ON",
             "PRAGMA foreign_keys=ON",
             "PRAGMA trusted_schema=OFF",
-        ):
-            self.conn.execute(pragma).fetchall()
+        )
+        self.conn = self._open()
+        self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
             self.conn.execute(SCHEMA)
             self.conn.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
-        self._lock = threading.Lock()
-        self._limiter = anyio.CapacityLimiter(1)
+        self.conn.execute("PRAGMA wal_autocheckpoint=0").fetchall()
+        self._wal_pages = 0
+        self.conn.set_wal_hook(self._on_wal)
         self.degraded: str | None = None
-        self.head = self._last_head()
+        self._head = self._last_head(self.conn)
+        self._group_head = self._head
+        self._writer_ident: int | None = None
         self.fail_next_commit: Exception | None = None  # failure injection for tests
+        self._closed = False
+        # Read-only connections: a read can never fork the audit chain or
+        # write around the writer thread.
+        self._read_pool: queue.SimpleQueue[apsw.Connection] = queue.SimpleQueue()
+        self._read_conns: list[apsw.Connection] = []
+        for _ in range(self.readers):
+            rconn = self._open()
+            rconn.execute("PRAGMA query_only=ON").fetchall()
+            self._read_conns.append(rconn)
+            self._read_pool.put(rconn)
+        self._read_limiter = anyio.CapacityLimiter(self.readers)
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._ckpt_wanted = threading.Event()
+        self._ckpt_conn = self._open()
+        self._writer = threading.Thread(target=self._writer_loop, name="store-writer",
+                                        daemon=True)
+        self._checkpointer = threading.Thread(target=self._checkpoint_loop,
+                                              name="store-checkpoint", daemon=True)
+        self._writer.start()
+        self._checkpointer.start()
+
+    def _open(self) -> apsw.Connection:
+        conn = apsw.Connection(str(self.path))
+        conn.set_busy_timeout(5_000)
+        conn.row_trace = _row_trace
+        for pragma in self._pragmas:
+            conn.execute(pragma).fetchall()
+        return conn
+
+    @staticmethod
+    def _last_head(conn: apsw.Connection) -> ChainHead:
+        cursor = conn.cursor()
+        cursor.row_trace = None
+        for seq, hsh in cursor.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"):
+            return ChainHead(seq=seq, hash=hsh)
+        return EMPTY_HEAD
+
+    @property
+    def head(self) -> ChainHead:
+        """The newest committed event; inside a write job, the group's own head.
+
+        A job may read ``store.head`` as the true newest event (a checkpoint
+        signs it): on the writer thread that is the head after the jobs
+        before it in the same group; everywhere else, only what has committed.
+        """
+        if threading.get_ident() == self._writer_ident:
+            return self._group_head
+        return self._head
+
+    @head.setter
+    def head(self, value: ChainHead) -> None:
+        self._head = self._group_head = value
 
     # -- transactions -------------------------------------------------------
 
     def run_sync(self, fn: Callable[[Tx], T], *, write: bool = True) -> T:
-        with self._lock:
-            if write and self.degraded is not None:
-                raise Unavailable("store_unavailable")
-            tx = Tx(self.conn, self)
-            self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                result = fn(tx)
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            try:
-                # Only a write consumes an injected fault: a read commits nothing.
-                if write and self.fail_next_commit is not None:
-                    exc, self.fail_next_commit = self.fail_next_commit, None
-                    raise exc
-                self.conn.execute("COMMIT")
-            except Exception:  # noqa: BLE001 (any commit failure must degrade, not escape)
-                # The outcome of a failed COMMIT is unknown to us; never retry it
-                # into an acknowledgement (the fsyncgate lesson). Roll back what we
-                # can and refuse governed writes until the chain verifies again.
-                try:
-                    if not self.conn.getautocommit():
-                        self.conn.execute("ROLLBACK")
-                except apsw.Error:
-                    pass
-                self.degraded = "commit_failed"
-                raise Unavailable("store_unavailable") from None
-            self.head = tx._head
-            return result
+        if not write:
+            return self._read(fn)
+        job = _Job(fn)
+        self._submit(job)
+        return job.wait()
 
     async def run(self, fn: Callable[[Tx], T], *, write: bool = True) -> T:
-        return await anyio.to_thread.run_sync(
-            lambda: self.run_sync(fn, write=write), limiter=self._limiter
-        )
+        if not write:
+            return await anyio.to_thread.run_sync(self._read, fn, limiter=self._read_limiter)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # another event loop (trio): wait in a worker thread
+            return await anyio.to_thread.run_sync(lambda: self.run_sync(fn))
+        job = _Job(fn, loop=loop)
+        self._submit(job)
+        return await job.wait_async()
+
+    def _submit(self, job: _Job) -> None:
+        if self._closed:
+            raise Unavailable("store_unavailable")
+        self._jobs.put(job)
+
+    def _read(self, fn: Callable[[Tx], T]) -> T:
+        conn = self._read_pool.get()
+        try:
+            tx = Tx(conn, self)
+            conn.execute("BEGIN")
+            try:
+                return fn(tx)
+            finally:
+                conn.execute("ROLLBACK")  # nothing to keep: the connection is read-only
+        finally:
+            self._read_pool.put(conn)
+
+    def _writer_loop(self) -> None:
+        self._writer_ident = threading.get_ident()
+        while True:
+            first = self._jobs.get()
+            if first is None:
+                return
+            batch = [first]
+            stop = False
+            while len(batch) < self.max_group:
+                try:
+                    job = self._jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if job is None:
+                    stop = True
+                    break
+                batch.append(job)
+            group: list[_Job] = []
+            for job in batch:
+                if job.raw:
+                    self._commit_group(group)
+                    group = []
+                    try:
+                        job.finish(job.fn(self.conn))
+                    except BaseException as exc:  # noqa: BLE001 (handed to its caller)
+                        job.finish(error=exc)
+                else:
+                    group.append(job)
+            self._commit_group(group)
+            if self._wal_pages >= self.checkpoint_pages:
+                self._ckpt_wanted.set()
+            if stop:
+                return
+
+    def _commit_group(self, group: list[_Job]) -> None:
+        if not group:
+            return
+        try:
+            self._run_group(group)
+        except BaseException:  # noqa: BLE001 (the writer thread must outlive any failure)
+            # BEGIN refused (busy, I/O error) or a savepoint statement failed:
+            # whatever this group did is rolled back and none of it is
+            # acknowledged; jobs already answered stay answered.
+            try:
+                if not self.conn.getautocommit():
+                    self.conn.execute("ROLLBACK")
+            except apsw.Error:
+                pass
+            for job in group:
+                job.finish(error=Unavailable("store_unavailable"))
+
+    def _run_group(self, group: list[_Job]) -> None:
+        conn = self.conn
+        head = self.head
+        done: list[tuple[_Job, Any]] = []
+        failed: list[tuple[_Job, BaseException]] = []
+        single = len(group) == 1
+        conn.execute("BEGIN IMMEDIATE")
+        for job in group:
+            if job.governed and self.degraded is not None:
+                failed.append((job, Unavailable("store_unavailable")))
+                continue
+            self._group_head = head
+            tx = Tx(conn, self)
+            if not single:
+                conn.execute("SAVEPOINT job")
+            try:
+                result = job.fn(tx)
+            except BaseException as exc:  # noqa: BLE001 (handed to its caller)
+                failed.append((job, exc))
+                if single:
+                    break
+                try:
+                    conn.execute("ROLLBACK TO job")
+                    conn.execute("RELEASE job")
+                    continue
+                except apsw.Error:
+                    pass
+                if conn.getautocommit():
+                    # SQLite itself abandoned the transaction (I/O error, disk
+                    # full): the work of the jobs before this one is gone too.
+                    # Nothing was acknowledged, so say so to each of them.
+                    for other, _ in done:
+                        failed.append((other, Unavailable("store_unavailable")))
+                    done = []
+                    head = self._head
+                    for rest in group[group.index(job) + 1:]:
+                        failed.append((rest, Unavailable("store_unavailable")))
+                    break
+                continue
+            if not single:
+                conn.execute("RELEASE job")
+            head = tx._head
+            done.append((job, result))
+        self._group_head = self._head
+        if not done:
+            if not conn.getautocommit():
+                conn.execute("ROLLBACK")
+            for job, err in failed:
+                job.finish(error=err)
+            return
+        try:
+            if self.fail_next_commit is not None:
+                injected, self.fail_next_commit = self.fail_next_commit, None
+                raise injected
+            conn.execute("COMMIT")
+        except Exception:  # noqa: BLE001 (any commit failure must degrade, not escape)
+            # The outcome of a failed COMMIT is unknown to us; never retry it
+            # into an acknowledgement (the fsyncgate lesson). Roll back what we
+            # can and refuse governed writes until the chain verifies again.
+            try:
+                if not conn.getautocommit():
+                    conn.execute("ROLLBACK")
+            except apsw.Error:
+                pass
+            self.degraded = "commit_failed"
+            for job, _ in done:
+                job.finish(error=Unavailable("store_unavailable"))
+            for job, err in failed:
+                job.finish(error=err)
+            return
+        self.head = head
+        for job, result in done:
+            job.finish(result)
+        for job, err in failed:
+            job.finish(error=err)
+
+    def _writer_call(self, fn: Callable[[apsw.Connection], T]) -> T:
+        """Run ``fn(conn)`` on the writer thread, between groups, outside a transaction."""
+        job = _Job(fn, governed=False, raw=True)
+        self._submit(job)
+        return job.wait()
+
+    # -- checkpoints ----------------------------------------------------------
+
+    def _on_wal(self, _conn: apsw.Connection, _name: str, pages: int) -> int:
+        self._wal_pages = pages
+        return int(apsw.SQLITE_OK)
+
+    def _checkpoint_loop(self) -> None:
+        while True:
+            self._ckpt_wanted.wait()
+            self._ckpt_wanted.clear()
+            if self._closed:
+                return
+            try:
+                self._ckpt_conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except apsw.Error:
+                pass  # retried after the next commits; the WAL stays valid meanwhile
 
     # -- audit --------------------------------------------------------------
 
     def audit_rows(self, after_seq: int = 0) -> Iterator[StoredEvent]:
-        cursor = self.conn.cursor()
-        cursor.row_trace = None
-        for seq, body, hsh in cursor.execute(
-            "SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq", (after_seq,)
-        ):
-            yield StoredEvent(seq, bytes(body), hsh)
+        """Every stored event after ``after_seq``, from one read snapshot."""
+        conn = self._read_pool.get()
+        try:
+            cursor = conn.cursor()
+            cursor.row_trace = None
+            conn.execute("BEGIN")
+            try:
+                for seq, body, hsh in cursor.execute(
+                    "SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq", (after_seq,)
+                ):
+                    yield StoredEvent(seq, bytes(body), hsh)
+            finally:
+                conn.execute("ROLLBACK")
+        finally:
+            self._read_pool.put(conn)
 
     def verify_audit(self, expect: ChainHead | None = None) -> Any:
         """Walk the whole chain; with ``expect`` (a checkpoint's head) it must pass through it."""
-        with self._lock:
-            return verify_chain(self.audit_rows(), expect=expect)
-
-    def _last_head(self) -> ChainHead:
-        rows: list[Any] = self.conn.execute(
-            "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchall()
-        return ChainHead(seq=rows[0]["seq"], hash=rows[0]["hash"]) if rows else EMPTY_HEAD
+        return verify_chain(self.audit_rows(), expect=expect)
 
     def try_recover(self, expect: ChainHead | None = None) -> bool:
         """Re-verify the chain; clear ``degraded`` when it verifies again."""
         result = self.verify_audit(expect)
-        with self._lock:
+
+        def settle(conn: apsw.Connection) -> None:
             if result.ok:
-                self.head = self._last_head()
+                self.head = self._last_head(conn)
                 self.degraded = None
             else:
                 self.degraded = "audit_chain_broken"
+
+        self._writer_call(settle)
         return bool(result.ok)
 
-    def checkpoint_wal(self) -> None:
-        with self._lock:
-            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    def checkpoint_wal(self) -> bool:
+        """Checkpoint and truncate the WAL; False when it could not complete (busy)."""
+        def truncate(conn: apsw.Connection) -> bool:
+            cursor = conn.cursor()
+            cursor.row_trace = None
+            for busy, _log, _done in cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)"):
+                return not busy
+            return False
+
+        return self._writer_call(truncate)
 
     def close(self) -> None:
-        with self._lock:
-            self.conn.close()
+        if self._closed:
+            return
+        self._closed = True
+        self._jobs.put(None)
+        self._writer.join()
+        self._ckpt_wanted.set()
+        self._checkpointer.join()
+        for conn in (*self._read_conns, self._ckpt_conn, self.conn):
+            conn.close()
