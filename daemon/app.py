@@ -324,7 +324,8 @@ class App:
                 def verify(tx: Tx, rid: str = receipt.receipt_id) -> schema.ReceiptOut:
                     return reads.verify_removal(tx, rid, fmt(self._now()))
 
-                updated = await self.store.run(verify)
+                updated = await (self.finish_receipt(receipt.receipt_id)
+                                 if self.finish_receipt is not None else self.store.run(verify))
                 receipt.status = updated.status
                 receipt.updated_at = updated.updated_at
 
@@ -499,6 +500,9 @@ class App:
         return Dispatcher(agent), Dispatcher(control)
 
     extra_methods: list[tuple[str, type, Handler]] = field(default_factory=list)
+    # Settles a delete receipt after its removal committed (daemon/lifecycle.py
+    # installs it); without one, the store is only re-read.
+    finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None
 
 
 # Agent-channel methods that other modules register (SPEC §9).

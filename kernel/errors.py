@@ -76,6 +76,10 @@ ERRORS: dict[str, ErrorRow] = {
         "conflict", "this idempotency key was used for a different request",
         "use a new idempotency key for a new request",
     ),
+    "undo_impossible": ErrorRow(
+        "conflict", "this operation cannot be undone",
+        "see details.reason; a removal is final: write the entry again instead",
+    ),
     # -32003 not found
     "not_found": ErrorRow(
         "not_found", "no such entry for this owner and scope",
