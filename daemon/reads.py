@@ -1,5 +1,5 @@
-"""Read methods: ``memory.read``, ``memory.list`` (list mode), ``memory.receipt``,
-``memory.status``, receipts after removal, and audit export.
+"""Read methods: ``memory.read``, ``memory.list`` (list and search modes),
+``memory.receipt``, ``memory.status``, receipts after removal, and audit export.
 
 Owns: what a caller may see and in what shape. Listing cursors are opaque,
 signed with the per-home MAC key, and bound to the owner, the exact filters
@@ -20,11 +20,14 @@ import msgspec
 
 from audit.chain import StoredEvent, VerifyResult, from_stored
 from audit.keyed import KeyedHasher
+from daemon import search
 from daemon.entries import View, load, to_wire
 from daemon.ids import random_id
 from daemon.store import Tx, loads
 from kernel.errors import CursorError, NotFound
+from kernel.scan import redact
 from rpc import schema
+from rpc.errors import InvalidParams
 
 if TYPE_CHECKING:
     from daemon.app import App
@@ -72,6 +75,8 @@ class _Cursor(msgspec.Struct, frozen=True):
     boot: str
     after_title: str
     after_id: str
+    # Search mode continues below a (score, id) position instead of a title.
+    after_score: float | None = None
 
 
 def _sign(hasher: KeyedHasher, cur: _Cursor) -> str:
@@ -105,17 +110,27 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         if cur.owner != view.owner or cur.boot != boot_id:
             raise CursorError("cursor_invalid")
         try:
-            p = msgspec.json.decode(cur.filters, type=schema.MemoryList)
+            signed = msgspec.json.decode(cur.filters, type=schema.MemoryList)
         except msgspec.DecodeError:
             raise CursorError("cursor_invalid") from None
         # The task id and identity in the filters must match the caller's view.
+        if signed.task_id != p.task_id or signed.identity != p.identity:
+            raise CursorError("cursor_invalid")
+        p = signed
         after = (cur.after_title, cur.after_id)
+        after_score = cur.after_score
     else:
         after = None
+        after_score = None
     filters = msgspec.structs.replace(p, cursor=None)
     filters_text = _canonical.encode(filters).decode()
     statuses = list(p.statuses or ["active"])
-    page_size = p.page_size or 20
+    mode = p.mode or ("search" if p.query is not None else "list")
+    if mode == "search" and not (p.query or "").strip():
+        raise InvalidParams([{"path": "$.query", "expected": "non-empty str (search mode)"}])
+    if mode == "list" and p.query is not None:
+        raise InvalidParams([{"path": "$.query", "expected": "absent in list mode"}])
+    page_size = p.page_size or (SEARCH_PAGE if mode == "search" else 20)
     clauses = ["owner = ?"]
     args: list[Any] = [view.owner]
     if p.target is not None:
@@ -145,6 +160,13 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         clauses.append("(" + " OR ".join("(target = ? AND scope = ?)" for _ in ns) + ")")
         for target, scope in ns:
             args.extend([target, scope])
+    scopes = sorted({f"{t}/{s}" for t, s in view.namespaces}) if view.namespaces else ["*"]
+    if mode == "search":
+        assert p.query is not None
+        return _search_page(tx, hasher, boot_id, view, p.query, " AND ".join(clauses),
+                            tuple(args), page_size, filters_text, statuses, scopes,
+                            None if after is None or after_score is None
+                            else (after_score, after[1]), now)
     if after is not None:
         clauses.append("(title > ? OR (title = ? AND id > ?))")
         args.extend([after[0], after[0], after[1]])
@@ -159,13 +181,47 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         last = rows[-1]
         next_cursor = _sign(hasher, _Cursor(view.owner, filters_text, boot_id,
                                             last["title"], last["id"]))
-    scopes = sorted({f"{t}/{s}" for t, s in view.namespaces}) if view.namespaces else ["*"]
     return {
         "items": items,
         "mode": "list",
         "next_cursor": next_cursor,
         "coverage": {"scopes": scopes, "statuses": statuses, "exhausted": not more,
                      "complete": True, "warnings": []},
+    }
+
+
+SEARCH_PAGE = 8
+
+
+def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: str,
+                 where: str, args: tuple[Any, ...], page_size: int, filters_text: str,
+                 statuses: list[str], scopes: list[str], after: tuple[float, str] | None,
+                 now: str) -> dict[str, Any]:
+    """One page of search mode: BM25 order (score, then id), snippets redacted."""
+    plan = search.plan(tx, query)
+    rows = search.ranked(tx, plan, where, args, page_size + 1, after)
+    more = len(rows) > page_size
+    rows = rows[:page_size]
+    items = []
+    for r in rows:
+        item = _item(r, now)
+        # Redact the whole field first, so a secret cut by the window never
+        # shows a fragment.
+        item["snippet"] = search.snippet(
+            (redact(r["body"]), redact(r["summary"]), redact(r["title"])), plan.terms)
+        item["score"] = r["score"]
+        items.append(item)
+    next_cursor = None
+    if more:
+        last = rows[-1]
+        next_cursor = _sign(hasher, _Cursor(view.owner, filters_text, boot_id, "", last["id"],
+                                            after_score=last["score"]))
+    return {
+        "items": items,
+        "mode": "search",
+        "next_cursor": next_cursor,
+        "coverage": {"scopes": scopes, "statuses": statuses, "exhausted": not more,
+                     "complete": True, "warnings": [], "search": plan.stats()},
     }
 
 

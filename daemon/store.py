@@ -14,7 +14,10 @@ Invariants:
   on) and is never retried into an acknowledgement;
 - ``synchronous=FULL`` by default: an acknowledged write survives power loss;
 - ``secure_delete=ON``: freed pages are zeroed, so removed text does not linger
-  in the file.
+  in the file; the FTS5 index runs with ``secure-delete`` for the same reason;
+- the search index and snapshot cards follow ``entries`` through SQL triggers
+  in the writer's own transaction; any connection that writes ``entries`` must
+  first call ``daemon.search.register`` (the triggers use its function).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import msgspec
 
 from audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_event, to_stored, verify_chain
 from audit.event import AuditEvent, EventSubject
+from daemon import search
 from kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -95,6 +99,58 @@ CREATE TABLE IF NOT EXISTS audit(seq INTEGER PRIMARY KEY, body BLOB NOT NULL, ha
 CREATE TABLE IF NOT EXISTS checkpoints(
   seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, ts TEXT NOT NULL, signature TEXT NOT NULL,
   public_key TEXT NOT NULL);
+"""
+
+# Lexical index (daemon/search.py) and frozen recall snapshots (daemon/recall.py).
+# An explicit INTEGER PRIMARY KEY keys the index, because VACUUM may renumber
+# the implicit rowids of entries. The FTS5 table is contentless: tokens only,
+# never a copy of the text. Rows leave it through FTS5's 'delete' command with
+# the old text (which the index function re-tokenises identically), because
+# only that path honours 'secure-delete' (contentless_delete=1 tables keep
+# the deleted tokens behind tombstones). A snapshot's header lives in tasks.snapshot and its
+# cards' text in snapshot_cards, so removing an entry destroys its text in every
+# snapshot holding it (snapshot_cards_removed).
+SEARCH_SCHEMA = """
+CREATE TABLE IF NOT EXISTS search_keys(key INTEGER PRIMARY KEY, entry_id TEXT NOT NULL UNIQUE);
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
+  title, summary, body, content='', tokenize='unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS snapshot_cards(
+  task_id TEXT NOT NULL, pos INTEGER NOT NULL, entry_id TEXT NOT NULL, card TEXT, line TEXT,
+  PRIMARY KEY(task_id, pos));
+CREATE INDEX IF NOT EXISTS snapshot_cards_entry ON snapshot_cards(entry_id);
+CREATE TRIGGER IF NOT EXISTS entries_search_ai AFTER INSERT ON entries BEGIN
+  INSERT INTO search_keys(entry_id) VALUES (new.id);
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (
+    (SELECT key FROM search_keys WHERE entry_id = new.id), memoryd_fts_text(new.title),
+    memoryd_fts_text(new.summary), memoryd_fts_text(new.body));
+END;
+CREATE TRIGGER IF NOT EXISTS entries_search_au AFTER UPDATE OF title, summary, body ON entries
+BEGIN
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete',
+    (SELECT key FROM search_keys WHERE entry_id = old.id), memoryd_fts_text(old.title),
+    memoryd_fts_text(old.summary), memoryd_fts_text(old.body));
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (
+    (SELECT key FROM search_keys WHERE entry_id = new.id), memoryd_fts_text(new.title),
+    memoryd_fts_text(new.summary), memoryd_fts_text(new.body));
+END;
+CREATE TRIGGER IF NOT EXISTS entries_search_ad AFTER DELETE ON entries BEGIN
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete',
+    (SELECT key FROM search_keys WHERE entry_id = old.id), memoryd_fts_text(old.title),
+    memoryd_fts_text(old.summary), memoryd_fts_text(old.body));
+  DELETE FROM search_keys WHERE entry_id = old.id;
+  UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS snapshot_cards_removed AFTER UPDATE OF status ON entries
+WHEN new.status = 'removed' BEGIN
+  UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = new.id;
+END;
+CREATE TRIGGER IF NOT EXISTS snapshot_cards_dropped AFTER UPDATE OF snapshot ON tasks
+WHEN new.snapshot IS NULL BEGIN
+  DELETE FROM snapshot_cards WHERE task_id = new.task_id;
+END;
+CREATE TRIGGER IF NOT EXISTS snapshot_cards_task_gone AFTER DELETE ON tasks BEGIN
+  DELETE FROM snapshot_cards WHERE task_id = old.task_id;
+END;
 """
 
 _json = msgspec.json.Encoder()
@@ -266,6 +322,10 @@ class SqliteStore:
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
             self.conn.execute(SCHEMA)
+            self.conn.execute(SEARCH_SCHEMA)
+            # Removed text must not linger in the index's pages either.
+            self.conn.execute(
+                "INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1)")
             self.conn.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
@@ -305,6 +365,7 @@ class SqliteStore:
         conn.row_trace = _row_trace
         for pragma in self._pragmas:
             conn.execute(pragma).fetchall()
+        search.register(conn)
         return conn
 
     @staticmethod

@@ -157,7 +157,11 @@ def _provenance(p: schema.MemoryWrite, caller: Caller, hasher: KeyedHasher) -> P
     if p.source == "extraction":
         if p.evidence is None:
             raise _bad("$.evidence", "object with user_message (required for extraction)")
-        return Provenance("extraction", eligible=False,
+        # Eligible for recall only if every new body is found verbatim in the
+        # cited message; the verdict and a keyed hash are kept, never the message.
+        bodies = [e.body for e in [p.entry, *(o.entry for o in p.ops or ())] if e is not None]
+        verbatim = bool(bodies) and all(b.strip() in p.evidence.user_message for b in bodies)
+        return Provenance("extraction", eligible=verbatim,
                           evidence_hash=hasher.message(p.evidence.user_message))
     return Provenance("agent", eligible=True)
 

@@ -1,0 +1,290 @@
+"""Lexical search over entries: the FTS5 index, its tokenisation, and query plans.
+
+Owns: how entry text becomes index tokens (``fts_text``, registered on the
+store's connection as the SQL function ``memoryd_fts_text`` that the index
+triggers call), how a free-text query becomes a bounded FTS5 ``MATCH``
+expression (``plan``), and the ranked candidate query (``ranked``).
+
+Tokenisation. The index uses FTS5's built-in ``unicode61`` tokenizer
+(case folding, diacritics removed). ``unicode61`` splits on spaces and
+punctuation, which suits English but leaves a run of Chinese (or Japanese,
+Korean) text as one long token that no word query can match. So text is
+pre-split before it reaches the index: every CJK run is rewritten as its
+single characters plus its overlapping character bigrams ("机器学习" →
+"机 器 学 习 机器 器学 学习"). A query is split the same way: a CJK run of two
+or more characters becomes its bigrams, a single character its unigram. A
+two-character Chinese word is then exactly one indexed bigram. The pre-split
+happens in Python on both sides, so the index itself needs nothing but stock
+FTS5 and any SQLite with FTS5 can read it (the benchmark does).
+
+Query plans. Stop words (English function words, Chinese particles) are
+dropped. Then each remaining term's document frequency is probed with a
+capped count (never more than ``COMMON_DOCS + 1`` postings read), and terms
+are kept rarest first while their document frequencies sum to at most
+``CANDIDATE_BUDGET``; a term that would pass it is over-common and dropped.
+So the rows FTS5 must score are bounded whatever the query holds: this is
+what removes the cliff where one very common word makes FTS5 score nearly
+every row. If every term is over-common ("they are all there is"), the
+rarest one is kept and the candidate set is the newest ``COMMON_SCAN``
+entries matching it, ranked by BM25.
+
+Invariants:
+- the index holds no text a caller did not store in ``entries`` and is kept
+  in step with it by triggers in the same transaction (store.py); a removed
+  entry's tokens leave the index (FTS5 ``secure-delete``);
+- user text never reaches FTS5 query syntax unquoted: every term is a quoted
+  string with quotes doubled;
+- the plan is a pure function of the query and the index's state.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import apsw
+
+if TYPE_CHECKING:
+    from daemon.store import Tx
+
+FTS_FUNCTION = "memoryd_fts_text"
+# BM25 column weights: a match in the title says most about an entry, then
+# its summary (the card text), then the body.
+WEIGHTS = (10.0, 5.0, 1.0)
+# A term found in more documents than this is over-common by itself.
+COMMON_DOCS = 2_000
+# Rarest-first terms are kept while their document frequencies sum to this.
+CANDIDATE_BUDGET = 4_000
+# When only over-common terms remain: rank the newest this many matches.
+COMMON_SCAN = 1_000
+# Distinct terms considered from one query (first ones, in query order).
+MAX_TERMS = 32
+# Longest single term; longer runs are not words anyone searches for.
+MAX_TERM_CHARS = 64
+
+_CJK_RANGES = (
+    (0x3040, 0x30FF),    # Hiragana, Katakana
+    (0x3400, 0x4DBF),    # CJK Extension A
+    (0x4E00, 0x9FFF),    # CJK Unified Ideographs
+    (0xAC00, 0xD7AF),    # Hangul syllables
+    (0xF900, 0xFAFF),    # CJK Compatibility Ideographs
+    (0x20000, 0x2FFFF),  # CJK Extensions B–F and supplements
+)
+_CJK_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _CJK_RANGES)
+_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+# unicode61 keeps letters and numbers and splits on everything else ("_" too).
+_WORD = re.compile(f"(?:[^\\W_]|[{_CJK_CLASS}])+")
+
+STOP_WORDS: frozenset[str] = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just let me more most my myself no nor not now of off on once only or other our ours ourselves
+out over own please same she should so some such than that the their theirs them themselves
+then there these they this those through to too under until up very was we were what when
+where which while who whom why will with would you your yours yourself yourselves
+also get got make may might must need use using want
+""".split())
+# Chinese function characters: dropped as unigrams, and bigrams made only of them.
+STOP_CJK: frozenset[str] = frozenset(
+    "的了是在和与或我你他她它们这那就都也而及把被让给对从向于之吗呢吧啊么个有")
+
+
+def _is_cjk(ch: str) -> bool:
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+
+
+def _fold(word: str) -> str:
+    # What unicode61 with remove_diacritics does to a Latin word, near enough
+    # for stop-word checks and de-duplication.
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def fts_text(text: str | None) -> str:
+    """Index form of ``text``: CJK runs become unigrams plus bigrams, the rest is kept."""
+    if not text:
+        return ""
+
+    def split(m: re.Match[str]) -> str:
+        run = m.group(0)
+        grams = list(run)
+        grams.extend(run[i:i + 2] for i in range(len(run) - 1))
+        return " " + " ".join(grams) + " "
+
+    return _CJK_RUN.sub(split, text)
+
+
+def _sql_fts_text(*args: Any) -> str:
+    # SQLite hands over whatever the column holds; only text is indexed.
+    value = args[0] if args else None
+    return fts_text(value if isinstance(value, str) else None)
+
+
+def register(conn: apsw.Connection) -> None:
+    """Make ``memoryd_fts_text`` callable on ``conn`` (the index triggers need it).
+
+    Any connection that writes ``entries`` must call this first. It is
+    deterministic and innocuous, so it may run inside triggers while
+    ``trusted_schema`` is off.
+    """
+    conn.create_scalar_function(
+        FTS_FUNCTION, _sql_fts_text, 1, deterministic=True,
+        flags=getattr(apsw, "SQLITE_INNOCUOUS", 0x200000),
+    )
+
+
+def query_terms(text: str) -> tuple[list[str], int]:
+    """Distinct index terms of a query, in order, and how many stop words were dropped."""
+    terms: list[str] = []
+    seen: set[str] = set()
+    stopped = 0
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        pieces: list[str] = []
+        for part in re.split(f"([{_CJK_CLASS}]+)", word):
+            if not part:
+                continue
+            if _is_cjk(part[0]):
+                if len(part) == 1:
+                    pieces.append(part)
+                else:
+                    pieces.extend(part[i:i + 2] for i in range(len(part) - 1))
+            else:
+                pieces.append(_fold(part))
+        for piece in pieces:
+            if piece in STOP_WORDS or all(ch in STOP_CJK for ch in piece):
+                stopped += 1
+                continue
+            if len(piece) > MAX_TERM_CHARS or piece in seen:
+                continue
+            seen.add(piece)
+            terms.append(piece)
+            if len(terms) >= MAX_TERMS:
+                return terms, stopped
+    return terms, stopped
+
+
+def quote(term: str) -> str:
+    """An FTS5 string literal: the term can never be read as query syntax."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a query became. ``match`` is None when no term is left to search."""
+
+    match: str | None
+    terms: tuple[str, ...]
+    stop_dropped: int
+    common_dropped: int
+    only_common: bool
+
+    def stats(self) -> dict[str, Any]:
+        return {"terms": len(self.terms), "stop_dropped": self.stop_dropped,
+                "common_dropped": self.common_dropped, "only_common": self.only_common}
+
+
+def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS) -> int:
+    """Documents holding ``term``, counted up to ``cap + 1`` (so never a long scan)."""
+    row = tx.one("SELECT count(*) AS n FROM (SELECT rowid FROM entries_fts"
+                 " WHERE entries_fts MATCH ? LIMIT ?)", (quote(term), cap + 1))
+    return int(row["n"]) if row else 0
+
+
+def plan(tx: Tx, text: str) -> Plan:
+    terms, stopped = query_terms(text)
+    if not terms:
+        return Plan(None, (), stopped, 0, only_common=False)
+    freqs = [(doc_freq(tx, t), i, t) for i, t in enumerate(terms)]
+    present = [f for f in freqs if f[0] > 0]
+    if not present:
+        # Nothing matches anything: a cheap, empty query still answers.
+        return Plan(" OR ".join(quote(t) for t in terms), tuple(terms), stopped, 0, False)
+    present.sort()
+    kept: list[str] = []
+    total = 0
+    for df, _i, term in present:
+        if df > COMMON_DOCS or total + df > CANDIDATE_BUDGET:
+            break
+        kept.append(term)
+        total += df
+    dropped = len(present) - len(kept)
+    if not kept:
+        rarest = present[0][2]
+        return Plan(quote(rarest), (rarest,), stopped, dropped - 1, only_common=True)
+    # Keep query order in the expression so the plan reads like the query.
+    order = {t: i for _df, i, t in present}
+    kept.sort(key=order.__getitem__)
+    return Plan(" OR ".join(quote(t) for t in kept), tuple(kept), stopped, dropped, False)
+
+
+def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
+           after: tuple[float, str] | None = None) -> list[dict[str, Any]]:
+    """Entries matching plan ``p`` and the SQL filter ``where`` on ``e``, best first.
+
+    Each row is the entry's columns plus ``score`` (BM25, higher is better).
+    ``after`` continues below a (score, id) position. The filter runs in SQL
+    over the plan's bounded candidate set, so other owners' or inactive
+    entries never crowd out the caller's.
+    """
+    if p.match is None:
+        return []
+    w_title, w_summary, w_body = WEIGHTS
+    inner = ("SELECT rowid AS k, -bm25(entries_fts, ?, ?, ?) AS score FROM entries_fts"
+             " WHERE entries_fts MATCH ?")
+    inner_args: tuple[Any, ...] = (w_title, w_summary, w_body, p.match)
+    if p.only_common:
+        inner += " ORDER BY rowid DESC LIMIT ?"
+        inner_args += (COMMON_SCAN,)
+    sql = ("SELECT e.*, m.score AS score FROM (" + inner + ") AS m"  # noqa: S608 (no client text in SQL)
+           " JOIN search_keys AS s ON s.key = m.k JOIN entries AS e ON e.id = s.entry_id"
+           " WHERE " + where)
+    sql_args: tuple[Any, ...] = (*inner_args, *args)
+    if after is not None:
+        sql += " AND (round(m.score, 9) < ? OR (round(m.score, 9) = ? AND e.id > ?))"
+        sql_args += (after[0], after[0], after[1])
+    sql += " ORDER BY round(m.score, 9) DESC, e.id LIMIT ?"
+    rows = tx.all(sql, (*sql_args, limit))
+    for row in rows:
+        row["score"] = round(float(row["score"]), 9)
+    return rows
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def snippet(text_fields: tuple[str, ...], terms: tuple[str, ...], width: int = 200) -> str:
+    """At most ``width`` characters around the first match in the given fields.
+
+    Fields are tried in order (body, summary, title); the first one holding a
+    term gives the window, else the first non-empty field's start.
+    """
+    lowered_terms = [t for t in terms if t]
+    for text in text_fields:
+        flat = _SPACE.sub(" ", text).strip()
+        folded = flat.casefold()
+        hits = [folded.find(t) for t in lowered_terms]
+        hits = [h for h in hits if h >= 0]
+        if hits:
+            return _window(flat, min(hits), width)
+    for text in text_fields:
+        flat = _SPACE.sub(" ", text).strip()
+        if flat:
+            return _window(flat, 0, width)
+    return ""
+
+
+def _window(flat: str, at: int, width: int) -> str:
+    if len(flat) <= width:
+        return flat
+    start = max(0, min(at - width // 4, len(flat) - width))
+    piece = flat[start:start + width]
+    if start > 0:
+        piece = "…" + piece[1:]
+    if start + width < len(flat):
+        piece = piece[:-1] + "…"
+    return piece
