@@ -26,7 +26,7 @@ import apsw
 import structlog
 
 from audit.keyed import KeyedHasher
-from daemon import checkpoints, logs, recall
+from daemon import backup, checkpoints, logs, recall
 from daemon import home as home_mod
 from daemon.app import App
 from daemon.clock import SystemClock
@@ -85,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         home = home_mod.prepare(resolve_home(args.home))
         lock = home_mod.InstanceLock(home)
         lock.acquire()
+        # With the lock held: refuse a path in the way (or clear a stale
+        # socket) now, as one clear line, before the store is even opened.
+        home_mod.check_socket_paths(home.agent_socket, home.control_socket)
     except (home_mod.HomeError, OSError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         return 1
@@ -100,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = App(config=config, home=home, hasher=hasher, store=store, clock=SystemClock(),
               default=default)
     app.extra_methods.extend(recall.methods(app))
+    app.extra_methods.extend(backup.methods(home))
     policy = app.load_policy_file()
     if not policy["loaded"]:
         print(f"memoryd: policy.toml refused: {policy['error']}", file=sys.stderr)
