@@ -534,6 +534,22 @@ def _denied(result: Any) -> str:
     return f"denied {fmt.cell(action)}"
 
 
+def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
+    # The bridge needs the optional MCP SDK (memoryd[mcp]): import it only
+    # here, so every other subcommand works without it.
+    try:
+        from rpc import mcp_bridge
+    except ImportError:
+        io.err("memctl mcp: the MCP SDK is not installed; install memoryd[mcp] "
+               "(pip install 'memoryd[mcp]')")
+        return EXIT_FAILED
+    return mcp_bridge.main(args.bridge_args, home=args.home, timeout=args.timeout)
+
+
+def build_backup(args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("admin.backup", {"path": os.path.abspath(args.dest)})
+
+
 COMMANDS: Final[dict[str, Command]] = {
     "status": Command(build_status, fmt.status),
     "ls": Command(build_ls, fmt.listing),
@@ -562,6 +578,8 @@ COMMANDS: Final[dict[str, Command]] = {
     "audit checkpoint": Command(build_audit_checkpoint, _pretty_json),
     "policy reload": Command(build_policy_reload, fmt.policy_reload, _policy_judge),
     "scan": Command(None, run=run_scan, needs_daemon=False),
+    "mcp": Command(None, run=run_mcp, needs_daemon=False),
+    "backup": Command(build_backup, fmt.generic),
 }
 
 
@@ -929,6 +947,23 @@ def _add_audit_policy(tree: _Tree, subs: Any) -> None:
              examples=("memctl policy reload",))
 
 
+def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
+    # prefix_chars that no option uses: every argument after `mcp` goes to
+    # the bridge's own parser (rpc/mcp_bridge.py), which loads only with the
+    # optional MCP SDK.
+    mcp = subs.add_parser("mcp", help="serve memory to an agent client over MCP (stdio; "
+                          "needs memoryd[mcp]; `memctl mcp --help`)",
+                          add_help=False, prefix_chars="\0")
+    mcp.add_argument("bridge_args", nargs=argparse.REMAINDER)
+    mcp.set_defaults(key="mcp")
+    backup = tree.add(subs, "backup", "backup", summary="back up the home while it runs",
+                      description="Write a consistent copy of memory.db (SQLite's online "
+                                  "backup) and keys/ into DEST,\na new folder that is itself a "
+                                  "home: `memoryd serve --home DEST` restores it.",
+                      examples=("memctl backup ~/backups/memoryd-$(date +%F)",))
+    backup.add_argument("dest", metavar="DEST", help="a folder that does not exist yet")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memctl", formatter_class=_Formatter,
@@ -951,7 +986,8 @@ def build_parser() -> argparse.ArgumentParser:
     subs = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
     tree = _Tree(_parents())
     for add in (_add_memory_reads, _add_memory_writes, _add_history, _add_governance,
-                _add_consent_tokens, _add_recall, _add_audit_policy):
+                _add_consent_tokens, _add_recall, _add_audit_policy,
+                _add_bridge_backup):
         add(tree, subs)
     return parser
 

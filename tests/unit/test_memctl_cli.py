@@ -156,6 +156,7 @@ REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
     (["audit", "verify"], "audit.verify", {}),
     (["audit", "checkpoint"], "audit.checkpoint", {}),
     (["policy", "reload"], "policy.reload", {}),
+    (["backup", "/srv/b"], "admin.backup", {"path": "/srv/b"}),
 ]
 
 
