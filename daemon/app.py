@@ -34,7 +34,7 @@ from daemon.ids import random_id
 from daemon.store import SqliteStore, Tx
 from kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
 from kernel.decide import decide
-from kernel.errors import ContentRejected, Denied, MemorydError
+from kernel.errors import ContentRejected, Denied, MemorydError, Unavailable
 from kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from rpc import schema
 from rpc.errors import InvalidParams
@@ -73,13 +73,26 @@ class App:
             policy = load_policy(text)
         except PolicyError as exc:
             message = str(exc)
-            self.store.run_sync(lambda tx: tx.audit(
-                "policy_rejected", now, details={"policy_hash": self.policy.hash}))
+            try:
+                self.store.run_sync(lambda tx: tx.audit(
+                    "policy_rejected", now, details={"policy_hash": self.policy.hash}))
+            except Unavailable:
+                # A degraded store cannot take the event; the refusal stands
+                # anyway (and must not take the daemon down on SIGHUP).
+                log.warning("policy_event_not_audited", reason="store_unavailable")
             log.warning("policy_rejected", problem=message, policy_hash=self.policy.hash)
             return {"loaded": False, "error": message, "hash": self.policy.hash}
-        self.store.run_sync(lambda tx: tx.audit(
-            "policy_loaded", now, details={"policy_hash": policy.hash,
-                                           "rules": len(policy.rules)}))
+        try:
+            self.store.run_sync(lambda tx: tx.audit(
+                "policy_loaded", now, details={"policy_hash": policy.hash,
+                                               "rules": len(policy.rules)}))
+        except Unavailable:
+            # Fail closed: a policy change that cannot be audited does not take
+            # effect; the old policy stays until the chain verifies again.
+            log.warning("policy_not_loaded", reason="store_unavailable",
+                        policy_hash=self.policy.hash)
+            return {"loaded": False, "error": "the audit log is unavailable; policy unchanged",
+                    "hash": self.policy.hash}
         self.policy = policy
         log.info("policy_loaded", policy_hash=policy.hash, rules=len(policy.rules))
         return {"loaded": True, "hash": policy.hash, "rules": len(policy.rules)}
@@ -332,13 +345,13 @@ class App:
     async def action_list(self, ctx: CallContext, p: schema.ActionList) -> Any:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         now = fmt(self._now())
-        await self.expire_actions()
+        await self._expire_before_read()
         return await self.store.run(
             lambda tx: writes.list_actions(tx, p.status, p.cursor, now), write=False)
 
     async def action_get(self, ctx: CallContext, p: schema.ActionRef) -> Any:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
-        await self.expire_actions()
+        await self._expire_before_read()
         return await self.store.run(lambda tx: writes.get_action(tx, p.action_id), write=False)
 
     async def action_approve(self, ctx: CallContext, p: schema.ActionRef) -> Any:
@@ -395,6 +408,14 @@ class App:
         out = await self.store.run(run)
         log.info("action_denied", action_id=p.action_id)
         return out
+
+    async def _expire_before_read(self) -> None:
+        try:
+            await self.expire_actions()
+        except Unavailable:
+            # Reads go on while the store is degraded (SPEC §5.9): the listing
+            # is still served, only the expiry sweep waits for recovery.
+            pass
 
     async def expire_actions(self) -> int:
         now = fmt(self._now())
