@@ -1,7 +1,8 @@
 """The daemon's home folder: layout, permissions, the single-instance lock, keys.
 
-Owns: creating ``HOME`` (0700), ``HOME/run`` (0700, or 0710 with an agent
-group), ``HOME/keys`` (0700, files 0600), the lock file held for the process's
+Owns: creating ``HOME`` and ``HOME/run`` (0700; with an agent group the server
+opens both to 0710 for that group, traverse only, once the config is read),
+``HOME/keys`` (0700, files 0600), the lock file held for the process's
 lifetime, and the per-home root secret and checkpoint signing key.
 
 Invariants:
@@ -132,12 +133,29 @@ def signing_key(home: Home) -> bytes:
     return _read_or_create(home.keys / "checkpoint.ed25519", generate_signing_key)
 
 
-def check_socket_path(path: Path) -> None:
-    """Refuse a non-socket in the way; a stale socket (we hold the lock) may go."""
-    try:
-        st = path.lstat()
-    except FileNotFoundError:
-        return
-    if not stat.S_ISSOCK(st.st_mode):
-        raise HomeError(f"{path} exists and is not a socket; refusing to replace it")
-    path.unlink()
+# sockaddr_un.sun_path holds 108 bytes on Linux, one of them the final NUL.
+_MAX_SOCKET_PATH = 107
+
+
+def check_socket_paths(*paths: Path) -> None:
+    """Make way for our sockets, or refuse to.
+
+    A path that is not a socket (a file, a folder, a link) is refused and left
+    alone; a stale socket (we hold the lock, so nobody serves it) is removed.
+    Every path is checked before anything is removed, so a refusal changes
+    nothing. A path too long for ``AF_UNIX`` is refused here in plain words
+    rather than failing later inside ``bind``.
+    """
+    stale = []
+    for path in paths:
+        if len(os.fsencode(path)) > _MAX_SOCKET_PATH:
+            raise HomeError(f"{path} is too long for a Unix socket path; use a shorter home")
+        try:
+            st = path.lstat()
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISSOCK(st.st_mode):
+            raise HomeError(f"{path} exists and is not a socket; refusing to replace it")
+        stale.append(path)
+    for path in stale:
+        path.unlink(missing_ok=True)

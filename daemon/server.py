@@ -32,7 +32,7 @@ from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from daemon.config import Config
-from daemon.home import check_socket_path
+from daemon.home import check_socket_paths
 from rpc.errors import connection_error_line
 from rpc.protocol import CallContext, Dispatcher
 
@@ -62,15 +62,15 @@ class Server:
     _all_idle: anyio.Event = field(default_factory=anyio.Event)
 
     async def open(self) -> None:
+        # Every path is checked before any socket exists, so a refusal never
+        # leaves one socket of the pair behind.
+        check_socket_paths(*(item.path for item in self.listeners))
         for item in self.listeners:
-            check_socket_path(item.path)
-            mode = 0o660 if (item.channel == "agent" and item.allowed_gid is not None) else 0o600
-            item.listener = await anyio.create_unix_listener(item.path, mode=mode)
-            if mode == 0o660 and item.allowed_gid is not None:
-                os.chown(item.path, -1, item.allowed_gid)
-                os.chown(item.path.parent, -1, item.allowed_gid)
-                # Group members may traverse run/ to reach agent.sock, nothing more.
-                os.chmod(item.path.parent, 0o710)  # noqa: S103
+            # Created 0600 under umask 077; widened only after the group is set,
+            # so the socket is never open to the daemon's own primary group.
+            item.listener = await anyio.create_unix_listener(item.path, mode=0o600)
+            if item.channel == "agent" and item.allowed_gid is not None:
+                _open_to_group(item.path, item.allowed_gid)
             log.info("listening", channel=item.channel)
 
     async def serve(self, on_ready: Callable[[], None] | None = None) -> None:
@@ -118,7 +118,7 @@ class Server:
         )
         return pid, uid, gid
 
-    def _allowed(self, item: Listener, uid: int) -> bool:
+    def _allowed(self, item: Listener, uid: int, gid: int) -> bool:
         if uid == os.geteuid():
             return True
         if item.channel != "agent":
@@ -126,17 +126,17 @@ class Server:
         if uid in item.allowed_uids:
             return True
         if item.allowed_gid is not None:
-            return _in_group(uid, item.allowed_gid)
+            return gid == item.allowed_gid or _in_group(uid, item.allowed_gid)
         return False
 
     async def _connection(self, item: Listener, stream: SocketStream) -> None:
         conn_id = "conn_" + secrets.token_hex(6)
         async with stream:
             try:
-                pid, uid, _gid = self._peer(stream)
+                pid, uid, gid = self._peer(stream)
             except OSError:
                 return
-            if not self._allowed(item, uid):
+            if not self._allowed(item, uid, gid):
                 log.warning("peer_refused", channel=item.channel, peer_uid=uid, conn_id=conn_id)
                 return
             if item.active >= self.config.max_connections:
@@ -181,16 +181,20 @@ class Server:
             # Frame phase: the rest of the frame must arrive within frame_timeout_s.
             try:
                 with anyio.fail_after(self.config.frame_timeout_s):
-                    rest = await buffered.receive_until(b"\n", max(limit - 1, 1))
+                    rest = await buffered.receive_until(b"\n", limit)
             except TimeoutError:
                 log.info("connection_stalled_closed", channel=item.channel)
                 return
             except anyio.DelimiterNotFound:
+                rest = None
+            except (anyio.IncompleteRead, anyio.EndOfStream):
+                return
+            # receive_until checks its limit only before each read, so a whole
+            # oversized line that arrived in one read is returned: check it here.
+            if rest is None or len(first) + len(rest) > limit:
                 log.info("frame_too_large", channel=item.channel)
                 with anyio.move_on_after(self.config.frame_timeout_s):
                     await stream.send(connection_error_line("frame_too_large"))
-                return
-            except (anyio.IncompleteRead, anyio.EndOfStream):
                 return
             frame = first + rest
             self._busy += 1
@@ -208,6 +212,17 @@ class Server:
                 self._busy -= 1
                 if not self._busy:
                     self._all_idle.set()
+
+
+def _open_to_group(sock: Path, gid: int) -> None:
+    """Let members of ``gid`` reach and connect to ``sock`` and nothing more:
+    the socket 0660, ``run/`` and the home above it 0710 (traverse, not list),
+    all group-owned. Every other file in the home stays 0600 / 0700."""
+    run = sock.parent
+    home = run.parent
+    for path, mode in ((sock, 0o660), (run, 0o710), (home, 0o710)):
+        os.chown(path, -1, gid)
+        os.chmod(path, mode)
 
 
 def _in_group(uid: int, gid: int) -> bool:
