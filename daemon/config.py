@@ -11,13 +11,16 @@ Invariants:
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
+import msgspec.inspect as mi
 
 from rpc.framing import DEFAULT_MAX_FRAME
+from rpc.protocol import describe
 
 
 class _Section(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -101,18 +104,63 @@ def load_config(home: Path) -> Config:
     return config
 
 
+_UNKNOWN: Final = re.compile(
+    r"^Object contains unknown field `(?P<key>[^`]*)`(?: - at `(?P<at>[^`]*)`)?$"
+)
+_AT: Final = re.compile(r" - at `(?P<at>[^`]*)`$")
+
+
 def _describe(exc: msgspec.ValidationError) -> str:
-    # msgspec's message may quote the offending value ("Invalid enum value 'x'");
-    # keep the key path and the kind of problem only.
+    # msgspec's message may quote the offending value ("Invalid enum value 'x'"):
+    # keep the key path and the expected type only. Key names are the
+    # operator's own and are what they need to find the line; values are not
+    # repeated (a mistyped value could be a secret pasted into the wrong key).
     text = str(exc)
-    path = text.rsplit(" - at `", 1)[1].rstrip("`") if " - at `" in text else "$"
+    unknown = _UNKNOWN.match(text)
+    if unknown:
+        return f"unknown key {_key_path(unknown['at'] or '$', unknown['key'])}"
+    at = _AT.search(text)
+    path = at["at"] if at else "$"
     if text.startswith("Object contains unknown field"):
-        return f"unknown key under {path}"
+        # A key msgspec could not quote cleanly (it holds a backtick).
+        return f"unknown key under {_key_path(path)}"
     if text.startswith("Object missing required field"):
-        return f"missing required key under {path}"
-    head = text.split(" - at ")[0]
-    detail = head if head.startswith("Expected `") else "invalid value"
-    return f"{detail} at {path}"
+        missing = re.match(r"^Object missing required field `(?P<key>[^`]*)`", text)
+        key = missing["key"] if missing else ""
+        return f"missing required key {_key_path(path, key)}"
+    expected = _expected(path)
+    where = _key_path(path)
+    return f"{where}: expected {expected}" if expected else f"{where}: invalid value"
+
+
+def _key_path(at: str, key: str = "") -> str:
+    """``$.recall`` + ``bogus`` -> ``recall.bogus``; ``$`` alone is the file's top."""
+    path = at.removeprefix("$").lstrip(".")
+    if key:
+        path = f"{path}.{key}" if path else key
+    return path or "(top level)"
+
+
+def _expected(at: str) -> str | None:
+    """What the schema accepts at a msgspec path, described without the value."""
+    info: mi.Type = mi.type_info(Config)
+    for part in re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[[^\]]*\]", at.removeprefix("$")):
+        if isinstance(info, mi.UnionType):
+            info = next((t for t in info.types if not isinstance(t, mi.NoneType)), info)
+        if part:  # a field name
+            if not isinstance(info, mi.StructType):
+                return None
+            field = next((f for f in info.fields if f.encode_name == part), None)
+            if field is None:
+                return None
+            info = field.type
+        elif isinstance(info, mi.DictType):
+            info = info.value_type
+        elif isinstance(info, mi.ListType | mi.VarTupleType):
+            info = info.item_type
+        else:
+            return None
+    return describe(info)
 
 
 def _check_ranges(config: Config) -> None:
@@ -131,6 +179,10 @@ def _check_ranges(config: Config) -> None:
     for key, value in positive.items():
         if value <= 0:
             raise ConfigError(f"memoryd.toml: {key} must be positive")
+    if config.shutdown_grace_s < 0:
+        raise ConfigError("memoryd.toml: shutdown_grace_s must not be negative")
+    if any(uid < 0 for uid in config.allowed_uids):
+        raise ConfigError("memoryd.toml: allowed_uids must be uids (0 or more)")
     for uid in config.identities:
         if not uid.isdigit():
             raise ConfigError("memoryd.toml: [identities] keys must be numeric uids")
