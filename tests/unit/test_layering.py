@@ -1,0 +1,152 @@
+"""The dependency direction of our four packages, read from the source.
+
+STYLE.md: ``kernel/`` imports nothing of ours; ``audit/`` and ``rpc/`` may use
+``kernel/`` and nothing else of ours; ``daemon/`` composes them all and nothing
+imports ``daemon/``. ``kernel/`` is pure: no I/O, no clock, no environment, no
+randomness, so it imports none of the modules that provide them.
+
+The imports are read with ``ast`` (never by importing the code), so a function-
+level import, a ``TYPE_CHECKING`` block or an ``importlib.import_module`` with
+a literal name counts exactly like a top-level ``import``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+OURS = ("kernel", "audit", "rpc", "daemon")
+
+# Which of our packages each package may import (itself always allowed).
+ALLOWED: dict[str, frozenset[str]] = {
+    "kernel": frozenset(),
+    "audit": frozenset({"kernel"}),
+    "rpc": frozenset({"kernel"}),
+    "daemon": frozenset({"kernel", "audit", "rpc"}),
+}
+
+# Top-level modules that give access to files, sockets, processes, clocks,
+# the environment, randomness or logging sinks. The kernel takes all of these
+# as arguments instead (time included), so it stays a table-testable function.
+KERNEL_FORBIDDEN = frozenset({
+    "anyio", "apsw", "asyncio", "fcntl", "glob", "http", "io", "logging", "mmap",
+    "multiprocessing", "os", "pathlib", "random", "secrets", "select", "selectors",
+    "shutil", "signal", "socket", "sqlite3", "ssl", "structlog", "subprocess",
+    "sys", "tempfile", "threading", "time", "urllib", "uuid",
+})
+
+# Calls that read the clock even though their module (datetime) is fine to use
+# for types and arithmetic.
+KERNEL_FORBIDDEN_CALLS = frozenset({"now", "utcnow", "today", "fromtimestamp"})
+
+
+@dataclass(frozen=True)
+class Import:
+    path: Path
+    line: int
+    module: str
+
+
+def _module_name(path: Path, root: Path) -> list[str]:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _imports(path: Path, tree: ast.AST, root: Path = REPO) -> list[Import]:
+    found: list[Import] = []
+    here = _module_name(path, root)
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [Import(path, node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                # A relative import resolves against the containing package.
+                base = here if is_package else here[:-1]
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            found.append(Import(path, node.lineno, module))
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                   or (isinstance(node.func, ast.Name) and node.func.id == "__import__"))):
+            found.append(Import(path, node.lineno, node.args[0].value))
+    return found
+
+
+def _sources() -> list[Path]:
+    files = sorted(p for pkg in OURS for p in (REPO / pkg).rglob("*.py"))
+    assert files, "no sources found: the test is looking in the wrong place"
+    return files
+
+
+def _parse(path: Path) -> ast.AST:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _violations(files: list[Path], root: Path = REPO) -> list[str]:
+    bad = []
+    for path in files:
+        pkg = path.relative_to(root).parts[0]
+        for imp in _imports(path, _parse(path), root):
+            top = imp.module.split(".")[0]
+            if top in OURS and top != pkg and top not in ALLOWED[pkg]:
+                bad.append(f"{path.relative_to(root)}:{imp.line} {pkg} imports {imp.module}")
+    return bad
+
+
+def test_every_package_imports_only_what_the_layering_allows() -> None:
+    assert _violations(_sources()) == []
+
+
+def test_kernel_imports_no_io_clock_or_environment_module() -> None:
+    bad = []
+    for path in (REPO / "kernel").rglob("*.py"):
+        for imp in _imports(path, _parse(path)):
+            if imp.module.split(".")[0] in KERNEL_FORBIDDEN:
+                bad.append(f"{path.relative_to(REPO)}:{imp.line} imports {imp.module}")
+    assert bad == []
+
+
+def test_kernel_reads_no_clock_and_opens_no_file() -> None:
+    bad = []
+    for path in (REPO / "kernel").rglob("*.py"):
+        for node in ast.walk(_parse(path)):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in KERNEL_FORBIDDEN_CALLS:
+                bad.append(f"{path.relative_to(REPO)}:{node.lineno} calls .{func.attr}()")
+            if isinstance(func, ast.Name) and func.id in {"open", "input", "print"}:
+                bad.append(f"{path.relative_to(REPO)}:{node.lineno} calls {func.id}()")
+    assert bad == []
+
+
+# --- the checker itself catches what it must --------------------------------
+
+
+@pytest.mark.parametrize(("pkg", "source", "caught"), [
+    ("kernel", "import rpc.framing\n", True),
+    ("kernel", "from audit import chain\n", True),
+    ("audit", "from rpc.errors import x\n", True),
+    ("rpc", "import audit\n", True),
+    ("rpc", "def f():\n    from daemon.app import App\n", True),
+    ("rpc", "import importlib\nimportlib.import_module('daemon.cli')\n", True),
+    ("rpc", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import daemon\n", True),
+    ("kernel", "from .. import policy\n", False),
+    ("audit", "from kernel.errors import MemorydError\n", False),
+    ("rpc", "from kernel.errors import MemorydError\nfrom . import framing\n", False),
+    ("daemon", "import kernel, audit, rpc\n", False),
+])
+def test_a_backward_edge_in_a_file_is_reported(tmp_path: Path, pkg: str, source: str,
+                                               caught: bool) -> None:
+    probe = tmp_path / pkg / "sub" / "probe.py"
+    probe.parent.mkdir(parents=True)
+    probe.write_text(source)
+    assert bool(_violations([probe], root=tmp_path)) is caught
