@@ -7,6 +7,7 @@ own settings gets its own identity and agent token on the one module daemon.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -357,3 +358,14 @@ def test_the_token_never_reaches_the_bridge_log(d: Daemon) -> None:
     run(go)
     assert token not in log.read_text()
     assert token not in d.log()
+
+
+def test_memctl_mcp_without_the_sdk_says_how_to_install_it(tmp_path: Path) -> None:
+    # sys.modules[name] = None makes every import of it fail, as if absent.
+    code = ("import sys; sys.modules['mcp'] = None; from rpc.memctl import main; "
+            "sys.exit(main(['--home', sys.argv[1], 'mcp']))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          cwd=REPO, timeout=60, check=False)
+    assert done.returncode == 1
+    assert b"memoryd[mcp]" in done.stderr
+    assert b"Traceback" not in done.stderr
