@@ -14,6 +14,7 @@ Invariants:
 from __future__ import annotations
 
 import base64
+import re
 from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 _canonical = msgspec.json.Encoder(order="sorted")
 _decode = msgspec.json.Decoder()
+_ENTRY_ID = re.compile(r"ent_[0-9A-HJKMNP-TV-Z]{26}")
 STATUSES = ("active", "superseded", "archived", "expired", "removed")
 
 
@@ -47,7 +49,12 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str) ->
     for entry_id in dict.fromkeys(ids):
         row = load(tx, view, entry_id)
         if row is None:
-            raise NotFound("not_found", details={"entry_id": entry_id})
+            # Name the missing id only when it has the shape of an id we issue:
+            # anything else is client text, and errors never echo client text.
+            details: dict[str, Any] = {"index": ids.index(entry_id)}
+            if _ENTRY_ID.fullmatch(entry_id):
+                details["entry_id"] = entry_id
+            raise NotFound("not_found", details=details)
         entries.append(to_wire(row, now))
     out: dict[str, Any] = {"entries": entries}
     if include_pending:
