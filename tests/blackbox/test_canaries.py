@@ -1,0 +1,211 @@
+"""Canaries: raw memory text, queries, reasons, identities and tokens never leak.
+
+One daemon runs a mixed workload in which random canary strings sit in every
+field a caller can fill with text — titles, bodies, summaries, basis notes,
+validity checks, archive and deny reasons, queries, intents, workspace paths,
+identity subjects, tokens — written on control, proposed on agent (approved,
+denied, left pending), rejected by the content scanner, and refused in every
+error we can provoke. Then each place the daemon reports to — its log, the full
+audit export, every error reply, ``memory.status`` on both sockets — is
+searched: none may hold any canary. (Idempotency keys are the caller's own
+record ids and may appear in records; they are not canaries here.)
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from rpc.client import Client, RpcError
+from tests.harness import Daemon, enable_consent, entry, running
+
+
+def canary() -> str:
+    # Twelve hex digits: unguessable here, and short of the high-entropy
+    # secret rule, so the scanner lets the entry through to be stored.
+    return "CANARY" + uuid.uuid4().hex[:12]
+
+
+def fake_aws_key() -> str:
+    return "AKIA" + "".join(random.choices(string.ascii_uppercase + string.digits, k=16))
+
+
+@dataclass
+class Run:
+    daemon: Daemon
+    canaries: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # every error reply, as JSON
+    statuses: list[str] = field(default_factory=list)
+
+    def new(self) -> str:
+        value = canary()
+        self.canaries.append(value)
+        return value
+
+    def fail(self, client: Client, method: str, params: dict[str, Any]) -> RpcError:
+        with pytest.raises(RpcError) as info:
+            client.call(method, params)
+        err = info.value
+        self.errors.append(json.dumps({"code": err.code, "message": err.message,
+                                       "data": err.data, "text": str(err)}))
+        return err
+
+
+def _workload(run: Run, c: Client, a: Client) -> None:
+    n = run.new
+    ident = {"kind": "local", "subject": n()}
+    enable_consent(c, ident)
+    enable_consent(c)
+    issued = c.call("token.issue", {"identity": ident, "scopes": ["project:x", "default"]})
+    run.canaries.append(issued["token"])
+    task = a.call("task.begin", {"token": issued["token"]})["task_id"]
+    unscoped = c.call("token.issue", {"identity": ident})["token"]
+    run.canaries.append(unscoped)
+    ws_task = a.call("task.begin", {"token": unscoped,
+                                    "workspace": f"/tmp/{n()}/repo"})["task_id"]
+
+    def full_entry() -> dict[str, Any]:
+        return entry(n(), f"Body with {n()} inside.", summary=f"Card {n()}",
+                     basis={"kind": "human", "note": f"said {n()}"},
+                     validity={"check": f"check {n()}"})
+
+    # Operator writes: add, replace, supersede, archive, remove.
+    first = c.call("memory.write", {"action": "add", "entry": full_entry()})["entries"][0]
+    second = c.call("memory.write", {"action": "replace", "id": first["id"],
+                                     "expected_revision": 1, "entry": full_entry()})
+    sup = c.call("memory.write", {"action": "supersede", "id": first["id"],
+                                  "expected_revision": 2, "entry": full_entry()})
+    newer = sup["entries"][1]
+    c.call("memory.write", {"action": "archive", "id": newer["id"], "expected_revision": 1,
+                            "reason": f"because {n()}"})
+    gone = c.call("memory.write", {"action": "add", "entry": full_entry()})["entries"][0]
+    c.call("memory.write", {"action": "remove", "id": gone["id"], "expected_revision": 1})
+    kept = c.call("memory.write", {"action": "add", "entry": full_entry(),
+                                   "idempotency_key": "kept-1"})["entries"][0]
+    assert second["outcome"] == "applied"
+
+    # Agent proposals: approved, denied, left pending, one extraction with evidence.
+    proposals = [a.call("memory.write", {"task_id": task, "action": "add",
+                                         "entry": full_entry()})["action_id"]
+                 for _ in range(4)]
+    approved = c.call("governance.action.approve", {"action_id": proposals[0]})["entries"][0]
+    c.call("governance.action.deny", {"action_id": proposals[1], "reason": f"no {n()}"})
+    c.call("governance.action.get", {"action_id": proposals[2]})
+    said = f"remember that {n()} matters"
+    a.call("memory.write", {"task_id": task, "action": "add", "source": "extraction",
+                            "evidence": {"user_message": said},
+                            "entry": entry(n(), said)})
+    a.call("memory.write", {"task_id": ws_task, "action": "add", "entry": full_entry()})
+    a.call("memory.write", {"task_id": task, "action": "batch", "ops": [
+        {"action": "add", "entry": full_entry()}, {"action": "add", "entry": full_entry()}]})
+
+    # The scanner rejects, on both sockets.
+    leaky = entry(n(), f"{n()} key {fake_aws_key()} {n()}")
+    run.fail(c, "memory.write", {"action": "add", "entry": leaky})
+    run.fail(a, "memory.write", {"task_id": task, "action": "add",
+                                 "entry": entry(n(), f"{n()} id {fake_aws_key()}")})
+    run.fail(c, "memory.write", {"action": "add",
+                                 "entry": entry(n(), f"{n()} \u202e hidden {n()}")})
+    run.fail(c, "memory.write", {"action": "add", "entry": entry(n(), "x" * 5000 + n())})
+
+    # Conflicts and refusals carrying text.
+    run.fail(c, "memory.write", {"action": "add", "entry": entry(kept["title"], n())})
+    run.fail(c, "memory.write", {"action": "replace", "id": kept["id"], "expected_revision": 9,
+                                 "entry": entry(n(), n())})
+    run.fail(c, "memory.write", {"action": "add", "entry": entry(n(), n()),
+                                 "idempotency_key": "kept-1"})
+    run.fail(a, "memory.write", {"task_id": task, "action": "add", "scope": "project:other",
+                                 "entry": entry(n(), n())})
+    run.fail(a, "task.begin", {"token": "mdt_" + n()})
+    run.fail(a, "task.begin", {"identity": {"kind": "local", "subject": n()}})
+    run.fail(c, "governance.action.deny", {"action_id": proposals[1], "reason": n()})
+
+    # Bad params: values must never be echoed, nor unknown keys.
+    run.fail(c, "memory.write", {"action": "add", "entry": {"type": n(), "title": n(),
+                                                            "body": n()}})
+    run.fail(c, "memory.write", {"action": "add", "entry": entry(n(), n()), n(): n()})
+    run.fail(c, "memory.write", {"action": "add", "entry": {"type": "fact", "title": n(),
+                                                            "body": 7}})
+    run.fail(c, "memory.read", {"ids": [n()]})
+    run.fail(c, "memory.write", {"action": n(), "entry": entry(n(), n())})
+    run.fail(c, "memory.write", {"action": "add", "idempotency_key": f"bad key {n()}",
+                                 "entry": entry(n(), n())})
+    run.fail(c, "memory.list", {"cursor": n()})
+    run.fail(c, "memory.list", {"cursor": n(), "query": n()})
+    run.fail(c, "consent.set", {"identity": {"kind": "local", "subject": n()}, "read": True,
+                                "version": 99})
+    run.fail(c, n(), {"text": n()})
+
+    # Queries and intents.
+    c.call("memory.list", {"query": f"vim {n()}"})
+    a.call("memory.list", {"task_id": task, "query": n()})
+    try:
+        a.call("memory.context", {"task_id": task, "intent": f"fix the {n()} bug"})
+    except RpcError as exc:
+        if exc.code != -32601:  # absent until the recall issue lands
+            raise
+    a.call("memory.read", {"task_id": task, "ids": [approved["id"]], "include_pending": True})
+
+    for client, params in ((c, {}), (c, {"identity": ident}), (a, {"task_id": task}), (a, {})):
+        run.statuses.append(json.dumps(client.call("memory.status", params)))
+
+
+@pytest.fixture(scope="module")
+def run() -> Iterator[Run]:
+    with running() as daemon:
+        result = Run(daemon)
+        with daemon.control() as c, daemon.agent() as a:
+            _workload(result, c, a)
+        yield result
+
+
+def _leaks(text: str, canaries: list[str]) -> list[str]:
+    return [value for value in canaries if value in text]
+
+
+def test_the_workload_really_stored_canaries(run: Run) -> None:
+    # Guards the searches below: the canaries are in the store, readable by
+    # the operator, so their absence elsewhere means something.
+    with run.daemon.control() as c:
+        items = c.call("memory.list", {"statuses": ["active", "archived", "superseded"]})
+        ids = [i["id"] for i in items["items"]]
+        stored = json.dumps(c.call("memory.read", {"ids": ids}))
+    assert len(_leaks(stored, run.canaries)) >= 10
+    assert len(run.errors) >= 20
+
+
+def test_no_canary_in_the_daemon_log(run: Run) -> None:
+    log = run.daemon.log()
+    assert log
+    assert _leaks(log, run.canaries) == []
+
+
+def test_no_canary_in_the_audit_export(run: Run) -> None:
+    with run.daemon.control() as c:
+        exported = c.call("audit.export", {})
+    assert exported["events"]
+    assert _leaks(json.dumps(exported), run.canaries) == []
+
+
+def test_no_canary_in_any_error_reply(run: Run) -> None:
+    leaks = {i: _leaks(err, run.canaries) for i, err in enumerate(run.errors)}
+    assert {i: found for i, found in leaks.items() if found} == {}
+
+
+def test_no_canary_in_memory_status(run: Run) -> None:
+    assert _leaks("\n".join(run.statuses), run.canaries) == []
+
+
+def test_no_canary_in_the_pending_listing(run: Run) -> None:
+    with run.daemon.control() as c:
+        listed = c.call("governance.action.list", {})
+        denied = c.call("governance.action.list", {"status": "denied"})
+    assert listed["items"]
+    assert _leaks(json.dumps([listed, denied]), run.canaries) == []
