@@ -300,14 +300,19 @@ class SqliteStore:
     answered, and a read transaction begun later sees every earlier commit.
 
     Checkpoints: automatic WAL checkpoints are off on the writer connection
-    (they would run inside a COMMIT and land in the tail latency); a
-    checkpointer thread with its own connection runs PASSIVE checkpoints once
-    the WAL has grown past ``checkpoint_pages``.
+    (they would run inside a COMMIT and land in the tail latency); instead
+    the writer thread runs a PASSIVE checkpoint when it has nothing queued and
+    the WAL has grown past ``checkpoint_pages`` (between groups, so it completes
+    and the next write starts the WAL over), or regardless once the WAL passes
+    ``checkpoint_pages_max`` under sustained load. A checkpoint run from a
+    second thread instead chases a WAL that never stops growing: it never
+    completes, never lets the WAL restart, and runs back to back.
     """
 
     kind = "sqlite"
     max_group = 64
     checkpoint_pages = 1000
+    checkpoint_pages_max = 20_000
     readers = 2
 
     def __init__(self, path: Path, *, synchronous: str = "FULL") -> None:
@@ -350,14 +355,9 @@ class SqliteStore:
             self._read_pool.put(rconn)
         self._read_limiter = anyio.CapacityLimiter(self.readers)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._ckpt_wanted = threading.Event()
-        self._ckpt_conn = self._open()
         self._writer = threading.Thread(target=self._writer_loop, name="store-writer",
                                         daemon=True)
-        self._checkpointer = threading.Thread(target=self._checkpoint_loop,
-                                              name="store-checkpoint", daemon=True)
         self._writer.start()
-        self._checkpointer.start()
 
     def _open(self) -> apsw.Connection:
         conn = apsw.Connection(str(self.path))
@@ -458,8 +458,9 @@ class SqliteStore:
                 else:
                     group.append(job)
             self._commit_group(group)
-            if self._wal_pages >= self.checkpoint_pages:
-                self._ckpt_wanted.set()
+            if self._wal_pages >= self.checkpoint_pages_max or (
+                    self._wal_pages >= self.checkpoint_pages and self._jobs.empty()):
+                self._checkpoint()
             if stop:
                 return
 
@@ -568,16 +569,12 @@ class SqliteStore:
         self._wal_pages = pages
         return int(apsw.SQLITE_OK)
 
-    def _checkpoint_loop(self) -> None:
-        while True:
-            self._ckpt_wanted.wait()
-            self._ckpt_wanted.clear()
-            if self._closed:
-                return
-            try:
-                self._ckpt_conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-            except apsw.Error:
-                pass  # retried after the next commits; the WAL stays valid meanwhile
+    def _checkpoint(self) -> None:
+        try:
+            self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self._wal_pages = 0
+        except apsw.Error:
+            pass  # tried again after the next commits; the WAL stays valid meanwhile
 
     # -- audit --------------------------------------------------------------
 
@@ -633,7 +630,5 @@ class SqliteStore:
         self._closed = True
         self._jobs.put(None)
         self._writer.join()
-        self._ckpt_wanted.set()
-        self._checkpointer.join()
-        for conn in (*self._read_conns, self._ckpt_conn, self.conn):
+        for conn in (*self._read_conns, self.conn):
             conn.close()
