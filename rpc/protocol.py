@@ -33,8 +33,10 @@ validator is never used.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import inspect
 import re
+import sys
 import types
 import typing
 import warnings
@@ -65,6 +67,13 @@ with warnings.catch_warnings():
     warnings.filterwarnings(
         "ignore", message=r"(read|open)_text is deprecated", category=DeprecationWarning
     )
+    if "jsonrpcserver" not in sys.modules:
+        # That __init__ only re-exports names we never use, yet importing
+        # jsonschema through it was a sixth of the daemon's start-up. Register
+        # the package without running it; the submodules below load as usual.
+        _spec = importlib.util.find_spec("jsonrpcserver")
+        if _spec is not None and _spec.submodule_search_locations is not None:
+            sys.modules["jsonrpcserver"] = importlib.util.module_from_spec(_spec)
     from jsonrpcserver.async_dispatcher import dispatch_request
     from jsonrpcserver.request import Request as _JrsRequest
     from jsonrpcserver.result import Error as _JrsError
