@@ -240,9 +240,12 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     if p.only_common:
         inner += " ORDER BY rowid DESC LIMIT ?"
         inner_args += (COMMON_SCAN,)
-    sql = ("SELECT e.*, m.score AS score FROM (" + inner + ") AS m"  # noqa: S608 (no client text in SQL)
-           " JOIN search_keys AS s ON s.key = m.k JOIN entries AS e ON e.id = s.entry_id"
-           " WHERE " + where)
+    # MATERIALIZED and CROSS JOIN pin the join order: FTS5 first, once, then
+    # the candidates' rows by key. Left to itself the planner may walk
+    # entries by an index and re-run the MATCH for every row.
+    sql = ("WITH m AS MATERIALIZED (" + inner + ")"  # noqa: S608 (no client text in SQL)
+           " SELECT e.*, m.score AS score FROM m CROSS JOIN search_keys AS s"
+           " CROSS JOIN entries AS e WHERE s.key = m.k AND e.id = s.entry_id AND " + where)
     sql_args: tuple[Any, ...] = (*inner_args, *args)
     if after is not None:
         sql += " AND (round(m.score, 9) < ? OR (round(m.score, 9) = ? AND e.id > ?))"
