@@ -25,6 +25,7 @@ Invariants:
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -76,32 +77,29 @@ def token_units(text: str) -> int:
     - a run of ASCII letters and digits of length n counts ``1 + n // 2``
       (such tokenizers' merges cover at least two characters a token for
       anything but the shortest words; the ``1`` pays for a lone leftover);
-    - every other ASCII character (punctuation, symbols, whitespace other
-      than one space before a word) counts 1.
-    English prose comes out at about 1.5–2 times its real token count.
+    - a run of k spaces counts ``k - 1`` (BPEs fold one space into the next
+      word); every other ASCII character counts 1.
+    English prose comes out at about 1.5–2 times its real token count. The
+    count is additive over lines: units(a + "\n" + b) = units(a) + 1 + units(b).
     """
-    units = 0
-    run = 0
-    prev_space = False
-    for ch in text:
-        if ch.isascii() and ch.isalnum():
-            run += 1
-            prev_space = False
-            continue
-        if run:
-            units += 1 + run // 2
-            run = 0
-        if not ch.isascii():
-            units += len(ch.encode("utf-8", "surrogatepass"))
-            prev_space = False
-        elif ch == " " and not prev_space:
-            prev_space = True  # BPEs fold one space into the next word
-        else:
-            units += 1
-            prev_space = False
-    if run:
-        units += 1 + run // 2
-    return units
+    utf8 = len(text.encode("utf-8", "surrogatepass"))
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    units = utf8 - ascii_chars
+    alnum = 0
+    for m in _ALNUM_RUN.finditer(text):
+        n = m.end() - m.start()
+        alnum += n
+        units += 1 + n // 2
+    spaces = 0
+    for m in _SPACE_RUN.finditer(text):
+        n = m.end() - m.start()
+        spaces += n
+        units += n - 1
+    return units + ascii_chars - alnum - spaces
+
+
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
+_SPACE_RUN = re.compile(r" +")
 
 
 # --- rendering ------------------------------------------------------------------
@@ -165,6 +163,11 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
     cards: list[dict[str, Any]] = []
     lines: list[str] = []
     chosen: list[dict[str, Any]] = []
+    # The fence alone, then each card adds its line plus one newline: bytes
+    # and token units are both additive over lines (see token_units).
+    empty = render(snapshot_id, [])
+    used_bytes = len(empty.encode())
+    used_units = token_units(empty)
     for row in rows:
         if not row["eligible"]:
             omitted[_omit_reason(row)] += 1
@@ -177,13 +180,16 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
             continue
         card = card_of(row)
         line = line_of(card)
-        text = render(snapshot_id, [*lines, line])
-        if len(text.encode()) > cfg.max_bytes:
+        line_bytes = len(line.encode()) + 1
+        line_units = token_units(line) + 1
+        if used_bytes + line_bytes > cfg.max_bytes:
             omitted["max_bytes"] += 1
             continue
-        if token_units(text) > cfg.max_tokens:
+        if used_units + line_units > cfg.max_tokens:
             omitted["max_tokens"] += 1
             continue
+        used_bytes += line_bytes
+        used_units += line_units
         cards.append(card)
         lines.append(line)
         chosen.append(row)

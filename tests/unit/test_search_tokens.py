@@ -160,3 +160,12 @@ def test_snippet_is_at_most_200_chars_around_the_match() -> None:
     snip = search.snippet((body, "", ""), ("needle",))
     assert len(snip) <= 200
     assert "needle" in snip
+
+
+def test_token_units_add_up_over_lines() -> None:
+    a, b = "Deploy  acme: now!", "部署 the 服务"
+    assert recall.token_units(a + "\n" + b) == recall.token_units(a) + 1 + recall.token_units(b)
+
+
+def test_token_units_count_extra_spaces_and_punctuation() -> None:
+    assert recall.token_units("a   b!") == 1 + 2 + 1 + 1
