@@ -168,12 +168,16 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
     empty = render(snapshot_id, [])
     used_bytes = len(empty.encode())
     used_units = token_units(empty)
+    cut: str | None = None
     for row in rows:
         if not row["eligible"]:
             omitted[_omit_reason(row)] += 1
             continue
         if row["updated_at"] < oldest:
             omitted["max_age"] += 1
+            continue
+        if cut is not None:
+            omitted[cut] += 1
             continue
         if len(cards) >= cfg.max_entries:
             omitted["max_entries"] += 1
@@ -183,10 +187,14 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         line_bytes = len(line.encode()) + 1
         line_units = token_units(line) + 1
         if used_bytes + line_bytes > cfg.max_bytes:
-            omitted["max_bytes"] += 1
-            continue
-        if used_units + line_units > cfg.max_tokens:
-            omitted["max_tokens"] += 1
+            cut = "max_bytes"
+        elif used_units + line_units > cfg.max_tokens:
+            cut = "max_tokens"
+        if cut is not None:
+            # Best first, no skipping: the first card that does not fit ends
+            # the snapshot, and every later eligible candidate counts under
+            # the same limit (rendering each one only to refuse it is waste).
+            omitted[cut] += 1
             continue
         used_bytes += line_bytes
         used_units += line_units
