@@ -1,0 +1,442 @@
+"""memoryd through its real sockets, against the physical floors, in one run.
+
+Usage, from the repository root::
+
+    .venv/bin/python bench/run.py [--quick] [--json FILE]
+
+Starts a real daemon on a temporary home under /tmp, drives it over
+``agent.sock`` and ``control.sock`` with ``rpc.client.Client``, measures the
+floors (``bench/_floors.py``) in the same run and on the same disk, prints a
+table and, with ``--json``, writes::
+
+    {machine, floors: {commit_p50_us, echo_p50_us, fts_p99_us},
+     scenarios: {NAME: {p50_us, p99_us, ops_per_s}},
+     ratios: {write_allow_1c_vs_floor, write_8c_vs_1c, context_vs_fts}}
+
+The full run fills the store to 100k entries; ``--quick`` (the CI smoke test)
+uses a few thousand and finishes well under two minutes. The store is filled
+through the control channel in batches of 50 adds per call (one audited
+operation per call); the measured writes are single-entry agent writes.
+Nothing is asserted: figures depend on the machine. Every process and folder
+the run creates is gone when it exits, also on failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+# The script lives outside the packages; make the repository importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import apsw
+
+from audit import verify_chain
+from bench import _floors
+from bench.audit_verify import build as build_chain
+from rpc.client import Client, RpcError
+from tests.harness import Daemon, enable_consent, short_tempdir
+
+ALLOWED = "bench:fast"  # agent writes here are allowed by policy
+REVIEWED = "bench:review"  # agent writes here wait for approval (the default)
+# The bulk of the store, written on the control channel. Spread over 16 scopes
+# (the most one task may hold): the write path sums a scope's active bytes on
+# every write, so one 100k-entry scope would measure that sum, not the store.
+FILL = tuple(f"bench:fill{i:02d}" for i in range(16))
+
+POLICY = f"""
+[[rule]]
+id = "bench-fast-writes"
+effect = "allow"
+description = "the benchmark's allowed agent writes"
+capability = "MemoryWrite"
+channel = "agent"
+scope = "{ALLOWED}"
+"""
+
+CONFIG = """
+scope_budget_bytes = 1000000000
+max_pending_actions = 100000
+max_open_tasks = 100000
+"""
+
+SIZES_FULL = (1_000, 10_000, 100_000)
+SIZES_QUICK = (1_000, 3_000)
+
+
+def vocabulary(n: int = 3_000, seed: int = 1) -> list[str]:
+    """Pronounceable made-up words: no accidental secrets, a Zipf-like mix of frequencies."""
+    rnd = random.Random(seed)
+    onsets, vowels, codas = "bdfgklmnprstvz", "aeiou", ["", "n", "r", "s", "l", "k"]
+    words: set[str] = set()
+    while len(words) < n:
+        words.add("".join(rnd.choice(onsets) + rnd.choice(vowels) + rnd.choice(codas)
+                          for _ in range(rnd.randint(2, 3))))
+    return sorted(words)
+
+
+class Corpus:
+    """Realistic small entries: a title and one to three sentences of 120-400 bytes."""
+
+    def __init__(self, seed: int = 3) -> None:
+        self.words = vocabulary()
+        self.rnd = random.Random(seed)
+        # Zipf-ish weights: a few common words, a long tail of rare ones.
+        self.weights = [1.0 / (i + 1) ** 0.9 for i in range(len(self.words))]
+        self.n = 0
+
+    def text(self, k: int) -> str:
+        return " ".join(self.rnd.choices(self.words, self.weights, k=k))
+
+    def entry(self) -> dict[str, Any]:
+        self.n += 1
+        body = ". ".join(self.text(self.rnd.randint(6, 18)).capitalize()
+                         for _ in range(self.rnd.randint(1, 3))) + "."
+        return {"type": self.rnd.choice(["preference", "procedure", "fact", "lesson"]),
+                "title": f"{self.text(3).capitalize()} {self.n}", "body": body}
+
+    def intent(self) -> str:
+        return "Help me with " + self.text(self.rnd.randint(3, 8))
+
+
+# --- statistics -------------------------------------------------------------------------
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def summary(samples: list[float], ops_per_s: float | None = None) -> dict[str, float]:
+    """Microseconds at p50/p99; ops/s from wall time when given, else 1 / mean."""
+    rate = ops_per_s if ops_per_s is not None else 1 / statistics.fmean(samples)
+    return {"p50_us": round(pct(samples, 0.50) * 1e6, 1),
+            "p99_us": round(pct(samples, 0.99) * 1e6, 1), "ops_per_s": round(rate, 1)}
+
+
+def timed(fn: Callable[[], object], n: int, budget_s: float | None = None) -> list[float]:
+    """Up to ``n`` timed calls, stopping early (after at least 5) once ``budget_s`` is spent."""
+    if budget_s is None:
+        return _floors.timed(fn, n)
+    out: list[float] = []
+    end = time.perf_counter() + budget_s
+    while len(out) < n and (len(out) < 5 or time.perf_counter() < end):
+        out.extend(_floors.timed(fn, 1))
+    return out
+
+
+# --- the daemon ---------------------------------------------------------------------------
+
+
+class Bench:
+    def __init__(self, daemon: Daemon, quick: bool) -> None:
+        self.d = daemon
+        self.quick = quick
+        self.corpus = Corpus()
+        self.control = daemon.control(timeout=120)
+        self.agent = daemon.agent(timeout=120)
+        enable_consent(self.control)
+        self.entries = 0
+        self.ids: list[str] = []
+        self.results: dict[str, dict[str, float]] = {}
+        self.notes: list[str] = []
+        # Seconds a read scenario may take before it stops early (reported in notes).
+        self.budget = 8.0 if quick else 60.0
+
+    def begin(self, client: Client, scope: str | tuple[str, ...]) -> str:
+        scopes = [scope] if isinstance(scope, str) else list(scope)
+        return str(client.call("task.begin", {"scopes": scopes})["task_id"])
+
+    def fill(self, upto: int) -> None:
+        """Bring the store to ``upto`` entries, 50 adds per control-channel call."""
+        while self.entries < upto:
+            count = min(50, upto - self.entries)
+            scope = FILL[(self.entries // 50) % len(FILL)]
+            ops = [{"action": "add", "scope": scope, "entry": self.corpus.entry()}
+                   for _ in range(count)]
+            out = self.control.call("memory.write", {"action": "batch", "ops": ops})
+            self.ids.extend(e["id"] for e in out["entries"])
+            self.entries += count
+
+    def write_params(self, task: str, scope: str) -> dict[str, Any]:
+        return {"task_id": task, "action": "add", "scope": scope, "entry": self.corpus.entry()}
+
+    def write_1c(self, n: int) -> None:
+        task = self.begin(self.agent, ALLOWED)
+        timed(lambda: self.agent.call("memory.write", self.write_params(task, ALLOWED)), 10)
+        t0 = time.perf_counter()
+        samples = timed(lambda: self.agent.call("memory.write", self.write_params(task, ALLOWED)),
+                        n)
+        self.results["write_allow_1c"] = summary(samples, n / (time.perf_counter() - t0))
+        self.entries += n + 10
+
+    def write_8c(self, per_client: int, clients: int = 8) -> None:
+        conns = [self.d.agent(timeout=120) for _ in range(clients)]
+        tasks = [self.begin(c, ALLOWED) for c in conns]
+        # Params are made up front: the corpus generator is not thread-safe.
+        params = [[self.write_params(t, ALLOWED) for _ in range(per_client)] for t in tasks]
+        samples: list[list[float]] = [[] for _ in range(clients)]
+        start = threading.Barrier(clients + 1)
+
+        def worker(i: int) -> None:
+            it = iter(params[i])
+            start.wait()
+            samples[i].extend(timed(lambda: conns[i].call("memory.write", next(it)), per_client))
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
+        for t in threads:
+            t.start()
+        start.wait()
+        t0 = time.perf_counter()
+        for t in threads:
+            t.join()
+        wall = time.perf_counter() - t0
+        for c in conns:
+            c.close()
+        flat = [s for per in samples for s in per]
+        self.results[f"write_allow_{clients}c"] = summary(flat, len(flat) / wall)
+        self.entries += len(flat)
+
+    def propose_and_approve(self, n: int) -> None:
+        task = self.begin(self.agent, REVIEWED)
+        actions: list[str] = []
+
+        def propose() -> None:
+            out = self.agent.call("memory.write", self.write_params(task, REVIEWED))
+            assert out["outcome"] == "pending", out["outcome"]
+            actions.append(out["action_id"])
+
+        t0 = time.perf_counter()
+        samples = timed(propose, n)
+        self.results["propose"] = summary(samples, n / (time.perf_counter() - t0))
+        it = iter(actions)
+        t0 = time.perf_counter()
+        samples = timed(lambda: self.control.call("governance.action.approve",
+                                                  {"action_id": next(it)}), n)
+        self.results["approve"] = summary(samples, n / (time.perf_counter() - t0))
+        self.entries += n
+
+    def reads(self, n: int) -> None:
+        task = self.begin(self.agent, FILL)
+        rnd = random.Random(11)
+
+        def read() -> None:
+            self.agent.call("memory.read", {"task_id": task, "ids": rnd.sample(self.ids, 5)})
+
+        timed(read, 10)
+        self.results["read"] = summary(timed(read, n, self.budget))
+        listing = timed(lambda: self.agent.call(
+            "memory.list", {"task_id": task, "mode": "list", "page_size": 20}), n, self.budget)
+        searching = timed(lambda: self.agent.call(
+            "memory.list", {"task_id": task, "mode": "search", "query": self.corpus.text(2),
+                            "page_size": 20}), n, self.budget)
+        self.results["list"] = summary(listing + searching)
+        self.results["list_only"] = summary(listing)
+        self.results["search_only"] = summary(searching)
+
+    def context(self, n: int, size: int) -> list[float] | None:
+        """The freezing ``memory.context`` call: a new task each time, ended after."""
+        samples: list[float] = []
+        end = time.perf_counter() + self.budget
+        while len(samples) < n and (len(samples) < 5 or time.perf_counter() < end):
+            task = self.begin(self.agent, FILL)
+            params = {"task_id": task, "intent": self.corpus.intent()}
+            t0 = time.perf_counter()
+            try:
+                self.agent.call("memory.context", params)
+            except RpcError as exc:
+                if exc.code == -32601:  # no such method in this build
+                    return None
+                raise
+            samples.append(time.perf_counter() - t0)
+            self.agent.call("task.end", {"task_id": task})
+        self.results[f"context_{_label(size)}"] = summary(samples)
+        return samples
+
+    def audit_verify(self) -> None:
+        t0 = time.perf_counter()
+        out = self.control.call("audit.verify", {})
+        elapsed = time.perf_counter() - t0
+        if not out.get("ok"):
+            raise SystemExit("bench: audit.verify failed on the benchmark's own store")
+        checked = int(out["checked"])
+        self.results["audit_verify"] = {"p50_us": round(elapsed * 1e6, 1),
+                                        "p99_us": round(elapsed * 1e6, 1),
+                                        "ops_per_s": round(checked / elapsed, 1)}
+        self.notes.append(f"audit_verify: {checked} events in one audit.verify call; "
+                          "ops_per_s is events per second")
+
+    def close(self) -> None:
+        self.control.close()
+        self.agent.close()
+
+
+def _label(n: int) -> str:
+    return f"{n // 1000}k" if n >= 1000 else str(n)
+
+
+def chain_verify(count: int) -> dict[str, float]:
+    """The verifier alone over ``count`` realistic events (bench/audit_verify.py builds them)."""
+    rows = build_chain(count)
+    best = 0.0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        result = verify_chain(iter(rows))
+        elapsed = time.perf_counter() - t0
+        if not result.ok:
+            raise SystemExit("bench: a freshly built chain did not verify")
+        best = max(best, count / elapsed)
+    return {"p50_us": round(count / best * 1e6, 1), "p99_us": round(count / best * 1e6, 1),
+            "ops_per_s": round(best, 1)}
+
+
+def cold_start(d: Daemon, runs: int) -> list[float]:
+    """Stop, then time a fresh process until both sockets answer ``memory.status``."""
+    samples = []
+    for _ in range(runs):
+        d.stop()
+        t0 = time.perf_counter()
+        d.start(wait=False)
+        deadline = t0 + 120
+        while True:
+            if time.perf_counter() > deadline:
+                raise SystemExit("bench: the daemon did not come back")
+            try:
+                with Client(d.control_path, timeout=5) as c:
+                    c.call("memory.status", {})
+                with Client(d.agent_path, timeout=5) as a:
+                    a.call("memory.status", {})
+                break
+            except (OSError, RpcError):
+                time.sleep(0.002)
+        samples.append(time.perf_counter() - t0)
+    return samples
+
+
+def machine() -> dict[str, Any]:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"platform": platform.platform(), "python": platform.python_version(),
+            "cpus": os.cpu_count(), "cpu_model": model, "sqlite": apsw.sqlite_lib_version(),
+            "apsw": apsw.apsw_version()}
+
+
+def print_table(out: dict[str, Any]) -> None:
+    f = out["floors"]
+    print(f"\nmachine: {out['machine']['cpus']} cpu {out['machine']['cpu_model']}, "
+          f"python {out['machine']['python']}, sqlite {out['machine']['sqlite']}")
+    print("\nfloors (µs):")
+    for key in ("commit_p50_us", "echo_p50_us", "fts_p99_us"):
+        print(f"  {key:<16} {'-' if f[key] is None else f'{f[key]:>10.1f}'}")
+    print(f"\n{'scenario':<18} {'p50 µs':>10} {'p99 µs':>10} {'ops/s':>12}")
+    for name, s in out["scenarios"].items():
+        print(f"{name:<18} {s['p50_us']:>10.1f} {s['p99_us']:>10.1f} {s['ops_per_s']:>12.1f}")
+    print("\nratios:")
+    for name, value in out["ratios"].items():
+        print(f"  {name:<26} {'-' if value is None else f'{value:.2f}'}")
+    for note in out.get("notes", []):
+        print(f"note: {note}")
+
+
+def run(quick: bool) -> dict[str, Any]:
+    n = 200 if quick else 1_000
+    sizes = SIZES_QUICK if quick else SIZES_FULL
+    root = short_tempdir()
+    d = Daemon(root / "h", config=CONFIG, policy=POLICY)
+    try:
+        floors_dir = root / "floor"
+        floors_dir.mkdir()
+        d.start()
+        b = Bench(d, quick)
+        try:
+            context: list[float] | None = None
+            for size in sizes:
+                b.fill(size)
+                context = b.context(20 if quick else 100, size)
+            # Where the context series stops, the rest is measured at the same size.
+            # The commit floor right before the writes: the disk's fsync time
+            # drifts with whatever else the machine does.
+            commit = _floors.commit_floor(floors_dir, n)
+            b.write_1c(n)
+            b.write_8c(max(25, n // 8) * 2)
+            b.propose_and_approve(n // 2)
+            b.reads(n)
+            b.audit_verify()
+        finally:
+            b.close()
+        sample = b.corpus.entry()
+        echo = _floors.echo_floor(floors_dir, n, {"task_id": "tsk_" + "0" * 26,
+                                                  "action": "add", "entry": sample})
+        fts = _floors.fts_floor(d.home / "memory.db", n, b.corpus.words)
+        if fts is None:
+            b.notes.append("fts floor skipped: the daemon's store has no entries_fts index")
+        if context is None:
+            b.notes.append("context skipped: this daemon has no memory.context")
+        starts = cold_start(d, 3 if quick else 5)
+        b.results["cold_start"] = summary(starts)
+        chain = 20_000 if quick else 200_000
+        b.results["audit_verify_chain"] = chain_verify(chain)
+        b.notes.append(f"audit_verify_chain: the verifier alone over {chain} built events, "
+                       "best of 3; ops_per_s is events per second")
+        b.notes.append(f"cold_start: {b.entries} entries; start of a new process until both "
+                       "sockets answer memory.status")
+    finally:
+        try:
+            d.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+    floors = {"commit_p50_us": round(pct(commit, 0.5) * 1e6, 1),
+              "echo_p50_us": round(pct(echo, 0.5) * 1e6, 1),
+              "fts_p99_us": None if fts is None else round(pct(fts, 0.99) * 1e6, 1)}
+    s = b.results
+    largest = f"context_{_label(sizes[-1])}"
+    if largest in s:
+        s["context"] = s[largest]
+    ratios = {
+        "write_allow_1c_vs_floor": round(
+            s["write_allow_1c"]["p50_us"] / (floors["commit_p50_us"] + floors["echo_p50_us"]), 3),
+        "write_8c_vs_1c": round(s["write_allow_8c"]["ops_per_s"]
+                                / s["write_allow_1c"]["ops_per_s"], 3),
+        "context_vs_fts": (round(s["context"]["p99_us"] / floors["fts_p99_us"], 3)
+                           if "context" in s and floors["fts_p99_us"] else None),
+    }
+    return {"machine": machine(), "mode": "quick" if quick else "full",
+            "entries": b.entries, "floors": floors, "scenarios": s, "ratios": ratios,
+            "notes": b.notes}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a short smoke run (CI)")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    out = run(args.quick)
+    out["elapsed_s"] = round(time.perf_counter() - started, 1)
+    print_table(out)
+    print(f"\n{out['mode']} run: {out['entries']} entries, {out['elapsed_s']} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
