@@ -35,6 +35,7 @@ import structlog
 
 from daemon import reads, tasks, writes
 from daemon.clock import fmt, plus
+from daemon.cursors import Cursor, seal, unseal
 from daemon.entries import View
 from daemon.ids import random_id
 from daemon.store import Tx, dumps, loads
@@ -212,7 +213,7 @@ def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal) -> dict[str, 
     clauses = "owner = ?"
     args: list[Any] = [owner]
     if p.cursor is not None:
-        cur = reads._unsign(app.hasher, p.cursor)
+        cur = unseal(app.hasher, p.cursor)
         if cur.owner != owner or cur.boot != app.boot_id or cur.filters != JOURNAL_FILTER:
             raise CursorError("cursor_invalid")
         clauses += " AND (ts < ? OR (ts = ? AND operation_id < ?))"
@@ -224,7 +225,7 @@ def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal) -> dict[str, 
     next_cursor = None
     if more:
         last = rows[-1]
-        next_cursor = reads._sign(app.hasher, reads._Cursor(
+        next_cursor = seal(app.hasher, Cursor(
             owner, JOURNAL_FILTER, app.boot_id, last["ts"], last["operation_id"]))
     items = [{"operation_id": r["operation_id"], "ts": r["ts"], "action": r["action"],
               "channel": r["channel"], "items": loads(r["items"]), "undo_of": r["undo_of"],

@@ -13,7 +13,6 @@ Invariants:
 
 from __future__ import annotations
 
-import base64
 import re
 from typing import TYPE_CHECKING, Any, cast
 
@@ -22,6 +21,7 @@ import msgspec
 from audit.chain import StoredEvent, VerifyResult, from_stored
 from audit.keyed import KeyedHasher
 from daemon import search
+from daemon.cursors import Cursor, seal, unseal
 from daemon.entries import View, load, to_wire
 from daemon.ids import random_id
 from daemon.store import Tx, loads
@@ -76,36 +76,6 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str) ->
 # --- listing -------------------------------------------------------------------
 
 
-class _Cursor(msgspec.Struct, frozen=True):
-    owner: str
-    filters: str
-    boot: str
-    after_title: str
-    after_id: str
-    # Search mode continues below a (score, id) position instead of a title.
-    after_score: float | None = None
-
-
-def _sign(hasher: KeyedHasher, cur: _Cursor) -> str:
-    body = _canonical.encode(cur)
-    tag = hasher.mac(b"list-cursor\0" + body)
-    return base64.urlsafe_b64encode(body + tag).decode().rstrip("=")
-
-
-def _unsign(hasher: KeyedHasher, text: str) -> _Cursor:
-    try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except ValueError:
-        raise CursorError("cursor_invalid") from None
-    body, tag = raw[:-32], raw[-32:]
-    if len(raw) <= 32 or not hasher.verify_mac(b"list-cursor\0" + body, tag):
-        raise CursorError("cursor_invalid")
-    try:
-        return msgspec.json.decode(body, type=_Cursor)
-    except msgspec.DecodeError:
-        raise CursorError("cursor_invalid") from None
-
-
 def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schema.MemoryList,
                  now: str) -> dict[str, Any]:
     filters_given = any(v is not None for v in (p.target, p.scope, p.query, p.mode, p.statuses,
@@ -113,7 +83,7 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
     if p.cursor is not None:
         if filters_given:
             raise CursorError("cursor_mixed_with_filters")
-        cur = _unsign(hasher, p.cursor)
+        cur = unseal(hasher, p.cursor)
         if cur.owner != view.owner or cur.boot != boot_id:
             raise CursorError("cursor_invalid")
         try:
@@ -186,7 +156,7 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
     next_cursor = None
     if more:
         last = rows[-1]
-        next_cursor = _sign(hasher, _Cursor(view.owner, filters_text, boot_id,
+        next_cursor = seal(hasher, Cursor(view.owner, filters_text, boot_id,
                                             last["title"], last["id"]))
     return {
         "items": items,
@@ -221,7 +191,7 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
     next_cursor = None
     if more:
         last = rows[-1]
-        next_cursor = _sign(hasher, _Cursor(view.owner, filters_text, boot_id, "", last["id"],
+        next_cursor = seal(hasher, Cursor(view.owner, filters_text, boot_id, "", last["id"],
                                             after_score=last["score"]))
     return {
         "items": items,

@@ -117,6 +117,18 @@ def test_cursor_with_filters_is_cursor_mixed_with_filters(d: Daemon) -> None:
         assert err.value.data_code == "cursor_mixed_with_filters"
 
 
+def test_cursor_does_not_carry_the_query_in_readable_form(d: Daemon) -> None:
+    # The filters inside a cursor hold the caller's query: a cursor is sealed,
+    # not just signed, so decoding it shows nothing of the query.
+    import base64
+
+    with d.control() as c:
+        cursor = _list(c, query="osprey", page_size=2)["next_cursor"]
+    raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    assert b"osprey" not in raw.lower()
+    assert b"osprey" not in cursor.lower().encode()
+
+
 def test_forged_cursor_is_cursor_invalid(d: Daemon) -> None:
     with d.control() as c:
         cursor = _list(c, query="osprey")["next_cursor"]
