@@ -208,9 +208,11 @@ class Store(Protocol):
     head: ChainHead
     degraded: str | None
 
-    async def run(self, fn: Callable[[Tx], T], *, write: bool = True) -> T: ...
+    async def run(self, fn: Callable[[Tx], T], *, write: bool = True,
+                  governed: bool = True) -> T: ...
 
-    def run_sync(self, fn: Callable[[Tx], T], *, write: bool = True) -> T: ...
+    def run_sync(self, fn: Callable[[Tx], T], *, write: bool = True,
+                 governed: bool = True) -> T: ...
 
     def close(self) -> None: ...
 
@@ -394,21 +396,27 @@ class SqliteStore:
 
     # -- transactions -------------------------------------------------------
 
-    def run_sync(self, fn: Callable[[Tx], T], *, write: bool = True) -> T:
+    def run_sync(self, fn: Callable[[Tx], T], *, write: bool = True,
+                 governed: bool = True) -> T:
+        """Run ``fn`` in one transaction. ``governed=False`` marks bookkeeping
+        writes that serve reads (task rows, frozen snapshots): they go on while
+        the store is degraded, as reads do."""
         if not write:
             return self._read(fn)
-        job = _Job(fn)
+        job = _Job(fn, governed=governed)
         self._submit(job)
         return job.wait()
 
-    async def run(self, fn: Callable[[Tx], T], *, write: bool = True) -> T:
+    async def run(self, fn: Callable[[Tx], T], *, write: bool = True,
+                  governed: bool = True) -> T:
         if not write:
             return await anyio.to_thread.run_sync(self._read, fn, limiter=self._read_limiter)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # another event loop (trio): wait in a worker thread
-            return await anyio.to_thread.run_sync(lambda: self.run_sync(fn))
-        job = _Job(fn, loop=loop)
+            return await anyio.to_thread.run_sync(
+                lambda: self.run_sync(fn, governed=governed))
+        job = _Job(fn, governed=governed, loop=loop)
         self._submit(job)
         return await job.wait_async()
 

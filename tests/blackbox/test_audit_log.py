@@ -178,6 +178,7 @@ def _tamper_one_byte(db: str, seq: int) -> None:
 def test_a_tampered_row_is_named_by_verify_and_refuses_governed_writes() -> None:
     with running() as dm:
         with dm.control() as c:
+            enable_consent(c)
             kept = c.call("memory.write", {"action": "add", "entry": entry()})["entries"][0]
             c.call("memory.write", {"action": "add", "entry": entry("Second", "Another note.")})
             total = c.call("memory.status", {})["audit"]["seq"]
@@ -196,6 +197,10 @@ def test_a_tampered_row_is_named_by_verify_and_refuses_governed_writes() -> None
             assert c.call("memory.read", {"ids": [kept["id"]]})["entries"][0]["id"] == kept["id"]
             assert len(c.call("memory.list", {})["items"]) == 2
             assert c.call("governance.action.list", {})["items"] == []
+            # Reads go on for agents too: a task can begin and recall its memory.
+            task = c.call("task.begin", {})
+            snap = c.call("memory.context", {"task_id": task["task_id"], "intent": "editor"})
+            assert [e["id"] for e in snap["entries"]] == [kept["id"]]
 
 
 def test_sighup_while_degraded_keeps_the_daemon_serving_and_the_old_policy() -> None:
