@@ -58,8 +58,13 @@ class App:
 
     # -- policy ---------------------------------------------------------------
 
-    def load_policy_file(self) -> dict[str, Any]:
-        """(Re)load policy.toml; an invalid file is refused and the old one stays."""
+    def load_policy_file(self, *, starting: bool = False) -> dict[str, Any]:
+        """(Re)load policy.toml; an invalid file is refused and the old one stays.
+
+        At start with a degraded store the valid policy is applied without its
+        event (it decides only governed writes, which are refused until the
+        chain verifies); on reload, a change that cannot be audited is refused.
+        """
         now = fmt(self.clock.now())
         try:
             text = self.home.policy.read_text(encoding="utf-8")
@@ -87,6 +92,11 @@ class App:
                 "policy_loaded", now, details={"policy_hash": policy.hash,
                                                "rules": len(policy.rules)}))
         except Unavailable:
+            if starting:
+                self.policy = policy
+                log.warning("policy_event_not_audited", reason="store_unavailable",
+                            policy_hash=policy.hash)
+                return {"loaded": True, "hash": policy.hash, "rules": len(policy.rules)}
             # Fail closed: a policy change that cannot be audited does not take
             # effect; the old policy stays until the chain verifies again.
             log.warning("policy_not_loaded", reason="store_unavailable",

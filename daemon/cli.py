@@ -104,13 +104,15 @@ def main(argv: Sequence[str] | None = None) -> int:
               default=default)
     app.extra_methods.extend(recall.methods(app))
     app.extra_methods.extend(backup.methods(home))
-    policy = app.load_policy_file()
+    # Verify the chain before anything is appended to it, so a damaged log is
+    # reported where it was damaged, not after events of this start.
+    checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
+    policy = app.load_policy_file(starting=True)
     if not policy["loaded"]:
         print(f"memoryd: policy.toml refused: {policy['error']}", file=sys.stderr)
         store.close()
         lock.release()
         return 1
-    checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
     app.extra_methods.extend(checkpoints.methods(
         checkpointer, hasher, lambda who: owner_of(hasher, who)))
     _install_test_faults(store, os.environ.get("MEMORYD_TEST_FAULTS"))
