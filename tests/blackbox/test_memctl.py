@@ -1,0 +1,136 @@
+"""The operator's day with memctl, against a real daemon: the README's quickstart.
+
+Every step runs the real ``memctl`` command line on the daemon's home; the
+agent's side speaks to ``agent.sock`` with the project's client.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.harness import Daemon, running
+
+ALICE = ["--identity-kind", "token", "--identity-subject", "alice"]
+
+
+@pytest.fixture(scope="module")
+def d() -> Iterator[Daemon]:
+    with running() as daemon:
+        yield daemon
+
+
+def _ok(d: Daemon, *args: str, input: bytes | None = None) -> str:
+    done = d.memctl(*args, input=input)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done.stdout.decode()
+
+
+def _json(d: Daemon, *args: str) -> Any:
+    return json.loads(_ok(d, *args, "--json"))
+
+
+@pytest.fixture(scope="module")
+def agent_task(d: Daemon) -> dict[str, Any]:
+    """The quickstart's set-up: consent on for alice, a token, a task on agent.sock."""
+    _ok(d, "consent", "set", "--read", "on", "--contribute", "on", *ALICE)
+    issued = _json(d, "token", "issue", "--kind", "token", "--subject", "alice")
+    with d.agent() as a:
+        return a.call("task.begin", {"token": issued["token"]})  # type: ignore[no-any-return]
+
+
+def _propose(d: Daemon, task: dict[str, Any], title: str, body: str) -> str:
+    with d.agent() as a:
+        out = a.call("memory.write", {
+            "task_id": task["task_id"], "target": "memory", "action": "add",
+            "entry": {"type": "preference", "title": title, "body": body}})
+    assert out["outcome"] == "pending"
+    return str(out["action_id"])
+
+
+def test_consent_set_is_shown_by_consent(d: Daemon, agent_task: dict[str, Any]) -> None:
+    shown = _json(d, "consent", *ALICE)
+    assert (shown["read"], shown["contribute"], shown["learn_from_tools"]) == (True, True, False)
+    assert "memory.write" in agent_task["grants"]
+
+
+def test_quickstart_proposal_waits_then_approval_applies_it(
+        d: Daemon, agent_task: dict[str, Any]) -> None:
+    action_id = _propose(d, agent_task, "Editor", "Prefers vim keybindings.")
+    listed = _ok(d, "pending")
+    assert action_id in listed
+    assert "vim" not in listed  # the pending list carries no memory text
+    assert "vim keybindings" in _ok(d, "action", action_id)  # the proposal in full
+    applied = _json(d, "approve", action_id)
+    assert applied["outcome"] == "applied"
+    entry_id = applied["entries"][0]["id"]
+    assert entry_id in _ok(d, "ls", *ALICE)
+    assert "Prefers vim keybindings." in _ok(d, "show", entry_id, *ALICE)
+    verify = d.memctl("audit", "verify")
+    assert verify.returncode == 0, verify.stderr
+
+
+def test_deny_leaves_nothing_applied(d: Daemon, agent_task: dict[str, Any]) -> None:
+    action_id = _propose(d, agent_task, "Shell", "Uses fish.")
+    _ok(d, "deny", action_id)
+    assert "Shell" not in _ok(d, "ls", *ALICE)
+    again = d.memctl("approve", action_id)
+    assert again.returncode != 0
+    assert b"already_decided" in again.stderr
+
+
+def test_ls_search_finds_by_words_in_the_body(d: Daemon) -> None:
+    _ok(d, "write", "--type", "fact", "--title", "Deploy window",
+        "--body-file", "-", input=b"Deploys happen on Tuesdays after the standup.")
+    found = _json(d, "ls", "--search", "tuesdays")
+    assert found["mode"] == "search"
+    assert [i["title"] for i in found["items"]] == ["Deploy window"]
+
+
+def test_ls_pages_with_cursor(d: Daemon) -> None:
+    for i in range(3):
+        _ok(d, "write", "--type", "fact", "--title", f"Page note {i}",
+            "--body-file", "-", input=f"Note number {i} for paging.".encode())
+    first = _json(d, "ls", "--page-size", "2")
+    assert first["next_cursor"]
+    second = _json(d, "ls", "--cursor", first["next_cursor"])
+    assert {i["id"] for i in first["items"]}.isdisjoint({i["id"] for i in second["items"]})
+
+
+def test_context_previews_what_an_agent_would_see(d: Daemon) -> None:
+    _ok(d, "consent", "set", "--read", "on")
+    _ok(d, "write", "--type", "procedure", "--title", "Release checklist",
+        "--body-file", "-", input=b"Tag the release, then publish the changelog.")
+    preview = _json(d, "context", "--intent", "how do we cut a release")
+    assert any(card["title"] == "Release checklist" for card in preview["entries"])
+    assert "begin" in preview["rendered"] and "end" in preview["rendered"]
+
+
+def test_audit_export_prints_one_json_event_per_line(d: Daemon) -> None:
+    lines = _ok(d, "audit", "export").splitlines()
+    events = [json.loads(line) for line in lines]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert {"decision", "operation", "action_approved"} <= {e["kind"] for e in events}
+
+
+def test_scan_names_the_rule_and_offsets_without_the_secret(d: Daemon) -> None:
+    key = "AKIA" + "Q7ZJ2M4N6P8R1T3V"
+    done = d.memctl("scan", input=f"our deploy key is {key} for now".encode())
+    assert done.returncode == 1
+    out = done.stdout + done.stderr
+    assert b"secret_detected" in out
+    assert key.encode() not in out
+
+
+def test_scan_of_ordinary_text_is_clean(d: Daemon) -> None:
+    done = d.memctl("scan", input=b"The user prefers dark mode in every editor.")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_memctl_without_a_daemon_says_so(tmp_path: Any) -> None:
+    done = Daemon(tmp_path / "nothing").memctl("status")
+    assert done.returncode != 0
+    assert b"not running" in done.stderr
