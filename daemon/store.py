@@ -17,7 +17,9 @@ Invariants:
   in the file; the FTS5 index runs with ``secure-delete`` for the same reason;
 - the search index and snapshot cards follow ``entries`` through SQL triggers
   in the writer's own transaction; any connection that writes ``entries`` must
-  first call ``daemon.search.register`` (the triggers use its function).
+  first call ``daemon.search.register`` (the triggers use its function);
+- ``scope_usage`` holds each namespace's active body bytes, kept by triggers
+  on ``entries`` in the same transaction (the scope budget reads it).
 """
 
 from __future__ import annotations
@@ -71,6 +73,38 @@ CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
   ON entries(owner, target, scope, title) WHERE status = 'active';
 CREATE INDEX IF NOT EXISTS entries_scope ON entries(owner, target, scope, status);
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
+-- Active body bytes per namespace, for the scope budget checked on every
+-- write. Triggers keep it in step with entries in the writer's own
+-- transaction, whatever path changes an entry (write, archive, supersede,
+-- undo, expiry, removal, gc), so the check costs one lookup, not a sum over
+-- the scope.
+CREATE TABLE IF NOT EXISTS scope_usage(
+  owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
+  active_bytes INTEGER NOT NULL, PRIMARY KEY(owner, target, scope)) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS entries_usage_ai AFTER INSERT ON entries
+WHEN new.status = 'active' BEGIN
+  INSERT INTO scope_usage(owner, target, scope, active_bytes)
+    VALUES (new.owner, new.target, new.scope, length(CAST(new.body AS BLOB)))
+    ON CONFLICT(owner, target, scope) DO UPDATE
+    SET active_bytes = active_bytes + excluded.active_bytes;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_usage_au
+AFTER UPDATE OF status, body, owner, target, scope ON entries
+WHEN old.status = 'active' OR new.status = 'active' BEGIN
+  UPDATE scope_usage SET active_bytes = active_bytes - length(CAST(old.body AS BLOB))
+    WHERE old.status = 'active'
+      AND owner = old.owner AND target = old.target AND scope = old.scope;
+  INSERT INTO scope_usage(owner, target, scope, active_bytes)
+    SELECT new.owner, new.target, new.scope, length(CAST(new.body AS BLOB))
+    WHERE new.status = 'active'
+    ON CONFLICT(owner, target, scope) DO UPDATE
+    SET active_bytes = active_bytes + excluded.active_bytes;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_usage_ad AFTER DELETE ON entries
+WHEN old.status = 'active' BEGIN
+  UPDATE scope_usage SET active_bytes = active_bytes - length(CAST(old.body AS BLOB))
+    WHERE owner = old.owner AND target = old.target AND scope = old.scope;
+END;
 CREATE TABLE IF NOT EXISTS revisions(
   entry_id TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT, title TEXT, body TEXT,
   summary TEXT, basis TEXT, validity TEXT, content_hash TEXT NOT NULL,
@@ -328,7 +362,16 @@ class SqliteStore:
         self.conn = self._open()
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
+            fresh_usage = not self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'scope_usage'").fetchall()
             self.conn.execute(SCHEMA)
+            if fresh_usage:
+                # A store made before scope_usage existed: count what it holds
+                # once; the triggers keep the totals from here on.
+                self.conn.execute(
+                    "INSERT INTO scope_usage(owner, target, scope, active_bytes)"
+                    " SELECT owner, target, scope, sum(length(CAST(body AS BLOB)))"
+                    " FROM entries WHERE status = 'active' GROUP BY owner, target, scope")
             self.conn.execute(SEARCH_SCHEMA)
             # Removed text must not linger in the index's pages either.
             self.conn.execute(

@@ -420,9 +420,9 @@ class Applied:
 
 
 def _active_bytes(tx: Tx, owner: str, target: str, scope: str) -> int:
-    row = tx.one("SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) AS n FROM entries"
-                 " WHERE owner = ? AND target = ? AND scope = ? AND status = 'active'",
-                 (owner, target, scope))
+    # Kept by store triggers on every change to entries (store.scope_usage).
+    row = tx.one("SELECT active_bytes AS n FROM scope_usage"
+                 " WHERE owner = ? AND target = ? AND scope = ?", (owner, target, scope))
     return int(row["n"]) if row else 0
 
 

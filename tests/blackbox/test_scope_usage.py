@@ -1,0 +1,135 @@
+"""Black-box: the scope budget's running total stays equal to the bytes it stands for.
+
+The write path checks a scope's budget against ``scope_usage``, a per-scope
+total kept by store triggers (daemon/store.py) instead of a sum over the
+scope on every write. These tests drive every kind of change through the real
+sockets and compare that total with the sum it replaces, read from the
+daemon's own database on a read-only connection.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import apsw
+import pytest
+
+from rpc.client import Client, RpcError
+from tests.harness import Daemon, entry, running
+
+TINY_TTL = 0.00002  # days: about 1.7 s
+CONFIG = """
+scope_budget_bytes = 3000
+[retention]
+purge_grace_days = 0.00003
+"""
+
+
+@pytest.fixture(scope="module")
+def d() -> Iterator[Daemon]:
+    with running(config=CONFIG) as daemon:
+        yield daemon
+
+
+@pytest.fixture
+def c(d: Daemon) -> Iterator[Client]:
+    with d.control() as client:
+        yield client
+
+
+def write(c: Client, scope: str, **params: Any) -> dict[str, Any]:
+    return c.call("memory.write", {"scope": scope, **params})  # type: ignore[no-any-return]
+
+
+def add(c: Client, scope: str, title: str, body: str, **fields: Any) -> dict[str, Any]:
+    out = write(c, scope, action="add", entry=entry(title=title, body=body, **fields))
+    return out
+
+
+def totals(d: Daemon, scope: str) -> tuple[int, int]:
+    """(the running total, the sum it stands for) for ``scope``, as committed."""
+    conn = apsw.Connection(f"file:{d.home / 'memory.db'}?mode=ro",
+                           flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    try:
+        kept = conn.execute("SELECT coalesce(sum(active_bytes), 0) FROM scope_usage"
+                            " WHERE target = 'memory' AND scope = ?", (scope,)).fetchall()
+        summed = conn.execute("SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM entries"
+                              " WHERE target = 'memory' AND scope = ? AND status = 'active'",
+                              (scope,)).fetchall()
+        kept_n, summed_n = kept[0][0], summed[0][0]
+        assert isinstance(kept_n, int) and isinstance(summed_n, int)
+        return kept_n, summed_n
+    finally:
+        conn.close()
+
+
+def wait_for(check: Any, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached")
+        time.sleep(0.1)
+
+
+def test_running_total_follows_every_kind_of_change(d: Daemon, c: Client) -> None:
+    scope = "usage-1"
+
+    def same() -> None:
+        kept, summed = totals(d, scope)
+        assert kept == summed
+
+    a = add(c, scope, "A", "älpha " * 20)["entries"][0]
+    b = add(c, scope, "B", "beta " * 30)["entries"][0]
+    same()
+    write(c, scope, action="replace", id=a["id"], expected_revision=1,
+                  entry=entry(title="A", body="grown " * 60))
+    same()
+    write(c, scope, action="replace", id=a["id"], expected_revision=2,
+          entry=entry(title="A", body="short"))
+    same()
+    sup = write(c, scope, action="supersede", id=b["id"], expected_revision=1,
+                entry=entry(title="B", body="successor " * 10))
+    same()
+    c.call("memory.undo", {"operation_id": sup["operation_id"]})
+    same()
+    arch = write(c, scope, action="archive", id=a["id"], expected_revision=3, reason="done")
+    same()
+    c.call("memory.undo", {"operation_id": arch["operation_id"]})
+    same()
+    current = c.call("memory.read", {"ids": [b["id"]]})["entries"][0]
+    write(c, scope, action="remove", id=b["id"], expected_revision=current["revision"])
+    same()
+    batch = write(c, scope, action="batch", ops=[
+        {"action": "add", "entry": entry(title=f"N{i}", body="n" * (50 + i))} for i in range(5)])
+    assert batch["outcome"] == "applied"
+    same()
+    short = add(c, scope, "Short", "expires " * 10, ttl_days=TINY_TTL)["entries"][0]
+    wait_for(lambda: c.call("memory.read", {"ids": [short["id"]]})["entries"][0]["expired"])
+    c.call("memory.gc", {})
+    wait_for(lambda: c.call("memory.read", {"ids": [short["id"]]})["entries"][0]["status"]
+             != "active")
+    same()
+    wait_for(lambda: c.call("memory.gc", {})["purged"] and c.call(
+        "memory.read", {"ids": [short["id"]]})["entries"][0]["status"] == "removed")
+    same()
+    assert totals(d, scope)[0] > 0
+
+
+def test_budget_counts_a_scope_only_once_its_room_is_freed(c: Client) -> None:
+    scope = "usage-2"
+    first = add(c, scope, "A", "a" * 1_400)["entries"][0]
+    add(c, scope, "B", "b" * 1_400)
+    with pytest.raises(RpcError) as err:
+        add(c, scope, "C", "c" * 400)
+    assert err.value.data["code"] == "scope_budget_exceeded"
+    assert err.value.data["details"]["used_bytes"] == 2_800
+    write(c, scope, action="remove", id=first["id"], expected_revision=1)
+    assert add(c, scope, "C", "c" * 400)["outcome"] == "applied"
+    with pytest.raises(RpcError) as err:
+        add(c, scope, "D", "d" * 1_201)
+    assert err.value.data["details"]["used_bytes"] == 1_800
