@@ -22,11 +22,10 @@ from audit.chain import StoredEvent, VerifyResult, from_stored
 from audit.keyed import KeyedHasher
 from daemon import search
 from daemon.cursors import Cursor, seal, unseal
-from daemon.entries import View, load, to_wire
+from daemon.entries import View, load, redact_secrets, to_wire
 from daemon.ids import random_id
 from daemon.store import Tx, loads
 from kernel.errors import CursorError, NotFound
-from kernel.scan import redact
 from rpc import schema
 from rpc.errors import InvalidParams
 
@@ -185,7 +184,8 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
         # Redact the whole field first, so a secret cut by the window never
         # shows a fragment.
         item["snippet"] = search.snippet(
-            (redact(r["body"]), redact(r["summary"]), redact(r["title"])), plan.terms)
+            (redact_secrets(r["body"]), redact_secrets(r["summary"]),
+             redact_secrets(r["title"])), plan.terms)
         item["score"] = r["score"]
         items.append(item)
     next_cursor = None

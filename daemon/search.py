@@ -223,10 +223,13 @@ def plan(tx: Tx, text: str) -> Plan:
 
 
 def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
-           after: tuple[float, str] | None = None) -> list[dict[str, Any]]:
+           after: tuple[float, str] | None = None,
+           columns: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """Entries matching plan ``p`` and the SQL filter ``where`` on ``e``, best first.
 
-    Each row is the entry's columns plus ``score`` (BM25, higher is better).
+    Each row is the entry's columns (only ``columns`` when given: every
+    column carried costs its share of the sort and of the row built for it)
+    plus ``score`` (BM25, higher is better).
     ``after`` continues below a (score, id) position. The filter runs in SQL
     over the plan's bounded candidate set, so other owners' or inactive
     entries never crowd out the caller's.
@@ -240,11 +243,12 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     if p.only_common:
         inner += " ORDER BY rowid DESC LIMIT ?"
         inner_args += (COMMON_SCAN,)
+    picked = "e.*" if columns is None else ", ".join(f"e.{c}" for c in columns)
     # MATERIALIZED and CROSS JOIN pin the join order: FTS5 first, once, then
     # the candidates' rows by key. Left to itself the planner may walk
     # entries by an index and re-run the MATCH for every row.
     sql = ("WITH m AS MATERIALIZED (" + inner + ")"  # noqa: S608 (no client text in SQL)
-           " SELECT e.*, m.score AS score FROM m CROSS JOIN search_keys AS s"
+           " SELECT " + picked + ", m.score AS score FROM m CROSS JOIN search_keys AS s"
            " CROSS JOIN entries AS e WHERE s.key = m.k AND e.id = s.entry_id AND " + where)
     sql_args: tuple[Any, ...] = (*inner_args, *args)
     if after is not None:
