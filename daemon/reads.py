@@ -118,8 +118,11 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
     status_sql = []
     for status in statuses:
         if status == "active":
-            # An entry past expires_at leaves the default view at once.
-            status_sql.append("(status = 'active' AND expires_at > ?)")
+            # An entry past expires_at leaves the default view at once. The
+            # unary plus keeps the planner off entries_expiry (it would fetch
+            # every active entry and sort them all) and on entries_listing,
+            # which yields rows in page order and holds every filter column.
+            status_sql.append("(+status = 'active' AND expires_at > ?)")
             args.append(now)
         elif status == "expired":
             status_sql.append("(status = 'expired' OR (status = 'active' AND expires_at <= ?))")
@@ -144,8 +147,9 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
                             None if after is None or after_score is None
                             else (after_score, after[1]), now)
     if after is not None:
-        clauses.append("(title > ? OR (title = ? AND id > ?))")
-        args.extend([after[0], after[0], after[1]])
+        # A row value: the next page starts with an index seek, not a walk.
+        clauses.append("(title, id) > (?, ?)")
+        args.extend([after[0], after[1]])
     sql = ("SELECT * FROM entries WHERE " + " AND ".join(clauses)  # noqa: S608 (no client text in SQL)
            + " ORDER BY title, id LIMIT ?")
     rows = tx.all(sql, (*args, page_size + 1))

@@ -73,6 +73,11 @@ CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
   ON entries(owner, target, scope, title) WHERE status = 'active';
 CREATE INDEX IF NOT EXISTS entries_scope ON entries(owner, target, scope, status);
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
+-- memory.list pages in (title, id) order: walking this index yields rows in
+-- page order and holds every column the listing filters on, so a page costs
+-- the rows it skips in the index, not a sort of the owner's whole store.
+CREATE INDEX IF NOT EXISTS entries_listing
+  ON entries(owner, title, id, target, scope, status, expires_at);
 -- Active body bytes per namespace, for the scope budget checked on every
 -- write. Triggers keep it in step with entries in the writer's own
 -- transaction, whatever path changes an entry (write, archive, supersede,
