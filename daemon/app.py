@@ -480,13 +480,6 @@ class App:
 
     # -- audit / policy ---------------------------------------------------------
 
-    async def audit_verify(self, ctx: CallContext, p: schema.AuditVerify) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
-        import anyio
-
-        result = await anyio.to_thread.run_sync(self.store.verify_audit)
-        return reads.verify_wire(result)
-
     async def audit_export(self, ctx: CallContext, p: schema.AuditExport) -> Any:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         return await self.store.run(lambda tx: reads.export(tx, p.after_seq, p.limit), write=False)
@@ -525,7 +518,6 @@ class App:
         add("token.issue", schema.TokenIssue, self.token_issue, on_agent=False)
         add("token.list", schema.IdentityOnly, self.token_list, on_agent=False)
         add("token.revoke", schema.TokenRevoke, self.token_revoke, on_agent=False)
-        add("audit.verify", schema.AuditVerify, self.audit_verify, on_agent=False)
         add("audit.export", schema.AuditExport, self.audit_export, on_agent=False)
         add("policy.reload", schema.NoParams, self.policy_reload, on_agent=False)
         for name, params, handler in self.extra_methods:

@@ -14,11 +14,11 @@ Invariants:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from audit.chain import StoredEvent, VerifyResult, from_stored
+from audit.chain import StoredEvent, from_stored
 from audit.keyed import KeyedHasher
 from daemon import search
 from daemon.cursors import Cursor, seal, unseal
@@ -314,9 +314,6 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str) -> dict[st
         "projection": {"enabled": False},
     }
 
-
-def verify_wire(result: VerifyResult) -> dict[str, Any]:
-    return cast(dict[str, Any], msgspec.to_builtins(result))
 
 
 def export(tx: Tx, after_seq: int, limit: int) -> dict[str, Any]:
