@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -154,3 +155,8 @@ def enable_consent(c: Client, identity: dict[str, Any] | None = None, **switches
 def entry(title: str = "Editor", body: str = "The user prefers vim keybindings.",
           type_: str = "preference", **extra: Any) -> dict[str, Any]:
     return {"type": type_, "title": title, "body": body, **extra}
+
+
+def fresh_identity(prefix: str = "id-") -> dict[str, str]:
+    """A new local identity, so a test's owner shares nothing with another test's."""
+    return {"kind": "local", "subject": prefix + uuid.uuid4().hex}

@@ -17,7 +17,7 @@ import apsw
 import pytest
 
 from rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, running
+from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
 
 
 @pytest.fixture(scope="module")
@@ -26,20 +26,8 @@ def d() -> Iterator[Daemon]:
         yield daemon
 
 
-@pytest.fixture
-def c(d: Daemon) -> Iterator[Client]:
-    with d.control() as client:
-        yield client
-
-
-@pytest.fixture
-def a(d: Daemon) -> Iterator[Client]:
-    with d.agent() as client:
-        yield client
-
-
 def new_identity() -> dict[str, str]:
-    return {"kind": "local", "subject": "au-" + uuid.uuid4().hex}
+    return fresh_identity("au-")
 
 
 def export(c: Client, after_seq: int = 0) -> list[dict[str, Any]]:

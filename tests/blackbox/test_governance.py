@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import signal
 import time
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, running
+from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
 
 POLICY = """\
 [[rule]]
@@ -57,20 +56,8 @@ def d() -> Iterator[Daemon]:
         yield daemon
 
 
-@pytest.fixture
-def c(d: Daemon) -> Iterator[Client]:
-    with d.control() as client:
-        yield client
-
-
-@pytest.fixture
-def a(d: Daemon) -> Iterator[Client]:
-    with d.agent() as client:
-        yield client
-
-
 def new_identity() -> dict[str, str]:
-    return {"kind": "local", "subject": "gv-" + uuid.uuid4().hex}
+    return fresh_identity("gv-")
 
 
 def agent_token(c: Client) -> str:

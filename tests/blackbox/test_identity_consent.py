@@ -5,14 +5,13 @@ One daemon serves the module; every test acts for its own fresh identity.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, running
+from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
 
 
 @pytest.fixture(scope="module")
@@ -21,20 +20,8 @@ def d() -> Iterator[Daemon]:
         yield daemon
 
 
-@pytest.fixture
-def c(d: Daemon) -> Iterator[Client]:
-    with d.control() as client:
-        yield client
-
-
-@pytest.fixture
-def a(d: Daemon) -> Iterator[Client]:
-    with d.agent() as client:
-        yield client
-
-
 def new_identity() -> dict[str, str]:
-    return {"kind": "local", "subject": "ic-" + uuid.uuid4().hex}
+    return fresh_identity("ic-")
 
 
 def token_for(c: Client, ident: dict[str, str], **issue: Any) -> str:

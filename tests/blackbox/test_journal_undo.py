@@ -19,12 +19,6 @@ def d() -> Iterator[Daemon]:
         yield daemon
 
 
-@pytest.fixture
-def c(d: Daemon) -> Iterator[Client]:
-    with d.control() as client:
-        yield client
-
-
 def who() -> dict[str, str]:
     """A fresh owner per test, so journals do not interleave."""
     return {"kind": "local", "subject": "u" + secrets.token_hex(6)}

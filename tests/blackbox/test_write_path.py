@@ -8,14 +8,13 @@ each other's entries, actions or idempotency keys.
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, running
+from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
 
 
 @pytest.fixture(scope="module")
@@ -24,20 +23,8 @@ def d() -> Iterator[Daemon]:
         yield daemon
 
 
-@pytest.fixture
-def c(d: Daemon) -> Iterator[Client]:
-    with d.control() as client:
-        yield client
-
-
-@pytest.fixture
-def a(d: Daemon) -> Iterator[Client]:
-    with d.agent() as client:
-        yield client
-
-
 def new_identity() -> dict[str, str]:
-    return {"kind": "local", "subject": "wp-" + uuid.uuid4().hex}
+    return fresh_identity("wp-")
 
 
 def agent_task(c: Client, a: Client, ident: dict[str, str] | None = None,
