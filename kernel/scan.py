@@ -18,10 +18,15 @@ Invariants:
   (so ``ig\\u200bnore`` reads as ``ignore`` too), whitespace runs collapsed to
   one space — and their offsets are mapped back onto the
   original text, covering every original character that produced the match;
-- work is linear in the text: each rule is run once over the folded (or raw)
-  text, each pattern's work per start position is bounded (see the pattern
-  invariants in ``scan_rules``), each validator sees at most its match plus a
-  bounded window; ``ScanStats`` counts it;
+- work is linear in the text: each rule is run at most once over the folded
+  (or raw) text, each pattern's work per start position is bounded (see the
+  pattern invariants in ``scan_rules``), each validator sees at most its match
+  plus a bounded window; ``ScanStats`` counts it;
+- prefilters change the cost, never the findings: a rule's prefilter is
+  checked on the lower-cased copy of the same text its pattern runs on, and
+  the positions it suggests are tried in the order ``finditer`` would try
+  them; ``prefilter=False`` runs every pattern over the whole text, and the
+  two must agree (``tests/unit/test_scan_prefilter.py``);
 - fail closed: a validator that raises counts as a finding, and an empty rule
   table is refused rather than read as "nothing found".
 """
@@ -31,6 +36,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +44,7 @@ from kernel.errors import ContentRejected, LimitExceeded
 from kernel.scan_rules import CATEGORIES, RULES, ScanRule
 
 __all__ = [
+    "CASE_ALIASES",
     "CATEGORIES",
     "MAX_DETAIL_FINDINGS",
     "RULES",
@@ -81,12 +88,15 @@ class Finding:
 class ScanStats:
     """Deterministic work counters for one scan (no clocks involved).
 
-    ``chars_fed`` is the sum over rules of the length of the text each rule's
-    pattern was run over; with every pattern's per-position work bounded,
-    it is the measure that must grow linearly with the input.
+    ``rules_run`` counts the rules the scan went through, ``prefiltered``
+    those of them whose prefilter showed they cannot match. ``chars_fed`` is
+    the number of start positions patterns were tried at (the whole text's
+    length for a rule run over all of it); with every pattern's per-position
+    work bounded, it is the measure that must grow linearly with the input.
     """
 
     rules_run: int = 0
+    prefiltered: int = 0
     chars_fed: int = 0
     folded_chars: int = 0
     matches: int = 0
@@ -122,8 +132,16 @@ class _Folded:
 
 
 # Pieces of text that folding may change: whitespace other than one plain
-# space, and runs of non-ASCII characters. Everything else is copied as is.
-_FOLDABLE = re.compile(r"(?P<ws>\s{2,4096}|[^\S ])|(?P<na>[^\x00-\x7f\s]{1,256})")
+# space (a run of two or more, or a single other whitespace character), and
+# runs of non-ASCII characters. Everything else is copied as is. Each pattern
+# starts with one character class so the regex engine can skip ahead to
+# candidates instead of trying every position.
+_FOLDABLE = re.compile(
+    r"[\s\x80-\U0010ffff](?:(?<=\s)(?:(?<! )|(?=\s))\s{0,4095}"
+    r"|(?<=[^\x00-\x7f\s])[^\x00-\x7f\s]{0,255})"
+)
+_FOLDABLE_ASCII = re.compile(r"\s(?:(?<! )|(?=\s))\s{0,4095}")
+_ASCII_SPACE_OTHER = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 def _fold_char(ch: str) -> str:
@@ -151,14 +169,22 @@ def _fold(text: str) -> _Folded:
         f_pos += len(piece)
 
     last = 0
-    for m in _FOLDABLE.finditer(text):
+    if text.isascii():
+        if "  " not in text and not any(ch in text for ch in _ASCII_SPACE_OTHER):
+            # Nothing to fold: the common case of one line of ASCII prose.
+            return _Folded(text, [0], [0], [len(text)], [True])
+        pieces = _FOLDABLE_ASCII.finditer(text)
+    else:
+        pieces = _FOLDABLE.finditer(text)
+    for m in pieces:
         if m.start() > last:
             emit(text[last : m.start()], last, m.start() - last, True)
         run = m.group(0)
-        if m.group("ws") is not None:
+        if run[0].isspace():
             emit(" ", m.start(), len(run), False)
-        elif unicodedata.is_normalized("NFKC", run) and not any(
-            unicodedata.category(ch) == "Cf" for ch in run
+        elif unicodedata.is_normalized("NFKC", run) and (
+            # Printable text holds no format character (category Cf).
+            run.isprintable() or not any(unicodedata.category(ch) == "Cf" for ch in run)
         ):
             emit(run, m.start(), len(run), True)
         else:
@@ -190,18 +216,146 @@ def _accepts(rule: ScanRule, m: re.Match[str], stats: ScanStats) -> bool:
         return True
 
 
+# Characters other than ASCII letters that ``re.IGNORECASE`` matches against
+# ASCII letters (the Turkish i's, long s, Kelvin sign). The prefilter view maps
+# them to the letter before lower-casing, so a literal the pattern matches
+# case-insensitively is also found in the view; with ``İ`` mapped, lower-casing
+# keeps every offset too. ``tests/unit/test_scan_prefilter.py`` checks this set
+# against the running ``re`` and Unicode tables.
+CASE_ALIASES = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+_ALIAS_TABLE = str.maketrans(CASE_ALIASES)
+
+# A rule whose suggested start positions outnumber this share of the text is
+# run over the whole text instead: one pass inside the regex engine is cheaper
+# than many separate tries. Either way the findings are the same.
+_WINDOW_SHARE = 4
+
+
+class _View:
+    """The lower-cased copy of one scanned text, with memoised literal checks."""
+
+    __slots__ = ("aligned", "ascii", "low", "seen", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.ascii = text.isascii()
+        low = text if self.ascii else text.translate(_ALIAS_TABLE)
+        self.low = low.lower()
+        # Offsets in ``low`` are offsets in ``text`` (always, given the alias
+        # map; checked rather than assumed).
+        self.aligned = len(self.low) == len(text)
+        self.seen: dict[str, bool] = {}
+
+    def has(self, literal: str) -> bool:
+        hit = self.seen.get(literal)
+        if hit is None:
+            hit = (self.ascii is False or literal.isascii()) and literal in self.low
+            self.seen[literal] = hit
+        return hit
+
+    def starts(self, literals: tuple[str, ...]) -> list[int]:
+        """Every offset where one of ``literals`` occurs, sorted, no repeats."""
+        found: set[int] = set()
+        for literal in literals:
+            if not self.has(literal):
+                continue
+            i = self.low.find(literal)
+            while i != -1:
+                found.add(i)
+                i = self.low.find(literal, i + 1)
+        return sorted(found)
+
+
+def _may_match(rule: ScanRule, view: _View) -> bool:
+    assert rule.prefilter is not None
+    # Later groups first: the first one is searched again for positions.
+    return all(
+        any(view.has(literal) for literal in group) for group in reversed(rule.prefilter)
+    )
+
+
+def _runs(text: str, min_len: int) -> list[tuple[int, int]]:
+    """Offsets of the runs of at least ``min_len`` non-whitespace characters."""
+    out: list[tuple[int, int]] = []
+    cursor = 0
+    for word in text.split():
+        if len(word) >= min_len:
+            # Every run between the cursor and this one is shorter than it,
+            # so its first occurrence after the cursor is the run itself.
+            start = text.find(word, cursor)
+            cursor = start + len(word)
+            out.append((start, cursor))
+    return out
+
+
+def _windowed(
+    pattern: re.Pattern[str], text: str, starts: list[int], lead: int, stats: ScanStats
+) -> Iterator[re.Match[str]]:
+    """What ``pattern.finditer(text)`` yields, trying only positions near ``starts``.
+
+    ``finditer`` tries each position in order and, after a match, goes on from
+    its end. A match at ``s`` holds a literal starting in ``[s, s + lead]``, so
+    only positions up to ``lead`` before a literal can match; they are tried
+    in the same order, with the same resumption.
+    """
+    pos = 0
+    i = 0
+    while i < len(starts):
+        t = starts[i]
+        if t < pos:
+            i += 1
+            continue
+        found = None
+        for s in range(max(pos, t - lead), t + 1):
+            stats.chars_fed += 1
+            found = pattern.match(text, s)
+            if found is not None:
+                break
+        if found is None:
+            pos = t + 1
+            i += 1
+            continue
+        yield found
+        # Patterns never match the empty string (tested), so this moves on.
+        pos = max(found.end(), found.start() + 1)
+
+
+def _matches(
+    rule: ScanRule, subject: str, view: _View | None, stats: ScanStats
+) -> Iterator[re.Match[str]]:
+    """The matches of ``rule`` over ``subject``, as ``finditer`` gives them."""
+    if view is not None and rule.min_run is not None:
+        for start, end in _runs(subject, rule.min_run):
+            stats.chars_fed += end - start
+            yield from rule.pattern.finditer(subject, start, end)
+        return
+    if view is not None and rule.lead is not None and rule.prefilter and view.aligned:
+        starts = view.starts(rule.prefilter[0])
+        if len(starts) * (rule.lead + 1) * _WINDOW_SHARE <= len(subject):
+            yield from _windowed(rule.pattern, subject, starts, rule.lead, stats)
+            return
+    stats.chars_fed += len(subject)
+    yield from rule.pattern.finditer(subject)
+
+
 def scan_with_stats(
-    text: str, rules: tuple[ScanRule, ...] = RULES
+    text: str, rules: tuple[ScanRule, ...] = RULES, *, prefilter: bool = True
 ) -> tuple[tuple[Finding, ...], ScanStats]:
-    """Run every rule over ``text``; findings sorted by offset, and the work done."""
+    """Run every rule over ``text``; findings sorted by offset, and the work done.
+
+    ``prefilter=False`` runs every pattern over the whole text, ignoring the
+    rules' prefilters: slower, and the reference the fast path must equal.
+    """
     if not rules:
         # Fail closed: an empty table would report every text as clean.
         raise ValueError("scan needs at least one rule")
     stats = ScanStats()
     folded: _Folded | None = None
+    views: dict[bool, _View] = {}
     found: list[Finding] = []
     fallbacks: list[Finding] = []
     for rule in rules:
+        stats.rules_run += 1
         if rule.raw:
             subject = text
         else:
@@ -209,9 +363,15 @@ def scan_with_stats(
                 folded = _fold(text)
                 stats.folded_chars = len(folded.text)
             subject = folded.text
-        stats.rules_run += 1
-        stats.chars_fed += len(subject)
-        for m in rule.pattern.finditer(subject):
+        view = None
+        if prefilter and (rule.prefilter is not None or rule.min_run is not None):
+            view = views.get(rule.raw)
+            if view is None:
+                view = views[rule.raw] = _View(subject)
+            if rule.prefilter is not None and not _may_match(rule, view):
+                stats.prefiltered += 1
+                continue
+        for m in _matches(rule, subject, view, stats):
             stats.matches += 1
             start, end = _span(m)
             if end <= start or not _accepts(rule, m, stats):
@@ -231,7 +391,11 @@ def scan_with_stats(
 
 
 def scan(
-    text: str, rules: tuple[ScanRule, ...] = RULES, *, max_bytes: int | None = None
+    text: str,
+    rules: tuple[ScanRule, ...] = RULES,
+    *,
+    max_bytes: int | None = None,
+    prefilter: bool = True,
 ) -> tuple[Finding, ...]:
     """Findings for ``text``; ``max_bytes`` (UTF-8) is checked before any scanning."""
     if max_bytes is not None:
@@ -240,7 +404,7 @@ def scan(
             raise LimitExceeded(
                 "entry_too_large", details={"size_bytes": size, "limit_bytes": max_bytes}
             )
-    return scan_with_stats(text, rules)[0]
+    return scan_with_stats(text, rules, prefilter=prefilter)[0]
 
 
 def redact(text: str, rules: tuple[ScanRule, ...] = RULES) -> str:

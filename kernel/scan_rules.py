@@ -19,7 +19,12 @@ Invariants:
   whitespace runs collapsed to one space), so patterns write a
   single space where prose may put any run of whitespace;
 - a pattern with a group named ``secret`` reports (and redacts) only that
-  group; otherwise the whole match.
+  group; otherwise the whole match;
+- a ``prefilter`` only names literals every match must contain (see
+  ``ScanRule``); it may let a rule run needlessly, never skip a match: the
+  engine checks it on the lower-cased copy of the very text the pattern runs
+  on, and ``tests/unit/test_scan_prefilter.py`` checks, over the corpus and
+  the adversarial seeds, that findings are the same with prefilters off.
 """
 
 from __future__ import annotations
@@ -43,6 +48,19 @@ class ScanRule:
     ``fallback`` marks a catch-all rule (generic high entropy) whose finding
     is dropped when a specific secret rule already covers the same characters,
     so a verdict names the most precise rule.
+
+    The remaining fields only make the scan cheaper; each is a promise about
+    the pattern that the engine relies on, and a wrong promise hides matches:
+
+    - ``prefilter``: groups of lower-case literals; every match contains, for
+      each group, one of its literals (compared case-insensitively, on the
+      text the pattern runs on). ``None``: always run.
+    - ``lead``: every match contains a literal of the *first* group starting
+      at most ``lead`` characters after the match's start, so the pattern is
+      only tried there. ``None``: run over the whole text.
+    - ``min_run``: every match lies inside a run of at least this many
+      non-whitespace characters and the pattern looks at nothing outside its
+      match (no lookaround, no ``\\b``), so it is only run over such runs.
     """
 
     id: str
@@ -52,6 +70,20 @@ class ScanRule:
     validator: Callable[[re.Match[str]], bool] | None = None
     raw: bool = False
     fallback: bool = False
+    prefilter: tuple[tuple[str, ...], ...] | None = None
+    lead: int | None = None
+    min_run: int | None = None
+
+
+def _chars(*spans: str) -> tuple[str, ...]:
+    """Every character of ``spans``: one character, or ``"a-z"`` for a range."""
+    out: list[str] = []
+    for span in spans:
+        if len(span) == 3 and span[1] == "-":
+            out.extend(chr(c) for c in range(ord(span[0]), ord(span[2]) + 1))
+        else:
+            out.append(span)
+    return tuple(out)
 
 
 # --- validators --------------------------------------------------------------
@@ -338,16 +370,19 @@ RULES: tuple[ScanRule, ...] = (
         "invisible.zero_width", "invisible", "invisible",
         _rx("[\u200b-\u200d\u2060-\u2064\ufeff]{1,256}"),
         raw=True,
+        prefilter=(_chars("\u200b-\u200d", "\u2060-\u2064", "\ufeff"),),
     ),
     ScanRule(
         "invisible.bidi_control", "invisible", "invisible",
         _rx("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]{1,256}"),
         raw=True,
+        prefilter=(_chars("\u202a-\u202e", "\u2066-\u2069", "\u200e", "\u200f", "\u061c"),),
     ),
     ScanRule(
         "invisible.tag_characters", "invisible", "invisible",
         _rx("[\U000e0000-\U000e007f]{1,256}"),
         raw=True,
+        prefilter=(_chars("\U000e0000-\U000e007f"),),
     ),
     # Soft hyphen, Mongolian vowel separator, the deprecated format controls
     # and interlinear annotation marks render as nothing (or almost nothing)
@@ -357,12 +392,15 @@ RULES: tuple[ScanRule, ...] = (
         "invisible.format_control", "invisible", "invisible",
         _rx("[\u00ad\u180e\u206a-\u206f\ufff9-\ufffb]{1,256}"),
         raw=True,
+        prefilter=(_chars("\u00ad", "\u180e", "\u206a-\u206f", "\ufff9-\ufffb"),),
     ),
     # --- secrets: cloud ------------------------------------------------------
     ScanRule(
         "secret.aws_access_key_id", "secret", "aws",
         _rx(_B + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}" + _E),
         _not_masked,
+        prefilter=(("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva",
+            "apka"),), lead=0,
     ),
     ScanRule(
         "secret.aws_secret_access_key", "secret", "aws",
@@ -371,36 +409,43 @@ RULES: tuple[ScanRule, ...] = (
             r"(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
         _aws_secret,
+        prefilter=(("aws",), ("secret", "sk")), lead=0,
     ),
     ScanRule(
         "secret.gcp_api_key", "secret", "gcp",
         _rx(_B + r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
         _not_masked,
+        prefilter=(("aiza",),), lead=0,
     ),
     ScanRule(
         "secret.gcp_service_account_key", "secret", "gcp",
         _rx(r'"private_key" ?: ?"-----BEGIN (?:RSA )?PRIVATE KEY-----'),
+        prefilter=(('"private_key"',), ("-----begin ",)), lead=0,
     ),
     # --- secrets: version control -------------------------------------------
     ScanRule(
         "secret.github_classic_token", "secret", "github",
         _rx(_B + r"ghp_[A-Za-z0-9]{36,251}" + _E),
         _not_masked,
+        prefilter=(("ghp_",),), lead=0,
     ),
     ScanRule(
         "secret.github_fine_grained_token", "secret", "github",
         _rx(_B + r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59,221}" + _E),
         _not_masked,
+        prefilter=(("github_pat_",),), lead=0,
     ),
     ScanRule(
         "secret.github_oauth_token", "secret", "github",
         _rx(_B + r"gho_[A-Za-z0-9]{36,251}" + _E),
         _not_masked,
+        prefilter=(("gho_",),), lead=0,
     ),
     ScanRule(
         "secret.github_app_token", "secret", "github",
         _rx(_B + r"gh[usr]_[A-Za-z0-9]{36,251}" + _E),
         _not_masked,
+        prefilter=(("ghu_", "ghs_", "ghr_"),), lead=0,
     ),
     ScanRule(
         "secret.gitlab_token", "secret", "gitlab",
@@ -409,10 +454,13 @@ RULES: tuple[ScanRule, ...] = (
             r"-[0-9A-Za-z_.-]{20,255}(?![A-Za-z0-9_.-])"
         ),
         _not_masked,
+        prefilter=(("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glagent-", "glsoat-",
+            "glffct-", "gloas-", "glft-"),), lead=0,
     ),
     ScanRule(
         "secret.gitlab_runner_registration_token", "secret", "gitlab",
         _rx(_B + r"GR1348941[0-9A-Za-z_-]{20,64}(?![A-Za-z0-9_-])"),
+        prefilter=(("gr1348941",),), lead=0,
     ),
     # --- secrets: chat --------------------------------------------------------
     ScanRule(
@@ -420,10 +468,12 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_B + r"(?:xox[abposr]|xoxe\.xox[bp]|xoxe)-[0-9]{1,16}-[0-9A-Za-z-]{8,250}"
             r"(?![A-Za-z0-9-])"),
         _not_masked,
+        prefilter=(("xox",), ("-",)), lead=0,
     ),
     ScanRule(
         "secret.slack_app_token", "secret", "slack",
         _rx(_B + r"xapp-[0-9]{1,2}-[A-Z0-9]{6,16}-[0-9]{6,16}-[A-Za-z0-9]{20,80}" + _E),
+        prefilter=(("xapp-",),), lead=0,
     ),
     ScanRule(
         "secret.slack_webhook", "secret", "slack",
@@ -432,12 +482,14 @@ RULES: tuple[ScanRule, ...] = (
             r"|(?:workflows|triggers)/T[A-Z0-9]{6,12}/[A-Za-z0-9]{6,16}/[0-9]{6,24}"
             r"/[A-Za-z0-9]{16,40})"
         ),
+        prefilter=(("hooks.slack.com/",),), lead=0,
     ),
     # --- secrets: model APIs --------------------------------------------------
     ScanRule(
         "secret.anthropic_api_key", "secret", "anthropic",
         _rx(_B + r"sk-ant-[a-z0-9]{2,12}-[A-Za-z0-9_-]{32,250}(?![A-Za-z0-9_-])"),
         _not_masked,
+        prefilter=(("sk-ant-",),), lead=0,
     ),
     ScanRule(
         "secret.openai_api_key", "secret", "openai",
@@ -446,26 +498,31 @@ RULES: tuple[ScanRule, ...] = (
             r"|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{32,64})(?![A-Za-z0-9_-])"
         ),
         _not_masked,
+        prefilter=(("sk-",),), lead=0,
     ),
     ScanRule(
         "secret.huggingface_token", "secret", "huggingface",
         _rx(_B + r"(?:hf|api_org)_[A-Za-z0-9]{30,40}" + _E),
         _hf_token,
+        prefilter=(("hf_", "api_org_"),), lead=0,
     ),
     # --- secrets: payments and package registries -----------------------------
     ScanRule(
         "secret.stripe_key", "secret", "stripe",
         _rx(_B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,250}" + _E),
         _not_masked,
+        prefilter=(("sk_live_", "sk_test_", "rk_live_", "rk_test_"),), lead=0,
     ),
     ScanRule(
         "secret.stripe_webhook_secret", "secret", "stripe",
         _rx(_B + r"whsec_[0-9A-Za-z+/]{24,128}" + _E),
+        prefilter=(("whsec_",),), lead=0,
     ),
     ScanRule(
         "secret.npm_token", "secret", "npm",
         _rx(_B + r"npm_[A-Za-z0-9]{36}" + _E),
         _not_masked,
+        prefilter=(("npm_",),), lead=0,
     ),
     # PyPI tokens are macaroons: "pypi-" + base64 of a header naming the index
     # ("pypi.org" or "test.pypi.org").
@@ -473,6 +530,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.pypi_token", "secret", "pypi",
         _rx(_B + r"pypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{40,300}"
             r"(?![A-Za-z0-9_-])"),
+        prefilter=(("pypi-agei", "pypi-agen"),), lead=0,
     ),
     # --- secrets: keys and signed tokens --------------------------------------
     ScanRule(
@@ -482,10 +540,12 @@ RULES: tuple[ScanRule, ...] = (
             r"(?:\\n|\\r|[\s]){1,6}(?:[A-Za-z-]{1,32}: [^\n]{1,128}(?:\\n|\s){1,4})?"
             r"[A-Za-z0-9+/=]{16}"
         ),
+        prefilter=(("-----begin ",), ("private key",)), lead=0,
     ),
     ScanRule(
         "secret.openssh_private_key", "secret", "pem",
         _rx(r"-----BEGIN OPENSSH PRIVATE KEY-----(?:\\n|\\r|\s){1,6}b3BlbnNzaC1rZXktdjE"),
+        prefilter=(("-----begin openssh private key-----",), ("b3blbnnzac1rzxktdje",)), lead=0,
     ),
     ScanRule(
         "secret.jwt", "secret", "jwt",
@@ -494,6 +554,7 @@ RULES: tuple[ScanRule, ...] = (
             r"\.[A-Za-z0-9_-]{0,2000}(?![A-Za-z0-9_-])"
         ),
         _jwt_header,
+        prefilter=(("eyj",),), lead=0,
     ),
     ScanRule(
         "secret.url_credentials", "secret", "url_credentials",
@@ -502,6 +563,7 @@ RULES: tuple[ScanRule, ...] = (
             r":(?P<secret>[^\s/?@\"'<>]{1,256})@[^\s/?#@:\"'<>]{1,253}"
         ),
         _url_password,
+        prefilter=(("://",), ("@",)), lead=21,
     ),
     # --- secrets: assignments --------------------------------------------------
     ScanRule(
@@ -515,6 +577,8 @@ RULES: tuple[ScanRule, ...] = (
             _I,
         ),
         _credential_value,
+        prefilter=(("pass", "pwd", "secret", "token", "api", "access", "private", "credential",
+            "auth"), ("=", ":")), lead=40,
     ),
     ScanRule(
         "secret.credential_assignment_zh", "secret", "assignment",
@@ -523,6 +587,7 @@ RULES: tuple[ScanRule, ...] = (
             r"(?P<secret>[^\s\"'`,;，。；、（）()“”<>]{6,256})"
         ),
         _credential_value,
+        prefilter=(("密码", "口令", "密钥", "私钥", "令牌", "访问令牌", "凭证", "凭据"),), lead=0,
     ),
     # --- secrets: catch-all ------------------------------------------------------
     ScanRule(
@@ -530,6 +595,7 @@ RULES: tuple[ScanRule, ...] = (
         _rx(r"[A-Za-z0-9+/=_-]{24,512}"),
         _generic_entropy,
         fallback=True,
+        min_run=24,
     ),
     # --- injection: English ------------------------------------------------------
     ScanRule(
@@ -550,6 +616,8 @@ RULES: tuple[ScanRule, ...] = (
             r"|orders) (?:is|are)\b",
             _I,
         ),
+        prefilter=(("ignore", "disregard", "forget", "override", "bypass", "discard", "abandon",
+            "your new", "your real", "your actual", "your true", "your updated"),), lead=0,
     ),
     ScanRule(
         "injection.reveal_prompt_en", "injection", "injection_en",
@@ -568,6 +636,10 @@ RULES: tuple[ScanRule, ...] = (
             r"(?:prompt|instructions)\b",
             _I,
         ),
+        prefilter=(("reveal", "print", "output", "repeat", "dump", "leak", "disclose", "recite",
+            "show", "tell me", "give me", "share", "expose", "write out", "spell out", "display",
+            "what "), ("prompt", "instructions", "rules", "guidelines", "directives"), ("your",
+            "prompt")), lead=0,
     ),
     ScanRule(
         "injection.role_hijack_en", "injection", "injection_en",
@@ -588,6 +660,9 @@ RULES: tuple[ScanRule, ...] = (
             r"|\bpretend (?:that )?you (?:are|have) (?:no|an? unrestricted|an? unfiltered)\b",
             _I,
         ),
+        prefilter=(("you are", "you're", "from now on", "act as", "behave as", "respond as",
+            "operate as", "developer mode", "dan mode", "jailbreak mode", "god mode",
+            "do anything now", "pretend"),), lead=0,
     ),
     ScanRule(
         "injection.chat_template_en", "injection", "injection_en",
@@ -596,6 +671,8 @@ RULES: tuple[ScanRule, ...] = (
             r"|\[/?INST\]|<</?SYS>>|\[(?:system|SYSTEM) (?:override|message|prompt)\]"
             r"|\bnew system prompt:"
         ),
+        prefilter=(("<|", "[inst]", "[/inst]", "<<sys>>", "<</sys>>", "[system ",
+            "new system prompt:"),), lead=0,
     ),
     ScanRule(
         "injection.exfiltrate_en", "injection", "injection_en",
@@ -609,6 +686,11 @@ RULES: tuple[ScanRule, ...] = (
             r"(?:\{|\$|%7B|<)",
             _I,
         ),
+        prefilter=(("send", "post", "upload", "exfiltrate", "forward", "transmit", "submit", "leak",
+            "email", "copy", "beacon", "ship", "paste", "curl", "!["), ("passw", "credential",
+            "secret", "api", "access", "token", "cookie", "ssh key", "private key", "env",
+            "system prompt", "chat history", "conversation", "user", "memories", "keychain",
+            "wallet seed", "seed phrase", "mnemonic", "![")), lead=0,
     ),
     ScanRule(
         "injection.pipe_to_shell", "injection", "shell_pipe",
@@ -622,6 +704,9 @@ RULES: tuple[ScanRule, ...] = (
             r"|new-object net\.webclient)",
             _I,
         ),
+        prefilter=(("curl", "wget", "fetch", "iwr", "irm", "invoke-webrequest", "invoke-restmethod",
+            "|", "sh ", "iex", "invoke-expression"), ("|", "$(", "<(", "iex", "invoke-expression")),
+            lead=2,
     ),
     ScanRule(
         "injection.html_comment_to_model", "injection", "html_comment",
@@ -633,6 +718,7 @@ RULES: tuple[ScanRule, ...] = (
             _I,
         ),
         _addressed_comment,
+        prefilter=(("<!--",),), lead=0,
     ),
     # --- injection: Chinese --------------------------------------------------------
     ScanRule(
@@ -643,6 +729,9 @@ RULES: tuple[ScanRule, ...] = (
             r"[^\n。]{0,8}?(?:指令|指示|提示词|提示|设定|约束|限制|规则)"
             r"|你(?:的)?(?:新|真正的)(?:指令|任务|目标)是"
         ),
+        prefilter=(("忽略", "无视", "忽视", "不要理会", "别管", "忘记", "忘掉", "抛开", "跳过",
+            "覆盖", "推翻", "你新", "你的新", "你真正的", "你的真正的"), ("指令", "指示", "提示",
+            "设定", "约束", "限制", "规则", "任务", "目标")), lead=0,
     ),
     ScanRule(
         "injection.reveal_prompt_zh", "injection", "injection_zh",
@@ -653,6 +742,9 @@ RULES: tuple[ScanRule, ...] = (
             r"|初始(?:的)?(?:提示词|指令))",
             _I,
         ),
+        prefilter=(("泄露", "输出", "打印", "显示", "展示", "告诉我", "给我", "透露", "公开",
+            "复述", "重复", "说出", "列出", "暴露", "发出"), ("提示", "prompt", "指令", "设定")),
+            lead=0,
     ),
     ScanRule(
         "injection.role_hijack_zh", "injection", "injection_zh",
@@ -662,6 +754,8 @@ RULES: tuple[ScanRule, ...] = (
             r"|进入(?:开发者|越狱|上帝|DAN)模式|你已(?:经)?被越狱|不受任何(?:限制|约束|规则)",
             _I,
         ),
+        prefilter=(("你现在是", "从现在", "你不再是", "扮演", "充当", "假装", "进入", "你已",
+            "不受任何"),), lead=0,
     ),
     ScanRule(
         "injection.exfiltrate_zh", "injection", "injection_zh",
@@ -672,5 +766,9 @@ RULES: tuple[ScanRule, ...] = (
             + r"[^\n。]{0,10}?(?:到|至|给)[^\n。]{0,10}?" + _DEST_ZH,
             _I,
         ),
+        prefilter=(("把", "将", "发送", "上传", "提交", "转发", "泄露"), ("密码", "口令", "凭证",
+            "凭据", "密钥", "私钥", "令牌", "token", "api", "cookie", "会话", "聊天记录",
+            "对话记录", "系统提示词", "环境变量", "记忆", "用户数据", "个人信息", "助记词")),
+            lead=0,
     ),
 )

@@ -1,0 +1,144 @@
+"""How long the content scanner takes, per rule and in total, on typical and adversarial text.
+
+Usage, from the repository root::
+
+    .venv/bin/python bench/scan.py [--rules] [--iterations N]
+
+Every memory.write and approval scans its content, so the scan sits on the
+write path. The figures here are wall-clock (``time.perf_counter``) means over
+many iterations in this process; nothing is asserted, they depend on the
+machine. ``--rules`` adds, per input, what each rule costs on its own (its
+pattern and validator over the text it matches, after the shared folding),
+slowest first.
+
+Inputs: ordinary notes at about 200 bytes and 4,000 bytes (English, and
+English mixed with Chinese), and 4,000-byte repetitions of the adversarial
+seeds of ``tests/unit/test_scan_bounds.py``. Both the engine as shipped and
+the engine with prefilters off are timed, so the prefilter's share is visible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+# The script lives outside the packages; make the repository importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kernel import scan as engine
+from kernel.scan_rules import RULES, ScanRule
+
+PROSE_EN = (
+    "Deploy notes for the billing service: run make test before opening a pull request, "
+    "and keep the migration and the code change in separate commits. The staging cluster "
+    "drains nodes on Fridays, so schedule long jobs for Monday. Alice owns the retry "
+    "policy; ask her before changing the backoff. The API gateway times out after 30 "
+    "seconds, and the client library retries twice with jitter. Logs go to the central "
+    "store for 14 days; the dashboard links are in the team wiki under Operations. "
+    "When the cache misses spike, check the eviction settings first, then the key "
+    "distribution. Prefer small reviews; a reviewer should be able to read one in ten "
+    "minutes. The release checklist lives in docs/release.md and is updated after every "
+    "incident review. Secrets come from the vault at start-up, never from the repo. "
+)
+PROSE_ZH = (
+    "部署流程：先合并到 main，再由流水线发布到预发环境，最后灰度发布。用户习惯在周五下午做"
+    "代码评审，周一上午开站会。This service reads its settings from /etc/acme/app.toml and "
+    "needs a restart after changes. 数据库连接池上限 50，超时 30 秒；密码从环境变量读取。"
+    "The on-call rotation changes every Tuesday at noon. 令牌过期后客户端会自动刷新，"
+    "无需人工处理。 "
+)
+
+# The adversarial seeds of tests/unit/test_scan_bounds.py, repeated to the entry limit.
+ADVERSARIAL = [
+    "a", "A1b", "Aa0+/", "ignore all previous ", "<!-- AI ", "-----BEGIN PRIVATE KEY-----",
+    "eyJ", "x://a:", "password=", "\u200b", "\u202e", "curl x ", "忽略之前", "ｉｇｎｏｒｅ",
+    "aws secret ", "AKIA", "ghp_", "sk-", "把密码", "send passwords to ", "{}[]()<>'\"`",
+    " \n\t ", "a:b@", "=", "/", "发送密码到", "reveal your ", "from now on ", "![",
+]
+
+
+def _to_bytes(seed: str, size: int) -> str:
+    """``seed`` repeated and cut so the UTF-8 form is at most ``size`` bytes."""
+    out = seed * (size // max(1, len(seed.encode("utf-8"))) + 1)
+    while len(out.encode("utf-8")) > size:
+        out = out[:-1]
+    return out
+
+
+def _mean_us(fn: Callable[[], object], iterations: int) -> float:
+    fn()  # warm caches (compiled patterns, unicodedata tables)
+    best = float("inf")
+    # Best of three rounds of the mean: the least disturbed by other processes.
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(iterations):
+            fn()
+        best = min(best, (time.perf_counter() - start) / iterations)
+    return best * 1e6
+
+
+def _rule_costs(text: str, iterations: int) -> list[tuple[float, ScanRule]]:
+    folded = engine._fold(text).text
+    costs = []
+    for rule in RULES:
+        subject = text if rule.raw else folded
+
+        def run(rule: ScanRule = rule, subject: str = subject) -> None:
+            for m in rule.pattern.finditer(subject):
+                if rule.validator is not None:
+                    try:
+                        rule.validator(m)
+                    except Exception:  # noqa: BLE001, S110 - timing only
+                        pass
+
+        costs.append((_mean_us(run, iterations), rule))
+    costs.sort(key=lambda c: -c[0])
+    return costs
+
+
+def _inputs() -> list[tuple[str, str]]:
+    inputs = [
+        ("typical en 200 B", _to_bytes(PROSE_EN, 200)),
+        ("typical en 4 KB", _to_bytes(PROSE_EN, 4000)),
+        ("typical zh 200 B", _to_bytes(PROSE_ZH, 200)),
+        ("typical zh 4 KB", _to_bytes(PROSE_ZH, 4000)),
+    ]
+    inputs += [(f"adversarial {seed!r} 4 KB", _to_bytes(seed, 4000)) for seed in ADVERSARIAL]
+    return inputs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--rules", action="store_true", help="per-rule cost for each input")
+    parser.add_argument("--iterations", type=int, default=200)
+    args = parser.parse_args()
+
+    prefilter = "prefilter" in engine.scan.__kwdefaults__  # type: ignore[operator]
+    print(f"{'input':<42} {'bytes':>6} {'scan µs':>9} {'no-prefilter µs':>16}")
+    worst = ("", 0.0)
+    for name, text in _inputs():
+        small = len(text) < 1000
+        n = args.iterations * (10 if small else 1)
+        total = _mean_us(lambda text=text: engine.scan(text), n)
+        if prefilter:
+            full = _mean_us(lambda text=text: engine.scan(text, prefilter=False), n)  # type: ignore[call-arg]
+            full_s = f"{full:16.1f}"
+        else:
+            full_s = f"{'-':>16}"
+        size = len(text.encode("utf-8"))
+        print(f"{name:<42} {size:>6} {total:9.1f} {full_s}")
+        if name.startswith("adversarial") and total > worst[1]:
+            worst = (name, total)
+        if args.rules:
+            fold = _mean_us(lambda text=text: engine._fold(text), n)
+            print(f"    {'(fold)':<46} {fold:8.1f}")
+            for cost, rule in _rule_costs(text, n)[:8]:
+                print(f"    {rule.id:<46} {cost:8.1f}")
+    print(f"worst adversarial: {worst[0]} {worst[1]:.1f} µs")
+
+
+if __name__ == "__main__":
+    main()
