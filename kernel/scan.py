@@ -34,9 +34,10 @@ Invariants:
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,11 +145,61 @@ _FOLDABLE_ASCII = re.compile(r"\s(?:(?<! )|(?=\s))\s{0,4095}")
 _ASCII_SPACE_OTHER = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
+@functools.lru_cache(maxsize=4096)
 def _fold_char(ch: str) -> str:
     if unicodedata.category(ch) == "Cf":
         return ""
     folded = unicodedata.normalize("NFKC", ch)
     return " " if folded.isspace() else folded
+
+
+def _unchanged(run: str) -> bool:
+    """Whether folding leaves every character of ``run`` as it is.
+
+    A string in NFKC holds only characters that are each their own NFKC, and
+    printable text holds no format character (category Cf).
+    """
+    return unicodedata.is_normalized("NFKC", run) and (
+        run.isprintable() or not any(unicodedata.category(ch) == "Cf" for ch in run)
+    )
+
+
+# Halfwidth and fullwidth forms: the characters CJK prose most often holds
+# that NFKC changes (fullwidth punctuation, letters and digits).
+_WIDE_FORMS = re.compile("[\uff00-\uffef]{1,256}")
+
+
+def _fold_run(run: str, at: int, emit: Callable[[str, int, int, bool], None]) -> None:
+    """Fold a run of non-ASCII characters, one character at a time.
+
+    Stretches that fold to themselves are copied whole (their offsets shift,
+    nothing else); fullwidth forms, and whatever else NFKC changes, are
+    folded character by character. Halving a stretch that changes finds the
+    characters that do in a few checks instead of one per character.
+    """
+    pieces: list[tuple[int, int]] = []
+    last = 0
+    for m in _WIDE_FORMS.finditer(run):
+        if m.start() > last:
+            pieces.append((last, m.start()))
+        pieces.extend((k, k + 1) for k in range(m.start(), m.end()))
+        last = m.end()
+    if last < len(run):
+        pieces.append((last, len(run)))
+    stack = pieces[::-1]
+    while stack:
+        lo, hi = stack.pop()
+        piece = run[lo:hi]
+        if hi - lo == 1:
+            folded = _fold_char(piece)
+            emit(folded, at + lo, 1, folded == piece)
+        elif _unchanged(piece):
+            emit(piece, at + lo, hi - lo, True)
+        else:
+            mid = (lo + hi) // 2
+            # Right half pushed first: pieces come out left to right.
+            stack.append((mid, hi))
+            stack.append((lo, mid))
 
 
 def _fold(text: str) -> _Folded:
@@ -182,15 +233,8 @@ def _fold(text: str) -> _Folded:
         run = m.group(0)
         if run[0].isspace():
             emit(" ", m.start(), len(run), False)
-        elif unicodedata.is_normalized("NFKC", run) and (
-            # Printable text holds no format character (category Cf).
-            run.isprintable() or not any(unicodedata.category(ch) == "Cf" for ch in run)
-        ):
-            emit(run, m.start(), len(run), True)
         else:
-            for k, ch in enumerate(run):
-                folded = _fold_char(ch)
-                emit(folded, m.start() + k, 1, folded == ch)
+            _fold_run(run, m.start(), emit)
         last = m.end()
     if last < len(text) or not parts:
         emit(text[last:], last, len(text) - last, True)
@@ -231,6 +275,73 @@ _ALIAS_TABLE = str.maketrans(CASE_ALIASES)
 _WINDOW_SHARE = 4
 
 
+# Characters by how rarely prose holds them, rarest first. A literal is only
+# searched for when its rarest character occurs (one fast single-character
+# check, shared by every literal with that character); anything not listed
+# (other scripts) counts as rarer still.
+_RARITY = "|<>[]{}!@$`^~\\_=;#%&*+?\"/9876543210:-'()zqxjkvbpygfwmucldrhsnioate.,\n "
+_RANK = {ch: rank for rank, ch in enumerate(_RARITY)}
+# Very common Chinese characters make poor gates.
+_COMMON_HAN = "的是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可而子说你年将"
+_RANK.update({ch: len(_RARITY) + rank for rank, ch in enumerate(_COMMON_HAN)})
+
+# A literal and the character that gates it.
+_Gated = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """One prefilter group: its gated literals, and only the ASCII ones."""
+
+    every: _Gated
+    ascii: _Gated
+
+
+def _gate(literal: str) -> str:
+    return min(literal, key=lambda ch: _RANK.get(ch, -1))
+
+
+def _group(literals: tuple[str, ...]) -> _Group:
+    # Lower-cased here too: an upper-case literal would never be found in the
+    # lower-cased view and would hide its rule.
+    every = tuple((literal.lower(), _gate(literal.lower())) for literal in literals)
+    return _Group(every, tuple(pair for pair in every if pair[0].isascii()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A rule's prefilter, ready to check: gates first, the anchor group last."""
+
+    checks: tuple[_Group, ...]
+    anchor: _Group | None
+
+
+def _plan(rule: ScanRule) -> _Plan | None:
+    # Fail closed on a malformed row: an empty group or an empty literal
+    # promises nothing, so it is dropped rather than read as "never matches".
+    groups = [_group(g) if g and "" not in g else None for g in rule.prefilter or ()]
+    checks = tuple(g for g in groups[1:] + groups[:1] if g is not None)
+    if not checks:
+        return None
+    return _Plan(checks, groups[0])
+
+
+# Plans per rule table, by identity (the default table is one object for the
+# life of the process); a few tables at most, so a handful of entries.
+_PLANS: dict[int, tuple[tuple[ScanRule, ...], tuple[_Plan | None, ...]]] = {}
+
+
+def _plans(rules: tuple[ScanRule, ...]) -> tuple[_Plan | None, ...]:
+    cached = _PLANS.get(id(rules))
+    if cached is not None and cached[0] is rules:
+        return cached[1]
+    plans = tuple(_plan(rule) for rule in rules)
+    if len(_PLANS) >= 8:
+        _PLANS.clear()
+    _PLANS[id(rules)] = (rules, plans)
+    return plans
+
+
 class _View:
     """The lower-cased copy of one scanned text, with memoised literal checks."""
 
@@ -239,39 +350,50 @@ class _View:
     def __init__(self, text: str) -> None:
         self.text = text
         self.ascii = text.isascii()
-        low = text if self.ascii else text.translate(_ALIAS_TABLE)
+        low = text
+        if not self.ascii and any(alias in text for alias in CASE_ALIASES):
+            low = text.translate(_ALIAS_TABLE)
         self.low = low.lower()
         # Offsets in ``low`` are offsets in ``text`` (always, given the alias
         # map; checked rather than assumed).
         self.aligned = len(self.low) == len(text)
         self.seen: dict[str, bool] = {}
 
-    def has(self, literal: str) -> bool:
-        hit = self.seen.get(literal)
+    def literals(self, group: _Group) -> _Gated:
+        # Pure ASCII text cannot hold a literal with any other character.
+        return group.ascii if self.ascii else group.every
+
+    def has(self, literal: str, gate: str) -> bool:
+        seen = self.seen
+        hit = seen.get(literal)
         if hit is None:
-            hit = (self.ascii is False or literal.isascii()) and literal in self.low
-            self.seen[literal] = hit
+            gated = seen.get(gate)
+            if gated is None:
+                gated = seen[gate] = gate in self.low
+            hit = seen[literal] = gated and (len(literal) == 1 or literal in self.low)
         return hit
 
-    def starts(self, literals: tuple[str, ...]) -> list[int]:
-        """Every offset where one of ``literals`` occurs, sorted, no repeats."""
+    def may_match(self, plan: _Plan) -> bool:
+        for group in plan.checks:
+            for literal, gate in self.literals(group):
+                if self.has(literal, gate):
+                    break
+            else:
+                return False
+        return True
+
+    def starts(self, group: _Group) -> list[int]:
+        """Every offset where one of the group's literals occurs, sorted, no repeats."""
         found: set[int] = set()
-        for literal in literals:
-            if not self.has(literal):
+        low = self.low
+        for literal, gate in self.literals(group):
+            if not self.has(literal, gate):
                 continue
-            i = self.low.find(literal)
+            i = low.find(literal)
             while i != -1:
                 found.add(i)
-                i = self.low.find(literal, i + 1)
+                i = low.find(literal, i + 1)
         return sorted(found)
-
-
-def _may_match(rule: ScanRule, view: _View) -> bool:
-    assert rule.prefilter is not None
-    # Later groups first: the first one is searched again for positions.
-    return all(
-        any(view.has(literal) for literal in group) for group in reversed(rule.prefilter)
-    )
 
 
 def _runs(text: str, min_len: int) -> list[tuple[int, int]]:
@@ -321,7 +443,7 @@ def _windowed(
 
 
 def _matches(
-    rule: ScanRule, subject: str, view: _View | None, stats: ScanStats
+    rule: ScanRule, plan: _Plan | None, subject: str, view: _View | None, stats: ScanStats
 ) -> Iterator[re.Match[str]]:
     """The matches of ``rule`` over ``subject``, as ``finditer`` gives them."""
     if view is not None and rule.min_run is not None:
@@ -329,8 +451,14 @@ def _matches(
             stats.chars_fed += end - start
             yield from rule.pattern.finditer(subject, start, end)
         return
-    if view is not None and rule.lead is not None and rule.prefilter and view.aligned:
-        starts = view.starts(rule.prefilter[0])
+    if (
+        view is not None
+        and plan is not None
+        and plan.anchor is not None
+        and rule.lead is not None
+        and view.aligned
+    ):
+        starts = view.starts(plan.anchor)
         if len(starts) * (rule.lead + 1) * _WINDOW_SHARE <= len(subject):
             yield from _windowed(rule.pattern, subject, starts, rule.lead, stats)
             return
@@ -354,7 +482,7 @@ def scan_with_stats(
     views: dict[bool, _View] = {}
     found: list[Finding] = []
     fallbacks: list[Finding] = []
-    for rule in rules:
+    for rule, plan in zip(rules, _plans(rules), strict=True):
         stats.rules_run += 1
         if rule.raw:
             subject = text
@@ -368,10 +496,10 @@ def scan_with_stats(
             view = views.get(rule.raw)
             if view is None:
                 view = views[rule.raw] = _View(subject)
-            if rule.prefilter is not None and not _may_match(rule, view):
+            if plan is not None and not view.may_match(plan):
                 stats.prefiltered += 1
                 continue
-        for m in _matches(rule, subject, view, stats):
+        for m in _matches(rule, plan, subject, view, stats):
             stats.matches += 1
             start, end = _span(m)
             if end <= start or not _accepts(rule, m, stats):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import unicodedata
 from pathlib import Path
 from re import _constants as sre
 from re import _parser as sre_parse
@@ -176,3 +177,50 @@ def test_fast_fold_patterns_split_text_like_the_reference() -> None:
         assert _pieces(engine._FOLDABLE, text) == expected
         if text.isascii():
             assert _pieces(engine._FOLDABLE_ASCII, text) == expected
+
+
+def _reference_fold(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """Folded text and, per folded character, the original span it came from."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    last = 0
+
+    def copy(lo: int, hi: int) -> None:
+        out.append(text[lo:hi])
+        spans.extend((k, k + 1) for k in range(lo, hi))
+
+    for m in _FOLDABLE_REFERENCE.finditer(text):
+        copy(last, m.start())
+        if m.group("ws") is not None:
+            out.append(" ")
+            spans.append(m.span())
+        else:
+            for k in range(m.start(), m.end()):
+                ch = text[k]
+                folded = unicodedata.normalize("NFKC", ch)
+                if unicodedata.category(ch) == "Cf":
+                    folded = ""
+                elif folded.isspace():
+                    folded = " "
+                out.append(folded)
+                spans.extend([(k, k + 1)] * len(folded))
+        last = m.end()
+    copy(last, len(text))
+    return "".join(out), spans
+
+
+def test_fold_copies_unchanged_stretches_and_folds_each_other_character() -> None:
+    rng = random.Random(11)
+    odd = ["ｉ", "，", "\u200b", "e\u0301", "①", "ﬁ", "\u3000", "\u00ad", "密码", "\U000e0041", "Å"]
+    texts = [row["text"] for row in ROWS if not row["text"].isascii()]
+    for _ in range(300):
+        chars = list(rng.choice(texts))
+        for _ in range(8):
+            chars.insert(rng.randint(0, len(chars)), rng.choice(odd))
+        texts.append("".join(chars))
+    texts.append("中" * 600 + "，" + "文" * 600)
+    for text in texts:
+        folded = engine._fold(text)
+        expected, spans = _reference_fold(text)
+        assert folded.text == expected
+        assert [folded.to_original(i, i + 1) for i in range(len(expected))] == spans
