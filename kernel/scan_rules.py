@@ -394,6 +394,15 @@ RULES: tuple[ScanRule, ...] = (
         raw=True,
         prefilter=(_chars("\u00ad", "\u180e", "\u206a-\u206f", "\ufff9-\ufffb"),),
     ),
+    # C0 controls (other than tab, newline and carriage return), DEL and the C1
+    # controls: a note has no use for them, and terminal escape sequences in a
+    # stored title or body would reach the operator's terminal through memctl.
+    ScanRule(
+        "invisible.control_character", "invisible", "invisible",
+        _rx("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]{1,256}"),
+        raw=True,
+        prefilter=(_chars("\x00-\x08", "\x0b", "\x0c", "\x0e-\x1f", "\x7f-\x9f"),),
+    ),
     # --- secrets: cloud ------------------------------------------------------
     ScanRule(
         "secret.aws_access_key_id", "secret", "aws",

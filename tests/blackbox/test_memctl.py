@@ -134,3 +134,12 @@ def test_memctl_without_a_daemon_says_so(tmp_path: Any) -> None:
     done = Daemon(tmp_path / "nothing").memctl("status")
     assert done.returncode != 0
     assert b"not running" in done.stderr
+
+
+def test_terminal_escapes_never_reach_the_store(d: Daemon) -> None:
+    # A body carrying an escape sequence would reach the operator's terminal
+    # through `memctl show`; the scanner refuses it as a control character.
+    done = d.memctl("write", "--type", "fact", "--title", "Colours", "--body-file", "-",
+                    input=b"red \x1b[31mtext\x1b[0m")
+    assert done.returncode != 0
+    assert b"invisible_unicode" in done.stderr

@@ -40,6 +40,10 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["soft\u00adhyphen", "mongolian\u180esep", "x\u206ay", "a\ufff9b"],
         ["hyphen-ated", "em — dash"],
     ),
+    "invisible.control_character": (
+        ["red \x1b[31mtext\x1b[0m", "bell\x07", "nul\x00byte", "c1\x9bcsi", "del\x7f"],
+        ["tab\tseparated", "two\nlines", "crlf\r\nline", "plain ascii ~"],
+    ),
     "secret.aws_access_key_id": (
         ["key AKIAZ7QK3M2XPLW4R6TB here", "ASIAQ2W3E4R5T6Y7U8I9 temp"],
         ["AKIAXXXXXXXXXXXXXXXX is the doc placeholder", "AKIA prefix means long-term",
