@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import anyio
 import structlog
 
 from audit.keyed import KeyedHasher
@@ -34,7 +35,7 @@ from daemon.ids import random_id
 from daemon.store import SqliteStore, Tx
 from kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
 from kernel.decide import decide
-from kernel.errors import ContentRejected, Denied, MemorydError, Unavailable
+from kernel.errors import Denied, MemorydError, Unavailable
 from kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from rpc import schema
 from rpc.errors import InvalidParams
@@ -269,6 +270,11 @@ class App:
             raise Denied("channel_forbidden")
         rhash = writes.request_hash(self.hasher, p)
         policy = self.policy
+        # Scanning needs no store: do it before the writer thread, so the
+        # serial section of group commit holds only database work. Its verdict
+        # is raised in order below (after the idempotency check and the kernel).
+        scan_error = await anyio.to_thread.run_sync(
+            writes.prescan, p, self.config.entry_max_bytes)
 
         def run(tx: Tx) -> schema.WriteResult:
             caller = self._write_caller(tx, ctx, p)
@@ -282,10 +288,8 @@ class App:
             verdict = writes.decide_ops(caller, proposal.ops, policy)
             if verdict.effect.value == "deny":
                 raise _Deny(verdict, caller, proposal)
-            try:
-                writes.scan_ops(proposal, self.config.entry_max_bytes)
-            except (ContentRejected, MemorydError) as exc:
-                raise _Rejected(exc, verdict, caller, proposal) from None
+            if scan_error is not None:
+                raise _Rejected(scan_error, verdict, caller, proposal)
             if verdict.effect.value == "requires_approval":
                 result = writes.propose(tx, caller, proposal, verdict, self.hasher, now_dt,
                                         self.config.pending_ttl_days,

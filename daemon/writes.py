@@ -648,6 +648,29 @@ def scan_ops(proposal: Proposal, max_body_bytes: int) -> None:
             check_entry(e["title"], e["body"], e["summary"], max_body_bytes=max_body_bytes)
 
 
+def prescan(p: schema.MemoryWrite, max_body_bytes: int) -> MemorydError | None:
+    """The content verdict of a write's new texts, computed before the store is
+    touched; ``None`` when clean. Same texts as ``scan_ops`` sees (a missing
+    summary is derived from the body). A batch over the limit is left to
+    ``normalise_unscanned``, which refuses it without scanning anything."""
+    carrying = ("add", "replace", "supersede")
+    if p.ops is not None:
+        if len(p.ops) > MAX_OPS:
+            return None
+        entries = [o.entry for o in p.ops if o.action in carrying]
+    else:
+        entries = [p.entry] if p.action in carrying else []
+    for e in entries:
+        if e is None:
+            continue
+        summary = e.summary if e.summary is not None else derive_summary(e.body)
+        try:
+            check_entry(e.title, e.body, summary, max_body_bytes=max_body_bytes)
+        except MemorydError as exc:
+            return exc
+    return None
+
+
 def audit_rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op],
                     exc: MemorydError, now: str) -> None:
     findings = (exc.details or {}).get("findings", [])
