@@ -25,8 +25,8 @@ import anyio
 import structlog
 
 from audit.keyed import KeyedHasher
+from daemon import actions, reads, tasks, writes
 from daemon import identity as ident
-from daemon import reads, tasks, writes
 from daemon.clock import Clock, fmt
 from daemon.config import Config
 from daemon.entries import View
@@ -291,7 +291,7 @@ class App:
             if scan_error is not None:
                 raise _Rejected(scan_error, verdict, caller, proposal)
             if verdict.effect.value == "requires_approval":
-                result = writes.propose(tx, caller, proposal, verdict, self.hasher, now_dt,
+                result = actions.propose(tx, caller, proposal, verdict, self.hasher, now_dt,
                                         self.config.pending_ttl_days,
                                         self.config.max_pending_actions)
             else:
@@ -363,12 +363,12 @@ class App:
         now = fmt(self._now())
         await self._expire_before_read()
         return await self.store.run(
-            lambda tx: writes.list_actions(tx, p.status, p.cursor, now), write=False)
+            lambda tx: actions.list_actions(tx, p.status, p.cursor, now), write=False)
 
     async def action_get(self, ctx: CallContext, p: schema.ActionRef) -> Any:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         await self._expire_before_read()
-        return await self.store.run(lambda tx: writes.get_action(tx, p.action_id), write=False)
+        return await self.store.run(lambda tx: actions.get_action(tx, p.action_id), write=False)
 
     async def action_approve(self, ctx: CallContext, p: schema.ActionRef) -> Any:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
@@ -377,7 +377,7 @@ class App:
         now = fmt(now_dt)
 
         def run(tx: Tx) -> schema.WriteResult:
-            row, caller, proposal = writes.load_pending(tx, p.action_id, now)
+            row, caller, proposal = actions.load_pending(tx, p.action_id, now)
             verdict = writes.Verdict(
                 decision_id=random_id("dec"),
                 effect=Effect.ALLOW,
@@ -397,7 +397,7 @@ class App:
                      details={"action_id": p.action_id})
             result = self._apply(tx, caller, proposal, verdict, now_dt,
                                  conflict_code="decision_stale", action_id=p.action_id)
-            writes.close_action(tx, p.action_id, "approved", now, result)
+            actions.close_action(tx, p.action_id, "approved", now, result)
             return result
 
         result = await self.store.run(run)
@@ -411,14 +411,14 @@ class App:
         now = fmt(self._now())
 
         def run(tx: Tx) -> dict[str, Any]:
-            row, _caller, proposal = writes.load_pending(tx, p.action_id, now)
+            row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
             tx.audit("action_denied", now, subject={"channel": "control", "role": "operator",
                                                     "owner": row["owner"]},
                      capability=Capability.GOVERNANCE_DECIDE.value, effect="deny",
                      entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
                      content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
                      details={"action_id": p.action_id})
-            writes.close_action(tx, p.action_id, "denied", now, None)
+            actions.close_action(tx, p.action_id, "denied", now, None)
             return {"action_id": p.action_id, "status": "denied"}
 
         out = await self.store.run(run)
@@ -435,7 +435,7 @@ class App:
 
     async def expire_actions(self) -> int:
         now = fmt(self._now())
-        return await self.store.run(lambda tx: writes.expire_actions(tx, now))
+        return await self.store.run(lambda tx: actions.expire_actions(tx, now))
 
     # -- reads ------------------------------------------------------------------
 

@@ -1,0 +1,199 @@
+"""Pending actions: proposals that wait for the operator's decision (SPEC §5 step 4).
+
+Owns: storing a proposal with its exact operations, resource strings, keyed
+content hashes and policy hash; returning the same action for an identical
+proposal; loading one for approval (re-deriving its resource strings); closing
+it on approve, deny or expiry; listing and showing actions to the operator.
+
+Invariants:
+- an action is stored only after the kernel asked for approval and the
+  content scan passed;
+- a decided or expired action keeps no proposed text, only ids and hashes;
+- the pending listing carries no memory text; ``get_action`` (control channel
+  only) shows the proposal to the operator who must judge it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from audit.keyed import KeyedHasher
+from daemon.clock import fmt, plus
+from daemon.entries import View
+from daemon.ids import random_id
+from daemon.store import Tx, dumps, loads
+from daemon.writes import (
+    Caller,
+    Op,
+    Proposal,
+    Provenance,
+    Verdict,
+    audit_decision,
+    subject_wire,
+)
+from kernel.capability import Capability, Channel, Role, Subject
+from kernel.errors import Conflict, LimitExceeded, NotFound
+from rpc import schema
+
+_canonical = msgspec.json.Encoder(order="sorted")
+
+
+# --- proposing ---------------------------------------------------------------
+
+
+def proposal_key(hasher: KeyedHasher, owner: str, ops: list[Op], prov: Provenance) -> str:
+    return hasher.content(_canonical.encode(
+        {"owner": owner, "ops": [o.wire() for o in ops], "source": prov.source,
+         "evidence": prov.evidence_hash}).decode())
+
+
+def propose(
+    tx: Tx, caller: Caller, proposal: Proposal, verdict: Verdict, hasher: KeyedHasher,
+    now_dt: datetime, pending_ttl_days: float, max_pending: int,
+) -> schema.WriteResult:
+    now = fmt(now_dt)
+    owner = caller.subject.owner
+    key = proposal_key(hasher, owner, proposal.ops, proposal.provenance)
+    existing = tx.one(
+        "SELECT action_id FROM actions WHERE owner = ? AND proposal_key = ? AND status = 'pending'"
+        " AND expires_at > ?", (owner, key, now))
+    if existing is not None:
+        return schema.WriteResult(
+            outcome="pending", operation_id=None, action_id=existing["action_id"],
+            decision=verdict.wire(), entries=[], warnings=[])
+    count = tx.one("SELECT count(*) AS n FROM actions WHERE owner = ? AND status = 'pending'"
+                   " AND expires_at > ?", (owner, now))
+    if count is not None and count["n"] >= max_pending:
+        raise LimitExceeded("rate_limited", details={"pending_actions": count["n"]})
+    action_id = random_id("act")
+    summary = [{"action": o.action, "target": o.target, "scope": o.scope,
+                "entry_id": o.entry_id, "expected_revision": o.expected_revision,
+                "content_hash": o.content_hash} for o in proposal.ops]
+    stored = {
+        "ops": [o.wire() for o in proposal.ops],
+        "provenance": {"source": proposal.provenance.source,
+                       "eligible": proposal.provenance.eligible,
+                       "evidence_hash": proposal.provenance.evidence_hash},
+        "subject": subject_wire(caller.subject),
+        "default_scope": caller.default_scope,
+        "read_allowed": caller.read_allowed,
+    }
+    tx.exec(
+        "INSERT INTO actions(action_id, owner, status, created_at, expires_at, task_id, channel,"
+        " proposal, proposal_key, resources, content_hashes, policy_hash, ops_summary, entry_ids)"
+        " VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (action_id, owner, now, fmt(plus(now_dt, days=pending_ttl_days)), caller.task_id,
+         caller.channel, dumps(stored), key, dumps(list(verdict.resources)),
+         dumps([o.content_hash for o in proposal.ops if o.content_hash]),
+         verdict.policy_hash, dumps(summary),
+         dumps([o.entry_id for o in proposal.ops if o.entry_id])),
+    )
+    audit_decision(tx, caller, verdict, proposal.ops, now, action_id=action_id)
+    tx.audit("action_proposed", now, subject=subject_wire(caller.subject),
+             capability=Capability.MEMORY_WRITE.value, resource=verdict.resources[0],
+             decision_id=verdict.decision_id, effect=verdict.effect.value,
+             entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
+             content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
+             details={"action_id": action_id, "policy_hash": verdict.policy_hash})
+    return schema.WriteResult(outcome="pending", operation_id=None, action_id=action_id,
+                              decision=verdict.wire(), entries=[], warnings=[])
+
+
+# --- pending actions -----------------------------------------------------------
+
+
+def load_pending(tx: Tx, action_id: str, now: str) -> tuple[dict[str, Any], Caller, Proposal]:
+    row = tx.one("SELECT * FROM actions WHERE action_id = ?", (action_id,))
+    if row is None:
+        raise NotFound("action_not_found")
+    if row["status"] != "pending" or row["expires_at"] <= now:
+        raise Conflict("already_decided", details={"status": row["status"]})
+    stored = loads(row["proposal"])
+    subj = stored["subject"]
+    scopes = {(o["target"], o["scope"]) for o in stored["ops"]}
+    caller = Caller(
+        subject=Subject(channel=Channel(subj["channel"]), role=Role(subj["role"]),
+                        owner=subj["owner"], task_id=subj["task_id"]),
+        view=View(subj["owner"], frozenset(scopes)),
+        default_scope=stored["default_scope"],
+        user_scope=subj["owner"],
+        channel=subj["channel"],
+        read_allowed=stored["read_allowed"],
+        task_id=subj["task_id"],
+    )
+    prov = stored["provenance"]
+    proposal = Proposal([Op.from_wire(o) for o in stored["ops"]],
+                        Provenance(prov["source"], prov["eligible"], prov["evidence_hash"]))
+    # The resource strings decided at proposal time must be re-derivable now.
+    if tuple(op.resource().canonical() for op in proposal.ops) != tuple(loads(row["resources"])):
+        raise Conflict("decision_stale")
+    return row, caller, proposal
+
+
+def close_action(tx: Tx, action_id: str, status: str, now: str,
+                 result: schema.WriteResult | None) -> None:
+    # A decided action keeps no proposed text: only ids and hashes remain.
+    summary = None
+    if result is not None:
+        summary = dumps({"operation_id": result.operation_id,
+                         "entry_ids": [e.id for e in result.entries],
+                         "revisions": [e.revision for e in result.entries]})
+    tx.exec("UPDATE actions SET status = ?, decided_at = ?, proposal = NULL, result = ?"
+            " WHERE action_id = ?", (status, now, summary, action_id))
+
+
+def expire_actions(tx: Tx, now: str) -> int:
+    rows = tx.all("SELECT action_id, owner FROM actions WHERE status = 'pending'"
+                  " AND expires_at <= ?", (now,))
+    for row in rows:
+        tx.exec("UPDATE actions SET status = 'expired', decided_at = ?, proposal = NULL"
+                " WHERE action_id = ?", (now, row["action_id"]))
+        tx.audit("action_expired", now,
+                 subject={"channel": "control", "role": "operator", "owner": row["owner"]},
+                 details={"action_id": row["action_id"]})
+    return len(rows)
+
+
+def _action_summary(row: dict[str, Any]) -> dict[str, Any]:
+    return {"action_id": row["action_id"], "status": row["status"], "owner": row["owner"],
+            "created_at": row["created_at"], "expires_at": row["expires_at"],
+            "decided_at": row["decided_at"], "ops_summary": loads(row["ops_summary"])}
+
+
+def list_actions(tx: Tx, status: str | None, cursor: str | None, now: str) -> dict[str, Any]:
+    status = status or "pending"
+    after = cursor or ""
+    rows = tx.all("SELECT * FROM actions WHERE status = ? AND action_id > ?"
+                  " ORDER BY action_id LIMIT 51", (status, after))
+    more = len(rows) > 50
+    rows = rows[:50]
+    return {"items": [_action_summary(r) for r in rows],
+            "next_cursor": rows[-1]["action_id"] if more else None}
+
+
+def get_action(tx: Tx, action_id: str) -> dict[str, Any]:
+    row = tx.one("SELECT * FROM actions WHERE action_id = ?", (action_id,))
+    if row is None:
+        raise NotFound("action_not_found")
+    out = _action_summary(row)
+    out["resources"] = loads(row["resources"])
+    out["content_hashes"] = loads(row["content_hashes"])
+    out["policy_hash"] = row["policy_hash"]
+    out["result"] = loads(row["result"])
+    stored = loads(row["proposal"])
+    # The operator (control channel) sees what they are asked to approve.
+    out["ops"] = [
+        {k: o[k] for k in ("action", "target", "scope", "entry_id", "expected_revision")}
+        | {"entry": _entry_out(o["entry"])}
+        for o in stored["ops"]
+    ] if stored else None
+    return out
+
+
+def _entry_out(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+    if entry is None:
+        return None
+    return {k: (None if v == "unset" else v) for k, v in entry.items()}
