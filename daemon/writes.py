@@ -255,9 +255,8 @@ def decide_ops(caller: Caller, ops: list[Op], policy: Policy) -> Verdict:
 
 
 def subject_wire(subject: Subject) -> dict[str, Any]:
-    return {"channel": subject.channel.value if hasattr(subject.channel, "value")
-            else subject.channel,
-            "role": subject.role.value if hasattr(subject.role, "value") else subject.role,
+    # Subject normalises channel and role to their enums on construction.
+    return {"channel": subject.channel.value, "role": subject.role.value,
             "owner": subject.owner, "task_id": subject.task_id}
 
 

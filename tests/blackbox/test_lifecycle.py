@@ -30,12 +30,6 @@ def d() -> Iterator[Daemon]:
         yield daemon
 
 
-@pytest.fixture
-def c(d: Daemon) -> Iterator[Client]:
-    with d.control() as client:
-        yield client
-
-
 def add(c: Client, scope: str, **fields: Any) -> dict[str, Any]:
     result = c.call("memory.write", {"action": "add", "scope": scope, "entry": entry(**fields)})
     return result["entries"][0]  # type: ignore[no-any-return]

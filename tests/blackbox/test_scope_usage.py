@@ -33,12 +33,6 @@ def d() -> Iterator[Daemon]:
         yield daemon
 
 
-@pytest.fixture
-def c(d: Daemon) -> Iterator[Client]:
-    with d.control() as client:
-        yield client
-
-
 def write(c: Client, scope: str, **params: Any) -> dict[str, Any]:
     return c.call("memory.write", {"scope": scope, **params})  # type: ignore[no-any-return]
 
