@@ -23,6 +23,7 @@ import base64
 import json
 import os
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -108,13 +109,21 @@ def _jwt_claims(token: str, public_key_pem: str | None) -> tuple[dict[str, Any],
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-    key = load_pem_public_key(public_key_pem.encode())
+    try:
+        key = load_pem_public_key(public_key_pem.encode())
+    except ValueError:
+        raise IdentityError("jwt_public_key in memoryd.toml is not a PEM public key") from None
     if header.get("alg") != "EdDSA" or not isinstance(key, Ed25519PublicKey):
         raise IdentityError("MEMORYD_TOKEN must be signed with EdDSA (Ed25519)")
     try:
         key.verify(_b64(parts[2]), f"{parts[0]}.{parts[1]}".encode())
     except (InvalidSignature, ValueError):
         raise IdentityError("MEMORYD_TOKEN signature does not verify") from None
+    exp = claims.get("exp")
+    if isinstance(exp, int | float) and not isinstance(exp, bool) and exp <= time.time():
+        # A verified identity that has expired is no identity: refuse to start
+        # rather than act for it.
+        raise IdentityError("MEMORYD_TOKEN has expired")
     return claims, True
 
 
