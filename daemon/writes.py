@@ -584,6 +584,13 @@ def scan_ops(proposal: Proposal, max_body_bytes: int) -> None:
             check_entry(e["title"], e["body"], e["summary"], max_body_bytes=max_body_bytes)
 
 
+def text_size(p: schema.MemoryWrite) -> int:
+    """Characters of new text a write carries (what ``prescan`` would read)."""
+    entries = [o.entry for o in p.ops] if p.ops is not None else [p.entry]
+    return sum(len(e.title) + len(e.body) + len(e.summary or "")
+               for e in entries if e is not None)
+
+
 def prescan(p: schema.MemoryWrite, max_body_bytes: int) -> MemorydError | None:
     """The content verdict of a write's new texts, computed before the store is
     touched; ``None`` when clean. Same texts as ``scan_ops`` sees (a missing
