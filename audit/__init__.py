@@ -20,6 +20,7 @@ from audit.chain import (
     head_of,
     link,
     next_event,
+    next_stored,
     to_stored,
     verify_chain,
 )
@@ -91,6 +92,7 @@ __all__ = [
     "link",
     "new_root_secret",
     "next_event",
+    "next_stored",
     "public_key_of",
     "sign_checkpoint",
     "to_stored",

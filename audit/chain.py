@@ -37,7 +37,7 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 from blake3 import blake3
@@ -109,7 +109,7 @@ def _seal(prev_hash: str, body: EventBody) -> tuple[AuditEvent, bytes]:
     return AuditEvent(**fields, hash=chain_hash(prev_hash, raw)), raw
 
 
-def next_event(
+def next_stored(
     head: ChainHead,
     kind: str,
     ts: str,
@@ -124,13 +124,23 @@ def next_event(
     revisions: Sequence[int] = (),
     content_hashes: Sequence[str] = (),
     details: dict[str, DetailValue] | None = None,
-) -> AuditEvent:
-    """The event that follows ``head``: seq ``head.seq + 1``, prev ``head.hash``."""
-    return link(head.hash, _next_body(
+) -> tuple[AuditEvent, StoredEvent]:
+    """The event that follows ``head`` and the row to persist for it.
+
+    The canonical bytes are encoded once: the same bytes are hashed and stored.
+    """
+    event, raw = _seal(head.hash, _next_body(
         head, kind, ts, subject=subject, capability=capability, resource=resource,
         decision_id=decision_id, effect=effect, rule_ids=rule_ids, entry_ids=entry_ids,
         revisions=revisions, content_hashes=content_hashes, details=details,
     ))
+    return event, StoredEvent(event.seq, raw, event.hash)
+
+
+def next_event(head: ChainHead, kind: str, ts: str, **fields: Any) -> AuditEvent:
+    """The event that follows ``head``: seq ``head.seq + 1``, prev ``head.hash``
+    (keywords as ``next_stored``)."""
+    return next_stored(head, kind, ts, **fields)[0]
 
 
 def _next_body(
@@ -192,31 +202,11 @@ class ChainBuilder:
     def __init__(self, head: ChainHead) -> None:
         self.head = head
 
-    def append(
-        self,
-        kind: str,
-        ts: str,
-        *,
-        subject: EventSubject | None = None,
-        capability: str | None = None,
-        resource: str | None = None,
-        decision_id: str | None = None,
-        effect: str | None = None,
-        rule_ids: Sequence[str] = (),
-        entry_ids: Sequence[str] = (),
-        revisions: Sequence[int] = (),
-        content_hashes: Sequence[str] = (),
-        details: dict[str, DetailValue] | None = None,
-    ) -> StoredEvent:
-        body = _next_body(
-            self.head, kind, ts, subject=subject, capability=capability,
-            resource=resource, decision_id=decision_id, effect=effect,
-            rule_ids=rule_ids, entry_ids=entry_ids, revisions=revisions,
-            content_hashes=content_hashes, details=details,
-        )
-        event, raw = _seal(self.head.hash, body)
+    def append(self, kind: str, ts: str, **fields: Any) -> StoredEvent:
+        """Append the next event (keywords as ``next_stored``) and return its row."""
+        event, stored = next_stored(self.head, kind, ts, **fields)
         self.head = head_of(event)
-        return StoredEvent(event.seq, raw, event.hash)
+        return stored
 
 
 # --------------------------------------------------------------------------

@@ -35,7 +35,7 @@ import anyio
 import apsw
 import msgspec
 
-from audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_event, to_stored, verify_chain
+from audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from audit.event import AuditEvent, EventSubject
 from daemon import search
 from kernel.errors import Unavailable
@@ -230,8 +230,7 @@ class Tx:
         subject = fields.pop("subject", None)
         if isinstance(subject, dict):
             subject = EventSubject(**subject)
-        event = next_event(self._head, kind, ts, subject=subject, **fields)
-        stored = to_stored(event)
+        event, stored = next_stored(self._head, kind, ts, subject=subject, **fields)
         self.conn.execute(
             "INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)",
             (stored.seq, stored.body, stored.hash),
