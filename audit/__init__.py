@@ -7,7 +7,7 @@ May import ``kernel/``; never ``daemon/`` or ``rpc/``.
 
 from __future__ import annotations
 
-from audit.chain import (
+from memoryd.audit.chain import (
     EMPTY_HEAD,
     GENESIS_PREV,
     ChainBuilder,
@@ -24,7 +24,7 @@ from audit.chain import (
     to_stored,
     verify_chain,
 )
-from audit.checkpoint import (
+from memoryd.audit.checkpoint import (
     CHECKPOINT_DOMAIN,
     Checkpoint,
     checkpoint_message,
@@ -36,7 +36,7 @@ from audit.checkpoint import (
     verify_against_checkpoint,
     verify_checkpoint_signature,
 )
-from audit.event import (
+from memoryd.audit.event import (
     EVENT_KINDS,
     REASONS,
     SAFE_ID,
@@ -53,7 +53,7 @@ from audit.event import (
     encode_event,
     format_ts,
 )
-from audit.keyed import PURPOSES, KeyedHasher, new_root_secret
+from memoryd.audit.keyed import PURPOSES, KeyedHasher, new_root_secret
 
 __all__ = [
     "CHECKPOINT_DOMAIN",

@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 import msgspec
 from blake3 import blake3
 
-from audit.event import (
+from memoryd.audit.event import (
     AuditError,
     AuditEvent,
     DetailValue,

@@ -35,8 +35,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from audit.chain import EMPTY_HEAD, ChainHead, Row, VerifyResult, verify_chain
-from audit.event import HEX64, TIMESTAMP, AuditError
+from memoryd.audit.chain import EMPTY_HEAD, ChainHead, Row, VerifyResult, verify_chain
+from memoryd.audit.event import HEX64, TIMESTAMP, AuditError
 
 CHECKPOINT_DOMAIN = b"memoryd-checkpoint-v1\x00"
 KEY_BYTES = 32

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from kernel.capability import Resource
+from memoryd.kernel.capability import Resource
 
 # --------------------------------------------------------------------------
 # Failure reasons: one table for raised errors and verification results.

@@ -23,7 +23,7 @@ import secrets
 
 from blake3 import blake3
 
-from audit.event import AuditError
+from memoryd.audit.event import AuditError
 
 ROOT_SECRET_BYTES = 32
 

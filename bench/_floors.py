@@ -26,7 +26,7 @@ from pathlib import Path
 
 import apsw
 
-from rpc.client import Client
+from memoryd.rpc.client import Client
 
 # The echo server runs in a child so its CPU time is not the client's.
 _ECHO_SERVER = r"""

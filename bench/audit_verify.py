@@ -13,7 +13,7 @@ from pathlib import Path
 # The script lives outside the packages; make the repository importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from audit import (  # after the path is set above
+from memoryd.audit import (  # after the path is set above
     EMPTY_HEAD,
     ChainBuilder,
     EventSubject,

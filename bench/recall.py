@@ -32,7 +32,7 @@ import apsw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from daemon import search
+from memoryd.daemon import search
 from tests.harness import enable_consent, running
 
 CONFIG = "scope_budget_bytes = 1000000000\n"

@@ -42,10 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import apsw
 
-from audit import verify_chain
 from bench import _floors
 from bench.audit_verify import build as build_chain
-from rpc.client import Client, RpcError
+from memoryd.audit import verify_chain
+from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, short_tempdir
 
 ALLOWED = "bench:fast"  # agent writes here are allowed by policy

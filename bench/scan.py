@@ -28,8 +28,8 @@ from pathlib import Path
 # The script lives outside the packages; make the repository importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernel import scan as engine
-from kernel.scan_rules import RULES, ScanRule
+from memoryd.kernel import scan as engine
+from memoryd.kernel.scan_rules import RULES, ScanRule
 
 PROSE_EN = (
     "Deploy notes for the billing service: run make test before opening a pull request, "

@@ -20,12 +20,12 @@ from typing import Any
 
 import msgspec
 
-from audit.keyed import KeyedHasher
-from daemon.clock import fmt, plus
-from daemon.entries import View
-from daemon.ids import random_id
-from daemon.store import Tx, dumps, loads
-from daemon.writes import (
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.entries import View
+from memoryd.daemon.ids import random_id
+from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.daemon.writes import (
     Caller,
     Op,
     Proposal,
@@ -34,9 +34,9 @@ from daemon.writes import (
     audit_decision,
     subject_wire,
 )
-from kernel.capability import Capability, Channel, Role, Subject
-from kernel.errors import Conflict, LimitExceeded, NotFound
-from rpc import schema
+from memoryd.kernel.capability import Capability, Channel, Role, Subject
+from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
+from memoryd.rpc import schema
 
 _canonical = msgspec.json.Encoder(order="sorted")
 

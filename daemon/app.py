@@ -24,22 +24,22 @@ from typing import Any
 import anyio
 import structlog
 
-from audit.keyed import KeyedHasher
-from daemon import actions, reads, tasks, writes
-from daemon import identity as ident
-from daemon.clock import Clock, fmt
-from daemon.config import Config
-from daemon.entries import View
-from daemon.home import Home
-from daemon.ids import random_id
-from daemon.store import SqliteStore, Tx
-from kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
-from kernel.decide import decide
-from kernel.errors import Denied, MemorydError, Unavailable
-from kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
-from rpc import schema
-from rpc.errors import InvalidParams
-from rpc.protocol import CallContext, Dispatcher, MethodSpec
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon import actions, reads, tasks, writes
+from memoryd.daemon import identity as ident
+from memoryd.daemon.clock import Clock, fmt
+from memoryd.daemon.config import Config
+from memoryd.daemon.entries import View
+from memoryd.daemon.home import Home
+from memoryd.daemon.ids import random_id
+from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
+from memoryd.kernel.decide import decide
+from memoryd.kernel.errors import Denied, MemorydError, Unavailable
+from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
+from memoryd.rpc import schema
+from memoryd.rpc.errors import InvalidParams
+from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
 
 log = structlog.get_logger()
 

@@ -32,10 +32,10 @@ import msgspec
 import structlog
 from msgspec import Meta
 
-from daemon.home import Home
-from kernel.errors import Denied
-from rpc.errors import InvalidParams
-from rpc.protocol import CallContext, Handler
+from memoryd.daemon.home import Home
+from memoryd.kernel.errors import Denied
+from memoryd.rpc.errors import InvalidParams
+from memoryd.rpc.protocol import CallContext, Handler
 
 log = structlog.get_logger()
 

@@ -34,8 +34,8 @@ import anyio
 import msgspec
 import structlog
 
-from audit.chain import ChainHead, VerifyResult
-from audit.checkpoint import (
+from memoryd.audit.chain import ChainHead, VerifyResult
+from memoryd.audit.checkpoint import (
     Checkpoint,
     decode_checkpoint,
     encode_checkpoint,
@@ -43,17 +43,17 @@ from audit.checkpoint import (
     sign_checkpoint,
     verify_checkpoint_signature,
 )
-from audit.event import AuditError
-from audit.keyed import KeyedHasher
-from daemon.clock import Clock, fmt
-from daemon.config import CheckpointConfig
-from daemon.entries import content_hash
-from daemon.home import Home, signing_key
-from daemon.store import SqliteStore, Tx
-from kernel.errors import Denied
-from rpc import schema
-from rpc.errors import InvalidParams
-from rpc.protocol import CallContext
+from memoryd.audit.event import AuditError
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon.clock import Clock, fmt
+from memoryd.daemon.config import CheckpointConfig
+from memoryd.daemon.entries import content_hash
+from memoryd.daemon.home import Home, signing_key
+from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.kernel.errors import Denied
+from memoryd.rpc import schema
+from memoryd.rpc.errors import InvalidParams
+from memoryd.rpc.protocol import CallContext
 
 log = structlog.get_logger()
 

@@ -25,17 +25,17 @@ import anyio
 import apsw
 import structlog
 
-from audit.keyed import KeyedHasher
-from daemon import backup, checkpoints, logs, recall
-from daemon import home as home_mod
-from daemon.app import App
-from daemon.clock import SystemClock
-from daemon.config import ConfigError, load_config
-from daemon.identity import IdentityError, default_identity, owner_of
-from daemon.lifecycle import Lifecycle, parse_faults
-from daemon.server import Server, build_listeners
-from daemon.store import SqliteStore
-from rpc.paths import resolve_home
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon import backup, checkpoints, logs, recall
+from memoryd.daemon import home as home_mod
+from memoryd.daemon.app import App
+from memoryd.daemon.clock import SystemClock
+from memoryd.daemon.config import ConfigError, load_config
+from memoryd.daemon.identity import IdentityError, default_identity, owner_of
+from memoryd.daemon.lifecycle import Lifecycle, parse_faults
+from memoryd.daemon.server import Server, build_listeners
+from memoryd.daemon.store import SqliteStore
+from memoryd.rpc.paths import resolve_home
 
 DESCRIPTION = """\
 memoryd keeps an operator's long-term memory for AI agents and governs every

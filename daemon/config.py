@@ -19,8 +19,8 @@ from typing import Final, Literal
 import msgspec
 import msgspec.inspect as mi
 
-from rpc.framing import DEFAULT_MAX_FRAME
-from rpc.protocol import describe
+from memoryd.rpc.framing import DEFAULT_MAX_FRAME
+from memoryd.rpc.protocol import describe
 
 
 class _Section(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

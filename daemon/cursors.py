@@ -21,8 +21,8 @@ import msgspec
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-from audit.keyed import KeyedHasher
-from kernel.errors import CursorError
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.kernel.errors import CursorError
 
 _NONCE = 12
 _AAD = b"memoryd-cursor-v1"

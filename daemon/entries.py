@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from audit.keyed import KeyedHasher
-from daemon.store import Tx, loads
-from kernel.scan import RULES, redact
-from rpc import schema
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon.store import Tx, loads
+from memoryd.kernel.scan import RULES, redact
+from memoryd.rpc import schema
 
 SUMMARY_CHARS = 200
 # Redaction replaces secret findings only, so only the secret rules need to

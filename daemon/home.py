@@ -20,8 +20,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from audit.checkpoint import generate_signing_key
-from audit.keyed import new_root_secret
+from memoryd.audit.checkpoint import generate_signing_key
+from memoryd.audit.keyed import new_root_secret
 
 
 class HomeError(Exception):

@@ -31,14 +31,14 @@ from typing import Any
 import apsw
 import msgspec
 
-from audit.keyed import KeyedHasher
-from daemon.clock import fmt, parse, plus
-from daemon.config import Config
-from daemon.ids import random_id
-from daemon.store import Tx, dumps, loads
-from kernel.errors import Conflict, Denied, NotFound, Unavailable
-from kernel.grants import Consent
-from rpc import schema
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon.clock import fmt, parse, plus
+from memoryd.daemon.config import Config
+from memoryd.daemon.ids import random_id
+from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.kernel.errors import Conflict, Denied, NotFound, Unavailable
+from memoryd.kernel.grants import Consent
+from memoryd.rpc import schema
 
 
 class IdentityError(Exception):

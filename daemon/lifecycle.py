@@ -33,19 +33,19 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import structlog
 
-from daemon import reads, tasks, writes
-from daemon.clock import fmt, plus
-from daemon.cursors import Cursor, seal, unseal
-from daemon.entries import View
-from daemon.ids import random_id
-from daemon.store import Tx, dumps, loads
-from kernel.capability import Capability, Channel, Effect, Role, Subject
-from kernel.errors import Conflict, CursorError, Denied, NotFound, Unavailable
-from rpc import schema
-from rpc.protocol import CallContext
+from memoryd.daemon import reads, tasks, writes
+from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.cursors import Cursor, seal, unseal
+from memoryd.daemon.entries import View
+from memoryd.daemon.ids import random_id
+from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.kernel.capability import Capability, Channel, Effect, Role, Subject
+from memoryd.kernel.errors import Conflict, CursorError, Denied, NotFound, Unavailable
+from memoryd.rpc import schema
+from memoryd.rpc.protocol import CallContext
 
 if TYPE_CHECKING:
-    from daemon.app import App
+    from memoryd.daemon.app import App
 
 log = structlog.get_logger()
 

@@ -18,20 +18,20 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from audit.chain import StoredEvent, from_stored
-from audit.keyed import KeyedHasher
-from daemon import search
-from daemon.cursors import Cursor, seal, unseal
-from daemon.entries import View, load, redact_secrets, to_wire
-from daemon.ids import random_id
-from daemon.store import Tx, loads
-from kernel.errors import CursorError, NotFound
-from rpc import schema
-from rpc.errors import InvalidParams
+from memoryd.audit.chain import StoredEvent, from_stored
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon import search
+from memoryd.daemon.cursors import Cursor, seal, unseal
+from memoryd.daemon.entries import View, load, redact_secrets, to_wire
+from memoryd.daemon.ids import random_id
+from memoryd.daemon.store import Tx, loads
+from memoryd.kernel.errors import CursorError, NotFound
+from memoryd.rpc import schema
+from memoryd.rpc.errors import InvalidParams
 
 if TYPE_CHECKING:
-    from daemon.app import App
-    from daemon.tasks import Task
+    from memoryd.daemon.app import App
+    from memoryd.daemon.tasks import Task
 
 _canonical = msgspec.json.Encoder(order="sorted")
 _decode = msgspec.json.Decoder()

@@ -32,18 +32,18 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from daemon import search, tasks
-from daemon.clock import fmt, plus
-from daemon.config import RecallConfig
-from daemon.entries import redact_secrets
-from daemon.ids import random_id
-from daemon.store import Tx, dumps, loads
-from kernel.capability import Capability
-from rpc import schema
-from rpc.protocol import CallContext
+from memoryd.daemon import search, tasks
+from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.config import RecallConfig
+from memoryd.daemon.entries import redact_secrets
+from memoryd.daemon.ids import random_id
+from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.kernel.capability import Capability
+from memoryd.rpc import schema
+from memoryd.rpc.protocol import CallContext
 
 if TYPE_CHECKING:
-    from daemon.app import App, Handler
+    from memoryd.daemon.app import App, Handler
 
 log = structlog.get_logger()
 

@@ -31,10 +31,10 @@ import structlog
 from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from daemon.config import Config
-from daemon.home import check_socket_paths
-from rpc.errors import connection_error_line
-from rpc.protocol import CallContext, Dispatcher
+from memoryd.daemon.config import Config
+from memoryd.daemon.home import check_socket_paths
+from memoryd.rpc.errors import connection_error_line
+from memoryd.rpc.protocol import CallContext, Dispatcher
 
 log = structlog.get_logger()
 

@@ -35,10 +35,10 @@ import anyio
 import apsw
 import msgspec
 
-from audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
-from audit.event import AuditEvent, EventSubject
-from daemon import search
-from kernel.errors import Unavailable
+from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
+from memoryd.audit.event import AuditEvent, EventSubject
+from memoryd.daemon import search
+from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
 

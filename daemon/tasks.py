@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from audit.keyed import KeyedHasher
-from daemon.clock import fmt, plus
-from daemon.identity import read_consent
-from daemon.ids import random_id
-from daemon.store import Tx, dumps, loads
-from kernel.errors import Denied, LimitExceeded, NotFound
-from kernel.grants import Consent, grants_for
-from rpc import schema
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.identity import read_consent
+from memoryd.daemon.ids import random_id
+from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.kernel.errors import Denied, LimitExceeded, NotFound
+from memoryd.kernel.grants import Consent, grants_for
+from memoryd.rpc import schema
 
 
 @dataclass(frozen=True, slots=True)

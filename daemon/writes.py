@@ -24,25 +24,25 @@ from typing import Any
 
 import msgspec
 
-from audit.keyed import KeyedHasher
-from daemon.clock import fmt, plus
-from daemon.entries import View, content_hash, derive_summary, load, to_wire
-from daemon.ids import entry_id, random_id
-from daemon.store import Tx, dumps, loads
-from kernel.capability import (
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.entries import View, content_hash, derive_summary, load, to_wire
+from memoryd.daemon.ids import entry_id, random_id
+from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.kernel.capability import (
     Capability,
     Effect,
     Resource,
     Subject,
     most_restrictive,
 )
-from kernel.decide import decide
-from kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
-from kernel.policy import Policy
-from kernel.retention import default_ttl_days
-from kernel.scan import check_entry
-from rpc import schema
-from rpc.errors import InvalidParams
+from memoryd.kernel.decide import decide
+from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
+from memoryd.kernel.policy import Policy
+from memoryd.kernel.retention import default_ttl_days
+from memoryd.kernel.scan import check_entry
+from memoryd.rpc import schema
+from memoryd.rpc.errors import InvalidParams
 
 MAX_OPS = 50
 BASIS_WARNING = "content changed without refreshed attribution"

@@ -1,4 +1,4 @@
-"""A minimal agent runner on memoryd's Python client (``rpc.client``).
+"""A minimal agent runner on memoryd's Python client (``memoryd.rpc.client``).
 
 What every runner does, in order (docs/client.md walks through it):
 
@@ -30,8 +30,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rpc.client import Client, ConnectError, ConnectionLost, RpcError
-from rpc.paths import agent_socket, resolve_home
+from memoryd.rpc.client import Client, ConnectError, ConnectionLost, RpcError
+from memoryd.rpc.paths import agent_socket, resolve_home
 
 RETRIES = 3
 

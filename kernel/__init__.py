@@ -3,7 +3,7 @@
 Nothing in this package does I/O or imports another memoryd layer.
 """
 
-from kernel.capability import (
+from memoryd.kernel.capability import (
     Capability,
     Channel,
     Decision,
@@ -13,10 +13,10 @@ from kernel.capability import (
     Subject,
     most_restrictive,
 )
-from kernel.decide import decide
-from kernel.grants import GRANT_GATED_METHODS, Consent, grants_for
-from kernel.policy import EMPTY_POLICY, Policy, PolicyError, Rule, load_policy
-from kernel.retention import DEFAULT_TTL_DAYS, EntryStatus, EntryType, expires_at
+from memoryd.kernel.decide import decide
+from memoryd.kernel.grants import GRANT_GATED_METHODS, Consent, grants_for
+from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, Rule, load_policy
+from memoryd.kernel.retention import DEFAULT_TTL_DAYS, EntryStatus, EntryType, expires_at
 
 __all__ = [
     "DEFAULT_TTL_DAYS",

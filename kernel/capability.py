@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from kernel.retention import EntryType
+from memoryd.kernel.retention import EntryType
 
 __all__ = [
     "ACTIONS",

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kernel.capability import (
+from memoryd.kernel.capability import (
     Capability,
     Channel,
     Decision,
@@ -44,8 +44,8 @@ from kernel.capability import (
     Subject,
     most_restrictive,
 )
-from kernel.grants import GRANT_GATED_METHODS
-from kernel.policy import Policy
+from memoryd.kernel.grants import GRANT_GATED_METHODS
+from memoryd.kernel.policy import Policy
 
 __all__ = ["ALWAYS_ON", "DEFAULTS", "AlwaysOn", "decide"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernel.capability import Capability, Role
+from memoryd.kernel.capability import Capability, Role
 
 __all__ = [
     "GRANT_GATED_METHODS",

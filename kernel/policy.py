@@ -56,7 +56,7 @@ from typing import Any
 import blake3
 import msgspec
 
-from kernel.capability import (
+from memoryd.kernel.capability import (
     ACTIONS,
     TARGETS,
     Capability,
@@ -66,7 +66,7 @@ from kernel.capability import (
     Role,
     Subject,
 )
-from kernel.retention import EntryType
+from memoryd.kernel.retention import EntryType
 
 __all__ = [
     "EMPTY_POLICY",

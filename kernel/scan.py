@@ -41,8 +41,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kernel.errors import ContentRejected, LimitExceeded
-from kernel.scan_rules import CATEGORIES, RULES, ScanRule
+from memoryd.kernel.errors import ContentRejected, LimitExceeded
+from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule
 
 __all__ = [
     "CASE_ALIASES",

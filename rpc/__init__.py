@@ -3,7 +3,7 @@
 The public names of ``rpc.paths``, ``rpc.framing``, ``rpc.errors``,
 ``rpc.client`` and ``rpc.protocol`` are re-exported here; ``__all__`` is the
 whole public face (a test keeps it equal to the submodules' ``__all__``).
-``rpc.schema`` (per-method params and results) and ``rpc.memctl`` are used as
+``rpc.schema`` (per-method params and results) and ``memoryd.memctl.main`` are used as
 modules.
 
 The ``rpc.protocol`` names load on first use: they pull in jsonrpcserver and,
@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from rpc.client import (
+from memoryd.rpc.client import (
     DEFAULT_MAX_REPLY,
     AsyncClient,
     BadReply,
@@ -25,7 +25,7 @@ from rpc.client import (
     ConnectionLost,
     RpcError,
 )
-from rpc.errors import (
+from memoryd.rpc.errors import (
     INTERNAL_ERROR,
     PROTOCOL_ERRORS,
     ConnectionLimit,
@@ -39,7 +39,7 @@ from rpc.errors import (
     new_incident_id,
     to_error_object,
 )
-from rpc.framing import (
+from memoryd.rpc.framing import (
     DEFAULT_MAX_FRAME,
     MAX_DEPTH,
     FrameDecodeError,
@@ -51,10 +51,10 @@ from rpc.framing import (
     is_blank,
     read_frame,
 )
-from rpc.paths import agent_socket, control_socket, resolve_home, run_dir
+from memoryd.rpc.paths import agent_socket, control_socket, resolve_home, run_dir
 
 if TYPE_CHECKING:
-    from rpc.protocol import (
+    from memoryd.rpc.protocol import (
         DEFAULT_MAX_BATCH,
         CallContext,
         Dispatcher,
@@ -115,7 +115,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        value = getattr(importlib.import_module("rpc.protocol"), name)
+        value = getattr(importlib.import_module("memoryd.rpc.protocol"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'rpc' has no attribute {name!r}")

@@ -41,7 +41,7 @@ import msgspec
 from anyio.abc import SocketAttribute, SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from rpc.framing import FrameTooLarge, IncompleteFrame, read_frame
+from memoryd.rpc.framing import FrameTooLarge, IncompleteFrame, read_frame
 
 __all__ = [
     "DEFAULT_MAX_REPLY",

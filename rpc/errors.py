@@ -27,8 +27,8 @@ from typing import Any, ClassVar, Final, Protocol
 
 import structlog
 
-from kernel.errors import MemorydError
-from rpc.framing import encode_frame
+from memoryd.kernel.errors import MemorydError
+from memoryd.rpc.framing import encode_frame
 
 __all__ = [
     "INTERNAL_ERROR",

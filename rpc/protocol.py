@@ -47,8 +47,8 @@ from typing import Any, Final, Literal
 import msgspec
 import msgspec.inspect as mi
 
-from kernel.errors import LimitExceeded
-from rpc.errors import (
+from memoryd.kernel.errors import LimitExceeded
+from memoryd.rpc.errors import (
     InvalidParams,
     InvalidRequest,
     MethodNotFound,
@@ -56,7 +56,7 @@ from rpc.errors import (
     new_incident_id,
     to_error_object,
 )
-from rpc.framing import FrameDecodeError, decode_frame, encode_value, is_blank
+from memoryd.rpc.framing import FrameDecodeError, decode_frame, encode_value, is_blank
 
 with warnings.catch_warnings():
     # jsonrpcserver 5.0.9's package __init__ imports its main.py, which reads

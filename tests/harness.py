@@ -20,11 +20,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rpc.client import Client, RpcError
+from memoryd.rpc.client import Client, RpcError
 
 REPO = Path(__file__).resolve().parent.parent
-MEMORYD = [sys.executable, "-m", "daemon.cli"]
-MEMCTL = [sys.executable, "-m", "rpc.memctl"]
+MEMORYD = [sys.executable, "-m", "memoryd.daemon.cli"]
+MEMCTL = [sys.executable, "-m", "memoryd.memctl"]
 
 
 def short_tempdir() -> Path:

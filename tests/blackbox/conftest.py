@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rpc.client import Client
+from memoryd.rpc.client import Client
 from tests.harness import Daemon
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import apsw
 import pytest
 
-from rpc.client import Client, RpcError
+from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from rpc.client import Client, RpcError
+from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, entry, running, short_tempdir
 
 WRITERS = 3

@@ -16,15 +16,15 @@ from typing import Any
 import apsw
 import pytest
 
-from audit.chain import ChainHead
-from audit.checkpoint import (
+from memoryd.audit.chain import ChainHead
+from memoryd.audit.checkpoint import (
     decode_checkpoint,
     generate_signing_key,
     public_key_of,
     sign_checkpoint,
     verify_checkpoint_signature,
 )
-from rpc.client import Client, RpcError
+from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, entry, running
 
 
@@ -39,7 +39,7 @@ def _edit_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> None:
         # The search index follows entries through triggers that call a
         # function of the daemon's; an intruder's tool would need it too.
         try:
-            from daemon import search
+            from memoryd.daemon import search
         except ImportError:  # the index is not there (yet): nothing to register
             pass
         else:

@@ -24,7 +24,7 @@ from typing import Any
 import apsw
 import pytest
 
-from rpc.client import Client, RpcError
+from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, entry, running, short_tempdir
 
 WRITERS = 4

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from rpc.client import Client
+from memoryd.rpc.client import Client
 from tests.harness import REPO, Daemon, enable_consent, running
 
 RUNNER = REPO / "examples" / "agent_runner.py"

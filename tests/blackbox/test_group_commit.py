@@ -20,10 +20,10 @@ from typing import Any
 import apsw
 import pytest
 
-from daemon.clock import fmt
-from daemon.store import SqliteStore, Tx
-from kernel.errors import Unavailable
-from rpc.client import Client
+from memoryd.daemon.clock import fmt
+from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.kernel.errors import Unavailable
+from memoryd.rpc.client import Client
 from tests.harness import Daemon, entry, running
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rpc.client import Client, RpcError
+from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, running
 
 ALICE = {"kind": "local", "subject": "alice"}

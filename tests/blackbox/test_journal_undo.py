@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rpc.client import Client, RpcError
+from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, entry, running
 
 

@@ -23,8 +23,6 @@ import pytest
 
 from tests.harness import MEMORYD, REPO, Daemon, enable_consent, running, short_tempdir
 
-HAS_MEMCTL = (REPO / "rpc" / "memctl.py").exists()
-
 
 @pytest.fixture
 def home() -> Iterator[Path]:
@@ -261,7 +259,6 @@ def test_memoryd_serve_honours_memoryd_home(home: Path) -> None:
         assert proc.wait(20) == 0
 
 
-@pytest.mark.skipif(not HAS_MEMCTL, reason="rpc/memctl.py is not there yet")
 def test_memctl_status_talks_to_the_running_daemon(daemon: Daemon) -> None:
     readable = daemon.memctl("status")
     assert readable.returncode == 0, readable.stderr
@@ -270,7 +267,6 @@ def test_memctl_status_talks_to_the_running_daemon(daemon: Daemon) -> None:
     assert json.loads(as_json.stdout)["backend"]["kind"] == "sqlite"
 
 
-@pytest.mark.skipif(not HAS_MEMCTL, reason="rpc/memctl.py is not there yet")
 def test_memctl_says_clearly_when_the_daemon_is_not_running(home: Path) -> None:
     d = Daemon(home)
     result = d.memctl("status")

@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Any
 
-from rpc.client import Client
+from memoryd.rpc.client import Client
 from tests.harness import Daemon, entry, running
 
 CLIENTS = 16

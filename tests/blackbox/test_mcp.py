@@ -1,6 +1,6 @@
 """``memctl mcp`` through the MCP SDK's own stdio client, against a real daemon.
 
-Each session spawns ``python -m rpc.memctl --home H mcp`` exactly as an agent
+Each session spawns ``python -m memoryd.memctl --home H mcp`` exactly as an agent
 client would; consent settings differ per owner, so each test that needs its
 own settings gets its own identity and agent token on the one module daemon.
 """
@@ -24,8 +24,8 @@ from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from rpc import mcp_bridge  # noqa: E402
-from rpc.client import Client, RpcError  # noqa: E402
+from memoryd.memctl import mcp_bridge  # noqa: E402
+from memoryd.rpc.client import Client, RpcError  # noqa: E402
 from tests.harness import REPO, Daemon, entry, running, short_tempdir  # noqa: E402
 
 WRITE_TOOLS = {"memory_write"}
@@ -60,7 +60,7 @@ async def session(home: Path, *args: str, token: str | None = None,
     if token is not None:
         env["MEMORYD_AGENT_TOKEN"] = token
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "rpc.memctl", "--home", str(home), "mcp", *args],
+        command=sys.executable, args=["-m", "memoryd.memctl", "--home", str(home), "mcp", *args],
         env=env, cwd=str(REPO),
     )
     errlog_path = log or home.parent / "bridge.log"
@@ -362,7 +362,7 @@ def test_the_token_never_reaches_the_bridge_log(d: Daemon) -> None:
 
 def test_memctl_mcp_without_the_sdk_says_how_to_install_it(tmp_path: Path) -> None:
     # sys.modules[name] = None makes every import of it fail, as if absent.
-    code = ("import sys; sys.modules['mcp'] = None; from rpc.memctl import main; "
+    code = ("import sys; sys.modules['mcp'] = None; from memoryd.memctl.main import main; "
             "sys.exit(main(['--home', sys.argv[1], 'mcp']))")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
                           cwd=REPO, timeout=60, check=False)

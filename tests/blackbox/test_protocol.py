@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rpc.client import Client
+from memoryd.rpc.client import Client
 from tests.harness import Daemon, running
 
 MAX_FRAME = 4096

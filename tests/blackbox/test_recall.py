@@ -9,7 +9,7 @@ from typing import Any
 import apsw
 import pytest
 
-from rpc.client import Client, RpcError
+from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, running
 
 CONFIG = "[recall]\nmax_entries = 3\nmax_intent_chars = 4096\n"

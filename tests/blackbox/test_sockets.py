@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from rpc.client import Client
+from memoryd.rpc.client import Client
 from tests.harness import Daemon, running
 
 STATUS = b'{"jsonrpc":"2.0","method":"memory.status","params":{},"id":1}\n'

@@ -10,7 +10,7 @@ from blake3 import blake3
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit import (
+from memoryd.audit import (
     EMPTY_HEAD,
     GENESIS_PREV,
     AuditError,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit import (
+from memoryd.audit import (
     CHECKPOINT_DOMAIN,
     EMPTY_HEAD,
     GENESIS_PREV,

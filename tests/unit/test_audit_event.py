@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import audit
-from audit import (
+import memoryd.audit as audit
+from memoryd.audit import (
     EVENT_KINDS,
     GENESIS_PREV,
     REASONS,
@@ -31,7 +31,7 @@ from audit import (
     encode_event,
     format_ts,
 )
-from kernel.capability import Resource
+from memoryd.kernel.capability import Resource
 
 TS = "2026-11-01T12:00:00.000001Z"
 AUDIT_DIR = Path(audit.__file__).parent

@@ -9,7 +9,7 @@ from blake3 import blake3
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit import PURPOSES, AuditError, KeyedHasher, new_root_secret
+from memoryd.audit import PURPOSES, AuditError, KeyedHasher, new_root_secret
 
 ROOT = bytes(range(32))
 OTHER_ROOT = bytes(range(1, 33))

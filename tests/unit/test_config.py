@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from daemon.config import Config, ConfigError, load_config
+from memoryd.daemon.config import Config, ConfigError, load_config
 
 CANARY = "zq7canaryVALUE"
 
@@ -97,7 +97,7 @@ def test_identities_keys_must_be_numeric_uids(tmp_path: Path) -> None:
 
 def test_every_msgspec_validation_error_maps_to_a_value_free_message() -> None:
     # Types not reached by the file cases above still never echo the value.
-    from daemon.config import _describe
+    from memoryd.daemon.config import _describe
 
     for data in ({"checkpoint": {"every_events": CANARY}}, {"backend": CANARY},
                  {"identities": {"1": {"subject": "s", "issuer": 5}}}):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kernel.capability import (
+from memoryd.kernel.capability import (
     ACTIONS,
     Capability,
     Channel,
@@ -21,10 +21,10 @@ from kernel.capability import (
     Subject,
     most_restrictive,
 )
-from kernel.decide import DEFAULTS, decide
-from kernel.grants import GRANT_GATED_METHODS
-from kernel.policy import EMPTY_POLICY, Policy, Rule, load_policy
-from kernel.retention import EntryType
+from memoryd.kernel.decide import DEFAULTS, decide
+from memoryd.kernel.grants import GRANT_GATED_METHODS
+from memoryd.kernel.policy import EMPTY_POLICY, Policy, Rule, load_policy
+from memoryd.kernel.retention import EntryType
 
 A, R, D = Effect.ALLOW, Effect.REQUIRES_APPROVAL, Effect.DENY
 READ_GRANTS = frozenset({"memory.context", "memory.list", "memory.read", "memory.receipt"})

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from kernel.capability import Capability, Role
-from kernel.grants import (
+from memoryd.kernel.capability import Capability, Role
+from memoryd.kernel.grants import (
     GRANT_GATED_METHODS,
     READ_METHODS,
     UNGATED_METHODS,

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from kernel.capability import Capability, Effect, Resource, Subject
-from kernel.policy import EMPTY_POLICY, MAX_RULES, Policy, PolicyError, Rule, load_policy
+from memoryd.kernel.capability import Capability, Effect, Resource, Subject
+from memoryd.kernel.policy import EMPTY_POLICY, MAX_RULES, Policy, PolicyError, Rule, load_policy
 
 GOOD = """
 # agents may jot into scratch scopes without approval

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from kernel.capability import Channel, Resource, Role, Subject
-from kernel.retention import (
+from memoryd.kernel.capability import Channel, Resource, Role, Subject
+from memoryd.kernel.retention import (
     DEFAULT_TTL_DAYS,
     EntryStatus,
     EntryType,

@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-OURS = ("kernel", "audit", "rpc", "daemon")
+OURS = ("kernel", "audit", "rpc", "daemon", "memctl")
+# Installed, every package of ours lives under this one import name.
+NAMESPACE = "memoryd"
 
 # Which of our packages each package may import (itself always allowed).
 ALLOWED: dict[str, frozenset[str]] = {
@@ -27,6 +29,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "audit": frozenset({"kernel"}),
     "rpc": frozenset({"kernel"}),
     "daemon": frozenset({"kernel", "audit", "rpc"}),
+    # The client programs (memctl, the MCP bridge) talk to the daemon over its
+    # socket, so they use the wire layer and the kernel's pure tables only.
+    "memctl": frozenset({"kernel", "rpc"}),
 }
 
 # Top-level modules that give access to files, sockets, processes, clocks,
@@ -90,19 +95,37 @@ def _parse(path: Path) -> ast.AST:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
+def _ours(module: str) -> str | None:
+    """The package of ours a module name belongs to, with or without the namespace."""
+    parts = module.split(".")
+    if parts[0] == NAMESPACE and len(parts) > 1:
+        parts = parts[1:]
+    return parts[0] if parts[0] in OURS else None
+
+
 def _violations(files: list[Path], root: Path = REPO) -> list[str]:
     bad = []
     for path in files:
         pkg = path.relative_to(root).parts[0]
         for imp in _imports(path, _parse(path), root):
-            top = imp.module.split(".")[0]
-            if top in OURS and top != pkg and top not in ALLOWED[pkg]:
+            top = _ours(imp.module)
+            if top is not None and top != pkg and top not in ALLOWED[pkg]:
                 bad.append(f"{path.relative_to(root)}:{imp.line} {pkg} imports {imp.module}")
     return bad
 
 
 def test_every_package_imports_only_what_the_layering_allows() -> None:
     assert _violations(_sources()) == []
+
+
+def test_every_import_of_ours_goes_through_the_one_namespace() -> None:
+    # A bare ``import daemon`` would find python-daemon (or nothing) once installed.
+    files = [*_sources(), *sorted((REPO / "tests").rglob("*.py")),
+             *sorted((REPO / "bench").rglob("*.py")), *sorted((REPO / "examples").rglob("*.py"))]
+    bad = [f"{imp.path.relative_to(REPO)}:{imp.line} imports {imp.module}"
+           for path in files for imp in _imports(path, _parse(path))
+           if imp.module.split(".")[0] in OURS]
+    assert bad == []
 
 
 def test_kernel_imports_no_io_clock_or_environment_module() -> None:
@@ -138,6 +161,11 @@ def test_kernel_reads_no_clock_and_opens_no_file() -> None:
     ("rpc", "import audit\n", True),
     ("rpc", "def f():\n    from daemon.app import App\n", True),
     ("rpc", "import importlib\nimportlib.import_module('daemon.cli')\n", True),
+    ("rpc", "from memoryd.daemon.app import App\n", True),
+    ("kernel", "import memoryd.rpc.framing\n", True),
+    ("daemon", "from memoryd.memctl.main import main\n", True),
+    ("rpc", "from memoryd.memctl import format\n", True),
+    ("memctl", "from memoryd.rpc.client import Client\nfrom memoryd.kernel import scan\n", False),
     ("rpc", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import daemon\n", True),
     ("kernel", "from .. import policy\n", False),
     ("audit", "from kernel.errors import MemorydError\n", False),

@@ -15,10 +15,11 @@ from typing import Any, get_args, get_type_hints
 
 import pytest
 
-from rpc import memctl, schema
-from rpc import memctl_format as fmt
-from rpc.client import ConnectError, RpcError
-from rpc.memctl import COMMANDS, Io, Request, UsageError, parse, run
+from memoryd.memctl import format as fmt
+from memoryd.memctl import main as memctl
+from memoryd.memctl.main import COMMANDS, Io, Request, UsageError, parse, run
+from memoryd.rpc import schema
+from memoryd.rpc.client import ConnectError, RpcError
 
 ENTRY = {
     "id": "ent_A", "target": "memory", "scope": "default", "type": "fact", "title": "Sky",
@@ -573,7 +574,7 @@ def test_scan_rejection_shows_rules_and_offsets_never_the_text() -> None:
 
 
 def test_scan_without_the_scanner_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "kernel.scan", None)
+    monkeypatch.setitem(sys.modules, "memoryd.kernel.scan", None)
     code, out, err = invoke(["scan"], stdin="text")
     assert code == memctl.EXIT_TRANSPORT
     assert out == ""

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from daemon.entries import redact_secrets
-from kernel.scan import redact
+from memoryd.daemon.entries import redact_secrets
+from memoryd.kernel.scan import redact
 
 CORPUS = Path(__file__).parents[1] / "data" / "scan_corpus.jsonl"
 

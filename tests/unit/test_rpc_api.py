@@ -6,9 +6,10 @@ import importlib
 
 import pytest
 
-import rpc
+import memoryd.rpc as rpc
 
-SUBMODULES = ["rpc.paths", "rpc.framing", "rpc.errors", "rpc.protocol", "rpc.client"]
+SUBMODULES = ["memoryd.rpc.paths", "memoryd.rpc.framing", "memoryd.rpc.errors",
+              "memoryd.rpc.protocol", "memoryd.rpc.client"]
 
 
 @pytest.mark.parametrize("name", SUBMODULES)

@@ -20,11 +20,11 @@ from anyio.from_thread import start_blocking_portal
 from anyio.streams.buffered import BufferedByteReceiveStream
 from structlog.testing import capture_logs
 
-from kernel.errors import Conflict
-from rpc.client import AsyncClient, BadReply, Client, ConnectError, ConnectionLost, RpcError
-from rpc.errors import connection_error_line
-from rpc.framing import FrameTooLarge, IncompleteFrame, read_frame
-from rpc.protocol import CallContext, Dispatcher, MethodSpec
+from memoryd.kernel.errors import Conflict
+from memoryd.rpc.client import AsyncClient, BadReply, Client, ConnectError, ConnectionLost, RpcError
+from memoryd.rpc.errors import connection_error_line
+from memoryd.rpc.framing import FrameTooLarge, IncompleteFrame, read_frame
+from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
 
 StreamHandler = Callable[[SocketStream], Awaitable[None]]
 

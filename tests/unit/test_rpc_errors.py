@@ -8,8 +8,8 @@ import msgspec
 import pytest
 from structlog.testing import capture_logs
 
-from kernel.errors import ERRORS, FAMILY_CODES, Conflict, LimitExceeded, MemorydError
-from rpc.errors import (
+from memoryd.kernel.errors import ERRORS, FAMILY_CODES, Conflict, LimitExceeded, MemorydError
+from memoryd.rpc.errors import (
     PROTOCOL_ERRORS,
     ConnectionLimit,
     InvalidParams,

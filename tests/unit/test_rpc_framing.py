@@ -7,7 +7,7 @@ import msgspec
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from rpc.framing import (
+from memoryd.rpc.framing import (
     DEFAULT_MAX_FRAME,
     MAX_DEPTH,
     FrameDecodeError,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rpc.paths import agent_socket, control_socket, resolve_home
+from memoryd.rpc.paths import agent_socket, control_socket, resolve_home
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ import msgspec
 import pytest
 from structlog.testing import capture_logs
 
-from kernel.errors import Conflict
-from rpc.framing import MAX_DEPTH
-from rpc.protocol import CallContext, Dispatcher, MethodSpec, param_errors
+from memoryd.kernel.errors import Conflict
+from memoryd.rpc.framing import MAX_DEPTH
+from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec, param_errors
 
 CTX = CallContext(channel="agent", peer_uid=1000, peer_pid=42, conn_id="conn_test")
 CANARY = "CANARY-d41d8c"

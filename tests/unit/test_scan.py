@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from kernel.errors import ContentRejected, LimitExceeded
-from kernel.scan import (
+from memoryd.kernel.errors import ContentRejected, LimitExceeded
+from memoryd.kernel.scan import (
     MAX_DETAIL_FINDINGS,
     RULES,
     Finding,

@@ -21,8 +21,8 @@ from re import _parser as sre_parse
 
 import pytest
 
-from kernel.scan import RULES, scan_with_stats
-from kernel.scan_rules import COMMENT_WINDOW, ScanRule
+from memoryd.kernel.scan import RULES, scan_with_stats
+from memoryd.kernel.scan_rules import COMMENT_WINDOW, ScanRule
 
 MAX_WIDTH = 8192
 

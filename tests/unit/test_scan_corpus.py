@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from kernel.scan import RULES, scan
+from memoryd.kernel.scan import RULES, scan
 
 CORPUS = Path(__file__).parents[1] / "data" / "scan_corpus.jsonl"
 MIN_RECALL = 0.99

@@ -21,8 +21,8 @@ from re import _parser as sre_parse
 
 import pytest
 
-from kernel import scan as engine
-from kernel.scan import CASE_ALIASES, RULES, Finding, ScanRule, scan, scan_with_stats
+from memoryd.kernel import scan as engine
+from memoryd.kernel.scan import CASE_ALIASES, RULES, Finding, ScanRule, scan, scan_with_stats
 from tests.unit.test_scan_bounds import ADVERSARIAL
 from tests.unit.test_scan_rules import EXAMPLES
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernel.scan import CATEGORIES, RULES, ScanRule, scan
+from memoryd.kernel.scan import CATEGORIES, RULES, ScanRule, scan
 
 # Fake credentials: right shape, made-up characters.
 R36 = "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from daemon import recall, search
-from daemon.store import SqliteStore
+from memoryd.daemon import recall, search
+from memoryd.daemon.store import SqliteStore
 
 
 def test_cjk_run_is_indexed_as_unigrams_and_bigrams() -> None:

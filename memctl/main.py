@@ -3,8 +3,8 @@
 Owns: the command table (one ``Command`` row per subcommand), running a
 command against ``control.sock`` (the build/call/render cycle, and the
 runners of commands that are more than one call, or none), exit statuses
-and error reports. The argparse tree is ``rpc.memctl_cli``, the pure request
-builders are ``rpc.memctl_requests``, rendering is ``rpc.memctl_format``;
+and error reports. The argparse tree is ``memoryd.memctl.cli``, the pure request
+builders are ``memoryd.memctl.requests``, rendering is ``memoryd.memctl.format``;
 the reference is ``docs/memctl.md``. The names callers import from here
 (``parse``, ``Request``, ``UsageError``, the command-line choices) are
 re-exported from those modules.
@@ -40,9 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO
 
-from rpc import memctl_format as fmt
-from rpc.client import BadReply, Client, ConnectError, ConnectionLost, RpcError
-from rpc.memctl_cli import (
+from memoryd.memctl import format as fmt
+from memoryd.memctl.cli import (
     ACTION_STATUSES,
     BASIS_KINDS,
     DEFAULT_MAX_BODY_BYTES,
@@ -53,7 +52,7 @@ from rpc.memctl_cli import (
     option,
     parse,
 )
-from rpc.memctl_requests import (
+from memoryd.memctl.requests import (
     Builder,
     Request,
     UsageError,
@@ -84,7 +83,8 @@ from rpc.memctl_requests import (
     build_undo,
     build_write,
 )
-from rpc.paths import control_socket, resolve_home
+from memoryd.rpc.client import BadReply, Client, ConnectError, ConnectionLost, RpcError
+from memoryd.rpc.paths import control_socket, resolve_home
 
 __all__ = [
     "ACTION_STATUSES",
@@ -244,8 +244,8 @@ def run_audit_export(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
 
 def run_scan(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     try:
-        import kernel.scan as scanner
-        from kernel.errors import ContentRejected, LimitExceeded
+        import memoryd.kernel.scan as scanner
+        from memoryd.kernel.errors import ContentRejected, LimitExceeded
     except ImportError:
         io.err("memctl: the content scanner (kernel.scan) is not installed here")
         return EXIT_TRANSPORT
@@ -294,7 +294,7 @@ def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     # The bridge needs the optional MCP SDK (memoryd[mcp]): import it only
     # here, so every other subcommand works without it.
     try:
-        from rpc import mcp_bridge
+        from memoryd.memctl import mcp_bridge
     except ImportError:
         io.err("memctl mcp: the MCP SDK is not installed; install memoryd[mcp] "
                "(pip install 'memoryd[mcp]')")

@@ -2,7 +2,7 @@
 one memoryd task on ``agent.sock``.
 
 Owns: the session's task (begun when the session starts, ended when it
-closes), which tools of the catalogue (``rpc.mcp_tools``) the task's grants
+closes), which tools of the catalogue (``memoryd.memctl.mcp_tools``) the task's grants
 allow, turning tool arguments into RPC params and answers or failures into
 tool results, the MCP server around it and its command line. The catalogue
 names (``TOOLS``, ``ToolSpec``, ``input_schema``) are re-exported here.
@@ -46,9 +46,16 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from rpc.client import AsyncClient, BadReply, ConnectError, ConnectionLost, RpcError
-from rpc.mcp_tools import BRIDGE_OWNED, INSTRUCTIONS, TOOLS, TOOLS_BY_NAME, ToolSpec, input_schema
-from rpc.paths import agent_socket, resolve_home
+from memoryd.memctl.mcp_tools import (
+    BRIDGE_OWNED,
+    INSTRUCTIONS,
+    TOOLS,
+    TOOLS_BY_NAME,
+    ToolSpec,
+    input_schema,
+)
+from memoryd.rpc.client import AsyncClient, BadReply, ConnectError, ConnectionLost, RpcError
+from memoryd.rpc.paths import agent_socket, resolve_home
 
 __all__ = ["TOOLS", "Bridge", "ToolSpec", "build_server", "input_schema", "main", "parse_args"]
 
@@ -288,7 +295,7 @@ class Bridge:
             msgspec.convert(params, type=spec.params)
         except msgspec.ValidationError as exc:
             # rpc.protocol loads jsonrpcserver; only a bad call pays for it.
-            from rpc.protocol import param_errors
+            from memoryd.rpc.protocol import param_errors
 
             raise BridgeError(
                 "invalid_params", f"the arguments of {spec.name} do not fit its schema",

@@ -7,7 +7,7 @@ params type, its title, description and annotations, a description of each
 argument and a renderer for its answer), the server's ``INSTRUCTIONS``, and
 ``input_schema``, which derives a tool's JSON Schema from the typed params
 the daemon itself decodes. Which tools a session is offered, and calling
-them, is ``rpc.mcp_bridge``.
+them, is ``memoryd.memctl.mcp_bridge``.
 
 Invariants:
 - a tool's arguments are the RPC params minus ``BRIDGE_OWNED``
@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import msgspec
 
-from rpc import schema
+from memoryd.rpc import schema
 
 __all__ = [
     "BRIDGE_OWNED",

@@ -3,7 +3,7 @@ the JSON-RPC request they stand for.
 
 Owns: ``Request`` (method, params and any notes for stderr), ``UsageError``
 for command lines refused before any call, and one ``build_*`` function per
-request memctl can make. The command table in ``rpc.memctl`` says which
+request memctl can make. The command table in ``memoryd.memctl.main`` says which
 builder serves which subcommand; multi-call runners there use the builders
 here for each of their calls.
 
@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from rpc.memctl_cli import ENTRY_TYPES, option
+from memoryd.memctl.cli import ENTRY_TYPES, option
 
 __all__ = [
     "Builder",

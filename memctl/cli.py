@@ -3,8 +3,8 @@
 Owns: every subcommand's options, help text and examples, the option groups
 shared between subcommands, and the argument types (``on|off`` switches,
 positive counts). ``parse`` turns argv into a Namespace whose ``key`` names
-the row of ``rpc.memctl.COMMANDS`` that handles it; what a command sends
-is decided there (``rpc.memctl_requests``), not here.
+the row of ``memoryd.memctl.main.COMMANDS`` that handles it; what a command sends
+is decided there (``memoryd.memctl.requests``), not here.
 
 Invariants:
 - the choices offered mirror the Literals of ``rpc/schema.py`` (a unit test
@@ -428,7 +428,7 @@ def _add_audit_policy(tree: _Tree, subs: Any) -> None:
 
 def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
     # prefix_chars that no option uses: every argument after `mcp` goes to
-    # the bridge's own parser (rpc/mcp_bridge.py), which loads only with the
+    # the bridge's own parser (memctl/mcp_bridge.py), which loads only with the
     # optional MCP SDK.
     mcp = subs.add_parser("mcp", help="serve memory to an agent client over MCP (stdio; "
                           "needs memoryd[mcp]; `memctl mcp --help`)",
