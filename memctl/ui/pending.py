@@ -62,7 +62,8 @@ async def _decisions(ui: Ui) -> dict[str, dict[str, Any]]:
              if e.get("kind") == "decision"}
     out: dict[str, dict[str, Any]] = {}
     for e in events:
-        details = e.get("details") if isinstance(e.get("details"), dict) else {}
+        found = e.get("details")
+        details: dict[str, Any] = found if isinstance(found, dict) else {}
         if e.get("kind") == "action_proposed" and details.get("action_id"):
             out[str(details["action_id"])] = {
                 "decision_id": e.get("decision_id"), "effect": e.get("effect"),

@@ -74,11 +74,11 @@ def _finalize(value: Any) -> Any:
 def _body(text: object) -> Markup:
     if text is None or text == "":
         return Markup("<em>(empty)</em>")
-    return Markup(escape(fmt.clean(text, multiline=True)))
+    return escape(fmt.clean(text, multiline=True))
 
 
 def _formvalue(text: object) -> Markup:
-    return Markup(escape("" if text is None else str(text)))
+    return escape("" if text is None else str(text))
 
 
 def make_environment(now: Callable[[], datetime]) -> jinja2.Environment:

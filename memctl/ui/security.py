@@ -15,7 +15,9 @@ Invariants:
   and a same-origin ``Origin`` (when the browser sends one) is refused
   before any handler runs, and the refusal carries no request data;
 - every answer carries a Content-Security-Policy that allows no script at
-  all, forbids framing and sends no referrer, and is never cached.
+  all and forbids framing; a referrer goes to this origin only (Chromium
+  sends ``Origin: null`` on same-origin form posts under ``no-referrer``,
+  which must stay refused); nothing is cached.
 """
 
 from __future__ import annotations
@@ -142,7 +144,7 @@ def security_headers() -> list[tuple[bytes, bytes]]:
         (b"content-security-policy", CSP.encode()),
         (b"x-content-type-options", b"nosniff"),
         (b"x-frame-options", b"DENY"),
-        (b"referrer-policy", b"no-referrer"),
+        (b"referrer-policy", b"same-origin"),
         (b"cache-control", b"no-store"),
         (b"cross-origin-opener-policy", b"same-origin"),
         (b"cross-origin-resource-policy", b"same-origin"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import signal
 import socket
 import sys
 import webbrowser
@@ -75,6 +76,10 @@ async def _probe(path: object) -> None:
         await rpc.call("memory.status", {})
 
 
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def serve(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     host: str = args.host
     if host == "localhost":
@@ -117,8 +122,13 @@ def serve(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.
         webbrowser.open(url)
     config = uvicorn.Config(app, log_config=None, access_log=False, server_header=False,
                             lifespan="off", timeout_graceful_shutdown=3)
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the
+    # signal; either is the operator's ordinary way to stop, so exit 0.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
     finally:
         sessions.end_all()
         sock.close()
