@@ -11,7 +11,13 @@ table and, with ``--json``, writes::
 
     {machine, floors: {commit_p50_us, echo_p50_us, fts_p99_us},
      scenarios: {NAME: {p50_us, p99_us, ops_per_s}},
-     ratios: {write_allow_1c_vs_floor, write_8c_vs_1c, context_vs_fts}}
+     ratios: {write_allow_1c_vs_floor, write_8c_vs_1c, context_vs_fts},
+     instructions: {available, entries, calls, write_instructions,
+                    read_instructions, context_instructions},
+     storage: {notes, bytes_per_entry, bytes_per_audit_event, tables, ...}}
+
+``instructions`` comes from ``bench/instructions.py`` (callgrind counts per
+call in the daemon process) and ``storage`` from ``bench/storage.py``.
 
 The full run fills the store to 100k entries; ``--quick`` (the CI smoke test)
 uses a few thousand and finishes well under two minutes. The store is filled
@@ -430,8 +436,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     out = run(args.quick)
+    # Measured after the run, each on a daemon of its own: the instruction
+    # counts under callgrind (deterministic where latency is not), and the
+    # bytes a fixed workload of agent notes leaves on disk.
+    from bench import instructions, storage  # they build on this module's workload
+
+    out["instructions"] = instructions.measure(*((1_000, 5) if args.quick else (10_000, 20)))
+    out["storage"] = storage.measure(500 if args.quick else 20_000)
     out["elapsed_s"] = round(time.perf_counter() - started, 1)
     print_table(out)
+    instructions.print_table(out["instructions"])
+    storage.print_table(out["storage"])
     print(f"\n{out['mode']} run: {out['entries']} entries, {out['elapsed_s']} s")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
