@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("jinja2")
 
-from memoryd.memctl import format as fmt  # noqa: E402
-from memoryd.memctl.ui.present import make_environment, relative  # noqa: E402
+from memoryd.memctl import format as fmt
+from memoryd.memctl.ui.present import make_environment, relative
 
 NOW = datetime(2026, 1, 10, tzinfo=UTC)
 HOSTILE = "Zero\u200bwidth \u202eevil\u202c <script>alert(1)</script> \x1b[31mred & more"
