@@ -183,7 +183,7 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
                  statuses: list[str], scopes: list[str], after: tuple[float, str] | None,
                  now: str) -> dict[str, Any]:
     """One page of search mode: BM25 order (score, then id), snippets redacted."""
-    plan = search.plan(tx, query)
+    plan = search.plan(tx, query, where, args)
     rows = search.ranked(tx, plan, where, args, page_size + 1, after)
     more = len(rows) > page_size
     rows = rows[:page_size]
