@@ -590,6 +590,16 @@ class App:
 
         return await anyio.to_thread.run_sync(self.load_policy_file)
 
+    async def policy_explain(self, ctx: CallContext, p: schema.PolicyExplain) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        decision, resource = self.gate.explain(p, self.default.owner)
+        # Not audited: nothing is decided for real, and the answer holds only
+        # what the operator sent and the policy's own rule ids.
+        return {"effect": decision.effect.value, "explicit": decision.explicit,
+                "rule_ids": list(decision.rule_ids), "always_on": decision.always_on,
+                "reason": decision.reason, "policy_hash": decision.policy_hash,
+                "resource": resource.canonical()}
+
     # -- tables -----------------------------------------------------------------
 
     def method_tables(self) -> tuple[Dispatcher, Dispatcher]:
@@ -621,6 +631,7 @@ class App:
         add("token.revoke", schema.TokenRevoke, self.token_revoke, on_agent=False)
         add("audit.export", schema.AuditExport, self.audit_export, on_agent=False)
         add("policy.reload", schema.NoParams, self.policy_reload, on_agent=False)
+        add("policy.explain", schema.PolicyExplain, self.policy_explain, on_agent=False)
         for name, params, handler in self.extra_methods:
             add(name, params, handler, on_agent=name in AGENT_EXTRA)
         return Dispatcher(agent), Dispatcher(control)

@@ -44,6 +44,7 @@ from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Denied, NotFound
 from memoryd.kernel.grants import GRANT_GATED_METHODS
 from memoryd.kernel.policy import Policy
+from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext
 
@@ -57,6 +58,9 @@ READ_ACTIONS: dict[str, str] = {
     "memory.receipt": "receipt",
     "memory.journal": "journal",
 }
+# The action ``policy.explain`` assumes when it is not named.
+_EXPLAIN_ACTION: dict[Capability, str] = {
+    Capability.MEMORY_READ: "read", Capability.MEMORY_WRITE: "add"}
 # Scope of a call-level resource: a placeholder no real scope can equal.
 CALL_SCOPE = "-"
 
@@ -201,6 +205,27 @@ class Gate:
         if d.effect is not Effect.ALLOW:
             raise refusal(d)
         return d
+
+    def explain(self, p: schema.PolicyExplain, owner: str) -> tuple[Decision, Resource]:
+        """What ``decide()`` would answer for the subject and resource ``p``
+        describes, under the policy in force. Decides nothing for real: the
+        caller neither audits it nor acts on it."""
+        capability = Capability(p.capability)
+        role = p.role or ("operator" if p.channel == "control" else "main")
+        action = p.action or _EXPLAIN_ACTION.get(capability, "govern")
+        resource = Resource(target=p.target, scope=p.scope, action=action, entry_id=None,
+                            expected_revision=None, content_hash=None, type=p.type)
+        subject = Subject(channel=Channel(p.channel), role=Role(role), owner=owner)
+        grants = None
+        method = None
+        if p.channel == "agent":
+            grants = frozenset(GRANT_GATED_METHODS if p.grants is None else p.grants)
+            method = ("memory.write" if capability is Capability.MEMORY_WRITE
+                      else f"memory.{action}" if f"memory.{action}" in GRANT_GATED_METHODS
+                      else None)
+        d = decide(subject, capability, resource, self.policy, decision_id=random_id("dec"),
+                   grants=grants, method=method)
+        return d, resource
 
     # -- reads -----------------------------------------------------------------
 

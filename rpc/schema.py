@@ -91,6 +91,24 @@ class NoParams(_P, frozen=True, kw_only=True):
     pass
 
 
+class PolicyExplain(_P, frozen=True, kw_only=True):
+    """What the kernel would decide for this subject and resource (control only)."""
+
+    capability: Literal["MemoryRead", "MemoryWrite", "MemoryExternalize", "NetworkAccess",
+                        "GovernanceDecide", "ConsentManage"]
+    channel: Literal["agent", "control"] = "agent"
+    role: Literal["main", "subagent", "operator"] | None = None
+    target: Literal["memory", "user"] = "memory"
+    scope: ScopeName = "default"
+    action: Literal["add", "replace", "supersede", "archive", "remove",
+                    "context", "journal", "list", "read", "receipt", "govern"] | None = None
+    type: Literal["preference", "procedure", "fact", "lesson"] | None = None
+    # The task's grants on the agent channel; by default every grant, as for a
+    # task whose owner has switched every consent on.
+    grants: list[Literal["memory.context", "memory.list", "memory.read", "memory.receipt",
+                         "memory.write"]] | None = None
+
+
 class TaskBegin(_P, frozen=True, kw_only=True):
     token: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
     identity: Identity | None = None
