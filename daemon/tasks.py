@@ -89,7 +89,8 @@ def begin(
         (owner, now),
     )
     if open_count is not None and open_count["n"] >= max_open:
-        raise LimitExceeded("rate_limited", details={"open_tasks": open_count["n"]})
+        raise LimitExceeded.cap("rate_limited", "max_open_tasks", max_open,
+                                open_tasks=open_count["n"])
     consent = read_consent(tx, owner).consent
     parent: Task | None = None
     if p.parent_task is not None:
