@@ -96,7 +96,8 @@ def begin(
         (owner, now),
     )
     if open_count is not None and open_count["n"] >= max_open:
-        raise LimitExceeded("rate_limited", details={"open_tasks": open_count["n"]})
+        raise LimitExceeded.cap("rate_limited", "max_open_tasks", max_open,
+                                open_tasks=open_count["n"])
     consent = read_consent(tx, owner).consent
     if parent is not None and (parent.owner != owner or parent.token_id != token_id):
         # A child is begun with its parent's own credential or not at all:

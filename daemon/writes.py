@@ -547,8 +547,9 @@ def _item(op: Op, before: dict[str, Any] | None, after: dict[str, Any]) -> dict[
 def _check_budget(tx: Tx, owner: str, op: Op, extra: int, limits: Limits) -> None:
     used = _active_bytes(tx, owner, op.target, op.scope)
     if used + extra > limits.scope_budget_bytes:
-        raise LimitExceeded("scope_budget_exceeded",
-                            details={"used_bytes": used, "budget_bytes": limits.scope_budget_bytes})
+        raise LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes",
+                                limits.scope_budget_bytes, used_bytes=used,
+                                budget_bytes=limits.scope_budget_bytes, needed_bytes=extra)
 
 
 def destroy(tx: Tx, entry_id_: str, now: str) -> dict[str, Any]:

@@ -473,9 +473,16 @@ def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
     backup = tree.add(subs, "backup", "backup", summary="back up the home while it runs",
                       description="Write a consistent copy of memory.db (SQLite's online "
                                   "backup) and keys/ into DEST,\na new folder that is itself a "
-                                  "home: `memoryd serve --home DEST` restores it.",
-                      examples=("memctl backup ~/backups/memoryd-$(date +%F)",))
-    backup.add_argument("dest", metavar="DEST", help="a folder that does not exist yet")
+                                  "home: `memoryd serve --home DEST` restores it.\n"
+                                  "`memctl backup verify FOLDER` inspects a backup read-only.",
+                      examples=("memctl backup ~/backups/memoryd-$(date +%F)",
+                                "memctl backup verify ~/backups/memoryd-2026-11-01"))
+    backup.add_argument("dest", metavar="DEST", help="a folder that does not exist yet (its "
+                        "parents are created); or `verify`, to inspect FOLDER without "
+                        "changing it")
+    backup.add_argument("folder", metavar="FOLDER", nargs="?",
+                        help="with verify: a backup folder to check (files, integrity, audit "
+                             "chain, counts)")
 
 
 def _add_ui(tree: _Tree, subs: Any) -> None:
