@@ -46,11 +46,11 @@ __all__ = ["Edited", "parse", "render", "run"]
 _KEEP: Final = ("summary", "validity", "ttl_days", "pinned")
 
 
-class Rpc(Protocol):
+class _Rpc(Protocol):
     def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
 
 
-class Io(Protocol):
+class _Io(Protocol):
     def out(self, text: str) -> None: ...
 
     def err(self, text: str) -> None: ...
@@ -118,7 +118,7 @@ def _edit_in_editor(text: str) -> str:
         return path.read_text(encoding="utf-8")
 
 
-def run(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+def run(args: argparse.Namespace, rpc: _Rpc, io: _Io) -> int:
     who = identity_params(args)
     found = rpc.call("memory.read", {"ids": [args.id], **who})
     entries = found.get("entries") if isinstance(found, Mapping) else None

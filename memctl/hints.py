@@ -90,13 +90,17 @@ def hint(code: str | None, *, command: str | None = None,
     template = HINTS.get(code or "")
     if template is None:
         return None
-    known = dict(args or {})
+    # What the daemon reports wins over the command line: a duplicate title
+    # names the other entry, not the one being written.
+    known: dict[str, Any] = {}
     if isinstance(details, Mapping):
         for key, name in (("entry_id", "entry"), ("id", "entry"), ("action_id", "action"),
                           ("current_revision", "rev"), ("revision", "rev")):
             value = _safe(details.get(key))
             if value is not None:
                 known.setdefault(name, value)
+    for key, value in (args or {}).items():
+        known.setdefault(key, value)
     fills = {"entry": "ID", "action": "ACTION_ID", "rev": "N", "cmd": command or "SUBCOMMAND"}
     for key, value in known.items():
         if (key in fills and _safe(value) is not None) or key == "cmd":

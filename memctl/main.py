@@ -469,10 +469,15 @@ class _NoDaemon:
 
 
 def _report_rpc_error(io: Io, exc: RpcError, method: str | None,
-                      command: str | None = None) -> None:
+                      args: argparse.Namespace | None = None) -> None:
     # The wire's recovery speaks methods and fields; at the shell, say it in
     # memctl's own commands where memctl has a row for the code (hints.py).
-    recovery = hints.hint(exc.data_code, command=command, details=exc.details) \
+    known = {} if args is None else {
+        "entry": option(args, "id") or option(args, "replace"),
+        "action": option(args, "action_id")}
+    recovery = hints.hint(exc.data_code, command=None if args is None else args.key,
+                          details=exc.details,
+                          args={k: v for k, v in known.items() if v is not None}) \
         or exc.recovery
     for line in fmt.error_lines(
         message=exc.detail_message or exc.message, data_code=exc.data_code,
@@ -515,7 +520,7 @@ def run(argv: Sequence[str] | None = None, *, connect: Connect = _connect,
     except ConnectError as exc:
         return _not_running(io, exc)
     except RpcError as exc:
-        _report_rpc_error(io, exc, getattr(exc, "memctl_method", None), args.key)
+        _report_rpc_error(io, exc, getattr(exc, "memctl_method", None), args)
         return EXIT_FAILED
     except (ConnectionLost, BadReply, TimeoutError) as exc:
         io.err(f"memctl: {exc}")

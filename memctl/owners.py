@@ -24,7 +24,7 @@ __all__ = ["Labels", "labelled", "load_labels"]
 _SHOWN: Final = 8  # characters of an owner id's hash shown beside its label
 
 
-class Rpc(Protocol):
+class _Rpc(Protocol):
     def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
 
 
@@ -46,7 +46,7 @@ class Labels:
         return f"token:{label} ({token_id})" if label else token_id
 
 
-def load_labels(rpc: Rpc) -> Labels:
+def load_labels(rpc: _Rpc) -> Labels:
     """The operator's labels; none when token.list cannot be read (output
     then shows bare ids, as before labels existed)."""
     from memoryd.rpc.client import RpcError

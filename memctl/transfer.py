@@ -53,6 +53,7 @@ __all__ = [
     "export_line",
     "header",
     "parse_import",
+    "promote_ids",
     "run_export",
     "run_import",
     "run_promote",
@@ -74,11 +75,11 @@ _TYPES: Final = ("preference", "procedure", "fact", "lesson")
 MCP_NOTE: Final = "imported from an MCP memory server file"
 
 
-class Rpc(Protocol):
+class _Rpc(Protocol):
     def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
 
 
-class Progress(Protocol):
+class _Progress(Protocol):
     def update(self, n: int = 1) -> Any: ...
 
     def close(self) -> None: ...
@@ -201,7 +202,7 @@ def _parse_mcp(numbered: Sequence[tuple[int, str]], scope: str | None) -> Parsed
 # --- export ------------------------------------------------------------------------
 
 
-def _list_pages(rpc: Rpc, params: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
+def _list_pages(rpc: _Rpc, params: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
     page = rpc.call("memory.list", dict(params))
     while True:
         items = page.get("items") if isinstance(page, Mapping) else None
@@ -229,8 +230,8 @@ def _open_output(path: str | None, stdout: TextIO) -> TextIO:
     return os.fdopen(fd, "w", encoding="utf-8")
 
 
-def run_export(args: argparse.Namespace, rpc: Rpc, out: TextIO,
-               progress: Progress | None = None) -> dict[str, Any]:
+def run_export(args: argparse.Namespace, rpc: _Rpc, out: TextIO,
+               progress: _Progress | None = None) -> dict[str, Any]:
     """Write the export; answers the summary memctl prints on stderr."""
     filters: dict[str, Any] = {k: v for k, v in (
         ("target", option(args, "target")), ("scope", option(args, "scope")),
@@ -293,8 +294,8 @@ def _same(existing: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
     return existing.get("type") == entry.get("type") and existing.get("body") == entry.get("body")
 
 
-def run_import(args: argparse.Namespace, rpc: Rpc, text: str,
-               progress: Progress | None = None) -> ImportReport:
+def run_import(args: argparse.Namespace, rpc: _Rpc, text: str,
+               progress: _Progress | None = None) -> ImportReport:
     from memoryd.rpc.client import RpcError
 
     parsed = parse_import(text.splitlines(), scope=option(args, "scope"))
@@ -334,7 +335,7 @@ def run_import(args: argparse.Namespace, rpc: Rpc, text: str,
     return report
 
 
-def promote_ids(rpc: Rpc, ids: Sequence[str], who: Mapping[str, Any]) -> int:
+def promote_ids(rpc: _Rpc, ids: Sequence[str], who: Mapping[str, Any]) -> int:
     promoted = 0
     for start in range(0, len(ids), PROMOTE_BATCH):
         out = rpc.call("memory.promote", {"ids": list(ids[start:start + PROMOTE_BATCH]), **who})
@@ -342,7 +343,7 @@ def promote_ids(rpc: Rpc, ids: Sequence[str], who: Mapping[str, Any]) -> int:
     return promoted
 
 
-def run_promote(args: argparse.Namespace, rpc: Rpc) -> dict[str, Any]:
+def run_promote(args: argparse.Namespace, rpc: _Rpc) -> dict[str, Any]:
     ids = list(dict.fromkeys(args.ids))
     who = identity_params(args)
     promoted: list[Any] = []
