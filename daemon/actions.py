@@ -164,14 +164,12 @@ def _action_summary(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _proposer(tx: Tx, row: dict[str, Any]) -> dict[str, Any]:
-    """Who proposed an action: its channel, and the token (id and the
-    operator's label for it) its task was begun with, if any."""
+    """Who proposed an action: its channel, its task and the token that task
+    was begun with, by id (labels are text; memctl shows them from token.list)."""
     token = None
     if row["task_id"] is not None:
-        found = tx.one("SELECT t.token_id, l.label FROM tasks t LEFT JOIN token_labels l"
-                       " ON l.token_id = t.token_id WHERE t.task_id = ?", (row["task_id"],))
-        if found is not None and found["token_id"] is not None:
-            token = {"token_id": found["token_id"], "label": found["label"]}
+        found = tx.one("SELECT token_id FROM tasks WHERE task_id = ?", (row["task_id"],))
+        token = found["token_id"] if found is not None else None
     return {"channel": row["channel"], "task_id": row["task_id"], "token": token}
 
 

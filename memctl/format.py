@@ -330,14 +330,13 @@ def actions(result: object) -> str:
 
 
 def proposer(by: object, owner: object) -> str:
-    """Who proposed an action: the token's label (or id) and the channel."""
+    """Who proposed an action: the token (labelled by memctl when it has a
+    label) or the channel."""
     if not isinstance(by, Mapping):
         return cell(owner)
     token = by.get("token")
-    if isinstance(token, Mapping):
-        label = token.get("label")
-        return (f"token:{cell(label)} ({cell(token.get('token_id'))})" if label
-                else f"token {cell(token.get('token_id'))}")
+    if isinstance(token, str):
+        return cell(token) if token.startswith("token:") else f"token {cell(token)}"
     channel = by.get("channel")
     return "operator" if channel == "control" else f"{cell(channel)} task"
 

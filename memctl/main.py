@@ -38,10 +38,9 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO
 
 from memoryd.memctl import format as fmt
-from memoryd.memctl import hints, owners, transfer
 from memoryd.memctl.cli import (
     ACTION_STATUSES,
     BASIS_KINDS,
@@ -88,6 +87,9 @@ from memoryd.memctl.requests import (
 )
 from memoryd.rpc.client import BadReply, Client, ConnectError, ConnectionLost, RpcError
 from memoryd.rpc.paths import control_socket, resolve_home
+
+if TYPE_CHECKING:
+    from memoryd.memctl.owners import Labels
 
 __all__ = [
     "ACTION_STATUSES",
@@ -187,11 +189,15 @@ class Command:
 
 
 def _emit(io: Io, args: argparse.Namespace, result: Any, render: Renderer,
-          labels: owners.Labels | None = None) -> None:
+          labels: Labels | None = None) -> None:
     if option(args, "json"):
         io.out(json.dumps(result, indent=2, ensure_ascii=False))
+    elif labels is None:
+        io.out(render(result))
     else:
-        io.out(render(result if labels is None else owners.labelled(result, labels)))
+        from memoryd.memctl.owners import labelled
+
+        io.out(render(labelled(result, labels)))
 
 
 def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
@@ -279,7 +285,13 @@ def run_scan(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     return EXIT_OK if code is None else EXIT_FAILED
 
 
+# export, import, promote, labels and hints load when a command needs them:
+# `memctl mcp` (an agent client's start-up) pays for none of them.
+
+
 def run_export(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    from memoryd.memctl import transfer
+
     total = None
     if option(args, "scope") is None and option(args, "target") is None:
         counts = rpc.call("memory.status", identity_params(args)).get("counts")
@@ -298,6 +310,8 @@ def run_export(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
 
 
 def run_import(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    from memoryd.memctl import transfer
+
     text = io.read_text(args.file)
     lines = sum(1 for line in text.splitlines() if line.strip())
     with bar(io.stderr, total=max(lines - 1, 0), desc="import", unit="entries") as progress:
@@ -307,6 +321,8 @@ def run_import(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
 
 
 def run_promote(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    from memoryd.memctl import transfer
+
     _emit(io, args, transfer.run_promote(args, rpc), fmt.promoted)
     return EXIT_OK
 
@@ -423,7 +439,9 @@ def run_simple(command: Command, args: argparse.Namespace, rpc: Rpc, io: Io) -> 
         result = rpc.call(request.method, request.params)
     labels = None
     if command.labelled and not option(args, "json"):
-        labels = owners.load_labels(rpc)
+        from memoryd.memctl.owners import load_labels
+
+        labels = load_labels(rpc)
     _emit(io, args, result, command.render, labels)
     return command.judge(result)
 
@@ -472,6 +490,8 @@ def _report_rpc_error(io: Io, exc: RpcError, method: str | None,
                       args: argparse.Namespace | None = None) -> None:
     # The wire's recovery speaks methods and fields; at the shell, say it in
     # memctl's own commands where memctl has a row for the code (hints.py).
+    from memoryd.memctl import hints
+
     known = {} if args is None else {
         "entry": option(args, "id") or option(args, "replace"),
         "action": option(args, "action_id")}
