@@ -26,7 +26,7 @@ import apsw
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import backup, checkpoints, logs, recall
+from memoryd.daemon import backup, checkpoints, logs, promote, recall
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
@@ -37,6 +37,7 @@ from memoryd.daemon.server import Server, build_listeners
 from memoryd.daemon.store import SqliteStore, StoreVersionError
 from memoryd.kernel.capability import Capability
 from memoryd.rpc.paths import resolve_home
+from memoryd.rpc.version import VersionAction
 
 DESCRIPTION = """\
 memoryd keeps an operator's long-term memory for AI agents and governs every
@@ -63,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="memoryd", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = sub.add_parser(
         "serve", help="run the daemon in the foreground",
@@ -105,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
               default=default)
     app.extra_methods.extend(recall.methods(app))
     app.extra_methods.extend(backup.methods(home))
+    app.extra_methods.extend(promote.methods(
+        store, app.clock,
+        lambda who: default.owner if who is None else owner_of(hasher, who),
+        lambda: app.policy))
     # Verify the chain before anything is appended to it, so a damaged log is
     # reported where it was damaged, not after events of this start.
     checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)

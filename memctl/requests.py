@@ -61,6 +61,7 @@ __all__ = [
     "build_token_revoke",
     "build_undo",
     "build_write",
+    "identity_params",
 ]
 
 
@@ -107,6 +108,12 @@ def _identity_of(kind: str, subject: str, issuer: str | None) -> dict[str, Any]:
 def _with_identity(args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
     ident = _identity(args)
     return params if ident is None else {**params, "identity": ident}
+
+
+def identity_params(args: argparse.Namespace) -> dict[str, Any]:
+    """``{"identity": …}`` when the command line names one, else ``{}``."""
+    ident = _identity(args)
+    return {} if ident is None else {"identity": ident}
 
 
 def _drop_none(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -290,6 +297,8 @@ def build_token_issue(args: argparse.Namespace, _read: Reader) -> Request:
         params["scopes"] = list(args.scopes)
     if args.expires_in is not None:
         params["expires_in"] = args.expires_in
+    if option(args, "label") is not None:
+        params["label"] = args.label
     return Request("token.issue", params)
 
 

@@ -24,6 +24,8 @@ ScopeName = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z
 IdempotencyKey = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")]
 Revision = Annotated[int, Meta(ge=1, le=2**53)]
 ShortText = Annotated[str, Meta(max_length=1_000)]
+TokenLabel = Annotated[str, Meta(min_length=1, max_length=64,
+                                 pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._:@+-]*$")]
 # Titles and bodies are bounded in bytes by the size check; this bound only
 # keeps a hostile frame from reaching the scanner with megabytes in one field.
 Text = Annotated[str, Meta(max_length=262_144)]
@@ -146,6 +148,9 @@ class TokenIssue(_P, frozen=True, kw_only=True):
     identity: Identity
     scopes: Annotated[list[ScopeName], Meta(min_length=1, max_length=16)] | None = None
     expires_in: Annotated[int, Meta(gt=0, le=10 * 365 * 86_400)] | None = None
+    # The operator's name for the token ("alice-laptop"), shown beside its
+    # owner in memctl's output; never on agent.sock, never in audit or logs.
+    label: TokenLabel | None = None
 
 
 class TokenRevoke(_P, frozen=True, kw_only=True):

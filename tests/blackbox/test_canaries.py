@@ -144,6 +144,15 @@ def _workload(run: Run, c: Client, a: Client) -> None:
                                 "version": 99})
     run.fail(c, n(), {"text": n()})
 
+    # Token labels, imported entries and their promotion (memctl import / promote).
+    c.call("token.issue", {"identity": ident, "label": n()})
+    imported = c.call("memory.write", {
+        "target": "memory", "scope": "canary:import", "action": "add", "source": "import",
+        "entry": entry(n(), n())})["entries"][0]
+    c.call("memory.promote", {"ids": [imported["id"]]})
+    run.fail(c, "memory.promote", {"ids": [n()]})
+    run.fail(c, "token.issue", {"identity": ident, "label": f"bad\n{n()}"})
+
     # Queries and intents.
     c.call("memory.list", {"query": f"vim {n()}"})
     a.call("memory.list", {"task_id": task, "query": n()})

@@ -83,8 +83,18 @@ def blocks(path: Path) -> list[Block]:
             body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])
             i += 1
         i += 1  # the closing fence
-        above = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
-        mark = MARK.match(above)
+        mark = None
+        # The mark stands above the fence, possibly among other HTML comments
+        # that label the block for other tests (``<!-- client: … -->``).
+        for j in range(start - 1, -1, -1):
+            text = lines[j].strip()
+            if not text:
+                continue
+            if not text.startswith("<!--"):
+                break
+            mark = MARK.match(text)
+            if mark:
+                break
         found.append(Block(
             page=path.relative_to(REPO).as_posix(), line=start + 1,
             lang=info.split()[0] if info else "", text="\n".join(body) + "\n",

@@ -306,7 +306,10 @@ def test_rpc_error_prints_message_code_and_recovery() -> None:
     assert out == ""
     lines = err.splitlines()
     assert lines[0] == "memctl: the entry is not at the expected revision (revision_conflict)"
-    assert lines[1] == "  what to do: read the entry again"
+    # The wire's recovery ("read the entry again") speaks for any client; at
+    # the shell memctl says it in its own commands, with the ids it knows.
+    assert lines[1] == ("  what to do: the entry changed: see it with `memctl show ent_A` "
+                        "and repeat with --rev 3")
     assert "current_revision=3" in err
 
 
