@@ -25,7 +25,6 @@ from typing import Any, Final
 __all__ = [
     "action_detail",
     "actions",
-    "backup",
     "cell",
     "clean",
     "consent",
@@ -535,21 +534,6 @@ def receipt(result: object) -> str:
         ("status", _get(result, "status")),
         ("created", _get(result, "created_at")),
         ("updated", _get(result, "updated_at")),
-    ])
-
-
-def backup(result: object) -> str:
-    files = _get(result, "files")
-    size = _get(result, "bytes")
-    return "\n".join([
-        _fields([
-            ("backup", _get(result, "path")),
-            ("files", files if isinstance(files, list) else "-"),
-            ("size", f"{size:,} bytes" if isinstance(size, int) else cell(size)),
-            ("audit head", f"seq {cell(_get(result, 'audit', 'seq'))}, "
-                           f"hash {cell(_get(result, 'audit', 'hash'), 19)}"),
-        ]),
-        f"restore: memoryd serve --home {cell(_get(result, 'path'))}",
     ])
 
 
