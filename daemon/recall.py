@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from memoryd.daemon import search, tasks
+from memoryd.daemon import projection, search, tasks
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.config import RecallConfig
 from memoryd.daemon.entries import redact_secrets
@@ -153,7 +153,8 @@ def namespaces(task: tasks.Task) -> list[tuple[str, str]]:
 
 
 def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bool,
-           now_dt: datetime, *, refresh: bool) -> dict[str, Any]:
+           now_dt: datetime, *, refresh: bool,
+           external: dict[str, Any] | None = None) -> dict[str, Any]:
     cfg: RecallConfig = app.config.recall
     now = fmt(now_dt)
     spaces = namespaces(task)
@@ -225,6 +226,9 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         "search": plan.stats(),
         "entry_ids": [c["id"] for c in cards],
     }
+    if external is not None:
+        # External evidence (daemon/projection.py) is frozen with the snapshot.
+        header["external"] = {k: v for k, v in external.items() if k != "documents"}
     tx.exec("DELETE FROM snapshot_cards WHERE task_id = ?", (task.task_id,))
     for pos, (card, line) in enumerate(zip(cards, lines, strict=True)):
         tx.exec("INSERT INTO snapshot_cards(task_id, pos, entry_id, card, line)"
@@ -263,9 +267,15 @@ def assemble(tx: Tx, header: dict[str, Any]) -> dict[str, Any]:
             continue
         cards.append(loads(row["card"]))
         lines.append(row["line"])
-    out = {k: v for k, v in header.items() if k not in ("entry_ids", "search")}
+    out = {k: v for k, v in header.items() if k not in ("entry_ids", "search", "external")}
     out["entries"] = cards
     out["rendered"] = render(header["snapshot_id"], lines)
+    external = header.get("external")
+    if external is not None:
+        # Never above local memory: its own fence, after the local block.
+        out["coverage"] = {"external": {k: v for k, v in external.items() if k != "lines"}}
+        if external.get("lines"):
+            out["rendered"] += "\n" + projection.render(header["snapshot_id"], external["lines"])
     out["withdrawn"] = withdrawn
     return out
 
@@ -292,6 +302,11 @@ def context_handler(app: App) -> Handler:
             found = await app.store.run(current, write=False)
             if found is not None:
                 return found
+        external = asker = None
+        if app.projection is not None:
+            asker = await app.store.run(lambda tx: _task_for(tx, app, ctx, p.task_id),
+                                        write=False)
+            external = await app.projection.recall(asker, intent)
         now_dt = app.clock.now()
 
         def run(tx: Tx) -> dict[str, Any]:
@@ -299,10 +314,13 @@ def context_handler(app: App) -> Handler:
             if task.snapshot is not None and p.refresh is None:
                 # Another call froze it between our read and this write.
                 return assemble(tx, task.snapshot)
-            return freeze(tx, app, task, intent, cut, now_dt, refresh=p.refresh is not None)
+            return freeze(tx, app, task, intent, cut, now_dt, refresh=p.refresh is not None,
+                          external=external)
 
         # Freezing serves a read: it goes on while governed writes are refused.
         out = await app.store.run(run, governed=False)
+        if app.projection is not None and asker is not None and external is not None:
+            await app.projection.record(asker, external, out)
         log.info("snapshot_frozen", snapshot_id=out["snapshot_id"], task_id=out["task_id"],
                  entries=len(out["entries"]), truncated=out["truncated"])
         return out

@@ -71,6 +71,10 @@ from memoryd.memctl.requests import (
     build_ls,
     build_pending,
     build_policy_reload,
+    build_projection_authorize,
+    build_projection_report,
+    build_projection_reseed,
+    build_projection_retry,
     build_receipt,
     build_rm,
     build_show,
@@ -332,6 +336,10 @@ COMMANDS: Final[dict[str, Command]] = {
     "scan": Command(None, run=run_scan, needs_daemon=False),
     "mcp": Command(None, run=run_mcp, needs_daemon=False),
     "backup": Command(build_backup, fmt.generic),
+    "projection authorize": Command(build_projection_authorize, fmt.generic),
+    "projection retry": Command(build_projection_retry, fmt.generic),
+    "projection reseed": Command(build_projection_reseed, fmt.generic),
+    "projection report": Command(build_projection_report, fmt.generic),
 }
 
 

@@ -330,5 +330,23 @@ def build_policy_reload(_args: argparse.Namespace, _read: Reader) -> Request:
     return Request("policy.reload", {})
 
 
+def build_projection_authorize(args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("memory.projection.authorize",
+                   _drop_none({"entry_ids": args.entry_ids or None,
+                               "approve": True if args.approve else None}))
+
+
+def build_projection_retry(args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("memory.projection.retry", _drop_none({"entry_ids": args.entry_ids or None}))
+
+
+def build_projection_reseed(_args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("memory.projection.reseed", {})
+
+
+def build_projection_report(_args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("memory.projection.report", {})
+
+
 def build_backup(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("admin.backup", {"path": os.path.abspath(args.dest)})
