@@ -258,7 +258,7 @@ class Projection:
         job = await self.app.store.run(lambda tx: self._lease(tx, fmt(now_dt), lease_until))
         if job is None:
             return False
-        if job == "again":
+        if isinstance(job, str):  # "again": decided anew, nothing sent
             return True
         assert self.provider is not None
         started = time.monotonic()

@@ -91,6 +91,8 @@ def _handler(rx: Receiver) -> type[BaseHTTPRequestHandler]:
         def _route(self) -> tuple[str, str | None, str, dict[str, list[str]]]:
             url = urlsplit(self.path)
             parts = [unquote(p) for p in url.path.strip("/").split("/")]
+            # A base path in the endpoint is the provider's business: skip it.
+            parts = parts[parts.index("v1"):] if "v1" in parts else parts
             # v1 / banks / BANK / documents / DOC   or   v1 / banks / BANK / recall
             if len(parts) == 5 and parts[:2] == ["v1", "banks"] and parts[3] == "documents":
                 return parts[2], parts[4], "document", parse_qs(url.query)

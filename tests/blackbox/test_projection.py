@@ -66,7 +66,8 @@ timeout_s = 5
 
 
 @contextmanager
-def daemon_with(rx: Receiver, policy: str = "", token: str = "tok-provider", **kw: Any
+def daemon_with(rx: Receiver, policy: str = "", token: str = "tok-provider",  # noqa: S107 (a test credential)
+                **kw: Any
                 ) -> Iterator[Daemon]:
     root = short_tempdir()
     d = Daemon(root / "h", env={TOKEN_ENV: token}, config=config(rx, **kw), policy=policy)
