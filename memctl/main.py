@@ -306,6 +306,17 @@ def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     return mcp_bridge.main(args.bridge_args, home=args.home, timeout=args.timeout)
 
 
+def run_ui(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
+    # The web page needs the optional ui extra (memoryd[ui]): import it only here.
+    try:
+        from memoryd.memctl.ui import server
+    except ImportError:
+        io.err("memctl ui: the web page's libraries are not installed; install memoryd[ui] "
+               "(pip install 'memoryd[ui]')")
+        return EXIT_FAILED
+    return server.serve(args, io.stdout, io.stderr)
+
+
 COMMANDS: Final[dict[str, Command]] = {
     "status": Command(build_status, fmt.status),
     "ls": Command(build_ls, fmt.listing),
@@ -340,6 +351,7 @@ COMMANDS: Final[dict[str, Command]] = {
     "projection retry": Command(build_projection_retry, fmt.generic),
     "projection reseed": Command(build_projection_reseed, fmt.generic),
     "projection report": Command(build_projection_report, fmt.generic),
+    "ui": Command(None, run=run_ui, needs_daemon=False),
 }
 
 

@@ -105,6 +105,13 @@ class TaskRef(_P, frozen=True, kw_only=True):
     task_id: Id
 
 
+class TaskResume(_P, frozen=True, kw_only=True):
+    """A new connection presents the credential its task was begun with."""
+
+    task_id: Id
+    token: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
+
+
 class IdentityOnly(_P, frozen=True, kw_only=True):
     identity: Identity | None = None
 
@@ -283,11 +290,19 @@ class ReceiptOut(_R, kw_only=True):
     updated_at: str
 
 
+class EntryRef(_R, kw_only=True):
+    """What a write answer shows a task without ``read``: the id and the
+    revision its own write produced, never stored text."""
+
+    id: str
+    revision: int
+
+
 class WriteResult(_R, kw_only=True):
     outcome: Literal["applied", "pending", "unchanged"]
     operation_id: str | None
     decision: DecisionOut
-    entries: list[Entry]
+    entries: list[Entry] | list[EntryRef]
     warnings: list[str]
     action_id: str | None = None
     receipt: ReceiptOut | None = None
