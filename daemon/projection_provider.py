@@ -223,7 +223,11 @@ class HttpProvider:
                 conn.request(method, self.endpoint.base_path + path, body=body,
                              headers=headers)
                 resp = conn.getresponse()
-                data = resp.read(self.max_response_bytes + 1)
+                try:
+                    data = resp.read(self.max_response_bytes + 1)
+                finally:
+                    # An unread rest keeps the socket open: close it with the reply.
+                    resp.close()
             except (OSError, http.client.HTTPException):
                 # The request may have reached the provider: we cannot tell.
                 raise ProviderError("ambiguous") from None
