@@ -19,7 +19,7 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import structlog
@@ -41,6 +41,9 @@ from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
+
+if TYPE_CHECKING:
+    from memoryd.daemon.projection import Projection
 
 log = structlog.get_logger()
 
@@ -640,6 +643,9 @@ class App:
     # Settles a delete receipt after its removal committed (daemon/lifecycle.py
     # installs it); without one, the store is only re-read.
     finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None
+    # External memory (daemon/projection.py, installed by daemon/cli.py): the
+    # status section and external recall ask it; None means off.
+    projection: Projection | None = None
 
 
 # Entries up to this many characters in all are scanned on the event loop.

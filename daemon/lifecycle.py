@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import structlog
 
-from memoryd.daemon import reads, tasks, writes
+from memoryd.daemon import projection_outbox, reads, tasks, writes
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View
@@ -184,7 +184,7 @@ def settle(tx: Tx, receipt_id: str, now: str, *, wal_clean: bool,
         traces.append("wal")
     if traces:
         status = "incomplete"
-    elif projection_pending:
+    elif projection_pending or projection_outbox.holds_remote(tx, row["entry_id"]):
         status = "external_unverified"
     else:
         status = "verified"

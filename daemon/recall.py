@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from memoryd.daemon import search, tasks
+from memoryd.daemon import projection, search, tasks
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.config import RecallConfig
 from memoryd.daemon.entries import redact_secrets
@@ -155,7 +155,8 @@ def namespaces(task: tasks.Task) -> list[tuple[str, str]]:
 
 
 def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bool,
-           now_dt: datetime, *, refresh: bool, check: ReadCheck) -> dict[str, Any]:
+           now_dt: datetime, *, refresh: bool, check: ReadCheck,
+           external: dict[str, Any] | None = None) -> dict[str, Any]:
     cfg: RecallConfig = app.config.recall
     now = fmt(now_dt)
     spaces = namespaces(task)
@@ -233,6 +234,9 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         "search": plan.stats(),
         "entry_ids": [c["id"] for c in cards],
     }
+    if external is not None:
+        # External evidence (daemon/projection.py) is frozen with the snapshot.
+        header["external"] = {k: v for k, v in external.items() if k != "documents"}
     tx.exec("DELETE FROM snapshot_cards WHERE task_id = ?", (task.task_id,))
     for pos, (card, line) in enumerate(zip(cards, lines, strict=True)):
         tx.exec("INSERT INTO snapshot_cards(task_id, pos, entry_id, card, line)"
@@ -282,13 +286,19 @@ def assemble(tx: Tx, header: dict[str, Any],
             continue
         cards.append(card)
         lines.append(row["line"])
-    out = {k: v for k, v in header.items() if k not in ("entry_ids", "search")}
+    out = {k: v for k, v in header.items() if k not in ("entry_ids", "search", "external")}
     if hidden:
         omitted = dict(out["omitted"])
         omitted["policy_denied"] = omitted.get("policy_denied", 0) + hidden
         out["omitted"] = dict(sorted(omitted.items()))
     out["entries"] = cards
     out["rendered"] = render(header["snapshot_id"], lines)
+    external = header.get("external")
+    if external is not None:
+        # Never above local memory: its own fence, after the local block.
+        out["coverage"] = {"external": {k: v for k, v in external.items() if k != "lines"}}
+        if external.get("lines"):
+            out["rendered"] += "\n" + projection.render(header["snapshot_id"], external["lines"])
     out["withdrawn"] = withdrawn
     return out
 
@@ -322,6 +332,10 @@ def context_handler(app: App) -> Handler:
                 found = await app.store.run(current, write=False)
                 if found is not None:
                     return found
+            external = asker = None
+            if app.projection is not None:
+                asker = await app.store.run(admit, write=False)
+                external = await app.projection.recall(asker, intent)
             now_dt = app.clock.now()
 
             def run(tx: Tx) -> dict[str, Any]:
@@ -330,10 +344,12 @@ def context_handler(app: App) -> Handler:
                     # Another call froze it between our read and this write.
                     return assemble(tx, task.snapshot, shown)
                 return freeze(tx, app, task, intent, cut, now_dt, refresh=p.refresh is not None,
-                              check=check)
+                              check=check, external=external)
 
             # Freezing serves a read: it goes on while governed writes are refused.
             out = await app.store.run(run, governed=False)
+            if app.projection is not None and asker is not None and external is not None:
+                await app.projection.record(asker, external, out)
         finally:
             await app.audit_read(check)
         log.info("snapshot_frozen", snapshot_id=out["snapshot_id"], task_id=out["task_id"],

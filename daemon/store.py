@@ -37,7 +37,7 @@ import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
-from memoryd.daemon import search
+from memoryd.daemon import projection_outbox, search
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -416,6 +416,9 @@ class SqliteStore:
             _upgrade(self.conn)
             self.conn.execute(SCHEMA)
             self.conn.execute(SEARCH_SCHEMA)
+            # The projection outbox (daemon/projection_outbox.py): its triggers
+            # record desired state in the same transaction as each change.
+            self.conn.execute(projection_outbox.SCHEMA)
             # Removed text must not linger in the index's pages either.
             self.conn.execute(
                 "INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1)")

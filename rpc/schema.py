@@ -247,6 +247,18 @@ class AuditExport(_P, frozen=True, kw_only=True):
     limit: Annotated[int, Meta(ge=1, le=100_000)] = 10_000
 
 
+class ProjectionAuthorize(_P, frozen=True, kw_only=True):
+    """``memory.projection.authorize``: decide blocked items again; with
+    ``approve``, approve exactly the revisions that now require approval."""
+
+    entry_ids: Annotated[list[Id], Meta(min_length=1, max_length=100)] | None = None
+    approve: bool = False
+
+
+class ProjectionRetry(_P, frozen=True, kw_only=True):
+    entry_ids: Annotated[list[Id], Meta(min_length=1, max_length=100)] | None = None
+
+
 class ScanParams(_P, frozen=True, kw_only=True):
     title: Text = ""
     body: Text
