@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, short_tempdir
+from tests.harness import Daemon, enable_consent, entry, running, short_tempdir
 from tests.provider_receiver import Receiver, receiver
 
 T = TypeVar("T")
@@ -69,16 +69,8 @@ timeout_s = 5
 def daemon_with(rx: Receiver, policy: str = "", token: str = "tok-provider",  # noqa: S107 (a test credential)
                 **kw: Any
                 ) -> Iterator[Daemon]:
-    root = short_tempdir()
-    d = Daemon(root / "h", env={TOKEN_ENV: token}, config=config(rx, **kw), policy=policy)
-    try:
-        d.start()
+    with running(env={TOKEN_ENV: token}, config=config(rx, **kw), policy=policy) as d:
         yield d
-    finally:
-        try:
-            d.stop()
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 def wait_until(fn: Callable[[], T], what: str, timeout: float = 30.0) -> T:
