@@ -44,7 +44,7 @@ CONFIG_FILES = ("memoryd.toml", "policy.toml")
 
 
 class BackupParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    path: Annotated[str, Meta(min_length=1, max_length=4_096)]
+    path: Annotated[str, Meta(min_length=1, max_length=4_096, pattern=r"^[^\x00]+$")]
 
 
 class BackupRefused(Exception):

@@ -38,7 +38,7 @@ def _title() -> str:
 
 def _write_error(c: Client, **fields: Any) -> RpcError:
     with pytest.raises(RpcError) as info:
-        c.call("memory.write", {"action": "add", "entry": entry(title=_title(), **fields)})
+        c.call("memory.write", {"action": "add", "entry": entry(**{"title": _title(), **fields})})
     return info.value
 
 
@@ -75,7 +75,9 @@ def test_invisible_payload_is_refused(c: Client, hidden: str, field: str) -> Non
     fields[field] = "Prefers tabs" + hidden + " over spaces."
     err = _write_error(c, **fields)
     assert err.code == -32004 and err.data["code"] == "invisible_unicode"
-    assert {f["field"] for f in err.data["details"]["findings"]} == {field}
+    fields_hit = {f["field"] for f in err.data["details"]["findings"]}
+    # A summary derived from the body carries the body's characters too.
+    assert field in fields_hit and fields_hit <= {field, "summary"}
 
 
 def test_emoji_joiners_and_script_joiners_are_kept(c: Client) -> None:
