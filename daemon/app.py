@@ -26,6 +26,7 @@ import structlog
 
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import actions, reads, tasks, writes
+from memoryd.daemon import home as home_mod
 from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
@@ -68,10 +69,11 @@ class App:
         """
         now = fmt(self.clock.now())
         try:
-            text = self.home.policy.read_text(encoding="utf-8")
+            text = home_mod.read_private(self.home.policy).decode("utf-8")
         except FileNotFoundError:
             text = ""
-        except (OSError, UnicodeDecodeError):
+        except (OSError, UnicodeDecodeError, home_mod.HomeError):
+            # A link is never followed (O_NOFOLLOW): the policy is refused.
             text = None
         try:
             if text is None:

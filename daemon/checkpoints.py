@@ -48,7 +48,7 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import CheckpointConfig
 from memoryd.daemon.entries import content_hash
-from memoryd.daemon.home import Home, signing_key
+from memoryd.daemon.home import Home, HomeError, read_private, signing_key
 from memoryd.daemon.store import SqliteStore, Tx
 from memoryd.kernel.errors import Denied
 from memoryd.rpc import schema
@@ -121,10 +121,10 @@ class Checkpointer:
         if rows:
             found.append(Checkpoint(**rows[0]))
         try:
-            found.append(decode_checkpoint(self.file.read_bytes()))
+            found.append(decode_checkpoint(read_private(self.file)))
         except FileNotFoundError:
             pass
-        except (OSError, AuditError):
+        except (OSError, AuditError, HomeError):
             genuine = False
         good = []
         for cp in found:

@@ -11,6 +11,7 @@ Invariants:
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -88,9 +89,16 @@ class ConfigError(Exception):
 def load_config(home: Path) -> Config:
     path = home / "memoryd.toml"
     try:
-        raw = path.read_bytes()
+        # Never through a link: a planted memoryd.toml could hand agent.sock
+        # to another user.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
         return Config()
+    except OSError:
+        raise ConfigError("memoryd.toml cannot be opened as a plain file"
+                          " (a symbolic link is never followed)") from None
+    with os.fdopen(fd, "rb") as fh:
+        raw = fh.read()
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

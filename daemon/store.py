@@ -434,7 +434,10 @@ class SqliteStore:
         self._writer.start()
 
     def _open(self) -> apsw.Connection:
-        conn = apsw.Connection(str(self.path))
+        # Never through a link planted in the home (the home check at start
+        # refuses one; this closes the window after it).
+        conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE
+                               | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_NOFOLLOW)
         conn.set_busy_timeout(5_000)
         conn.row_trace = _row_trace
         for pragma in self._pragmas:
