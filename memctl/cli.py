@@ -443,6 +443,20 @@ def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
     backup.add_argument("dest", metavar="DEST", help="a folder that does not exist yet")
 
 
+def _add_ui(tree: _Tree, subs: Any) -> None:
+    ui = tree.add(subs, "ui", "ui", summary="open the operator's web page (needs memoryd[ui])",
+                  description="Serve a local web page for reviewing and managing memory "
+                              "(docs/ui.md). It prints a\none-time login address; the "
+                              "session ends when memctl ui stops. It listens on\n127.0.0.1 "
+                              "on a free port unless --host names another address.",
+                  examples=("memctl ui", "memctl ui --open", "memctl ui --port 8765"))
+    ui.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                    help="address to listen on (default 127.0.0.1; any other is warned about)")
+    ui.add_argument("--port", type=int, default=0, metavar="PORT",
+                    help="port to listen on (default: a free one)")
+    ui.add_argument("--open", action="store_true", help="open the address in a browser")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memctl", formatter_class=_Formatter,
@@ -466,7 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
     tree = _Tree(_parents())
     for add in (_add_memory_reads, _add_memory_writes, _add_history, _add_governance,
                 _add_consent_tokens, _add_recall, _add_audit_policy,
-                _add_bridge_backup):
+                _add_bridge_backup, _add_ui):
         add(tree, subs)
     return parser
 

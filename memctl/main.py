@@ -302,6 +302,17 @@ def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     return mcp_bridge.main(args.bridge_args, home=args.home, timeout=args.timeout)
 
 
+def run_ui(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
+    # The web page needs the optional ui extra (memoryd[ui]): import it only here.
+    try:
+        from memoryd.memctl.ui import server
+    except ImportError:
+        io.err("memctl ui: the web page's libraries are not installed; install memoryd[ui] "
+               "(pip install 'memoryd[ui]')")
+        return EXIT_FAILED
+    return server.serve(args, io.stdout, io.stderr)
+
+
 COMMANDS: Final[dict[str, Command]] = {
     "status": Command(build_status, fmt.status),
     "ls": Command(build_ls, fmt.listing),
@@ -332,6 +343,7 @@ COMMANDS: Final[dict[str, Command]] = {
     "scan": Command(None, run=run_scan, needs_daemon=False),
     "mcp": Command(None, run=run_mcp, needs_daemon=False),
     "backup": Command(build_backup, fmt.generic),
+    "ui": Command(None, run=run_ui, needs_daemon=False),
 }
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 import uuid
 from collections.abc import Iterator
@@ -209,3 +210,42 @@ def test_no_canary_in_the_pending_listing(run: Run) -> None:
         denied = c.call("governance.action.list", {"status": "denied"})
     assert listed["items"]
     assert _leaks(json.dumps([listed, denied]), run.canaries) == []
+
+
+def test_no_canary_in_the_ui_server_log(run: Run) -> None:
+    # memctl ui (the optional web page) on the same daemon: log in, act for
+    # a canary identity, search for canaries, open every page and every
+    # entry, issue a token, provoke refusals; its log must hold none of it,
+    # nor the one-time login address.
+    pytest.importorskip("starlette")
+    from tests.ui_harness import UiServer, csrf_of
+
+    server = UiServer(run.daemon).start()
+    secrets_seen = [server.login_url.split("token=", 1)[1]]
+    try:
+        cookie = server.login()
+        page = server.http("GET", "/memories", cookie=cookie)
+        csrf = csrf_of(page.body)
+        server.http("POST", "/memories", cookie=cookie,
+                    form={"csrf": csrf, "query": f"find {run.new()}"})
+        for link in set(re.findall(r'href="(/entry/[^"]+)"', page.body)):
+            server.http("GET", link, cookie=cookie)
+        for path in ("/pending", "/consent", "/audit", "/status"):
+            assert server.http("GET", path, cookie=cookie).status == 200
+        issued = server.http("POST", "/tokens/issue", cookie=cookie,
+                             form={"csrf": csrf, "kind": "local", "subject": run.new()})
+        secrets_seen.append(issued.body.split('id="tok"', 1)[1].split('value="', 1)[1]
+                            .split('"', 1)[0])
+        server.http("POST", "/identity", cookie=cookie,
+                    form={"csrf": csrf, "kind": "local", "subject": run.new()})
+        server.http("GET", "/memories", cookie=cookie)
+        server.http("POST", "/memories/add", cookie=cookie, form={
+            "csrf": csrf, "type": "fact", "title": run.new(), "body": f"a {run.new()} b"})
+        server.http("POST", "/memories", cookie=cookie, form={"query": run.new()})  # no CSRF
+        server.http("GET", f"/entry/{run.new()}", cookie=cookie)
+        server.http("GET", f"/memories?v={run.new()}", cookie=cookie, host="evil.example")
+    finally:
+        server.stop()
+    log = server.log()
+    assert "ui_request" in log
+    assert _leaks(log, run.canaries + secrets_seen) == []
