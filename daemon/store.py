@@ -437,9 +437,9 @@ class SqliteStore:
             _upgrade(self.conn)
             self.conn.execute(SCHEMA)
             self.conn.execute(USAGE_TRIGGERS)
-            counted = self.conn.execute(
+            counted: list[Any] = self.conn.execute(
                 "SELECT value FROM meta WHERE key = 'usage_counts'").fetchall()
-            if counted != [{"value": USAGE_COUNTS}]:
+            if counted != [{"value": USAGE_COUNTS}]:  # rows are dicts (the row tracer)
                 # A store made before scope_usage existed, or counting less
                 # than every stored byte: count what it holds once; the
                 # triggers keep the totals from here on.

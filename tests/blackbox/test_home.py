@@ -49,7 +49,7 @@ def refused(out: subprocess.CompletedProcess[str], *words: str) -> None:
 def test_a_home_writable_by_others_is_refused(root: Path) -> None:
     home = root / "h"
     home.mkdir()
-    os.chmod(home, 0o777)
+    os.chmod(home, 0o777)  # noqa: S103 - the planted home under test
     refused(serve(home), str(home), "chmod")
     assert not (home / "memory.db").exists()
 
@@ -58,7 +58,7 @@ def test_a_group_writable_file_in_the_home_is_refused(root: Path) -> None:
     home = root / "h"
     home.mkdir(mode=0o700)
     (home / "policy.toml").write_text("")
-    os.chmod(home / "policy.toml", 0o666)
+    os.chmod(home / "policy.toml", 0o666)  # noqa: S103 - the planted file under test
     refused(serve(home), "policy.toml")
 
 

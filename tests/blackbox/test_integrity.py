@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import secrets
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -205,45 +204,6 @@ def test_encoded_confusable_split_and_templated_injection_is_caught(
 def test_a_finding_in_decoded_text_names_its_encoding(c: Client) -> None:
     err = _write_error(c, body="blob " + base64.b64encode(INJECTION.encode()).decode())
     assert any(f.get("encoding") == "base64" for f in err.data["details"]["findings"])
-
-
-# --- 5. denial and expiry leave no text ---------------------------------------------------
-
-def _hits(d: Daemon, needles: list[bytes]) -> list[str]:
-    found = []
-    for path in [*sorted(p for p in d.home.rglob("*") if p.is_file()), d.log_path]:
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
-            continue
-        if any(n in data for n in needles):
-            found.append(path.name)
-    return found
-
-
-@pytest.mark.parametrize("how", ["deny", "expire"])
-def test_a_denied_or_expired_proposal_leaves_no_text_in_any_file(how: str) -> None:
-    canary = "zq" + secrets.token_hex(12)
-    needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
-    with running(config="pending_ttl_days = 0.00002\n" if how == "expire" else None) as d:
-        with d.control() as c, d.agent() as a:
-            enable_consent(c)
-            task = a.call("task.begin", {})["task_id"]
-            pending = a.call("memory.write", {"task_id": task, "action": "add", "entry": entry(
-                title=f"Canary {canary}", body=f"Proposed {canary} text.",
-                summary=f"card {canary}", basis={"kind": "human", "note": f"from {canary}"},
-                validity={"check": f"ask about {canary}"})})
-            assert pending["outcome"] == "pending"
-            assert _hits(d, needles)
-            if how == "deny":
-                c.call("governance.action.deny", {"action_id": pending["action_id"]})
-            else:
-                import time
-                time.sleep(2.0)
-                c.call("governance.action.list", {})
-            status = c.call("governance.action.get", {"action_id": pending["action_id"]})
-            assert status["status"] == ("denied" if how == "deny" else "expired")
-            assert _hits(d, needles) == []
 
 
 # --- 7. client input that used to give -32603 ---------------------------------------------
