@@ -386,12 +386,16 @@ def _addressed_tag(m: re.Match[str]) -> bool:
     ``<system>GitHub</system>`` in a Maven file names an issue tracker; a
     ``<system>`` followed by an imperative opens a forged turn.
     """
-    return _IMPERATIVE.search(m.string, m.end(), min(len(m.string), m.end() + TAG_WINDOW)) \
-        is not None
+    # The window stops at the next role tag, so windows of successive
+    # matches never overlap: total work stays linear.
+    end = min(len(m.string), m.end() + TAG_WINDOW)
+    stop = _TAG_EDGE.search(m.string, m.end(), end)
+    return _IMPERATIVE.search(m.string, m.end(), stop.start() if stop else end) is not None
 
 
 # How far past a role tag the imperative is looked for.
 TAG_WINDOW = 300
+_TAG_EDGE = re.compile(r"<(?:system|sys>|instructions|developer|admin)", re.IGNORECASE)
 
 # Words around a quoted attack that show the note warns about it.
 _WARNING = re.compile(
