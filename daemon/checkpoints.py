@@ -141,7 +141,8 @@ class Checkpointer:
 
     def _write_file(self, cp: Checkpoint) -> None:
         tmp = self.file.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW,
+                     0o600)
         try:
             os.write(fd, encode_checkpoint(cp) + b"\n")
             os.fsync(fd)
