@@ -67,7 +67,8 @@ def propose(
     count = tx.one("SELECT count(*) AS n FROM actions WHERE owner = ? AND status = 'pending'"
                    " AND expires_at > ?", (owner, now))
     if count is not None and count["n"] >= max_pending:
-        raise LimitExceeded("rate_limited", details={"pending_actions": count["n"]})
+        raise LimitExceeded.cap("rate_limited", "max_pending_actions", max_pending,
+                                pending_actions=count["n"])
     action_id = random_id("act")
     summary = [{"action": o.action, "target": o.target, "scope": o.scope,
                 "entry_id": o.entry_id, "expected_revision": o.expected_revision,

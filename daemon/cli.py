@@ -35,6 +35,7 @@ from memoryd.daemon.identity import IdentityError, default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle, parse_faults
 from memoryd.daemon.server import Server, build_listeners
 from memoryd.daemon.store import SqliteStore, StoreVersionError
+from memoryd.kernel.capability import Capability
 from memoryd.rpc.paths import resolve_home
 
 DESCRIPTION = """\
@@ -115,7 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         lock.release()
         return 1
     app.extra_methods.extend(checkpoints.methods(
-        checkpointer, hasher, lambda who: owner_of(hasher, who)))
+        checkpointer, hasher, lambda who: owner_of(hasher, who),
+        govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
+                                               app.default.owner)))
     _install_test_faults(store, os.environ.get("MEMORYD_TEST_FAULTS"))
     # MEMORYD_TEST_RECEIPT_FAULTS is a testing aid (daemon/lifecycle.py FAULTS).
     lifecycle = Lifecycle(app, parse_faults(os.environ.get("MEMORYD_TEST_RECEIPT_FAULTS")))
@@ -154,7 +157,7 @@ async def _run(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Life
     except ValueError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         return 1
-    server = Server(app.config, listeners)
+    server = Server(app.config, listeners, on_close=app.gate.forget)
 
     async def signals() -> None:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as received:

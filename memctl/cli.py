@@ -419,11 +419,46 @@ def _add_audit_policy(tree: _Tree, subs: Any) -> None:
     policy = subs.add_parser("policy", help="reload policy.toml",
                              description="The kernel policy (HOME/policy.toml).",
                              epilog=_examples("memctl policy reload"), formatter_class=_Formatter)
-    psubs = policy.add_subparsers(title="subcommands", metavar="{reload}", required=True)
+    psubs = policy.add_subparsers(title="subcommands", metavar="{reload,explain}",
+                                  required=True)
     tree.add(psubs, "reload", "policy reload", summary="reload policy.toml",
              description="Reload policy.toml (policy.reload). An invalid file is refused and "
                          "the previous\npolicy stays; memctl then prints why and exits 1.",
              examples=("memctl policy reload",))
+    explain = tree.add(
+        psubs, "explain", "policy explain", summary="what the kernel would decide",
+        description="Ask the kernel what it would decide for a subject and a resource under "
+                    "the policy\nin force (policy.explain): the effect, whether a rule "
+                    "decided it, which rules\nmatched and why. Nothing is decided for real "
+                    "and nothing is audited. On the\nagent channel the task is taken to "
+                    "hold every grant unless --grants names them.",
+        examples=("memctl policy explain MemoryRead --channel agent --scope project:hr "
+                  "--action read",
+                  "memctl policy explain MemoryWrite --scope scratch:today --type fact",
+                  "memctl policy explain MemoryWrite --role subagent --scope notes"))
+    explain.add_argument("capability", choices=CAPABILITIES, metavar="CAPABILITY",
+                         help=f"one of {', '.join(CAPABILITIES)}")
+    explain.add_argument("--channel", choices=("agent", "control"), default="agent",
+                         help="the socket the call would come in on (default agent)")
+    explain.add_argument("--role", choices=("main", "subagent", "operator"),
+                         help="the task's role (default main on agent, operator on control)")
+    explain.add_argument("--target", choices=TARGETS, default="memory",
+                         help="memory (default) or user")
+    explain.add_argument("--scope", default="default", metavar="SCOPE",
+                         help="the scope (default: default)")
+    explain.add_argument("--action", choices=EXPLAIN_ACTIONS, metavar="ACTION",
+                         help="the action (default add for MemoryWrite, read for MemoryRead)")
+    explain.add_argument("--type", dest="entry_type", choices=ENTRY_TYPES,
+                         help="the entry type a write carries")
+    explain.add_argument("--grants", nargs="+", choices=GRANTS, metavar="METHOD",
+                         help="the task's grants (default: all of them)")
+
+
+CAPABILITIES = ("MemoryRead", "MemoryWrite", "MemoryExternalize", "NetworkAccess",
+                "GovernanceDecide", "ConsentManage")
+EXPLAIN_ACTIONS = ("add", "replace", "supersede", "archive", "remove",
+                   "context", "journal", "list", "read", "receipt", "govern")
+GRANTS = ("memory.context", "memory.list", "memory.read", "memory.receipt", "memory.write")
 
 
 def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
@@ -438,9 +473,16 @@ def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
     backup = tree.add(subs, "backup", "backup", summary="back up the home while it runs",
                       description="Write a consistent copy of memory.db (SQLite's online "
                                   "backup) and keys/ into DEST,\na new folder that is itself a "
-                                  "home: `memoryd serve --home DEST` restores it.",
-                      examples=("memctl backup ~/backups/memoryd-$(date +%F)",))
-    backup.add_argument("dest", metavar="DEST", help="a folder that does not exist yet")
+                                  "home: `memoryd serve --home DEST` restores it.\n"
+                                  "`memctl backup verify FOLDER` inspects a backup read-only.",
+                      examples=("memctl backup ~/backups/memoryd-$(date +%F)",
+                                "memctl backup verify ~/backups/memoryd-2026-11-01"))
+    backup.add_argument("dest", metavar="DEST", help="a folder that does not exist yet (its "
+                        "parents are created); or `verify`, to inspect FOLDER without "
+                        "changing it")
+    backup.add_argument("folder", metavar="FOLDER", nargs="?",
+                        help="with verify: a backup folder to check (files, integrity, audit "
+                             "chain, counts)")
 
 
 def _add_ui(tree: _Tree, subs: Any) -> None:

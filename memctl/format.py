@@ -34,6 +34,7 @@ __all__ = [
     "error_lines",
     "generic",
     "listing",
+    "policy_explain",
     "policy_reload",
     "scan_verdict",
     "status",
@@ -480,6 +481,21 @@ def policy_reload(result: object) -> str:
         return f"policy loaded: hash {cell(_get(result, 'hash'))}{extra}"
     return (f"policy NOT loaded: {cell(_get(result, 'error'))}\n"
             f"the previous policy (hash {cell(_get(result, 'hash'))}) stays in force")
+
+
+def policy_explain(result: object) -> str:
+    rules = _get(result, "rule_ids") or []
+    how = ("by rule" + ("s " if len(rules) > 1 else " ") + ", ".join(cell(r) for r in rules)
+           if _get(result, "explicit") is True
+           else f"by the always-on rule {cell(_get(result, 'always_on'))}"
+           if _get(result, "always_on") else "by the default (no rule matched)")
+    lines = [f"{cell(_get(result, 'effect'))} {how}",
+             f"resource     {cell(_get(result, 'resource'))}",
+             f"reason       {cell(_get(result, 'reason'))}",
+             f"policy hash  {cell(_get(result, 'policy_hash'))}"]
+    if rules and _get(result, "explicit") is not True:
+        lines.insert(1, f"matched      {', '.join(cell(r) for r in rules)}")
+    return "\n".join(lines)
 
 
 # --- local scan ----------------------------------------------------------------

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol, TextIO
 
 from memoryd.memctl import format as fmt
+from memoryd.memctl.backup import run_backup
 from memoryd.memctl.cli import (
     ACTION_STATUSES,
     BASIS_KINDS,
@@ -70,6 +71,7 @@ from memoryd.memctl.requests import (
     build_journal,
     build_ls,
     build_pending,
+    build_policy_explain,
     build_policy_reload,
     build_receipt,
     build_rm,
@@ -296,8 +298,10 @@ def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     try:
         from memoryd.memctl import mcp_bridge
     except ImportError:
-        io.err("memctl mcp: the MCP SDK is not installed; install memoryd[mcp] "
-               "(pip install 'memoryd[mcp]')")
+        # memoryd is not on PyPI: name the extra, install it from the checkout.
+        io.err("memctl mcp: the MCP SDK is not installed; it comes with the memoryd[mcp] "
+               "extra: from the checkout, pipx install --force '.[mcp]' (or "
+               "pip install '.[mcp]' in memoryd's venv)")
         return EXIT_FAILED
     return mcp_bridge.main(args.bridge_args, home=args.home, timeout=args.timeout)
 
@@ -340,9 +344,10 @@ COMMANDS: Final[dict[str, Command]] = {
     "audit export": Command(None, run=run_audit_export),
     "audit checkpoint": Command(build_audit_checkpoint, _pretty_json),
     "policy reload": Command(build_policy_reload, fmt.policy_reload, _policy_judge),
+    "policy explain": Command(build_policy_explain, fmt.policy_explain),
     "scan": Command(None, run=run_scan, needs_daemon=False),
     "mcp": Command(None, run=run_mcp, needs_daemon=False),
-    "backup": Command(build_backup, fmt.generic),
+    "backup": Command(build_backup, run=run_backup),
     "ui": Command(None, run=run_ui, needs_daemon=False),
 }
 

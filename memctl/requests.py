@@ -48,6 +48,7 @@ __all__ = [
     "build_journal",
     "build_ls",
     "build_pending",
+    "build_policy_explain",
     "build_policy_reload",
     "build_receipt",
     "build_rm",
@@ -328,6 +329,16 @@ def build_audit_checkpoint(_args: argparse.Namespace, _read: Reader) -> Request:
 
 def build_policy_reload(_args: argparse.Namespace, _read: Reader) -> Request:
     return Request("policy.reload", {})
+
+
+def build_policy_explain(args: argparse.Namespace, _read: Reader) -> Request:
+    params: dict[str, Any] = {"capability": args.capability, "channel": args.channel,
+                              "target": args.target, "scope": args.scope}
+    for name, value in (("role", args.role), ("action", args.action),
+                        ("type", args.entry_type), ("grants", args.grants)):
+        if value is not None:
+            params[name] = value
+    return Request("policy.explain", params)
 
 
 def build_backup(args: argparse.Namespace, _read: Reader) -> Request:

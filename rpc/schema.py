@@ -102,6 +102,24 @@ class NoParams(_P, frozen=True, kw_only=True):
     pass
 
 
+class PolicyExplain(_P, frozen=True, kw_only=True):
+    """What the kernel would decide for this subject and resource (control only)."""
+
+    capability: Literal["MemoryRead", "MemoryWrite", "MemoryExternalize", "NetworkAccess",
+                        "GovernanceDecide", "ConsentManage"]
+    channel: Literal["agent", "control"] = "agent"
+    role: Literal["main", "subagent", "operator"] | None = None
+    target: Literal["memory", "user"] = "memory"
+    scope: ScopeName = "default"
+    action: Literal["add", "replace", "supersede", "archive", "remove",
+                    "context", "journal", "list", "read", "receipt", "govern"] | None = None
+    type: Literal["preference", "procedure", "fact", "lesson"] | None = None
+    # The task's grants on the agent channel; by default every grant, as for a
+    # task whose owner has switched every consent on.
+    grants: list[Literal["memory.context", "memory.list", "memory.read", "memory.receipt",
+                         "memory.write"]] | None = None
+
+
 class TaskBegin(_P, frozen=True, kw_only=True):
     token: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
     identity: Identity | None = None
@@ -114,6 +132,13 @@ class TaskBegin(_P, frozen=True, kw_only=True):
 
 class TaskRef(_P, frozen=True, kw_only=True):
     task_id: Id
+
+
+class TaskResume(_P, frozen=True, kw_only=True):
+    """A new connection presents the credential its task was begun with."""
+
+    task_id: Id
+    token: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
 
 
 class IdentityOnly(_P, frozen=True, kw_only=True):
@@ -282,11 +307,19 @@ class ReceiptOut(_R, kw_only=True):
     updated_at: str
 
 
+class EntryRef(_R, kw_only=True):
+    """What a write answer shows a task without ``read``: the id and the
+    revision its own write produced, never stored text."""
+
+    id: str
+    revision: int
+
+
 class WriteResult(_R, kw_only=True):
     outcome: Literal["applied", "pending", "unchanged"]
     operation_id: str | None
     decision: DecisionOut
-    entries: list[Entry]
+    entries: list[Entry] | list[EntryRef]
     warnings: list[str]
     action_id: str | None = None
     receipt: ReceiptOut | None = None

@@ -153,14 +153,29 @@ def _workload(run: Run, c: Client, a: Client) -> None:
         if exc.code != -32601:  # absent until the recall issue lands
             raise
     a.call("memory.read", {"task_id": task, "ids": [approved["id"]], "include_pending": True})
+    a.call("memory.list", {"task_id": task, "target": "user", "query": n()})
+    c.call("policy.explain", {"capability": "MemoryRead", "channel": "agent", "target": "user"})
 
     for client, params in ((c, {}), (c, {"identity": ident}), (a, {"task_id": task}), (a, {})):
         run.statuses.append(json.dumps(client.call("memory.status", params)))
 
 
+# A read rule that decides part of every agent read (the owner's user scope is
+# in every task's view), so each read call writes its audited decision event
+# with counts and rule ids — and with none of the queries or intents.
+POLICY = """
+[[rule]]
+id = "no-agent-user-reads"
+effect = "deny"
+capability = "MemoryRead"
+channel = "agent"
+target = "user"
+"""
+
+
 @pytest.fixture(scope="module")
 def run() -> Iterator[Run]:
-    with running() as daemon:
+    with running(policy=POLICY) as daemon:
         result = Run(daemon)
         with daemon.control() as c, daemon.agent() as a:
             _workload(result, c, a)
@@ -193,6 +208,15 @@ def test_no_canary_in_the_audit_export(run: Run) -> None:
         exported = c.call("audit.export", {})
     assert exported["events"]
     assert _leaks(json.dumps(exported), run.canaries) == []
+
+
+def test_read_decisions_were_audited_without_text(run: Run) -> None:
+    # Guards the export search above for the gate's read events: they exist.
+    with run.daemon.control() as c:
+        events = c.call("audit.export", {})["events"]
+    reads = [e for e in events if "no-agent-user-reads" in e.get("rule_ids", [])]
+    assert len(reads) >= 3
+    assert _leaks(json.dumps(reads), run.canaries) == []
 
 
 def test_no_canary_in_any_error_reply(run: Run) -> None:

@@ -135,3 +135,18 @@ def test_budget_counts_a_scope_only_once_its_room_is_freed(d: Daemon, c: Client)
     with pytest.raises(RpcError) as err:
         add(c, scope, "D", "d" * 1_201, summary="d")
     assert err.value.data["details"]["used_bytes"] == used
+
+
+def test_a_full_budget_names_the_cap_its_value_and_how_to_raise_it(
+        d: Daemon, c: Client) -> None:
+    scope = "usage-cap"
+    add(c, scope, "A", "a" * 2_900, summary="a")
+    used = totals(d, scope)[0]
+    overhead = used - 2_900  # title, summary and basis of an entry like A or B
+    with pytest.raises(RpcError) as err:
+        add(c, scope, "B", "b" * 200, summary="b")
+    data = err.value.data
+    assert data["details"] == {"cap": "scope_budget_bytes", "limit": 3000, "used_bytes": used,
+                               "budget_bytes": 3000, "needed_bytes": 200 + overhead}
+    assert "raise scope_budget_bytes (now 3000) in memoryd.toml" in data["recovery"]
+    assert "b" * 20 not in str(data)

@@ -157,6 +157,14 @@ REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
     (["audit", "verify"], "audit.verify", {}),
     (["audit", "checkpoint"], "audit.checkpoint", {}),
     (["policy", "reload"], "policy.reload", {}),
+    (["policy", "explain", "MemoryRead"], "policy.explain",
+     {"capability": "MemoryRead", "channel": "agent", "target": "memory", "scope": "default"}),
+    (["policy", "explain", "MemoryWrite", "--channel", "agent", "--role", "subagent",
+      "--target", "user", "--scope", "s:1", "--action", "replace", "--type", "fact",
+      "--grants", "memory.read", "memory.write"], "policy.explain",
+     {"capability": "MemoryWrite", "channel": "agent", "role": "subagent", "target": "user",
+      "scope": "s:1", "action": "replace", "type": "fact",
+      "grants": ["memory.read", "memory.write"]}),
     (["backup", "/srv/b"], "admin.backup", {"path": "/srv/b"}),
 ]
 
