@@ -627,9 +627,13 @@ def scan_entry(entry: dict[str, Any], max_bytes: int, *, summary_derived: bool,
     counted (a summary derived from the body excepted: the caller did not
     write it); raises the rejection, else returns the rule ids flagged for the
     operator's review. ``extra`` are texts beside the entry (reason, scope)."""
-    texts = entry_texts(entry) + (extra or [])
-    counted = [(path, text) for path, text in texts if path not in _NOT_COUNTED
-               and not (summary_derived and path == "summary")]
+    # A summary derived from the body is a cut of it: the body's scan covers
+    # its text (scanning the cut again only finds what the cut broke, such
+    # as half a base64 run), and the caller did not write it, so it is
+    # neither scanned nor counted here. The scope budget counts it as stored.
+    texts = [(path, text) for path, text in entry_texts(entry)
+             if not (summary_derived and path == "summary")] + (extra or [])
+    counted = [(path, text) for path, text in texts if path not in _NOT_COUNTED]
     review = check_fields(texts, max_bytes=max_bytes, counted=counted)
     return sorted({f.rule_id for f in review})
 
