@@ -215,7 +215,7 @@ def test_nul_in_workspace_is_invalid_params(c: Client) -> None:
     _assert_not_echoed(info.value, "/tmp/a")
 
 
-@pytest.mark.parametrize("bad", ["ent_ 01J", "ent_01J\x00", "../../etc", "ent_01J\u200b"])
+@pytest.mark.parametrize("bad", ["ent_ 01J", "ent_01J\x00", "ent_01J/etc", "ent_01J\u200b"])
 def test_an_id_of_the_wrong_shape_is_invalid_params(c: Client, bad: str) -> None:
     for method, params in [
         ("memory.read", {"ids": [bad]}),
