@@ -99,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = load_config(home.path)
         hasher = KeyedHasher(home_mod.root_secret(home))
+        home_mod.signing_key(home)  # a malformed key is one line here, not a traceback later
         default = default_identity(os.environ, config, hasher)
         store = SqliteStore(home.db, synchronous=config.synchronous)
     except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError) as exc:

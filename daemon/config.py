@@ -11,6 +11,7 @@ Invariants:
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -76,6 +77,11 @@ class Config(_Section, frozen=True, kw_only=True):
     # connections (SPEC §2)
     max_frame_bytes: int = DEFAULT_MAX_FRAME
     max_connections: int = 256
+    # agent.sock only: one peer uid other than the daemon's own (agents let in
+    # by allowed_uids or agent_group) holds at most this many of its slots, so
+    # one agent cannot take them all (control.sock counts apart: always room
+    # for the operator). Default: half of max_connections.
+    max_connections_per_uid: int | None = None
     idle_timeout_s: float = 300.0
     frame_timeout_s: float = 10.0
     shutdown_grace_s: float = 10.0
@@ -110,9 +116,16 @@ class ConfigError(Exception):
 def load_config(home: Path) -> Config:
     path = home / "memoryd.toml"
     try:
-        raw = path.read_bytes()
+        # Never through a link: a planted memoryd.toml could hand agent.sock
+        # to another user.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
         return Config()
+    except OSError:
+        raise ConfigError("memoryd.toml cannot be opened as a plain file"
+                          " (a symbolic link is never followed)") from None
+    with os.fdopen(fd, "rb") as fh:
+        raw = fh.read()
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -189,6 +202,8 @@ def _check_ranges(config: Config) -> None:
     positive = {
         "max_frame_bytes": config.max_frame_bytes,
         "max_connections": config.max_connections,
+        "max_connections_per_uid": (config.max_connections_per_uid
+                                    if config.max_connections_per_uid is not None else 1),
         "idle_timeout_s": config.idle_timeout_s,
         "frame_timeout_s": config.frame_timeout_s,
         "entry_max_bytes": config.entry_max_bytes,

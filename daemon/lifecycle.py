@@ -272,7 +272,8 @@ def plan_undo(tx: Tx, owner: str, operation_id: str) -> tuple[list[_Step], dict[
     op_row = tx.one("SELECT * FROM operations WHERE operation_id = ? AND owner = ?",
                     (operation_id, owner))
     if op_row is None:
-        raise NotFound("not_found", details={"operation_id": operation_id})
+        # The id is the caller's input: never echoed.
+        raise NotFound("not_found")
     if op_row["undone_by"] is not None:
         raise _impossible("already_undone", undone_by=op_row["undone_by"])
     if op_row["undo_of"] is not None:

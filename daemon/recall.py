@@ -215,8 +215,23 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         cards.append(card)
         lines.append(line)
         chosen.append(row)
-    rendered = render(snapshot_id, lines)
     truncated = any(omitted[k] for k in ("max_entries", "max_bytes", "max_tokens"))
+    intent_hash = app.hasher.intent(intent)
+    # What the snapshot is, without its id: a refresh that would freeze the
+    # same thing again (nothing changed) keeps the snapshot it has, and is
+    # counted, not audited, so a refresh loop cannot grow the chain. The
+    # count goes into the next snapshot event of the task.
+    manifest = json.dumps([[r["id"] for r in chosen], [r["revision"] for r in chosen],
+                           [r["content_hash"] for r in chosen], intent_hash,
+                           sorted(omitted.items()), truncated, intent_truncated])
+    previous = task.snapshot
+    if refresh and previous is not None and previous.get("manifest") == manifest:
+        header = {**previous, "coalesced": int(previous.get("coalesced", 0)) + 1}
+        tx.exec("UPDATE tasks SET snapshot = ? WHERE task_id = ?",
+                (dumps(header), task.task_id))
+        return assemble(tx, header)
+    coalesced = int(previous.get("coalesced", 0)) if previous is not None else 0
+    rendered = render(snapshot_id, lines)
     header = {
         "snapshot_id": snapshot_id,
         "task_id": task.task_id,
@@ -233,6 +248,7 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         "omitted": dict(sorted(omitted.items())),
         "search": plan.stats(),
         "entry_ids": [c["id"] for c in cards],
+        "manifest": manifest,
     }
     if external is not None:
         # External evidence (daemon/projection.py) is frozen with the snapshot.
@@ -256,8 +272,9 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         revisions=[r["revision"] for r in chosen],
         content_hashes=[r["content_hash"] for r in chosen],
         details={"snapshot_id": snapshot_id, "task_id": task.task_id,
-                 "intent_hash": app.hasher.intent(intent), "intent_truncated": intent_truncated,
+                 "intent_hash": intent_hash, "intent_truncated": intent_truncated,
                  "refresh": refresh, "truncated": truncated,
+                 **({"coalesced_refreshes": coalesced} if coalesced else {}),
                  **{f"omitted_{k}": v for k, v in sorted(omitted.items())}},
     )
     return assemble(tx, header)
@@ -286,7 +303,8 @@ def assemble(tx: Tx, header: dict[str, Any],
             continue
         cards.append(card)
         lines.append(row["line"])
-    out = {k: v for k, v in header.items() if k not in ("entry_ids", "search", "external")}
+    out = {k: v for k, v in header.items()
+           if k not in ("entry_ids", "search", "external", "manifest", "coalesced")}
     if hidden:
         omitted = dict(out["omitted"])
         omitted["policy_denied"] = omitted.get("policy_denied", 0) + hidden
