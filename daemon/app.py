@@ -132,8 +132,8 @@ class App:
     def _caller(self, tx: Tx, ctx: CallContext, task_id: str | None,
                 identity: schema.Identity | None) -> Caller:
         if ctx.channel == "agent" and identity is not None:
-            # Never reached through the agent table's params (no such field is
-            # accepted there), kept as a second wall.
+            # The agent table takes the same params Structs, so an agent can
+            # send ``identity``; on agent.sock the identity is the task's only.
             raise Denied("channel_forbidden")
         owner = None if task_id is not None else self._owner_for_control(identity)
         return self.gate.caller(tx, ctx, task_id=task_id, owner=owner, now=fmt(self._now()))

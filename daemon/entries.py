@@ -12,7 +12,6 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,10 +99,3 @@ def load(tx: Tx, view: View, entry_id: str) -> dict[str, Any] | None:
     return row
 
 
-def load_many(tx: Tx, view: View, ids: Iterable[str]) -> list[dict[str, Any]]:
-    out = []
-    for entry_id in ids:
-        row = load(tx, view, entry_id)
-        if row is not None:
-            out.append(row)
-    return out

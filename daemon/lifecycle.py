@@ -9,7 +9,7 @@ Owns:
   re-read of the primary store; ``verified`` only when nothing is left;
   receipts a crash left ``pending`` become ``interrupted`` at start-up and the
   janitor re-verifies them;
-- ``memory.journal`` (newest first, signed cursors), ``memory.undo`` and
+- ``memory.journal`` (newest first, sealed cursors), ``memory.undo`` and
   ``memory.gc`` on the control channel.
 
 Invariants:
@@ -55,8 +55,8 @@ log = structlog.get_logger()
 BATCH = 100
 JOURNAL_FILTER = "memory.journal"
 
-# Test-only failure switches (env MEMORYD_TEST_FAULTS, read in daemon/cli.py
-# only). Each stands for a real failure the receipt states must survive.
+# Test-only failure switches (env MEMORYD_TEST_RECEIPT_FAULTS, read in
+# daemon/cli.py only). Each stands for a real failure the receipt states must survive.
 FAULTS: dict[str, str] = {
     "defer_receipts": "do not settle a receipt after its removal (it stays pending)",
     "checkpoint_busy": "report the WAL checkpoint as not completed",

@@ -60,9 +60,6 @@ _FENCE_END = "<<<memoryd:evidence end snapshot={sid}>>>"
 # ranked query sorts and returns small rows.
 _CANDIDATE_COLUMNS = ("id", "title", "summary", "type", "scope", "target", "revision",
                       "content_hash", "source", "eligible", "updated_at")
-# Why a candidate was left out; each becomes a key of ``omitted``.
-OMIT_REASONS = ("policy_denied", "import", "unknown", "extraction_unverified", "ineligible",
-                "max_age", "max_entries", "max_bytes", "max_tokens")
 
 
 # --- measuring ----------------------------------------------------------------

@@ -22,6 +22,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from wcwidth import wcswidth
+
 __all__ = [
     "action_detail",
     "actions",
@@ -146,13 +148,21 @@ def _onoff(value: object) -> str:
     return "on" if value is True else "off" if value is False else "-"
 
 
+def _cells(text: str) -> int:
+    """Terminal cells ``text`` takes (a CJK character takes two). Cells are
+    escaped before they get here, so every character has a width."""
+    width = wcswidth(text)
+    return width if width >= 0 else len(text)
+
+
 def table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """Left-aligned columns separated by two spaces; the last column is not padded."""
+    """Left-aligned columns separated by two spaces; the last column is not
+    padded. Widths are counted in terminal cells, so CJK text lines up."""
     grid = [list(headers), *(list(r) for r in rows)]
-    widths = [max(len(r[i]) for r in grid) for i in range(len(headers) - 1)]
+    widths = [max(_cells(r[i]) for r in grid) for i in range(len(headers) - 1)]
     lines = []
     for row in grid:
-        padded = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
+        padded = [c + " " * (w - _cells(c)) for c, w in zip(row, widths, strict=False)]
         lines.append("  ".join([*padded, row[-1]]).rstrip())
     return "\n".join(lines)
 

@@ -270,12 +270,6 @@ class ProjectionRetry(_P, frozen=True, kw_only=True):
     entry_ids: Annotated[list[Id], Meta(min_length=1, max_length=100)] | None = None
 
 
-class ScanParams(_P, frozen=True, kw_only=True):
-    title: Text = ""
-    body: Text
-    summary: Text | None = None
-
-
 # --- results ---------------------------------------------------------------
 
 

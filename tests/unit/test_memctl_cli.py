@@ -598,3 +598,20 @@ def test_scan_without_the_scanner_says_so(monkeypatch: pytest.MonkeyPatch) -> No
     assert code == memctl.EXIT_TRANSPORT
     assert out == ""
     assert "scanner" in err
+
+
+@pytest.mark.parametrize("titles", [
+    ("部署注意事项", "Deploy notes"),
+    ("ｆｕｌｌｗｉｄｔｈ", "ascii"),
+    ("日本語のメモ", "한국어 메모", "plain"),
+])
+def test_table_columns_line_up_on_screen_with_wide_characters(titles: tuple[str, ...]) -> None:
+    # A CJK character takes two terminal cells: columns must line up by cells
+    # on screen, not by code points.
+    from wcwidth import wcswidth
+
+    out = fmt.table(["TITLE", "ID"], [[t, f"ent_{i}"] for i, t in enumerate(titles)])
+    starts = {wcswidth(line[: line.index("ent_")]) for line in out.splitlines()[1:]}
+    assert len(starts) == 1, out
+    header = out.splitlines()[0]
+    assert wcswidth(header[: header.index("ID")]) == starts.pop()
