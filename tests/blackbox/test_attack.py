@@ -207,3 +207,12 @@ def test_agent_status_does_not_move_when_another_owner_writes(
                             "entry": entry("Other owner", "someone else's note")})
     after = a.call("memory.status", {"task_id": task["task_id"]})
     assert before == after
+
+
+# --- errors never echo what the client sent ------------------------------------
+
+
+def test_undo_of_an_unknown_operation_does_not_echo_the_id(c: Client) -> None:
+    err = refused(c.call, "memory.undo", {"operation_id": "op_canary hunter2"})
+    assert (err.code, err.data_code) == (-32003, "not_found")
+    assert "canary" not in json.dumps(err.data)
