@@ -123,6 +123,15 @@ class App:
     def _owner_for_control(self, identity: schema.Identity | None) -> str:
         return self.default.owner if identity is None else ident.owner_of(self.hasher, identity)
 
+    def _peer_owner(self, ctx: CallContext) -> str:
+        """On agent.sock without a token: the peer uid's configured identity,
+        else the daemon's default one."""
+        mapped = self.config.identities.get(str(ctx.peer_uid))
+        if mapped is None:
+            return self.default.owner
+        return ident.owner_of(self.hasher, schema.Identity(
+            kind=mapped.kind, subject=mapped.subject, issuer=mapped.issuer))
+
     def _now(self) -> datetime:
         return self.clock.now()
 
@@ -230,13 +239,7 @@ class App:
                 # checked): the child acts for the same owner under it.
                 owner, token_id = parent.owner, parent.token_id
             elif p.token is None and ctx.channel == "agent":
-                # The peer uid's configured identity, else the daemon's default.
-                mapped = self.config.identities.get(str(ctx.peer_uid))
-                if mapped is not None:
-                    owner = ident.owner_of(self.hasher, schema.Identity(
-                        kind=mapped.kind, subject=mapped.subject, issuer=mapped.issuer))
-                else:
-                    owner = self.default.owner
+                owner = self._peer_owner(ctx)
             elif p.token is None:
                 owner = self._owner_for_control(p.identity)
             task = tasks.begin(
@@ -583,7 +586,9 @@ class App:
         def run(tx: Tx) -> Any:
             if ctx.channel == "agent" or p.task_id is not None:
                 if p.task_id is None:
-                    owner = self.default.owner
+                    # The same owner a task begun here without a token gets:
+                    # never the daemon's default one for a peer mapped elsewhere.
+                    owner = self._peer_owner(ctx)
                     task = None
                 else:
                     task = self._task(tx, ctx, p.task_id)

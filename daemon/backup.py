@@ -101,9 +101,16 @@ def _copy_db(source: Path, dest: Path) -> tuple[int, str]:
     return head
 
 
-def make_backup(home: Home, dest: Path) -> dict[str, Any]:
-    if not dest.is_absolute():
+def _check_path(path: Path) -> None:
+    if "\x00" in str(path):
+        # The OS refuses such a path outright (ValueError, not OSError).
+        raise BackupRefused("the backup path must not contain a NUL character")
+    if not path.is_absolute():
         raise BackupRefused("the backup path must be absolute")
+
+
+def make_backup(home: Home, dest: Path) -> dict[str, Any]:
+    _check_path(dest)
     if os.path.lexists(dest):
         raise BackupRefused("the backup path already exists; give a new folder")
     try:
@@ -156,13 +163,20 @@ def _open_immutable(db: Path) -> apsw.Connection:
     return conn
 
 
+def _stored_event(seq: Any, body: Any, hsh: Any) -> StoredEvent:
+    """One audit row as the chain verifier takes it; anything of another type
+    (a hostile or foreign file) is a ``TypeError``."""
+    if not (isinstance(seq, int) and isinstance(body, bytes) and isinstance(hsh, str)):
+        raise TypeError("audit row of the wrong types")
+    return StoredEvent(seq, body, hsh)
+
+
 def inspect_backup(folder: Path) -> dict[str, Any]:
     """What a backup folder holds and whether it is whole; changes nothing.
 
     ``problems`` lists what is wrong as short stable phrases; ``ok`` is true
     only when it is empty and the audit chain verifies."""
-    if not folder.is_absolute():
-        raise BackupRefused("the backup path must be absolute")
+    _check_path(folder)
     if not folder.is_dir():
         raise BackupRefused("there is no folder at the backup path")
     db = folder / "memory.db"
@@ -198,20 +212,23 @@ def inspect_backup(folder: Path) -> dict[str, Any]:
             pending = int(pending_rows[0][0])
             cps: list[Any] = conn.execute(
                 "SELECT seq, hash, ts FROM checkpoints ORDER BY seq DESC LIMIT 1").fetchall()
-            rows = (StoredEvent(int(seq), bytes(body), str(hsh)) for seq, body, hsh in conn.execute(
+            rows = (_stored_event(seq, body, hsh) for seq, body, hsh in conn.execute(
                 "SELECT seq, body, hash FROM audit ORDER BY seq"))
             chain = verify_chain(rows)
-        except apsw.Error:
+            schema_version = int(version[0]) if version else None
+            last_cp = None if not cps else {"seq": int(cps[0][0]), "hash": str(cps[0][1]),
+                                            "ts": str(cps[0][2])}
+        except (apsw.Error, ValueError, TypeError):
+            # The folder may hold anything: a file that is a database but not
+            # one of ours (wrong column types) is refused like a foreign one.
             raise BackupRefused("memory.db is not a memoryd store") from None
     finally:
         conn.close()
     if not chain.ok:
         problems.append(f"the audit chain does not verify at seq {chain.first_bad_seq}")
-    last_cp = None if not cps else {"seq": int(cps[0][0]), "hash": str(cps[0][1]),
-                                    "ts": str(cps[0][2])}
     return {
         "path": str(folder), "ok": not problems, "problems": problems, "files": files,
-        "schema_version": int(version[0]) if version else None,
+        "schema_version": schema_version,
         "counts": counts, "pending_actions": pending,
         "audit": {"verified": chain.ok, "checked": chain.checked,
                   "first_bad_seq": chain.first_bad_seq, "reason": chain.reason,

@@ -9,7 +9,9 @@ Invariants:
   the caller's query text) nor forge or alter one; anything that does not
   open is ``cursor_invalid``;
 - the boot id inside it makes every cursor of an earlier run invalid, so a
-  restart never silently answers with page one.
+  restart never silently answers with page one;
+- a cursor never begins with ``-``, so it can follow ``--cursor`` on a
+  command line.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ from memoryd.kernel.errors import CursorError
 
 _NONCE = 12
 _AAD = b"memoryd-cursor-v1"
+# A fixed first character: base64url may begin with "-", and a cursor that
+# does would be taken for an option by command-line parsers
+# (`memctl ls --cursor -x…` fails).
+_PREFIX = "c"
 _encode = msgspec.json.Encoder(order="sorted")
 
 
@@ -47,10 +53,13 @@ def _aead(hasher: KeyedHasher) -> ChaCha20Poly1305:
 def seal(hasher: KeyedHasher, cursor: Cursor) -> str:
     nonce = os.urandom(_NONCE)
     sealed = _aead(hasher).encrypt(nonce, _encode.encode(cursor), _AAD)
-    return base64.urlsafe_b64encode(nonce + sealed).decode().rstrip("=")
+    return _PREFIX + base64.urlsafe_b64encode(nonce + sealed).decode().rstrip("=")
 
 
 def unseal(hasher: KeyedHasher, text: str) -> Cursor:
+    if not text.startswith(_PREFIX):
+        raise CursorError("cursor_invalid")
+    text = text[len(_PREFIX):]
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         body = _aead(hasher).decrypt(raw[:_NONCE], raw[_NONCE:], _AAD)

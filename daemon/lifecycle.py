@@ -272,8 +272,9 @@ def plan_undo(tx: Tx, owner: str, operation_id: str) -> tuple[list[_Step], dict[
     op_row = tx.one("SELECT * FROM operations WHERE operation_id = ? AND owner = ?",
                     (operation_id, owner))
     if op_row is None:
-        # The id is the caller's input: never echoed.
-        raise NotFound("not_found")
+        # Name the field, not the value: an id param is any short string,
+        # and errors never echo what the client sent (SPEC §3).
+        raise NotFound("not_found", details={"field": "operation_id"})
     if op_row["undone_by"] is not None:
         raise _impossible("already_undone", undone_by=op_row["undone_by"])
     if op_row["undo_of"] is not None:

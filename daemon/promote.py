@@ -27,6 +27,7 @@ import structlog
 from msgspec import Meta
 
 from memoryd.daemon.clock import Clock, fmt
+from memoryd.daemon.gate import refusal
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
@@ -72,8 +73,9 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
         d = decide(subject, Capability.GOVERNANCE_DECIDE, resource, policy,
                    decision_id=decision_id)
         if d.effect != Effect.ALLOW:
-            # Fail closed: a promotion the kernel does not allow changes nothing.
-            raise Denied("channel_forbidden")
+            # Fail closed: a promotion the kernel does not allow changes nothing,
+            # and the refusal names its real reason (a policy rule on control).
+            raise refusal(d)
     for r in chosen:
         tx.exec("UPDATE entries SET source = 'user', eligible = 1, evidence_hash = NULL"
                 " WHERE id = ?", (r["id"],))

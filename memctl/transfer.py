@@ -290,6 +290,10 @@ _PER_ENTRY: Final = frozenset({
 })
 
 
+# JSON-RPC's "invalid params": the daemon refused the entry's shape.
+INVALID_PARAMS: Final = -32602
+
+
 def _same(existing: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
     return existing.get("type") == entry.get("type") and existing.get("body") == entry.get("body")
 
@@ -320,6 +324,11 @@ def run_import(args: argparse.Namespace, rpc: _Rpc, text: str,
                     report.conflicts += 1
             elif exc.data_code in _PER_ENTRY:
                 report.rejected[exc.data_code or "rejected"] += 1
+            elif exc.code == INVALID_PARAMS:
+                # One line of a hostile or damaged file (a 5,000-character
+                # name, a basis that is not an object) must not stop the
+                # import half-way with no report of what was written.
+                report.rejected["invalid_entry"] += 1
             else:
                 raise
         else:
