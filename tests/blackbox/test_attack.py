@@ -213,8 +213,13 @@ def test_agent_status_does_not_move_when_another_owner_writes(
 
 
 def test_undo_of_an_unknown_operation_does_not_echo_the_id(c: Client) -> None:
-    err = refused(c.call, "memory.undo", {"operation_id": "op_canary hunter2"})
+    # An id of the right shape that names nothing is not_found; one of the
+    # wrong shape (a space) is refused as invalid params. Neither echoes it.
+    err = refused(c.call, "memory.undo", {"operation_id": "op_canaryhunter2"})
     assert (err.code, err.data_code) == (-32003, "not_found")
+    assert "canary" not in json.dumps(err.data)
+    err = refused(c.call, "memory.undo", {"operation_id": "op_canary hunter2"})
+    assert err.code == -32602
     assert "canary" not in json.dumps(err.data)
 
 
