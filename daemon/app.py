@@ -19,7 +19,7 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import structlog
@@ -40,6 +40,9 @@ from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
+
+if TYPE_CHECKING:
+    from memoryd.daemon.hybrid import Ranker
 
 log = structlog.get_logger()
 
@@ -458,7 +461,8 @@ class App:
 
         def run(tx: Tx) -> Any:
             view, _task = self._view_for(tx, ctx, p.task_id, p.identity, "memory.list")
-            return reads.list_entries(tx, self.hasher, self.boot_id, view, p, now)
+            return reads.list_entries(tx, self.hasher, self.boot_id, view, p, now,
+                                      ranker=self.ranker)
 
         return await self.store.run(run, write=False)
 
@@ -534,6 +538,10 @@ class App:
         return Dispatcher(agent), Dispatcher(control)
 
     extra_methods: list[tuple[str, type, Handler]] = field(default_factory=list)
+    # The hybrid ranker (daemon/hybrid.py) when the semantic extra is loaded;
+    # None ranks lexically, and ``ranker_reason`` says why.
+    ranker: Ranker | None = None
+    ranker_reason: str = "extra_not_installed"
     # Settles a delete receipt after its removal committed (daemon/lifecycle.py
     # installs it); without one, the store is only re-read.
     finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None

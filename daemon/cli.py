@@ -26,7 +26,7 @@ import apsw
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import backup, checkpoints, logs, recall
+from memoryd.daemon import backup, checkpoints, embedding, logs, recall
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
@@ -103,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = App(config=config, home=home, hasher=hasher, store=store, clock=SystemClock(),
               default=default)
     app.extra_methods.extend(recall.methods(app))
+    _install_ranker(app)
     app.extra_methods.extend(backup.methods(home))
     # Verify the chain before anything is appended to it, so a damaged log is
     # reported where it was damaged, not after events of this start.
@@ -126,6 +127,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
         lock.release()
     return code
+
+
+def _install_ranker(app: App) -> None:
+    """Hybrid recall when the semantic extra is installed (daemon/embedding.py)."""
+    loaded = embedding.load(app.config.recall)
+    app.ranker_reason = loaded.reason
+    if loaded.embedder is not None:
+        from memoryd.daemon import hybrid
+
+        index = hybrid.Index(loaded.embedder.dim)
+        app.store.vector_changes.subscribe(index.forget)
+        worker = embedding.Worker(app.store, loaded.embedder, index)
+        app.ranker = hybrid.Ranker(loaded.embedder, index, worker)
+    structlog.get_logger().info(
+        "recall_ranker", ranker="hybrid" if app.ranker else "lexical", reason=loaded.reason,
+        model=loaded.embedder.model_id if loaded.embedder else None)
 
 
 def _install_test_faults(store: SqliteStore, plan: str | None) -> None:
@@ -183,6 +200,8 @@ async def _run(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Life
             tg.start_soon(signals)
             tg.start_soon(janitor)
             tg.start_soon(checkpointer.run_periodic)
+            if app.ranker is not None:
+                tg.start_soon(app.ranker.worker.run)
             await server.serve(on_ready=lambda: log.info("ready", pid=os.getpid()))
             tg.cancel_scope.cancel()
     except home_mod.HomeError as exc:

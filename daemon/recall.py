@@ -153,7 +153,7 @@ def namespaces(task: tasks.Task) -> list[tuple[str, str]]:
 
 
 def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bool,
-           now_dt: datetime, *, refresh: bool) -> dict[str, Any]:
+           now_dt: datetime, *, refresh: bool, qvec: Any = None) -> dict[str, Any]:
     cfg: RecallConfig = app.config.recall
     now = fmt(now_dt)
     spaces = namespaces(task)
@@ -161,7 +161,14 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
     where = ("e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
              + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in spaces) + ")")
     args: tuple[Any, ...] = (task.owner, now, *(x for pair in spaces for x in pair))
-    rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS)
+    if app.ranker is None:
+        rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS)
+        ranking: dict[str, Any] = {"ranker": "lexical", "reason": app.ranker_reason}
+    else:
+        # Hybrid: the same filter, lexical and vector candidates fused
+        # (daemon/hybrid.py); everything below applies unchanged.
+        rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, task.owner,
+                                          spaces, qvec, columns=_CANDIDATE_COLUMNS)
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()
@@ -223,6 +230,7 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         "truncated": truncated,
         "omitted": dict(sorted(omitted.items())),
         "search": plan.stats(),
+        "ranking": ranking,
         "entry_ids": [c["id"] for c in cards],
     }
     tx.exec("DELETE FROM snapshot_cards WHERE task_id = ?", (task.task_id,))
@@ -264,6 +272,7 @@ def assemble(tx: Tx, header: dict[str, Any]) -> dict[str, Any]:
         cards.append(loads(row["card"]))
         lines.append(row["line"])
     out = {k: v for k, v in header.items() if k not in ("entry_ids", "search")}
+    out.setdefault("ranking", {"ranker": "lexical"})
     out["entries"] = cards
     out["rendered"] = render(header["snapshot_id"], lines)
     out["withdrawn"] = withdrawn
@@ -293,13 +302,17 @@ def context_handler(app: App) -> Handler:
             if found is not None:
                 return found
         now_dt = app.clock.now()
+        # The intent's vector is computed here, before the store's writer is
+        # taken: freezing holds the writer, embedding must not.
+        qvec = None if app.ranker is None else await app.ranker.embed_query(intent)
 
         def run(tx: Tx) -> dict[str, Any]:
             task = _task_for(tx, app, ctx, p.task_id)
             if task.snapshot is not None and p.refresh is None:
                 # Another call froze it between our read and this write.
                 return assemble(tx, task.snapshot)
-            return freeze(tx, app, task, intent, cut, now_dt, refresh=p.refresh is not None)
+            return freeze(tx, app, task, intent, cut, now_dt, refresh=p.refresh is not None,
+                          qvec=qvec)
 
         # Freezing serves a read: it goes on while governed writes are refused.
         out = await app.store.run(run, governed=False)

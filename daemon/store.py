@@ -37,7 +37,7 @@ import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
-from memoryd.daemon import search
+from memoryd.daemon import search, vectors
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -152,7 +152,7 @@ CREATE TABLE IF NOT EXISTS checkpoints(
 SEARCH_SCHEMA = """
 CREATE TABLE IF NOT EXISTS search_keys(key INTEGER PRIMARY KEY, entry_id TEXT NOT NULL UNIQUE);
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
-  title, summary, body, content='', tokenize='unicode61 remove_diacritics 2');
+  title, summary, body, content='', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS snapshot_cards(
   task_id TEXT NOT NULL, pos INTEGER NOT NULL, entry_id TEXT NOT NULL, card TEXT, line TEXT,
   PRIMARY KEY(task_id, pos));
@@ -363,6 +363,9 @@ class SqliteStore:
             "PRAGMA foreign_keys=ON",
             "PRAGMA trusted_schema=OFF",
         )
+        # What the vector triggers report (daemon/vectors.py); the hybrid
+        # ranker's in-memory index listens to it.
+        self.vector_changes = vectors.Changes()
         self.conn = self._open()
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
@@ -376,7 +379,13 @@ class SqliteStore:
                     "INSERT INTO scope_usage(owner, target, scope, active_bytes)"
                     " SELECT owner, target, scope, sum(length(CAST(body AS BLOB)))"
                     " FROM entries WHERE status = 'active' GROUP BY owner, target, scope")
+            # A store made before stemming: its index is rebuilt once with
+            # the current tokenizer (search.py says why).
+            stale_index = search.drop_stale_index(self.conn)
             self.conn.execute(SEARCH_SCHEMA)
+            if stale_index:
+                search.rebuild_index(self.conn)
+            vectors.install(self.conn)
             # Removed text must not linger in the index's pages either.
             self.conn.execute(
                 "INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1)")
@@ -415,6 +424,7 @@ class SqliteStore:
         for pragma in self._pragmas:
             conn.execute(pragma).fetchall()
         search.register(conn)
+        vectors.register(conn, self.vector_changes)
         return conn
 
     @staticmethod
