@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.harness import enable_consent, entry, running
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_quality.json"
-CONFIG = "[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\nranker = \"{ranker}\"\n"
+CONFIG = ("[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\n"
+          "ranker = \"{ranker}\"\n")
 
 
 def _wait_embedded(c: Any, want: int, timeout: float = 600.0) -> dict[str, Any]:

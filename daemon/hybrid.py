@@ -25,8 +25,9 @@ Invariants:
 - entries not yet embedded still rank lexically, and the answer says how
   many there are (``info["unembedded"]``);
 - a vector deleted from the store (removal, purge, expiry, archive, text
-  change: daemon/vectors.py triggers) leaves the index at once; if that
-  deletion rolled back, the worker restores it from the store (``suspects``).
+  change: daemon/vectors.py triggers) leaves the index when the deletion
+  commits, before the caller is answered; the worker then re-reads the
+  entry from the store (``suspects``), which stays the truth.
 """
 
 from __future__ import annotations
@@ -47,9 +48,25 @@ if TYPE_CHECKING:
 
 # Reciprocal rank fusion constant (Cormack et al. use 60).
 RRF_K = 60
-# Cosine under which a vector neighbour is not a candidate (multilingual-e5
-# puts unrelated short texts at about 0.70-0.78; see docs/recall.md).
+# Cosine under which a vector neighbour is never a candidate.
 MIN_SIMILARITY = 0.80
+# multilingual-e5 gives every pair of texts a cosine of 0.75-0.85, and the
+# level moves with the query (short queries sit higher), so no fixed cosine
+# tells a related memory from an unrelated one. Each query is compared with
+# a few neutral sentences first: a neighbour must beat the query's mean
+# cosine to its three nearest anchors by MARGIN (docs/recall.md has the
+# measured distributions it was set from: 0.035 lost 12 points of
+# paraphrase recall@5, 0.02 none).
+MARGIN = 0.02
+ANCHORS = (
+    "The meeting was moved to another room.", "Remember to buy milk on the way home.",
+    "The report is due next month.", "She painted the fence green last summer.",
+    "Trains to the coast leave every hour.", "The library closes early on holidays.",
+    "He keeps his bicycle in the garage.", "Prices went up again this quarter.",
+    "The garden needs more sunlight.", "A new bakery opened downtown.",
+    "会议改到了另一个房间。", "下个月要交报告。", "火车每小时一班。",
+    "图书馆节假日提前关门。", "价格这个季度又涨了。", "花园需要更多阳光。",
+)
 
 Vector = npt.NDArray[np.float32]
 
@@ -156,54 +173,63 @@ class _Part:
 class Index:
     """Every owner's vectors of the current model, kept in memory for exact search.
 
-    Thread-safe: the writer thread's triggers drop vectors (``forget``), the
-    worker adds them, requests search.
+    Thread-safe: committed deletions arrive from the writer thread
+    (``forget``), the worker adds rows, requests search. Rows are known by
+    their ``vid`` (never reused), so a deletion can be told apart from the
+    row that replaces it.
     """
+
+    # Deleted vids remembered, so a read that began before a deletion
+    # committed cannot add the deleted row back (oldest half dropped past this).
+    GONE_MEMORY = 100_000
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self.ready = False
         self._parts: dict[str, _Part] = {}
-        self._owner_of: dict[str, str] = {}
+        self._where: dict[str, tuple[str, int]] = {}  # entry id -> (owner, vid)
+        self._entry_of: dict[int, str] = {}  # vid -> entry id
         self._lock = threading.Lock()
-        self._seq = 0
-        self._gone_at: dict[str, int] = {}
+        self._gone: dict[int, None] = {}
         self._suspects: set[str] = set()
 
-    def mark(self) -> int:
-        """A position in the stream of deletions; pass it back to ``add_rows``."""
+    def forget(self, vids: list[int]) -> None:
+        """Committed deletions: drop the rows now; the worker re-checks their entries."""
         with self._lock:
-            # One worker marks, reads, then adds, one round at a time: no read
-            # begun before this mark is still in flight, so older deletions
-            # can no longer race an add.
-            self._gone_at.clear()
-            return self._seq
-
-    def forget(self, entry_id: str) -> None:
-        """A vector row was deleted: drop it now, and have the worker re-check it."""
-        with self._lock:
-            self._seq += 1
-            self._gone_at[entry_id] = self._seq
-            self._suspects.add(entry_id)
-            owner = self._owner_of.get(entry_id)
-            if owner is not None:
-                self._parts[owner].drop(entry_id)
+            for vid in vids:
+                self._gone[vid] = None
+                entry_id = self._entry_of.pop(vid, None)
+                if entry_id is None:
+                    continue
+                self._suspects.add(entry_id)
+                owner, current = self._where.get(entry_id, ("", -1))
+                if current == vid:
+                    del self._where[entry_id]
+                    self._parts[owner].drop(entry_id)
+            if len(self._gone) > self.GONE_MEMORY:
+                for vid in list(self._gone)[:len(self._gone) // 2]:
+                    del self._gone[vid]
 
     def take_suspects(self) -> set[str]:
         with self._lock:
             out, self._suspects = self._suspects, set()
             return out
 
-    def add_rows(self, rows: list[dict[str, Any]], since: int) -> None:
-        """Add rows read from the store after ``mark()`` returned ``since``.
+    def add_rows(self, rows: list[dict[str, Any]], *,
+                 authoritative: set[str] | None = None) -> None:
+        """Add rows read from the store; a row whose deletion was seen is skipped.
 
-        A row deleted after that mark is skipped: the store no longer holds
-        it, and the read that found it came before the deletion.
+        ``authoritative``: entry ids whose rows were all read after every
+        deletion that concerns them committed (the suspects): those found are
+        put back whatever was reported, those not found are dropped.
         """
         with self._lock:
+            seen: set[str] = set()
             for row in rows:
-                entry_id = row["entry_id"]
-                if self._gone_at.get(entry_id, 0) > since:
+                entry_id, vid = row["entry_id"], int(row["vid"])
+                seen.add(entry_id)
+                trusted = authoritative is not None and entry_id in authoritative
+                if vid in self._gone and not trusted:
                     continue
                 vec = dequantise(row["scale"], bytes(row["vec"]))
                 if vec.shape[0] != self.dim:
@@ -212,8 +238,17 @@ class Index:
                 part = self._parts.get(owner)
                 if part is None:
                     part = self._parts[owner] = _Part(self.dim)
-                self._owner_of[entry_id] = owner
+                old = self._where.get(entry_id)
+                if old is not None:
+                    self._entry_of.pop(old[1], None)
+                self._where[entry_id] = (owner, vid)
+                self._entry_of[vid] = entry_id
                 part.put(entry_id, (row["target"], row["scope"]), vec)
+            for entry_id in (authoritative or set()) - seen:
+                where = self._where.pop(entry_id, None)
+                if where is not None:
+                    self._entry_of.pop(where[1], None)
+                    self._parts[where[0]].drop(entry_id)
 
     def nearest(self, owner: str, spaces: Sequence[tuple[str, str]] | None, q: Vector,
                 k: int, floor: float = MIN_SIMILARITY) -> list[tuple[str, float]]:
@@ -228,15 +263,6 @@ class Index:
         with self._lock:
             part = self._parts.get(owner)
             return 0 if part is None else part.count(spaces)
-
-    def holds(self, entry_id: str) -> bool:
-        with self._lock:
-            owner = self._owner_of.get(entry_id)
-            if owner is None:
-                return False
-            part = self._parts[owner]
-            at = part.pos.get(entry_id)
-            return at is not None and bool(part.live[at])
 
 
 def fuse(*ranked: Sequence[str], k: int = RRF_K) -> list[tuple[str, float]]:
@@ -258,6 +284,14 @@ class Ranker:
         self.index = index
         self.worker = worker
         self._limiter = anyio.CapacityLimiter(1)
+        self._anchors: Vector | None = None
+
+    def floor(self, qvec: Vector, margin: float = MARGIN) -> float:
+        """The cosine a neighbour of this query must reach (see ``MARGIN``)."""
+        if self._anchors is None:
+            self._anchors = np.asarray(self.embedder.passages(list(ANCHORS)), dtype=np.float32)
+        near = np.sort(self._anchors @ qvec)[-3:]
+        return max(MIN_SIMILARITY, float(near.mean()) + margin)
 
     async def embed_query(self, text: str) -> Vector | None:
         """The query's vector, computed outside any store transaction."""
@@ -282,8 +316,8 @@ class Ranker:
         info = self.info(tx, where, args)
         if qvec is None or not self.index.ready:
             return lexical, info
-        near = self.index.nearest(owner, spaces, qvec, limit)
         by_id = {r["id"]: r for r in lexical}
+        near = self.index.nearest(owner, spaces, qvec, limit, self.floor(qvec))
         missing = [entry_id for entry_id, _ in near if entry_id not in by_id]
         if missing:
             cols = "e.*" if picked is None else ", ".join(f"e.{c}" for c in picked)

@@ -167,8 +167,8 @@ def rebuild_index(conn: apsw.Connection) -> None:
     """Re-tokenise every entry into a freshly created ``entries_fts``."""
     conn.execute(
         "INSERT INTO entries_fts(rowid, title, summary, body)"
-        " SELECT s.key, " + FTS_FUNCTION + "(e.title), " + FTS_FUNCTION + "(e.summary), "
-        + FTS_FUNCTION + "(e.body) FROM entries AS e JOIN search_keys AS s ON s.entry_id = e.id")
+        " SELECT s.key, memoryd_fts_text(e.title), memoryd_fts_text(e.summary),"
+        " memoryd_fts_text(e.body) FROM entries AS e JOIN search_keys AS s ON s.entry_id = e.id")
 
 
 def query_terms(text: str) -> tuple[list[str], int]:

@@ -549,6 +549,8 @@ class SqliteStore:
     def _run_group(self, group: list[_Job]) -> None:
         conn = self.conn
         head = self.head
+        # Deletions noted by a group that did not commit never happened.
+        self.vector_changes.settle(committed=False)
         done: list[tuple[_Job, Any]] = []
         failed: list[tuple[_Job, BaseException]] = []
         single = len(group) == 1
@@ -617,6 +619,7 @@ class SqliteStore:
                 job.finish(error=err)
             return
         self.head = head
+        self.vector_changes.settle(committed=True)
         for job, result in done:
             job.finish(result)
         for job, err in failed:

@@ -3,8 +3,8 @@ the triggers that keep both in step with ``entries``.
 
 Owns: the ``entry_vectors`` and ``embed_queue`` tables, the triggers that
 destroy a vector the moment its entry stops being active or its text
-changes, the two SQL functions those triggers call to tell the in-memory
-index (``Changes``), and the small read/write helpers the embedding worker
+changes, how committed deletions reach the in-memory index (``Changes``),
+and the small read/write helpers the embedding worker
 and the hybrid ranker use. Nothing here needs the ``semantic`` extra: the
 schema and its deletion triggers exist in every store, so a store embedded
 once keeps destroying vectors on removal even if the extra is later
@@ -33,92 +33,76 @@ import apsw
 if TYPE_CHECKING:
     from memoryd.daemon.store import Tx
 
-GONE_FUNCTION = "memoryd_vector_gone"
-WAKE_FUNCTION = "memoryd_embed_wake"
-
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entry_vectors(
-  entry_id TEXT PRIMARY KEY, model TEXT NOT NULL, dim INTEGER NOT NULL, scale REAL NOT NULL,
-  vec BLOB NOT NULL, content_hash TEXT NOT NULL);
+  vid INTEGER PRIMARY KEY AUTOINCREMENT, entry_id TEXT NOT NULL UNIQUE, model TEXT NOT NULL,
+  dim INTEGER NOT NULL, scale REAL NOT NULL, vec BLOB NOT NULL, content_hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS embed_queue(entry_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS entries_vec_ai AFTER INSERT ON entries
 WHEN new.status = 'active' BEGIN
   INSERT OR IGNORE INTO embed_queue(entry_id) VALUES (new.id);
-  SELECT memoryd_embed_wake();
 END;
 CREATE TRIGGER IF NOT EXISTS entries_vec_text AFTER UPDATE OF type, title, body ON entries
 BEGIN
   DELETE FROM entry_vectors WHERE entry_id = old.id;
   INSERT OR IGNORE INTO embed_queue(entry_id) SELECT new.id WHERE new.status = 'active';
-  SELECT memoryd_embed_wake();
 END;
 CREATE TRIGGER IF NOT EXISTS entries_vec_status AFTER UPDATE OF status ON entries
 WHEN new.status IS NOT old.status BEGIN
   DELETE FROM entry_vectors WHERE entry_id = old.id AND new.status != 'active';
   DELETE FROM embed_queue WHERE entry_id = old.id AND new.status != 'active';
   INSERT OR IGNORE INTO embed_queue(entry_id) SELECT new.id WHERE new.status = 'active';
-  SELECT memoryd_embed_wake();
 END;
 CREATE TRIGGER IF NOT EXISTS entries_vec_ad AFTER DELETE ON entries BEGIN
   DELETE FROM entry_vectors WHERE entry_id = old.id;
   DELETE FROM embed_queue WHERE entry_id = old.id;
 END;
-CREATE TRIGGER IF NOT EXISTS entry_vectors_gone AFTER DELETE ON entry_vectors BEGIN
-  SELECT memoryd_vector_gone(old.entry_id);
-END;
 """
 
 
 class Changes:
-    """What the writer's triggers tell the in-memory index, from any thread.
+    """Vector rows the writer deleted, told to the in-memory index once they commit.
 
-    ``gone`` is called for every deleted vector row (inside the deleting
-    transaction: if that transaction rolls back, the index re-checks the id
-    against the store, see ``hybrid.Index``). ``wake`` says that the queue
-    may have grown.
+    The writer connection's update hook (``register``) notes every deleted
+    ``entry_vectors`` row by its ``vid`` (AUTOINCREMENT: never reused). The
+    store settles them after each transaction: on COMMIT they go to the
+    listeners (the index drops them), on rollback they are discarded. A
+    savepoint rolled back inside a committed group may report a deletion
+    that did not happen; the index re-reads such entries from the store
+    (``hybrid.Index`` suspects), so the store stays the truth.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._woken = threading.Event()
-        self._on_gone: list[Callable[[str], None]] = []
+        self._pending: list[int] = []
+        self._listeners: list[Callable[[list[int]], None]] = []
 
-    def subscribe(self, on_gone: Callable[[str], None]) -> None:
+    def subscribe(self, on_gone: Callable[[list[int]], None]) -> None:
         with self._lock:
-            self._on_gone.append(on_gone)
+            self._listeners.append(on_gone)
 
-    def gone(self, entry_id: str) -> None:
+    def deleted(self, vid: int) -> None:
         with self._lock:
-            listeners = list(self._on_gone)
-        for listener in listeners:
-            listener(entry_id)
+            self._pending.append(vid)
 
-    def wake(self) -> None:
-        self._woken.set()
-
-    def take_wake(self) -> bool:
-        """True (once) if something was queued since the last call."""
-        if self._woken.is_set():
-            self._woken.clear()
-            return True
-        return False
+    def settle(self, *, committed: bool) -> None:
+        with self._lock:
+            gone, self._pending = self._pending, []
+            listeners = list(self._listeners)
+        if committed and gone:
+            for listener in listeners:
+                listener(gone)
 
 
 def register(conn: apsw.Connection, changes: Changes) -> None:
-    """Make the triggers' two functions callable on ``conn``."""
+    """Watch ``conn`` for deleted vector rows (the writer's connection is the one that deletes)."""
+    delete = int(apsw.SQLITE_DELETE)
 
-    def gone(*args: Any) -> None:
-        if args and isinstance(args[0], str):
-            changes.gone(args[0])
+    def hook(op: int, _db: str, table: str, rowid: int) -> None:
+        if op == delete and table == "entry_vectors":
+            changes.deleted(rowid)
 
-    def wake(*_args: Any) -> None:
-        changes.wake()
-
-    # Innocuous: they read nothing and change nothing in the database, so
-    # triggers may call them while ``trusted_schema`` is off.
-    flags = getattr(apsw, "SQLITE_INNOCUOUS", 0x200000)
-    conn.create_scalar_function(GONE_FUNCTION, gone, 1, flags=flags)
-    conn.create_scalar_function(WAKE_FUNCTION, wake, 0, flags=flags)
+    conn.set_update_hook(hook)
 
 
 def install(conn: apsw.Connection) -> None:
@@ -180,7 +164,10 @@ def store_vectors(tx: Tx, model: str, dim: int, items: list[tuple[str, str, floa
                          " AND content_hash = ?", (entry_id, content_hash))
         if current is None:
             continue
-        tx.exec("INSERT OR REPLACE INTO entry_vectors(entry_id, model, dim, scale, vec,"
+        # Delete, then insert: the old row's deletion is reported like any
+        # other (a REPLACE would delete it silently).
+        tx.exec("DELETE FROM entry_vectors WHERE entry_id = ?", (entry_id,))
+        tx.exec("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec,"
                 " content_hash) VALUES (?, ?, ?, ?, ?, ?)",
                 (entry_id, model, dim, scale, blob, content_hash))
         tx.exec("DELETE FROM embed_queue WHERE entry_id = ?", (entry_id,))
@@ -205,7 +192,7 @@ def owner_backlog(tx: Tx, where: str, args: tuple[Any, ...]) -> int:
 
 def load_rows(tx: Tx, model: str, ids: list[str] | None = None) -> list[dict[str, Any]]:
     """Stored vectors of ``model`` with their entry's owner and namespace."""
-    sql = ("SELECT v.entry_id, v.scale, v.vec, e.owner, e.target, e.scope FROM entry_vectors"
+    sql = ("SELECT v.vid, v.entry_id, v.scale, v.vec, e.owner, e.target, e.scope FROM entry_vectors"
            " AS v JOIN entries AS e ON e.id = v.entry_id WHERE v.model = ?"
            " AND e.status = 'active'")
     if ids is None:

@@ -9,7 +9,9 @@ lexically and says so.
 
 from __future__ import annotations
 
+import json
 import os
+import secrets
 import shutil
 import time
 from collections.abc import Iterator
@@ -152,7 +154,8 @@ def test_limits_hold_under_hybrid_ranking() -> None:
 def test_a_removed_entry_leaves_vector_search_and_its_vector_bytes_leave_the_home(
         d: Daemon) -> None:
     with d.control() as c:
-        e = _add(c, *FRIDAY, scope="del")
+        # Text no other test stores: equal texts have equal vectors.
+        e = _add(c, "Release freeze (del)", "No deploys on Friday afternoons, ever.", scope="del")
         _settled(c)
         blob = _vector(d, e["id"])
         assert blob is not None and len(blob) == 384
@@ -220,3 +223,20 @@ def test_without_the_extra_the_daemon_answers_lexically_and_says_so() -> None:
     assert lexical["ranking"]["ranker"] == "lexical"
     assert paraphrase["entries"] == []
     assert listed["coverage"]["ranking"] == {"ranker": "lexical"}
+
+
+def test_embedding_and_hybrid_ranking_leak_no_text(d: Daemon) -> None:
+    title, body, intent = (f"CANARY{secrets.token_hex(6)}" for _ in range(3))
+    with d.control() as c:
+        e = _add(c, title, f"Body {body} of the canary note.", scope="canary")
+        recall = _settled(c)
+        task = c.call("task.begin", {"scopes": ["canary"]})["task_id"]
+        snap = c.call("memory.context", {"task_id": task, "intent": f"about {intent}"})
+        listed = c.call("memory.list", {"task_id": task, "query": f"about {intent}"})
+        status = c.call("memory.status", {})
+        audit = c.call("audit.export", {"limit": 10_000})
+    assert recall["ranker"] == "hybrid" and _vector(d, e["id"]) is not None
+    reported = json.dumps([snap["ranking"], listed["coverage"], status, audit])
+    for needle in (title, body, intent):
+        assert needle not in reported
+        assert needle not in d.log()
