@@ -9,10 +9,22 @@ Starts a real daemon on a temporary home under /tmp, drives it over
 floors (``bench/_floors.py``) in the same run and on the same disk, prints a
 table and, with ``--json``, writes::
 
-    {machine, floors: {commit_p50_us, echo_p50_us, fts_p99_us},
+    {machine, floors: {commit_p50_us, schema_floor_p50_us, echo_p50_us, fts_p99_us},
      scenarios: {NAME: {p50_us, p99_us, ops_per_s}},
-     ratios: {write_allow_1c_vs_floor, write_8c_vs_1c, context_vs_fts,
-              context_hybrid_vs_lexical_SIZE}, embedding: {model, entries_per_s, ...}}
+     ratios: {write_allow_1c_vs_floor, write_allow_1c_vs_schema_floor,
+              write_8c_vs_1c, context_vs_fts, context_hybrid_vs_lexical_SIZE},
+     schema_floor: {writes, schema_floor_p50_us, statements_per_write,
+                    wal_frames_per_commit},
+     instructions: {available, entries, calls, write_instructions,
+                    read_instructions, context_instructions},
+     storage: {notes, bytes_per_entry, bytes_per_audit_event, tables, ...},
+     embedding: {model, dim, load_s, entries_per_s, query_p50_us, model_rss_mib}}
+
+``instructions`` comes from ``bench/instructions.py`` (callgrind counts per
+call in the daemon process), ``schema_floor`` from ``bench/schema_floor.py``
+(the daemon's own statements for one governed write, replayed raw: the honest
+floor beside the two-row commit floor) and ``storage`` from
+``bench/storage.py``.
 
 With the semantic extra installed, ``memory.context`` is also measured with
 the hybrid ranker (``context_hybrid_10k`` / ``_100k``; ``--quick``: 3k) on
@@ -460,14 +472,15 @@ def print_table(out: dict[str, Any]) -> None:
     print(f"\nmachine: {out['machine']['cpus']} cpu {out['machine']['cpu_model']}, "
           f"python {out['machine']['python']}, sqlite {out['machine']['sqlite']}")
     print("\nfloors (µs):")
-    for key in ("commit_p50_us", "echo_p50_us", "fts_p99_us"):
-        print(f"  {key:<16} {'-' if f[key] is None else f'{f[key]:>10.1f}'}")
+    for key in ("commit_p50_us", "schema_floor_p50_us", "echo_p50_us", "fts_p99_us"):
+        if key in f:
+            print(f"  {key:<20} {'-' if f[key] is None else f'{f[key]:>10.1f}'}")
     print(f"\n{'scenario':<18} {'p50 µs':>10} {'p99 µs':>10} {'ops/s':>12}")
     for name, s in out["scenarios"].items():
         print(f"{name:<18} {s['p50_us']:>10.1f} {s['p99_us']:>10.1f} {s['ops_per_s']:>12.1f}")
     print("\nratios:")
     for name, value in out["ratios"].items():
-        print(f"  {name:<26} {'-' if value is None else f'{value:.2f}'}")
+        print(f"  {name:<32} {'-' if value is None else f'{value:.2f}'}")
     if out.get("embedding"):
         e = out["embedding"]
         print(f"\nembedding: {e['model']} (dim {e['dim']}), load {e['load_s']} s, "
@@ -562,8 +575,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     out = run(args.quick)
+    # Measured after the run, each on a daemon of its own: the instruction
+    # counts under callgrind (deterministic where latency is not), and the
+    # bytes a fixed workload of agent notes leaves on disk.
+    from bench import instructions, schema_floor, storage  # they build on this module
+
+    schema = schema_floor.measure(100 if args.quick else 500)
+    out["floors"]["schema_floor_p50_us"] = schema["schema_floor_p50_us"]
+    out["schema_floor"] = schema
+    out["ratios"]["write_allow_1c_vs_schema_floor"] = round(
+        out["scenarios"]["write_allow_1c"]["p50_us"]
+        / (schema["schema_floor_p50_us"] + out["floors"]["echo_p50_us"]), 3)
+    out["instructions"] = instructions.measure(*((1_000, 5) if args.quick else (10_000, 20)))
+    out["storage"] = storage.measure(500 if args.quick else 20_000)
     out["elapsed_s"] = round(time.perf_counter() - started, 1)
     print_table(out)
+    instructions.print_table(out["instructions"])
+    storage.print_table(out["storage"])
     print(f"\n{out['mode']} run: {out['entries']} entries, {out['elapsed_s']} s")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")

@@ -34,7 +34,7 @@ from memoryd.daemon.config import ConfigError, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle, parse_faults
 from memoryd.daemon.server import Server, build_listeners
-from memoryd.daemon.store import SqliteStore
+from memoryd.daemon.store import SqliteStore, StoreVersionError
 from memoryd.rpc.paths import resolve_home
 
 DESCRIPTION = """\
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         hasher = KeyedHasher(home_mod.root_secret(home))
         default = default_identity(os.environ, config, hasher)
         store = SqliteStore(home.db, synchronous=config.synchronous)
-    except (ConfigError, IdentityError, home_mod.HomeError) as exc:
+    except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         lock.release()
         return 1

@@ -19,17 +19,17 @@ Invariants:
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import secrets
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import apsw
+import jwt
 import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import fmt, parse, plus
@@ -87,43 +87,46 @@ def default_identity(
     return Who(owner_of(hasher, ident), "local", "local_profile")
 
 
-def _b64(part: str) -> bytes:
-    return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
-
-
 def _jwt_claims(token: str, public_key_pem: str | None) -> tuple[dict[str, Any], bool]:
-    parts = token.split(".")
-    if len(parts) != 3:
-        raise IdentityError("MEMORYD_TOKEN is not a JWT")
-    try:
-        header = json.loads(_b64(parts[0]))
-        claims = json.loads(_b64(parts[1]))
-    except (ValueError, UnicodeDecodeError):
-        raise IdentityError("MEMORYD_TOKEN is not a JWT") from None
-    if not isinstance(claims, dict) or not isinstance(header, dict):
-        raise IdentityError("MEMORYD_TOKEN is not a JWT")
+    """The claims of ``MEMORYD_TOKEN``, and whether its signature was checked.
+
+    PyJWT does the parsing and, with a configured key, the checks: the
+    algorithm is pinned to EdDSA (no ``alg`` confusion with HS256 and the
+    public key as a secret), and ``exp``, ``nbf`` and ``iat`` are enforced.
+    No audience is configured, so ``aud`` is not checked. Messages name the
+    variable and the problem, never the token.
+    """
     if public_key_pem is None:
         # Unverified claims only choose a scope; they grant nothing.
+        try:
+            claims = jwt.decode(token, options={"verify_signature": False})
+        except jwt.InvalidTokenError:
+            raise IdentityError("MEMORYD_TOKEN is not a JWT") from None
         return claims, False
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-    from cryptography.hazmat.primitives.serialization import load_pem_public_key
-
     try:
         key = load_pem_public_key(public_key_pem.encode())
     except ValueError:
         raise IdentityError("jwt_public_key in memoryd.toml is not a PEM public key") from None
-    if header.get("alg") != "EdDSA" or not isinstance(key, Ed25519PublicKey):
+    if not isinstance(key, Ed25519PublicKey):
+        raise IdentityError("jwt_public_key in memoryd.toml must be an Ed25519 key")
+    try:
+        algorithm = jwt.get_unverified_header(token).get("alg")
+    except jwt.InvalidTokenError:
+        raise IdentityError("MEMORYD_TOKEN is not a JWT") from None
+    if algorithm != "EdDSA":
         raise IdentityError("MEMORYD_TOKEN must be signed with EdDSA (Ed25519)")
     try:
-        key.verify(_b64(parts[2]), f"{parts[0]}.{parts[1]}".encode())
-    except (InvalidSignature, ValueError):
-        raise IdentityError("MEMORYD_TOKEN signature does not verify") from None
-    exp = claims.get("exp")
-    if isinstance(exp, int | float) and not isinstance(exp, bool) and exp <= time.time():
+        claims = jwt.decode(token, key, algorithms=["EdDSA"], options={"verify_aud": False})
+    except jwt.ExpiredSignatureError:
         # A verified identity that has expired is no identity: refuse to start
         # rather than act for it.
-        raise IdentityError("MEMORYD_TOKEN has expired")
+        raise IdentityError("MEMORYD_TOKEN has expired") from None
+    except jwt.ImmatureSignatureError:
+        raise IdentityError("MEMORYD_TOKEN is not valid yet (nbf or iat in the future)") from None
+    except jwt.InvalidSignatureError:
+        raise IdentityError("MEMORYD_TOKEN signature does not verify") from None
+    except jwt.InvalidTokenError:
+        raise IdentityError("MEMORYD_TOKEN is not a valid JWT (a malformed claim)") from None
     return claims, True
 
 

@@ -42,7 +42,41 @@ from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
+# The version this memoryd writes. Each step of MIGRATIONS takes a store from
+# its key to the next version; all steps run in the one transaction that opens
+# the store, so a crash leaves the old version whole.
+SCHEMA_VERSION = 3
+
+
+class StoreVersionError(Exception):
+    """The store's schema version is not one this memoryd can open."""
+
+
+def _migrate_1_to_2(conn: apsw.Connection) -> None:
+    # Version 1 stores may predate scope_usage: count each namespace's active
+    # bytes once; the triggers created with the schema keep them from here on.
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'scope_usage'").fetchall():
+        return
+    conn.execute(SCHEMA)  # idempotent: creates the table and its triggers
+    conn.execute(
+        "INSERT INTO scope_usage(owner, target, scope, active_bytes)"
+        " SELECT owner, target, scope, sum(length(CAST(body AS BLOB)))"
+        " FROM entries WHERE status = 'active' GROUP BY owner, target, scope")
+
+
+def _migrate_2_to_3(conn: apsw.Connection) -> None:
+    # Version 3 stems English in the lexical index (porter over unicode61):
+    # the old index is dropped (its pages zeroed: secure_delete) and every
+    # entry re-tokenised. It also keeps vectors (daemon/vectors.py): their
+    # tables are created and every active entry is queued for embedding.
+    if search.drop_stale_index(conn):
+        conn.execute(SEARCH_SCHEMA)
+        search.rebuild_index(conn)
+    vectors.install(conn)
+
+
+MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
+    1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -194,6 +228,28 @@ END;
 
 _json = msgspec.json.Encoder()
 _decode_json = msgspec.json.Decoder()
+
+
+def _upgrade(conn: apsw.Connection) -> None:
+    """Bring an existing store to SCHEMA_VERSION, or refuse it (inside the
+    caller's transaction). A new, empty file is left to the schema."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchall():
+        return
+    rows: list[Any] = conn.execute(
+        "SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+    text = str(rows[0]["value"]) if rows else ""  # rows are dicts (the row tracer)
+    if not text.isdigit():
+        raise StoreVersionError(
+            "memory.db has no readable schema version: it was not written by memoryd,"
+            " or it is damaged; restore it from a backup")
+    version = int(text)
+    if version > SCHEMA_VERSION:
+        raise StoreVersionError(
+            f"memory.db has schema version {version}, newer than this memoryd's"
+            f" {SCHEMA_VERSION}: upgrade memoryd (the store was left unchanged)")
+    while version < SCHEMA_VERSION:
+        MIGRATIONS[version](conn)
+        version += 1
 
 
 def dumps(value: Any) -> str:
@@ -369,28 +425,15 @@ class SqliteStore:
         self.conn = self._open()
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
-            fresh_usage = not self.conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE name = 'scope_usage'").fetchall()
+            _upgrade(self.conn)
             self.conn.execute(SCHEMA)
-            if fresh_usage:
-                # A store made before scope_usage existed: count what it holds
-                # once; the triggers keep the totals from here on.
-                self.conn.execute(
-                    "INSERT INTO scope_usage(owner, target, scope, active_bytes)"
-                    " SELECT owner, target, scope, sum(length(CAST(body AS BLOB)))"
-                    " FROM entries WHERE status = 'active' GROUP BY owner, target, scope")
-            # A store made before stemming: its index is rebuilt once with
-            # the current tokenizer (search.py says why).
-            stale_index = search.drop_stale_index(self.conn)
             self.conn.execute(SEARCH_SCHEMA)
-            if stale_index:
-                search.rebuild_index(self.conn)
             vectors.install(self.conn)
             # Removed text must not linger in the index's pages either.
             self.conn.execute(
                 "INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1)")
             self.conn.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
         self.conn.execute("PRAGMA wal_autocheckpoint=0").fetchall()

@@ -18,25 +18,26 @@ Invariants:
   an empty batch is one ``-32600`` and a batch over ``max_batch`` is one
   ``batch_too_large``, both with id null and without running anything.
 
-Why jsonrpcserver is used only per request: its ``dispatch_deserialized``
-gathers a batch with ``asyncio.gather`` (asyncio-only, and a batch's writes
-would interleave) and cannot interleave our per-element envelope errors. Its
-per-request ``dispatch_request`` is used instead, with a method table built
-once in which every entry is our wrapper: the params object travels as one
-positional argument (so Python's keyword binding never sees client keys and
-``validate_args`` cannot fail), unknown methods are answered before it is
-called (its not-found reply would echo the name), and the wrapper catches
-everything (its ``str(exc)`` fallbacks are unreachable). Its jsonschema
-validator is never used.
+How jsonrpcserver is used: through its public API, one request at a time.
+A frame is decoded here (strict JSON, our own envelope rules, per-element
+errors in a batch), then each request is handed to
+``async_dispatch_to_serializable`` with a deserializer that returns the
+already-decoded request and a validator that accepts it (its jsonschema
+validator would re-check what the envelope Struct has checked). Its own batch
+path is not used: it gathers a batch with ``asyncio.gather`` (asyncio-only, and
+a batch's writes would interleave). Every method in its table is our wrapper:
+the params object travels as one positional argument (so Python's keyword
+binding never sees client keys and argument validation cannot fail), unknown
+methods are answered before it is called (its not-found reply would echo the
+name), and the wrapper catches everything (its ``str(exc)`` fallback is
+unreachable). The per-call cost is measured by ``bench/dispatch.py``.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import inspect
 import re
-import sys
 import types
 import typing
 import warnings
@@ -59,27 +60,14 @@ from memoryd.rpc.errors import (
 from memoryd.rpc.framing import FrameDecodeError, decode_frame, encode_value, is_blank
 
 with warnings.catch_warnings():
-    # jsonrpcserver 5.0.9's package __init__ imports its main.py, which reads
-    # its bundled JSON schema with importlib.resources.read_text (which calls
-    # open_text), both deprecated since Python 3.11. We never use that schema;
-    # silence exactly these two warnings for this import only, so the test
-    # suite's warnings-as-errors still catches everything else.
+    # jsonrpcserver 5.0.9 reads its bundled JSON schema at import with
+    # importlib.resources.read_text (which calls open_text), both deprecated
+    # since Python 3.11. Silence exactly these two warnings for this import
+    # only, so the suite's warnings-as-errors still catches everything else.
     warnings.filterwarnings(
         "ignore", message=r"(read|open)_text is deprecated", category=DeprecationWarning
     )
-    if "jsonrpcserver" not in sys.modules:
-        # That __init__ only re-exports names we never use, yet importing
-        # jsonschema through it was a sixth of the daemon's start-up. Register
-        # the package without running it; the submodules below load as usual.
-        _spec = importlib.util.find_spec("jsonrpcserver")
-        if _spec is not None and _spec.submodule_search_locations is not None:
-            sys.modules["jsonrpcserver"] = importlib.util.module_from_spec(_spec)
-    from jsonrpcserver.async_dispatcher import dispatch_request
-    from jsonrpcserver.request import Request as _JrsRequest
-    from jsonrpcserver.result import Error as _JrsError
-    from jsonrpcserver.result import Success as _JrsSuccess
-    from jsonrpcserver.sentinels import NOID as _NOID
-    from oslash.either import Left as _Left
+    from jsonrpcserver import Error, Success, async_dispatch_to_serializable
 
 __all__ = [
     "DEFAULT_MAX_BATCH",
@@ -211,16 +199,25 @@ class Dispatcher:
             # Positional params have no names to check against the schema.
             exc = InvalidParams([{"path": "$", "expected": "object"}])
             return None if notification else _protocol_reply(exc, env.id)
-        params = {} if env.params is msgspec.UNSET else env.params
-        request = _JrsRequest(env.method, [params], _NOID if notification else env.id)
-        _, result = await dispatch_request(self._table, ctx, request)
-        if notification:
-            return None
-        if isinstance(result, _Left):
-            error = result._error
-            return _error_reply(
-                {"code": error.code, "message": error.message, "data": error.data}, env.id)
-        return {"jsonrpc": _JSONRPC, "result": result._value.result, "id": env.id}
+        request: dict[str, Any] = {
+            "jsonrpc": _JSONRPC, "method": env.method,
+            "params": [{} if env.params is msgspec.UNSET else env.params],
+        }
+        if not notification:
+            request["id"] = env.id
+        reply = await async_dispatch_to_serializable(
+            "", self._table, context=ctx,
+            # The frame is already decoded and its envelope checked above.
+            deserializer=lambda _text: request, validator=_accept,
+        )
+        # One request in, one reply out; a notification is never answered
+        # (jsonrpcserver gives None for it already).
+        return reply if isinstance(reply, dict) and not notification else None
+
+
+def _accept(request: Any) -> Any:
+    """jsonrpcserver's validator hook: the envelope Struct has checked it."""
+    return request
 
 
 def _wrap(spec: MethodSpec) -> Callable[[CallContext, dict[str, Any]], Awaitable[Any]]:
@@ -249,8 +246,8 @@ def _wrap(spec: MethodSpec) -> Callable[[CallContext, dict[str, Any]], Awaitable
             except Exception:  # noqa: BLE001 - e.g. unencodable details: still opaque
                 err = {"code": -32603, "message": "Internal error",
                        "data": {"incident": new_incident_id()}}
-            return _JrsError(err["code"], err["message"], err["data"])
-        return _JrsSuccess(encoded)
+            return Error(err["code"], err["message"], err["data"])
+        return Success(encoded)
 
     method.__name__ = method.__qualname__ = f"rpc_{spec.name}"
     # jsonrpcserver binds every call against inspect.signature(method); a

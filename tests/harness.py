@@ -34,8 +34,12 @@ def short_tempdir() -> Path:
 
 class Daemon:
     def __init__(self, home: Path, env: Mapping[str, str] | None = None,
-                 config: str | None = None, policy: str | None = None) -> None:
+                 config: str | None = None, policy: str | None = None,
+                 prefix: tuple[str, ...] = ()) -> None:
         self.home = home
+        # A command the daemon runs under (the benchmark counts instructions
+        # with valgrind this way); empty for the tests.
+        self.prefix = prefix
         self.env = {**os.environ, **(env or {})}
         for key in ("MEMORYD_HOME", "MEMORYD_IDENTITY_JSON", "MEMORYD_TOKEN", "MEMORYD_USER_ID"):
             if env is None or key not in env:
@@ -60,7 +64,7 @@ class Daemon:
     def start(self, *, wait: bool = True, timeout: float = 20.0) -> Daemon:
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [*MEMORYD, "serve", "--home", str(self.home)],
+            [*self.prefix, *MEMORYD, "serve", "--home", str(self.home)],
             stdout=log, stderr=log, env=self.env, cwd=REPO,
         )
         log.close()

@@ -153,6 +153,29 @@ def test_a_token_of_another_algorithm_is_refused_when_a_key_is_configured() -> N
         assert "EdDSA" in d.log()
 
 
+def test_a_verified_token_not_valid_yet_refuses_to_start() -> None:
+    key = Ed25519PrivateKey.generate()
+    token = _jwt({"sub": "jill", "nbf": int(time.time()) + 3600}, key)
+    with _refused({"MEMORYD_TOKEN": token}, config=_config(key)) as d:
+        assert "not valid yet" in d.log()
+        assert token not in d.log()
+
+
+def test_a_verified_token_issued_in_the_future_refuses_to_start() -> None:
+    key = Ed25519PrivateKey.generate()
+    token = _jwt({"sub": "kim", "iat": int(time.time()) + 3600}, key)
+    with _refused({"MEMORYD_TOKEN": token}, config=_config(key)) as d:
+        assert "not valid yet" in d.log()
+
+
+def test_a_verified_token_with_a_malformed_expiry_refuses_to_start() -> None:
+    key = Ed25519PrivateKey.generate()
+    token = _jwt({"sub": "lou", "exp": "tomorrow"}, key)
+    with _refused({"MEMORYD_TOKEN": token}, config=_config(key)) as d:
+        assert "MEMORYD_TOKEN" in d.log()
+        assert token not in d.log()
+
+
 def test_malformed_identity_json_refuses_to_start() -> None:
     with _refused({"MEMORYD_IDENTITY_JSON": '{"kind": "device"}'}) as d:
         assert "MEMORYD_IDENTITY_JSON" in d.log()
