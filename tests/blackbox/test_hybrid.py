@@ -240,3 +240,86 @@ def test_embedding_and_hybrid_ranking_leak_no_text(d: Daemon) -> None:
     for needle in (title, body, intent):
         assert needle not in reported
         assert needle not in d.log()
+
+
+def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
+    root = short_tempdir()
+    try:
+        dm = Daemon(root / "h")
+        dm.start()
+        with dm.control() as c:
+            enable_consent(c)
+            e = _add(c, "Rollbacks", "Rollbacks are done with make undo, never by hand.")
+        dm.stop()
+        # What version 2 wrote: an unstemmed index and no vector tables.
+        conn = apsw.Connection(str(dm.home / "memory.db"))
+        try:
+            from memoryd.daemon import search
+            search.register(conn)
+            with conn:
+                for name in ("entries_vec_ai", "entries_vec_text", "entries_vec_status",
+                             "entries_vec_ad"):
+                    conn.execute(f"DROP TRIGGER {name}")
+                conn.execute("DROP TABLE entry_vectors")
+                conn.execute("DROP TABLE embed_queue")
+                conn.execute("DROP TABLE entries_fts")
+                conn.execute("CREATE VIRTUAL TABLE entries_fts USING fts5(title, summary, body,"
+                             " content='', tokenize='unicode61 remove_diacritics 2')")
+                search.rebuild_index(conn)
+                conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+                unstemmed = conn.execute("SELECT count(*) FROM entries_fts"
+                                         " WHERE entries_fts MATCH '\"rollback\"'").fetchall()
+        finally:
+            conn.close()
+        assert unstemmed == [(0,)]
+        dm.start()
+        with dm.control() as c:
+            recall = _settled(c)
+            listed = c.call("memory.list", {"query": "rollback"})
+            assert c.call("audit.verify", {})["ok"] is True
+        dm.stop()
+        assert [item["id"] for item in listed["items"]][:1] == [e["id"]]
+        assert recall["embedded"] == 1
+        assert _vector(dm, e["id"]) is not None
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_an_old_entry_is_left_out_by_max_age_however_close_in_meaning(d: Daemon) -> None:
+    with d.control() as c:
+        old = _add(c, "Editor (aged)", "Prefers vim keybindings in every terminal.",
+                   scope="age")
+        _settled(c)
+        conn = apsw.Connection(str(d.home / "memory.db"))
+        try:
+            conn.set_busy_timeout(5_000)
+            conn.execute("UPDATE entries SET updated_at = '2000-01-01T00:00:00.000000Z'"
+                         " WHERE id = ?", (old["id"],))
+        finally:
+            conn.close()
+        task = c.call("task.begin", {"scopes": ["age"]})["task_id"]
+        snap = c.call("memory.context", {"task_id": task, "intent": PARAPHRASE_EN})
+    assert snap["ranking"]["ranker"] == "hybrid"
+    assert snap["entries"] == []
+    assert snap["omitted"]["max_age"] == 1
+
+
+def test_a_denied_proposal_never_had_a_vector(d: Daemon) -> None:
+    with d.control() as c, d.agent() as a:
+        _settled(c)
+        before = _count_vectors(d)
+        task = a.call("task.begin", {"scopes": ["deny"]})["task_id"]
+        pending = a.call("memory.write", {"task_id": task, "target": "memory", "action": "add",
+                                          "entry": entry("Proposal", "Prefers emacs now.")})
+        assert pending["outcome"] == "pending"
+        c.call("governance.action.deny", {"action_id": pending["action_id"]})
+        _settled(c)
+        assert _count_vectors(d) == before
+
+
+def _count_vectors(d: Daemon) -> int:
+    conn = apsw.Connection(str(d.home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return int(conn.execute("SELECT count(*) FROM entry_vectors").fetchall()[0][0])
+    finally:
+        conn.close()
