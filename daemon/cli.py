@@ -140,6 +140,7 @@ def _install_ranker(app: App) -> None:
         app.store.vector_changes.subscribe(index.forget)
         worker = embedding.Worker(app.store, loaded.embedder, index)
         app.ranker = hybrid.Ranker(loaded.embedder, index, worker)
+        worker.prepare = app.ranker.prepare
     structlog.get_logger().info(
         "recall_ranker", ranker="hybrid" if app.ranker else "lexical", reason=loaded.reason,
         model=loaded.embedder.model_id if loaded.embedder else None)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -135,10 +135,12 @@ class Progress:
 class Worker:
     """Drains ``embed_queue``: embeds queued entries and stores their vectors."""
 
-    def __init__(self, store: SqliteStore, embedder: Embedder, index: Index) -> None:
+    def __init__(self, store: SqliteStore, embedder: Embedder, index: Index,
+                 prepare: Callable[[], None] | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.index = index
+        self.prepare = prepare
         self.progress = Progress()
         self._limiter = anyio.CapacityLimiter(1)
 
@@ -149,6 +151,8 @@ class Worker:
             lambda tx: vectors.requeue_for_model(tx, model), governed=False)
         if self.progress.requeued_for_model:
             log.info("vectors_requeued", model=model, entries=self.progress.requeued_for_model)
+        if self.prepare is not None:
+            await anyio.to_thread.run_sync(self.prepare, limiter=self._limiter)
         rows = await self.store.run(lambda tx: vectors.load_rows(tx, model), write=False)
         await anyio.to_thread.run_sync(self.index.add_rows, rows)
         self.index.ready = True

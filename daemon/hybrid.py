@@ -68,6 +68,10 @@ ANCHORS = (
     "图书馆节假日提前关门。", "价格这个季度又涨了。", "花园需要更多阳光。",
 )
 
+# The model reads 512 tokens at once; a longer intent is embedded from its
+# first characters (the whole intent still goes to the lexical plan).
+QUERY_CHARS = 1_000
+
 Vector = npt.NDArray[np.float32]
 
 
@@ -286,10 +290,15 @@ class Ranker:
         self._limiter = anyio.CapacityLimiter(1)
         self._anchors: Vector | None = None
 
-    def floor(self, qvec: Vector, margin: float = MARGIN) -> float:
-        """The cosine a neighbour of this query must reach (see ``MARGIN``)."""
+    def prepare(self) -> None:
+        """Embed the anchor sentences (the worker calls this at start, off the request path)."""
         if self._anchors is None:
             self._anchors = np.asarray(self.embedder.passages(list(ANCHORS)), dtype=np.float32)
+
+    def floor(self, qvec: Vector, margin: float = MARGIN) -> float:
+        """The cosine a neighbour of this query must reach (see ``MARGIN``)."""
+        self.prepare()
+        assert self._anchors is not None
         near = np.sort(self._anchors @ qvec)[-3:]
         return max(MIN_SIMILARITY, float(near.mean()) + margin)
 
@@ -297,14 +306,15 @@ class Ranker:
         """The query's vector, computed outside any store transaction."""
         if not text.strip():
             return None
-        vec = await anyio.to_thread.run_sync(self.embedder.query, text, limiter=self._limiter)
+        vec = await anyio.to_thread.run_sync(self.embedder.query, text[:QUERY_CHARS],
+                                             limiter=self._limiter)
         return np.asarray(vec, dtype=np.float32)
 
     def embed_query_now(self, text: str) -> Vector | None:
         """``embed_query`` for a caller already on a worker thread (a read job)."""
         if not text.strip():
             return None
-        return np.asarray(self.embedder.query(text), dtype=np.float32)
+        return np.asarray(self.embedder.query(text[:QUERY_CHARS]), dtype=np.float32)
 
     def ranked(self, tx: Tx, plan: search.Plan, where: str, args: tuple[Any, ...],
                limit: int, owner: str, spaces: Sequence[tuple[str, str]] | None,
