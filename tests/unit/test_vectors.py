@@ -160,3 +160,34 @@ def test_int8_quantisation_keeps_the_direction(values: list[float]) -> None:
     back = hybrid.dequantise(scale, blob)
     assert len(blob) == 8
     assert float(back @ vec) / float(np.linalg.norm(back)) > 0.99
+
+
+class _FakeEmbedder:
+    model_id = "fake"
+    dim = 3
+
+    def passages(self, texts: list[str]) -> Any:
+        return np.tile(np.array([0.0, 0.0, 1.0], dtype=np.float32), (len(texts), 1))
+
+    def query(self, text: str) -> Any:
+        return np.array([1.0, 0.0, 0.0], dtype=np.float32)
+
+
+def test_an_entry_not_yet_embedded_is_ranked_lexically_and_counted(store: SqliteStore) -> None:
+    from memoryd.daemon import search
+
+    index = hybrid.Index(3)
+    index.ready = True
+    ranker = hybrid.Ranker(_FakeEmbedder(), index, worker=None)  # type: ignore[arg-type]
+
+    def run(tx: Tx) -> tuple[list[str], dict[str, Any]]:
+        _entry(tx, "ent_1")  # queued, not embedded: its title holds "title"
+        plan = search.plan(tx, "title")
+        rows, info = ranker.ranked(tx, plan, "e.owner = ? AND e.status = 'active'", ("own_a",),
+                                   10, "own_a", None, np.array([1.0, 0.0, 0.0], np.float32))
+        return [r["id"] for r in rows], info
+
+    ids, info = store.run_sync(run)
+    assert ids == ["ent_1"]
+    assert info["ranker"] == "hybrid" and info["unembedded"] == 1
+    assert info["note"] == "entries not yet embedded are ranked lexically"
