@@ -280,20 +280,25 @@ class Bench:
     def context(self, n: int, size: int, name: str = "context") -> list[float] | None:
         """The freezing ``memory.context`` call: a new task each time, ended after."""
         samples: list[float] = []
+        fused: list[int] = []
         end = time.perf_counter() + self.budget
         while len(samples) < n and (len(samples) < 5 or time.perf_counter() < end):
             task = self.begin(self.agent, FILL)
             params = {"task_id": task, "intent": self.corpus.intent()}
             t0 = time.perf_counter()
             try:
-                self.agent.call("memory.context", params)
+                snap = self.agent.call("memory.context", params)
             except RpcError as exc:
                 if exc.code == -32601:  # no such method in this build
                     return None
                 raise
             samples.append(time.perf_counter() - t0)
+            fused.append(int(snap.get("ranking", {}).get("vector_candidates", 0)))
             self.agent.call("task.end", {"task_id": task})
         self.results[f"{name}_{_label(size)}"] = summary(samples)
+        if any(fused):
+            self.notes.append(f"{name}_{_label(size)}: {statistics.fmean(fused):.1f} vector "
+                              "candidates fused per call on average")
         return samples
 
     def audit_verify(self) -> None:
@@ -332,8 +337,7 @@ def embedding_cost(corpus: Corpus, n: int) -> dict[str, Any] | None:
     load_s = time.perf_counter() - t0
     texts = [entry_text(e["title"], e["body"]) for e in (corpus.entry() for _ in range(n))]
     t0 = time.perf_counter()
-    for i in range(0, n, BATCH):
-        loaded.embedder.passages(texts[i:i + BATCH])
+    pool = [loaded.embedder.passages(texts[i:i + BATCH]) for i in range(0, n, BATCH)]
     per_s = n / (time.perf_counter() - t0)
     q = [time.perf_counter()]
     for _ in range(50):
@@ -344,7 +348,8 @@ def embedding_cost(corpus: Corpus, n: int) -> dict[str, Any] | None:
             "load_s": round(load_s, 3), "entries_per_s": round(per_s, 1),
             "query_p50_us": round(pct(queries, 0.5) * 1e6, 1),
             "query_p99_us": round(pct(queries, 0.99) * 1e6, 1),
-            "model_rss_mib": round((_rss_kib(os.getpid()) - before) / 1024, 1)}
+            "model_rss_mib": round((_rss_kib(os.getpid()) - before) / 1024, 1),
+            "pool": pool}
 
 
 def _rss_kib(pid: int) -> int:
@@ -354,27 +359,30 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
-def inject_vectors(db: Path, model: str, dim: int, seed: int = 11) -> int:
+def inject_vectors(db: Path, model: str, dim: int, pool: Any, seed: int = 11) -> int:
     """Give every active entry a vector of ``model`` (daemon stopped), as the worker would.
 
     Embedding 100k entries at the measured rate takes hours on two cores, so
-    the benchmark stores random unit vectors, quantised exactly as the
-    worker quantises: what ``memory.context`` then costs does not depend on
-    the numbers, only on how many vectors there are. Quality is measured by
-    bench/recall_quality.py, on real embeddings.
+    the benchmark stores real embeddings of a few hundred corpus entries
+    (``pool``), each copy slightly perturbed, quantised exactly as the worker
+    quantises. Their cosines to real intents are the model's, so the
+    neighbour floor lets through as many candidates as real vectors would,
+    and the cost measured is the real path's. Quality is measured by
+    bench/recall_quality.py, on real embeddings of real text.
     """
     import numpy as np
 
     from memoryd.daemon.hybrid import quantise
 
     rng = np.random.default_rng(seed)
+    base = np.vstack(pool).astype(np.float32)
     conn = apsw.Connection(str(db))
     try:
         rows = list(conn.execute("SELECT id, content_hash FROM entries WHERE status = 'active'"))
         with conn:
             conn.execute("DELETE FROM embed_queue")
-            for entry_id, content_hash in rows:
-                vec = rng.standard_normal(dim).astype(np.float32)
+            for i, (entry_id, content_hash) in enumerate(rows):
+                vec = base[i % len(base)] + rng.normal(0.0, 0.01, dim).astype(np.float32)
                 scale, blob = quantise(vec / np.linalg.norm(vec))
                 conn.execute("INSERT OR REPLACE INTO entry_vectors(entry_id, model, dim, scale,"
                              " vec, content_hash) VALUES (?, ?, ?, ?, ?, ?)",
@@ -387,11 +395,11 @@ def inject_vectors(db: Path, model: str, dim: int, seed: int = 11) -> int:
 
 
 def hybrid_context(d: Daemon, b: Bench, size: int, samples: int, model: str,
-                   dim: int) -> None:
+                   dim: int, pool: Any) -> None:
     """Restart with the hybrid ranker over a fully embedded store, time memory.context, go back."""
     b.close()
     d.stop()
-    inject_vectors(d.home / "memory.db", model, dim)
+    inject_vectors(d.home / "memory.db", model, dim, pool)
     (d.home / "memoryd.toml").write_text(CONFIG_FOR.format(ranker="auto"))
     d.start()
     b.reconnect()
@@ -509,7 +517,8 @@ def run(quick: bool) -> dict[str, Any]:
                 b.fill(size)
                 context = b.context(20 if quick else 100, size)
                 if cost is not None and size in (HYBRID_QUICK if quick else HYBRID_FULL):
-                    hybrid_context(d, b, size, 20 if quick else 100, cost["model"], cost["dim"])
+                    hybrid_context(d, b, size, 20 if quick else 100, cost["model"], cost["dim"],
+                                   cost["pool"])
             # Where the context series stops, the rest is measured at the same size.
             # The commit floor right before the writes: the disk's fsync time
             # drifts with whatever else the machine does.
@@ -567,7 +576,8 @@ def run(quick: bool) -> dict[str, Any]:
             s[hybrid[-1]]["p99_us"] / s[f"context_{size}"]["p99_us"], 3)
     return {"machine": machine(), "mode": "quick" if quick else "full",
             "entries": b.entries, "floors": floors, "scenarios": s, "ratios": ratios,
-            "embedding": cost, "notes": b.notes}
+            "embedding": None if cost is None else {k: v for k, v in cost.items() if k != "pool"},
+            "notes": b.notes}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,6 +32,7 @@ Invariants:
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -357,9 +358,15 @@ class Ranker:
         missing = [entry_id for entry_id, _ in near if entry_id not in by_id]
         if missing:
             cols = "e.*" if picked is None else ", ".join(f"e.{c}" for c in picked)
-            marks = ",".join("?" * len(missing))
-            for row in tx.all(f"SELECT {cols} FROM entries AS e WHERE e.id IN ({marks})"  # noqa: S608 (placeholders only)
-                              f" AND {where}", (*missing, *args)):
+            # CROSS JOIN pins the order: each candidate by primary key, then
+            # the filter. Left to itself the planner may walk an index of
+            # every active entry instead.
+            # (The CTE's one column has a name no entries column has: the
+            # caller's filter may name columns unqualified.)
+            for row in tx.all("WITH c(vector_candidate) AS (SELECT value FROM json_each(?))"  # noqa: S608 (no client text in SQL)
+                              f" SELECT {cols} FROM c CROSS JOIN entries AS e"
+                              f" WHERE e.id = c.vector_candidate AND {where}",
+                              (json.dumps(missing), *args)):
                 by_id[row["id"]] = row
         # A neighbour the filter refused (another status, an expired entry)
         # takes no rank: only rows the caller may see are fused.

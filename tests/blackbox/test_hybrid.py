@@ -323,3 +323,19 @@ def _count_vectors(d: Daemon) -> int:
         return int(conn.execute("SELECT count(*) FROM entry_vectors").fetchall()[0][0])
     finally:
         conn.close()
+
+
+def test_hybrid_search_pages_follow_one_another_with_filters(d: Daemon) -> None:
+    with d.control() as c:
+        made = {_add(c, f"Editor habit {i}", f"Prefers vim keybindings, habit {i}.",
+                     scope="pages")["id"] for i in range(3)}
+        _settled(c)
+        task = c.call("task.begin", {"scopes": ["pages"]})["task_id"]
+        page = c.call("memory.list", {"task_id": task, "query": PARAPHRASE_EN,
+                                      "types": ["fact"], "page_size": 1})
+        seen = [item["id"] for item in page["items"]]
+        while page["next_cursor"] is not None:
+            page = c.call("memory.list", {"task_id": task, "cursor": page["next_cursor"]})
+            seen += [item["id"] for item in page["items"]]
+    assert len(seen) == len(set(seen))
+    assert set(seen) == made
