@@ -92,6 +92,7 @@ EVENT_KINDS: dict[str, str] = {
     "receipt": "a delete receipt was created or its status changed",
     "checkpoint": "a signed checkpoint of the chain head was taken",
     "undo": "an applied operation was reversed by memory.undo",
+    "entries_promoted": "the operator vouched for imported entries (provenance import -> user)",
 }
 
 # --------------------------------------------------------------------------

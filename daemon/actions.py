@@ -67,7 +67,8 @@ def propose(
     count = tx.one("SELECT count(*) AS n FROM actions WHERE owner = ? AND status = 'pending'"
                    " AND expires_at > ?", (owner, now))
     if count is not None and count["n"] >= max_pending:
-        raise LimitExceeded("rate_limited", details={"pending_actions": count["n"]})
+        raise LimitExceeded.cap("rate_limited", "max_pending_actions", max_pending,
+                                pending_actions=count["n"])
     action_id = random_id("act")
     summary = [{"action": o.action, "target": o.target, "scope": o.scope,
                 "entry_id": o.entry_id, "expected_revision": o.expected_revision,
@@ -163,6 +164,16 @@ def _action_summary(row: dict[str, Any]) -> dict[str, Any]:
             "decided_at": row["decided_at"], "ops_summary": loads(row["ops_summary"])}
 
 
+def _proposer(tx: Tx, row: dict[str, Any]) -> dict[str, Any]:
+    """Who proposed an action: its channel, its task and the token that task
+    was begun with, by id (labels are text; memctl shows them from token.list)."""
+    token = None
+    if row["task_id"] is not None:
+        found = tx.one("SELECT token_id FROM tasks WHERE task_id = ?", (row["task_id"],))
+        token = found["token_id"] if found is not None else None
+    return {"channel": row["channel"], "task_id": row["task_id"], "token": token}
+
+
 def list_actions(tx: Tx, status: str | None, cursor: str | None, now: str) -> dict[str, Any]:
     status = status or "pending"
     after = cursor or ""
@@ -170,7 +181,7 @@ def list_actions(tx: Tx, status: str | None, cursor: str | None, now: str) -> di
                   " ORDER BY action_id LIMIT 51", (status, after))
     more = len(rows) > 50
     rows = rows[:50]
-    return {"items": [_action_summary(r) for r in rows],
+    return {"items": [_action_summary(r) | {"proposed_by": _proposer(tx, r)} for r in rows],
             "next_cursor": rows[-1]["action_id"] if more else None}
 
 
@@ -179,6 +190,7 @@ def get_action(tx: Tx, action_id: str) -> dict[str, Any]:
     if row is None:
         raise NotFound("action_not_found")
     out = _action_summary(row)
+    out["proposed_by"] = _proposer(tx, row)
     out["resources"] = loads(row["resources"])
     out["content_hashes"] = loads(row["content_hashes"])
     out["policy_hash"] = row["policy_hash"]

@@ -26,16 +26,17 @@ import structlog
 
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import actions, reads, tasks, writes
+from memoryd.daemon import gate as gate_mod
 from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View
+from memoryd.daemon.gate import Caller, Gate, ReadCheck, refusal, task_view
 from memoryd.daemon.home import Home
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import SqliteStore, Tx
 from memoryd.kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
-from memoryd.kernel.decide import decide
-from memoryd.kernel.errors import Denied, MemorydError, Unavailable
+from memoryd.kernel.errors import Denied, MemorydError, NotFound, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
@@ -59,6 +60,10 @@ class App:
     default: ident.Who
     policy: Policy = EMPTY_POLICY
     boot_id: str = field(default_factory=lambda: os.urandom(8).hex())
+    gate: Gate = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.gate = Gate(lambda: self.policy)
 
     # -- policy ---------------------------------------------------------------
 
@@ -120,28 +125,51 @@ class App:
         return self.clock.now()
 
     def _task(self, tx: Tx, ctx: CallContext, task_id: str) -> tasks.Task:
-        return tasks.lookup(tx, task_id, channel=ctx.channel, peer_uid=ctx.peer_uid,
-                            now=fmt(self._now()))
+        return self.gate.task(tx, ctx, task_id, fmt(self._now()))
 
-    def _agent_identity_guard(self, ctx: CallContext, identity: Any) -> None:
+    def _caller(self, tx: Tx, ctx: CallContext, task_id: str | None,
+                identity: schema.Identity | None) -> Caller:
         if ctx.channel == "agent" and identity is not None:
             # Never reached through the agent table's params (no such field is
             # accepted there), kept as a second wall.
             raise Denied("channel_forbidden")
+        owner = None if task_id is not None else self._owner_for_control(identity)
+        return self.gate.caller(tx, ctx, task_id=task_id, owner=owner, now=fmt(self._now()))
 
-    def _view_for(self, tx: Tx, ctx: CallContext, task_id: str | None,
-                  identity: schema.Identity | None, method: str) -> tuple[View, tasks.Task | None]:
-        if ctx.channel == "agent":
-            if task_id is None:
-                raise InvalidParams([{"path": "$.task_id",
-                                      "expected": "str (required on agent.sock)"}])
-            task = self._task(tx, ctx, task_id)
-            tasks.require_grant(task, method)
-            return task_view(task), task
-        if task_id is not None:
-            task = self._task(tx, ctx, task_id)
-            return task_view(task), task
-        return View(self._owner_for_control(identity), None), None
+    async def _read(self, ctx: CallContext, method: str, task_id: str | None,
+                    identity: schema.Identity | None,
+                    body: Callable[[Tx, ReadCheck, View], Any]) -> Any:
+        """Run a read method through the gate: caller, call-level decision,
+        the readable view, then ``body``; one audit event per call."""
+        check = ReadCheck(method)
+
+        def run(tx: Tx) -> Any:
+            caller = self._caller(tx, ctx, task_id, identity)
+            self.gate.read_call(check, caller)
+            return body(tx, check, self.gate.readable_view(tx, check))
+
+        try:
+            return await self.store.run(run, write=False)
+        finally:
+            await self.audit_read(check)
+
+    async def audit_read(self, check: ReadCheck) -> None:
+        """Append the read call's one decision event, when it is worth one."""
+        if check.caller is None or not check.worth_auditing():
+            return
+        now = fmt(self._now())
+        subject = writes.subject_wire(check.caller.subject)
+        refused = check.refused
+        effect = "deny" if refused is not None or (
+            check.counts["denied"] and not check.counts["allowed"]) else "allow"
+        try:
+            await self.store.run(lambda tx: tx.audit(
+                "decision", now, subject=subject, capability=Capability.MEMORY_READ.value,
+                decision_id=check.decision_id, effect=effect, rule_ids=check.rule_ids(),
+                details=self.gate.audit_details(check)), governed=False)
+        except Unavailable:
+            # Reads go on while the store refuses appends (SPEC §5.9).
+            log.warning("read_decision_not_audited", decision_id=check.decision_id)
 
     def _write_caller(self, tx: Tx, ctx: CallContext, p: schema.MemoryWrite) -> writes.Caller:
         if ctx.channel == "agent":
@@ -149,7 +177,15 @@ class App:
                 raise InvalidParams([{"path": "$.task_id",
                                       "expected": "str (required on agent.sock)"}])
             task = self._task(tx, ctx, p.task_id)
-            tasks.require_grant(task, "memory.write")
+            who = Caller(Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
+                                 task_id=task.task_id), task_view(task), task, task.grants)
+            # Grants are the kernel's input: a call-level MemoryWrite question
+            # answers consent and role before any operation is looked at.
+            call = self.gate.ask(who, Capability.MEMORY_WRITE, Resource(
+                target="memory", scope=task.scopes[0], action="add", entry_id=None,
+                expected_revision=None, content_hash=None), method="memory.write")
+            if call.always_on is not None:
+                raise refusal(call)
             return writes.Caller(
                 subject=Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
                                 task_id=task.task_id),
@@ -176,57 +212,80 @@ class App:
         now_dt = self._now()
         now = fmt(now_dt)
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> tuple[dict[str, Any], str | None]:
             token_scopes = None
             token_id = None
-            if ctx.channel == "agent":
-                if p.identity is not None:
-                    raise Denied("channel_forbidden")
-                if p.token is not None:
-                    grant = ident.token_grant(tx, self.hasher, p.token, now)
-                    owner, token_scopes, token_id = grant.owner, grant.scopes, grant.token_id
+            parent = None
+            if ctx.channel == "agent" and p.identity is not None:
+                raise Denied("channel_forbidden")
+            if p.token is not None:
+                grant = ident.token_grant(tx, self.hasher, p.token, now)
+                owner, token_scopes, token_id = grant.owner, grant.scopes, grant.token_id
+            if p.parent_task is not None:
+                parent = self.gate.task(tx, ctx, p.parent_task, now, presenting=token_id)
+            if p.token is None and parent is not None:
+                # This connection holds the parent's credential (the gate
+                # checked): the child acts for the same owner under it.
+                owner, token_id = parent.owner, parent.token_id
+            elif p.token is None and ctx.channel == "agent":
+                # The peer uid's configured identity, else the daemon's default.
+                mapped = self.config.identities.get(str(ctx.peer_uid))
+                if mapped is not None:
+                    owner = ident.owner_of(self.hasher, schema.Identity(
+                        kind=mapped.kind, subject=mapped.subject, issuer=mapped.issuer))
                 else:
-                    # The peer uid's configured identity, else the daemon's default.
-                    mapped = self.config.identities.get(str(ctx.peer_uid))
-                    if mapped is not None:
-                        owner = ident.owner_of(self.hasher, schema.Identity(
-                            kind=mapped.kind, subject=mapped.subject, issuer=mapped.issuer))
-                    else:
-                        owner = self.default.owner
-            else:
-                if p.token is not None:
-                    grant = ident.token_grant(tx, self.hasher, p.token, now)
-                    owner, token_scopes, token_id = grant.owner, grant.scopes, grant.token_id
-                else:
-                    owner = self._owner_for_control(p.identity)
+                    owner = self.default.owner
+            elif p.token is None:
+                owner = self._owner_for_control(p.identity)
             task = tasks.begin(
                 tx, self.hasher, p, owner=owner, token_scopes=token_scopes, token_id=token_id,
                 channel=ctx.channel, peer_uid=ctx.peer_uid, now_dt=now_dt,
                 ttl_hours=self.config.task_ttl_hours, max_open=self.config.max_open_tasks,
+                parent=parent,
             )
-            return task.wire()
+            return task.wire(), task.token_id
 
         # Beginning a task is bookkeeping for reads: it goes on while the store
         # refuses governed writes.
-        return await self.store.run(run, write=True, governed=False)
+        out, token_id = await self.store.run(run, write=True, governed=False)
+        if token_id is not None:
+            # This connection showed the token: its tasks are usable here.
+            self.gate.present(ctx.conn_id, token_id)
+        return out
+
+    async def task_resume(self, ctx: CallContext, p: schema.TaskResume) -> Any:
+        """A new connection presents the credential its task was begun with."""
+        now = fmt(self._now())
+
+        def run(tx: Tx) -> tuple[dict[str, Any], str | None]:
+            token_id = None
+            if p.token is not None:
+                try:
+                    token_id = ident.token_grant(tx, self.hasher, p.token, now).token_id
+                except Denied:
+                    token_id = None
+            task = tasks.lookup(tx, p.task_id, channel=ctx.channel, peer_uid=ctx.peer_uid,
+                                now=now)
+            if task.token_id != token_id:
+                raise NotFound("task_not_found")
+            if token_id is not None:
+                gate_mod.check_token_live(tx, token_id, now)
+            return task.wire(), token_id
+
+        out, token_id = await self.store.run(run, write=False)
+        if token_id is not None:
+            self.gate.present(ctx.conn_id, token_id)
+        return out
 
     async def task_end(self, ctx: CallContext, p: schema.TaskRef) -> Any:
         now = fmt(self._now())
         return await self.store.run(
-            lambda tx: tasks.end(tx, p.task_id, channel=ctx.channel, peer_uid=ctx.peer_uid,
-                                 now=now), governed=False)
+            lambda tx: tasks.end(tx, self._task(tx, ctx, p.task_id), now), governed=False)
 
     # -- consent / tokens -------------------------------------------------------
 
     def _governance(self, ctx: CallContext, capability: Capability) -> None:
-        subject = Subject(channel=Channel(ctx.channel),
-                          role=Role.OPERATOR if ctx.channel == "control" else Role.MAIN,
-                          owner=self.default.owner, task_id=None)
-        resource = Resource(target="memory", scope="-", action="govern", entry_id=None,
-                            expected_revision=None, content_hash=None)
-        d = decide(subject, capability, resource, self.policy, decision_id="dec_governance")
-        if d.effect.value != "allow":
-            raise Denied("channel_forbidden")
+        self.gate.governance(ctx, capability, self.default.owner)
 
     async def consent_get(self, ctx: CallContext, p: schema.IdentityOnly) -> Any:
         self._governance(ctx, Capability.CONSENT_MANAGE)
@@ -289,7 +348,8 @@ class App:
             owner = caller.subject.owner
             if p.idempotency_key is not None:
                 replay = writes.idempotent_replay(tx, owner, p.idempotency_key, rhash,
-                                                  caller.view, now)
+                                                  caller.view, now,
+                                                  read_allowed=caller.read_allowed)
                 if replay is not None:
                     return replay
             proposal = writes.normalise_unscanned(p, caller, self.hasher)
@@ -316,6 +376,7 @@ class App:
                      rule_ids=list(deny.verdict.rule_ids))
             raise Denied("policy_denied", details={
                 "decision_id": deny.verdict.decision_id, "rule_ids": list(deny.verdict.rule_ids),
+                "policy_hash": deny.verdict.policy_hash,
                 "explicit": deny.verdict.explicit}) from None
         except _Rejected as rej:
             await self.store.run(lambda tx, r=rej: writes.audit_rejection(  # type: ignore[misc]
@@ -338,7 +399,7 @@ class App:
         if applied.operation_id is None:
             return schema.WriteResult(outcome="unchanged", operation_id=None,
                                       decision=verdict.wire(),
-                                      entries=[reads.wire(r, now) for r in applied.rows],
+                                      entries=_shown(caller, applied.rows, now),
                                       warnings=applied.warnings, action_id=action_id)
         details: dict[str, Any] = {}
         if action_id is not None:
@@ -349,7 +410,7 @@ class App:
             receipts.append(reads.new_receipt(tx, caller.subject.owner, entry_id, now))
         return schema.WriteResult(
             outcome="applied", operation_id=applied.operation_id, decision=verdict.wire(),
-            entries=[reads.wire(r, now) for r in applied.rows], warnings=applied.warnings,
+            entries=_shown(caller, applied.rows, now), warnings=applied.warnings,
             action_id=action_id, receipt=receipts[0] if receipts else None,
             receipts=receipts if len(receipts) > 1 else None,
         )
@@ -386,6 +447,12 @@ class App:
 
         def run(tx: Tx) -> schema.WriteResult:
             row, caller, proposal = actions.load_pending(tx, p.action_id, now)
+            # The proposal is decided again under the policy in force: a rule
+            # added since it was proposed must hold for its approval too. Only
+            # a deny refuses: requires_approval is exactly what this call gives.
+            again = writes.decide_ops(caller, proposal.ops, self.policy)
+            if again.effect is Effect.DENY:
+                raise _Deny(again, caller, proposal)
             verdict = writes.Verdict(
                 decision_id=random_id("dec"),
                 effect=Effect.ALLOW,
@@ -408,7 +475,19 @@ class App:
             actions.close_action(tx, p.action_id, "approved", now, result)
             return result
 
-        result = await self.store.run(run)
+        try:
+            result = await self.store.run(run)
+        except _Deny as deny:
+            # Refused, and the action stays pending (docs/decisions.md): the
+            # operator may deny it, or change the policy and approve again.
+            await self.store.run(lambda tx, d=deny: writes.audit_decision(  # type: ignore[misc]
+                tx, d.caller, d.verdict, d.proposal.ops, now, action_id=p.action_id))
+            log.info("approval_refused", action_id=p.action_id,
+                     decision_id=deny.verdict.decision_id, rule_ids=list(deny.verdict.rule_ids))
+            raise Denied("policy_denied", details={
+                "decision_id": deny.verdict.decision_id, "rule_ids": list(deny.verdict.rule_ids),
+                "policy_hash": deny.verdict.policy_hash, "explicit": deny.verdict.explicit,
+                "action_id": p.action_id}) from None
         log.info("action_approved", action_id=p.action_id, operation_id=result.operation_id)
         await self._finish_receipts(result)
         return result
@@ -450,28 +529,38 @@ class App:
     async def memory_read(self, ctx: CallContext, p: schema.MemoryRead) -> Any:
         now = fmt(self._now())
 
-        def run(tx: Tx) -> Any:
-            view, _task = self._view_for(tx, ctx, p.task_id, p.identity, "memory.read")
-            return reads.read(tx, view, p.ids, p.include_pending, now)
+        def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
+            assert check.caller is not None
 
-        return await self.store.run(run, write=False)
+            def allow(target: str, scope: str, index: int) -> None:
+                self.gate.require_namespace(check, target, scope, index=index)
+
+            return reads.read(tx, check.caller.view, p.ids, p.include_pending, now, allow)
+
+        return await self._read(ctx, "memory.read", p.task_id, p.identity, body)
 
     async def memory_list(self, ctx: CallContext, p: schema.MemoryList) -> Any:
         now = fmt(self._now())
 
-        def run(tx: Tx) -> Any:
-            view, _task = self._view_for(tx, ctx, p.task_id, p.identity, "memory.list")
+        def body(tx: Tx, check: ReadCheck, view: View) -> Any:
+            if p.scope is not None:
+                # A listing that names its scope asks about that namespace.
+                self.gate.require_namespace(check, p.target or "memory", p.scope)
             return reads.list_entries(tx, self.hasher, self.boot_id, view, p, now,
                                       ranker=self.ranker)
 
-        return await self.store.run(run, write=False)
+        return await self._read(ctx, "memory.list", p.task_id, p.identity, body)
 
     async def memory_receipt(self, ctx: CallContext, p: schema.MemoryReceipt) -> Any:
-        def run(tx: Tx) -> Any:
-            view, _task = self._view_for(tx, ctx, p.task_id, p.identity, "memory.receipt")
-            return reads.receipt(tx, view, p.receipt_id)
+        def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
+            assert check.caller is not None
 
-        return await self.store.run(run, write=False)
+            def allow(target: str, scope: str, index: int) -> None:
+                self.gate.require_namespace(check, target, scope)
+
+            return reads.receipt(tx, check.caller.view, p.receipt_id, allow)
+
+        return await self._read(ctx, "memory.receipt", p.task_id, p.identity, body)
 
     async def memory_status(self, ctx: CallContext, p: schema.MemoryStatus) -> Any:
         now = fmt(self._now())
@@ -487,7 +576,9 @@ class App:
             else:
                 owner = self._owner_for_control(p.identity)
                 task = None
-            return reads.status(tx, self, owner, task, now)
+            # A task counts only its own namespaces (SPEC §7: what it may see).
+            view = task_view(task) if task is not None else View(owner, None)
+            return reads.status(tx, self, owner, task, now, view)
 
         return await self.store.run(run, write=False)
 
@@ -503,6 +594,16 @@ class App:
 
         return await anyio.to_thread.run_sync(self.load_policy_file)
 
+    async def policy_explain(self, ctx: CallContext, p: schema.PolicyExplain) -> Any:
+        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        decision, resource = self.gate.explain(p, self.default.owner)
+        # Not audited: nothing is decided for real, and the answer holds only
+        # what the operator sent and the policy's own rule ids.
+        return {"effect": decision.effect.value, "explicit": decision.explicit,
+                "rule_ids": list(decision.rule_ids), "always_on": decision.always_on,
+                "reason": decision.reason, "policy_hash": decision.policy_hash,
+                "resource": resource.canonical()}
+
     # -- tables -----------------------------------------------------------------
 
     def method_tables(self) -> tuple[Dispatcher, Dispatcher]:
@@ -517,6 +618,7 @@ class App:
 
         add("task.begin", schema.TaskBegin, self.task_begin, on_agent=True)
         add("task.end", schema.TaskRef, self.task_end, on_agent=True)
+        add("task.resume", schema.TaskResume, self.task_resume, on_agent=True)
         add("memory.write", schema.MemoryWrite, self.memory_write, on_agent=True)
         add("memory.read", schema.MemoryRead, self.memory_read, on_agent=True)
         add("memory.list", schema.MemoryList, self.memory_list, on_agent=True)
@@ -533,6 +635,7 @@ class App:
         add("token.revoke", schema.TokenRevoke, self.token_revoke, on_agent=False)
         add("audit.export", schema.AuditExport, self.audit_export, on_agent=False)
         add("policy.reload", schema.NoParams, self.policy_reload, on_agent=False)
+        add("policy.explain", schema.PolicyExplain, self.policy_explain, on_agent=False)
         for name, params, handler in self.extra_methods:
             add(name, params, handler, on_agent=name in AGENT_EXTRA)
         return Dispatcher(agent), Dispatcher(control)
@@ -554,10 +657,13 @@ INLINE_SCAN_CHARS = 1_024
 AGENT_EXTRA = frozenset({"memory.context"})
 
 
-def task_view(task: tasks.Task) -> View:
-    spaces = {("memory", s) for s in task.scopes}
-    spaces.add(("user", task.user_scope))
-    return View(task.owner, frozenset(spaces))
+def _shown(caller: writes.Caller, rows: list[dict[str, Any]],
+           now: str) -> list[schema.Entry] | list[schema.EntryRef]:
+    """A write answer's entries: full for a caller that may read, else only
+    ids and the revisions this write produced (no stored text)."""
+    if caller.read_allowed:
+        return [reads.wire(r, now) for r in rows]
+    return [schema.EntryRef(id=r["id"], revision=r["revision"]) for r in rows]
 
 
 class _Deny(Exception):

@@ -12,17 +12,26 @@ Invariants:
   for it (WAL readers do not block writers);
 - the folder must not exist yet: a backup never overwrites or merges into
   anything; it is created 0700 and its files 0600 (the daemon's umask), and a
-  failed backup removes what it made;
+  failed backup removes what it made; missing parent folders are created
+  (0700), as ``mkdir -p`` would, and are left in place;
 - without ``keys/`` a copy cannot verify its content hashes or keep signing
   checkpoints under the same key, so keys are always part of it;
 - the path is the operator's own (``control.sock`` is the operator); it is
   never written to the store, the audit chain or the log.
+
+``admin.backup_verify {path}`` inspects a backup folder (or any stopped
+home) without changing a byte of it: the database is opened read-only and
+``immutable`` (no lock, no ``-wal``/``-shm`` made beside it), and the answer
+holds counts, the audit head and what is missing, never memory text.
+Serving a backup to look at it would write to it (schema, janitor, audit
+events, checkpoints), which is exactly what inspecting must not do.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import urllib.parse
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,6 +41,7 @@ import msgspec
 import structlog
 from msgspec import Meta
 
+from memoryd.audit.chain import StoredEvent, verify_chain
 from memoryd.daemon.home import Home
 from memoryd.kernel.errors import Denied
 from memoryd.rpc.errors import InvalidParams
@@ -96,8 +106,12 @@ def make_backup(home: Home, dest: Path) -> dict[str, Any]:
         raise BackupRefused("the backup path must be absolute")
     if os.path.lexists(dest):
         raise BackupRefused("the backup path already exists; give a new folder")
-    if not dest.parent.is_dir():
-        raise BackupRefused("the backup path's parent folder does not exist")
+    try:
+        dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except FileExistsError:
+        raise BackupRefused("a file is in the way of the backup path's parent folder") from None
+    except OSError:
+        raise BackupRefused("the daemon cannot create the backup path's parent folder") from None
     try:
         dest.mkdir(mode=0o700)
     except OSError:
@@ -129,8 +143,91 @@ def make_backup(home: Home, dest: Path) -> dict[str, Any]:
             "audit": {"seq": seq, "hash": hsh}}
 
 
+# What a home needs besides memory.db; without them it cannot verify or sign.
+REQUIRED_KEYS = ("keys/secret", "keys/checkpoint.ed25519")
+
+
+def _open_immutable(db: Path) -> apsw.Connection:
+    uri = "file:" + urllib.parse.quote(str(db)) + "?mode=ro&immutable=1"
+    conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    conn.execute("PRAGMA query_only=ON").fetchall()
+    return conn
+
+
+def inspect_backup(folder: Path) -> dict[str, Any]:
+    """What a backup folder holds and whether it is whole; changes nothing.
+
+    ``problems`` lists what is wrong as short stable phrases; ``ok`` is true
+    only when it is empty and the audit chain verifies."""
+    if not folder.is_absolute():
+        raise BackupRefused("the backup path must be absolute")
+    if not folder.is_dir():
+        raise BackupRefused("there is no folder at the backup path")
+    db = folder / "memory.db"
+    if not db.is_file():
+        raise BackupRefused("the folder holds no memory.db: it is not a backup")
+    problems: list[str] = []
+    files = ["memory.db"]
+    for name in (*REQUIRED_KEYS, *CONFIG_FILES):
+        if (folder / name).is_file():
+            files.append(name)
+        elif name in REQUIRED_KEYS:
+            problems.append(f"{name} is missing")
+    wal = folder / "memory.db-wal"
+    if wal.is_file() and wal.stat().st_size > 0:
+        # An immutable reader ignores the WAL: what it reports would not be
+        # what the folder holds. A memctl backup never leaves one.
+        problems.append("memory.db-wal is not empty (a copy of a running home?)")
+    try:
+        conn = _open_immutable(db)
+    except apsw.Error:
+        raise BackupRefused("memory.db cannot be opened as a database") from None
+    try:
+        try:
+            check = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
+            if check != ["ok"]:
+                problems.append("memory.db fails SQLite's integrity check")
+            version = [str(r[0]) for r in conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'")]
+            counts = {str(status): int(n) for status, n in conn.execute(
+                "SELECT status, count(*) FROM entries GROUP BY status ORDER BY status")}
+            pending_rows: list[Any] = conn.execute(
+                "SELECT count(*) FROM actions WHERE status = 'pending'").fetchall()
+            pending = int(pending_rows[0][0])
+            cps: list[Any] = conn.execute(
+                "SELECT seq, hash, ts FROM checkpoints ORDER BY seq DESC LIMIT 1").fetchall()
+            rows = (StoredEvent(int(seq), bytes(body), str(hsh)) for seq, body, hsh in conn.execute(
+                "SELECT seq, body, hash FROM audit ORDER BY seq"))
+            chain = verify_chain(rows)
+        except apsw.Error:
+            raise BackupRefused("memory.db is not a memoryd store") from None
+    finally:
+        conn.close()
+    if not chain.ok:
+        problems.append(f"the audit chain does not verify at seq {chain.first_bad_seq}")
+    last_cp = None if not cps else {"seq": int(cps[0][0]), "hash": str(cps[0][1]),
+                                    "ts": str(cps[0][2])}
+    return {
+        "path": str(folder), "ok": not problems, "problems": problems, "files": files,
+        "schema_version": int(version[0]) if version else None,
+        "counts": counts, "pending_actions": pending,
+        "audit": {"verified": chain.ok, "checked": chain.checked,
+                  "first_bad_seq": chain.first_bad_seq, "reason": chain.reason,
+                  "seq": chain.head.seq, "hash": chain.head.hash,
+                  "last_checkpoint": last_cp},
+    }
+
+
 def methods(home: Home) -> list[tuple[str, type, Handler]]:
-    """The ``(name, params, handler)`` row for ``App.extra_methods``."""
+    """The ``(name, params, handler)`` rows for ``App.extra_methods``."""
+
+    async def admin_backup_verify(ctx: CallContext, p: BackupParams) -> Any:
+        if ctx.channel != "control":
+            raise Denied("channel_forbidden")
+        try:
+            return await anyio.to_thread.run_sync(inspect_backup, Path(p.path))
+        except BackupRefused as exc:
+            raise InvalidParams([{"path": "$.path", "expected": str(exc)}]) from None
 
     async def admin_backup(ctx: CallContext, p: BackupParams) -> Any:
         if ctx.channel != "control":
@@ -143,4 +240,5 @@ def methods(home: Home) -> list[tuple[str, type, Handler]]:
         log.info("backup_created", audit_seq=result["audit"]["seq"], bytes=result["bytes"])
         return result
 
-    return [("admin.backup", BackupParams, admin_backup)]
+    return [("admin.backup", BackupParams, admin_backup),
+            ("admin.backup_verify", BackupParams, admin_backup_verify)]

@@ -342,7 +342,7 @@ def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> dict[str, 
 # -- methods ------------------------------------------------------------------------
 
 
-def _control_only(ctx: CallContext) -> None:
+def _channel_wall(ctx: CallContext) -> None:
     # These methods are absent from the agent table; this is the second wall.
     if ctx.channel != "control":
         raise Denied("channel_forbidden")
@@ -360,8 +360,19 @@ def _given(raw: dict[str, Any] | None) -> Checkpoint | None:
 
 
 def methods(checkpointer: Checkpointer, hasher: KeyedHasher,
-            owner_of: Callable[[schema.Identity], str]) -> list[tuple[str, type, Handler]]:
-    """The ``(name, params, handler)`` rows for ``App.extra_methods``."""
+            owner_of: Callable[[schema.Identity], str],
+            govern: Callable[[CallContext], Any] | None = None,
+            ) -> list[tuple[str, type, Handler]]:
+    """The ``(name, params, handler)`` rows for ``App.extra_methods``.
+
+    ``govern(ctx)`` is the authorization gate's GovernanceDecide question; it
+    raises unless the kernel allows (a policy rule can deny these too).
+    """
+
+    def _control_only(ctx: CallContext) -> None:
+        _channel_wall(ctx)
+        if govern is not None:
+            govern(ctx)
 
     async def audit_checkpoint(ctx: CallContext, p: schema.NoParams) -> Any:
         _control_only(ctx)

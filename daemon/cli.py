@@ -26,7 +26,7 @@ import apsw
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import backup, checkpoints, embedding, logs, recall
+from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
@@ -35,7 +35,9 @@ from memoryd.daemon.identity import IdentityError, default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle, parse_faults
 from memoryd.daemon.server import Server, build_listeners
 from memoryd.daemon.store import SqliteStore, StoreVersionError
+from memoryd.kernel.capability import Capability
 from memoryd.rpc.paths import resolve_home
+from memoryd.rpc.version import VersionAction
 
 DESCRIPTION = """\
 memoryd keeps an operator's long-term memory for AI agents and governs every
@@ -62,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="memoryd", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = sub.add_parser(
         "serve", help="run the daemon in the foreground",
@@ -105,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.extra_methods.extend(recall.methods(app))
     _install_ranker(app)
     app.extra_methods.extend(backup.methods(home))
+    app.extra_methods.extend(promote.methods(
+        store, app.clock,
+        lambda who: default.owner if who is None else owner_of(hasher, who),
+        lambda: app.policy))
     # Verify the chain before anything is appended to it, so a damaged log is
     # reported where it was damaged, not after events of this start.
     checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
@@ -115,7 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         lock.release()
         return 1
     app.extra_methods.extend(checkpoints.methods(
-        checkpointer, hasher, lambda who: owner_of(hasher, who)))
+        checkpointer, hasher, lambda who: owner_of(hasher, who),
+        govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
+                                               app.default.owner)))
     _install_test_faults(store, os.environ.get("MEMORYD_TEST_FAULTS"))
     # MEMORYD_TEST_RECEIPT_FAULTS is a testing aid (daemon/lifecycle.py FAULTS).
     lifecycle = Lifecycle(app, parse_faults(os.environ.get("MEMORYD_TEST_RECEIPT_FAULTS")))
@@ -171,7 +180,7 @@ async def _run(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Life
     except ValueError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         return 1
-    server = Server(app.config, listeners)
+    server = Server(app.config, listeners, on_close=app.gate.forget)
 
     async def signals() -> None:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as received:

@@ -70,11 +70,13 @@ class Config(_Section, frozen=True, kw_only=True):
     # governance
     pending_ttl_days: float = 7.0
     task_ttl_hours: float = 24.0
+    # Caps sized from a busy agent's month (docs/configuration.md, "Why these
+    # defaults"): each is about twice what that agent reaches.
     max_open_tasks: int = 1_000
-    max_pending_actions: int = 100
+    max_pending_actions: int = 1_000
     # bounds (SPEC §6)
     entry_max_bytes: int = 4_000
-    scope_budget_bytes: int = 65_536
+    scope_budget_bytes: int = 8 * 1024 * 1024
     # store
     backend: Literal["sqlite"] = "sqlite"
     synchronous: Literal["FULL", "EXTRA", "NORMAL"] = "FULL"

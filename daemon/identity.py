@@ -216,15 +216,19 @@ def issue_token(
         (token_id, hasher.token(token), owner, p.identity.kind,
          dumps(p.scopes) if p.scopes else None, now, expires_at),
     )
+    if p.label is not None:
+        tx.exec("INSERT INTO token_labels(token_id, label) VALUES (?, ?)", (token_id, p.label))
     tx.audit(
         "token_issued", now, subject={"channel": "control", "role": "operator", "owner": owner},
         capability="GovernanceDecide", details={"token_id": token_id, "owner": owner},
     )
-    return {"token": token, "token_id": token_id, "owner": owner, "expires_at": expires_at}
+    return {"token": token, "token_id": token_id, "owner": owner, "expires_at": expires_at,
+            "label": p.label}
 
 
 def list_tokens(tx: Tx, owner: str | None, now: str) -> list[dict[str, Any]]:
-    sql = "SELECT token_id, owner, kind, scopes, created_at, expires_at, revoked_at FROM tokens"
+    sql = ("SELECT t.token_id, owner, kind, scopes, created_at, expires_at, revoked_at, label"
+           " FROM tokens t LEFT JOIN token_labels l ON l.token_id = t.token_id")
     rows = tx.all(sql + (" WHERE owner = ?" if owner else "") + " ORDER BY created_at",
                   (owner,) if owner else ())
     out = []
@@ -238,6 +242,7 @@ def list_tokens(tx: Tx, owner: str | None, now: str) -> list[dict[str, Any]]:
             "token_id": row["token_id"], "owner": row["owner"], "kind": row["kind"],
             "scopes": loads(row["scopes"]), "created_at": row["created_at"],
             "expires_at": row["expires_at"], "revoked_at": row["revoked_at"], "state": state,
+            "label": row["label"],
         })
     return out
 

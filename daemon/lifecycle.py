@@ -37,6 +37,7 @@ from memoryd.daemon import reads, tasks, writes
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View
+from memoryd.daemon.gate import ReadCheck
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
 from memoryd.kernel.capability import Capability, Channel, Effect, Role, Subject
@@ -213,7 +214,11 @@ def interrupt_pending(tx: Tx, now: str) -> int:
 # --- journal -------------------------------------------------------------------------
 
 
-def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal) -> dict[str, Any]:
+def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal,
+            shown: Callable[[str], bool] | None = None) -> dict[str, Any]:
+    """A page of the owner's operations, newest first. ``shown(entry_id)`` is
+    the read policy: an item about an entry it refuses is left out and
+    counted in ``omitted``."""
     clauses = "owner = ?"
     args: list[Any] = [owner]
     if p.cursor is not None:
@@ -231,10 +236,20 @@ def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal) -> dict[str, 
         last = rows[-1]
         next_cursor = seal(app.hasher, Cursor(
             owner, JOURNAL_FILTER, app.boot_id, last["ts"], last["operation_id"]))
-    items = [{"operation_id": r["operation_id"], "ts": r["ts"], "action": r["action"],
-              "channel": r["channel"], "items": loads(r["items"]), "undo_of": r["undo_of"],
-              "undone_by": r["undone_by"]} for r in rows]
-    return {"items": items, "next_cursor": next_cursor}
+    omitted = 0
+    items = []
+    for r in rows:
+        parts = loads(r["items"])
+        if shown is not None:
+            kept = [i for i in parts if shown(i["entry_id"])]
+            omitted += len(parts) - len(kept)
+            if parts and not kept:
+                continue
+            parts = kept
+        items.append({"operation_id": r["operation_id"], "ts": r["ts"], "action": r["action"],
+                      "channel": r["channel"], "items": parts, "undo_of": r["undo_of"],
+                      "undone_by": r["undone_by"]})
+    return {"items": items, "next_cursor": next_cursor, "omitted": omitted}
 
 
 # --- undo ------------------------------------------------------------------------------
@@ -450,7 +465,23 @@ class Lifecycle:
     async def memory_journal(self, ctx: CallContext, p: schema.MemoryJournal) -> Any:
         self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
         owner = self.app._owner_for_control(p.identity)
-        return await self.app.store.run(lambda tx: journal(tx, self.app, owner, p), write=False)
+        gate = self.app.gate
+
+        def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
+            if not gate.read_rules_apply():
+                return journal(tx, self.app, owner, p)
+
+            def shown(entry_id: str) -> bool:
+                row = tx.one("SELECT target, scope FROM entries WHERE id = ?", (entry_id,))
+                if row is None:
+                    return False
+                decision = gate.namespace(check, row["target"], row["scope"])
+                check.note(decision)
+                return decision.effect is Effect.ALLOW
+
+            return journal(tx, self.app, owner, p, shown)
+
+        return await self.app._read(ctx, "memory.journal", None, p.identity, body)
 
     async def memory_undo(self, ctx: CallContext, p: schema.MemoryUndo) -> Any:
         if ctx.channel != "control":

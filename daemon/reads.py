@@ -14,6 +14,7 @@ Invariants:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -44,7 +45,10 @@ def wire(row: dict[str, Any], now: str) -> schema.Entry:
     return to_wire(row, now)
 
 
-def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str) -> dict[str, Any]:
+def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
+         allow: Callable[[str, str, int], None]) -> dict[str, Any]:
+    """The entries ``ids``; ``allow(target, scope, index)`` raises unless the
+    gate lets this caller read that namespace."""
     entries = []
     for entry_id in dict.fromkeys(ids):
         row = load(tx, view, entry_id)
@@ -55,6 +59,7 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str) ->
             if _ENTRY_ID.fullmatch(entry_id):
                 details["entry_id"] = entry_id
             raise NotFound("not_found", details=details)
+        allow(row["target"], row["scope"], ids.index(entry_id))
         entries.append(to_wire(row, now))
     out: dict[str, Any] = {"entries": entries}
     if include_pending:
@@ -187,7 +192,7 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
     the fused candidate list is rebuilt for every page and cut below the
     cursor's (score, id), so pages follow one another as in BM25 order.
     """
-    plan = search.plan(tx, query)
+    plan = search.plan(tx, query, where, args)
     ranking: dict[str, Any] = {"ranker": "lexical"}
     if ranker is None:
         rows = search.ranked(tx, plan, where, args, page_size + 1, after)
@@ -271,15 +276,16 @@ def verify_removal(tx: Tx, receipt_id: str, now: str) -> schema.ReceiptOut:
                              updated_at=out["updated_at"])
 
 
-def receipt(tx: Tx, view: View, receipt_id: str) -> dict[str, Any]:
+def receipt(tx: Tx, view: View, receipt_id: str,
+            allow: Callable[[str, str, int], None]) -> dict[str, Any]:
     row = tx.one("SELECT * FROM receipts WHERE receipt_id = ? AND owner = ?",
                  (receipt_id, view.owner))
     if row is None:
         raise NotFound("not_found")
-    if view.namespaces is not None:
-        entry = tx.one("SELECT target, scope FROM entries WHERE id = ?", (row["entry_id"],))
-        if entry is None or not view.allows(entry["target"], entry["scope"]):
-            raise NotFound("not_found")
+    entry = tx.one("SELECT target, scope FROM entries WHERE id = ?", (row["entry_id"],))
+    if entry is None or not view.allows(entry["target"], entry["scope"]):
+        raise NotFound("not_found")
+    allow(entry["target"], entry["scope"], 0)
     return {"receipt_id": row["receipt_id"], "entry_id": row["entry_id"],
             "status": row["status"], "created_at": row["created_at"],
             "updated_at": row["updated_at"]}
@@ -288,18 +294,27 @@ def receipt(tx: Tx, view: View, receipt_id: str) -> dict[str, Any]:
 # --- status and audit ---------------------------------------------------------------
 
 
-def status(tx: Tx, app: App, owner: str, task: Task | None, now: str) -> dict[str, Any]:
+def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
+           view: View) -> dict[str, Any]:
+    """``view`` bounds the counts: a task counts only its own namespaces."""
     counts = dict.fromkeys(STATUSES, 0)
-    for row in tx.all("SELECT status, count(*) AS n FROM entries WHERE owner = ?"
-                      " GROUP BY status", (owner,)):
+    where, args = "owner = ?", [owner]
+    if view.namespaces is not None:
+        ns = sorted(view.namespaces)
+        where += " AND (" + " OR ".join("(target = ? AND scope = ?)" for _ in ns) + ")"
+        args += [x for pair in ns for x in pair]
+    for row in tx.all("SELECT status, count(*) AS n FROM entries WHERE " + where  # noqa: S608 (placeholders only)
+                      + " GROUP BY status", tuple(args)):
         counts[row["status"]] = row["n"]
-    expired_now = tx.one("SELECT count(*) AS n FROM entries WHERE owner = ? AND status = 'active'"
-                         " AND expires_at <= ?", (owner, now))
+    expired_now = tx.one("SELECT count(*) AS n FROM entries WHERE " + where  # noqa: S608 (placeholders only)
+                         + " AND status = 'active' AND expires_at <= ?", (*args, now))
     if expired_now is not None and expired_now["n"]:
         counts["active"] -= expired_now["n"]
         counts["expired"] += expired_now["n"]
-    pending = tx.one("SELECT count(*) AS n FROM actions WHERE owner = ? AND status = 'pending'"
-                     " AND expires_at > ?", (owner, now))
+    pending_rows = tx.all("SELECT ops_summary FROM actions WHERE owner = ? AND status = 'pending'"
+                          " AND expires_at > ?", (owner, now))
+    pending = {"n": sum(1 for r in pending_rows if all(
+        view.allows(o["target"], o["scope"]) for o in loads(r["ops_summary"])))}
     consent = tx.one("SELECT read, contribute, learn_from_tools, version FROM consent"
                      " WHERE owner = ?", (owner,))
     store = app.store

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -36,9 +37,10 @@ from memoryd.daemon import search, tasks
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.config import RecallConfig
 from memoryd.daemon.entries import redact_secrets
+from memoryd.daemon.gate import ReadCheck
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
-from memoryd.kernel.capability import Capability
+from memoryd.kernel.capability import Capability, Effect
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext
 
@@ -59,8 +61,8 @@ _FENCE_END = "<<<memoryd:evidence end snapshot={sid}>>>"
 _CANDIDATE_COLUMNS = ("id", "title", "summary", "type", "scope", "target", "revision",
                       "content_hash", "source", "eligible", "updated_at")
 # Why a candidate was left out; each becomes a key of ``omitted``.
-OMIT_REASONS = ("import", "unknown", "extraction_unverified", "ineligible", "max_age",
-                "max_entries", "max_bytes", "max_tokens")
+OMIT_REASONS = ("policy_denied", "import", "unknown", "extraction_unverified", "ineligible",
+                "max_age", "max_entries", "max_bytes", "max_tokens")
 
 
 # --- measuring ----------------------------------------------------------------
@@ -153,14 +155,15 @@ def namespaces(task: tasks.Task) -> list[tuple[str, str]]:
 
 
 def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bool,
-           now_dt: datetime, *, refresh: bool, qvec: Any = None) -> dict[str, Any]:
+           now_dt: datetime, *, refresh: bool, check: ReadCheck,
+           qvec: Any = None) -> dict[str, Any]:
     cfg: RecallConfig = app.config.recall
     now = fmt(now_dt)
     spaces = namespaces(task)
-    plan = search.plan(tx, intent)
     where = ("e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
              + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in spaces) + ")")
     args: tuple[Any, ...] = (task.owner, now, *(x for pair in spaces for x in pair))
+    plan = search.plan(tx, intent, where, args)
     if app.ranker is None:
         rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS)
         ranking: dict[str, Any] = {"ranker": "lexical", "reason": app.ranker_reason}
@@ -182,6 +185,12 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
     used_units = token_units(empty)
     cut: str | None = None
     for row in rows:
+        decision = app.gate.namespace(check, row["target"], row["scope"])
+        check.note(decision)
+        if decision.effect is not Effect.ALLOW:
+            # Policy decides per entry: a denied one is counted, never shown.
+            omitted["policy_denied"] += 1
+            continue
         if not row["eligible"]:
             omitted[_omit_reason(row)] += 1
             continue
@@ -259,20 +268,35 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
     return assemble(tx, header)
 
 
-def assemble(tx: Tx, header: dict[str, Any]) -> dict[str, Any]:
-    """The wire result of a stored snapshot: its header plus its surviving cards."""
+def assemble(tx: Tx, header: dict[str, Any],
+             shown: Callable[[str, str], bool] | None = None) -> dict[str, Any]:
+    """The wire result of a stored snapshot: its header plus its surviving cards.
+
+    ``shown(target, scope)`` is the policy in force now: a card it refuses is
+    left out and counted in ``omitted`` (a snapshot frozen before a deny rule
+    must not keep showing what the rule now hides).
+    """
     cards: list[dict[str, Any]] = []
     lines: list[str] = []
     withdrawn = 0
+    hidden = 0
     for row in tx.all("SELECT card, line FROM snapshot_cards WHERE task_id = ? ORDER BY pos",
                       (header["task_id"],)):
         if row["card"] is None:
             withdrawn += 1
             continue
-        cards.append(loads(row["card"]))
+        card = loads(row["card"])
+        if shown is not None and not shown(card["target"], card["scope"]):
+            hidden += 1
+            continue
+        cards.append(card)
         lines.append(row["line"])
     out = {k: v for k, v in header.items() if k not in ("entry_ids", "search")}
     out.setdefault("ranking", {"ranker": "lexical"})
+    if hidden:
+        omitted = dict(out["omitted"])
+        omitted["policy_denied"] = omitted.get("policy_denied", 0) + hidden
+        out["omitted"] = dict(sorted(omitted.items()))
     out["entries"] = cards
     out["rendered"] = render(header["snapshot_id"], lines)
     out["withdrawn"] = withdrawn
@@ -282,40 +306,49 @@ def assemble(tx: Tx, header: dict[str, Any]) -> dict[str, Any]:
 # --- the method ---------------------------------------------------------------------
 
 
-def _task_for(tx: Tx, app: App, ctx: CallContext, task_id: str) -> tasks.Task:
-    task = tasks.lookup(tx, task_id, channel=ctx.channel, peer_uid=ctx.peer_uid,
-                        now=fmt(app.clock.now()))
-    if ctx.channel == "agent":
-        tasks.require_grant(task, "memory.context")
-    return task
-
-
 def context_handler(app: App) -> Handler:
     async def memory_context(ctx: CallContext, p: schema.MemoryContext) -> Any:
         intent, cut = cut_intent(p.intent, app.config.recall.max_intent_chars)
-        if p.refresh is None:
-            def current(tx: Tx) -> dict[str, Any] | None:
-                task = _task_for(tx, app, ctx, p.task_id)
-                return None if task.snapshot is None else assemble(tx, task.snapshot)
+        check = ReadCheck("memory.context")
 
-            found = await app.store.run(current, write=False)
-            if found is not None:
-                return found
-        now_dt = app.clock.now()
-        # The intent's vector is computed here, before the store's writer is
-        # taken: freezing holds the writer, embedding must not.
-        qvec = None if app.ranker is None else await app.ranker.embed_query(intent)
+        def admit(tx: Tx) -> tasks.Task:
+            caller = app.gate.caller(tx, ctx, task_id=p.task_id, owner=None,
+                                     now=fmt(app.clock.now()))
+            app.gate.read_call(check, caller)
+            assert caller.task is not None
+            return caller.task
 
-        def run(tx: Tx) -> dict[str, Any]:
-            task = _task_for(tx, app, ctx, p.task_id)
-            if task.snapshot is not None and p.refresh is None:
-                # Another call froze it between our read and this write.
-                return assemble(tx, task.snapshot)
-            return freeze(tx, app, task, intent, cut, now_dt, refresh=p.refresh is not None,
-                          qvec=qvec)
+        def shown(target: str, scope: str) -> bool:
+            decision = app.gate.namespace(check, target, scope)
+            check.note(decision)
+            return decision.effect is Effect.ALLOW
 
-        # Freezing serves a read: it goes on while governed writes are refused.
-        out = await app.store.run(run, governed=False)
+        try:
+            if p.refresh is None:
+                def current(tx: Tx) -> dict[str, Any] | None:
+                    task = admit(tx)
+                    return None if task.snapshot is None else assemble(tx, task.snapshot, shown)
+
+                found = await app.store.run(current, write=False)
+                if found is not None:
+                    return found
+            now_dt = app.clock.now()
+            # The intent's vector is computed here, before the store's writer
+            # is taken: freezing holds the writer, embedding must not.
+            qvec = None if app.ranker is None else await app.ranker.embed_query(intent)
+
+            def run(tx: Tx) -> dict[str, Any]:
+                task = admit(tx)
+                if task.snapshot is not None and p.refresh is None:
+                    # Another call froze it between our read and this write.
+                    return assemble(tx, task.snapshot, shown)
+                return freeze(tx, app, task, intent, cut, now_dt, refresh=p.refresh is not None,
+                              check=check, qvec=qvec)
+
+            # Freezing serves a read: it goes on while governed writes are refused.
+            out = await app.store.run(run, governed=False)
+        finally:
+            await app.audit_read(check)
         log.info("snapshot_frozen", snapshot_id=out["snapshot_id"], task_id=out["task_id"],
                  entries=len(out["entries"]), truncated=out["truncated"])
         return out

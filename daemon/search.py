@@ -39,11 +39,14 @@ Invariants:
   entry's tokens leave the index (FTS5 ``secure-delete``);
 - user text never reaches FTS5 query syntax unquoted: every term is a quoted
   string with quotes doubled;
-- the plan is a pure function of the query and the index's state.
+- the plan, the candidates and every score are functions of the query and
+  of the entries the caller's filter admits (its owner's view) only: another
+  owner's entries change none of them.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -222,18 +225,24 @@ class Plan:
                 "common_dropped": self.common_dropped, "only_common": self.only_common}
 
 
-def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS) -> int:
-    """Documents holding ``term``, counted up to ``cap + 1`` (so never a long scan)."""
-    row = tx.one("SELECT count(*) AS n FROM (SELECT rowid FROM entries_fts"
-                 " WHERE entries_fts MATCH ? LIMIT ?)", (quote(term), cap + 1))
+def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS, where: str = "1",
+             args: tuple[Any, ...] = ()) -> int:
+    """Documents holding ``term`` among those ``where`` admits, counted up to
+    ``cap + 1``. ``where`` is the caller's owner and view, so how common a term
+    is never depends on another owner's entries."""
+    row = tx.one("SELECT count(*) AS n FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+                 " CROSS JOIN search_keys AS s CROSS JOIN entries AS e"
+                 " WHERE f.entries_fts MATCH ? AND s.key = f.rowid AND e.id = s.entry_id AND "
+                 + where + " LIMIT ?)", (quote(term), *args, cap + 1))
     return int(row["n"]) if row else 0
 
 
-def plan(tx: Tx, text: str) -> Plan:
+def plan(tx: Tx, text: str, where: str = "1", args: tuple[Any, ...] = ()) -> Plan:
+    """The plan of ``text`` for the entries ``where`` admits (one owner's view)."""
     terms, stopped = query_terms(text)
     if not terms:
         return Plan(None, (), stopped, 0, only_common=False)
-    freqs = [(doc_freq(tx, t), i, t) for i, t in enumerate(terms)]
+    freqs = [(doc_freq(tx, t, COMMON_DOCS, where, args), i, t) for i, t in enumerate(terms)]
     present = [f for f in freqs if f[0] > 0]
     if not present:
         # Nothing matches anything: a cheap, empty query still answers.
@@ -256,43 +265,79 @@ def plan(tx: Tx, text: str) -> Plan:
     return Plan(" OR ".join(quote(t) for t in kept), tuple(kept), stopped, dropped, False)
 
 
+# BM25 parameters, as FTS5's own bm25() uses them.
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def index_tokens(text: str | None) -> list[str]:
+    """The tokens the index holds for ``text`` (pre-split, then unicode61-like)."""
+    return [_fold(m.group(0)) for m in _WORD.finditer(fts_text(text))]
+
+
 def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
            after: tuple[float, str] | None = None,
            columns: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """Entries matching plan ``p`` and the SQL filter ``where`` on ``e``, best first.
 
-    Each row is the entry's columns (only ``columns`` when given: every
-    column carried costs its share of the sort and of the row built for it)
-    plus ``score`` (BM25, higher is better).
-    ``after`` continues below a (score, id) position. The filter runs in SQL
-    over the plan's bounded candidate set, so other owners' or inactive
-    entries never crowd out the caller's.
+    Each row is the entry's columns (only ``columns`` when given) plus
+    ``score``: BM25 with FTS5's parameters and column weights, but over the
+    statistics of the entries ``where`` admits (one owner's view) — document
+    count, average length (in characters) and document frequencies — so no
+    score, order or cut depends on another owner's entries. Candidates are
+    selected inside ``where`` too (the plan bounds how many), so other owners'
+    volume never crowds an owner's own match out. ``after`` continues below a
+    (score, id) position.
     """
     if p.match is None:
         return []
-    w_title, w_summary, w_body = WEIGHTS
-    inner = ("SELECT rowid AS k, -bm25(entries_fts, ?, ?, ?) AS score FROM entries_fts"
-             " WHERE entries_fts MATCH ?")
-    inner_args: tuple[Any, ...] = (w_title, w_summary, w_body, p.match)
+    sql = ("SELECT e.*, f.rowid AS k FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+           " CROSS JOIN search_keys AS s CROSS JOIN entries AS e"
+           " WHERE f.entries_fts MATCH ? AND s.key = f.rowid AND e.id = s.entry_id AND " + where)
+    sql_args: tuple[Any, ...] = (p.match, *args)
     if p.only_common:
-        inner += " ORDER BY rowid DESC LIMIT ?"
-        inner_args += (COMMON_SCAN,)
-    picked = "e.*" if columns is None else ", ".join(f"e.{c}" for c in columns)
-    # MATERIALIZED and CROSS JOIN pin the join order: FTS5 first, once, then
-    # the candidates' rows by key. Left to itself the planner may walk
-    # entries by an index and re-run the MATCH for every row.
-    sql = ("WITH m AS MATERIALIZED (" + inner + ")"  # noqa: S608 (no client text in SQL)
-           " SELECT " + picked + ", m.score AS score FROM m CROSS JOIN search_keys AS s"
-           " CROSS JOIN entries AS e WHERE s.key = m.k AND e.id = s.entry_id AND " + where)
-    sql_args: tuple[Any, ...] = (*inner_args, *args)
+        # The owner's newest matches, never the index's.
+        sql += " ORDER BY f.rowid DESC LIMIT ?"
+        sql_args += (COMMON_SCAN,)
+    candidates = tx.all(sql, sql_args)
+    if not candidates:
+        return []
+    stats = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
+                   " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where, args)
+    n_docs = int(stats["n"]) if stats else len(candidates)
+    avgdl = float(stats["avgdl"] or 1.0) if stats else 1.0
+    terms = p.terms
+    tfs: list[list[float]] = []
+    df = dict.fromkeys(terms, 0)
+    for row in candidates:
+        weighted = dict.fromkeys(terms, 0.0)
+        for weight, name in zip(WEIGHTS, ("title", "summary", "body"), strict=True):
+            for token in index_tokens(row[name]):
+                if token in weighted:
+                    weighted[token] += weight
+        for t in terms:
+            if weighted[t]:
+                df[t] += 1
+        tfs.append([weighted[t] for t in terms])
+    idf = [max(1e-6, math.log((n_docs - df[t] + 0.5) / (df[t] + 0.5))) for t in terms]
+    scored = []
+    for row, tf in zip(candidates, tfs, strict=True):
+        dl = len(row["title"]) + len(row["summary"]) + len(row["body"])
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1.0))
+        score = sum(w * (f * (BM25_K1 + 1)) / (f + norm) for w, f in zip(idf, tf, strict=True)
+                    if f)
+        scored.append((round(score, 9), row))
     if after is not None:
-        sql += " AND (round(m.score, 9) < ? OR (round(m.score, 9) = ? AND e.id > ?))"
-        sql_args += (after[0], after[0], after[1])
-    sql += " ORDER BY round(m.score, 9) DESC, e.id LIMIT ?"
-    rows = tx.all(sql, (*sql_args, limit))
-    for row in rows:
-        row["score"] = round(float(row["score"]), 9)
-    return rows
+        scored = [(sc, r) for sc, r in scored
+                  if sc < after[0] or (sc == after[0] and r["id"] > after[1])]
+    scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
+    out = []
+    for sc, row in scored[:limit]:
+        kept = dict(row) if columns is None else {c: row[c] for c in columns}
+        kept.pop("k", None)
+        kept["score"] = sc
+        out.append(kept)
+    return out
 
 
 _SPACE = re.compile(r"\s+")

@@ -60,6 +60,8 @@ class Server:
     _idle_scopes: set[anyio.CancelScope] = field(default_factory=set)
     _busy: int = 0
     _all_idle: anyio.Event = field(default_factory=anyio.Event)
+    # Told each connection's id when it closes (what it presented goes with it).
+    on_close: Callable[[str], None] | None = None
 
     async def open(self) -> None:
         # Every path is checked before any socket exists, so a refusal never
@@ -155,6 +157,8 @@ class Server:
                 pass
             finally:
                 item.active -= 1
+                if self.on_close is not None:
+                    self.on_close(conn_id)
 
     async def _serve_connection(
         self, item: Listener, stream: SocketStream, ctx: CallContext

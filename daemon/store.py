@@ -87,6 +87,9 @@ CREATE TABLE IF NOT EXISTS tokens(
   token_id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
   kind TEXT NOT NULL, scopes TEXT, created_at TEXT NOT NULL, expires_at TEXT,
   revoked_at TEXT);
+-- Operator-chosen token labels (token.issue --label): text, so never audited.
+CREATE TABLE IF NOT EXISTS token_labels(
+  token_id TEXT PRIMARY KEY, label TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tasks(
   task_id TEXT PRIMARY KEY, owner TEXT NOT NULL, peer_uid INTEGER NOT NULL,
   channel TEXT NOT NULL, role TEXT NOT NULL, parent_task TEXT, scopes TEXT NOT NULL,

@@ -6,12 +6,15 @@ task for a caller.
 Invariants:
 - consent is frozen at ``task.begin``; later consent changes affect new tasks
   only;
-- a task id is bound to the peer uid and channel that began it: any other
-  caller gets ``task_not_found`` (never a hint that the id exists);
+- a task id is bound to the peer uid and channel that began it, and to the
+  token it was begun with, if any (``daemon/gate.py`` checks the token): any
+  other caller gets ``task_not_found`` (never a hint that the id exists);
 - namespaces are fixed at begin: the owner's ``user`` scope plus the memory
   scopes named in ``scopes``, else the workspace scope, else ``default``;
   a subagent inherits its parent's;
-- a token with scopes limits the task to those scopes.
+- a token with scopes limits the task to those scopes; a subagent is bound to
+  its parent's token (and so its scopes) and is begun only with that same
+  credential, so it can never widen what its parent could see.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class Task:
     tools_used: bool
     expires_at: str
     snapshot: dict[str, Any] | None
+    token_id: str | None = None
 
     def wire(self) -> dict[str, Any]:
         return {
@@ -82,20 +86,23 @@ def begin(
     now_dt: datetime,
     ttl_hours: float,
     max_open: int,
+    parent: Task | None = None,
 ) -> Task:
+    """Begin a task. ``parent`` is the resolved ``parent_task`` (the gate has
+    checked this caller may use it), or None when none was named."""
     now = fmt(now_dt)
     open_count = tx.one(
         "SELECT count(*) AS n FROM tasks WHERE owner = ? AND ended_at IS NULL AND expires_at > ?",
         (owner, now),
     )
     if open_count is not None and open_count["n"] >= max_open:
-        raise LimitExceeded("rate_limited", details={"open_tasks": open_count["n"]})
+        raise LimitExceeded.cap("rate_limited", "max_open_tasks", max_open,
+                                open_tasks=open_count["n"])
     consent = read_consent(tx, owner).consent
-    parent: Task | None = None
-    if p.parent_task is not None:
-        parent = lookup(tx, p.parent_task, channel=channel, peer_uid=peer_uid, now=now)
-        if parent.owner != owner:
-            raise NotFound("task_not_found")
+    if parent is not None and (parent.owner != owner or parent.token_id != token_id):
+        # A child is begun with its parent's own credential or not at all:
+        # another token of the same owner may be narrower than the parent.
+        raise NotFound("task_not_found")
     role = p.role
     if parent is not None and role != "subagent":
         # A child task is a subagent whatever it calls itself.
@@ -135,6 +142,7 @@ def begin(
         tools_used=p.tools_used,
         expires_at=fmt(plus(now_dt, hours=ttl_hours)),
         snapshot=None,
+        token_id=token_id,
     )
     tx.exec(
         "INSERT INTO tasks(task_id, owner, peer_uid, channel, role, parent_task, scopes,"
@@ -175,18 +183,10 @@ def lookup(tx: Tx, task_id: str, *, channel: str, peer_uid: int, now: str) -> Ta
         tools_used=bool(row["tools_used"]),
         expires_at=row["expires_at"],
         snapshot=loads(row["snapshot"]),
+        token_id=row["token_id"],
     )
 
 
-def end(tx: Tx, task_id: str, *, channel: str, peer_uid: int, now: str) -> dict[str, Any]:
-    task = lookup(tx, task_id, channel=channel, peer_uid=peer_uid, now=now)
+def end(tx: Tx, task: Task, now: str) -> dict[str, Any]:
     tx.exec("UPDATE tasks SET ended_at = ?, snapshot = NULL WHERE task_id = ?", (now, task.task_id))
     return {"task_id": task.task_id, "ended": True}
-
-
-def require_grant(task: Task, method: str) -> None:
-    if method in task.grants:
-        return
-    if method == "memory.write" and task.role == "subagent":
-        raise Denied("read_only_task")
-    raise Denied("consent_required", details={"method": method})

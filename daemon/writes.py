@@ -13,7 +13,10 @@ Invariants:
 - all operations of one call commit together with their audit events, or
   nothing does; a revision mismatch changes nothing;
 - an idempotency record keeps ids and revisions only and re-reads entries on
-  replay.
+  replay;
+- a caller without ``read`` gets ids, the revisions its own write made,
+  outcomes and errors only: no stored text, no revision or id it did not hold
+  (``EntryRef`` answers, conflict details withheld).
 """
 
 from __future__ import annotations
@@ -286,7 +289,7 @@ def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
 
 
 def idempotent_replay(tx: Tx, owner: str, key: str, rhash: str, view: View,
-                      now: str) -> schema.WriteResult | None:
+                      now: str, *, read_allowed: bool = True) -> schema.WriteResult | None:
     row = tx.one("SELECT request_hash, answer FROM idempotency WHERE owner = ? AND key = ?",
                  (owner, key))
     if row is None:
@@ -294,8 +297,14 @@ def idempotent_replay(tx: Tx, owner: str, key: str, rhash: str, view: View,
     if row["request_hash"] != rhash:
         raise Conflict("idempotency_conflict")
     answer = loads(row["answer"])
-    entries = [to_wire(r, now) for r in
-               (load(tx, view, i) for i in answer["entry_ids"]) if r is not None]
+    entries: list[schema.Entry] | list[schema.EntryRef]
+    if read_allowed:
+        entries = [to_wire(r, now) for r in
+                   (load(tx, view, i) for i in answer["entry_ids"]) if r is not None]
+    else:
+        # The first answer again, from the record: never the current content.
+        entries = [schema.EntryRef(id=i, revision=r)
+                   for i, r in zip(answer["entry_ids"], answer["revisions"], strict=True)]
     receipt = None
     if answer.get("receipt_id"):
         rrow = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (answer["receipt_id"],))
@@ -362,14 +371,19 @@ def _active_bytes(tx: Tx, owner: str, target: str, scope: str) -> int:
     return int(row["n"]) if row else 0
 
 
-def _check_title(tx: Tx, owner: str, op: Op, title: str, except_id: str | None) -> None:
+def _check_title(tx: Tx, owner: str, op: Op, title: str, except_id: str | None,
+                 reveal: bool = True) -> None:
     row = tx.one("SELECT id FROM entries WHERE owner = ? AND target = ? AND scope = ?"
                  " AND title = ? AND status = 'active'", (owner, op.target, op.scope, title))
     if row is not None and row["id"] != except_id:
-        raise Conflict("duplicate_title", details={"entry_id": row["id"]})
+        # The holder's id is stored state: only a caller that may read gets it.
+        raise Conflict("duplicate_title", details={"entry_id": row["id"]} if reveal else None)
 
 
-def _current(tx: Tx, view: View, op: Op, conflict_code: str) -> dict[str, Any]:
+def _current(tx: Tx, view: View, op: Op, conflict_code: str,
+             reveal: bool = True) -> dict[str, Any]:
+    """The entry ``op`` changes, at the revision it expects. ``reveal``: may
+    the caller read (a task without ``read`` learns no revision or status)."""
     assert op.entry_id is not None
     row = load(tx, view, op.entry_id)
     if row is None or row["target"] != op.target or row["scope"] != op.scope:
@@ -377,10 +391,11 @@ def _current(tx: Tx, view: View, op: Op, conflict_code: str) -> dict[str, Any]:
     if row["status"] == "removed":
         raise NotFound("not_found")
     if row["revision"] != op.expected_revision:
-        raise Conflict.of(conflict_code, details={"current_revision": row["revision"]})
+        raise Conflict.of(conflict_code, details={"current_revision": row["revision"]}
+                          if reveal else None)
     if op.action != "remove" and row["status"] != "active":
         raise Conflict.of(conflict_code, details={"current_revision": row["revision"],
-                                                  "status": row["status"]})
+                                                  "status": row["status"]} if reveal else None)
     return row
 
 
@@ -439,13 +454,13 @@ def apply_ops(
     for op in proposal.ops:
         if op.action == "add":
             assert op.entry is not None
-            _check_title(tx, owner, op, op.entry["title"], None)
+            _check_title(tx, owner, op, op.entry["title"], None, caller.read_allowed)
             _check_budget(tx, owner, op, len(op.entry["body"].encode()), limits)
             row = _insert(tx, owner, op, proposal.provenance, now_dt)
             rows.append(row)
             items.append(_item(op, None, row))
             continue
-        cur = _current(tx, caller.view, op, conflict_code)
+        cur = _current(tx, caller.view, op, conflict_code, caller.read_allowed)
         if op.action == "replace":
             assert op.entry is not None
             e = op.entry
@@ -468,7 +483,7 @@ def apply_ops(
                 rows.append(cur)
                 continue
             if e["title"] != cur["title"]:
-                _check_title(tx, owner, op, e["title"], cur["id"])
+                _check_title(tx, owner, op, e["title"], cur["id"], caller.read_allowed)
             delta = len(e["body"].encode()) - len(cur["body"].encode())
             if delta > 0:
                 _check_budget(tx, owner, op, delta, limits)
@@ -490,7 +505,7 @@ def apply_ops(
             old = _update(tx, cur["id"], status="superseded", revision=cur["revision"] + 1,
                           updated_at=now, status_at=now)
             _check_budget(tx, owner, op, len(op.entry["body"].encode()), limits)
-            _check_title(tx, owner, op, op.entry["title"], None)
+            _check_title(tx, owner, op, op.entry["title"], None, caller.read_allowed)
             new = _insert(tx, owner, op, proposal.provenance, now_dt)
             old = _update(tx, cur["id"], superseded_by=new["id"])
             rows.extend([old, new])
@@ -532,8 +547,9 @@ def _item(op: Op, before: dict[str, Any] | None, after: dict[str, Any]) -> dict[
 def _check_budget(tx: Tx, owner: str, op: Op, extra: int, limits: Limits) -> None:
     used = _active_bytes(tx, owner, op.target, op.scope)
     if used + extra > limits.scope_budget_bytes:
-        raise LimitExceeded("scope_budget_exceeded",
-                            details={"used_bytes": used, "budget_bytes": limits.scope_budget_bytes})
+        raise LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes",
+                                limits.scope_budget_bytes, used_bytes=used,
+                                budget_bytes=limits.scope_budget_bytes, needed_bytes=extra)
 
 
 def destroy(tx: Tx, entry_id_: str, now: str) -> dict[str, Any]:

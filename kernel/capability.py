@@ -147,7 +147,7 @@ TARGETS: frozenset[str] = frozenset({"memory", "user"})
 # decided per operation, so it is not an action of its own.
 WRITE_ACTIONS: frozenset[str] = frozenset({"add", "replace", "supersede", "archive", "remove"})
 # Actions of reads, named after the method that reads (memory.<action>).
-READ_ACTIONS: frozenset[str] = frozenset({"context", "list", "read", "receipt"})
+READ_ACTIONS: frozenset[str] = frozenset({"context", "journal", "list", "read", "receipt"})
 # Every action a policy rule may name; a rule naming anything else is refused
 # at load time (it could never match, which is a misunderstanding, not a rule).
 ACTIONS: frozenset[str] = WRITE_ACTIONS | READ_ACTIONS

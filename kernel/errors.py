@@ -207,6 +207,16 @@ class ContentRejected(MemorydError):
 class LimitExceeded(MemorydError):
     family = "limit"
 
+    @classmethod
+    def cap(cls, code: str, cap: str, limit: int, **usage: int) -> LimitExceeded:
+        """A configured cap was reached: ``details`` name the cap (its
+        ``memoryd.toml`` key), its value and the usage that met it, and the
+        recovery says how the operator raises it. Only names and numbers."""
+        row = ERRORS[code]
+        return cls(code, details={"cap": cap, "limit": limit, **usage},
+                   recovery=f"{row.recovery}; the operator can raise {cap} (now {limit}) "
+                            "in memoryd.toml and restart memoryd")
+
 
 class Unavailable(MemorydError):
     family = "unavailable"

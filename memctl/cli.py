@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from memoryd.rpc.version import VersionAction
+
 __all__ = [
     "ACTION_STATUSES",
     "BASIS_KINDS",
@@ -337,6 +339,8 @@ def _add_consent_tokens(tree: _Tree, subs: Any) -> None:
                                  "cannot be shown again.",
                      examples=("memctl token issue --kind local --subject alice",
                                "memctl token issue --kind local --subject alice "
+                               "--label alice-laptop",
+                               "memctl token issue --kind local --subject alice "
                                "--scope project:acme --expires-in 86400"))
     issue.add_argument("--kind", required=True, help="identity kind, e.g. local")
     issue.add_argument("--subject", required=True, help="identity subject")
@@ -345,6 +349,9 @@ def _add_consent_tokens(tree: _Tree, subs: Any) -> None:
                        help="limit tasks begun with it to this memory scope (repeatable)")
     issue.add_argument("--expires-in", type=_positive_int, metavar="SECONDS",
                        help="lifetime in seconds (default: no expiry)")
+    issue.add_argument("--label", metavar="LABEL",
+                       help="your name for this token, e.g. alice-laptop; memctl shows it "
+                            "beside the owner in pending, action, token ls and status")
     tree.add(tsubs, "ls", "token ls", identity=True, summary="list tokens (never the tokens "
              "themselves)", description="List issued tokens (token.list): ids, owners, "
              "states; never the token text.", examples=("memctl token ls",))
@@ -419,11 +426,46 @@ def _add_audit_policy(tree: _Tree, subs: Any) -> None:
     policy = subs.add_parser("policy", help="reload policy.toml",
                              description="The kernel policy (HOME/policy.toml).",
                              epilog=_examples("memctl policy reload"), formatter_class=_Formatter)
-    psubs = policy.add_subparsers(title="subcommands", metavar="{reload}", required=True)
+    psubs = policy.add_subparsers(title="subcommands", metavar="{reload,explain}",
+                                  required=True)
     tree.add(psubs, "reload", "policy reload", summary="reload policy.toml",
              description="Reload policy.toml (policy.reload). An invalid file is refused and "
                          "the previous\npolicy stays; memctl then prints why and exits 1.",
              examples=("memctl policy reload",))
+    explain = tree.add(
+        psubs, "explain", "policy explain", summary="what the kernel would decide",
+        description="Ask the kernel what it would decide for a subject and a resource under "
+                    "the policy\nin force (policy.explain): the effect, whether a rule "
+                    "decided it, which rules\nmatched and why. Nothing is decided for real "
+                    "and nothing is audited. On the\nagent channel the task is taken to "
+                    "hold every grant unless --grants names them.",
+        examples=("memctl policy explain MemoryRead --channel agent --scope project:hr "
+                  "--action read",
+                  "memctl policy explain MemoryWrite --scope scratch:today --type fact",
+                  "memctl policy explain MemoryWrite --role subagent --scope notes"))
+    explain.add_argument("capability", choices=CAPABILITIES, metavar="CAPABILITY",
+                         help=f"one of {', '.join(CAPABILITIES)}")
+    explain.add_argument("--channel", choices=("agent", "control"), default="agent",
+                         help="the socket the call would come in on (default agent)")
+    explain.add_argument("--role", choices=("main", "subagent", "operator"),
+                         help="the task's role (default main on agent, operator on control)")
+    explain.add_argument("--target", choices=TARGETS, default="memory",
+                         help="memory (default) or user")
+    explain.add_argument("--scope", default="default", metavar="SCOPE",
+                         help="the scope (default: default)")
+    explain.add_argument("--action", choices=EXPLAIN_ACTIONS, metavar="ACTION",
+                         help="the action (default add for MemoryWrite, read for MemoryRead)")
+    explain.add_argument("--type", dest="entry_type", choices=ENTRY_TYPES,
+                         help="the entry type a write carries")
+    explain.add_argument("--grants", nargs="+", choices=GRANTS, metavar="METHOD",
+                         help="the task's grants (default: all of them)")
+
+
+CAPABILITIES = ("MemoryRead", "MemoryWrite", "MemoryExternalize", "NetworkAccess",
+                "GovernanceDecide", "ConsentManage")
+EXPLAIN_ACTIONS = ("add", "replace", "supersede", "archive", "remove",
+                   "context", "journal", "list", "read", "receipt", "govern")
+GRANTS = ("memory.context", "memory.list", "memory.read", "memory.receipt", "memory.write")
 
 
 def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
@@ -438,9 +480,94 @@ def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
     backup = tree.add(subs, "backup", "backup", summary="back up the home while it runs",
                       description="Write a consistent copy of memory.db (SQLite's online "
                                   "backup) and keys/ into DEST,\na new folder that is itself a "
-                                  "home: `memoryd serve --home DEST` restores it.",
-                      examples=("memctl backup ~/backups/memoryd-$(date +%F)",))
-    backup.add_argument("dest", metavar="DEST", help="a folder that does not exist yet")
+                                  "home: `memoryd serve --home DEST` restores it.\n"
+                                  "`memctl backup verify FOLDER` inspects a backup read-only.",
+                      examples=("memctl backup ~/backups/memoryd-$(date +%F)",
+                                "memctl backup verify ~/backups/memoryd-2026-11-01"))
+    backup.add_argument("dest", metavar="DEST", help="a folder that does not exist yet (its "
+                        "parents are created); or `verify`, to inspect FOLDER without "
+                        "changing it")
+    backup.add_argument("folder", metavar="FOLDER", nargs="?",
+                        help="with verify: a backup folder to check (files, integrity, audit "
+                             "chain, counts)")
+
+
+def _add_transfer(tree: _Tree, subs: Any) -> None:
+    export = tree.add(
+        subs, "export", "export", identity=True,
+        summary="write entries as JSON Lines (to move or keep them)",
+        description="Write the owner's entries as JSON Lines: a header line naming the format "
+                    "and its\nversion, then one entry a line (text, type, scope, provenance, "
+                    "revision,\ntimestamps, basis, validity). Active entries by default. The "
+                    "file holds memory\ntext: it is created 0600 and never replaces a file.",
+        examples=("memctl export --output memory.jsonl",
+                  "memctl export --scope project:acme --status active archived > acme.jsonl"))
+    export.add_argument("--output", "-o", metavar="FILE",
+                        help="write to FILE (a new file) instead of stdout")
+    export.add_argument("--target", choices=TARGETS, help="only this target")
+    export.add_argument("--scope", metavar="SCOPE", help="only this scope")
+    export.add_argument("--status", dest="statuses", choices=STATUSES, nargs="+",
+                        action="extend", metavar="STATUS",
+                        help=f"only these statuses ({', '.join(STATUSES)}); default active")
+    imp = tree.add(
+        subs, "import", "import", identity=True,
+        summary="bring entries in from an export or an MCP memory file",
+        description="Write each entry of FILE (a memctl export, or the MCP reference memory "
+                    "server's\nmemory.jsonl) through memory.write with provenance import: "
+                    "each one is decided,\nscanned and audited. Duplicates are skipped; "
+                    "counts are reported. Imported\nentries are listed but not recalled until "
+                    "you vouch for them: --vouch, or\n`memctl promote ID...` after review.",
+        examples=("memctl import memory.jsonl", "memctl import memory.jsonl --vouch",
+                  "memctl import ~/.mcp/memory.jsonl --scope project:acme"))
+    imp.add_argument("file", metavar="FILE", help="the file to import (- for stdin)")
+    imp.add_argument("--scope", metavar="SCOPE",
+                     help="put memory entries in this scope instead of the one each line names")
+    imp.add_argument("--vouch", action="store_true",
+                     help="vouch for every imported entry now, so recall may use them")
+    promote = tree.add(
+        subs, "promote", "promote", identity=True,
+        summary="vouch for imported entries, so recall may use them",
+        description="Change the provenance of imported entries to user (memory.promote, "
+                    "audited): from\nnow on recall may inject them. Entries that were not "
+                    "imported are left as they are.",
+        examples=("memctl promote ent_01J... ent_01K...",))
+    promote.add_argument("ids", nargs="+", metavar="ID", help="entry id")
+
+
+def _add_edit_completion(tree: _Tree, subs: Any) -> None:
+    edit = tree.add(
+        subs, "edit", "edit", identity=True,
+        summary="edit an entry in $EDITOR and propose the change",
+        description="Open the entry's title, type and body in $VISUAL or $EDITOR; when you "
+                    "save a change,\nwrite it as a replace of the revision you opened "
+                    "(expected_revision), so a change\nmade meanwhile is reported, not "
+                    "overwritten.",
+        examples=("memctl edit ent_01J...", "EDITOR=nano memctl edit ent_01J..."))
+    edit.add_argument("id", metavar="ID", help="entry id")
+    completion = subs.add_parser(
+        "completion", help="print a shell completion script (bash or zsh)",
+        description="Print the completion script for SHELL, generated from memctl's own "
+                    "options.",
+        epilog=_examples("memctl completion bash > ~/.local/share/bash-completion/completions/"
+                         "memctl",
+                         "memctl completion zsh > ~/.zfunc/_memctl"),
+        formatter_class=_Formatter)
+    completion.add_argument("shell", choices=("bash", "zsh"), help="the shell")
+    completion.set_defaults(key="completion")
+
+
+def _add_ui(tree: _Tree, subs: Any) -> None:
+    ui = tree.add(subs, "ui", "ui", summary="open the operator's web page (needs memoryd[ui])",
+                  description="Serve a local web page for reviewing and managing memory "
+                              "(docs/ui.md). It prints a\none-time login address; the "
+                              "session ends when memctl ui stops. It listens on\n127.0.0.1 "
+                              "on a free port unless --host names another address.",
+                  examples=("memctl ui", "memctl ui --open", "memctl ui --port 8765"))
+    ui.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                    help="address to listen on (default 127.0.0.1; any other is warned about)")
+    ui.add_argument("--port", type=int, default=0, metavar="PORT",
+                    help="port to listen on (default: a free one)")
+    ui.add_argument("--open", action="store_true", help="open the address in a browser")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -458,6 +585,7 @@ def build_parser() -> argparse.ArgumentParser:
         + "\n\nexit status: 0 ok; 1 refused by the daemon, or a failed check; 2 usage;\n"
           "3 memoryd not reachable; 4 the exchange broke (timeout, lost connection).",
     )
+    parser.add_argument("--version", action=VersionAction)
     parser.add_argument("--home", metavar="DIR", help="the memoryd home (before the "
                         "subcommand)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
@@ -466,7 +594,7 @@ def build_parser() -> argparse.ArgumentParser:
     tree = _Tree(_parents())
     for add in (_add_memory_reads, _add_memory_writes, _add_history, _add_governance,
                 _add_consent_tokens, _add_recall, _add_audit_policy,
-                _add_bridge_backup):
+                _add_bridge_backup, _add_ui, _add_transfer, _add_edit_completion):
         add(tree, subs)
     return parser
 

@@ -18,7 +18,6 @@ Invariants:
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
@@ -26,15 +25,24 @@ from typing import Any, Final
 __all__ = [
     "action_detail",
     "actions",
+    "backup",
     "cell",
     "clean",
     "consent",
     "context",
     "entries",
     "error_lines",
+    "exported",
+    "gc",
     "generic",
+    "imported",
+    "journal",
     "listing",
+    "policy_explain",
     "policy_reload",
+    "promoted",
+    "proposer",
+    "receipt",
     "scan_verdict",
     "status",
     "table",
@@ -88,7 +96,8 @@ def _scalar(value: object) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(_scalar(v) for v in value) or "-"
     if isinstance(value, dict):
-        return clean(json.dumps(value, ensure_ascii=False, sort_keys=True))
+        # Human output shows no raw JSON: a nested object reads as key=value.
+        return ", ".join(f"{clean(k)}={_scalar(v)}" for k, v in sorted(value.items())) or "-"
     return clean(value)
 
 
@@ -310,13 +319,27 @@ def _op_summary(op: Mapping[str, Any]) -> str:
 
 def actions(result: object) -> str:
     rows = [[cell(a.get("action_id")), cell(a.get("status")), cell(a.get("created_at")),
-             cell(a.get("expires_at")), "; ".join(_op_summary(o) for o in _ops(a)) or "-"]
+             cell(a.get("expires_at")), proposer(a.get("proposed_by"), a.get("owner")),
+             "; ".join(_op_summary(o) for o in _ops(a)) or "-"]
             for a in _items(result)]
-    parts = [table(["ACTION", "STATUS", "CREATED", "EXPIRES", "OPERATIONS"], rows)
+    parts = [table(["ACTION", "STATUS", "CREATED", "EXPIRES", "PROPOSED BY", "OPERATIONS"],
+                   rows)
              if rows else "no actions"]
     if _get(result, "next_cursor"):
         parts.append(f"more: memctl pending --cursor {cell(_get(result, 'next_cursor'))}")
     return "\n".join(parts)
+
+
+def proposer(by: object, owner: object) -> str:
+    """Who proposed an action: the token (labelled by memctl when it has a
+    label) or the channel."""
+    if not isinstance(by, Mapping):
+        return cell(owner)
+    token = by.get("token")
+    if isinstance(token, str):
+        return cell(token) if token.startswith("token:") else f"token {cell(token)}"
+    channel = by.get("channel")
+    return "operator" if channel == "control" else f"{cell(channel)} task"
 
 
 def action_detail(result: object) -> str:
@@ -326,6 +349,7 @@ def action_detail(result: object) -> str:
         ("action", result.get("action_id")),
         ("status", result.get("status")),
         ("owner", result.get("owner")),
+        ("proposed by", proposer(result.get("proposed_by"), None)),
         ("created", result.get("created_at")),
         ("expires", result.get("expires_at")),
         ("decided", result.get("decided_at")),
@@ -381,7 +405,8 @@ def token_issued(result: object) -> str:
     token = _get(result, "token")
     return "\n".join([
         f"token:    {clean(token)}",
-        _fields([("token id", _get(result, "token_id")), ("owner", _get(result, "owner")),
+        _fields([("token id", _get(result, "token_id")), ("label", _get(result, "label")),
+                 ("owner", _get(result, "owner")),
                  ("expires", _get(result, "expires_at") or "never")]),
         "",
         "This is the only time the token is shown: memoryd keeps only a keyed hash of it",
@@ -391,13 +416,14 @@ def token_issued(result: object) -> str:
 
 
 def tokens(result: object) -> str:
-    rows = [[cell(t.get("token_id")), cell(t.get("state")), cell(t.get("kind")),
-             cell(t.get("owner")), cell(t.get("scopes")), cell(t.get("created_at")),
-             cell(t.get("expires_at") or "never")]
+    rows = [[cell(t.get("token_id")), cell(t.get("label")), cell(t.get("state")),
+             cell(t.get("kind")), cell(t.get("owner")), cell(t.get("scopes")),
+             cell(t.get("created_at")), cell(t.get("expires_at") or "never")]
             for t in _items(result)]
     if not rows:
         return "no tokens"
-    return table(["TOKEN ID", "STATE", "KIND", "OWNER", "SCOPES", "CREATED", "EXPIRES"], rows)
+    return table(["TOKEN ID", "LABEL", "STATE", "KIND", "OWNER", "SCOPES", "CREATED",
+                  "EXPIRES"], rows)
 
 
 def token_revoked(result: object) -> str:
@@ -451,6 +477,119 @@ def policy_reload(result: object) -> str:
         return f"policy loaded: hash {cell(_get(result, 'hash'))}{extra}"
     return (f"policy NOT loaded: {cell(_get(result, 'error'))}\n"
             f"the previous policy (hash {cell(_get(result, 'hash'))}) stays in force")
+
+
+def policy_explain(result: object) -> str:
+    rules = _get(result, "rule_ids") or []
+    how = ("by rule" + ("s " if len(rules) > 1 else " ") + ", ".join(cell(r) for r in rules)
+           if _get(result, "explicit") is True
+           else f"by the always-on rule {cell(_get(result, 'always_on'))}"
+           if _get(result, "always_on") else "by the default (no rule matched)")
+    lines = [f"{cell(_get(result, 'effect'))} {how}",
+             f"resource     {cell(_get(result, 'resource'))}",
+             f"reason       {cell(_get(result, 'reason'))}",
+             f"policy hash  {cell(_get(result, 'policy_hash'))}"]
+    if rules and _get(result, "explicit") is not True:
+        lines.insert(1, f"matched      {', '.join(cell(r) for r in rules)}")
+    return "\n".join(lines)
+
+
+# --- history, retention, backup, transfer ------------------------------------
+
+
+def journal(result: object) -> str:
+    rows = []
+    for op in _items(result):
+        changed = [i for i in op.get("items") or [] if isinstance(i, Mapping)]
+        entries_ = ", ".join(
+            f"{cell(i.get('entry_id') or i.get('id'))}"
+            + (f"@{cell(i.get('revision_after'))}" if i.get("revision_after") is not None else "")
+            for i in changed) or "-"
+        note = ""
+        if op.get("undone_by"):
+            note = f"undone by {cell(op.get('undone_by'))}"
+        elif op.get("undo_of"):
+            note = f"undoes {cell(op.get('undo_of'))}"
+        rows.append([cell(op.get("operation_id")), cell(op.get("ts")), cell(op.get("action")),
+                     cell(op.get("channel")), entries_, note])
+    parts = [table(["OPERATION", "WHEN", "ACTION", "CHANNEL", "ENTRIES", "NOTE"], rows)
+             if rows else "no operations"]
+    if _get(result, "next_cursor"):
+        parts.append(f"more: memctl journal --cursor {cell(_get(result, 'next_cursor'))}")
+    return "\n".join(parts)
+
+
+def gc(result: object) -> str:
+    return _fields([
+        ("expired", _get(result, "expired")),
+        ("purged", _get(result, "purged")),
+        ("actions expired", _get(result, "actions_expired")),
+        ("receipts rechecked", _get(result, "receipts_rechecked")),
+    ])
+
+
+def receipt(result: object) -> str:
+    return _fields([
+        ("receipt", _get(result, "receipt_id")),
+        ("entry", _get(result, "entry_id")),
+        ("status", _get(result, "status")),
+        ("created", _get(result, "created_at")),
+        ("updated", _get(result, "updated_at")),
+    ])
+
+
+def backup(result: object) -> str:
+    files = _get(result, "files")
+    size = _get(result, "bytes")
+    return "\n".join([
+        _fields([
+            ("backup", _get(result, "path")),
+            ("files", files if isinstance(files, list) else "-"),
+            ("size", f"{size:,} bytes" if isinstance(size, int) else cell(size)),
+            ("audit head", f"seq {cell(_get(result, 'audit', 'seq'))}, "
+                           f"hash {cell(_get(result, 'audit', 'hash'), 19)}"),
+        ]),
+        f"restore: memoryd serve --home {cell(_get(result, 'path'))}",
+    ])
+
+
+def exported(result: object) -> str:
+    return (f"exported {cell(_get(result, 'entries'))} entries to {cell(_get(result, 'output'))}"
+            f" ({cell(_get(result, 'format'))} version {cell(_get(result, 'version'))})")
+
+
+def imported(result: object) -> str:
+    rejected = _get(result, "rejected") or {}
+    skipped = _get(result, "skipped") or {}
+    lines = [_fields([
+        ("read", f"{cell(_get(result, 'read'))} entries ({cell(_get(result, 'kind'))} file)"),
+        ("imported", _get(result, "imported")),
+        ("duplicates skipped", _get(result, "duplicates")),
+        ("title conflicts skipped", _get(result, "conflicts")),
+        ("rejected", ", ".join(f"{cell(k)} {cell(v)}" for k, v in rejected.items())
+         if isinstance(rejected, Mapping) and rejected else 0),
+        ("other lines skipped", ", ".join(f"{cell(k)} {cell(v)}" for k, v in skipped.items())
+         if isinstance(skipped, Mapping) and skipped else 0),
+        ("waiting for approval", len(_get(result, "pending") or [])),
+        ("vouched for", _get(result, "promoted")),
+    ])]
+    if _get(result, "imported") and not _get(result, "promoted"):
+        lines.append("imported entries are listed but not recalled until you vouch for them: "
+                     "review with `memctl ls` / `memctl show ID`, then `memctl promote ID...`")
+    if _get(result, "pending"):
+        lines.append("decide the proposals with `memctl pending` and `memctl approve ID`")
+    return "\n".join(lines)
+
+
+def promoted(result: object) -> str:
+    done = _items(result, "promoted")
+    same = _items(result, "unchanged")
+    lines = [f"vouched for {len(done)} entries; recall may use them from now on"]
+    lines.extend(f"  {cell(e.get('id'))} rev {cell(e.get('revision'))}" for e in done)
+    if same:
+        lines.append(f"left as they were ({len(same)}, not imported):")
+        lines.extend(f"  {cell(e.get('id'))} ({cell(e.get('source'))})" for e in same)
+    return "\n".join(lines)
 
 
 # --- local scan ----------------------------------------------------------------

@@ -38,9 +38,10 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO
 
 from memoryd.memctl import format as fmt
+from memoryd.memctl.backup import run_backup
 from memoryd.memctl.cli import (
     ACTION_STATUSES,
     BASIS_KINDS,
@@ -52,6 +53,7 @@ from memoryd.memctl.cli import (
     option,
     parse,
 )
+from memoryd.memctl.progress import bar, waiting
 from memoryd.memctl.requests import (
     Builder,
     Request,
@@ -70,6 +72,7 @@ from memoryd.memctl.requests import (
     build_journal,
     build_ls,
     build_pending,
+    build_policy_explain,
     build_policy_reload,
     build_receipt,
     build_rm,
@@ -82,9 +85,13 @@ from memoryd.memctl.requests import (
     build_token_revoke,
     build_undo,
     build_write,
+    identity_params,
 )
 from memoryd.rpc.client import BadReply, Client, ConnectError, ConnectionLost, RpcError
 from memoryd.rpc.paths import control_socket, resolve_home
+
+if TYPE_CHECKING:
+    from memoryd.memctl.owners import Labels
 
 __all__ = [
     "ACTION_STATUSES",
@@ -172,16 +179,27 @@ class Command:
     judge: Callable[[Any], int] = _always_ok
     run: Runner | None = None
     needs_daemon: bool = True
+    # Human output shows owners and tokens by the operator's labels (token.list).
+    labelled: bool = False
+    # ids are enough: the entry's target and scope are read when not given.
+    locate: bool = False
+    # A single call that may take a while: a spinner on a terminal.
+    slow: bool = False
 
 
 # --- runners for commands that are more than one call -----------------------------
 
 
-def _emit(io: Io, args: argparse.Namespace, result: Any, render: Renderer) -> None:
+def _emit(io: Io, args: argparse.Namespace, result: Any, render: Renderer,
+          labels: Labels | None = None) -> None:
     if option(args, "json"):
         io.out(json.dumps(result, indent=2, ensure_ascii=False))
-    else:
+    elif labels is None:
         io.out(render(result))
+    else:
+        from memoryd.memctl.owners import labelled
+
+        io.out(render(labelled(result, labels)))
 
 
 def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
@@ -269,6 +287,61 @@ def run_scan(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     return EXIT_OK if code is None else EXIT_FAILED
 
 
+# export, import, promote, labels and hints load when a command needs them:
+# `memctl mcp` (an agent client's start-up) pays for none of them.
+
+
+def run_export(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    from memoryd.memctl import transfer
+
+    total = None
+    if option(args, "scope") is None and option(args, "target") is None:
+        counts = rpc.call("memory.status", identity_params(args)).get("counts")
+        if isinstance(counts, Mapping):
+            wanted = option(args, "statuses") or ["active"]
+            total = sum(v for k, v in counts.items() if k in wanted and isinstance(v, int))
+    with bar(io.stderr, total=total, desc="export", unit="entries") as progress:
+        result = transfer.run_export(args, rpc, io.stdout, progress)
+    if option(args, "json"):
+        io.err(json.dumps(result, ensure_ascii=False))
+    elif option(args, "output") not in (None, "-"):
+        io.out(fmt.exported(result))
+    else:
+        io.err(fmt.exported(result))
+    return EXIT_OK
+
+
+def run_import(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    from memoryd.memctl import transfer
+
+    text = io.read_text(args.file)
+    lines = sum(1 for line in text.splitlines() if line.strip())
+    with bar(io.stderr, total=max(lines - 1, 0), desc="import", unit="entries") as progress:
+        report = transfer.run_import(args, rpc, text, progress)
+    _emit(io, args, report.wire(), fmt.imported)
+    return EXIT_OK
+
+
+def run_promote(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    from memoryd.memctl import transfer
+
+    _emit(io, args, transfer.run_promote(args, rpc), fmt.promoted)
+    return EXIT_OK
+
+
+def run_edit(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    from memoryd.memctl import edit
+
+    return edit.run(args, rpc, io)
+
+
+def run_completion(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
+    import shtab
+
+    io.out(shtab.complete(build_parser(), shell=args.shell))
+    return EXIT_OK
+
+
 # --- the table ---------------------------------------------------------------------
 
 
@@ -296,52 +369,97 @@ def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     try:
         from memoryd.memctl import mcp_bridge
     except ImportError:
-        io.err("memctl mcp: the MCP SDK is not installed; install memoryd[mcp] "
-               "(pip install 'memoryd[mcp]')")
+        # memoryd is not on PyPI: name the extra, install it from the checkout.
+        io.err("memctl mcp: the MCP SDK is not installed; it comes with the memoryd[mcp] "
+               "extra: from the checkout, pipx install --force '.[mcp]' (or "
+               "pip install '.[mcp]' in memoryd's venv)")
         return EXIT_FAILED
     return mcp_bridge.main(args.bridge_args, home=args.home, timeout=args.timeout)
 
 
+def run_ui(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
+    # The web page needs the optional ui extra (memoryd[ui]): import it only here.
+    try:
+        from memoryd.memctl.ui import server
+    except ImportError:
+        io.err("memctl ui: the web page's libraries are not installed; install memoryd[ui] "
+               "(pip install 'memoryd[ui]')")
+        return EXIT_FAILED
+    return server.serve(args, io.stdout, io.stderr)
+
+
 COMMANDS: Final[dict[str, Command]] = {
-    "status": Command(build_status, fmt.status),
+    "status": Command(build_status, fmt.status, labelled=True),
     "ls": Command(build_ls, fmt.listing),
     "show": Command(build_show, fmt.entries),
-    "write": Command(build_write, fmt.write_result),
-    "rm": Command(build_rm, fmt.write_result),
-    "archive": Command(build_archive, fmt.write_result),
-    "supersede": Command(build_supersede, fmt.write_result),
-    "journal": Command(build_journal, fmt.generic),
+    "write": Command(build_write, fmt.write_result, locate=True),
+    "rm": Command(build_rm, fmt.write_result, locate=True),
+    "archive": Command(build_archive, fmt.write_result, locate=True),
+    "supersede": Command(build_supersede, fmt.write_result, locate=True),
+    "journal": Command(build_journal, fmt.journal),
     "undo": Command(build_undo, fmt.write_result),
-    "receipt": Command(build_receipt, fmt.generic),
-    "gc": Command(build_gc, fmt.generic),
-    "pending": Command(build_pending, fmt.actions),
-    "pending show": Command(build_action, fmt.action_detail),
-    "action": Command(build_action, fmt.action_detail),
+    "receipt": Command(build_receipt, fmt.receipt),
+    "gc": Command(build_gc, fmt.gc, slow=True),
+    "pending": Command(build_pending, fmt.actions, labelled=True),
+    "pending show": Command(build_action, fmt.action_detail, labelled=True),
+    "action": Command(build_action, fmt.action_detail, labelled=True),
     "approve": Command(build_approve, fmt.write_result),
     "deny": Command(build_deny, _denied),
-    "consent": Command(build_consent, fmt.consent),
+    "consent": Command(build_consent, fmt.consent, labelled=True),
     "consent set": Command(None, run=run_consent_set),
     "token issue": Command(build_token_issue, fmt.token_issued),
-    "token ls": Command(build_token_ls, fmt.tokens),
+    "token ls": Command(build_token_ls, fmt.tokens, labelled=True),
     "token revoke": Command(build_token_revoke, fmt.token_revoked),
     "context": Command(None, run=run_context),
-    "audit verify": Command(build_audit_verify, fmt.verify, _verify_judge),
+    "audit verify": Command(build_audit_verify, fmt.verify, _verify_judge, slow=True),
     "audit export": Command(None, run=run_audit_export),
     "audit checkpoint": Command(build_audit_checkpoint, _pretty_json),
     "policy reload": Command(build_policy_reload, fmt.policy_reload, _policy_judge),
+    "policy explain": Command(build_policy_explain, fmt.policy_explain),
     "scan": Command(None, run=run_scan, needs_daemon=False),
     "mcp": Command(None, run=run_mcp, needs_daemon=False),
-    "backup": Command(build_backup, fmt.generic),
+    "backup": Command(build_backup, run=run_backup),
+    "export": Command(None, run=run_export),
+    "import": Command(None, run=run_import),
+    "promote": Command(None, run=run_promote),
+    "edit": Command(None, run=run_edit),
+    "completion": Command(None, run=run_completion, needs_daemon=False),
+    "ui": Command(None, run=run_ui, needs_daemon=False),
 }
+
+
+def _locate(args: argparse.Namespace, rpc: Rpc) -> None:
+    """Fill --target/--scope from the entry itself: its id is enough."""
+    entry_id = option(args, "id") or option(args, "replace")
+    if entry_id is None or option(args, "scope") is not None \
+            or option(args, "target") is not None:
+        return
+    found = rpc.call("memory.read", {"ids": [entry_id], **identity_params(args)})
+    entries = found.get("entries") if isinstance(found, Mapping) else None
+    if isinstance(entries, list) and entries and isinstance(entries[0], Mapping):
+        args.target = entries[0].get("target")
+        # A user-target entry's scope is derived by the daemon, never named.
+        args.scope = entries[0].get("scope") if args.target == "memory" else None
 
 
 def run_simple(command: Command, args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     assert command.build is not None
+    if command.locate:
+        _locate(args, rpc)
     request = command.build(args, io.read_text)
     for note in request.notes:
         io.err(note)
-    result = rpc.call(request.method, request.params)
-    _emit(io, args, result, command.render)
+    if command.slow:
+        with waiting(io.stderr, desc=args.key):
+            result = rpc.call(request.method, request.params)
+    else:
+        result = rpc.call(request.method, request.params)
+    labels = None
+    if command.labelled and not option(args, "json"):
+        from memoryd.memctl.owners import load_labels
+
+        labels = load_labels(rpc)
+    _emit(io, args, result, command.render, labels)
     return command.judge(result)
 
 
@@ -385,10 +503,22 @@ class _NoDaemon:
         pass
 
 
-def _report_rpc_error(io: Io, exc: RpcError, method: str | None) -> None:
+def _report_rpc_error(io: Io, exc: RpcError, method: str | None,
+                      args: argparse.Namespace | None = None) -> None:
+    # The wire's recovery speaks methods and fields; at the shell, say it in
+    # memctl's own commands where memctl has a row for the code (hints.py).
+    from memoryd.memctl import hints
+
+    known = {} if args is None else {
+        "entry": option(args, "id") or option(args, "replace"),
+        "action": option(args, "action_id")}
+    recovery = hints.hint(exc.data_code, command=None if args is None else args.key,
+                          details=exc.details,
+                          args={k: v for k, v in known.items() if v is not None}) \
+        or exc.recovery
     for line in fmt.error_lines(
         message=exc.detail_message or exc.message, data_code=exc.data_code,
-        recovery=exc.recovery, incident=exc.incident, details=exc.details,
+        recovery=recovery, incident=exc.incident, details=exc.details,
         errors=exc.errors, method=method,
     ):
         io.err(line)
@@ -427,7 +557,7 @@ def run(argv: Sequence[str] | None = None, *, connect: Connect = _connect,
     except ConnectError as exc:
         return _not_running(io, exc)
     except RpcError as exc:
-        _report_rpc_error(io, exc, getattr(exc, "memctl_method", None))
+        _report_rpc_error(io, exc, getattr(exc, "memctl_method", None), args)
         return EXIT_FAILED
     except (ConnectionLost, BadReply, TimeoutError) as exc:
         io.err(f"memctl: {exc}")

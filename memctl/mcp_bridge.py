@@ -42,7 +42,7 @@ from typing import Any, Final
 import anyio
 import mcp_types as types
 import msgspec
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
@@ -53,6 +53,7 @@ from memoryd.memctl.mcp_tools import (
     TOOLS_BY_NAME,
     ToolSpec,
     input_schema,
+    output_schema,
 )
 from memoryd.rpc.client import AsyncClient, BadReply, ConnectError, ConnectionLost, RpcError
 from memoryd.rpc.paths import agent_socket, resolve_home
@@ -75,6 +76,7 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
         title=spec.title,
         description=spec.description,
         input_schema=input_schema(spec),
+        output_schema=output_schema(spec),
         annotations=types.ToolAnnotations(
             title=spec.title,
             read_only_hint=spec.read_only,
@@ -119,6 +121,43 @@ def _error_result(payload: dict[str, Any]) -> types.CallToolResult:
     )
 
 
+# The daemon's words are for any client; an agent needs them in its own
+# terms: what went wrong for it, and what it (or its user) can do next.
+# Keyed by data.code, or by "code/details.reason" where a reason splits a code.
+AGENT_ERRORS: Final[dict[str, tuple[str, str, str]]] = {
+    "policy_denied/token_not_accepted": (
+        "invalid_token",
+        "memoryd did not accept this session's agent token (unknown, revoked or expired)",
+        "tell the user: the operator issues a new token with `memctl token issue --kind "
+        "KIND --subject NAME --label LABEL` and puts it in MEMORYD_AGENT_TOKEN of this "
+        "client's MCP configuration; memory tools appear once it is accepted"),
+    "consent_required": (
+        "consent_required",
+        "the memory owner has not allowed this session to use this memory tool",
+        "tell the user: the operator turns consent on with `memctl consent set --read on "
+        "--contribute on` (for this token's owner: add --identity-kind and "
+        "--identity-subject); this session is told when the tools change"),
+    "read_only_task": (
+        "read_only_task",
+        "this session may read memory but not change it",
+        "do not retry; tell the user the change you would have made"),
+    "scope_mismatch": (
+        "scope_mismatch",
+        "that scope is not one of this session's scopes",
+        "leave the scope out (the session's first scope is used) or use one listed in "
+        "memory_status; other scopes need the bridge started with --scope"),
+    "task_not_found": (
+        "session_ended",
+        "this session's memoryd task has ended (token revoked, or task expired)",
+        "call memory_status to see what this session may still do"),
+}
+
+
+def _agent_terms(exc: RpcError) -> tuple[str, str, str] | None:
+    reason = exc.details.get("reason") if isinstance(exc.details, dict) else None
+    return AGENT_ERRORS.get(f"{exc.data_code}/{reason}") or AGENT_ERRORS.get(exc.data_code or "")
+
+
 def rpc_error_payload(exc: RpcError) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "code": exc.data_code or _PROTOCOL_CODES.get(exc.code, "rpc_error"),
@@ -126,6 +165,9 @@ def rpc_error_payload(exc: RpcError) -> dict[str, Any]:
         "message": exc.detail_message or exc.message,
         "recovery": exc.recovery or _PROTOCOL_RECOVERY.get(exc.code),
     }
+    terms = _agent_terms(exc)
+    if terms is not None:
+        payload["code"], payload["message"], payload["recovery"] = terms
     for key, value in (("details", exc.details), ("errors", exc.errors),
                        ("incident", exc.incident)):
         if value is not None:
@@ -173,6 +215,16 @@ def _broken(exc: Exception) -> BridgeError:
     )
 
 
+_ARGUMENTS: dict[str, frozenset[str]] = {}
+
+
+def _argument_names(spec: ToolSpec) -> frozenset[str]:
+    names = _ARGUMENTS.get(spec.name)
+    if names is None:
+        names = _ARGUMENTS[spec.name] = frozenset(input_schema(spec)["properties"])
+    return names
+
+
 # --- the bridge -------------------------------------------------------------------
 
 
@@ -186,6 +238,8 @@ class Options:
     parent_task: str | None
     tools_used: bool
     timeout: float
+    # How often the session checks whether its grants changed (seconds).
+    watch: float = 2.0
 
 
 class Bridge:
@@ -197,6 +251,9 @@ class Bridge:
         self.task: dict[str, Any] | None = None
         self.begin_error: dict[str, Any] | None = None
         self._lock = anyio.Lock()
+        # The MCP session (its connection-wide channel), known from the first
+        # request; change notifications go out on it.
+        self.connection: Any = None
 
     # lifecycle
 
@@ -240,6 +297,47 @@ class Bridge:
             pass
         finally:
             await self.client.aclose()
+
+    # grants that change during the session
+
+    _SWITCHES: Final = ("read", "contribute", "learn_from_tools")
+
+    async def _stale(self) -> bool:
+        """Whether the task no longer reflects the owner's grants: consent was
+        switched since it began, or the task (with its token) is gone."""
+        assert self.task is not None
+        try:
+            status = await self.client.call("memory.status", {"task_id": self.task["task_id"]})
+        except RpcError as exc:
+            return exc.data_code in ("task_not_found", "policy_denied")
+        except (ConnectError, ConnectionLost, BadReply, TimeoutError):
+            # memoryd is away for now: keep the tools; a call will say so.
+            return False
+        now = status.get("consent") if isinstance(status, dict) else None
+        frozen = self.task.get("consent") or {}
+        return isinstance(now, dict) and any(
+            bool(now.get(k)) != bool(frozen.get(k)) for k in self._SWITCHES)
+
+    async def refresh(self) -> bool:
+        """Re-begin the task if the grants changed; True when the tools offered
+        changed (the client is then sent ``notifications/tools/list_changed``)."""
+        before = [s.name for s in self.granted()]
+        if self.task is None or await self._stale():
+            old, self.task = self.task, None
+            if old is not None:
+                try:
+                    await self.client.call("task.end", {"task_id": old["task_id"]})
+                except (ConnectError, RpcError, ConnectionLost, BadReply, TimeoutError):
+                    pass  # it expires with the task TTL
+            await self.ensure_task()
+        return [s.name for s in self.granted()] != before
+
+    async def watch(self) -> None:
+        while True:
+            await anyio.sleep(self.options.watch)
+            if await self.refresh() and self.connection is not None:
+                note("the tools offered changed; sending notifications/tools/list_changed")
+                await self.connection.send_tool_list_changed()
 
     # tools
 
@@ -287,6 +385,16 @@ class Bridge:
                 "call again without them",
                 errors=[{"path": f"$.{k}", "problem": "not an argument of this tool"}
                         for k in owned],
+            )
+        known = _argument_names(spec)
+        unknown = sorted(k[:64] for k in arguments if k not in known)
+        if unknown:
+            # Name each one (a name, never a value), so the model can fix its call.
+            raise BridgeError(
+                "unknown_argument",
+                f"{spec.name} has no argument named {', '.join(repr(k) for k in unknown)}",
+                f"call again without it; {spec.name} takes: {', '.join(sorted(known))}",
+                errors=[{"path": f"$.{k}", "problem": "unknown argument"} for k in unknown],
             )
         params = {**arguments, "task_id": self.task["task_id"]}
         if spec.name == "memory_write" and "idempotency_key" not in params:
@@ -366,12 +474,14 @@ def build_server(bridge: Bridge) -> Server[Any]:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await bridge.close()
 
-    async def on_list_tools(_ctx: Any, _params: types.PaginatedRequestParams | None
+    async def on_list_tools(ctx: Any, _params: types.PaginatedRequestParams | None
                             ) -> types.ListToolsResult:
+        bridge.connection = getattr(ctx, "session", None) or bridge.connection
         return types.ListToolsResult(tools=await bridge.list_tools())
 
-    async def on_call_tool(_ctx: Any, params: types.CallToolRequestParams
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams
                            ) -> types.CallToolResult:
+        bridge.connection = getattr(ctx, "session", None) or bridge.connection
         try:
             return await bridge.call_tool(params.name, params.arguments)
         except MCPError:
@@ -418,12 +528,16 @@ async def serve(bridge: Bridge) -> None:
 
         async def run_session() -> None:
             async with stdio_server() as (read_stream, write_stream):
+                # tools/list_changed is declared: the watcher sends it when the
+                # session's grants change (consent switched, token revoked).
                 await server.run(read_stream, write_stream,
-                                 server.create_initialization_options())
+                                 server.create_initialization_options(
+                                     NotificationOptions(tools_changed=True)))
             tg.cancel_scope.cancel()
 
         tg.start_soon(stop_on_signal)
         tg.start_soon(run_session)
+        tg.start_soon(bridge.watch)
 
 
 # --- command line -----------------------------------------------------------------
@@ -456,6 +570,9 @@ def _parser() -> argparse.ArgumentParser:
                              "servers): writes then also need learn_from_tools consent")
     parser.add_argument("--role", choices=("main", "subagent"), default="main",
                         help="subagent: read-only, sees its parent task's memory")
+    parser.add_argument("--watch", type=float, default=2.0, metavar="SECONDS",
+                        help="how often to check whether consent or the token changed, so "
+                             "the client is told when the tools change (default 2)")
     parser.add_argument("--parent-task", metavar="TASK_ID",
                         help=f"the parent task of a subagent (default: ${PARENT_TASK_ENV})")
     return parser
@@ -476,6 +593,7 @@ def parse_args(argv: Sequence[str], *, home: str | None = None,
         parent_task=parent,
         tools_used=args.tools_used,
         timeout=timeout,
+        watch=max(args.watch, 0.05),
     )
 
 

@@ -35,10 +35,12 @@ from memoryd.rpc import schema
 __all__ = [
     "BRIDGE_OWNED",
     "INSTRUCTIONS",
+    "OUTPUT_SCHEMAS",
     "TOOLS",
     "TOOLS_BY_NAME",
     "ToolSpec",
     "input_schema",
+    "output_schema",
     "render_context",
     "render_read",
     "render_search",
@@ -313,6 +315,71 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
 )
 
 TOOLS_BY_NAME: Final = {spec.name: spec for spec in TOOLS}
+
+
+# --- what each tool answers (its MCP outputSchema) ----------------------------------
+#
+# The structured result of a tool is the daemon's answer (SPEC §9, "shapes the
+# clients rely on"); these schemas name those fixed fields and leave room for
+# more (additionalProperties), as the spec welcomes new fields. memory_status
+# adds the bridge's own ``session`` summary. An error result carries
+# ``{"error": {...}}`` and is flagged isError, so it is not held to them.
+
+_OBJ: Final = {"type": "object"}
+_STR: Final = {"type": "string"}
+_INT: Final = {"type": "integer"}
+_BOOL: Final = {"type": "boolean"}
+_OPT_STR: Final = {"type": ["string", "null"]}
+
+
+def _object(required: Sequence[str], **props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(required),
+            "additionalProperties": True}
+
+
+_CARD: Final = _object(("id", "title", "type", "scope"), id=_STR, title=_STR,
+                       summary=_OPT_STR, type=_STR, scope=_STR,
+                       score={"type": ["number", "null"]})
+_ENTRY: Final = _object(("id", "target", "scope", "type", "title", "status", "revision"),
+                        id=_STR, target=_STR, scope=_STR, type=_STR, title=_STR,
+                        body={"type": ["string", "null"]}, status=_STR, revision=_INT,
+                        source=_STR)
+_ITEM: Final = _object(("id", "title", "type", "status", "revision", "scope"),
+                       id=_STR, title=_STR, type=_STR, status=_STR, revision=_INT, scope=_STR,
+                       snippet=_OPT_STR)
+
+OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+    "memory_status": _object(
+        ("backend", "counts", "audit", "identity", "consent", "session"),
+        backend=_OBJ, counts=_OBJ, pending_actions=_INT, audit=_OBJ, identity=_OBJ,
+        consent=_OBJ, policy=_OBJ,
+        session=_object(("task_id", "grants", "tools", "notes"), task_id=_OPT_STR,
+                        role=_OPT_STR, grants={"type": "array", "items": _STR},
+                        tools={"type": "array", "items": _STR},
+                        notes={"type": "array", "items": _STR})),
+    "memory_context": _object(
+        ("snapshot_id", "task_id", "entries", "rendered"),
+        snapshot_id=_STR, task_id=_STR, frozen_at=_STR,
+        entries={"type": "array", "items": _CARD}, rendered=_STR,
+        intent_truncated=_BOOL, limits=_OBJ, truncated=_BOOL, omitted=_OBJ),
+    "memory_search": _object(
+        ("items", "mode"), items={"type": "array", "items": _ITEM},
+        mode={"enum": ["list", "search"]}, next_cursor=_OPT_STR, coverage=_OBJ),
+    "memory_read": _object(
+        ("entries",), entries={"type": "array", "items": _ENTRY},
+        pending={"type": "array", "items": _OBJ}),
+    "memory_write": _object(
+        ("outcome", "decision", "entries"),
+        outcome={"enum": ["applied", "pending", "unchanged"]}, operation_id=_OPT_STR,
+        action_id=_OPT_STR, decision=_object(("effect",), decision_id=_OPT_STR, effect=_STR),
+        entries={"type": "array", "items": _ENTRY},
+        warnings={"type": "array", "items": _STR}),
+}
+
+
+def output_schema(spec: ToolSpec) -> dict[str, Any]:
+    """The JSON Schema of the tool's structured result (MCP ``outputSchema``)."""
+    return OUTPUT_SCHEMAS[spec.name]
 
 
 def input_schema(spec: ToolSpec) -> dict[str, Any]:

@@ -48,6 +48,7 @@ __all__ = [
     "build_journal",
     "build_ls",
     "build_pending",
+    "build_policy_explain",
     "build_policy_reload",
     "build_receipt",
     "build_rm",
@@ -60,6 +61,7 @@ __all__ = [
     "build_token_revoke",
     "build_undo",
     "build_write",
+    "identity_params",
 ]
 
 
@@ -106,6 +108,12 @@ def _identity_of(kind: str, subject: str, issuer: str | None) -> dict[str, Any]:
 def _with_identity(args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
     ident = _identity(args)
     return params if ident is None else {**params, "identity": ident}
+
+
+def identity_params(args: argparse.Namespace) -> dict[str, Any]:
+    """``{"identity": …}`` when the command line names one, else ``{}``."""
+    ident = _identity(args)
+    return {} if ident is None else {"identity": ident}
 
 
 def _drop_none(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -289,6 +297,8 @@ def build_token_issue(args: argparse.Namespace, _read: Reader) -> Request:
         params["scopes"] = list(args.scopes)
     if args.expires_in is not None:
         params["expires_in"] = args.expires_in
+    if option(args, "label") is not None:
+        params["label"] = args.label
     return Request("token.issue", params)
 
 
@@ -328,6 +338,16 @@ def build_audit_checkpoint(_args: argparse.Namespace, _read: Reader) -> Request:
 
 def build_policy_reload(_args: argparse.Namespace, _read: Reader) -> Request:
     return Request("policy.reload", {})
+
+
+def build_policy_explain(args: argparse.Namespace, _read: Reader) -> Request:
+    params: dict[str, Any] = {"capability": args.capability, "channel": args.channel,
+                              "target": args.target, "scope": args.scope}
+    for name, value in (("role", args.role), ("action", args.action),
+                        ("type", args.entry_type), ("grants", args.grants)):
+        if value is not None:
+            params[name] = value
+    return Request("policy.explain", params)
 
 
 def build_backup(args: argparse.Namespace, _read: Reader) -> Request:

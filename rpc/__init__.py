@@ -6,7 +6,7 @@ whole public face (a test keeps it equal to the submodules' ``__all__``).
 ``rpc.schema`` (per-method params and results) and ``memoryd.memctl.main`` are used as
 modules.
 
-The ``rpc.protocol`` names load on first use: they pull in jsonrpcserver and,
+The ``rpc.protocol`` and ``rpc.errors`` names load on first use: they pull in jsonrpcserver and,
 through it, jsonschema, which cost ``memctl`` (a client, which never
 dispatches) a noticeable share of its start-up time.
 """
@@ -25,20 +25,6 @@ from memoryd.rpc.client import (
     ConnectionLost,
     RpcError,
 )
-from memoryd.rpc.errors import (
-    INTERNAL_ERROR,
-    PROTOCOL_ERRORS,
-    ConnectionLimit,
-    InvalidParams,
-    InvalidRequest,
-    MethodNotFound,
-    ParseError,
-    ProtocolError,
-    ProtocolErrorRow,
-    connection_error_line,
-    new_incident_id,
-    to_error_object,
-)
 from memoryd.rpc.framing import (
     DEFAULT_MAX_FRAME,
     MAX_DEPTH,
@@ -54,6 +40,20 @@ from memoryd.rpc.framing import (
 from memoryd.rpc.paths import agent_socket, control_socket, resolve_home, run_dir
 
 if TYPE_CHECKING:
+    from memoryd.rpc.errors import (
+        INTERNAL_ERROR,
+        PROTOCOL_ERRORS,
+        ConnectionLimit,
+        InvalidParams,
+        InvalidRequest,
+        MethodNotFound,
+        ParseError,
+        ProtocolError,
+        ProtocolErrorRow,
+        connection_error_line,
+        new_incident_id,
+        to_error_object,
+    )
     from memoryd.rpc.protocol import (
         DEFAULT_MAX_BATCH,
         CallContext,
@@ -67,6 +67,13 @@ if TYPE_CHECKING:
 _LAZY = frozenset(
     {"DEFAULT_MAX_BATCH", "CallContext", "Dispatcher", "Handler", "MethodSpec",
      "describe", "param_errors"}
+)
+# rpc.errors loads structlog and the kernel's error table: a client that only
+# connects (memctl, the MCP bridge) should not pay for them at start.
+_LAZY_ERRORS = frozenset(
+    {"ConnectionLimit", "INTERNAL_ERROR", "InvalidParams", "InvalidRequest", "MethodNotFound",
+     "PROTOCOL_ERRORS", "ParseError", "ProtocolError", "ProtocolErrorRow",
+     "connection_error_line", "new_incident_id", "to_error_object"}
 )
 
 __all__ = [
@@ -114,6 +121,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name in _LAZY_ERRORS:
+        value = getattr(importlib.import_module("memoryd.rpc.errors"), name)
+        globals()[name] = value
+        return value
     if name in _LAZY:
         value = getattr(importlib.import_module("memoryd.rpc.protocol"), name)
         globals()[name] = value

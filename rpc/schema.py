@@ -24,6 +24,8 @@ ScopeName = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z
 IdempotencyKey = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")]
 Revision = Annotated[int, Meta(ge=1, le=2**53)]
 ShortText = Annotated[str, Meta(max_length=1_000)]
+TokenLabel = Annotated[str, Meta(min_length=1, max_length=64,
+                                 pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._:@+-]*$")]
 # Titles and bodies are bounded in bytes by the size check; this bound only
 # keeps a hostile frame from reaching the scanner with megabytes in one field.
 Text = Annotated[str, Meta(max_length=262_144)]
@@ -91,6 +93,24 @@ class NoParams(_P, frozen=True, kw_only=True):
     pass
 
 
+class PolicyExplain(_P, frozen=True, kw_only=True):
+    """What the kernel would decide for this subject and resource (control only)."""
+
+    capability: Literal["MemoryRead", "MemoryWrite", "MemoryExternalize", "NetworkAccess",
+                        "GovernanceDecide", "ConsentManage"]
+    channel: Literal["agent", "control"] = "agent"
+    role: Literal["main", "subagent", "operator"] | None = None
+    target: Literal["memory", "user"] = "memory"
+    scope: ScopeName = "default"
+    action: Literal["add", "replace", "supersede", "archive", "remove",
+                    "context", "journal", "list", "read", "receipt", "govern"] | None = None
+    type: Literal["preference", "procedure", "fact", "lesson"] | None = None
+    # The task's grants on the agent channel; by default every grant, as for a
+    # task whose owner has switched every consent on.
+    grants: list[Literal["memory.context", "memory.list", "memory.read", "memory.receipt",
+                         "memory.write"]] | None = None
+
+
 class TaskBegin(_P, frozen=True, kw_only=True):
     token: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
     identity: Identity | None = None
@@ -103,6 +123,13 @@ class TaskBegin(_P, frozen=True, kw_only=True):
 
 class TaskRef(_P, frozen=True, kw_only=True):
     task_id: Id
+
+
+class TaskResume(_P, frozen=True, kw_only=True):
+    """A new connection presents the credential its task was begun with."""
+
+    task_id: Id
+    token: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
 
 
 class IdentityOnly(_P, frozen=True, kw_only=True):
@@ -121,6 +148,9 @@ class TokenIssue(_P, frozen=True, kw_only=True):
     identity: Identity
     scopes: Annotated[list[ScopeName], Meta(min_length=1, max_length=16)] | None = None
     expires_in: Annotated[int, Meta(gt=0, le=10 * 365 * 86_400)] | None = None
+    # The operator's name for the token ("alice-laptop"), shown beside its
+    # owner in memctl's output; never on agent.sock, never in audit or logs.
+    label: TokenLabel | None = None
 
 
 class TokenRevoke(_P, frozen=True, kw_only=True):
@@ -271,11 +301,19 @@ class ReceiptOut(_R, kw_only=True):
     updated_at: str
 
 
+class EntryRef(_R, kw_only=True):
+    """What a write answer shows a task without ``read``: the id and the
+    revision its own write produced, never stored text."""
+
+    id: str
+    revision: int
+
+
 class WriteResult(_R, kw_only=True):
     outcome: Literal["applied", "pending", "unchanged"]
     operation_id: str | None
     decision: DecisionOut
-    entries: list[Entry]
+    entries: list[Entry] | list[EntryRef]
     warnings: list[str]
     action_id: str | None = None
     receipt: ReceiptOut | None = None

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import apsw
 import msgspec
 import pytest
 
@@ -145,3 +146,101 @@ def test_backup_is_not_on_the_agent_socket(d: Daemon) -> None:
         assert not dest.exists()
     finally:
         shutil.rmtree(dest.parent, ignore_errors=True)
+
+
+# --- folders that do not exist yet, refusals in memctl's words, inspection ----------
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file under ``folder``: its bytes, mode and mtime (ns)."""
+    return {p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mode,
+                                               p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_memctl_backup_creates_missing_parent_folders(d: Daemon) -> None:
+    root = short_tempdir()
+    dest = root / "backups" / "weekly" / "memoryd-1"
+    try:
+        done = d.memctl("backup", str(dest))
+        assert done.returncode == 0, done.stderr
+        assert (dest / "memory.db").is_file() and (dest / "keys" / "secret").is_file()
+        assert (root / "backups").stat().st_mode & 0o777 == 0o700
+        out = done.stdout.decode()
+        assert f"backed up to {dest}" in out and "{" not in out
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_refused_backup_says_why_in_memctl_terms(d: Daemon) -> None:
+    folder = short_tempdir()
+    try:
+        done = d.memctl("backup", str(folder))
+        assert done.returncode == 1
+        err = done.stderr.decode()
+        assert f"memctl backup: cannot back up to {folder}: the backup path already exists" in err
+        assert "what to do: give a new folder" in err
+        for wire in ("data.errors", "invalid_params", "$.path", "params"):
+            assert wire not in err
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def backup(d: Daemon) -> Any:
+    root = short_tempdir()
+    with d.control() as c:
+        c.call("memory.write", {"action": "add", "scope": "inspect",
+                                "entry": entry(title="kept", body="Kept in the backup.",
+                                               type_="fact")})
+    done = d.memctl("backup", str(root / "b"))
+    assert done.returncode == 0, done.stderr
+    yield root / "b"
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_backup_verify_inspects_without_changing_a_byte(d: Daemon, backup: Path) -> None:
+    before = _snapshot(backup)
+    names_before = sorted(p.name for p in backup.rglob("*"))
+    done = d.memctl("backup", "verify", str(backup), "--json")
+    assert done.returncode == 0, done.stderr
+    report = msgspec.json.decode(done.stdout)
+    assert report["ok"] is True and report["problems"] == []
+    assert report["audit"]["verified"] is True and report["audit"]["seq"] > 0
+    assert report["counts"]["active"] >= 1 and report["schema_version"] >= 1
+    assert {"memory.db", "keys/secret", "keys/checkpoint.ed25519"} <= set(report["files"])
+    assert _snapshot(backup) == before
+    assert sorted(p.name for p in backup.rglob("*")) == names_before  # no -wal, -shm, lock
+    human = d.memctl("backup", "verify", str(backup))
+    assert human.returncode == 0 and ": ok" in human.stdout.decode()
+    assert "Kept in the backup." not in human.stdout.decode() + done.stdout.decode()
+
+
+def test_backup_verify_fails_on_a_changed_audit_event(d: Daemon, backup: Path) -> None:
+    broken = short_tempdir() / "broken"
+    try:
+        shutil.copytree(backup, broken)
+        conn = apsw.Connection(str(broken / "memory.db"))
+        conn.execute("UPDATE audit SET hash = 'x' || substr(hash, 2) WHERE seq = 2")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        conn.close()
+        (broken / "keys" / "secret").unlink()
+        done = d.memctl("backup", "verify", str(broken))
+        assert done.returncode == 1
+        out = done.stdout.decode()
+        assert "NOT OK" in out and "the audit chain does not verify at seq 2" in out
+        assert "keys/secret is missing" in out
+    finally:
+        shutil.rmtree(broken.parent, ignore_errors=True)
+
+
+def test_backup_verify_of_a_folder_that_is_no_backup_says_so(d: Daemon) -> None:
+    folder = short_tempdir()
+    try:
+        done = d.memctl("backup", "verify", str(folder))
+        assert done.returncode == 1
+        err = done.stderr.decode()
+        assert f"cannot inspect {folder}: the folder holds no memory.db" in err
+        assert "data.errors" not in err
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

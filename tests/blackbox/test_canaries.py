@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 import uuid
 from collections.abc import Iterator
@@ -143,6 +144,15 @@ def _workload(run: Run, c: Client, a: Client) -> None:
                                 "version": 99})
     run.fail(c, n(), {"text": n()})
 
+    # Token labels, imported entries and their promotion (memctl import / promote).
+    c.call("token.issue", {"identity": ident, "label": n()})
+    imported = c.call("memory.write", {
+        "target": "memory", "scope": "canary:import", "action": "add", "source": "import",
+        "entry": entry(n(), n())})["entries"][0]
+    c.call("memory.promote", {"ids": [imported["id"]]})
+    run.fail(c, "memory.promote", {"ids": [n()]})
+    run.fail(c, "token.issue", {"identity": ident, "label": f"bad\n{n()}"})
+
     # Queries and intents.
     c.call("memory.list", {"query": f"vim {n()}"})
     a.call("memory.list", {"task_id": task, "query": n()})
@@ -152,14 +162,29 @@ def _workload(run: Run, c: Client, a: Client) -> None:
         if exc.code != -32601:  # absent until the recall issue lands
             raise
     a.call("memory.read", {"task_id": task, "ids": [approved["id"]], "include_pending": True})
+    a.call("memory.list", {"task_id": task, "target": "user", "query": n()})
+    c.call("policy.explain", {"capability": "MemoryRead", "channel": "agent", "target": "user"})
 
     for client, params in ((c, {}), (c, {"identity": ident}), (a, {"task_id": task}), (a, {})):
         run.statuses.append(json.dumps(client.call("memory.status", params)))
 
 
+# A read rule that decides part of every agent read (the owner's user scope is
+# in every task's view), so each read call writes its audited decision event
+# with counts and rule ids — and with none of the queries or intents.
+POLICY = """
+[[rule]]
+id = "no-agent-user-reads"
+effect = "deny"
+capability = "MemoryRead"
+channel = "agent"
+target = "user"
+"""
+
+
 @pytest.fixture(scope="module")
 def run() -> Iterator[Run]:
-    with running() as daemon:
+    with running(policy=POLICY) as daemon:
         result = Run(daemon)
         with daemon.control() as c, daemon.agent() as a:
             _workload(result, c, a)
@@ -194,6 +219,15 @@ def test_no_canary_in_the_audit_export(run: Run) -> None:
     assert _leaks(json.dumps(exported), run.canaries) == []
 
 
+def test_read_decisions_were_audited_without_text(run: Run) -> None:
+    # Guards the export search above for the gate's read events: they exist.
+    with run.daemon.control() as c:
+        events = c.call("audit.export", {})["events"]
+    reads = [e for e in events if "no-agent-user-reads" in e.get("rule_ids", [])]
+    assert len(reads) >= 3
+    assert _leaks(json.dumps(reads), run.canaries) == []
+
+
 def test_no_canary_in_any_error_reply(run: Run) -> None:
     leaks = {i: _leaks(err, run.canaries) for i, err in enumerate(run.errors)}
     assert {i: found for i, found in leaks.items() if found} == {}
@@ -209,3 +243,42 @@ def test_no_canary_in_the_pending_listing(run: Run) -> None:
         denied = c.call("governance.action.list", {"status": "denied"})
     assert listed["items"]
     assert _leaks(json.dumps([listed, denied]), run.canaries) == []
+
+
+def test_no_canary_in_the_ui_server_log(run: Run) -> None:
+    # memctl ui (the optional web page) on the same daemon: log in, act for
+    # a canary identity, search for canaries, open every page and every
+    # entry, issue a token, provoke refusals; its log must hold none of it,
+    # nor the one-time login address.
+    pytest.importorskip("starlette")
+    from tests.ui_harness import UiServer, csrf_of
+
+    server = UiServer(run.daemon).start()
+    secrets_seen = [server.login_url.split("token=", 1)[1]]
+    try:
+        cookie = server.login()
+        page = server.http("GET", "/memories", cookie=cookie)
+        csrf = csrf_of(page.body)
+        server.http("POST", "/memories", cookie=cookie,
+                    form={"csrf": csrf, "query": f"find {run.new()}"})
+        for link in set(re.findall(r'href="(/entry/[^"]+)"', page.body)):
+            server.http("GET", link, cookie=cookie)
+        for path in ("/pending", "/consent", "/audit", "/status"):
+            assert server.http("GET", path, cookie=cookie).status == 200
+        issued = server.http("POST", "/tokens/issue", cookie=cookie,
+                             form={"csrf": csrf, "kind": "local", "subject": run.new()})
+        secrets_seen.append(issued.body.split('id="tok"', 1)[1].split('value="', 1)[1]
+                            .split('"', 1)[0])
+        server.http("POST", "/identity", cookie=cookie,
+                    form={"csrf": csrf, "kind": "local", "subject": run.new()})
+        server.http("GET", "/memories", cookie=cookie)
+        server.http("POST", "/memories/add", cookie=cookie, form={
+            "csrf": csrf, "type": "fact", "title": run.new(), "body": f"a {run.new()} b"})
+        server.http("POST", "/memories", cookie=cookie, form={"query": run.new()})  # no CSRF
+        server.http("GET", f"/entry/{run.new()}", cookie=cookie)
+        server.http("GET", f"/memories?v={run.new()}", cookie=cookie, host="evil.example")
+    finally:
+        server.stop()
+    log = server.log()
+    assert "ui_request" in log
+    assert _leaks(log, run.canaries + secrets_seen) == []

@@ -188,14 +188,18 @@ def test_pending_actions_over_the_cap_are_rate_limited(c: Client, a: Client) -> 
         out = a.call("memory.write", {"task_id": task, "action": "add",
                                       "entry": entry(f"Note {n}", f"Body {n}.")})
         assert out["outcome"] == "pending"
-    expect(-32005, "rate_limited", a.call, "memory.write",
-           {"task_id": task, "action": "add", "entry": entry("Note 3", "Body 3.")})
+    err = expect(-32005, "rate_limited", a.call, "memory.write",
+                 {"task_id": task, "action": "add", "entry": entry("Note 3", "Body 3.")})
+    assert err.details == {"cap": "max_pending_actions", "limit": 3, "pending_actions": 3}
+    assert "raise max_pending_actions (now 3) in memoryd.toml" in (err.recovery or "")
 
 
 def test_open_tasks_over_the_cap_are_rate_limited(c: Client, a: Client) -> None:
     token = agent_token(c)
     first = a.call("task.begin", {"token": token})
     a.call("task.begin", {"token": token})
-    expect(-32005, "rate_limited", a.call, "task.begin", {"token": token})
+    err = expect(-32005, "rate_limited", a.call, "task.begin", {"token": token})
+    assert err.details == {"cap": "max_open_tasks", "limit": 2, "open_tasks": 2}
+    assert "raise max_open_tasks (now 2) in memoryd.toml" in (err.recovery or "")
     a.call("task.end", {"task_id": first["task_id"]})
     assert a.call("task.begin", {"token": token})["task_id"]

@@ -18,16 +18,14 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.corpora import corpus_files
 from tests.harness import Daemon, running
-
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared/corpora/jsontestsuite/test_parsing"
 
 AGENT_METHODS = ["task.begin", "task.end", "memory.context", "memory.list", "memory.read",
                  "memory.write", "memory.status", "memory.receipt"]
@@ -72,7 +70,7 @@ def _alive(d: Daemon) -> None:
 
 # --- the corpus -------------------------------------------------------------------------
 
-CORPUS_FILES = sorted(CORPUS.iterdir()) if CORPUS.is_dir() else []
+CORPUS_FILES = corpus_files("")
 
 
 def test_the_corpus_is_present() -> None:
@@ -83,6 +81,7 @@ def test_the_corpus_is_present() -> None:
 def test_every_corpus_file_is_answered_without_internal_error(hostile: Daemon,
                                                               prefix: str) -> None:
     files = [p for p in CORPUS_FILES if p.name.startswith(prefix)]
+    assert files, f"no {prefix} files in the corpus"
     with hostile.control(timeout=10) as c:
         for path in files:
             frame = path.read_bytes().replace(b"\n", b"\r")

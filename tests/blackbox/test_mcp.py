@@ -368,4 +368,5 @@ def test_memctl_mcp_without_the_sdk_says_how_to_install_it(tmp_path: Path) -> No
                           cwd=REPO, timeout=60, check=False)
     assert done.returncode == 1
     assert b"memoryd[mcp]" in done.stderr
+    assert b"pip install 'memoryd[mcp]'" not in done.stderr  # not a package on PyPI
     assert b"Traceback" not in done.stderr

@@ -39,11 +39,14 @@ def agent_task(d: Daemon) -> dict[str, Any]:
     _ok(d, "consent", "set", "--read", "on", "--contribute", "on", *ALICE)
     issued = _json(d, "token", "issue", "--kind", "token", "--subject", "alice")
     with d.agent() as a:
-        return a.call("task.begin", {"token": issued["token"]})  # type: ignore[no-any-return]
+        task = a.call("task.begin", {"token": issued["token"]})
+    # A token task is bound to its token: a later connection presents it again.
+    return {**task, "token": issued["token"]}
 
 
 def _propose(d: Daemon, task: dict[str, Any], title: str, body: str) -> str:
     with d.agent() as a:
+        a.call("task.resume", {"task_id": task["task_id"], "token": task["token"]})
         out = a.call("memory.write", {
             "task_id": task["task_id"], "target": "memory", "action": "add",
             "entry": {"type": "preference", "title": title, "body": body}})

@@ -127,3 +127,15 @@ def test_budget_counts_a_scope_only_once_its_room_is_freed(c: Client) -> None:
     with pytest.raises(RpcError) as err:
         add(c, scope, "D", "d" * 1_201)
     assert err.value.data["details"]["used_bytes"] == 1_800
+
+
+def test_a_full_budget_names_the_cap_its_value_and_how_to_raise_it(c: Client) -> None:
+    scope = "usage-cap"
+    add(c, scope, "A", "a" * 2_900)
+    with pytest.raises(RpcError) as err:
+        add(c, scope, "B", "b" * 200)
+    data = err.value.data
+    assert data["details"] == {"cap": "scope_budget_bytes", "limit": 3000, "used_bytes": 2_900,
+                               "budget_bytes": 3000, "needed_bytes": 200}
+    assert "raise scope_budget_bytes (now 3000) in memoryd.toml" in data["recovery"]
+    assert "b" * 20 not in str(data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import msgspec
@@ -106,3 +107,20 @@ def test_every_msgspec_validation_error_maps_to_a_value_free_message() -> None:
         text = _describe(caught.value)
         assert CANARY not in text
         assert ": expected " in text
+
+
+# --- the documented defaults are the daemon's ---------------------------------------
+
+CONFIG_PAGE = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+
+
+def _documented_defaults() -> dict[str, str]:
+    rows = re.findall(r"^\| `([a-z_]+)` \| ([^|]+) \|", CONFIG_PAGE.read_text(), re.M)
+    return {key: value.strip() for key, value in rows}
+
+
+@pytest.mark.parametrize("key", ["scope_budget_bytes", "max_pending_actions", "max_open_tasks",
+                                 "entry_max_bytes", "pending_ttl_days", "task_ttl_hours"])
+def test_the_configuration_page_documents_the_daemons_defaults(key: str) -> None:
+    documented = _documented_defaults()[key]
+    assert float(documented.replace(",", "")) == float(getattr(Config(), key))

@@ -157,6 +157,14 @@ REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
     (["audit", "verify"], "audit.verify", {}),
     (["audit", "checkpoint"], "audit.checkpoint", {}),
     (["policy", "reload"], "policy.reload", {}),
+    (["policy", "explain", "MemoryRead"], "policy.explain",
+     {"capability": "MemoryRead", "channel": "agent", "target": "memory", "scope": "default"}),
+    (["policy", "explain", "MemoryWrite", "--channel", "agent", "--role", "subagent",
+      "--target", "user", "--scope", "s:1", "--action", "replace", "--type", "fact",
+      "--grants", "memory.read", "memory.write"], "policy.explain",
+     {"capability": "MemoryWrite", "channel": "agent", "role": "subagent", "target": "user",
+      "scope": "s:1", "action": "replace", "type": "fact",
+      "grants": ["memory.read", "memory.write"]}),
     (["backup", "/srv/b"], "admin.backup", {"path": "/srv/b"}),
 ]
 
@@ -298,7 +306,10 @@ def test_rpc_error_prints_message_code_and_recovery() -> None:
     assert out == ""
     lines = err.splitlines()
     assert lines[0] == "memctl: the entry is not at the expected revision (revision_conflict)"
-    assert lines[1] == "  what to do: read the entry again"
+    # The wire's recovery ("read the entry again") speaks for any client; at
+    # the shell memctl says it in its own commands, with the ids it knows.
+    assert lines[1] == ("  what to do: the entry changed: see it with `memctl show ent_A` "
+                        "and repeat with --rev 3")
     assert "current_revision=3" in err
 
 

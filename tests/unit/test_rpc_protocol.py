@@ -13,11 +13,10 @@ from structlog.testing import capture_logs
 from memoryd.kernel.errors import Conflict
 from memoryd.rpc.framing import MAX_DEPTH
 from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec, param_errors
+from tests.corpora import corpus_files
 
 CTX = CallContext(channel="agent", peer_uid=1000, peer_pid=42, conn_id="conn_test")
 CANARY = "CANARY-d41d8c"
-REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO / "../shared/corpora/jsontestsuite/test_parsing"
 
 
 class Basis(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -515,12 +514,6 @@ def test_a_success_result_may_echo_legitimately() -> None:
 # --- the JSONTestSuite corpus --------------------------------------------------
 
 
-def _corpus(prefix: str) -> list[Path]:
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p for p in CORPUS.iterdir() if p.name.startswith(prefix))
-
-
 def _codes(reply: bytes | None) -> set[int]:
     if reply is None:
         return set()
@@ -529,18 +522,11 @@ def _codes(reply: bytes | None) -> set[int]:
     return {item["error"]["code"] for item in items}
 
 
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"JSONTestSuite corpus not found at {CORPUS}"
-)
-
-
-@needs_corpus
 def test_corpus_is_present_and_complete() -> None:
-    assert len(_corpus("n_")) > 150 and len(_corpus("y_")) > 90
+    assert len(corpus_files("n_")) > 150 and len(corpus_files("y_")) > 90
 
 
-@needs_corpus
-@pytest.mark.parametrize("path", _corpus("n_"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus_files("n_"), ids=lambda p: p.name)
 def test_corpus_rejects(path: Path) -> None:
     data = path.read_bytes()
     reply = raw(data)
@@ -552,14 +538,12 @@ def test_corpus_rejects(path: Path) -> None:
     assert _codes(reply) in ({-32700}, {-32600})
 
 
-@needs_corpus
-@pytest.mark.parametrize("path", _corpus("y_"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus_files("y_"), ids=lambda p: p.name)
 def test_corpus_accepts_valid_json_as_a_non_request(path: Path) -> None:
     assert _codes(raw(path.read_bytes())) == {-32600}
 
 
-@needs_corpus
-@pytest.mark.parametrize("path", _corpus("i_"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus_files("i_"), ids=lambda p: p.name)
 def test_corpus_implementation_defined_never_fails_internally(path: Path) -> None:
     codes = _codes(raw(path.read_bytes()))
     assert codes and codes <= {-32700, -32600}

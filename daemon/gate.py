@@ -1,0 +1,312 @@
+"""The authorization gate: who is calling, and what the kernel says about it.
+
+Owns: resolving a call's caller (channel, role, owner, task, the credential
+the connection presented) into a kernel ``Subject``, asking ``decide()`` for
+every method — reads as well as writes, governance as well as memory — and
+turning a deny into the error that names its real reason. It also keeps, per
+connection, the agent tokens that connection presented (a task begun with a
+token is usable only by a connection that holds it).
+
+How a deny is named (one table, ``_REFUSAL``): the always-on rule that
+decided picks the code (``channel_forbidden`` only for the channel rule,
+``consent_required`` for a missing grant, ``read_only_task`` for a subagent
+write); anything a policy rule or a default decided is ``policy_denied``.
+Every refusal carries ``decision_id``, ``rule_ids``, ``policy_hash`` and
+``explicit``.
+
+Invariants:
+- a handler gets a ``Caller`` only from here, and every store access for a
+  governed method follows a decision made here; task grants (the owner's
+  consent) are inputs to the kernel (``decide(grants=…)``), never a second
+  decision-maker;
+- a task begun with a token stops at once when that token is revoked or
+  expires (``policy_denied``, recovery: a new token), and it is
+  ``task_not_found`` on any connection that did not present that token;
+  a task begun without one is bound to the peer uid that began it;
+- a read decision never depends on an entry's text: read resources carry
+  target, scope and action only, so a decision per namespace is exact.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memoryd.daemon import tasks
+from memoryd.daemon.clock import parse
+from memoryd.daemon.entries import View
+from memoryd.daemon.ids import random_id
+from memoryd.daemon.store import Tx
+from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
+from memoryd.kernel.decide import decide
+from memoryd.kernel.errors import Denied, NotFound
+from memoryd.kernel.grants import GRANT_GATED_METHODS
+from memoryd.kernel.policy import Policy
+from memoryd.rpc import schema
+from memoryd.rpc.errors import InvalidParams
+from memoryd.rpc.protocol import CallContext
+
+__all__ = ["READ_ACTIONS", "Caller", "Gate", "ReadCheck", "refusal"]
+
+# The read methods and the action their resources carry (policy ``action``).
+READ_ACTIONS: dict[str, str] = {
+    "memory.read": "read",
+    "memory.list": "list",
+    "memory.context": "context",
+    "memory.receipt": "receipt",
+    "memory.journal": "journal",
+}
+# The action ``policy.explain`` assumes when it is not named.
+_EXPLAIN_ACTION: dict[Capability, str] = {
+    Capability.MEMORY_READ: "read", Capability.MEMORY_WRITE: "add"}
+# Scope of a call-level resource: a placeholder no real scope can equal.
+CALL_SCOPE = "-"
+
+# always-on rule id -> the error code a refusal by it gets. Anything else
+# (a policy rule, a default, an unknown capability) is policy_denied.
+_REFUSAL: dict[str, str] = {
+    "governance_control_only": "channel_forbidden",
+    "agent_read_needs_grant": "consent_required",
+    "agent_method_needs_grant": "consent_required",
+    "subagent_never_writes": "read_only_task",
+}
+
+
+def refusal(decision: Decision, **details: Any) -> Denied:
+    """The error for a decision that is not ``allow``; names the real reason."""
+    code = _REFUSAL.get(decision.always_on or "", "policy_denied")
+    return Denied(code, details={
+        "decision_id": decision.decision_id, "rule_ids": list(decision.rule_ids),
+        "policy_hash": decision.policy_hash, "explicit": decision.explicit,
+        "effect": decision.effect.value, **details})
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """A resolved caller: the kernel's subject, what it may see, its task."""
+
+    subject: Subject
+    view: View
+    task: tasks.Task | None
+    # The task's grants on the agent channel; None where grants do not gate.
+    grants: frozenset[str] | None
+
+
+@dataclass
+class ReadCheck:
+    """The decisions one read call made, kept for its one audit event.
+
+    Decisions are cached per (target, scope): a read resource holds nothing
+    else a rule can match, so one decision per namespace is exact.
+    """
+
+    method: str
+    caller: Caller | None = None
+    decision_id: str = field(default_factory=lambda: random_id("dec"))
+    decisions: dict[tuple[str, str], Decision] = field(default_factory=dict)
+    counts: Counter[str] = field(default_factory=Counter)
+    refused: Decision | None = None
+
+    def note(self, decision: Decision, n: int = 1) -> None:
+        self.counts["allowed" if decision.effect is Effect.ALLOW else "denied"] += n
+
+    def rule_ids(self) -> list[str]:
+        out: dict[str, None] = {}
+        for d in [*self.decisions.values(), *([self.refused] if self.refused else [])]:
+            out.update(dict.fromkeys(d.rule_ids))
+        return list(out)
+
+    def worth_auditing(self) -> bool:
+        """Implicit allows are not audited one by one (docs/decisions.md)."""
+        every = [*self.decisions.values(), *([self.refused] if self.refused else [])]
+        return bool(self.counts["denied"] or self.refused
+                    or any(d.explicit for d in every))
+
+
+class Gate:
+    """Resolves callers and asks the kernel; the only place a call is authorised."""
+
+    def __init__(self, policy_of: Callable[[], Policy]) -> None:
+        # The policy in force is read at each decision, so a reload applies
+        # to the next call.
+        self._policy_of = policy_of
+        self._held: dict[str, set[str]] = {}
+
+    @property
+    def policy(self) -> Policy:
+        return self._policy_of()
+
+    # -- credentials a connection holds ----------------------------------------
+
+    def present(self, conn_id: str, token_id: str) -> None:
+        """The connection ``conn_id`` has shown the token ``token_id``."""
+        self._held.setdefault(conn_id, set()).add(token_id)
+
+    def forget(self, conn_id: str) -> None:
+        """The connection closed: what it presented goes with it."""
+        self._held.pop(conn_id, None)
+
+    def holds(self, ctx: CallContext, token_id: str | None) -> bool:
+        return token_id is None or token_id in self._held.get(ctx.conn_id, ())
+
+    # -- tasks -----------------------------------------------------------------
+
+    def task(self, tx: Tx, ctx: CallContext, task_id: str, now: str, *,
+             presenting: str | None = None) -> tasks.Task:
+        """The open task ``task_id`` if this connection may use it.
+        ``presenting`` is a token id this very call has shown (and verified)."""
+        task = tasks.lookup(tx, task_id, channel=ctx.channel, peer_uid=ctx.peer_uid, now=now)
+        if not (self.holds(ctx, task.token_id) or task.token_id == presenting):
+            # Same answer as for an id that does not exist: a task id is not
+            # a bearer credential, and a refusal must not confirm it exists.
+            raise NotFound("task_not_found")
+        if task.token_id is not None:
+            check_token_live(tx, task.token_id, now)
+        return task
+
+    # -- callers ---------------------------------------------------------------
+
+    def caller(self, tx: Tx, ctx: CallContext, *, task_id: str | None, owner: str | None,
+               now: str) -> Caller:
+        """The caller of a memory method. ``owner`` is the control channel's
+        owner (identity or default) and is ignored when a task is named."""
+        if ctx.channel == "agent" and task_id is None:
+            raise InvalidParams([{"path": "$.task_id", "expected": "str (required on agent.sock)"}])
+        if task_id is not None:
+            task = self.task(tx, ctx, task_id, now)
+            subject = Subject(channel=Channel(ctx.channel), role=Role(task.role),
+                              owner=task.owner, task_id=task.task_id)
+            return Caller(subject, task_view(task), task,
+                          task.grants if ctx.channel == "agent" else None)
+        assert owner is not None
+        return Caller(Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner),
+                      View(owner, None), None, None)
+
+    # -- deciding --------------------------------------------------------------
+
+    def ask(self, caller: Caller, capability: Capability, resource: Resource, *,
+            method: str | None, decision_id: str | None = None) -> Decision:
+        """The kernel's decision, with the caller's grants as its input."""
+        gated = method if method in GRANT_GATED_METHODS else None
+        return decide(caller.subject, capability, resource, self.policy,
+                      decision_id=decision_id or random_id("dec"),
+                      grants=caller.grants, method=gated if caller.grants is not None else None)
+
+    def governance(self, ctx: CallContext, capability: Capability, owner: str) -> Decision:
+        """Decide a governance or consent method; raise unless allowed."""
+        subject = Subject(channel=Channel(ctx.channel),
+                          role=Role.OPERATOR if ctx.channel == "control" else Role.MAIN,
+                          owner=owner)
+        resource = Resource(target="memory", scope=CALL_SCOPE, action="govern", entry_id=None,
+                            expected_revision=None, content_hash=None)
+        d = decide(subject, capability, resource, self.policy, decision_id=random_id("dec"))
+        if d.effect is not Effect.ALLOW:
+            raise refusal(d)
+        return d
+
+    def explain(self, p: schema.PolicyExplain, owner: str) -> tuple[Decision, Resource]:
+        """What ``decide()`` would answer for the subject and resource ``p``
+        describes, under the policy in force. Decides nothing for real: the
+        caller neither audits it nor acts on it."""
+        capability = Capability(p.capability)
+        role = p.role or ("operator" if p.channel == "control" else "main")
+        action = p.action or _EXPLAIN_ACTION.get(capability, "govern")
+        resource = Resource(target=p.target, scope=p.scope, action=action, entry_id=None,
+                            expected_revision=None, content_hash=None, type=p.type)
+        subject = Subject(channel=Channel(p.channel), role=Role(role), owner=owner)
+        grants = None
+        method = None
+        if p.channel == "agent":
+            grants = frozenset(GRANT_GATED_METHODS if p.grants is None else p.grants)
+            method = ("memory.write" if capability is Capability.MEMORY_WRITE
+                      else f"memory.{action}" if f"memory.{action}" in GRANT_GATED_METHODS
+                      else None)
+        d = decide(subject, capability, resource, self.policy, decision_id=random_id("dec"),
+                   grants=grants, method=method)
+        return d, resource
+
+    # -- reads -----------------------------------------------------------------
+
+    def read_call(self, check: ReadCheck, caller: Caller) -> Decision:
+        """The call-level read decision (grants, rules without a namespace)."""
+        check.caller = caller
+        resource = Resource(target="memory", scope=CALL_SCOPE, action=READ_ACTIONS[check.method],
+                            entry_id=None, expected_revision=None, content_hash=None)
+        d = self.ask(caller, Capability.MEMORY_READ, resource, method=check.method,
+                     decision_id=check.decision_id)
+        if d.effect is not Effect.ALLOW:
+            check.refused = d
+            raise refusal(d)
+        return d
+
+    def read_rules_apply(self) -> bool:
+        """Whether any rule could match a read (else every namespace gets the
+        call-level answer and nothing needs deciding per namespace)."""
+        return any(r.capability is None or Capability.MEMORY_READ.value in r.capability
+                   for r in self.policy.rules)
+
+    def namespace(self, check: ReadCheck, target: str, scope: str) -> Decision:
+        """The read decision for one namespace (cached for the call)."""
+        key = (target, scope)
+        found = check.decisions.get(key)
+        if found is None:
+            assert check.caller is not None
+            resource = Resource(target="user" if target == "user" else "memory", scope=scope,
+                                action=READ_ACTIONS[check.method], entry_id=None,
+                                expected_revision=None, content_hash=None)
+            found = self.ask(check.caller, Capability.MEMORY_READ, resource,
+                             method=check.method, decision_id=check.decision_id)
+            check.decisions[key] = found
+        return found
+
+    def require_namespace(self, check: ReadCheck, target: str, scope: str, **details: Any
+                          ) -> None:
+        d = self.namespace(check, target, scope)
+        check.note(d)
+        if d.effect is not Effect.ALLOW:
+            raise refusal(d, **details)
+
+    def readable_view(self, tx: Tx, check: ReadCheck) -> View:
+        """The caller's view narrowed to the namespaces policy lets it read."""
+        assert check.caller is not None
+        view = check.caller.view
+        if not self.read_rules_apply():
+            return view
+        if view.namespaces is not None:
+            spaces = set(view.namespaces)
+        else:
+            spaces = {(r["target"], r["scope"]) for r in tx.all(
+                "SELECT DISTINCT target, scope FROM entries WHERE owner = ?", (view.owner,))}
+        allowed = set()
+        for target, scope in spaces:
+            d = self.namespace(check, target, scope)
+            check.note(d)
+            if d.effect is Effect.ALLOW:
+                allowed.add((target, scope))
+        if view.namespaces is None and allowed == spaces:
+            return view
+        return View(view.owner, frozenset(allowed))
+
+    def audit_details(self, check: ReadCheck) -> dict[str, Any]:
+        """The one audit event of a read call: ids, rule ids and counts only."""
+        return {"method": check.method, "policy_hash": self.policy.hash,
+                "allowed": check.counts["allowed"], "denied": check.counts["denied"],
+                "explicit": any(d.explicit for d in check.decisions.values())
+                or bool(check.refused and check.refused.explicit)}
+
+
+def check_token_live(tx: Tx, token_id: str, now: str) -> None:
+    """Refuse a task whose token has been revoked or has expired."""
+    row = tx.one("SELECT expires_at, revoked_at FROM tokens WHERE token_id = ?", (token_id,))
+    if row is None or row["revoked_at"] is not None or (
+            row["expires_at"] is not None and parse(row["expires_at"]) <= parse(now)):
+        raise Denied("policy_denied", details={"reason": "token_not_accepted"},
+                     recovery="ask the operator for a new token and begin a new task with it")
+
+
+def task_view(task: tasks.Task) -> View:
+    spaces = {("memory", s) for s in task.scopes}
+    spaces.add(("user", task.user_scope))
+    return View(task.owner, frozenset(spaces))

@@ -1,0 +1,208 @@
+"""``memctl mcp`` as an agent client meets it: tools that follow the session's
+grants as they change, declared output schemas, errors in the agent's terms.
+
+Each session spawns the real bridge with the MCP SDK's stdio client against a
+real daemon, like ``test_mcp.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+mcp = pytest.importorskip("mcp")
+
+import anyio  # noqa: E402
+import mcp_types as types  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+from memoryd.memctl.mcp_tools import TOOLS  # noqa: E402
+from tests.harness import REPO, Daemon, running  # noqa: E402
+
+FULL = {"read": True, "contribute": True}
+
+
+@pytest.fixture(scope="module")
+def d() -> Any:
+    with running() as daemon:
+        yield daemon
+
+
+def _token(d: Daemon, name: str, **consent: bool) -> str:
+    with d.control() as c:
+        ident = {"kind": "local", "subject": name}
+        if consent:
+            current = c.call("consent.get", {"identity": ident})
+            c.call("consent.set", {"identity": ident, "version": current["version"], **consent})
+        token: str = c.call("token.issue", {"identity": ident})["token"]
+        return token
+
+
+def _set_consent(d: Daemon, name: str, **consent: bool) -> None:
+    with d.control() as c:
+        ident = {"kind": "local", "subject": name}
+        current = c.call("consent.get", {"identity": ident})
+        c.call("consent.set", {"identity": ident, "version": current["version"], **consent})
+
+
+@asynccontextmanager
+async def session(home: Path, *args: str, token: str | None = None,
+                  seen: list[str] | None = None) -> AsyncIterator[ClientSession]:
+    env = {"PYTHONPATH": str(REPO)}
+    if token is not None:
+        env["MEMORYD_AGENT_TOKEN"] = token
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memoryd.memctl", "--home", str(home), "mcp", "--scope", "project:mcp",
+              *args],
+        env=env, cwd=str(REPO),
+    )
+
+    async def on_message(message: Any) -> None:
+        inner = getattr(message, "root", message)
+        if seen is not None and isinstance(inner, types.ToolListChangedNotification):
+            seen.append(inner.method)
+
+    with open(home.parent / "bridge-session.log", "a") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), \
+                ClientSession(read, write, message_handler=on_message) as s:
+            await s.initialize()
+            yield s
+
+
+async def _names(s: ClientSession) -> set[str]:
+    return {t.name for t in (await s.list_tools()).tools}
+
+
+def _text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+def test_every_tool_declares_an_output_schema(d: Daemon) -> None:
+    token = _token(d, "schemas", **FULL)
+
+    async def go() -> list[types.Tool]:
+        async with session(d.home, token=token) as s:
+            return (await s.list_tools()).tools
+
+    tools = anyio.run(go)
+    assert {t.name for t in tools} == {spec.name for spec in TOOLS}
+    for tool in tools:
+        assert tool.output_schema is not None, tool.name
+        assert tool.output_schema["type"] == "object"
+        assert tool.output_schema["required"], tool.name
+
+
+def test_structured_results_fit_the_declared_schemas(d: Daemon) -> None:
+    # The SDK's client validates a structured result against the tool's
+    # outputSchema and raises when it does not fit.
+    token = _token(d, "fits", **FULL)
+
+    async def go() -> list[Any]:
+        async with session(d.home, token=token) as s:
+            await s.list_tools()
+            wrote = await s.call_tool("memory_write", {
+                "target": "memory", "action": "add",
+                "entry": {"type": "fact", "title": "Build", "body": "make all builds it"}})
+            return [
+                await s.call_tool("memory_status", {}),
+                await s.call_tool("memory_context", {"intent": "build the project"}),
+                await s.call_tool("memory_search", {"query": "build"}),
+                wrote,
+            ]
+
+    results = anyio.run(go)
+    for result in results:
+        assert not result.is_error, _text(result)
+        assert isinstance(result.structured_content, dict)
+    assert results[-1].structured_content["outcome"] == "pending"
+
+
+def test_an_unknown_argument_is_named_with_the_arguments_the_tool_takes(d: Daemon) -> None:
+    token = _token(d, "unknown-arg", **FULL)
+
+    async def go() -> Any:
+        async with session(d.home, token=token) as s:
+            await s.list_tools()
+            return await s.call_tool("memory_search", {"query": "x", "limit_to": 3})
+
+    result = anyio.run(go)
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert error["code"] == "unknown_argument"
+    assert error["errors"] == [{"path": "$.limit_to", "problem": "unknown argument"}]
+    text = _text(result)
+    assert "limit_to" in text and "query" in text and "what to do" in text
+
+
+def test_an_invalid_token_is_reported_as_such_with_what_to_do(d: Daemon) -> None:
+    async def go() -> Any:
+        async with session(d.home, token="mdt_not-a-token-memoryd-issued") as s:
+            assert await _names(s) == {"memory_status"}
+            return await s.call_tool("memory_status", {})
+
+    result = anyio.run(go)
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert error["code"] == "invalid_token"
+    text = _text(result)
+    assert "token" in text and "memctl token issue" in text
+    assert "policy.toml" not in text
+    assert "mdt_not-a-token" not in text
+
+
+def test_missing_consent_says_how_the_operator_turns_it_on(d: Daemon) -> None:
+    token = _token(d, "consent-words", read=True)
+
+    async def go() -> Any:
+        async with session(d.home, token=token) as s:
+            return await s.call_tool("memory_status", {})
+
+    result = anyio.run(go)
+    assert not result.is_error
+    notes = result.structured_content["session"]["notes"]
+    assert any("contribute" in n for n in notes)
+
+
+def test_switching_consent_on_sends_tools_list_changed_and_offers_the_tools(
+        d: Daemon) -> None:
+    token = _token(d, "switch-on")
+    seen: list[str] = []
+
+    async def go() -> tuple[set[str], set[str]]:
+        async with session(d.home, "--watch", "0.1", token=token, seen=seen) as s:
+            before = await _names(s)
+            _set_consent(d, "switch-on", read=True, contribute=True)
+            with anyio.fail_after(20):
+                while not seen:
+                    await anyio.sleep(0.05)
+            return before, await _names(s)
+
+    before, after = anyio.run(go)
+    assert before == {"memory_status"}
+    assert seen == ["notifications/tools/list_changed"]
+    assert after == {spec.name for spec in TOOLS}
+
+
+def test_switching_consent_off_takes_the_tools_away(d: Daemon) -> None:
+    token = _token(d, "switch-off", **FULL)
+    seen: list[str] = []
+
+    async def go() -> tuple[set[str], set[str]]:
+        async with session(d.home, "--watch", "0.1", token=token, seen=seen) as s:
+            before = await _names(s)
+            _set_consent(d, "switch-off", read=False, contribute=False)
+            with anyio.fail_after(20):
+                while not seen:
+                    await anyio.sleep(0.05)
+            return before, await _names(s)
+
+    before, after = anyio.run(go)
+    assert "memory_write" in before
+    assert after == {"memory_status"}
