@@ -93,6 +93,14 @@ EVENT_KINDS: dict[str, str] = {
     "checkpoint": "a signed checkpoint of the chain head was taken",
     "undo": "an applied operation was reversed by memory.undo",
     "entries_promoted": "the operator vouched for imported entries (provenance import -> user)",
+    "projection_started": "projection started: mode, endpoint host, open items re-blocked",
+    "projection_decided": "the kernel decided an outbox item's egress (both decisions)",
+    "projection_changed": "an outbox item changed state without a request (nothing remote)",
+    "projection_sent": "an outbox item was sent; its outcome class and new state",
+    "projection_approved": "the operator approved one egress resource string",
+    "projection_retry": "failed outbox items were moved back to be decided again",
+    "projection_reseeded": "every projected document got a new generation",
+    "external_recall": "an external recall attempt: mode, status, reason, counts, latency",
 }
 
 # --------------------------------------------------------------------------

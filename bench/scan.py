@@ -3,6 +3,12 @@
 Usage, from the repository root::
 
     .venv/bin/python bench/scan.py [--rules] [--iterations N]
+    .venv/bin/python bench/scan.py --corpus
+
+``--corpus`` prints the measured quality instead of the timings: recall and
+false-positive rate per family on the labelled corpus
+(tests/data/scan_corpus.jsonl, made by tests/data/make_scan_corpus.py), and
+how often benign-but-suspicious notes are refused or flagged for review.
 
 Every memory.write and approval scans its content, so the scan sits on the
 write path. The figures here are wall-clock (``time.perf_counter``) means over
@@ -20,8 +26,10 @@ the engine with prefilters off are timed, so the prefilter's share is visible.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -57,6 +65,7 @@ ADVERSARIAL = [
     "eyJ", "x://a:", "password=", "\u200b", "\u202e", "curl x ", "忽略之前", "ｉｇｎｏｒｅ",
     "aws secret ", "AKIA", "ghp_", "sk-", "把密码", "send passwords to ", "{}[]()<>'\"`",
     " \n\t ", "a:b@", "=", "/", "发送密码到", "reveal your ", "from now on ", "![",
+    "\ufe01", "\u0456", "e\u0301", "%41", "4142", "QUJD", "<system>", "<|", "無視して",
 ]
 
 
@@ -117,11 +126,64 @@ def _inputs() -> list[tuple[str, str]]:
     return inputs
 
 
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "scan_corpus.jsonl"
+
+
+def corpus_table() -> None:
+    """Recall per family, false positives per family on clean text, benign refusals."""
+    family_of = {rule.id: rule.family for rule in RULES}
+    positives: Counter[str] = Counter()
+    caught: Counter[str] = Counter()
+    refused_fp: Counter[str] = Counter()
+    review_fp: Counter[str] = Counter()
+    clean_by_lang: Counter[str] = Counter()
+    benign: Counter[str] = Counter()
+    benign_refused: Counter[str] = Counter()
+    benign_review: Counter[str] = Counter()
+    negatives = 0
+    for line in CORPUS.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        findings = engine.scan(row["text"])
+        refusing = {family_of[f.rule_id] for f in findings if not f.review}
+        reviewing = {family_of[f.rule_id] for f in findings if f.review}
+        if row["category"] == "clean":
+            negatives += 1
+            clean_by_lang[row["lang"]] += 1
+            refused_fp.update(refusing)
+            review_fp.update(reviewing - refusing)
+        elif row["category"] == "benign":
+            benign[row["lang"]] += 1
+            benign_refused[row["lang"]] += bool(refusing)
+            benign_review[row["lang"]] += bool(reviewing) and not refusing
+        else:
+            positives[row["family"]] += 1
+            caught[row["family"]] += row.get("expect", row["family"]) in refusing | reviewing
+    langs = ", ".join(f"{n} {lang}" for lang, n in sorted(clean_by_lang.items()))
+    print(f"clean negatives: {negatives} ({langs})")
+    print(f"| {'family':<22} | {'recall':>14} | {'refused FP':>16} | {'review FP':>10} |")
+    print(f"| {'-' * 22} | {'-' * 14} | {'-' * 16} | {'-' * 10} |")
+    for family in sorted(positives):
+        recall = caught[family] / positives[family]
+        fp = refused_fp[family] / negatives
+        rv = review_fp[family] / negatives
+        print(f"| {family:<22} | {caught[family]:>4}/{positives[family]:<4} {recall:5.3f}"
+              f" | {refused_fp[family]:>3}/{negatives} {fp:6.4f} | {rv:10.4f} |")
+    for lang in sorted(benign):
+        n = benign[lang]
+        print(f"benign-but-suspicious {lang}: refused {benign_refused[lang]}/{n}"
+              f" ({benign_refused[lang] / n:.3f}), flagged for review {benign_review[lang]}/{n}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--rules", action="store_true", help="per-rule cost for each input")
+    parser.add_argument("--corpus", action="store_true",
+                        help="recall and false positives per family on the labelled corpus")
     parser.add_argument("--iterations", type=int, default=200)
     args = parser.parse_args()
+    if args.corpus:
+        corpus_table()
+        return
 
     prefilter = "prefilter" in engine.scan.__kwdefaults__  # type: ignore[operator]
     print(f"{'input':<42} {'bytes':>6} {'scan µs':>9} {'no-prefilter µs':>16}")

@@ -27,6 +27,7 @@ import structlog
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import actions, reads, tasks, writes
 from memoryd.daemon import gate as gate_mod
+from memoryd.daemon import home as home_mod
 from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
@@ -44,6 +45,7 @@ from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
 
 if TYPE_CHECKING:
     from memoryd.daemon.hybrid import Ranker
+    from memoryd.daemon.projection import Projection
 
 log = structlog.get_logger()
 
@@ -76,10 +78,11 @@ class App:
         """
         now = fmt(self.clock.now())
         try:
-            text = self.home.policy.read_text(encoding="utf-8")
+            text = home_mod.read_private(self.home.policy).decode("utf-8")
         except FileNotFoundError:
             text = ""
-        except (OSError, UnicodeDecodeError):
+        except (OSError, UnicodeDecodeError, home_mod.HomeError):
+            # A link is never followed (O_NOFOLLOW): the policy is refused.
             text = None
         try:
             if text is None:
@@ -338,9 +341,9 @@ class App:
         # Small texts scan in well under a thread hop's cost (~0.1 ms), so
         # only larger ones move to a worker thread.
         if writes.text_size(p) <= INLINE_SCAN_CHARS:
-            scan_error = writes.prescan(p, self.config.entry_max_bytes)
+            scanned = writes.prescan(p, self.config.entry_max_bytes)
         else:
-            scan_error = await anyio.to_thread.run_sync(
+            scanned = await anyio.to_thread.run_sync(
                 writes.prescan, p, self.config.entry_max_bytes)
 
         def run(tx: Tx) -> schema.WriteResult:
@@ -356,14 +359,19 @@ class App:
             verdict = writes.decide_ops(caller, proposal.ops, policy)
             if verdict.effect.value == "deny":
                 raise _Deny(verdict, caller, proposal)
-            if scan_error is not None:
-                raise _Rejected(scan_error, verdict, caller, proposal)
+            if scanned.error is not None:
+                raise _Rejected(scanned.error, verdict, caller, proposal)
+            if scanned.review and caller.channel == "agent" and verdict.effect.value == "allow":
+                # A finding no rule can judge: the operator decides.
+                verdict = writes.for_review(verdict)
             if verdict.effect.value == "requires_approval":
                 result = actions.propose(tx, caller, proposal, verdict, self.hasher, now_dt,
                                         self.config.pending_ttl_days,
                                         self.config.max_pending_actions)
             else:
                 result = self._apply(tx, caller, proposal, verdict, now_dt)
+            if scanned.review:
+                result.warnings.append(writes.REVIEW_WARNING)
             writes.remember(tx, owner, p.idempotency_key, rhash, result, now)
             return result
 
@@ -510,7 +518,13 @@ class App:
 
         out = await self.store.run(run)
         log.info("action_denied", action_id=p.action_id)
+        await self._scrub_wal()
         return out
+
+    async def _scrub_wal(self) -> None:
+        """Move the WAL into the database and truncate it, as removal does: the
+        dropped proposal's old pages must not linger in ``memory.db-wal``."""
+        await anyio.to_thread.run_sync(self.store.checkpoint_wal)
 
     async def _expire_before_read(self) -> None:
         try:
@@ -522,7 +536,10 @@ class App:
 
     async def expire_actions(self) -> int:
         now = fmt(self._now())
-        return await self.store.run(lambda tx: actions.expire_actions(tx, now))
+        expired = await self.store.run(lambda tx: actions.expire_actions(tx, now))
+        if expired:
+            await self._scrub_wal()
+        return expired
 
     # -- reads ------------------------------------------------------------------
 
@@ -648,6 +665,9 @@ class App:
     # Settles a delete receipt after its removal committed (daemon/lifecycle.py
     # installs it); without one, the store is only re-read.
     finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None
+    # External memory (daemon/projection.py, installed by daemon/cli.py): the
+    # status section and external recall ask it; None means off.
+    projection: Projection | None = None
 
 
 # Entries up to this many characters in all are scanned on the event loop.

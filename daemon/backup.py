@@ -54,7 +54,7 @@ CONFIG_FILES = ("memoryd.toml", "policy.toml")
 
 
 class BackupParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    path: Annotated[str, Meta(min_length=1, max_length=4_096)]
+    path: Annotated[str, Meta(min_length=1, max_length=4_096, pattern=r"^[^\x00]+$")]
 
 
 class BackupRefused(Exception):
@@ -121,13 +121,15 @@ def make_backup(home: Home, dest: Path) -> dict[str, Any]:
         files = ["memory.db"]
         (dest / "keys").mkdir(mode=0o700)
         for key in sorted(home.keys.iterdir()):
-            if key.is_file() and not key.name.endswith(".tmp"):
+            # Never through a link (the home holds none at start; one planted
+            # since is not followed).
+            if key.is_file() and not key.is_symlink() and not key.name.endswith(".tmp"):
                 shutil.copyfile(key, dest / "keys" / key.name)
                 os.chmod(dest / "keys" / key.name, 0o600)
                 _fsync_file(dest / "keys" / key.name)
                 files.append(f"keys/{key.name}")
         for name in CONFIG_FILES:
-            if (home.path / name).is_file():
+            if (home.path / name).is_file() and not (home.path / name).is_symlink():
                 shutil.copyfile(home.path / name, dest / name)
                 os.chmod(dest / name, 0o600)
                 _fsync_file(dest / name)

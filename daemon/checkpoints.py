@@ -48,7 +48,7 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import CheckpointConfig
 from memoryd.daemon.entries import content_hash
-from memoryd.daemon.home import Home, signing_key
+from memoryd.daemon.home import Home, HomeError, read_private, signing_key
 from memoryd.daemon.store import SqliteStore, Tx
 from memoryd.kernel.errors import Denied
 from memoryd.rpc import schema
@@ -121,10 +121,10 @@ class Checkpointer:
         if rows:
             found.append(Checkpoint(**rows[0]))
         try:
-            found.append(decode_checkpoint(self.file.read_bytes()))
+            found.append(decode_checkpoint(read_private(self.file)))
         except FileNotFoundError:
             pass
-        except (OSError, AuditError):
+        except (OSError, AuditError, HomeError):
             genuine = False
         good = []
         for cp in found:
@@ -141,7 +141,8 @@ class Checkpointer:
 
     def _write_file(self, cp: Checkpoint) -> None:
         tmp = self.file.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW,
+                     0o600)
         try:
             os.write(fd, encode_checkpoint(cp) + b"\n")
             os.fsync(fd)

@@ -33,6 +33,8 @@ from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.config import ConfigError, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle, parse_faults
+from memoryd.daemon.projection import build as build_projection
+from memoryd.daemon.projection_provider import CredentialError, EndpointError
 from memoryd.daemon.server import Server, build_listeners
 from memoryd.daemon.store import SqliteStore, StoreVersionError
 from memoryd.kernel.capability import Capability
@@ -97,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = load_config(home.path)
         hasher = KeyedHasher(home_mod.root_secret(home))
+        home_mod.signing_key(home)  # a malformed key is one line here, not a traceback later
         default = default_identity(os.environ, config, hasher)
         store = SqliteStore(home.db, synchronous=config.synchronous)
     except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError) as exc:
@@ -130,6 +133,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     lifecycle = Lifecycle(app, parse_faults(os.environ.get("MEMORYD_TEST_RECEIPT_FAULTS")))
     lifecycle.install()
     lifecycle.interrupt_pending()
+    try:
+        projection = build_projection(app, os.environ, home.path)
+    except (CredentialError, EndpointError) as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        store.close()
+        lock.release()
+        return 1
+    app.projection = projection
+    app.extra_methods.extend(projection.methods())
+    projection.start()
     try:
         code = anyio.run(_run, app, checkpointer, lifecycle, backend="asyncio")
     finally:
@@ -212,6 +225,8 @@ async def _run(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Life
             tg.start_soon(checkpointer.run_periodic)
             if app.ranker is not None:
                 tg.start_soon(app.ranker.worker.run)
+            if app.projection is not None:
+                tg.start_soon(app.projection.run)
             await server.serve(on_ready=lambda: log.info("ready", pid=os.getpid()))
             tg.cancel_scope.cancel()
     except home_mod.HomeError as exc:

@@ -11,6 +11,7 @@ Invariants:
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -58,10 +59,34 @@ class CheckpointConfig(_Section, frozen=True, kw_only=True):
     every_seconds: float = 3_600.0
 
 
+class ProjectionConfig(_Section, frozen=True, kw_only=True):
+    """External memory (docs/projection.md): restart-only, set here and nowhere else."""
+
+    mode: Literal["off", "shadow", "hybrid"] = "off"
+    project: bool = False
+    endpoint: str | None = None
+    credential_env: str | None = None
+    credential_file: str | None = None
+    timeout_s: float = 5.0
+    evidence_max_items: int = 8
+    evidence_item_chars: int = 500
+    max_response_bytes: int = 262_144
+    poll_interval_s: float = 2.0
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 300.0
+    max_attempts: int = 8
+    lease_s: float = 60.0
+
+
 class Config(_Section, frozen=True, kw_only=True):
     # connections (SPEC §2)
     max_frame_bytes: int = DEFAULT_MAX_FRAME
     max_connections: int = 256
+    # agent.sock only: one peer uid other than the daemon's own (agents let in
+    # by allowed_uids or agent_group) holds at most this many of its slots, so
+    # one agent cannot take them all (control.sock counts apart: always room
+    # for the operator). Default: half of max_connections.
+    max_connections_per_uid: int | None = None
     idle_timeout_s: float = 300.0
     frame_timeout_s: float = 10.0
     shutdown_grace_s: float = 10.0
@@ -86,6 +111,7 @@ class Config(_Section, frozen=True, kw_only=True):
     recall: RecallConfig = msgspec.field(default_factory=RecallConfig)
     retention: RetentionConfig = msgspec.field(default_factory=RetentionConfig)
     checkpoint: CheckpointConfig = msgspec.field(default_factory=CheckpointConfig)
+    projection: ProjectionConfig = msgspec.field(default_factory=ProjectionConfig)
 
 
 class ConfigError(Exception):
@@ -95,9 +121,16 @@ class ConfigError(Exception):
 def load_config(home: Path) -> Config:
     path = home / "memoryd.toml"
     try:
-        raw = path.read_bytes()
+        # Never through a link: a planted memoryd.toml could hand agent.sock
+        # to another user.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
         return Config()
+    except OSError:
+        raise ConfigError("memoryd.toml cannot be opened as a plain file"
+                          " (a symbolic link is never followed)") from None
+    with os.fdopen(fd, "rb") as fh:
+        raw = fh.read()
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -174,6 +207,8 @@ def _check_ranges(config: Config) -> None:
     positive = {
         "max_frame_bytes": config.max_frame_bytes,
         "max_connections": config.max_connections,
+        "max_connections_per_uid": (config.max_connections_per_uid
+                                    if config.max_connections_per_uid is not None else 1),
         "idle_timeout_s": config.idle_timeout_s,
         "frame_timeout_s": config.frame_timeout_s,
         "entry_max_bytes": config.entry_max_bytes,
@@ -195,3 +230,43 @@ def _check_ranges(config: Config) -> None:
     for uid in config.identities:
         if not uid.isdigit():
             raise ConfigError("memoryd.toml: [identities] keys must be numeric uids")
+    _check_projection(config.projection)
+
+
+# Bounds of the projection tunables: (key, low, high), inclusive.
+_PROJECTION_BOUNDS: Final = (
+    ("timeout_s", 0.05, 60.0),
+    ("evidence_max_items", 1, 50),
+    ("evidence_item_chars", 16, 4_000),
+    ("max_response_bytes", 1_024, 4_194_304),
+    ("poll_interval_s", 0.01, 300.0),
+    ("backoff_initial_s", 0.01, 60.0),
+    ("backoff_max_s", 0.01, 3_600.0),
+    ("max_attempts", 1, 100),
+    ("lease_s", 0.1, 3_600.0),
+)
+
+
+def _check_projection(p: ProjectionConfig) -> None:
+    for key, low, high in _PROJECTION_BOUNDS:
+        value = getattr(p, key)
+        if not low <= value <= high:
+            raise ConfigError(f"memoryd.toml: projection.{key} must be between {low} and {high}")
+    if p.project and p.mode == "off":
+        raise ConfigError("memoryd.toml: projection.project needs projection.mode"
+                          " shadow or hybrid")
+    if p.mode == "off":
+        return
+    if p.endpoint is None:
+        raise ConfigError("memoryd.toml: projection.endpoint is required when"
+                          " projection.mode is not off")
+    if p.credential_env is not None and p.credential_file is not None:
+        raise ConfigError("memoryd.toml: set one of projection.credential_env and"
+                          " projection.credential_file")
+    # Imported here: the endpoint rules live with the provider adapter.
+    from memoryd.daemon.projection_provider import EndpointError, parse_endpoint
+
+    try:
+        parse_endpoint(p.endpoint)
+    except EndpointError as exc:
+        raise ConfigError(f"memoryd.toml: projection.endpoint {exc}") from None

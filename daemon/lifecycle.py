@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import structlog
 
-from memoryd.daemon import reads, tasks, writes
+from memoryd.daemon import projection_outbox, reads, tasks, writes
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View
@@ -188,7 +188,7 @@ def settle(tx: Tx, receipt_id: str, now: str, *, wal_clean: bool,
         traces.append("wal")
     if traces:
         status = "incomplete"
-    elif projection_pending:
+    elif projection_pending or projection_outbox.holds_remote(tx, row["entry_id"]):
         status = "external_unverified"
     else:
         status = "verified"
@@ -276,7 +276,8 @@ def plan_undo(tx: Tx, owner: str, operation_id: str) -> tuple[list[_Step], dict[
     op_row = tx.one("SELECT * FROM operations WHERE operation_id = ? AND owner = ?",
                     (operation_id, owner))
     if op_row is None:
-        raise NotFound("not_found", details={"operation_id": operation_id})
+        # The id is the caller's input: never echoed.
+        raise NotFound("not_found")
     if op_row["undone_by"] is not None:
         raise _impossible("already_undone", undone_by=op_row["undone_by"])
     if op_row["undo_of"] is not None:

@@ -347,7 +347,8 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
         "task": None if task is None else {"task_id": task.task_id, "role": task.role,
                                            "grants": sorted(task.grants)},
         "policy": {"hash": app.policy.hash, "rules": len(app.policy.rules)},
-        "projection": {"enabled": False},
+        "projection": ({"enabled": False} if app.projection is None
+                       else app.projection.status(tx)),
         "recall": (app.ranker.status(tx, owner) if app.ranker is not None else
                    {"ranker": "lexical", "reason": app.ranker_reason, "model": None,
                     "dim": None}),

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from memoryd.daemon import search, tasks
+from memoryd.daemon import projection, search, tasks
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.config import RecallConfig
 from memoryd.daemon.entries import redact_secrets
@@ -156,7 +156,7 @@ def namespaces(task: tasks.Task) -> list[tuple[str, str]]:
 
 def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bool,
            now_dt: datetime, *, refresh: bool, check: ReadCheck,
-           qvec: Any = None) -> dict[str, Any]:
+           qvec: Any = None, external: dict[str, Any] | None = None) -> dict[str, Any]:
     cfg: RecallConfig = app.config.recall
     now = fmt(now_dt)
     spaces = namespaces(task)
@@ -222,8 +222,23 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         cards.append(card)
         lines.append(line)
         chosen.append(row)
-    rendered = render(snapshot_id, lines)
     truncated = any(omitted[k] for k in ("max_entries", "max_bytes", "max_tokens"))
+    intent_hash = app.hasher.intent(intent)
+    # What the snapshot is, without its id: a refresh that would freeze the
+    # same thing again (nothing changed) keeps the snapshot it has, and is
+    # counted, not audited, so a refresh loop cannot grow the chain. The
+    # count goes into the next snapshot event of the task.
+    manifest = json.dumps([[r["id"] for r in chosen], [r["revision"] for r in chosen],
+                           [r["content_hash"] for r in chosen], intent_hash,
+                           sorted(omitted.items()), truncated, intent_truncated])
+    previous = task.snapshot
+    if refresh and previous is not None and previous.get("manifest") == manifest:
+        header = {**previous, "coalesced": int(previous.get("coalesced", 0)) + 1}
+        tx.exec("UPDATE tasks SET snapshot = ? WHERE task_id = ?",
+                (dumps(header), task.task_id))
+        return assemble(tx, header)
+    coalesced = int(previous.get("coalesced", 0)) if previous is not None else 0
+    rendered = render(snapshot_id, lines)
     header = {
         "snapshot_id": snapshot_id,
         "task_id": task.task_id,
@@ -241,7 +256,11 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         "search": plan.stats(),
         "ranking": ranking,
         "entry_ids": [c["id"] for c in cards],
+        "manifest": manifest,
     }
+    if external is not None:
+        # External evidence (daemon/projection.py) is frozen with the snapshot.
+        header["external"] = {k: v for k, v in external.items() if k != "documents"}
     tx.exec("DELETE FROM snapshot_cards WHERE task_id = ?", (task.task_id,))
     for pos, (card, line) in enumerate(zip(cards, lines, strict=True)):
         tx.exec("INSERT INTO snapshot_cards(task_id, pos, entry_id, card, line)"
@@ -261,8 +280,9 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         revisions=[r["revision"] for r in chosen],
         content_hashes=[r["content_hash"] for r in chosen],
         details={"snapshot_id": snapshot_id, "task_id": task.task_id,
-                 "intent_hash": app.hasher.intent(intent), "intent_truncated": intent_truncated,
+                 "intent_hash": intent_hash, "intent_truncated": intent_truncated,
                  "refresh": refresh, "truncated": truncated,
+                 **({"coalesced_refreshes": coalesced} if coalesced else {}),
                  **{f"omitted_{k}": v for k, v in sorted(omitted.items())}},
     )
     return assemble(tx, header)
@@ -291,7 +311,8 @@ def assemble(tx: Tx, header: dict[str, Any],
             continue
         cards.append(card)
         lines.append(row["line"])
-    out = {k: v for k, v in header.items() if k not in ("entry_ids", "search")}
+    out = {k: v for k, v in header.items()
+           if k not in ("entry_ids", "search", "external", "manifest", "coalesced")}
     out.setdefault("ranking", {"ranker": "lexical"})
     if hidden:
         omitted = dict(out["omitted"])
@@ -299,6 +320,12 @@ def assemble(tx: Tx, header: dict[str, Any],
         out["omitted"] = dict(sorted(omitted.items()))
     out["entries"] = cards
     out["rendered"] = render(header["snapshot_id"], lines)
+    external = header.get("external")
+    if external is not None:
+        # Never above local memory: its own fence, after the local block.
+        out["coverage"] = {"external": {k: v for k, v in external.items() if k != "lines"}}
+        if external.get("lines"):
+            out["rendered"] += "\n" + projection.render(header["snapshot_id"], external["lines"])
     out["withdrawn"] = withdrawn
     return out
 
@@ -332,6 +359,10 @@ def context_handler(app: App) -> Handler:
                 found = await app.store.run(current, write=False)
                 if found is not None:
                     return found
+            external = asker = None
+            if app.projection is not None:
+                asker = await app.store.run(admit, write=False)
+                external = await app.projection.recall(asker, intent)
             now_dt = app.clock.now()
             # The intent's vector is computed here, before the store's writer
             # is taken: freezing holds the writer, embedding must not.
@@ -343,10 +374,12 @@ def context_handler(app: App) -> Handler:
                     # Another call froze it between our read and this write.
                     return assemble(tx, task.snapshot, shown)
                 return freeze(tx, app, task, intent, cut, now_dt, refresh=p.refresh is not None,
-                              check=check, qvec=qvec)
+                              check=check, qvec=qvec, external=external)
 
             # Freezing serves a read: it goes on while governed writes are refused.
             out = await app.store.run(run, governed=False)
+            if app.projection is not None and asker is not None and external is not None:
+                await app.projection.record(asker, external, out)
         finally:
             await app.audit_read(check)
         log.info("snapshot_frozen", snapshot_id=out["snapshot_id"], task_id=out["task_id"],

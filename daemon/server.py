@@ -49,6 +49,7 @@ class Listener:
     allowed_uids: frozenset[int]
     allowed_gid: int | None
     active: int = 0
+    per_uid: dict[int, int] = field(default_factory=dict)
     listener: SocketListener | None = None
 
 
@@ -113,6 +114,10 @@ class Server:
                 continue
             tg.start_soon(self._connection, item, stream)
 
+    def _per_uid_cap(self) -> int:
+        cap = self.config.max_connections_per_uid
+        return cap if cap is not None else max(1, self.config.max_connections // 2)
+
     def _peer(self, stream: SocketStream) -> tuple[int, int, int]:
         raw: socket.socket = stream.extra(SocketAttribute.raw_socket)  # noqa: S610 (anyio, not SQL)
         pid, uid, gid = _PEERCRED.unpack(
@@ -146,7 +151,15 @@ class Server:
                 with anyio.move_on_after(1):
                     await stream.send(connection_error_line("too_many_connections"))
                 return
+            if (item.channel == "agent" and uid != os.geteuid()
+                    and item.per_uid.get(uid, 0) >= self._per_uid_cap()):
+                log.warning("connection_limit_per_uid", channel=item.channel, peer_uid=uid,
+                            conn_id=conn_id)
+                with anyio.move_on_after(1):
+                    await stream.send(connection_error_line("too_many_connections"))
+                return
             item.active += 1
+            item.per_uid[uid] = item.per_uid.get(uid, 0) + 1
             try:
                 ctx = CallContext(
                     channel=item.channel, peer_uid=uid, peer_pid=pid, conn_id=conn_id
@@ -157,6 +170,9 @@ class Server:
                 pass
             finally:
                 item.active -= 1
+                item.per_uid[uid] -= 1
+                if not item.per_uid[uid]:
+                    del item.per_uid[uid]
                 if self.on_close is not None:
                     self.on_close(conn_id)
 

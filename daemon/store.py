@@ -18,7 +18,7 @@ Invariants:
 - the search index and snapshot cards follow ``entries`` through SQL triggers
   in the writer's own transaction; any connection that writes ``entries`` must
   first call ``daemon.search.register`` (the triggers use its function);
-- ``scope_usage`` holds each namespace's active body bytes, kept by triggers
+- ``scope_usage`` holds each namespace's active stored bytes, kept by triggers
   on ``entries`` in the same transaction (the scope budget reads it).
 """
 
@@ -37,7 +37,7 @@ import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
-from memoryd.daemon import search, vectors
+from memoryd.daemon import projection_outbox, search, vectors
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -115,38 +115,11 @@ CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
 -- the rows it skips in the index, not a sort of the owner's whole store.
 CREATE INDEX IF NOT EXISTS entries_listing
   ON entries(owner, title, id, target, scope, status, expires_at);
--- Active body bytes per namespace, for the scope budget checked on every
--- write. Triggers keep it in step with entries in the writer's own
--- transaction, whatever path changes an entry (write, archive, supersede,
--- undo, expiry, removal, gc), so the check costs one lookup, not a sum over
--- the scope.
+-- Active stored bytes per namespace, for the scope budget checked on every
+-- write (triggers in USAGE_TRIGGERS keep it in step).
 CREATE TABLE IF NOT EXISTS scope_usage(
   owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
   active_bytes INTEGER NOT NULL, PRIMARY KEY(owner, target, scope)) WITHOUT ROWID;
-CREATE TRIGGER IF NOT EXISTS entries_usage_ai AFTER INSERT ON entries
-WHEN new.status = 'active' BEGIN
-  INSERT INTO scope_usage(owner, target, scope, active_bytes)
-    VALUES (new.owner, new.target, new.scope, length(CAST(new.body AS BLOB)))
-    ON CONFLICT(owner, target, scope) DO UPDATE
-    SET active_bytes = active_bytes + excluded.active_bytes;
-END;
-CREATE TRIGGER IF NOT EXISTS entries_usage_au
-AFTER UPDATE OF status, body, owner, target, scope ON entries
-WHEN old.status = 'active' OR new.status = 'active' BEGIN
-  UPDATE scope_usage SET active_bytes = active_bytes - length(CAST(old.body AS BLOB))
-    WHERE old.status = 'active'
-      AND owner = old.owner AND target = old.target AND scope = old.scope;
-  INSERT INTO scope_usage(owner, target, scope, active_bytes)
-    SELECT new.owner, new.target, new.scope, length(CAST(new.body AS BLOB))
-    WHERE new.status = 'active'
-    ON CONFLICT(owner, target, scope) DO UPDATE
-    SET active_bytes = active_bytes + excluded.active_bytes;
-END;
-CREATE TRIGGER IF NOT EXISTS entries_usage_ad AFTER DELETE ON entries
-WHEN old.status = 'active' BEGIN
-  UPDATE scope_usage SET active_bytes = active_bytes - length(CAST(old.body AS BLOB))
-    WHERE owner = old.owner AND target = old.target AND scope = old.scope;
-END;
 CREATE TABLE IF NOT EXISTS revisions(
   entry_id TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT, title TEXT, body TEXT,
   summary TEXT, basis TEXT, validity TEXT, content_hash TEXT NOT NULL,
@@ -186,6 +159,57 @@ CREATE TABLE IF NOT EXISTS checkpoints(
 # the deleted tokens behind tombstones). A snapshot's header lives in tasks.snapshot and its
 # cards' text in snapshot_cards, so removing an entry destroys its text in every
 # snapshot holding it (snapshot_cards_removed).
+def _stored(row: str) -> str:
+    """SQL for the bytes an entry row stores: every text column, as stored."""
+    return " + ".join(f"coalesce(length(CAST({row}.{col} AS BLOB)), 0)"
+                      for col in ("title", "body", "summary", "basis", "validity"))
+
+
+# Active stored bytes per namespace: every text column of the entry (title,
+# summary, body, basis, validity), not the body alone, so no field can grow a
+# scope past its budget. Triggers keep it in step with entries in the writer's
+# own transaction, whatever path changes an entry (write, archive, supersede,
+# undo, expiry, removal, gc), so the check costs one lookup, not a sum over
+# the scope. They are dropped and made again at every open, and the totals
+# recounted when the way of counting changed (USAGE_COUNTS in meta).
+USAGE_COUNTS = "all_text_columns"
+USAGE_TRIGGERS = f"""
+DROP TRIGGER IF EXISTS entries_usage_ai;
+DROP TRIGGER IF EXISTS entries_usage_au;
+DROP TRIGGER IF EXISTS entries_usage_ad;
+CREATE TRIGGER entries_usage_ai AFTER INSERT ON entries
+WHEN new.status = 'active' BEGIN
+  INSERT INTO scope_usage(owner, target, scope, active_bytes)
+    VALUES (new.owner, new.target, new.scope, {_stored("new")})
+    ON CONFLICT(owner, target, scope) DO UPDATE
+    SET active_bytes = active_bytes + excluded.active_bytes;
+END;
+CREATE TRIGGER entries_usage_au
+AFTER UPDATE OF status, title, body, summary, basis, validity, owner, target, scope ON entries
+WHEN old.status = 'active' OR new.status = 'active' BEGIN
+  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")})
+    WHERE old.status = 'active'
+      AND owner = old.owner AND target = old.target AND scope = old.scope;
+  INSERT INTO scope_usage(owner, target, scope, active_bytes)
+    SELECT new.owner, new.target, new.scope, {_stored("new")}
+    WHERE new.status = 'active'
+    ON CONFLICT(owner, target, scope) DO UPDATE
+    SET active_bytes = active_bytes + excluded.active_bytes;
+END;
+CREATE TRIGGER entries_usage_ad AFTER DELETE ON entries
+WHEN old.status = 'active' BEGIN
+  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")})
+    WHERE owner = old.owner AND target = old.target AND scope = old.scope;
+END;
+"""  # noqa: S608 (the SQL is built from our own column names only)
+RECOUNT_USAGE = f"""
+DELETE FROM scope_usage;
+INSERT INTO scope_usage(owner, target, scope, active_bytes)
+  SELECT owner, target, scope, sum({_stored("entries")})
+  FROM entries WHERE status = 'active' GROUP BY owner, target, scope;
+"""  # noqa: S608 (the SQL is built from our own column names only)
+
+
 SEARCH_SCHEMA = """
 CREATE TABLE IF NOT EXISTS search_keys(key INTEGER PRIMARY KEY, entry_id TEXT NOT NULL UNIQUE);
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
@@ -430,7 +454,20 @@ class SqliteStore:
         with self.conn:
             _upgrade(self.conn)
             self.conn.execute(SCHEMA)
+            self.conn.execute(USAGE_TRIGGERS)
+            counted: list[Any] = self.conn.execute(
+                "SELECT value FROM meta WHERE key = 'usage_counts'").fetchall()
+            if counted != [{"value": USAGE_COUNTS}]:  # rows are dicts (the row tracer)
+                # A store made before scope_usage existed, or counting less
+                # than every stored byte: count what it holds once; the
+                # triggers keep the totals from here on.
+                self.conn.execute(RECOUNT_USAGE)
+                self.conn.execute("INSERT OR REPLACE INTO meta(key, value)"
+                                  " VALUES ('usage_counts', ?)", (USAGE_COUNTS,))
             self.conn.execute(SEARCH_SCHEMA)
+            # The projection outbox (daemon/projection_outbox.py): its triggers
+            # record desired state in the same transaction as each change.
+            self.conn.execute(projection_outbox.SCHEMA)
             vectors.install(self.conn)
             # Removed text must not linger in the index's pages either.
             self.conn.execute(
@@ -464,7 +501,10 @@ class SqliteStore:
         self._writer.start()
 
     def _open(self) -> apsw.Connection:
-        conn = apsw.Connection(str(self.path))
+        # Never through a link planted in the home (the home check at start
+        # refuses one; this closes the window after it).
+        conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE
+                               | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_NOFOLLOW)
         conn.set_busy_timeout(5_000)
         conn.row_trace = _row_trace
         for pragma in self._pragmas:

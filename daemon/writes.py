@@ -21,6 +21,7 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -40,10 +41,11 @@ from memoryd.kernel.capability import (
     most_restrictive,
 )
 from memoryd.kernel.decide import decide
+from memoryd.kernel.entry_text import entry_texts
 from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.retention import default_ttl_days
-from memoryd.kernel.scan import check_entry
+from memoryd.kernel.scan import check_fields
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 
@@ -149,6 +151,14 @@ def normalise_unscanned(p: schema.MemoryWrite, caller: Caller, hasher: KeyedHash
     return Proposal(ops, provenance)
 
 
+def _is_time(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text.replace("z", "Z").replace("t", "T"))
+    except ValueError:
+        return False
+    return True
+
+
 def _provenance(p: schema.MemoryWrite, caller: Caller, hasher: KeyedHasher) -> Provenance:
     # Provenance is set by the daemon, never trusted from the caller (SPEC §7).
     if caller.channel == "control":
@@ -199,6 +209,8 @@ def _op(
     if needs_entry:
         assert o.entry is not None
         e = o.entry
+        if e.validity and e.validity.until is not None and not _is_time(e.validity.until):
+            raise _bad(f"{path}.entry.validity.until", "RFC 3339 date-time")
         summary = e.summary if e.summary is not None else derive_summary(e.body)
         entry = {
             "type": e.type,
@@ -241,6 +253,13 @@ class Verdict:
         return schema.DecisionOut(
             decision_id=self.decision_id, effect=self.effect.value, rule_ids=list(self.rule_ids)
         )
+
+
+def for_review(verdict: Verdict) -> Verdict:
+    """``verdict`` tightened to ``requires_approval``: content a rule flagged for
+    the operator's review is never applied without them."""
+    return dataclasses.replace(verdict, effect=Effect.REQUIRES_APPROVAL,
+                               rule_ids=(*verdict.rule_ids, "scan.review"))
 
 
 def decide_ops(caller: Caller, ops: list[Op], policy: Policy) -> Verdict:
@@ -451,11 +470,14 @@ def apply_ops(
     removed: list[str] = []
     items: list[dict[str, Any]] = []
     unchanged_count = 0
+    # Every stored byte counts toward the scope budget (store.USAGE_TRIGGERS),
+    # so it is checked on the totals the triggers leave, not on a guess.
+    usage_before = {(op.target, op.scope): _active_bytes(tx, owner, op.target, op.scope)
+                    for op in proposal.ops}
     for op in proposal.ops:
         if op.action == "add":
             assert op.entry is not None
             _check_title(tx, owner, op, op.entry["title"], None, caller.read_allowed)
-            _check_budget(tx, owner, op, len(op.entry["body"].encode()), limits)
             row = _insert(tx, owner, op, proposal.provenance, now_dt)
             rows.append(row)
             items.append(_item(op, None, row))
@@ -484,9 +506,6 @@ def apply_ops(
                 continue
             if e["title"] != cur["title"]:
                 _check_title(tx, owner, op, e["title"], cur["id"], caller.read_allowed)
-            delta = len(e["body"].encode()) - len(cur["body"].encode())
-            if delta > 0:
-                _check_budget(tx, owner, op, delta, limits)
             row = _update(
                 tx, cur["id"], type=e["type"], title=e["title"], body=e["body"],
                 summary=e["summary"], basis=dumps(basis),
@@ -504,7 +523,6 @@ def apply_ops(
             assert op.entry is not None
             old = _update(tx, cur["id"], status="superseded", revision=cur["revision"] + 1,
                           updated_at=now, status_at=now)
-            _check_budget(tx, owner, op, len(op.entry["body"].encode()), limits)
             _check_title(tx, owner, op, op.entry["title"], None, caller.read_allowed)
             new = _insert(tx, owner, op, proposal.provenance, now_dt)
             old = _update(tx, cur["id"], superseded_by=new["id"])
@@ -527,6 +545,13 @@ def apply_ops(
             removed.append(cur["id"])
             rows.append(row)
             items.append(_item(op, cur, row))
+    for (target, scope), used in usage_before.items():
+        now_used = _active_bytes(tx, owner, target, scope)
+        if now_used > used and now_used > limits.scope_budget_bytes:
+            raise LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes",
+                                    limits.scope_budget_bytes, used_bytes=used,
+                                    budget_bytes=limits.scope_budget_bytes,
+                                    needed_bytes=now_used - used)
     if not items:
         return Applied(None, rows, warnings, removed, unchanged=unchanged_count > 0)
     operation_id = random_id("op")
@@ -592,52 +617,113 @@ def audit_operation(tx: Tx, caller: Caller, verdict: Verdict, applied: Applied, 
 # --- scanning ----------------------------------------------------------------
 
 
-def scan_ops(proposal: Proposal, max_body_bytes: int) -> None:
-    """Size, then content rules, for every new text; raises the first rejection."""
+# Enumerations of an entry: walked like any field, never counted as text.
+_NOT_COUNTED = ("type", "basis.kind")
+
+
+def scan_entry(entry: dict[str, Any], max_bytes: int, *, summary_derived: bool,
+               extra: list[tuple[str, str]] | None = None) -> list[str]:
+    """Every text of ``entry`` (``kernel/entry_text``) scanned, every stored byte
+    counted (a summary derived from the body excepted: the caller did not
+    write it); raises the rejection, else returns the rule ids flagged for the
+    operator's review. ``extra`` are texts beside the entry (reason, scope)."""
+    # A summary derived from the body is a cut of it: the body's scan covers
+    # its text (scanning the cut again only finds what the cut broke, such
+    # as half a base64 run), and the caller did not write it, so it is
+    # neither scanned nor counted here. The scope budget counts it as stored.
+    texts = [(path, text) for path, text in entry_texts(entry)
+             if not (summary_derived and path == "summary")] + (extra or [])
+    counted = [(path, text) for path, text in texts if path not in _NOT_COUNTED]
+    review = check_fields(texts, max_bytes=max_bytes, counted=counted)
+    return sorted({f.rule_id for f in review})
+
+
+def scan_ops(proposal: Proposal, max_body_bytes: int) -> list[str]:
+    """Size, then content rules, for every new text; raises the first rejection.
+    Returns the rule ids that flagged something for the operator's review."""
+    review: set[str] = set()
     for op in proposal.ops:
         if op.entry is not None:
-            e = op.entry
-            check_entry(e["title"], e["body"], e["summary"], max_body_bytes=max_body_bytes)
+            e = {k: v for k, v in op.entry.items() if v != "unset"}
+            review.update(scan_entry(
+                e, max_body_bytes, summary_derived=e["summary"] == derive_summary(e["body"]),
+                extra=scope_texts(op.scope)))
+    return sorted(review)
 
 
 def text_size(p: schema.MemoryWrite) -> int:
     """Characters of new text a write carries (what ``prescan`` would read)."""
     entries = [o.entry for o in p.ops] if p.ops is not None else [p.entry]
-    return sum(len(e.title) + len(e.body) + len(e.summary or "")
-               for e in entries if e is not None)
+    return sum(len(text) for e in entries if e is not None
+               for _path, text in entry_texts(msgspec.to_builtins(e)))
 
 
-def prescan(p: schema.MemoryWrite, max_body_bytes: int) -> MemorydError | None:
+@dataclass(frozen=True, slots=True)
+class Prescan:
+    """The content verdict of a write: its rejection, or the rules that flag
+    it for the operator's review (empty when clean)."""
+
+    error: MemorydError | None
+    review: tuple[str, ...] = ()
+
+
+_SCOPE_SEPARATORS = str.maketrans("-_.:/+@", "       ")
+
+
+def scope_texts(scope: str | None) -> list[tuple[str, str]]:
+    """A scope name as scanned text: as written, and with its separators read
+    as spaces (``project:ignore-all-previous-instructions`` is a sentence)."""
+    if scope is None:
+        return []
+    return [("scope", scope), ("scope", scope.translate(_SCOPE_SEPARATORS))]
+
+
+REVIEW_WARNING = "content flagged for the operator's review"
+
+
+def prescan(p: schema.MemoryWrite, max_body_bytes: int) -> Prescan:
     """The content verdict of a write's new texts, computed before the store is
-    touched; ``None`` when clean. Same texts as ``scan_ops`` sees (a missing
-    summary is derived from the body). A batch over the limit is left to
-    ``normalise_unscanned``, which refuses it without scanning anything."""
+    touched. Same texts as ``scan_ops`` sees (a missing summary is derived from
+    the body), plus the caller's scope names and reasons. A batch over the
+    limit is left to ``normalise_unscanned``, which refuses it without
+    scanning anything."""
     carrying = ("add", "replace", "supersede")
     if p.ops is not None:
         if len(p.ops) > MAX_OPS:
-            return None
-        entries = [o.entry for o in p.ops if o.action in carrying]
+            return Prescan(None)
+        items = [(o.entry if o.action in carrying else None, o.scope, o.reason) for o in p.ops]
     else:
-        entries = [p.entry] if p.action in carrying else []
-    for e in entries:
-        if e is None:
-            continue
-        summary = e.summary if e.summary is not None else derive_summary(e.body)
+        items = [(p.entry if p.action in carrying else None, None, p.reason)]
+    review: set[str] = set()
+    for e, scope, reason in items:
+        extra = scope_texts(scope or p.scope) + ([("reason", reason)] if reason else [])
         try:
-            check_entry(e.title, e.body, summary, max_body_bytes=max_body_bytes)
+            if e is None:
+                if extra:
+                    check_fields(extra, max_bytes=max_body_bytes, counted=[])
+                continue
+            entry = msgspec.to_builtins(e)
+            derived = e.summary is None
+            if derived:
+                entry["summary"] = derive_summary(e.body)
+            review.update(scan_entry(entry, max_body_bytes, summary_derived=derived,
+                                     extra=extra))
         except MemorydError as exc:
-            return exc
-    return None
+            return Prescan(exc)
+    return Prescan(None, tuple(sorted(review)))
 
 
 def audit_rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op],
                     exc: MemorydError, now: str) -> None:
     findings = (exc.details or {}).get("findings", [])
+    # A refused scope name never reaches the permanent chain, not even inside
+    # the resource string.
+    scope_refused = any(isinstance(f, dict) and f.get("field") == "scope" for f in findings)
     tx.audit(
         "content_rejected", now,
         subject=subject_wire(caller.subject),
         capability=Capability.MEMORY_WRITE.value,
-        resource=verdict.resources[0],
+        resource="memory/withheld:scope_refused" if scope_refused else verdict.resources[0],
         decision_id=verdict.decision_id,
         effect="deny",
         rule_ids=sorted({f["rule_id"] for f in findings if isinstance(f, dict) and "rule_id" in f}),

@@ -132,6 +132,10 @@ ERRORS: dict[str, ErrorRow] = {
         "unavailable", "the memory store cannot accept governed writes right now",
         "retry later; the operator should check memctl status and memctl audit verify",
     ),
+    "projection_off": ErrorRow(
+        "unavailable", "projection to an external memory service is not enabled",
+        "set [projection] mode and project = true in memoryd.toml and restart memoryd",
+    ),
     "consent_authority_unavailable": ErrorRow(
         "unavailable", "the consent record could not be read",
         "retry later; the operator should check memctl status",

@@ -41,8 +41,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from memoryd.kernel.entry_text import stored_bytes
 from memoryd.kernel.errors import ContentRejected, LimitExceeded
-from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule
+from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule, quoted_for_warning
+from memoryd.kernel.textnorm import MAX_DECODED_CHARS, decode_run, encoded_runs, shadow_pieces
 
 __all__ = [
     "CASE_ALIASES",
@@ -55,11 +57,19 @@ __all__ = [
     "ScanStats",
     "Verdict",
     "check_entry",
+    "check_fields",
     "redact",
     "scan",
     "scan_with_stats",
     "verdict",
+    "verdict_fields",
 ]
+
+# How deep decoding goes: base64 of hex of text is decoded twice, no further.
+MAX_DECODE_DEPTH = 2
+# The field name of findings that only show when title, summary and body are
+# read as one text (an instruction split across them).
+JOINED_FIELD = "title+summary+body"
 
 # A verdict's wire details list at most this many findings (and say how many
 # were left off), so one hostile body cannot make the error reply huge.
@@ -83,6 +93,11 @@ class Finding:
     category: str
     start: int
     end: int
+    # Set when the match was found in decoded text: the run ``[start, end)``
+    # of the original holds it, in this encoding ("base64", "hex+base64", …).
+    encoding: str | None = None
+    # A finding the rule cannot tell from a benign note: flag, do not refuse.
+    review: bool = False
 
 
 @dataclass(slots=True)
@@ -103,6 +118,8 @@ class ScanStats:
     matches: int = 0
     validator_calls: int = 0
     validator_chars: int = 0
+    shadow_chars: int = 0
+    decoded_chars: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,23 +483,58 @@ def _matches(
     yield from rule.pattern.finditer(subject)
 
 
-def scan_with_stats(
-    text: str, rules: tuple[ScanRule, ...] = RULES, *, prefilter: bool = True
-) -> tuple[tuple[Finding, ...], ScanStats]:
-    """Run every rule over ``text``; findings sorted by offset, and the work done.
+class _Composed:
+    """A folded shadow: offsets map through the fold, then through the shadow."""
 
-    ``prefilter=False`` runs every pattern over the whole text, ignoring the
-    rules' prefilters: slower, and the reference the fast path must equal.
-    """
-    if not rules:
-        # Fail closed: an empty table would report every text as clean.
-        raise ValueError("scan needs at least one rule")
-    stats = ScanStats()
-    folded: _Folded | None = None
+    __slots__ = ("inner", "outer", "text")
+
+    def __init__(self, outer: _Folded, inner: _Folded) -> None:
+        self.text = outer.text
+        self.outer, self.inner = outer, inner
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        s, e = self.outer.to_original(start, end)
+        return self.inner.to_original(s, max(e, s + 1))
+
+
+def _shadow(text: str) -> _Composed:
+    """The look-alike skeleton of ``text``, folded like any text (``kernel/textnorm``)."""
+    pieces = shadow_pieces(text)
+    f_start: list[int] = []
+    o_start: list[int] = []
+    o_len: list[int] = []
+    copied: list[bool] = []
+    parts: list[str] = []
+    pos = 0
+    for piece, orig, length in pieces:
+        f_start.append(pos)
+        o_start.append(orig)
+        o_len.append(length)
+        copied.append(piece == text[orig:orig + length])
+        parts.append(piece)
+        pos += len(piece)
+    inner = _Folded("".join(parts), f_start, o_start, o_len, copied)
+    return _Composed(_fold(inner.text), inner)
+
+
+def _run_rules(
+    text: str,
+    rules: tuple[ScanRule, ...],
+    plans: tuple[_Plan | None, ...],
+    folded: _Folded | _Composed | None,
+    prefilter: bool,
+    stats: ScanStats,
+    *,
+    raw_too: bool,
+) -> list[Finding]:
+    """One pass of the table: raw rules over ``text`` (when ``raw_too``), the rest
+    over ``folded`` (folded lazily from ``text`` when ``None``)."""
     views: dict[bool, _View] = {}
     found: list[Finding] = []
     fallbacks: list[Finding] = []
-    for rule, plan in zip(rules, _plans(rules), strict=True):
+    for rule, plan in zip(rules, plans, strict=True):
+        if rule.raw and not raw_too:
+            continue
         stats.rules_run += 1
         if rule.raw:
             subject = text
@@ -507,15 +559,85 @@ def scan_with_stats(
             if not rule.raw:
                 assert folded is not None
                 start, end = folded.to_original(start, end)
-            finding = Finding(rule.id, rule.category, start, end)
+            finding = Finding(rule.id, rule.category, start, end, review=rule.review)
             (fallbacks if rule.fallback else found).append(finding)
     precise = [f for f in found if f.category == "secret"]
     for fb in fallbacks:
         # A catch-all finding inside a precise rule's finding adds nothing.
         if not any(p.start < fb.end and fb.start < p.end for p in precise):
             found.append(fb)
-    found.sort(key=lambda f: (f.start, f.end, f.rule_id))
-    return tuple(found), stats
+    return found
+
+
+def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: ScanStats,
+             depth: int) -> list[Finding]:
+    """Findings in the readable text that encoded runs of ``text`` decode to.
+
+    Each is reported on the whole run, with its encoding; decoding is bounded
+    in runs, characters and depth (``kernel/textnorm``).
+    """
+    out: list[Finding] = []
+    budget = MAX_DECODED_CHARS
+    for encoding, start, end in encoded_runs(text):
+        decoded = decode_run(encoding, text[start:end])
+        if decoded is None or len(decoded) > budget:
+            continue
+        budget -= len(decoded)
+        stats.decoded_chars += len(decoded)
+        inner, inner_stats = _scan(decoded, rules, prefilter, depth + 1)
+        stats.rules_run += inner_stats.rules_run
+        stats.chars_fed += inner_stats.chars_fed
+        stats.matches += inner_stats.matches
+        for f in inner:
+            chain = encoding if f.encoding is None else f"{f.encoding}+{encoding}"
+            out.append(Finding(f.rule_id, f.category, start, end, chain, f.review))
+    return out
+
+
+def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int
+          ) -> tuple[tuple[Finding, ...], ScanStats]:
+    if not rules:
+        # Fail closed: an empty table would report every text as clean.
+        raise ValueError("scan needs at least one rule")
+    stats = ScanStats()
+    plans = _plans(rules)
+    folded = _fold(text)
+    stats.folded_chars = len(folded.text)
+    found = _run_rules(text, rules, plans, folded, prefilter, stats, raw_too=True)
+    if not text.isascii():
+        # The look-alike shadow: homoglyphs, fullwidth forms and combining
+        # marks read as the letters they imitate. Only scanned where it
+        # differs from the folded text, so plain prose costs nothing more.
+        shadow = _shadow(text)
+        if shadow.text != folded.text:
+            stats.shadow_chars = len(shadow.text)
+            found += _run_rules(text, rules, plans, shadow, prefilter, stats, raw_too=False)
+    if depth < MAX_DECODE_DEPTH:
+        found += _decoded(text, rules, prefilter, stats, depth)
+    unique: dict[tuple[str, int, int, str | None], Finding] = {}
+    for f in found:
+        if f.category == "injection" and not f.review and f.encoding is None \
+                and quoted_for_warning(text, f.start, f.end):
+            f = Finding(f.rule_id, f.category, f.start, f.end, f.encoding, review=True)
+        key = (f.rule_id, f.start, f.end, f.encoding)
+        if key not in unique or (unique[key].review and not f.review):
+            unique[key] = f
+    ordered = sorted(unique.values(), key=lambda f: (f.start, f.end, f.rule_id, f.encoding or ""))
+    return tuple(ordered), stats
+
+
+def scan_with_stats(
+    text: str, rules: tuple[ScanRule, ...] = RULES, *, prefilter: bool = True
+) -> tuple[tuple[Finding, ...], ScanStats]:
+    """Run every rule over ``text``; findings sorted by offset, and the work done.
+
+    The rules run over the text as received (raw rules), its folded copy,
+    its look-alike shadow (when it differs), and the readable text of its
+    encoded runs. ``prefilter=False`` runs every pattern over the whole text,
+    ignoring the rules' prefilters: slower, and the reference the fast path
+    must equal.
+    """
+    return _scan(text, rules, prefilter, 0)
 
 
 def scan(
@@ -562,13 +684,24 @@ def redact(text: str, rules: tuple[ScanRule, ...] = RULES) -> str:
 
 @dataclass(frozen=True, slots=True)
 class FieldFinding:
-    """A finding in one field of an entry (``title``, ``body`` or ``summary``)."""
+    """A finding in one field of an entry (``title``, ``basis.refs[1]``, …)."""
 
     field: str
     rule_id: str
     category: str
     start: int
     end: int
+    encoding: str | None = None
+    review: bool = False
+
+    def wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"field": self.field, "rule_id": self.rule_id,
+                               "category": self.category, "start": self.start, "end": self.end}
+        if self.encoding is not None:
+            out["encoding"] = self.encoding
+        if self.review:
+            out["review"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,11 +719,7 @@ class Verdict:
         out: dict[str, Any] = dict(self.facts)
         if self.findings:
             shown = self.findings[:MAX_DETAIL_FINDINGS]
-            out["findings"] = [
-                {"field": f.field, "rule_id": f.rule_id, "category": f.category,
-                 "start": f.start, "end": f.end}
-                for f in shown
-            ]
+            out["findings"] = [f.wire() for f in shown]
             if len(self.findings) > len(shown):
                 out["findings_omitted"] = len(self.findings) - len(shown)
         return out
@@ -602,6 +731,92 @@ class Verdict:
         return ContentRejected(self.code, details=self.details())
 
 
+# Fields that must not be blank when present, and those read together for an
+# instruction split across them.
+_REQUIRED = ("title", "body", "summary")
+_JOINED = ("title", "summary", "body")
+
+
+def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
+                    ) -> list[FieldFinding]:
+    out = [FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding, f.review)
+           for name, value in fields for f in scan_with_stats(value, rules)[0]]
+    parts = [(name, value) for name in _JOINED for n, value in fields if n == name]
+    if len(parts) >= 2:
+        # An instruction split across title, summary and body reads whole
+        # once they are read in that order. Findings that fit inside one
+        # field were already reported; the rest crossed a boundary.
+        bounds: list[tuple[int, int]] = []
+        pos = 0
+        for _name, value in parts:
+            bounds.append((pos, pos + len(value)))
+            pos += len(value) + 1
+        joined = " ".join(value for _name, value in parts)
+        for f in scan_with_stats(joined, rules)[0]:
+            if f.category == "invisible" or f.encoding is not None:
+                continue
+            if any(a <= f.start and f.end <= b for a, b in bounds):
+                continue
+            out.append(FieldFinding(JOINED_FIELD, f.rule_id, f.category, f.start, f.end,
+                                    None, f.review))
+    return out
+
+
+def verdict_fields(
+    fields: list[tuple[str, str]],
+    *,
+    max_bytes: int,
+    counted: list[tuple[str, str]] | None = None,
+    rules: tuple[ScanRule, ...] = RULES,
+) -> tuple[Verdict | None, tuple[FieldFinding, ...]]:
+    """``(None, review findings)`` if the entry may be stored, else ``(why not, ())``.
+
+    ``fields`` are ``(path, text)`` pairs, every text the entry carries
+    (``kernel/entry_text.entry_texts``). ``counted`` are the ones whose UTF-8
+    bytes count toward ``max_bytes`` (default: all of them).
+
+    Order: empty title/body/summary, then size (before any scanning, so an
+    oversized entry costs nothing), then the scan of every field and of
+    title, summary and body read as one. All findings of every category are
+    reported; the code is that of the highest-priority category (invisible >
+    secret > injection). Findings marked ``review`` never refuse: they are
+    returned for the operator to look at.
+    """
+    empty = [name for name, value in fields if name in _REQUIRED and not value.strip()]
+    if empty:
+        return Verdict("empty_content", facts=(("fields", empty),)), ()
+    size = stored_bytes(fields if counted is None else counted)
+    if size > max_bytes:
+        return Verdict("entry_too_large",
+                       facts=(("size_bytes", size), ("limit_bytes", max_bytes))), ()
+    found = _field_findings(fields, rules)
+    refusing = tuple(f for f in found if not f.review)
+    if not refusing:
+        return None, tuple(found)
+    fired = {f.category for f in refusing}
+    for category, code in _CATEGORY_CODES:
+        if category in fired:
+            return Verdict(code, tuple(found)), ()
+    # Fail closed: a finding of a category this table does not rank is still
+    # a finding; refuse it as the most serious content error.
+    return Verdict("invisible_unicode", tuple(found)), ()
+
+
+def check_fields(
+    fields: list[tuple[str, str]],
+    *,
+    max_bytes: int,
+    counted: list[tuple[str, str]] | None = None,
+    rules: tuple[ScanRule, ...] = RULES,
+) -> tuple[FieldFinding, ...]:
+    """Raise ``ContentRejected`` / ``LimitExceeded`` unless the entry may be
+    stored; else return the findings flagged for review (often none)."""
+    result, review = verdict_fields(fields, max_bytes=max_bytes, counted=counted, rules=rules)
+    if result is not None:
+        raise result.error()
+    return review
+
+
 def verdict(
     title: str,
     body: str,
@@ -610,40 +825,12 @@ def verdict(
     max_body_bytes: int,
     rules: tuple[ScanRule, ...] = RULES,
 ) -> Verdict | None:
-    """``None`` if the entry may be stored, else why not.
-
-    Order: empty title/body/summary, then body size (UTF-8 bytes, before any
-    scanning so an oversized body costs nothing), then the scan of every
-    field. All findings of every category are reported, so a caller can fix
-    everything at once; the code is that of the highest-priority category
-    (invisible > secret > injection). A ``summary`` that is given must not be
-    blank; ``None`` means "derive it from the body".
-    """
+    """``verdict_fields`` for title, body and summary alone, the body's bytes counted."""
     fields: list[tuple[str, str]] = [("title", title), ("body", body)]
     if summary is not None:
         fields.append(("summary", summary))
-    empty = [name for name, value in fields if not value.strip()]
-    if empty:
-        return Verdict("empty_content", facts=(("fields", empty),))
-    size = len(body.encode("utf-8"))
-    if size > max_body_bytes:
-        return Verdict(
-            "entry_too_large", facts=(("size_bytes", size), ("limit_bytes", max_body_bytes))
-        )
-    findings = tuple(
-        FieldFinding(name, f.rule_id, f.category, f.start, f.end)
-        for name, value in fields
-        for f in scan_with_stats(value, rules)[0]
-    )
-    if not findings:
-        return None
-    fired = {f.category for f in findings}
-    for category, code in _CATEGORY_CODES:
-        if category in fired:
-            return Verdict(code, findings)
-    # Fail closed: a finding of a category this table does not rank is still
-    # a finding; refuse it as the most serious content error.
-    return Verdict("invisible_unicode", findings)
+    return verdict_fields(fields, max_bytes=max_body_bytes, counted=[("body", body)],
+                          rules=rules)[0]
 
 
 def check_entry(

@@ -45,6 +45,10 @@ CATEGORIES = ("secret", "injection", "invisible")
 class ScanRule:
     """One row of the table.
 
+    ``review`` marks a rule that cannot tell an attack from a benign note
+    that looks like one (an install line piped to a shell in a runbook): its
+    findings flag the entry for the operator's review instead of refusing it.
+
     ``fallback`` marks a catch-all rule (generic high entropy) whose finding
     is dropped when a specific secret rule already covers the same characters,
     so a verdict names the most precise rule.
@@ -73,6 +77,7 @@ class ScanRule:
     prefilter: tuple[tuple[str, ...], ...] | None = None
     lead: int | None = None
     min_run: int | None = None
+    review: bool = False
 
 
 def _chars(*spans: str) -> tuple[str, ...]:
@@ -324,9 +329,102 @@ _COMMENT_EDGE = re.compile(r"-->|<!--")
 _IMPERATIVE = re.compile(
     r"\b(?:you|your|ignore|disregard|instructions?|do not|don't|must|should|always|never"
     r"|please|reveal|send|execute|run|follow|tell|print|output|respond|reply|pretend|act)\b"
-    r"|你|忽略|无视|必须|不要|执行|发送|泄露|输出|请|指令|回复",
+    r"|你|忽略|无视|必须|不要|执行|发送|泄露|输出|请|指令|回复"
+    r"|ください|しなさい|必ず|無視|承認して|送信して|従って",
     re.IGNORECASE,
 )
+
+
+def _emoji_like(ch: str) -> bool:
+    """Pictographs, symbols and keycap bases that emoji sequences are built from."""
+    if not ch:
+        return False
+    o = ord(ch)
+    return (0x1F000 <= o <= 0x1FAFF or 0x2190 <= o <= 0x2BFF or o in (0xA9, 0xAE, 0x203C,
+            0x2049, 0x2122, 0x2139, 0x3030, 0x303D, 0x3297, 0x3299, 0xFE0F, 0x20E3)
+            or ch in "0123456789#*")
+
+
+def _joining_letter(ch: str) -> bool:
+    """A letter of a script whose spelling needs ZWNJ (Arabic script, Syriac, Indic)."""
+    if not ch:
+        return False
+    o = ord(ch)
+    return (0x0600 <= o <= 0x074F or 0x0750 <= o <= 0x077F or 0x08A0 <= o <= 0x08FF
+            or 0x0900 <= o <= 0x0DFF or 0xFB50 <= o <= 0xFDFF or 0xFE70 <= o <= 0xFEFE)
+
+
+def _neighbours(m: re.Match[str]) -> tuple[str, str]:
+    text = m.string
+    before = text[m.start() - 1] if m.start() > 0 else ""
+    after = text[m.end()] if m.end() < len(text) else ""
+    return before, after
+
+
+def _joiner_out_of_place(m: re.Match[str]) -> bool:
+    """ZWJ between emoji, ZWNJ between joining letters: needed; anything else hides."""
+    if len(m.group(0)) != 1:
+        return True
+    before, after = _neighbours(m)
+    if m.group(0) == "\u200d":
+        return not (_emoji_like(before) and _emoji_like(after))
+    return not (_joining_letter(before) and _joining_letter(after))
+
+
+def _selector_out_of_place(m: re.Match[str]) -> bool:
+    """One VS15/VS16 right after an emoji or keycap base is presentation, not payload."""
+    run = m.group(0)
+    if len(run) != 1 or run not in "\ufe0e\ufe0f":
+        return True
+    before, _after = _neighbours(m)
+    return not (_emoji_like(before) and before not in "\ufe0e\ufe0f")
+
+
+def _addressed_tag(m: re.Match[str]) -> bool:
+    """A role tag that opens a turn: what follows it tells a model to do something.
+
+    ``<system>GitHub</system>`` in a Maven file names an issue tracker; a
+    ``<system>`` followed by an imperative opens a forged turn.
+    """
+    # The window stops at the next role tag, so windows of successive
+    # matches never overlap: total work stays linear.
+    end = min(len(m.string), m.end() + TAG_WINDOW)
+    stop = _TAG_EDGE.search(m.string, m.end(), end)
+    return _IMPERATIVE.search(m.string, m.end(), stop.start() if stop else end) is not None
+
+
+# How far past a role tag the imperative is looked for.
+TAG_WINDOW = 300
+_TAG_EDGE = re.compile(r"<(?:system|sys>|instructions|developer|admin)", re.IGNORECASE)
+
+# Words around a quoted attack that show the note warns about it.
+_WARNING = re.compile(
+    r"\b(?:attack(?:er|ers|s)?|phishing|injection|malicious|beware|warn(?:ing|s)?|never follow"
+    r"|do not follow|don't follow|suspicious|scam|red flag|example of|such as|looks like"
+    r"|jailbreak attempts?|incident|post-?mortem|hidden in|red team)\b"
+    r"|攻击|注入|钓鱼|恶意|警惕|警告|不要照做|不要执行|复盘|事故|隐藏|攻擊|惡意|釣魚|復盤|隱藏"
+    r"|攻撃|インジェクション|注意|悪意",
+    re.IGNORECASE,
+)
+_OPEN_QUOTES = "\"'“‘「『`«"
+_CLOSE_QUOTES = "\"'”’」』`»"
+# How far around a quoted match the warning words are looked for.
+QUOTE_WINDOW = 200
+
+
+def quoted_for_warning(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` sits in quotes inside a note that warns about it.
+
+    Such a note (a security advisory quoting the phrase to look out for) is
+    most likely benign, but a rule cannot be sure: its finding flags the entry
+    for the operator's review instead of refusing it.
+    """
+    lead = text[max(0, start - 3):start]
+    tail = text[end:end + 80]
+    if not any(q in lead for q in _OPEN_QUOTES) or not any(q in tail for q in _CLOSE_QUOTES):
+        return False
+    window = text[max(0, start - QUOTE_WINDOW):start] + " " + text[end:end + QUOTE_WINDOW]
+    return _WARNING.search(window) is not None
 
 
 # --- patterns ------------------------------------------------------------------
@@ -342,6 +440,15 @@ def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
 # word, so ``xghp_…`` inside an identifier is left to the generic rule.
 _B = r"(?<![A-Za-z0-9_])"
 _E = r"(?![A-Za-z0-9_])"
+
+# "Ignore the previous instructions for macOS": a how-to telling its reader to
+# skip the steps meant for another platform or version, not an override.
+_PLATFORM_NOTE = (
+    r"(?! (?:for|on|under|about) (?:the |older |newer |earlier |previous |other )?"
+    r"(?:mac ?os|macs?|os x|windows|win(?:32|64)|linux|ubuntu|debian|fedora|centos|rhel|arch"
+    r"|alpine|ios|ipad ?os|android|wsl|freebsd|chrome ?os|intel|arm64|apple silicon|m1|x86"
+    r"|versions?|releases?|v?\d|python \d|node \d|installs?|builds?)\b)"
+)
 
 _SENSITIVE_EN = (
     r"(?:passwords?|passwd|credentials?|secrets?|api[ _-]?keys?|access[ _-]?keys?"
@@ -364,13 +471,53 @@ _DEST_ZH = (
     r"|[a-z0-9-]{1,63}\.(?:com|net|org|io|xyz|ru|cn|top|site|app)\b|我的服务器|外部服务器|邮箱)"
 )
 
+_SENSITIVE_ZH_HANT = (
+    r"(?:密碼|口令|憑證|憑據|金鑰|密鑰|私鑰|令牌|token|api ?key|cookie|會話|聊天記錄|對話記錄"
+    r"|系統提示詞|環境變數|記憶|用戶資料|使用者資料|個人資訊|助記詞)"
+)
+_DEST_ZH_HANT = (
+    r"(?:https?://|webhook|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}"
+    r"|[a-z0-9-]{1,63}\.(?:com|net|org|io|xyz|ru|cn|tw|hk|top|site|app)\b|我的伺服器|外部伺服器"
+    r"|信箱|郵箱)"
+)
+_DEST_JA = (
+    r"(?:https?://|webhook|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}"
+    r"|[a-z0-9-]{1,63}\.(?:com|net|org|io|xyz|ru|cn|jp|top|site|app)\b|外部サーバー|私のサーバー)"
+)
+
 RULES: tuple[ScanRule, ...] = (
     # --- invisible / bidirectional (raw text, before any normalisation) -----
     ScanRule(
         "invisible.zero_width", "invisible", "invisible",
-        _rx("[\u200b-\u200d\u2060-\u2064\ufeff]{1,256}"),
+        _rx("[\u200b\u2060-\u2064\ufeff]{1,256}"),
         raw=True,
-        prefilter=(_chars("\u200b-\u200d", "\u2060-\u2064", "\ufeff"),),
+        prefilter=(_chars("\u200b", "\u2060-\u2064", "\ufeff"),),
+    ),
+    # ZWJ and ZWNJ are refused except where a script needs them: ZWJ between
+    # two emoji (family and profession sequences), ZWNJ between two letters of
+    # a joining script (Persian, Arabic, Syriac, the Indic scripts).
+    ScanRule(
+        "invisible.joiner", "invisible", "invisible",
+        _rx("[\u200c\u200d]{1,256}"),
+        _joiner_out_of_place,
+        raw=True,
+        prefilter=(("\u200c", "\u200d"),),
+    ),
+    # Every other Default_Ignorable_Code_Point (Unicode DerivedCoreProperties)
+    # not refused by a rule above, and fillers that render blank: variation
+    # selectors (FE00-FE0F, E0100-E01EF: 256 code points, enough to carry one
+    # hidden byte each), Hangul fillers, the combining grapheme joiner, Khmer
+    # inherent vowels, Mongolian free variation selectors, the unassigned
+    # ignorables, shorthand format controls, musical beam and slur controls,
+    # and the braille blank. VS15/VS16 (FE0E/FE0F) are kept right after an
+    # emoji or a keycap base, where they choose its presentation.
+    ScanRule(
+        "invisible.default_ignorable", "invisible", "invisible",
+        _rx("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2065\u2800\u3164"
+            "\ufe00-\ufe0f\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+            "\U000e0080-\U000e0fff]{1,256}"),
+        _selector_out_of_place,
+        raw=True,
     ),
     ScanRule(
         "invisible.bidi_control", "invisible", "invisible",
@@ -615,7 +762,7 @@ RULES: tuple[ScanRule, ...] = (
             r"(?:(?:previous|prior|above|earlier|preceding|foregoing|original|initial|system"
             r"|developer|safety|existing|former|old|current) )"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails|rules"
-            r"|messages|context|commands|orders|constraints|programming)\b"
+            r"|messages|context|commands|orders|constraints|programming)\b" + _PLATFORM_NOTE +
             r"|\b(?:ignore|disregard|forget) (?:all|any|every|your) (?:of )?(?:the |your )?"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails"
             r"|constraints|programming)\b"
@@ -713,6 +860,7 @@ RULES: tuple[ScanRule, ...] = (
             r"|new-object net\.webclient)",
             _I,
         ),
+        review=True,
         prefilter=(("curl", "wget", "fetch", "iwr", "irm", "invoke-webrequest", "invoke-restmethod",
             "|", "sh ", "iex", "invoke-expression"), ("|", "$(", "<(", "iex", "invoke-expression")),
             lead=2,
@@ -779,5 +927,124 @@ RULES: tuple[ScanRule, ...] = (
             "凭据", "密钥", "私钥", "令牌", "token", "api", "cookie", "会话", "聊天记录",
             "对话记录", "系统提示词", "环境变量", "记忆", "用户数据", "个人信息", "助记词")),
             lead=0,
+    ),
+    # --- injection: role tags and chat templates ------------------------------------
+    # Forged turns: chat-template tokens of the common model families, and
+    # XML-style role tags that open a turn and then tell the model something.
+    ScanRule(
+        "injection.chat_template_token", "injection", "role_tag",
+        _rx(
+            r"<\|(?:im_start|im_end|system|user|assistant|endoftext|start_header_id"
+            r"|end_header_id|eot_id|begin_of_text|end_of_text|im_sep)\|>"
+            r"|<(?:start_of_turn|end_of_turn)>(?:system|user|model)?"
+            r"|\[/?(?:INST|SYS|SYSTEM_PROMPT)\]|<</?SYS>>|<\|(?:system|user|assistant)\|?>",
+            _I,
+        ),
+        prefilter=(("<|", "<start_of_turn>", "<end_of_turn>", "[inst]", "[/inst]", "[sys]",
+            "[/sys]", "[system_prompt]", "[/system_prompt]", "<<sys>>", "<</sys>>"),), lead=0,
+    ),
+    ScanRule(
+        "injection.role_tag", "injection", "role_tag",
+        _rx(r"<(?:system|system_prompt|sys|instructions|developer|admin)(?: [a-z_-]{1,20}"
+            r"(?:=[\"'][^\"'<>\n]{0,40}[\"'])?)?>", _I),
+        _addressed_tag,
+        prefilter=(("<system", "<sys>", "<instructions", "<developer", "<admin"),), lead=0,
+    ),
+    # --- injection: Traditional Chinese ---------------------------------------------
+    ScanRule(
+        "injection.override_instructions_zh_hant", "injection", "injection_zh_hant",
+        _rx(
+            r"(?:忽略|無視|忽視|不要理會|別理會|別管|忘記|忘掉|拋開|跳過|覆蓋|推翻)[^\n。]{0,12}?"
+            r"(?:之前|以上|上面|前面|先前|此前|上述|原來|原有|原先|所有|全部|一切|系統)"
+            r"[^\n。]{0,8}?(?:指令|指示|提示詞|提示|設定|約束|限制|規則)"
+            r"|你(?:的)?(?:新|真正的)(?:指令|任務|目標)是"
+        ),
+        prefilter=(("忽略", "無視", "忽視", "不要理會", "別理會", "別管", "忘記", "忘掉", "拋開",
+            "跳過", "覆蓋", "推翻", "你新", "你的新", "你真正的", "你的真正的"), ("指令", "指示",
+            "提示", "設定", "約束", "限制", "規則", "任務", "目標")), lead=0,
+    ),
+    ScanRule(
+        "injection.reveal_prompt_zh_hant", "injection", "injection_zh_hant",
+        _rx(
+            r"(?:洩露|洩漏|輸出|列印|打印|顯示|展示|告訴我|給我|透露|公開|複述|重複|說出|列出|暴露)"
+            r"[^\n。]{0,10}?(?:系統提示詞|系統 ?prompt|system prompt|(?:你|您)的(?:系統)?"
+            r"(?:提示詞|指令|設定|提示|prompt)|隱藏(?:的)?(?:提示詞|指令)|初始(?:的)?(?:提示詞|指令))",
+            _I,
+        ),
+        prefilter=(("洩露", "洩漏", "輸出", "列印", "打印", "顯示", "展示", "告訴我", "給我",
+            "透露",
+            "公開", "複述", "重複", "說出", "列出", "暴露"), ("提示", "prompt", "指令", "設定")),
+            lead=0,
+    ),
+    ScanRule(
+        "injection.role_hijack_zh_hant", "injection", "injection_zh_hant",
+        _rx(
+            r"你現在是|從現在(?:開始|起)[,，]? ?你(?:是|將|要|必須|就是|只|不再)|你不再是"
+            r"|(?:扮演|充當|假裝是?)(?:系統|管理員|root|開發者|不受限制)"
+            r"|進入(?:開發者|越獄|上帝|DAN)模式|你已(?:經)?被越獄|不受任何(?:限制|約束|規則)",
+            _I,
+        ),
+        prefilter=(("你現在是", "從現在", "你不再是", "扮演", "充當", "假裝", "進入", "你已",
+            "不受任何"),), lead=0,
+    ),
+    ScanRule(
+        "injection.exfiltrate_zh_hant", "injection", "injection_zh_hant",
+        _rx(
+            r"(?:把|將)[^\n。]{0,20}?" + _SENSITIVE_ZH_HANT + r"[^\n。]{0,20}?"
+            r"(?:發送|發到|發給|上傳|提交|轉發|傳到|傳給|貼到|post)[^\n。]{0,20}?" + _DEST_ZH_HANT,
+            _I,
+        ),
+        prefilter=(("把", "將"), ("密碼", "口令", "憑證", "憑據", "金鑰", "密鑰", "私鑰", "令牌",
+            "token", "api", "cookie", "會話", "聊天記錄", "對話記錄", "系統提示詞", "環境變數",
+            "記憶", "資料", "個人資訊", "助記詞")), lead=0,
+    ),
+    # --- injection: Japanese --------------------------------------------------------
+    ScanRule(
+        "injection.override_instructions_ja", "injection", "injection_ja",
+        _rx(
+            r"(?:以前|これまで|今まで|前|上記|先ほど|最初|元|すべて|全て|システム)の(?:すべての"
+            r"|全ての)?(?:指示|命令|ルール|制約|プロンプト|設定|指令)[^\n。]{0,6}?(?:を|は)"
+            r"[^\n。]{0,8}?(?:無視|忘れ|破棄|従わな)"
+            r"|(?:無視|忘れ)して[^\n。]{0,4}?(?:以前|これまで|前|上記)の(?:指示|命令)"
+            r"|あなたの(?:新しい|本当の)(?:指示|任務|目的|命令)は"
+        ),
+        prefilter=(("無視", "忘れ", "破棄", "従わな", "あなたの新しい", "あなたの本当の"),),
+    ),
+    ScanRule(
+        "injection.reveal_prompt_ja", "injection", "injection_ja",
+        _rx(
+            r"(?:システムプロンプト|システム・プロンプト|あなたの(?:初期|隠された|元の)?(?:指示|プロンプト"
+            r"|命令|設定)|(?:初期|隠された)(?:指示|プロンプト))[^\n。]{0,8}?(?:を|は)[^\n。]{0,8}?"
+            r"(?:表示|出力|教え|見せ|公開|開示|漏ら|書き出|そのまま)",
+        ),
+        prefilter=(("システムプロンプト", "システム・プロンプト", "あなたの", "初期", "隠された"),
+            ("表示", "出力", "教え", "見せ", "公開", "開示", "漏ら", "書き出", "そのまま")),
+    ),
+    ScanRule(
+        "injection.role_hijack_ja", "injection", "injection_ja",
+        _rx(
+            r"あなたは今から|今からあなたは|これからあなたは[^\n。]{0,20}?(?:です|になります|として)"
+            r"|あなたはもう[^\n。]{0,12}?(?:ではありません|じゃない)"
+            r"|(?:開発者|脱獄|DAN|ジェイルブレイク|ゴッド)モード(?:に|を|が|で)?(?:入|有効|オン|起動)"
+            r"|(?:一切の|すべての|全ての)(?:制限|制約|ルール)(?:を受けない|から解放|なし|を無視)",
+            _I,
+        ),
+        prefilter=(("あなたは今から", "今からあなたは", "これからあなたは", "あなたはもう",
+            "モード",
+            "制限", "制約", "ルール"),),
+    ),
+    ScanRule(
+        "injection.exfiltrate_ja", "injection", "injection_ja",
+        _rx(
+            r"(?:パスワード|認証情報|資格情報|秘密鍵|api ?キー|api ?key|トークン|クッキー|環境変数"
+            r"|会話履歴|チャット履歴|システムプロンプト|ユーザーの記憶|個人情報)[^\n。]{0,20}?"
+            r"(?:を|は)[^\n。]{0,40}?" + _DEST_JA + r"[^\n。]{0,20}?"
+            r"(?:送信|送っ|送れ|送る|アップロード|転送|投稿|POST)",
+            _I,
+        ),
+        prefilter=(("パスワード", "認証情報", "資格情報", "秘密鍵", "api", "トークン", "クッキー",
+            "環境変数", "会話履歴", "チャット履歴", "システムプロンプト", "ユーザーの記憶",
+            "個人情報"),
+            ("送信", "送っ", "送れ", "送る", "アップロード", "転送", "投稿", "post")),
     ),
 )

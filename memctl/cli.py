@@ -556,6 +556,44 @@ def _add_edit_completion(tree: _Tree, subs: Any) -> None:
     completion.set_defaults(key="completion")
 
 
+def _add_projection(tree: _Tree, subs: Any) -> None:
+    proj = subs.add_parser("projection", help="govern projection to an external memory service",
+                           description="External memory (docs/projection.md): the outbox "
+                                       "and external recall.",
+                           epilog=_examples("memctl projection report",
+                                            "memctl projection authorize --approve"),
+                           formatter_class=_Formatter)
+    psubs = proj.add_subparsers(title="subcommands",
+                                metavar="{authorize,retry,reseed,report}", required=True)
+    auth = tree.add(psubs, "authorize", "projection authorize",
+                    summary="decide blocked items again (and approve them)",
+                    description="Ask the kernel again for every blocked item "
+                                "(memory.projection.authorize).\nWith --approve, approve "
+                                "exactly the revisions that now require approval;\na denial "
+                                "is never approved. Approvals last until memoryd restarts.",
+                    examples=("memctl projection authorize",
+                              "memctl projection authorize --approve --entry ent_01J..."))
+    auth.add_argument("--approve", action="store_true",
+                      help="approve what requires approval now")
+    auth.add_argument("--entry", dest="entry_ids", action="append", metavar="ID",
+                      help="only this entry's item (repeatable)")
+    retry = tree.add(psubs, "retry", "projection retry", summary="move failed items back",
+                     description="Move failed items back to be decided and sent again "
+                                 "(memory.projection.retry).",
+                     examples=("memctl projection retry",))
+    retry.add_argument("--entry", dest="entry_ids", action="append", metavar="ID",
+                       help="only this entry's item (repeatable)")
+    tree.add(psubs, "reseed", "projection reseed", summary="rebuild the remote side",
+             description="Send every document again from local state with a new generation;\n"
+                         "lifts the fence an ambiguous outcome set (memory.projection.reseed).",
+             examples=("memctl projection reseed",))
+    tree.add(psubs, "report", "projection report", summary="outbox and recall evaluation",
+             description="Outbox counts by state and the external recall evaluation per mode:\n"
+                         "attempts, degraded reasons, items kept, overlap with local recall,\n"
+                         "latency (memory.projection.report).",
+             examples=("memctl projection report", "memctl projection report --json"))
+
+
 def _add_ui(tree: _Tree, subs: Any) -> None:
     ui = tree.add(subs, "ui", "ui", summary="open the operator's web page (needs memoryd[ui])",
                   description="Serve a local web page for reviewing and managing memory "
@@ -594,7 +632,8 @@ def build_parser() -> argparse.ArgumentParser:
     tree = _Tree(_parents())
     for add in (_add_memory_reads, _add_memory_writes, _add_history, _add_governance,
                 _add_consent_tokens, _add_recall, _add_audit_policy,
-                _add_bridge_backup, _add_ui, _add_transfer, _add_edit_completion):
+                _add_bridge_backup, _add_ui, _add_transfer, _add_edit_completion,
+                _add_projection):
         add(tree, subs)
     return parser
 

@@ -25,7 +25,6 @@ from typing import Any, Final
 __all__ = [
     "action_detail",
     "actions",
-    "backup",
     "cell",
     "clean",
     "consent",
@@ -60,23 +59,50 @@ _SECRET_KEYS: Final = frozenset({"token"})
 # --- text hygiene ----------------------------------------------------------
 
 
-def clean(text: object, *, multiline: bool = False) -> str:
-    """``text`` with control and format characters shown as ``\\x..``/``\\u....``.
+# Characters that render as nothing (or as blank) though they are not format
+# characters: Hangul fillers, the braille blank, the combining grapheme joiner,
+# Khmer inherent vowels, Mongolian free variation selectors, variation
+# selectors (a hidden byte each) and the other default-ignorable code points.
+_BLANK: Final = frozenset(
+    [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, 0x2800, 0x3164,
+     0xFFA0, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), *range(0x1BCA0, 0x1BCA4),
+     *range(0x1D173, 0x1D17B)])
 
-    With ``multiline`` newlines and tabs are kept (for bodies); otherwise they
-    are escaped too, so one value stays on one line.
+
+def _hidden(ch: str, base: str) -> bool:
+    """Whether ``ch`` would not be seen, or would hide itself on ``base``."""
+    category = unicodedata.category(ch)
+    if category in ("Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs") or ord(ch) in _BLANK:
+        return True
+    # Combining marks on Latin letters or ASCII stack invisibly between the
+    # letters of a word; scripts that are written with marks keep them.
+    return category in ("Mn", "Me") and (base.isascii() or "LATIN" in unicodedata.name(base, ""))
+
+
+def clean(text: object, *, multiline: bool = False) -> str:
+    """``text`` with every non-printing or non-spacing character shown as an escape.
+
+    Control, format, unassigned and private-use characters, blank fillers and
+    variation selectors, and combining marks on Latin text appear as
+    ``\\x..``/``\\u....``/``\\U........``. With ``multiline`` newlines and
+    tabs are kept (for bodies); otherwise they are escaped too, so one value
+    stays on one line.
     """
     if text is None:
         return "-"
     out: list[str] = []
+    base = " "
     for ch in str(text):
         if multiline and ch in "\n\t":
             out.append(ch)
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+        elif _hidden(ch, base):
             code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
+                       else f"\\U{code:08x}")
         else:
             out.append(ch)
+        if unicodedata.category(ch)[0] != "M":
+            base = ch
     return "".join(out)
 
 
@@ -381,6 +407,8 @@ def _proposed_entry(entry: Mapping[str, Any]) -> str:
         ("type", entry.get("type")),
         ("summary", entry.get("summary")),
         ("basis", basis if basis is not None else "(not given)"),
+        ("validity", entry.get("validity") if entry.get("validity") not in (None, "unset")
+         else "(not given)"),
         ("ttl days", entry.get("ttl_days")),
         ("pinned", entry.get("pinned")),
     ])
@@ -535,21 +563,6 @@ def receipt(result: object) -> str:
         ("status", _get(result, "status")),
         ("created", _get(result, "created_at")),
         ("updated", _get(result, "updated_at")),
-    ])
-
-
-def backup(result: object) -> str:
-    files = _get(result, "files")
-    size = _get(result, "bytes")
-    return "\n".join([
-        _fields([
-            ("backup", _get(result, "path")),
-            ("files", files if isinstance(files, list) else "-"),
-            ("size", f"{size:,} bytes" if isinstance(size, int) else cell(size)),
-            ("audit head", f"seq {cell(_get(result, 'audit', 'seq'))}, "
-                           f"hash {cell(_get(result, 'audit', 'hash'), 19)}"),
-        ]),
-        f"restore: memoryd serve --home {cell(_get(result, 'path'))}",
     ])
 
 

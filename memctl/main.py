@@ -74,6 +74,10 @@ from memoryd.memctl.requests import (
     build_pending,
     build_policy_explain,
     build_policy_reload,
+    build_projection_authorize,
+    build_projection_report,
+    build_projection_reseed,
+    build_projection_retry,
     build_receipt,
     build_rm,
     build_show,
@@ -424,6 +428,10 @@ COMMANDS: Final[dict[str, Command]] = {
     "promote": Command(None, run=run_promote),
     "edit": Command(None, run=run_edit),
     "completion": Command(None, run=run_completion, needs_daemon=False),
+    "projection authorize": Command(build_projection_authorize, fmt.generic),
+    "projection retry": Command(build_projection_retry, fmt.generic),
+    "projection reseed": Command(build_projection_reseed, fmt.generic),
+    "projection report": Command(build_projection_report, fmt.generic),
     "ui": Command(None, run=run_ui, needs_daemon=False),
 }
 

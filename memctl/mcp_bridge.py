@@ -309,6 +309,8 @@ class Bridge:
         try:
             status = await self.client.call("memory.status", {"task_id": self.task["task_id"]})
         except RpcError as exc:
+            if exc.data_code == "task_not_found" and await self.resume():
+                return await self._stale()
             return exc.data_code in ("task_not_found", "policy_denied")
         except (ConnectError, ConnectionLost, BadReply, TimeoutError):
             # memoryd is away for now: keep the tools; a call will say so.
@@ -317,6 +319,24 @@ class Bridge:
         frozen = self.task.get("consent") or {}
         return isinstance(now, dict) and any(
             bool(now.get(k)) != bool(frozen.get(k)) for k in self._SWITCHES)
+
+    async def resume(self) -> bool:
+        """Show the session's credential again on a new connection.
+
+        A task begun with a token is usable only on a connection that
+        presented it; the client replaces a connection the daemon closed
+        (idle timeout, restart), and the new one has shown nothing yet. True
+        when the daemon took the task back (same task, same snapshot)."""
+        if self.task is None:
+            return False
+        params: dict[str, Any] = {"task_id": self.task["task_id"]}
+        if self.options.token is not None:
+            params["token"] = self.options.token
+        try:
+            await self.client.call("task.resume", params)
+        except (ConnectError, RpcError, ConnectionLost, BadReply, TimeoutError):
+            return False
+        return True
 
     async def refresh(self) -> bool:
         """Re-begin the task if the grants changed; True when the tools offered
@@ -415,18 +435,25 @@ class Bridge:
     async def _call(self, spec: ToolSpec, params: dict[str, Any]) -> Any:
         # One retry after a connection that broke mid-call: reads are safe to
         # repeat and writes carry an idempotency_key, so the daemon answers a
-        # repeat with the first answer instead of acting twice.
-        for attempt in (1, 2):
+        # repeat with the first answer instead of acting twice. A new
+        # connection (after an idle close or a restart) has not shown the
+        # token yet: on task_not_found it is shown once, then the call repeats.
+        broken = resumed = False
+        while True:
             try:
                 return await self.client.call(spec.method, params)
+            except RpcError as exc:
+                if exc.data_code != "task_not_found" or resumed or not await self.resume():
+                    raise
+                resumed = True
             except ConnectError as exc:
                 raise _not_running(exc) from None
             except (ConnectionLost, TimeoutError) as exc:
-                if attempt == 2:
+                if broken:
                     raise _broken(exc) from None
+                broken = True
             except BadReply as exc:
                 raise _broken(exc) from None
-        raise AssertionError("unreachable")
 
     def session_summary(self) -> dict[str, Any]:
         task = self.task or {}

@@ -30,6 +30,7 @@ from typing import Any, Final
 
 import msgspec
 
+from memoryd.memctl.format import clean
 from memoryd.rpc import schema
 
 __all__ = [
@@ -89,14 +90,14 @@ def _cards(cards: Sequence[Any]) -> list[str]:
     for card in cards:
         if not isinstance(card, dict):
             continue
-        summary = card.get("summary") or ""
-        lines.append(f"- {card.get('id')} [{card.get('type')}, scope {card.get('scope')}] "
-                     f"{card.get('title')}" + (f": {summary}" if summary else ""))
+        summary = clean(card.get("summary")) if card.get("summary") else ""
+        lines.append(f"- {card.get('id')} [{card.get('type')}, scope {clean(card.get('scope'))}] "
+                     f"{clean(card.get('title'))}" + (f": {summary}" if summary else ""))
     return lines
 
 
 def render_context(result: Any) -> str:
-    parts = [str(result.get("rendered") or "").rstrip()]
+    parts = [clean(result.get("rendered") or "", multiline=True).rstrip()]
     cards = result.get("entries") or []
     if cards:
         parts.append("Cards, best first (memory_read an id for its full body):")
@@ -124,9 +125,9 @@ def render_search(result: Any) -> str:
     for item in items:
         lines.append(f"- {item.get('id')} revision {item.get('revision')} "
                      f"[{item.get('type')}, {item.get('status')}, scope {item.get('scope')}] "
-                     f"{item.get('title')}")
+                     f"{clean(item.get('title'))}")
         if item.get("snippet"):
-            lines.append(f"  {item['snippet']}")
+            lines.append(f"  {clean(item['snippet'])}")
     if result.get("next_cursor"):
         lines.append(f"More results: call memory_search with only cursor="
                      f"{result['next_cursor']!r}.")
@@ -143,8 +144,8 @@ def render_read(result: Any) -> str:
         lines.append(f"\n## {entry.get('id')} revision {entry.get('revision')} "
                      f"[{entry.get('type')}, {entry.get('status')}{flags}, "
                      f"scope {entry.get('scope')}]")
-        lines.append(f"title: {entry.get('title')}")
-        lines.append(f"body: {entry.get('body')}")
+        lines.append(f"title: {clean(entry.get('title'))}")
+        lines.append(f"body: {clean(entry.get('body'), multiline=True)}")
     for pending in result.get("pending") or []:
         lines.append(f"\npending proposal: {json.dumps(pending, sort_keys=True)}")
     return "\n".join(lines)

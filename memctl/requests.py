@@ -50,6 +50,10 @@ __all__ = [
     "build_pending",
     "build_policy_explain",
     "build_policy_reload",
+    "build_projection_authorize",
+    "build_projection_report",
+    "build_projection_reseed",
+    "build_projection_retry",
     "build_receipt",
     "build_rm",
     "build_show",
@@ -348,6 +352,24 @@ def build_policy_explain(args: argparse.Namespace, _read: Reader) -> Request:
         if value is not None:
             params[name] = value
     return Request("policy.explain", params)
+
+
+def build_projection_authorize(args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("memory.projection.authorize",
+                   _drop_none({"entry_ids": args.entry_ids or None,
+                               "approve": True if args.approve else None}))
+
+
+def build_projection_retry(args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("memory.projection.retry", _drop_none({"entry_ids": args.entry_ids or None}))
+
+
+def build_projection_reseed(_args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("memory.projection.reseed", {})
+
+
+def build_projection_report(_args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("memory.projection.report", {})
 
 
 def build_backup(args: argparse.Namespace, _read: Reader) -> Request:

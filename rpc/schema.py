@@ -19,7 +19,17 @@ from msgspec import UNSET, Meta, UnsetType
 
 # --- bounded scalars -------------------------------------------------------
 
-Id = Annotated[str, Meta(min_length=1, max_length=80)]
+# Ids are the daemon's own (``ent_…``, ``act_…``, ``op_…``): letters, digits and
+# a few separators. Anything else is refused as -32602 before it reaches a
+# lookup, a log line or the audit chain.
+Id = Annotated[str, Meta(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")]
+# A path or other free text a client names: no NUL (the OS cannot take one).
+PathText = Annotated[str, Meta(min_length=1, max_length=4_096, pattern=r"^[^\x00]+$")]
+# RFC 3339 date-time (the calendar is checked by the write path).
+Rfc3339 = Annotated[str, Meta(max_length=40, pattern=(
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?"
+    r"(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$"))]
+MAX_REFS = 16
 ScopeName = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:@/+-]+$")]
 IdempotencyKey = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")]
 Revision = Annotated[int, Meta(ge=1, le=2**53)]
@@ -50,12 +60,13 @@ class Identity(_P, frozen=True, kw_only=True):
 class Basis(_P, frozen=True, kw_only=True):
     kind: Literal["human", "observed", "derived", "unknown"]
     note: ShortText = ""
-    refs: list[Annotated[str, Meta(max_length=512)]] | None = None
+    refs: Annotated[list[Annotated[str, Meta(max_length=512)]],
+                    Meta(max_length=MAX_REFS)] | None = None
 
 
 class Validity(_P, frozen=True, kw_only=True):
     check: ShortText
-    until: str | None = None
+    until: Rfc3339 | None = None
 
 
 class EntryIn(_P, frozen=True, kw_only=True):
@@ -114,7 +125,7 @@ class PolicyExplain(_P, frozen=True, kw_only=True):
 class TaskBegin(_P, frozen=True, kw_only=True):
     token: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
     identity: Identity | None = None
-    workspace: Annotated[str, Meta(min_length=1, max_length=4_096)] | None = None
+    workspace: PathText | None = None
     scopes: Annotated[list[ScopeName], Meta(min_length=1, max_length=16)] | None = None
     role: Literal["main", "subagent"] = "main"
     parent_task: Id | None = None
@@ -245,6 +256,18 @@ class AuditVerify(_P, frozen=True, kw_only=True):
 class AuditExport(_P, frozen=True, kw_only=True):
     after_seq: Annotated[int, Meta(ge=0)] = 0
     limit: Annotated[int, Meta(ge=1, le=100_000)] = 10_000
+
+
+class ProjectionAuthorize(_P, frozen=True, kw_only=True):
+    """``memory.projection.authorize``: decide blocked items again; with
+    ``approve``, approve exactly the revisions that now require approval."""
+
+    entry_ids: Annotated[list[Id], Meta(min_length=1, max_length=100)] | None = None
+    approve: bool = False
+
+
+class ProjectionRetry(_P, frozen=True, kw_only=True):
+    entry_ids: Annotated[list[Id], Meta(min_length=1, max_length=100)] | None = None
 
 
 class ScanParams(_P, frozen=True, kw_only=True):

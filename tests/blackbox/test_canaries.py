@@ -17,6 +17,7 @@ import json
 import random
 import re
 import string
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -243,6 +244,59 @@ def test_no_canary_in_the_pending_listing(run: Run) -> None:
         denied = c.call("governance.action.list", {"status": "denied"})
     assert listed["items"]
     assert _leaks(json.dumps([listed, denied]), run.canaries) == []
+
+
+# --- projection and external recall (docs/projection.md) -------------------------------
+
+
+def test_no_canary_or_credential_leaves_through_projection() -> None:
+    """Projected and recalled text, intents and the provider credential stay out of
+    the log, the audit export, memory.status and the projection report."""
+    import shutil
+
+    from tests.harness import Daemon, short_tempdir
+    from tests.provider_receiver import receiver
+
+    credential = "PROVIDERTOKEN" + uuid.uuid4().hex
+    canaries = [canary() for _ in range(6)]
+    allow = ('[[rule]]\nid = "net"\neffect = "allow"\ncapability = "NetworkAccess"\n\n'
+             '[[rule]]\nid = "ext"\neffect = "allow"\ncapability = "MemoryExternalize"\n')
+    with receiver(credential) as rx:
+        rx.recall_items = [{"id": f"ext-{canaries[0]}", "text": f"Remote {canaries[1]}."}]
+        root = short_tempdir()
+        d = Daemon(root / "h", env={"MEMORYD_TEST_PROVIDER_TOKEN": credential}, policy=allow,
+                   config=f'[projection]\nmode = "hybrid"\nproject = true\n'
+                          f'endpoint = "{rx.endpoint}/{canaries[5]}"\n'
+                          'credential_env = "MEMORYD_TEST_PROVIDER_TOKEN"\n'
+                          'poll_interval_s = 0.05\n')
+        try:
+            d.start()
+            with d.control() as c:
+                enable_consent(c)
+                first = c.call("memory.write", {"action": "add", "entry": entry(
+                    canaries[2], f"Body {canaries[3]}.")})["entries"][0]
+                deadline = time.monotonic() + 30
+                while not rx.puts() and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                assert rx.puts(), "the entry was never projected"
+                task = c.call("task.begin", {})["task_id"]
+                out = c.call("memory.context", {"task_id": task,
+                                                "intent": f"about {canaries[4]}"})
+                assert canaries[1] in out["rendered"]  # the evidence really arrived
+                c.call("memory.write", {"action": "remove", "id": first["id"],
+                                        "expected_revision": 1})
+                statuses = json.dumps(c.call("memory.status", {}))
+                exported = json.dumps(c.call("audit.export", {}))
+            report = d.memctl("projection", "report").stdout.decode()
+            report += d.memctl("status", "--json").stdout.decode()
+        finally:
+            d.stop()
+            log = d.log()
+            shutil.rmtree(root, ignore_errors=True)
+    for place, text in (("log", log), ("status", statuses), ("audit", exported),
+                        ("report", report)):
+        assert _leaks(text, [*canaries, credential]) == [], place
+    assert "projection_sent" in exported and "external_recall" in exported
 
 
 def test_no_canary_in_the_ui_server_log(run: Run) -> None:

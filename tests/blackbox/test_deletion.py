@@ -9,6 +9,7 @@ proven. Failures are injected with the testing aid MEMORYD_TEST_RECEIPT_FAULTS
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,33 @@ def test_removed_text_is_gone_from_every_file_under_the_home(d: Daemon) -> None:
         action = c.call("governance.action.get", {"action_id": pending["action_id"]})
         assert action["status"] == "failed"
     assert hits(d, needles) == []
+
+
+@pytest.mark.parametrize("how", ["deny", "expire"])
+def test_a_denied_or_expired_proposal_leaves_no_text_in_any_file(how: str) -> None:
+    """As removal does: deny and expiry drop the proposal and truncate the WAL."""
+    canary = "zq" + secrets.token_hex(12)
+    needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
+    with running(config="pending_ttl_days = 0.00002\n" if how == "expire" else None) as d:
+        with d.control() as c, d.agent() as a:
+            enable_consent(c)
+            task = a.call("task.begin", {})["task_id"]
+            pending = a.call("memory.write", {"task_id": task, "action": "add", "entry": entry(
+                title=f"Canary {canary}", body=f"Proposed {canary} text.",
+                summary=f"card {canary}", basis={"kind": "human", "note": f"from {canary}"},
+                validity={"check": f"ask about {canary}"})})
+            assert pending["outcome"] == "pending"
+            assert hits(d, needles)  # the proposal is stored until decided
+            if how == "deny":
+                c.call("governance.action.deny", {"action_id": pending["action_id"]})
+            else:
+                deadline = time.monotonic() + 20
+                while c.call("governance.action.get", {"action_id": pending["action_id"]})[
+                        "status"] == "pending" and time.monotonic() < deadline:
+                    time.sleep(0.2)
+            status = c.call("governance.action.get", {"action_id": pending["action_id"]})
+            assert status["status"] == ("denied" if how == "deny" else "expired")
+            assert hits(d, needles) == []
 
 
 def test_removed_entry_keeps_a_tombstone_without_text(d: Daemon) -> None:

@@ -244,13 +244,15 @@ def test_entry_over_the_size_limit_is_refused(c: Client) -> None:
 
 
 def test_scope_budget_refuses_without_evicting_anything(c: Client) -> None:
-    first = add(c, "budget-1", title="A", body="a" * 1_400)
-    second = add(c, "budget-1", title="B", body="b" * 1_400)
+    # Every stored byte counts (title, summary, basis too): short summaries
+    # keep the arithmetic readable.
+    first = add(c, "budget-1", title="A", body="a" * 1_400, summary="a")
+    second = add(c, "budget-1", title="B", body="b" * 1_400, summary="b")
     with pytest.raises(RpcError) as err:
-        add(c, "budget-1", title="C", body="c" * 400)
+        add(c, "budget-1", title="C", body="c" * 400, summary="c")
     assert err.value.data["code"] == "scope_budget_exceeded"
     assert "archive or remove" in err.value.data["recovery"]
     assert sorted(listed(c, "budget-1")) == sorted([first["id"], second["id"]])
     c.call("memory.write", {"action": "archive", "scope": "budget-1", "id": first["id"],
                             "expected_revision": 1, "reason": "make room"})
-    assert add(c, "budget-1", title="C", body="c" * 400)["status"] == "active"
+    assert add(c, "budget-1", title="C", body="c" * 400, summary="c")["status"] == "active"

@@ -15,22 +15,12 @@ import socket
 import stat
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.harness import MEMORYD, REPO, Daemon, enable_consent, running, short_tempdir
-
-
-@pytest.fixture
-def home() -> Iterator[Path]:
-    root = short_tempdir()
-    try:
-        yield root / "h"
-    finally:
-        subprocess.run(["rm", "-rf", str(root)], check=False)
+from tests.harness import MEMORYD, REPO, Daemon, enable_consent, running
 
 
 def _serve(home: Path, *args: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:

@@ -206,3 +206,51 @@ def test_switching_consent_off_takes_the_tools_away(d: Daemon) -> None:
     before, after = anyio.run(go)
     assert "memory_write" in before
     assert after == {"memory_status"}
+
+
+def test_a_session_survives_a_daemon_restart_on_the_same_task() -> None:
+    # The bridge's connection is new after the restart and has shown no token:
+    # it presents the session's token again (task.resume) and goes on with the
+    # same task and the same frozen snapshot, instead of failing or starting over.
+    with running() as daemon:
+        token = _token(daemon, "restart", **FULL)
+
+        async def go() -> tuple[Any, Any, Any, Any]:
+            async with session(daemon.home, token=token) as s:
+                first = await s.call_tool("memory_context", {"intent": "build the project"})
+                before = await s.call_tool("memory_status", {})
+                await anyio.to_thread.run_sync(daemon.restart)
+                after = await s.call_tool("memory_status", {})
+                again = await s.call_tool("memory_context", {"intent": "build the project"})
+                return first, before, after, again
+
+        first, before, after, again = anyio.run(go)
+    for result in (first, before, after, again):
+        assert not result.is_error, _text(result)
+    assert (after.structured_content["session"]["task_id"]
+            == before.structured_content["session"]["task_id"])
+    assert again.structured_content["snapshot_id"] == first.structured_content["snapshot_id"]
+
+
+def test_revoking_the_token_takes_the_tools_away(d: Daemon) -> None:
+    token = _token(d, "revoked", **FULL)
+    seen: list[str] = []
+
+    async def go() -> tuple[set[str], set[str], Any]:
+        async with session(d.home, "--watch", "0.1", token=token, seen=seen) as s:
+            before = await _names(s)
+            with d.control() as c:
+                for item in c.call("token.list", {})["items"]:
+                    if item.get("revoked_at") is None:
+                        c.call("token.revoke", {"token_id": item["token_id"]})
+            with anyio.fail_after(20):
+                while not seen:
+                    await anyio.sleep(0.05)
+            return before, await _names(s), await s.call_tool("memory_status", {})
+
+    before, after, status = anyio.run(go)
+    assert before == {spec.name for spec in TOOLS}
+    assert seen[0] == "notifications/tools/list_changed"
+    assert after == {"memory_status"}
+    assert status.is_error
+    assert status.structured_content["error"]["code"] == "invalid_token"

@@ -255,3 +255,26 @@ def test_intent_text_never_reaches_the_log(d: Daemon) -> None:
     with d.agent() as a:
         _context(a, _task(a), "canary-intent-5f1e zeta")
     assert "canary-intent-5f1e" not in d.log()
+
+
+def test_repeated_refreshes_that_change_nothing_are_coalesced_into_one_event(d: Daemon) -> None:
+    with d.control() as c, d.agent() as a:
+        _add(c, "Merganser", "Merganser jobs run hourly.")
+        task = _task(a)
+        first = _context(a, task, "merganser")
+        for _ in range(30):
+            again = _context(a, task, "merganser", refresh="compaction")
+            assert again["snapshot_id"] == first["snapshot_id"]  # nothing changed
+            assert _ids(again) == _ids(first)
+
+        def frozen() -> list[dict[str, Any]]:
+            return [e for e in c.call("audit.export", {})["events"]
+                    if e["kind"] == "snapshot_frozen" and e["details"]["task_id"] == task]
+
+        assert len(frozen()) == 1  # thirty refreshes grew the chain by nothing
+        _add(c, "Merganser cache", "Merganser cache lives in redis.")
+        fresh = _context(a, task, "merganser", refresh="compaction")
+        assert fresh["snapshot_id"] != first["snapshot_id"] and len(fresh["entries"]) == 2
+        events = frozen()
+        assert len(events) == 2
+        assert events[-1]["details"]["coalesced_refreshes"] == 30

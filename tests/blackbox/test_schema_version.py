@@ -9,25 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import apsw
-import pytest
 
 from memoryd.daemon.store import SCHEMA_VERSION
-from tests.harness import MEMORYD, Daemon, entry, short_tempdir
-
-
-@pytest.fixture
-def home() -> Iterator[Path]:
-    root = short_tempdir()
-    try:
-        yield root / "h"
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+from tests.harness import MEMORYD, Daemon, entry
 
 
 def _set_version(db: Path, version: int) -> None:

@@ -49,7 +49,10 @@ def totals(d: Daemon, scope: str) -> tuple[int, int]:
     try:
         kept = conn.execute("SELECT coalesce(sum(active_bytes), 0) FROM scope_usage"
                             " WHERE target = 'memory' AND scope = ?", (scope,)).fetchall()
-        summed = conn.execute("SELECT coalesce(sum(length(CAST(body AS BLOB))), 0) FROM entries"
+        # Every stored text column counts (title, body, summary, basis, validity).
+        stored = " + ".join(f"coalesce(length(CAST({c} AS BLOB)), 0)"
+                            for c in ("title", "body", "summary", "basis", "validity"))
+        summed = conn.execute(f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
                               " WHERE target = 'memory' AND scope = ? AND status = 'active'",
                               (scope,)).fetchall()
         kept_n, summed_n = kept[0][0], summed[0][0]
@@ -114,28 +117,36 @@ def test_running_total_follows_every_kind_of_change(d: Daemon, c: Client) -> Non
     assert totals(d, scope)[0] > 0
 
 
-def test_budget_counts_a_scope_only_once_its_room_is_freed(c: Client) -> None:
+def test_budget_counts_a_scope_only_once_its_room_is_freed(d: Daemon, c: Client) -> None:
     scope = "usage-2"
-    first = add(c, scope, "A", "a" * 1_400)["entries"][0]
-    add(c, scope, "B", "b" * 1_400)
+    # Each entry stores its title, a one-byte summary and its basis besides
+    # the body; the budget counts all of it.
+    first = add(c, scope, "A", "a" * 1_400, summary="a")["entries"][0]
+    add(c, scope, "B", "b" * 1_400, summary="b")
+    used = totals(d, scope)[0]
+    assert 2_800 < used < 3_000
     with pytest.raises(RpcError) as err:
-        add(c, scope, "C", "c" * 400)
+        add(c, scope, "C", "c" * 400, summary="c")
     assert err.value.data["code"] == "scope_budget_exceeded"
-    assert err.value.data["details"]["used_bytes"] == 2_800
+    assert err.value.data["details"]["used_bytes"] == used
     write(c, scope, action="remove", id=first["id"], expected_revision=1)
-    assert add(c, scope, "C", "c" * 400)["outcome"] == "applied"
+    assert add(c, scope, "C", "c" * 400, summary="c")["outcome"] == "applied"
+    used = totals(d, scope)[0]
     with pytest.raises(RpcError) as err:
-        add(c, scope, "D", "d" * 1_201)
-    assert err.value.data["details"]["used_bytes"] == 1_800
+        add(c, scope, "D", "d" * 1_201, summary="d")
+    assert err.value.data["details"]["used_bytes"] == used
 
 
-def test_a_full_budget_names_the_cap_its_value_and_how_to_raise_it(c: Client) -> None:
+def test_a_full_budget_names_the_cap_its_value_and_how_to_raise_it(
+        d: Daemon, c: Client) -> None:
     scope = "usage-cap"
-    add(c, scope, "A", "a" * 2_900)
+    add(c, scope, "A", "a" * 2_900, summary="a")
+    used = totals(d, scope)[0]
+    overhead = used - 2_900  # title, summary and basis of an entry like A or B
     with pytest.raises(RpcError) as err:
-        add(c, scope, "B", "b" * 200)
+        add(c, scope, "B", "b" * 200, summary="b")
     data = err.value.data
-    assert data["details"] == {"cap": "scope_budget_bytes", "limit": 3000, "used_bytes": 2_900,
-                               "budget_bytes": 3000, "needed_bytes": 200}
+    assert data["details"] == {"cap": "scope_budget_bytes", "limit": 3000, "used_bytes": used,
+                               "budget_bytes": 3000, "needed_bytes": 200 + overhead}
     assert "raise scope_budget_bytes (now 3000) in memoryd.toml" in data["recovery"]
     assert "b" * 20 not in str(data)

@@ -379,3 +379,68 @@ def test_a_client_that_never_reads_its_replies_does_not_block_others(
             pass
         with Client(impatient.control_path, timeout=10) as other:
             other.call("memory.status", {})
+
+
+# --- fairness between agent uids --------------------------------------------------------
+
+
+def _hold_as_user(user: pwd.struct_passwd, path: Path, count: int) -> list[str]:
+    """In a forked child dropped to ``user``: open ``count`` connections to
+    ``path`` one after another, keeping each open, and report each answer."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 0
+        try:
+            os.close(read_end)
+            os.setgroups([])
+            os.setgid(user.pw_gid)
+            os.setuid(user.pw_uid)
+            held, answers = [], []
+            for _ in range(count):
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.settimeout(10)
+                sock.connect(str(path))
+                sock.sendall(STATUS)
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                reply = json.loads(data)
+                answers.append("result" if "result" in reply else reply["error"]["data"]["code"])
+                held.append(sock)
+            os.write(write_end, json.dumps(answers).encode())
+        except BaseException as exc:  # noqa: BLE001 - report anything, then leave
+            code = 1
+            os.write(write_end, json.dumps({"child_failed": repr(exc)}).encode())
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        out = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, out
+    answers: list[str] = json.loads(out)
+    return answers
+
+
+def test_one_agent_uid_cannot_take_every_agent_slot(other_user: pwd.struct_passwd) -> None:
+    config = (f"allowed_uids = [{other_user.pw_uid}]\nmax_connections = 8\n"
+              "max_connections_per_uid = 2\n")
+    with running(config=config) as d:
+        _open_path_to_everyone(d)
+        assert _hold_as_user(other_user, d.agent_path, 3) == [
+            "result", "result", "too_many_connections"]
+        # The daemon's own uid (the operator) is not held to that share, and
+        # control.sock counts apart.
+        held = [d.agent(timeout=10) for _ in range(3)]
+        try:
+            for c in held:
+                c.call("memory.status", {})
+            with d.control() as c:
+                c.call("memory.status", {})
+        finally:
+            for c in held:
+                c.close()

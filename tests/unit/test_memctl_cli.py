@@ -165,6 +165,14 @@ REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
      {"capability": "MemoryWrite", "channel": "agent", "role": "subagent", "target": "user",
       "scope": "s:1", "action": "replace", "type": "fact",
       "grants": ["memory.read", "memory.write"]}),
+    (["projection", "authorize"], "memory.projection.authorize", {}),
+    (["projection", "authorize", "--approve", "--entry", "ent_1", "--entry", "ent_2"],
+     "memory.projection.authorize", {"approve": True, "entry_ids": ["ent_1", "ent_2"]}),
+    (["projection", "retry"], "memory.projection.retry", {}),
+    (["projection", "retry", "--entry", "ent_1"], "memory.projection.retry",
+     {"entry_ids": ["ent_1"]}),
+    (["projection", "reseed"], "memory.projection.reseed", {}),
+    (["projection", "report"], "memory.projection.report", {}),
     (["backup", "/srv/b"], "admin.backup", {"path": "/srv/b"}),
 ]
 

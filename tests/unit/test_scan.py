@@ -31,8 +31,11 @@ def test_finding_offsets_point_at_the_secret_in_the_original_text() -> None:
 
 
 def test_finding_holds_no_text() -> None:
-    fields = {f.name for f in dataclasses.fields(Finding)}
-    assert fields == {"rule_id", "category", "start", "end"}
+    # Ids, a category, offsets, the name of an encoding and a review flag:
+    # nothing that could carry the matched text.
+    fields = {f.name: f.type for f in dataclasses.fields(Finding)}
+    assert set(fields) == {"rule_id", "category", "start", "end", "encoding", "review"}
+    assert fields["review"] == "bool" and fields["encoding"] == "str | None"
 
 
 def test_fullwidth_injection_is_found_and_offsets_map_to_the_original() -> None:

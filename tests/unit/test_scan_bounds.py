@@ -21,7 +21,8 @@ from re import _parser as sre_parse
 
 import pytest
 
-from memoryd.kernel.scan import RULES, scan_with_stats
+from memoryd.kernel import textnorm
+from memoryd.kernel.scan import MAX_DECODE_DEPTH, RULES, scan_with_stats
 from memoryd.kernel.scan_rules import COMMENT_WINDOW, ScanRule
 
 MAX_WIDTH = 8192
@@ -78,6 +79,14 @@ def test_pattern_has_only_bounded_unnested_repetition(rule: ScanRule) -> None:
     assert hi <= MAX_WIDTH
 
 
+@pytest.mark.parametrize("name", [name for name, _ in textnorm._RUNS])
+def test_decoding_run_patterns_are_bounded_too(name: str) -> None:
+    pattern = dict(textnorm._RUNS)[name]
+    parsed = sre_parse.parse(pattern.pattern, pattern.flags)
+    assert _problems(parsed) == []
+    assert parsed.getwidth()[1] <= textnorm.MAX_RUN_CHARS + 2
+
+
 def test_lint_catches_catastrophic_shapes() -> None:
     for bad in (r"(a+)+", r"(?:\w{1,9}\s?){1,9}x", r"a*"):
         assert _problems(sre_parse.parse(bad)) != [], bad
@@ -89,7 +98,13 @@ ADVERSARIAL = [
     "eyJ", "x://a:", "password=", "\u200b", "\u202e", "curl x ", "忽略之前", "ｉｇｎｏｒｅ",
     "aws secret ", "AKIA", "ghp_", "sk-", "把密码", "send passwords to ", "{}[]()<>'\"`",
     " \n\t ", "a:b@", "=", "/", "发送密码到", "reveal your ", "from now on ", "![",
+    # the look-alike shadow and the decoders
+    "\u0456", "e\u0301", "\ufe01", "%41", "%41%42%43 ", "4142", "41424344 ", "QUJD",
+    "SWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM= ", "<system>", "<|", "無視して",
 ]
+# Passes a text can get: the folded text and the look-alike shadow, then each
+# decoding level scans at most MAX_DECODED_CHARS of decoded text again.
+PASSES = 2
 
 
 def _repeat_to(seed: str, max_bytes: int) -> str:
@@ -109,10 +124,12 @@ def test_work_is_linear_at_the_entry_limit(seed: str) -> None:
     large = _repeat_to(seed, 4000)
     _, s1 = scan_with_stats(small)
     _, s2 = scan_with_stats(large)
-    assert s1.rules_run == s2.rules_run == len(RULES)
-    assert s2.chars_fed <= len(RULES) * len(large)
+    assert len(RULES) <= s2.rules_run <= PASSES * len(RULES) * (1 + textnorm.MAX_RUNS) ** (
+        MAX_DECODE_DEPTH)
+    decoded = textnorm.MAX_DECODED_CHARS * MAX_DECODE_DEPTH
+    assert s2.chars_fed <= PASSES * len(RULES) * (len(large) + decoded)
     # Doubling the input at most doubles each counter (plus a rule's worth of slack).
-    assert s2.chars_fed <= 2 * s1.chars_fed + len(RULES) * len(seed)
+    assert s2.chars_fed <= 2 * s1.chars_fed + PASSES * len(RULES) * (len(seed) + decoded)
     assert s2.matches <= 2 * s1.matches + len(RULES)
     assert s2.validator_calls <= 2 * s1.validator_calls + len(RULES)
     assert s2.validator_chars <= _bound(large, s2.matches)
@@ -123,7 +140,8 @@ def test_work_is_linear_at_the_entry_limit(seed: str) -> None:
 def test_work_is_bounded_at_one_mebibyte(seed: str) -> None:
     text = _repeat_to(seed, 1 << 20)
     _, stats = scan_with_stats(text)
-    assert stats.chars_fed <= len(RULES) * len(text)
+    decoded = textnorm.MAX_DECODED_CHARS * MAX_DECODE_DEPTH
+    assert stats.chars_fed <= PASSES * len(RULES) * (len(text) + decoded)
     assert stats.validator_chars <= _bound(text, stats.matches)
 
 

@@ -1,0 +1,173 @@
+"""The projection outbox: durable desired state of every projected document.
+
+Owns: the outbox and recall-evaluation tables, the SQL triggers that record a
+new desired generation in the same transaction as every change to an entry,
+and the state transitions of one outbox row (functions over an open ``Tx``).
+
+States: ``dirty`` (changed, not yet decided) -> ``blocked`` (a decision is not
+allow, or the daemon restarted) | ``pending`` (both decisions allow; waiting
+for its turn or its backoff) -> ``processing`` (leased to the sender) ->
+``completed`` | ``pending`` again (transport error, with backoff) | ``failed``
+(contract or authentication error, or attempts exhausted) | ``reconcile``
+(ambiguous outcome: fenced until a reseed).
+
+Invariants:
+- the row for an entry is written by triggers on ``entries`` in the writer's
+  own transaction, so there is never a committed change without its desired
+  generation, whichever path made it (write, approval, undo, expiry, purge);
+  the triggers act only while ``meta.projection = 'on'``;
+- ``generation`` only grows; a sender settles a row only if the generation it
+  leased is still the row's (a newer change re-dirties it, and the newer one
+  is what gets sent next: the newest desired generation wins);
+- a row in ``reconcile`` stays there whatever changes, until a reseed;
+- the outbox holds ids, revisions, hashes and states: never memory text; the
+  payload is read from the entry itself when it is sent;
+- ``projected`` is 1 from the moment a replace may have reached the provider
+  until a delete of the document is acknowledged (receipts read it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # the store imports this module's schema
+    from memoryd.daemon.store import Tx
+
+STATES: Final = ("dirty", "blocked", "pending", "processing", "completed", "failed",
+                 "reconcile")
+
+_UPSERT = """
+  INSERT INTO projection_outbox(entry_id, owner, target, scope, generation, seq, state,
+                                updated_at)
+  VALUES (new.id, new.owner, new.target, new.scope, 1,
+          (SELECT coalesce(max(seq), 0) + 1 FROM projection_outbox), 'dirty',
+          strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  ON CONFLICT(entry_id) DO UPDATE SET
+    generation = generation + 1, seq = excluded.seq, attempts = 0, next_at = NULL,
+    state = CASE WHEN state = 'reconcile' THEN 'reconcile' ELSE 'dirty' END,
+    updated_at = excluded.updated_at;
+"""
+
+# A constant: only the trigger body above is formatted in, no value.
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS projection_outbox(
+  entry_id TEXT PRIMARY KEY, owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
+  generation INTEGER NOT NULL, seq INTEGER NOT NULL, state TEXT NOT NULL,
+  action TEXT, revision INTEGER, content_hash TEXT, resource TEXT, decided_generation INTEGER,
+  decided_under TEXT, acked_generation INTEGER NOT NULL DEFAULT 0,
+  projected INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0,
+  next_at TEXT, lease_until TEXT, reason TEXT, updated_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS projection_outbox_state ON projection_outbox(state, seq);
+CREATE TABLE IF NOT EXISTS projection_recall(
+  id INTEGER PRIMARY KEY, ts TEXT NOT NULL, task_id TEXT, mode TEXT NOT NULL,
+  status TEXT NOT NULL, reason TEXT, returned INTEGER NOT NULL, kept INTEGER NOT NULL,
+  flagged INTEGER NOT NULL, overlap INTEGER NOT NULL, local INTEGER NOT NULL,
+  latency_ms REAL NOT NULL);
+CREATE TRIGGER IF NOT EXISTS projection_outbox_ai AFTER INSERT ON entries
+WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'projection' AND value = 'on') BEGIN
+{_UPSERT}
+END;
+CREATE TRIGGER IF NOT EXISTS projection_outbox_au
+AFTER UPDATE OF status, revision, content_hash, eligible ON entries
+WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'projection' AND value = 'on') BEGIN
+{_UPSERT}
+END;
+"""  # noqa: S608 (constant text, see above)
+
+
+def set_enabled(tx: Tx, on: bool) -> None:
+    if on:
+        tx.exec("INSERT OR REPLACE INTO meta(key, value) VALUES ('projection', 'on')")
+    else:
+        tx.exec("DELETE FROM meta WHERE key = 'projection'")
+
+
+def counts(tx: Tx) -> dict[str, int]:
+    out = dict.fromkeys(STATES, 0)
+    for row in tx.all("SELECT state, count(*) AS n FROM projection_outbox GROUP BY state"):
+        out[row["state"]] = row["n"]
+    return out
+
+
+def holds_remote(tx: Tx, entry_id: str) -> bool:
+    """Whether the provider may still hold a document for this entry."""
+    row = tx.one("SELECT projected FROM projection_outbox WHERE entry_id = ?", (entry_id,))
+    return bool(row and row["projected"])
+
+
+def restart(tx: Tx, now: str) -> dict[str, int]:
+    """At start-up: every open item returns to ``blocked`` and is decided again;
+    changes made while projection was off are picked up from the entries."""
+    reblocked = tx.exec(
+        "UPDATE projection_outbox SET state = 'blocked', decided_under = NULL, lease_until = NULL,"
+        " updated_at = ? WHERE state IN ('dirty', 'blocked', 'pending', 'processing')", (now,))
+    # Entries that changed while projection was off (their triggers were idle).
+    stale = tx.exec(
+        "UPDATE projection_outbox SET generation = generation + 1, state = 'blocked',"
+        " decided_under = NULL, updated_at = ? WHERE state IN ('completed', 'failed')"
+        " AND (SELECT e.revision FROM entries e WHERE e.id = entry_id) IS NOT revision",
+        (now,))
+    seeded = _seed_missing(tx, now, "blocked")
+    return {"reblocked": reblocked, "stale": stale, "seeded": seeded}
+
+
+def _seed_missing(tx: Tx, now: str, state: str) -> int:
+    return tx.exec(
+        "INSERT INTO projection_outbox(entry_id, owner, target, scope, generation, seq, state,"
+        " updated_at) SELECT e.id, e.owner, e.target, e.scope, 1,"
+        " (SELECT coalesce(max(seq), 0) FROM projection_outbox) + row_number() OVER"
+        " (ORDER BY e.id), ?, ? FROM entries e WHERE e.status = 'active' AND e.eligible = 1"
+        " AND NOT EXISTS (SELECT 1 FROM projection_outbox o WHERE o.entry_id = e.id)",
+        (state, now))
+
+
+def reseed(tx: Tx, now: str) -> int:
+    """Rebuild the remote side from local state: every document gets a new
+    generation and is decided again; reconcile fences are lifted."""
+    changed = tx.exec(
+        "UPDATE projection_outbox SET generation = generation + 1, state = 'blocked',"
+        " decided_under = NULL, attempts = 0, next_at = NULL, lease_until = NULL,"
+        " reason = NULL, updated_at = ?", (now,))
+    return changed + _seed_missing(tx, now, "blocked")
+
+
+def retry(tx: Tx, now: str, entry_ids: list[str] | None) -> int:
+    """Failed items go back to be decided again, with their attempts reset."""
+    sql = ("UPDATE projection_outbox SET state = 'blocked', decided_under = NULL, attempts = 0,"
+           " next_at = NULL, reason = NULL, updated_at = ? WHERE state = 'failed'")
+    args: list[Any] = [now]
+    if entry_ids is not None:
+        sql += f" AND entry_id IN ({','.join('?' * len(entry_ids))})"
+        args += entry_ids
+    return tx.exec(sql, args)
+
+
+def expire_leases(tx: Tx, now: str) -> int:
+    """A lease past its time (the sender died or hung) goes back to pending."""
+    return tx.exec("UPDATE projection_outbox SET state = 'pending', lease_until = NULL,"
+                   " updated_at = ? WHERE state = 'processing' AND lease_until <= ?",
+                   (now, now))
+
+
+def to_decide(tx: Tx, under: str, limit: int) -> list[dict[str, Any]]:
+    return tx.all(
+        "SELECT o.*, e.status AS e_status, e.eligible AS e_eligible, e.revision AS e_revision,"
+        " e.content_hash AS e_hash, e.type AS e_type FROM projection_outbox o"
+        " LEFT JOIN entries e ON e.id = o.entry_id"
+        " WHERE o.state = 'dirty' OR (o.state = 'blocked' AND o.decided_under IS NOT ?)"
+        " ORDER BY o.seq LIMIT ?", (under, limit))
+
+
+def head_pending(tx: Tx) -> dict[str, Any] | None:
+    """The oldest authorised item: items are sent strictly in order."""
+    return tx.one("SELECT * FROM projection_outbox WHERE state = 'pending'"
+                  " ORDER BY seq LIMIT 1")
+
+
+def set_state(tx: Tx, entry_id: str, generation: int, now: str, **changes: Any) -> bool:
+    """Change a row only if it is still at ``generation``; False if it moved on."""
+    sets = ", ".join(f"{k} = ?" for k in changes)
+    return tx.exec(
+        f"UPDATE projection_outbox SET {sets}, updated_at = ?"  # noqa: S608 (names are ours)
+        " WHERE entry_id = ? AND generation = ?",
+        (*changes.values(), now, entry_id, generation)) == 1

@@ -1,0 +1,174 @@
+"""Text normalisation for the scanner: the look-alike shadow and bounded decoding.
+
+Owns: ``shadow_pieces`` (a per-character map of a text onto its look-alike
+skeleton: NFKC, combining marks stripped, confusable letters mapped onto the
+ASCII letters they imitate per Unicode TR39's confusables table, format
+characters dropped) and ``encoded_runs`` / ``decode_run`` (base64, hex and
+percent-encoded runs, decoded within fixed bounds so that what they hide can be
+scanned with the same rules).
+
+Invariants:
+- pure: no I/O at call time (the confusables table is read once, at import,
+  from the installed ``confusable_homoglyphs`` package), no clock;
+- the shadow is built one original character at a time, so every piece maps
+  back onto exactly one original character (offsets stay exact);
+- decoding is bounded: at most ``MAX_RUNS`` runs per text, each at most
+  ``MAX_RUN_CHARS`` characters, and the decoded text must be printable UTF-8
+  (random key material decodes to bytes that are not, and is left to the
+  secret rules); the caller bounds the depth.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import re
+import unicodedata
+
+from confusable_homoglyphs import confusables
+
+__all__ = [
+    "MAX_DECODED_CHARS",
+    "MAX_RUNS",
+    "MAX_RUN_CHARS",
+    "decode_run",
+    "encoded_runs",
+    "shadow_char",
+    "shadow_pieces",
+]
+
+# Bounds on decoding, per scanned text: runs looked at, characters per run,
+# and decoded characters in all.
+MAX_RUNS = 16
+MAX_RUN_CHARS = 8_192
+MAX_DECODED_CHARS = 16_384
+
+_SHADOW_CACHE = 8_192
+
+
+def _ascii_lookalike(ch: str) -> str | None:
+    """The ASCII letter or digit ``ch`` is confusable with, if any (TR39 table)."""
+    found = confusables.is_confusable(ch, greedy=True)
+    if not found:
+        return None
+    for item in found:
+        for glyph in item.get("homoglyphs", ()):
+            c = glyph.get("c", "")
+            if c.isascii() and c.isalnum():
+                return str(c)
+    return None
+
+
+@functools.lru_cache(maxsize=_SHADOW_CACHE)
+def shadow_char(ch: str) -> str:
+    """The skeleton of one character: what a reader would take it for."""
+    if ch.isascii():
+        return ch
+    if unicodedata.category(ch) == "Cf":
+        return ""
+    folded = unicodedata.normalize("NFKC", ch)
+    if folded.isspace():
+        return " "
+    out = []
+    for part in unicodedata.normalize("NFD", folded):
+        if unicodedata.category(part) in ("Mn", "Me"):
+            continue  # combining marks inserted between letters hide words
+        if part.isascii():
+            out.append(part)
+            continue
+        look = _ascii_lookalike(part)
+        out.append(look if look is not None else part)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def shadow_pieces(text: str) -> list[tuple[str, int, int]]:
+    """``(piece, original offset, original length)`` covering ``text`` in order.
+
+    ASCII stretches are copied whole; every other character becomes its
+    skeleton. Whitespace runs are collapsed by the caller's folding rules
+    (the shadow is folded again like any text).
+    """
+    pieces: list[tuple[str, int, int]] = []
+    start = 0
+    n = len(text)
+    i = 0
+    while i < n:
+        if text[i].isascii():
+            i += 1
+            continue
+        if i > start:
+            pieces.append((text[start:i], start, i - start))
+        pieces.append((shadow_char(text[i]), i, 1))
+        i += 1
+        start = i
+    if start < n or not pieces:
+        pieces.append((text[start:], start, n - start))
+    return pieces
+
+
+# Runs worth decoding. Base64 needs 16 characters (12 bytes) at least, hex 16
+# digits (8 bytes), percent-encoding three escapes in a row. Bounded
+# repetitions keep each pattern's work per position fixed.
+_RUNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("percent", re.compile(r"(?<![A-Za-z0-9._~+%-])[A-Za-z0-9._~+%-]{9,8192}")),
+    ("hex", re.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}){8,4096}(?![0-9A-Za-z])")),
+    ("base64", re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,8192}={0,2}"
+                          r"(?![A-Za-z0-9+/=_-])")),
+)
+
+
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def encoded_runs(text: str) -> list[tuple[str, int, int]]:
+    """``(encoding, start, end)`` of the first ``MAX_RUNS`` encoded-looking runs."""
+    found: list[tuple[str, int, int]] = []
+    taken: list[tuple[int, int]] = []
+    for name, pattern in _RUNS:
+        for m in pattern.finditer(text):
+            if len(found) >= MAX_RUNS:
+                return sorted(found, key=lambda r: r[1])
+            s, e = m.start(), m.end()
+            if name == "percent" and len(_ESCAPE.findall(m.group(0))) < 3:
+                continue
+            if e - s > MAX_RUN_CHARS or any(a < e and s < b for a, b in taken):
+                continue
+            found.append((name, s, e))
+            taken.append((s, e))
+    return sorted(found, key=lambda r: r[1])
+
+
+def _printable_text(raw: bytes) -> str | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.strip():
+        return None
+    printable = sum(1 for ch in text if ch.isprintable() or ch in "\t\r\n")
+    # Mostly readable: hidden text is meant to be read by a model.
+    return text if printable >= 0.95 * len(text) else None
+
+
+def _unquote(run: str) -> bytes:
+    """Percent-decoding of ``run`` (the run is ASCII: the pattern admits nothing else)."""
+    return _ESCAPE.sub(lambda m: chr(int(m.group(0)[1:], 16)), run).encode("latin-1")
+
+
+def decode_run(encoding: str, run: str) -> str | None:
+    """The readable text ``run`` decodes to, or ``None`` (not readable text)."""
+    try:
+        if encoding == "percent":
+            raw = _unquote(run)
+        elif encoding == "hex":
+            raw = binascii.unhexlify(run)
+        else:
+            core = run.rstrip("=")
+            if len(core) % 4 == 1:
+                return None
+            padded = core + "=" * (-len(core) % 4)
+            raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _printable_text(raw)
