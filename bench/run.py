@@ -505,7 +505,7 @@ def run(quick: bool) -> dict[str, Any]:
     sizes = SIZES_QUICK if quick else SIZES_FULL
     root = short_tempdir()
     d = Daemon(root / "h", config=CONFIG, policy=POLICY)
-    cost = embedding_cost(Corpus(seed=5), 64 if quick else 256)
+    cost = embedding_cost(Corpus(seed=5), 16 if quick else 256)
     try:
         floors_dir = root / "floor"
         floors_dir.mkdir()
