@@ -12,18 +12,25 @@ table and, with ``--json``, writes::
     {machine, floors: {commit_p50_us, schema_floor_p50_us, echo_p50_us, fts_p99_us},
      scenarios: {NAME: {p50_us, p99_us, ops_per_s}},
      ratios: {write_allow_1c_vs_floor, write_allow_1c_vs_schema_floor,
-              write_8c_vs_1c, context_vs_fts},
+              write_8c_vs_1c, context_vs_fts, context_hybrid_vs_lexical_SIZE},
      schema_floor: {writes, schema_floor_p50_us, statements_per_write,
                     wal_frames_per_commit},
      instructions: {available, entries, calls, write_instructions,
                     read_instructions, context_instructions},
-     storage: {notes, bytes_per_entry, bytes_per_audit_event, tables, ...}}
+     storage: {notes, bytes_per_entry, bytes_per_audit_event, tables, ...},
+     embedding: {model, dim, load_s, entries_per_s, query_p50_us, model_rss_mib}}
 
 ``instructions`` comes from ``bench/instructions.py`` (callgrind counts per
 call in the daemon process), ``schema_floor`` from ``bench/schema_floor.py``
 (the daemon's own statements for one governed write, replayed raw: the honest
 floor beside the two-row commit floor) and ``storage`` from
 ``bench/storage.py``.
+
+With the semantic extra installed, ``memory.context`` is also measured with
+the hybrid ranker (``context_hybrid_10k`` / ``_100k``; ``--quick``: 3k) on
+the same store, next to the lexical one and the raw FTS5 floor; the main
+daemon runs with ``ranker = "lexical"`` so the other scenarios are not
+measured beside a busy embedding worker.
 
 The full run fills the store to 100k entries; ``--quick`` (the CI smoke test)
 uses a few thousand and finishes well under two minutes. The store is filled
@@ -36,6 +43,7 @@ the run creates is gone when it exits, also on failure.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -77,14 +85,21 @@ channel = "agent"
 scope = "{ALLOWED}"
 """
 
-CONFIG = """
+CONFIG_FOR = """
 scope_budget_bytes = 1000000000
 max_pending_actions = 100000
 max_open_tasks = 100000
+[recall]
+ranker = "{ranker}"
 """
+# Lexical: the scenarios are not measured beside a busy embedding worker.
+CONFIG = CONFIG_FOR.format(ranker="lexical")
 
 SIZES_FULL = (1_000, 10_000, 100_000)
 SIZES_QUICK = (1_000, 3_000)
+# Sizes at which the hybrid ranker's memory.context is measured too.
+HYBRID_FULL = (10_000, 100_000)
+HYBRID_QUICK = (3_000,)
 
 
 def vocabulary(n: int = 3_000, seed: int = 1) -> list[str]:
@@ -257,23 +272,33 @@ class Bench:
         self.results["list_only"] = summary(listing)
         self.results["search_only"] = summary(searching)
 
-    def context(self, n: int, size: int) -> list[float] | None:
+    def reconnect(self) -> None:
+        self.close()
+        self.control = self.d.control(timeout=120)
+        self.agent = self.d.agent(timeout=120)
+
+    def context(self, n: int, size: int, name: str = "context") -> list[float] | None:
         """The freezing ``memory.context`` call: a new task each time, ended after."""
         samples: list[float] = []
+        fused: list[int] = []
         end = time.perf_counter() + self.budget
         while len(samples) < n and (len(samples) < 5 or time.perf_counter() < end):
             task = self.begin(self.agent, FILL)
             params = {"task_id": task, "intent": self.corpus.intent()}
             t0 = time.perf_counter()
             try:
-                self.agent.call("memory.context", params)
+                snap = self.agent.call("memory.context", params)
             except RpcError as exc:
                 if exc.code == -32601:  # no such method in this build
                     return None
                 raise
             samples.append(time.perf_counter() - t0)
+            fused.append(int(snap.get("ranking", {}).get("vector_candidates", 0)))
             self.agent.call("task.end", {"task_id": task})
-        self.results[f"context_{_label(size)}"] = summary(samples)
+        self.results[f"{name}_{_label(size)}"] = summary(samples)
+        if any(fused):
+            self.notes.append(f"{name}_{_label(size)}: {statistics.fmean(fused):.1f} vector "
+                              "candidates fused per call on average")
         return samples
 
     def audit_verify(self) -> None:
@@ -292,6 +317,108 @@ class Bench:
     def close(self) -> None:
         self.control.close()
         self.agent.close()
+
+
+# --- hybrid recall -----------------------------------------------------------------------
+
+
+def embedding_cost(corpus: Corpus, n: int) -> dict[str, Any] | None:
+    """Entries/s of the embedding model on corpus entries, and the RSS loading it adds."""
+    try:
+        from memoryd.daemon.config import RecallConfig
+        from memoryd.daemon.embedding import BATCH, entry_text, load
+    except ImportError:
+        return None
+    before = _rss_kib(os.getpid())
+    t0 = time.perf_counter()
+    loaded = load(RecallConfig())
+    if loaded.embedder is None:
+        return None
+    load_s = time.perf_counter() - t0
+    texts = [entry_text(e["title"], e["body"]) for e in (corpus.entry() for _ in range(n))]
+    t0 = time.perf_counter()
+    pool = [loaded.embedder.passages(texts[i:i + BATCH]) for i in range(0, n, BATCH)]
+    per_s = n / (time.perf_counter() - t0)
+    q = [time.perf_counter()]
+    for _ in range(50):
+        loaded.embedder.query(corpus.intent())
+        q.append(time.perf_counter())
+    queries = [b - a for a, b in itertools.pairwise(q)]
+    return {"model": loaded.embedder.model_id, "dim": loaded.embedder.dim,
+            "load_s": round(load_s, 3), "entries_per_s": round(per_s, 1),
+            "query_p50_us": round(pct(queries, 0.5) * 1e6, 1),
+            "query_p99_us": round(pct(queries, 0.99) * 1e6, 1),
+            "model_rss_mib": round((_rss_kib(os.getpid()) - before) / 1024, 1),
+            "pool": pool}
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def inject_vectors(db: Path, model: str, dim: int, pool: Any, seed: int = 11) -> int:
+    """Give every active entry a vector of ``model`` (daemon stopped), as the worker would.
+
+    Embedding 100k entries at the measured rate takes hours on two cores, so
+    the benchmark stores real embeddings of a few hundred corpus entries
+    (``pool``), each copy slightly perturbed, quantised exactly as the worker
+    quantises. Their cosines to real intents are the model's, so the
+    neighbour floor lets through as many candidates as real vectors would,
+    and the cost measured is the real path's. Quality is measured by
+    bench/recall_quality.py, on real embeddings of real text.
+    """
+    import numpy as np
+
+    from memoryd.daemon.hybrid import quantise
+
+    rng = np.random.default_rng(seed)
+    base = np.vstack(pool).astype(np.float32)
+    conn = apsw.Connection(str(db))
+    try:
+        rows = list(conn.execute("SELECT id, content_hash FROM entries WHERE status = 'active'"))
+        with conn:
+            conn.execute("DELETE FROM embed_queue")
+            for i, (entry_id, content_hash) in enumerate(rows):
+                vec = base[i % len(base)] + rng.normal(0.0, 0.01, dim).astype(np.float32)
+                scale, blob = quantise(vec / np.linalg.norm(vec))
+                conn.execute("INSERT OR REPLACE INTO entry_vectors(entry_id, model, dim, scale,"
+                             " vec, content_hash) VALUES (?, ?, ?, ?, ?, ?)",
+                             (entry_id, model, dim, scale, blob, content_hash))
+            conn.execute("INSERT INTO meta(key, value) VALUES ('vector_model', ?)"
+                         " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (model,))
+    finally:
+        conn.close()
+    return len(rows)
+
+
+def hybrid_context(d: Daemon, b: Bench, size: int, samples: int, model: str,
+                   dim: int, pool: Any) -> None:
+    """Restart with the hybrid ranker over a fully embedded store, time memory.context, go back."""
+    b.close()
+    d.stop()
+    inject_vectors(d.home / "memory.db", model, dim, pool)
+    (d.home / "memoryd.toml").write_text(CONFIG_FOR.format(ranker="auto"))
+    d.start()
+    b.reconnect()
+    deadline = time.perf_counter() + 300
+    while b.control.call("memory.status", {})["recall"].get("index") != "exact":
+        if time.perf_counter() > deadline:
+            raise SystemExit("bench: the vector index did not load")
+        time.sleep(0.05)
+    rss = _rss_kib(d.proc.pid) if d.proc else 0
+    b.context(samples, size, name="context_hybrid")
+    b.notes.append(f"context_hybrid_{_label(size)}: daemon RSS {rss // 1024} MiB with the "
+                   "model and every vector loaded")
+    b.close()
+    d.stop()
+    (d.home / "memoryd.toml").write_text(CONFIG)
+    d.start()
+    b.reconnect()
+    b.notes.append(f"context_{_label(size)}: daemon RSS (lexical) "
+                   f"{(_rss_kib(d.proc.pid) if d.proc else 0) // 1024} MiB")
 
 
 def _label(n: int) -> str:
@@ -364,6 +491,11 @@ def print_table(out: dict[str, Any]) -> None:
     print("\nratios:")
     for name, value in out["ratios"].items():
         print(f"  {name:<32} {'-' if value is None else f'{value:.2f}'}")
+    if out.get("embedding"):
+        e = out["embedding"]
+        print(f"\nembedding: {e['model']} (dim {e['dim']}), load {e['load_s']} s, "
+              f"{e['entries_per_s']} entries/s, query p50 {e['query_p50_us']} µs / "
+              f"p99 {e['query_p99_us']} µs, model RSS +{e['model_rss_mib']} MiB")
     for note in out.get("notes", []):
         print(f"note: {note}")
 
@@ -373,6 +505,7 @@ def run(quick: bool) -> dict[str, Any]:
     sizes = SIZES_QUICK if quick else SIZES_FULL
     root = short_tempdir()
     d = Daemon(root / "h", config=CONFIG, policy=POLICY)
+    cost = embedding_cost(Corpus(seed=5), 16 if quick else 256)
     try:
         floors_dir = root / "floor"
         floors_dir.mkdir()
@@ -383,6 +516,9 @@ def run(quick: bool) -> dict[str, Any]:
             for size in sizes:
                 b.fill(size)
                 context = b.context(20 if quick else 100, size)
+                if cost is not None and size in (HYBRID_QUICK if quick else HYBRID_FULL):
+                    hybrid_context(d, b, size, 20 if quick else 100, cost["model"], cost["dim"],
+                                   cost["pool"])
             # Where the context series stops, the rest is measured at the same size.
             # The commit floor right before the writes: the disk's fsync time
             # drifts with whatever else the machine does.
@@ -410,6 +546,8 @@ def run(quick: bool) -> dict[str, Any]:
                        "best of 3; ops_per_s is events per second")
         b.notes.append(f"cold_start: {b.entries} entries; start of a new process until both "
                        "sockets answer memory.status")
+        if cost is None:
+            b.notes.append("hybrid skipped: the semantic extra is not installed")
     finally:
         try:
             d.stop()
@@ -431,8 +569,14 @@ def run(quick: bool) -> dict[str, Any]:
         "context_vs_fts": (round(s["context"]["p99_us"] / floors["fts_p99_us"], 3)
                            if "context" in s and floors["fts_p99_us"] else None),
     }
+    hybrid = [k for k in s if k.startswith("context_hybrid_")]
+    if hybrid:
+        size = hybrid[-1].removeprefix("context_hybrid_")
+        ratios[f"context_hybrid_vs_lexical_{size}"] = round(
+            s[hybrid[-1]]["p99_us"] / s[f"context_{size}"]["p99_us"], 3)
     return {"machine": machine(), "mode": "quick" if quick else "full",
             "entries": b.entries, "floors": floors, "scenarios": s, "ratios": ratios,
+            "embedding": None if cost is None else {k: v for k, v in cost.items() if k != "pool"},
             "notes": b.notes}
 
 

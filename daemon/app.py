@@ -44,6 +44,7 @@ from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
 
 if TYPE_CHECKING:
+    from memoryd.daemon.hybrid import Ranker
     from memoryd.daemon.projection import Projection
 
 log = structlog.get_logger()
@@ -565,7 +566,8 @@ class App:
             if p.scope is not None:
                 # A listing that names its scope asks about that namespace.
                 self.gate.require_namespace(check, p.target or "memory", p.scope)
-            return reads.list_entries(tx, self.hasher, self.boot_id, view, p, now)
+            return reads.list_entries(tx, self.hasher, self.boot_id, view, p, now,
+                                      ranker=self.ranker)
 
         return await self._read(ctx, "memory.list", p.task_id, p.identity, body)
 
@@ -661,6 +663,10 @@ class App:
         return Dispatcher(agent), Dispatcher(control)
 
     extra_methods: list[tuple[str, type, Handler]] = field(default_factory=list)
+    # The hybrid ranker (daemon/hybrid.py) when the semantic extra is loaded;
+    # None ranks lexically, and ``ranker_reason`` says why.
+    ranker: Ranker | None = None
+    ranker_reason: str = "extra_not_installed"
     # Settles a delete receipt after its removal committed (daemon/lifecycle.py
     # installs it); without one, the store is only re-read.
     finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None

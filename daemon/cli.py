@@ -26,7 +26,7 @@ import apsw
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import backup, checkpoints, logs, promote, recall
+from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
@@ -109,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = App(config=config, home=home, hasher=hasher, store=store, clock=SystemClock(),
               default=default)
     app.extra_methods.extend(recall.methods(app))
+    _install_ranker(app)
     app.extra_methods.extend(backup.methods(home))
     app.extra_methods.extend(promote.methods(
         store, app.clock,
@@ -148,6 +149,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
         lock.release()
     return code
+
+
+def _install_ranker(app: App) -> None:
+    """Hybrid recall when the semantic extra is installed (daemon/embedding.py)."""
+    loaded = embedding.load(app.config.recall)
+    app.ranker_reason = loaded.reason
+    if loaded.embedder is not None:
+        from memoryd.daemon import hybrid
+
+        index = hybrid.Index(loaded.embedder.dim)
+        app.store.vector_changes.subscribe(index.forget)
+        worker = embedding.Worker(app.store, loaded.embedder, index)
+        app.ranker = hybrid.Ranker(loaded.embedder, index, worker)
+        worker.prepare = app.ranker.prepare
+    structlog.get_logger().info(
+        "recall_ranker", ranker="hybrid" if app.ranker else "lexical", reason=loaded.reason,
+        model=loaded.embedder.model_id if loaded.embedder else None)
 
 
 def _install_test_faults(store: SqliteStore, plan: str | None) -> None:
@@ -205,6 +223,8 @@ async def _run(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Life
             tg.start_soon(signals)
             tg.start_soon(janitor)
             tg.start_soon(checkpointer.run_periodic)
+            if app.ranker is not None:
+                tg.start_soon(app.ranker.worker.run)
             if app.projection is not None:
                 tg.start_soon(app.projection.run)
             await server.serve(on_ready=lambda: log.info("ready", pid=os.getpid()))

@@ -42,6 +42,11 @@ class RecallConfig(_Section, frozen=True, kw_only=True):
     max_tokens: int = 2_048
     max_age_days: float = 365.0
     max_intent_chars: int = 4_096
+    # "auto": hybrid (lexical + vectors) when the semantic extra is installed,
+    # else lexical; "lexical": never load the model (daemon/embedding.py).
+    ranker: Literal["auto", "lexical"] = "auto"
+    # Threads the embedding engine may use for one call.
+    embed_threads: int = 1
 
 
 class RetentionConfig(_Section, frozen=True, kw_only=True):
@@ -216,6 +221,8 @@ def _check_ranges(config: Config) -> None:
     for key, value in positive.items():
         if value <= 0:
             raise ConfigError(f"memoryd.toml: {key} must be positive")
+    if not 1 <= config.recall.embed_threads <= 64:
+        raise ConfigError("memoryd.toml: recall.embed_threads must be between 1 and 64")
     if config.shutdown_grace_s < 0:
         raise ConfigError("memoryd.toml: shutdown_grace_s must not be negative")
     if any(uid < 0 for uid in config.allowed_uids):

@@ -170,6 +170,10 @@ def traces_of(tx: Tx, entry_id: str) -> list[str]:
         if _snapshot_holds(loads(task["snapshot"]), entry_id):
             found.append("snapshots")
             break
+    # An embedding can be inverted into text: a removal must destroy it too
+    # (daemon/vectors.py triggers), and the receipt proves it.
+    if tx.one("SELECT 1 AS x FROM entry_vectors WHERE entry_id = ?", (entry_id,)):
+        found.append("vectors")
     return found
 
 

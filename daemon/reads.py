@@ -32,6 +32,7 @@ from memoryd.rpc.errors import InvalidParams
 
 if TYPE_CHECKING:
     from memoryd.daemon.app import App
+    from memoryd.daemon.hybrid import Ranker
     from memoryd.daemon.tasks import Task
 
 _canonical = msgspec.json.Encoder(order="sorted")
@@ -81,7 +82,7 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
 
 
 def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schema.MemoryList,
-                 now: str) -> dict[str, Any]:
+                 now: str, ranker: Ranker | None = None) -> dict[str, Any]:
     filters_given = any(v is not None for v in (p.target, p.scope, p.query, p.mode, p.statuses,
                                                  p.types, p.page_size))
     if p.cursor is not None:
@@ -150,7 +151,7 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         return _search_page(tx, hasher, boot_id, view, p.query, " AND ".join(clauses),
                             tuple(args), page_size, filters_text, statuses, scopes,
                             None if after is None or after_score is None
-                            else (after_score, after[1]), now)
+                            else (after_score, after[1]), now, ranker)
     if after is not None:
         # A row value: the next page starts with an index seek, not a walk.
         clauses.append("(title, id) > (?, ?)")
@@ -176,15 +177,34 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
 
 
 SEARCH_PAGE = 8
+# Candidates each ranker contributes before fusion in search mode: pages
+# beyond them end the listing (``exhausted``).
+HYBRID_CANDIDATES = 200
 
 
 def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: str,
                  where: str, args: tuple[Any, ...], page_size: int, filters_text: str,
                  statuses: list[str], scopes: list[str], after: tuple[float, str] | None,
-                 now: str) -> dict[str, Any]:
-    """One page of search mode: BM25 order (score, then id), snippets redacted."""
+                 now: str, ranker: Ranker | None = None) -> dict[str, Any]:
+    """One page of search mode: BM25 order (score, then id), snippets redacted.
+
+    With the hybrid ranker the order is the fused one (daemon/hybrid.py):
+    the fused candidate list is rebuilt for every page and cut below the
+    cursor's (score, id), so pages follow one another as in BM25 order.
+    """
     plan = search.plan(tx, query, where, args)
-    rows = search.ranked(tx, plan, where, args, page_size + 1, after)
+    ranking: dict[str, Any] = {"ranker": "lexical"}
+    if ranker is None:
+        rows = search.ranked(tx, plan, where, args, page_size + 1, after)
+    else:
+        spaces = None if view.namespaces is None else sorted(view.namespaces)
+        qvec = ranker.embed_query_now(query)
+        fused, ranking = ranker.ranked(tx, plan, where, args, HYBRID_CANDIDATES, view.owner,
+                                       spaces, qvec)
+        if after is not None:
+            fused = [r for r in fused
+                     if r["score"] < after[0] or (r["score"] == after[0] and r["id"] > after[1])]
+        rows = fused[:page_size + 1]
     more = len(rows) > page_size
     rows = rows[:page_size]
     items = []
@@ -207,7 +227,8 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
         "mode": "search",
         "next_cursor": next_cursor,
         "coverage": {"scopes": scopes, "statuses": statuses, "exhausted": not more,
-                     "complete": True, "warnings": [], "search": plan.stats()},
+                     "complete": True, "warnings": [], "search": plan.stats(),
+                     "ranking": ranking},
     }
 
 
@@ -328,6 +349,9 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
         "policy": {"hash": app.policy.hash, "rules": len(app.policy.rules)},
         "projection": ({"enabled": False} if app.projection is None
                        else app.projection.status(tx)),
+        "recall": (app.ranker.status(tx, owner) if app.ranker is not None else
+                   {"ranker": "lexical", "reason": app.ranker_reason, "model": None,
+                    "dim": None}),
     }
 
 

@@ -153,7 +153,7 @@ def namespaces(task: tasks.Task) -> list[tuple[str, str]]:
 
 def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bool,
            now_dt: datetime, *, refresh: bool, check: ReadCheck,
-           external: dict[str, Any] | None = None) -> dict[str, Any]:
+           qvec: Any = None, external: dict[str, Any] | None = None) -> dict[str, Any]:
     cfg: RecallConfig = app.config.recall
     now = fmt(now_dt)
     spaces = namespaces(task)
@@ -161,7 +161,14 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
              + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in spaces) + ")")
     args: tuple[Any, ...] = (task.owner, now, *(x for pair in spaces for x in pair))
     plan = search.plan(tx, intent, where, args)
-    rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS)
+    if app.ranker is None:
+        rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS)
+        ranking: dict[str, Any] = {"ranker": "lexical", "reason": app.ranker_reason}
+    else:
+        # Hybrid: the same filter, lexical and vector candidates fused
+        # (daemon/hybrid.py); everything below applies unchanged.
+        rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, task.owner,
+                                          spaces, qvec, columns=_CANDIDATE_COLUMNS)
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()
@@ -244,6 +251,7 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         "truncated": truncated,
         "omitted": dict(sorted(omitted.items())),
         "search": plan.stats(),
+        "ranking": ranking,
         "entry_ids": [c["id"] for c in cards],
         "manifest": manifest,
     }
@@ -302,6 +310,7 @@ def assemble(tx: Tx, header: dict[str, Any],
         lines.append(row["line"])
     out = {k: v for k, v in header.items()
            if k not in ("entry_ids", "search", "external", "manifest", "coalesced")}
+    out.setdefault("ranking", {"ranker": "lexical"})
     if hidden:
         omitted = dict(out["omitted"])
         omitted["policy_denied"] = omitted.get("policy_denied", 0) + hidden
@@ -352,6 +361,9 @@ def context_handler(app: App) -> Handler:
                 asker = await app.store.run(admit, write=False)
                 external = await app.projection.recall(asker, intent)
             now_dt = app.clock.now()
+            # The intent's vector is computed here, before the store's writer
+            # is taken: freezing holds the writer, embedding must not.
+            qvec = None if app.ranker is None else await app.ranker.embed_query(intent)
 
             def run(tx: Tx) -> dict[str, Any]:
                 task = admit(tx)
@@ -359,7 +371,7 @@ def context_handler(app: App) -> Handler:
                     # Another call froze it between our read and this write.
                     return assemble(tx, task.snapshot, shown)
                 return freeze(tx, app, task, intent, cut, now_dt, refresh=p.refresh is not None,
-                              check=check, external=external)
+                              check=check, qvec=qvec, external=external)
 
             # Freezing serves a read: it goes on while governed writes are refused.
             out = await app.store.run(run, governed=False)

@@ -6,7 +6,12 @@ triggers call), how a free-text query becomes a bounded FTS5 ``MATCH``
 expression (``plan``), and the ranked candidate query (``ranked``).
 
 Tokenisation. The index uses FTS5's built-in ``unicode61`` tokenizer
-(case folding, diacritics removed). ``unicode61`` splits on spaces and
+(case folding, diacritics removed) wrapped in FTS5's ``porter`` stemmer, so
+English word forms meet ("rollback" finds "Rollbacks"; a query term goes
+through the same tokenizer, so it is stemmed the same way). The stemmer only
+rewrites ASCII letter runs: CJK unigrams and bigrams pass through unchanged.
+A store whose index was built with another tokenizer gets it rebuilt once on
+open (``drop_stale_index`` / ``rebuild_index``). ``unicode61`` splits on spaces and
 punctuation, which suits English but leaves a run of Chinese (or Japanese,
 Korean) text as one long token that no word query can match. So text is
 pre-split before it reaches the index: every CJK run is rewritten as its
@@ -138,6 +143,35 @@ def register(conn: apsw.Connection) -> None:
         FTS_FUNCTION, _sql_fts_text, 1, deterministic=True,
         flags=getattr(apsw, "SQLITE_INNOCUOUS", 0x200000),
     )
+
+
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+def drop_stale_index(conn: apsw.Connection) -> bool:
+    """Drop ``entries_fts`` if it was built with another tokenizer; True if dropped.
+
+    Called inside the opening transaction, before the schema is (re)created.
+    With ``secure_delete`` on, the dropped index's pages are zeroed as they
+    are freed, so no token of removed text survives the rebuild.
+    """
+    rows = list(conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'entries_fts'"))
+    if not rows:
+        return False
+    sql = rows[0]["sql"] if isinstance(rows[0], dict) else rows[0][0]
+    if TOKENIZER in str(sql):
+        return False
+    conn.execute("DROP TABLE entries_fts")
+    return True
+
+
+def rebuild_index(conn: apsw.Connection) -> None:
+    """Re-tokenise every entry into a freshly created ``entries_fts``."""
+    conn.execute(
+        "INSERT INTO entries_fts(rowid, title, summary, body)"
+        " SELECT s.key, memoryd_fts_text(e.title), memoryd_fts_text(e.summary),"
+        " memoryd_fts_text(e.body) FROM entries AS e JOIN search_keys AS s ON s.entry_id = e.id")
 
 
 def query_terms(text: str) -> tuple[list[str], int]:

@@ -37,7 +37,7 @@ import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
-from memoryd.daemon import projection_outbox, search
+from memoryd.daemon import projection_outbox, search, vectors
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -45,7 +45,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class StoreVersionError(Exception):
@@ -64,7 +64,19 @@ def _migrate_1_to_2(conn: apsw.Connection) -> None:
         " FROM entries WHERE status = 'active' GROUP BY owner, target, scope")
 
 
-MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {1: _migrate_1_to_2}
+def _migrate_2_to_3(conn: apsw.Connection) -> None:
+    # Version 3 stems English in the lexical index (porter over unicode61):
+    # the old index is dropped (its pages zeroed: secure_delete) and every
+    # entry re-tokenised. It also keeps vectors (daemon/vectors.py): their
+    # tables are created and every active entry is queued for embedding.
+    if search.drop_stale_index(conn):
+        conn.execute(SEARCH_SCHEMA)
+        search.rebuild_index(conn)
+    vectors.install(conn)
+
+
+MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
+    1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -201,7 +213,7 @@ INSERT INTO scope_usage(owner, target, scope, active_bytes)
 SEARCH_SCHEMA = """
 CREATE TABLE IF NOT EXISTS search_keys(key INTEGER PRIMARY KEY, entry_id TEXT NOT NULL UNIQUE);
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
-  title, summary, body, content='', tokenize='unicode61 remove_diacritics 2');
+  title, summary, body, content='', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS snapshot_cards(
   task_id TEXT NOT NULL, pos INTEGER NOT NULL, entry_id TEXT NOT NULL, card TEXT, line TEXT,
   PRIMARY KEY(task_id, pos));
@@ -434,6 +446,9 @@ class SqliteStore:
             "PRAGMA foreign_keys=ON",
             "PRAGMA trusted_schema=OFF",
         )
+        # What the vector triggers report (daemon/vectors.py); the hybrid
+        # ranker's in-memory index listens to it.
+        self.vector_changes = vectors.Changes()
         self.conn = self._open()
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
@@ -453,6 +468,7 @@ class SqliteStore:
             # The projection outbox (daemon/projection_outbox.py): its triggers
             # record desired state in the same transaction as each change.
             self.conn.execute(projection_outbox.SCHEMA)
+            vectors.install(self.conn)
             # Removed text must not linger in the index's pages either.
             self.conn.execute(
                 "INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1)")
@@ -494,6 +510,7 @@ class SqliteStore:
         for pragma in self._pragmas:
             conn.execute(pragma).fetchall()
         search.register(conn)
+        vectors.register(conn, self.vector_changes)
         return conn
 
     @staticmethod
@@ -618,6 +635,8 @@ class SqliteStore:
     def _run_group(self, group: list[_Job]) -> None:
         conn = self.conn
         head = self.head
+        # Deletions noted by a group that did not commit never happened.
+        self.vector_changes.settle(committed=False)
         done: list[tuple[_Job, Any]] = []
         failed: list[tuple[_Job, BaseException]] = []
         single = len(group) == 1
@@ -686,6 +705,7 @@ class SqliteStore:
                 job.finish(error=err)
             return
         self.head = head
+        self.vector_changes.settle(committed=True)
         for job, result in done:
             job.finish(result)
         for job, err in failed:

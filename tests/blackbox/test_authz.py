@@ -294,6 +294,9 @@ def test_another_owners_volume_changes_nothing_an_owner_receives(
             out.append(_shape(a.call("memory.context", {"task_id": tid, "intent": query})))
         return out
 
+    # With the semantic extra, entries are embedded in the background: compare
+    # settled answers (an entry not embedded yet is ranked lexically).
+    _embedded(c, mine)
     before = observe()
     assert '"Mine 0"' in before[0]
     other = new_identity()
@@ -304,8 +307,20 @@ def test_another_owners_volume_changes_nothing_an_owner_receives(
                                    f"amber falcon lantern ridge {k % 7} amber")}
                    for k in range(50)]
             c.call("memory.write", {"identity": other, "action": "batch", "ops": ops})
+    _embedded(c, mine)
     after = observe()
     assert after == before
+
+
+def _embedded(c: Client, who: dict[str, Any]) -> None:
+    """Wait until the embedding worker holds none of ``who``'s entries queued."""
+    deadline = time.monotonic() + 60
+    while True:
+        recall = c.call("memory.status", {"identity": who})["recall"]
+        if recall["ranker"] != "hybrid" or (recall["queued"] == 0 and recall["index"] == "exact"):
+            return
+        assert time.monotonic() < deadline, "the embedding worker never caught up"
+        time.sleep(0.1)
 
 
 # --- 7. write answers to a task without read carry no stored text --------------------

@@ -12,7 +12,11 @@ import pytest
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, running
 
-CONFIG = "[recall]\nmax_entries = 3\nmax_intent_chars = 4096\n"
+# The lexical ranker: these tests pin which entries a word recalls, and the
+# hybrid ranker rightly also recalls their neighbours in meaning (every entry
+# here is named after a bird). Hybrid recall has its own tests in
+# test_hybrid.py, limits and isolation included.
+CONFIG = "[recall]\nmax_entries = 3\nmax_intent_chars = 4096\nranker = \"lexical\"\n"
 
 
 @pytest.fixture(scope="module")

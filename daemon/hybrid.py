@@ -1,0 +1,403 @@
+"""Hybrid ranking: exact vector search per owner, fused with lexical BM25.
+
+Owns: the in-memory vector ``Index`` (one partition per owner), int8
+quantisation, reciprocal rank fusion (``fuse``), and ``Ranker.ranked``, the
+one hook recall (``memory.context``) and search (``memory.list``) call in
+place of ``search.ranked`` when the ``semantic`` extra is installed.
+
+How a query is ranked. The lexical plan's candidates (``search.ranked``,
+the caller's SQL filter applied) and the nearest vectors of the caller's
+owner and namespaces (cosine, exact: one matrix-vector product over that
+owner's vectors) are each cut to ``limit``; each candidate scores
+``sum(1 / (RRF_K + rank))`` over the lists it is in, and the fused list is
+ordered by that score, then by id. Vector candidates must clear
+``MIN_SIMILARITY`` (a cosine under which multilingual-e5 neighbours are
+noise), so a query about nothing stored does not fill a snapshot with
+unrelated cards. The fused rows then go through every rule the lexical
+rows went through (the caller applies them: eligibility, limits, fencing,
+freezing, audit): this module only decides order.
+
+Invariants:
+- nothing from another owner is read or used: the vector search runs over
+  the caller's owner's partition only, masked to the caller's namespaces,
+  and every vector candidate is re-read through the caller's SQL filter;
+- the fusion is deterministic: same store state and query, same order;
+- entries not yet embedded still rank lexically, and the answer says how
+  many there are (``info["unembedded"]``);
+- a vector deleted from the store (removal, purge, expiry, archive, text
+  change: daemon/vectors.py triggers) leaves the index when the deletion
+  commits, before the caller is answered; the worker then re-reads the
+  entry from the store (``suspects``), which stays the truth.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.daemon import search, vectors
+
+if TYPE_CHECKING:
+    from memoryd.daemon.embedding import Embedder, Worker
+    from memoryd.daemon.store import Tx
+
+# Reciprocal rank fusion constant (Cormack et al. use 60).
+RRF_K = 60
+# Cosine under which a vector neighbour is never a candidate.
+MIN_SIMILARITY = 0.80
+# multilingual-e5 gives every pair of texts a cosine of 0.75-0.85, and the
+# level moves with the query (short queries sit higher), so no fixed cosine
+# tells a related memory from an unrelated one. Each query is compared with
+# a few neutral sentences first: a neighbour must beat the query's mean
+# cosine to its three nearest anchors by MARGIN (docs/recall.md has the
+# measured distributions it was set from: 0.035 lost 12 points of
+# paraphrase recall@5, 0.02 none).
+MARGIN = 0.02
+ANCHORS = (
+    "The meeting was moved to another room.", "Remember to buy milk on the way home.",
+    "The report is due next month.", "She painted the fence green last summer.",
+    "Trains to the coast leave every hour.", "The library closes early on holidays.",
+    "He keeps his bicycle in the garage.", "Prices went up again this quarter.",
+    "The garden needs more sunlight.", "A new bakery opened downtown.",
+    "会议改到了另一个房间。", "下个月要交报告。", "火车每小时一班。",
+    "图书馆节假日提前关门。", "价格这个季度又涨了。", "花园需要更多阳光。",
+)
+
+# The model reads 512 tokens at once; a longer intent is embedded from its
+# first characters (the whole intent still goes to the lexical plan).
+QUERY_CHARS = 1_000
+
+Vector = npt.NDArray[np.float32]
+
+
+def quantise(vec: Any) -> tuple[float, bytes]:
+    """int8 with one scale per vector: 4x smaller, cosine error ~1e-3."""
+    arr = np.asarray(vec, dtype=np.float32)
+    scale = vectors.scale_of(float(np.max(np.abs(arr))) if arr.size else 0.0)
+    q = np.clip(np.rint(arr / scale), -127, 127).astype(np.int8)
+    return scale, q.tobytes()
+
+
+def dequantise(scale: float, blob: bytes) -> Vector:
+    return (np.frombuffer(blob, dtype=np.int8).astype(np.float32) * np.float32(scale))
+
+
+class _Part:
+    """One owner's vectors: rows of a growing matrix, dead rows zeroed."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.ids: list[str] = []
+        self.pos: dict[str, int] = {}
+        self.codes: dict[tuple[str, str], int] = {}
+        self.ns = np.zeros(0, dtype=np.int32)
+        self.live = np.zeros(0, dtype=bool)
+        self.mat = np.zeros((0, dim), dtype=np.float32)
+        self.dead = 0
+
+    def _grow(self, need: int) -> None:
+        if need <= len(self.live):
+            return
+        cap = max(need, 2 * len(self.live), 64)
+        mat = np.zeros((cap, self.dim), dtype=np.float32)
+        mat[:len(self.ids)] = self.mat[:len(self.ids)]
+        ns = np.zeros(cap, dtype=np.int32)
+        ns[:len(self.ids)] = self.ns[:len(self.ids)]
+        live = np.zeros(cap, dtype=bool)
+        live[:len(self.ids)] = self.live[:len(self.ids)]
+        self.mat, self.ns, self.live = mat, ns, live
+
+    def put(self, entry_id: str, space: tuple[str, str], vec: Vector) -> None:
+        code = self.codes.setdefault(space, len(self.codes))
+        at = self.pos.get(entry_id)
+        if at is None:
+            at = len(self.ids)
+            self._grow(at + 1)
+            self.ids.append(entry_id)
+            self.pos[entry_id] = at
+        elif not self.live[at]:
+            self.dead -= 1
+        self.mat[at] = vec
+        self.ns[at] = code
+        self.live[at] = True
+
+    def put_new(self, entry_ids: list[str], spaces: list[tuple[str, str]],
+                mat: Vector) -> None:
+        """Append rows for entries this part does not hold yet (the bulk load at start)."""
+        start = len(self.ids)
+        self._grow(start + len(entry_ids))
+        self.mat[start:start + len(entry_ids)] = mat
+        self.ns[start:start + len(entry_ids)] = [
+            self.codes.setdefault(space, len(self.codes)) for space in spaces]
+        self.live[start:start + len(entry_ids)] = True
+        for i, entry_id in enumerate(entry_ids, start=start):
+            self.pos[entry_id] = i
+        self.ids.extend(entry_ids)
+
+    def drop(self, entry_id: str) -> None:
+        at = self.pos.get(entry_id)
+        if at is None or not self.live[at]:
+            return
+        self.mat[at] = 0.0  # the vector's numbers leave memory now
+        self.live[at] = False
+        self.dead += 1
+        if self.dead > 1024 and self.dead * 2 > len(self.ids):
+            self._compact()
+
+    def _compact(self) -> None:
+        keep = [i for i in range(len(self.ids)) if self.live[i]]
+        self.ids = [self.ids[i] for i in keep]
+        self.pos = {e: i for i, e in enumerate(self.ids)}
+        self.mat = self.mat[keep].copy()
+        self.ns = self.ns[keep].copy()
+        self.live = np.ones(len(keep), dtype=bool)
+        self.dead = 0
+
+    def count(self, spaces: Iterable[tuple[str, str]] | None) -> int:
+        n = len(self.ids)
+        if spaces is None:
+            return int(self.live[:n].sum())
+        codes = [self.codes[s] for s in spaces if s in self.codes]
+        return int((self.live[:n] & np.isin(self.ns[:n], codes)).sum())
+
+    def nearest(self, spaces: Sequence[tuple[str, str]] | None, q: Vector,
+                k: int, floor: float) -> list[tuple[str, float]]:
+        n = len(self.ids)
+        if n == 0:
+            return []
+        mask = self.live[:n]
+        if spaces is not None:
+            codes = [self.codes[s] for s in spaces if s in self.codes]
+            if not codes:
+                return []
+            mask = mask & np.isin(self.ns[:n], codes)
+        scores = self.mat[:n] @ q
+        scores[~mask] = -np.inf
+        scores[scores < floor] = -np.inf
+        k = min(k, n)
+        top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+        hits = [(self.ids[i], round(float(scores[i]), 6)) for i in top
+                if np.isfinite(scores[i])]
+        hits.sort(key=lambda h: (-h[1], h[0]))
+        return hits
+
+
+class Index:
+    """Every owner's vectors of the current model, kept in memory for exact search.
+
+    Thread-safe: committed deletions arrive from the writer thread
+    (``forget``), the worker adds rows, requests search. Rows are known by
+    their ``vid`` (never reused), so a deletion can be told apart from the
+    row that replaces it.
+    """
+
+    # Deleted vids remembered, so a read that began before a deletion
+    # committed cannot add the deleted row back (oldest half dropped past this).
+    GONE_MEMORY = 100_000
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.ready = False
+        self._parts: dict[str, _Part] = {}
+        self._where: dict[str, tuple[str, int]] = {}  # entry id -> (owner, vid)
+        self._entry_of: dict[int, str] = {}  # vid -> entry id
+        self._lock = threading.Lock()
+        self._gone: dict[int, None] = {}
+        self._suspects: set[str] = set()
+
+    def forget(self, vids: list[int]) -> None:
+        """Committed deletions: drop the rows now; the worker re-checks their entries."""
+        with self._lock:
+            for vid in vids:
+                self._gone[vid] = None
+                entry_id = self._entry_of.pop(vid, None)
+                if entry_id is None:
+                    continue
+                self._suspects.add(entry_id)
+                owner, current = self._where.get(entry_id, ("", -1))
+                if current == vid:
+                    del self._where[entry_id]
+                    self._parts[owner].drop(entry_id)
+            if len(self._gone) > self.GONE_MEMORY:
+                for vid in list(self._gone)[:len(self._gone) // 2]:
+                    del self._gone[vid]
+
+    def take_suspects(self) -> set[str]:
+        with self._lock:
+            out, self._suspects = self._suspects, set()
+            return out
+
+    def add_rows(self, rows: list[dict[str, Any]], *,
+                 authoritative: set[str] | None = None) -> None:
+        """Add rows read from the store; a row whose deletion was seen is skipped.
+
+        ``authoritative``: entry ids whose rows were all read after every
+        deletion that concerns them committed (the suspects): those found are
+        put back whatever was reported, those not found are dropped.
+        """
+        with self._lock:
+            seen: set[str] = set()
+            fresh: dict[str, list[dict[str, Any]]] = {}
+            for row in rows:
+                entry_id, vid = row["entry_id"], int(row["vid"])
+                seen.add(entry_id)
+                trusted = authoritative is not None and entry_id in authoritative
+                if vid in self._gone and not trusted:
+                    continue
+                if len(row["vec"]) != self.dim:
+                    continue
+                owner = row["owner"]
+                part = self._parts.get(owner)
+                if part is None:
+                    part = self._parts[owner] = _Part(self.dim)
+                old = self._where.get(entry_id)
+                if old is not None:
+                    self._entry_of.pop(old[1], None)
+                self._where[entry_id] = (owner, vid)
+                self._entry_of[vid] = entry_id
+                if entry_id in part.pos:
+                    vec = dequantise(row["scale"], bytes(row["vec"]))
+                    part.put(entry_id, (row["target"], row["scope"]), vec)
+                else:
+                    fresh.setdefault(owner, []).append(row)
+            for owner, new in fresh.items():
+                # One array operation for the lot: a store's worth of vectors
+                # loads in a fraction of a second.
+                blob = b"".join(bytes(r["vec"]) for r in new)
+                scales = np.array([r["scale"] for r in new], dtype=np.float32)
+                mat = (np.frombuffer(blob, dtype=np.int8).reshape(len(new), self.dim)
+                       .astype(np.float32) * scales[:, None])
+                self._parts[owner].put_new([r["entry_id"] for r in new],
+                                           [(r["target"], r["scope"]) for r in new], mat)
+            for entry_id in (authoritative or set()) - seen:
+                where = self._where.pop(entry_id, None)
+                if where is not None:
+                    self._entry_of.pop(where[1], None)
+                    self._parts[where[0]].drop(entry_id)
+
+    def nearest(self, owner: str, spaces: Sequence[tuple[str, str]] | None, q: Vector,
+                k: int, floor: float = MIN_SIMILARITY) -> list[tuple[str, float]]:
+        """The ``k`` nearest of ``owner``'s vectors in ``spaces`` (None: all), best first."""
+        with self._lock:
+            part = self._parts.get(owner)
+            if part is None:
+                return []
+            return part.nearest(spaces, q, k, floor)
+
+    def count(self, owner: str, spaces: Iterable[tuple[str, str]] | None = None) -> int:
+        with self._lock:
+            part = self._parts.get(owner)
+            return 0 if part is None else part.count(spaces)
+
+
+def fuse(*ranked: Sequence[str], k: int = RRF_K) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion of id lists (best first); ties broken by id."""
+    scores: dict[str, float] = {}
+    for ids in ranked:
+        for rank, entry_id in enumerate(ids, start=1):
+            scores[entry_id] = scores.get(entry_id, 0.0) + 1.0 / (k + rank)
+    fused = [(entry_id, round(score, 9)) for entry_id, score in scores.items()]
+    fused.sort(key=lambda item: (-item[1], item[0]))
+    return fused
+
+
+class Ranker:
+    """The hybrid ranker the daemon uses when the embedding model is loaded."""
+
+    def __init__(self, embedder: Embedder, index: Index, worker: Worker) -> None:
+        self.embedder = embedder
+        self.index = index
+        self.worker = worker
+        self._limiter = anyio.CapacityLimiter(1)
+        self._anchors: Vector | None = None
+
+    def prepare(self) -> None:
+        """Embed the anchor sentences (the worker calls this at start, off the request path)."""
+        if self._anchors is None:
+            self._anchors = np.asarray(self.embedder.passages(list(ANCHORS)), dtype=np.float32)
+
+    def floor(self, qvec: Vector, margin: float = MARGIN) -> float:
+        """The cosine a neighbour of this query must reach (see ``MARGIN``)."""
+        self.prepare()
+        assert self._anchors is not None
+        near = np.sort(self._anchors @ qvec)[-3:]
+        return max(MIN_SIMILARITY, float(near.mean()) + margin)
+
+    async def embed_query(self, text: str) -> Vector | None:
+        """The query's vector, computed outside any store transaction."""
+        if not text.strip():
+            return None
+        vec = await anyio.to_thread.run_sync(self.embedder.query, text[:QUERY_CHARS],
+                                             limiter=self._limiter)
+        return np.asarray(vec, dtype=np.float32)
+
+    def embed_query_now(self, text: str) -> Vector | None:
+        """``embed_query`` for a caller already on a worker thread (a read job)."""
+        if not text.strip():
+            return None
+        return np.asarray(self.embedder.query(text[:QUERY_CHARS]), dtype=np.float32)
+
+    def ranked(self, tx: Tx, plan: search.Plan, where: str, args: tuple[Any, ...],
+               limit: int, owner: str, spaces: Sequence[tuple[str, str]] | None,
+               qvec: Vector | None, columns: tuple[str, ...] | None = None,
+               ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """Fused candidates (best first, ``score`` = fused score) and what ranked them."""
+        picked = columns if columns is None or "id" in columns else ("id", *columns)
+        lexical = search.ranked(tx, plan, where, args, limit, columns=picked)
+        info = self.info(tx, where, args)
+        if qvec is None or not self.index.ready:
+            return lexical, info
+        by_id = {r["id"]: r for r in lexical}
+        near = self.index.nearest(owner, spaces, qvec, limit, self.floor(qvec))
+        missing = [entry_id for entry_id, _ in near if entry_id not in by_id]
+        if missing:
+            cols = "e.*" if picked is None else ", ".join(f"e.{c}" for c in picked)
+            # CROSS JOIN pins the order: each candidate by primary key, then
+            # the filter. Left to itself the planner may walk an index of
+            # every active entry instead.
+            # (The CTE's one column has a name no entries column has: the
+            # caller's filter may name columns unqualified.)
+            for row in tx.all("WITH c(vector_candidate) AS (SELECT value FROM json_each(?))"  # noqa: S608 (no client text in SQL)
+                              f" SELECT {cols} FROM c CROSS JOIN entries AS e"
+                              f" WHERE e.id = c.vector_candidate AND {where}",
+                              (json.dumps(missing), *args)):
+                by_id[row["id"]] = row
+        # A neighbour the filter refused (another status, an expired entry)
+        # takes no rank: only rows the caller may see are fused.
+        vector_ids = [entry_id for entry_id, _ in near if entry_id in by_id]
+        fused = fuse([r["id"] for r in lexical], vector_ids)
+        rows = []
+        for entry_id, score in fused[:limit]:
+            row = dict(by_id[entry_id])
+            row["score"] = score
+            rows.append(row)
+        info["vector_candidates"] = len(vector_ids)
+        return rows, info
+
+    def info(self, tx: Tx, where: str, args: tuple[Any, ...]) -> dict[str, Any]:
+        """What ranked this answer, and how many of the caller's entries it could not embed yet."""
+        unembedded = 0
+        if vectors.backlog(tx):
+            unembedded = vectors.owner_backlog(tx, where, args)
+        out: dict[str, Any] = {"ranker": "hybrid", "model": self.embedder.model_id,
+                               "unembedded": unembedded}
+        if not self.index.ready:
+            out["ranker"] = "lexical"
+            out["reason"] = "vector_index_loading"
+        elif unembedded:
+            out["note"] = "entries not yet embedded are ranked lexically"
+        return out
+
+    def status(self, tx: Tx, owner: str) -> dict[str, Any]:
+        queued = vectors.owner_backlog(tx, "e.owner = ?", (owner,)) if vectors.backlog(tx) else 0
+        return {"ranker": "hybrid", "model": self.embedder.model_id, "dim": self.embedder.dim,
+                "index": "exact" if self.index.ready else "loading",
+                "embedded": self.index.count(owner), "queued": queued,
+                "reembedding": queued > 0 and self.worker.progress.requeued_for_model > 0,
+                **self.worker.status()}

@@ -1,0 +1,193 @@
+"""Stored vectors follow their entry (daemon/vectors.py), and the hybrid
+ranker's pure parts hold their laws (daemon/hybrid.py): fusion is
+deterministic with ties by id, quantisation keeps cosine, and the in-memory
+index drops what the store deleted.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memoryd.daemon import vectors
+from memoryd.daemon.store import SqliteStore, Tx
+
+np = pytest.importorskip("numpy")
+hybrid = pytest.importorskip("memoryd.daemon.hybrid")
+
+NOW = "2026-01-01T00:00:00.000000Z"
+
+
+@pytest.fixture
+def store() -> Iterator[SqliteStore]:
+    with tempfile.TemporaryDirectory() as tmp:
+        s = SqliteStore(Path(tmp) / "memory.db", synchronous="NORMAL")
+        try:
+            yield s
+        finally:
+            s.close()
+
+
+def _entry(tx: Tx, entry_id: str, status: str = "active") -> None:
+    tx.exec(
+        "INSERT INTO entries(id, owner, target, scope, type, title, body, summary, status,"
+        " revision, source, eligible, basis, pinned, created_at, updated_at, renewed_at,"
+        " ttl_days, expires_at, content_hash) VALUES (?, 'own_a', 'memory', 'default', 'fact',"
+        " ?, 'body', 'summary', ?, 1, 'user', 1, '{}', 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
+        (entry_id, "title " + entry_id, status, NOW, NOW, NOW))
+
+
+def _embed(tx: Tx, entry_id: str) -> list[str]:
+    return vectors.store_vectors(tx, "m", 3, [(entry_id, "h1", 0.01, b"\x01\x02\x03")], [])
+
+
+def _vector_rows(tx: Tx, entry_id: str) -> int:
+    row = tx.one("SELECT count(*) AS n FROM entry_vectors WHERE entry_id = ?", (entry_id,))
+    return int(row["n"]) if row else 0
+
+
+CHANGES = [
+    ("archived", "UPDATE entries SET status = 'archived' WHERE id = ?", 0),
+    ("superseded", "UPDATE entries SET status = 'superseded' WHERE id = ?", 0),
+    ("expired", "UPDATE entries SET status = 'expired' WHERE id = ?", 0),
+    ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', summary = ''"
+                " WHERE id = ?", 0),
+    ("purged", "DELETE FROM entries WHERE id = ?", 0),
+    ("body replaced", "UPDATE entries SET body = 'other', content_hash = 'h2' WHERE id = ?", 0),
+    ("title replaced", "UPDATE entries SET title = 'other' WHERE id = ?", 0),
+    ("recalled", "UPDATE entries SET use_count = use_count + 1 WHERE id = ?", 1),
+    ("renewed", "UPDATE entries SET expires_at = '2100-01-01' WHERE id = ?", 1),
+]
+
+
+@pytest.mark.parametrize(("name", "sql", "left"), CHANGES, ids=[c[0] for c in CHANGES])
+def test_a_vector_lives_only_as_long_as_its_active_text(
+        store: SqliteStore, name: str, sql: str, left: int) -> None:
+    def run(tx: Tx) -> int:
+        _entry(tx, "ent_1")
+        assert _embed(tx, "ent_1") == ["ent_1"]
+        tx.exec(sql, ("ent_1",))
+        return _vector_rows(tx, "ent_1")
+
+    assert store.run_sync(run) == left
+
+
+def test_a_new_active_entry_is_queued_and_an_inactive_one_is_not(store: SqliteStore) -> None:
+    def run(tx: Tx) -> list[str]:
+        _entry(tx, "ent_a")
+        _entry(tx, "ent_b", status="archived")
+        return [r["id"] for r in vectors.queued(tx, 10)]
+
+    assert store.run_sync(run) == ["ent_a"]
+
+
+def test_a_vector_for_text_that_changed_meanwhile_is_not_stored(store: SqliteStore) -> None:
+    def run(tx: Tx) -> tuple[list[str], int, int]:
+        _entry(tx, "ent_1")
+        tx.exec("UPDATE entries SET content_hash = 'h2' WHERE id = 'ent_1'")
+        stored = _embed(tx, "ent_1")  # computed from the text hashed h1
+        return stored, _vector_rows(tx, "ent_1"), vectors.backlog(tx)
+
+    assert store.run_sync(run) == ([], 0, 1)
+
+
+def test_a_committed_deletion_leaves_the_index_and_a_rolled_back_one_does_not(
+        store: SqliteStore) -> None:
+    index = hybrid.Index(3)
+    store.vector_changes.subscribe(index.forget)
+
+    def add(tx: Tx) -> list[dict[str, Any]]:
+        _entry(tx, "ent_1")
+        _entry(tx, "ent_2")
+        _embed(tx, "ent_1")
+        _embed(tx, "ent_2")
+        return vectors.load_rows(tx, "m")
+
+    index.add_rows(store.run_sync(add))
+    q = np.array([1.0, 2.0, 3.0], dtype=np.float32) / np.sqrt(14)
+    assert {i for i, _ in index.nearest("own_a", None, q, 10, floor=-1)} == {"ent_1", "ent_2"}
+
+    def remove_then_fail(tx: Tx) -> None:
+        tx.exec("DELETE FROM entries WHERE id = 'ent_2'")
+        raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError):
+        store.run_sync(remove_then_fail)
+    store.run_sync(lambda tx: tx.exec("DELETE FROM entries WHERE id = 'ent_1'"))
+    assert [i for i, _ in index.nearest("own_a", None, q, 10, floor=-1)] == ["ent_2"]
+    assert index.count("own_a") == 1
+
+
+def test_another_owner_has_no_neighbours_in_my_partition() -> None:
+    index = hybrid.Index(2)
+    scale, blob = hybrid.quantise(np.array([1.0, 0.0], dtype=np.float32))
+    index.add_rows([{"vid": 1, "entry_id": "ent_x", "scale": scale, "vec": blob,
+                     "owner": "own_a", "target": "memory", "scope": "default"}])
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    assert index.nearest("own_b", None, q, 5, floor=-1) == []
+    assert index.nearest("own_a", [("memory", "other")], q, 5, floor=-1) == []
+    assert [i for i, _ in index.nearest("own_a", [("memory", "default")], q, 5, floor=-1)] == [
+        "ent_x"]
+
+
+@given(st.lists(st.lists(st.sampled_from([f"ent_{i}" for i in range(8)]), unique=True),
+                max_size=3))
+def test_fusion_is_deterministic_and_breaks_ties_by_id(lists: list[list[str]]) -> None:
+    fused = hybrid.fuse(*lists)
+    assert fused == hybrid.fuse(*lists)
+    assert {i for i, _ in fused} == {i for ids in lists for i in ids}
+    keys = [(-score, entry_id) for entry_id, score in fused]
+    assert keys == sorted(keys)
+
+
+def test_fusion_ranks_an_entry_both_rankers_found_first() -> None:
+    assert hybrid.fuse(["a", "b"], ["b", "c"])[0][0] == "b"
+
+
+@given(st.lists(st.floats(-1, 1, allow_nan=False, width=32), min_size=8, max_size=8))
+def test_int8_quantisation_keeps_the_direction(values: list[float]) -> None:
+    vec = np.array(values, dtype=np.float32)
+    if float(np.linalg.norm(vec)) < 1e-3:
+        return
+    vec /= np.linalg.norm(vec)
+    scale, blob = hybrid.quantise(vec)
+    back = hybrid.dequantise(scale, blob)
+    assert len(blob) == 8
+    assert float(back @ vec) / float(np.linalg.norm(back)) > 0.99
+
+
+class _FakeEmbedder:
+    model_id = "fake"
+    dim = 3
+
+    def passages(self, texts: list[str]) -> Any:
+        return np.tile(np.array([0.0, 0.0, 1.0], dtype=np.float32), (len(texts), 1))
+
+    def query(self, text: str) -> Any:
+        return np.array([1.0, 0.0, 0.0], dtype=np.float32)
+
+
+def test_an_entry_not_yet_embedded_is_ranked_lexically_and_counted(store: SqliteStore) -> None:
+    from memoryd.daemon import search
+
+    index = hybrid.Index(3)
+    index.ready = True
+    ranker = hybrid.Ranker(_FakeEmbedder(), index, worker=None)  # type: ignore[arg-type]
+
+    def run(tx: Tx) -> tuple[list[str], dict[str, Any]]:
+        _entry(tx, "ent_1")  # queued, not embedded: its title holds "title"
+        plan = search.plan(tx, "title")
+        rows, info = ranker.ranked(tx, plan, "e.owner = ? AND e.status = 'active'", ("own_a",),
+                                   10, "own_a", None, np.array([1.0, 0.0, 0.0], np.float32))
+        return [r["id"] for r in rows], info
+
+    ids, info = store.run_sync(run)
+    assert ids == ["ent_1"]
+    assert info["ranker"] == "hybrid" and info["unembedded"] == 1
+    assert info["note"] == "entries not yet embedded are ranked lexically"
