@@ -600,7 +600,8 @@ class App:
                 task = None
             # A task counts only its own namespaces (SPEC §7: what it may see).
             view = task_view(task) if task is not None else View(owner, None)
-            return reads.status(tx, self, owner, task, now, view)
+            answer = reads.status(tx, self, owner, task, now, view)
+            return reads.for_agent(answer) if ctx.channel == "agent" else answer
 
         return await self.store.run(run, write=False)
 

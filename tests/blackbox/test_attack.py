@@ -193,11 +193,6 @@ def test_a_task_without_read_cannot_probe_titles_through_duplicate_title(
 # --- nothing one owner receives depends on another owner's data -------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "memory.status on agent.sock returns the daemon-wide audit head (seq, hash) "
-    "and projection outbox counts, which move with every other owner's write. "
-    "SPEC §7 lists audit {seq, hash} in status without naming a channel, so "
-    "hiding or scoping them on agent.sock needs the lead's decision."))
 def test_agent_status_does_not_move_when_another_owner_writes(
         d: Daemon, c: Client, a: Client) -> None:
     task = a.call("task.begin", {})
