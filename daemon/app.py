@@ -247,7 +247,7 @@ class App:
                 tx, self.hasher, p, owner=owner, token_scopes=token_scopes, token_id=token_id,
                 channel=ctx.channel, peer_uid=ctx.peer_uid, now_dt=now_dt,
                 ttl_hours=self.config.task_ttl_hours, max_open=self.config.max_open_tasks,
-                parent=parent,
+                max_per_hour=self.config.max_tasks_per_hour, parent=parent,
             )
             return task.wire(), task.token_id
 
