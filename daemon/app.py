@@ -196,7 +196,7 @@ class App:
             call = self.gate.ask(who, Capability.MEMORY_WRITE, Resource(
                 target="memory", scope=task.scopes[0], action="add", entry_id=None,
                 expected_revision=None, content_hash=None), method="memory.write")
-            if call.always_on is not None:
+            if call.always_on is not None and call.effect is Effect.DENY:
                 raise refusal(call)
             return writes.Caller(
                 subject=Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
@@ -207,6 +207,7 @@ class App:
                 channel="agent",
                 read_allowed="memory.read" in task.grants,
                 task_id=task.task_id,
+                grants=frozenset(task.grants),
             )
         owner = self._owner_for_control(p.identity)
         return writes.Caller(
