@@ -196,7 +196,7 @@ class App:
             call = self.gate.ask(who, Capability.MEMORY_WRITE, Resource(
                 target="memory", scope=task.scopes[0], action="add", entry_id=None,
                 expected_revision=None, content_hash=None), method="memory.write")
-            if call.always_on is not None:
+            if call.always_on is not None and call.effect is Effect.DENY:
                 raise refusal(call)
             return writes.Caller(
                 subject=Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
@@ -207,6 +207,7 @@ class App:
                 channel="agent",
                 read_allowed="memory.read" in task.grants,
                 task_id=task.task_id,
+                grants=frozenset(task.grants),
             )
         owner = self._owner_for_control(p.identity)
         return writes.Caller(
@@ -247,7 +248,7 @@ class App:
                 tx, self.hasher, p, owner=owner, token_scopes=token_scopes, token_id=token_id,
                 channel=ctx.channel, peer_uid=ctx.peer_uid, now_dt=now_dt,
                 ttl_hours=self.config.task_ttl_hours, max_open=self.config.max_open_tasks,
-                parent=parent,
+                max_per_hour=self.config.max_tasks_per_hour, parent=parent,
             )
             return task.wire(), task.token_id
 
@@ -600,7 +601,8 @@ class App:
                 task = None
             # A task counts only its own namespaces (SPEC §7: what it may see).
             view = task_view(task) if task is not None else View(owner, None)
-            return reads.status(tx, self, owner, task, now, view)
+            answer = reads.status(tx, self, owner, task, now, view)
+            return reads.for_agent(answer) if ctx.channel == "agent" else answer
 
         return await self.store.run(run, write=False)
 

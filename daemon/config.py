@@ -99,6 +99,9 @@ class Config(_Section, frozen=True, kw_only=True):
     # defaults"): each is about twice what that agent reaches.
     max_open_tasks: int = 1_000
     max_pending_actions: int = 1_000
+    # Tasks one owner may begin in any hour: each task's snapshot is one audit
+    # event, so this bounds what task churn can add to the log (docs/audit.md).
+    max_tasks_per_hour: int = 600
     # bounds (SPEC §6)
     entry_max_bytes: int = 4_000
     scope_budget_bytes: int = 8 * 1024 * 1024
@@ -217,6 +220,7 @@ def _check_ranges(config: Config) -> None:
         "task_ttl_hours": config.task_ttl_hours,
         "max_open_tasks": config.max_open_tasks,
         "max_pending_actions": config.max_pending_actions,
+        "max_tasks_per_hour": config.max_tasks_per_hour,
     }
     for key, value in positive.items():
         if value <= 0:

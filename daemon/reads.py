@@ -356,6 +356,23 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
 
 
 
+def for_agent(answer: dict[str, Any]) -> dict[str, Any]:
+    """``memory.status`` as agent.sock gets it: nothing that moves with another
+    owner's activity. The audit head (seq, hash, checkpoint) advances with
+    every owner's writes, and the outbox and embedding queues count every
+    owner's items, so an agent could watch them to learn when others write.
+    It keeps whether the chain verifies and which features are on."""
+    out = dict(answer)
+    out["audit"] = {"verified": answer["audit"]["verified"]}
+    projection = answer.get("projection") or {}
+    out["projection"] = {k: projection[k] for k in ("enabled", "mode", "health")
+                         if k in projection}
+    recall = answer.get("recall") or {}
+    out["recall"] = {k: recall[k] for k in ("ranker", "reason", "model", "dim")
+                     if k in recall}
+    return out
+
+
 def export(tx: Tx, after_seq: int, limit: int) -> dict[str, Any]:
     rows = tx.all("SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
                   (after_seq, limit + 1))

@@ -97,6 +97,7 @@ CREATE TABLE IF NOT EXISTS tasks(
   tools_used INTEGER NOT NULL, token_id TEXT, created_at TEXT NOT NULL,
   expires_at TEXT NOT NULL, ended_at TEXT, snapshot TEXT);
 CREATE INDEX IF NOT EXISTS tasks_owner ON tasks(owner, ended_at);
+CREATE INDEX IF NOT EXISTS tasks_begun ON tasks(owner, created_at);
 CREATE TABLE IF NOT EXISTS entries(
   id TEXT PRIMARY KEY, owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
   type TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL, summary TEXT NOT NULL,

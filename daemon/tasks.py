@@ -86,6 +86,7 @@ def begin(
     now_dt: datetime,
     ttl_hours: float,
     max_open: int,
+    max_per_hour: int,
     parent: Task | None = None,
 ) -> Task:
     """Begin a task. ``parent`` is the resolved ``parent_task`` (the gate has
@@ -98,6 +99,13 @@ def begin(
     if open_count is not None and open_count["n"] >= max_open:
         raise LimitExceeded.cap("rate_limited", "max_open_tasks", max_open,
                                 open_tasks=open_count["n"])
+    # Ended tasks count too: beginning and ending in a loop is the churn this
+    # bounds (each task's snapshot is an audit event).
+    begun = tx.one("SELECT count(*) AS n FROM tasks WHERE owner = ? AND created_at > ?",
+                   (owner, fmt(plus(now_dt, hours=-1))))
+    if begun is not None and begun["n"] >= max_per_hour:
+        raise LimitExceeded.cap("rate_limited", "max_tasks_per_hour", max_per_hour,
+                                tasks_this_hour=begun["n"])
     consent = read_consent(tx, owner).consent
     if parent is not None and (parent.owner != owner or parent.token_id != token_id):
         # A child is begun with its parent's own credential or not at all:

@@ -65,6 +65,9 @@ class Caller:
     channel: str
     read_allowed: bool
     task_id: str | None = None
+    # The task's grants on agent.sock: the kernel's input for every operation
+    # (None on control.sock, where grants do not gate).
+    grants: frozenset[str] | None = None
 
 
 @dataclass
@@ -266,7 +269,8 @@ def decide_ops(caller: Caller, ops: list[Op], policy: Policy) -> Verdict:
     decision_id = random_id("dec")
     decisions = [
         decide(caller.subject, Capability.MEMORY_WRITE, op.resource(), policy,
-               decision_id=decision_id)
+               decision_id=decision_id, grants=caller.grants,
+               method="memory.write" if caller.grants is not None else None)
         for op in ops
     ]
     effect = most_restrictive(d.effect for d in decisions)

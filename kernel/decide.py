@@ -20,6 +20,12 @@ How a decision is made:
    already made. A rule that raises while being evaluated counts as a
    matching ``deny`` naming that rule (fail closed, never skipped).
 3. **Defaults** (``DEFAULTS``) apply only when no rule matched.
+4. **A write-only task waits**: an agent ``MemoryWrite`` from a task whose
+   grants hold no read method is at least ``requires_approval``, whatever
+   rule or default allowed it (``always_on = "write_only_task_waits"``).
+   Applying it at once would answer from stored state the task may not see
+   (a title already taken is ``duplicate_title``); waiting for the operator
+   answers the same ``pending`` whatever is stored.
 
 Where the always-on rules leave room, policy may tighten or loosen a default:
 an ``allow`` rule can let agent writes to some scope skip approval, a ``deny``
@@ -44,7 +50,7 @@ from memoryd.kernel.capability import (
     Subject,
     most_restrictive,
 )
-from memoryd.kernel.grants import GRANT_GATED_METHODS
+from memoryd.kernel.grants import GRANT_GATED_METHODS, READ_METHODS
 from memoryd.kernel.policy import Policy
 
 __all__ = ["ALWAYS_ON", "DEFAULTS", "AlwaysOn", "decide"]
@@ -183,14 +189,31 @@ def decide(
 
     if not effects:
         default = DEFAULTS[(cap, subject.channel)]
-        return Decision(
+        decision = Decision(
             decision_id, default, (), policy.hash, explicit=False,
             reason=f"no rule matched: default for {cap.value} on {subject.channel.value}",
         )
-
-    effect = most_restrictive(effects)
-    if failed:
-        reason = "rule(s) failed while being evaluated, counted as deny: " + ", ".join(failed)
     else:
-        reason = f"most restrictive of matching rule(s): {effect.value}"
-    return Decision(decision_id, effect, tuple(matched), policy.hash, explicit=True, reason=reason)
+        effect = most_restrictive(effects)
+        if failed:
+            reason = ("rule(s) failed while being evaluated, counted as deny: "
+                      + ", ".join(failed))
+        else:
+            reason = f"most restrictive of matching rule(s): {effect.value}"
+        decision = Decision(decision_id, effect, tuple(matched), policy.hash, explicit=True,
+                            reason=reason)
+    if decision.effect is Effect.ALLOW and _write_only(ask):
+        return Decision(decision_id, Effect.REQUIRES_APPROVAL, decision.rule_ids, policy.hash,
+                        explicit=False, always_on=WRITE_ONLY_WAITS,
+                        reason=f"always-on rule {WRITE_ONLY_WAITS}: a task that may not read "
+                               "waits for the operator, so no answer depends on stored state")
+    return decision
+
+
+WRITE_ONLY_WAITS = "write_only_task_waits"
+
+
+def _write_only(ask: _Ask) -> bool:
+    """An agent write from a task whose grants hold no read method."""
+    return (ask.capability is Capability.MEMORY_WRITE and ask.subject.channel is Channel.AGENT
+            and ask.method is not None and not (ask.grants & READ_METHODS))

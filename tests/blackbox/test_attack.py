@@ -167,11 +167,6 @@ def test_a_malformed_entry_does_not_abort_an_import_half_way(d: Daemon, tmp_path
 # --- write answers to a task without read ------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "duplicate_title is checked against stored titles for a task without read: "
-    "under a policy that lets agent writes apply, the task learns whether a title "
-    "it cannot read exists. Closing it needs a decision on what a write-only task "
-    "gets instead (a pending action for the operator, say) in daemon/writes.py."))
 def test_a_task_without_read_cannot_probe_titles_through_duplicate_title(
         d: Daemon, c: Client, a: Client) -> None:
     enable_consent(c, PEER, read=False, contribute=True)
@@ -193,11 +188,6 @@ def test_a_task_without_read_cannot_probe_titles_through_duplicate_title(
 # --- nothing one owner receives depends on another owner's data -------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "memory.status on agent.sock returns the daemon-wide audit head (seq, hash) "
-    "and projection outbox counts, which move with every other owner's write. "
-    "SPEC §7 lists audit {seq, hash} in status without naming a channel, so "
-    "hiding or scoping them on agent.sock needs the lead's decision."))
 def test_agent_status_does_not_move_when_another_owner_writes(
         d: Daemon, c: Client, a: Client) -> None:
     task = a.call("task.begin", {})

@@ -434,3 +434,23 @@ def test_kernel_module_imports_no_io_and_no_outer_layer(module: str) -> None:
             imported.add(node.module.split(".")[0])
     assert imported, "parsed no imports; the test is not looking at the module"
     assert not imported & FORBIDDEN
+
+
+# A write-only task waits: an allowed agent write from a task without any read
+# grant is raised to requires_approval, so its answer never depends on stored
+# state it may not see (a taken title would otherwise be duplicate_title).
+@pytest.mark.parametrize(("grants", "policy", "effect", "always_on"), [
+    (frozenset({"memory.write"}), ALLOW_ALL, R, "write_only_task_waits"),
+    (frozenset({"memory.write"}), EMPTY_POLICY, R, None),
+    (frozenset({"memory.write", "memory.list"}), ALLOW_ALL, A, None),
+    (ALL_GRANTS, ALLOW_ALL, A, None),
+])
+def test_a_write_only_task_is_never_allowed_to_apply_at_once(
+        grants: frozenset[str], policy: Policy, effect: Effect, always_on: str | None) -> None:
+    d = run("agent", "main", "MemoryWrite", policy, grants=grants, method="memory.write")
+    assert (d.effect, d.always_on) == (effect, always_on)
+
+
+def test_the_operator_is_never_held_by_the_write_only_floor() -> None:
+    d = run("control", "operator", "MemoryWrite", ALLOW_ALL)
+    assert d.effect is A
