@@ -21,7 +21,6 @@ Invariants:
 from __future__ import annotations
 
 import http.client
-import ipaddress
 import os
 import ssl
 import stat
@@ -32,6 +31,8 @@ from typing import Any, Final, Protocol
 from urllib.parse import quote, urlsplit
 
 import msgspec
+
+from memoryd.rpc.paths import is_loopback_host
 
 ADAPTER: Final = "memoryd-provider/1"
 
@@ -81,15 +82,6 @@ class Endpoint:
         return f"{host}:{self.port}"
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def parse_endpoint(url: str) -> Endpoint:
     try:
         parts = urlsplit(url)
@@ -105,7 +97,7 @@ def parse_endpoint(url: str) -> Endpoint:
     host = parts.hostname
     if not host:
         raise EndpointError("has no host")
-    if parts.scheme == "http" and not _loopback(host):
+    if parts.scheme == "http" and not is_loopback_host(host):
         raise EndpointError("must use https:// for a host that is not loopback")
     return Endpoint(parts.scheme, host, port or (443 if parts.scheme == "https" else 80),
                     parts.path.rstrip("/"))

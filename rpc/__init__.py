@@ -37,7 +37,7 @@ from memoryd.rpc.framing import (
     is_blank,
     read_frame,
 )
-from memoryd.rpc.paths import agent_socket, control_socket, resolve_home, run_dir
+from memoryd.rpc.paths import agent_socket, control_socket, is_loopback_host, resolve_home, run_dir
 
 if TYPE_CHECKING:
     from memoryd.rpc.errors import (
@@ -111,6 +111,7 @@ __all__ = [
     "encode_frame",
     "encode_value",
     "is_blank",
+    "is_loopback_host",
     "new_incident_id",
     "param_errors",
     "read_frame",

@@ -13,11 +13,12 @@ Invariants:
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["agent_socket", "control_socket", "resolve_home", "run_dir"]
+__all__ = ["agent_socket", "control_socket", "is_loopback_host", "resolve_home", "run_dir"]
 
 
 def resolve_home(cli_home: str | None, env: Mapping[str, str] | None = None) -> Path:
@@ -61,3 +62,15 @@ def _absolute(value: str, env: Mapping[str, str]) -> Path:
     # absolute(), not resolve(): no file-system access, and symlinks the
     # operator chose stay as they are.
     return path if path.is_absolute() else Path.cwd() / path
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a name or an address, without brackets) stays on this
+    machine: ``localhost`` or a loopback address. Other names are not resolved,
+    so they count as remote."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -18,7 +18,6 @@ Invariants:
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import signal
 import socket
 import sys
@@ -32,7 +31,7 @@ import uvicorn
 from memoryd.memctl.ui.app import build
 from memoryd.memctl.ui.security import Sessions
 from memoryd.rpc.client import AsyncClient, ConnectError, RpcError
-from memoryd.rpc.paths import control_socket, resolve_home
+from memoryd.rpc.paths import control_socket, is_loopback_host, resolve_home
 
 __all__ = ["serve"]
 
@@ -40,15 +39,6 @@ EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_NOT_RUNNING: Final = 3
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -95,7 +85,7 @@ def serve(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.
     except (RpcError, OSError, TimeoutError) as exc:
         print(f"memctl ui: memoryd did not answer ({type(exc).__name__})", file=err)
         return EXIT_NOT_RUNNING
-    if not _is_loopback(host):
+    if not is_loopback_host(host):
         print(f"memctl ui: WARNING: listening on {host}, not on loopback: anyone who can "
               "reach this address and obtain the printed login address can manage this "
               "memory. Prefer the default (127.0.0.1) and an SSH tunnel.", file=err)
