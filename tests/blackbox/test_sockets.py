@@ -401,7 +401,13 @@ def _hold_as_user(user: pwd.struct_passwd, path: Path, count: int) -> list[str]:
                 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 sock.settimeout(10)
                 sock.connect(str(path))
-                sock.sendall(STATUS)
+                try:
+                    sock.sendall(STATUS)
+                except BrokenPipeError:
+                    # Over the cap the daemon writes its refusal and closes at
+                    # once, possibly before this request arrives: the refusal
+                    # is still there to read.
+                    pass
                 data = b""
                 while not data.endswith(b"\n"):
                     chunk = sock.recv(65536)
