@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import shutil
 import statistics
 import sys
@@ -39,17 +38,9 @@ import apsw
 import structlog
 
 from bench.run import ALLOWED, CONFIG, POLICY, Corpus
-from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import home as home_mod
 from memoryd.daemon import search
-from memoryd.daemon.app import App
-from memoryd.daemon.clock import SystemClock
-from memoryd.daemon.config import load_config
-from memoryd.daemon.identity import default_identity
-from memoryd.daemon.store import SqliteStore
-from memoryd.rpc.framing import encode_value
-from memoryd.rpc.protocol import CallContext
 from tests.harness import short_tempdir
+from tests.inproc import composed
 
 Statement = tuple[str, Any]
 
@@ -71,59 +62,37 @@ class _Recorder:
         return True
 
 
-async def _call(dispatcher: Any, ctx: CallContext, method: str, params: dict[str, Any]) -> Any:
-    frame = encode_value({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-    reply = json.loads(await dispatcher.handle_frame(frame, ctx))
-    if "error" in reply:
-        raise SystemExit(f"bench: {method} failed in-process: {reply['error'].get('data')}")
-    return reply["result"]
-
-
 def capture(root: Path, writes: int) -> tuple[list[list[Statement]], Path, str]:
     """Run ``writes`` governed agent writes in-process; return their statements,
     a copy of the store from before them, and the store's synchronous mode."""
-    home_path = root / "h"
-    home_path.mkdir(mode=0o700)
-    (home_path / "memoryd.toml").write_text(CONFIG)
-    (home_path / "policy.toml").write_text(POLICY)
-    home = home_mod.prepare(home_path)
-    config = load_config(home.path)
-    hasher = KeyedHasher(home_mod.root_secret(home))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
-    store = SqliteStore(home.db, synchronous=config.synchronous)
-    app = App(config=config, home=home, hasher=hasher, store=store, clock=SystemClock(),
-              default=default_identity(env, config, hasher))
-    app.load_policy_file(starting=True)
-    agent, control = app.method_tables()
-    uid = os.geteuid()
-    control_ctx = CallContext(channel="control", peer_uid=uid, peer_pid=None, conn_id="c")
-    agent_ctx = CallContext(channel="agent", peer_uid=uid, peer_pid=None, conn_id="a")
     corpus = Corpus(seed=23)
     recorder = _Recorder()
     before = root / "before.db"
 
-    async def drive() -> None:
-        consent = await _call(control, control_ctx, "consent.get", {})
-        await _call(control, control_ctx, "consent.set", {
-            "read": True, "contribute": True, "version": consent["version"]})
-        task = (await _call(agent, agent_ctx, "task.begin", {"scopes": [ALLOWED]}))["task_id"]
-        for _ in range(20):  # warm-up, and a store that is not empty
-            await _call(agent, agent_ctx, "memory.write", {
-                "task_id": task, "action": "add", "scope": ALLOWED, "entry": corpus.entry()})
-        await anyio.to_thread.run_sync(store.checkpoint_wal)
-        shutil.copyfile(home.db, before)
-        store.conn.exec_trace = recorder
-        recorder.on = True
-        for _ in range(writes):
-            await _call(agent, agent_ctx, "memory.write", {
-                "task_id": task, "action": "add", "scope": ALLOWED, "entry": corpus.entry()})
-        recorder.on = False
+    with composed(root / "h", config=CONFIG, policy=POLICY) as daemon:
+        store = daemon.store
 
-    try:
+        async def drive() -> None:
+            consent = await daemon.call("control", "consent.get", {})
+            await daemon.call("control", "consent.set", {
+                "read": True, "contribute": True, "version": consent["version"]})
+            task = (await daemon.call("agent", "task.begin", {"scopes": [ALLOWED]}))["task_id"]
+            for _ in range(20):  # warm-up, and a store that is not empty
+                await daemon.call("agent", "memory.write", {
+                    "task_id": task, "action": "add", "scope": ALLOWED,
+                    "entry": corpus.entry()})
+            await anyio.to_thread.run_sync(store.checkpoint_wal)
+            shutil.copyfile(store.path, before)
+            store.conn.exec_trace = recorder
+            recorder.on = True
+            for _ in range(writes):
+                await daemon.call("agent", "memory.write", {
+                    "task_id": task, "action": "add", "scope": ALLOWED,
+                    "entry": corpus.entry()})
+            recorder.on = False
+
         anyio.run(drive, backend="asyncio")
-    finally:
-        store.close()
-    return recorder.writes, before, config.synchronous
+        return recorder.writes, before, daemon.app.config.synchronous
 
 
 def replay(db: Path, writes: list[list[Statement]], synchronous: str) -> dict[str, Any]:

@@ -12,12 +12,15 @@ import os
 import signal
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from tests.inproc import CallFailed, FakeClock, composed
 
 
 @pytest.fixture(scope="module")
@@ -196,13 +199,34 @@ def test_revoking_a_token_stops_its_tasks_at_once(c: Client, a: Client) -> None:
            {"task_id": task["task_id"], "intent": "anything"})
 
 
-def test_an_expired_token_stops_its_tasks(c: Client, a: Client) -> None:
-    ident = new_identity()
-    enable_consent(c, ident)
-    issued = c.call("token.issue", {"identity": ident, "expires_in": 1})
-    task = a.call("task.begin", {"token": issued["token"]})
-    time.sleep(1.2)
-    expect(-32001, "policy_denied", a.call, "memory.list", {"task_id": task["task_id"]})
+def test_an_expired_token_stops_its_tasks(tmp_path: Path) -> None:
+    # On the in-process seam with a fake clock: expiry is reached by moving
+    # time, not by waiting for it.
+    clock = FakeClock()
+
+    async def go() -> str | None:
+        with composed(tmp_path / "h", clock=clock) as daemon:
+            ident = new_identity()
+            consent = await daemon.call("control", "consent.get", {"identity": ident})
+            await daemon.call("control", "consent.set", {
+                "identity": ident, "read": True, "contribute": True,
+                "version": consent["version"]})
+            issued = await daemon.call("control", "token.issue",
+                                       {"identity": ident, "expires_in": 60})
+            task = await daemon.call("agent", "task.begin", {"token": issued["token"]})
+            listed = {"task_id": task["task_id"]}
+            clock.advance(seconds=59)
+            assert (await daemon.call("agent", "memory.list", listed))["items"] == []
+            clock.advance(seconds=2)
+            try:
+                await daemon.call("agent", "memory.list", listed)
+            except CallFailed as exc:
+                assert exc.error["code"] == -32001
+                assert "token" in exc.error["data"]["recovery"]
+                return exc.data_code  # type: ignore[no-any-return]
+            return None
+
+    assert anyio.run(go, backend="asyncio") == "policy_denied"
 
 
 # --- 3. a task id is not a bearer credential --------------------------------------------

@@ -1,0 +1,96 @@
+"""The daemon composed in-process, as ``memoryd serve`` composes it, without sockets.
+
+For rules that depend on time: the app takes a ``FakeClock`` that a test moves
+forward, so a token's expiry (say) is reached without sleeping. Calls go
+through the real method tables and ``Dispatcher`` with a ``CallContext`` per
+channel, exactly as frames from a socket would. Black-box tests (real
+process, real sockets) stay the rule for everything else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon import home as home_mod
+from memoryd.daemon.app import App
+from memoryd.daemon.clock import Clock, SystemClock
+from memoryd.daemon.config import load_config
+from memoryd.daemon.identity import default_identity
+from memoryd.daemon.store import SqliteStore
+from memoryd.rpc.framing import encode_value
+from memoryd.rpc.protocol import CallContext, Dispatcher
+
+
+@dataclass
+class FakeClock:
+    """A clock that moves only when told to."""
+
+    moment: datetime = field(default_factory=lambda: datetime(2026, 1, 1, tzinfo=UTC))
+
+    def now(self) -> datetime:
+        return self.moment
+
+    def advance(self, *, seconds: float = 0, hours: float = 0, days: float = 0) -> None:
+        self.moment += timedelta(seconds=seconds, hours=hours, days=days)
+
+
+class CallFailed(Exception):
+    """An error reply; ``error`` is its JSON-RPC error object."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(error.get("message"))
+        self.error = error
+        self.data_code = (error.get("data") or {}).get("code")
+
+
+@dataclass
+class InProcess:
+    app: App
+    store: SqliteStore
+    agent: Dispatcher
+    control: Dispatcher
+
+    async def call(self, channel: str, method: str, params: dict[str, Any],
+                   conn_id: str | None = None) -> Any:
+        """One request on ``channel`` from connection ``conn_id`` (default: one
+        connection per channel); raises ``CallFailed`` on an error reply."""
+        ctx = CallContext(channel=channel, peer_uid=os.geteuid(), peer_pid=None,
+                          conn_id=conn_id or channel)
+        frame = encode_value({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        dispatcher = self.agent if channel == "agent" else self.control
+        reply = json.loads(await dispatcher.handle_frame(frame, ctx))
+        if "error" in reply:
+            raise CallFailed(reply["error"])
+        return reply["result"]
+
+
+@contextmanager
+def composed(home_path: Path, *, clock: Clock | None = None, config: str | None = None,
+             policy: str | None = None) -> Iterator[InProcess]:
+    """The app on a new home at ``home_path``; the store is closed after."""
+    home_path.mkdir(mode=0o700, parents=True)
+    if config is not None:
+        (home_path / "memoryd.toml").write_text(config)
+    if policy is not None:
+        (home_path / "policy.toml").write_text(policy)
+    home = home_mod.prepare(home_path)
+    settings = load_config(home.path)
+    hasher = KeyedHasher(home_mod.root_secret(home))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
+    store = SqliteStore(home.db, synchronous=settings.synchronous)
+    try:
+        app = App(config=settings, home=home, hasher=hasher, store=store,
+                  clock=clock or SystemClock(), default=default_identity(env, settings, hasher))
+        app.load_policy_file(starting=True)
+        agent, control = app.method_tables()
+        yield InProcess(app, store, agent, control)
+    finally:
+        store.close()
