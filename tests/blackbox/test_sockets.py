@@ -18,7 +18,7 @@ import socket
 import stat
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -107,9 +107,10 @@ def _talk(path: str, send: bytes | None) -> dict[str, Any]:
         sock.close()
 
 
-def _as_user(user: pwd.struct_passwd, path: Path, send: bytes | None = STATUS,
-             groups: tuple[int, ...] = ()) -> dict[str, Any]:
-    """Run ``_talk`` in a forked child that has dropped to ``user``."""
+def _in_child_as(user: pwd.struct_passwd, work: Callable[[], Any],
+                 groups: tuple[int, ...] = ()) -> Any:
+    """Run ``work`` in a forked child that has dropped to ``user``; its
+    JSON-able result comes back through a pipe."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
@@ -119,8 +120,7 @@ def _as_user(user: pwd.struct_passwd, path: Path, send: bytes | None = STATUS,
             os.setgroups(list(groups))
             os.setgid(user.pw_gid)
             os.setuid(user.pw_uid)
-            result = _talk(str(path), send)
-            os.write(write_end, json.dumps(result).encode())
+            os.write(write_end, json.dumps(work()).encode())
         except BaseException as exc:  # noqa: BLE001 - report anything, then leave
             code = 1
             os.write(write_end, json.dumps({"child_failed": repr(exc)}).encode())
@@ -131,7 +131,13 @@ def _as_user(user: pwd.struct_passwd, path: Path, send: bytes | None = STATUS,
         out = pipe.read()
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, out
-    result: dict[str, Any] = json.loads(out)
+    return json.loads(out)
+
+
+def _as_user(user: pwd.struct_passwd, path: Path, send: bytes | None = STATUS,
+             groups: tuple[int, ...] = ()) -> dict[str, Any]:
+    """Run ``_talk`` in a forked child that has dropped to ``user``."""
+    result: dict[str, Any] = _in_child_as(user, lambda: _talk(str(path), send), groups)
     return result
 
 
@@ -384,51 +390,36 @@ def test_a_client_that_never_reads_its_replies_does_not_block_others(
 # --- fairness between agent uids --------------------------------------------------------
 
 
-def _hold_as_user(user: pwd.struct_passwd, path: Path, count: int) -> list[str]:
-    """In a forked child dropped to ``user``: open ``count`` connections to
-    ``path`` one after another, keeping each open, and report each answer."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        code = 0
+def _hold(path: Path, count: int) -> list[str]:
+    """Open ``count`` connections to ``path`` one after another, keeping each
+    open, and report each answer."""
+    held, answers = [], []
+    for _ in range(count):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(10)
+        sock.connect(str(path))
         try:
-            os.close(read_end)
-            os.setgroups([])
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-            held, answers = [], []
-            for _ in range(count):
-                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                sock.settimeout(10)
-                sock.connect(str(path))
-                try:
-                    sock.sendall(STATUS)
-                except BrokenPipeError:
-                    # Over the cap the daemon writes its refusal and closes at
-                    # once, possibly before this request arrives: the refusal
-                    # is still there to read.
-                    pass
-                data = b""
-                while not data.endswith(b"\n"):
-                    chunk = sock.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-                reply = json.loads(data)
-                answers.append("result" if "result" in reply else reply["error"]["data"]["code"])
-                held.append(sock)
-            os.write(write_end, json.dumps(answers).encode())
-        except BaseException as exc:  # noqa: BLE001 - report anything, then leave
-            code = 1
-            os.write(write_end, json.dumps({"child_failed": repr(exc)}).encode())
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        out = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, out
-    answers: list[str] = json.loads(out)
+            sock.sendall(STATUS)
+        except BrokenPipeError:
+            # Over the cap the daemon writes its refusal and closes at
+            # once, possibly before this request arrives: the refusal
+            # is still there to read.
+            pass
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        reply = json.loads(data)
+        answers.append("result" if "result" in reply else reply["error"]["data"]["code"])
+        held.append(sock)
+    return answers
+
+
+def _hold_as_user(user: pwd.struct_passwd, path: Path, count: int) -> list[str]:
+    """``_hold`` in a forked child that has dropped to ``user``."""
+    answers: list[str] = _in_child_as(user, lambda: _hold(path, count))
     return answers
 
 
