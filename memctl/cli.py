@@ -156,6 +156,15 @@ class _Tree:
         return parser
 
 
+def _add_entry_filters(parser: argparse.ArgumentParser) -> None:
+    """--target, --scope and --status, as `ls` and `export` filter entries."""
+    parser.add_argument("--target", choices=TARGETS, help="only this target")
+    parser.add_argument("--scope", metavar="SCOPE", help="only this scope")
+    parser.add_argument("--status", dest="statuses", choices=STATUSES, nargs="+",
+                        action="extend", metavar="STATUS",
+                        help=f"only these statuses ({', '.join(STATUSES)}); default active")
+
+
 def _add_memory_reads(tree: _Tree, subs: Any) -> None:
     tree.add(subs, "status", "status", identity=True,
              summary="show the daemon's health and the owner's state",
@@ -171,11 +180,7 @@ def _add_memory_reads(tree: _Tree, subs: Any) -> None:
                   examples=("memctl ls", "memctl ls --target memory --scope project:acme",
                             "memctl ls --status archived superseded --type fact",
                             'memctl ls --search "deploy steps"', "memctl ls --cursor CURSOR"))
-    ls.add_argument("--target", choices=TARGETS, help="only this target")
-    ls.add_argument("--scope", metavar="SCOPE", help="only this scope")
-    ls.add_argument("--status", dest="statuses", choices=STATUSES, nargs="+",
-                    action="extend", metavar="STATUS",
-                    help=f"only these statuses ({', '.join(STATUSES)}); default active")
+    _add_entry_filters(ls)
     ls.add_argument("--type", dest="types", choices=ENTRY_TYPES, nargs="+", action="extend",
                     metavar="TYPE", help=f"only these types ({', '.join(ENTRY_TYPES)})")
     ls.add_argument("--search", metavar="QUERY", help="rank entries against QUERY")
@@ -504,11 +509,7 @@ def _add_transfer(tree: _Tree, subs: Any) -> None:
                   "memctl export --scope project:acme --status active archived > acme.jsonl"))
     export.add_argument("--output", "-o", metavar="FILE",
                         help="write to FILE (a new file) instead of stdout")
-    export.add_argument("--target", choices=TARGETS, help="only this target")
-    export.add_argument("--scope", metavar="SCOPE", help="only this scope")
-    export.add_argument("--status", dest="statuses", choices=STATUSES, nargs="+",
-                        action="extend", metavar="STATUS",
-                        help=f"only these statuses ({', '.join(STATUSES)}); default active")
+    _add_entry_filters(export)
     imp = tree.add(
         subs, "import", "import", identity=True,
         summary="bring entries in from an export or an MCP memory file",
