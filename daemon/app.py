@@ -601,8 +601,7 @@ class App:
                 task = None
             # A task counts only its own namespaces (SPEC §7: what it may see).
             view = task_view(task) if task is not None else View(owner, None)
-            answer = reads.status(tx, self, owner, task, now, view)
-            return reads.for_agent(answer) if ctx.channel == "agent" else answer
+            return reads.status(tx, self, owner, task, now, view, agent=ctx.channel == "agent")
 
         return await self.store.run(run, write=False)
 

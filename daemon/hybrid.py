@@ -394,9 +394,13 @@ class Ranker:
             out["note"] = "entries not yet embedded are ranked lexically"
         return out
 
+    def identity(self) -> dict[str, Any]:
+        """Which ranker and model answer: what status shows on every socket."""
+        return {"ranker": "hybrid", "model": self.embedder.model_id, "dim": self.embedder.dim}
+
     def status(self, tx: Tx, owner: str) -> dict[str, Any]:
         queued = vectors.owner_backlog(tx, "e.owner = ?", (owner,)) if vectors.backlog(tx) else 0
-        return {"ranker": "hybrid", "model": self.embedder.model_id, "dim": self.embedder.dim,
+        return {**self.identity(),
                 "index": "exact" if self.index.ready else "loading",
                 "embedded": self.index.count(owner), "queued": queued,
                 "reembedding": queued > 0 and self.worker.progress.requeued_for_model > 0,

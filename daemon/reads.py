@@ -295,8 +295,14 @@ def receipt(tx: Tx, view: View, receipt_id: str,
 
 
 def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
-           view: View) -> dict[str, Any]:
-    """``view`` bounds the counts: a task counts only its own namespaces."""
+           view: View, *, agent: bool = False) -> dict[str, Any]:
+    """``view`` bounds the counts: a task counts only its own namespaces.
+
+    On agent.sock (``agent``) the answer holds nothing that moves with another
+    owner's activity: the audit head (seq, hash, checkpoint) advances with
+    every owner's writes, and the outbox and embedding queues count every
+    owner's items, so an agent could watch them to learn when others write.
+    It keeps whether the chain verifies and which features are on."""
     counts = dict.fromkeys(STATUSES, 0)
     where, args = "owner = ?", [owner]
     if view.namespaces is not None:
@@ -319,6 +325,10 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
                      " WHERE owner = ?", (owner,))
     store = app.store
     head = store.head
+    verified = store.degraded != "audit_chain_broken"
+    projection = {"enabled": False} if app.projection is None else app.projection.status(tx)
+    if agent:
+        projection = {k: projection[k] for k in ("enabled", "mode", "health") if k in projection}
     is_default = owner == app.default.owner
     return {
         "backend": {
@@ -330,9 +340,10 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
         },
         "counts": counts,
         "pending_actions": pending["n"] if pending else 0,
-        "audit": {"seq": head.seq, "hash": head.hash, "last_checkpoint": tx.one(
+        "audit": ({"verified": verified} if agent else
+                  {"seq": head.seq, "hash": head.hash, "last_checkpoint": tx.one(
                       "SELECT seq, hash, ts FROM checkpoints ORDER BY seq DESC LIMIT 1"),
-                  "verified": store.degraded != "audit_chain_broken"},
+                   "verified": verified}),
         "identity": {
             "owner": owner,
             "source": app.default.source if is_default else ("task" if task else "identity"),
@@ -347,30 +358,13 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
         "task": None if task is None else {"task_id": task.task_id, "role": task.role,
                                            "grants": sorted(task.grants)},
         "policy": {"hash": app.policy.hash, "rules": len(app.policy.rules)},
-        "projection": ({"enabled": False} if app.projection is None
-                       else app.projection.status(tx)),
-        "recall": (app.ranker.status(tx, owner) if app.ranker is not None else
-                   {"ranker": "lexical", "reason": app.ranker_reason, "model": None,
-                    "dim": None}),
+        "projection": projection,
+        "recall": (
+            {"ranker": "lexical", "reason": app.ranker_reason, "model": None, "dim": None}
+            if app.ranker is None else
+            app.ranker.identity() if agent else app.ranker.status(tx, owner)),
     }
 
-
-
-def for_agent(answer: dict[str, Any]) -> dict[str, Any]:
-    """``memory.status`` as agent.sock gets it: nothing that moves with another
-    owner's activity. The audit head (seq, hash, checkpoint) advances with
-    every owner's writes, and the outbox and embedding queues count every
-    owner's items, so an agent could watch them to learn when others write.
-    It keeps whether the chain verifies and which features are on."""
-    out = dict(answer)
-    out["audit"] = {"verified": answer["audit"]["verified"]}
-    projection = answer.get("projection") or {}
-    out["projection"] = {k: projection[k] for k in ("enabled", "mode", "health")
-                         if k in projection}
-    recall = answer.get("recall") or {}
-    out["recall"] = {k: recall[k] for k in ("ranker", "reason", "model", "dim")
-                     if k in recall}
-    return out
 
 
 def export(tx: Tx, after_seq: int, limit: int) -> dict[str, Any]:
