@@ -307,10 +307,8 @@ class Bridge:
         switched since it began, or the task (with its token) is gone."""
         assert self.task is not None
         try:
-            status = await self.client.call("memory.status", {"task_id": self.task["task_id"]})
+            status = await self._resuming("memory.status", {"task_id": self.task["task_id"]})
         except RpcError as exc:
-            if exc.data_code == "task_not_found" and await self.resume():
-                return await self._stale()
             return exc.data_code in ("task_not_found", "policy_denied")
         except (ConnectError, ConnectionLost, BadReply, TimeoutError):
             # memoryd is away for now: keep the tools; a call will say so.
@@ -337,6 +335,16 @@ class Bridge:
         except (ConnectError, RpcError, ConnectionLost, BadReply, TimeoutError):
             return False
         return True
+
+    async def _resuming(self, method: str, params: dict[str, Any]) -> Any:
+        """One call on the task; on ``task_not_found`` the token is shown once
+        more (``resume``) and the call repeated once."""
+        try:
+            return await self.client.call(method, params)
+        except RpcError as exc:
+            if exc.data_code != "task_not_found" or not await self.resume():
+                raise
+        return await self.client.call(method, params)
 
     async def refresh(self) -> bool:
         """Re-begin the task if the grants changed; True when the tools offered
@@ -438,14 +446,10 @@ class Bridge:
         # repeat with the first answer instead of acting twice. A new
         # connection (after an idle close or a restart) has not shown the
         # token yet: on task_not_found it is shown once, then the call repeats.
-        broken = resumed = False
+        broken = False
         while True:
             try:
-                return await self.client.call(spec.method, params)
-            except RpcError as exc:
-                if exc.data_code != "task_not_found" or resumed or not await self.resume():
-                    raise
-                resumed = True
+                return await self._resuming(spec.method, params)
             except ConnectError as exc:
                 raise _not_running(exc) from None
             except (ConnectionLost, TimeoutError) as exc:
