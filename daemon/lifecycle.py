@@ -55,8 +55,10 @@ log = structlog.get_logger()
 BATCH = 100
 JOURNAL_FILTER = "memory.journal"
 
-# Test-only failure switches (env MEMORYD_TEST_RECEIPT_FAULTS, read in
-# daemon/cli.py only). Each stands for a real failure the receipt states must survive.
+# Failures a test may inject through the in-process seam (tests/inproc.py
+# builds ``Lifecycle(app, faults=...)``); ``memoryd serve`` never sets any and
+# reads no switch from its environment. Each stands for a real failure the
+# receipt states must survive.
 FAULTS: dict[str, str] = {
     "defer_receipts": "do not settle a receipt after its removal (it stays pending)",
     "checkpoint_busy": "report the WAL checkpoint as not completed",
@@ -79,16 +81,6 @@ _UNDOABLE_STATUS: dict[str, str] = {
 }
 
 Handler = Callable[[CallContext, Any], Awaitable[Any]]
-
-
-def parse_faults(text: str | None) -> frozenset[str]:
-    """The fault switches named in ``text`` (comma separated); unknown names refused."""
-    names = frozenset(n.strip() for n in (text or "").split(",") if n.strip())
-    unknown = names - FAULTS.keys()
-    if unknown:
-        # Refused loudly: a mistyped switch must not quietly test nothing.
-        raise SystemExit(f"memoryd: MEMORYD_TEST_RECEIPT_FAULTS names one of {sorted(FAULTS)}")
-    return names
 
 
 # --- retention -----------------------------------------------------------------
@@ -377,6 +369,12 @@ class Lifecycle:
 
     app: App
     faults: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        # Refused loudly: a mistyped fault must not quietly test nothing.
+        unknown = self.faults - FAULTS.keys()
+        if unknown:
+            raise ValueError(f"unknown lifecycle faults; known: {sorted(FAULTS)}")
 
     def methods(self) -> list[tuple[str, type, Handler]]:
         return [
