@@ -428,14 +428,12 @@ class App:
         )
 
     async def _finish_receipts(self, result: schema.WriteResult) -> None:
+        if self.finish_receipt is None:
+            return  # nothing proves the removal: its receipts stay pending
         receipts = result.receipts or ([result.receipt] if result.receipt else [])
         for receipt in receipts:
             if receipt.status == "pending":
-                def verify(tx: Tx, rid: str = receipt.receipt_id) -> schema.ReceiptOut:
-                    return reads.verify_removal(tx, rid, fmt(self._now()))
-
-                updated = await (self.finish_receipt(receipt.receipt_id)
-                                 if self.finish_receipt is not None else self.store.run(verify))
+                updated = await self.finish_receipt(receipt.receipt_id)
                 receipt.status = updated.status
                 receipt.updated_at = updated.updated_at
 
@@ -669,7 +667,7 @@ class App:
     ranker: Ranker | None = None
     ranker_reason: str = "extra_not_installed"
     # Settles a delete receipt after its removal committed (daemon/lifecycle.py
-    # installs it); without one, the store is only re-read.
+    # installs it); without one, receipts stay pending.
     finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None
     # External memory (daemon/projection.py, installed by daemon/cli.py): the
     # status section and external recall ask it; None means off.

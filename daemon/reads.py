@@ -2,8 +2,9 @@
 ``memory.receipt``, ``memory.status``, receipts after removal, and audit export.
 
 Owns: what a caller may see and in what shape. Listing cursors are opaque,
-signed with the per-home MAC key, and bound to the owner, the exact filters
-and this daemon run; anything else is ``cursor_invalid``, never page one.
+sealed under a key derived from the per-home secret (daemon/cursors.py), and
+bound to the owner, the exact filters and this daemon run; anything else is
+``cursor_invalid``, never page one.
 
 Invariants:
 - every read goes through a ``View``: one owner, and on the agent channel only
@@ -92,13 +93,13 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         if cur.owner != view.owner or cur.boot != boot_id:
             raise CursorError("cursor_invalid")
         try:
-            signed = msgspec.json.decode(cur.filters, type=schema.MemoryList)
+            sealed = msgspec.json.decode(cur.filters, type=schema.MemoryList)
         except msgspec.DecodeError:
             raise CursorError("cursor_invalid") from None
         # The task id and identity in the filters must match the caller's view.
-        if signed.task_id != p.task_id or signed.identity != p.identity:
+        if sealed.task_id != p.task_id or sealed.identity != p.identity:
             raise CursorError("cursor_invalid")
-        p = signed
+        p = sealed
         after = (cur.after_title, cur.after_id)
         after_score = cur.after_score
     else:
@@ -250,30 +251,6 @@ def new_receipt(tx: Tx, owner: str, entry_id: str, now: str) -> schema.ReceiptOu
             " VALUES (?, ?, ?, 'pending', ?, ?)", (receipt_id, owner, entry_id, now, now))
     return schema.ReceiptOut(receipt_id=receipt_id, entry_id=entry_id, status="pending",
                              created_at=now, updated_at=now)
-
-
-def verify_removal(tx: Tx, receipt_id: str, now: str) -> schema.ReceiptOut:
-    """Re-read the primary store after the removal committed; verified only if no trace."""
-    row = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (receipt_id,))
-    assert row is not None
-    entry = tx.one("SELECT title, body, summary, status FROM entries WHERE id = ?",
-                   (row["entry_id"],))
-    leftovers = tx.one("SELECT count(*) AS n FROM revisions WHERE entry_id = ? AND"
-                       " (body IS NOT NULL OR title IS NOT NULL OR summary IS NOT NULL)",
-                       (row["entry_id"],))
-    clean = (entry is not None and entry["status"] == "removed" and not entry["title"]
-             and not entry["body"] and not entry["summary"]
-             and leftovers is not None and leftovers["n"] == 0)
-    status = "verified" if clean else "incomplete"
-    tx.exec("UPDATE receipts SET status = ?, updated_at = ? WHERE receipt_id = ?",
-            (status, now, receipt_id))
-    tx.audit("receipt", now, subject={"owner": row["owner"]}, entry_ids=[row["entry_id"]],
-             details={"receipt_id": receipt_id, "status": status})
-    out = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (receipt_id,))
-    assert out is not None
-    return schema.ReceiptOut(receipt_id=out["receipt_id"], entry_id=out["entry_id"],
-                             status=out["status"], created_at=out["created_at"],
-                             updated_at=out["updated_at"])
 
 
 def receipt(tx: Tx, view: View, receipt_id: str,
