@@ -9,17 +9,17 @@ daemon/lifecycle.py FAULTS).
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
 import pytest
+import structlog
 
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, running
-from tests.inproc import InProcess, composed
+from tests.inproc import FakeClock, InProcess, composed
 
 T = TypeVar("T")
 
@@ -40,10 +40,12 @@ def remove(c: Client, e: dict[str, Any]) -> dict[str, Any]:
                                    "expected_revision": e["revision"]})
 
 
-def hits(d: Daemon, needles: list[bytes]) -> list[str]:
-    """Files under the home (and the log) holding any needle."""
+def hits(d: Daemon | Path, needles: list[bytes]) -> list[str]:
+    """Files under the home (and the daemon's log) holding any needle; ``d`` is
+    a daemon or the home of one composed in-process."""
+    home, log = (d, []) if isinstance(d, Path) else (d.home, [d.log_path])
     found = []
-    for path in [*sorted(p for p in d.home.rglob("*") if p.is_file()), d.log_path]:
+    for path in [*sorted(p for p in home.rglob("*") if p.is_file()), *log]:
         try:
             data = Path(path).read_bytes()
         except OSError:
@@ -91,31 +93,57 @@ def test_removed_text_is_gone_from_every_file_under_the_home(d: Daemon) -> None:
     assert hits(d, needles) == []
 
 
-@pytest.mark.parametrize("how", ["deny", "expire"])
-def test_a_denied_or_expired_proposal_leaves_no_text_in_any_file(how: str) -> None:
-    """As removal does: deny and expiry drop the proposal and truncate the WAL."""
+def test_a_denied_proposal_leaves_no_text_in_any_file() -> None:
+    """As removal does: a denial drops the proposal and truncates the WAL."""
     canary = "zq" + secrets.token_hex(12)
     needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
-    with running(config="pending_ttl_days = 0.00002\n" if how == "expire" else None) as d:
+    with running() as d:
         with d.control() as c, d.agent() as a:
             enable_consent(c)
             task = a.call("task.begin", {})["task_id"]
-            pending = a.call("memory.write", {"task_id": task, "action": "add", "entry": entry(
-                title=f"Canary {canary}", body=f"Proposed {canary} text.",
-                summary=f"card {canary}", basis={"kind": "human", "note": f"from {canary}"},
-                validity={"check": f"ask about {canary}"})})
+            pending = a.call("memory.write", {"task_id": task, "action": "add",
+                                              "entry": canary_entry(canary)})
             assert pending["outcome"] == "pending"
             assert hits(d, needles)  # the proposal is stored until decided
-            if how == "deny":
-                c.call("governance.action.deny", {"action_id": pending["action_id"]})
-            else:
-                deadline = time.monotonic() + 20
-                while c.call("governance.action.get", {"action_id": pending["action_id"]})[
-                        "status"] == "pending" and time.monotonic() < deadline:
-                    time.sleep(0.2)
+            c.call("governance.action.deny", {"action_id": pending["action_id"]})
             status = c.call("governance.action.get", {"action_id": pending["action_id"]})
-            assert status["status"] == ("denied" if how == "deny" else "expired")
+            assert status["status"] == "denied"
             assert hits(d, needles) == []
+
+
+def test_an_expired_proposal_leaves_no_text_in_any_file(tmp_path: Path) -> None:
+    """Expiry drops the proposal as a denial does; on the in-process seam, the
+    fake clock moves past ``pending_ttl_days`` instead of waiting for it."""
+    canary = "zq" + secrets.token_hex(12)
+    needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
+    home, clock = tmp_path / "h", FakeClock()
+
+    async def go() -> None:
+        with composed(home, clock=clock, config="pending_ttl_days = 1\n") as daemon:
+            consent = await daemon.call("control", "consent.get", {})
+            await daemon.call("control", "consent.set", {
+                "read": True, "contribute": True, "version": consent["version"]})
+            task = (await daemon.call("agent", "task.begin", {}))["task_id"]
+            pending = await daemon.call("agent", "memory.write", {
+                "task_id": task, "action": "add", "entry": canary_entry(canary)})
+            assert pending["outcome"] == "pending"
+            assert hits(home, needles)
+            clock.advance(days=1, seconds=1)
+            status = await daemon.call("control", "governance.action.get",
+                                       {"action_id": pending["action_id"]})
+            assert status["status"] == "expired"
+            assert hits(home, needles) == []
+
+    with structlog.testing.capture_logs() as logs:
+        anyio.run(go, backend="asyncio")
+    assert logs, "nothing was logged: the check below would hold vacuously"
+    assert canary[6:] not in repr(logs)
+
+
+def canary_entry(canary: str) -> dict[str, Any]:
+    return entry(title=f"Canary {canary}", body=f"Proposed {canary} text.",
+                 summary=f"card {canary}", basis={"kind": "human", "note": f"from {canary}"},
+                 validity={"check": f"ask about {canary}"})
 
 
 def test_removed_entry_keeps_a_tombstone_without_text(d: Daemon) -> None:
