@@ -37,6 +37,7 @@ import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
+from memoryd.audit.packing import pack_body, pack_hash, row_of, stored_of, unpack_hash
 from memoryd.daemon import projection_outbox, search, vectors
 from memoryd.kernel.errors import Unavailable
 
@@ -45,7 +46,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class StoreVersionError(Exception):
@@ -75,8 +76,46 @@ def _migrate_2_to_3(conn: apsw.Connection) -> None:
     vectors.install(conn)
 
 
+def _migrate_3_to_4(conn: apsw.Connection) -> None:
+    # Version 4 keeps audit rows packed (audit/packing.py: the body deflated,
+    # the hash as 32 bytes) and no second copy of an entry's live text in
+    # revisions (a revision row is written when a change replaces it:
+    # REVISION_TRIGGER). The audit table is rebuilt row by row, in seq order,
+    # each body unpacked back to the bytes that were hashed first; with
+    # secure_delete on, the old table's pages are zeroed as they are freed.
+    conn.execute("ALTER TABLE audit RENAME TO audit_v3")
+    conn.execute(AUDIT_TABLE)
+    cursor = conn.cursor()
+    cursor.row_trace = None
+    insert = conn.cursor()
+    for seq, body, hsh in cursor.execute("SELECT seq, body, hash FROM audit_v3 ORDER BY seq"):
+        # Only canonical JSON is packed (a row already packed stays as it
+        # is); packing is lossless, so a damaged row stays exactly as damaged
+        # and verification goes on reporting it at its own seq.
+        packed = pack_body(body) if isinstance(body, bytes) and body[:1] == b"{" else body
+        try:
+            hsh = pack_hash(hsh) if isinstance(hsh, str) and len(hsh) == 64 else hsh
+        except ValueError:  # not hex: kept as it is, a mismatch for the verifier
+            pass
+        insert.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", (seq, packed, hsh))
+    conn.execute("DROP TABLE audit_v3")
+    # A revision row equal to the entry's live revision was that copy.
+    conn.execute("DELETE FROM revisions WHERE EXISTS (SELECT 1 FROM entries AS e"
+                 " WHERE e.id = revisions.entry_id AND e.revision = revisions.revision)")
+    for name in DROPPED_INDEXES:
+        conn.execute(f"DROP INDEX IF EXISTS {name}")
+
+
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
-    1: _migrate_1_to_2, 2: _migrate_2_to_3}
+    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
+
+# Indexes an older schema made that no query needs (docs/design.md names the
+# query each kept index serves).
+DROPPED_INDEXES: tuple[str, ...] = ()
+
+# One row per event (audit/chain.py's StoredEvent) in audit/packing.py's form.
+AUDIT_TABLE = ("CREATE TABLE IF NOT EXISTS audit("
+               "seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash BLOB NOT NULL)")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -145,7 +184,6 @@ CREATE TABLE IF NOT EXISTS idempotency(
 CREATE TABLE IF NOT EXISTS receipts(
   receipt_id TEXT PRIMARY KEY, owner TEXT NOT NULL, entry_id TEXT NOT NULL,
   status TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS audit(seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS checkpoints(
   seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, ts TEXT NOT NULL, signature TEXT NOT NULL,
   public_key TEXT NOT NULL);
@@ -203,6 +241,21 @@ WHEN old.status = 'active' BEGIN
     WHERE owner = old.owner AND target = old.target AND scope = old.scope;
 END;
 """  # noqa: S608 (the SQL is built from our own column names only)
+# A revision row keeps text an entry no longer holds, for memory.undo of a
+# replace: when a change rewrites an entry's content, the revision it leaves
+# is kept. An added entry's text is in entries alone (no copy), and a removal
+# keeps nothing (destroy() empties the rows it left before).
+REVISION_TRIGGER = """
+DROP TRIGGER IF EXISTS entries_revision_au;
+CREATE TRIGGER entries_revision_au
+AFTER UPDATE OF type, title, body, summary, basis, validity ON entries
+WHEN new.status <> 'removed' BEGIN
+  INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary, basis,
+    validity, content_hash, created_at)
+  VALUES (old.id, old.revision, old.type, old.title, old.body, old.summary, old.basis,
+    old.validity, old.content_hash, old.updated_at);
+END;
+"""
 RECOUNT_USAGE = f"""
 DELETE FROM scope_usage;
 INSERT INTO scope_usage(owner, target, scope, active_bytes)
@@ -315,10 +368,7 @@ class Tx:
         if isinstance(subject, dict):
             subject = EventSubject(**subject)
         event, stored = next_stored(self._head, kind, ts, subject=subject, **fields)
-        self.conn.execute(
-            "INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)",
-            (stored.seq, stored.body, stored.hash),
-        )
+        self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", row_of(stored))
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
         self.events.append(event)
         return event
@@ -455,7 +505,9 @@ class SqliteStore:
         with self.conn:
             _upgrade(self.conn)
             self.conn.execute(SCHEMA)
+            self.conn.execute(AUDIT_TABLE)
             self.conn.execute(USAGE_TRIGGERS)
+            self.conn.execute(REVISION_TRIGGER)
             counted: list[Any] = self.conn.execute(
                 "SELECT value FROM meta WHERE key = 'usage_counts'").fetchall()
             if counted != [{"value": USAGE_COUNTS}]:  # rows are dicts (the row tracer)
@@ -519,7 +571,7 @@ class SqliteStore:
         cursor = conn.cursor()
         cursor.row_trace = None
         for seq, hsh in cursor.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"):
-            return ChainHead(seq=seq, hash=hsh)
+            return ChainHead(seq=seq, hash=unpack_hash(hsh))
         return EMPTY_HEAD
 
     @property
@@ -744,7 +796,7 @@ class SqliteStore:
                 for seq, body, hsh in cursor.execute(
                     "SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq", (after_seq,)
                 ):
-                    yield StoredEvent(seq, bytes(body), hsh)
+                    yield stored_of(seq, bytes(body), hsh)
             finally:
                 conn.execute("ROLLBACK")
         finally:
