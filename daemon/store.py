@@ -110,8 +110,10 @@ MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
     1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
-# query each kept index serves).
-DROPPED_INDEXES: tuple[str, ...] = ()
+# query each kept index serves). entries_scope(owner, target, scope, status)
+# only answered what entries_listing, which starts with owner and holds
+# every filter column, answers from the same pages.
+DROPPED_INDEXES: tuple[str, ...] = ("entries_scope",)
 
 # One row per event (audit/chain.py's StoredEvent) in audit/packing.py's form.
 AUDIT_TABLE = ("CREATE TABLE IF NOT EXISTS audit("
@@ -148,7 +150,6 @@ CREATE TABLE IF NOT EXISTS entries(
   evidence_hash TEXT, archive_reason TEXT, status_at TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
   ON entries(owner, target, scope, title) WHERE status = 'active';
-CREATE INDEX IF NOT EXISTS entries_scope ON entries(owner, target, scope, status);
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
 -- memory.list pages in (title, id) order: walking this index yields rows in
 -- page order and holds every column the listing filters on, so a page costs

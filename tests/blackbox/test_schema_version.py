@@ -125,6 +125,7 @@ def _as_version_3(db: Path) -> None:
                 "INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary,"
                 " basis, validity, content_hash, created_at) SELECT id, revision, type, title,"
                 " body, summary, basis, validity, content_hash, updated_at FROM entries")
+            conn.execute("CREATE INDEX entries_scope ON entries(owner, target, scope, status)")
             conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     finally:
         conn.close()
@@ -136,6 +137,15 @@ def _audit_forms(db: Path) -> set[tuple[bytes, int]]:
     try:
         return {(bytes(body)[:1], len(hsh)) for body, hsh in
                 conn.execute("SELECT body, hash FROM audit")}
+    finally:
+        conn.close()
+
+
+def _index_names(db: Path) -> set[str]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {str(r[0]) for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index'")}
     finally:
         conn.close()
 
@@ -176,6 +186,7 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
             # The copies of live revisions are gone; the replaced text stays
             # (the undo of the replace needs it).
             assert _revision_rows(db) == 1
+            assert "entries_scope" not in _index_names(db)  # no query needed it
             undone = c.call("memory.undo", {"operation_id": replaced["operation_id"]})
             assert [e["title"] for e in undone["entries"]] == ["first words"]
             got = c.call("memory.read", {"ids": [added["id"]]})["entries"][0]
