@@ -157,10 +157,13 @@ CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
 CREATE INDEX IF NOT EXISTS entries_listing
   ON entries(owner, title, id, target, scope, status, expires_at);
 -- Active stored bytes per namespace, for the scope budget checked on every
--- write (triggers in USAGE_TRIGGERS keep it in step).
+-- write, and the active entries' count and length in characters (title +
+-- summary + body): BM25's statistics for recall (search.view_stats).
+-- Triggers in USAGE_TRIGGERS keep them in step.
 CREATE TABLE IF NOT EXISTS scope_usage(
   owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
-  active_bytes INTEGER NOT NULL, PRIMARY KEY(owner, target, scope)) WITHOUT ROWID;
+  active_bytes INTEGER NOT NULL, active_docs INTEGER NOT NULL DEFAULT 0,
+  active_chars INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(owner, target, scope)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS revisions(
   entry_id TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT, title TEXT, body TEXT,
   summary TEXT, basis TEXT, validity TEXT, content_hash TEXT NOT NULL,
@@ -212,33 +215,42 @@ def _stored(row: str) -> str:
 # undo, expiry, removal, gc), so the check costs one lookup, not a sum over
 # the scope. They are dropped and made again at every open, and the totals
 # recounted when the way of counting changed (USAGE_COUNTS in meta).
-USAGE_COUNTS = "all_text_columns"
+def _chars(row: str) -> str:
+    """SQL for an entry's length as BM25 measures it: characters of its text."""
+    return f"length({row}.title) + length({row}.summary) + length({row}.body)"
+
+
+USAGE_COUNTS = "all_text_columns,docs,chars"
 USAGE_TRIGGERS = f"""
 DROP TRIGGER IF EXISTS entries_usage_ai;
 DROP TRIGGER IF EXISTS entries_usage_au;
 DROP TRIGGER IF EXISTS entries_usage_ad;
 CREATE TRIGGER entries_usage_ai AFTER INSERT ON entries
 WHEN new.status = 'active' BEGIN
-  INSERT INTO scope_usage(owner, target, scope, active_bytes)
-    VALUES (new.owner, new.target, new.scope, {_stored("new")})
+  INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_chars)
+    VALUES (new.owner, new.target, new.scope, {_stored("new")}, 1, {_chars("new")})
     ON CONFLICT(owner, target, scope) DO UPDATE
-    SET active_bytes = active_bytes + excluded.active_bytes;
+    SET active_bytes = active_bytes + excluded.active_bytes,
+        active_docs = active_docs + 1, active_chars = active_chars + excluded.active_chars;
 END;
 CREATE TRIGGER entries_usage_au
 AFTER UPDATE OF status, title, body, summary, basis, validity, owner, target, scope ON entries
 WHEN old.status = 'active' OR new.status = 'active' BEGIN
-  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")})
+  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")}),
+      active_docs = active_docs - 1, active_chars = active_chars - ({_chars("old")})
     WHERE old.status = 'active'
       AND owner = old.owner AND target = old.target AND scope = old.scope;
-  INSERT INTO scope_usage(owner, target, scope, active_bytes)
-    SELECT new.owner, new.target, new.scope, {_stored("new")}
+  INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_chars)
+    SELECT new.owner, new.target, new.scope, {_stored("new")}, 1, {_chars("new")}
     WHERE new.status = 'active'
     ON CONFLICT(owner, target, scope) DO UPDATE
-    SET active_bytes = active_bytes + excluded.active_bytes;
+    SET active_bytes = active_bytes + excluded.active_bytes,
+        active_docs = active_docs + 1, active_chars = active_chars + excluded.active_chars;
 END;
 CREATE TRIGGER entries_usage_ad AFTER DELETE ON entries
 WHEN old.status = 'active' BEGIN
-  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")})
+  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")}),
+      active_docs = active_docs - 1, active_chars = active_chars - ({_chars("old")})
     WHERE owner = old.owner AND target = old.target AND scope = old.scope;
 END;
 """  # noqa: S608 (the SQL is built from our own column names only)
@@ -259,8 +271,8 @@ END;
 """
 RECOUNT_USAGE = f"""
 DELETE FROM scope_usage;
-INSERT INTO scope_usage(owner, target, scope, active_bytes)
-  SELECT owner, target, scope, sum({_stored("entries")})
+INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_chars)
+  SELECT owner, target, scope, sum({_stored("entries")}), count(*), sum({_chars("entries")})
   FROM entries WHERE status = 'active' GROUP BY owner, target, scope;
 """  # noqa: S608 (the SQL is built from our own column names only)
 
@@ -507,6 +519,12 @@ class SqliteStore:
             _upgrade(self.conn)
             self.conn.execute(SCHEMA)
             self.conn.execute(AUDIT_TABLE)
+            columns = {str(r["name"]) for r in self.conn.execute(
+                "PRAGMA table_info(scope_usage)")}  # rows are dicts (the row tracer)
+            for column in ("active_docs", "active_chars"):
+                if column not in columns:  # a store from before recall's totals
+                    self.conn.execute(f"ALTER TABLE scope_usage ADD COLUMN {column}"
+                                      " INTEGER NOT NULL DEFAULT 0")
             self.conn.execute(USAGE_TRIGGERS)
             self.conn.execute(REVISION_TRIGGER)
             counted: list[Any] = self.conn.execute(
