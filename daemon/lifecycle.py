@@ -339,7 +339,6 @@ def apply_undo(tx: Tx, owner: str, steps: list[_Step], limits: writes.Limits,
                                    body=old["body"], summary=old["summary"], basis=old["basis"],
                                    validity=old["validity"], content_hash=old["content_hash"],
                                    **_renewal(row, now_dt))
-            writes._save_revision(tx, after, now)
         else:  # supersede (the old entry) or archive: it becomes active again
             writes._check_title(tx, owner, op, row["title"], row["id"])
             writes._check_budget(tx, owner, op, len(row["body"].encode()), limits)

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from memoryd.audit.chain import StoredEvent, from_stored
+from memoryd.audit.chain import from_stored
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.audit.packing import stored_of
 from memoryd.daemon import search
 from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View, load, redact_secrets, to_wire
@@ -349,6 +350,6 @@ def export(tx: Tx, after_seq: int, limit: int) -> dict[str, Any]:
                   (after_seq, limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
-    events = [msgspec.to_builtins(from_stored(StoredEvent(r["seq"], bytes(r["body"]), r["hash"])))
+    events = [msgspec.to_builtins(from_stored(stored_of(r["seq"], bytes(r["body"]), r["hash"])))
               for r in rows]
     return {"events": events, "next_after_seq": rows[-1]["seq"] if more else None}

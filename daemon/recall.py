@@ -161,14 +161,18 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
              + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in spaces) + ")")
     args: tuple[Any, ...] = (task.owner, now, *(x for pair in spaces for x in pair))
     plan = search.plan(tx, intent, where, args)
+    # BM25's statistics of this very view, from running totals (no scan).
+    stats = search.view_stats(tx, task.owner, spaces, now) if plan.match is not None else None
     if app.ranker is None:
-        rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS)
+        rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS,
+                             stats=stats)
         ranking: dict[str, Any] = {"ranker": "lexical", "reason": app.ranker_reason}
     else:
         # Hybrid: the same filter, lexical and vector candidates fused
         # (daemon/hybrid.py); everything below applies unchanged.
         rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, task.owner,
-                                          spaces, qvec, columns=_CANDIDATE_COLUMNS)
+                                          spaces, qvec, columns=_CANDIDATE_COLUMNS,
+                                          stats=stats)
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()

@@ -422,14 +422,6 @@ def _current(tx: Tx, view: View, op: Op, conflict_code: str,
     return row
 
 
-def _save_revision(tx: Tx, row: dict[str, Any], now: str) -> None:
-    tx.exec(
-        "INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary, basis,"
-        " validity, content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (row["id"], row["revision"], row["type"], row["title"], row["body"], row["summary"],
-         row["basis"], row["validity"], row["content_hash"], now))
-
-
 def _insert(tx: Tx, owner: str, op: Op, prov: Provenance, now_dt: datetime) -> dict[str, Any]:
     assert op.entry is not None
     e = op.entry
@@ -450,7 +442,6 @@ def _insert(tx: Tx, owner: str, op: Op, prov: Provenance, now_dt: datetime) -> d
     cols = ", ".join(row)
     tx.exec(f"INSERT INTO entries({cols}) VALUES ({', '.join('?' * len(row))})",  # noqa: S608 (column names are ours)
             tuple(row.values()))
-    _save_revision(tx, row, now)
     return row
 
 
@@ -520,7 +511,6 @@ def apply_ops(
                 eligible=int(proposal.provenance.eligible),
                 evidence_hash=proposal.provenance.evidence_hash,
             )
-            _save_revision(tx, row, now)
             rows.append(row)
             items.append(_item(op, cur, row))
         elif op.action == "supersede":
