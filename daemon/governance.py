@@ -6,6 +6,7 @@ the one content scan (``scan``, at proposal and at approval time), and the
 kernel's decision over a proposal (``decide_ops``)::
 
     before the writer:  draft (summaries, content hashes, provenance) → scan
+    (control.sock: resolve → decide here too; an agent's wait for its task)
     in one writer transaction:
         caller → replay? → resolve → decide →
             deny | reject  → audit the decision / rejection → Refusal
@@ -21,8 +22,9 @@ daemon/undo.py, entry rows in daemon/entries.py.
 
 Invariants:
 - work that needs no store happens before the writer's transaction or after
-  it: the writer runs the SQL, the kernel's decision on what that transaction
-  read (the task, its grants), and the audit chain;
+  it: the writer runs the SQL, the audit chain, and only the decisions that
+  depend on what that transaction read (an agent's task and grants); a
+  control-channel write and an approval are decided before it;
 - the idempotency key is checked before anything else in the transaction; a
   malformed call is found while drafting but refused only after it, in the
   order of the call's fields;
@@ -98,14 +100,14 @@ class Refusal:
     fields: dict[str, Any] = field(default_factory=dict)  # ids and rule ids only
 
 
-def _policy_denied(verdict: writes.Verdict, **details: Any) -> Denied:
+def _policy_denied(verdict: Verdict, **details: Any) -> Denied:
     return Denied("policy_denied", details={
         "decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids), **details})
 
 
-def control_caller(owner: str) -> writes.Caller:
+def control_caller(owner: str) -> Caller:
     """The operator writing for ``owner`` on control.sock (no task, sees all scopes)."""
-    return writes.Caller(
+    return Caller(
         subject=Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner, task_id=None),
         view=View(owner, None), default_scope="default", user_scope=tasks.user_scope(owner),
         channel="control", read_allowed=True,
@@ -358,7 +360,6 @@ def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
     return hasher.content(_canonical.encode(body).decode())
 
 
-
 @dataclass
 class Governance:
     """The governed write methods, over the collaborators they need."""
@@ -377,7 +378,7 @@ class Governance:
     def _limits(self) -> writes.Limits:
         return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
 
-    async def _scan(self, proposal: writes.Proposal) -> ScanVerdict:
+    async def _scan(self, proposal: Proposal) -> ScanVerdict:
         """The one content scan, before the writer: on the loop when small."""
         limit = self.config.entry_max_bytes
         if scan_size(proposal) <= INLINE_SCAN_CHARS:
@@ -406,7 +407,7 @@ class Governance:
     # -- the caller -------------------------------------------------------------
 
     def _agent_caller(self, tx: Tx, ctx: CallContext, p: schema.MemoryWrite,
-                      now: str) -> writes.Caller:
+                      now: str) -> Caller:
         """The task writing on agent.sock, read in the writer's transaction: a
         revoked token, ended task or withdrawn consent that committed before
         is seen here (the decision is made on what this transaction read)."""
@@ -425,7 +426,7 @@ class Governance:
                              method="memory.write")
         if call.always_on is not None and call.effect is Effect.DENY:
             raise gate.refusal(call)
-        return writes.Caller(
+        return Caller(
             subject=subject, view=view, default_scope=task.scopes[0],
             user_scope=task.user_scope, channel="agent",
             read_allowed="memory.read" in task.grants, task_id=task.task_id,
@@ -434,8 +435,8 @@ class Governance:
 
     # -- the shared tail: outcome, propose | apply --------------------------------
 
-    def _outcome(self, tx: Tx, caller: writes.Caller, proposal: writes.Proposal,
-                 verdict: writes.Verdict, scanned: ScanVerdict,
+    def _outcome(self, tx: Tx, caller: Caller, proposal: Proposal,
+                 verdict: Verdict, scanned: ScanVerdict,
                  now_dt: datetime) -> writes.Written | Refusal:
         now = fmt(now_dt)
         if verdict.effect is Effect.DENY:
@@ -475,10 +476,21 @@ class Governance:
         drafted = draft(p, ctx.channel, self.hasher)
         scanned = (ScanVerdict(None) if drafted.malformed
                    else await self._scan(drafted.proposal))
-        # On control.sock the caller needs no store: resolved here, not in the writer.
+        policy = self.policy()
+        # On control.sock nothing the decision reads is in the store (no task,
+        # no grants): the caller is resolved and the call decided here, not in
+        # the writer. A call that resolve refuses is left to the transaction,
+        # which refuses it after the idempotency check, as for any caller.
         control = (control_caller(self.owner_for_control(p.identity))
                    if ctx.channel != "agent" else None)
-        policy = self.policy()
+        decided: tuple[Proposal, Verdict] | None = None
+        if control is not None and not drafted.malformed:
+            try:
+                resolved = resolve(drafted, control)
+            except MemorydError:
+                pass
+            else:
+                decided = resolved, decide_ops(control, resolved.ops, policy)
         read_allowed = True
 
         def run(tx: Tx) -> writes.Written | Refusal:
@@ -491,8 +503,11 @@ class Governance:
                                                   caller.view, read_allowed=read_allowed)
                 if replay is not None:
                     return replay
-            proposal = resolve(drafted, caller)
-            verdict = decide_ops(caller, proposal.ops, policy)
+            if decided is not None:
+                proposal, verdict = decided
+            else:
+                proposal = resolve(drafted, caller)
+                verdict = decide_ops(caller, proposal.ops, policy)
             out = self._outcome(tx, caller, proposal, verdict, scanned, now_dt)
             if isinstance(out, writes.Written):
                 writes.remember(tx, owner, p.idempotency_key, rhash, out, now)
@@ -521,24 +536,27 @@ class Governance:
         now = fmt(now_dt)
         # Content rules may have tightened since the proposal: it is scanned
         # again, before the writer, by the same scan that passed it.
-        _row, _caller, pending = await self.store.run(
+        read, caller, proposal = await self.store.run(
             lambda tx: actions.load_pending(tx, p.action_id, now), write=False)
-        scanned = await self._scan(pending)
+        scanned = await self._scan(proposal)
         policy = self.policy()
-        read_allowed = True
+        # Decided again under the policy in force: a rule added since it was
+        # proposed must hold for its approval too. Only a deny refuses:
+        # requires_approval is exactly what this call gives. The decision reads
+        # only the stored proposal, which the writer checks is still the one
+        # decided here.
+        again = decide_ops(caller, proposal.ops, policy)
+        verdict = Verdict(
+            decision_id=random_id("dec"), effect=Effect.ALLOW, rule_ids=(), explicit=True,
+            policy_hash=policy.hash,
+            resources=tuple(op.resource().canonical() for op in proposal.ops))
 
         def run(tx: Tx) -> writes.Written | Refusal:
-            nonlocal read_allowed
-            row, caller, proposal = actions.load_pending(tx, p.action_id, now)
-            if row["proposal_key"] != _row["proposal_key"]:
-                # Not the proposal that was scanned (it cannot change while
-                # pending; fail closed if it somehow did).
+            row, _caller, _proposal = actions.load_pending(tx, p.action_id, now)
+            if row["proposal_key"] != read["proposal_key"]:
+                # Not the proposal that was scanned and decided (it cannot
+                # change while pending; fail closed if it somehow did).
                 raise Conflict("decision_stale")
-            read_allowed = caller.read_allowed
-            # Decided again under the policy in force: a rule added since it
-            # was proposed must hold for its approval too. Only a deny
-            # refuses: requires_approval is exactly what this call gives.
-            again = decide_ops(caller, proposal.ops, policy)
             if again.effect is Effect.DENY:
                 # Refused, and the action stays pending (docs/decisions.md):
                 # the operator may deny it, or change the policy and approve again.
@@ -550,10 +568,6 @@ class Governance:
                     "approval_refused",
                     {"action_id": p.action_id, "decision_id": again.decision_id,
                      "rule_ids": list(again.rule_ids)})
-            verdict = writes.Verdict(
-                decision_id=random_id("dec"), effect=Effect.ALLOW, rule_ids=(), explicit=True,
-                policy_hash=policy.hash,
-                resources=tuple(op.resource().canonical() for op in proposal.ops))
             if scanned.error is not None:
                 # Stays pending, like a refused approval; the rejection is on record.
                 writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now)
@@ -573,7 +587,7 @@ class Governance:
 
         written = await self._commit(run)
         log.info("action_approved", action_id=p.action_id, operation_id=written.operation_id)
-        return await self._answer(written, read_allowed, now)
+        return await self._answer(written, caller.read_allowed, now)
 
     async def deny(self, ctx: CallContext, p: schema.ActionDeny) -> dict[str, Any]:
         await self.expire_actions()
