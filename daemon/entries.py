@@ -235,3 +235,19 @@ def destroy(tx: Tx, entry_id: str, now: str) -> dict[str, Any]:
                   validity=None, archive_reason=None, status="removed",
                   revision=row["revision"] + 1, updated_at=now, status_at=now,
                   evidence_hash=None)
+
+
+def promote(tx: Tx, entry_id: str) -> None:
+    """The operator vouches for an entry: it becomes the user's, eligible for recall."""
+    tx.exec("UPDATE entries SET source = 'user', eligible = 1, evidence_hash = NULL"
+            " WHERE id = ?", (entry_id,))
+
+
+def note_use(tx: Tx, entry_ids: list[str], now: str) -> None:
+    """Count a recall of ``entry_ids``: use, not renewal (expiry and
+    ``updated_at`` stay, and no new revision is made)."""
+    if not entry_ids:
+        return
+    marks = ",".join("?" * len(entry_ids))
+    tx.exec(f"UPDATE entries SET use_count = use_count + 1, last_used_at = ?"  # noqa: S608 (placeholders only)
+            f" WHERE id IN ({marks})", (now, *entry_ids))
