@@ -168,7 +168,7 @@ class Checkpointer:
         def run(tx: Tx) -> Checkpoint:
             # The transaction's own head is the true newest event (the store may
             # commit several jobs together; its committed head can lag).
-            cp = sign_checkpoint(key, tx._head, ts)
+            cp = sign_checkpoint(key, tx.head, ts)
             tx.exec("INSERT OR REPLACE INTO checkpoints(seq, hash, ts, signature, public_key)"
                     " VALUES (?, ?, ?, ?, ?)", (cp.seq, cp.hash, cp.ts, cp.signature,
                                                 cp.public_key))

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from memoryd.daemon import projection, search, tasks
+from memoryd.daemon import entries, projection, search, tasks
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.config import RecallConfig
 from memoryd.daemon.entries import redact_secrets
@@ -267,11 +267,7 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         tx.exec("INSERT INTO snapshot_cards(task_id, pos, entry_id, card, line)"
                 " VALUES (?, ?, ?, ?, ?)", (task.task_id, pos, card["id"], dumps(card), line))
     tx.exec("UPDATE tasks SET snapshot = ? WHERE task_id = ?", (dumps(header), task.task_id))
-    if chosen:
-        # Being recalled is use, not renewal: expiry and updated_at stay.
-        marks = ",".join("?" * len(chosen))
-        tx.exec(f"UPDATE entries SET use_count = use_count + 1, last_used_at = ?"  # noqa: S608 (placeholders only)
-                f" WHERE id IN ({marks})", (now, *(r["id"] for r in chosen)))
+    entries.note_use(tx, [r["id"] for r in chosen], now)
     tx.audit(
         "snapshot_frozen", now,
         subject={"channel": task.channel, "role": task.role, "owner": task.owner,

@@ -363,6 +363,11 @@ class Tx:
         self._head = store.head
         self.events: list[AuditEvent] = []
 
+    @property
+    def head(self) -> ChainHead:
+        """The chain's head inside this transaction (the store's committed head may lag)."""
+        return self._head
+
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
         for row in self.conn.execute(sql, args):
             return cast(dict[str, Any], row)
