@@ -305,6 +305,31 @@ def term_counts(text: str | None) -> Counter[str]:
     return Counter(index_tokens(text))
 
 
+class TermCounter:
+    """Counts one plan's terms in candidate texts, equal to ``term_counts``
+    for those terms. In ASCII text only the terms are searched for, with one
+    regular expression (a term matches where a whole token equals it); other
+    text is tokenised in full."""
+
+    __slots__ = ("_pattern",)
+
+    def __init__(self, terms: tuple[str, ...]) -> None:
+        # An ASCII text's tokens are runs of [a-z0-9] once lowered; a term of
+        # anything else can never equal one of them.
+        plain = sorted({t for t in terms if _ASCII_TOKEN.fullmatch(t)}, key=len, reverse=True)
+        self._pattern = (re.compile("(?<![a-z0-9])(?:" + "|".join(plain) + ")(?![a-z0-9])")
+                         if plain else None)
+
+    def counts(self, text: str | None) -> Counter[str]:
+        if not text:
+            return Counter()
+        if text.isascii():
+            if self._pattern is None:
+                return Counter()
+            return Counter(self._pattern.findall(text.lower()))
+        return term_counts(text)
+
+
 def view_stats(tx: Tx, owner: str, spaces: Sequence[tuple[str, str]],
                now: str) -> tuple[int, float]:
     """BM25's document count and average length (characters of title, summary
@@ -372,10 +397,11 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     terms = p.terms
     tfs: list[list[float]] = []
     df = dict.fromkeys(terms, 0)
+    counter = TermCounter(terms)
     for row in candidates:
         weighted = dict.fromkeys(terms, 0.0)
         for weight, name in zip(WEIGHTS, ("title", "summary", "body"), strict=True):
-            counts = term_counts(row[name])
+            counts = counter.counts(row[name])
             for t in terms:
                 n = counts.get(t)
                 if n:
