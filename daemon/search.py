@@ -377,7 +377,11 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     """
     if p.match is None:
         return []
-    sql = ("SELECT e.*, f.rowid AS k FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+    # Only the columns the caller keeps and the scoring reads: each row
+    # becomes a Python dict, and a candidate set runs to thousands of rows.
+    wanted = "e.*" if columns is None else ", ".join(
+        f"e.{c}" for c in dict.fromkeys(("id", "title", "summary", "body", *columns)))
+    sql = ("SELECT " + wanted + ", f.rowid AS k FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
            " CROSS JOIN search_keys AS s CROSS JOIN entries AS e"
            " WHERE f.entries_fts MATCH ? AND s.key = f.rowid AND e.id = s.entry_id AND " + where)
     sql_args: tuple[Any, ...] = (p.match, *args)
