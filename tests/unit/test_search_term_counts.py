@@ -38,3 +38,22 @@ def test_no_text_counts_nothing() -> None:
 def test_counts_fold_case_and_diacritics_like_the_index() -> None:
     assert search.term_counts("Café cafe CAFE rollback_plan") == Counter(
         {"cafe": 3, "rollback": 1, "plan": 1})
+
+
+@given(_TEXT, st.lists(st.sampled_from(["abc", "a", "b", "019", "cafe", "é", "机器", "xyz", "ab"])
+                       | st.text(max_size=5), max_size=6))
+def test_a_plans_term_counter_equals_the_index_tokens_for_its_terms(
+        text: str, terms: list[str]) -> None:
+    want = _reference(text)
+    got = search.TermCounter(tuple(dict.fromkeys(terms))).counts(text)
+    assert {t: got.get(t, 0) for t in terms} == {t: want[t] for t in terms}
+
+
+@given(st.text(alphabet="abcXZ019 _-.", max_size=60),
+       st.lists(st.sampled_from(["abc", "ab", "a", "b", "c", "019", "9", "x", "bc"]),
+                max_size=5))
+def test_in_ascii_text_a_term_counts_only_where_a_whole_token_equals_it(
+        text: str, terms: list[str]) -> None:
+    want = _reference(text)
+    got = search.TermCounter(tuple(dict.fromkeys(terms))).counts(text)
+    assert {t: got.get(t, 0) for t in terms} == {t: want[t] for t in terms}
