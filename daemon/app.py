@@ -69,7 +69,7 @@ class App:
 
     # -- policy ---------------------------------------------------------------
 
-    def load_policy_file(self, *, starting: bool = False) -> dict[str, Any]:
+    def load_policy_file(self, *, starting: bool = False) -> schema.PolicyLoaded:
         """(Re)load policy.toml; an invalid file is refused and the old one stays.
 
         At start with a degraded store the valid policy is applied without its
@@ -98,7 +98,7 @@ class App:
                 # anyway (and must not take the daemon down on SIGHUP).
                 log.warning("policy_event_not_audited", reason="store_unavailable")
             log.warning("policy_rejected", problem=message, policy_hash=self.policy.hash)
-            return {"loaded": False, "error": message, "hash": self.policy.hash}
+            return schema.PolicyLoaded(loaded=False, error=message, hash=self.policy.hash)
         try:
             self.store.run_sync(lambda tx: tx.audit(
                 "policy_loaded", now, details={"policy_hash": policy.hash,
@@ -108,16 +108,17 @@ class App:
                 self.policy = policy
                 log.warning("policy_event_not_audited", reason="store_unavailable",
                             policy_hash=policy.hash)
-                return {"loaded": True, "hash": policy.hash, "rules": len(policy.rules)}
+                return schema.PolicyLoaded(loaded=True, hash=policy.hash, rules=len(policy.rules))
             # Fail closed: a policy change that cannot be audited does not take
             # effect; the old policy stays until the chain verifies again.
             log.warning("policy_not_loaded", reason="store_unavailable",
                         policy_hash=self.policy.hash)
-            return {"loaded": False, "error": "the audit log is unavailable; policy unchanged",
-                    "hash": self.policy.hash}
+            return schema.PolicyLoaded(
+                loaded=False, error="the audit log is unavailable; policy unchanged",
+                hash=self.policy.hash)
         self.policy = policy
         log.info("policy_loaded", policy_hash=policy.hash, rules=len(policy.rules))
-        return {"loaded": True, "hash": policy.hash, "rules": len(policy.rules)}
+        return schema.PolicyLoaded(loaded=True, hash=policy.hash, rules=len(policy.rules))
 
     # -- callers --------------------------------------------------------------
 
@@ -221,11 +222,11 @@ class App:
 
     # -- task.* -----------------------------------------------------------------
 
-    async def task_begin(self, ctx: CallContext, p: schema.TaskBegin) -> Any:
+    async def task_begin(self, ctx: CallContext, p: schema.TaskBegin) -> schema.TaskOut:
         now_dt = self._now()
         now = fmt(now_dt)
 
-        def run(tx: Tx) -> tuple[dict[str, Any], str | None]:
+        def run(tx: Tx) -> tuple[schema.TaskOut, str | None]:
             token_scopes = None
             token_id = None
             parent = None
@@ -260,11 +261,11 @@ class App:
             self.gate.present(ctx.conn_id, token_id)
         return out
 
-    async def task_resume(self, ctx: CallContext, p: schema.TaskResume) -> Any:
+    async def task_resume(self, ctx: CallContext, p: schema.TaskResume) -> schema.TaskOut:
         """A new connection presents the credential its task was begun with."""
         now = fmt(self._now())
 
-        def run(tx: Tx) -> tuple[dict[str, Any], str | None]:
+        def run(tx: Tx) -> tuple[schema.TaskOut, str | None]:
             token_id = None
             if p.token is not None:
                 try:
@@ -284,7 +285,7 @@ class App:
             self.gate.present(ctx.conn_id, token_id)
         return out
 
-    async def task_end(self, ctx: CallContext, p: schema.TaskRef) -> Any:
+    async def task_end(self, ctx: CallContext, p: schema.TaskRef) -> schema.TaskEnded:
         now = fmt(self._now())
         return await self.store.run(
             lambda tx: tasks.end(tx, self._task(tx, ctx, p.task_id), now), governed=False)
@@ -294,13 +295,13 @@ class App:
     def _governance(self, ctx: CallContext, capability: Capability) -> None:
         self.gate.governance(ctx, capability, self.default.owner)
 
-    async def consent_get(self, ctx: CallContext, p: schema.IdentityOnly) -> Any:
+    async def consent_get(self, ctx: CallContext, p: schema.IdentityOnly) -> schema.ConsentOut:
         self._governance(ctx, Capability.CONSENT_MANAGE)
         owner = self._owner_for_control(p.identity)
         rec = await self.store.run(lambda tx: ident.read_consent(tx, owner), write=False)
         return rec.wire()
 
-    async def consent_set(self, ctx: CallContext, p: schema.ConsentSet) -> Any:
+    async def consent_set(self, ctx: CallContext, p: schema.ConsentSet) -> schema.ConsentOut:
         self._governance(ctx, Capability.CONSENT_MANAGE)
         owner = self._owner_for_control(p.identity)
         now = fmt(self._now())
@@ -308,21 +309,21 @@ class App:
         log.info("consent_changed", owner=owner, version=rec.version)
         return rec.wire()
 
-    async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> Any:
+    async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> schema.TokenIssued:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         now_dt = self._now()
         out = await self.store.run(lambda tx: ident.issue_token(tx, self.hasher, p, now_dt))
-        log.info("token_issued", token_id=out["token_id"], owner=out["owner"])
+        log.info("token_issued", token_id=out.token_id, owner=out.owner)
         return out
 
-    async def token_list(self, ctx: CallContext, p: schema.IdentityOnly) -> Any:
+    async def token_list(self, ctx: CallContext, p: schema.IdentityOnly) -> schema.TokenPage:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         owner = None if p.identity is None else self._owner_for_control(p.identity)
         now = fmt(self._now())
         items = await self.store.run(lambda tx: ident.list_tokens(tx, owner, now), write=False)
-        return {"items": items}
+        return schema.TokenPage(items=items)
 
-    async def token_revoke(self, ctx: CallContext, p: schema.TokenRevoke) -> Any:
+    async def token_revoke(self, ctx: CallContext, p: schema.TokenRevoke) -> schema.TokenRevoked:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         now = fmt(self._now())
         return await self.store.run(lambda tx: ident.revoke_token(tx, p.token_id, now))
@@ -332,7 +333,7 @@ class App:
     def _limits(self) -> writes.Limits:
         return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
 
-    async def memory_write(self, ctx: CallContext, p: schema.MemoryWrite) -> Any:
+    async def memory_write(self, ctx: CallContext, p: schema.MemoryWrite) -> schema.WriteResult:
         now_dt = self._now()
         now = fmt(now_dt)
         if ctx.channel == "agent" and p.identity is not None:
@@ -439,19 +440,19 @@ class App:
                 receipt.status = updated.status
                 receipt.updated_at = updated.updated_at
 
-    async def action_list(self, ctx: CallContext, p: schema.ActionList) -> Any:
+    async def action_list(self, ctx: CallContext, p: schema.ActionList) -> schema.ActionPage:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         now = fmt(self._now())
         await self._expire_before_read()
         return await self.store.run(
             lambda tx: actions.list_actions(tx, p.status, p.cursor, now), write=False)
 
-    async def action_get(self, ctx: CallContext, p: schema.ActionRef) -> Any:
+    async def action_get(self, ctx: CallContext, p: schema.ActionRef) -> schema.ActionDetail:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         await self._expire_before_read()
         return await self.store.run(lambda tx: actions.get_action(tx, p.action_id), write=False)
 
-    async def action_approve(self, ctx: CallContext, p: schema.ActionRef) -> Any:
+    async def action_approve(self, ctx: CallContext, p: schema.ActionRef) -> schema.WriteResult:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         await self.expire_actions()
         now_dt = self._now()
@@ -504,12 +505,12 @@ class App:
         await self._finish_receipts(result)
         return result
 
-    async def action_deny(self, ctx: CallContext, p: schema.ActionDeny) -> Any:
+    async def action_deny(self, ctx: CallContext, p: schema.ActionDeny) -> schema.ActionDenied:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         await self.expire_actions()
         now = fmt(self._now())
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ActionDenied:
             row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
             tx.audit("action_denied", now, subject={"channel": "control", "role": "operator",
                                                     "owner": row["owner"]},
@@ -518,7 +519,7 @@ class App:
                      content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
                      details={"action_id": p.action_id})
             actions.close_action(tx, p.action_id, "denied", now, None)
-            return {"action_id": p.action_id, "status": "denied"}
+            return schema.ActionDenied(action_id=p.action_id, status="denied")
 
         out = await self.store.run(run)
         log.info("action_denied", action_id=p.action_id)
@@ -547,10 +548,10 @@ class App:
 
     # -- reads ------------------------------------------------------------------
 
-    async def memory_read(self, ctx: CallContext, p: schema.MemoryRead) -> Any:
+    async def memory_read(self, ctx: CallContext, p: schema.MemoryRead) -> schema.ReadResult:
         now = fmt(self._now())
 
-        def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
+        def body(tx: Tx, check: ReadCheck, _view: View) -> schema.ReadResult:
             assert check.caller is not None
 
             def allow(target: str, scope: str, index: int) -> None:
@@ -560,10 +561,10 @@ class App:
 
         return await self._read(ctx, "memory.read", p.task_id, p.identity, body)
 
-    async def memory_list(self, ctx: CallContext, p: schema.MemoryList) -> Any:
+    async def memory_list(self, ctx: CallContext, p: schema.MemoryList) -> schema.ListPage:
         now = fmt(self._now())
 
-        def body(tx: Tx, check: ReadCheck, view: View) -> Any:
+        def body(tx: Tx, check: ReadCheck, view: View) -> schema.ListPage:
             if p.scope is not None:
                 # A listing that names its scope asks about that namespace.
                 self.gate.require_namespace(check, p.target or "memory", p.scope)
@@ -572,8 +573,9 @@ class App:
 
         return await self._read(ctx, "memory.list", p.task_id, p.identity, body)
 
-    async def memory_receipt(self, ctx: CallContext, p: schema.MemoryReceipt) -> Any:
-        def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
+    async def memory_receipt(self, ctx: CallContext,
+                             p: schema.MemoryReceipt) -> schema.ReceiptOut:
+        def body(tx: Tx, check: ReadCheck, _view: View) -> schema.ReceiptOut:
             assert check.caller is not None
 
             def allow(target: str, scope: str, index: int) -> None:
@@ -583,10 +585,10 @@ class App:
 
         return await self._read(ctx, "memory.receipt", p.task_id, p.identity, body)
 
-    async def memory_status(self, ctx: CallContext, p: schema.MemoryStatus) -> Any:
+    async def memory_status(self, ctx: CallContext, p: schema.MemoryStatus) -> schema.StatusOut:
         now = fmt(self._now())
 
-        def run(tx: Tx) -> Any:
+        def run(tx: Tx) -> schema.StatusOut:
             if ctx.channel == "agent" or p.task_id is not None:
                 if p.task_id is None:
                     # The same owner a task begun here without a token gets:
@@ -601,31 +603,33 @@ class App:
                 task = None
             # A task counts only its own namespaces (SPEC §7: what it may see).
             view = task_view(task) if task is not None else View(owner, None)
-            return reads.status(tx, self, owner, task, now, view, agent=ctx.channel == "agent")
+            facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
+                                self.projection, self.ranker, self.ranker_reason)
+            return reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
 
         return await self.store.run(run, write=False)
 
     # -- audit / policy ---------------------------------------------------------
 
-    async def audit_export(self, ctx: CallContext, p: schema.AuditExport) -> Any:
+    async def audit_export(self, ctx: CallContext, p: schema.AuditExport) -> schema.AuditPage:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         return await self.store.run(lambda tx: reads.export(tx, p.after_seq, p.limit), write=False)
 
-    async def policy_reload(self, ctx: CallContext, p: schema.NoParams) -> Any:
+    async def policy_reload(self, ctx: CallContext, p: schema.NoParams) -> schema.PolicyLoaded:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
-        import anyio
-
         return await anyio.to_thread.run_sync(self.load_policy_file)
 
-    async def policy_explain(self, ctx: CallContext, p: schema.PolicyExplain) -> Any:
+    async def policy_explain(self, ctx: CallContext,
+                             p: schema.PolicyExplain) -> schema.PolicyExplained:
         self._governance(ctx, Capability.GOVERNANCE_DECIDE)
         decision, resource = self.gate.explain(p, self.default.owner)
         # Not audited: nothing is decided for real, and the answer holds only
         # what the operator sent and the policy's own rule ids.
-        return {"effect": decision.effect.value, "explicit": decision.explicit,
-                "rule_ids": list(decision.rule_ids), "always_on": decision.always_on,
-                "reason": decision.reason, "policy_hash": decision.policy_hash,
-                "resource": resource.canonical()}
+        return schema.PolicyExplained(
+            effect=decision.effect.value, explicit=decision.explicit,
+            rule_ids=list(decision.rule_ids), always_on=decision.always_on,
+            reason=decision.reason, policy_hash=decision.policy_hash,
+            resource=resource.canonical())
 
     # -- tables -----------------------------------------------------------------
 

@@ -119,8 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # reported where it was damaged, not after events of this start.
     checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
     policy = app.load_policy_file(starting=True)
-    if not policy["loaded"]:
-        print(f"memoryd: policy.toml refused: {policy['error']}", file=sys.stderr)
+    if not policy.loaded:
+        print(f"memoryd: policy.toml refused: {policy.error}", file=sys.stderr)
         store.close()
         lock.release()
         return 1
@@ -134,7 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     lifecycle.install()
     lifecycle.interrupt_pending()
     try:
-        projection = build_projection(app, os.environ, home.path)
+        projection = build_projection(
+            store, hasher, app.clock, app.boot_id, lambda: app.policy,
+            lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE, default.owner),
+            config.projection, os.environ, home.path)
     except (CredentialError, EndpointError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         store.close()

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import structlog
 
 from memoryd.daemon import projection, search, tasks
@@ -153,7 +154,7 @@ def namespaces(task: tasks.Task) -> list[tuple[str, str]]:
 
 def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bool,
            now_dt: datetime, *, refresh: bool, check: ReadCheck,
-           qvec: Any = None, external: dict[str, Any] | None = None) -> dict[str, Any]:
+           qvec: Any = None, external: dict[str, Any] | None = None) -> schema.ContextOut:
     cfg: RecallConfig = app.config.recall
     now = fmt(now_dt)
     spaces = namespaces(task)
@@ -286,7 +287,7 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
 
 
 def assemble(tx: Tx, header: dict[str, Any],
-             shown: Callable[[str, str], bool] | None = None) -> dict[str, Any]:
+             shown: Callable[[str, str], bool] | None = None) -> schema.ContextOut:
     """The wire result of a stored snapshot: its header plus its surviving cards.
 
     ``shown(target, scope)`` is the policy in force now: a card it refuses is
@@ -308,30 +309,32 @@ def assemble(tx: Tx, header: dict[str, Any],
             continue
         cards.append(card)
         lines.append(row["line"])
-    out = {k: v for k, v in header.items()
-           if k not in ("entry_ids", "search", "external", "manifest", "coalesced")}
-    out.setdefault("ranking", {"ranker": "lexical"})
+    omitted = header["omitted"]
     if hidden:
-        omitted = dict(out["omitted"])
+        omitted = dict(omitted)
         omitted["policy_denied"] = omitted.get("policy_denied", 0) + hidden
-        out["omitted"] = dict(sorted(omitted.items()))
-    out["entries"] = cards
-    out["rendered"] = render(header["snapshot_id"], lines)
+        omitted = dict(sorted(omitted.items()))
+    rendered = render(header["snapshot_id"], lines)
+    coverage: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     external = header.get("external")
     if external is not None:
         # Never above local memory: its own fence, after the local block.
-        out["coverage"] = {"external": {k: v for k, v in external.items() if k != "lines"}}
+        coverage = {"external": {k: v for k, v in external.items() if k != "lines"}}
         if external.get("lines"):
-            out["rendered"] += "\n" + projection.render(header["snapshot_id"], external["lines"])
-    out["withdrawn"] = withdrawn
-    return out
+            rendered += "\n" + projection.render(header["snapshot_id"], external["lines"])
+    return schema.ContextOut(
+        snapshot_id=header["snapshot_id"], task_id=header["task_id"],
+        frozen_at=header["frozen_at"], intent_truncated=header["intent_truncated"],
+        limits=header["limits"], truncated=header["truncated"], omitted=omitted,
+        ranking=header.get("ranking", {"ranker": "lexical"}), entries=cards,
+        rendered=rendered, coverage=coverage, withdrawn=withdrawn)
 
 
 # --- the method ---------------------------------------------------------------------
 
 
 def context_handler(app: App) -> Handler:
-    async def memory_context(ctx: CallContext, p: schema.MemoryContext) -> Any:
+    async def memory_context(ctx: CallContext, p: schema.MemoryContext) -> schema.ContextOut:
         intent, cut = cut_intent(p.intent, app.config.recall.max_intent_chars)
         check = ReadCheck("memory.context")
 
@@ -349,7 +352,7 @@ def context_handler(app: App) -> Handler:
 
         try:
             if p.refresh is None:
-                def current(tx: Tx) -> dict[str, Any] | None:
+                def current(tx: Tx) -> schema.ContextOut | None:
                     task = admit(tx)
                     return None if task.snapshot is None else assemble(tx, task.snapshot, shown)
 
@@ -365,7 +368,7 @@ def context_handler(app: App) -> Handler:
             # is taken: freezing holds the writer, embedding must not.
             qvec = None if app.ranker is None else await app.ranker.embed_query(intent)
 
-            def run(tx: Tx) -> dict[str, Any]:
+            def run(tx: Tx) -> schema.ContextOut:
                 task = admit(tx)
                 if task.snapshot is not None and p.refresh is None:
                     # Another call froze it between our read and this write.
@@ -379,8 +382,8 @@ def context_handler(app: App) -> Handler:
                 await app.projection.record(asker, external, out)
         finally:
             await app.audit_read(check)
-        log.info("snapshot_frozen", snapshot_id=out["snapshot_id"], task_id=out["task_id"],
-                 entries=len(out["entries"]), truncated=out["truncated"])
+        log.info("snapshot_frozen", snapshot_id=out.snapshot_id, task_id=out.task_id,
+                 entries=len(out.entries), truncated=out.truncated)
         return out
 
     return memory_context
