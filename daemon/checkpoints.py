@@ -86,8 +86,17 @@ def _head(cp: Checkpoint) -> ChainHead:
     return ChainHead(seq=cp.seq, hash=cp.hash)
 
 
-def _wire(cp: Checkpoint) -> dict[str, Any]:
-    return msgspec.to_builtins(cp)
+def _wire(cp: Checkpoint) -> schema.CheckpointOut:
+    return schema.CheckpointOut(seq=cp.seq, hash=cp.hash, ts=cp.ts, signature=cp.signature,
+                                public_key=cp.public_key)
+
+
+def _verified(result: VerifyResult, checkpoint: schema.CheckpointRef | None
+              ) -> schema.AuditVerified:
+    return schema.AuditVerified(
+        ok=result.ok, checked=result.checked, first_bad_seq=result.first_bad_seq,
+        head=schema.ChainHeadOut(seq=result.head.seq, hash=result.head.hash),
+        reason=result.reason, checkpoint=checkpoint)
 
 
 @dataclass
@@ -209,7 +218,7 @@ class Checkpointer:
                       note="governed writes are refused until the chain verifies")
         return result
 
-    def verify(self, given: Checkpoint | None) -> dict[str, Any]:
+    def verify(self, given: Checkpoint | None) -> schema.AuditVerified:
         """``audit.verify``: against ``given`` if any, else the newest kept checkpoint.
 
         When the store is degraded and the chain verifies through the daemon's
@@ -221,23 +230,21 @@ class Checkpointer:
             try:
                 verify_checkpoint_signature(given, self.public_key)
             except AuditError as exc:
-                out = msgspec.to_builtins(VerifyResult(
+                return _verified(VerifyResult(
                     ok=False, checked=0, first_bad_seq=None, head=self.store.head,
-                    reason=exc.reason))
-                out["checkpoint"] = {"seq": given.seq, "hash": given.hash, "source": "given"}
-                return out
+                    reason=exc.reason), schema.CheckpointRef(seq=given.seq, hash=given.hash,
+                                                             source="given"))
         result: VerifyResult = self.store.verify_audit(
             None if reference is None else _head(reference))
         if result.ok and given is None and not genuine:
             result = VerifyResult(ok=False, checked=result.checked, first_bad_seq=None,
                                   head=result.head, reason="bad_signature")
-        out = msgspec.to_builtins(result)
-        out["checkpoint"] = None if reference is None else {
-            "seq": reference.seq, "hash": reference.hash,
-            "source": "given" if given is not None else "daemon"}
+        out = _verified(result, None if reference is None else schema.CheckpointRef(
+            seq=reference.seq, hash=reference.hash,
+            source="given" if given is not None else "daemon"))
         if result.ok and self.store.degraded is not None and genuine:
             recovered = self.store.try_recover(None if own is None else _head(own))
-            out["recovered"] = recovered
+            out.recovered = recovered
             if recovered:
                 self.verified = True
                 log.info("store_recovered", seq=self.store.head.seq)
@@ -297,7 +304,7 @@ def start(store: SqliteStore, home: Home, clock: Clock,
 # -- memory.verify ----------------------------------------------------------------
 
 
-def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> dict[str, Any]:
+def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> schema.EntriesVerified:
     """Recompute each entry's keyed content hash and compare it with its last audit event.
 
     The reference for an entry is the last event that lists it with a
@@ -335,9 +342,10 @@ def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> dict[str, 
             good = expected is not None and actual == expected == row["content_hash"]
         if not good:
             mismatches.append(row["id"])
-    return {"checked": checked, "mismatches": mismatches,
-            "audit_head": {"seq": head["seq"] if head else 0,
-                           "hash": head["hash"] if head else "0" * 64}}
+    return schema.EntriesVerified(
+        checked=checked, mismatches=mismatches,
+        audit_head=schema.ChainHeadOut(seq=head["seq"] if head else 0,
+                                       hash=head["hash"] if head else "0" * 64))
 
 
 # -- methods ------------------------------------------------------------------------
@@ -375,17 +383,17 @@ def methods(checkpointer: Checkpointer, hasher: KeyedHasher,
         if govern is not None:
             govern(ctx)
 
-    async def audit_checkpoint(ctx: CallContext, p: schema.NoParams) -> Any:
+    async def audit_checkpoint(ctx: CallContext, p: schema.NoParams) -> schema.CheckpointOut:
         _control_only(ctx)
         cp = await anyio.to_thread.run_sync(checkpointer.take, "requested")
         return _wire(cp)
 
-    async def audit_verify(ctx: CallContext, p: schema.AuditVerify) -> Any:
+    async def audit_verify(ctx: CallContext, p: schema.AuditVerify) -> schema.AuditVerified:
         _control_only(ctx)
         given = _given(p.checkpoint)
         return await anyio.to_thread.run_sync(checkpointer.verify, given)
 
-    async def memory_verify(ctx: CallContext, p: MemoryVerify) -> Any:
+    async def memory_verify(ctx: CallContext, p: MemoryVerify) -> schema.EntriesVerified:
         _control_only(ctx)
         owner = None if p.identity is None else owner_of(p.identity)
         return await checkpointer.store.run(

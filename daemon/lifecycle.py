@@ -215,7 +215,7 @@ def interrupt_pending(tx: Tx, now: str) -> int:
 
 
 def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal,
-            shown: Callable[[str], bool] | None = None) -> dict[str, Any]:
+            shown: Callable[[str], bool] | None = None) -> schema.JournalPage:
     """A page of the owner's operations, newest first. ``shown(entry_id)`` is
     the read policy: an item about an entry it refuses is left out and
     counted in ``omitted``."""
@@ -246,10 +246,10 @@ def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal,
             if parts and not kept:
                 continue
             parts = kept
-        items.append({"operation_id": r["operation_id"], "ts": r["ts"], "action": r["action"],
-                      "channel": r["channel"], "items": parts, "undo_of": r["undo_of"],
-                      "undone_by": r["undone_by"]})
-    return {"items": items, "next_cursor": next_cursor, "omitted": omitted}
+        items.append(schema.JournalItem(
+            operation_id=r["operation_id"], ts=r["ts"], action=r["action"],
+            channel=r["channel"], items=parts, undo_of=r["undo_of"], undone_by=r["undone_by"]))
+    return schema.JournalPage(items=items, next_cursor=next_cursor, omitted=omitted)
 
 
 # --- undo ------------------------------------------------------------------------------
@@ -459,17 +459,21 @@ class Lifecycle:
 
     # -- methods ---------------------------------------------------------------
 
-    async def memory_gc(self, ctx: CallContext, p: schema.NoParams) -> Any:
+    async def memory_gc(self, ctx: CallContext, p: schema.NoParams) -> schema.GcOut:
         self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
         actions = await self.app.expire_actions()
-        return {**await self.sweep(), "actions_expired": actions}
+        swept = await self.sweep()
+        return schema.GcOut(expired=swept["expired"], purged=swept["purged"],
+                            receipts_rechecked=swept["receipts_rechecked"],
+                            actions_expired=actions)
 
-    async def memory_journal(self, ctx: CallContext, p: schema.MemoryJournal) -> Any:
+    async def memory_journal(self, ctx: CallContext,
+                             p: schema.MemoryJournal) -> schema.JournalPage:
         self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
         owner = self.app._owner_for_control(p.identity)
         gate = self.app.gate
 
-        def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
+        def body(tx: Tx, check: ReadCheck, _view: View) -> schema.JournalPage:
             if not gate.read_rules_apply():
                 return journal(tx, self.app, owner, p)
 
@@ -485,7 +489,7 @@ class Lifecycle:
 
         return await self.app._read(ctx, "memory.journal", None, p.identity, body)
 
-    async def memory_undo(self, ctx: CallContext, p: schema.MemoryUndo) -> Any:
+    async def memory_undo(self, ctx: CallContext, p: schema.MemoryUndo) -> schema.WriteResult:
         if ctx.channel != "control":
             raise Denied("channel_forbidden")
         app = self.app

@@ -501,13 +501,14 @@ class Projection:
                 "adapter": ADAPTER, "health": health, "outbox": counts,
                 "last_error": self.last_error, "approvals": len(self.approvals)}
 
-    async def authorize(self, ctx: CallContext, p: schema.ProjectionAuthorize) -> Any:
+    async def authorize(self, ctx: CallContext,
+                        p: schema.ProjectionAuthorize) -> schema.ProjectionAuthorized:
         self.govern(ctx)
         self._require_projecting()
         now = fmt(self.clock.now())
         ids = p.entry_ids
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ProjectionAuthorized:
             sql = "SELECT * FROM projection_outbox WHERE state IN ('blocked', 'dirty')"
             args: list[Any] = []
             if ids is not None:
@@ -523,12 +524,13 @@ class Projection:
                         (row["entry_id"],))
             while self._decide_batch(tx) == BATCH:
                 pass
-            return {"considered": len(rows), "approved": approved, "outbox": outbox.counts(tx)}
+            return schema.ProjectionAuthorized(considered=len(rows), approved=approved,
+                                               outbox=outbox.counts(tx))
 
         result = await self.store.run(run)
         self.wake()
-        log.info("projection_authorized", considered=result["considered"],
-                 approved=result["approved"])
+        log.info("projection_authorized", considered=result.considered,
+                 approved=result.approved)
         return result
 
     def _approve_row(self, tx: Tx, row: dict[str, Any], now: str) -> int:
@@ -561,40 +563,41 @@ class Projection:
                          details={"policy_hash": self.policy().hash})
         return count
 
-    async def retry(self, ctx: CallContext, p: schema.ProjectionRetry) -> Any:
+    async def retry(self, ctx: CallContext,
+                    p: schema.ProjectionRetry) -> schema.ProjectionRetried:
         self.govern(ctx)
         self._require_projecting()
         now = fmt(self.clock.now())
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ProjectionRetried:
             moved = outbox.retry(tx, now, p.entry_ids)
             tx.audit("projection_retry", now, details={"moved": moved})
-            return {"moved": moved, "outbox": outbox.counts(tx)}
+            return schema.ProjectionRetried(moved=moved, outbox=outbox.counts(tx))
 
         result = await self.store.run(run)
         self.wake()
         return result
 
-    async def reseed(self, ctx: CallContext, p: schema.NoParams) -> Any:
+    async def reseed(self, ctx: CallContext, p: schema.NoParams) -> schema.ProjectionReseeded:
         self.govern(ctx)
         self._require_projecting()
         now = fmt(self.clock.now())
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ProjectionReseeded:
             moved = outbox.reseed(tx, now)
             while self._decide_batch(tx) == BATCH:
                 pass
             tx.audit("projection_reseeded", now, details={"documents": moved})
-            return {"documents": moved, "outbox": outbox.counts(tx)}
+            return schema.ProjectionReseeded(documents=moved, outbox=outbox.counts(tx))
 
         result = await self.store.run(run)
         self.wake()
         return result
 
-    async def report(self, ctx: CallContext, p: schema.NoParams) -> Any:
+    async def report(self, ctx: CallContext, p: schema.NoParams) -> schema.ProjectionReport:
         self.govern(ctx)
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ProjectionReport:
             modes = {}
             for row in tx.all(
                     "SELECT mode, count(*) AS attempts, sum(status = 'ok') AS ok,"
@@ -609,9 +612,9 @@ class Projection:
                 modes[mode] = row
             oldest = tx.one("SELECT min(updated_at) AS t FROM projection_outbox"
                             " WHERE state IN ('dirty', 'blocked', 'pending', 'processing')")
-            return {"mode": self.cfg.mode, "project": self.projecting,
-                    "outbox": outbox.counts(tx), "oldest_open": oldest["t"] if oldest else None,
-                    "recall": modes}
+            return schema.ProjectionReport(
+                mode=self.cfg.mode, project=self.projecting, outbox=outbox.counts(tx),
+                oldest_open=oldest["t"] if oldest else None, recall=modes)
 
         return await self.store.run(run, write=False)
 

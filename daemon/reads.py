@@ -27,6 +27,7 @@ from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View, load, redact_secrets, to_wire
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, loads
+from memoryd.daemon.writes import receipt_wire
 from memoryd.kernel.errors import CursorError, NotFound
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
@@ -270,7 +271,7 @@ def verify_removal(tx: Tx, receipt_id: str, now: str) -> schema.ReceiptOut:
              details={"receipt_id": receipt_id, "status": status})
     out = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (receipt_id,))
     assert out is not None
-    return _receipt_out(out)
+    return receipt_wire(out)
 
 
 def receipt(tx: Tx, view: View, receipt_id: str,
@@ -283,13 +284,7 @@ def receipt(tx: Tx, view: View, receipt_id: str,
     if entry is None or not view.allows(entry["target"], entry["scope"]):
         raise NotFound("not_found")
     allow(entry["target"], entry["scope"], 0)
-    return _receipt_out(row)
-
-
-def _receipt_out(row: dict[str, Any]) -> schema.ReceiptOut:
-    return schema.ReceiptOut(receipt_id=row["receipt_id"], entry_id=row["entry_id"],
-                             status=row["status"], created_at=row["created_at"],
-                             updated_at=row["updated_at"])
+    return receipt_wire(row)
 
 
 # --- status and audit ---------------------------------------------------------------

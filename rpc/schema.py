@@ -670,7 +670,7 @@ class EntriesVerified(_R, kw_only=True):
     """``memory.verify``: keyed content hashes against the audit log, no text."""
 
     checked: int
-    mismatches: list[dict[str, Any]]
+    mismatches: list[str]
     audit_head: ChainHeadOut
 
 
