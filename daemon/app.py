@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import msgspec
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
@@ -41,15 +42,13 @@ from memoryd.kernel.errors import Denied, MemorydError, NotFound, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
-from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
+from memoryd.rpc.protocol import CallContext, Dispatcher, Handler, MethodSpec, tables
 
 if TYPE_CHECKING:
     from memoryd.daemon.hybrid import Ranker
     from memoryd.daemon.projection import Projection
 
 log = structlog.get_logger()
-
-Handler = Callable[[CallContext, Any], Awaitable[Any]]
 
 
 @dataclass
@@ -633,41 +632,49 @@ class App:
 
     # -- tables -----------------------------------------------------------------
 
+    def methods(self) -> list[MethodSpec]:
+        """The methods this module serves: (name, params, handler, result, sockets)."""
+        def m(name: str, params: type[msgspec.Struct], handler: Handler,
+              result: type[msgspec.Struct], *, on_agent: bool = False) -> MethodSpec:
+            return MethodSpec(name, params, handler, result, on_agent)
+
+        return [
+            m("task.begin", schema.TaskBegin, self.task_begin, schema.TaskOut, on_agent=True),
+            m("task.end", schema.TaskRef, self.task_end, schema.TaskEnded, on_agent=True),
+            m("task.resume", schema.TaskResume, self.task_resume, schema.TaskOut,
+              on_agent=True),
+            m("memory.write", schema.MemoryWrite, self.memory_write, schema.WriteResult,
+              on_agent=True),
+            m("memory.read", schema.MemoryRead, self.memory_read, schema.ReadResult,
+              on_agent=True),
+            m("memory.list", schema.MemoryList, self.memory_list, schema.ListPage,
+              on_agent=True),
+            m("memory.receipt", schema.MemoryReceipt, self.memory_receipt, schema.ReceiptOut,
+              on_agent=True),
+            m("memory.status", schema.MemoryStatus, self.memory_status, schema.StatusOut,
+              on_agent=True),
+            m("governance.action.list", schema.ActionList, self.action_list, schema.ActionPage),
+            m("governance.action.get", schema.ActionRef, self.action_get, schema.ActionDetail),
+            m("governance.action.approve", schema.ActionRef, self.action_approve,
+              schema.WriteResult),
+            m("governance.action.deny", schema.ActionDeny, self.action_deny,
+              schema.ActionDenied),
+            m("consent.get", schema.IdentityOnly, self.consent_get, schema.ConsentOut),
+            m("consent.set", schema.ConsentSet, self.consent_set, schema.ConsentOut),
+            m("token.issue", schema.TokenIssue, self.token_issue, schema.TokenIssued),
+            m("token.list", schema.IdentityOnly, self.token_list, schema.TokenPage),
+            m("token.revoke", schema.TokenRevoke, self.token_revoke, schema.TokenRevoked),
+            m("audit.export", schema.AuditExport, self.audit_export, schema.AuditPage),
+            m("policy.reload", schema.NoParams, self.policy_reload, schema.PolicyLoaded),
+            m("policy.explain", schema.PolicyExplain, self.policy_explain,
+              schema.PolicyExplained),
+        ]
+
     def method_tables(self) -> tuple[Dispatcher, Dispatcher]:
-        agent: dict[str, MethodSpec] = {}
-        control: dict[str, MethodSpec] = {}
+        """The two dispatchers over this module's methods only (the in-process
+        seam); ``memoryd serve`` adds every module's table (daemon/cli.py)."""
+        return tables(self.methods())
 
-        def add(name: str, params: type, handler: Handler, *, on_agent: bool) -> None:
-            spec = MethodSpec(name=name, params=params, handler=handler)
-            control[name] = spec
-            if on_agent:
-                agent[name] = spec
-
-        add("task.begin", schema.TaskBegin, self.task_begin, on_agent=True)
-        add("task.end", schema.TaskRef, self.task_end, on_agent=True)
-        add("task.resume", schema.TaskResume, self.task_resume, on_agent=True)
-        add("memory.write", schema.MemoryWrite, self.memory_write, on_agent=True)
-        add("memory.read", schema.MemoryRead, self.memory_read, on_agent=True)
-        add("memory.list", schema.MemoryList, self.memory_list, on_agent=True)
-        add("memory.receipt", schema.MemoryReceipt, self.memory_receipt, on_agent=True)
-        add("memory.status", schema.MemoryStatus, self.memory_status, on_agent=True)
-        add("governance.action.list", schema.ActionList, self.action_list, on_agent=False)
-        add("governance.action.get", schema.ActionRef, self.action_get, on_agent=False)
-        add("governance.action.approve", schema.ActionRef, self.action_approve, on_agent=False)
-        add("governance.action.deny", schema.ActionDeny, self.action_deny, on_agent=False)
-        add("consent.get", schema.IdentityOnly, self.consent_get, on_agent=False)
-        add("consent.set", schema.ConsentSet, self.consent_set, on_agent=False)
-        add("token.issue", schema.TokenIssue, self.token_issue, on_agent=False)
-        add("token.list", schema.IdentityOnly, self.token_list, on_agent=False)
-        add("token.revoke", schema.TokenRevoke, self.token_revoke, on_agent=False)
-        add("audit.export", schema.AuditExport, self.audit_export, on_agent=False)
-        add("policy.reload", schema.NoParams, self.policy_reload, on_agent=False)
-        add("policy.explain", schema.PolicyExplain, self.policy_explain, on_agent=False)
-        for name, params, handler in self.extra_methods:
-            add(name, params, handler, on_agent=name in AGENT_EXTRA)
-        return Dispatcher(agent), Dispatcher(control)
-
-    extra_methods: list[tuple[str, type, Handler]] = field(default_factory=list)
     # The hybrid ranker (daemon/hybrid.py) when the semantic extra is loaded;
     # None ranks lexically, and ``ranker_reason`` says why.
     ranker: Ranker | None = None
@@ -675,17 +682,13 @@ class App:
     # Settles a delete receipt after its removal committed (daemon/lifecycle.py
     # installs it); without one, the store is only re-read.
     finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None
-    # External memory (daemon/projection.py, installed by daemon/cli.py): the
+    # External memory (daemon/projection.py, given by daemon/cli.py): the
     # status section and external recall ask it; None means off.
     projection: Projection | None = None
 
 
 # Entries up to this many characters in all are scanned on the event loop.
 INLINE_SCAN_CHARS = 1_024
-
-# Agent-channel methods that other modules register (SPEC §9).
-AGENT_EXTRA = frozenset({"memory.context"})
-
 
 def _shown(caller: writes.Caller, rows: list[dict[str, Any]],
            now: str) -> list[schema.Entry] | list[schema.EntryRef]:

@@ -46,7 +46,7 @@ from memoryd.daemon.home import Home
 from memoryd.kernel.errors import Denied
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
-from memoryd.rpc.protocol import CallContext, Handler
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 log = structlog.get_logger()
 
@@ -237,8 +237,8 @@ def inspect_backup(folder: Path) -> schema.BackupChecked:
     )
 
 
-def methods(home: Home) -> list[tuple[str, type, Handler]]:
-    """The ``(name, params, handler)`` rows for ``App.extra_methods``."""
+def methods(home: Home) -> list[MethodSpec]:
+    """The methods this module serves (control.sock only)."""
 
     async def admin_backup_verify(ctx: CallContext, p: BackupParams) -> schema.BackupChecked:
         if ctx.channel != "control":
@@ -259,5 +259,6 @@ def methods(home: Home) -> list[tuple[str, type, Handler]]:
         log.info("backup_created", audit_seq=result.audit.seq, bytes=result.bytes)
         return result
 
-    return [("admin.backup", BackupParams, admin_backup),
-            ("admin.backup_verify", BackupParams, admin_backup_verify)]
+    return [MethodSpec("admin.backup", BackupParams, admin_backup, schema.BackupMade),
+            MethodSpec("admin.backup_verify", BackupParams, admin_backup_verify,
+                       schema.BackupChecked)]

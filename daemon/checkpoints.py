@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +53,7 @@ from memoryd.daemon.store import SqliteStore, Tx
 from memoryd.kernel.errors import Denied
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
-from memoryd.rpc.protocol import CallContext
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 log = structlog.get_logger()
 
@@ -62,7 +62,6 @@ CHECKPOINT_FILE = "last_checkpoint.json"
 # a checkpoint is due, the poll only bounds how late it can be.
 POLL_SECONDS = 1.0
 
-Handler = Callable[[CallContext, Any], Awaitable[Any]]
 
 
 class MemoryVerify(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -371,8 +370,8 @@ def _given(raw: dict[str, Any] | None) -> Checkpoint | None:
 def methods(checkpointer: Checkpointer, hasher: KeyedHasher,
             owner_of: Callable[[schema.Identity], str],
             govern: Callable[[CallContext], Any] | None = None,
-            ) -> list[tuple[str, type, Handler]]:
-    """The ``(name, params, handler)`` rows for ``App.extra_methods``.
+            ) -> list[MethodSpec]:
+    """The methods this module serves (control.sock only).
 
     ``govern(ctx)`` is the authorization gate's GovernanceDecide question; it
     raises unless the kernel allows (a policy rule can deny these too).
@@ -400,7 +399,7 @@ def methods(checkpointer: Checkpointer, hasher: KeyedHasher,
             lambda tx: verify_entries(tx, hasher, owner), write=False)
 
     return [
-        ("audit.checkpoint", schema.NoParams, audit_checkpoint),
-        ("audit.verify", schema.AuditVerify, audit_verify),
-        ("memory.verify", MemoryVerify, memory_verify),
+        MethodSpec("audit.checkpoint", schema.NoParams, audit_checkpoint, schema.CheckpointOut),
+        MethodSpec("audit.verify", schema.AuditVerify, audit_verify, schema.AuditVerified),
+        MethodSpec("memory.verify", MemoryVerify, memory_verify, schema.EntriesVerified),
     ]

@@ -25,7 +25,7 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -43,7 +43,7 @@ from memoryd.daemon.store import Tx, dumps, loads
 from memoryd.kernel.capability import Capability, Channel, Effect, Role, Subject
 from memoryd.kernel.errors import Conflict, CursorError, Denied, NotFound, Unavailable
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 if TYPE_CHECKING:
     from memoryd.daemon.app import App
@@ -78,7 +78,6 @@ _UNDOABLE_STATUS: dict[str, str] = {
     "archive": "archived",
 }
 
-Handler = Callable[[CallContext, Any], Awaitable[Any]]
 
 
 def parse_faults(text: str | None) -> frozenset[str]:
@@ -378,16 +377,17 @@ class Lifecycle:
     app: App
     faults: frozenset[str] = frozenset()
 
-    def methods(self) -> list[tuple[str, type, Handler]]:
+    def methods(self) -> list[MethodSpec]:
+        """The methods this module serves (control.sock only)."""
         return [
-            ("memory.journal", schema.MemoryJournal, self.memory_journal),
-            ("memory.undo", schema.MemoryUndo, self.memory_undo),
-            ("memory.gc", schema.NoParams, self.memory_gc),
+            MethodSpec("memory.journal", schema.MemoryJournal, self.memory_journal,
+                       schema.JournalPage),
+            MethodSpec("memory.undo", schema.MemoryUndo, self.memory_undo, schema.WriteResult),
+            MethodSpec("memory.gc", schema.NoParams, self.memory_gc, schema.GcOut),
         ]
 
     def install(self) -> None:
-        """Register the control methods and take over settling delete receipts."""
-        self.app.extra_methods.extend(self.methods())
+        """Take over settling delete receipts."""
         self.app.finish_receipt = self.finish_receipt
 
     # -- receipts -------------------------------------------------------------

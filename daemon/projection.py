@@ -66,7 +66,7 @@ from memoryd.kernel.errors import Unavailable
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.scan import scan
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext, Handler
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 if TYPE_CHECKING:
     from memoryd.daemon.tasks import Task
@@ -622,12 +622,17 @@ class Projection:
         if not self.projecting:
             raise Unavailable("projection_off")
 
-    def methods(self) -> list[tuple[str, type, Handler]]:
+    def methods(self) -> list[MethodSpec]:
+        """The methods this module serves (control.sock only)."""
         return [
-            ("memory.projection.authorize", schema.ProjectionAuthorize, self.authorize),
-            ("memory.projection.retry", schema.ProjectionRetry, self.retry),
-            ("memory.projection.reseed", schema.NoParams, self.reseed),
-            ("memory.projection.report", schema.NoParams, self.report),
+            MethodSpec("memory.projection.authorize", schema.ProjectionAuthorize,
+                       self.authorize, schema.ProjectionAuthorized),
+            MethodSpec("memory.projection.retry", schema.ProjectionRetry, self.retry,
+                       schema.ProjectionRetried),
+            MethodSpec("memory.projection.reseed", schema.NoParams, self.reseed,
+                       schema.ProjectionReseeded),
+            MethodSpec("memory.projection.report", schema.NoParams, self.report,
+                       schema.ProjectionReport),
         ]
 
 

@@ -35,7 +35,7 @@ from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Denied, NotFound
 from memoryd.kernel.policy import Policy
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext, Handler
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 __all__ = ["MAX_IDS", "PromoteParams", "methods", "promote"]
 
@@ -102,8 +102,8 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
 
 
 def methods(store: Store, clock: Clock, owner_for: Callable[[schema.Identity | None], str],
-            policy: Callable[[], Policy]) -> list[tuple[str, type, Handler]]:
-    """The ``(name, params, handler)`` row for ``App.extra_methods``; ``owner_for``
+            policy: Callable[[], Policy]) -> list[MethodSpec]:
+    """The method this module serves (control.sock only); ``owner_for``
     resolves an identity (None: the daemon's default) and ``policy`` answers the
     policy in force at the time of the call."""
 
@@ -118,4 +118,4 @@ def methods(store: Store, clock: Clock, owner_for: Callable[[schema.Identity | N
         log.info("entries_promoted", count=len(result.promoted))
         return result
 
-    return [("memory.promote", PromoteParams, memory_promote)]
+    return [MethodSpec("memory.promote", PromoteParams, memory_promote, schema.Promoted)]

@@ -43,10 +43,10 @@ from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
 from memoryd.kernel.capability import Capability, Effect
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext
+from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
-    from memoryd.daemon.app import App, Handler
+    from memoryd.daemon.app import App
 
 log = structlog.get_logger()
 
@@ -389,6 +389,7 @@ def context_handler(app: App) -> Handler:
     return memory_context
 
 
-def methods(app: App) -> list[tuple[str, type, Handler]]:
-    """The methods this module adds to the daemon's tables (``App.extra_methods``)."""
-    return [("memory.context", schema.MemoryContext, context_handler(app))]
+def methods(app: App) -> list[MethodSpec]:
+    """The methods this module serves (an agent-channel method, SPEC §9)."""
+    return [MethodSpec("memory.context", schema.MemoryContext, context_handler(app),
+                       schema.ContextOut, on_agent=True)]
