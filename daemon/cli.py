@@ -166,7 +166,9 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
     hasher, default = app.hasher, app.default
     return [
         *app.methods(),
-        *recall.methods(app),
+        *recall.methods(recall.Recall(
+            app.store, app.clock, app.gate, hasher, app.config.recall, app.ranker,
+            app.ranker_reason, app.projection, app.audit_read)),
         *backup.methods(app.home),
         *promote.methods(app.store, app.clock,
                          lambda who: default.owner if who is None else owner_of(hasher, who),

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import structlog
 
+from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import projection_outbox, reads, tasks, writes
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.cursors import Cursor, seal, unseal
@@ -213,7 +214,7 @@ def interrupt_pending(tx: Tx, now: str) -> int:
 # --- journal -------------------------------------------------------------------------
 
 
-def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal,
+def journal(tx: Tx, hasher: KeyedHasher, boot_id: str, owner: str, p: schema.MemoryJournal,
             shown: Callable[[str], bool] | None = None) -> schema.JournalPage:
     """A page of the owner's operations, newest first. ``shown(entry_id)`` is
     the read policy: an item about an entry it refuses is left out and
@@ -221,8 +222,8 @@ def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal,
     clauses = "owner = ?"
     args: list[Any] = [owner]
     if p.cursor is not None:
-        cur = unseal(app.hasher, p.cursor)
-        if cur.owner != owner or cur.boot != app.boot_id or cur.filters != JOURNAL_FILTER:
+        cur = unseal(hasher, p.cursor)
+        if cur.owner != owner or cur.boot != boot_id or cur.filters != JOURNAL_FILTER:
             raise CursorError("cursor_invalid")
         clauses += " AND (ts < ? OR (ts = ? AND operation_id < ?))"
         args += [cur.after_title, cur.after_title, cur.after_id]
@@ -233,8 +234,8 @@ def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal,
     next_cursor = None
     if more:
         last = rows[-1]
-        next_cursor = seal(app.hasher, Cursor(
-            owner, JOURNAL_FILTER, app.boot_id, last["ts"], last["operation_id"]))
+        next_cursor = seal(hasher, Cursor(
+            owner, JOURNAL_FILTER, boot_id, last["ts"], last["operation_id"]))
     omitted = 0
     items = []
     for r in rows:
@@ -475,7 +476,7 @@ class Lifecycle:
 
         def body(tx: Tx, check: ReadCheck, _view: View) -> schema.JournalPage:
             if not gate.read_rules_apply():
-                return journal(tx, self.app, owner, p)
+                return journal(tx, self.app.hasher, self.app.boot_id, owner, p)
 
             def shown(entry_id: str) -> bool:
                 row = tx.one("SELECT target, scope FROM entries WHERE id = ?", (entry_id,))
@@ -485,7 +486,7 @@ class Lifecycle:
                 check.note(decision)
                 return decision.effect is Effect.ALLOW
 
-            return journal(tx, self.app, owner, p, shown)
+            return journal(tx, self.app.hasher, self.app.boot_id, owner, p, shown)
 
         return await self.app._read(ctx, "memory.journal", None, p.identity, body)
 

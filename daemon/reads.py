@@ -29,6 +29,7 @@ from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, loads
 from memoryd.daemon.writes import receipt_wire
 from memoryd.kernel.errors import CursorError, NotFound
+from memoryd.kernel.retention import ENTRY_STATUSES, EntryStatus
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 _canonical = msgspec.json.Encoder(order="sorted")
 _decode = msgspec.json.Decoder()
 _ENTRY_ID = re.compile(r"ent_[0-9A-HJKMNP-TV-Z]{26}")
-STATUSES = ("active", "superseded", "archived", "expired", "removed")
+STATUSES = ENTRY_STATUSES
 
 
 def wire(row: dict[str, Any], now: str) -> schema.Entry:
@@ -111,7 +112,7 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         after_score = None
     filters = msgspec.structs.replace(p, cursor=None)
     filters_text = _canonical.encode(filters).decode()
-    statuses = list(p.statuses or ["active"])
+    statuses: list[str] = list(p.statuses or [EntryStatus.ACTIVE])
     mode = p.mode or ("search" if p.query is not None else "list")
     if mode == "search" and not (p.query or "").strip():
         raise InvalidParams([{"path": "$.query", "expected": "non-empty str (search mode)"}])

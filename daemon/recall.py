@@ -27,7 +27,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +47,12 @@ from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
-    from memoryd.daemon.app import App
+    from memoryd.audit.keyed import KeyedHasher
+    from memoryd.daemon.clock import Clock
+    from memoryd.daemon.gate import Gate
+    from memoryd.daemon.hybrid import Ranker
+    from memoryd.daemon.projection import Projection
+    from memoryd.daemon.store import SqliteStore
 
 log = structlog.get_logger()
 
@@ -152,10 +158,10 @@ def namespaces(task: tasks.Task) -> list[tuple[str, str]]:
     return [("memory", s) for s in task.scopes] + [("user", task.user_scope)]
 
 
-def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bool,
+def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated: bool,
            now_dt: datetime, *, refresh: bool, check: ReadCheck,
            qvec: Any = None, external: dict[str, Any] | None = None) -> schema.ContextOut:
-    cfg: RecallConfig = app.config.recall
+    cfg = app.config
     now = fmt(now_dt)
     spaces = namespaces(task)
     where = ("e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
@@ -333,9 +339,26 @@ def assemble(tx: Tx, header: dict[str, Any],
 # --- the method ---------------------------------------------------------------------
 
 
-def context_handler(app: App) -> Handler:
+@dataclass(frozen=True)
+class Recall:
+    """What ``memory.context`` works with: the store, the clock, the gate (its
+    read decisions), the keyed hasher (the intent's hash), the recall limits,
+    the ranker and external memory when on, and the read audit's appender."""
+
+    store: SqliteStore
+    clock: Clock
+    gate: Gate
+    hasher: KeyedHasher
+    config: RecallConfig
+    ranker: Ranker | None
+    ranker_reason: str
+    projection: Projection | None
+    audit_read: Callable[[ReadCheck], Awaitable[None]]
+
+
+def context_handler(app: Recall) -> Handler:
     async def memory_context(ctx: CallContext, p: schema.MemoryContext) -> schema.ContextOut:
-        intent, cut = cut_intent(p.intent, app.config.recall.max_intent_chars)
+        intent, cut = cut_intent(p.intent, app.config.max_intent_chars)
         check = ReadCheck("memory.context")
 
         def admit(tx: Tx) -> tasks.Task:
@@ -389,7 +412,7 @@ def context_handler(app: App) -> Handler:
     return memory_context
 
 
-def methods(app: App) -> list[MethodSpec]:
+def methods(app: Recall) -> list[MethodSpec]:
     """The methods this module serves (an agent-channel method, SPEC §9)."""
     return [MethodSpec("memory.context", schema.MemoryContext, context_handler(app),
                        schema.ContextOut, on_agent=True)]

@@ -430,7 +430,10 @@ def describe(info: mi.Type) -> str:
     if isinstance(info, mi.LiteralType):
         return " | ".join(msgspec.json.encode(v).decode() for v in info.values)
     if isinstance(info, mi.EnumType):
-        return " | ".join(msgspec.json.encode(m.value).decode() for m in info.cls)
+        # Sorted, as msgspec lists a Literal's values: the same choices read
+        # the same whether the Struct spells them as a Literal or an enum.
+        return " | ".join(msgspec.json.encode(v).decode()
+                          for v in sorted(m.value for m in info.cls))
     if isinstance(info, mi.ListType | mi.SetType | mi.FrozenSetType | mi.VarTupleType):
         item = describe(info.item_type)
         text = f"array of ({item})" if " | " in item else f"array of {item}"

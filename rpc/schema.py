@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from memoryd.kernel.retention import EntryStatus, EntryType
+
 # --- bounded scalars -------------------------------------------------------
 
 # Ids are the daemon's own (``ent_…``, ``act_…``, ``op_…``): letters, digits and
@@ -41,8 +43,9 @@ TokenLabel = Annotated[str, Meta(min_length=1, max_length=64,
 Text = Annotated[str, Meta(max_length=262_144)]
 
 Target = Literal["memory", "user"]
-EntryType = Literal["preference", "procedure", "fact", "lesson"]
-Status = Literal["active", "superseded", "archived", "expired", "removed"]
+# Entry types and statuses are the kernel's vocabularies (kernel/retention.py),
+# decoded into its enums: one definition for the wire, the policy and the TTLs.
+Status = EntryStatus
 Action = Literal["add", "replace", "supersede", "archive", "remove", "batch"]
 Source = Literal["user", "agent", "extraction", "import", "unknown"]
 
@@ -115,7 +118,7 @@ class PolicyExplain(_P, frozen=True, kw_only=True):
     scope: ScopeName = "default"
     action: Literal["add", "replace", "supersede", "archive", "remove",
                     "context", "journal", "list", "read", "receipt", "govern"] | None = None
-    type: Literal["preference", "procedure", "fact", "lesson"] | None = None
+    type: EntryType | None = None
     # The task's grants on the agent channel; by default every grant, as for a
     # task whose owner has switched every consent on.
     grants: list[Literal["memory.context", "memory.list", "memory.read", "memory.receipt",
@@ -442,17 +445,9 @@ class ActionPage(_R, kw_only=True):
     next_cursor: str | None
 
 
-class ActionDetail(_R, kw_only=True):
+class ActionDetail(ActionSummary, kw_only=True):
     """``governance.action.get``: a pending action also shows its proposed ops."""
 
-    action_id: str
-    status: str
-    owner: str
-    created_at: str
-    expires_at: str
-    decided_at: str | None
-    ops_summary: list[dict[str, Any]]
-    proposed_by: Proposer
     resources: list[str]
     content_hashes: list[str]
     policy_hash: str
@@ -526,9 +521,12 @@ class StatusBackend(_R, kw_only=True):
     degraded_reason: str | None
 
 
-class Checkpointed(_R, kw_only=True):
+class ChainHeadOut(_R, kw_only=True):
     seq: int
     hash: str
+
+
+class Checkpointed(ChainHeadOut, kw_only=True):
     ts: str
 
 
@@ -558,10 +556,7 @@ class StatusPolicy(_R, kw_only=True):
     rules: int
 
 
-class ConsentFlagsVersioned(_R, kw_only=True):
-    read: bool
-    contribute: bool
-    learn_from_tools: bool
+class ConsentFlagsVersioned(ConsentFlags, kw_only=True):
     version: int
 
 
@@ -633,17 +628,9 @@ class AuditPage(_R, kw_only=True):
     next_after_seq: int | None
 
 
-class ChainHeadOut(_R, kw_only=True):
-    seq: int
-    hash: str
-
-
-class CheckpointOut(_R, kw_only=True):
+class CheckpointOut(Checkpointed, kw_only=True):
     """``audit.checkpoint``: a signed ``(seq, hash, ts)``."""
 
-    seq: int
-    hash: str
-    ts: str
     signature: str
     public_key: str
 

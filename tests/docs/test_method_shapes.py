@@ -21,6 +21,7 @@ import pytest
 
 from memoryd.daemon import cli
 from memoryd.daemon.app import App
+from memoryd.daemon.config import Config
 from memoryd.daemon.lifecycle import Lifecycle
 from memoryd.daemon.projection import Projection
 from memoryd.rpc.protocol import MethodSpec
@@ -66,8 +67,8 @@ def parse_methods_page(text: str) -> dict[str, Documented]:
 def served() -> dict[str, MethodSpec]:
     """Every method as ``memoryd serve`` declares it. Building the table
     calls no collaborator (handlers use them per request), so none is given."""
-    app = App(config=None, home=None, hasher=None, store=None, clock=None,  # type: ignore[arg-type]
-              default=None)  # type: ignore[arg-type]
+    app = App(config=Config(), home=None, hasher=None, store=None,  # type: ignore[arg-type]
+              clock=None, default=None)  # type: ignore[arg-type]
     projection = Projection(None, None, None, "", lambda: None, lambda ctx: None,  # type: ignore[arg-type]
                             None, None, None)  # type: ignore[arg-type]
     specs = cli.method_table(app, None, Lifecycle(app), projection,  # type: ignore[arg-type]

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
+import msgspec.inspect as mi
 import pytest
 from structlog.testing import capture_logs
 
 from memoryd.kernel.errors import Conflict
 from memoryd.rpc.framing import MAX_DEPTH
-from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec, param_errors, tables
+from memoryd.rpc.protocol import (
+    CallContext,
+    Dispatcher,
+    MethodSpec,
+    describe,
+    param_errors,
+    tables,
+)
 from tests.corpora import corpus_files
 
 CTX = CallContext(channel="agent", peer_uid=1000, peer_pid=42, conn_id="conn_test")
@@ -475,6 +484,15 @@ def test_a_handler_answering_another_shape_than_declared_is_an_incident() -> Non
         bad = msgspec.json.decode(raw(msgspec.json.encode(req("drifted", {})), dispatcher) or b"")
     assert bad["error"]["code"] == -32603
     assert list(bad["error"]["data"]) == ["incident"]
+
+
+def test_an_enum_is_described_like_the_literal_of_its_values() -> None:
+    class Colour(enum.StrEnum):
+        RED = "red"
+        BLUE = "blue"
+
+    assert describe(mi.type_info(Colour)) == describe(mi.type_info(Literal["red", "blue"]))
+    assert describe(mi.type_info(Colour)) == '"blue" | "red"'
 
 
 def test_tables_serve_agent_methods_on_both_sockets_and_the_rest_on_control_only() -> None:
