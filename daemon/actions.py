@@ -38,6 +38,7 @@ from memoryd.daemon.writes import (
 )
 from memoryd.kernel.capability import Capability, Channel, Role, Subject
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
+from memoryd.rpc import schema
 
 _canonical = msgspec.json.Encoder(order="sorted")
 
@@ -174,51 +175,53 @@ def expire_actions(tx: Tx, now: str) -> int:
     return len(rows)
 
 
-def _action_summary(row: dict[str, Any]) -> dict[str, Any]:
-    return {"action_id": row["action_id"], "status": row["status"], "owner": row["owner"],
-            "created_at": row["created_at"], "expires_at": row["expires_at"],
-            "decided_at": row["decided_at"], "ops_summary": loads(row["ops_summary"])}
+def _action_summary(tx: Tx, row: dict[str, Any]) -> schema.ActionSummary:
+    return schema.ActionSummary(
+        action_id=row["action_id"], status=row["status"], owner=row["owner"],
+        created_at=row["created_at"], expires_at=row["expires_at"],
+        decided_at=row["decided_at"], ops_summary=loads(row["ops_summary"]),
+        proposed_by=_proposer(tx, row))
 
 
-def _proposer(tx: Tx, row: dict[str, Any]) -> dict[str, Any]:
+def _proposer(tx: Tx, row: dict[str, Any]) -> schema.Proposer:
     """Who proposed an action: its channel, its task and the token that task
     was begun with, by id (labels are text; memctl shows them from token.list)."""
     token = None
     if row["task_id"] is not None:
         found = tx.one("SELECT token_id FROM tasks WHERE task_id = ?", (row["task_id"],))
         token = found["token_id"] if found is not None else None
-    return {"channel": row["channel"], "task_id": row["task_id"], "token": token}
+    return schema.Proposer(channel=row["channel"], task_id=row["task_id"], token=token)
 
 
-def list_actions(tx: Tx, status: str | None, cursor: str | None, now: str) -> dict[str, Any]:
+def list_actions(tx: Tx, status: str | None, cursor: str | None, now: str) -> schema.ActionPage:
     status = status or "pending"
     after = cursor or ""
     rows = tx.all("SELECT * FROM actions WHERE status = ? AND action_id > ?"
                   " ORDER BY action_id LIMIT 51", (status, after))
     more = len(rows) > 50
     rows = rows[:50]
-    return {"items": [_action_summary(r) | {"proposed_by": _proposer(tx, r)} for r in rows],
-            "next_cursor": rows[-1]["action_id"] if more else None}
+    return schema.ActionPage(items=[_action_summary(tx, r) for r in rows],
+                             next_cursor=rows[-1]["action_id"] if more else None)
 
 
-def get_action(tx: Tx, action_id: str) -> dict[str, Any]:
+def get_action(tx: Tx, action_id: str) -> schema.ActionDetail:
     row = tx.one("SELECT * FROM actions WHERE action_id = ?", (action_id,))
     if row is None:
         raise NotFound("action_not_found")
-    out = _action_summary(row)
-    out["proposed_by"] = _proposer(tx, row)
-    out["resources"] = loads(row["resources"])
-    out["content_hashes"] = loads(row["content_hashes"])
-    out["policy_hash"] = row["policy_hash"]
-    out["result"] = loads(row["result"])
     stored = loads(row["proposal"])
-    # The operator (control channel) sees what they are asked to approve.
-    out["ops"] = [
-        {k: o[k] for k in ("action", "target", "scope", "entry_id", "expected_revision")}
-        | {"entry": _entry_out(o["entry"])}
-        for o in stored["ops"]
-    ] if stored else None
-    return out
+    return schema.ActionDetail(
+        **msgspec.structs.asdict(_action_summary(tx, row)),
+        resources=loads(row["resources"]),
+        content_hashes=loads(row["content_hashes"]),
+        policy_hash=row["policy_hash"],
+        result=loads(row["result"]),
+        # The operator (control channel) sees what they are asked to approve.
+        ops=[
+            {k: o[k] for k in ("action", "target", "scope", "entry_id", "expected_revision")}
+            | {"entry": _entry_out(o["entry"])}
+            for o in stored["ops"]
+        ] if stored else None,
+    )
 
 
 def _entry_out(entry: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import msgspec
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
@@ -40,15 +41,13 @@ from memoryd.kernel.capability import Capability
 from memoryd.kernel.errors import Denied, NotFound, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
+from memoryd.rpc.protocol import CallContext, Dispatcher, Handler, MethodSpec, tables
 
 if TYPE_CHECKING:
     from memoryd.daemon.hybrid import Ranker
     from memoryd.daemon.projection import Projection
 
 log = structlog.get_logger()
-
-Handler = Callable[[CallContext, Any], Awaitable[Any]]
 
 
 @dataclass
@@ -73,7 +72,7 @@ class App:
 
     # -- policy ---------------------------------------------------------------
 
-    def load_policy_file(self, *, starting: bool = False) -> dict[str, Any]:
+    def load_policy_file(self, *, starting: bool = False) -> schema.PolicyLoaded:
         """(Re)load policy.toml; an invalid file is refused and the old one stays.
 
         At start with a degraded store the valid policy is applied without its
@@ -102,7 +101,7 @@ class App:
                 # anyway (and must not take the daemon down on SIGHUP).
                 log.warning("policy_event_not_audited", reason="store_unavailable")
             log.warning("policy_rejected", problem=message, policy_hash=self.policy.hash)
-            return {"loaded": False, "error": message, "hash": self.policy.hash}
+            return schema.PolicyLoaded(loaded=False, error=message, hash=self.policy.hash)
         try:
             self.store.run_sync(lambda tx: tx.audit(
                 "policy_loaded", now, details={"policy_hash": policy.hash,
@@ -112,16 +111,17 @@ class App:
                 self.policy = policy
                 log.warning("policy_event_not_audited", reason="store_unavailable",
                             policy_hash=policy.hash)
-                return {"loaded": True, "hash": policy.hash, "rules": len(policy.rules)}
+                return schema.PolicyLoaded(loaded=True, hash=policy.hash, rules=len(policy.rules))
             # Fail closed: a policy change that cannot be audited does not take
             # effect; the old policy stays until the chain verifies again.
             log.warning("policy_not_loaded", reason="store_unavailable",
                         policy_hash=self.policy.hash)
-            return {"loaded": False, "error": "the audit log is unavailable; policy unchanged",
-                    "hash": self.policy.hash}
+            return schema.PolicyLoaded(
+                loaded=False, error="the audit log is unavailable; policy unchanged",
+                hash=self.policy.hash)
         self.policy = policy
         log.info("policy_loaded", policy_hash=policy.hash, rules=len(policy.rules))
-        return {"loaded": True, "hash": policy.hash, "rules": len(policy.rules)}
+        return schema.PolicyLoaded(loaded=True, hash=policy.hash, rules=len(policy.rules))
 
     # -- callers --------------------------------------------------------------
 
@@ -189,11 +189,11 @@ class App:
 
     # -- task.* -----------------------------------------------------------------
 
-    async def task_begin(self, ctx: CallContext, p: schema.TaskBegin) -> Any:
+    async def task_begin(self, ctx: CallContext, p: schema.TaskBegin) -> schema.TaskOut:
         now_dt = self._now()
         now = fmt(now_dt)
 
-        def run(tx: Tx) -> tuple[dict[str, Any], str | None]:
+        def run(tx: Tx) -> tuple[schema.TaskOut, str | None]:
             token_scopes = None
             token_id = None
             parent = None
@@ -228,11 +228,11 @@ class App:
             self.gate.present(ctx.conn_id, token_id)
         return out
 
-    async def task_resume(self, ctx: CallContext, p: schema.TaskResume) -> Any:
+    async def task_resume(self, ctx: CallContext, p: schema.TaskResume) -> schema.TaskOut:
         """A new connection presents the credential its task was begun with."""
         now = fmt(self._now())
 
-        def run(tx: Tx) -> tuple[dict[str, Any], str | None]:
+        def run(tx: Tx) -> tuple[schema.TaskOut, str | None]:
             token_id = None
             if p.token is not None:
                 try:
@@ -252,7 +252,7 @@ class App:
             self.gate.present(ctx.conn_id, token_id)
         return out
 
-    async def task_end(self, ctx: CallContext, p: schema.TaskRef) -> Any:
+    async def task_end(self, ctx: CallContext, p: schema.TaskRef) -> schema.TaskEnded:
         now = fmt(self._now())
         return await self.store.run(
             lambda tx: tasks.end(tx, self._task(tx, ctx, p.task_id), now), governed=False)
@@ -262,13 +262,13 @@ class App:
     def require_governance(self, ctx: CallContext, capability: Capability) -> None:
         self.gate.governance(ctx, capability, self.default.owner)
 
-    async def consent_get(self, ctx: CallContext, p: schema.IdentityOnly) -> Any:
+    async def consent_get(self, ctx: CallContext, p: schema.IdentityOnly) -> schema.ConsentOut:
         self.require_governance(ctx, Capability.CONSENT_MANAGE)
         owner = self.owner_for_control(p.identity)
         rec = await self.store.run(lambda tx: ident.read_consent(tx, owner), write=False)
         return rec.wire()
 
-    async def consent_set(self, ctx: CallContext, p: schema.ConsentSet) -> Any:
+    async def consent_set(self, ctx: CallContext, p: schema.ConsentSet) -> schema.ConsentOut:
         self.require_governance(ctx, Capability.CONSENT_MANAGE)
         owner = self.owner_for_control(p.identity)
         now = fmt(self._now())
@@ -276,28 +276,28 @@ class App:
         log.info("consent_changed", owner=owner, version=rec.version)
         return rec.wire()
 
-    async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> Any:
+    async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> schema.TokenIssued:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         now_dt = self._now()
         out = await self.store.run(lambda tx: ident.issue_token(tx, self.hasher, p, now_dt))
-        log.info("token_issued", token_id=out["token_id"], owner=out["owner"])
+        log.info("token_issued", token_id=out.token_id, owner=out.owner)
         return out
 
-    async def token_list(self, ctx: CallContext, p: schema.IdentityOnly) -> Any:
+    async def token_list(self, ctx: CallContext, p: schema.IdentityOnly) -> schema.TokenPage:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         owner = None if p.identity is None else self.owner_for_control(p.identity)
         now = fmt(self._now())
         items = await self.store.run(lambda tx: ident.list_tokens(tx, owner, now), write=False)
-        return {"items": items}
+        return schema.TokenPage(items=items)
 
-    async def token_revoke(self, ctx: CallContext, p: schema.TokenRevoke) -> Any:
+    async def token_revoke(self, ctx: CallContext, p: schema.TokenRevoke) -> schema.TokenRevoked:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         now = fmt(self._now())
         return await self.store.run(lambda tx: ident.revoke_token(tx, p.token_id, now))
 
     # -- memory.write and governance ------------------------------------------
 
-    async def memory_write(self, ctx: CallContext, p: schema.MemoryWrite) -> Any:
+    async def memory_write(self, ctx: CallContext, p: schema.MemoryWrite) -> schema.WriteResult:
         return await self.governance.write(ctx, p)
 
     async def settle_receipt(self, receipt_id: str) -> schema.ReceiptOut | None:
@@ -308,23 +308,23 @@ class App:
             return None
         return await self.finish_receipt(receipt_id)
 
-    async def action_list(self, ctx: CallContext, p: schema.ActionList) -> Any:
+    async def action_list(self, ctx: CallContext, p: schema.ActionList) -> schema.ActionPage:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         now = fmt(self._now())
         await self._expire_before_read()
         return await self.store.run(
             lambda tx: actions.list_actions(tx, p.status, p.cursor, now), write=False)
 
-    async def action_get(self, ctx: CallContext, p: schema.ActionRef) -> Any:
+    async def action_get(self, ctx: CallContext, p: schema.ActionRef) -> schema.ActionDetail:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         await self._expire_before_read()
         return await self.store.run(lambda tx: actions.get_action(tx, p.action_id), write=False)
 
-    async def action_approve(self, ctx: CallContext, p: schema.ActionRef) -> Any:
+    async def action_approve(self, ctx: CallContext, p: schema.ActionRef) -> schema.WriteResult:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         return await self.governance.approve(ctx, p)
 
-    async def action_deny(self, ctx: CallContext, p: schema.ActionDeny) -> Any:
+    async def action_deny(self, ctx: CallContext, p: schema.ActionDeny) -> schema.ActionDenied:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         return await self.governance.deny(ctx, p)
 
@@ -341,10 +341,10 @@ class App:
 
     # -- reads ------------------------------------------------------------------
 
-    async def memory_read(self, ctx: CallContext, p: schema.MemoryRead) -> Any:
+    async def memory_read(self, ctx: CallContext, p: schema.MemoryRead) -> schema.ReadResult:
         now = fmt(self._now())
 
-        def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
+        def body(tx: Tx, check: ReadCheck, _view: View) -> schema.ReadResult:
             assert check.caller is not None
 
             def allow(target: str, scope: str, index: int) -> None:
@@ -354,10 +354,10 @@ class App:
 
         return await self.read_call(ctx, "memory.read", p.task_id, p.identity, body)
 
-    async def memory_list(self, ctx: CallContext, p: schema.MemoryList) -> Any:
+    async def memory_list(self, ctx: CallContext, p: schema.MemoryList) -> schema.ListPage:
         now = fmt(self._now())
 
-        def body(tx: Tx, check: ReadCheck, view: View) -> Any:
+        def body(tx: Tx, check: ReadCheck, view: View) -> schema.ListPage:
             if p.scope is not None:
                 # A listing that names its scope asks about that namespace.
                 self.gate.require_namespace(check, p.target or "memory", p.scope)
@@ -366,8 +366,9 @@ class App:
 
         return await self.read_call(ctx, "memory.list", p.task_id, p.identity, body)
 
-    async def memory_receipt(self, ctx: CallContext, p: schema.MemoryReceipt) -> Any:
-        def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
+    async def memory_receipt(self, ctx: CallContext,
+                             p: schema.MemoryReceipt) -> schema.ReceiptOut:
+        def body(tx: Tx, check: ReadCheck, _view: View) -> schema.ReceiptOut:
             assert check.caller is not None
 
             def allow(target: str, scope: str, index: int) -> None:
@@ -377,10 +378,10 @@ class App:
 
         return await self.read_call(ctx, "memory.receipt", p.task_id, p.identity, body)
 
-    async def memory_status(self, ctx: CallContext, p: schema.MemoryStatus) -> Any:
+    async def memory_status(self, ctx: CallContext, p: schema.MemoryStatus) -> schema.StatusOut:
         now = fmt(self._now())
 
-        def run(tx: Tx) -> Any:
+        def run(tx: Tx) -> schema.StatusOut:
             if ctx.channel == "agent" or p.task_id is not None:
                 if p.task_id is None:
                     # The same owner a task begun here without a token gets:
@@ -395,68 +396,80 @@ class App:
                 task = None
             # A task counts only its own namespaces (SPEC §7: what it may see).
             view = task_view(task) if task is not None else View(owner, None)
-            return reads.status(tx, self, owner, task, now, view, agent=ctx.channel == "agent")
+            facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
+                                self.projection, self.ranker, self.ranker_reason)
+            return reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
 
         return await self.store.run(run, write=False)
 
     # -- audit / policy ---------------------------------------------------------
 
-    async def audit_export(self, ctx: CallContext, p: schema.AuditExport) -> Any:
+    async def audit_export(self, ctx: CallContext, p: schema.AuditExport) -> schema.AuditPage:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         return await self.store.run(lambda tx: reads.export(tx, p.after_seq, p.limit), write=False)
 
-    async def policy_reload(self, ctx: CallContext, p: schema.NoParams) -> Any:
+    async def policy_reload(self, ctx: CallContext, p: schema.NoParams) -> schema.PolicyLoaded:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
 
         return await anyio.to_thread.run_sync(self.load_policy_file)
 
-    async def policy_explain(self, ctx: CallContext, p: schema.PolicyExplain) -> Any:
+    async def policy_explain(self, ctx: CallContext,
+                             p: schema.PolicyExplain) -> schema.PolicyExplained:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         decision, resource = self.gate.explain(p, self.default.owner)
         # Not audited: nothing is decided for real, and the answer holds only
         # what the operator sent and the policy's own rule ids.
-        return {"effect": decision.effect.value, "explicit": decision.explicit,
-                "rule_ids": list(decision.rule_ids), "always_on": decision.always_on,
-                "reason": decision.reason, "policy_hash": decision.policy_hash,
-                "resource": resource.canonical()}
+        return schema.PolicyExplained(
+            effect=decision.effect.value, explicit=decision.explicit,
+            rule_ids=list(decision.rule_ids), always_on=decision.always_on,
+            reason=decision.reason, policy_hash=decision.policy_hash,
+            resource=resource.canonical())
 
     # -- tables -----------------------------------------------------------------
 
+    def methods(self) -> list[MethodSpec]:
+        """The methods this module serves: (name, params, handler, result, sockets)."""
+        def m(name: str, params: type[msgspec.Struct], handler: Handler,
+              result: type[msgspec.Struct], *, on_agent: bool = False) -> MethodSpec:
+            return MethodSpec(name, params, handler, result, on_agent)
+
+        return [
+            m("task.begin", schema.TaskBegin, self.task_begin, schema.TaskOut, on_agent=True),
+            m("task.end", schema.TaskRef, self.task_end, schema.TaskEnded, on_agent=True),
+            m("task.resume", schema.TaskResume, self.task_resume, schema.TaskOut,
+              on_agent=True),
+            m("memory.write", schema.MemoryWrite, self.memory_write, schema.WriteResult,
+              on_agent=True),
+            m("memory.read", schema.MemoryRead, self.memory_read, schema.ReadResult,
+              on_agent=True),
+            m("memory.list", schema.MemoryList, self.memory_list, schema.ListPage,
+              on_agent=True),
+            m("memory.receipt", schema.MemoryReceipt, self.memory_receipt, schema.ReceiptOut,
+              on_agent=True),
+            m("memory.status", schema.MemoryStatus, self.memory_status, schema.StatusOut,
+              on_agent=True),
+            m("governance.action.list", schema.ActionList, self.action_list, schema.ActionPage),
+            m("governance.action.get", schema.ActionRef, self.action_get, schema.ActionDetail),
+            m("governance.action.approve", schema.ActionRef, self.action_approve,
+              schema.WriteResult),
+            m("governance.action.deny", schema.ActionDeny, self.action_deny,
+              schema.ActionDenied),
+            m("consent.get", schema.IdentityOnly, self.consent_get, schema.ConsentOut),
+            m("consent.set", schema.ConsentSet, self.consent_set, schema.ConsentOut),
+            m("token.issue", schema.TokenIssue, self.token_issue, schema.TokenIssued),
+            m("token.list", schema.IdentityOnly, self.token_list, schema.TokenPage),
+            m("token.revoke", schema.TokenRevoke, self.token_revoke, schema.TokenRevoked),
+            m("audit.export", schema.AuditExport, self.audit_export, schema.AuditPage),
+            m("policy.reload", schema.NoParams, self.policy_reload, schema.PolicyLoaded),
+            m("policy.explain", schema.PolicyExplain, self.policy_explain,
+              schema.PolicyExplained),
+        ]
+
     def method_tables(self) -> tuple[Dispatcher, Dispatcher]:
-        agent: dict[str, MethodSpec] = {}
-        control: dict[str, MethodSpec] = {}
+        """The two dispatchers over this module's methods only (the in-process
+        seam); ``memoryd serve`` adds every module's table (daemon/cli.py)."""
+        return tables(self.methods())
 
-        def add(name: str, params: type, handler: Handler, *, on_agent: bool) -> None:
-            spec = MethodSpec(name=name, params=params, handler=handler)
-            control[name] = spec
-            if on_agent:
-                agent[name] = spec
-
-        add("task.begin", schema.TaskBegin, self.task_begin, on_agent=True)
-        add("task.end", schema.TaskRef, self.task_end, on_agent=True)
-        add("task.resume", schema.TaskResume, self.task_resume, on_agent=True)
-        add("memory.write", schema.MemoryWrite, self.memory_write, on_agent=True)
-        add("memory.read", schema.MemoryRead, self.memory_read, on_agent=True)
-        add("memory.list", schema.MemoryList, self.memory_list, on_agent=True)
-        add("memory.receipt", schema.MemoryReceipt, self.memory_receipt, on_agent=True)
-        add("memory.status", schema.MemoryStatus, self.memory_status, on_agent=True)
-        add("governance.action.list", schema.ActionList, self.action_list, on_agent=False)
-        add("governance.action.get", schema.ActionRef, self.action_get, on_agent=False)
-        add("governance.action.approve", schema.ActionRef, self.action_approve, on_agent=False)
-        add("governance.action.deny", schema.ActionDeny, self.action_deny, on_agent=False)
-        add("consent.get", schema.IdentityOnly, self.consent_get, on_agent=False)
-        add("consent.set", schema.ConsentSet, self.consent_set, on_agent=False)
-        add("token.issue", schema.TokenIssue, self.token_issue, on_agent=False)
-        add("token.list", schema.IdentityOnly, self.token_list, on_agent=False)
-        add("token.revoke", schema.TokenRevoke, self.token_revoke, on_agent=False)
-        add("audit.export", schema.AuditExport, self.audit_export, on_agent=False)
-        add("policy.reload", schema.NoParams, self.policy_reload, on_agent=False)
-        add("policy.explain", schema.PolicyExplain, self.policy_explain, on_agent=False)
-        for name, params, handler in self.extra_methods:
-            add(name, params, handler, on_agent=name in AGENT_EXTRA)
-        return Dispatcher(agent), Dispatcher(control)
-
-    extra_methods: list[tuple[str, type, Handler]] = field(default_factory=list)
     # The hybrid ranker (daemon/hybrid.py) when the semantic extra is loaded;
     # None ranks lexically, and ``ranker_reason`` says why.
     ranker: Ranker | None = None
@@ -464,10 +477,8 @@ class App:
     # Settles a delete receipt after its removal committed (daemon/lifecycle.py
     # installs it); without one, receipts stay pending.
     finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None
-    # External memory (daemon/projection.py, installed by daemon/cli.py): the
+    # External memory (daemon/projection.py, given by daemon/cli.py): the
     # status section and external recall ask it; None means off.
     projection: Projection | None = None
 
 
-# Agent-channel methods that other modules register (SPEC §9).
-AGENT_EXTRA = frozenset({"memory.context"})

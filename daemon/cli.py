@@ -19,7 +19,8 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import anyio
 import structlog
@@ -29,16 +30,21 @@ from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
-from memoryd.daemon.config import ConfigError, load_config
+from memoryd.daemon.config import Config, ConfigError, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle
+from memoryd.daemon.projection import Projection
 from memoryd.daemon.projection import build as build_projection
 from memoryd.daemon.projection_provider import CredentialError, EndpointError
 from memoryd.daemon.server import Server, build_listeners
 from memoryd.daemon.store import SqliteStore, StoreVersionError
 from memoryd.kernel.capability import Capability
 from memoryd.rpc.paths import resolve_home
+from memoryd.rpc.protocol import CallContext, MethodSpec, tables
 from memoryd.rpc.version import VersionAction
+
+if TYPE_CHECKING:
+    from memoryd.daemon.hybrid import Ranker
 
 DESCRIPTION = """\
 memoryd keeps an operator's long-term memory for AI agents and governs every
@@ -105,69 +111,95 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"memoryd: {exc}", file=sys.stderr)
         lock.release()
         return 1
-    app = App(config=config, home=home, hasher=hasher, store=store, clock=SystemClock(),
-              default=default)
-    app.extra_methods.extend(recall.methods(app))
-    _install_ranker(app)
-    app.extra_methods.extend(backup.methods(home))
-    app.extra_methods.extend(promote.methods(
-        store, app.clock,
-        lambda who: default.owner if who is None else owner_of(hasher, who),
-        lambda: app.policy))
-    # Verify the chain before anything is appended to it, so a damaged log is
-    # reported where it was damaged, not after events of this start.
-    checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
-    policy = app.load_policy_file(starting=True)
-    if not policy["loaded"]:
-        print(f"memoryd: policy.toml refused: {policy['error']}", file=sys.stderr)
-        store.close()
-        lock.release()
-        return 1
-    app.extra_methods.extend(checkpoints.methods(
-        checkpointer, hasher, lambda who: owner_of(hasher, who),
-        govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
-                                               app.default.owner)))
-    lifecycle = Lifecycle(app)
-    lifecycle.install()
-    lifecycle.interrupt_pending()
+    clock = SystemClock()
+    boot_id = os.urandom(8).hex()
+
+    # The projection asks the policy in force and the gate's governance
+    # question at call time, of the app composed just below.
+    def govern(ctx: CallContext) -> object:
+        return app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE, default.owner)
+
     try:
-        projection = build_projection(app, os.environ, home.path)
+        projection = build_projection(store, hasher, clock, boot_id, lambda: app.policy, govern,
+                                      config.projection, os.environ, home.path)
     except (CredentialError, EndpointError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         store.close()
         lock.release()
         return 1
-    app.projection = projection
-    app.extra_methods.extend(projection.methods())
+    ranker, ranker_reason = _ranker(config, store)
+    app = App(config=config, home=home, hasher=hasher, store=store, clock=clock,
+              default=default, boot_id=boot_id, ranker=ranker, ranker_reason=ranker_reason,
+              projection=projection)
+    # Verify the chain before anything is appended to it, so a damaged log is
+    # reported where it was damaged, not after events of this start.
+    checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
+    policy = app.load_policy_file(starting=True)
+    if not policy.loaded:
+        print(f"memoryd: policy.toml refused: {policy.error}", file=sys.stderr)
+        store.close()
+        lock.release()
+        return 1
+    lifecycle = Lifecycle(app)
+    lifecycle.install()
+    lifecycle.interrupt_pending()
+    methods = method_table(app, checkpointer, lifecycle, projection, govern)
     projection.start()
     try:
-        code = anyio.run(_run, app, checkpointer, lifecycle, backend="asyncio")
+        code = anyio.run(_run, app, methods, checkpointer, lifecycle, backend="asyncio")
     finally:
         store.close()
         lock.release()
     return code
 
 
-def _install_ranker(app: App) -> None:
-    """Hybrid recall when the semantic extra is installed (daemon/embedding.py)."""
-    loaded = embedding.load(app.config.recall)
-    app.ranker_reason = loaded.reason
+def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle,
+                 projection: Projection,
+                 govern: Callable[[CallContext], object]) -> list[MethodSpec]:
+    """Every method the daemon serves: each module's own table (name, params,
+    handler, result, sockets), joined; ``protocol.tables`` splits them per
+    socket. Building it calls nothing: handlers use their collaborators when
+    a request comes."""
+    hasher, default = app.hasher, app.default
+    return [
+        *app.methods(),
+        *recall.methods(recall.Recall(
+            app.store, app.clock, app.gate, hasher, app.config.recall, app.ranker,
+            app.ranker_reason, app.projection, app.audit_read)),
+        *backup.methods(app.home),
+        *promote.methods(app.store, app.clock,
+                         lambda who: default.owner if who is None else owner_of(hasher, who),
+                         lambda: app.policy),
+        *checkpoints.methods(checkpointer, hasher, lambda who: owner_of(hasher, who),
+                             govern=govern),
+        *lifecycle.methods(),
+        *projection.methods(),
+    ]
+
+
+def _ranker(config: Config, store: SqliteStore) -> tuple[Ranker | None, str]:
+    """Hybrid recall when the semantic extra is installed (daemon/embedding.py);
+    else none (lexical), with the reason ``memory.status`` gives."""
+    loaded = embedding.load(config.recall)
+    ranker = None
     if loaded.embedder is not None:
         from memoryd.daemon import hybrid
 
         index = hybrid.Index(loaded.embedder.dim)
-        app.store.vector_changes.subscribe(index.forget)
-        worker = embedding.Worker(app.store, loaded.embedder, index)
-        app.ranker = hybrid.Ranker(loaded.embedder, index, worker)
-        worker.prepare = app.ranker.prepare
+        store.vector_changes.subscribe(index.forget)
+        worker = embedding.Worker(store, loaded.embedder, index)
+        ranker = hybrid.Ranker(loaded.embedder, index, worker)
+        worker.prepare = ranker.prepare
     structlog.get_logger().info(
-        "recall_ranker", ranker="hybrid" if app.ranker else "lexical", reason=loaded.reason,
+        "recall_ranker", ranker="hybrid" if ranker else "lexical", reason=loaded.reason,
         model=loaded.embedder.model_id if loaded.embedder else None)
+    return ranker, loaded.reason
 
 
-async def _run(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle) -> int:
+async def _run(app: App, methods: list[MethodSpec], checkpointer: checkpoints.Checkpointer,
+               lifecycle: Lifecycle) -> int:
     log = structlog.get_logger()
-    agent, control = app.method_tables()
+    agent, control = tables(methods)
     try:
         listeners = build_listeners(app.config, app.home.agent_socket, app.home.control_socket,
                                     agent, control)

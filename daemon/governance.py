@@ -591,11 +591,11 @@ class Governance:
         log.info("action_approved", action_id=p.action_id, operation_id=written.operation_id)
         return await self._answer(written, caller.read_allowed, now)
 
-    async def deny(self, ctx: CallContext, p: schema.ActionDeny) -> dict[str, Any]:
+    async def deny(self, ctx: CallContext, p: schema.ActionDeny) -> schema.ActionDenied:
         await self.expire_actions()
         now = fmt(self.clock.now())
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ActionDenied:
             row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
             tx.audit("action_denied", now, subject={"channel": "control", "role": "operator",
                                                     "owner": row["owner"]},
@@ -604,7 +604,7 @@ class Governance:
                      content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
                      details={"action_id": p.action_id})
             actions.close_action(tx, p.action_id, "denied", now, None)
-            return {"action_id": p.action_id, "status": "denied"}
+            return schema.ActionDenied(action_id=p.action_id, status="denied")
 
         out = await self.store.run(run)
         log.info("action_denied", action_id=p.action_id)

@@ -39,13 +39,13 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import numpy as np
-import numpy.typing as npt
 
 from memoryd.daemon import search, vectors
+from memoryd.daemon.quantise import Vector, dequantise
 
 if TYPE_CHECKING:
     from memoryd.daemon.embedding import Embedder, Worker
-    from memoryd.daemon.store import Tx
+    from memoryd.daemon.txn import Tx
 
 # Reciprocal rank fusion constant (Cormack et al. use 60).
 RRF_K = 60
@@ -73,19 +73,6 @@ ANCHORS = (
 # first characters (the whole intent still goes to the lexical plan).
 QUERY_CHARS = 1_000
 
-Vector = npt.NDArray[np.float32]
-
-
-def quantise(vec: Any) -> tuple[float, bytes]:
-    """int8 with one scale per vector: 4x smaller, cosine error ~1e-3."""
-    arr = np.asarray(vec, dtype=np.float32)
-    scale = vectors.scale_of(float(np.max(np.abs(arr))) if arr.size else 0.0)
-    q = np.clip(np.rint(arr / scale), -127, 127).astype(np.int8)
-    return scale, q.tobytes()
-
-
-def dequantise(scale: float, blob: bytes) -> Vector:
-    return (np.frombuffer(blob, dtype=np.int8).astype(np.float32) * np.float32(scale))
 
 
 class _Part:

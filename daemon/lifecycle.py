@@ -22,7 +22,7 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import structlog
 
+from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import entries, projection_outbox, writes
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.cursors import Cursor, seal, unseal
@@ -39,7 +40,7 @@ from memoryd.daemon.store import Tx, loads
 from memoryd.kernel.capability import Capability, Effect
 from memoryd.kernel.errors import CursorError, NotFound, Unavailable
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 if TYPE_CHECKING:
     from memoryd.daemon.app import App
@@ -61,7 +62,6 @@ FAULTS: dict[str, str] = {
     "projection_unconfirmed": "act as if an external projection has not confirmed a delete",
 }
 
-Handler = Callable[[CallContext, Any], Awaitable[Any]]
 
 
 # --- retention -----------------------------------------------------------------
@@ -187,16 +187,16 @@ def interrupt_pending(tx: Tx, now: str) -> int:
 # --- journal -------------------------------------------------------------------------
 
 
-def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal,
-            shown: Callable[[str], bool] | None = None) -> dict[str, Any]:
+def journal(tx: Tx, hasher: KeyedHasher, boot_id: str, owner: str, p: schema.MemoryJournal,
+            shown: Callable[[str], bool] | None = None) -> schema.JournalPage:
     """A page of the owner's operations, newest first. ``shown(entry_id)`` is
     the read policy: an item about an entry it refuses is left out and
     counted in ``omitted``."""
     clauses = "owner = ?"
     args: list[Any] = [owner]
     if p.cursor is not None:
-        cur = unseal(app.hasher, p.cursor)
-        if cur.owner != owner or cur.boot != app.boot_id or cur.filters != JOURNAL_FILTER:
+        cur = unseal(hasher, p.cursor)
+        if cur.owner != owner or cur.boot != boot_id or cur.filters != JOURNAL_FILTER:
             raise CursorError("cursor_invalid")
         clauses += " AND (ts < ? OR (ts = ? AND operation_id < ?))"
         args += [cur.after_title, cur.after_title, cur.after_id]
@@ -207,8 +207,8 @@ def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal,
     next_cursor = None
     if more:
         last = rows[-1]
-        next_cursor = seal(app.hasher, Cursor(
-            owner, JOURNAL_FILTER, app.boot_id, last["ts"], last["operation_id"]))
+        next_cursor = seal(hasher, Cursor(
+            owner, JOURNAL_FILTER, boot_id, last["ts"], last["operation_id"]))
     omitted = 0
     items = []
     for r in rows:
@@ -219,10 +219,10 @@ def journal(tx: Tx, app: App, owner: str, p: schema.MemoryJournal,
             if parts and not kept:
                 continue
             parts = kept
-        items.append({"operation_id": r["operation_id"], "ts": r["ts"], "action": r["action"],
-                      "channel": r["channel"], "items": parts, "undo_of": r["undo_of"],
-                      "undone_by": r["undone_by"]})
-    return {"items": items, "next_cursor": next_cursor, "omitted": omitted}
+        items.append(schema.JournalItem(
+            operation_id=r["operation_id"], ts=r["ts"], action=r["action"],
+            channel=r["channel"], items=parts, undo_of=r["undo_of"], undone_by=r["undone_by"]))
+    return schema.JournalPage(items=items, next_cursor=next_cursor, omitted=omitted)
 
 
 # --- the service ---------------------------------------------------------------------
@@ -241,16 +241,17 @@ class Lifecycle:
         if unknown:
             raise ValueError(f"unknown lifecycle faults; known: {sorted(FAULTS)}")
 
-    def methods(self) -> list[tuple[str, type, Handler]]:
+    def methods(self) -> list[MethodSpec]:
+        """The methods this module serves (control.sock only)."""
         return [
-            ("memory.journal", schema.MemoryJournal, self.memory_journal),
-            ("memory.undo", schema.MemoryUndo, self.memory_undo),
-            ("memory.gc", schema.NoParams, self.memory_gc),
+            MethodSpec("memory.journal", schema.MemoryJournal, self.memory_journal,
+                       schema.JournalPage),
+            MethodSpec("memory.undo", schema.MemoryUndo, self.memory_undo, schema.WriteResult),
+            MethodSpec("memory.gc", schema.NoParams, self.memory_gc, schema.GcOut),
         ]
 
     def install(self) -> None:
-        """Register the control methods and take over settling delete receipts."""
-        self.app.extra_methods.extend(self.methods())
+        """Take over settling delete receipts."""
         self.app.finish_receipt = self.finish_receipt
 
     # -- receipts -------------------------------------------------------------
@@ -322,19 +323,23 @@ class Lifecycle:
 
     # -- methods ---------------------------------------------------------------
 
-    async def memory_gc(self, ctx: CallContext, p: schema.NoParams) -> Any:
+    async def memory_gc(self, ctx: CallContext, p: schema.NoParams) -> schema.GcOut:
         self.app.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         actions = await self.app.expire_actions()
-        return {**await self.sweep(), "actions_expired": actions}
+        swept = await self.sweep()
+        return schema.GcOut(expired=swept["expired"], purged=swept["purged"],
+                            receipts_rechecked=swept["receipts_rechecked"],
+                            actions_expired=actions)
 
-    async def memory_journal(self, ctx: CallContext, p: schema.MemoryJournal) -> Any:
+    async def memory_journal(self, ctx: CallContext,
+                             p: schema.MemoryJournal) -> schema.JournalPage:
         self.app.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         owner = self.app.owner_for_control(p.identity)
         gate = self.app.gate
 
-        def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
+        def body(tx: Tx, check: ReadCheck, _view: View) -> schema.JournalPage:
             if not gate.read_rules_apply():
-                return journal(tx, self.app, owner, p)
+                return journal(tx, self.app.hasher, self.app.boot_id, owner, p)
 
             def shown(entry_id: str) -> bool:
                 row = tx.one("SELECT target, scope FROM entries WHERE id = ?", (entry_id,))
@@ -344,11 +349,11 @@ class Lifecycle:
                 check.note(decision)
                 return decision.effect is Effect.ALLOW
 
-            return journal(tx, self.app, owner, p, shown)
+            return journal(tx, self.app.hasher, self.app.boot_id, owner, p, shown)
 
         return await self.app.read_call(ctx, "memory.journal", None, p.identity, body)
 
-    async def memory_undo(self, ctx: CallContext, p: schema.MemoryUndo) -> Any:
+    async def memory_undo(self, ctx: CallContext, p: schema.MemoryUndo) -> schema.WriteResult:
         return await self.app.governance.undo(ctx, p)
 
 

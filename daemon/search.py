@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 if TYPE_CHECKING:
-    from memoryd.daemon.store import Tx
+    from memoryd.daemon.txn import Tx
 
 FTS_FUNCTION = "memoryd_fts_text"
 # BM25 column weights: a match in the title says most about an entry, then

@@ -51,21 +51,21 @@ class Task:
     snapshot: dict[str, Any] | None
     token_id: str | None = None
 
-    def wire(self) -> dict[str, Any]:
-        return {
-            "task_id": self.task_id,
-            "owner": self.owner,
-            "role": self.role,
-            "scopes": list(self.scopes),
-            "user_scope": self.user_scope,
-            "consent": {
-                "read": self.consent.read,
-                "contribute": self.consent.contribute,
-                "learn_from_tools": self.consent.learn_from_tools,
-            },
-            "grants": sorted(self.grants),
-            "expires_at": self.expires_at,
-        }
+    def wire(self) -> schema.TaskOut:
+        return schema.TaskOut(
+            task_id=self.task_id,
+            owner=self.owner,
+            role=self.role,
+            scopes=list(self.scopes),
+            user_scope=self.user_scope,
+            consent=schema.ConsentFlags(
+                read=self.consent.read,
+                contribute=self.consent.contribute,
+                learn_from_tools=self.consent.learn_from_tools,
+            ),
+            grants=sorted(self.grants),
+            expires_at=self.expires_at,
+        )
 
 
 def user_scope(owner: str) -> str:
@@ -195,6 +195,6 @@ def lookup(tx: Tx, task_id: str, *, channel: str, peer_uid: int, now: str) -> Ta
     )
 
 
-def end(tx: Tx, task: Task, now: str) -> dict[str, Any]:
+def end(tx: Tx, task: Task, now: str) -> schema.TaskEnded:
     tx.exec("UPDATE tasks SET ended_at = ?, snapshot = NULL WHERE task_id = ?", (now, task.task_id))
-    return {"task_id": task.task_id, "ended": True}
+    return schema.TaskEnded(task_id=task.task_id, ended=True)

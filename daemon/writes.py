@@ -32,7 +32,6 @@ from memoryd.daemon import entries
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.entries import Provenance, View
 from memoryd.daemon.ids import random_id
-from memoryd.daemon.reads import new_receipt
 from memoryd.daemon.store import Tx, dumps, loads
 from memoryd.kernel.capability import (
     Capability,
@@ -251,6 +250,15 @@ def remember(tx: Tx, owner: str, key: str | None, rhash: str, written: Written,
     }
     tx.exec("INSERT INTO idempotency(owner, key, request_hash, answer, created_at)"
             " VALUES (?, ?, ?, ?, ?)", (owner, key, rhash, dumps(answer), now))
+
+
+def new_receipt(tx: Tx, owner: str, entry_id: str, now: str) -> schema.ReceiptOut:
+    """A pending receipt for a removal, settled after its commit."""
+    receipt_id = random_id("rcp")
+    tx.exec("INSERT INTO receipts(receipt_id, owner, entry_id, status, created_at, updated_at)"
+            " VALUES (?, ?, ?, 'pending', ?, ?)", (receipt_id, owner, entry_id, now, now))
+    return schema.ReceiptOut(receipt_id=receipt_id, entry_id=entry_id, status="pending",
+                             created_at=now, updated_at=now)
 
 
 def receipt_wire(row: dict[str, Any]) -> schema.ReceiptOut:

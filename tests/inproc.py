@@ -35,7 +35,7 @@ from memoryd.daemon.lifecycle import Lifecycle
 from memoryd.daemon.store import SqliteStore
 from memoryd.kernel.capability import Capability
 from memoryd.rpc.framing import encode_value
-from memoryd.rpc.protocol import CallContext, Dispatcher
+from memoryd.rpc.protocol import CallContext, Dispatcher, tables
 
 
 @dataclass
@@ -107,14 +107,17 @@ def composed(home_path: Path, *, clock: Clock | None = None, config: str | None 
                   clock=clock or SystemClock(), default=default_identity(env, settings, hasher))
         checkpointer = checkpoints.start(store, home, app.clock, settings.checkpoint)
         app.load_policy_file(starting=True)
-        app.extra_methods.extend(checkpoints.methods(
-            checkpointer, hasher, lambda who: owner_of(hasher, who),
-            govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
-                                                   app.default.owner)))
         lifecycle = Lifecycle(app, faults=faults)
         lifecycle.install()
         lifecycle.interrupt_pending()
-        agent, control = app.method_tables()
+        agent, control = tables([
+            *app.methods(),
+            *checkpoints.methods(
+                checkpointer, hasher, lambda who: owner_of(hasher, who),
+                govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
+                                                       app.default.owner)),
+            *lifecycle.methods(),
+        ])
         yield InProcess(app, store, lifecycle, agent, control)
     finally:
         store.close()
