@@ -48,7 +48,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
-from urllib.parse import unquote_to_bytes
 
 from memoryd.kernel.retention import EntryType
 
@@ -210,8 +209,12 @@ def _unescape(text: str) -> str:
         return text
     if _ESCAPED.fullmatch(text) is None:
         raise ValueError("bad %-escape in resource string")
-    # Strict UTF-8: escapes that do not decode raise (UnicodeDecodeError is a ValueError).
-    return unquote_to_bytes(text).decode("utf-8")
+    # Every '%' starts a checked two-digit escape. Strict UTF-8 both ways:
+    # text with no UTF-8 form or escapes that do not decode raise (the
+    # Unicode errors are ValueErrors).
+    first, *rest = text.encode("utf-8").split(b"%")
+    return b"".join([first, *(bytes.fromhex(part[:2].decode("ascii")) + part[2:]
+                              for part in rest)]).decode("utf-8")
 
 
 def _optional(text: str) -> str | None:
