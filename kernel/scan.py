@@ -28,10 +28,10 @@ Invariants:
   them; ``prefilter=False`` runs every pattern over the whole text, and the
   two must agree (``tests/unit/test_scan_prefilter.py``);
 - prefilters are checked in one pass per text: every literal of the table is
-  indexed under its gate character once per table, so a text's characters
-  pick the few literals worth a substring search, and the rules whose every
-  check holds one are the only prefiltered rules that run; a text held by
-  several fields of one entry is scanned once;
+  put in one Aho-Corasick automaton per table, one pass over a text finds
+  every literal it holds, and the rules whose every check holds one are the
+  only prefiltered rules that run; a text held by several fields of one
+  entry is scanned once;
 - fail closed: a validator that raises counts as a finding, and an empty rule
   table is refused rather than read as "nothing found".
 """
@@ -45,6 +45,8 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import ahocorasick
 
 from memoryd.kernel.entry_text import stored_bytes
 from memoryd.kernel.errors import ContentRejected, LimitExceeded
@@ -297,40 +299,22 @@ _ALIAS_TABLE = str.maketrans(CASE_ALIASES)
 _WINDOW_SHARE = 4
 
 
-# Characters by how rarely prose holds them, rarest first. A literal is only
-# searched for when its rarest character occurs (one fast single-character
-# check, shared by every literal with that character); anything not listed
-# (other scripts) counts as rarer still.
-_RARITY = "|<>[]{}!@$`^~\\_=;#%&*+?\"/9876543210:-'()zqxjkvbpygfwmucldrhsnioate.,\n "
-_RANK = {ch: rank for rank, ch in enumerate(_RARITY)}
-# Very common Chinese characters make poor gates.
-_COMMON_HAN = "的是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可而子说你年将"
-_RANK.update({ch: len(_RARITY) + rank for rank, ch in enumerate(_COMMON_HAN)})
-
-# A literal and the character that gates it.
-_Gated = tuple[tuple[str, str], ...]
-
-
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """One prefilter group: its literals, each with the character that gates it."""
+    """One prefilter group: its literals, lower-cased."""
 
-    every: _Gated
-
-
-def _gate(literal: str) -> str:
-    return min(literal, key=lambda ch: _RANK.get(ch, -1))
+    every: tuple[str, ...]
 
 
 def _group(literals: tuple[str, ...]) -> _Group:
     # Lower-cased here too: an upper-case literal would never be found in the
     # lower-cased view and would hide its rule.
-    return _Group(tuple((literal.lower(), _gate(literal.lower())) for literal in literals))
+    return _Group(tuple(literal.lower() for literal in literals))
 
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """A rule's prefilter, ready to check: gates first, the anchor group last."""
+    """A rule's prefilter, ready to check: the other groups first, the anchor group last."""
 
     checks: tuple[_Group, ...]
     anchor: _Group | None
@@ -350,26 +334,29 @@ def _plan(rule: ScanRule) -> _Plan | None:
 class _Index:
     """Every prefilter literal of one side of a rule table (raw or folded), indexed.
 
-    ``by_gate`` lists the literals under the character that gates them, so
-    one set intersection with a text's characters finds the few literals
-    worth a substring search; ``holds`` says which (rule, check) pairs each
-    literal satisfies, and ``needs`` how many checks each rule has. A rule
-    may match a text when every one of its checks holds a literal that
-    occurs in it: the same answer as walking each rule's plan, in one pass
-    over the literals the text can hold instead of one per rule.
+    ``automaton`` (Aho-Corasick, pyahocorasick) finds every literal a text
+    holds in one pass over it, overlapping ones included; ``holds`` says which
+    (rule, check) pairs each literal satisfies, and ``needs`` how many checks
+    each rule has. A rule may match a text when every one of its checks holds
+    a literal that occurs in it: the same answer as walking each rule's plan,
+    in one pass over the text instead of one search per literal and rule.
     """
 
-    gates: frozenset[str]
-    by_gate: dict[str, tuple[str, ...]]
+    automaton: ahocorasick.Automaton | None
     holds: dict[str, tuple[tuple[int, int], ...]]
     needs: dict[int, int]
     # The rules of this side (positions in the table), and those with no plan.
     side: tuple[int, ...]
     unplanned: frozenset[int]
 
+    def found(self, low: str) -> set[str]:
+        """The literals ``low`` holds."""
+        if self.automaton is None:
+            return set()
+        return {literal for _end, literal in self.automaton.iter(low)}
+
 
 def _index(plans: tuple[_Plan | None, ...], rules: tuple[ScanRule, ...], raw: bool) -> _Index:
-    by_gate: dict[str, set[str]] = {}
     holds: dict[str, set[tuple[int, int]]] = {}
     needs: dict[int, int] = {}
     side = tuple(i for i, rule in enumerate(rules) if rule.raw == raw)
@@ -379,12 +366,16 @@ def _index(plans: tuple[_Plan | None, ...], rules: tuple[ScanRule, ...], raw: bo
             continue
         needs[i] = len(plan.checks)
         for c, group in enumerate(plan.checks):
-            for literal, gate in group.every:
-                by_gate.setdefault(gate, set()).add(literal)
+            for literal in group.every:
                 holds.setdefault(literal, set()).add((i, c))
-    return _Index(frozenset(by_gate), {g: tuple(sorted(ls)) for g, ls in by_gate.items()},
-                  {lit: tuple(sorted(pairs)) for lit, pairs in holds.items()}, needs,
-                  side, frozenset(i for i in side if plans[i] is None))
+    automaton = None
+    if holds:
+        automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+        for literal in holds:
+            automaton.add_word(literal, literal)
+        automaton.make_automaton()
+    return _Index(automaton, {lit: tuple(sorted(pairs)) for lit, pairs in holds.items()},
+                  needs, side, frozenset(i for i in side if plans[i] is None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,14 +418,7 @@ class _View:
         # Offsets in ``low`` are offsets in ``text`` (always, given the alias
         # map; checked rather than assumed).
         self.aligned = len(low) == len(text)
-        # One pass over the text's characters picks the gates it holds; only
-        # the literals under those gates are searched for.
-        self.found = found = {
-            literal
-            for gate in index.gates.intersection(low)
-            for literal in index.by_gate[gate]
-            if len(literal) == 1 or literal in low
-        }
+        self.found = found = index.found(low)
         held: dict[int, set[int]] = {}
         for literal in found:
             for rule, check in index.holds[literal]:
@@ -446,7 +430,7 @@ class _View:
         """Every offset where one of the group's literals occurs, sorted, no repeats."""
         out: set[int] = set()
         low = self.low
-        for literal, _gate in group.every:
+        for literal in group.every:
             if literal not in self.found:
                 continue
             i = low.find(literal)

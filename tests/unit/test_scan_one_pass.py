@@ -51,7 +51,7 @@ def test_the_literal_index_lets_a_rule_run_exactly_when_its_plan_holds(text: str
             plan = table.plans[i]
             if plan is None:
                 continue
-            holds = all(any(literal in view.low for literal, _gate in group.every)
+            holds = all(any(literal in view.low for literal in group.every)
                         for group in plan.checks)
             assert (i in view.may) == holds, (RULES[i].id, text)
 
