@@ -22,7 +22,6 @@ on the machine. The daemon and its home are gone when the script exits.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -38,6 +37,7 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from bench.mcp_startup import report
 from bench.run import ALLOWED, CONFIG, POLICY, Corpus
 from tests.harness import REPO, Daemon, enable_consent, short_tempdir
 
@@ -117,11 +117,7 @@ def main() -> int:
             daemon.stop()
         finally:
             shutil.rmtree(root, ignore_errors=True)
-    out = summarise(samples, args.calls)
-    for key, value in out.items():
-        print(f"{key:>22}: {value}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    report(summarise(samples, args.calls), args.json)
     return 0
 
 

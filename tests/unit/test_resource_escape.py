@@ -18,15 +18,12 @@ _HEX = "0123456789ABCDEF"
 
 
 def _escape_reference(value: str, raw: frozenset[str]) -> str:
+    # SPEC §4 spelled out: '-' alone is escaped, each other character is kept
+    # when raw, else written as the %XX escapes of its UTF-8 bytes.
     if value == "-":
         return "%2D"
-    out: list[str] = []
-    for ch in value:
-        if ch in raw:
-            out.append(ch)
-        else:
-            out.extend(f"%{byte:02X}" for byte in ch.encode("utf-8"))
-    return "".join(out)
+    return "".join(ch if ch in raw else "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
+                   for ch in value)
 
 
 def _unescape_reference(text: str) -> str:
