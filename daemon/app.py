@@ -25,7 +25,7 @@ import anyio
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import actions, reads, tasks, writes
+from memoryd.daemon import actions, reads, tasks, teams, writes
 from memoryd.daemon import gate as gate_mod
 from memoryd.daemon import home as home_mod
 from memoryd.daemon import identity as ident
@@ -212,7 +212,7 @@ class App:
         owner = self._owner_for_control(p.identity)
         return writes.Caller(
             subject=Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner, task_id=None),
-            view=View(owner, None),
+            view=teams.control_view(tx, owner),
             default_scope="default",
             user_scope=tasks.user_scope(owner),
             channel="control",
@@ -600,7 +600,10 @@ class App:
                 owner = self._owner_for_control(p.identity)
                 task = None
             # A task counts only its own namespaces (SPEC §7: what it may see).
-            view = task_view(task) if task is not None else View(owner, None)
+            # Team counts only on control for a current member: agent.sock
+            # reaches a team through a task begun as a member, never without.
+            view = (task_view(task) if task is not None else teams.control_view(tx, owner)
+                    if ctx.channel == "control" else View(owner, None))
             return reads.status(tx, self, owner, task, now, view, agent=ctx.channel == "agent")
 
         return await self.store.run(run, write=False)

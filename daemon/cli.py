@@ -26,7 +26,7 @@ import apsw
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall
+from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall, teams
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
@@ -126,6 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     app.extra_methods.extend(checkpoints.methods(
         checkpointer, hasher, lambda who: owner_of(hasher, who),
+        govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
+                                               app.default.owner)))
+    app.extra_methods.extend(teams.methods(
+        store, app.clock, lambda who: owner_of(hasher, who),
         govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
                                                app.default.owner)))
     _install_test_faults(store, os.environ.get("MEMORYD_TEST_FAULTS"))

@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import structlog
 
-from memoryd.daemon import projection_outbox, reads, tasks, writes
+from memoryd.daemon import projection_outbox, reads, tasks, teams, writes
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.cursors import Cursor, seal, unseal
-from memoryd.daemon.entries import View
+from memoryd.daemon.entries import View, load
 from memoryd.daemon.gate import ReadCheck
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
@@ -290,8 +290,7 @@ def plan_undo(tx: Tx, owner: str, operation_id: str) -> tuple[list[_Step], dict[
     # Reverse order: a supersede's new entry is archived before the old one
     # comes back, so the title is free again when it is checked.
     for item in reversed(items):
-        row = tx.one("SELECT * FROM entries WHERE id = ? AND owner = ?",
-                     (item["entry_id"], owner))
+        row = load(tx, teams.control_view(tx, owner), item["entry_id"])
         if (row is None or row["revision"] != item["revision_after"]
                 or row["status"] != _UNDOABLE_STATUS.get(item["action"])):
             raise Conflict("revision_conflict", details={
@@ -326,7 +325,8 @@ def _renewal(row: dict[str, Any], now_dt: datetime) -> dict[str, Any]:
 
 def apply_undo(tx: Tx, owner: str, steps: list[_Step], limits: writes.Limits,
                now_dt: datetime) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Apply the planned steps; returns (rows after, journal items)."""
+    """Apply the planned steps; returns (rows after, journal items). Titles
+    and budgets are checked where each row is held (a team's rows: the team)."""
     now = fmt(now_dt)
     rows: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
@@ -339,18 +339,18 @@ def apply_undo(tx: Tx, owner: str, steps: list[_Step], limits: writes.Limits,
             old = step.restore
             assert old is not None
             if old["title"] != row["title"]:
-                writes._check_title(tx, owner, op, old["title"], row["id"])
+                writes._check_title(tx, row["owner"], op, old["title"], row["id"])
             delta = len(old["body"].encode()) - len(row["body"].encode())
             if delta > 0:
-                writes._check_budget(tx, owner, op, delta, limits)
+                writes._check_budget(tx, row["owner"], op, delta, limits)
             after = writes._update(tx, row["id"], type=old["type"], title=old["title"],
                                    body=old["body"], summary=old["summary"], basis=old["basis"],
                                    validity=old["validity"], content_hash=old["content_hash"],
                                    **_renewal(row, now_dt))
             writes._save_revision(tx, after, now)
         else:  # supersede (the old entry) or archive: it becomes active again
-            writes._check_title(tx, owner, op, row["title"], row["id"])
-            writes._check_budget(tx, owner, op, len(row["body"].encode()), limits)
+            writes._check_title(tx, row["owner"], op, row["title"], row["id"])
+            writes._check_budget(tx, row["owner"], op, len(row["body"].encode()), limits)
             after = writes._update(tx, row["id"], status="active", superseded_by=None,
                                    archive_reason=None, **_renewal(row, now_dt))
         rows.append(after)

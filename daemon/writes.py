@@ -476,13 +476,18 @@ def apply_ops(
     unchanged_count = 0
     # Every stored byte counts toward the scope budget (store.USAGE_TRIGGERS),
     # so it is checked on the totals the triggers leave, not on a guess.
-    usage_before = {(op.target, op.scope): _active_bytes(tx, owner, op.target, op.scope)
+    # A team scope's rows are held by the team (daemon/teams.py): titles,
+    # budgets and new rows are the team's there, the caller's elsewhere.
+    holder = caller.view.holder
+    usage_before = {(op.target, op.scope): _active_bytes(tx, holder(op.target, op.scope),
+                                                         op.target, op.scope)
                     for op in proposal.ops}
     for op in proposal.ops:
         if op.action == "add":
             assert op.entry is not None
-            _check_title(tx, owner, op, op.entry["title"], None, caller.read_allowed)
-            row = _insert(tx, owner, op, proposal.provenance, now_dt)
+            _check_title(tx, holder(op.target, op.scope), op, op.entry["title"], None,
+                         caller.read_allowed)
+            row = _insert(tx, holder(op.target, op.scope), op, proposal.provenance, now_dt)
             rows.append(row)
             items.append(_item(op, None, row))
             continue
@@ -509,7 +514,7 @@ def apply_ops(
                 rows.append(cur)
                 continue
             if e["title"] != cur["title"]:
-                _check_title(tx, owner, op, e["title"], cur["id"], caller.read_allowed)
+                _check_title(tx, cur["owner"], op, e["title"], cur["id"], caller.read_allowed)
             row = _update(
                 tx, cur["id"], type=e["type"], title=e["title"], body=e["body"],
                 summary=e["summary"], basis=dumps(basis),
@@ -527,8 +532,8 @@ def apply_ops(
             assert op.entry is not None
             old = _update(tx, cur["id"], status="superseded", revision=cur["revision"] + 1,
                           updated_at=now, status_at=now)
-            _check_title(tx, owner, op, op.entry["title"], None, caller.read_allowed)
-            new = _insert(tx, owner, op, proposal.provenance, now_dt)
+            _check_title(tx, cur["owner"], op, op.entry["title"], None, caller.read_allowed)
+            new = _insert(tx, cur["owner"], op, proposal.provenance, now_dt)
             old = _update(tx, cur["id"], superseded_by=new["id"])
             rows.extend([old, new])
             items.append(_item(op, cur, old))
@@ -550,7 +555,7 @@ def apply_ops(
             rows.append(row)
             items.append(_item(op, cur, row))
     for (target, scope), used in usage_before.items():
-        now_used = _active_bytes(tx, owner, target, scope)
+        now_used = _active_bytes(tx, holder(target, scope), target, scope)
         if now_used > used and now_used > limits.scope_budget_bytes:
             raise LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes",
                                     limits.scope_budget_bytes, used_bytes=used,
