@@ -130,7 +130,7 @@ class View:
             mine = sorted(ns for ns in self.namespaces if not is_team_scope(*ns))
             personal = (f"({a}owner = ? AND ("
                         + " OR ".join(f"({a}target = ? AND {a}scope = ?)" for _ in mine) + "))"
-                        if mine else "0")
+                        if mine else "1 = 0")  # portable false (PostgreSQL has no 0)
             args = [self.owner, *(x for pair in mine for x in pair)] if mine else []
         shared = self.team_spaces()
         if not shared:

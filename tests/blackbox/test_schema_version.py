@@ -107,3 +107,26 @@ def test_a_store_of_an_older_version_is_migrated_and_keeps_its_memory(home: Path
     finally:
         d.stop()
     assert _version(db) == SCHEMA_VERSION
+
+
+def test_a_store_from_before_teams_is_migrated_to_hold_them(home: Path) -> None:
+    _first_start(home)
+    db = home / "memory.db"
+    conn = apsw.Connection(str(db))
+    try:
+        conn.execute("DROP TABLE team_members; DROP TABLE teams")
+    finally:
+        conn.close()
+    _set_version(db, 3)
+    d = Daemon(home)
+    d.start()
+    try:
+        with d.control() as c:
+            c.call("team.create", {"name": "ops"})
+            assert [t["scope"] for t in c.call("team.list", {})["teams"]] == ["team:ops"]
+            assert [i["title"] for i in c.call("memory.list", {})["items"]] == [
+                "kept across starts"]
+            assert c.call("audit.verify", {})["ok"] is True
+    finally:
+        d.stop()
+    assert _version(db) == SCHEMA_VERSION

@@ -351,3 +351,33 @@ def test_memctl_team_commands(w: World) -> None:
     assert w.d.memctl("team", "remove", "infra", *ident).returncode == 0
     missing = w.d.memctl("team", "remove", "infra", *ident)
     assert missing.returncode == 1
+
+
+# --- the same rules as personal memory -------------------------------------------------
+
+
+def test_a_member_without_read_consent_reads_no_team_memory() -> None:
+    with running() as d, d.control() as c, d.agent() as a:
+        who = fresh_identity("gil-")
+        enable_consent(c, identity=who, read=False)
+        token = c.call("token.issue", {"identity": who})["token"]
+        c.call("team.create", {"name": "ops"})
+        c.call("team.add", {"name": "ops", "identity": who})
+        task = a.call("task.begin", {"token": token, "scopes": [TEAM]})["task_id"]
+        with pytest.raises(RpcError) as err:
+            a.call("memory.list", {"task_id": task})
+        assert err.value.data["code"] == "consent_required"
+
+
+def test_a_members_team_write_is_undone_on_the_team(w: World) -> None:
+    with w.d.control() as c:
+        out = c.call("memory.write", {"identity": w.who["bob"], "scope": TEAM, "action": "add",
+                                      "entry": entry("Shrike", "shrike queue drains at noon")})
+        undone = c.call("memory.undo", {"identity": w.who["bob"],
+                                        "operation_id": out["operation_id"]})
+        assert [e["status"] for e in undone["entries"]] == ["archived"]
+        # Another owner's journal holds no such operation.
+        with pytest.raises(RpcError) as err:
+            c.call("memory.undo", {"identity": w.who["carol"],
+                                   "operation_id": out["operation_id"]})
+        assert err.value.data["code"] == "not_found"
