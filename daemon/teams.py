@@ -168,26 +168,24 @@ def methods(store: Store, clock: Clock, owner_of: Callable[[schema.Identity], st
         log.info("team_changed", team=out["scope"], change="created")
         return out
 
-    async def team_add(ctx: CallContext, p: TeamMember) -> Any:
-        guard(ctx)
-        now = fmt(clock.now())
-        member = owner_of(p.identity)
-        out = await store.run(lambda tx: add(tx, p.name, member, now))
-        log.info("team_changed", team=out["scope"], change="member_added", member=member,
-                 changed=out["changed"])
-        return out
+    def membership(change: Callable[[Tx, str, str, str], dict[str, Any]], event: str
+                   ) -> Handler:
+        async def handler(ctx: CallContext, p: TeamMember) -> Any:
+            guard(ctx)
+            now = fmt(clock.now())
+            member = owner_of(p.identity)
+            out = await store.run(lambda tx: change(tx, p.name, member, now))
+            log.info("team_changed", team=out["scope"], change=event, member=member,
+                     changed=out["changed"])
+            return out
 
-    async def team_remove(ctx: CallContext, p: TeamMember) -> Any:
-        guard(ctx)
-        now = fmt(clock.now())
-        member = owner_of(p.identity)
-        out = await store.run(lambda tx: remove(tx, p.name, member, now))
-        log.info("team_changed", team=out["scope"], change="member_removed", member=member)
-        return out
+        return handler
 
     async def team_list(ctx: CallContext, _p: TeamList) -> Any:
         guard(ctx)
         return await store.run(list_teams, write=False)
 
-    return [("team.create", TeamCreate, team_create), ("team.add", TeamMember, team_add),
-            ("team.remove", TeamMember, team_remove), ("team.list", TeamList, team_list)]
+    return [("team.create", TeamCreate, team_create),
+            ("team.add", TeamMember, membership(add, "member_added")),
+            ("team.remove", TeamMember, membership(remove, "member_removed")),
+            ("team.list", TeamList, team_list)]

@@ -10,11 +10,14 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import apsw
 
 from memoryd.daemon.store import SCHEMA_VERSION
+from memoryd.rpc.client import Client
 from tests.harness import MEMORYD, Daemon, entry
 
 
@@ -86,47 +89,39 @@ def test_a_store_without_a_version_is_refused(home: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_a_store_of_an_older_version_is_migrated_and_keeps_its_memory(home: Path) -> None:
+@contextmanager
+def _reopened_as(home: Path, version: int, undo_sql: str) -> Iterator[Client]:
+    """A store first written by this memoryd, taken back to ``version`` by
+    ``undo_sql`` (what that version did not have), then served again."""
     _first_start(home)
     db = home / "memory.db"
-    # Version 1 had no per-scope running totals: a store of that version is
-    # brought up to date (the totals counted once) when it is opened.
     conn = apsw.Connection(str(db))
     try:
-        conn.execute("DROP TABLE scope_usage")
+        conn.execute(undo_sql)
     finally:
         conn.close()
-    _set_version(db, 1)
+    _set_version(db, version)
     d = Daemon(home)
     d.start()
     try:
         with d.control() as c:
-            listed = c.call("memory.list", {"target": "memory"})["items"]
-            assert [item["title"] for item in listed] == ["kept across starts"]
+            assert [item["title"] for item in c.call("memory.list", {})["items"]] == [
+                "kept across starts"]
+            yield c
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
     assert _version(db) == SCHEMA_VERSION
+
+
+def test_a_store_of_an_older_version_is_migrated_and_keeps_its_memory(home: Path) -> None:
+    # Version 1 had no per-scope running totals: a store of that version is
+    # brought up to date (the totals counted once) when it is opened.
+    with _reopened_as(home, 1, "DROP TABLE scope_usage") as c:
+        assert c.call("memory.status", {})["counts"]["active"] == 1
 
 
 def test_a_store_from_before_teams_is_migrated_to_hold_them(home: Path) -> None:
-    _first_start(home)
-    db = home / "memory.db"
-    conn = apsw.Connection(str(db))
-    try:
-        conn.execute("DROP TABLE team_members; DROP TABLE teams")
-    finally:
-        conn.close()
-    _set_version(db, 3)
-    d = Daemon(home)
-    d.start()
-    try:
-        with d.control() as c:
-            c.call("team.create", {"name": "ops"})
-            assert [t["scope"] for t in c.call("team.list", {})["teams"]] == ["team:ops"]
-            assert [i["title"] for i in c.call("memory.list", {})["items"]] == [
-                "kept across starts"]
-            assert c.call("audit.verify", {})["ok"] is True
-    finally:
-        d.stop()
-    assert _version(db) == SCHEMA_VERSION
+    with _reopened_as(home, 3, "DROP TABLE team_members; DROP TABLE teams") as c:
+        c.call("team.create", {"name": "ops"})
+        assert [t["scope"] for t in c.call("team.list", {})["teams"]] == ["team:ops"]

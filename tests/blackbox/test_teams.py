@@ -65,6 +65,16 @@ def _team_write(c: Client, w: World, name: str, title: str, body: str) -> str:
     return out["entries"][0]["id"]  # type: ignore[no-any-return]
 
 
+def _lone_member(c: Client, prefix: str, **consent: bool) -> tuple[dict[str, str], str]:
+    """A fresh identity with consent and a token, the one member of ``team:ops``."""
+    who = fresh_identity(prefix)
+    enable_consent(c, identity=who, **consent)
+    token: str = c.call("token.issue", {"identity": who})["token"]
+    c.call("team.create", {"name": "ops"})
+    c.call("team.add", {"name": "ops", "identity": who})
+    return who, token
+
+
 # --- administration ------------------------------------------------------------
 
 
@@ -260,11 +270,7 @@ def test_policy_decides_team_scopes_like_any_other(w: World) -> None:
 
 def test_removal_stops_new_tasks_and_not_running_ones() -> None:
     with running() as d, d.control() as c, d.agent() as a:
-        who = fresh_identity("dana-")
-        enable_consent(c, identity=who)
-        token = c.call("token.issue", {"identity": who})["token"]
-        c.call("team.create", {"name": "ops"})
-        c.call("team.add", {"name": "ops", "identity": who})
+        who, token = _lone_member(c, "dana-")
         eid = c.call("memory.write", {"identity": who, "scope": TEAM, "action": "add",
                                       "entry": entry("Tern", "tern cache warms at six")}
                      )["entries"][0]["id"]
@@ -283,11 +289,7 @@ def test_removal_stops_new_tasks_and_not_running_ones() -> None:
 
 def test_subagent_inherits_its_parents_frozen_team_scope() -> None:
     with running() as d, d.control() as c, d.agent() as a:
-        who = fresh_identity("erin-")
-        enable_consent(c, identity=who)
-        token = c.call("token.issue", {"identity": who})["token"]
-        c.call("team.create", {"name": "ops"})
-        c.call("team.add", {"name": "ops", "identity": who})
+        who, token = _lone_member(c, "erin-")
         parent = a.call("task.begin", {"token": token, "scopes": [TEAM]})["task_id"]
         c.call("team.remove", {"name": "ops", "identity": who})
         child = a.call("task.begin", {"token": token, "parent_task": parent})
@@ -358,11 +360,7 @@ def test_memctl_team_commands(w: World) -> None:
 
 def test_a_member_without_read_consent_reads_no_team_memory() -> None:
     with running() as d, d.control() as c, d.agent() as a:
-        who = fresh_identity("gil-")
-        enable_consent(c, identity=who, read=False)
-        token = c.call("token.issue", {"identity": who})["token"]
-        c.call("team.create", {"name": "ops"})
-        c.call("team.add", {"name": "ops", "identity": who})
+        _who, token = _lone_member(c, "gil-", read=False)
         task = a.call("task.begin", {"token": token, "scopes": [TEAM]})["task_id"]
         with pytest.raises(RpcError) as err:
             a.call("memory.list", {"task_id": task})
