@@ -379,3 +379,26 @@ def test_a_members_team_write_is_undone_on_the_team(w: World) -> None:
             c.call("memory.undo", {"identity": w.who["carol"],
                                    "operation_id": out["operation_id"]})
         assert err.value.data["code"] == "not_found"
+
+
+def test_imported_team_entries_are_vouched_for_by_a_member_only(w: World) -> None:
+    """Provenance as for personal memory: an import is never injected until the
+    operator promotes it, acting for a member of the team."""
+    with w.d.control() as c:
+        imported = c.call("memory.write", {
+            "identity": w.who["alice"], "scope": TEAM, "action": "add", "source": "import",
+            "entry": entry("Ibis import", "ibis notes imported from the old wiki")})
+        eid = imported["entries"][0]["id"]
+        with pytest.raises(RpcError) as err:
+            c.call("memory.promote", {"identity": w.who["carol"], "ids": [eid]})
+        assert err.value.data["code"] == "not_found"
+        with w.d.agent() as a:
+            task = _begin(a, w, "bob", [TEAM])["task_id"]
+            snap = a.call("memory.context", {"task_id": task, "intent": "ibis notes wiki"})
+            assert eid not in {card["id"] for card in snap["entries"]}
+        out = c.call("memory.promote", {"identity": w.who["bob"], "ids": [eid]})
+        assert [p["id"] for p in out["promoted"]] == [eid]
+    with w.d.agent() as a:
+        task = _begin(a, w, "bob", [TEAM])["task_id"]
+        snap = a.call("memory.context", {"task_id": task, "intent": "ibis notes wiki"})
+        assert eid in {card["id"] for card in snap["entries"]}
