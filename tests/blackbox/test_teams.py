@@ -97,7 +97,7 @@ def test_team_methods_do_not_exist_on_agent_sock(w: World) -> None:
             assert err.value.code == -32601
 
 
-@pytest.mark.parametrize("name", ["", "Ops", "two words", "a" * 64, "ops/../x", "ops:x"])
+@pytest.mark.parametrize("name", ["", "Ops", "two words", "a" * 64, "ops/x", "ops:x"])
 def test_bad_team_name_is_invalid_params(w: World, name: str) -> None:
     with w.d.control() as c, pytest.raises(RpcError) as err:
         c.call("team.create", {"name": name})
