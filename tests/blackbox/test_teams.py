@@ -198,9 +198,10 @@ def test_member_team_reads_never_show_other_members_personal_memory(w: World) ->
         ids = {i["id"] for i in listed}
         assert w.personal["bob"] in ids
         assert not ids & {w.personal["alice"], w.personal["carol"]}
-        found = a.call("memory.list", {"task_id": task, "query": "kestrel personal"})["items"]
+        # Only the personal entries hold these words; each owner has one.
+        found = a.call("memory.list", {"task_id": task, "query": "belonging"})["items"]
         assert {i["id"] for i in found} == {w.personal["bob"]}
-        snap = a.call("memory.context", {"task_id": task, "intent": "kestrel personal detail"})
+        snap = a.call("memory.context", {"task_id": task, "intent": "personal belonging"})
         assert {card["id"] for card in snap["entries"]} <= {w.personal["bob"]} | {
             i["id"] for i in listed}
         assert w.personal["alice"] not in {card["id"] for card in snap["entries"]}
