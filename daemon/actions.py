@@ -15,6 +15,7 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any
 
@@ -31,13 +32,13 @@ from memoryd.daemon.writes import (
     Proposal,
     Provenance,
     Verdict,
+    Written,
     audit_decision,
     subject_wire,
 )
 from memoryd.kernel.capability import Capability, Channel, Role, Subject
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 from memoryd.kernel.teams import is_team_scope
-from memoryd.rpc import schema
 
 _canonical = msgspec.json.Encoder(order="sorted")
 
@@ -54,7 +55,7 @@ def proposal_key(hasher: KeyedHasher, owner: str, ops: list[Op], prov: Provenanc
 def propose(
     tx: Tx, caller: Caller, proposal: Proposal, verdict: Verdict, hasher: KeyedHasher,
     now_dt: datetime, pending_ttl_days: float, max_pending: int,
-) -> schema.WriteResult:
+) -> Written:
     now = fmt(now_dt)
     owner = caller.subject.owner
     key = proposal_key(hasher, owner, proposal.ops, proposal.provenance)
@@ -62,9 +63,8 @@ def propose(
         "SELECT action_id FROM actions WHERE owner = ? AND proposal_key = ? AND status = 'pending'"
         " AND expires_at > ?", (owner, key, now))
     if existing is not None:
-        return schema.WriteResult(
-            outcome="pending", operation_id=None, action_id=existing["action_id"],
-            decision=verdict.wire(), entries=[], warnings=[])
+        return Written(outcome="pending", action_id=existing["action_id"],
+                       decision=verdict.wire())
     count = tx.one("SELECT count(*) AS n FROM actions WHERE owner = ? AND status = 'pending'"
                    " AND expires_at > ?", (owner, now))
     if count is not None and count["n"] >= max_pending:
@@ -75,7 +75,7 @@ def propose(
                 "entry_id": o.entry_id, "expected_revision": o.expected_revision,
                 "content_hash": o.content_hash} for o in proposal.ops]
     stored = {
-        "ops": [o.wire() for o in proposal.ops],
+        **stored_ops(proposal.ops),
         "provenance": {"source": proposal.provenance.source,
                        "eligible": proposal.provenance.eligible,
                        "evidence_hash": proposal.provenance.evidence_hash},
@@ -100,8 +100,24 @@ def propose(
              entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
              content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
              details={"action_id": action_id, "policy_hash": verdict.policy_hash})
-    return schema.WriteResult(outcome="pending", operation_id=None, action_id=action_id,
-                              decision=verdict.wire(), entries=[], warnings=[])
+    return Written(outcome="pending", action_id=action_id, decision=verdict.wire())
+
+
+def stored_ops(ops: list[Op]) -> dict[str, Any]:
+    """A proposal's ops as stored with its action: what approval scans and
+    applies (``loaded_ops`` reads them back)."""
+    # Whether each summary was derived is kept beside the ops, not in them:
+    # the ops' wire form is also the proposal's dedup key.
+    return {"ops": [o.wire() for o in ops],
+            "summary_derived": [o.summary_derived for o in ops]}
+
+
+def loaded_ops(stored: dict[str, Any]) -> list[Op]:
+    """The ops ``stored_ops`` kept (an action stored before the summary flag
+    was kept tells a derived summary by comparing it with the body)."""
+    derived = stored.get("summary_derived") or [None] * len(stored["ops"])
+    return [dataclasses.replace(Op.from_wire(o), summary_derived=d)
+            for o, d in zip(stored["ops"], derived, strict=True)]
 
 
 # --- pending actions -----------------------------------------------------------
@@ -130,7 +146,7 @@ def load_pending(tx: Tx, action_id: str, now: str) -> tuple[dict[str, Any], Call
         task_id=subj["task_id"],
     )
     prov = stored["provenance"]
-    proposal = Proposal([Op.from_wire(o) for o in stored["ops"]],
+    proposal = Proposal(loaded_ops(stored),
                         Provenance(prov["source"], prov["eligible"], prov["evidence_hash"]))
     # The resource strings decided at proposal time must be re-derivable now.
     if tuple(op.resource().canonical() for op in proposal.ops) != tuple(loads(row["resources"])):
@@ -139,13 +155,13 @@ def load_pending(tx: Tx, action_id: str, now: str) -> tuple[dict[str, Any], Call
 
 
 def close_action(tx: Tx, action_id: str, status: str, now: str,
-                 result: schema.WriteResult | None) -> None:
+                 result: Written | None) -> None:
     # A decided action keeps no proposed text: only ids and hashes remain.
     summary = None
     if result is not None:
         summary = dumps({"operation_id": result.operation_id,
-                         "entry_ids": [e.id for e in result.entries],
-                         "revisions": [e.revision for e in result.entries]})
+                         "entry_ids": [r["id"] for r in result.rows],
+                         "revisions": [r["revision"] for r in result.rows]})
     tx.exec("UPDATE actions SET status = ?, decided_at = ?, proposal = NULL, result = ?"
             " WHERE action_id = ?", (status, now, summary, action_id))
 

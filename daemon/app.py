@@ -32,15 +32,14 @@ from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View
-from memoryd.daemon.gate import Caller, Gate, ReadCheck, refusal, task_view
+from memoryd.daemon.gate import Caller, Gate, ReadCheck, task_view
+from memoryd.daemon.governance import Governance
 from memoryd.daemon.home import Home
-from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import SqliteStore, Tx
-from memoryd.kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
-from memoryd.kernel.errors import Denied, MemorydError, NotFound, Unavailable
+from memoryd.kernel.capability import Capability
+from memoryd.kernel.errors import Denied, NotFound, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
-from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
 
 if TYPE_CHECKING:
@@ -63,9 +62,14 @@ class App:
     policy: Policy = EMPTY_POLICY
     boot_id: str = field(default_factory=lambda: os.urandom(8).hex())
     gate: Gate = field(init=False)
+    governance: Governance = field(init=False)
 
     def __post_init__(self) -> None:
         self.gate = Gate(lambda: self.policy)
+        self.governance = Governance(
+            store=self.store, config=self.config, hasher=self.hasher, clock=self.clock,
+            gate=self.gate, policy=lambda: self.policy, owner_for_control=self.owner_for_control,
+            settle=self.settle_receipt)
 
     # -- policy ---------------------------------------------------------------
 
@@ -121,7 +125,7 @@ class App:
 
     # -- callers --------------------------------------------------------------
 
-    def _owner_for_control(self, identity: schema.Identity | None) -> str:
+    def owner_for_control(self, identity: schema.Identity | None) -> str:
         return self.default.owner if identity is None else ident.owner_of(self.hasher, identity)
 
     def _peer_owner(self, ctx: CallContext) -> str:
@@ -145,10 +149,10 @@ class App:
             # The agent table takes the same params Structs, so an agent can
             # send ``identity``; on agent.sock the identity is the task's only.
             raise Denied("channel_forbidden")
-        owner = None if task_id is not None else self._owner_for_control(identity)
+        owner = None if task_id is not None else self.owner_for_control(identity)
         return self.gate.caller(tx, ctx, task_id=task_id, owner=owner, now=fmt(self._now()))
 
-    async def _read(self, ctx: CallContext, method: str, task_id: str | None,
+    async def read_call(self, ctx: CallContext, method: str, task_id: str | None,
                     identity: schema.Identity | None,
                     body: Callable[[Tx, ReadCheck, View], Any]) -> Any:
         """Run a read method through the gate: caller, call-level decision,
@@ -183,42 +187,6 @@ class App:
             # Reads go on while the store refuses appends (SPEC §5.9).
             log.warning("read_decision_not_audited", decision_id=check.decision_id)
 
-    def _write_caller(self, tx: Tx, ctx: CallContext, p: schema.MemoryWrite) -> writes.Caller:
-        if ctx.channel == "agent":
-            if p.task_id is None:
-                raise InvalidParams([{"path": "$.task_id",
-                                      "expected": "str (required on agent.sock)"}])
-            task = self._task(tx, ctx, p.task_id)
-            who = Caller(Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
-                                 task_id=task.task_id), task_view(task), task, task.grants)
-            # Grants are the kernel's input: a call-level MemoryWrite question
-            # answers consent and role before any operation is looked at.
-            call = self.gate.ask(who, Capability.MEMORY_WRITE, Resource(
-                target="memory", scope=task.scopes[0], action="add", entry_id=None,
-                expected_revision=None, content_hash=None), method="memory.write")
-            if call.always_on is not None and call.effect is Effect.DENY:
-                raise refusal(call)
-            return writes.Caller(
-                subject=Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
-                                task_id=task.task_id),
-                view=task_view(task),
-                default_scope=task.scopes[0],
-                user_scope=task.user_scope,
-                channel="agent",
-                read_allowed="memory.read" in task.grants,
-                task_id=task.task_id,
-                grants=frozenset(task.grants),
-            )
-        owner = self._owner_for_control(p.identity)
-        return writes.Caller(
-            subject=Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner, task_id=None),
-            view=teams.control_view(tx, owner),
-            default_scope="default",
-            user_scope=tasks.user_scope(owner),
-            channel="control",
-            read_allowed=True,
-        )
-
     # -- task.* -----------------------------------------------------------------
 
     async def task_begin(self, ctx: CallContext, p: schema.TaskBegin) -> Any:
@@ -243,7 +211,7 @@ class App:
             elif p.token is None and ctx.channel == "agent":
                 owner = self._peer_owner(ctx)
             elif p.token is None:
-                owner = self._owner_for_control(p.identity)
+                owner = self.owner_for_control(p.identity)
             task = tasks.begin(
                 tx, self.hasher, p, owner=owner, token_scopes=token_scopes, token_id=token_id,
                 channel=ctx.channel, peer_uid=ctx.peer_uid, now_dt=now_dt,
@@ -291,244 +259,74 @@ class App:
 
     # -- consent / tokens -------------------------------------------------------
 
-    def _governance(self, ctx: CallContext, capability: Capability) -> None:
+    def require_governance(self, ctx: CallContext, capability: Capability) -> None:
         self.gate.governance(ctx, capability, self.default.owner)
 
     async def consent_get(self, ctx: CallContext, p: schema.IdentityOnly) -> Any:
-        self._governance(ctx, Capability.CONSENT_MANAGE)
-        owner = self._owner_for_control(p.identity)
+        self.require_governance(ctx, Capability.CONSENT_MANAGE)
+        owner = self.owner_for_control(p.identity)
         rec = await self.store.run(lambda tx: ident.read_consent(tx, owner), write=False)
         return rec.wire()
 
     async def consent_set(self, ctx: CallContext, p: schema.ConsentSet) -> Any:
-        self._governance(ctx, Capability.CONSENT_MANAGE)
-        owner = self._owner_for_control(p.identity)
+        self.require_governance(ctx, Capability.CONSENT_MANAGE)
+        owner = self.owner_for_control(p.identity)
         now = fmt(self._now())
         rec = await self.store.run(lambda tx: ident.set_consent(tx, owner, p, now))
         log.info("consent_changed", owner=owner, version=rec.version)
         return rec.wire()
 
     async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         now_dt = self._now()
         out = await self.store.run(lambda tx: ident.issue_token(tx, self.hasher, p, now_dt))
         log.info("token_issued", token_id=out["token_id"], owner=out["owner"])
         return out
 
     async def token_list(self, ctx: CallContext, p: schema.IdentityOnly) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
-        owner = None if p.identity is None else self._owner_for_control(p.identity)
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
+        owner = None if p.identity is None else self.owner_for_control(p.identity)
         now = fmt(self._now())
         items = await self.store.run(lambda tx: ident.list_tokens(tx, owner, now), write=False)
         return {"items": items}
 
     async def token_revoke(self, ctx: CallContext, p: schema.TokenRevoke) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         now = fmt(self._now())
         return await self.store.run(lambda tx: ident.revoke_token(tx, p.token_id, now))
 
     # -- memory.write and governance ------------------------------------------
 
-    def _limits(self) -> writes.Limits:
-        return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
-
     async def memory_write(self, ctx: CallContext, p: schema.MemoryWrite) -> Any:
-        now_dt = self._now()
-        now = fmt(now_dt)
-        if ctx.channel == "agent" and p.identity is not None:
-            raise Denied("channel_forbidden")
-        rhash = writes.request_hash(self.hasher, p)
-        policy = self.policy
-        # Scanning needs no store: do it before the writer thread, so the
-        # serial section of group commit holds only database work. Its verdict
-        # is raised in order below (after the idempotency check and the kernel).
-        # Small texts scan in well under a thread hop's cost (~0.1 ms), so
-        # only larger ones move to a worker thread.
-        if writes.text_size(p) <= INLINE_SCAN_CHARS:
-            scanned = writes.prescan(p, self.config.entry_max_bytes)
-        else:
-            scanned = await anyio.to_thread.run_sync(
-                writes.prescan, p, self.config.entry_max_bytes)
+        return await self.governance.write(ctx, p)
 
-        def run(tx: Tx) -> schema.WriteResult:
-            caller = self._write_caller(tx, ctx, p)
-            owner = caller.subject.owner
-            if p.idempotency_key is not None:
-                replay = writes.idempotent_replay(tx, owner, p.idempotency_key, rhash,
-                                                  caller.view, now,
-                                                  read_allowed=caller.read_allowed)
-                if replay is not None:
-                    return replay
-            proposal = writes.normalise_unscanned(p, caller, self.hasher)
-            verdict = writes.decide_ops(caller, proposal.ops, policy)
-            if verdict.effect.value == "deny":
-                raise _Deny(verdict, caller, proposal)
-            if scanned.error is not None:
-                raise _Rejected(scanned.error, verdict, caller, proposal)
-            if scanned.review and caller.channel == "agent" and verdict.effect.value == "allow":
-                # A finding no rule can judge: the operator decides.
-                verdict = writes.for_review(verdict)
-            if verdict.effect.value == "requires_approval":
-                result = actions.propose(tx, caller, proposal, verdict, self.hasher, now_dt,
-                                        self.config.pending_ttl_days,
-                                        self.config.max_pending_actions)
-            else:
-                result = self._apply(tx, caller, proposal, verdict, now_dt)
-            if scanned.review:
-                result.warnings.append(writes.REVIEW_WARNING)
-            writes.remember(tx, owner, p.idempotency_key, rhash, result, now)
-            return result
-
-        try:
-            result = await self.store.run(run)
-        except _Deny as deny:
-            await self.store.run(lambda tx, d=deny: writes.audit_decision(  # type: ignore[misc]
-                tx, d.caller, d.verdict, d.proposal.ops, now))
-            log.info("write_denied", decision_id=deny.verdict.decision_id,
-                     rule_ids=list(deny.verdict.rule_ids))
-            raise Denied("policy_denied", details={
-                "decision_id": deny.verdict.decision_id, "rule_ids": list(deny.verdict.rule_ids),
-                "policy_hash": deny.verdict.policy_hash,
-                "explicit": deny.verdict.explicit}) from None
-        except _Rejected as rej:
-            await self.store.run(lambda tx, r=rej: writes.audit_rejection(  # type: ignore[misc]
-                tx, r.caller, r.verdict, r.proposal.ops, r.exc, now))
-            log.info("write_rejected", code=rej.exc.code)
-            raise rej.exc from None
-        await self._finish_receipts(result)
-        return result
-
-    def _apply(self, tx: Tx, caller: writes.Caller, proposal: writes.Proposal,
-               verdict: writes.Verdict, now_dt: datetime, *,
-               conflict_code: str = "revision_conflict",
-               action_id: str | None = None) -> schema.WriteResult:
-        now = fmt(now_dt)
-        applied = writes.apply_ops(tx, caller, proposal, self._limits(), now_dt,
-                                   conflict_code=conflict_code,
-                                   allow_unchanged=action_id is None)
-        if action_id is None:
-            writes.audit_decision(tx, caller, verdict, proposal.ops, now)
-        if applied.operation_id is None:
-            return schema.WriteResult(outcome="unchanged", operation_id=None,
-                                      decision=verdict.wire(),
-                                      entries=_shown(caller, applied.rows, now),
-                                      warnings=applied.warnings, action_id=action_id)
-        details: dict[str, Any] = {}
-        if action_id is not None:
-            details["action_id"] = action_id
-        writes.audit_operation(tx, caller, verdict, applied, now, **details)
-        receipts = []
-        for entry_id in applied.removed:
-            receipts.append(reads.new_receipt(tx, caller.subject.owner, entry_id, now))
-        return schema.WriteResult(
-            outcome="applied", operation_id=applied.operation_id, decision=verdict.wire(),
-            entries=_shown(caller, applied.rows, now), warnings=applied.warnings,
-            action_id=action_id, receipt=receipts[0] if receipts else None,
-            receipts=receipts if len(receipts) > 1 else None,
-        )
-
-    async def _finish_receipts(self, result: schema.WriteResult) -> None:
-        receipts = result.receipts or ([result.receipt] if result.receipt else [])
-        for receipt in receipts:
-            if receipt.status == "pending":
-                def verify(tx: Tx, rid: str = receipt.receipt_id) -> schema.ReceiptOut:
-                    return reads.verify_removal(tx, rid, fmt(self._now()))
-
-                updated = await (self.finish_receipt(receipt.receipt_id)
-                                 if self.finish_receipt is not None else self.store.run(verify))
-                receipt.status = updated.status
-                receipt.updated_at = updated.updated_at
+    async def settle_receipt(self, receipt_id: str) -> schema.ReceiptOut | None:
+        """Settle a removal's receipt after its commit, by the lifecycle's
+        settling when installed; without it nothing proves the removal and the
+        receipt stays pending (None)."""
+        if self.finish_receipt is None:
+            return None
+        return await self.finish_receipt(receipt_id)
 
     async def action_list(self, ctx: CallContext, p: schema.ActionList) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         now = fmt(self._now())
         await self._expire_before_read()
         return await self.store.run(
             lambda tx: actions.list_actions(tx, p.status, p.cursor, now), write=False)
 
     async def action_get(self, ctx: CallContext, p: schema.ActionRef) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         await self._expire_before_read()
         return await self.store.run(lambda tx: actions.get_action(tx, p.action_id), write=False)
 
     async def action_approve(self, ctx: CallContext, p: schema.ActionRef) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
-        await self.expire_actions()
-        now_dt = self._now()
-        now = fmt(now_dt)
-
-        def run(tx: Tx) -> schema.WriteResult:
-            row, caller, proposal = actions.load_pending(tx, p.action_id, now)
-            # The proposal is decided again under the policy in force: a rule
-            # added since it was proposed must hold for its approval too. Only
-            # a deny refuses: requires_approval is exactly what this call gives.
-            again = writes.decide_ops(caller, proposal.ops, self.policy)
-            if again.effect is Effect.DENY:
-                raise _Deny(again, caller, proposal)
-            verdict = writes.Verdict(
-                decision_id=random_id("dec"),
-                effect=Effect.ALLOW,
-                rule_ids=(),
-                explicit=True,
-                policy_hash=self.policy.hash,
-                resources=tuple(op.resource().canonical() for op in proposal.ops),
-            )
-            # Content rules may have tightened since the proposal: scan again.
-            writes.scan_ops(proposal, self.config.entry_max_bytes)
-            tx.audit("action_approved", now, subject={"channel": "control", "role": "operator",
-                                                      "owner": row["owner"]},
-                     capability=Capability.GOVERNANCE_DECIDE.value,
-                     resource=verdict.resources[0], decision_id=verdict.decision_id,
-                     effect="allow", entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
-                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
-                     details={"action_id": p.action_id})
-            result = self._apply(tx, caller, proposal, verdict, now_dt,
-                                 conflict_code="decision_stale", action_id=p.action_id)
-            actions.close_action(tx, p.action_id, "approved", now, result)
-            return result
-
-        try:
-            result = await self.store.run(run)
-        except _Deny as deny:
-            # Refused, and the action stays pending (docs/decisions.md): the
-            # operator may deny it, or change the policy and approve again.
-            await self.store.run(lambda tx, d=deny: writes.audit_decision(  # type: ignore[misc]
-                tx, d.caller, d.verdict, d.proposal.ops, now, action_id=p.action_id))
-            log.info("approval_refused", action_id=p.action_id,
-                     decision_id=deny.verdict.decision_id, rule_ids=list(deny.verdict.rule_ids))
-            raise Denied("policy_denied", details={
-                "decision_id": deny.verdict.decision_id, "rule_ids": list(deny.verdict.rule_ids),
-                "policy_hash": deny.verdict.policy_hash, "explicit": deny.verdict.explicit,
-                "action_id": p.action_id}) from None
-        log.info("action_approved", action_id=p.action_id, operation_id=result.operation_id)
-        await self._finish_receipts(result)
-        return result
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
+        return await self.governance.approve(ctx, p)
 
     async def action_deny(self, ctx: CallContext, p: schema.ActionDeny) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
-        await self.expire_actions()
-        now = fmt(self._now())
-
-        def run(tx: Tx) -> dict[str, Any]:
-            row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
-            tx.audit("action_denied", now, subject={"channel": "control", "role": "operator",
-                                                    "owner": row["owner"]},
-                     capability=Capability.GOVERNANCE_DECIDE.value, effect="deny",
-                     entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
-                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
-                     details={"action_id": p.action_id})
-            actions.close_action(tx, p.action_id, "denied", now, None)
-            return {"action_id": p.action_id, "status": "denied"}
-
-        out = await self.store.run(run)
-        log.info("action_denied", action_id=p.action_id)
-        await self._scrub_wal()
-        return out
-
-    async def _scrub_wal(self) -> None:
-        """Move the WAL into the database and truncate it, as removal does: the
-        dropped proposal's old pages must not linger in ``memory.db-wal``."""
-        await anyio.to_thread.run_sync(self.store.checkpoint_wal)
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
+        return await self.governance.deny(ctx, p)
 
     async def _expire_before_read(self) -> None:
         try:
@@ -539,11 +337,7 @@ class App:
             pass
 
     async def expire_actions(self) -> int:
-        now = fmt(self._now())
-        expired = await self.store.run(lambda tx: actions.expire_actions(tx, now))
-        if expired:
-            await self._scrub_wal()
-        return expired
+        return await self.governance.expire_actions()
 
     # -- reads ------------------------------------------------------------------
 
@@ -558,7 +352,7 @@ class App:
 
             return reads.read(tx, check.caller.view, p.ids, p.include_pending, now, allow)
 
-        return await self._read(ctx, "memory.read", p.task_id, p.identity, body)
+        return await self.read_call(ctx, "memory.read", p.task_id, p.identity, body)
 
     async def memory_list(self, ctx: CallContext, p: schema.MemoryList) -> Any:
         now = fmt(self._now())
@@ -570,7 +364,7 @@ class App:
             return reads.list_entries(tx, self.hasher, self.boot_id, view, p, now,
                                       ranker=self.ranker)
 
-        return await self._read(ctx, "memory.list", p.task_id, p.identity, body)
+        return await self.read_call(ctx, "memory.list", p.task_id, p.identity, body)
 
     async def memory_receipt(self, ctx: CallContext, p: schema.MemoryReceipt) -> Any:
         def body(tx: Tx, check: ReadCheck, _view: View) -> Any:
@@ -581,7 +375,7 @@ class App:
 
             return reads.receipt(tx, check.caller.view, p.receipt_id, allow)
 
-        return await self._read(ctx, "memory.receipt", p.task_id, p.identity, body)
+        return await self.read_call(ctx, "memory.receipt", p.task_id, p.identity, body)
 
     async def memory_status(self, ctx: CallContext, p: schema.MemoryStatus) -> Any:
         now = fmt(self._now())
@@ -597,7 +391,7 @@ class App:
                     task = self._task(tx, ctx, p.task_id)
                     owner = task.owner
             else:
-                owner = self._owner_for_control(p.identity)
+                owner = self.owner_for_control(p.identity)
                 task = None
             # A task counts only its own namespaces (SPEC §7: what it may see).
             # Team counts only on control for a current member: agent.sock
@@ -611,17 +405,16 @@ class App:
     # -- audit / policy ---------------------------------------------------------
 
     async def audit_export(self, ctx: CallContext, p: schema.AuditExport) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         return await self.store.run(lambda tx: reads.export(tx, p.after_seq, p.limit), write=False)
 
     async def policy_reload(self, ctx: CallContext, p: schema.NoParams) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
-        import anyio
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
 
         return await anyio.to_thread.run_sync(self.load_policy_file)
 
     async def policy_explain(self, ctx: CallContext, p: schema.PolicyExplain) -> Any:
-        self._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         decision, resource = self.gate.explain(p, self.default.owner)
         # Not audited: nothing is decided for real, and the answer holds only
         # what the operator sent and the policy's own rule ids.
@@ -672,36 +465,12 @@ class App:
     ranker: Ranker | None = None
     ranker_reason: str = "extra_not_installed"
     # Settles a delete receipt after its removal committed (daemon/lifecycle.py
-    # installs it); without one, the store is only re-read.
+    # installs it); without one, receipts stay pending.
     finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None
     # External memory (daemon/projection.py, installed by daemon/cli.py): the
     # status section and external recall ask it; None means off.
     projection: Projection | None = None
 
 
-# Entries up to this many characters in all are scanned on the event loop.
-INLINE_SCAN_CHARS = 1_024
-
 # Agent-channel methods that other modules register (SPEC §9).
 AGENT_EXTRA = frozenset({"memory.context"})
-
-
-def _shown(caller: writes.Caller, rows: list[dict[str, Any]],
-           now: str) -> list[schema.Entry] | list[schema.EntryRef]:
-    """A write answer's entries: full for a caller that may read, else only
-    ids and the revisions this write produced (no stored text)."""
-    if caller.read_allowed:
-        return [reads.wire(r, now) for r in rows]
-    return [schema.EntryRef(id=r["id"], revision=r["revision"]) for r in rows]
-
-
-class _Deny(Exception):
-    def __init__(self, verdict: writes.Verdict, caller: writes.Caller,
-                 proposal: writes.Proposal) -> None:
-        self.verdict, self.caller, self.proposal = verdict, caller, proposal
-
-
-class _Rejected(Exception):
-    def __init__(self, exc: MemorydError, verdict: writes.Verdict, caller: writes.Caller,
-                 proposal: writes.Proposal) -> None:
-        self.exc, self.verdict, self.caller, self.proposal = exc, verdict, caller, proposal

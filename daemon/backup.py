@@ -42,6 +42,7 @@ import structlog
 from msgspec import Meta
 
 from memoryd.audit.chain import StoredEvent, verify_chain
+from memoryd.audit.packing import stored_of, unpack_hash
 from memoryd.daemon.home import Home
 from memoryd.kernel.errors import Denied
 from memoryd.rpc.errors import InvalidParams
@@ -91,7 +92,7 @@ def _copy_db(source: Path, dest: Path) -> tuple[int, str]:
                 b.step(-1)
             head = (0, "")
             for seq, hsh in out.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"):
-                head = (int(seq), str(hsh))
+                head = (int(seq), str(unpack_hash(hsh)))
             # Leave a self-contained file: no -wal beside it to lose in a copy.
             out.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         finally:
@@ -166,9 +167,9 @@ def _open_immutable(db: Path) -> apsw.Connection:
 def _stored_event(seq: Any, body: Any, hsh: Any) -> StoredEvent:
     """One audit row as the chain verifier takes it; anything of another type
     (a hostile or foreign file) is a ``TypeError``."""
-    if not (isinstance(seq, int) and isinstance(body, bytes) and isinstance(hsh, str)):
+    if not (isinstance(seq, int) and isinstance(body, bytes) and isinstance(hsh, str | bytes)):
         raise TypeError("audit row of the wrong types")
-    return StoredEvent(seq, body, hsh)
+    return stored_of(seq, body, hsh)
 
 
 def inspect_backup(folder: Path) -> dict[str, Any]:

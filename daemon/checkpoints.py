@@ -45,6 +45,7 @@ from memoryd.audit.checkpoint import (
 )
 from memoryd.audit.event import AuditError
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.audit.packing import unpack_body, unpack_hash
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import CheckpointConfig
 from memoryd.daemon.entries import content_hash
@@ -167,7 +168,7 @@ class Checkpointer:
         def run(tx: Tx) -> Checkpoint:
             # The transaction's own head is the true newest event (the store may
             # commit several jobs together; its committed head can lag).
-            cp = sign_checkpoint(key, tx._head, ts)
+            cp = sign_checkpoint(key, tx.head, ts)
             tx.exec("INSERT OR REPLACE INTO checkpoints(seq, hash, ts, signature, public_key)"
                     " VALUES (?, ?, ?, ?, ?)", (cp.seq, cp.hash, cp.ts, cp.signature,
                                                 cp.public_key))
@@ -312,8 +313,8 @@ def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> dict[str, 
     head = tx.one("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
     for row in tx.conn.execute("SELECT body FROM audit ORDER BY seq"):
         try:
-            event = _TOUCHED.decode(bytes(row["body"]))
-        except msgspec.DecodeError:
+            event = _TOUCHED.decode(unpack_body(bytes(row["body"])))
+        except (msgspec.DecodeError, AuditError):
             continue  # chain damage is audit.verify's to report; here it is "no reference"
         ids = event.entry_ids
         if ids and len(ids) == len(event.revisions) == len(event.content_hashes):
@@ -337,7 +338,7 @@ def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> dict[str, 
             mismatches.append(row["id"])
     return {"checked": checked, "mismatches": mismatches,
             "audit_head": {"seq": head["seq"] if head else 0,
-                           "hash": head["hash"] if head else "0" * 64}}
+                           "hash": unpack_hash(head["hash"]) if head else "0" * 64}}
 
 
 # -- methods ------------------------------------------------------------------------

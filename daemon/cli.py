@@ -19,10 +19,9 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import anyio
-import apsw
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
@@ -32,7 +31,7 @@ from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.config import ConfigError, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
-from memoryd.daemon.lifecycle import Lifecycle, parse_faults
+from memoryd.daemon.lifecycle import Lifecycle
 from memoryd.daemon.projection import build as build_projection
 from memoryd.daemon.projection_provider import CredentialError, EndpointError
 from memoryd.daemon.server import Server, build_listeners
@@ -132,9 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         store, app.clock, lambda who: owner_of(hasher, who),
         govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
                                                app.default.owner)))
-    _install_test_faults(store, os.environ.get("MEMORYD_TEST_FAULTS"))
-    # MEMORYD_TEST_RECEIPT_FAULTS is a testing aid (daemon/lifecycle.py FAULTS).
-    lifecycle = Lifecycle(app, parse_faults(os.environ.get("MEMORYD_TEST_RECEIPT_FAULTS")))
+    lifecycle = Lifecycle(app)
     lifecycle.install()
     lifecycle.interrupt_pending()
     try:
@@ -170,22 +167,6 @@ def _install_ranker(app: App) -> None:
     structlog.get_logger().info(
         "recall_ranker", ranker="hybrid" if app.ranker else "lexical", reason=loaded.reason,
         model=loaded.embedder.model_id if loaded.embedder else None)
-
-
-def _install_test_faults(store: SqliteStore, plan: str | None) -> None:
-    """Testing aid, off unless MEMORYD_TEST_FAULTS is set: make the first governed
-    write's COMMIT fail as a full disk (``commit=disk_full``) or an I/O error such
-    as a failed fsync (``commit=io_error``), to prove such a call is never
-    acknowledged. Anything else in the variable is refused loudly."""
-    if not plan:
-        return
-    faults: dict[str, Callable[[], Exception]] = {
-        "commit=disk_full": lambda: apsw.FullError("database or disk is full"),
-        "commit=io_error": lambda: apsw.IOError("disk I/O error")}
-    if plan not in faults:
-        raise SystemExit(f"memoryd: MEMORYD_TEST_FAULTS must be one of {sorted(faults)}")
-    structlog.get_logger().warning("test_faults_installed", plan=plan)
-    store.fail_next_commit = faults[plan]()
 
 
 async def _run(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle) -> int:

@@ -346,13 +346,14 @@ class Ranker:
     def ranked(self, tx: Tx, plan: search.Plan, where: str, args: tuple[Any, ...],
                limit: int, owner: str, spaces: Sequence[tuple[str, str]] | None,
                qvec: Vector | None, columns: tuple[str, ...] | None = None,
-               teams: Sequence[str] = (),
+               stats: tuple[int, float] | None = None, teams: Sequence[str] = (),
                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Fused candidates (best first, ``score`` = fused score) and what ranked them.
-        ``teams`` are the team scopes the caller's view holds: their rows are
-        the team's (daemon/teams.py), so their partitions are searched too."""
+        ``stats``: the view's BM25 statistics when the caller has them. ``teams``
+        are the team scopes the caller's view holds: their rows are the team's
+        (daemon/teams.py), so their partitions are searched too."""
         picked = columns if columns is None or "id" in columns else ("id", *columns)
-        lexical = search.ranked(tx, plan, where, args, limit, columns=picked)
+        lexical = search.ranked(tx, plan, where, args, limit, columns=picked, stats=stats)
         info = self.info(tx, where, args)
         if qvec is None or not self.index.ready:
             return lexical, info

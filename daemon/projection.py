@@ -492,7 +492,7 @@ class Projection:
                 "last_error": self.last_error, "approvals": len(self.approvals)}
 
     async def authorize(self, ctx: CallContext, p: schema.ProjectionAuthorize) -> Any:
-        self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.app.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         self._require_projecting()
         now = fmt(self.app.clock.now())
         ids = p.entry_ids
@@ -552,7 +552,7 @@ class Projection:
         return count
 
     async def retry(self, ctx: CallContext, p: schema.ProjectionRetry) -> Any:
-        self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.app.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         self._require_projecting()
         now = fmt(self.app.clock.now())
 
@@ -566,7 +566,7 @@ class Projection:
         return result
 
     async def reseed(self, ctx: CallContext, p: schema.NoParams) -> Any:
-        self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.app.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         self._require_projecting()
         now = fmt(self.app.clock.now())
 
@@ -582,7 +582,7 @@ class Projection:
         return result
 
     async def report(self, ctx: CallContext, p: schema.NoParams) -> Any:
-        self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.app.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
 
         def run(tx: Tx) -> dict[str, Any]:
             modes = {}

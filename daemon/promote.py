@@ -26,7 +26,7 @@ import msgspec
 import structlog
 from msgspec import Meta
 
-from memoryd.daemon import teams
+from memoryd.daemon import entries, teams
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.entries import load
 from memoryd.daemon.gate import refusal
@@ -80,8 +80,7 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
             # and the refusal names its real reason (a policy rule on control).
             raise refusal(d)
     for r in chosen:
-        tx.exec("UPDATE entries SET source = 'user', eligible = 1, evidence_hash = NULL"
-                " WHERE id = ?", (r["id"],))
+        entries.promote(tx, r["id"])
     if chosen:
         tx.audit(
             "entries_promoted", now,

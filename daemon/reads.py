@@ -2,8 +2,9 @@
 ``memory.receipt``, ``memory.status``, receipts after removal, and audit export.
 
 Owns: what a caller may see and in what shape. Listing cursors are opaque,
-signed with the per-home MAC key, and bound to the owner, the exact filters
-and this daemon run; anything else is ``cursor_invalid``, never page one.
+sealed under a key derived from the per-home secret (daemon/cursors.py), and
+bound to the owner, the exact filters and this daemon run; anything else is
+``cursor_invalid``, never page one.
 
 Invariants:
 - every read goes through a ``View``: one owner, and on the agent channel only
@@ -19,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from memoryd.audit.chain import StoredEvent, from_stored
+from memoryd.audit.chain import from_stored
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.audit.packing import stored_of
 from memoryd.daemon import search
 from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View, load, redact_secrets, to_wire
@@ -92,13 +94,13 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         if cur.owner != view.owner or cur.boot != boot_id:
             raise CursorError("cursor_invalid")
         try:
-            signed = msgspec.json.decode(cur.filters, type=schema.MemoryList)
+            sealed = msgspec.json.decode(cur.filters, type=schema.MemoryList)
         except msgspec.DecodeError:
             raise CursorError("cursor_invalid") from None
         # The task id and identity in the filters must match the caller's view.
-        if signed.task_id != p.task_id or signed.identity != p.identity:
+        if sealed.task_id != p.task_id or sealed.identity != p.identity:
             raise CursorError("cursor_invalid")
-        p = signed
+        p = sealed
         after = (cur.after_title, cur.after_id)
         after_score = cur.after_score
     else:
@@ -250,30 +252,6 @@ def new_receipt(tx: Tx, owner: str, entry_id: str, now: str) -> schema.ReceiptOu
                              created_at=now, updated_at=now)
 
 
-def verify_removal(tx: Tx, receipt_id: str, now: str) -> schema.ReceiptOut:
-    """Re-read the primary store after the removal committed; verified only if no trace."""
-    row = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (receipt_id,))
-    assert row is not None
-    entry = tx.one("SELECT title, body, summary, status FROM entries WHERE id = ?",
-                   (row["entry_id"],))
-    leftovers = tx.one("SELECT count(*) AS n FROM revisions WHERE entry_id = ? AND"
-                       " (body IS NOT NULL OR title IS NOT NULL OR summary IS NOT NULL)",
-                       (row["entry_id"],))
-    clean = (entry is not None and entry["status"] == "removed" and not entry["title"]
-             and not entry["body"] and not entry["summary"]
-             and leftovers is not None and leftovers["n"] == 0)
-    status = "verified" if clean else "incomplete"
-    tx.exec("UPDATE receipts SET status = ?, updated_at = ? WHERE receipt_id = ?",
-            (status, now, receipt_id))
-    tx.audit("receipt", now, subject={"owner": row["owner"]}, entry_ids=[row["entry_id"]],
-             details={"receipt_id": receipt_id, "status": status})
-    out = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (receipt_id,))
-    assert out is not None
-    return schema.ReceiptOut(receipt_id=out["receipt_id"], entry_id=out["entry_id"],
-                             status=out["status"], created_at=out["created_at"],
-                             updated_at=out["updated_at"])
-
-
 def receipt(tx: Tx, view: View, receipt_id: str,
             allow: Callable[[str, str, int], None]) -> dict[str, Any]:
     row = tx.one("SELECT * FROM receipts WHERE receipt_id = ? AND owner = ?",
@@ -366,6 +344,6 @@ def export(tx: Tx, after_seq: int, limit: int) -> dict[str, Any]:
                   (after_seq, limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
-    events = [msgspec.to_builtins(from_stored(StoredEvent(r["seq"], bytes(r["body"]), r["hash"])))
+    events = [msgspec.to_builtins(from_stored(stored_of(r["seq"], bytes(r["body"]), r["hash"])))
               for r in rows]
     return {"events": events, "next_after_seq": rows[-1]["seq"] if more else None}

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from memoryd.daemon import projection, search, tasks
+from memoryd.daemon import entries, projection, search, tasks
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.config import RecallConfig
 from memoryd.daemon.entries import redact_secrets
@@ -163,15 +163,20 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
     where = seen + " AND e.status = 'active' AND e.expires_at > ?"
     args: tuple[Any, ...] = (*seen_args, now)
     plan = search.plan(tx, intent, where, args)
+    # BM25's statistics of this very view, from running totals (no scan).
+    # (A view with team scopes spans several holders' totals: it is scanned.)
+    stats = (search.view_stats(tx, task.owner, spaces, now)
+             if plan.match is not None and not view.teams else None)
     if app.ranker is None:
-        rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS)
+        rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS,
+                             stats=stats)
         ranking: dict[str, Any] = {"ranker": "lexical", "reason": app.ranker_reason}
     else:
         # Hybrid: the same filter, lexical and vector candidates fused
         # (daemon/hybrid.py); everything below applies unchanged.
         rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, task.owner,
                                           spaces, qvec, columns=_CANDIDATE_COLUMNS,
-                                          teams=[s for _, s in view.team_spaces()])
+                                          stats=stats, teams=[s for _, s in view.team_spaces()])
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()
@@ -266,11 +271,7 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         tx.exec("INSERT INTO snapshot_cards(task_id, pos, entry_id, card, line)"
                 " VALUES (?, ?, ?, ?, ?)", (task.task_id, pos, card["id"], dumps(card), line))
     tx.exec("UPDATE tasks SET snapshot = ? WHERE task_id = ?", (dumps(header), task.task_id))
-    if chosen:
-        # Being recalled is use, not renewal: expiry and updated_at stay.
-        marks = ",".join("?" * len(chosen))
-        tx.exec(f"UPDATE entries SET use_count = use_count + 1, last_used_at = ?"  # noqa: S608 (placeholders only)
-                f" WHERE id IN ({marks})", (now, *(r["id"] for r in chosen)))
+    entries.note_use(tx, [r["id"] for r in chosen], now)
     tx.audit(
         "snapshot_frozen", now,
         subject={"channel": task.channel, "role": task.role, "owner": task.owner,
