@@ -35,7 +35,7 @@ def short_tempdir() -> Path:
 class Daemon:
     def __init__(self, home: Path, env: Mapping[str, str] | None = None,
                  config: str | None = None, policy: str | None = None,
-                 prefix: tuple[str, ...] = ()) -> None:
+                 prefix: tuple[str, ...] = (), ranker: str | None = None) -> None:
         self.home = home
         # A command the daemon runs under (the benchmark counts instructions
         # with valgrind this way); empty for the tests.
@@ -48,10 +48,15 @@ class Daemon:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = home.parent / (home.name + ".log")
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if ranker is not None and "[recall]" not in (config or ""):
+            config = f'{config or ""}\n[recall]\nranker = "{ranker}"\n'
+        # Written as a careful operator would: open to nobody else.
         if config is not None:
             (home / "memoryd.toml").write_text(config)
+            (home / "memoryd.toml").chmod(0o600)
         if policy is not None:
             (home / "policy.toml").write_text(policy)
+            (home / "policy.toml").chmod(0o600)
 
     @property
     def agent_path(self) -> Path:
@@ -134,9 +139,15 @@ class Daemon:
 
 @contextmanager
 def running(env: Mapping[str, str] | None = None, config: str | None = None,
-            policy: str | None = None) -> Iterator[Daemon]:
+            policy: str | None = None, ranker: str = "lexical") -> Iterator[Daemon]:
+    """A daemon on a new home, stopped and removed after.
+
+    It ranks lexically unless ``ranker="auto"``, as the default install (no
+    ``semantic`` extra) does: loading the embedding model and embedding every
+    note costs each daemon about half a second of CPU, which only the tests
+    of hybrid recall need (they ask for it)."""
     root = short_tempdir()
-    d = Daemon(root / "h", env=env, config=config, policy=policy)
+    d = Daemon(root / "h", env=env, config=config, policy=policy, ranker=ranker)
     try:
         d.start()
         yield d

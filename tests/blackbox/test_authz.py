@@ -25,7 +25,9 @@ from tests.inproc import CallFailed, FakeClock, composed
 
 @pytest.fixture(scope="module")
 def d() -> Iterator[Daemon]:
-    with running() as daemon:
+    # Hybrid where the semantic extra is installed: isolation must hold for
+    # vector ranking too.
+    with running(ranker="auto") as daemon:
         yield daemon
 
 

@@ -203,7 +203,9 @@ target = "user"
 
 @pytest.fixture(scope="module")
 def run() -> Iterator[Run]:
-    with running(policy=POLICY) as daemon:
+    # Hybrid where the semantic extra is installed: the embedding worker and
+    # the vector index are components the canaries must not reach either.
+    with running(policy=POLICY, ranker="auto") as daemon:
         result = Run(daemon)
         with daemon.control() as c, daemon.agent() as a:
             _workload(result, c, a)

@@ -35,7 +35,7 @@ PARAPHRASE_ZH = "星期五能不能部署新版本"
 
 @pytest.fixture(scope="module")
 def d() -> Iterator[Daemon]:
-    with running() as daemon:
+    with running(ranker="auto") as daemon:
         with daemon.control() as c:
             enable_consent(c)
         yield daemon
