@@ -35,7 +35,7 @@ from memoryd.daemon.entries import View
 from memoryd.daemon.gate import Caller, Gate, ReadCheck, refusal, task_view
 from memoryd.daemon.home import Home
 from memoryd.daemon.ids import random_id
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
 from memoryd.kernel.errors import Denied, MemorydError, NotFound, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
@@ -57,7 +57,7 @@ class App:
     config: Config
     home: Home
     hasher: KeyedHasher
-    store: SqliteStore
+    store: Store
     clock: Clock
     default: ident.Who
     policy: Policy = EMPTY_POLICY

@@ -49,7 +49,7 @@ from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import CheckpointConfig
 from memoryd.daemon.entries import content_hash
 from memoryd.daemon.home import Home, HomeError, read_private, signing_key
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.errors import Denied
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
@@ -92,7 +92,7 @@ def _wire(cp: Checkpoint) -> dict[str, Any]:
 
 @dataclass
 class Checkpointer:
-    store: SqliteStore
+    store: Store
     home: Home
     clock: Clock
     config: CheckpointConfig
@@ -167,7 +167,7 @@ class Checkpointer:
         def run(tx: Tx) -> Checkpoint:
             # The transaction's own head is the true newest event (the store may
             # commit several jobs together; its committed head can lag).
-            cp = sign_checkpoint(key, tx._head, ts)
+            cp = sign_checkpoint(key, tx.head, ts)
             tx.exec("INSERT OR REPLACE INTO checkpoints(seq, hash, ts, signature, public_key)"
                     " VALUES (?, ?, ?, ?, ?)", (cp.seq, cp.hash, cp.ts, cp.signature,
                                                 cp.public_key))
@@ -285,7 +285,7 @@ class Checkpointer:
                 "verified": self.verified and self.store.degraded != "audit_chain_broken"}
 
 
-def start(store: SqliteStore, home: Home, clock: Clock,
+def start(store: Store, home: Home, clock: Clock,
           config: CheckpointConfig) -> Checkpointer:
     """Load the signing key and verify the chain before any socket exists."""
     checkpointer = Checkpointer(store=store, home=home, clock=clock, config=config,
@@ -310,7 +310,7 @@ def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> dict[str, 
     """
     audited: dict[str, str] = {}
     head = tx.one("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
-    for row in tx.conn.execute("SELECT body FROM audit ORDER BY seq"):
+    for row in tx.rows("SELECT body FROM audit ORDER BY seq"):
         try:
             event = _TOUCHED.decode(bytes(row["body"]))
         except msgspec.DecodeError:

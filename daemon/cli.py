@@ -29,6 +29,7 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
+from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.config import ConfigError, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
@@ -36,8 +37,10 @@ from memoryd.daemon.lifecycle import Lifecycle, parse_faults
 from memoryd.daemon.projection import build as build_projection
 from memoryd.daemon.projection_provider import CredentialError, EndpointError
 from memoryd.daemon.server import Server, build_listeners
-from memoryd.daemon.store import SqliteStore, StoreVersionError
+from memoryd.daemon.store import Store, StoreVersionError
+from memoryd.daemon.store_pg import StoreVersionError as PgVersionError
 from memoryd.kernel.capability import Capability
+from memoryd.kernel.errors import Unavailable
 from memoryd.rpc.paths import resolve_home
 from memoryd.rpc.version import VersionAction
 
@@ -101,9 +104,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         hasher = KeyedHasher(home_mod.root_secret(home))
         home_mod.signing_key(home)  # a malformed key is one line here, not a traceback later
         default = default_identity(os.environ, config, hasher)
-        store = SqliteStore(home.db, synchronous=config.synchronous)
-    except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError) as exc:
+        store = open_store(config, home.db, home.path, os.environ)
+    except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError, BackendError,
+            PgVersionError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
+        lock.release()
+        return 1
+    try:
+        check_shared_secret(store, hasher.mac)
+    except (BackendError, Unavailable) as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        store.close()
         lock.release()
         return 1
     app = App(config=config, home=home, hasher=hasher, store=store, clock=SystemClock(),
@@ -153,6 +164,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _install_ranker(app: App) -> None:
     """Hybrid recall when the semantic extra is installed (daemon/embedding.py)."""
+    if app.store.kind != "sqlite":
+        # The in-memory vector index follows one writer's deletions; several
+        # daemons on one database would each miss the others'. Lexical until
+        # it can follow a shared store.
+        app.ranker_reason = "backend_postgresql"
+        structlog.get_logger().info("recall_ranker", ranker="lexical",
+                                    reason=app.ranker_reason, model=None)
+        return
     loaded = embedding.load(app.config.recall)
     app.ranker_reason = loaded.reason
     if loaded.embedder is not None:
@@ -168,7 +187,7 @@ def _install_ranker(app: App) -> None:
         model=loaded.embedder.model_id if loaded.embedder else None)
 
 
-def _install_test_faults(store: SqliteStore, plan: str | None) -> None:
+def _install_test_faults(store: Store, plan: str | None) -> None:
     """Testing aid, off unless MEMORYD_TEST_FAULTS is set: make the first governed
     write's COMMIT fail as a full disk (``commit=disk_full``) or an I/O error such
     as a failed fsync (``commit=io_error``), to prove such a call is never

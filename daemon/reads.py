@@ -333,8 +333,9 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
     return {
         "backend": {
             "kind": store.kind,
-            "durability": f"wal+synchronous={app.config.synchronous.lower()}",
-            "sharing": "single-host",
+            "durability": (f"wal+synchronous={app.config.synchronous.lower()}"
+                           if store.kind == "sqlite" else "postgresql-commit"),
+            "sharing": store.sharing,
             "health": "ok" if store.degraded is None else "degraded",
             "degraded_reason": store.degraded,
         },

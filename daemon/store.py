@@ -288,8 +288,41 @@ def loads(text: str | None) -> Any:
     return None if text is None else _decode_json.decode(text)
 
 
-class Tx:
-    """One open transaction. Only valid inside the function given to ``Store.run``."""
+class Tx(Protocol):
+    """One open transaction, on either backend. Only valid inside the function
+    given to ``Store.run``.
+
+    ``dialect`` names the SQL the connection speaks: the daemon's statements
+    are SQLite's, written portably (daemon/store_pg.py carries them to
+    PostgreSQL); the few that cannot be (full-text matching) ask it.
+    """
+
+    dialect: str
+    events: list[AuditEvent]
+
+    @property
+    def head(self) -> ChainHead: ...
+
+    def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None: ...
+
+    def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+    def exec(self, sql: str, args: Sequence[Any] = ()) -> int: ...
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]: ...
+
+    def audit(self, kind: str, ts: str, **fields: Any) -> AuditEvent: ...
+
+
+class SqliteTx:
+    """One open transaction on SQLite.
+
+    ``dialect`` names the SQL the connection speaks: the daemon's statements
+    are SQLite's, written portably; the few that cannot be (full-text
+    matching) ask it. daemon/store_pg.py's ``PgTx`` has the same face.
+    """
+
+    dialect = "sqlite"
 
     def __init__(self, conn: apsw.Connection, store: SqliteStore) -> None:
         self.conn = conn
@@ -297,10 +330,19 @@ class Tx:
         self._head = store.head
         self.events: list[AuditEvent] = []
 
+    @property
+    def head(self) -> ChainHead:
+        """The chain head as this transaction has left it (a checkpoint signs it)."""
+        return self._head
+
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
         for row in self.conn.execute(sql, args):
             return cast(dict[str, Any], row)
         return None
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
+        """Rows one at a time, for walks over a whole table."""
+        yield from self.conn.execute(sql, args)
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         return list(self.conn.execute(sql, args))
@@ -325,16 +367,33 @@ class Tx:
 
 
 class Store(Protocol):
-    """The seam a second backend (PostgreSQL) implements."""
+    """The only face of the primary store daemon/ talks to: ``SqliteStore``
+    here, ``PostgresStore`` in daemon/store_pg.py."""
 
-    head: ChainHead
+    kind: str
+    sharing: str
     degraded: str | None
+    vector_changes: vectors.Changes
+    fail_next_commit: Exception | None
+
+    @property
+    def head(self) -> ChainHead: ...
 
     async def run(self, fn: Callable[[Tx], T], *, write: bool = True,
                   governed: bool = True) -> T: ...
 
     def run_sync(self, fn: Callable[[Tx], T], *, write: bool = True,
                  governed: bool = True) -> T: ...
+
+    def audit_rows(self, after_seq: int = 0) -> Iterator[StoredEvent]: ...
+
+    def verify_audit(self, expect: ChainHead | None = None) -> Any: ...
+
+    def try_recover(self, expect: ChainHead | None = None) -> bool: ...
+
+    def checkpoint_wal(self) -> bool: ...
+
+    def external_copies(self) -> bool: ...
 
     def close(self) -> None: ...
 
@@ -434,6 +493,7 @@ class SqliteStore:
     """
 
     kind = "sqlite"
+    sharing = "single-host"
     max_group = 64
     checkpoint_pages = 1000
     checkpoint_pages_max = 20_000
@@ -572,7 +632,7 @@ class SqliteStore:
     def _read(self, fn: Callable[[Tx], T]) -> T:
         conn = self._read_pool.get()
         try:
-            tx = Tx(conn, self)
+            tx = SqliteTx(conn, self)
             conn.execute("BEGIN")
             try:
                 return fn(tx)
@@ -647,7 +707,7 @@ class SqliteStore:
                 failed.append((job, Unavailable("store_unavailable")))
                 continue
             self._group_head = head
-            tx = Tx(conn, self)
+            tx = SqliteTx(conn, self)
             if not single:
                 conn.execute("SAVEPOINT job")
             try:
@@ -778,6 +838,10 @@ class SqliteStore:
             return False
 
         return self._writer_call(truncate)
+
+    def external_copies(self) -> bool:
+        """A home's SQLite file has no archive or replica of its own."""
+        return False
 
     def close(self) -> None:
         if self._closed:

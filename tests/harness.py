@@ -27,6 +27,39 @@ MEMORYD = [sys.executable, "-m", "memoryd.daemon.cli"]
 MEMCTL = [sys.executable, "-m", "memoryd.memctl"]
 
 
+# The black-box suite runs on SQLite, or on PostgreSQL when
+# MEMORYD_TEST_BACKEND=postgresql (pytest --backend postgresql sets it): each
+# daemon then gets a fresh schema of its own on MEMORYD_TEST_PG_DSN, dropped
+# at the end of the run (drop_pg_schemas).
+PG_DSN = os.environ.get("MEMORYD_TEST_PG_DSN", "host=127.0.0.1 dbname=test user=postgres")
+PG_SCHEMAS: list[str] = []
+
+
+def backend() -> str:
+    return os.environ.get("MEMORYD_TEST_BACKEND", "sqlite")
+
+
+def pg_store_section(schema: str | None = None, dsn: str = PG_DSN) -> str:
+    """A ``[store]`` section for a fresh schema (or ``schema``, to share one)."""
+    if schema is None:
+        schema = "t_" + uuid.uuid4().hex[:16]
+    if schema not in PG_SCHEMAS:
+        PG_SCHEMAS.append(schema)
+    return f'\n[store]\nbackend = "postgresql"\ndsn = "{dsn}"\nschema = "{schema}"\n'
+
+
+def drop_pg_schemas() -> None:
+    """Drop every schema this process made for its daemons."""
+    if not PG_SCHEMAS:
+        return
+    import psycopg
+
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        for schema in PG_SCHEMAS:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    PG_SCHEMAS.clear()
+
+
 def short_tempdir() -> Path:
     # AF_UNIX paths are limited to ~107 bytes: keep homes short.
     return Path(tempfile.mkdtemp(prefix="md", dir="/tmp"))
@@ -48,6 +81,8 @@ class Daemon:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = home.parent / (home.name + ".log")
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if backend() == "postgresql" and "[store]" not in (config or ""):
+            config = (config or "") + pg_store_section()
         if config is not None:
             (home / "memoryd.toml").write_text(config)
         if policy is not None:
