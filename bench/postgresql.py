@@ -31,10 +31,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import psycopg  # noqa: E402 (after the path set-up above)
+import psycopg
 
-from tests.harness import PG_DSN, Daemon, drop_pg_schemas, enable_consent, entry, \
-    pg_store_section, short_tempdir  # noqa: E402
+from tests.harness import (
+    PG_DSN,
+    Daemon,
+    drop_pg_schemas,
+    enable_consent,
+    entry,
+    pg_store_section,
+    short_tempdir,
+)
 
 
 def pct(values: list[float], q: float) -> float:

@@ -115,9 +115,15 @@ class Checkpointer:
         """The newest kept checkpoint and whether every kept copy is genuine."""
         genuine = True
         found: list[Checkpoint] = []
+        # On a store several daemons share, each signs with its own key and
+        # another's checkpoint is no reference: this daemon's own newest. On
+        # a home's own store any row not signed by its key is tampering.
+        columns = "SELECT seq, hash, ts, signature, public_key FROM checkpoints"
+        mine = self.public_key.hex()
+        shared = self.store.sharing == "multi-host"
         rows = self.store.run_sync(lambda tx: tx.all(
-            "SELECT seq, hash, ts, signature, public_key FROM checkpoints"
-            " ORDER BY seq DESC LIMIT 1"), write=False)
+            columns + " WHERE public_key = ? ORDER BY seq DESC LIMIT 1", (mine,)) if shared
+            else tx.all(columns + " ORDER BY seq DESC LIMIT 1"), write=False)
         if rows:
             found.append(Checkpoint(**rows[0]))
         try:
