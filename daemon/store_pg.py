@@ -34,6 +34,7 @@ Invariants:
 
 from __future__ import annotations
 
+import logging
 import queue
 import re
 import threading
@@ -434,11 +435,19 @@ class PostgresStore:
         self.degraded: str | None = None
         self.fail_next_commit: Exception | None = None
         self._log = structlog.get_logger()
+        # psycopg and its pool log connection failures with the server's
+        # address (and, for some errors, more of the DSN): never let them
+        # reach the daemon's log. Outages are logged as store_unreachable.
+        for name in ("psycopg", "psycopg.pool"):
+            quiet = logging.getLogger(name)
+            quiet.addHandler(logging.NullHandler())
+            quiet.propagate = False
         self._conninfo = conninfo
         self._timeout = connect_timeout
         self._closed = False
         self._writer_ident: int | None = None
         self._group_head = EMPTY_HEAD
+        self._known_head = EMPTY_HEAD
         self._local = threading.local()
         # The writer's own connection; made again when the database returns.
         self._wconn: psycopg.Connection[Any] | None = None
@@ -538,8 +547,17 @@ class PostgresStore:
         # which a full pool could not give).
         inside: PgTx | None = getattr(self._local, "tx", None)
         query = "SELECT seq, hash FROM audit_head WHERE id = 1"
-        row = inside.one(query) if inside is not None else self._read(lambda tx: tx.one(query))
-        return EMPTY_HEAD if row is None else ChainHead(seq=row["seq"], hash=row["hash"])
+        try:
+            row = (inside.one(query) if inside is not None
+                   else self._read(lambda tx: tx.one(query)))
+        except Unavailable:
+            # The database is away: the newest head this daemon saw. Callers
+            # such as the checkpoint poll must not die of an outage; every
+            # call that needs the store still answers store_unavailable.
+            return self._known_head
+        self._known_head = EMPTY_HEAD if row is None else ChainHead(seq=row["seq"],
+                                                                   hash=row["hash"])
+        return self._known_head
 
     # -- transactions ------------------------------------------------------------------
 
