@@ -40,6 +40,7 @@ from tests.harness import (
     enable_consent,
     entry,
     pg_store_section,
+    shared_pair,
     short_tempdir,
 )
 
@@ -104,12 +105,7 @@ def daemon_figures(d: Daemon, n: int, tag: str) -> dict[str, float]:
 
 def two_daemons(n: int) -> dict[str, Any]:
     root = short_tempdir()
-    section = pg_store_section("b_" + uuid.uuid4().hex[:12])
-    first = Daemon(root / "a", config=section).start()
-    second = Daemon(root / "b", config=section)
-    (second.home / "keys").mkdir(mode=0o700, exist_ok=True)
-    shutil.copy2(first.home / "keys" / "secret", second.home / "keys" / "secret")
-    second.start()
+    first, second = shared_pair(root, "b_" + uuid.uuid4().hex[:12])
     try:
         with first.control() as c:
             enable_consent(c)

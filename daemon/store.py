@@ -398,6 +398,28 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+J = TypeVar("J")
+
+
+def next_group(jobs: queue.SimpleQueue[J | None], max_group: int) -> tuple[list[J], bool]:
+    """A writer's next group: the first job (waited for), then every job
+    already queued, up to ``max_group``; and whether the stop mark (None)
+    was met. An empty group means stop now."""
+    first = jobs.get()
+    if first is None:
+        return [], True
+    batch = [first]
+    while len(batch) < max_group:
+        try:
+            job = jobs.get_nowait()
+        except queue.Empty:
+            break
+        if job is None:
+            return batch, True
+        batch.append(job)
+    return batch, False
+
+
 def _row_trace(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     return {d[0]: v for d, v in zip(cursor.get_description(), row, strict=True)}
 
@@ -644,20 +666,9 @@ class SqliteStore:
     def _writer_loop(self) -> None:
         self._writer_ident = threading.get_ident()
         while True:
-            first = self._jobs.get()
-            if first is None:
+            batch, stop = next_group(self._jobs, self.max_group)
+            if not batch:
                 return
-            batch = [first]
-            stop = False
-            while len(batch) < self.max_group:
-                try:
-                    job = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                if job is None:
-                    stop = True
-                    break
-                batch.append(job)
             group: list[_Job] = []
             for job in batch:
                 if job.raw:

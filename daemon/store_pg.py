@@ -52,6 +52,7 @@ from psycopg.types.numeric import FloatLoader
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
 from memoryd.daemon import vectors
+from memoryd.daemon.store import next_group
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -597,20 +598,9 @@ class PostgresStore:
     def _writer_loop(self) -> None:
         self._writer_ident = threading.get_ident()
         while True:
-            first = self._jobs.get()
-            if first is None:
+            batch, stop = next_group(self._jobs, self.max_group)
+            if not batch:
                 return
-            batch = [first]
-            stop = False
-            while len(batch) < self.max_group:
-                try:
-                    job = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                if job is None:
-                    stop = True
-                    break
-                batch.append(job)
             self._run_group(batch)
             if stop:
                 return

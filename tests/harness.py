@@ -60,6 +60,18 @@ def drop_pg_schemas() -> None:
     PG_SCHEMAS.clear()
 
 
+def shared_pair(root: Path, schema: str) -> tuple[Daemon, Daemon]:
+    """Two daemons started on homes ``root/a`` and ``root/b`` sharing one
+    PostgreSQL ``schema``: as on two hosts, the second home gets the first's
+    root secret (the operator copies ``keys/secret``)."""
+    section = pg_store_section(schema)
+    first = Daemon(root / "a", config=section).start()
+    second = Daemon(root / "b", config=section)
+    (second.home / "keys").mkdir(mode=0o700, exist_ok=True)
+    shutil.copy2(first.home / "keys" / "secret", second.home / "keys" / "secret")
+    return first, second.start()
+
+
 def short_tempdir() -> Path:
     # AF_UNIX paths are limited to ~107 bytes: keep homes short.
     return Path(tempfile.mkdtemp(prefix="md", dir="/tmp"))

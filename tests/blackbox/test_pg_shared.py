@@ -24,7 +24,7 @@ from tests.harness import (
     enable_consent,
     entry,
     fresh_identity,
-    pg_store_section,
+    shared_pair,
     short_tempdir,
 )
 
@@ -32,13 +32,7 @@ from tests.harness import (
 @pytest.fixture(scope="module")
 def pair() -> Iterator[tuple[Daemon, Daemon]]:
     root = short_tempdir()
-    section = pg_store_section("s_" + uuid.uuid4().hex[:16])
-    first = Daemon(root / "a", config=section).start()
-    second = Daemon(root / "b", config=section)
-    # The second host gets the first one's root secret, as the operator copies it.
-    (second.home / "keys").mkdir(mode=0o700, exist_ok=True)
-    shutil.copy2(first.home / "keys" / "secret", second.home / "keys" / "secret")
-    second.start()
+    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16])
     try:
         yield first, second
     finally:
