@@ -54,21 +54,27 @@ def password(store: StoreConfig, env: Mapping[str, str], home: Path) -> str | No
 
 
 def open_store(config: Config, db: Path, home: Path, env: Mapping[str, str]) -> Any:
-    """The store ``config`` asks for: the SQLite file ``db``, or PostgreSQL."""
+    """The store ``config`` asks for: the SQLite file ``db``, or PostgreSQL.
+
+    psycopg is imported only here, for PostgreSQL: a daemon installed
+    without the ``postgresql`` extra runs on SQLite as before."""
     if config.store.backend == "sqlite":
         from memoryd.daemon.store import SqliteStore
 
         return SqliteStore(db, synchronous=config.synchronous)
     from psycopg.conninfo import make_conninfo
 
-    from memoryd.daemon.store_pg import PostgresStore
+    from memoryd.daemon.store_pg import PostgresStore, StoreVersionError
 
     assert config.store.dsn is not None  # config.py requires it for this backend
     secret = password(config.store, env, home)
     conninfo = (make_conninfo(config.store.dsn, password=secret) if secret is not None
                 else config.store.dsn)
-    return PostgresStore(conninfo, schema=config.store.schema,
-                         connect_timeout=config.store.connect_timeout_s)
+    try:
+        return PostgresStore(conninfo, schema=config.store.schema,
+                             connect_timeout=config.store.connect_timeout_s)
+    except StoreVersionError as exc:  # its messages name no DSN and no password
+        raise BackendError(str(exc)) from None
 
 
 KEY_CHECK_LABEL = b"memoryd shared store: root secret check"

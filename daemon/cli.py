@@ -38,7 +38,6 @@ from memoryd.daemon.projection import build as build_projection
 from memoryd.daemon.projection_provider import CredentialError, EndpointError
 from memoryd.daemon.server import Server, build_listeners
 from memoryd.daemon.store import Store, StoreVersionError
-from memoryd.daemon.store_pg import StoreVersionError as PgVersionError
 from memoryd.kernel.capability import Capability
 from memoryd.kernel.errors import Unavailable
 from memoryd.rpc.paths import resolve_home
@@ -105,8 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         home_mod.signing_key(home)  # a malformed key is one line here, not a traceback later
         default = default_identity(os.environ, config, hasher)
         store = open_store(config, home.db, home.path, os.environ)
-    except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError, BackendError,
-            PgVersionError) as exc:
+    except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError,
+            BackendError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         lock.release()
         return 1

@@ -17,7 +17,7 @@ import pytest
 
 from memoryd.audit.chain import EMPTY_HEAD
 from memoryd.daemon import home as home_mod
-from memoryd.daemon.backends import open_store
+from memoryd.daemon.backends import BackendError, open_store
 from memoryd.daemon.config import load_config
 from memoryd.daemon.store import Store, Tx
 from tests.harness import entry
@@ -27,7 +27,7 @@ from tests.inproc import CallFailed, InProcess, composed
 @contextmanager
 def opened(tmp: Path, config: str) -> Iterator[Store]:
     home_path = tmp / "h"
-    home_path.mkdir(mode=0o700)
+    home_path.mkdir(mode=0o700, parents=True)
     (home_path / "memoryd.toml").write_text(config)
     home = home_mod.prepare(home_path)
     store = open_store(load_config(home.path), home.db, home.path, os.environ)
@@ -204,3 +204,28 @@ def test_replace_keeps_one_chain_and_status_names_the_backend(tmp_path: Path,
     assert backend["health"] == "ok"
     assert backend["kind"] == ("postgresql" if store_config else "sqlite")
     assert backend["sharing"] == ("multi-host" if store_config else "single-host")
+
+
+def test_postgresql_refuses_a_newer_schema_and_leaves_it(tmp_path: Path, pg_schema: str) -> None:
+    from tests.contract.conftest import pg_section
+
+    with opened(tmp_path / "one", pg_section(pg_schema)) as store:
+        store.run_sync(lambda tx: tx.exec(
+            "UPDATE meta SET value = '99' WHERE key = 'schema_version'"))
+    with pytest.raises(BackendError) as info:
+        with opened(tmp_path / "two", pg_section(pg_schema)):
+            pass
+    assert "newer than this memoryd's" in str(info.value)
+    assert "\n" not in str(info.value) and "127.0.0.1" not in str(info.value)
+    with psycopg_connect() as conn:
+        row = conn.execute(f'SELECT value FROM "{pg_schema}".meta'  # noqa: S608 (our own name)
+                           " WHERE key = 'schema_version'").fetchone()
+    assert row == ("99",)
+
+
+def psycopg_connect() -> Any:
+    import psycopg
+
+    from tests.harness import PG_DSN
+
+    return psycopg.connect(PG_DSN)
