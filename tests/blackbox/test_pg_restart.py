@@ -11,21 +11,31 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
+import psycopg
 import pytest
 
 from memoryd.rpc.client import RpcError
-from tests.harness import Daemon, backend, enable_consent, entry, running
+from tests.harness import PG_DSN, Daemon, backend, enable_consent, entry, running
 
 pytestmark = pytest.mark.skipif(
     backend() != "postgresql",
     reason="restarts the shared PostgreSQL server: runs in the PostgreSQL leg, alone")
 
 
+def _version() -> str:
+    """The server's major version (the cluster's name for pg_ctlcluster)."""
+    with psycopg.connect(PG_DSN) as conn:
+        return str(conn.info.server_version // 10_000)
+
+
+VERSION: list[str] = []
+
+
 def _cluster(action: str) -> None:
-    version = next(p.name for p in Path("/etc/postgresql").iterdir())
-    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", action],
+    if not VERSION:
+        VERSION.append(_version())  # asked while the server still answers
+    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", VERSION[0], "main", action],
                    check=True, capture_output=True, timeout=120)
 
 
