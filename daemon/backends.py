@@ -64,7 +64,8 @@ def open_store(config: Config, db: Path, home: Path, env: Mapping[str, str]) -> 
         return SqliteStore(db, synchronous=config.synchronous)
     from psycopg.conninfo import make_conninfo
 
-    from memoryd.daemon.store_pg import PostgresStore, StoreVersionError
+    from memoryd.daemon.store import StoreVersionError
+    from memoryd.daemon.store_pg import PostgresStore
 
     assert config.store.dsn is not None  # config.py requires it for this backend
     secret = password(config.store, env, home)

@@ -258,6 +258,18 @@ _json = msgspec.json.Encoder()
 _decode_json = msgspec.json.Decoder()
 
 
+def readable_version(text: str, current: int, store: str, unreadable: str) -> int:
+    """The schema version ``text`` names, refused when unreadable or newer than ``current``."""
+    if not text.isdigit():
+        raise StoreVersionError(f"{store} has no readable schema version: {unreadable}")
+    version = int(text)
+    if version > current:
+        raise StoreVersionError(
+            f"{store} has schema version {version}, newer than this memoryd's"
+            f" {current}: upgrade memoryd (the store was left unchanged)")
+    return version
+
+
 def _upgrade(conn: apsw.Connection) -> None:
     """Bring an existing store to SCHEMA_VERSION, or refuse it (inside the
     caller's transaction). A new, empty file is left to the schema."""
@@ -266,15 +278,9 @@ def _upgrade(conn: apsw.Connection) -> None:
     rows: list[Any] = conn.execute(
         "SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
     text = str(rows[0]["value"]) if rows else ""  # rows are dicts (the row tracer)
-    if not text.isdigit():
-        raise StoreVersionError(
-            "memory.db has no readable schema version: it was not written by memoryd,"
-            " or it is damaged; restore it from a backup")
-    version = int(text)
-    if version > SCHEMA_VERSION:
-        raise StoreVersionError(
-            f"memory.db has schema version {version}, newer than this memoryd's"
-            f" {SCHEMA_VERSION}: upgrade memoryd (the store was left unchanged)")
+    version = readable_version(
+        text, SCHEMA_VERSION, "memory.db", "it was not written by memoryd, or it is damaged;"
+        " restore it from a backup")
     while version < SCHEMA_VERSION:
         MIGRATIONS[version](conn)
         version += 1

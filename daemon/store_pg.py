@@ -52,7 +52,7 @@ from psycopg.types.numeric import FloatLoader
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
 from memoryd.daemon import vectors
-from memoryd.daemon.store import next_group
+from memoryd.daemon.store import StoreVersionError, next_group, readable_version
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -269,10 +269,6 @@ CREATE TRIGGER tasks_changed AFTER UPDATE OF snapshot OR DELETE ON tasks
 """
 
 MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {}
-
-
-class StoreVersionError(Exception):
-    """The database's schema version is not one this memoryd can open."""
 
 
 # --- the dialect seam ------------------------------------------------------------
@@ -494,16 +490,9 @@ class PostgresStore:
             if present:
                 row = conn.execute(
                     "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                text = str(row["value"]) if row else ""
-                if not text.isdigit():
-                    raise StoreVersionError(
-                        "the PostgreSQL schema has no readable version: it was not written by"
-                        " memoryd; point [store] schema at an empty one")
-                version = int(text)
-                if version > SCHEMA_VERSION:
-                    raise StoreVersionError(
-                        f"the PostgreSQL schema has version {version}, newer than this"
-                        f" memoryd's {SCHEMA_VERSION}: upgrade memoryd (it was left unchanged)")
+                version = readable_version(
+                    str(row["value"]) if row else "", SCHEMA_VERSION, "the PostgreSQL schema",
+                    "it was not written by memoryd; point [store] schema at an empty one")
                 while version < SCHEMA_VERSION:
                     MIGRATIONS[version](conn)
                     version += 1
