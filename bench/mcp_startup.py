@@ -138,11 +138,17 @@ def main() -> int:
         "bridge_min_ms": round(min(bridge) * 1000, 1),
     }
     out["ratio_p50"] = round(out["bridge_p50_ms"] / out["bare_p50_ms"], 3)
-    for key, value in out.items():
-        print(f"{key:>14}: {value}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    report(out, args.json)
     return 0
+
+
+def report(out: dict[str, Any], json_file: str | None) -> None:
+    """Print ``out`` one figure a line; write it as JSON to ``json_file`` if given."""
+    width = max(len(key) for key in out)
+    for key, value in out.items():
+        print(f"{key:>{width}}: {value}")
+    if json_file:
+        Path(json_file).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -372,7 +372,7 @@ def inject_vectors(db: Path, model: str, dim: int, pool: Any, seed: int = 11) ->
     """
     import numpy as np
 
-    from memoryd.daemon.hybrid import quantise
+    from memoryd.daemon.quantise import quantise
 
     rng = np.random.default_rng(seed)
     base = np.vstack(pool).astype(np.float32)

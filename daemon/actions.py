@@ -15,6 +15,7 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any
 
@@ -31,6 +32,7 @@ from memoryd.daemon.writes import (
     Proposal,
     Provenance,
     Verdict,
+    Written,
     audit_decision,
     subject_wire,
 )
@@ -53,7 +55,7 @@ def proposal_key(hasher: KeyedHasher, owner: str, ops: list[Op], prov: Provenanc
 def propose(
     tx: Tx, caller: Caller, proposal: Proposal, verdict: Verdict, hasher: KeyedHasher,
     now_dt: datetime, pending_ttl_days: float, max_pending: int,
-) -> schema.WriteResult:
+) -> Written:
     now = fmt(now_dt)
     owner = caller.subject.owner
     key = proposal_key(hasher, owner, proposal.ops, proposal.provenance)
@@ -61,9 +63,8 @@ def propose(
         "SELECT action_id FROM actions WHERE owner = ? AND proposal_key = ? AND status = 'pending'"
         " AND expires_at > ?", (owner, key, now))
     if existing is not None:
-        return schema.WriteResult(
-            outcome="pending", operation_id=None, action_id=existing["action_id"],
-            decision=verdict.wire(), entries=[], warnings=[])
+        return Written(outcome="pending", action_id=existing["action_id"],
+                       decision=verdict.wire())
     count = tx.one("SELECT count(*) AS n FROM actions WHERE owner = ? AND status = 'pending'"
                    " AND expires_at > ?", (owner, now))
     if count is not None and count["n"] >= max_pending:
@@ -74,7 +75,7 @@ def propose(
                 "entry_id": o.entry_id, "expected_revision": o.expected_revision,
                 "content_hash": o.content_hash} for o in proposal.ops]
     stored = {
-        "ops": [o.wire() for o in proposal.ops],
+        **stored_ops(proposal.ops),
         "provenance": {"source": proposal.provenance.source,
                        "eligible": proposal.provenance.eligible,
                        "evidence_hash": proposal.provenance.evidence_hash},
@@ -99,8 +100,24 @@ def propose(
              entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
              content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
              details={"action_id": action_id, "policy_hash": verdict.policy_hash})
-    return schema.WriteResult(outcome="pending", operation_id=None, action_id=action_id,
-                              decision=verdict.wire(), entries=[], warnings=[])
+    return Written(outcome="pending", action_id=action_id, decision=verdict.wire())
+
+
+def stored_ops(ops: list[Op]) -> dict[str, Any]:
+    """A proposal's ops as stored with its action: what approval scans and
+    applies (``loaded_ops`` reads them back)."""
+    # Whether each summary was derived is kept beside the ops, not in them:
+    # the ops' wire form is also the proposal's dedup key.
+    return {"ops": [o.wire() for o in ops],
+            "summary_derived": [o.summary_derived for o in ops]}
+
+
+def loaded_ops(stored: dict[str, Any]) -> list[Op]:
+    """The ops ``stored_ops`` kept (an action stored before the summary flag
+    was kept tells a derived summary by comparing it with the body)."""
+    derived = stored.get("summary_derived") or [None] * len(stored["ops"])
+    return [dataclasses.replace(Op.from_wire(o), summary_derived=d)
+            for o, d in zip(stored["ops"], derived, strict=True)]
 
 
 # --- pending actions -----------------------------------------------------------
@@ -126,7 +143,7 @@ def load_pending(tx: Tx, action_id: str, now: str) -> tuple[dict[str, Any], Call
         task_id=subj["task_id"],
     )
     prov = stored["provenance"]
-    proposal = Proposal([Op.from_wire(o) for o in stored["ops"]],
+    proposal = Proposal(loaded_ops(stored),
                         Provenance(prov["source"], prov["eligible"], prov["evidence_hash"]))
     # The resource strings decided at proposal time must be re-derivable now.
     if tuple(op.resource().canonical() for op in proposal.ops) != tuple(loads(row["resources"])):
@@ -135,13 +152,13 @@ def load_pending(tx: Tx, action_id: str, now: str) -> tuple[dict[str, Any], Call
 
 
 def close_action(tx: Tx, action_id: str, status: str, now: str,
-                 result: schema.WriteResult | None) -> None:
+                 result: Written | None) -> None:
     # A decided action keeps no proposed text: only ids and hashes remain.
     summary = None
     if result is not None:
         summary = dumps({"operation_id": result.operation_id,
-                         "entry_ids": [e.id for e in result.entries],
-                         "revisions": [e.revision for e in result.entries]})
+                         "entry_ids": [r["id"] for r in result.rows],
+                         "revisions": [r["revision"] for r in result.rows]})
     tx.exec("UPDATE actions SET status = ?, decided_at = ?, proposal = NULL, result = ?"
             " WHERE action_id = ?", (status, now, summary, action_id))
 
@@ -158,51 +175,53 @@ def expire_actions(tx: Tx, now: str) -> int:
     return len(rows)
 
 
-def _action_summary(row: dict[str, Any]) -> dict[str, Any]:
-    return {"action_id": row["action_id"], "status": row["status"], "owner": row["owner"],
-            "created_at": row["created_at"], "expires_at": row["expires_at"],
-            "decided_at": row["decided_at"], "ops_summary": loads(row["ops_summary"])}
+def _action_summary(tx: Tx, row: dict[str, Any]) -> schema.ActionSummary:
+    return schema.ActionSummary(
+        action_id=row["action_id"], status=row["status"], owner=row["owner"],
+        created_at=row["created_at"], expires_at=row["expires_at"],
+        decided_at=row["decided_at"], ops_summary=loads(row["ops_summary"]),
+        proposed_by=_proposer(tx, row))
 
 
-def _proposer(tx: Tx, row: dict[str, Any]) -> dict[str, Any]:
+def _proposer(tx: Tx, row: dict[str, Any]) -> schema.Proposer:
     """Who proposed an action: its channel, its task and the token that task
     was begun with, by id (labels are text; memctl shows them from token.list)."""
     token = None
     if row["task_id"] is not None:
         found = tx.one("SELECT token_id FROM tasks WHERE task_id = ?", (row["task_id"],))
         token = found["token_id"] if found is not None else None
-    return {"channel": row["channel"], "task_id": row["task_id"], "token": token}
+    return schema.Proposer(channel=row["channel"], task_id=row["task_id"], token=token)
 
 
-def list_actions(tx: Tx, status: str | None, cursor: str | None, now: str) -> dict[str, Any]:
+def list_actions(tx: Tx, status: str | None, cursor: str | None, now: str) -> schema.ActionPage:
     status = status or "pending"
     after = cursor or ""
     rows = tx.all("SELECT * FROM actions WHERE status = ? AND action_id > ?"
                   " ORDER BY action_id LIMIT 51", (status, after))
     more = len(rows) > 50
     rows = rows[:50]
-    return {"items": [_action_summary(r) | {"proposed_by": _proposer(tx, r)} for r in rows],
-            "next_cursor": rows[-1]["action_id"] if more else None}
+    return schema.ActionPage(items=[_action_summary(tx, r) for r in rows],
+                             next_cursor=rows[-1]["action_id"] if more else None)
 
 
-def get_action(tx: Tx, action_id: str) -> dict[str, Any]:
+def get_action(tx: Tx, action_id: str) -> schema.ActionDetail:
     row = tx.one("SELECT * FROM actions WHERE action_id = ?", (action_id,))
     if row is None:
         raise NotFound("action_not_found")
-    out = _action_summary(row)
-    out["proposed_by"] = _proposer(tx, row)
-    out["resources"] = loads(row["resources"])
-    out["content_hashes"] = loads(row["content_hashes"])
-    out["policy_hash"] = row["policy_hash"]
-    out["result"] = loads(row["result"])
     stored = loads(row["proposal"])
-    # The operator (control channel) sees what they are asked to approve.
-    out["ops"] = [
-        {k: o[k] for k in ("action", "target", "scope", "entry_id", "expected_revision")}
-        | {"entry": _entry_out(o["entry"])}
-        for o in stored["ops"]
-    ] if stored else None
-    return out
+    return schema.ActionDetail(
+        **msgspec.structs.asdict(_action_summary(tx, row)),
+        resources=loads(row["resources"]),
+        content_hashes=loads(row["content_hashes"]),
+        policy_hash=row["policy_hash"],
+        result=loads(row["result"]),
+        # The operator (control channel) sees what they are asked to approve.
+        ops=[
+            {k: o[k] for k in ("action", "target", "scope", "entry_id", "expected_revision")}
+            | {"entry": _entry_out(o["entry"])}
+            for o in stored["ops"]
+        ] if stored else None,
+    )
 
 
 def _entry_out(entry: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -42,10 +42,12 @@ import structlog
 from msgspec import Meta
 
 from memoryd.audit.chain import StoredEvent, verify_chain
+from memoryd.audit.packing import stored_of, unpack_hash
 from memoryd.daemon.home import Home
 from memoryd.kernel.errors import Denied
+from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
-from memoryd.rpc.protocol import CallContext, Handler
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 log = structlog.get_logger()
 
@@ -91,7 +93,7 @@ def _copy_db(source: Path, dest: Path) -> tuple[int, str]:
                 b.step(-1)
             head = (0, "")
             for seq, hsh in out.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"):
-                head = (int(seq), str(hsh))
+                head = (int(seq), str(unpack_hash(hsh)))
             # Leave a self-contained file: no -wal beside it to lose in a copy.
             out.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         finally:
@@ -109,7 +111,7 @@ def _check_path(path: Path) -> None:
         raise BackupRefused("the backup path must be absolute")
 
 
-def make_backup(home: Home, dest: Path) -> dict[str, Any]:
+def make_backup(home: Home, dest: Path) -> schema.BackupMade:
     _check_path(dest)
     if os.path.lexists(dest):
         raise BackupRefused("the backup path already exists; give a new folder")
@@ -148,8 +150,8 @@ def make_backup(home: Home, dest: Path) -> dict[str, Any]:
         shutil.rmtree(dest, ignore_errors=True)
         raise
     size = sum((dest / f).stat().st_size for f in files)
-    return {"path": str(dest), "files": files, "bytes": size,
-            "audit": {"seq": seq, "hash": hsh}}
+    return schema.BackupMade(path=str(dest), files=files, bytes=size,
+                             audit=schema.ChainHeadOut(seq=seq, hash=hsh))
 
 
 # What a home needs besides memory.db; without them it cannot verify or sign.
@@ -166,12 +168,12 @@ def _open_immutable(db: Path) -> apsw.Connection:
 def _stored_event(seq: Any, body: Any, hsh: Any) -> StoredEvent:
     """One audit row as the chain verifier takes it; anything of another type
     (a hostile or foreign file) is a ``TypeError``."""
-    if not (isinstance(seq, int) and isinstance(body, bytes) and isinstance(hsh, str)):
+    if not (isinstance(seq, int) and isinstance(body, bytes) and isinstance(hsh, str | bytes)):
         raise TypeError("audit row of the wrong types")
-    return StoredEvent(seq, body, hsh)
+    return stored_of(seq, body, hsh)
 
 
-def inspect_backup(folder: Path) -> dict[str, Any]:
+def inspect_backup(folder: Path) -> schema.BackupChecked:
     """What a backup folder holds and whether it is whole; changes nothing.
 
     ``problems`` lists what is wrong as short stable phrases; ``ok`` is true
@@ -216,8 +218,8 @@ def inspect_backup(folder: Path) -> dict[str, Any]:
                 "SELECT seq, body, hash FROM audit ORDER BY seq"))
             chain = verify_chain(rows)
             schema_version = int(version[0]) if version else None
-            last_cp = None if not cps else {"seq": int(cps[0][0]), "hash": str(cps[0][1]),
-                                            "ts": str(cps[0][2])}
+            last_cp = None if not cps else schema.Checkpointed(
+                seq=int(cps[0][0]), hash=str(cps[0][1]), ts=str(cps[0][2]))
         except (apsw.Error, ValueError, TypeError):
             # The folder may hold anything: a file that is a database but not
             # one of ours (wrong column types) is refused like a foreign one.
@@ -226,21 +228,20 @@ def inspect_backup(folder: Path) -> dict[str, Any]:
         conn.close()
     if not chain.ok:
         problems.append(f"the audit chain does not verify at seq {chain.first_bad_seq}")
-    return {
-        "path": str(folder), "ok": not problems, "problems": problems, "files": files,
-        "schema_version": schema_version,
-        "counts": counts, "pending_actions": pending,
-        "audit": {"verified": chain.ok, "checked": chain.checked,
-                  "first_bad_seq": chain.first_bad_seq, "reason": chain.reason,
-                  "seq": chain.head.seq, "hash": chain.head.hash,
-                  "last_checkpoint": last_cp},
-    }
+    return schema.BackupChecked(
+        path=str(folder), ok=not problems, problems=problems, files=files,
+        schema_version=schema_version, counts=counts, pending_actions=pending,
+        audit=schema.BackupAudit(
+            verified=chain.ok, checked=chain.checked, first_bad_seq=chain.first_bad_seq,
+            reason=chain.reason, seq=chain.head.seq, hash=chain.head.hash,
+            last_checkpoint=last_cp),
+    )
 
 
-def methods(home: Home) -> list[tuple[str, type, Handler]]:
-    """The ``(name, params, handler)`` rows for ``App.extra_methods``."""
+def methods(home: Home) -> list[MethodSpec]:
+    """The methods this module serves (control.sock only)."""
 
-    async def admin_backup_verify(ctx: CallContext, p: BackupParams) -> Any:
+    async def admin_backup_verify(ctx: CallContext, p: BackupParams) -> schema.BackupChecked:
         if ctx.channel != "control":
             raise Denied("channel_forbidden")
         try:
@@ -248,7 +249,7 @@ def methods(home: Home) -> list[tuple[str, type, Handler]]:
         except BackupRefused as exc:
             raise InvalidParams([{"path": "$.path", "expected": str(exc)}]) from None
 
-    async def admin_backup(ctx: CallContext, p: BackupParams) -> Any:
+    async def admin_backup(ctx: CallContext, p: BackupParams) -> schema.BackupMade:
         if ctx.channel != "control":
             # Absent from the agent table; this is the second wall.
             raise Denied("channel_forbidden")
@@ -256,8 +257,9 @@ def methods(home: Home) -> list[tuple[str, type, Handler]]:
             result = await anyio.to_thread.run_sync(make_backup, home, Path(p.path))
         except BackupRefused as exc:
             raise InvalidParams([{"path": "$.path", "expected": str(exc)}]) from None
-        log.info("backup_created", audit_seq=result["audit"]["seq"], bytes=result["bytes"])
+        log.info("backup_created", audit_seq=result.audit.seq, bytes=result.bytes)
         return result
 
-    return [("admin.backup", BackupParams, admin_backup),
-            ("admin.backup_verify", BackupParams, admin_backup_verify)]
+    return [MethodSpec("admin.backup", BackupParams, admin_backup, schema.BackupMade),
+            MethodSpec("admin.backup_verify", BackupParams, admin_backup_verify,
+                       schema.BackupChecked)]

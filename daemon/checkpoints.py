@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from memoryd.audit.checkpoint import (
 )
 from memoryd.audit.event import AuditError
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.audit.packing import unpack_body, unpack_hash
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import CheckpointConfig
 from memoryd.daemon.entries import content_hash
@@ -53,7 +54,7 @@ from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.errors import Denied
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
-from memoryd.rpc.protocol import CallContext
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 log = structlog.get_logger()
 
@@ -62,7 +63,6 @@ CHECKPOINT_FILE = "last_checkpoint.json"
 # a checkpoint is due, the poll only bounds how late it can be.
 POLL_SECONDS = 1.0
 
-Handler = Callable[[CallContext, Any], Awaitable[Any]]
 
 
 class MemoryVerify(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -86,8 +86,17 @@ def _head(cp: Checkpoint) -> ChainHead:
     return ChainHead(seq=cp.seq, hash=cp.hash)
 
 
-def _wire(cp: Checkpoint) -> dict[str, Any]:
-    return msgspec.to_builtins(cp)
+def _wire(cp: Checkpoint) -> schema.CheckpointOut:
+    return schema.CheckpointOut(seq=cp.seq, hash=cp.hash, ts=cp.ts, signature=cp.signature,
+                                public_key=cp.public_key)
+
+
+def _verified(result: VerifyResult, checkpoint: schema.CheckpointRef | None
+              ) -> schema.AuditVerified:
+    return schema.AuditVerified(
+        ok=result.ok, checked=result.checked, first_bad_seq=result.first_bad_seq,
+        head=schema.ChainHeadOut(seq=result.head.seq, hash=result.head.hash),
+        reason=result.reason, checkpoint=checkpoint)
 
 
 @dataclass
@@ -215,7 +224,7 @@ class Checkpointer:
                       note="governed writes are refused until the chain verifies")
         return result
 
-    def verify(self, given: Checkpoint | None) -> dict[str, Any]:
+    def verify(self, given: Checkpoint | None) -> schema.AuditVerified:
         """``audit.verify``: against ``given`` if any, else the newest kept checkpoint.
 
         When the store is degraded and the chain verifies through the daemon's
@@ -227,23 +236,21 @@ class Checkpointer:
             try:
                 verify_checkpoint_signature(given, self.public_key)
             except AuditError as exc:
-                out = msgspec.to_builtins(VerifyResult(
+                return _verified(VerifyResult(
                     ok=False, checked=0, first_bad_seq=None, head=self.store.head,
-                    reason=exc.reason))
-                out["checkpoint"] = {"seq": given.seq, "hash": given.hash, "source": "given"}
-                return out
+                    reason=exc.reason), schema.CheckpointRef(seq=given.seq, hash=given.hash,
+                                                             source="given"))
         result: VerifyResult = self.store.verify_audit(
             None if reference is None else _head(reference))
         if result.ok and given is None and not genuine:
             result = VerifyResult(ok=False, checked=result.checked, first_bad_seq=None,
                                   head=result.head, reason="bad_signature")
-        out = msgspec.to_builtins(result)
-        out["checkpoint"] = None if reference is None else {
-            "seq": reference.seq, "hash": reference.hash,
-            "source": "given" if given is not None else "daemon"}
+        out = _verified(result, None if reference is None else schema.CheckpointRef(
+            seq=reference.seq, hash=reference.hash,
+            source="given" if given is not None else "daemon"))
         if result.ok and self.store.degraded is not None and genuine:
             recovered = self.store.try_recover(None if own is None else _head(own))
-            out["recovered"] = recovered
+            out.recovered = recovered
             if recovered:
                 self.verified = True
                 log.info("store_recovered", seq=self.store.head.seq)
@@ -303,7 +310,7 @@ def start(store: Store, home: Home, clock: Clock,
 # -- memory.verify ----------------------------------------------------------------
 
 
-def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> dict[str, Any]:
+def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> schema.EntriesVerified:
     """Recompute each entry's keyed content hash and compare it with its last audit event.
 
     The reference for an entry is the last event that lists it with a
@@ -318,8 +325,8 @@ def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> dict[str, 
     head = tx.one("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
     for row in tx.rows("SELECT body FROM audit ORDER BY seq"):
         try:
-            event = _TOUCHED.decode(bytes(row["body"]))
-        except msgspec.DecodeError:
+            event = _TOUCHED.decode(unpack_body(bytes(row["body"])))
+        except (msgspec.DecodeError, AuditError):
             continue  # chain damage is audit.verify's to report; here it is "no reference"
         ids = event.entry_ids
         if ids and len(ids) == len(event.revisions) == len(event.content_hashes):
@@ -341,9 +348,10 @@ def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> dict[str, 
             good = expected is not None and actual == expected == row["content_hash"]
         if not good:
             mismatches.append(row["id"])
-    return {"checked": checked, "mismatches": mismatches,
-            "audit_head": {"seq": head["seq"] if head else 0,
-                           "hash": head["hash"] if head else "0" * 64}}
+    return schema.EntriesVerified(
+        checked=checked, mismatches=mismatches,
+        audit_head=schema.ChainHeadOut(seq=head["seq"] if head else 0,
+                                       hash=unpack_hash(head["hash"]) if head else "0" * 64))
 
 
 # -- methods ------------------------------------------------------------------------
@@ -369,8 +377,8 @@ def _given(raw: dict[str, Any] | None) -> Checkpoint | None:
 def methods(checkpointer: Checkpointer, hasher: KeyedHasher,
             owner_of: Callable[[schema.Identity], str],
             govern: Callable[[CallContext], Any] | None = None,
-            ) -> list[tuple[str, type, Handler]]:
-    """The ``(name, params, handler)`` rows for ``App.extra_methods``.
+            ) -> list[MethodSpec]:
+    """The methods this module serves (control.sock only).
 
     ``govern(ctx)`` is the authorization gate's GovernanceDecide question; it
     raises unless the kernel allows (a policy rule can deny these too).
@@ -381,24 +389,24 @@ def methods(checkpointer: Checkpointer, hasher: KeyedHasher,
         if govern is not None:
             govern(ctx)
 
-    async def audit_checkpoint(ctx: CallContext, p: schema.NoParams) -> Any:
+    async def audit_checkpoint(ctx: CallContext, p: schema.NoParams) -> schema.CheckpointOut:
         _control_only(ctx)
         cp = await anyio.to_thread.run_sync(checkpointer.take, "requested")
         return _wire(cp)
 
-    async def audit_verify(ctx: CallContext, p: schema.AuditVerify) -> Any:
+    async def audit_verify(ctx: CallContext, p: schema.AuditVerify) -> schema.AuditVerified:
         _control_only(ctx)
         given = _given(p.checkpoint)
         return await anyio.to_thread.run_sync(checkpointer.verify, given)
 
-    async def memory_verify(ctx: CallContext, p: MemoryVerify) -> Any:
+    async def memory_verify(ctx: CallContext, p: MemoryVerify) -> schema.EntriesVerified:
         _control_only(ctx)
         owner = None if p.identity is None else owner_of(p.identity)
         return await checkpointer.store.run(
             lambda tx: verify_entries(tx, hasher, owner), write=False)
 
     return [
-        ("audit.checkpoint", schema.NoParams, audit_checkpoint),
-        ("audit.verify", schema.AuditVerify, audit_verify),
-        ("memory.verify", MemoryVerify, memory_verify),
+        MethodSpec("audit.checkpoint", schema.NoParams, audit_checkpoint, schema.CheckpointOut),
+        MethodSpec("audit.verify", schema.AuditVerify, audit_verify, schema.AuditVerified),
+        MethodSpec("memory.verify", MemoryVerify, memory_verify, schema.EntriesVerified),
     ]

@@ -20,9 +20,9 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import anyio
-import apsw
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
@@ -31,9 +31,10 @@ from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
 from memoryd.daemon.clock import SystemClock
-from memoryd.daemon.config import ConfigError, load_config
+from memoryd.daemon.config import Config, ConfigError, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
-from memoryd.daemon.lifecycle import Lifecycle, parse_faults
+from memoryd.daemon.lifecycle import Lifecycle
+from memoryd.daemon.projection import Projection
 from memoryd.daemon.projection import build as build_projection
 from memoryd.daemon.projection_provider import CredentialError, EndpointError
 from memoryd.daemon.server import Server, build_listeners
@@ -41,7 +42,11 @@ from memoryd.daemon.store import Store, StoreVersionError
 from memoryd.kernel.capability import Capability
 from memoryd.kernel.errors import Unavailable
 from memoryd.rpc.paths import resolve_home
+from memoryd.rpc.protocol import CallContext, MethodSpec, tables
 from memoryd.rpc.version import VersionAction
+
+if TYPE_CHECKING:
+    from memoryd.daemon.hybrid import Ranker
 
 DESCRIPTION = """\
 memoryd keeps an operator's long-term memory for AI agents and governs every
@@ -116,95 +121,102 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
         lock.release()
         return 1
-    app = App(config=config, home=home, hasher=hasher, store=store, clock=SystemClock(),
-              default=default)
-    app.extra_methods.extend(recall.methods(app))
-    _install_ranker(app)
-    app.extra_methods.extend(backup.methods(home))
-    app.extra_methods.extend(promote.methods(
-        store, app.clock,
-        lambda who: default.owner if who is None else owner_of(hasher, who),
-        lambda: app.policy))
-    # Verify the chain before anything is appended to it, so a damaged log is
-    # reported where it was damaged, not after events of this start.
-    checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
-    policy = app.load_policy_file(starting=True)
-    if not policy["loaded"]:
-        print(f"memoryd: policy.toml refused: {policy['error']}", file=sys.stderr)
-        store.close()
-        lock.release()
-        return 1
-    app.extra_methods.extend(checkpoints.methods(
-        checkpointer, hasher, lambda who: owner_of(hasher, who),
-        govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
-                                               app.default.owner)))
-    _install_test_faults(store, os.environ.get("MEMORYD_TEST_FAULTS"))
-    # MEMORYD_TEST_RECEIPT_FAULTS is a testing aid (daemon/lifecycle.py FAULTS).
-    lifecycle = Lifecycle(app, parse_faults(os.environ.get("MEMORYD_TEST_RECEIPT_FAULTS")))
-    lifecycle.install()
-    lifecycle.interrupt_pending()
+    clock = SystemClock()
+    boot_id = os.urandom(8).hex()
+
+    # The projection asks the policy in force and the gate's governance
+    # question at call time, of the app composed just below.
+    def govern(ctx: CallContext) -> object:
+        return app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE, default.owner)
+
     try:
-        projection = build_projection(app, os.environ, home.path)
+        projection = build_projection(store, hasher, clock, boot_id, lambda: app.policy, govern,
+                                      config.projection, os.environ, home.path)
     except (CredentialError, EndpointError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         store.close()
         lock.release()
         return 1
-    app.projection = projection
-    app.extra_methods.extend(projection.methods())
+    ranker, ranker_reason = _ranker(config, store)
+    app = App(config=config, home=home, hasher=hasher, store=store, clock=clock,
+              default=default, boot_id=boot_id, ranker=ranker, ranker_reason=ranker_reason,
+              projection=projection)
+    # Verify the chain before anything is appended to it, so a damaged log is
+    # reported where it was damaged, not after events of this start.
+    checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
+    policy = app.load_policy_file(starting=True)
+    if not policy.loaded:
+        print(f"memoryd: policy.toml refused: {policy.error}", file=sys.stderr)
+        store.close()
+        lock.release()
+        return 1
+    lifecycle = Lifecycle(app)
+    lifecycle.install()
+    lifecycle.interrupt_pending()
+    methods = method_table(app, checkpointer, lifecycle, projection, govern)
     projection.start()
     try:
-        code = anyio.run(_run, app, checkpointer, lifecycle, backend="asyncio")
+        code = anyio.run(_run, app, methods, checkpointer, lifecycle, backend="asyncio")
     finally:
         store.close()
         lock.release()
     return code
 
 
-def _install_ranker(app: App) -> None:
-    """Hybrid recall when the semantic extra is installed (daemon/embedding.py)."""
-    if app.store.kind != "sqlite":
+def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle,
+                 projection: Projection,
+                 govern: Callable[[CallContext], object]) -> list[MethodSpec]:
+    """Every method the daemon serves: each module's own table (name, params,
+    handler, result, sockets), joined; ``protocol.tables`` splits them per
+    socket. Building it calls nothing: handlers use their collaborators when
+    a request comes."""
+    hasher, default = app.hasher, app.default
+    return [
+        *app.methods(),
+        *recall.methods(recall.Recall(
+            app.store, app.clock, app.gate, hasher, app.config.recall, app.ranker,
+            app.ranker_reason, app.projection, app.audit_read)),
+        *backup.methods(app.home),
+        *promote.methods(app.store, app.clock,
+                         lambda who: default.owner if who is None else owner_of(hasher, who),
+                         lambda: app.policy),
+        *checkpoints.methods(checkpointer, hasher, lambda who: owner_of(hasher, who),
+                             govern=govern),
+        *lifecycle.methods(),
+        *projection.methods(),
+    ]
+
+
+def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
+    """Hybrid recall when the semantic extra is installed (daemon/embedding.py);
+    else none (lexical), with the reason ``memory.status`` gives."""
+    if store.kind != "sqlite":
         # The in-memory vector index follows one writer's deletions; several
         # daemons on one database would each miss the others'. Lexical until
         # it can follow a shared store.
-        app.ranker_reason = "backend_postgresql"
         structlog.get_logger().info("recall_ranker", ranker="lexical",
-                                    reason=app.ranker_reason, model=None)
-        return
-    loaded = embedding.load(app.config.recall)
-    app.ranker_reason = loaded.reason
+                                    reason="backend_postgresql", model=None)
+        return None, "backend_postgresql"
+    loaded = embedding.load(config.recall)
+    ranker = None
     if loaded.embedder is not None:
         from memoryd.daemon import hybrid
 
         index = hybrid.Index(loaded.embedder.dim)
-        app.store.vector_changes.subscribe(index.forget)
-        worker = embedding.Worker(app.store, loaded.embedder, index)
-        app.ranker = hybrid.Ranker(loaded.embedder, index, worker)
-        worker.prepare = app.ranker.prepare
+        store.vector_changes.subscribe(index.forget)
+        worker = embedding.Worker(store, loaded.embedder, index)
+        ranker = hybrid.Ranker(loaded.embedder, index, worker)
+        worker.prepare = ranker.prepare
     structlog.get_logger().info(
-        "recall_ranker", ranker="hybrid" if app.ranker else "lexical", reason=loaded.reason,
+        "recall_ranker", ranker="hybrid" if ranker else "lexical", reason=loaded.reason,
         model=loaded.embedder.model_id if loaded.embedder else None)
+    return ranker, loaded.reason
 
 
-def _install_test_faults(store: Store, plan: str | None) -> None:
-    """Testing aid, off unless MEMORYD_TEST_FAULTS is set: make the first governed
-    write's COMMIT fail as a full disk (``commit=disk_full``) or an I/O error such
-    as a failed fsync (``commit=io_error``), to prove such a call is never
-    acknowledged. Anything else in the variable is refused loudly."""
-    if not plan:
-        return
-    faults: dict[str, Callable[[], Exception]] = {
-        "commit=disk_full": lambda: apsw.FullError("database or disk is full"),
-        "commit=io_error": lambda: apsw.IOError("disk I/O error")}
-    if plan not in faults:
-        raise SystemExit(f"memoryd: MEMORYD_TEST_FAULTS must be one of {sorted(faults)}")
-    structlog.get_logger().warning("test_faults_installed", plan=plan)
-    store.fail_next_commit = faults[plan]()
-
-
-async def _run(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle) -> int:
+async def _run(app: App, methods: list[MethodSpec], checkpointer: checkpoints.Checkpointer,
+               lifecycle: Lifecycle) -> int:
     log = structlog.get_logger()
-    agent, control = app.method_tables()
+    agent, control = tables(methods)
     try:
         listeners = build_listeners(app.config, app.home.agent_socket, app.home.control_socket,
                                     agent, control)

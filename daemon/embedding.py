@@ -38,7 +38,6 @@ from memoryd.daemon import vectors
 
 if TYPE_CHECKING:
     from memoryd.daemon.config import RecallConfig
-    from memoryd.daemon.hybrid import Index
     from memoryd.daemon.store import Store
 
 log = structlog.get_logger()
@@ -132,6 +131,17 @@ class Progress:
     rates: list[float] = field(default_factory=list)
 
 
+class Index(Protocol):
+    """What the worker fills: the ranker's in-memory vectors (daemon/hybrid.py)."""
+
+    ready: bool
+
+    def add_rows(self, rows: list[dict[str, Any]], *,
+                 authoritative: set[str] | None = None) -> None: ...
+
+    def take_suspects(self) -> set[str]: ...
+
+
 class Worker:
     """Drains ``embed_queue``: embeds queued entries and stores their vectors."""
 
@@ -205,7 +215,7 @@ class Worker:
                 log.warning("embedding_failed", exc_type=type(exc).__name__, entries=len(live))
                 await anyio.sleep(1.0)
                 return False
-            from memoryd.daemon.hybrid import quantise
+            from memoryd.daemon.quantise import quantise
 
             for row, vec in zip(live, matrix, strict=True):
                 scale, blob = quantise(vec)

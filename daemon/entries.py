@@ -1,22 +1,34 @@
-"""Entries as stored and as shown: row ↔ wire conversion, content hashing, reads.
+"""Entry rows: the one module that reads and writes ``entries`` and ``revisions``.
 
 Owns: the derived fields of an entry (summary from body, ``expires_at``,
 ``applicability``, ``expired``), the keyed content hash of an entry's text,
-and loading entries for a caller's namespaces.
+loading entries for a caller's namespaces, and every change to an entry row:
+``insert``, ``update``, ``destroy``, with the checks that
+guard them (``at_revision``, ``check_title``, ``active_bytes``,
+``check_budget``). The write path (daemon/writes.py), undo and retention
+(daemon/lifecycle.py) change entries only through these functions.
 
 Invariants:
 - an entry is visible to a caller only through its owner id and, on the agent
   channel, only inside the task's namespaces; anything else is ``not_found``;
-- a removed entry has no title, summary or body anywhere in its row.
+- a removed entry has no title, summary or body anywhere in its row, its
+  revisions or a pending proposal about it;
+- ``check_title`` and ``at_revision`` name a stored id, revision or status
+  only to a caller that may read (``reveal``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon.store import Tx, loads
+from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.ids import entry_id as new_entry_id
+from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
+from memoryd.kernel.retention import default_ttl_days
 from memoryd.kernel.scan import RULES, redact
 from memoryd.rpc import schema
 
@@ -99,3 +111,133 @@ def load(tx: Tx, view: View, entry_id: str) -> dict[str, Any] | None:
     return row
 
 
+
+
+# --- changing rows -------------------------------------------------------------------
+
+
+def at_revision(tx: Tx, view: View, entry_id: str, target: str, scope: str,
+                expected_revision: int | None, *, conflict_code: str, removing: bool,
+                reveal: bool = True) -> dict[str, Any]:
+    """The entry a change names, at the revision it expects. ``reveal``: may
+    the caller read (a task without ``read`` learns no revision or status)."""
+    row = load(tx, view, entry_id)
+    if row is None or row["target"] != target or row["scope"] != scope:
+        raise NotFound("not_found")
+    if row["status"] == "removed":
+        raise NotFound("not_found")
+    if row["revision"] != expected_revision:
+        raise Conflict.of(conflict_code, details={"current_revision": row["revision"]}
+                          if reveal else None)
+    if not removing and row["status"] != "active":
+        raise Conflict.of(conflict_code, details={"current_revision": row["revision"],
+                                                  "status": row["status"]} if reveal else None)
+    return row
+
+
+def check_title(tx: Tx, owner: str, target: str, scope: str, title: str,
+                except_id: str | None, *, reveal: bool = True) -> None:
+    """Refuse a second active entry with ``title`` in one namespace."""
+    row = tx.one("SELECT id FROM entries WHERE owner = ? AND target = ? AND scope = ?"
+                 " AND title = ? AND status = 'active'", (owner, target, scope, title))
+    if row is not None and row["id"] != except_id:
+        # The holder's id is stored state: only a caller that may read gets it.
+        raise Conflict("duplicate_title", details={"entry_id": row["id"]} if reveal else None)
+
+
+def active_bytes(tx: Tx, owner: str, target: str, scope: str) -> int:
+    """Bytes the namespace's active entries hold (kept by store triggers, scope_usage)."""
+    row = tx.one("SELECT active_bytes AS n FROM scope_usage"
+                 " WHERE owner = ? AND target = ? AND scope = ?", (owner, target, scope))
+    return int(row["n"]) if row else 0
+
+
+def check_budget(tx: Tx, owner: str, target: str, scope: str, extra: int,
+                 budget_bytes: int) -> None:
+    """Refuse ``extra`` bytes more in a namespace that would then exceed its budget."""
+    used = active_bytes(tx, owner, target, scope)
+    if used + extra > budget_bytes:
+        raise LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes", budget_bytes,
+                                used_bytes=used, budget_bytes=budget_bytes, needed_bytes=extra)
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a new entry's content came from (set by the daemon, SPEC §7)."""
+
+    source: str
+    eligible: bool
+    evidence_hash: str | None = None
+
+
+def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
+           content_hash_: str | None, provenance: Provenance, now_dt: datetime) -> dict[str, Any]:
+    """Store a new active entry (revision 1); returns the row.
+
+    ``entry`` is the write path's normalised content (``"unset"`` marks a field
+    the caller left out)."""
+    now = fmt(now_dt)
+    ttl = entry["ttl_days"] or default_ttl_days(entry["type"])
+    basis = (entry["basis"] if entry["basis"] not in ("unset", None)
+             else {"kind": "unknown", "note": ""})
+    validity = entry["validity"] if entry["validity"] != "unset" else None
+    row = {
+        "id": new_entry_id(now_dt), "owner": owner, "target": target, "scope": scope,
+        "type": entry["type"], "title": entry["title"], "body": entry["body"],
+        "summary": entry["summary"], "status": "active", "revision": 1,
+        "source": provenance.source, "eligible": int(provenance.eligible),
+        "basis": dumps(basis), "validity": dumps(validity) if validity else None,
+        "pinned": int(entry["pinned"]), "created_at": now, "updated_at": now,
+        "renewed_at": now, "ttl_days": float(ttl), "expires_at": fmt(plus(now_dt, days=ttl)),
+        "use_count": 0, "last_used_at": None, "superseded_by": None,
+        "content_hash": content_hash_, "evidence_hash": provenance.evidence_hash,
+        "archive_reason": None, "status_at": now,
+    }
+    cols = ", ".join(row)
+    tx.exec(f"INSERT INTO entries({cols}) VALUES ({', '.join('?' * len(row))})",  # noqa: S608 (column names are ours)
+            tuple(row.values()))
+    return row
+
+
+def update(tx: Tx, entry_id: str, **changes: Any) -> dict[str, Any]:
+    """Set columns of one entry; returns the row after."""
+    sets = ", ".join(f"{k} = ?" for k in changes)
+    tx.exec(f"UPDATE entries SET {sets} WHERE id = ?",  # noqa: S608 (column names are ours)
+            (*changes.values(), entry_id))
+    row = tx.one("SELECT * FROM entries WHERE id = ?", (entry_id,))
+    assert row is not None
+    return row
+
+
+def destroy(tx: Tx, entry_id: str, now: str) -> dict[str, Any]:
+    """Destroy an entry's text everywhere the daemon keeps it; keep id, hashes, times."""
+    row = tx.one("SELECT revision FROM entries WHERE id = ?", (entry_id,))
+    assert row is not None
+    tx.exec("UPDATE revisions SET type = NULL, title = NULL, body = NULL, summary = NULL,"
+            " basis = NULL, validity = NULL WHERE entry_id = ?", (entry_id,))
+    # Pending proposals that would change this entry carry text about it: they
+    # can never apply now, so they fail and drop their proposals.
+    for action in tx.all("SELECT action_id, entry_ids FROM actions WHERE status = 'pending'"):
+        if entry_id in loads(action["entry_ids"]):
+            tx.exec("UPDATE actions SET status = 'failed', proposal = NULL, decided_at = ?"
+                    " WHERE action_id = ?", (now, action["action_id"]))
+    return update(tx, entry_id, title="", body="", summary="", basis=dumps({"kind": "unknown"}),
+                  validity=None, archive_reason=None, status="removed",
+                  revision=row["revision"] + 1, updated_at=now, status_at=now,
+                  evidence_hash=None)
+
+
+def promote(tx: Tx, entry_id: str) -> None:
+    """The operator vouches for an entry: it becomes the user's, eligible for recall."""
+    tx.exec("UPDATE entries SET source = 'user', eligible = 1, evidence_hash = NULL"
+            " WHERE id = ?", (entry_id,))
+
+
+def note_use(tx: Tx, entry_ids: list[str], now: str) -> None:
+    """Count a recall of ``entry_ids``: use, not renewal (expiry and
+    ``updated_at`` stay, and no new revision is made)."""
+    if not entry_ids:
+        return
+    marks = ",".join("?" * len(entry_ids))
+    tx.exec(f"UPDATE entries SET use_count = use_count + 1, last_used_at = ?"  # noqa: S608 (placeholders only)
+            f" WHERE id IN ({marks})", (now, *entry_ids))

@@ -5,7 +5,8 @@ the connection presented) into a kernel ``Subject``, asking ``decide()`` for
 every method — reads as well as writes, governance as well as memory — and
 turning a deny into the error that names its real reason. It also keeps, per
 connection, the agent tokens that connection presented (a task begun with a
-token is usable only by a connection that holds it).
+token is usable only by a connection that holds it) and the tasks it has
+resolved (their immutable part: subject, scopes, frozen consent and grants).
 
 How a deny is named (one table, ``_REFUSAL``): the always-on rule that
 decided picks the code (``channel_forbidden`` only for the channel rule,
@@ -63,6 +64,9 @@ _EXPLAIN_ACTION: dict[Capability, str] = {
     Capability.MEMORY_READ: "read", Capability.MEMORY_WRITE: "add"}
 # Scope of a call-level resource: a placeholder no real scope can equal.
 CALL_SCOPE = "-"
+# Tasks remembered per connection; an agent that begins more drops the oldest
+# (a later call on it only costs a lookup).
+_TASKS_PER_CONNECTION = 64
 
 # always-on rule id -> the error code a refusal by it gets. Anything else
 # (a policy rule, a default, an unknown capability) is policy_denied.
@@ -133,6 +137,8 @@ class Gate:
         # to the next call.
         self._policy_of = policy_of
         self._held: dict[str, set[str]] = {}
+        # Per connection, the tasks it has resolved (see ``task``).
+        self._tasks: dict[str, dict[str, tasks.Task]] = {}
 
     @property
     def policy(self) -> Policy:
@@ -145,8 +151,9 @@ class Gate:
         self._held.setdefault(conn_id, set()).add(token_id)
 
     def forget(self, conn_id: str) -> None:
-        """The connection closed: what it presented goes with it."""
+        """The connection closed: what it presented and resolved goes with it."""
         self._held.pop(conn_id, None)
+        self._tasks.pop(conn_id, None)
 
     def holds(self, ctx: CallContext, token_id: str | None) -> bool:
         return token_id is None or token_id in self._held.get(ctx.conn_id, ())
@@ -156,15 +163,42 @@ class Gate:
     def task(self, tx: Tx, ctx: CallContext, task_id: str, now: str, *,
              presenting: str | None = None) -> tasks.Task:
         """The open task ``task_id`` if this connection may use it.
-        ``presenting`` is a token id this very call has shown (and verified)."""
-        task = tasks.lookup(tx, task_id, channel=ctx.channel, peer_uid=ctx.peer_uid, now=now)
+        ``presenting`` is a token id this very call has shown (and verified).
+
+        A task this connection resolved before is taken from its cache and
+        only refreshed (``tasks.refresh``); every check below runs on every
+        call either way, so an ended or expired task and a revoked or expired
+        token are seen on the very next call, whichever connection (or
+        daemon sharing the store) made the change."""
+        known = self._tasks.get(ctx.conn_id, {}).get(task_id)
+        try:
+            if known is not None and (known.channel, known.peer_uid) == (ctx.channel, ctx.peer_uid):
+                task = tasks.refresh(tx, known, now)
+            else:
+                task = tasks.lookup(tx, task_id, channel=ctx.channel, peer_uid=ctx.peer_uid,
+                                    now=now)
+        except NotFound:
+            self._drop(ctx.conn_id, task_id)
+            raise
         if not (self.holds(ctx, task.token_id) or task.token_id == presenting):
             # Same answer as for an id that does not exist: a task id is not
             # a bearer credential, and a refusal must not confirm it exists.
             raise NotFound("task_not_found")
         if task.token_id is not None:
             check_token_live(tx, task.token_id, now)
+        self._remember(ctx.conn_id, task)
         return task
+
+    def _remember(self, conn_id: str, task: tasks.Task) -> None:
+        # Called from the writer and reader threads: each step is one dict
+        # operation, atomic under the GIL; a lost race only costs a lookup.
+        held = self._tasks.setdefault(conn_id, {})
+        if task.task_id not in held and len(held) >= _TASKS_PER_CONNECTION:
+            held.pop(next(iter(held), ""), None)
+        held[task.task_id] = task
+
+    def _drop(self, conn_id: str, task_id: str) -> None:
+        self._tasks.get(conn_id, {}).pop(task_id, None)
 
     # -- callers ---------------------------------------------------------------
 

@@ -39,13 +39,13 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import numpy as np
-import numpy.typing as npt
 
 from memoryd.daemon import search, vectors
+from memoryd.daemon.quantise import Vector, dequantise
 
 if TYPE_CHECKING:
     from memoryd.daemon.embedding import Embedder, Worker
-    from memoryd.daemon.store import Tx
+    from memoryd.daemon.txn import Tx
 
 # Reciprocal rank fusion constant (Cormack et al. use 60).
 RRF_K = 60
@@ -73,19 +73,6 @@ ANCHORS = (
 # first characters (the whole intent still goes to the lexical plan).
 QUERY_CHARS = 1_000
 
-Vector = npt.NDArray[np.float32]
-
-
-def quantise(vec: Any) -> tuple[float, bytes]:
-    """int8 with one scale per vector: 4x smaller, cosine error ~1e-3."""
-    arr = np.asarray(vec, dtype=np.float32)
-    scale = vectors.scale_of(float(np.max(np.abs(arr))) if arr.size else 0.0)
-    q = np.clip(np.rint(arr / scale), -127, 127).astype(np.int8)
-    return scale, q.tobytes()
-
-
-def dequantise(scale: float, blob: bytes) -> Vector:
-    return (np.frombuffer(blob, dtype=np.int8).astype(np.float32) * np.float32(scale))
 
 
 class _Part:
@@ -346,10 +333,12 @@ class Ranker:
     def ranked(self, tx: Tx, plan: search.Plan, where: str, args: tuple[Any, ...],
                limit: int, owner: str, spaces: Sequence[tuple[str, str]] | None,
                qvec: Vector | None, columns: tuple[str, ...] | None = None,
+               stats: tuple[int, float] | None = None,
                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Fused candidates (best first, ``score`` = fused score) and what ranked them."""
+        """Fused candidates (best first, ``score`` = fused score) and what ranked them.
+        ``stats``: the view's BM25 statistics when the caller has them."""
         picked = columns if columns is None or "id" in columns else ("id", *columns)
-        lexical = search.ranked(tx, plan, where, args, limit, columns=picked)
+        lexical = search.ranked(tx, plan, where, args, limit, columns=picked, stats=stats)
         info = self.info(tx, where, args)
         if qvec is None or not self.index.ready:
             return lexical, info

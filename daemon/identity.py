@@ -23,7 +23,7 @@ import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import apsw
 import jwt
@@ -139,14 +139,14 @@ class ConsentRecord:
     consent: Consent
     version: int
 
-    def wire(self) -> dict[str, Any]:
-        return {
-            "owner": self.owner,
-            "read": self.consent.read,
-            "contribute": self.consent.contribute,
-            "learn_from_tools": self.consent.learn_from_tools,
-            "version": self.version,
-        }
+    def wire(self) -> schema.ConsentOut:
+        return schema.ConsentOut(
+            owner=self.owner,
+            read=self.consent.read,
+            contribute=self.consent.contribute,
+            learn_from_tools=self.consent.learn_from_tools,
+            version=self.version,
+        )
 
 
 def read_consent(tx: Tx, owner: str) -> ConsentRecord:
@@ -204,7 +204,7 @@ class TokenGrant:
 
 def issue_token(
     tx: Tx, hasher: KeyedHasher, p: schema.TokenIssue, now_dt: Any
-) -> dict[str, Any]:
+) -> schema.TokenIssued:
     token = "mdt_" + secrets.token_urlsafe(32)
     token_id = random_id("tok")
     owner = owner_of(hasher, p.identity)
@@ -222,32 +222,32 @@ def issue_token(
         "token_issued", now, subject={"channel": "control", "role": "operator", "owner": owner},
         capability="GovernanceDecide", details={"token_id": token_id, "owner": owner},
     )
-    return {"token": token, "token_id": token_id, "owner": owner, "expires_at": expires_at,
-            "label": p.label}
+    return schema.TokenIssued(token=token, token_id=token_id, owner=owner, expires_at=expires_at,
+                              label=p.label)
 
 
-def list_tokens(tx: Tx, owner: str | None, now: str) -> list[dict[str, Any]]:
+def list_tokens(tx: Tx, owner: str | None, now: str) -> list[schema.TokenItem]:
     sql = ("SELECT t.token_id, owner, kind, scopes, created_at, expires_at, revoked_at, label"
            " FROM tokens t LEFT JOIN token_labels l ON l.token_id = t.token_id")
     rows = tx.all(sql + (" WHERE owner = ?" if owner else "") + " ORDER BY created_at",
                   (owner,) if owner else ())
     out = []
     for row in rows:
-        state = "active"
+        state: Literal["active", "revoked", "expired"] = "active"
         if row["revoked_at"]:
             state = "revoked"
         elif row["expires_at"] and row["expires_at"] <= now:
             state = "expired"
-        out.append({
-            "token_id": row["token_id"], "owner": row["owner"], "kind": row["kind"],
-            "scopes": loads(row["scopes"]), "created_at": row["created_at"],
-            "expires_at": row["expires_at"], "revoked_at": row["revoked_at"], "state": state,
-            "label": row["label"],
-        })
+        out.append(schema.TokenItem(
+            token_id=row["token_id"], owner=row["owner"], kind=row["kind"],
+            scopes=loads(row["scopes"]), created_at=row["created_at"],
+            expires_at=row["expires_at"], revoked_at=row["revoked_at"], state=state,
+            label=row["label"],
+        ))
     return out
 
 
-def revoke_token(tx: Tx, token_id: str, now: str) -> dict[str, Any]:
+def revoke_token(tx: Tx, token_id: str, now: str) -> schema.TokenRevoked:
     row = tx.one("SELECT owner, revoked_at FROM tokens WHERE token_id = ?", (token_id,))
     if row is None:
         raise NotFound("not_found")
@@ -258,7 +258,7 @@ def revoke_token(tx: Tx, token_id: str, now: str) -> dict[str, Any]:
             subject={"channel": "control", "role": "operator", "owner": row["owner"]},
             capability="GovernanceDecide", details={"token_id": token_id},
         )
-    return {"token_id": token_id, "revoked": True}
+    return schema.TokenRevoked(token_id=token_id, revoked=True)
 
 
 def token_grant(tx: Tx, hasher: KeyedHasher, token: str, now: str) -> TokenGrant:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -41,8 +41,9 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 import structlog
 
+from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import projection_outbox as outbox
-from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import ProjectionConfig
 from memoryd.daemon.entries import redact_secrets
 from memoryd.daemon.ids import random_id
@@ -58,16 +59,16 @@ from memoryd.daemon.projection_provider import (
     load_credential,
     parse_endpoint,
 )
-from memoryd.daemon.store import Tx
+from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
 from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Unavailable
+from memoryd.kernel.policy import Policy
 from memoryd.kernel.scan import scan
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 if TYPE_CHECKING:
-    from memoryd.daemon.app import App, Handler
     from memoryd.daemon.tasks import Task
 
 log = structlog.get_logger()
@@ -99,9 +100,18 @@ def evidence_line(item: dict[str, Any]) -> str:
 
 @dataclass
 class Projection:
-    """Projection and external recall bound to one running ``App``."""
+    """Projection and external recall over one store, under the policy in force.
 
-    app: App
+    ``policy`` returns the policy in force (it changes on reload); ``govern``
+    raises unless the caller may decide governance (the gate's question).
+    """
+
+    store: Store
+    hasher: KeyedHasher
+    clock: Clock
+    boot_id: str
+    policy: Callable[[], Policy]
+    govern: Callable[[CallContext], object]
     cfg: ProjectionConfig
     endpoint: Endpoint | None
     provider: Provider | None
@@ -112,17 +122,17 @@ class Projection:
     # -- identities -------------------------------------------------------------
 
     def bank(self, owner: str, target: str, scope: str) -> str:
-        return "bank_" + _short(self.app.hasher.content_of("projection-bank", owner, target,
+        return "bank_" + _short(self.hasher.content_of("projection-bank", owner, target,
                                                            scope))
 
     def document(self, entry_id: str) -> str:
-        return "doc_" + _short(self.app.hasher.content_of("projection-document", entry_id))
+        return "doc_" + _short(self.hasher.content_of("projection-document", entry_id))
 
     @property
     def under(self) -> str:
         """What an approval and a decision are bound to: this start, endpoint, policy."""
         label = self.endpoint.label if self.endpoint else "-"
-        return f"{self.app.boot_id}|{label}|{self.app.policy.hash}"
+        return f"{self.boot_id}|{label}|{self.policy().hash}"
 
     def _approved(self, d: Decision, resource: str) -> bool:
         if d.effect is Effect.ALLOW:
@@ -134,7 +144,7 @@ class Projection:
         assert self.endpoint is not None
         res = Resource(target="memory", scope=self.endpoint.label, action="connect",
                        entry_id=None, expected_revision=None, content_hash=None)
-        return (decide(subject, Capability.NETWORK_ACCESS, res, self.app.policy,
+        return (decide(subject, Capability.NETWORK_ACCESS, res, self.policy(),
                        decision_id=random_id("dec")), res.canonical())
 
     @property
@@ -145,7 +155,7 @@ class Projection:
 
     def start(self) -> None:
         """Before serving: switch the outbox triggers, return open items to blocked."""
-        now = fmt(self.app.clock.now())
+        now = fmt(self.clock.now())
 
         def run(tx: Tx) -> dict[str, int]:
             outbox.set_enabled(tx, self.projecting)
@@ -156,7 +166,7 @@ class Projection:
             return moved
 
         try:
-            moved = self.app.store.run_sync(run)
+            moved = self.store.run_sync(run)
         except Unavailable:
             log.warning("projection_not_started", reason="store_unavailable")
             return
@@ -182,8 +192,8 @@ class Projection:
                 await self._wake.wait()
 
     async def pass_once(self) -> None:
-        store = self.app.store
-        now = fmt(self.app.clock.now())
+        store = self.store
+        now = fmt(self.clock.now())
         await store.run(lambda tx: outbox.expire_leases(tx, now))
         while await store.run(self._decide_batch) == BATCH:
             pass
@@ -193,7 +203,7 @@ class Projection:
     # -- deciding -----------------------------------------------------------------
 
     def _decide_batch(self, tx: Tx) -> int:
-        now = fmt(self.app.clock.now())
+        now = fmt(self.clock.now())
         rows = outbox.to_decide(tx, self.under, BATCH)
         for row in rows:
             self._decide_row(tx, row, now)
@@ -224,7 +234,7 @@ class Projection:
                        expected_revision=revision, content_hash=chash,
                        type=row["e_type"] if live else None)
         ext_res = res.canonical()
-        ext = decide(subject, Capability.MEMORY_EXTERNALIZE, res, self.app.policy,
+        ext = decide(subject, Capability.MEMORY_EXTERNALIZE, res, self.policy(),
                      decision_id=random_id("dec"))
         reason = None
         for name, d, r in (("network", net, net_res), ("externalize", ext, ext_res)):
@@ -247,15 +257,15 @@ class Projection:
                  details={**base, "state": state, "reason": reason,
                           "network_resource": net_res, "network_effect": net.effect.value,
                           "network_decision_id": net.decision_id, "effect": effect.value,
-                          "policy_hash": self.app.policy.hash})
+                          "policy_hash": self.policy().hash})
 
     # -- sending ------------------------------------------------------------------
 
     async def _send_head(self) -> bool:
         """Send the oldest authorised item; False when there is nothing to send now."""
-        now_dt = self.app.clock.now()
+        now_dt = self.clock.now()
         lease_until = fmt(plus(now_dt, seconds=self.cfg.lease_s))
-        job = await self.app.store.run(lambda tx: self._lease(tx, fmt(now_dt), lease_until))
+        job = await self.store.run(lambda tx: self._lease(tx, fmt(now_dt), lease_until))
         if job is None:
             return False
         if isinstance(job, str):  # "again": decided anew, nothing sent
@@ -268,7 +278,7 @@ class Projection:
         except ProviderError as exc:
             kind = exc.kind
         latency = round((time.monotonic() - started) * 1000, 1)
-        cont = await self.app.store.run(lambda tx: self._settle(tx, job, kind, latency))
+        cont = await self.store.run(lambda tx: self._settle(tx, job, kind, latency))
         self.last_error = kind
         return cont
 
@@ -316,7 +326,7 @@ class Projection:
                          self.cfg.backoff_max_s))
 
     def _settle(self, tx: Tx, job: dict[str, Any], kind: str | None, latency: float) -> bool:
-        now_dt = self.app.clock.now()
+        now_dt = self.clock.now()
         now = fmt(now_dt)
         entry_id, gen = job["entry_id"], job["generation"]
         cont = True
@@ -431,12 +441,12 @@ class Projection:
                 if len(kept) >= self.cfg.evidence_max_items:
                     break
                 text = item.text[:cap]
-                digest = self.app.hasher.content(text)
+                digest = self.hasher.content(text)
                 if digest in seen or not text.strip():
                     continue
                 seen.add(digest)
                 flags = sorted({f.category for f in scan(text)})
-                source = "src_" + _short(self.app.hasher.content_of(
+                source = "src_" + _short(self.hasher.content_of(
                     "projection-source", bank, item.id))
                 kept.append({"source": source, "bank": kind, "text": redact_secrets(text),
                              "flags": flags,
@@ -444,12 +454,12 @@ class Projection:
         lines = [evidence_line({k: v for k, v in k_.items() if k != "_doc"}) for k_ in kept]
         return lines, kept
 
-    async def record(self, task: Task, ext: dict[str, Any], out: dict[str, Any]) -> None:
+    async def record(self, task: Task, ext: dict[str, Any], out: schema.ContextOut) -> None:
         """The evaluation record of one recall attempt (metadata only) and its event."""
-        local = [e["id"] for e in out.get("entries", [])]
+        local = [e["id"] for e in out.entries]
         local_docs = {self.document(i) for i in local}
         overlap = len(local_docs & set(ext.get("documents", [])))
-        now = fmt(self.app.clock.now())
+        now = fmt(self.clock.now())
 
         def run(tx: Tx) -> None:
             tx.exec("INSERT INTO projection_recall(ts, task_id, mode, status, reason, returned,"
@@ -467,10 +477,10 @@ class Projection:
                               "kept": ext["items"], "flagged": ext["flagged"],
                               "overlap": overlap, "local": len(local),
                               "latency_ms": ext["latency_ms"], "adapter": ADAPTER,
-                              "snapshot_id": out.get("snapshot_id")})
+                              "snapshot_id": out.snapshot_id})
 
         try:
-            await self.app.store.run(run, governed=False)
+            await self.store.run(run, governed=False)
         except Unavailable:
             log.warning("external_recall_not_recorded", reason="store_unavailable")
         log.info("external_recall", mode=ext["mode"], status=ext["status"],
@@ -491,13 +501,14 @@ class Projection:
                 "adapter": ADAPTER, "health": health, "outbox": counts,
                 "last_error": self.last_error, "approvals": len(self.approvals)}
 
-    async def authorize(self, ctx: CallContext, p: schema.ProjectionAuthorize) -> Any:
-        self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
+    async def authorize(self, ctx: CallContext,
+                        p: schema.ProjectionAuthorize) -> schema.ProjectionAuthorized:
+        self.govern(ctx)
         self._require_projecting()
-        now = fmt(self.app.clock.now())
+        now = fmt(self.clock.now())
         ids = p.entry_ids
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ProjectionAuthorized:
             sql = "SELECT * FROM projection_outbox WHERE state IN ('blocked', 'dirty')"
             args: list[Any] = []
             if ids is not None:
@@ -513,12 +524,13 @@ class Projection:
                         (row["entry_id"],))
             while self._decide_batch(tx) == BATCH:
                 pass
-            return {"considered": len(rows), "approved": approved, "outbox": outbox.counts(tx)}
+            return schema.ProjectionAuthorized(considered=len(rows), approved=approved,
+                                               outbox=outbox.counts(tx))
 
-        result = await self.app.store.run(run)
+        result = await self.store.run(run)
         self.wake()
-        log.info("projection_authorized", considered=result["considered"],
-                 approved=result["approved"])
+        log.info("projection_authorized", considered=result.considered,
+                 approved=result.approved)
         return result
 
     def _approve_row(self, tx: Tx, row: dict[str, Any], now: str) -> int:
@@ -534,7 +546,7 @@ class Projection:
                        expected_revision=entry["revision"] if entry else None,
                        content_hash=entry["content_hash"] if live and entry else None,
                        type=entry["type"] if live and entry else None)
-        ext = decide(subject, Capability.MEMORY_EXTERNALIZE, res, self.app.policy,
+        ext = decide(subject, Capability.MEMORY_EXTERNALIZE, res, self.policy(),
                      decision_id=random_id("dec"))
         count = 0
         for cap, d, r in ((Capability.NETWORK_ACCESS, net, net_res),
@@ -548,43 +560,44 @@ class Projection:
                                   "owner": row["owner"]},
                          capability=cap.value, resource=r, decision_id=d.decision_id,
                          effect="allow", rule_ids=list(d.rule_ids), entry_ids=[row["entry_id"]],
-                         details={"policy_hash": self.app.policy.hash})
+                         details={"policy_hash": self.policy().hash})
         return count
 
-    async def retry(self, ctx: CallContext, p: schema.ProjectionRetry) -> Any:
-        self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
+    async def retry(self, ctx: CallContext,
+                    p: schema.ProjectionRetry) -> schema.ProjectionRetried:
+        self.govern(ctx)
         self._require_projecting()
-        now = fmt(self.app.clock.now())
+        now = fmt(self.clock.now())
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ProjectionRetried:
             moved = outbox.retry(tx, now, p.entry_ids)
             tx.audit("projection_retry", now, details={"moved": moved})
-            return {"moved": moved, "outbox": outbox.counts(tx)}
+            return schema.ProjectionRetried(moved=moved, outbox=outbox.counts(tx))
 
-        result = await self.app.store.run(run)
+        result = await self.store.run(run)
         self.wake()
         return result
 
-    async def reseed(self, ctx: CallContext, p: schema.NoParams) -> Any:
-        self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
+    async def reseed(self, ctx: CallContext, p: schema.NoParams) -> schema.ProjectionReseeded:
+        self.govern(ctx)
         self._require_projecting()
-        now = fmt(self.app.clock.now())
+        now = fmt(self.clock.now())
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ProjectionReseeded:
             moved = outbox.reseed(tx, now)
             while self._decide_batch(tx) == BATCH:
                 pass
             tx.audit("projection_reseeded", now, details={"documents": moved})
-            return {"documents": moved, "outbox": outbox.counts(tx)}
+            return schema.ProjectionReseeded(documents=moved, outbox=outbox.counts(tx))
 
-        result = await self.app.store.run(run)
+        result = await self.store.run(run)
         self.wake()
         return result
 
-    async def report(self, ctx: CallContext, p: schema.NoParams) -> Any:
-        self.app._governance(ctx, Capability.GOVERNANCE_DECIDE)
+    async def report(self, ctx: CallContext, p: schema.NoParams) -> schema.ProjectionReport:
+        self.govern(ctx)
 
-        def run(tx: Tx) -> dict[str, Any]:
+        def run(tx: Tx) -> schema.ProjectionReport:
             modes = {}
             for row in tx.all(
                     "SELECT mode, count(*) AS attempts, sum(status = 'ok') AS ok,"
@@ -599,34 +612,41 @@ class Projection:
                 modes[mode] = row
             oldest = tx.one("SELECT min(updated_at) AS t FROM projection_outbox"
                             " WHERE state IN ('dirty', 'blocked', 'pending', 'processing')")
-            return {"mode": self.cfg.mode, "project": self.projecting,
-                    "outbox": outbox.counts(tx), "oldest_open": oldest["t"] if oldest else None,
-                    "recall": modes}
+            return schema.ProjectionReport(
+                mode=self.cfg.mode, project=self.projecting, outbox=outbox.counts(tx),
+                oldest_open=oldest["t"] if oldest else None, recall=modes)
 
-        return await self.app.store.run(run, write=False)
+        return await self.store.run(run, write=False)
 
     def _require_projecting(self) -> None:
         if not self.projecting:
             raise Unavailable("projection_off")
 
-    def methods(self) -> list[tuple[str, type, Handler]]:
+    def methods(self) -> list[MethodSpec]:
+        """The methods this module serves (control.sock only)."""
         return [
-            ("memory.projection.authorize", schema.ProjectionAuthorize, self.authorize),
-            ("memory.projection.retry", schema.ProjectionRetry, self.retry),
-            ("memory.projection.reseed", schema.NoParams, self.reseed),
-            ("memory.projection.report", schema.NoParams, self.report),
+            MethodSpec("memory.projection.authorize", schema.ProjectionAuthorize,
+                       self.authorize, schema.ProjectionAuthorized),
+            MethodSpec("memory.projection.retry", schema.ProjectionRetry, self.retry,
+                       schema.ProjectionRetried),
+            MethodSpec("memory.projection.reseed", schema.NoParams, self.reseed,
+                       schema.ProjectionReseeded),
+            MethodSpec("memory.projection.report", schema.NoParams, self.report,
+                       schema.ProjectionReport),
         ]
 
 
-def build(app: App, environ: Mapping[str, str], home: Path) -> Projection:
-    """The projection service for ``app`` from its config; ``CredentialError``
-    or ``EndpointError`` when the configuration cannot be used."""
-    cfg = app.config.projection
+def build(store: Store, hasher: KeyedHasher, clock: Clock, boot_id: str,
+          policy: Callable[[], Policy], govern: Callable[[CallContext], object],
+          cfg: ProjectionConfig, environ: Mapping[str, str], home: Path) -> Projection:
+    """The projection service from its config; ``CredentialError`` or
+    ``EndpointError`` when the configuration cannot be used."""
+    parts = (store, hasher, clock, boot_id, policy, govern)
     if cfg.mode == "off":
-        return Projection(app, cfg, None, None)
+        return Projection(*parts, cfg, None, None)
     assert cfg.endpoint is not None  # the config check requires it
     endpoint = parse_endpoint(cfg.endpoint)
     credential = load_credential(cfg.credential_env, cfg.credential_file, home, environ)
     provider = HttpProvider(endpoint, credential, timeout=cfg.timeout_s,
                             max_response_bytes=cfg.max_response_bytes)
-    return Projection(app, cfg, endpoint, provider)
+    return Projection(*parts, cfg, endpoint, provider)

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-if TYPE_CHECKING:  # the store imports this module's schema
-    from memoryd.daemon.store import Tx
+if TYPE_CHECKING:
+    from memoryd.daemon.txn import Tx
 
 STATES: Final = ("dirty", "blocked", "pending", "processing", "completed", "failed",
                  "reconcile")

@@ -20,12 +20,13 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 import structlog
 from msgspec import Meta
 
+from memoryd.daemon import entries
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.gate import refusal
 from memoryd.daemon.ids import random_id
@@ -35,7 +36,7 @@ from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Denied, NotFound
 from memoryd.kernel.policy import Policy
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext, Handler
+from memoryd.rpc.protocol import CallContext, MethodSpec
 
 __all__ = ["MAX_IDS", "PromoteParams", "methods", "promote"]
 
@@ -51,7 +52,7 @@ class PromoteParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
 
 
 def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
-            now: str) -> dict[str, Any]:
+            now: str) -> schema.Promoted:
     ids = list(dict.fromkeys(p.ids))
     rows = []
     for index, entry_id in enumerate(ids):
@@ -77,8 +78,7 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
             # and the refusal names its real reason (a policy rule on control).
             raise refusal(d)
     for r in chosen:
-        tx.exec("UPDATE entries SET source = 'user', eligible = 1, evidence_hash = NULL"
-                " WHERE id = ?", (r["id"],))
+        entries.promote(tx, r["id"])
     if chosen:
         tx.audit(
             "entries_promoted", now,
@@ -93,21 +93,21 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
             content_hashes=[r["content_hash"] for r in chosen],
             details={"from": "import", "to": "user"},
         )
-    return {
-        "promoted": [{"id": r["id"], "revision": r["revision"]} for r in chosen],
-        "unchanged": [{"id": r["id"], "source": r["source"]} for r in rows
-                      if r["source"] != "import"],
-        "decision_id": decision_id if chosen else None,
-    }
+    return schema.Promoted(
+        promoted=[schema.EntryRef(id=r["id"], revision=r["revision"]) for r in chosen],
+        unchanged=[{"id": r["id"], "source": r["source"]} for r in rows
+                   if r["source"] != "import"],
+        decision_id=decision_id if chosen else None,
+    )
 
 
 def methods(store: Store, clock: Clock, owner_for: Callable[[schema.Identity | None], str],
-            policy: Callable[[], Policy]) -> list[tuple[str, type, Handler]]:
-    """The ``(name, params, handler)`` row for ``App.extra_methods``; ``owner_for``
+            policy: Callable[[], Policy]) -> list[MethodSpec]:
+    """The method this module serves (control.sock only); ``owner_for``
     resolves an identity (None: the daemon's default) and ``policy`` answers the
     policy in force at the time of the call."""
 
-    async def memory_promote(ctx: CallContext, p: PromoteParams) -> Any:
+    async def memory_promote(ctx: CallContext, p: PromoteParams) -> schema.Promoted:
         if ctx.channel != "control":
             # Absent from the agent table; this is the second wall.
             raise Denied("channel_forbidden")
@@ -115,7 +115,7 @@ def methods(store: Store, clock: Clock, owner_for: Callable[[schema.Identity | N
         owner = owner_for(p.identity)
         in_force = policy()
         result = await store.run(lambda tx: promote(tx, ctx.channel, owner, p, in_force, now))
-        log.info("entries_promoted", count=len(result["promoted"]))
+        log.info("entries_promoted", count=len(result.promoted))
         return result
 
-    return [("memory.promote", PromoteParams, memory_promote)]
+    return [MethodSpec("memory.promote", PromoteParams, memory_promote, schema.Promoted)]

@@ -2,8 +2,9 @@
 ``memory.receipt``, ``memory.status``, receipts after removal, and audit export.
 
 Owns: what a caller may see and in what shape. Listing cursors are opaque,
-signed with the per-home MAC key, and bound to the owner, the exact filters
-and this daemon run; anything else is ``cursor_invalid``, never page one.
+sealed under a key derived from the per-home secret (daemon/cursors.py), and
+bound to the owner, the exact filters and this daemon run; anything else is
+``cursor_invalid``, never page one.
 
 Invariants:
 - every read goes through a ``View``: one owner, and on the agent channel only
@@ -15,30 +16,36 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from memoryd.audit.chain import StoredEvent, from_stored
+from memoryd.audit.chain import from_stored
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.audit.packing import stored_of
 from memoryd.daemon import search
 from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View, load, redact_secrets, to_wire
-from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, loads
+from memoryd.daemon.writes import receipt_wire
 from memoryd.kernel.errors import CursorError, NotFound
+from memoryd.kernel.retention import ENTRY_STATUSES, EntryStatus
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 
 if TYPE_CHECKING:
-    from memoryd.daemon.app import App
     from memoryd.daemon.hybrid import Ranker
+    from memoryd.daemon.identity import Who
+    from memoryd.daemon.projection import Projection
+    from memoryd.daemon.store import Store
     from memoryd.daemon.tasks import Task
+    from memoryd.kernel.policy import Policy
 
 _canonical = msgspec.json.Encoder(order="sorted")
 _decode = msgspec.json.Decoder()
 _ENTRY_ID = re.compile(r"ent_[0-9A-HJKMNP-TV-Z]{26}")
-STATUSES = ("active", "superseded", "archived", "expired", "removed")
+STATUSES = ENTRY_STATUSES
 
 
 def wire(row: dict[str, Any], now: str) -> schema.Entry:
@@ -46,7 +53,7 @@ def wire(row: dict[str, Any], now: str) -> schema.Entry:
 
 
 def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
-         allow: Callable[[str, str, int], None]) -> dict[str, Any]:
+         allow: Callable[[str, str, int], None]) -> schema.ReadResult:
     """The entries ``ids``; ``allow(target, scope, index)`` raises unless the
     gate lets this caller read that namespace."""
     entries = []
@@ -61,7 +68,7 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
             raise NotFound("not_found", details=details)
         allow(row["target"], row["scope"], ids.index(entry_id))
         entries.append(to_wire(row, now))
-    out: dict[str, Any] = {"entries": entries}
+    out = schema.ReadResult(entries=entries)
     if include_pending:
         pending = []
         wanted = {e.id for e in entries}
@@ -70,11 +77,11 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
                           " AND expires_at > ?", (view.owner, now)):
             touched = set(loads(row["entry_ids"])) & wanted
             if touched:
-                pending.append({"action_id": row["action_id"], "entry_ids": sorted(touched),
-                                "created_at": row["created_at"],
-                                "expires_at": row["expires_at"],
-                                "ops_summary": loads(row["ops_summary"])})
-        out["pending"] = pending
+                pending.append(schema.PendingOut(
+                    action_id=row["action_id"], entry_ids=sorted(touched),
+                    created_at=row["created_at"], expires_at=row["expires_at"],
+                    ops_summary=loads(row["ops_summary"])))
+        out.pending = pending
     return out
 
 
@@ -82,7 +89,7 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
 
 
 def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schema.MemoryList,
-                 now: str, ranker: Ranker | None = None) -> dict[str, Any]:
+                 now: str, ranker: Ranker | None = None) -> schema.ListPage:
     filters_given = any(v is not None for v in (p.target, p.scope, p.query, p.mode, p.statuses,
                                                  p.types, p.page_size))
     if p.cursor is not None:
@@ -92,13 +99,13 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         if cur.owner != view.owner or cur.boot != boot_id:
             raise CursorError("cursor_invalid")
         try:
-            signed = msgspec.json.decode(cur.filters, type=schema.MemoryList)
+            sealed = msgspec.json.decode(cur.filters, type=schema.MemoryList)
         except msgspec.DecodeError:
             raise CursorError("cursor_invalid") from None
         # The task id and identity in the filters must match the caller's view.
-        if signed.task_id != p.task_id or signed.identity != p.identity:
+        if sealed.task_id != p.task_id or sealed.identity != p.identity:
             raise CursorError("cursor_invalid")
-        p = signed
+        p = sealed
         after = (cur.after_title, cur.after_id)
         after_score = cur.after_score
     else:
@@ -106,7 +113,7 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         after_score = None
     filters = msgspec.structs.replace(p, cursor=None)
     filters_text = _canonical.encode(filters).decode()
-    statuses = list(p.statuses or ["active"])
+    statuses: list[str] = list(p.statuses or [EntryStatus.ACTIVE])
     mode = p.mode or ("search" if p.query is not None else "list")
     if mode == "search" and not (p.query or "").strip():
         raise InvalidParams([{"path": "$.query", "expected": "non-empty str (search mode)"}])
@@ -167,13 +174,10 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         last = rows[-1]
         next_cursor = seal(hasher, Cursor(view.owner, filters_text, boot_id,
                                             last["title"], last["id"]))
-    return {
-        "items": items,
-        "mode": "list",
-        "next_cursor": next_cursor,
-        "coverage": {"scopes": scopes, "statuses": statuses, "exhausted": not more,
-                     "complete": True, "warnings": []},
-    }
+    return schema.ListPage(
+        items=items, mode="list", next_cursor=next_cursor,
+        coverage=schema.ListCoverage(scopes=scopes, statuses=statuses, exhausted=not more,
+                                     complete=True, warnings=[]))
 
 
 SEARCH_PAGE = 8
@@ -185,7 +189,7 @@ HYBRID_CANDIDATES = 200
 def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: str,
                  where: str, args: tuple[Any, ...], page_size: int, filters_text: str,
                  statuses: list[str], scopes: list[str], after: tuple[float, str] | None,
-                 now: str, ranker: Ranker | None = None) -> dict[str, Any]:
+                 now: str, ranker: Ranker | None = None) -> schema.ListPage:
     """One page of search mode: BM25 order (score, then id), snippets redacted.
 
     With the hybrid ranker the order is the fused one (daemon/hybrid.py):
@@ -212,72 +216,38 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
         item = _item(r, now)
         # Redact the whole field first, so a secret cut by the window never
         # shows a fragment.
-        item["snippet"] = search.snippet(
+        item.snippet = search.snippet(
             (redact_secrets(r["body"]), redact_secrets(r["summary"]),
              redact_secrets(r["title"])), plan.terms)
-        item["score"] = r["score"]
+        item.score = r["score"]
         items.append(item)
     next_cursor = None
     if more:
         last = rows[-1]
         next_cursor = seal(hasher, Cursor(view.owner, filters_text, boot_id, "", last["id"],
                                             after_score=last["score"]))
-    return {
-        "items": items,
-        "mode": "search",
-        "next_cursor": next_cursor,
-        "coverage": {"scopes": scopes, "statuses": statuses, "exhausted": not more,
-                     "complete": True, "warnings": [], "search": plan.stats(),
-                     "ranking": ranking},
-    }
+    return schema.ListPage(
+        items=items, mode="search", next_cursor=next_cursor,
+        coverage=schema.ListCoverage(scopes=scopes, statuses=statuses, exhausted=not more,
+                                     complete=True, warnings=[], search=plan.stats(),
+                                     ranking=ranking))
 
 
-def _item(row: dict[str, Any], now: str) -> dict[str, Any]:
+def _item(row: dict[str, Any], now: str) -> schema.ListItem:
     entry = to_wire(row, now)
-    return {"id": entry.id, "title": entry.title, "type": entry.type,
-            "status": "expired" if entry.expired else entry.status,
-            "revision": entry.revision, "scope": entry.scope, "target": entry.target,
-            "source": entry.source, "basis_kind": entry.basis.get("kind", "unknown"),
-            "applicability": entry.applicability}
+    return schema.ListItem(
+        id=entry.id, title=entry.title, type=entry.type,
+        status="expired" if entry.expired else entry.status,
+        revision=entry.revision, scope=entry.scope, target=entry.target,
+        source=entry.source, basis_kind=entry.basis.get("kind", "unknown"),
+        applicability=entry.applicability)
 
 
 # --- receipts ----------------------------------------------------------------------
 
 
-def new_receipt(tx: Tx, owner: str, entry_id: str, now: str) -> schema.ReceiptOut:
-    receipt_id = random_id("rcp")
-    tx.exec("INSERT INTO receipts(receipt_id, owner, entry_id, status, created_at, updated_at)"
-            " VALUES (?, ?, ?, 'pending', ?, ?)", (receipt_id, owner, entry_id, now, now))
-    return schema.ReceiptOut(receipt_id=receipt_id, entry_id=entry_id, status="pending",
-                             created_at=now, updated_at=now)
-
-
-def verify_removal(tx: Tx, receipt_id: str, now: str) -> schema.ReceiptOut:
-    """Re-read the primary store after the removal committed; verified only if no trace."""
-    row = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (receipt_id,))
-    assert row is not None
-    entry = tx.one("SELECT title, body, summary, status FROM entries WHERE id = ?",
-                   (row["entry_id"],))
-    leftovers = tx.one("SELECT count(*) AS n FROM revisions WHERE entry_id = ? AND"
-                       " (body IS NOT NULL OR title IS NOT NULL OR summary IS NOT NULL)",
-                       (row["entry_id"],))
-    clean = (entry is not None and entry["status"] == "removed" and not entry["title"]
-             and not entry["body"] and not entry["summary"]
-             and leftovers is not None and leftovers["n"] == 0)
-    status = "verified" if clean else "incomplete"
-    tx.exec("UPDATE receipts SET status = ?, updated_at = ? WHERE receipt_id = ?",
-            (status, now, receipt_id))
-    tx.audit("receipt", now, subject={"owner": row["owner"]}, entry_ids=[row["entry_id"]],
-             details={"receipt_id": receipt_id, "status": status})
-    out = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (receipt_id,))
-    assert out is not None
-    return schema.ReceiptOut(receipt_id=out["receipt_id"], entry_id=out["entry_id"],
-                             status=out["status"], created_at=out["created_at"],
-                             updated_at=out["updated_at"])
-
-
 def receipt(tx: Tx, view: View, receipt_id: str,
-            allow: Callable[[str, str, int], None]) -> dict[str, Any]:
+            allow: Callable[[str, str, int], None]) -> schema.ReceiptOut:
     row = tx.one("SELECT * FROM receipts WHERE receipt_id = ? AND owner = ?",
                  (receipt_id, view.owner))
     if row is None:
@@ -286,16 +256,27 @@ def receipt(tx: Tx, view: View, receipt_id: str,
     if entry is None or not view.allows(entry["target"], entry["scope"]):
         raise NotFound("not_found")
     allow(entry["target"], entry["scope"], 0)
-    return {"receipt_id": row["receipt_id"], "entry_id": row["entry_id"],
-            "status": row["status"], "created_at": row["created_at"],
-            "updated_at": row["updated_at"]}
+    return receipt_wire(row)
 
 
 # --- status and audit ---------------------------------------------------------------
 
 
-def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
-           view: View, *, agent: bool = False) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Facts:
+    """What ``memory.status`` reports about the daemon itself, as of one call."""
+
+    store: Store
+    synchronous: str
+    default: Who
+    policy: Policy
+    projection: Projection | None
+    ranker: Ranker | None
+    ranker_reason: str
+
+
+def status(tx: Tx, facts: Facts, owner: str, task: Task | None, now: str,
+           view: View, *, agent: bool = False) -> schema.StatusOut:
     """``view`` bounds the counts: a task counts only its own namespaces.
 
     On agent.sock (``agent``) the answer holds nothing that moves with another
@@ -323,56 +304,60 @@ def status(tx: Tx, app: App, owner: str, task: Task | None, now: str,
         view.allows(o["target"], o["scope"]) for o in loads(r["ops_summary"])))}
     consent = tx.one("SELECT read, contribute, learn_from_tools, version FROM consent"
                      " WHERE owner = ?", (owner,))
-    store = app.store
+    store = facts.store
     head = store.head
     verified = store.degraded != "audit_chain_broken"
-    projection = {"enabled": False} if app.projection is None else app.projection.status(tx)
+    projection = {"enabled": False} if facts.projection is None else facts.projection.status(tx)
     if agent:
         projection = {k: projection[k] for k in ("enabled", "mode", "health") if k in projection}
-    is_default = owner == app.default.owner
-    return {
-        "backend": {
-            "kind": store.kind,
-            "durability": (f"wal+synchronous={app.config.synchronous.lower()}"
-                           if store.kind == "sqlite" else "postgresql-commit"),
-            "sharing": store.sharing,
-            "health": "ok" if store.degraded is None else "degraded",
-            "degraded_reason": store.degraded,
-        },
-        "counts": counts,
-        "pending_actions": pending["n"] if pending else 0,
-        "audit": ({"verified": verified} if agent else
-                  {"seq": head.seq, "hash": head.hash, "last_checkpoint": tx.one(
-                      "SELECT seq, hash, ts FROM checkpoints ORDER BY seq DESC LIMIT 1"),
-                   "verified": verified}),
-        "identity": {
-            "owner": owner,
-            "source": app.default.source if is_default else ("task" if task else "identity"),
-            "identity_verified": app.default.verified if is_default else False,
-        },
-        "consent": {
-            "read": bool(consent["read"]) if consent else False,
-            "contribute": bool(consent["contribute"]) if consent else False,
-            "learn_from_tools": bool(consent["learn_from_tools"]) if consent else False,
-            "version": consent["version"] if consent else 0,
-        },
-        "task": None if task is None else {"task_id": task.task_id, "role": task.role,
-                                           "grants": sorted(task.grants)},
-        "policy": {"hash": app.policy.hash, "rules": len(app.policy.rules)},
-        "projection": projection,
-        "recall": (
-            {"ranker": "lexical", "reason": app.ranker_reason, "model": None, "dim": None}
-            if app.ranker is None else
-            app.ranker.identity() if agent else app.ranker.status(tx, owner)),
-    }
+        audit = schema.StatusAudit(verified=verified)
+    else:
+        cp = tx.one("SELECT seq, hash, ts FROM checkpoints ORDER BY seq DESC LIMIT 1")
+        audit = schema.StatusAudit(
+            seq=head.seq, hash=head.hash, verified=verified,
+            last_checkpoint=None if cp is None else schema.Checkpointed(
+                seq=cp["seq"], hash=cp["hash"], ts=cp["ts"]))
+    is_default = owner == facts.default.owner
+    return schema.StatusOut(
+        backend=schema.StatusBackend(
+            kind=store.kind,
+            durability=(f"wal+synchronous={facts.synchronous.lower()}"
+                        if store.kind == "sqlite" else "postgresql-commit"),
+            sharing=store.sharing,
+            health="ok" if store.degraded is None else "degraded",
+            degraded_reason=store.degraded,
+        ),
+        counts=counts,
+        pending_actions=pending["n"] if pending else 0,
+        audit=audit,
+        identity=schema.StatusIdentity(
+            owner=owner,
+            source=facts.default.source if is_default else ("task" if task else "identity"),
+            identity_verified=facts.default.verified if is_default else False,
+        ),
+        consent=schema.ConsentFlagsVersioned(
+            read=bool(consent["read"]) if consent else False,
+            contribute=bool(consent["contribute"]) if consent else False,
+            learn_from_tools=bool(consent["learn_from_tools"]) if consent else False,
+            version=consent["version"] if consent else 0,
+        ),
+        task=None if task is None else schema.StatusTask(
+            task_id=task.task_id, role=task.role, grants=sorted(task.grants)),
+        policy=schema.StatusPolicy(hash=facts.policy.hash, rules=len(facts.policy.rules)),
+        projection=projection,
+        recall=(
+            {"ranker": "lexical", "reason": facts.ranker_reason, "model": None, "dim": None}
+            if facts.ranker is None else
+            facts.ranker.identity() if agent else facts.ranker.status(tx, owner)),
+    )
 
 
 
-def export(tx: Tx, after_seq: int, limit: int) -> dict[str, Any]:
+def export(tx: Tx, after_seq: int, limit: int) -> schema.AuditPage:
     rows = tx.all("SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
                   (after_seq, limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
-    events = [msgspec.to_builtins(from_stored(StoredEvent(r["seq"], bytes(r["body"]), r["hash"])))
+    events = [msgspec.to_builtins(from_stored(stored_of(r["seq"], bytes(r["body"]), r["hash"])))
               for r in rows]
-    return {"events": events, "next_after_seq": rows[-1]["seq"] if more else None}
+    return schema.AuditPage(events=events, next_after_seq=rows[-1]["seq"] if more else None)

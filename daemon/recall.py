@@ -27,13 +27,15 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import structlog
 
-from memoryd.daemon import projection, search, tasks
+from memoryd.daemon import entries, projection, search, tasks
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.config import RecallConfig
 from memoryd.daemon.entries import redact_secrets
@@ -42,10 +44,15 @@ from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
 from memoryd.kernel.capability import Capability, Effect
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext
+from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
-    from memoryd.daemon.app import App, Handler
+    from memoryd.audit.keyed import KeyedHasher
+    from memoryd.daemon.clock import Clock
+    from memoryd.daemon.gate import Gate
+    from memoryd.daemon.hybrid import Ranker
+    from memoryd.daemon.projection import Projection
+    from memoryd.daemon.store import Store
 
 log = structlog.get_logger()
 
@@ -151,24 +158,28 @@ def namespaces(task: tasks.Task) -> list[tuple[str, str]]:
     return [("memory", s) for s in task.scopes] + [("user", task.user_scope)]
 
 
-def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bool,
+def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated: bool,
            now_dt: datetime, *, refresh: bool, check: ReadCheck,
-           qvec: Any = None, external: dict[str, Any] | None = None) -> dict[str, Any]:
-    cfg: RecallConfig = app.config.recall
+           qvec: Any = None, external: dict[str, Any] | None = None) -> schema.ContextOut:
+    cfg = app.config
     now = fmt(now_dt)
     spaces = namespaces(task)
     where = ("e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
              + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in spaces) + ")")
     args: tuple[Any, ...] = (task.owner, now, *(x for pair in spaces for x in pair))
     plan = search.plan(tx, intent, where, args)
+    # BM25's statistics of this very view, from running totals (no scan).
+    stats = search.view_stats(tx, task.owner, spaces, now) if plan.match is not None else None
     if app.ranker is None:
-        rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS)
+        rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS,
+                             stats=stats)
         ranking: dict[str, Any] = {"ranker": "lexical", "reason": app.ranker_reason}
     else:
         # Hybrid: the same filter, lexical and vector candidates fused
         # (daemon/hybrid.py); everything below applies unchanged.
         rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, task.owner,
-                                          spaces, qvec, columns=_CANDIDATE_COLUMNS)
+                                          spaces, qvec, columns=_CANDIDATE_COLUMNS,
+                                          stats=stats)
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()
@@ -263,11 +274,7 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
         tx.exec("INSERT INTO snapshot_cards(task_id, pos, entry_id, card, line)"
                 " VALUES (?, ?, ?, ?, ?)", (task.task_id, pos, card["id"], dumps(card), line))
     tx.exec("UPDATE tasks SET snapshot = ? WHERE task_id = ?", (dumps(header), task.task_id))
-    if chosen:
-        # Being recalled is use, not renewal: expiry and updated_at stay.
-        marks = ",".join("?" * len(chosen))
-        tx.exec(f"UPDATE entries SET use_count = use_count + 1, last_used_at = ?"  # noqa: S608 (placeholders only)
-                f" WHERE id IN ({marks})", (now, *(r["id"] for r in chosen)))
+    entries.note_use(tx, [r["id"] for r in chosen], now)
     tx.audit(
         "snapshot_frozen", now,
         subject={"channel": task.channel, "role": task.role, "owner": task.owner,
@@ -286,7 +293,7 @@ def freeze(tx: Tx, app: App, task: tasks.Task, intent: str, intent_truncated: bo
 
 
 def assemble(tx: Tx, header: dict[str, Any],
-             shown: Callable[[str, str], bool] | None = None) -> dict[str, Any]:
+             shown: Callable[[str, str], bool] | None = None) -> schema.ContextOut:
     """The wire result of a stored snapshot: its header plus its surviving cards.
 
     ``shown(target, scope)`` is the policy in force now: a card it refuses is
@@ -308,31 +315,50 @@ def assemble(tx: Tx, header: dict[str, Any],
             continue
         cards.append(card)
         lines.append(row["line"])
-    out = {k: v for k, v in header.items()
-           if k not in ("entry_ids", "search", "external", "manifest", "coalesced")}
-    out.setdefault("ranking", {"ranker": "lexical"})
+    omitted = header["omitted"]
     if hidden:
-        omitted = dict(out["omitted"])
+        omitted = dict(omitted)
         omitted["policy_denied"] = omitted.get("policy_denied", 0) + hidden
-        out["omitted"] = dict(sorted(omitted.items()))
-    out["entries"] = cards
-    out["rendered"] = render(header["snapshot_id"], lines)
+        omitted = dict(sorted(omitted.items()))
+    rendered = render(header["snapshot_id"], lines)
+    coverage: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     external = header.get("external")
     if external is not None:
         # Never above local memory: its own fence, after the local block.
-        out["coverage"] = {"external": {k: v for k, v in external.items() if k != "lines"}}
+        coverage = {"external": {k: v for k, v in external.items() if k != "lines"}}
         if external.get("lines"):
-            out["rendered"] += "\n" + projection.render(header["snapshot_id"], external["lines"])
-    out["withdrawn"] = withdrawn
-    return out
+            rendered += "\n" + projection.render(header["snapshot_id"], external["lines"])
+    return schema.ContextOut(
+        snapshot_id=header["snapshot_id"], task_id=header["task_id"],
+        frozen_at=header["frozen_at"], intent_truncated=header["intent_truncated"],
+        limits=header["limits"], truncated=header["truncated"], omitted=omitted,
+        ranking=header.get("ranking", {"ranker": "lexical"}), entries=cards,
+        rendered=rendered, coverage=coverage, withdrawn=withdrawn)
 
 
 # --- the method ---------------------------------------------------------------------
 
 
-def context_handler(app: App) -> Handler:
-    async def memory_context(ctx: CallContext, p: schema.MemoryContext) -> Any:
-        intent, cut = cut_intent(p.intent, app.config.recall.max_intent_chars)
+@dataclass(frozen=True)
+class Recall:
+    """What ``memory.context`` works with: the store, the clock, the gate (its
+    read decisions), the keyed hasher (the intent's hash), the recall limits,
+    the ranker and external memory when on, and the read audit's appender."""
+
+    store: Store
+    clock: Clock
+    gate: Gate
+    hasher: KeyedHasher
+    config: RecallConfig
+    ranker: Ranker | None
+    ranker_reason: str
+    projection: Projection | None
+    audit_read: Callable[[ReadCheck], Awaitable[None]]
+
+
+def context_handler(app: Recall) -> Handler:
+    async def memory_context(ctx: CallContext, p: schema.MemoryContext) -> schema.ContextOut:
+        intent, cut = cut_intent(p.intent, app.config.max_intent_chars)
         check = ReadCheck("memory.context")
 
         def admit(tx: Tx) -> tasks.Task:
@@ -349,7 +375,7 @@ def context_handler(app: App) -> Handler:
 
         try:
             if p.refresh is None:
-                def current(tx: Tx) -> dict[str, Any] | None:
+                def current(tx: Tx) -> schema.ContextOut | None:
                     task = admit(tx)
                     return None if task.snapshot is None else assemble(tx, task.snapshot, shown)
 
@@ -365,7 +391,7 @@ def context_handler(app: App) -> Handler:
             # is taken: freezing holds the writer, embedding must not.
             qvec = None if app.ranker is None else await app.ranker.embed_query(intent)
 
-            def run(tx: Tx) -> dict[str, Any]:
+            def run(tx: Tx) -> schema.ContextOut:
                 task = admit(tx)
                 if task.snapshot is not None and p.refresh is None:
                     # Another call froze it between our read and this write.
@@ -379,13 +405,14 @@ def context_handler(app: App) -> Handler:
                 await app.projection.record(asker, external, out)
         finally:
             await app.audit_read(check)
-        log.info("snapshot_frozen", snapshot_id=out["snapshot_id"], task_id=out["task_id"],
-                 entries=len(out["entries"]), truncated=out["truncated"])
+        log.info("snapshot_frozen", snapshot_id=out.snapshot_id, task_id=out.task_id,
+                 entries=len(out.entries), truncated=out.truncated)
         return out
 
     return memory_context
 
 
-def methods(app: App) -> list[tuple[str, type, Handler]]:
-    """The methods this module adds to the daemon's tables (``App.extra_methods``)."""
-    return [("memory.context", schema.MemoryContext, context_handler(app))]
+def methods(app: Recall) -> list[MethodSpec]:
+    """The methods this module serves (an agent-channel method, SPEC §9)."""
+    return [MethodSpec("memory.context", schema.MemoryContext, context_handler(app),
+                       schema.ContextOut, on_agent=True)]

@@ -49,13 +49,15 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import apsw
 
 if TYPE_CHECKING:
-    from memoryd.daemon.store import Tx
+    from memoryd.daemon.txn import Tx
 
 FTS_FUNCTION = "memoryd_fts_text"
 # BM25 column weights: a match in the title says most about an entry, then
@@ -108,6 +110,12 @@ def _is_cjk(ch: str) -> bool:
 def _fold(word: str) -> str:
     # What unicode61 with remove_diacritics does to a Latin word, near enough
     # for stop-word checks and de-duplication.
+    if word.isascii():
+        return word.lower()  # NFKD leaves ASCII alone; casefold is lower there
+    return _fold_unicode(word)
+
+
+def _fold_unicode(word: str) -> str:
     decomposed = unicodedata.normalize("NFKD", word.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -286,12 +294,89 @@ BM25_B = 0.75
 
 def index_tokens(text: str | None) -> list[str]:
     """The tokens the index holds for ``text`` (pre-split, then unicode61-like)."""
-    return [_fold(m.group(0)) for m in _WORD.finditer(fts_text(text))]
+    return [_fold(word) for word in _WORD.findall(fts_text(text))]
+
+
+# In ASCII text a token is a run of letters and digits and folds to its
+# lower case; no CJK run is there to pre-split.
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def term_counts(text: str | None) -> Counter[str]:
+    """How often each token of ``index_tokens(text)`` occurs, in one pass.
+
+    Ranking counts query terms in every candidate's text; tokenising each
+    word in Python was most of a recall's time. ASCII text (most notes) is
+    lowered and split by one regular expression in C; anything else takes
+    ``index_tokens``. Equal to ``Counter(index_tokens(text))`` for every text
+    (a property test holds it). Nothing is cached: no word of a text stays
+    in memory after the call."""
+    if not text:
+        return Counter()
+    if text.isascii():
+        return Counter(_ASCII_TOKEN.findall(text.lower()))
+    return Counter(index_tokens(text))
+
+
+class TermCounter:
+    """Counts one plan's terms in candidate texts, equal to ``term_counts``
+    for those terms. In ASCII text only the terms are searched for, with one
+    regular expression (a term matches where a whole token equals it); other
+    text is tokenised in full."""
+
+    __slots__ = ("_pattern",)
+
+    def __init__(self, terms: tuple[str, ...]) -> None:
+        # An ASCII text's tokens are runs of [a-z0-9] once lowered; a term of
+        # anything else can never equal one of them.
+        plain = sorted({t for t in terms if _ASCII_TOKEN.fullmatch(t)}, key=len, reverse=True)
+        self._pattern = (re.compile("(?<![a-z0-9])(?:" + "|".join(plain) + ")(?![a-z0-9])")
+                         if plain else None)
+
+    def counts(self, text: str | None) -> Counter[str]:
+        if not text:
+            return Counter()
+        if text.isascii():
+            if self._pattern is None:
+                return Counter()
+            return Counter(self._pattern.findall(text.lower()))
+        return term_counts(text)
+
+
+def view_stats(tx: Tx, owner: str, spaces: Sequence[tuple[str, str]],
+               now: str) -> tuple[int, float]:
+    """BM25's document count and average length (characters of title, summary
+    and body) over ``owner``'s active, unexpired entries in ``spaces``.
+
+    Exactly what a scan of that view gives, without the scan: the running
+    totals of active entries per namespace (``scope_usage``, kept by the
+    store's triggers) less the active entries already past ``expires_at``
+    that the janitor has not marked yet (found through ``entries_expiry``).
+    Only ``owner``'s rows are counted, so no other owner moves the figures.
+    """
+    if not spaces:
+        return 0, 1.0
+    pairs = " OR ".join("(target = ? AND scope = ?)" for _ in spaces)
+    flat = tuple(x for pair in spaces for x in pair)
+    total = tx.one("SELECT coalesce(sum(active_docs), 0) AS n,"  # noqa: S608 (placeholders only)
+                   " coalesce(sum(active_chars), 0) AS chars FROM scope_usage"
+                   " WHERE owner = ? AND (" + pairs + ")", (owner, *flat))
+    lapsed = tx.one("SELECT count(*) AS n, coalesce(sum(length(title) + length(summary)"  # noqa: S608 (placeholders only)
+                    " + length(body)), 0) AS chars FROM entries WHERE status = 'active'"
+                    " AND expires_at <= ? AND owner = ? AND (" + pairs + ")",
+                    (now, owner, *flat))
+    assert total is not None and lapsed is not None
+    n = int(total["n"]) - int(lapsed["n"])
+    chars = int(total["chars"]) - int(lapsed["chars"])
+    # As SQL's avg() over the view: NULL for no rows, and a zero length
+    # falls back to 1.0 like it.
+    return n, (chars / n if n and chars else 1.0)
 
 
 def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
            after: tuple[float, str] | None = None,
-           columns: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+           columns: tuple[str, ...] | None = None,
+           stats: tuple[int, float] | None = None) -> list[dict[str, Any]]:
     """Entries matching plan ``p`` and the SQL filter ``where`` on ``e``, best first.
 
     Each row is the entry's columns (only ``columns`` when given) plus
@@ -301,21 +386,26 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     score, order or cut depends on another owner's entries. Candidates are
     selected inside ``where`` too (the plan bounds how many), so other owners'
     volume never crowds an owner's own match out. ``after`` continues below a
-    (score, id) position.
+    (score, id) position. ``stats``, when the caller has them
+    (``view_stats`` of the same view), spares a scan of the view.
     """
     if p.match is None:
         return []
+    # Only the columns the caller keeps and the scoring reads: each row
+    # becomes a Python dict, and a candidate set runs to thousands of rows.
+    wanted = "e.*" if columns is None else ", ".join(
+        f"e.{c}" for c in dict.fromkeys(("id", "title", "summary", "body", *columns)))
     sql_args: tuple[Any, ...]
     if tx.dialect == "postgresql":
         # The same candidates by another index: a tsvector per entry; ranking
         # below is this module's own, identical on both backends.
-        sql = ("SELECT e.* FROM search_index AS f CROSS JOIN entries AS e"  # noqa: S608 (no client text in SQL)
-               " WHERE f.doc @@ " + _pg_query(len(p.terms)) + " AND e.id = f.entry_id AND "
-               + where)
+        sql = ("SELECT " + wanted + " FROM search_index AS f"  # noqa: S608 (no client text in SQL)
+               " CROSS JOIN entries AS e WHERE f.doc @@ " + _pg_query(len(p.terms))
+               + " AND e.id = f.entry_id AND " + where)
         sql_args = (*p.terms, *args)
         newest = " ORDER BY e.id DESC LIMIT ?"  # ids follow creation order (daemon/ids.py)
     else:
-        sql = ("SELECT e.*, f.rowid AS k FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+        sql = ("SELECT " + wanted + ", f.rowid AS k FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
                " CROSS JOIN search_keys AS s CROSS JOIN entries AS e"
                " WHERE f.entries_fts MATCH ? AND s.key = f.rowid AND e.id = s.entry_id AND "
                + where)
@@ -328,19 +418,23 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     candidates = tx.all(sql, sql_args)
     if not candidates:
         return []
-    stats = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
-                   " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where, args)
-    n_docs = int(stats["n"]) if stats else len(candidates)
-    avgdl = float(stats["avgdl"] or 1.0) if stats else 1.0
+    if stats is None:
+        row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
+                     " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where, args)
+        stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(candidates), 1.0)
+    n_docs, avgdl = stats
     terms = p.terms
     tfs: list[list[float]] = []
     df = dict.fromkeys(terms, 0)
+    counter = TermCounter(terms)
     for row in candidates:
         weighted = dict.fromkeys(terms, 0.0)
         for weight, name in zip(WEIGHTS, ("title", "summary", "body"), strict=True):
-            for token in index_tokens(row[name]):
-                if token in weighted:
-                    weighted[token] += weight
+            counts = counter.counts(row[name])
+            for t in terms:
+                n = counts.get(t)
+                if n:
+                    weighted[t] += weight * n
         for t in terms:
             if weighted[t]:
                 df[t] += 1

@@ -37,7 +37,9 @@ import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
+from memoryd.audit.packing import pack_body, pack_hash, row_of, stored_of, unpack_hash
 from memoryd.daemon import projection_outbox, search, vectors
+from memoryd.daemon.txn import Tx as Tx  # the one Tx protocol, re-exported
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -45,7 +47,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class StoreVersionError(Exception):
@@ -75,8 +77,48 @@ def _migrate_2_to_3(conn: apsw.Connection) -> None:
     vectors.install(conn)
 
 
+def _migrate_3_to_4(conn: apsw.Connection) -> None:
+    # Version 4 keeps audit rows packed (audit/packing.py: the body deflated,
+    # the hash as 32 bytes) and no second copy of an entry's live text in
+    # revisions (a revision row is written when a change replaces it:
+    # REVISION_TRIGGER). The audit table is rebuilt row by row, in seq order,
+    # each body unpacked back to the bytes that were hashed first; with
+    # secure_delete on, the old table's pages are zeroed as they are freed.
+    conn.execute("ALTER TABLE audit RENAME TO audit_v3")
+    conn.execute(AUDIT_TABLE)
+    cursor = conn.cursor()
+    cursor.row_trace = None
+    insert = conn.cursor()
+    for seq, body, hsh in cursor.execute("SELECT seq, body, hash FROM audit_v3 ORDER BY seq"):
+        # Only canonical JSON is packed (a row already packed stays as it
+        # is); packing is lossless, so a damaged row stays exactly as damaged
+        # and verification goes on reporting it at its own seq.
+        packed = pack_body(body) if isinstance(body, bytes) and body[:1] == b"{" else body
+        try:
+            hsh = pack_hash(hsh) if isinstance(hsh, str) and len(hsh) == 64 else hsh
+        except ValueError:  # not hex: kept as it is, a mismatch for the verifier
+            pass
+        insert.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", (seq, packed, hsh))
+    conn.execute("DROP TABLE audit_v3")
+    # A revision row equal to the entry's live revision was that copy.
+    conn.execute("DELETE FROM revisions WHERE EXISTS (SELECT 1 FROM entries AS e"
+                 " WHERE e.id = revisions.entry_id AND e.revision = revisions.revision)")
+    for name in DROPPED_INDEXES:
+        conn.execute(f"DROP INDEX IF EXISTS {name}")
+
+
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
-    1: _migrate_1_to_2, 2: _migrate_2_to_3}
+    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
+
+# Indexes an older schema made that no query needs (docs/design.md names the
+# query each kept index serves). entries_scope(owner, target, scope, status)
+# only answered what entries_listing, which starts with owner and holds
+# every filter column, answers from the same pages.
+DROPPED_INDEXES: tuple[str, ...] = ("entries_scope",)
+
+# One row per event (audit/chain.py's StoredEvent) in audit/packing.py's form.
+AUDIT_TABLE = ("CREATE TABLE IF NOT EXISTS audit("
+               "seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash BLOB NOT NULL)")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -109,7 +151,6 @@ CREATE TABLE IF NOT EXISTS entries(
   evidence_hash TEXT, archive_reason TEXT, status_at TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
   ON entries(owner, target, scope, title) WHERE status = 'active';
-CREATE INDEX IF NOT EXISTS entries_scope ON entries(owner, target, scope, status);
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
 -- memory.list pages in (title, id) order: walking this index yields rows in
 -- page order and holds every column the listing filters on, so a page costs
@@ -117,10 +158,13 @@ CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
 CREATE INDEX IF NOT EXISTS entries_listing
   ON entries(owner, title, id, target, scope, status, expires_at);
 -- Active stored bytes per namespace, for the scope budget checked on every
--- write (triggers in USAGE_TRIGGERS keep it in step).
+-- write, and the active entries' count and length in characters (title +
+-- summary + body): BM25's statistics for recall (search.view_stats).
+-- Triggers in USAGE_TRIGGERS keep them in step.
 CREATE TABLE IF NOT EXISTS scope_usage(
   owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
-  active_bytes INTEGER NOT NULL, PRIMARY KEY(owner, target, scope)) WITHOUT ROWID;
+  active_bytes INTEGER NOT NULL, active_docs INTEGER NOT NULL DEFAULT 0,
+  active_chars INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(owner, target, scope)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS revisions(
   entry_id TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT, title TEXT, body TEXT,
   summary TEXT, basis TEXT, validity TEXT, content_hash TEXT NOT NULL,
@@ -145,7 +189,6 @@ CREATE TABLE IF NOT EXISTS idempotency(
 CREATE TABLE IF NOT EXISTS receipts(
   receipt_id TEXT PRIMARY KEY, owner TEXT NOT NULL, entry_id TEXT NOT NULL,
   status TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS audit(seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS checkpoints(
   seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, ts TEXT NOT NULL, signature TEXT NOT NULL,
   public_key TEXT NOT NULL);
@@ -173,40 +216,64 @@ def _stored(row: str) -> str:
 # undo, expiry, removal, gc), so the check costs one lookup, not a sum over
 # the scope. They are dropped and made again at every open, and the totals
 # recounted when the way of counting changed (USAGE_COUNTS in meta).
-USAGE_COUNTS = "all_text_columns"
+def _chars(row: str) -> str:
+    """SQL for an entry's length as BM25 measures it: characters of its text."""
+    return f"length({row}.title) + length({row}.summary) + length({row}.body)"
+
+
+USAGE_COUNTS = "all_text_columns,docs,chars"
 USAGE_TRIGGERS = f"""
 DROP TRIGGER IF EXISTS entries_usage_ai;
 DROP TRIGGER IF EXISTS entries_usage_au;
 DROP TRIGGER IF EXISTS entries_usage_ad;
 CREATE TRIGGER entries_usage_ai AFTER INSERT ON entries
 WHEN new.status = 'active' BEGIN
-  INSERT INTO scope_usage(owner, target, scope, active_bytes)
-    VALUES (new.owner, new.target, new.scope, {_stored("new")})
+  INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_chars)
+    VALUES (new.owner, new.target, new.scope, {_stored("new")}, 1, {_chars("new")})
     ON CONFLICT(owner, target, scope) DO UPDATE
-    SET active_bytes = active_bytes + excluded.active_bytes;
+    SET active_bytes = active_bytes + excluded.active_bytes,
+        active_docs = active_docs + 1, active_chars = active_chars + excluded.active_chars;
 END;
 CREATE TRIGGER entries_usage_au
 AFTER UPDATE OF status, title, body, summary, basis, validity, owner, target, scope ON entries
 WHEN old.status = 'active' OR new.status = 'active' BEGIN
-  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")})
+  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")}),
+      active_docs = active_docs - 1, active_chars = active_chars - ({_chars("old")})
     WHERE old.status = 'active'
       AND owner = old.owner AND target = old.target AND scope = old.scope;
-  INSERT INTO scope_usage(owner, target, scope, active_bytes)
-    SELECT new.owner, new.target, new.scope, {_stored("new")}
+  INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_chars)
+    SELECT new.owner, new.target, new.scope, {_stored("new")}, 1, {_chars("new")}
     WHERE new.status = 'active'
     ON CONFLICT(owner, target, scope) DO UPDATE
-    SET active_bytes = active_bytes + excluded.active_bytes;
+    SET active_bytes = active_bytes + excluded.active_bytes,
+        active_docs = active_docs + 1, active_chars = active_chars + excluded.active_chars;
 END;
 CREATE TRIGGER entries_usage_ad AFTER DELETE ON entries
 WHEN old.status = 'active' BEGIN
-  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")})
+  UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")}),
+      active_docs = active_docs - 1, active_chars = active_chars - ({_chars("old")})
     WHERE owner = old.owner AND target = old.target AND scope = old.scope;
 END;
 """  # noqa: S608 (the SQL is built from our own column names only)
+# A revision row keeps text an entry no longer holds, for memory.undo of a
+# replace: when a change rewrites an entry's content, the revision it leaves
+# is kept. An added entry's text is in entries alone (no copy), and a removal
+# keeps nothing (destroy() empties the rows it left before).
+REVISION_TRIGGER = """
+DROP TRIGGER IF EXISTS entries_revision_au;
+CREATE TRIGGER entries_revision_au
+AFTER UPDATE OF type, title, body, summary, basis, validity ON entries
+WHEN new.status <> 'removed' BEGIN
+  INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary, basis,
+    validity, content_hash, created_at)
+  VALUES (old.id, old.revision, old.type, old.title, old.body, old.summary, old.basis,
+    old.validity, old.content_hash, old.updated_at);
+END;
+"""
 RECOUNT_USAGE = f"""
 DELETE FROM scope_usage;
-INSERT INTO scope_usage(owner, target, scope, active_bytes)
-  SELECT owner, target, scope, sum({_stored("entries")})
+INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_chars)
+  SELECT owner, target, scope, sum({_stored("entries")}), count(*), sum({_chars("entries")})
   FROM entries WHERE status = 'active' GROUP BY owner, target, scope;
 """  # noqa: S608 (the SQL is built from our own column names only)
 
@@ -294,32 +361,6 @@ def loads(text: str | None) -> Any:
     return None if text is None else _decode_json.decode(text)
 
 
-class Tx(Protocol):
-    """One open transaction, on either backend. Only valid inside the function
-    given to ``Store.run``.
-
-    ``dialect`` names the SQL the connection speaks: the daemon's statements
-    are SQLite's, written portably (daemon/store_pg.py carries them to
-    PostgreSQL); the few that cannot be (full-text matching) ask it.
-    """
-
-    dialect: str
-    events: list[AuditEvent]
-
-    @property
-    def head(self) -> ChainHead: ...
-
-    def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None: ...
-
-    def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
-
-    def exec(self, sql: str, args: Sequence[Any] = ()) -> int: ...
-
-    def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]: ...
-
-    def audit(self, kind: str, ts: str, **fields: Any) -> AuditEvent: ...
-
-
 class SqliteTx:
     """One open transaction on SQLite.
 
@@ -338,7 +379,7 @@ class SqliteTx:
 
     @property
     def head(self) -> ChainHead:
-        """The chain head as this transaction has left it (a checkpoint signs it)."""
+        """The chain's head inside this transaction (the store's committed head may lag)."""
         return self._head
 
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
@@ -363,10 +404,7 @@ class SqliteTx:
         if isinstance(subject, dict):
             subject = EventSubject(**subject)
         event, stored = next_stored(self._head, kind, ts, subject=subject, **fields)
-        self.conn.execute(
-            "INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)",
-            (stored.seq, stored.body, stored.hash),
-        )
+        self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", row_of(stored))
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
         self.events.append(event)
         return event
@@ -543,7 +581,15 @@ class SqliteStore:
         with self.conn:
             _upgrade(self.conn)
             self.conn.execute(SCHEMA)
+            self.conn.execute(AUDIT_TABLE)
+            columns = {str(r["name"]) for r in self.conn.execute(
+                "PRAGMA table_info(scope_usage)")}  # rows are dicts (the row tracer)
+            for column in ("active_docs", "active_chars"):
+                if column not in columns:  # a store from before recall's totals
+                    self.conn.execute(f"ALTER TABLE scope_usage ADD COLUMN {column}"
+                                      " INTEGER NOT NULL DEFAULT 0")
             self.conn.execute(USAGE_TRIGGERS)
+            self.conn.execute(REVISION_TRIGGER)
             counted: list[Any] = self.conn.execute(
                 "SELECT value FROM meta WHERE key = 'usage_counts'").fetchall()
             if counted != [{"value": USAGE_COUNTS}]:  # rows are dicts (the row tracer)
@@ -607,7 +653,7 @@ class SqliteStore:
         cursor = conn.cursor()
         cursor.row_trace = None
         for seq, hsh in cursor.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"):
-            return ChainHead(seq=seq, hash=hsh)
+            return ChainHead(seq=seq, hash=unpack_hash(hsh))
         return EMPTY_HEAD
 
     @property
@@ -821,7 +867,7 @@ class SqliteStore:
                 for seq, body, hsh in cursor.execute(
                     "SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq", (after_seq,)
                 ):
-                    yield StoredEvent(seq, bytes(body), hsh)
+                    yield stored_of(seq, bytes(body), hsh)
             finally:
                 conn.execute("ROLLBACK")
         finally:

@@ -51,6 +51,7 @@ from psycopg.types.numeric import FloatLoader
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
+from memoryd.audit.packing import row_of, stored_of
 from memoryd.daemon import vectors
 from memoryd.daemon.store import StoreVersionError, next_group, readable_version
 from memoryd.kernel.errors import Unavailable
@@ -97,12 +98,18 @@ CREATE TABLE IF NOT EXISTS entries(
   content_hash {_T} NOT NULL, evidence_hash {_T}, archive_reason {_T}, status_at {_T});
 CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
   ON entries(owner, target, scope, title) WHERE status = 'active';
-CREATE INDEX IF NOT EXISTS entries_scope ON entries(owner, target, scope, status);
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
-CREATE INDEX IF NOT EXISTS entries_listing ON entries(owner, title, id);
+-- memory.list pages in (title, id) order; the index holds every column the
+-- listing filters on (as daemon/store.py's).
+CREATE INDEX IF NOT EXISTS entries_listing
+  ON entries(owner, title, id, target, scope, status, expires_at);
+-- Active stored bytes per namespace (the scope budget), and the active
+-- entries' count and length in characters: BM25's statistics for recall
+-- (search.view_stats). memoryd_entries_changed keeps them in step.
 CREATE TABLE IF NOT EXISTS scope_usage(
   owner {_T} NOT NULL, target {_T} NOT NULL, scope {_T} NOT NULL,
-  active_bytes BIGINT NOT NULL, PRIMARY KEY(owner, target, scope));
+  active_bytes BIGINT NOT NULL, active_docs BIGINT NOT NULL DEFAULT 0,
+  active_chars BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(owner, target, scope));
 CREATE TABLE IF NOT EXISTS revisions(
   entry_id {_T} NOT NULL, revision BIGINT NOT NULL, type {_T}, title {_T}, body {_T},
   summary {_T}, basis {_T}, validity {_T}, content_hash {_T} NOT NULL,
@@ -127,7 +134,9 @@ CREATE TABLE IF NOT EXISTS idempotency(
 CREATE TABLE IF NOT EXISTS receipts(
   receipt_id {_T} PRIMARY KEY, owner {_T} NOT NULL, entry_id {_T} NOT NULL,
   status {_T} NOT NULL, created_at {_T} NOT NULL, updated_at {_T} NOT NULL);
-CREATE TABLE IF NOT EXISTS audit(seq BIGINT PRIMARY KEY, body BYTEA NOT NULL, hash {_T} NOT NULL);
+-- One row per event in audit/packing.py's form (the body deflated, the hash
+-- as 32 bytes), as daemon/store.py keeps it: readers unpack either the same way.
+CREATE TABLE IF NOT EXISTS audit(seq BIGINT PRIMARY KEY, body BYTEA NOT NULL, hash BYTEA NOT NULL);
 -- The chain's one head: every write group locks this row first (FOR UPDATE),
 -- so daemons on several hosts append one after another, never side by side.
 CREATE TABLE IF NOT EXISTS audit_head(
@@ -208,18 +217,42 @@ $$;
 
 -- What SQLite's triggers do (daemon/store.py, daemon/vectors.py), in one
 -- function per event, inside the writer's own transaction.
+CREATE OR REPLACE FUNCTION memoryd_chars(e entries) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT length(e.title) + length(e.summary) + length(e.body)
+$$;
+
 CREATE OR REPLACE FUNCTION memoryd_entries_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'active' THEN
-    UPDATE scope_usage SET active_bytes = active_bytes - memoryd_stored(OLD)
+    UPDATE scope_usage SET active_bytes = active_bytes - memoryd_stored(OLD),
+        active_docs = active_docs - 1, active_chars = active_chars - memoryd_chars(OLD)
       WHERE owner = OLD.owner AND target = OLD.target AND scope = OLD.scope;
   END IF;
   IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.status = 'active' THEN
-    INSERT INTO scope_usage(owner, target, scope, active_bytes)
-      VALUES (NEW.owner, NEW.target, NEW.scope, memoryd_stored(NEW))
+    INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_chars)
+      VALUES (NEW.owner, NEW.target, NEW.scope, memoryd_stored(NEW), 1, memoryd_chars(NEW))
       ON CONFLICT(owner, target, scope) DO UPDATE
-      SET active_bytes = scope_usage.active_bytes + excluded.active_bytes;
+      SET active_bytes = scope_usage.active_bytes + excluded.active_bytes,
+          active_docs = scope_usage.active_docs + 1,
+          active_chars = scope_usage.active_chars + excluded.active_chars;
+  END IF;
+  -- A revision row keeps text an entry no longer holds, for memory.undo of a
+  -- replace (daemon/store.py's REVISION_TRIGGER): written when a change
+  -- rewrites the content, never for an add, never for a removal.
+  IF TG_OP = 'UPDATE' AND NEW.status <> 'removed' AND (
+      NEW.type IS DISTINCT FROM OLD.type OR NEW.title IS DISTINCT FROM OLD.title
+      OR NEW.body IS DISTINCT FROM OLD.body OR NEW.summary IS DISTINCT FROM OLD.summary
+      OR NEW.basis IS DISTINCT FROM OLD.basis OR NEW.validity IS DISTINCT FROM OLD.validity) THEN
+    INSERT INTO revisions(entry_id, revision, type, title, body, summary, basis, validity,
+                          content_hash, created_at)
+      VALUES (OLD.id, OLD.revision, OLD.type, OLD.title, OLD.body, OLD.summary, OLD.basis,
+              OLD.validity, OLD.content_hash, OLD.updated_at)
+      ON CONFLICT(entry_id, revision) DO UPDATE SET type = excluded.type,
+        title = excluded.title, body = excluded.body, summary = excluded.summary,
+        basis = excluded.basis, validity = excluded.validity,
+        content_hash = excluded.content_hash, created_at = excluded.created_at;
   END IF;
   IF TG_OP = 'DELETE' THEN
     DELETE FROM search_index WHERE entry_id = OLD.id;
@@ -365,7 +398,7 @@ class PgTx:
             subject = EventSubject(**subject)
         event, stored = next_stored(self._head, kind, ts, subject=subject, **fields)
         self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (%s, %s, %s)",
-                          (stored.seq, stored.body, stored.hash))
+                          row_of(stored))
         self.conn.execute("UPDATE audit_head SET seq = %s, hash = %s WHERE id = 1",
                           (stored.seq, stored.hash))
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
@@ -659,7 +692,7 @@ class PostgresStore:
                 for seq, body, hsh in cur.stream(
                         "SELECT seq, body, hash FROM audit WHERE seq > %s ORDER BY seq",
                         (after_seq,)):
-                    yield StoredEvent(seq, bytes(body), hsh)
+                    yield stored_of(seq, bytes(body), hsh)
 
     def verify_audit(self, expect: ChainHead | None = None) -> Any:
         return verify_chain(self.audit_rows(), expect=expect)

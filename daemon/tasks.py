@@ -1,7 +1,8 @@
 """Tasks: one agent run, its frozen consent, grants and namespaces.
 
 Owns: ``task.begin`` / ``task.end`` and resolving a ``task_id`` back to its
-task for a caller.
+task for a caller (``lookup`` from its row, ``refresh`` of one already
+resolved: only its end, lifetime and snapshot are read again).
 
 Invariants:
 - consent is frozen at ``task.begin``; later consent changes affect new tasks
@@ -20,7 +21,7 @@ Invariants:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -51,21 +52,21 @@ class Task:
     snapshot: dict[str, Any] | None
     token_id: str | None = None
 
-    def wire(self) -> dict[str, Any]:
-        return {
-            "task_id": self.task_id,
-            "owner": self.owner,
-            "role": self.role,
-            "scopes": list(self.scopes),
-            "user_scope": self.user_scope,
-            "consent": {
-                "read": self.consent.read,
-                "contribute": self.consent.contribute,
-                "learn_from_tools": self.consent.learn_from_tools,
-            },
-            "grants": sorted(self.grants),
-            "expires_at": self.expires_at,
-        }
+    def wire(self) -> schema.TaskOut:
+        return schema.TaskOut(
+            task_id=self.task_id,
+            owner=self.owner,
+            role=self.role,
+            scopes=list(self.scopes),
+            user_scope=self.user_scope,
+            consent=schema.ConsentFlags(
+                read=self.consent.read,
+                contribute=self.consent.contribute,
+                learn_from_tools=self.consent.learn_from_tools,
+            ),
+            grants=sorted(self.grants),
+            expires_at=self.expires_at,
+        )
 
 
 def user_scope(owner: str) -> str:
@@ -195,6 +196,22 @@ def lookup(tx: Tx, task_id: str, *, channel: str, peer_uid: int, now: str) -> Ta
     )
 
 
-def end(tx: Tx, task: Task, now: str) -> dict[str, Any]:
+def refresh(tx: Tx, known: Task, now: str) -> Task:
+    """``known``, a task this connection resolved before, as it stands ``now``.
+
+    Only what can change after begin is read again: whether it has ended or
+    passed its lifetime (``task_not_found`` as from ``lookup``) and its
+    snapshot. Owner, role, scopes, frozen consent and grants never change, so
+    they are not decoded again.
+    """
+    row = tx.one("SELECT ended_at, snapshot FROM tasks WHERE task_id = ?", (known.task_id,))
+    if row is None or row["ended_at"] is not None or known.expires_at <= now:
+        raise NotFound("task_not_found")
+    if row["snapshot"] is None and known.snapshot is None:
+        return known
+    return replace(known, snapshot=loads(row["snapshot"]))
+
+
+def end(tx: Tx, task: Task, now: str) -> schema.TaskEnded:
     tx.exec("UPDATE tasks SET ended_at = ?, snapshot = NULL WHERE task_id = ?", (now, task.task_id))
-    return {"task_id": task.task_id, "ended": True}
+    return schema.TaskEnded(task_id=task.task_id, ended=True)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 if TYPE_CHECKING:
-    from memoryd.daemon.store import Tx
+    from memoryd.daemon.txn import Tx
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entry_vectors(

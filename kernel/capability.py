@@ -43,6 +43,7 @@ Invariants:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -178,12 +179,21 @@ class Subject:
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _HASH_RAW = _UNRESERVED | {":"}
 _ABSENT = "-"
-_HEX = "0123456789ABCDEF"
+# The same sets as patterns: a value made only of raw characters (nearly
+# every id, action and hash) is its own escape, found in one regex pass.
+_ALL_RAW = {
+    _UNRESERVED: re.compile(r"[A-Za-z0-9._~-]*"),
+    _HASH_RAW: re.compile(r"[A-Za-z0-9._~:-]*"),
+}
+# Escaped text: characters other than '%', or '%' and two upper-case hex digits.
+_ESCAPED = re.compile(r"(?:[^%]|%[0-9A-F]{2})*")
 
 
 def _escape(value: str, raw: frozenset[str]) -> str:
     if value == _ABSENT:
         return "%2D"
+    if _ALL_RAW[raw].fullmatch(value) is not None:
+        return value
     out: list[str] = []
     for ch in value:
         if ch in raw:
@@ -194,20 +204,17 @@ def _escape(value: str, raw: frozenset[str]) -> str:
 
 
 def _unescape(text: str) -> str:
-    buf = bytearray()
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "%":
-            pair = text[i + 1 : i + 3]
-            if len(pair) != 2 or any(c not in _HEX for c in pair):
-                raise ValueError("bad %-escape in resource string")
-            buf.append(int(pair, 16))
-            i += 3
-        else:
-            buf.extend(ch.encode("utf-8"))
-            i += 1
-    return buf.decode("utf-8")
+    if "%" not in text:
+        # Nothing escaped; ``Resource`` still refuses text with no UTF-8 form.
+        return text
+    if _ESCAPED.fullmatch(text) is None:
+        raise ValueError("bad %-escape in resource string")
+    # Every '%' starts a checked two-digit escape. Strict UTF-8 both ways:
+    # text with no UTF-8 form or escapes that do not decode raise (the
+    # Unicode errors are ValueErrors).
+    first, *rest = text.encode("utf-8").split(b"%")
+    return b"".join([first, *(bytes.fromhex(part[:2].decode("ascii")) + part[2:]
+                              for part in rest)]).decode("utf-8")
 
 
 def _optional(text: str) -> str | None:

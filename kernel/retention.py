@@ -21,6 +21,8 @@ from enum import StrEnum
 
 __all__ = [
     "DEFAULT_TTL_DAYS",
+    "ENTRY_STATUSES",
+    "ENTRY_TYPES",
     "EntryStatus",
     "EntryType",
     "default_ttl_days",
@@ -42,6 +44,12 @@ class EntryStatus(StrEnum):
     ARCHIVED = "archived"
     EXPIRED = "expired"
     REMOVED = "removed"
+
+
+# The same vocabularies as plain strings, in declaration order (the order
+# tables, choices and error messages list them in).
+ENTRY_TYPES: tuple[str, ...] = tuple(t.value for t in EntryType)
+ENTRY_STATUSES: tuple[str, ...] = tuple(s.value for s in EntryStatus)
 
 
 # Default ttl_days by type (SPEC §6). One row per EntryType.

@@ -27,6 +27,11 @@ Invariants:
   the positions it suggests are tried in the order ``finditer`` would try
   them; ``prefilter=False`` runs every pattern over the whole text, and the
   two must agree (``tests/unit/test_scan_prefilter.py``);
+- prefilters are checked in one pass per text: every literal of the table is
+  put in one Aho-Corasick automaton per table, one pass over a text finds
+  every literal it holds, and the rules whose every check holds one are the
+  only prefiltered rules that run; a text held by several fields of one
+  entry is scanned once;
 - fail closed: a validator that raises counts as a finding, and an empty rule
   table is refused rather than read as "nothing found".
 """
@@ -40,6 +45,8 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import ahocorasick
 
 from memoryd.kernel.entry_text import stored_bytes
 from memoryd.kernel.errors import ContentRejected, LimitExceeded
@@ -292,42 +299,22 @@ _ALIAS_TABLE = str.maketrans(CASE_ALIASES)
 _WINDOW_SHARE = 4
 
 
-# Characters by how rarely prose holds them, rarest first. A literal is only
-# searched for when its rarest character occurs (one fast single-character
-# check, shared by every literal with that character); anything not listed
-# (other scripts) counts as rarer still.
-_RARITY = "|<>[]{}!@$`^~\\_=;#%&*+?\"/9876543210:-'()zqxjkvbpygfwmucldrhsnioate.,\n "
-_RANK = {ch: rank for rank, ch in enumerate(_RARITY)}
-# Very common Chinese characters make poor gates.
-_COMMON_HAN = "的是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可而子说你年将"
-_RANK.update({ch: len(_RARITY) + rank for rank, ch in enumerate(_COMMON_HAN)})
-
-# A literal and the character that gates it.
-_Gated = tuple[tuple[str, str], ...]
-
-
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """One prefilter group: its gated literals, and only the ASCII ones."""
+    """One prefilter group: its literals, lower-cased."""
 
-    every: _Gated
-    ascii: _Gated
-
-
-def _gate(literal: str) -> str:
-    return min(literal, key=lambda ch: _RANK.get(ch, -1))
+    every: tuple[str, ...]
 
 
 def _group(literals: tuple[str, ...]) -> _Group:
     # Lower-cased here too: an upper-case literal would never be found in the
     # lower-cased view and would hide its rule.
-    every = tuple((literal.lower(), _gate(literal.lower())) for literal in literals)
-    return _Group(every, tuple(pair for pair in every if pair[0].isascii()))
+    return _Group(tuple(literal.lower() for literal in literals))
 
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """A rule's prefilter, ready to check: gates first, the anchor group last."""
+    """A rule's prefilter, ready to check: the other groups first, the anchor group last."""
 
     checks: tuple[_Group, ...]
     anchor: _Group | None
@@ -343,74 +330,114 @@ def _plan(rule: ScanRule) -> _Plan | None:
     return _Plan(checks, groups[0])
 
 
-# Plans per rule table, by identity (the default table is one object for the
-# life of the process); a few tables at most, so a handful of entries.
-_PLANS: dict[int, tuple[tuple[ScanRule, ...], tuple[_Plan | None, ...]]] = {}
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """Every prefilter literal of one side of a rule table (raw or folded), indexed.
+
+    ``automaton`` (Aho-Corasick, pyahocorasick) finds every literal a text
+    holds in one pass over it, overlapping ones included; ``holds`` says which
+    (rule, check) pairs each literal satisfies, and ``needs`` how many checks
+    each rule has. A rule may match a text when every one of its checks holds
+    a literal that occurs in it: the same answer as walking each rule's plan,
+    in one pass over the text instead of one search per literal and rule.
+    """
+
+    automaton: ahocorasick.Automaton | None
+    holds: dict[str, tuple[tuple[int, int], ...]]
+    needs: dict[int, int]
+    # The rules of this side (positions in the table), and those with no plan.
+    side: tuple[int, ...]
+    unplanned: frozenset[int]
+
+    def found(self, low: str) -> set[str]:
+        """The literals ``low`` holds."""
+        if self.automaton is None:
+            return set()
+        return {literal for _end, literal in self.automaton.iter(low)}
 
 
-def _plans(rules: tuple[ScanRule, ...]) -> tuple[_Plan | None, ...]:
-    cached = _PLANS.get(id(rules))
+def _index(plans: tuple[_Plan | None, ...], rules: tuple[ScanRule, ...], raw: bool) -> _Index:
+    holds: dict[str, set[tuple[int, int]]] = {}
+    needs: dict[int, int] = {}
+    side = tuple(i for i, rule in enumerate(rules) if rule.raw == raw)
+    for i in side:
+        plan = plans[i]
+        if plan is None:
+            continue
+        needs[i] = len(plan.checks)
+        for c, group in enumerate(plan.checks):
+            for literal in group.every:
+                holds.setdefault(literal, set()).add((i, c))
+    automaton = None
+    if holds:
+        automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+        for literal in holds:
+            automaton.add_word(literal, literal)
+        automaton.make_automaton()
+    return _Index(automaton, {lit: tuple(sorted(pairs)) for lit, pairs in holds.items()},
+                  needs, side, frozenset(i for i in side if plans[i] is None))
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """What the engine derives once from a rule table: plans and literal indexes."""
+
+    plans: tuple[_Plan | None, ...]
+    indexes: dict[bool, _Index]
+
+
+# Tables by identity (the default table is one object for the life of the
+# process); a few tables at most, so a handful of entries.
+_TABLES: dict[int, tuple[tuple[ScanRule, ...], _Table]] = {}
+
+
+def _table(rules: tuple[ScanRule, ...]) -> _Table:
+    cached = _TABLES.get(id(rules))
     if cached is not None and cached[0] is rules:
         return cached[1]
     plans = tuple(_plan(rule) for rule in rules)
-    if len(_PLANS) >= 8:
-        _PLANS.clear()
-    _PLANS[id(rules)] = (rules, plans)
-    return plans
+    table = _Table(plans, {raw: _index(plans, rules, raw) for raw in (False, True)})
+    if len(_TABLES) >= 8:
+        _TABLES.clear()
+    _TABLES[id(rules)] = (rules, table)
+    return table
 
 
 class _View:
-    """The lower-cased copy of one scanned text, with memoised literal checks."""
+    """The lower-cased copy of one scanned text, and the prefilter literals it holds."""
 
-    __slots__ = ("aligned", "ascii", "low", "seen", "text")
+    __slots__ = ("aligned", "ascii", "found", "low", "may", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, index: _Index) -> None:
         self.text = text
         self.ascii = text.isascii()
         low = text
         if not self.ascii and any(alias in text for alias in CASE_ALIASES):
             low = text.translate(_ALIAS_TABLE)
-        self.low = low.lower()
+        self.low = low = low.lower()
         # Offsets in ``low`` are offsets in ``text`` (always, given the alias
         # map; checked rather than assumed).
-        self.aligned = len(self.low) == len(text)
-        self.seen: dict[str, bool] = {}
-
-    def literals(self, group: _Group) -> _Gated:
-        # Pure ASCII text cannot hold a literal with any other character.
-        return group.ascii if self.ascii else group.every
-
-    def has(self, literal: str, gate: str) -> bool:
-        seen = self.seen
-        hit = seen.get(literal)
-        if hit is None:
-            gated = seen.get(gate)
-            if gated is None:
-                gated = seen[gate] = gate in self.low
-            hit = seen[literal] = gated and (len(literal) == 1 or literal in self.low)
-        return hit
-
-    def may_match(self, plan: _Plan) -> bool:
-        for group in plan.checks:
-            for literal, gate in self.literals(group):
-                if self.has(literal, gate):
-                    break
-            else:
-                return False
-        return True
+        self.aligned = len(low) == len(text)
+        self.found = found = index.found(low)
+        held: dict[int, set[int]] = {}
+        for literal in found:
+            for rule, check in index.holds[literal]:
+                held.setdefault(rule, set()).add(check)
+        # Rules (by position in the table) whose every check holds a literal.
+        self.may = {rule for rule, checks in held.items() if len(checks) == index.needs[rule]}
 
     def starts(self, group: _Group) -> list[int]:
         """Every offset where one of the group's literals occurs, sorted, no repeats."""
-        found: set[int] = set()
+        out: set[int] = set()
         low = self.low
-        for literal, gate in self.literals(group):
-            if not self.has(literal, gate):
+        for literal in group.every:
+            if literal not in self.found:
                 continue
             i = low.find(literal)
             while i != -1:
-                found.add(i)
+                out.add(i)
                 i = low.find(literal, i + 1)
-        return sorted(found)
+        return sorted(out)
 
 
 def _runs(text: str, min_len: int) -> list[tuple[int, int]]:
@@ -520,47 +547,41 @@ def _shadow(text: str) -> _Composed:
 def _run_rules(
     text: str,
     rules: tuple[ScanRule, ...],
-    plans: tuple[_Plan | None, ...],
-    folded: _Folded | _Composed | None,
+    table: _Table,
+    folded: _Folded | _Composed,
     prefilter: bool,
     stats: ScanStats,
     *,
     raw_too: bool,
 ) -> list[Finding]:
     """One pass of the table: raw rules over ``text`` (when ``raw_too``), the rest
-    over ``folded`` (folded lazily from ``text`` when ``None``)."""
-    views: dict[bool, _View] = {}
+    over ``folded``. Each side's text is looked at once for the prefilter
+    literals it holds; only the rules those leave (and the rules without a
+    prefilter) run, in table order."""
     found: list[Finding] = []
     fallbacks: list[Finding] = []
-    for rule, plan in zip(rules, plans, strict=True):
-        if rule.raw and not raw_too:
-            continue
-        stats.rules_run += 1
-        if rule.raw:
-            subject = text
-        else:
-            if folded is None:
-                folded = _fold(text)
-                stats.folded_chars = len(folded.text)
-            subject = folded.text
+    for raw in (True, False) if raw_too else (False,):
+        subject = text if raw else folded.text
+        index = table.indexes[raw]
+        stats.rules_run += len(index.side)
         view = None
-        if prefilter and (rule.prefilter is not None or rule.min_run is not None):
-            view = views.get(rule.raw)
-            if view is None:
-                view = views[rule.raw] = _View(subject)
-            if plan is not None and not view.may_match(plan):
-                stats.prefiltered += 1
-                continue
-        for m in _matches(rule, plan, subject, view, stats):
-            stats.matches += 1
-            start, end = _span(m)
-            if end <= start or not _accepts(rule, m, stats):
-                continue
-            if not rule.raw:
-                assert folded is not None
-                start, end = folded.to_original(start, end)
-            finding = Finding(rule.id, rule.category, start, end, review=rule.review)
-            (fallbacks if rule.fallback else found).append(finding)
+        todo = index.side
+        if prefilter:
+            view = _View(subject, index)
+            todo = tuple(sorted(index.unplanned | view.may))
+            stats.prefiltered += len(index.side) - len(todo)
+        for i in todo:
+            rule, plan = rules[i], table.plans[i]
+            shown = view if rule.prefilter is not None or rule.min_run is not None else None
+            for m in _matches(rule, plan, subject, shown, stats):
+                stats.matches += 1
+                start, end = _span(m)
+                if end <= start or not _accepts(rule, m, stats):
+                    continue
+                if not raw:
+                    start, end = folded.to_original(start, end)
+                finding = Finding(rule.id, rule.category, start, end, review=rule.review)
+                (fallbacks if rule.fallback else found).append(finding)
     precise = [f for f in found if f.category == "secret"]
     for fb in fallbacks:
         # A catch-all finding inside a precise rule's finding adds nothing.
@@ -600,10 +621,10 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int
         # Fail closed: an empty table would report every text as clean.
         raise ValueError("scan needs at least one rule")
     stats = ScanStats()
-    plans = _plans(rules)
+    table = _table(rules)
     folded = _fold(text)
     stats.folded_chars = len(folded.text)
-    found = _run_rules(text, rules, plans, folded, prefilter, stats, raw_too=True)
+    found = _run_rules(text, rules, table, folded, prefilter, stats, raw_too=True)
     if not text.isascii():
         # The look-alike shadow: homoglyphs, fullwidth forms and combining
         # marks read as the letters they imitate. Only scanned where it
@@ -611,7 +632,7 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int
         shadow = _shadow(text)
         if shadow.text != folded.text:
             stats.shadow_chars = len(shadow.text)
-            found += _run_rules(text, rules, plans, shadow, prefilter, stats, raw_too=False)
+            found += _run_rules(text, rules, table, shadow, prefilter, stats, raw_too=False)
     if depth < MAX_DECODE_DEPTH:
         found += _decoded(text, rules, prefilter, stats, depth)
     unique: dict[tuple[str, int, int, str | None], Finding] = {}
@@ -739,8 +760,16 @@ _JOINED = ("title", "summary", "body")
 
 def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
                     ) -> list[FieldFinding]:
-    out = [FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding, f.review)
-           for name, value in fields for f in scan_with_stats(value, rules)[0]]
+    # A text held by several fields (a summary repeating the title, a tag
+    # repeated) is scanned once; its findings are reported for each field.
+    seen: dict[str, tuple[Finding, ...]] = {}
+    out: list[FieldFinding] = []
+    for name, value in fields:
+        found = seen.get(value)
+        if found is None:
+            found = seen[value] = scan_with_stats(value, rules)[0]
+        out.extend(FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding, f.review)
+                   for f in found)
     parts = [(name, value) for name in _JOINED for n, value in fields if n == name]
     if len(parts) >= 2:
         # An instruction split across title, summary and body reads whole

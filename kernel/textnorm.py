@@ -126,6 +126,10 @@ def encoded_runs(text: str) -> list[tuple[str, int, int]]:
     found: list[tuple[str, int, int]] = []
     taken: list[tuple[int, int]] = []
     for name, pattern in _RUNS:
+        if name == "percent" and text.count("%") < 3:
+            # A percent run needs three escapes: without three '%' anywhere,
+            # no run qualifies (ordinary long words would each be tried).
+            continue
         for m in pattern.finditer(text):
             if len(found) >= MAX_RUNS:
                 return sorted(found, key=lambda r: r[1])

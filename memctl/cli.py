@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from memoryd.kernel import retention as kernel_retention
 from memoryd.rpc.version import VersionAction
 
 __all__ = [
@@ -45,8 +46,8 @@ DEFAULT_MAX_BODY_BYTES: Final = 4_000
 # rpc/schema.py (a unit test keeps them equal); they are spelled out here so
 # that memctl does not load the server-side schema module to start.
 TARGETS: Final = ("memory", "user")
-ENTRY_TYPES: Final = ("preference", "procedure", "fact", "lesson")
-STATUSES: Final = ("active", "superseded", "archived", "expired", "removed")
+ENTRY_TYPES: Final = kernel_retention.ENTRY_TYPES
+STATUSES: Final = kernel_retention.ENTRY_STATUSES
 ACTION_STATUSES: Final = ("pending", "approved", "denied", "expired", "failed")
 BASIS_KINDS: Final = ("human", "observed", "derived", "unknown")
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol, TextIO
 
+from memoryd.kernel.retention import ENTRY_TYPES
 from memoryd.memctl.cli import option
 from memoryd.memctl.requests import UsageError, identity_params
 
@@ -71,7 +72,7 @@ PROMOTE_BATCH: Final = 50
 # Entry fields an import may carry into memory.write's entry (SPEC §9).
 _ENTRY_IN: Final = ("type", "title", "body", "summary", "basis", "validity", "ttl_days",
                     "pinned")
-_TYPES: Final = ("preference", "procedure", "fact", "lesson")
+_TYPES: Final = ENTRY_TYPES
 MCP_NOTE: Final = "imported from an MCP memory server file"
 
 

@@ -62,11 +62,12 @@ if TYPE_CHECKING:
         MethodSpec,
         describe,
         param_errors,
+        tables,
     )
 
 _LAZY = frozenset(
     {"DEFAULT_MAX_BATCH", "CallContext", "Dispatcher", "Handler", "MethodSpec",
-     "describe", "param_errors"}
+     "describe", "param_errors", "tables"}
 )
 # rpc.errors loads structlog and the kernel's error table: a client that only
 # connects (memctl, the MCP bridge) should not pay for them at start.
@@ -117,6 +118,7 @@ __all__ = [
     "read_frame",
     "resolve_home",
     "run_dir",
+    "tables",
     "to_error_object",
 ]
 

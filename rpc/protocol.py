@@ -41,7 +41,7 @@ import re
 import types
 import typing
 import warnings
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -77,6 +77,7 @@ __all__ = [
     "MethodSpec",
     "describe",
     "param_errors",
+    "tables",
 ]
 
 DEFAULT_MAX_BATCH: Final = 50
@@ -97,15 +98,34 @@ Handler = Callable[[CallContext, Any], Awaitable[Any]]
 
 @dataclass(frozen=True, slots=True)
 class MethodSpec:
-    """One method: its wire name, its params Struct and its handler.
+    """One method: its wire name, params Struct, handler, result Struct and sockets.
 
     The handler gets ``(ctx, params)`` with ``params`` an instance of
-    ``params`` and returns a msgspec Struct or any JSON-able value.
+    ``params``. With ``result`` set it must return an instance of it (anything
+    else is an incident, never a reply of another shape); without, any
+    JSON-able value. ``on_agent``: served on agent.sock as well as on
+    control.sock (which serves every method).
     """
 
     name: str
     params: type[msgspec.Struct]
     handler: Handler
+    result: type[msgspec.Struct] | None = None
+    on_agent: bool = False
+
+
+def tables(specs: Iterable[MethodSpec], *,
+           max_batch: int = DEFAULT_MAX_BATCH) -> tuple[Dispatcher, Dispatcher]:
+    """The agent.sock and control.sock dispatchers for ``specs``: control
+    serves all of them, agent only those marked ``on_agent``. A name given
+    twice is a ``ValueError`` (one module would silently shadow another)."""
+    control: dict[str, MethodSpec] = {}
+    for spec in specs:
+        if spec.name in control:
+            raise ValueError(f"method {spec.name!r} is declared twice")
+        control[spec.name] = spec
+    agent = {name: spec for name, spec in control.items() if spec.on_agent}
+    return Dispatcher(agent, max_batch=max_batch), Dispatcher(control, max_batch=max_batch)
 
 
 class _Envelope(msgspec.Struct, forbid_unknown_fields=True):
@@ -227,6 +247,7 @@ def _wrap(spec: MethodSpec) -> Callable[[CallContext, dict[str, Any]], Awaitable
     """
     params_type = spec.params
     handler = spec.handler
+    result_type = spec.result
 
     async def method(ctx: CallContext, raw: dict[str, Any], /) -> Any:
         try:
@@ -235,6 +256,10 @@ def _wrap(spec: MethodSpec) -> Callable[[CallContext, dict[str, Any]], Awaitable
             except msgspec.ValidationError as exc:
                 raise InvalidParams(param_errors(raw, params_type, exc)) from None
             result = await handler(ctx, params)
+            if result_type is not None and type(result) is not result_type:
+                # A handler answering another shape than its method declares
+                # is a bug: an opaque incident, never an undeclared reply.
+                raise TypeError(f"{spec.name} returned {type(result).__name__}")
             # Encoded here, inside the guard, so an unencodable result is an
             # incident like any other failure; the reply embeds the bytes.
             encoded = msgspec.Raw(encode_value(result))
@@ -405,7 +430,10 @@ def describe(info: mi.Type) -> str:
     if isinstance(info, mi.LiteralType):
         return " | ".join(msgspec.json.encode(v).decode() for v in info.values)
     if isinstance(info, mi.EnumType):
-        return " | ".join(msgspec.json.encode(m.value).decode() for m in info.cls)
+        # Sorted, as msgspec lists a Literal's values: the same choices read
+        # the same whether the Struct spells them as a Literal or an enum.
+        return " | ".join(msgspec.json.encode(v).decode()
+                          for v in sorted(m.value for m in info.cls))
     if isinstance(info, mi.ListType | mi.SetType | mi.FrozenSetType | mi.VarTupleType):
         item = describe(info.item_type)
         text = f"array of ({item})" if " | " in item else f"array of {item}"

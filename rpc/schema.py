@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from memoryd.kernel.retention import EntryStatus, EntryType
+
 # --- bounded scalars -------------------------------------------------------
 
 # Ids are the daemon's own (``ent_…``, ``act_…``, ``op_…``): letters, digits and
@@ -41,8 +43,9 @@ TokenLabel = Annotated[str, Meta(min_length=1, max_length=64,
 Text = Annotated[str, Meta(max_length=262_144)]
 
 Target = Literal["memory", "user"]
-EntryType = Literal["preference", "procedure", "fact", "lesson"]
-Status = Literal["active", "superseded", "archived", "expired", "removed"]
+# Entry types and statuses are the kernel's vocabularies (kernel/retention.py),
+# decoded into its enums: one definition for the wire, the policy and the TTLs.
+Status = EntryStatus
 Action = Literal["add", "replace", "supersede", "archive", "remove", "batch"]
 Source = Literal["user", "agent", "extraction", "import", "unknown"]
 
@@ -115,7 +118,7 @@ class PolicyExplain(_P, frozen=True, kw_only=True):
     scope: ScopeName = "default"
     action: Literal["add", "replace", "supersede", "archive", "remove",
                     "context", "journal", "list", "read", "receipt", "govern"] | None = None
-    type: Literal["preference", "procedure", "fact", "lesson"] | None = None
+    type: EntryType | None = None
     # The task's grants on the agent channel; by default every grant, as for a
     # task whose owner has switched every consent on.
     grants: list[Literal["memory.context", "memory.list", "memory.read", "memory.receipt",
@@ -327,6 +330,8 @@ class EntryRef(_R, kw_only=True):
 
 
 class WriteResult(_R, kw_only=True):
+    """``memory.write``, ``governance.action.approve`` and ``memory.undo``."""
+
     outcome: Literal["applied", "pending", "unchanged"]
     operation_id: str | None
     decision: DecisionOut
@@ -335,3 +340,415 @@ class WriteResult(_R, kw_only=True):
     action_id: str | None = None
     receipt: ReceiptOut | None = None
     receipts: list[ReceiptOut] | None = None
+
+
+# Each result below is one method's answer (docs/methods.md lists them, and
+# tests/docs/test_method_shapes.py holds the two together). Fields are in wire
+# order: the encoder writes them as declared. A field that is sometimes absent
+# is ``UNSET`` (never encoded) rather than ``None`` (encoded as ``null``).
+# Parts whose inner shape belongs to another component (the ranker's status,
+# an audit event, the projection's counters) are ``dict[str, Any]``.
+
+
+class ConsentFlags(_R, kw_only=True):
+    read: bool
+    contribute: bool
+    learn_from_tools: bool
+
+
+class TaskOut(_R, kw_only=True):
+    """``task.begin`` and ``task.resume``."""
+
+    task_id: str
+    owner: str
+    role: str
+    scopes: list[str]
+    user_scope: str
+    consent: ConsentFlags
+    grants: list[str]
+    expires_at: str
+
+
+class TaskEnded(_R, kw_only=True):
+    """``task.end``."""
+
+    task_id: str
+    ended: bool
+
+
+class ConsentOut(_R, kw_only=True):
+    """``consent.get`` and ``consent.set``."""
+
+    owner: str
+    read: bool
+    contribute: bool
+    learn_from_tools: bool
+    version: int
+
+
+class TokenIssued(_R, kw_only=True):
+    """``token.issue``: the only answer that ever holds the token itself."""
+
+    token: str
+    token_id: str
+    owner: str
+    expires_at: str | None
+    label: str | None
+
+
+class TokenItem(_R, kw_only=True):
+    token_id: str
+    owner: str
+    kind: str
+    scopes: list[str] | None
+    created_at: str
+    expires_at: str | None
+    revoked_at: str | None
+    state: Literal["active", "revoked", "expired"]
+    label: str | None
+
+
+class TokenPage(_R, kw_only=True):
+    """``token.list``."""
+
+    items: list[TokenItem]
+
+
+class TokenRevoked(_R, kw_only=True):
+    """``token.revoke``."""
+
+    token_id: str
+    revoked: bool
+
+
+class Proposer(_R, kw_only=True):
+    channel: str
+    task_id: str | None
+    token: str | None
+
+
+class ActionSummary(_R, kw_only=True):
+    action_id: str
+    status: str
+    owner: str
+    created_at: str
+    expires_at: str
+    decided_at: str | None
+    ops_summary: list[dict[str, Any]]
+    proposed_by: Proposer
+
+
+class ActionPage(_R, kw_only=True):
+    """``governance.action.list``."""
+
+    items: list[ActionSummary]
+    next_cursor: str | None
+
+
+class ActionDetail(ActionSummary, kw_only=True):
+    """``governance.action.get``: a pending action also shows its proposed ops."""
+
+    resources: list[str]
+    content_hashes: list[str]
+    policy_hash: str
+    result: dict[str, Any] | None
+    ops: list[dict[str, Any]] | None
+
+
+class ActionDenied(_R, kw_only=True):
+    """``governance.action.deny``."""
+
+    action_id: str
+    status: Literal["denied"]
+
+
+class PendingOut(_R, kw_only=True):
+    action_id: str
+    entry_ids: list[str]
+    created_at: str
+    expires_at: str
+    ops_summary: list[dict[str, Any]]
+
+
+class ReadResult(_R, kw_only=True):
+    """``memory.read``; ``pending`` only when asked for (``include_pending``)."""
+
+    entries: list[Entry]
+    pending: list[PendingOut] | UnsetType = UNSET
+
+
+class ListItem(_R, kw_only=True):
+    id: str
+    title: str
+    type: str
+    status: str
+    revision: int
+    scope: str
+    target: str
+    source: str
+    basis_kind: str
+    applicability: str
+    # Search mode only.
+    snippet: str | UnsetType = UNSET
+    score: float | UnsetType = UNSET
+
+
+class ListCoverage(_R, kw_only=True):
+    scopes: list[str]
+    statuses: list[str]
+    exhausted: bool
+    complete: bool
+    warnings: list[str]
+    # Search mode only: the plan's statistics and the ranker that ordered it.
+    search: dict[str, Any] | UnsetType = UNSET
+    ranking: dict[str, Any] | UnsetType = UNSET
+
+
+class ListPage(_R, kw_only=True):
+    """``memory.list`` (list and search modes)."""
+
+    items: list[ListItem]
+    mode: Literal["list", "search"]
+    next_cursor: str | None
+    coverage: ListCoverage
+
+
+class StatusBackend(_R, kw_only=True):
+    kind: str
+    durability: str
+    sharing: str
+    health: Literal["ok", "degraded"]
+    degraded_reason: str | None
+
+
+class ChainHeadOut(_R, kw_only=True):
+    seq: int
+    hash: str
+
+
+class Checkpointed(ChainHeadOut, kw_only=True):
+    ts: str
+
+
+class StatusAudit(_R, kw_only=True):
+    """On agent.sock only ``verified``: the head moves with every owner's writes."""
+
+    seq: int | UnsetType = UNSET
+    hash: str | UnsetType = UNSET
+    last_checkpoint: Checkpointed | UnsetType | None = UNSET
+    verified: bool
+
+
+class StatusIdentity(_R, kw_only=True):
+    owner: str
+    source: str
+    identity_verified: bool
+
+
+class StatusTask(_R, kw_only=True):
+    task_id: str
+    role: str
+    grants: list[str]
+
+
+class StatusPolicy(_R, kw_only=True):
+    hash: str
+    rules: int
+
+
+class ConsentFlagsVersioned(ConsentFlags, kw_only=True):
+    version: int
+
+
+class StatusOut(_R, kw_only=True):
+    """``memory.status``: no path, credential or memory text."""
+
+    backend: StatusBackend
+    counts: dict[str, int]
+    pending_actions: int
+    audit: StatusAudit
+    identity: StatusIdentity
+    consent: ConsentFlagsVersioned
+    task: StatusTask | None
+    policy: StatusPolicy
+    projection: dict[str, Any]
+    recall: dict[str, Any]
+
+
+class ContextOut(_R, kw_only=True):
+    """``memory.context``: a frozen, fenced snapshot of cards."""
+
+    snapshot_id: str
+    task_id: str
+    frozen_at: str
+    intent_truncated: bool
+    limits: dict[str, Any]
+    truncated: bool
+    omitted: dict[str, int]
+    ranking: dict[str, Any]
+    entries: list[dict[str, Any]]
+    rendered: str
+    # Only when external recall answered: what it contributed.
+    coverage: dict[str, Any] | UnsetType = UNSET
+    # Cards of the snapshot whose entries were removed since it was frozen.
+    withdrawn: int
+
+
+class JournalItem(_R, kw_only=True):
+    operation_id: str
+    ts: str
+    action: str
+    channel: str
+    items: list[dict[str, Any]]
+    undo_of: str | None
+    undone_by: str | None
+
+
+class JournalPage(_R, kw_only=True):
+    """``memory.journal``: operations, newest first."""
+
+    items: list[JournalItem]
+    next_cursor: str | None
+    omitted: int
+
+
+class GcOut(_R, kw_only=True):
+    """``memory.gc``: one janitor pass, run now."""
+
+    expired: int
+    purged: int
+    receipts_rechecked: int
+    actions_expired: int
+
+
+class AuditPage(_R, kw_only=True):
+    """``audit.export``: events as the chain holds them."""
+
+    events: list[dict[str, Any]]
+    next_after_seq: int | None
+
+
+class CheckpointOut(Checkpointed, kw_only=True):
+    """``audit.checkpoint``: a signed ``(seq, hash, ts)``."""
+
+    signature: str
+    public_key: str
+
+
+class CheckpointRef(_R, kw_only=True):
+    seq: int
+    hash: str
+    source: Literal["given", "daemon"]
+
+
+class AuditVerified(_R, kw_only=True):
+    """``audit.verify``; ``recovered`` only when a degraded store was retried."""
+
+    ok: bool
+    checked: int
+    first_bad_seq: int | None
+    head: ChainHeadOut
+    reason: str | None
+    checkpoint: CheckpointRef | None
+    recovered: bool | UnsetType = UNSET
+
+
+class EntriesVerified(_R, kw_only=True):
+    """``memory.verify``: keyed content hashes against the audit log, no text."""
+
+    checked: int
+    mismatches: list[str]
+    audit_head: ChainHeadOut
+
+
+class PolicyLoaded(_R, kw_only=True):
+    """``policy.reload``: ``error`` when refused, ``rules`` when loaded."""
+
+    loaded: bool
+    error: str | UnsetType = UNSET
+    hash: str
+    rules: int | UnsetType = UNSET
+
+
+class PolicyExplained(_R, kw_only=True):
+    """``policy.explain``: what the kernel would decide (nothing is audited)."""
+
+    effect: str
+    explicit: bool
+    rule_ids: list[str]
+    always_on: str | None
+    reason: str
+    policy_hash: str
+    resource: str
+
+
+class BackupMade(_R, kw_only=True):
+    """``admin.backup``."""
+
+    path: str
+    files: list[str]
+    bytes: int
+    audit: ChainHeadOut
+
+
+class BackupAudit(_R, kw_only=True):
+    verified: bool
+    checked: int
+    first_bad_seq: int | None
+    reason: str | None
+    seq: int
+    hash: str
+    last_checkpoint: Checkpointed | None
+
+
+class BackupChecked(_R, kw_only=True):
+    """``admin.backup_verify``."""
+
+    path: str
+    ok: bool
+    problems: list[str]
+    files: list[str]
+    schema_version: int | None
+    counts: dict[str, int]
+    pending_actions: int
+    audit: BackupAudit
+
+
+class Promoted(_R, kw_only=True):
+    """``memory.promote``."""
+
+    promoted: list[EntryRef]
+    unchanged: list[dict[str, Any]]
+    decision_id: str | None
+
+
+class ProjectionAuthorized(_R, kw_only=True):
+    """``memory.projection.authorize``."""
+
+    considered: int
+    approved: int
+    outbox: dict[str, int]
+
+
+class ProjectionRetried(_R, kw_only=True):
+    """``memory.projection.retry``."""
+
+    moved: int
+    outbox: dict[str, int]
+
+
+class ProjectionReseeded(_R, kw_only=True):
+    """``memory.projection.reseed``."""
+
+    documents: int
+    outbox: dict[str, int]
+
+
+class ProjectionReport(_R, kw_only=True):
+    """``memory.projection.report``."""
+
+    mode: str
+    project: bool
+    outbox: dict[str, int]
+    oldest_open: str | None
+    recall: dict[str, Any]

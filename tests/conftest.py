@@ -6,8 +6,17 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.harness import Daemon, drop_pg_schemas, running
+
+# No test asserts on time (speed is measured under bench/), and hypothesis's
+# per-example deadline and its too-slow health check are timings: on a busy
+# two-core machine running workers side by side they fail tests whose
+# properties hold. Every property keeps its example counts and shrinking.
+settings.register_profile("memoryd", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("memoryd")
 
 
 @pytest.fixture

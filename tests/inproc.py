@@ -1,10 +1,16 @@
 """The daemon composed in-process, as ``memoryd serve`` composes it, without sockets.
 
 For rules that depend on time: the app takes a ``FakeClock`` that a test moves
-forward, so a token's expiry (say) is reached without sleeping. Calls go
-through the real method tables and ``Dispatcher`` with a ``CallContext`` per
-channel, exactly as frames from a socket would. Black-box tests (real
-process, real sockets) stay the rule for everything else.
+forward, so a token's expiry (say) is reached without sleeping; ``sweep()``
+runs the janitor's pass at the clock's time. Calls go through the real method
+tables and ``Dispatcher`` with a ``CallContext`` per channel, exactly as frames
+from a socket would.
+
+It is also the only way to inject a failure: ``faults`` for the delete
+receipts (daemon/lifecycle.py ``FAULTS``) and ``store.fail_next_commit`` for a
+failed COMMIT. ``memoryd serve`` reads no test switch. Composing again on the
+same home is a restart. Black-box tests (real process, real sockets) stay the
+rule for everything else.
 """
 
 from __future__ import annotations
@@ -19,15 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon import checkpoints
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.backends import open_store
 from memoryd.daemon.clock import Clock, SystemClock
 from memoryd.daemon.config import load_config
-from memoryd.daemon.identity import default_identity
+from memoryd.daemon.identity import default_identity, owner_of
+from memoryd.daemon.lifecycle import Lifecycle
 from memoryd.daemon.store import Store
+from memoryd.kernel.capability import Capability
 from memoryd.rpc.framing import encode_value
-from memoryd.rpc.protocol import CallContext, Dispatcher
+from memoryd.rpc.protocol import CallContext, Dispatcher, tables
 
 
 @dataclass
@@ -56,6 +65,7 @@ class CallFailed(Exception):
 class InProcess:
     app: App
     store: Store
+    lifecycle: Lifecycle
     agent: Dispatcher
     control: Dispatcher
 
@@ -72,12 +82,18 @@ class InProcess:
             raise CallFailed(reply["error"])
         return reply["result"]
 
+    async def sweep(self) -> dict[str, int]:
+        """One pass of the janitor (what ``janitor_interval_s`` schedules), now."""
+        return await self.lifecycle.sweep()
+
 
 @contextmanager
 def composed(home_path: Path, *, clock: Clock | None = None, config: str | None = None,
-             policy: str | None = None) -> Iterator[InProcess]:
-    """The app on a new home at ``home_path``; the store is closed after."""
-    home_path.mkdir(mode=0o700, parents=True)
+             policy: str | None = None, faults: frozenset[str] = frozenset(),
+             ) -> Iterator[InProcess]:
+    """The app on the home at ``home_path`` (new, or one composed before: a
+    restart); the store is closed after."""
+    home_path.mkdir(mode=0o700, parents=True, exist_ok=True)
     if config is not None:
         (home_path / "memoryd.toml").write_text(config)
     if policy is not None:
@@ -90,8 +106,19 @@ def composed(home_path: Path, *, clock: Clock | None = None, config: str | None 
     try:
         app = App(config=settings, home=home, hasher=hasher, store=store,
                   clock=clock or SystemClock(), default=default_identity(env, settings, hasher))
+        checkpointer = checkpoints.start(store, home, app.clock, settings.checkpoint)
         app.load_policy_file(starting=True)
-        agent, control = app.method_tables()
-        yield InProcess(app, store, agent, control)
+        lifecycle = Lifecycle(app, faults=faults)
+        lifecycle.install()
+        lifecycle.interrupt_pending()
+        agent, control = tables([
+            *app.methods(),
+            *checkpoints.methods(
+                checkpointer, hasher, lambda who: owner_of(hasher, who),
+                govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,
+                                                       app.default.owner)),
+            *lifecycle.methods(),
+        ])
+        yield InProcess(app, store, lifecycle, agent, control)
     finally:
         store.close()

@@ -25,6 +25,8 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
+from memoryd.kernel.retention import ENTRY_STATUSES
+from memoryd.kernel.retention import ENTRY_TYPES as ENTRY_TYPE_NAMES
 from memoryd.memctl.ui.context import Ui, form_text, see_other
 from memoryd.rpc.client import RpcError
 
@@ -40,8 +42,8 @@ __all__ = [
     "supersede",
 ]
 
-ENTRY_TYPES: Final = ("preference", "procedure", "fact", "lesson")
-STATUSES: Final = ("active", "superseded", "archived", "expired", "removed")
+ENTRY_TYPES: Final = ENTRY_TYPE_NAMES
+STATUSES: Final = ENTRY_STATUSES
 SOURCES: Final = ("user", "agent", "extraction", "import", "unknown")
 TARGETS: Final = ("memory", "user")
 BASIS_KINDS: Final = ("human", "observed", "derived", "unknown")

@@ -16,6 +16,7 @@ from typing import Any
 import apsw
 import pytest
 
+from memoryd.audit.packing import pack_body, unpack_body
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
 
@@ -151,13 +152,13 @@ def _tamper_one_byte(db: str, seq: int) -> None:
     conn = apsw.Connection(db)
     try:
         (body,) = next(conn.execute("SELECT body FROM audit WHERE seq = ?", (seq,)))
-        raw = bytes(body)
+        raw = unpack_body(bytes(body))  # the row keeps the event's bytes packed
         at = raw.index(b'"ts":"') + len(b'"ts":"')
         digit = raw[at:at + 1]
         changed = raw[:at] + (b"1" if digit != b"1" else b"2") + raw[at + 1:]
         assert changed != raw and json.loads(changed)  # still valid JSON, one byte off
         with conn:
-            conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (changed, seq))
+            conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (pack_body(changed), seq))
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     finally:
         conn.close()

@@ -221,7 +221,7 @@ def test_backup_verify_fails_on_a_changed_audit_event(d: Daemon, backup: Path) -
     try:
         shutil.copytree(backup, broken)
         conn = apsw.Connection(str(broken / "memory.db"))
-        conn.execute("UPDATE audit SET hash = 'x' || substr(hash, 2) WHERE seq = 2")
+        conn.execute("UPDATE audit SET hash = randomblob(32) WHERE seq = 2")  # another hash
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         conn.close()
         (broken / "keys" / "secret").unlink()

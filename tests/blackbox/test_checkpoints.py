@@ -24,6 +24,7 @@ from memoryd.audit.checkpoint import (
     sign_checkpoint,
     verify_checkpoint_signature,
 )
+from memoryd.audit.packing import pack_body, unpack_body
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, entry, running
 
@@ -53,11 +54,14 @@ def _edit_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> None:
 def _flip_byte(d: Daemon, seq: int) -> None:
     conn = apsw.Connection(str(d.home / "memory.db"))
     try:
-        body = bytes(conn.execute("SELECT body FROM audit WHERE seq = ?", (seq,)).fetchall()[0][0])
+        rows = conn.execute("SELECT body FROM audit WHERE seq = ?", (seq,)).fetchall()
+        stored = bytes(rows[0][0])
+        # The row keeps the event's bytes packed: change one byte of the event.
+        body = unpack_body(stored)
         changed = body.replace(b'"ts":"2', b'"ts":"1', 1)
         assert changed != body
         with conn:
-            conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (changed, seq))
+            conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (pack_body(changed), seq))
     finally:
         conn.close()
 
@@ -170,7 +174,7 @@ def test_shutdown_writes_a_final_checkpoint_of_the_head(fresh: Daemon) -> None:
     finally:
         conn.close()
     assert tuple(last_cp) == (head["seq"], head["hash"])
-    assert json.loads(bytes(last_kind[0][0]))["kind"] == "checkpoint"
+    assert json.loads(unpack_body(bytes(last_kind[0][0])))["kind"] == "checkpoint"
     kept = decode_checkpoint((fresh.home / "last_checkpoint.json").read_bytes())
     assert (kept.seq, kept.hash) == (head["seq"], head["hash"])
 

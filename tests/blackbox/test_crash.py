@@ -16,16 +16,18 @@ import random
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import apsw
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, running, short_tempdir
+from tests.harness import Daemon, entry, running
+from tests.inproc import CallFailed, InProcess, composed
 
 WRITERS = 4
 
@@ -151,70 +153,106 @@ def test_acknowledged_writes_survive_kill_9_and_batches_stay_whole(
 
 
 # --- injected storage failures ----------------------------------------------------
+#
+# On the in-process seam (tests/inproc.py): the store's next COMMIT raises what
+# SQLite raises on a full disk or a failed fsync. Composing again on the same
+# home is the restart.
+
+FAILURES: dict[str, Callable[[], Exception]] = {
+    "disk_full": lambda: apsw.FullError("database or disk is full"),
+    "io_error": lambda: apsw.IOError("disk I/O error"),
+}
+Body = Callable[[InProcess], Awaitable[None]]
 
 
-@pytest.fixture(params=["commit=disk_full", "commit=io_error"])
-def faulty(request: pytest.FixtureRequest) -> Iterator[Daemon]:
-    with running(env={"MEMORYD_TEST_FAULTS": request.param}) as d:
-        yield d
+@pytest.fixture(params=sorted(FAILURES))
+def failing(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[Body], None]:
+    """Run a body on a composed daemon whose first COMMIT fails."""
+    def run(body: Body) -> None:
+        async def go() -> None:
+            with composed(tmp_path / "h") as daemon:
+                daemon.store.fail_next_commit = FAILURES[request.param]()
+                await body(daemon)
+        anyio.run(go, backend="asyncio")
+    return run
 
 
-def _write(c: Client, title: str, **extra: Any) -> Any:
-    return c.call("memory.write", {"target": "memory", "action": "add",
-                                   "entry": entry(title, f"body of {title}"), **extra})
+async def _write_in(daemon: InProcess, title: str, **extra: Any) -> Any:
+    return await daemon.call("control", "memory.write", {
+        "target": "memory", "action": "add", "entry": entry(title, f"body of {title}"), **extra})
 
 
-def _store_unavailable(c: Client, title: str, **extra: Any) -> RpcError:
-    with pytest.raises(RpcError) as err:
-        _write(c, title, **extra)
+async def _store_unavailable(daemon: InProcess, title: str, **extra: Any) -> CallFailed:
+    with pytest.raises(CallFailed) as err:
+        await _write_in(daemon, title, **extra)
     return err.value
 
 
-def test_a_failed_commit_is_store_unavailable_and_not_acknowledged(faulty: Daemon) -> None:
-    with faulty.control() as c:
-        err = _store_unavailable(c, "Lost note", idempotency_key="k-1")
-        assert (err.code, err.data["code"]) == (-32006, "store_unavailable")
-        assert c.call("memory.list", {"query": "Lost"})["items"] == []
-        assert _export_operation_ids(c) == set()
+async def _operation_ids(daemon: InProcess) -> set[str]:
+    events = (await daemon.call("control", "audit.export", {"limit": 5000}))["events"]
+    return {e["details"]["operation_id"] for e in events if e["kind"] == "operation"}
 
 
-def test_after_a_failed_commit_governed_writes_stay_refused(faulty: Daemon) -> None:
-    with faulty.control() as c:
-        _store_unavailable(c, "First")
-        err = _store_unavailable(c, "Second")
-        assert err.data["code"] == "store_unavailable"
-        status = c.call("memory.status", {})
+def test_a_failed_commit_is_store_unavailable_and_not_acknowledged(
+        failing: Callable[[Body], None]) -> None:
+    async def body(daemon: InProcess) -> None:
+        err = await _store_unavailable(daemon, "Lost note", idempotency_key="k-1")
+        assert (err.error["code"], err.data_code) == (-32006, "store_unavailable")
+        assert (await daemon.call("control", "memory.list", {"query": "Lost"}))["items"] == []
+        assert await _operation_ids(daemon) == set()
+    failing(body)
+
+
+def test_after_a_failed_commit_governed_writes_stay_refused(
+        failing: Callable[[Body], None]) -> None:
+    async def body(daemon: InProcess) -> None:
+        await _store_unavailable(daemon, "First")
+        err = await _store_unavailable(daemon, "Second")
+        assert err.data_code == "store_unavailable"
+        status = await daemon.call("control", "memory.status", {})
         assert status["backend"]["health"] == "degraded"
+    failing(body)
 
 
-def test_reads_go_on_while_writes_are_refused(faulty: Daemon) -> None:
-    with faulty.control() as c:
-        _store_unavailable(c, "First")
-        assert c.call("memory.list", {})["items"] == []
-        assert c.call("memory.status", {})["audit"]["verified"] is True
+def test_reads_go_on_while_writes_are_refused(failing: Callable[[Body], None]) -> None:
+    async def body(daemon: InProcess) -> None:
+        await _store_unavailable(daemon, "First")
+        assert (await daemon.call("control", "memory.list", {}))["items"] == []
+        status = await daemon.call("control", "memory.status", {})
+        assert status["audit"]["verified"] is True
+    failing(body)
 
 
 def test_writes_resume_once_the_chain_verifies_and_the_failed_call_never_appears(
-        faulty: Daemon) -> None:
-    with faulty.control() as c:
-        _store_unavailable(c, "Lost note", idempotency_key="k-1")
-        verdict = c.call("audit.verify", {})
+        failing: Callable[[Body], None], tmp_path: Path) -> None:
+    retried: dict[str, Any] = {}
+
+    async def body(daemon: InProcess) -> None:
+        await _store_unavailable(daemon, "Lost note", idempotency_key="k-1")
+        verdict = await daemon.call("control", "audit.verify", {})
         assert verdict["ok"] is True and verdict["recovered"] is True
         # The same idempotency key starts afresh: nothing of the failed call was kept.
-        retried = _write(c, "Lost note", idempotency_key="k-1")
+        retried.update(await _write_in(daemon, "Lost note", idempotency_key="k-1"))
         assert retried["outcome"] == "applied"
-        assert _export_operation_ids(c) == {retried["operation_id"]}
-    faulty.restart()
-    with faulty.control() as c:
-        items = c.call("memory.list", {})["items"]
-        assert [i["id"] for i in items] == [e["id"] for e in retried["entries"]]
+        assert await _operation_ids(daemon) == {retried["operation_id"]}
+    failing(body)
 
+    async def restarted() -> list[str]:
+        with composed(tmp_path / "h") as daemon:
+            items = (await daemon.call("control", "memory.list", {}))["items"]
+            return [i["id"] for i in items]
+    assert anyio.run(restarted, backend="asyncio") == [e["id"] for e in retried["entries"]]
 
-def test_an_unknown_fault_plan_stops_the_daemon_at_start() -> None:
-    root = short_tempdir()
-    try:
-        d = Daemon(root / "h", env={"MEMORYD_TEST_FAULTS": "commit=maybe"})
-        with pytest.raises(RuntimeError, match="MEMORYD_TEST_FAULTS"):
-            d.start()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+def test_the_daemon_reads_no_test_switch_from_its_environment() -> None:
+    # Failures are injected through the in-process seam (tests/inproc.py);
+    # the program an operator runs has no switch that breaks it on purpose.
+    env = {"MEMORYD_TEST_FAULTS": "commit=disk_full",
+           "MEMORYD_TEST_RECEIPT_FAULTS": "defer_receipts,checkpoint_busy"}
+    with running(env=env) as d, d.control() as c:
+        written = c.call("memory.write", {"action": "add", "entry": entry("Kept note", "kept")})
+        assert written["outcome"] == "applied"
+        [e] = written["entries"]
+        removed = c.call("memory.write", {"action": "remove", "id": e["id"],
+                                          "expected_revision": e["revision"]})
+        assert removed["receipt"]["status"] == "verified"
+    assert "test_faults" not in d.log()

@@ -23,7 +23,9 @@ NOTES = Path(__file__).resolve().parents[1] / "data" / "scan_corpus.jsonl"
 
 @pytest.fixture(scope="module")
 def d() -> Iterator[Daemon]:
-    with running() as daemon:
+    # Every cap at its default. The ranker is not a cap: lexical ranking
+    # spares embedding a thousand notes (~14 ms of CPU each) nobody recalls.
+    with running(config='[recall]\nranker = "lexical"\n') as daemon:
         yield daemon
 
 

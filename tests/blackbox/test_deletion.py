@@ -2,26 +2,26 @@
 
 A removed entry's text must be gone from every file under the home (memory.db,
 its -wal and -shm, keys) and from the log; receipts say how far that is
-proven. Failures are injected with the testing aid MEMORYD_TEST_RECEIPT_FAULTS
-(daemon/lifecycle.py FAULTS).
+proven. Failures are injected on the in-process seam (tests/inproc.py,
+daemon/lifecycle.py FAULTS).
 """
 
 from __future__ import annotations
 
 import secrets
-import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
 import pytest
+import structlog
 
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, running
+from tests.inproc import FakeClock, InProcess, composed
 
-
-def faults(names: str) -> dict[str, str]:
-    return {"MEMORYD_TEST_RECEIPT_FAULTS": names}
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +40,12 @@ def remove(c: Client, e: dict[str, Any]) -> dict[str, Any]:
                                    "expected_revision": e["revision"]})
 
 
-def hits(d: Daemon, needles: list[bytes]) -> list[str]:
-    """Files under the home (and the log) holding any needle."""
+def hits(d: Daemon | Path, needles: list[bytes]) -> list[str]:
+    """Files under the home (and the daemon's log) holding any needle; ``d`` is
+    a daemon or the home of one composed in-process."""
+    home, log = (d, []) if isinstance(d, Path) else (d.home, [d.log_path])
     found = []
-    for path in [*sorted(p for p in d.home.rglob("*") if p.is_file()), d.log_path]:
+    for path in [*sorted(p for p in home.rglob("*") if p.is_file()), *log]:
         try:
             data = Path(path).read_bytes()
         except OSError:
@@ -91,31 +93,57 @@ def test_removed_text_is_gone_from_every_file_under_the_home(d: Daemon) -> None:
     assert hits(d, needles) == []
 
 
-@pytest.mark.parametrize("how", ["deny", "expire"])
-def test_a_denied_or_expired_proposal_leaves_no_text_in_any_file(how: str) -> None:
-    """As removal does: deny and expiry drop the proposal and truncate the WAL."""
+def test_a_denied_proposal_leaves_no_text_in_any_file() -> None:
+    """As removal does: a denial drops the proposal and truncates the WAL."""
     canary = "zq" + secrets.token_hex(12)
     needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
-    with running(config="pending_ttl_days = 0.00002\n" if how == "expire" else None) as d:
+    with running() as d:
         with d.control() as c, d.agent() as a:
             enable_consent(c)
             task = a.call("task.begin", {})["task_id"]
-            pending = a.call("memory.write", {"task_id": task, "action": "add", "entry": entry(
-                title=f"Canary {canary}", body=f"Proposed {canary} text.",
-                summary=f"card {canary}", basis={"kind": "human", "note": f"from {canary}"},
-                validity={"check": f"ask about {canary}"})})
+            pending = a.call("memory.write", {"task_id": task, "action": "add",
+                                              "entry": canary_entry(canary)})
             assert pending["outcome"] == "pending"
             assert hits(d, needles)  # the proposal is stored until decided
-            if how == "deny":
-                c.call("governance.action.deny", {"action_id": pending["action_id"]})
-            else:
-                deadline = time.monotonic() + 20
-                while c.call("governance.action.get", {"action_id": pending["action_id"]})[
-                        "status"] == "pending" and time.monotonic() < deadline:
-                    time.sleep(0.2)
+            c.call("governance.action.deny", {"action_id": pending["action_id"]})
             status = c.call("governance.action.get", {"action_id": pending["action_id"]})
-            assert status["status"] == ("denied" if how == "deny" else "expired")
+            assert status["status"] == "denied"
             assert hits(d, needles) == []
+
+
+def test_an_expired_proposal_leaves_no_text_in_any_file(tmp_path: Path) -> None:
+    """Expiry drops the proposal as a denial does; on the in-process seam, the
+    fake clock moves past ``pending_ttl_days`` instead of waiting for it."""
+    canary = "zq" + secrets.token_hex(12)
+    needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
+    home, clock = tmp_path / "h", FakeClock()
+
+    async def go() -> None:
+        with composed(home, clock=clock, config="pending_ttl_days = 1\n") as daemon:
+            consent = await daemon.call("control", "consent.get", {})
+            await daemon.call("control", "consent.set", {
+                "read": True, "contribute": True, "version": consent["version"]})
+            task = (await daemon.call("agent", "task.begin", {}))["task_id"]
+            pending = await daemon.call("agent", "memory.write", {
+                "task_id": task, "action": "add", "entry": canary_entry(canary)})
+            assert pending["outcome"] == "pending"
+            assert hits(home, needles)
+            clock.advance(days=1, seconds=1)
+            status = await daemon.call("control", "governance.action.get",
+                                       {"action_id": pending["action_id"]})
+            assert status["status"] == "expired"
+            assert hits(home, needles) == []
+
+    with structlog.testing.capture_logs() as logs:
+        anyio.run(go, backend="asyncio")
+    assert logs, "nothing was logged: the check below would hold vacuously"
+    assert canary[6:] not in repr(logs)
+
+
+def canary_entry(canary: str) -> dict[str, Any]:
+    return entry(title=f"Canary {canary}", body=f"Proposed {canary} text.",
+                 summary=f"card {canary}", basis={"kind": "human", "note": f"from {canary}"},
+                 validity={"check": f"ask about {canary}"})
 
 
 def test_removed_entry_keeps_a_tombstone_without_text(d: Daemon) -> None:
@@ -159,50 +187,82 @@ def test_receipt_event_is_audited_without_text(d: Daemon) -> None:
 
 
 # --- receipt statuses under injected failures ----------------------------------------------
+#
+# On the in-process seam (tests/inproc.py), which alone can inject these
+# failures (daemon/lifecycle.py FAULTS); composing again on the same home is
+# the restart after a crash.
 
 
-def test_receipt_stays_pending_until_settled() -> None:
-    with running(env=faults("defer_receipts")) as daemon, daemon.control() as c:
-        out = remove(c, add(c, title="Later", body="settled later"))
+def with_faults(home: Path, faults: str, body: Callable[[InProcess], Awaitable[T]]) -> T:
+    async def go() -> T:
+        with composed(home, faults=frozenset(n for n in faults.split(",") if n)) as daemon:
+            return await body(daemon)
+    return anyio.run(go, backend="asyncio")
+
+
+async def add_in(daemon: InProcess, **fields: Any) -> dict[str, Any]:
+    out = await daemon.call("control", "memory.write", {"action": "add", "entry": entry(**fields)})
+    return out["entries"][0]  # type: ignore[no-any-return]
+
+
+async def remove_in(daemon: InProcess, e: dict[str, Any]) -> dict[str, Any]:
+    return await daemon.call("control", "memory.write", {  # type: ignore[no-any-return]
+        "action": "remove", "id": e["id"], "expected_revision": e["revision"]})
+
+
+async def receipt_status(daemon: InProcess, receipt_id: str) -> str:
+    out = await daemon.call("control", "memory.receipt", {"receipt_id": receipt_id})
+    return out["status"]  # type: ignore[no-any-return]
+
+
+def test_receipt_stays_pending_until_settled(tmp_path: Path) -> None:
+    async def body(daemon: InProcess) -> None:
+        out = await remove_in(daemon, await add_in(daemon, title="Later", body="settled later"))
         assert out["receipt"]["status"] == "pending"
         rid = out["receipt"]["receipt_id"]
-        assert c.call("memory.receipt", {"receipt_id": rid})["status"] == "pending"
-        assert c.call("memory.gc", {})["receipts_rechecked"] == 1
-        assert c.call("memory.receipt", {"receipt_id": rid})["status"] == "verified"
+        assert await receipt_status(daemon, rid) == "pending"
+        assert (await daemon.call("control", "memory.gc", {}))["receipts_rechecked"] == 1
+        assert await receipt_status(daemon, rid) == "verified"
+    with_faults(tmp_path / "h", "defer_receipts", body)
 
 
-def test_receipt_cut_off_by_a_crash_is_interrupted_then_reverified() -> None:
-    with running(env=faults("defer_receipts")) as daemon:
-        with daemon.control() as c:
-            out = remove(c, add(c, title="Crash", body="cut off"))
-        rid = out["receipt"]["receipt_id"]
-        daemon.kill()
-        daemon.start()
-        with daemon.control() as c:
-            assert c.call("memory.receipt", {"receipt_id": rid})["status"] == "interrupted"
-            c.call("memory.gc", {})
-            assert c.call("memory.receipt", {"receipt_id": rid})["status"] == "verified"
+def test_receipt_cut_off_by_a_crash_is_interrupted_then_reverified(tmp_path: Path) -> None:
+    async def cut_off(daemon: InProcess) -> str:
+        out = await remove_in(daemon, await add_in(daemon, title="Crash", body="cut off"))
+        return out["receipt"]["receipt_id"]  # type: ignore[no-any-return]
+
+    rid = with_faults(tmp_path / "h", "defer_receipts", cut_off)
+
+    async def restarted(daemon: InProcess) -> None:
+        assert await receipt_status(daemon, rid) == "interrupted"
+        await daemon.call("control", "memory.gc", {})
+        assert await receipt_status(daemon, rid) == "verified"
+    with_faults(tmp_path / "h", "", restarted)
 
 
-def test_receipt_is_incomplete_when_the_wal_checkpoint_fails() -> None:
-    with running(env=faults("checkpoint_busy")) as daemon, daemon.control() as c:
-        out = remove(c, add(c, title="Busy", body="wal stays"))
+def test_receipt_is_incomplete_when_the_wal_checkpoint_fails(tmp_path: Path) -> None:
+    async def body(daemon: InProcess) -> None:
+        out = await remove_in(daemon, await add_in(daemon, title="Busy", body="wal stays"))
         rid = out["receipt"]["receipt_id"]
         assert out["receipt"]["status"] == "incomplete"
-        assert c.call("memory.receipt", {"receipt_id": rid})["status"] == "incomplete"
-        events = c.call("audit.export", {})["events"]
-    traces = [e["details"]["traces"] for e in events
-              if e["kind"] == "receipt" and e["details"].get("receipt_id") == rid]
-    assert traces == [["wal"]]
+        assert await receipt_status(daemon, rid) == "incomplete"
+        events = (await daemon.call("control", "audit.export", {}))["events"]
+        traces = [e["details"]["traces"] for e in events
+                  if e["kind"] == "receipt" and e["details"].get("receipt_id") == rid]
+        assert traces == [["wal"]]
+    with_faults(tmp_path / "h", "checkpoint_busy", body)
 
 
-def test_receipt_is_external_unverified_while_a_projection_has_not_confirmed() -> None:
-    with running(env=faults("projection_unconfirmed")) as daemon, daemon.control() as c:
-        out = remove(c, add(c, title="Projected", body="copied out"))
-    assert out["receipt"]["status"] == "external_unverified"
+def test_receipt_is_external_unverified_while_a_projection_has_not_confirmed(
+        tmp_path: Path) -> None:
+    async def body(daemon: InProcess) -> None:
+        out = await remove_in(daemon, await add_in(daemon, title="Projected", body="copied out"))
+        assert out["receipt"]["status"] == "external_unverified"
+    with_faults(tmp_path / "h", "projection_unconfirmed", body)
 
 
-def test_unknown_receipt_fault_stops_the_daemon_at_start() -> None:
-    with pytest.raises(RuntimeError):
-        with running(env=faults("no_such_fault")):
-            pass
+def test_an_unknown_receipt_fault_is_refused(tmp_path: Path) -> None:
+    async def body(daemon: InProcess) -> None:
+        raise AssertionError("composed with an unknown fault")
+    with pytest.raises(ValueError, match="unknown lifecycle faults"):
+        with_faults(tmp_path / "h", "no_such_fault", body)

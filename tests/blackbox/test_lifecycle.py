@@ -1,27 +1,27 @@
 """Black-box: retention, basis and validity, supersede, archive, titles, budgets (SPEC §6).
 
-Expiry is shown without sleeping long: entries get a tiny ``ttl_days``
-(0.00002 days, under two seconds) and the tests poll with a bounded wait.
+Expiry and the purge grace run on the in-process seam (tests/inproc.py) with a
+fake clock: time is moved past ``expires_at`` rather than waited for. Only the
+janitor's own timer is shown on a real daemon.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, entry, running
+from tests.inproc import FakeClock, InProcess, composed
 
-TINY_TTL = 0.00002  # days: about 1.7 s
-CONFIG = """
-scope_budget_bytes = 3000
-[retention]
-purge_grace_days = 0.00003
-"""
+CONFIG = "scope_budget_bytes = 3000\n"
+GRACE_DAYS = 2
 
 
 @pytest.fixture(scope="module")
@@ -55,12 +55,7 @@ def wait_for(check: Any, timeout: float = 20.0) -> Any:
             return value
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
-        time.sleep(0.2)
-
-
-def audit_kinds(c: Client, entry_id: str) -> list[str]:
-    events = c.call("audit.export", {})["events"]
-    return [e["kind"] for e in events if entry_id in e["entry_ids"]]
+        time.sleep(0.05)
 
 
 # --- retention ----------------------------------------------------------------
@@ -96,36 +91,81 @@ def test_replace_renews_the_entry(c: Client) -> None:
     assert ts(new["expires_at"]) - ts(new["renewed_at"]) == timedelta(days=3)
 
 
-def test_expired_entry_leaves_the_listing_and_reads_as_expired(c: Client) -> None:
-    keep = add(c, "exp-list", title="Keeps")
-    gone = add(c, "exp-list", title="Goes", ttl_days=TINY_TTL)
-    wait_for(lambda: gone["id"] not in listed(c, "exp-list"))
-    assert keep["id"] in listed(c, "exp-list")
-    e = read(c, gone["id"])
-    assert e["expired"] is True
-    assert e["body"] == gone["body"]
-    assert gone["id"] in listed(c, "exp-list", statuses=["expired"])
+def on_fake_clock(home: Path,
+                  body: Callable[[InProcess, FakeClock], Awaitable[None]]) -> None:
+    clock = FakeClock()
+
+    async def go() -> None:
+        config = f"[retention]\npurge_grace_days = {GRACE_DAYS}\n"
+        with composed(home, clock=clock, config=config) as daemon:
+            await body(daemon, clock)
+    anyio.run(go, backend="asyncio")
 
 
-def test_janitor_expires_then_purges_after_the_grace_period(c: Client) -> None:
-    e = add(c, "exp-gc", title="Short", ttl_days=TINY_TTL)
-    wait_for(lambda: read(c, e["id"])["expired"])
-    c.call("memory.gc", {})
-    soft = read(c, e["id"])
-    assert soft["status"] == "expired"
-    assert soft["body"] == e["body"]
-    assert "retention_expired" in audit_kinds(c, e["id"])
-    wait_for(lambda: c.call("memory.gc", {})["purged"] and read(c, e["id"])["status"] == "removed")
-    hard = read(c, e["id"])
-    assert (hard["title"], hard["summary"], hard["body"]) == ("", "", "")
-    assert hard["content_hash"] == e["content_hash"]
-    assert "retention_purged" in audit_kinds(c, e["id"])
+async def add_in(daemon: InProcess, scope: str, **fields: Any) -> dict[str, Any]:
+    out = await daemon.call("control", "memory.write",
+                            {"action": "add", "scope": scope, "entry": entry(**fields)})
+    return out["entries"][0]  # type: ignore[no-any-return]
+
+
+async def read_in(daemon: InProcess, entry_id: str) -> dict[str, Any]:
+    out = await daemon.call("control", "memory.read", {"ids": [entry_id]})
+    return out["entries"][0]  # type: ignore[no-any-return]
+
+
+async def listed_in(daemon: InProcess, scope: str, **params: Any) -> list[str]:
+    out = await daemon.call("control", "memory.list", {"scope": scope, **params})
+    return [i["id"] for i in out["items"]]
+
+
+async def audit_kinds_in(daemon: InProcess, entry_id: str) -> list[str]:
+    events = (await daemon.call("control", "audit.export", {}))["events"]
+    return [e["kind"] for e in events if entry_id in e["entry_ids"]]
+
+
+def test_expired_entry_leaves_the_listing_and_reads_as_expired(tmp_path: Path) -> None:
+    async def body(daemon: InProcess, clock: FakeClock) -> None:
+        keep = await add_in(daemon, "exp-list", title="Keeps")
+        gone = await add_in(daemon, "exp-list", title="Goes", ttl_days=1)
+        clock.advance(hours=23)
+        assert gone["id"] in await listed_in(daemon, "exp-list")
+        clock.advance(hours=1, seconds=1)
+        assert await listed_in(daemon, "exp-list") == [keep["id"]]
+        e = await read_in(daemon, gone["id"])
+        assert e["expired"] is True
+        assert e["body"] == gone["body"]
+        assert await listed_in(daemon, "exp-list", statuses=["expired"]) == [gone["id"]]
+    on_fake_clock(tmp_path / "h", body)
+
+
+def test_janitor_expires_then_purges_after_the_grace_period(tmp_path: Path) -> None:
+    async def body(daemon: InProcess, clock: FakeClock) -> None:
+        e = await add_in(daemon, "exp-gc", title="Short", ttl_days=1)
+        clock.advance(days=1, seconds=1)
+        assert (await daemon.call("control", "memory.gc", {}))["expired"] == 1
+        soft = await read_in(daemon, e["id"])
+        assert soft["status"] == "expired"
+        assert soft["body"] == e["body"]
+        assert "retention_expired" in await audit_kinds_in(daemon, e["id"])
+        clock.advance(days=GRACE_DAYS - 1)
+        assert (await daemon.call("control", "memory.gc", {}))["purged"] == 0
+        assert (await read_in(daemon, e["id"]))["body"] == e["body"]
+        clock.advance(days=1)
+        assert (await daemon.call("control", "memory.gc", {}))["purged"] == 1
+        hard = await read_in(daemon, e["id"])
+        assert hard["status"] == "removed"
+        assert (hard["title"], hard["summary"], hard["body"]) == ("", "", "")
+        assert hard["content_hash"] == e["content_hash"]
+        assert "retention_purged" in await audit_kinds_in(daemon, e["id"])
+    on_fake_clock(tmp_path / "h", body)
 
 
 def test_janitor_runs_on_its_own_interval() -> None:
+    # The one test of the janitor's own timer, so on a real daemon: nobody
+    # calls memory.gc, and the entry expires (86 ms) well before the first pass.
     config = "[retention]\njanitor_interval_s = 0.3\n"
     with running(config=config) as daemon, daemon.control() as c:
-        e = add(c, "default", title="Short", ttl_days=TINY_TTL)
+        e = add(c, "default", title="Short", ttl_days=0.000001)
         wait_for(lambda: read(c, e["id"])["status"] == "expired")
 
 

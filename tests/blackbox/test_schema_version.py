@@ -14,6 +14,7 @@ from pathlib import Path
 
 import apsw
 
+from memoryd.audit.packing import TAG_V1, unpack_body, unpack_hash
 from memoryd.daemon.store import SCHEMA_VERSION
 from tests.harness import MEMORYD, Daemon, entry
 
@@ -107,3 +108,95 @@ def test_a_store_of_an_older_version_is_migrated_and_keeps_its_memory(home: Path
     finally:
         d.stop()
     assert _version(db) == SCHEMA_VERSION
+
+
+def _as_version_3(db: Path) -> None:
+    """Rewrite a current store in version 3's form: audit bodies as canonical
+    JSON and hashes as hex text, and a revision row copying every entry's
+    live revision (version 3 kept a second copy of each added entry's text)."""
+    conn = apsw.Connection(str(db))
+    try:
+        with conn:
+            rows = conn.execute("SELECT seq, body, hash FROM audit").fetchall()
+            for seq, body, hsh in rows:
+                conn.execute("UPDATE audit SET body = ?, hash = ? WHERE seq = ?",
+                             (unpack_body(bytes(body)), unpack_hash(hsh), seq))
+            conn.execute(
+                "INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary,"
+                " basis, validity, content_hash, created_at) SELECT id, revision, type, title,"
+                " body, summary, basis, validity, content_hash, updated_at FROM entries")
+            conn.execute("CREATE INDEX entries_scope ON entries(owner, target, scope, status)")
+            conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    finally:
+        conn.close()
+
+
+def _audit_forms(db: Path) -> set[tuple[bytes, int]]:
+    """(first body byte, hash length) of every audit row."""
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {(bytes(body)[:1], len(hsh)) for body, hsh in
+                conn.execute("SELECT body, hash FROM audit")}
+    finally:
+        conn.close()
+
+
+def _index_names(db: Path) -> set[str]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {str(r[0]) for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index'")}
+    finally:
+        conn.close()
+
+
+def _revision_rows(db: Path) -> int:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return int(conn.execute("SELECT count(*) FROM revisions").fetchall()[0][0])
+    finally:
+        conn.close()
+
+
+def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
+        home: Path) -> None:
+    db = home / "memory.db"
+    d = Daemon(home)
+    d.start()
+    try:
+        with d.control() as c:
+            added = c.call("memory.write", {"target": "memory", "action": "add",
+                                            "entry": entry(title="first words")})["entries"][0]
+            replaced = c.call("memory.write", {
+                "target": "memory", "action": "replace", "id": added["id"],
+                "expected_revision": 1, "entry": entry(title="second words")})
+            c.call("memory.write", {"target": "memory", "action": "add",
+                                    "entry": entry(title="only added")})
+    finally:
+        d.stop()
+    _as_version_3(db)
+    assert _audit_forms(db) == {(b"{", 64)}
+    d = Daemon(home)
+    d.start()
+    try:
+        with d.control() as c:
+            assert c.call("audit.verify", {})["ok"] is True
+            # Packed in the migration: no row keeps the verbose form.
+            assert _audit_forms(db) == {(TAG_V1, 32)}
+            # The copies of live revisions are gone; the replaced text stays
+            # (the undo of the replace needs it).
+            assert _revision_rows(db) == 1
+            assert "entries_scope" not in _index_names(db)  # no query needed it
+            undone = c.call("memory.undo", {"operation_id": replaced["operation_id"]})
+            assert [e["title"] for e in undone["entries"]] == ["first words"]
+            got = c.call("memory.read", {"ids": [added["id"]]})["entries"][0]
+            assert (got["title"], got["revision"]) == ("first words", 3)
+            assert c.call("audit.verify", {})["ok"] is True
+    finally:
+        d.stop()
+    assert _version(db) == SCHEMA_VERSION == 4
+
+
+def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:
+    _first_start(home)
+    assert _revision_rows(home / "memory.db") == 0

@@ -229,3 +229,55 @@ def psycopg_connect() -> Any:
     from tests.harness import PG_DSN
 
     return psycopg.connect(PG_DSN)
+
+
+# --- schema 4's storage, the same on both backends ----------------------------------
+
+def test_revisions_audit_rows_and_usage_totals_follow_schema_4(tmp_path: Path,
+                                                                store_config: str) -> None:
+    """An add keeps its text once (no revision row), a replace keeps the text
+    it replaced; audit rows are audit/packing.py's form; the running totals
+    view_stats reads equal a scan of the owner's view."""
+    from memoryd.audit.packing import stored_of, unpack_body
+    from memoryd.daemon.search import view_stats
+
+    async def body(daemon: InProcess) -> Any:
+        kept = await add(daemon, "Kept", "Stays as written.")
+        made = await add(daemon, "Replace me", "First text.")
+        after_add = daemon.store.run_sync(lambda tx: tx.all(
+            "SELECT entry_id, revision, body FROM revisions ORDER BY entry_id"), write=False)
+        await daemon.call("control", "memory.write", {
+            "target": "memory", "action": "replace", "id": made["id"], "expected_revision": 1,
+            "entry": entry("Replace me", "Second text, longer.", "fact")})
+        await daemon.call("control", "memory.write", {
+            "action": "archive", "id": kept["id"], "expected_revision": 1,
+            "reason": "no longer true"})
+
+        def look(tx: Tx) -> Any:
+            revisions = tx.all("SELECT entry_id, revision, body FROM revisions")
+            audit = tx.all("SELECT seq, body, hash FROM audit ORDER BY seq")
+            owner = tx.one("SELECT owner FROM entries WHERE id = ?", (made["id"],))
+            assert owner is not None
+            spaces = [(r["target"], r["scope"]) for r in tx.all(
+                "SELECT DISTINCT target, scope FROM entries WHERE owner = ?",
+                (owner["owner"],))]
+            scan = tx.one("SELECT count(*) AS n, avg(length(title) + length(summary)"
+                          " + length(body)) AS avgdl FROM entries WHERE owner = ?"
+                          " AND status = 'active'", (owner["owner"],))
+            assert scan is not None
+            stats = view_stats(tx, owner["owner"], spaces, "0001-01-01T00:00:00.000000Z")
+            return revisions, audit, stats, (int(scan["n"]), float(scan["avgdl"]))
+
+        revisions, audit, stats, scanned = daemon.store.run_sync(look, write=False)
+        return after_add, made["id"], revisions, audit, stats, scanned
+
+    after_add, made_id, revisions, audit, stats, scanned = run(store_config, tmp_path, body)
+    assert after_add == []
+    assert revisions == [{"entry_id": made_id, "revision": 1, "body": "First text."}]
+    assert audit, "the writes were audited"
+    for row in audit:
+        assert isinstance(row["hash"], bytes) and len(row["hash"]) == 32
+        assert unpack_body(bytes(row["body"]))[:1] == b"{"
+        assert stored_of(row["seq"], bytes(row["body"]), row["hash"]).hash == row["hash"].hex()
+    assert stats[0] == scanned[0] == 1
+    assert stats[1] == pytest.approx(scanned[1])

@@ -259,8 +259,9 @@ def test_argparse_refusal_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_choices_match_the_wire_schema() -> None:
     assert memctl.TARGETS == get_args(schema.Target)
-    assert memctl.ENTRY_TYPES == get_args(schema.EntryType)
-    assert memctl.STATUSES == get_args(schema.Status)
+    # The wire decodes types and statuses into the kernel's enums.
+    assert memctl.ENTRY_TYPES == tuple(t.value for t in schema.EntryType)
+    assert memctl.STATUSES == tuple(s.value for s in schema.Status)
     assert memctl.BASIS_KINDS == get_args(get_type_hints(schema.Basis)["kind"])
 
 

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
+import msgspec.inspect as mi
 import pytest
 from structlog.testing import capture_logs
 
 from memoryd.kernel.errors import Conflict
 from memoryd.rpc.framing import MAX_DEPTH
-from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec, param_errors
+from memoryd.rpc.protocol import (
+    CallContext,
+    Dispatcher,
+    MethodSpec,
+    describe,
+    param_errors,
+    tables,
+)
 from tests.corpora import corpus_files
 
 CTX = CallContext(channel="agent", peer_uid=1000, peer_pid=42, conn_id="conn_test")
@@ -459,6 +468,43 @@ def test_table_key_must_match_the_spec_name() -> None:
 def test_params_must_be_a_struct() -> None:
     with pytest.raises(TypeError, match="msgspec Struct"):
         Dispatcher({"a": MethodSpec("a", dict, whoami)})  # type: ignore[arg-type]
+
+
+def test_a_handler_answering_another_shape_than_declared_is_an_incident() -> None:
+    # A result Struct is a promise about the wire: a dict (or another Struct)
+    # in its place must not reach the client as an undeclared shape.
+    dispatcher = Dispatcher({
+        "declared": MethodSpec("declared", WriteParams, write, Result),
+        "drifted": MethodSpec("drifted", Empty, whoami, Result),
+    })
+    good = raw(msgspec.json.encode(req("declared", {"target": "memory"})),
+               dispatcher)
+    assert good is not None and "result" in msgspec.json.decode(good)
+    with capture_logs():
+        bad = msgspec.json.decode(raw(msgspec.json.encode(req("drifted", {})), dispatcher) or b"")
+    assert bad["error"]["code"] == -32603
+    assert list(bad["error"]["data"]) == ["incident"]
+
+
+def test_an_enum_is_described_like_the_literal_of_its_values() -> None:
+    class Colour(enum.StrEnum):
+        RED = "red"
+        BLUE = "blue"
+
+    assert describe(mi.type_info(Colour)) == describe(mi.type_info(Literal["red", "blue"]))
+    assert describe(mi.type_info(Colour)) == '"blue" | "red"'
+
+
+def test_tables_serve_agent_methods_on_both_sockets_and_the_rest_on_control_only() -> None:
+    agent, control = tables([MethodSpec("whoami", Empty, whoami, on_agent=True),
+                             MethodSpec("crash", Empty, crash)])
+    assert agent.methods == frozenset({"whoami"})
+    assert control.methods == frozenset({"whoami", "crash"})
+
+
+def test_a_method_declared_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="declared twice"):
+        tables([MethodSpec("whoami", Empty, whoami), MethodSpec("whoami", Empty, crash)])
 
 
 def test_empty_table_answers_method_not_found() -> None:

@@ -20,6 +20,7 @@ from memoryd.daemon.store import SqliteStore, Tx
 
 np = pytest.importorskip("numpy")
 hybrid = pytest.importorskip("memoryd.daemon.hybrid")
+quantise = pytest.importorskip("memoryd.daemon.quantise")
 
 NOW = "2026-01-01T00:00:00.000000Z"
 
@@ -126,7 +127,7 @@ def test_a_committed_deletion_leaves_the_index_and_a_rolled_back_one_does_not(
 
 def test_another_owner_has_no_neighbours_in_my_partition() -> None:
     index = hybrid.Index(2)
-    scale, blob = hybrid.quantise(np.array([1.0, 0.0], dtype=np.float32))
+    scale, blob = quantise.quantise(np.array([1.0, 0.0], dtype=np.float32))
     index.add_rows([{"vid": 1, "entry_id": "ent_x", "scale": scale, "vec": blob,
                      "owner": "own_a", "target": "memory", "scope": "default"}])
     q = np.array([1.0, 0.0], dtype=np.float32)
@@ -156,8 +157,8 @@ def test_int8_quantisation_keeps_the_direction(values: list[float]) -> None:
     if float(np.linalg.norm(vec)) < 1e-3:
         return
     vec /= np.linalg.norm(vec)
-    scale, blob = hybrid.quantise(vec)
-    back = hybrid.dequantise(scale, blob)
+    scale, blob = quantise.quantise(vec)
+    back = quantise.dequantise(scale, blob)
     assert len(blob) == 8
     assert float(back @ vec) / float(np.linalg.norm(back)) > 0.99
 

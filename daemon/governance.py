@@ -1,0 +1,648 @@
+"""The governed write path, top to bottom: ``memory.write``, approval and undo.
+
+Owns: the order of the steps every governed change takes, and the steps that
+need no store — normalising a call into a proposal (``draft``, ``resolve``),
+the one content scan (``scan``, at proposal and at approval time), and the
+kernel's decision over a proposal (``decide_ops``)::
+
+    before the writer:  draft (summaries, content hashes, provenance) → scan
+    (control.sock: resolve → decide here too; an agent's wait for its task)
+    in one writer transaction:
+        caller → replay? → resolve → decide →
+            deny | reject  → audit the decision / rejection → Refusal
+            propose        → pending action + audit          (daemon/actions.py)
+            apply          → rows + audit + receipts         (daemon/writes.py)
+        → remember (idempotency)
+    after the commit:   raise the Refusal, or shape the answer; settle receipts
+
+The steps that need the transaction live where their data does: the caller
+in daemon/gate.py, idempotency, applying and the audit events in
+daemon/writes.py, pending actions in daemon/actions.py, undo in
+daemon/undo.py, entry rows in daemon/entries.py.
+
+Invariants:
+- work that needs no store happens before the writer's transaction or after
+  it: the writer runs the SQL, the audit chain, and only the decisions that
+  depend on what that transaction read (an agent's task and grants); a
+  control-channel write and an approval are decided before it;
+- the idempotency key is checked before anything else in the transaction; a
+  malformed call is found while drafting but refused only after it, in the
+  order of the call's fields;
+- a denial or a content rejection is an outcome (``Refusal``), its audit
+  event committed in the same transaction that decided it; the error is
+  raised only after that commit;
+- a call refused before its outcome (malformed, not found, conflict) changes
+  nothing and appends nothing;
+- nothing logged here carries text, titles, scopes or queries: ids, codes,
+  rule ids only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import anyio
+import msgspec
+import structlog
+
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon import actions, gate, tasks, undo, writes
+from memoryd.daemon.clock import Clock, fmt
+from memoryd.daemon.config import Config
+from memoryd.daemon.entries import View, content_hash, derive_summary
+from memoryd.daemon.ids import random_id
+from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.writes import MAX_OPS, Caller, Op, Problem, Proposal, Provenance, Verdict
+from memoryd.kernel.capability import (
+    Capability,
+    Channel,
+    Effect,
+    Resource,
+    Role,
+    Subject,
+    most_restrictive,
+)
+from memoryd.kernel.decide import decide
+from memoryd.kernel.entry_text import entry_texts
+from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError
+from memoryd.kernel.policy import Policy
+from memoryd.kernel.scan import check_fields
+from memoryd.rpc import schema
+from memoryd.rpc.errors import InvalidParams
+from memoryd.rpc.protocol import CallContext
+
+__all__ = [
+    "INLINE_SCAN_CHARS", "REVIEW_WARNING", "Draft", "Governance", "Refusal", "ScanVerdict",
+    "control_caller", "decide_ops", "draft", "for_review", "request_hash", "resolve", "scan",
+    "scope_texts",
+]
+
+log = structlog.get_logger()
+
+# Proposals up to this many characters of text are scanned on the event
+# loop: they scan in well under a thread hop's cost (~0.1 ms).
+INLINE_SCAN_CHARS = 1_024
+REVIEW_WARNING = "content flagged for the operator's review"
+_canonical = msgspec.json.Encoder(order="sorted")
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """An expected refusal: its audit event is written in the transaction that
+    decided it, and ``error`` is raised to the caller after that commit."""
+
+    error: MemorydError
+    event: str  # the log event (snake_case fact)
+    fields: dict[str, Any] = field(default_factory=dict)  # ids and rule ids only
+
+
+def _policy_denied(verdict: Verdict, **details: Any) -> Denied:
+    return Denied("policy_denied", details={
+        "decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids), **details})
+
+
+def control_caller(owner: str) -> Caller:
+    """The operator writing for ``owner`` on control.sock (no task, sees all scopes)."""
+    return Caller(
+        subject=Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner, task_id=None),
+        view=View(owner, None), default_scope="default", user_scope=tasks.user_scope(owner),
+        channel="control", read_allowed=True,
+    )
+
+
+# --- normalising (before the writer) ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A write normalised without the store or the caller's task: its ops
+    (scopes as the caller wrote them), provenance and content hashes, plus
+    the first call-level problem, raised in pipeline order by ``resolve``."""
+
+    proposal: Proposal
+    error: Problem | None = None
+
+    @property
+    def malformed(self) -> bool:
+        return self.error is not None or any(op.error is not None for op in self.proposal.ops)
+
+
+def _bad(path: str, expected: str) -> InvalidParams:
+    return InvalidParams([{"path": path, "expected": expected}])
+
+
+def draft(p: schema.MemoryWrite, channel: str, hasher: KeyedHasher) -> Draft:
+    """Normalise a write before any transaction: entries, summaries, content
+    hashes, provenance. Nothing is raised here: a malformed call is kept in
+    the draft and refused by ``resolve``, after the idempotency check."""
+    if p.action == "batch":
+        if p.ops is None:
+            return Draft(Proposal([], Provenance("agent", eligible=False)),
+                         _bad("$.ops", "array of operations (required for batch)"))
+        if len(p.ops) > MAX_OPS:
+            return Draft(Proposal([], Provenance("agent", eligible=False)),
+                         LimitExceeded("batch_too_large", details={"max_ops": MAX_OPS}))
+        raw_ops = [(o, o.target or p.target, o.scope or p.scope, f"$.ops[{i}]")
+                   for i, o in enumerate(p.ops)]
+    else:
+        if p.ops is not None:
+            return Draft(Proposal([], Provenance("agent", eligible=False)),
+                         _bad("$.ops", "absent unless action is batch"))
+        single = schema.WriteOp(
+            action=p.action, id=p.id, expected_revision=p.expected_revision, entry=p.entry,
+            reason=p.reason, covered_by=p.covered_by,
+        )
+        raw_ops = [(single, p.target, p.scope, "$")]
+    try:
+        provenance = _provenance(p, channel, hasher)
+    except InvalidParams as exc:
+        return Draft(Proposal([], Provenance("agent", eligible=False)), exc)
+    ops = [_op(o, target, scope, path, hasher) for o, target, scope, path in raw_ops]
+    return Draft(Proposal(ops, provenance))
+
+
+def resolve(d: Draft, caller: Caller) -> Proposal:
+    """The draft's ops in the caller's namespaces; raises what the draft kept,
+    in the order the call's fields come (each op's scope before its fields)."""
+    if d.error is not None:
+        raise d.error
+    ops = []
+    for op in d.proposal.ops:
+        if op.target == "user":
+            if op.scope is not None and op.scope != caller.user_scope:
+                raise Denied("scope_mismatch")
+            scope = caller.user_scope
+        else:
+            scope = op.scope or caller.default_scope
+        if not caller.view.allows(op.target, scope):
+            raise Denied("scope_mismatch")
+        if op.error is not None:
+            raise op.error
+        ops.append(dataclasses.replace(op, scope=scope))
+    return Proposal(ops, d.proposal.provenance)
+
+
+def _is_time(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text.replace("z", "Z").replace("t", "T"))
+    except ValueError:
+        return False
+    return True
+
+
+def _provenance(p: schema.MemoryWrite, channel: str, hasher: KeyedHasher) -> Provenance:
+    # Provenance is set by the daemon, never trusted from the caller (SPEC §7).
+    if channel == "control":
+        if p.source == "import":
+            return Provenance("import", eligible=False)
+        return Provenance("user", eligible=True)
+    if p.source == "extraction":
+        if p.evidence is None:
+            raise _bad("$.evidence", "object with user_message (required for extraction)")
+        # Eligible for recall only if every new body is found verbatim in the
+        # cited message; the verdict and a keyed hash are kept, never the message.
+        bodies = [e.body for e in [p.entry, *(o.entry for o in p.ops or ())] if e is not None]
+        verbatim = bool(bodies) and all(b.strip() in p.evidence.user_message for b in bodies)
+        return Provenance("extraction", eligible=verbatim,
+                          evidence_hash=hasher.message(p.evidence.user_message))
+    return Provenance("agent", eligible=True)
+
+
+def _op_error(o: schema.WriteOp, path: str) -> Problem | None:
+    needs_entry = o.action in ("add", "replace", "supersede")
+    if o.action != "add":
+        if o.id is None:
+            return _bad(f"{path}.id", "str (required for this action)")
+        if o.expected_revision is None:
+            return Conflict("missing_revision")
+    if needs_entry and o.entry is None:
+        return _bad(f"{path}.entry", "object (required for this action)")
+    if o.action == "archive" and o.reason is None:
+        return _bad(f"{path}.reason", "str (required for archive)")
+    e = o.entry
+    if (needs_entry and e is not None and e.validity and e.validity.until is not None
+            and not _is_time(e.validity.until)):
+        return _bad(f"{path}.entry.validity.until", "RFC 3339 date-time")
+    return None
+
+
+def _op(o: schema.WriteOp, target: str | None, scope: str | None, path: str,
+        hasher: KeyedHasher) -> Op:
+    error = _op_error(o, path)
+    entry = None
+    chash = None
+    derived = None
+    if error is None and o.action in ("add", "replace", "supersede"):
+        assert o.entry is not None
+        e = o.entry
+        derived = e.summary is None
+        summary = derive_summary(e.body) if e.summary is None else e.summary
+        entry = {
+            "type": e.type,
+            "title": e.title,
+            "body": e.body,
+            "summary": summary,
+            "basis": msgspec.to_builtins(e.basis) if e.basis is not msgspec.UNSET else "unset",
+            "validity": (msgspec.to_builtins(e.validity)
+                         if e.validity is not msgspec.UNSET else "unset"),
+            "ttl_days": e.ttl_days,
+            "pinned": e.pinned,
+        }
+        chash = content_hash(hasher, e.type, e.title, summary, e.body)
+    return Op(
+        action=o.action,
+        target=target or "memory",
+        scope=scope,
+        entry_id=o.id,
+        expected_revision=o.expected_revision,
+        entry=entry,
+        content_hash=chash,
+        reason_given=o.reason is not None,
+        covered_by=msgspec.to_builtins(o.covered_by) if o.covered_by else None,
+        reason=o.reason,
+        summary_derived=derived,
+        error=error,
+    )
+
+
+# --- scanning ----------------------------------------------------------------
+
+
+# Enumerations of an entry: walked like any field, never counted as text.
+_NOT_COUNTED = ("type", "basis.kind")
+_SCOPE_SEPARATORS = str.maketrans("-_.:/+@", "       ")
+
+
+def scope_texts(scope: str | None) -> list[tuple[str, str]]:
+    """A scope name as scanned text: as written, and with its separators read
+    as spaces (``project:ignore-all-previous-instructions`` is a sentence)."""
+    if scope is None:
+        return []
+    return [("scope", scope), ("scope", scope.translate(_SCOPE_SEPARATORS))]
+
+
+@dataclass(frozen=True, slots=True)
+class ScanVerdict:
+    """The content verdict of a proposal: its rejection, or the rules that
+    flag it for the operator's review (empty when clean)."""
+
+    error: MemorydError | None
+    review: tuple[str, ...] = ()
+
+
+def scan_size(proposal: Proposal) -> int:
+    """Characters ``scan`` reads (to decide whether it is worth a thread)."""
+    return sum(len(text) for op in proposal.ops if op.entry is not None
+               for _path, text in entry_texts(op.entry))
+
+
+def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
+    """The one content scan, at proposal and at approval time: every new
+    text of every op (``kernel/entry_text``), its scope name and reason;
+    every stored byte counted, except a summary derived from the body.
+
+    A derived summary is a cut of the body: the body's scan covers its text
+    (scanning the cut again only finds what the cut broke, such as half a
+    base64 run), and the caller did not write it, so it is neither scanned
+    nor counted here. The scope budget counts it as stored."""
+    review: set[str] = set()
+    for op in proposal.ops:
+        extra = scope_texts(op.scope) + ([("reason", op.reason)] if op.reason else [])
+        try:
+            if op.entry is None:
+                if extra:
+                    check_fields(extra, max_bytes=max_bytes, counted=[])
+                continue
+            e = {k: v for k, v in op.entry.items() if v != "unset"}
+            derived = (op.summary_derived if op.summary_derived is not None
+                       else e["summary"] == derive_summary(e["body"]))
+            texts = [(path, text) for path, text in entry_texts(e)
+                     if not (derived and path == "summary")] + extra
+            counted = [(path, text) for path, text in texts if path not in _NOT_COUNTED]
+            review.update(f.rule_id for f in check_fields(texts, max_bytes=max_bytes,
+                                                          counted=counted))
+        except MemorydError as exc:
+            return ScanVerdict(exc)
+    return ScanVerdict(None, tuple(sorted(review)))
+
+
+# --- deciding ----------------------------------------------------------------
+
+
+def for_review(verdict: Verdict) -> Verdict:
+    """``verdict`` tightened to ``requires_approval``: content a rule flagged for
+    the operator's review is never applied without them."""
+    return dataclasses.replace(verdict, effect=Effect.REQUIRES_APPROVAL,
+                               rule_ids=(*verdict.rule_ids, "scan.review"))
+
+
+def decide_ops(caller: Caller, ops: list[Op], policy: Policy) -> Verdict:
+    decision_id = random_id("dec")
+    decisions = [
+        decide(caller.subject, Capability.MEMORY_WRITE, op.resource(), policy,
+               decision_id=decision_id, grants=caller.grants,
+               method="memory.write" if caller.grants is not None else None)
+        for op in ops
+    ]
+    effect = most_restrictive(d.effect for d in decisions)
+    rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
+    explicit = any(d.explicit for d in decisions if d.effect == effect)
+    return Verdict(decision_id, effect, rule_ids, explicit, policy.hash,
+                   tuple(op.resource().canonical() for op in ops))
+
+
+def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
+    body = msgspec.structs.replace(p, idempotency_key=None)
+    return hasher.content(_canonical.encode(body).decode())
+
+
+@dataclass
+class Governance:
+    """The governed write methods, over the collaborators they need."""
+
+    store: Store
+    config: Config
+    hasher: KeyedHasher
+    clock: Clock
+    gate: gate.Gate
+    policy: Callable[[], Policy]
+    # The owner id a control call writes for (its ``identity``, else the default).
+    owner_for_control: Callable[[schema.Identity | None], str]
+    # Settles a removal's receipt after its commit (daemon/lifecycle.py).
+    settle: Callable[[str], Awaitable[schema.ReceiptOut | None]]
+
+    def _limits(self) -> writes.Limits:
+        return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
+
+    async def _scan(self, proposal: Proposal) -> ScanVerdict:
+        """The one content scan, before the writer: on the loop when small."""
+        limit = self.config.entry_max_bytes
+        if scan_size(proposal) <= INLINE_SCAN_CHARS:
+            return scan(proposal, limit)
+        return await anyio.to_thread.run_sync(scan, proposal, limit)
+
+    async def _commit(self, run: Callable[[Tx], writes.Written | Refusal]) -> writes.Written:
+        """Run one pipeline transaction; a refusal is raised after it committed."""
+        out = await self.store.run(run)
+        if isinstance(out, Refusal):
+            log.info(out.event, **out.fields)
+            raise out.error
+        return out
+
+    async def _answer(self, written: writes.Written, read_allowed: bool,
+                      now: str) -> schema.WriteResult:
+        """Shape the committed answer and settle its delete receipts."""
+        result = written.shown(read_allowed, now)
+        for receipt in result.receipts or ([result.receipt] if result.receipt else []):
+            if receipt.status == "pending":
+                updated = await self.settle(receipt.receipt_id)
+                if updated is None:
+                    continue  # nothing proves the removal yet: it stays pending
+                receipt.status = updated.status
+                receipt.updated_at = updated.updated_at
+        return result
+
+    # -- the caller -------------------------------------------------------------
+
+    def _agent_caller(self, tx: Tx, ctx: CallContext, p: schema.MemoryWrite,
+                      now: str) -> Caller:
+        """The task writing on agent.sock, read in the writer's transaction: a
+        revoked token, ended task or withdrawn consent that committed before
+        is seen here (the decision is made on what this transaction read)."""
+        if p.task_id is None:
+            raise InvalidParams([{"path": "$.task_id",
+                                  "expected": "str (required on agent.sock)"}])
+        task = self.gate.task(tx, ctx, p.task_id, now)
+        subject = Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
+                          task_id=task.task_id)
+        view = gate.task_view(task)
+        # Grants are the kernel's input: a call-level MemoryWrite question
+        # answers consent and role before any operation is looked at.
+        call = self.gate.ask(gate.Caller(subject, view, task, task.grants), Capability.MEMORY_WRITE,
+                             Resource(target="memory", scope=task.scopes[0], action="add",
+                                      entry_id=None, expected_revision=None, content_hash=None),
+                             method="memory.write")
+        if call.always_on is not None and call.effect is Effect.DENY:
+            raise gate.refusal(call)
+        return Caller(
+            subject=subject, view=view, default_scope=task.scopes[0],
+            user_scope=task.user_scope, channel="agent",
+            read_allowed="memory.read" in task.grants, task_id=task.task_id,
+            grants=frozenset(task.grants),
+        )
+
+    # -- the shared tail: outcome, propose | apply --------------------------------
+
+    def _outcome(self, tx: Tx, caller: Caller, proposal: Proposal,
+                 verdict: Verdict, scanned: ScanVerdict,
+                 now_dt: datetime) -> writes.Written | Refusal:
+        now = fmt(now_dt)
+        if verdict.effect is Effect.DENY:
+            writes.audit_decision(tx, caller, verdict, proposal.ops, now)
+            return Refusal(
+                _policy_denied(verdict, policy_hash=verdict.policy_hash,
+                               explicit=verdict.explicit),
+                "write_denied",
+                {"decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids)})
+        if scanned.error is not None:
+            writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now)
+            return Refusal(scanned.error, "write_rejected", {"code": scanned.error.code})
+        if scanned.review and caller.channel == "agent" and verdict.effect is Effect.ALLOW:
+            # A finding no rule can judge: the operator decides.
+            verdict = for_review(verdict)
+        if verdict.effect is Effect.REQUIRES_APPROVAL:
+            written = actions.propose(tx, caller, proposal, verdict, self.hasher, now_dt,
+                                      self.config.pending_ttl_days,
+                                      self.config.max_pending_actions)
+        else:
+            written = writes.apply(tx, caller, proposal, verdict, self._limits(), now_dt)
+        if scanned.review:
+            written.warnings.append(REVIEW_WARNING)
+        return written
+
+    # -- memory.write -------------------------------------------------------------
+
+    async def write(self, ctx: CallContext, p: schema.MemoryWrite) -> schema.WriteResult:
+        now_dt = self.clock.now()
+        now = fmt(now_dt)
+        if ctx.channel == "agent" and p.identity is not None:
+            raise Denied("channel_forbidden")
+        # Before the writer: everything that needs neither the store nor the
+        # caller's task. Problems found here are raised in pipeline order
+        # below (after the idempotency check), so a replay still replays.
+        rhash = request_hash(self.hasher, p)
+        drafted = draft(p, ctx.channel, self.hasher)
+        scanned = (ScanVerdict(None) if drafted.malformed
+                   else await self._scan(drafted.proposal))
+        policy = self.policy()
+        # On control.sock nothing the decision reads is in the store (no task,
+        # no grants): the caller is resolved and the call decided here, not in
+        # the writer. A call that resolve refuses is left to the transaction,
+        # which refuses it after the idempotency check, as for any caller.
+        control = (control_caller(self.owner_for_control(p.identity))
+                   if ctx.channel != "agent" else None)
+        decided: tuple[Proposal, Verdict] | None = None
+        if control is not None and not drafted.malformed:
+            try:
+                resolved = resolve(drafted, control)
+            except MemorydError:
+                pass
+            else:
+                decided = resolved, decide_ops(control, resolved.ops, policy)
+        read_allowed = True
+
+        def run(tx: Tx) -> writes.Written | Refusal:
+            nonlocal read_allowed
+            caller = control or self._agent_caller(tx, ctx, p, now)
+            read_allowed = caller.read_allowed
+            owner = caller.subject.owner
+            if p.idempotency_key is not None:
+                replay = writes.idempotent_replay(tx, owner, p.idempotency_key, rhash,
+                                                  caller.view, read_allowed=read_allowed)
+                if replay is not None:
+                    return replay
+            if decided is not None:
+                proposal, verdict = decided
+            else:
+                proposal = resolve(drafted, caller)
+                verdict = decide_ops(caller, proposal.ops, policy)
+            out = self._outcome(tx, caller, proposal, verdict, scanned, now_dt)
+            if isinstance(out, writes.Written):
+                writes.remember(tx, owner, p.idempotency_key, rhash, out, now)
+            return out
+
+        written = await self._commit(run)
+        return await self._answer(written, read_allowed, now)
+
+    # -- governance.action.* --------------------------------------------------------
+
+    async def scrub_wal(self) -> None:
+        """Move the WAL into the database and truncate it, as removal does: a
+        dropped proposal's old pages must not linger in ``memory.db-wal``."""
+        await anyio.to_thread.run_sync(self.store.checkpoint_wal)
+
+    async def expire_actions(self) -> int:
+        now = fmt(self.clock.now())
+        expired = await self.store.run(lambda tx: actions.expire_actions(tx, now))
+        if expired:
+            await self.scrub_wal()
+        return expired
+
+    async def approve(self, ctx: CallContext, p: schema.ActionRef) -> schema.WriteResult:
+        await self.expire_actions()
+        now_dt = self.clock.now()
+        now = fmt(now_dt)
+        # Content rules may have tightened since the proposal: it is scanned
+        # again, before the writer, by the same scan that passed it.
+        read, caller, proposal = await self.store.run(
+            lambda tx: actions.load_pending(tx, p.action_id, now), write=False)
+        scanned = await self._scan(proposal)
+        policy = self.policy()
+        # Decided again under the policy in force: a rule added since it was
+        # proposed must hold for its approval too. Only a deny refuses:
+        # requires_approval is exactly what this call gives. The decision reads
+        # only the stored proposal, which the writer checks is still the one
+        # decided here.
+        again = decide_ops(caller, proposal.ops, policy)
+        verdict = Verdict(
+            decision_id=random_id("dec"), effect=Effect.ALLOW, rule_ids=(), explicit=True,
+            policy_hash=policy.hash,
+            resources=tuple(op.resource().canonical() for op in proposal.ops))
+
+        def run(tx: Tx) -> writes.Written | Refusal:
+            row, _caller, _proposal = actions.load_pending(tx, p.action_id, now)
+            if row["proposal_key"] != read["proposal_key"]:
+                # Not the proposal that was scanned and decided (it cannot
+                # change while pending; fail closed if it somehow did).
+                raise Conflict("decision_stale")
+            if again.effect is Effect.DENY:
+                # Refused, and the action stays pending (docs/decisions.md):
+                # the operator may deny it, or change the policy and approve again.
+                writes.audit_decision(tx, caller, again, proposal.ops, now,
+                                      action_id=p.action_id)
+                return Refusal(
+                    _policy_denied(again, policy_hash=again.policy_hash,
+                                   explicit=again.explicit, action_id=p.action_id),
+                    "approval_refused",
+                    {"action_id": p.action_id, "decision_id": again.decision_id,
+                     "rule_ids": list(again.rule_ids)})
+            if scanned.error is not None:
+                # Stays pending, like a refused approval; the rejection is on record.
+                writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now)
+                return Refusal(scanned.error, "approval_rejected",
+                               {"action_id": p.action_id, "code": scanned.error.code})
+            tx.audit("action_approved", now, subject={"channel": "control", "role": "operator",
+                                                      "owner": row["owner"]},
+                     capability=Capability.GOVERNANCE_DECIDE.value,
+                     resource=verdict.resources[0], decision_id=verdict.decision_id,
+                     effect="allow", entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
+                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
+                     details={"action_id": p.action_id})
+            written = writes.apply(tx, caller, proposal, verdict, self._limits(), now_dt,
+                                   conflict_code="decision_stale", action_id=p.action_id)
+            actions.close_action(tx, p.action_id, "approved", now, written)
+            return written
+
+        written = await self._commit(run)
+        log.info("action_approved", action_id=p.action_id, operation_id=written.operation_id)
+        return await self._answer(written, caller.read_allowed, now)
+
+    async def deny(self, ctx: CallContext, p: schema.ActionDeny) -> schema.ActionDenied:
+        await self.expire_actions()
+        now = fmt(self.clock.now())
+
+        def run(tx: Tx) -> schema.ActionDenied:
+            row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
+            tx.audit("action_denied", now, subject={"channel": "control", "role": "operator",
+                                                    "owner": row["owner"]},
+                     capability=Capability.GOVERNANCE_DECIDE.value, effect="deny",
+                     entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
+                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
+                     details={"action_id": p.action_id})
+            actions.close_action(tx, p.action_id, "denied", now, None)
+            return schema.ActionDenied(action_id=p.action_id, status="denied")
+
+        out = await self.store.run(run)
+        log.info("action_denied", action_id=p.action_id)
+        await self.scrub_wal()
+        return out
+
+    # -- memory.undo ---------------------------------------------------------------
+
+    async def undo(self, ctx: CallContext, p: schema.MemoryUndo) -> schema.WriteResult:
+        if ctx.channel != "control":
+            raise Denied("channel_forbidden")
+        owner = self.owner_for_control(p.identity)
+        caller = control_caller(owner)
+        policy = self.policy()
+        now_dt = self.clock.now()
+        now = fmt(now_dt)
+        limits = self._limits()
+
+        def run(tx: Tx) -> writes.Written | Refusal:
+            steps = undo.plan(tx, owner, p.operation_id)
+            ops = [s.op for s in steps]
+            verdict = decide_ops(caller, ops, policy)
+            writes.audit_decision(tx, caller, verdict, ops, now)
+            if verdict.effect is not Effect.ALLOW:
+                # An undo applies now or not at all: there is no pending undo,
+                # so anything short of allow refuses it (fail closed).
+                return Refusal(
+                    _policy_denied(verdict, effect=verdict.effect.value,
+                                   explicit=verdict.explicit),
+                    "undo_denied",
+                    {"decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids)})
+            rows, items = undo.apply(tx, owner, steps, limits, now_dt)
+            operation_id = undo.record(tx, owner, p.operation_id, items, now)
+            applied = writes.Applied(operation_id, rows, [], [], unchanged=False)
+            writes.audit_operation(tx, caller, verdict, applied, now, undo_of=p.operation_id)
+            return writes.Written(outcome="applied", operation_id=operation_id,
+                                  decision=verdict.wire(), rows=rows)
+
+        written = await self._commit(run)
+        log.info("operation_undone", undo_of=p.operation_id, operation_id=written.operation_id)
+        return await self._answer(written, caller.read_allowed, now)

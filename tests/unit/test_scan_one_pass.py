@@ -1,0 +1,85 @@
+"""The scanner reads each text once for every rule's prefilter, and each distinct text once.
+
+The reference is the rule-by-rule scan, ``scan(text, prefilter=False)``: every
+pattern run over the whole text. Generated texts are spliced from the
+prefilter literals themselves, the rules' positive examples and characters
+that folding treats specially, so the combined literal index is exercised on
+texts where some, all or none of a rule's checks hold.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memoryd.kernel import scan as engine
+from memoryd.kernel.scan import RULES, Finding, ScanRule, ScanStats, scan, verdict_fields
+from tests.unit.test_scan_rules import EXAMPLES
+
+_LITERALS = sorted({literal for rule in RULES
+                    for group in rule.prefilter or () for literal in group})
+_POSITIVES = sorted({text for positives, _negatives in EXAMPLES.values() for text in positives})
+_ODD = [" ", "  ", "\n", "\t", "\u200b", "\u3000", "ｉ", "\u0130", "\u017f", "\u212a", "é",
+        "密码", "=", ":", "@", "/", "AKIA", "ghp_", "-----BEGIN"]
+
+_pieces = st.one_of(
+    st.sampled_from(_LITERALS),
+    st.sampled_from(_LITERALS).map(str.upper),
+    st.sampled_from(_POSITIVES),
+    st.sampled_from(_ODD),
+    st.text(max_size=12),
+)
+_texts = st.lists(_pieces, max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts)
+def test_one_pass_scan_finds_what_the_rule_by_rule_scan_finds(text: str) -> None:
+    assert scan(text) == scan(text, prefilter=False)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_texts)
+def test_the_literal_index_lets_a_rule_run_exactly_when_its_plan_holds(text: str) -> None:
+    # The index's answer, checked against each rule's plan walked on its own.
+    table = engine._table(RULES)
+    for raw in (False, True):
+        subject = text if raw else engine._fold(text).text
+        view = engine._View(subject, table.indexes[raw])
+        for i in table.indexes[raw].side:
+            plan = table.plans[i]
+            if plan is None:
+                continue
+            holds = all(any(literal in view.low for literal in group.every)
+                        for group in plan.checks)
+            assert (i in view.may) == holds, (RULES[i].id, text)
+
+
+def test_identical_field_texts_are_scanned_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    scanned: list[str] = []
+    real = engine.scan_with_stats
+
+    def counting(text: str, rules: tuple[ScanRule, ...] = RULES, *, prefilter: bool = True
+                 ) -> tuple[tuple[Finding, ...], ScanStats]:
+        scanned.append(text)
+        return real(text, rules, prefilter=prefilter)
+
+    monkeypatch.setattr(engine, "scan_with_stats", counting)
+    same = "Deploy with make release"
+    fields = [("title", same), ("summary", same), ("body", "The body differs."),
+              ("tags[0]", "deploy"), ("tags[1]", "deploy")]
+    verdict, review = verdict_fields(fields, max_bytes=10_000)
+    assert verdict is None and review == ()
+    assert sorted(scanned) == sorted(set(scanned))
+    assert set(scanned) == {same, "The body differs.", "deploy",
+                            f"{same} {same} The body differs."}
+
+
+def test_a_finding_in_a_repeated_field_is_reported_for_each_field() -> None:
+    secret = "token ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5 expired"
+    verdict, _review = verdict_fields([("title", "t"), ("body", secret), ("summary", secret)],
+                                      max_bytes=10_000)
+    assert verdict is not None and verdict.code == "secret_detected"
+    fields = {f.field for f in verdict.findings}
+    assert {"body", "summary"} <= fields
