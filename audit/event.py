@@ -84,6 +84,7 @@ EVENT_KINDS: dict[str, str] = {
     "policy_rejected": "a policy file failed validation; the old policy stays",
     "token_issued": "an agent token was issued (keyed token hash, never the token)",
     "token_revoked": "an agent token was revoked",
+    "team_changed": "the operator created a team or changed its members (scope, owner ids)",
     "task_begun": "a task began; its consent was frozen",
     "task_ended": "a task ended or passed its TTL",
     "snapshot_frozen": "a task's memory snapshot was frozen (manifest of ids and hashes)",

@@ -38,6 +38,7 @@ from memoryd.daemon.writes import (
 )
 from memoryd.kernel.capability import Capability, Channel, Role, Subject
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
+from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 
 _canonical = msgspec.json.Encoder(order="sorted")
@@ -135,7 +136,10 @@ def load_pending(tx: Tx, action_id: str, now: str) -> tuple[dict[str, Any], Call
     caller = Caller(
         subject=Subject(channel=Channel(subj["channel"]), role=Role(subj["role"]),
                         owner=subj["owner"], task_id=subj["task_id"]),
-        view=View(subj["owner"], frozenset(scopes)),
+        # The proposal was checked against the task's view, team scopes
+        # included (frozen at task.begin): its ops name only scopes it held.
+        view=View(subj["owner"], frozenset(scopes),
+                  frozenset(s for t, s in scopes if is_team_scope(t, s))),
         default_scope=stored["default_scope"],
         user_scope=subj["owner"],
         channel=subj["channel"],

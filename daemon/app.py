@@ -26,7 +26,7 @@ import msgspec
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import actions, reads, tasks, writes
+from memoryd.daemon import actions, reads, tasks, teams, writes
 from memoryd.daemon import gate as gate_mod
 from memoryd.daemon import home as home_mod
 from memoryd.daemon import identity as ident
@@ -396,7 +396,10 @@ class App:
                 owner = self.owner_for_control(p.identity)
                 task = None
             # A task counts only its own namespaces (SPEC §7: what it may see).
-            view = task_view(task) if task is not None else View(owner, None)
+            # Team counts only on control for a current member: agent.sock
+            # reaches a team through a task begun as a member, never without.
+            view = (task_view(task) if task is not None else teams.control_view(tx, owner)
+                    if ctx.channel == "control" else View(owner, None))
             facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
                                 self.projection, self.ranker, self.ranker_reason)
             return reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")

@@ -26,7 +26,7 @@ import anyio
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall
+from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall, teams
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
@@ -182,6 +182,8 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
                          lambda: app.policy),
         *checkpoints.methods(checkpointer, hasher, lambda who: owner_of(hasher, who),
                              govern=govern),
+        *teams.methods(app.store, app.clock, lambda who: owner_of(hasher, who),
+                       govern=govern),
         *lifecycle.methods(),
         *projection.methods(),
     ]

@@ -30,6 +30,7 @@ from memoryd.daemon.store import Tx, dumps, loads
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 from memoryd.kernel.retention import default_ttl_days
 from memoryd.kernel.scan import RULES, redact
+from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 
 SUMMARY_CHARS = 200
@@ -94,19 +95,66 @@ def to_wire(row: dict[str, Any], now: str) -> schema.Entry:
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """What a caller may see: one owner, and on the agent channel some scopes."""
+    """What a caller may see: one owner's rows, and the rows of the team
+    scopes it may use (held by the team, daemon/teams.py); on the agent
+    channel only the task's namespaces of either."""
 
     owner: str
     # None: every scope of the owner (control channel). Otherwise (target, scope) pairs.
     namespaces: frozenset[tuple[str, str]] | None
+    # Team scopes this caller may use: a task's, frozen at task.begin; on the
+    # control channel the owner's current memberships. No others, ever.
+    teams: frozenset[str] = frozenset()
 
     def allows(self, target: str, scope: str) -> bool:
+        if is_team_scope(target, scope) and scope not in self.teams:
+            return False
         return self.namespaces is None or (target, scope) in self.namespaces
+
+    def holder(self, target: str, scope: str) -> str:
+        """The ``owner`` column of rows in a namespace: a team scope's rows
+        are the team's (its scope string), every other one the owner's."""
+        return scope if is_team_scope(target, scope) else self.owner
+
+    def holds(self, row: dict[str, Any]) -> bool:
+        """Whether the stored ``row`` is one this view sees."""
+        target, scope = row["target"], row["scope"]
+        if row["owner"] == self.owner:
+            # Personal rows only (a scope named ``team:…`` before teams
+            # existed stays its writer's, reachable on control alone).
+            return self.namespaces is None or (
+                (target, scope) in self.namespaces and not is_team_scope(target, scope))
+        return (row["owner"] == scope and is_team_scope(target, scope)
+                and scope in self.teams and self.allows(target, scope))
+
+    def team_spaces(self) -> list[tuple[str, str]]:
+        """The team namespaces this view reads, in a stable order."""
+        return sorted(("memory", t) for t in self.teams if self.allows("memory", t))
+
+    def rows(self, alias: str = "") -> tuple[str, list[Any]]:
+        """An SQL condition (and its arguments) true exactly for the rows
+        ``holds`` admits; ``alias`` prefixes the column names (``"e."``).
+        Without teams it is the owner filter alone, as it always was."""
+        a = alias
+        if self.namespaces is None:
+            personal, args = f"{a}owner = ?", [self.owner]
+        else:
+            mine = sorted(ns for ns in self.namespaces if not is_team_scope(*ns))
+            personal = (f"({a}owner = ? AND ("
+                        + " OR ".join(f"({a}target = ? AND {a}scope = ?)" for _ in mine) + "))"
+                        if mine else "1 = 0")  # portable false (PostgreSQL has no 0)
+            args = [self.owner, *(x for pair in mine for x in pair)] if mine else []
+        shared = self.team_spaces()
+        if not shared:
+            return personal, args
+        teams = " OR ".join(f"({a}owner = ? AND {a}target = 'memory' AND {a}scope = ?)"
+                            for _ in shared)
+        return f"({personal} OR {teams})", [*args, *(x for _, s in shared for x in (s, s))]
 
 
 def load(tx: Tx, view: View, entry_id: str) -> dict[str, Any] | None:
-    row = tx.one("SELECT * FROM entries WHERE id = ? AND owner = ?", (entry_id, view.owner))
-    if row is None or not view.allows(row["target"], row["scope"]):
+    row = tx.one("SELECT * FROM entries WHERE id = ?", (entry_id,))
+    if row is None or not view.holds(row):
         return None
     return row
 

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoryd.daemon import tasks
+from memoryd.daemon import tasks, teams
 from memoryd.daemon.clock import parse
 from memoryd.daemon.entries import View
 from memoryd.daemon.ids import random_id
@@ -45,6 +45,7 @@ from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Denied, NotFound
 from memoryd.kernel.grants import GRANT_GATED_METHODS
 from memoryd.kernel.policy import Policy
+from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext
@@ -216,7 +217,7 @@ class Gate:
                           task.grants if ctx.channel == "agent" else None)
         assert owner is not None
         return Caller(Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner),
-                      View(owner, None), None, None)
+                      teams.control_view(tx, owner), None, None)
 
     # -- deciding --------------------------------------------------------------
 
@@ -313,6 +314,7 @@ class Gate:
         else:
             spaces = {(r["target"], r["scope"]) for r in tx.all(
                 "SELECT DISTINCT target, scope FROM entries WHERE owner = ?", (view.owner,))}
+            spaces.update(view.team_spaces())
         allowed = set()
         for target, scope in spaces:
             d = self.namespace(check, target, scope)
@@ -321,7 +323,7 @@ class Gate:
                 allowed.add((target, scope))
         if view.namespaces is None and allowed == spaces:
             return view
-        return View(view.owner, frozenset(allowed))
+        return View(view.owner, frozenset(allowed), view.teams)
 
     def audit_details(self, check: ReadCheck) -> dict[str, Any]:
         """The one audit event of a read call: ids, rule ids and counts only."""
@@ -343,4 +345,7 @@ def check_token_live(tx: Tx, token_id: str, now: str) -> None:
 def task_view(task: tasks.Task) -> View:
     spaces = {("memory", s) for s in task.scopes}
     spaces.add(("user", task.user_scope))
-    return View(task.owner, frozenset(spaces))
+    # The team scopes were checked against membership at task.begin and are
+    # frozen with the task (daemon/teams.py).
+    return View(task.owner, frozenset(spaces),
+                frozenset(s for s in task.scopes if is_team_scope("memory", s)))

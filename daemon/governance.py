@@ -50,7 +50,7 @@ import msgspec
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import actions, gate, tasks, undo, writes
+from memoryd.daemon import actions, gate, tasks, teams, undo, writes
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View, content_hash, derive_summary
@@ -497,7 +497,11 @@ class Governance:
 
         def run(tx: Tx) -> writes.Written | Refusal:
             nonlocal read_allowed
-            caller = control or self._agent_caller(tx, ctx, p, now)
+            # On control the owner's team scopes are its memberships now (a
+            # store read, so here): a team scope is refused to a non-member.
+            caller = (dataclasses.replace(control, view=teams.control_view(
+                tx, control.subject.owner)) if control is not None
+                else self._agent_caller(tx, ctx, p, now))
             read_allowed = caller.read_allowed
             owner = caller.subject.owner
             if p.idempotency_key is not None:

@@ -333,17 +333,24 @@ class Ranker:
     def ranked(self, tx: Tx, plan: search.Plan, where: str, args: tuple[Any, ...],
                limit: int, owner: str, spaces: Sequence[tuple[str, str]] | None,
                qvec: Vector | None, columns: tuple[str, ...] | None = None,
-               stats: tuple[int, float] | None = None,
+               stats: tuple[int, float] | None = None, teams: Sequence[str] = (),
                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Fused candidates (best first, ``score`` = fused score) and what ranked them.
-        ``stats``: the view's BM25 statistics when the caller has them."""
+        ``stats``: the view's BM25 statistics when the caller has them. ``teams``
+        are the team scopes the caller's view holds: their rows are the team's
+        (daemon/teams.py), so their partitions are searched too."""
         picked = columns if columns is None or "id" in columns else ("id", *columns)
         lexical = search.ranked(tx, plan, where, args, limit, columns=picked, stats=stats)
         info = self.info(tx, where, args)
         if qvec is None or not self.index.ready:
             return lexical, info
         by_id = {r["id"]: r for r in lexical}
-        near = self.index.nearest(owner, spaces, qvec, limit, self.floor(qvec))
+        floor = self.floor(qvec)
+        near = self.index.nearest(owner, spaces, qvec, limit, floor)
+        if teams:
+            for holder in teams:
+                near += self.index.nearest(holder, spaces, qvec, limit, floor)
+            near = sorted(near, key=lambda hit: (-hit[1], hit[0]))[:limit]
         missing = [entry_id for entry_id, _ in near if entry_id not in by_id]
         if missing:
             cols = "e.*" if picked is None else ", ".join(f"e.{c}" for c in picked)

@@ -26,8 +26,9 @@ import msgspec
 import structlog
 from msgspec import Meta
 
-from memoryd.daemon import entries
+from memoryd.daemon import entries, teams
 from memoryd.daemon.clock import Clock, fmt
+from memoryd.daemon.entries import load
 from memoryd.daemon.gate import refusal
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Store, Tx
@@ -54,10 +55,11 @@ class PromoteParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
 def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
             now: str) -> schema.Promoted:
     ids = list(dict.fromkeys(p.ids))
+    view = teams.control_view(tx, owner)
     rows = []
     for index, entry_id in enumerate(ids):
-        row = tx.one("SELECT id, target, scope, status, revision, source, content_hash"
-                     " FROM entries WHERE id = ? AND owner = ?", (entry_id, owner))
+        # The owner's own entries and those of its teams (daemon/teams.py).
+        row = load(tx, view, entry_id)
         if row is None:
             # Another owner's entry is as unknown as a missing one.
             raise NotFound("not_found", details={"index": index})

@@ -120,8 +120,9 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
     if mode == "list" and p.query is not None:
         raise InvalidParams([{"path": "$.query", "expected": "absent in list mode"}])
     page_size = p.page_size or (SEARCH_PAGE if mode == "search" else 20)
-    clauses = ["owner = ?"]
-    args: list[Any] = [view.owner]
+    seen, seen_args = view.rows()
+    clauses = [seen]
+    args: list[Any] = seen_args
     if p.target is not None:
         clauses.append("target = ?")
         args.append(p.target)
@@ -147,12 +148,8 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
     if p.types:
         clauses.append("type IN (" + ",".join("?" * len(p.types)) + ")")
         args.extend(p.types)
-    if view.namespaces is not None:
-        ns = sorted(view.namespaces)
-        clauses.append("(" + " OR ".join("(target = ? AND scope = ?)" for _ in ns) + ")")
-        for target, scope in ns:
-            args.extend([target, scope])
-    scopes = sorted({f"{t}/{s}" for t, s in view.namespaces}) if view.namespaces else ["*"]
+    scopes = (sorted({f"{t}/{s}" for t, s in view.namespaces}) if view.namespaces
+              else ["*", *(f"{t}/{s}" for t, s in view.team_spaces())])
     if mode == "search":
         assert p.query is not None
         return _search_page(tx, hasher, boot_id, view, p.query, " AND ".join(clauses),
@@ -204,7 +201,8 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
         spaces = None if view.namespaces is None else sorted(view.namespaces)
         qvec = ranker.embed_query_now(query)
         fused, ranking = ranker.ranked(tx, plan, where, args, HYBRID_CANDIDATES, view.owner,
-                                       spaces, qvec)
+                                       spaces, qvec,
+                                       teams=[s for _, s in view.team_spaces()])
         if after is not None:
             fused = [r for r in fused
                      if r["score"] < after[0] or (r["score"] == after[0] and r["id"] > after[1])]
@@ -285,11 +283,7 @@ def status(tx: Tx, facts: Facts, owner: str, task: Task | None, now: str,
     owner's items, so an agent could watch them to learn when others write.
     It keeps whether the chain verifies and which features are on."""
     counts = dict.fromkeys(STATUSES, 0)
-    where, args = "owner = ?", [owner]
-    if view.namespaces is not None:
-        ns = sorted(view.namespaces)
-        where += " AND (" + " OR ".join("(target = ? AND scope = ?)" for _ in ns) + ")"
-        args += [x for pair in ns for x in pair]
+    where, args = view.rows()
     for row in tx.all("SELECT status, count(*) AS n FROM entries WHERE " + where  # noqa: S608 (placeholders only)
                       + " GROUP BY status", tuple(args)):
         counts[row["status"]] = row["n"]

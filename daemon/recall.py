@@ -39,7 +39,7 @@ from memoryd.daemon import entries, projection, search, tasks
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.config import RecallConfig
 from memoryd.daemon.entries import redact_secrets
-from memoryd.daemon.gate import ReadCheck
+from memoryd.daemon.gate import ReadCheck, task_view
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
 from memoryd.kernel.capability import Capability, Effect
@@ -164,12 +164,16 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
     cfg = app.config
     now = fmt(now_dt)
     spaces = namespaces(task)
-    where = ("e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
-             + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in spaces) + ")")
-    args: tuple[Any, ...] = (task.owner, now, *(x for pair in spaces for x in pair))
+    # The task's own namespaces and its team scopes (held by each team).
+    view = task_view(task)
+    seen, seen_args = view.rows("e.")
+    where = seen + " AND e.status = 'active' AND e.expires_at > ?"
+    args: tuple[Any, ...] = (*seen_args, now)
     plan = search.plan(tx, intent, where, args)
     # BM25's statistics of this very view, from running totals (no scan).
-    stats = search.view_stats(tx, task.owner, spaces, now) if plan.match is not None else None
+    # (A view with team scopes spans several holders' totals: it is scanned.)
+    stats = (search.view_stats(tx, task.owner, spaces, now)
+             if plan.match is not None and not view.teams else None)
     if app.ranker is None:
         rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS,
                              stats=stats)
@@ -179,7 +183,7 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
         # (daemon/hybrid.py); everything below applies unchanged.
         rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, task.owner,
                                           spaces, qvec, columns=_CANDIDATE_COLUMNS,
-                                          stats=stats)
+                                          stats=stats, teams=[s for _, s in view.team_spaces()])
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()

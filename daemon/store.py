@@ -47,7 +47,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class StoreVersionError(Exception):
@@ -107,8 +107,15 @@ def _migrate_3_to_4(conn: apsw.Connection) -> None:
         conn.execute(f"DROP INDEX IF EXISTS {name}")
 
 
+def _migrate_4_to_5(conn: apsw.Connection) -> None:
+    # Team scopes (daemon/teams.py): membership tables, empty. Entries of an
+    # older store keep their owners; a scope named ``team:…`` there stays its
+    # writer's own (docs/decisions.md, "Team scopes").
+    conn.execute(TEAM_SCHEMA)
+
+
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
-    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
+    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)
@@ -192,6 +199,17 @@ CREATE TABLE IF NOT EXISTS receipts(
 CREATE TABLE IF NOT EXISTS checkpoints(
   seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, ts TEXT NOT NULL, signature TEXT NOT NULL,
   public_key TEXT NOT NULL);
+"""
+
+# Team scopes (daemon/teams.py): which owners share a ``team:NAME`` scope.
+# Plain tables and SQL both primary stores speak (no SQLite-only clauses).
+TEAM_SCHEMA = """
+CREATE TABLE IF NOT EXISTS teams(
+  scope TEXT PRIMARY KEY, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS team_members(
+  scope TEXT NOT NULL REFERENCES teams(scope), member TEXT NOT NULL,
+  added_at TEXT NOT NULL, PRIMARY KEY(scope, member));
+CREATE INDEX IF NOT EXISTS team_members_member ON team_members(member, scope);
 """
 
 # Lexical index (daemon/search.py) and frozen recall snapshots (daemon/recall.py).
@@ -603,6 +621,7 @@ class SqliteStore:
             # The projection outbox (daemon/projection_outbox.py): its triggers
             # record desired state in the same transaction as each change.
             self.conn.execute(projection_outbox.SCHEMA)
+            self.conn.execute(TEAM_SCHEMA)
             vectors.install(self.conn)
             # Removed text must not linger in the index's pages either.
             self.conn.execute(

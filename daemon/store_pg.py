@@ -145,6 +145,13 @@ CREATE TABLE IF NOT EXISTS audit_head(
 CREATE TABLE IF NOT EXISTS checkpoints(
   seq BIGINT NOT NULL, hash {_T} NOT NULL, ts {_T} NOT NULL, signature {_T} NOT NULL,
   public_key {_T} NOT NULL, PRIMARY KEY(seq, public_key));
+-- Team scopes (daemon/teams.py): which owners share a team:NAME scope, as
+-- daemon/store.py's TEAM_SCHEMA.
+CREATE TABLE IF NOT EXISTS teams(scope {_T} PRIMARY KEY, created_at {_T} NOT NULL);
+CREATE TABLE IF NOT EXISTS team_members(
+  scope {_T} NOT NULL REFERENCES teams(scope), member {_T} NOT NULL,
+  added_at {_T} NOT NULL, PRIMARY KEY(scope, member));
+CREATE INDEX IF NOT EXISTS team_members_member ON team_members(member, scope);
 -- Lexical index: one tsvector per entry, never a copy of the text.
 CREATE TABLE IF NOT EXISTS search_index(entry_id {_T} PRIMARY KEY, doc tsvector NOT NULL);
 CREATE INDEX IF NOT EXISTS search_index_doc ON search_index USING gin(doc);

@@ -13,6 +13,9 @@ Invariants:
 - namespaces are fixed at begin: the owner's ``user`` scope plus the memory
   scopes named in ``scopes``, else the workspace scope, else ``default``;
   a subagent inherits its parent's;
+- a team scope (``team:NAME``) is a namespace of a task only if its owner is
+  a member of that team at begin (daemon/teams.py); it stays one for the
+  task's lifetime, like the frozen consent;
 - a token with scopes limits the task to those scopes; a subagent is bound to
   its parent's token (and so its scopes) and is begun only with that same
   credential, so it can never widen what its parent could see.
@@ -26,6 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon import teams
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.identity import read_consent
 from memoryd.daemon.ids import random_id
@@ -136,6 +140,9 @@ def begin(
             scopes = ("default",)
         if token_scopes is not None and not set(scopes) <= set(token_scopes):
             raise Denied("scope_mismatch", details={"reason": "token_scopes"})
+        # Team scopes need membership now; the task keeps them (frozen) even
+        # if the owner is removed later. A subagent inherits its parent's.
+        teams.check_task_scopes(tx, owner, scopes)
     grants = grants_for(consent, role, parent_has_read=parent_has_read, tools_used=p.tools_used)
     task = Task(
         task_id=random_id("tsk"),

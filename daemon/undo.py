@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memoryd.daemon import entries
+from memoryd.daemon import entries, teams
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
@@ -71,8 +71,8 @@ def plan(tx: Tx, owner: str, operation_id: str) -> list[Step]:
     # Reverse order: a supersede's new entry is archived before the old one
     # comes back, so the title is free again when it is checked.
     for item in reversed(items):
-        row = tx.one("SELECT * FROM entries WHERE id = ? AND owner = ?",
-                     (item["entry_id"], owner))
+        # The owner's own entries and those of its teams (daemon/teams.py).
+        row = entries.load(tx, teams.control_view(tx, owner), item["entry_id"])
         if (row is None or row["revision"] != item["revision_after"]
                 or row["status"] != _UNDOABLE_STATUS.get(item["action"])):
             raise Conflict("revision_conflict", details={
@@ -107,7 +107,8 @@ def _renewal(row: dict[str, Any], now_dt: datetime) -> dict[str, Any]:
 
 def apply(tx: Tx, owner: str, steps: list[Step], limits: Limits,
           now_dt: datetime) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Apply the planned steps; returns (rows after, journal items)."""
+    """Apply the planned steps; returns (rows after, journal items). Titles
+    and budgets are checked where each row is held (a team's rows: the team)."""
     now = fmt(now_dt)
     rows: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
@@ -122,17 +123,17 @@ def apply(tx: Tx, owner: str, steps: list[Step], limits: Limits,
             old = step.restore
             assert old is not None
             if old["title"] != row["title"]:
-                entries.check_title(tx, owner, *where, old["title"], row["id"])
+                entries.check_title(tx, row["owner"], *where, old["title"], row["id"])
             delta = len(old["body"].encode()) - len(row["body"].encode())
             if delta > 0:
-                entries.check_budget(tx, owner, *where, delta, budget)
+                entries.check_budget(tx, row["owner"], *where, delta, budget)
             after = entries.update(tx, row["id"], type=old["type"], title=old["title"],
                                    body=old["body"], summary=old["summary"], basis=old["basis"],
                                    validity=old["validity"], content_hash=old["content_hash"],
                                    **_renewal(row, now_dt))
         else:  # supersede (the old entry) or archive: it becomes active again
-            entries.check_title(tx, owner, *where, row["title"], row["id"])
-            entries.check_budget(tx, owner, *where, len(row["body"].encode()), budget)
+            entries.check_title(tx, row["owner"], *where, row["title"], row["id"])
+            entries.check_budget(tx, row["owner"], *where, len(row["body"].encode()), budget)
             after = entries.update(tx, row["id"], status="active", superseded_by=None,
                                    archive_reason=None, **_renewal(row, now_dt))
         rows.append(after)

@@ -299,15 +299,18 @@ def _apply_ops(
     unchanged_count = 0
     # Every stored byte counts toward the scope budget (store.USAGE_TRIGGERS),
     # so it is checked on the totals the triggers leave, not on a guess.
-    usage_before = {op.namespace: entries.active_bytes(tx, owner, *op.namespace)
+    # A team scope's rows are held by the team (daemon/teams.py): titles,
+    # budgets and new rows are the team's there, the caller's elsewhere.
+    holder = caller.view.holder
+    usage_before = {op.namespace: entries.active_bytes(tx, holder(*op.namespace), *op.namespace)
                     for op in proposal.ops}
     for op in proposal.ops:
         if op.action == "add":
             assert op.entry is not None
-            entries.check_title(tx, owner, *op.namespace, op.entry["title"], None,
-                                reveal=caller.read_allowed)
-            row = entries.insert(tx, owner, *op.namespace, op.entry, op.content_hash,
-                                 proposal.provenance, now_dt)
+            entries.check_title(tx, holder(*op.namespace), *op.namespace, op.entry["title"],
+                                None, reveal=caller.read_allowed)
+            row = entries.insert(tx, holder(*op.namespace), *op.namespace, op.entry,
+                                 op.content_hash, proposal.provenance, now_dt)
             rows.append(row)
             items.append(_item(op, None, row))
             continue
@@ -337,7 +340,7 @@ def _apply_ops(
                 rows.append(cur)
                 continue
             if e["title"] != cur["title"]:
-                entries.check_title(tx, owner, *op.namespace, e["title"], cur["id"],
+                entries.check_title(tx, cur["owner"], *op.namespace, e["title"], cur["id"],
                                     reveal=caller.read_allowed)
             row = entries.update(
                 tx, cur["id"], type=e["type"], title=e["title"], body=e["body"],
@@ -355,9 +358,9 @@ def _apply_ops(
             assert op.entry is not None
             old = entries.update(tx, cur["id"], status="superseded",
                                  revision=cur["revision"] + 1, updated_at=now, status_at=now)
-            entries.check_title(tx, owner, *op.namespace, op.entry["title"], None,
+            entries.check_title(tx, cur["owner"], *op.namespace, op.entry["title"], None,
                                 reveal=caller.read_allowed)
-            new = entries.insert(tx, owner, *op.namespace, op.entry, op.content_hash,
+            new = entries.insert(tx, cur["owner"], *op.namespace, op.entry, op.content_hash,
                                  proposal.provenance, now_dt)
             old = entries.update(tx, cur["id"], superseded_by=new["id"])
             rows.extend([old, new])
@@ -380,7 +383,7 @@ def _apply_ops(
             rows.append(row)
             items.append(_item(op, cur, row))
     for (target, scope), used in usage_before.items():
-        now_used = entries.active_bytes(tx, owner, target, scope)
+        now_used = entries.active_bytes(tx, holder(target, scope), target, scope)
         if now_used > used and now_used > limits.scope_budget_bytes:
             raise LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes",
                                     limits.scope_budget_bytes, used_bytes=used,

@@ -76,6 +76,10 @@ ERRORS: dict[str, ErrorRow] = {
         "conflict", "this idempotency key was used for a different request",
         "use a new idempotency key for a new request",
     ),
+    "team_exists": ErrorRow(
+        "conflict", "a team with this name already exists",
+        "add members to the existing team (memctl team add), or choose another name",
+    ),
     "undo_impossible": ErrorRow(
         "conflict", "this operation cannot be undone",
         "see details.reason; a removal is final: write the entry again instead",
@@ -92,6 +96,10 @@ ERRORS: dict[str, ErrorRow] = {
     "action_not_found": ErrorRow(
         "not_found", "no such action",
         "list actions with governance.action.list",
+    ),
+    "team_not_found": ErrorRow(
+        "not_found", "no such team, or the identity is not one of its members",
+        "list teams and their members with memctl team ls",
     ),
     # -32004 content rejected
     "secret_detected": ErrorRow(

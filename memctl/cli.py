@@ -368,6 +368,38 @@ def _add_consent_tokens(tree: _Tree, subs: Any) -> None:
     revoke.add_argument("token_id", metavar="TOKEN_ID", help="token id (see memctl token ls)")
 
 
+def _add_teams(tree: _Tree, subs: Any) -> None:
+    team = subs.add_parser("team", help="create teams and manage who shares a team scope",
+                           description="Teams: a scope team:NAME shared by the owners you make "
+                                       "its members.\nA task may use it only if its identity "
+                                       "is a member when the task begins.",
+                           epilog=_examples("memctl team create ops",
+                                            "memctl team add ops --identity-kind token "
+                                            "--identity-subject alice",
+                                            "memctl team ls"),
+                           formatter_class=_Formatter)
+    tsubs = team.add_subparsers(title="subcommands", metavar="{create,add,remove,ls}",
+                                required=True)
+    create = tree.add(tsubs, "create", "team create", summary="create a team",
+                      description="Create a team (team.create); its memory scope is "
+                                  "team:NAME. It starts\nwith no members.",
+                      examples=("memctl team create ops",))
+    create.add_argument("name", metavar="NAME",
+                        help="1-63 of a-z 0-9 . _ - (starting with a letter or digit)")
+    for verb, method, what in (("add", "team.add", "make an identity a member"),
+                               ("remove", "team.remove", "end an identity's membership")):
+        cmd = tree.add(tsubs, verb, f"team {verb}", identity=True, summary=what,
+                       description=f"{what[0].upper()}{what[1:]} ({method}). Tasks begun "
+                                   "afterwards follow the change;\ntasks already running "
+                                   "keep what they began with.",
+                       examples=(f"memctl team {verb} ops --identity-kind token "
+                                 "--identity-subject alice",))
+        cmd.add_argument("name", metavar="NAME", help="the team's name")
+    tree.add(tsubs, "ls", "team ls", summary="list teams and their members (owner ids)",
+             description="List teams (team.list): each team's scope and its members' "
+                         "owner ids.", examples=("memctl team ls",))
+
+
 def _add_recall(tree: _Tree, subs: Any) -> None:
     ctx = tree.add(subs, "context", "context", identity=True,
                    summary="preview what an agent would recall for an intent",
@@ -633,7 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
     subs = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
     tree = _Tree(_parents())
     for add in (_add_memory_reads, _add_memory_writes, _add_history, _add_governance,
-                _add_consent_tokens, _add_recall, _add_audit_policy,
+                _add_consent_tokens, _add_teams, _add_recall, _add_audit_policy,
                 _add_bridge_backup, _add_ui, _add_transfer, _add_edit_completion,
                 _add_projection):
         add(tree, subs)

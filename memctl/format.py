@@ -47,6 +47,8 @@ __all__ = [
     "scan_verdict",
     "status",
     "table",
+    "team_changed",
+    "teams",
     "token_issued",
     "token_revoked",
     "tokens",
@@ -462,6 +464,25 @@ def tokens(result: object) -> str:
         return "no tokens"
     return table(["TOKEN ID", "LABEL", "STATE", "KIND", "OWNER", "SCOPES", "CREATED",
                   "EXPIRES"], rows)
+
+
+def teams(result: object) -> str:
+    rows = [[cell(t.get("scope")), cell(t.get("created_at")),
+             " ".join(cell(m.get("owner")) for m in _items(t, "members")) or "none"]
+            for t in _items(result, "teams")]
+    if not rows:
+        return "no teams"
+    return table(["TEAM SCOPE", "CREATED", "MEMBERS (OWNER IDS)"], rows)
+
+
+def team_changed(result: object) -> str:
+    member = _get(result, "member")
+    scope = cell(_get(result, "scope"))
+    if member is None:
+        return f"created {scope} (no members yet)"
+    if _get(result, "changed") is False:
+        return f"{cell(member)} was already a member of {scope}"
+    return f"{cell(member)} {'added to' if _get(result, 'changed') else 'removed from'} {scope}"
 
 
 def token_revoked(result: object) -> str:

@@ -60,6 +60,9 @@ __all__ = [
     "build_status",
     "build_supersede",
     "build_task_begin",
+    "build_team_create",
+    "build_team_ls",
+    "build_team_member",
     "build_token_issue",
     "build_token_ls",
     "build_token_revoke",
@@ -312,6 +315,22 @@ def build_token_ls(args: argparse.Namespace, _read: Reader) -> Request:
 
 def build_token_revoke(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("token.revoke", {"token_id": args.token_id})
+
+
+def build_team_create(args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("team.create", {"name": args.name})
+
+
+def build_team_member(args: argparse.Namespace, _read: Reader) -> Request:
+    """team.add / team.remove: the member is named, never the default identity."""
+    ident = _identity(args)
+    if ident is None:
+        raise UsageError("name the member with --identity-kind and --identity-subject")
+    return Request("team." + args.key.split()[1], {"name": args.name, "identity": ident})
+
+
+def build_team_ls(_args: argparse.Namespace, _read: Reader) -> Request:
+    return Request("team.list", {})
 
 
 def build_task_begin(args: argparse.Namespace) -> Request:

@@ -18,6 +18,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from memoryd.kernel.retention import EntryStatus, EntryType
+from memoryd.kernel.teams import TEAM_NAME
 
 # --- bounded scalars -------------------------------------------------------
 
@@ -275,6 +276,21 @@ class ProjectionRetry(_P, frozen=True, kw_only=True):
 
 # --- results ---------------------------------------------------------------
 
+
+
+TeamName = Annotated[str, Meta(min_length=1, max_length=63, pattern=f"^{TEAM_NAME.pattern}$")]
+
+class TeamCreate(_P, frozen=True, kw_only=True):
+    name: TeamName
+
+
+class TeamMember(_P, frozen=True, kw_only=True):
+    name: TeamName
+    identity: Identity
+
+
+class TeamList(_P, frozen=True, kw_only=True):
+    pass
 
 class _R(msgspec.Struct, kw_only=True, omit_defaults=False):
     """Base of result Structs."""
@@ -752,3 +768,32 @@ class ProjectionReport(_R, kw_only=True):
     outbox: dict[str, int]
     oldest_open: str | None
     recall: dict[str, Any]
+
+
+class TeamMemberOut(_R, kw_only=True):
+    owner: str
+    added_at: str
+
+
+class TeamOut(_R, kw_only=True):
+    """``team.create``, and one team of ``team.list``."""
+
+    name: str
+    scope: str
+    created_at: str
+    members: list[TeamMemberOut]
+
+
+class TeamChanged(_R, kw_only=True):
+    """``team.add`` / ``team.remove``."""
+
+    name: str
+    scope: str
+    member: str
+    changed: bool
+
+
+class TeamPage(_R, kw_only=True):
+    """``team.list``."""
+
+    teams: list[TeamOut]

@@ -154,6 +154,24 @@ def _workload(run: Run, c: Client, a: Client) -> None:
     run.fail(c, "memory.promote", {"ids": [n()]})
     run.fail(c, "token.issue", {"identity": ident, "label": f"bad\n{n()}"})
 
+    # Teams (docs/teams.md): members are named by identity; a member writes
+    # into the team scope and a task reads it; refusals name no subject.
+    c.call("team.create", {"name": "canaryteam"})
+    c.call("team.add", {"name": "canaryteam", "identity": ident})
+    c.call("memory.write", {"identity": ident, "scope": "team:canaryteam", "action": "add",
+                            "entry": full_entry()})
+    team_task = a.call("task.begin", {"token": unscoped, "scopes": ["team:canaryteam"]})
+    a.call("memory.list", {"task_id": team_task["task_id"], "query": n()})
+    run.fail(c, "team.add", {"name": "nosuchteam", "identity": {"kind": "local",
+                                                                "subject": n()}})
+    run.fail(c, "team.create", {"name": n()})
+    run.fail(c, "memory.write", {"identity": {"kind": "local", "subject": n()},
+                                 "scope": "team:canaryteam", "action": "add",
+                                 "entry": full_entry()})
+    run.fail(a, "task.begin", {"token": issued["token"], "scopes": ["team:canaryteam"]})
+    c.call("team.remove", {"name": "canaryteam", "identity": ident})
+    c.call("team.list", {})
+
     # Queries and intents.
     c.call("memory.list", {"query": f"vim {n()}"})
     a.call("memory.list", {"task_id": task, "query": n()})

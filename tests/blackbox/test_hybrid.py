@@ -339,3 +339,29 @@ def test_hybrid_search_pages_follow_one_another_with_filters(d: Daemon) -> None:
             seen += [item["id"] for item in page["items"]]
     assert len(seen) == len(set(seen))
     assert set(seen) == made
+
+
+def test_a_paraphrase_finds_team_memory_for_a_member_only(d: Daemon) -> None:
+    """Team entries are held by the team (docs/teams.md): the vector side of
+    a member's recall searches them too, and a non-member's never does."""
+    member, outsider = fresh_identity("hyb-m-"), fresh_identity("hyb-o-")
+    with d.control() as c:
+        tokens = {}
+        for who in (member, outsider):
+            enable_consent(c, identity=who)
+            tokens[who["subject"]] = c.call("token.issue", {"identity": who})["token"]
+        c.call("team.create", {"name": "hyb"})
+        c.call("team.add", {"name": "hyb", "identity": member})
+        vim = _add(c, *VIM, scope="team:hyb", identity=member)
+        deadline = time.monotonic() + 60
+        while _vector(d, vim["id"]) is None:
+            assert time.monotonic() < deadline, "the embedding worker never caught up"
+            time.sleep(0.1)
+    with d.agent() as a:
+        assert _cards(a, PARAPHRASE_EN, token=tokens[member["subject"]],
+                      scopes=["team:hyb"])[:1] == [vim["id"]]
+        task = a.call("task.begin", {"token": tokens[member["subject"]],
+                                     "scopes": ["team:hyb"]})["task_id"]
+        listed = a.call("memory.list", {"task_id": task, "query": PARAPHRASE_EN})
+        assert [i["id"] for i in listed["items"]][:1] == [vim["id"]]
+        assert vim["id"] not in _cards(a, PARAPHRASE_EN, token=tokens[outsider["subject"]])

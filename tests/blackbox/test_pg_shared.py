@@ -183,3 +183,34 @@ def test_two_daemons_cannot_both_apply_one_idempotency_key(
     with pair[1].control() as c:
         listed = c.call("memory.list", {"query": "Idem " + key[-6:]})
     assert [i["id"] for i in listed["items"]] == answers[:1]
+
+
+def test_a_team_made_on_one_daemon_holds_on_the_other(pair: tuple[Daemon, Daemon]) -> None:
+    first, second = pair
+    name = "t" + uuid.uuid4().hex[:8]
+    scope = f"team:{name}"
+    member, outsider = fresh_identity("pgm-"), fresh_identity("pgo-")
+    with first.control() as c:
+        tokens = {}
+        for who in (member, outsider):
+            enable_consent(c, identity=who)
+            tokens[who["subject"]] = c.call("token.issue", {"identity": who})["token"]
+        c.call("team.create", {"name": name})
+        c.call("team.add", {"name": name, "identity": member})
+        eid = c.call("memory.write", {
+            "identity": member, "scope": scope, "action": "add",
+            "entry": entry("Heron runbook", "heron failover uses the standby", "fact"),
+        })["entries"][0]["id"]
+    with second.agent() as a:
+        task = a.call("task.begin", {"token": tokens[member["subject"]],
+                                     "scopes": ["default", scope]})["task_id"]
+        got = a.call("memory.read", {"task_id": task, "ids": [eid]})["entries"][0]
+        assert got["scope"] == scope and got["title"] == "Heron runbook"
+        with pytest.raises(RpcError) as err:
+            a.call("task.begin", {"token": tokens[outsider["subject"]], "scopes": [scope]})
+        assert err.value.data["code"] == "scope_mismatch"
+    with second.control() as c:
+        c.call("team.remove", {"name": name, "identity": member})
+    with first.agent() as a, pytest.raises(RpcError) as err:
+        a.call("task.begin", {"token": tokens[member["subject"]], "scopes": [scope]})
+    assert err.value.data["code"] == "scope_mismatch"

@@ -10,12 +10,15 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import apsw
 
 from memoryd.audit.packing import TAG_V1, unpack_body, unpack_hash
 from memoryd.daemon.store import SCHEMA_VERSION
+from memoryd.rpc.client import Client
 from tests.harness import MEMORYD, Daemon, entry
 
 
@@ -87,27 +90,42 @@ def test_a_store_without_a_version_is_refused(home: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_a_store_of_an_older_version_is_migrated_and_keeps_its_memory(home: Path) -> None:
+@contextmanager
+def _reopened_as(home: Path, version: int, undo_sql: str) -> Iterator[Client]:
+    """A store first written by this memoryd, taken back to ``version`` by
+    ``undo_sql`` (what that version did not have), then served again."""
     _first_start(home)
     db = home / "memory.db"
-    # Version 1 had no per-scope running totals: a store of that version is
-    # brought up to date (the totals counted once) when it is opened.
     conn = apsw.Connection(str(db))
     try:
-        conn.execute("DROP TABLE scope_usage")
+        conn.execute(undo_sql)
     finally:
         conn.close()
-    _set_version(db, 1)
+    _set_version(db, version)
     d = Daemon(home)
     d.start()
     try:
         with d.control() as c:
-            listed = c.call("memory.list", {"target": "memory"})["items"]
-            assert [item["title"] for item in listed] == ["kept across starts"]
+            assert [item["title"] for item in c.call("memory.list", {})["items"]] == [
+                "kept across starts"]
+            yield c
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
     assert _version(db) == SCHEMA_VERSION
+
+
+def test_a_store_of_an_older_version_is_migrated_and_keeps_its_memory(home: Path) -> None:
+    # Version 1 had no per-scope running totals: a store of that version is
+    # brought up to date (the totals counted once) when it is opened.
+    with _reopened_as(home, 1, "DROP TABLE scope_usage") as c:
+        assert c.call("memory.status", {})["counts"]["active"] == 1
+
+
+def test_a_store_from_before_teams_is_migrated_to_hold_them(home: Path) -> None:
+    with _reopened_as(home, 4, "DROP TABLE team_members; DROP TABLE teams") as c:
+        c.call("team.create", {"name": "ops"})
+        assert [t["scope"] for t in c.call("team.list", {})["teams"]] == ["team:ops"]
 
 
 def _as_version_3(db: Path) -> None:
@@ -194,7 +212,7 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 4
+    assert _version(db) == SCHEMA_VERSION == 5
 
 
 def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:

@@ -174,6 +174,10 @@ REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
     (["projection", "reseed"], "memory.projection.reseed", {}),
     (["projection", "report"], "memory.projection.report", {}),
     (["backup", "/srv/b"], "admin.backup", {"path": "/srv/b"}),
+    (["team", "create", "ops"], "team.create", {"name": "ops"}),
+    (["team", "add", "ops", *ALICE], "team.add", {"name": "ops", "identity": ALICE_ID}),
+    (["team", "remove", "ops", *ALICE], "team.remove", {"name": "ops", "identity": ALICE_ID}),
+    (["team", "ls"], "team.list", {}),
 ]
 
 
@@ -616,3 +620,21 @@ def test_table_columns_line_up_on_screen_with_wide_characters(titles: tuple[str,
     assert len(starts) == 1, out
     header = out.splitlines()[0]
     assert wcswidth(header[: header.index("ID")]) == starts.pop()
+
+
+def test_team_membership_needs_a_named_member() -> None:
+    """The default identity is never added or removed by omission."""
+    for verb in ("add", "remove"):
+        with pytest.raises(UsageError):
+            request_for(["team", verb, "ops"])
+
+
+def test_team_ls_shows_scopes_and_member_owner_ids() -> None:
+    out = fmt.teams({"teams": [
+        {"name": "ops", "scope": "team:ops", "created_at": "2025-01-01T00:00:00Z",
+         "members": [{"owner": "own_a", "added_at": "x"}, {"owner": "own_b", "added_at": "y"}]},
+        {"name": "qa", "scope": "team:qa", "created_at": "2025-01-02T00:00:00Z",
+         "members": []}]})
+    assert "team:ops" in out and "own_a own_b" in out
+    assert out.splitlines()[-1].split()[-1] == "none"
+    assert fmt.teams({"teams": []}) == "no teams"
