@@ -211,3 +211,17 @@ def entry(title: str = "Editor", body: str = "The user prefers vim keybindings."
 def fresh_identity(prefix: str = "id-") -> dict[str, str]:
     """A new local identity, so a test's owner shares nothing with another test's."""
     return {"kind": "local", "subject": prefix + uuid.uuid4().hex}
+
+
+def team_member_and_outsider(c: Client, team: str, prefix: str) -> tuple[
+        dict[str, str], dict[str, str], dict[str, str]]:
+    """A new team ``team`` with one fresh member, and a fresh identity outside
+    it; both with consent and a token (keyed by the identity's subject)."""
+    member, outsider = fresh_identity(prefix + "m-"), fresh_identity(prefix + "o-")
+    tokens = {}
+    for who in (member, outsider):
+        enable_consent(c, identity=who)
+        tokens[who["subject"]] = c.call("token.issue", {"identity": who})["token"]
+    c.call("team.create", {"name": team})
+    c.call("team.add", {"name": team, "identity": member})
+    return member, outsider, tokens

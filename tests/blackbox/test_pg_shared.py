@@ -26,6 +26,7 @@ from tests.harness import (
     fresh_identity,
     shared_pair,
     short_tempdir,
+    team_member_and_outsider,
 )
 
 
@@ -189,14 +190,8 @@ def test_a_team_made_on_one_daemon_holds_on_the_other(pair: tuple[Daemon, Daemon
     first, second = pair
     name = "t" + uuid.uuid4().hex[:8]
     scope = f"team:{name}"
-    member, outsider = fresh_identity("pgm-"), fresh_identity("pgo-")
     with first.control() as c:
-        tokens = {}
-        for who in (member, outsider):
-            enable_consent(c, identity=who)
-            tokens[who["subject"]] = c.call("token.issue", {"identity": who})["token"]
-        c.call("team.create", {"name": name})
-        c.call("team.add", {"name": name, "identity": member})
+        member, outsider, tokens = team_member_and_outsider(c, name, "pg-")
         eid = c.call("memory.write", {
             "identity": member, "scope": scope, "action": "add",
             "entry": entry("Heron runbook", "heron failover uses the standby", "fact"),
