@@ -36,7 +36,8 @@ from memoryd.daemon.entries import View
 from memoryd.daemon.gate import Caller, Gate, ReadCheck, task_view
 from memoryd.daemon.governance import Governance
 from memoryd.daemon.home import Home
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.store import Store
+from memoryd.daemon.txn import Tx
 from memoryd.kernel.capability import Capability
 from memoryd.kernel.errors import Denied, NotFound, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
@@ -55,7 +56,7 @@ class App:
     config: Config
     home: Home
     hasher: KeyedHasher
-    store: SqliteStore
+    store: Store
     clock: Clock
     default: ident.Who
     policy: Policy = EMPTY_POLICY

@@ -50,7 +50,7 @@ from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import CheckpointConfig
 from memoryd.daemon.entries import content_hash
 from memoryd.daemon.home import Home, HomeError, read_private, signing_key
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.errors import Denied
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
@@ -101,7 +101,7 @@ def _verified(result: VerifyResult, checkpoint: schema.CheckpointRef | None
 
 @dataclass
 class Checkpointer:
-    store: SqliteStore
+    store: Store
     home: Home
     clock: Clock
     config: CheckpointConfig
@@ -124,9 +124,15 @@ class Checkpointer:
         """The newest kept checkpoint and whether every kept copy is genuine."""
         genuine = True
         found: list[Checkpoint] = []
+        # On a store several daemons share, each signs with its own key and
+        # another's checkpoint is no reference: this daemon's own newest. On
+        # a home's own store any row not signed by its key is tampering.
+        columns = "SELECT seq, hash, ts, signature, public_key FROM checkpoints"
+        mine = self.public_key.hex()
+        shared = self.store.sharing == "multi-host"
         rows = self.store.run_sync(lambda tx: tx.all(
-            "SELECT seq, hash, ts, signature, public_key FROM checkpoints"
-            " ORDER BY seq DESC LIMIT 1"), write=False)
+            columns + " WHERE public_key = ? ORDER BY seq DESC LIMIT 1", (mine,)) if shared
+            else tx.all(columns + " ORDER BY seq DESC LIMIT 1"), write=False)
         if rows:
             found.append(Checkpoint(**rows[0]))
         try:
@@ -292,7 +298,7 @@ class Checkpointer:
                 "verified": self.verified and self.store.degraded != "audit_chain_broken"}
 
 
-def start(store: SqliteStore, home: Home, clock: Clock,
+def start(store: Store, home: Home, clock: Clock,
           config: CheckpointConfig) -> Checkpointer:
     """Load the signing key and verify the chain before any socket exists."""
     checkpointer = Checkpointer(store=store, home=home, clock=clock, config=config,
@@ -317,7 +323,7 @@ def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> schema.Ent
     """
     audited: dict[str, str] = {}
     head = tx.one("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
-    for row in tx.conn.execute("SELECT body FROM audit ORDER BY seq"):
+    for row in tx.rows("SELECT body FROM audit ORDER BY seq"):
         try:
             event = _TOUCHED.decode(unpack_body(bytes(row["body"])))
         except (msgspec.DecodeError, AuditError):

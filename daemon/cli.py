@@ -29,6 +29,7 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall, teams
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
+from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.config import Config, ConfigError, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
@@ -37,8 +38,9 @@ from memoryd.daemon.projection import Projection
 from memoryd.daemon.projection import build as build_projection
 from memoryd.daemon.projection_provider import CredentialError, EndpointError
 from memoryd.daemon.server import Server, build_listeners
-from memoryd.daemon.store import SqliteStore, StoreVersionError
+from memoryd.daemon.store import Store, StoreVersionError
 from memoryd.kernel.capability import Capability
+from memoryd.kernel.errors import Unavailable
 from memoryd.rpc.paths import resolve_home
 from memoryd.rpc.protocol import CallContext, MethodSpec, tables
 from memoryd.rpc.version import VersionAction
@@ -106,9 +108,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         hasher = KeyedHasher(home_mod.root_secret(home))
         home_mod.signing_key(home)  # a malformed key is one line here, not a traceback later
         default = default_identity(os.environ, config, hasher)
-        store = SqliteStore(home.db, synchronous=config.synchronous)
-    except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError) as exc:
+        store = open_store(config, home.db, home.path, os.environ)
+    except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError,
+            BackendError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
+        lock.release()
+        return 1
+    try:
+        check_shared_secret(store, hasher.mac)
+    except (BackendError, Unavailable) as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        store.close()
         lock.release()
         return 1
     clock = SystemClock()
@@ -179,9 +189,16 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
     ]
 
 
-def _ranker(config: Config, store: SqliteStore) -> tuple[Ranker | None, str]:
+def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
     """Hybrid recall when the semantic extra is installed (daemon/embedding.py);
     else none (lexical), with the reason ``memory.status`` gives."""
+    if store.kind != "sqlite":
+        # The in-memory vector index follows one writer's deletions; several
+        # daemons on one database would each miss the others'. Lexical until
+        # it can follow a shared store.
+        structlog.get_logger().info("recall_ranker", ranker="lexical",
+                                    reason="backend_postgresql", model=None)
+        return None, "backend_postgresql"
     loaded = embedding.load(config.recall)
     ranker = None
     if loaded.embedder is not None:

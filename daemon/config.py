@@ -78,6 +78,24 @@ class ProjectionConfig(_Section, frozen=True, kw_only=True):
     lease_s: float = 60.0
 
 
+class StoreConfig(_Section, frozen=True, kw_only=True):
+    """Where memory lives (``[store]``): the home's SQLite file, or a PostgreSQL
+    database several daemons share (docs/postgresql.md).
+
+    ``dsn`` is a libpq connection string or URI without a password: the
+    password comes from the environment variable ``password_env`` or the file
+    ``password_file`` (mode 0600), and neither ever reaches a log, an error
+    or ``memory.status``."""
+
+    backend: Literal["sqlite", "postgresql"] = "sqlite"
+    dsn: str | None = None
+    password_env: str | None = None
+    password_file: str | None = None
+    # The PostgreSQL schema (namespace) memoryd keeps its tables in.
+    schema: str = "memoryd"
+    connect_timeout_s: float = 5.0
+
+
 class Config(_Section, frozen=True, kw_only=True):
     # connections (SPEC §2)
     max_frame_bytes: int = DEFAULT_MAX_FRAME
@@ -115,6 +133,7 @@ class Config(_Section, frozen=True, kw_only=True):
     retention: RetentionConfig = msgspec.field(default_factory=RetentionConfig)
     checkpoint: CheckpointConfig = msgspec.field(default_factory=CheckpointConfig)
     projection: ProjectionConfig = msgspec.field(default_factory=ProjectionConfig)
+    store: StoreConfig = msgspec.field(default_factory=StoreConfig)
 
 
 class ConfigError(Exception):
@@ -235,6 +254,44 @@ def _check_ranges(config: Config) -> None:
         if not uid.isdigit():
             raise ConfigError("memoryd.toml: [identities] keys must be numeric uids")
     _check_projection(config.projection)
+    _check_store(config.store, config.projection.mode)
+
+
+def _check_store(s: StoreConfig, projection_mode: str) -> None:
+    if s.backend == "sqlite":
+        if s.dsn is not None or s.password_env is not None or s.password_file is not None:
+            raise ConfigError("memoryd.toml: store.dsn and its password belong to"
+                              " store.backend = \"postgresql\"")
+        return
+    if s.dsn is None:
+        raise ConfigError("memoryd.toml: store.dsn is required when store.backend is"
+                          " postgresql")
+    if projection_mode != "off":
+        # The outbox follows entries through SQLite triggers that have no
+        # PostgreSQL counterpart yet: refused rather than silently not projecting.
+        raise ConfigError("memoryd.toml: projection.mode must be off with store.backend"
+                          " postgresql (not supported there yet)")
+    if s.password_env is not None and s.password_file is not None:
+        raise ConfigError("memoryd.toml: set one of store.password_env and store.password_file")
+    if not 0.1 <= s.connect_timeout_s <= 60.0:
+        raise ConfigError("memoryd.toml: store.connect_timeout_s must be between 0.1 and 60")
+    if not re.match(r"^[a-z_][a-z0-9_]{0,62}$", s.schema):
+        raise ConfigError("memoryd.toml: store.schema must be a lower-case SQL name")
+    # A password written into the DSN would sit in a file meant to be shared
+    # and be one careless log line from disclosure: refused, never echoed.
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        raise ConfigError("memoryd.toml: store.backend postgresql needs the postgresql"
+                          " extra (pip install 'memoryd[postgresql]')") from None
+    try:
+        parts = conninfo_to_dict(s.dsn)
+    except Exception:  # noqa: BLE001 (the driver's message may quote the DSN)
+        raise ConfigError("memoryd.toml: store.dsn is not a PostgreSQL connection string"
+                          ) from None
+    if parts.get("password"):
+        raise ConfigError("memoryd.toml: store.dsn must not hold a password; use"
+                          " store.password_env or store.password_file")
 
 
 # Bounds of the projection tunables: (key, low, high), inclusive.

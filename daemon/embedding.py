@@ -38,7 +38,7 @@ from memoryd.daemon import vectors
 
 if TYPE_CHECKING:
     from memoryd.daemon.config import RecallConfig
-    from memoryd.daemon.store import SqliteStore
+    from memoryd.daemon.store import Store
 
 log = structlog.get_logger()
 
@@ -145,7 +145,7 @@ class Index(Protocol):
 class Worker:
     """Drains ``embed_queue``: embeds queued entries and stores their vectors."""
 
-    def __init__(self, store: SqliteStore, embedder: Embedder, index: Index,
+    def __init__(self, store: Store, embedder: Embedder, index: Index,
                  prepare: Callable[[], None] | None = None) -> None:
         self.store = store
         self.embedder = embedder

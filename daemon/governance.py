@@ -55,7 +55,7 @@ from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View, content_hash, derive_summary
 from memoryd.daemon.ids import random_id
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.store import Store, Tx
 from memoryd.daemon.writes import MAX_OPS, Caller, Op, Problem, Proposal, Provenance, Verdict
 from memoryd.kernel.capability import (
     Capability,
@@ -364,7 +364,7 @@ def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
 class Governance:
     """The governed write methods, over the collaborators they need."""
 
-    store: SqliteStore
+    store: Store
     config: Config
     hasher: KeyedHasher
     clock: Clock

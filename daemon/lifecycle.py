@@ -273,7 +273,10 @@ class Lifecycle:
     async def _verify(self, receipt_id: str) -> schema.ReceiptOut:
         wal_clean = await anyio.to_thread.run_sync(self._checkpoint)
         now = fmt(self.app.clock.now())
-        projection = "projection_unconfirmed" in self.faults
+        # A copy the primary store cannot reach (a PostgreSQL WAL archive or
+        # replica) is unconfirmed like an external projection.
+        projection = ("projection_unconfirmed" in self.faults
+                      or await anyio.to_thread.run_sync(self.app.store.external_copies))
         out = await self.app.store.run(lambda tx: settle(
             tx, receipt_id, now, wal_clean=wal_clean, projection_pending=projection))
         log.info("receipt_settled", receipt_id=receipt_id, status=out.status)

@@ -59,7 +59,7 @@ from memoryd.daemon.projection_provider import (
     load_credential,
     parse_endpoint,
 )
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
 from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Unavailable
@@ -106,7 +106,7 @@ class Projection:
     raises unless the caller may decide governance (the gate's question).
     """
 
-    store: SqliteStore
+    store: Store
     hasher: KeyedHasher
     clock: Clock
     boot_id: str
@@ -636,7 +636,7 @@ class Projection:
         ]
 
 
-def build(store: SqliteStore, hasher: KeyedHasher, clock: Clock, boot_id: str,
+def build(store: Store, hasher: KeyedHasher, clock: Clock, boot_id: str,
           policy: Callable[[], Policy], govern: Callable[[CallContext], object],
           cfg: ProjectionConfig, environ: Mapping[str, str], home: Path) -> Projection:
     """The projection service from its config; ``CredentialError`` or

@@ -105,7 +105,7 @@ def restart(tx: Tx, now: str) -> dict[str, int]:
     stale = tx.exec(
         "UPDATE projection_outbox SET generation = generation + 1, state = 'blocked',"
         " decided_under = NULL, updated_at = ? WHERE state IN ('completed', 'failed')"
-        " AND (SELECT e.revision FROM entries e WHERE e.id = entry_id) IS NOT revision",
+        " AND (SELECT e.revision FROM entries e WHERE e.id = entry_id) IS DISTINCT FROM revision",
         (now,))
     seeded = _seed_missing(tx, now, "blocked")
     return {"reblocked": reblocked, "stale": stale, "seeded": seeded}
@@ -154,7 +154,7 @@ def to_decide(tx: Tx, under: str, limit: int) -> list[dict[str, Any]]:
         "SELECT o.*, e.status AS e_status, e.eligible AS e_eligible, e.revision AS e_revision,"
         " e.content_hash AS e_hash, e.type AS e_type FROM projection_outbox o"
         " LEFT JOIN entries e ON e.id = o.entry_id"
-        " WHERE o.state = 'dirty' OR (o.state = 'blocked' AND o.decided_under IS NOT ?)"
+        " WHERE o.state = 'dirty' OR (o.state = 'blocked' AND o.decided_under IS DISTINCT FROM ?)"
         " ORDER BY o.seq LIMIT ?", (under, limit))
 
 

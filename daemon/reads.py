@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from memoryd.daemon.hybrid import Ranker
     from memoryd.daemon.identity import Who
     from memoryd.daemon.projection import Projection
-    from memoryd.daemon.store import SqliteStore
+    from memoryd.daemon.store import Store
     from memoryd.daemon.tasks import Task
     from memoryd.kernel.policy import Policy
 
@@ -264,7 +264,7 @@ def receipt(tx: Tx, view: View, receipt_id: str,
 class Facts:
     """What ``memory.status`` reports about the daemon itself, as of one call."""
 
-    store: SqliteStore
+    store: Store
     synchronous: str
     default: Who
     policy: Policy
@@ -315,8 +315,9 @@ def status(tx: Tx, facts: Facts, owner: str, task: Task | None, now: str,
     return schema.StatusOut(
         backend=schema.StatusBackend(
             kind=store.kind,
-            durability=f"wal+synchronous={facts.synchronous.lower()}",
-            sharing="single-host",
+            durability=(f"wal+synchronous={facts.synchronous.lower()}"
+                        if store.kind == "sqlite" else "postgresql-commit"),
+            sharing=store.sharing,
             health="ok" if store.degraded is None else "degraded",
             degraded_reason=store.degraded,
         ),

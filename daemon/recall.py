@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from memoryd.daemon.gate import Gate
     from memoryd.daemon.hybrid import Ranker
     from memoryd.daemon.projection import Projection
-    from memoryd.daemon.store import SqliteStore
+    from memoryd.daemon.store import Store
 
 log = structlog.get_logger()
 
@@ -349,7 +349,7 @@ class Recall:
     read decisions), the keyed hasher (the intent's hash), the recall limits,
     the ranker and external memory when on, and the read audit's appender."""
 
-    store: SqliteStore
+    store: Store
     clock: Clock
     gate: Gate
     hasher: KeyedHasher

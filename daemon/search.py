@@ -233,11 +233,17 @@ class Plan:
                 "common_dropped": self.common_dropped, "only_common": self.only_common}
 
 
-def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS, where: str = "1",
+def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS, where: str = "TRUE",
              args: tuple[Any, ...] = ()) -> int:
     """Documents holding ``term`` among those ``where`` admits, counted up to
     ``cap + 1``. ``where`` is the caller's owner and view, so how common a term
     is never depends on another owner's entries."""
+    if tx.dialect == "postgresql":
+        row = tx.one("SELECT count(*) AS n FROM (SELECT 1 FROM search_index AS f"  # noqa: S608 (no client text in SQL)
+                     " CROSS JOIN entries AS e WHERE f.doc @@ " + _pg_query(1)
+                     + " AND e.id = f.entry_id AND " + where + " LIMIT ?) AS hits",
+                     (term, *args, cap + 1))
+        return int(row["n"]) if row else 0
     row = tx.one("SELECT count(*) AS n FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
                  " CROSS JOIN search_keys AS s CROSS JOIN entries AS e"
                  " WHERE f.entries_fts MATCH ? AND s.key = f.rowid AND e.id = s.entry_id AND "
@@ -245,7 +251,7 @@ def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS, where: str = "1",
     return int(row["n"]) if row else 0
 
 
-def plan(tx: Tx, text: str, where: str = "1", args: tuple[Any, ...] = ()) -> Plan:
+def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> Plan:
     """The plan of ``text`` for the entries ``where`` admits (one owner's view)."""
     terms, stopped = query_terms(text)
     if not terms:
@@ -271,6 +277,14 @@ def plan(tx: Tx, text: str, where: str = "1", args: tuple[Any, ...] = ()) -> Pla
     order = {t: i for _df, i, t in present}
     kept.sort(key=order.__getitem__)
     return Plan(" OR ".join(quote(t) for t in kept), tuple(kept), stopped, dropped, False)
+
+
+def _pg_query(n: int) -> str:
+    """A PostgreSQL tsquery matching any of ``n`` terms given as parameters.
+
+    Each term goes through ``plainto_tsquery`` (the same english stemmer the
+    index used), so no term is ever read as query syntax."""
+    return "(" + " || ".join(["plainto_tsquery('english', ?)"] * n) + ")"
 
 
 # BM25 parameters, as FTS5's own bm25() uses them.
@@ -381,13 +395,25 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     # becomes a Python dict, and a candidate set runs to thousands of rows.
     wanted = "e.*" if columns is None else ", ".join(
         f"e.{c}" for c in dict.fromkeys(("id", "title", "summary", "body", *columns)))
-    sql = ("SELECT " + wanted + ", f.rowid AS k FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
-           " CROSS JOIN search_keys AS s CROSS JOIN entries AS e"
-           " WHERE f.entries_fts MATCH ? AND s.key = f.rowid AND e.id = s.entry_id AND " + where)
-    sql_args: tuple[Any, ...] = (p.match, *args)
+    sql_args: tuple[Any, ...]
+    if tx.dialect == "postgresql":
+        # The same candidates by another index: a tsvector per entry; ranking
+        # below is this module's own, identical on both backends.
+        sql = ("SELECT " + wanted + " FROM search_index AS f"  # noqa: S608 (no client text in SQL)
+               " CROSS JOIN entries AS e WHERE f.doc @@ " + _pg_query(len(p.terms))
+               + " AND e.id = f.entry_id AND " + where)
+        sql_args = (*p.terms, *args)
+        newest = " ORDER BY e.id DESC LIMIT ?"  # ids follow creation order (daemon/ids.py)
+    else:
+        sql = ("SELECT " + wanted + ", f.rowid AS k FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+               " CROSS JOIN search_keys AS s CROSS JOIN entries AS e"
+               " WHERE f.entries_fts MATCH ? AND s.key = f.rowid AND e.id = s.entry_id AND "
+               + where)
+        sql_args = (p.match, *args)
+        newest = " ORDER BY f.rowid DESC LIMIT ?"
     if p.only_common:
         # The owner's newest matches, never the index's.
-        sql += " ORDER BY f.rowid DESC LIMIT ?"
+        sql += newest
         sql_args += (COMMON_SCAN,)
     candidates = tx.all(sql, sql_args)
     if not candidates:

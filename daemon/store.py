@@ -39,6 +39,7 @@ from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored,
 from memoryd.audit.event import AuditEvent, EventSubject
 from memoryd.audit.packing import pack_body, pack_hash, row_of, stored_of, unpack_hash
 from memoryd.daemon import projection_outbox, search, vectors
+from memoryd.daemon.txn import Tx as Tx  # the one Tx protocol, re-exported
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -342,6 +343,18 @@ _json = msgspec.json.Encoder()
 _decode_json = msgspec.json.Decoder()
 
 
+def readable_version(text: str, current: int, store: str, unreadable: str) -> int:
+    """The schema version ``text`` names, refused when unreadable or newer than ``current``."""
+    if not text.isdigit():
+        raise StoreVersionError(f"{store} has no readable schema version: {unreadable}")
+    version = int(text)
+    if version > current:
+        raise StoreVersionError(
+            f"{store} has schema version {version}, newer than this memoryd's"
+            f" {current}: upgrade memoryd (the store was left unchanged)")
+    return version
+
+
 def _upgrade(conn: apsw.Connection) -> None:
     """Bring an existing store to SCHEMA_VERSION, or refuse it (inside the
     caller's transaction). A new, empty file is left to the schema."""
@@ -350,15 +363,9 @@ def _upgrade(conn: apsw.Connection) -> None:
     rows: list[Any] = conn.execute(
         "SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
     text = str(rows[0]["value"]) if rows else ""  # rows are dicts (the row tracer)
-    if not text.isdigit():
-        raise StoreVersionError(
-            "memory.db has no readable schema version: it was not written by memoryd,"
-            " or it is damaged; restore it from a backup")
-    version = int(text)
-    if version > SCHEMA_VERSION:
-        raise StoreVersionError(
-            f"memory.db has schema version {version}, newer than this memoryd's"
-            f" {SCHEMA_VERSION}: upgrade memoryd (the store was left unchanged)")
+    version = readable_version(
+        text, SCHEMA_VERSION, "memory.db", "it was not written by memoryd, or it is damaged;"
+        " restore it from a backup")
     while version < SCHEMA_VERSION:
         MIGRATIONS[version](conn)
         version += 1
@@ -372,8 +379,15 @@ def loads(text: str | None) -> Any:
     return None if text is None else _decode_json.decode(text)
 
 
-class Tx:
-    """One open transaction. Only valid inside the function given to ``Store.run``."""
+class SqliteTx:
+    """One open transaction on SQLite.
+
+    ``dialect`` names the SQL the connection speaks: the daemon's statements
+    are SQLite's, written portably; the few that cannot be (full-text
+    matching) ask it. daemon/store_pg.py's ``PgTx`` has the same face.
+    """
+
+    dialect = "sqlite"
 
     def __init__(self, conn: apsw.Connection, store: SqliteStore) -> None:
         self.conn = conn
@@ -390,6 +404,10 @@ class Tx:
         for row in self.conn.execute(sql, args):
             return cast(dict[str, Any], row)
         return None
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
+        """Rows one at a time, for walks over a whole table."""
+        yield from self.conn.execute(sql, args)
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         return list(self.conn.execute(sql, args))
@@ -411,10 +429,17 @@ class Tx:
 
 
 class Store(Protocol):
-    """The seam a second backend (PostgreSQL) implements."""
+    """The only face of the primary store daemon/ talks to: ``SqliteStore``
+    here, ``PostgresStore`` in daemon/store_pg.py."""
 
-    head: ChainHead
+    kind: str
+    sharing: str
     degraded: str | None
+    vector_changes: vectors.Changes
+    fail_next_commit: Exception | None
+
+    @property
+    def head(self) -> ChainHead: ...
 
     async def run(self, fn: Callable[[Tx], T], *, write: bool = True,
                   governed: bool = True) -> T: ...
@@ -422,7 +447,39 @@ class Store(Protocol):
     def run_sync(self, fn: Callable[[Tx], T], *, write: bool = True,
                  governed: bool = True) -> T: ...
 
+    def audit_rows(self, after_seq: int = 0) -> Iterator[StoredEvent]: ...
+
+    def verify_audit(self, expect: ChainHead | None = None) -> Any: ...
+
+    def try_recover(self, expect: ChainHead | None = None) -> bool: ...
+
+    def checkpoint_wal(self) -> bool: ...
+
+    def external_copies(self) -> bool: ...
+
     def close(self) -> None: ...
+
+
+J = TypeVar("J")
+
+
+def next_group(jobs: queue.SimpleQueue[J | None], max_group: int) -> tuple[list[J], bool]:
+    """A writer's next group: the first job (waited for), then every job
+    already queued, up to ``max_group``; and whether the stop mark (None)
+    was met. An empty group means stop now."""
+    first = jobs.get()
+    if first is None:
+        return [], True
+    batch = [first]
+    while len(batch) < max_group:
+        try:
+            job = jobs.get_nowait()
+        except queue.Empty:
+            break
+        if job is None:
+            return batch, True
+        batch.append(job)
+    return batch, False
 
 
 def _row_trace(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -520,6 +577,7 @@ class SqliteStore:
     """
 
     kind = "sqlite"
+    sharing = "single-host"
     max_group = 64
     checkpoint_pages = 1000
     checkpoint_pages_max = 20_000
@@ -667,7 +725,7 @@ class SqliteStore:
     def _read(self, fn: Callable[[Tx], T]) -> T:
         conn = self._read_pool.get()
         try:
-            tx = Tx(conn, self)
+            tx = SqliteTx(conn, self)
             conn.execute("BEGIN")
             try:
                 return fn(tx)
@@ -679,20 +737,9 @@ class SqliteStore:
     def _writer_loop(self) -> None:
         self._writer_ident = threading.get_ident()
         while True:
-            first = self._jobs.get()
-            if first is None:
+            batch, stop = next_group(self._jobs, self.max_group)
+            if not batch:
                 return
-            batch = [first]
-            stop = False
-            while len(batch) < self.max_group:
-                try:
-                    job = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                if job is None:
-                    stop = True
-                    break
-                batch.append(job)
             group: list[_Job] = []
             for job in batch:
                 if job.raw:
@@ -742,7 +789,7 @@ class SqliteStore:
                 failed.append((job, Unavailable("store_unavailable")))
                 continue
             self._group_head = head
-            tx = Tx(conn, self)
+            tx = SqliteTx(conn, self)
             if not single:
                 conn.execute("SAVEPOINT job")
             try:
@@ -873,6 +920,10 @@ class SqliteStore:
             return False
 
         return self._writer_call(truncate)
+
+    def external_copies(self) -> bool:
+        """A home's SQLite file has no archive or replica of its own."""
+        return False
 
     def close(self) -> None:
         if self._closed:

@@ -1,7 +1,9 @@
 """What an open transaction offers a module that only runs statements in it.
 
-Owns: the ``Tx`` protocol (``one``, ``all``, ``exec``). The store implements
-it; the modules whose schema or triggers the store installs (search, vectors,
+Owns: the ``Tx`` protocol (``one``, ``all``, ``exec``, ``rows``, ``audit``,
+``head``, ``dialect``). Both stores implement it (``SqliteTx`` in
+daemon/store.py, ``PgTx`` in daemon/store_pg.py); every module that runs
+statements takes it, and the modules whose schema or triggers the store installs (search, vectors,
 the projection outbox) and the rankers over them take a ``Tx`` of this type,
 so none of them imports the store that imports them.
 
@@ -11,13 +13,35 @@ Invariants: a ``Tx`` is valid only inside the function given to the store's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from memoryd.audit.chain import ChainHead
+    from memoryd.audit.event import AuditEvent
 
 
 class Tx(Protocol):
+    """One open transaction, on either backend.
+
+    ``dialect`` names the SQL the connection speaks: the daemon's statements
+    are SQLite's, written portably (daemon/store_pg.py carries them to
+    PostgreSQL); the few that cannot be (full-text matching) ask it.
+    ``events`` are the audit events appended in this transaction so far.
+    """
+
+    dialect: str
+    events: list[AuditEvent]
+
+    @property
+    def head(self) -> ChainHead: ...
+
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None: ...
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
 
     def exec(self, sql: str, args: Sequence[Any] = ()) -> int: ...
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]: ...
+
+    def audit(self, kind: str, ts: str, **fields: Any) -> AuditEvent: ...

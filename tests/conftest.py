@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.harness import Daemon, running
+from tests.harness import Daemon, drop_pg_schemas, running
 
 # No test asserts on time (speed is measured under bench/), and hypothesis's
 # per-example deadline and its too-slow health check are timings: on a busy
@@ -27,6 +28,19 @@ def daemon() -> Iterator[Daemon]:
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--slow", action="store_true", default=False,
                      help="run the long crash and fuzz loops with more iterations")
+    parser.addoption("--backend", choices=("sqlite", "postgresql"), default=None,
+                     help="the primary store the black-box daemons use"
+                          " (default: $MEMORYD_TEST_BACKEND, else sqlite)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    chosen = config.getoption("--backend")
+    if chosen is not None:
+        os.environ["MEMORYD_TEST_BACKEND"] = chosen
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    drop_pg_schemas()
 
 
 @pytest.fixture

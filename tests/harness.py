@@ -27,6 +27,51 @@ MEMORYD = [sys.executable, "-m", "memoryd.daemon.cli"]
 MEMCTL = [sys.executable, "-m", "memoryd.memctl"]
 
 
+# The black-box suite runs on SQLite, or on PostgreSQL when
+# MEMORYD_TEST_BACKEND=postgresql (pytest --backend postgresql sets it): each
+# daemon then gets a fresh schema of its own on MEMORYD_TEST_PG_DSN, dropped
+# at the end of the run (drop_pg_schemas).
+PG_DSN = os.environ.get("MEMORYD_TEST_PG_DSN", "host=127.0.0.1 dbname=test user=postgres")
+PG_SCHEMAS: list[str] = []
+
+
+def backend() -> str:
+    return os.environ.get("MEMORYD_TEST_BACKEND", "sqlite")
+
+
+def pg_store_section(schema: str | None = None, dsn: str = PG_DSN) -> str:
+    """A ``[store]`` section for a fresh schema (or ``schema``, to share one)."""
+    if schema is None:
+        schema = "t_" + uuid.uuid4().hex[:16]
+    if schema not in PG_SCHEMAS:
+        PG_SCHEMAS.append(schema)
+    return f'\n[store]\nbackend = "postgresql"\ndsn = "{dsn}"\nschema = "{schema}"\n'
+
+
+def drop_pg_schemas() -> None:
+    """Drop every schema this process made for its daemons."""
+    if not PG_SCHEMAS:
+        return
+    import psycopg
+
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        for schema in PG_SCHEMAS:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    PG_SCHEMAS.clear()
+
+
+def shared_pair(root: Path, schema: str) -> tuple[Daemon, Daemon]:
+    """Two daemons started on homes ``root/a`` and ``root/b`` sharing one
+    PostgreSQL ``schema``: as on two hosts, the second home gets the first's
+    root secret (the operator copies ``keys/secret``)."""
+    section = pg_store_section(schema)
+    first = Daemon(root / "a", config=section).start()
+    second = Daemon(root / "b", config=section)
+    (second.home / "keys").mkdir(mode=0o700, exist_ok=True)
+    shutil.copy2(first.home / "keys" / "secret", second.home / "keys" / "secret")
+    return first, second.start()
+
+
 def short_tempdir() -> Path:
     # AF_UNIX paths are limited to ~107 bytes: keep homes short.
     return Path(tempfile.mkdtemp(prefix="md", dir="/tmp"))
@@ -50,6 +95,8 @@ class Daemon:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
         if ranker is not None and "[recall]" not in (config or ""):
             config = f'{config or ""}\n[recall]\nranker = "{ranker}"\n'
+        if backend() == "postgresql" and "[store]" not in (config or ""):
+            config = (config or "") + pg_store_section()
         # Written as a careful operator would: open to nobody else.
         if config is not None:
             (home / "memoryd.toml").write_text(config)
@@ -175,3 +222,17 @@ def entry(title: str = "Editor", body: str = "The user prefers vim keybindings."
 def fresh_identity(prefix: str = "id-") -> dict[str, str]:
     """A new local identity, so a test's owner shares nothing with another test's."""
     return {"kind": "local", "subject": prefix + uuid.uuid4().hex}
+
+
+def team_member_and_outsider(c: Client, team: str, prefix: str) -> tuple[
+        dict[str, str], dict[str, str], dict[str, str]]:
+    """A new team ``team`` with one fresh member, and a fresh identity outside
+    it; both with consent and a token (keyed by the identity's subject)."""
+    member, outsider = fresh_identity(prefix + "m-"), fresh_identity(prefix + "o-")
+    tokens = {}
+    for who in (member, outsider):
+        enable_consent(c, identity=who)
+        tokens[who["subject"]] = c.call("token.issue", {"identity": who})["token"]
+    c.call("team.create", {"name": team})
+    c.call("team.add", {"name": team, "identity": member})
+    return member, outsider, tokens

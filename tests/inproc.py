@@ -28,11 +28,12 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import checkpoints
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
+from memoryd.daemon.backends import open_store
 from memoryd.daemon.clock import Clock, SystemClock
 from memoryd.daemon.config import load_config
 from memoryd.daemon.identity import default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle
-from memoryd.daemon.store import SqliteStore
+from memoryd.daemon.store import Store
 from memoryd.kernel.capability import Capability
 from memoryd.rpc.framing import encode_value
 from memoryd.rpc.protocol import CallContext, Dispatcher, tables
@@ -63,7 +64,7 @@ class CallFailed(Exception):
 @dataclass
 class InProcess:
     app: App
-    store: SqliteStore
+    store: Store
     lifecycle: Lifecycle
     agent: Dispatcher
     control: Dispatcher
@@ -101,7 +102,7 @@ def composed(home_path: Path, *, clock: Clock | None = None, config: str | None 
     settings = load_config(home.path)
     hasher = KeyedHasher(home_mod.root_secret(home))
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
-    store = SqliteStore(home.db, synchronous=settings.synchronous)
+    store = open_store(settings, home.db, home.path, os.environ)
     try:
         app = App(config=settings, home=home, hasher=hasher, store=store,
                   clock=clock or SystemClock(), default=default_identity(env, settings, hasher))

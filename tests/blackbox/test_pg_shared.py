@@ -1,0 +1,211 @@
+"""Two daemons, two homes, one PostgreSQL database: memory shared across hosts.
+
+Each daemon is a real ``memoryd serve`` on its own home (as on two hosts);
+both homes hold the same root secret (the operator copies ``keys/secret``)
+and point ``[store]`` at one schema. What one writes the other recalls; a
+pending action is decided exactly once whichever daemon is asked; both append
+to one audit chain that verifies from either home, with each daemon's own
+signed checkpoints; a daemon with another root secret is refused.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from memoryd.rpc.client import Client, RpcError
+from tests.harness import (
+    Daemon,
+    enable_consent,
+    entry,
+    fresh_identity,
+    shared_pair,
+    short_tempdir,
+    team_member_and_outsider,
+)
+
+
+@pytest.fixture(scope="module")
+def pair() -> Iterator[tuple[Daemon, Daemon]]:
+    root = short_tempdir()
+    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16])
+    try:
+        yield first, second
+    finally:
+        try:
+            first.stop()
+            second.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def test_status_names_the_shared_backend_without_its_dsn(pair: tuple[Daemon, Daemon]) -> None:
+    for d in pair:
+        with d.control() as c:
+            status = c.call("memory.status", {})
+        assert status["backend"]["kind"] == "postgresql"
+        assert status["backend"]["sharing"] == "multi-host"
+        assert status["backend"]["health"] == "ok"
+        assert "127.0.0.1" not in str(status) and "dbname" not in str(status)
+
+
+def test_what_one_daemon_writes_the_other_recalls(pair: tuple[Daemon, Daemon]) -> None:
+    first, second = pair
+    word = "kestrel" + uuid.uuid4().hex[:6]
+    with first.control() as c:
+        enable_consent(c)
+        made = c.call("memory.write", {"target": "memory", "action": "add",
+                                       "entry": entry(f"Bird {word}", f"A {word} hovers.")})
+    with second.control() as c:
+        page = c.call("memory.list", {"query": word})
+        got = c.call("memory.read", {"ids": [made["entries"][0]["id"]]})
+    assert [i["title"] for i in page["items"]] == [f"Bird {word}"]
+    assert got["entries"][0]["body"] == f"A {word} hovers."
+
+
+def test_a_pending_action_is_decided_exactly_once_from_either(
+        pair: tuple[Daemon, Daemon]) -> None:
+    first, second = pair
+    ident = fresh_identity("pg-")
+    with first.control() as c:
+        enable_consent(c, ident)
+        token = c.call("token.issue", {"identity": ident})["token"]
+    with first.agent() as a:
+        task = a.call("task.begin", {"token": token})
+        out = a.call("memory.write", {"task_id": task["task_id"], "action": "add",
+                                      "entry": entry("Pending", "Decided once.")})
+    assert out["outcome"] == "pending"
+    with second.control() as c:
+        listed = c.call("governance.action.list", {})
+    assert out["action_id"] in [x["action_id"] for x in listed["items"]]
+
+    answers: list[Any] = []
+
+    def approve(d: Daemon) -> None:
+        with d.control() as c:
+            try:
+                answers.append(c.call("governance.action.approve",
+                                      {"action_id": out["action_id"]}))
+            except RpcError as exc:
+                answers.append(exc.data_code)
+
+    threads = [threading.Thread(target=approve, args=(d,)) for d in (first, second, first,
+                                                                       second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    applied = [x for x in answers if isinstance(x, dict)]
+    assert len(applied) == 1, answers
+    assert all(isinstance(x, str) for x in answers if not isinstance(x, dict))
+
+
+def _write_many(d: Daemon, tag: str, n: int, errors: list[str]) -> None:
+    with d.control() as c:
+        for i in range(n):
+            try:
+                c.call("memory.write", {"target": "memory", "action": "add",
+                                        "entry": entry(f"{tag} {i}", f"Note {i} of {tag}.")})
+            except RpcError as exc:
+                errors.append(str(exc.data_code))
+
+
+def test_writers_on_both_append_to_one_chain_that_verifies_from_either(
+        pair: tuple[Daemon, Daemon]) -> None:
+    first, second = pair
+    with first.control() as c:
+        enable_consent(c)
+    errors: list[str] = []
+    threads = [threading.Thread(target=_write_many, args=(d, f"w{k}-{uuid.uuid4().hex[:4]}",
+                                                          15, errors))
+               for k, d in enumerate((first, second, first, second))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for d in pair:
+        with d.control() as c:
+            c.call("audit.checkpoint", {})
+    seqs = []
+    for d in pair:
+        with d.control() as c:
+            verified = c.call("audit.verify", {})
+            events = c.call("audit.export", {"after_seq": 0})["events"]
+        assert verified["ok"] is True, verified
+        seqs = [e["seq"] for e in events]
+        assert seqs == list(range(1, len(seqs) + 1))
+    for d in pair:
+        done = d.memctl("audit", "verify")
+        assert done.returncode == 0, done.stderr
+
+
+def test_a_daemon_with_another_root_secret_is_refused(pair: tuple[Daemon, Daemon]) -> None:
+    first, _ = pair
+    config = (first.home / "memoryd.toml").read_text()
+    root = short_tempdir()
+    try:
+        stranger = Daemon(root / "c", config=config)
+        stranger.start(wait=False)
+        assert stranger.proc is not None
+        assert stranger.proc.wait(30) == 1
+        assert "another root secret" in stranger.log()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_two_daemons_cannot_both_apply_one_idempotency_key(
+        pair: tuple[Daemon, Daemon]) -> None:
+    key = "shared-" + uuid.uuid4().hex
+    params = {"target": "memory", "action": "add", "idempotency_key": key,
+              "entry": entry("Idem " + key[-6:], "Only once.")}
+    answers: list[Any] = []
+
+    def send(d: Daemon) -> None:
+        with Client(d.control_path, timeout=30) as c:
+            try:
+                answers.append(c.call("memory.write", params)["entries"][0]["id"])
+            except RpcError as exc:
+                answers.append(exc.data_code)
+
+    with pair[0].control() as c:
+        enable_consent(c)
+    threads = [threading.Thread(target=send, args=(d,)) for d in (*pair, *pair)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(answers) == 4 and len(set(answers)) == 1, answers
+    with pair[1].control() as c:
+        listed = c.call("memory.list", {"query": "Idem " + key[-6:]})
+    assert [i["id"] for i in listed["items"]] == answers[:1]
+
+
+def test_a_team_made_on_one_daemon_holds_on_the_other(pair: tuple[Daemon, Daemon]) -> None:
+    first, second = pair
+    name = "t" + uuid.uuid4().hex[:8]
+    scope = f"team:{name}"
+    with first.control() as c:
+        member, outsider, tokens = team_member_and_outsider(c, name, "pg-")
+        eid = c.call("memory.write", {
+            "identity": member, "scope": scope, "action": "add",
+            "entry": entry("Heron runbook", "heron failover uses the standby", "fact"),
+        })["entries"][0]["id"]
+    with second.agent() as a:
+        task = a.call("task.begin", {"token": tokens[member["subject"]],
+                                     "scopes": ["default", scope]})["task_id"]
+        got = a.call("memory.read", {"task_id": task, "ids": [eid]})["entries"][0]
+        assert got["scope"] == scope and got["title"] == "Heron runbook"
+        with pytest.raises(RpcError) as err:
+            a.call("task.begin", {"token": tokens[outsider["subject"]], "scopes": [scope]})
+        assert err.value.data["code"] == "scope_mismatch"
+    with second.control() as c:
+        c.call("team.remove", {"name": name, "identity": member})
+    with first.agent() as a, pytest.raises(RpcError) as err:
+        a.call("task.begin", {"token": tokens[member["subject"]], "scopes": [scope]})
+    assert err.value.data["code"] == "scope_mismatch"
