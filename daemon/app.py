@@ -58,6 +58,9 @@ class App:
     store: SqliteStore
     clock: Clock
     default: ident.Who
+    # Settles a removal's delete receipt after its commit (daemon/lifecycle.py
+    # ``Receipts.settle``), for the write path.
+    settle: Callable[[str], Awaitable[schema.ReceiptOut]]
     policy: Policy = EMPTY_POLICY
     boot_id: str = field(default_factory=lambda: os.urandom(8).hex())
     gate: Gate = field(init=False)
@@ -68,7 +71,7 @@ class App:
         self.governance = Governance(
             store=self.store, config=self.config, hasher=self.hasher, clock=self.clock,
             gate=self.gate, policy=lambda: self.policy, owner_for_control=self.owner_for_control,
-            settle=self.settle_receipt)
+            settle=self.settle)
 
     # -- policy ---------------------------------------------------------------
 
@@ -300,14 +303,6 @@ class App:
     async def memory_write(self, ctx: CallContext, p: schema.MemoryWrite) -> schema.WriteResult:
         return await self.governance.write(ctx, p)
 
-    async def settle_receipt(self, receipt_id: str) -> schema.ReceiptOut | None:
-        """Settle a removal's receipt after its commit, by the lifecycle's
-        settling when installed; without it nothing proves the removal and the
-        receipt stays pending (None)."""
-        if self.finish_receipt is None:
-            return None
-        return await self.finish_receipt(receipt_id)
-
     async def action_list(self, ctx: CallContext, p: schema.ActionList) -> schema.ActionPage:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         now = fmt(self._now())
@@ -477,9 +472,6 @@ class App:
     # None ranks lexically, and ``ranker_reason`` says why.
     ranker: Ranker | None = None
     ranker_reason: str = "extra_not_installed"
-    # Settles a delete receipt after its removal committed (daemon/lifecycle.py
-    # installs it); without one, receipts stay pending.
-    finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None
     # External memory (daemon/projection.py, given by daemon/cli.py): the
     # status section and external recall ask it; None means off.
     projection: Projection | None = None

@@ -32,7 +32,7 @@ from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.config import Config, ConfigError, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
-from memoryd.daemon.lifecycle import Lifecycle
+from memoryd.daemon.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.projection import Projection
 from memoryd.daemon.projection import build as build_projection
 from memoryd.daemon.projection_provider import CredentialError, EndpointError
@@ -128,9 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         lock.release()
         return 1
     ranker, ranker_reason = _ranker(config, store)
+    receipts = Receipts(store, clock)
     app = App(config=config, home=home, hasher=hasher, store=store, clock=clock,
-              default=default, boot_id=boot_id, ranker=ranker, ranker_reason=ranker_reason,
-              projection=projection)
+              default=default, settle=receipts.settle, boot_id=boot_id, ranker=ranker,
+              ranker_reason=ranker_reason, projection=projection)
     # Verify the chain before anything is appended to it, so a damaged log is
     # reported where it was damaged, not after events of this start.
     checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
@@ -140,9 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
         lock.release()
         return 1
-    lifecycle = Lifecycle(app)
-    lifecycle.install()
-    lifecycle.interrupt_pending()
+    lifecycle = compose_lifecycle(app, receipts)
+    receipts.interrupt_pending()
     methods = method_table(app, checkpointer, lifecycle, projection, govern)
     projection.start()
     try:
@@ -151,6 +151,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
         lock.release()
     return code
+
+
+def compose_lifecycle(app: App, receipts: Receipts) -> Lifecycle:
+    """The janitor and lifecycle methods over the app's collaborators."""
+    return Lifecycle(
+        store=app.store, clock=app.clock, retention=app.config.retention, hasher=app.hasher,
+        boot_id=app.boot_id, gate=app.gate, receipts=receipts,
+        require_governance=app.require_governance, owner_for_control=app.owner_for_control,
+        read_call=app.read_call, expire_actions=app.expire_actions, undo=app.governance.undo)
 
 
 def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle,

@@ -374,7 +374,7 @@ class Governance:
     # The owner id a control call writes for (its ``identity``, else the default).
     owner_for_control: Callable[[schema.Identity | None], str]
     # Settles a removal's receipt after its commit (daemon/lifecycle.py).
-    settle: Callable[[str], Awaitable[schema.ReceiptOut | None]]
+    settle: Callable[[str], Awaitable[schema.ReceiptOut]]
 
     def _limits(self) -> writes.Limits:
         return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
@@ -401,8 +401,6 @@ class Governance:
         for receipt in result.receipts or ([result.receipt] if result.receipt else []):
             if receipt.status == "pending":
                 updated = await self.settle(receipt.receipt_id)
-                if updated is None:
-                    continue  # nothing proves the removal yet: it stays pending
                 receipt.status = updated.status
                 receipt.updated_at = updated.updated_at
         return result

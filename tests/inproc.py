@@ -28,10 +28,11 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import checkpoints
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
+from memoryd.daemon.cli import compose_lifecycle
 from memoryd.daemon.clock import Clock, SystemClock
 from memoryd.daemon.config import load_config
 from memoryd.daemon.identity import default_identity, owner_of
-from memoryd.daemon.lifecycle import Lifecycle
+from memoryd.daemon.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.store import SqliteStore
 from memoryd.kernel.capability import Capability
 from memoryd.rpc.framing import encode_value
@@ -103,13 +104,14 @@ def composed(home_path: Path, *, clock: Clock | None = None, config: str | None 
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     store = SqliteStore(home.db, synchronous=settings.synchronous)
     try:
-        app = App(config=settings, home=home, hasher=hasher, store=store,
-                  clock=clock or SystemClock(), default=default_identity(env, settings, hasher))
+        clock = clock or SystemClock()
+        receipts = Receipts(store, clock, faults=faults)
+        app = App(config=settings, home=home, hasher=hasher, store=store, clock=clock,
+                  default=default_identity(env, settings, hasher), settle=receipts.settle)
         checkpointer = checkpoints.start(store, home, app.clock, settings.checkpoint)
         app.load_policy_file(starting=True)
-        lifecycle = Lifecycle(app, faults=faults)
-        lifecycle.install()
-        lifecycle.interrupt_pending()
+        lifecycle = compose_lifecycle(app, receipts)
+        receipts.interrupt_pending()
         agent, control = tables([
             *app.methods(),
             *checkpoints.methods(
