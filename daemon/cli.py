@@ -28,6 +28,7 @@ import structlog
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall, teams
 from memoryd.daemon import home as home_mod
+from memoryd.daemon.access import Access
 from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.config import Config, ConfigError, load_config
@@ -157,9 +158,14 @@ def compose_lifecycle(app: App, receipts: Receipts) -> Lifecycle:
     """The janitor and lifecycle methods over the app's collaborators."""
     return Lifecycle(
         store=app.store, clock=app.clock, retention=app.config.retention, hasher=app.hasher,
-        boot_id=app.boot_id, gate=app.gate, receipts=receipts,
-        require_governance=app.require_governance, owner_for_control=app.owner_for_control,
+        boot_id=app.boot_id, gate=app.gate, receipts=receipts, control=app.control,
         read_call=app.read_call, expire_actions=app.expire_actions, undo=app.governance.undo)
+
+
+def compose_access(app: App) -> Access:
+    """The task, consent and token methods over the app's collaborators."""
+    return Access(store=app.store, clock=app.clock, hasher=app.hasher, gate=app.gate,
+                  config=app.config, control=app.control, peer_owner=app.peer_owner)
 
 
 def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle,
@@ -172,6 +178,7 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
     hasher, default = app.hasher, app.default
     return [
         *app.methods(),
+        *compose_access(app).methods(),
         *recall.methods(recall.Recall(
             app.store, app.clock, app.gate, hasher, app.config.recall, app.ranker,
             app.ranker_reason, app.projection, app.audit_read)),

@@ -36,7 +36,7 @@ from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import RetentionConfig
 from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View
-from memoryd.daemon.gate import Gate, ReadCheck
+from memoryd.daemon.gate import ControlCall, Gate, ReadCheck
 from memoryd.daemon.store import SqliteStore, Tx, loads
 from memoryd.kernel.capability import Capability, Effect
 from memoryd.kernel.errors import CursorError, NotFound, Unavailable
@@ -294,10 +294,7 @@ class Lifecycle:
     boot_id: str
     gate: Gate
     receipts: Receipts
-    # The gate's governance question for a control call (raises when refused).
-    require_governance: Callable[[CallContext, Capability], None]
-    # The owner id a control call acts for (its ``identity``, else the default).
-    owner_for_control: Callable[[schema.Identity | None], str]
+    control: ControlCall
     read_call: ReadCall
     # Pending actions past their time closed as expired (their count).
     expire_actions: Callable[[], Awaitable[int]]
@@ -347,7 +344,7 @@ class Lifecycle:
     # -- methods ---------------------------------------------------------------
 
     async def memory_gc(self, ctx: CallContext, p: schema.NoParams) -> schema.GcOut:
-        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
+        self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
         actions = await self.expire_actions()
         swept = await self.sweep()
         return schema.GcOut(expired=swept["expired"], purged=swept["purged"],
@@ -356,8 +353,8 @@ class Lifecycle:
 
     async def memory_journal(self, ctx: CallContext,
                              p: schema.MemoryJournal) -> schema.JournalPage:
-        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
-        owner = self.owner_for_control(p.identity)
+        self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
+        owner = self.control.owner_for(p.identity)
         gate = self.gate
 
         def body(tx: Tx, check: ReadCheck, _view: View) -> schema.JournalPage:

@@ -28,7 +28,7 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import checkpoints
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
-from memoryd.daemon.cli import compose_lifecycle
+from memoryd.daemon.cli import compose_access, compose_lifecycle
 from memoryd.daemon.clock import Clock, SystemClock
 from memoryd.daemon.config import load_config
 from memoryd.daemon.identity import default_identity, owner_of
@@ -114,6 +114,7 @@ def composed(home_path: Path, *, clock: Clock | None = None, config: str | None 
         receipts.interrupt_pending()
         agent, control = tables([
             *app.methods(),
+            *compose_access(app).methods(),
             *checkpoints.methods(
                 checkpointer, hasher, lambda who: owner_of(hasher, who),
                 govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,

@@ -10,6 +10,7 @@ import dataclasses
 from pathlib import Path
 
 from memoryd.daemon.app import App
+from memoryd.daemon.config import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 DAEMON = ROOT / "daemon"
@@ -65,3 +66,17 @@ def test_the_checks_see_what_they_look_for() -> None:
     assert app_fields_set_from_outside(ast.parse("self.app.store = s\n"))
     assert app_fields_set_from_outside(ast.parse("app.projection = p\n"))
     assert not app_fields_set_from_outside(ast.parse("self.store = s\n"))
+
+
+def test_tasks_tokens_and_consent_are_served_by_their_own_module() -> None:
+    from memoryd.daemon import access, cli
+
+    # Declaring a table calls no collaborator, so none is given.
+    app = App(config=Config(), home=None, hasher=None, store=None,  # type: ignore[arg-type]
+              clock=None, default=None, settle=None)  # type: ignore[arg-type]
+    ours = ("task.", "consent.", "token.")
+    assert not [m.name for m in app.methods() if m.name.startswith(ours)]
+    served = {m.name for m in cli.compose_access(app).methods()}
+    assert isinstance(cli.compose_access(app), access.Access)
+    assert served == {"task.begin", "task.resume", "task.end", "consent.get", "consent.set",
+                      "token.issue", "token.list", "token.revoke"}
