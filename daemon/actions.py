@@ -221,14 +221,14 @@ def get_action(tx: Tx, action_id: str) -> schema.ActionDetail:
         result=loads(row["result"]),
         # The operator (control channel) sees what they are asked to approve.
         ops=[
-            {k: o[k] for k in ("action", "target", "scope", "entry_id", "expected_revision")}
-            | {"entry": _entry_out(o["entry"])}
-            for o in stored["ops"]
+            {"action": o.action, "target": o.target, "scope": o.scope, "entry_id": o.entry_id,
+             "expected_revision": o.expected_revision, "entry": _entry_out(o.entry)}
+            for o in loaded_ops(stored)
         ] if stored else None,
     )
 
 
 def _entry_out(entry: dict[str, Any] | None) -> dict[str, Any] | None:
-    if entry is None:
-        return None
-    return {k: (None if v == "unset" else v) for k, v in entry.items()}
+    # The operator sees every field; one the caller left out is null.
+    return None if entry is None else {
+        k: (None if v is msgspec.UNSET else v) for k, v in entry.items()}

@@ -1,8 +1,11 @@
-"""The daemon's method handlers, composed over the store, kernel and audit.
+"""The core method handlers, composed over the store, kernel and audit.
 
-Owns: resolving each call's caller (channel, identity, task, view), the
-handlers of every method, and the two method tables (``agent.sock`` gets only
-the agent-channel methods of SPEC §9; ``control.sock`` gets all).
+Owns: the policy in force (loading policy.toml), resolving each call's caller
+(channel, identity, task, view) and the owner it acts for, running a read
+through the gate, and the handlers of memory.write/read/list/receipt/status,
+governance actions, audit export and policy, with their method table. Other
+modules declare their own (tasks, tokens and consent: daemon/access.py);
+daemon/cli.py joins them.
 
 Invariants:
 - every handler takes a typed params Struct and returns a Struct or JSON-able
@@ -27,22 +30,21 @@ import structlog
 
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import actions, reads, tasks, teams, writes
-from memoryd.daemon import gate as gate_mod
 from memoryd.daemon import home as home_mod
 from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View
-from memoryd.daemon.gate import Caller, Gate, ReadCheck, task_view
+from memoryd.daemon.gate import Caller, ControlCall, Gate, ReadCheck, task_view
 from memoryd.daemon.governance import Governance
 from memoryd.daemon.home import Home
 from memoryd.daemon.store import Store
 from memoryd.daemon.txn import Tx
 from memoryd.kernel.capability import Capability
-from memoryd.kernel.errors import Denied, NotFound, Unavailable
+from memoryd.kernel.errors import Denied, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
-from memoryd.rpc.protocol import CallContext, Dispatcher, Handler, MethodSpec, tables
+from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
     from memoryd.daemon.hybrid import Ranker
@@ -59,17 +61,22 @@ class App:
     store: Store
     clock: Clock
     default: ident.Who
+    # Settles a removal's delete receipt after its commit (daemon/lifecycle.py
+    # ``Receipts.settle``), for the write path.
+    settle: Callable[[str], Awaitable[schema.ReceiptOut]]
     policy: Policy = EMPTY_POLICY
     boot_id: str = field(default_factory=lambda: os.urandom(8).hex())
     gate: Gate = field(init=False)
     governance: Governance = field(init=False)
+    control: ControlCall = field(init=False)
 
     def __post_init__(self) -> None:
         self.gate = Gate(lambda: self.policy)
+        self.control = ControlCall(self.require_governance, self.owner_for_control)
         self.governance = Governance(
             store=self.store, config=self.config, hasher=self.hasher, clock=self.clock,
             gate=self.gate, policy=lambda: self.policy, owner_for_control=self.owner_for_control,
-            settle=self.settle_receipt)
+            settle=self.settle)
 
     # -- policy ---------------------------------------------------------------
 
@@ -129,7 +136,7 @@ class App:
     def owner_for_control(self, identity: schema.Identity | None) -> str:
         return self.default.owner if identity is None else ident.owner_of(self.hasher, identity)
 
-    def _peer_owner(self, ctx: CallContext) -> str:
+    def peer_owner(self, ctx: CallContext) -> str:
         """On agent.sock without a token: the peer uid's configured identity,
         else the daemon's default one."""
         mapped = self.config.identities.get(str(ctx.peer_uid))
@@ -188,126 +195,15 @@ class App:
             # Reads go on while the store refuses appends (SPEC §5.9).
             log.warning("read_decision_not_audited", decision_id=check.decision_id)
 
-    # -- task.* -----------------------------------------------------------------
-
-    async def task_begin(self, ctx: CallContext, p: schema.TaskBegin) -> schema.TaskOut:
-        now_dt = self._now()
-        now = fmt(now_dt)
-
-        def run(tx: Tx) -> tuple[schema.TaskOut, str | None]:
-            token_scopes = None
-            token_id = None
-            parent = None
-            if ctx.channel == "agent" and p.identity is not None:
-                raise Denied("channel_forbidden")
-            if p.token is not None:
-                grant = ident.token_grant(tx, self.hasher, p.token, now)
-                owner, token_scopes, token_id = grant.owner, grant.scopes, grant.token_id
-            if p.parent_task is not None:
-                parent = self.gate.task(tx, ctx, p.parent_task, now, presenting=token_id)
-            if p.token is None and parent is not None:
-                # This connection holds the parent's credential (the gate
-                # checked): the child acts for the same owner under it.
-                owner, token_id = parent.owner, parent.token_id
-            elif p.token is None and ctx.channel == "agent":
-                owner = self._peer_owner(ctx)
-            elif p.token is None:
-                owner = self.owner_for_control(p.identity)
-            task = tasks.begin(
-                tx, self.hasher, p, owner=owner, token_scopes=token_scopes, token_id=token_id,
-                channel=ctx.channel, peer_uid=ctx.peer_uid, now_dt=now_dt,
-                ttl_hours=self.config.task_ttl_hours, max_open=self.config.max_open_tasks,
-                max_per_hour=self.config.max_tasks_per_hour, parent=parent,
-            )
-            return task.wire(), task.token_id
-
-        # Beginning a task is bookkeeping for reads: it goes on while the store
-        # refuses governed writes.
-        out, token_id = await self.store.run(run, write=True, governed=False)
-        if token_id is not None:
-            # This connection showed the token: its tasks are usable here.
-            self.gate.present(ctx.conn_id, token_id)
-        return out
-
-    async def task_resume(self, ctx: CallContext, p: schema.TaskResume) -> schema.TaskOut:
-        """A new connection presents the credential its task was begun with."""
-        now = fmt(self._now())
-
-        def run(tx: Tx) -> tuple[schema.TaskOut, str | None]:
-            token_id = None
-            if p.token is not None:
-                try:
-                    token_id = ident.token_grant(tx, self.hasher, p.token, now).token_id
-                except Denied:
-                    token_id = None
-            task = tasks.lookup(tx, p.task_id, channel=ctx.channel, peer_uid=ctx.peer_uid,
-                                now=now)
-            if task.token_id != token_id:
-                raise NotFound("task_not_found")
-            if token_id is not None:
-                gate_mod.check_token_live(tx, token_id, now)
-            return task.wire(), token_id
-
-        out, token_id = await self.store.run(run, write=False)
-        if token_id is not None:
-            self.gate.present(ctx.conn_id, token_id)
-        return out
-
-    async def task_end(self, ctx: CallContext, p: schema.TaskRef) -> schema.TaskEnded:
-        now = fmt(self._now())
-        return await self.store.run(
-            lambda tx: tasks.end(tx, self._task(tx, ctx, p.task_id), now), governed=False)
-
-    # -- consent / tokens -------------------------------------------------------
+    # -- governance check --------------------------------------------------------
 
     def require_governance(self, ctx: CallContext, capability: Capability) -> None:
         self.gate.governance(ctx, capability, self.default.owner)
-
-    async def consent_get(self, ctx: CallContext, p: schema.IdentityOnly) -> schema.ConsentOut:
-        self.require_governance(ctx, Capability.CONSENT_MANAGE)
-        owner = self.owner_for_control(p.identity)
-        rec = await self.store.run(lambda tx: ident.read_consent(tx, owner), write=False)
-        return rec.wire()
-
-    async def consent_set(self, ctx: CallContext, p: schema.ConsentSet) -> schema.ConsentOut:
-        self.require_governance(ctx, Capability.CONSENT_MANAGE)
-        owner = self.owner_for_control(p.identity)
-        now = fmt(self._now())
-        rec = await self.store.run(lambda tx: ident.set_consent(tx, owner, p, now))
-        log.info("consent_changed", owner=owner, version=rec.version)
-        return rec.wire()
-
-    async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> schema.TokenIssued:
-        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
-        now_dt = self._now()
-        out = await self.store.run(lambda tx: ident.issue_token(tx, self.hasher, p, now_dt))
-        log.info("token_issued", token_id=out.token_id, owner=out.owner)
-        return out
-
-    async def token_list(self, ctx: CallContext, p: schema.IdentityOnly) -> schema.TokenPage:
-        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
-        owner = None if p.identity is None else self.owner_for_control(p.identity)
-        now = fmt(self._now())
-        items = await self.store.run(lambda tx: ident.list_tokens(tx, owner, now), write=False)
-        return schema.TokenPage(items=items)
-
-    async def token_revoke(self, ctx: CallContext, p: schema.TokenRevoke) -> schema.TokenRevoked:
-        self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
-        now = fmt(self._now())
-        return await self.store.run(lambda tx: ident.revoke_token(tx, p.token_id, now))
 
     # -- memory.write and governance ------------------------------------------
 
     async def memory_write(self, ctx: CallContext, p: schema.MemoryWrite) -> schema.WriteResult:
         return await self.governance.write(ctx, p)
-
-    async def settle_receipt(self, receipt_id: str) -> schema.ReceiptOut | None:
-        """Settle a removal's receipt after its commit, by the lifecycle's
-        settling when installed; without it nothing proves the removal and the
-        receipt stays pending (None)."""
-        if self.finish_receipt is None:
-            return None
-        return await self.finish_receipt(receipt_id)
 
     async def action_list(self, ctx: CallContext, p: schema.ActionList) -> schema.ActionPage:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
@@ -387,7 +283,7 @@ class App:
                 if p.task_id is None:
                     # The same owner a task begun here without a token gets:
                     # never the daemon's default one for a peer mapped elsewhere.
-                    owner = self._peer_owner(ctx)
+                    owner = self.peer_owner(ctx)
                     task = None
                 else:
                     task = self._task(tx, ctx, p.task_id)
@@ -438,10 +334,6 @@ class App:
             return MethodSpec(name, params, handler, result, on_agent)
 
         return [
-            m("task.begin", schema.TaskBegin, self.task_begin, schema.TaskOut, on_agent=True),
-            m("task.end", schema.TaskRef, self.task_end, schema.TaskEnded, on_agent=True),
-            m("task.resume", schema.TaskResume, self.task_resume, schema.TaskOut,
-              on_agent=True),
             m("memory.write", schema.MemoryWrite, self.memory_write, schema.WriteResult,
               on_agent=True),
             m("memory.read", schema.MemoryRead, self.memory_read, schema.ReadResult,
@@ -458,29 +350,16 @@ class App:
               schema.WriteResult),
             m("governance.action.deny", schema.ActionDeny, self.action_deny,
               schema.ActionDenied),
-            m("consent.get", schema.IdentityOnly, self.consent_get, schema.ConsentOut),
-            m("consent.set", schema.ConsentSet, self.consent_set, schema.ConsentOut),
-            m("token.issue", schema.TokenIssue, self.token_issue, schema.TokenIssued),
-            m("token.list", schema.IdentityOnly, self.token_list, schema.TokenPage),
-            m("token.revoke", schema.TokenRevoke, self.token_revoke, schema.TokenRevoked),
             m("audit.export", schema.AuditExport, self.audit_export, schema.AuditPage),
             m("policy.reload", schema.NoParams, self.policy_reload, schema.PolicyLoaded),
             m("policy.explain", schema.PolicyExplain, self.policy_explain,
               schema.PolicyExplained),
         ]
 
-    def method_tables(self) -> tuple[Dispatcher, Dispatcher]:
-        """The two dispatchers over this module's methods only (the in-process
-        seam); ``memoryd serve`` adds every module's table (daemon/cli.py)."""
-        return tables(self.methods())
-
     # The hybrid ranker (daemon/hybrid.py) when the semantic extra is loaded;
     # None ranks lexically, and ``ranker_reason`` says why.
     ranker: Ranker | None = None
     ranker_reason: str = "extra_not_installed"
-    # Settles a delete receipt after its removal committed (daemon/lifecycle.py
-    # installs it); without one, receipts stay pending.
-    finish_receipt: Callable[[str], Awaitable[schema.ReceiptOut]] | None = None
     # External memory (daemon/projection.py, given by daemon/cli.py): the
     # status section and external recall ask it; None means off.
     projection: Projection | None = None

@@ -28,12 +28,13 @@ import structlog
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall, teams
 from memoryd.daemon import home as home_mod
+from memoryd.daemon.access import Access
 from memoryd.daemon.app import App
 from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.config import Config, ConfigError, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
-from memoryd.daemon.lifecycle import Lifecycle
+from memoryd.daemon.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.projection import Projection
 from memoryd.daemon.projection import build as build_projection
 from memoryd.daemon.projection_provider import CredentialError, EndpointError
@@ -138,9 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         lock.release()
         return 1
     ranker, ranker_reason = _ranker(config, store)
+    receipts = Receipts(store, clock)
     app = App(config=config, home=home, hasher=hasher, store=store, clock=clock,
-              default=default, boot_id=boot_id, ranker=ranker, ranker_reason=ranker_reason,
-              projection=projection)
+              default=default, settle=receipts.settle, boot_id=boot_id, ranker=ranker,
+              ranker_reason=ranker_reason, projection=projection)
     # Verify the chain before anything is appended to it, so a damaged log is
     # reported where it was damaged, not after events of this start.
     checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
@@ -150,9 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
         lock.release()
         return 1
-    lifecycle = Lifecycle(app)
-    lifecycle.install()
-    lifecycle.interrupt_pending()
+    lifecycle = compose_lifecycle(app, receipts)
+    receipts.interrupt_pending()
     methods = method_table(app, checkpointer, lifecycle, projection, govern)
     projection.start()
     try:
@@ -161,6 +162,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
         lock.release()
     return code
+
+
+def compose_lifecycle(app: App, receipts: Receipts) -> Lifecycle:
+    """The janitor and lifecycle methods over the app's collaborators."""
+    return Lifecycle(
+        store=app.store, clock=app.clock, retention=app.config.retention, hasher=app.hasher,
+        boot_id=app.boot_id, gate=app.gate, receipts=receipts, control=app.control,
+        read_call=app.read_call, expire_actions=app.expire_actions, undo=app.governance.undo)
+
+
+def compose_access(app: App) -> Access:
+    """The task, consent and token methods over the app's collaborators."""
+    return Access(store=app.store, clock=app.clock, hasher=app.hasher, gate=app.gate,
+                  config=app.config, control=app.control, peer_owner=app.peer_owner)
 
 
 def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle,
@@ -173,6 +188,7 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
     hasher, default = app.hasher, app.default
     return [
         *app.methods(),
+        *compose_access(app).methods(),
         *recall.methods(recall.Recall(
             app.store, app.clock, app.gate, hasher, app.config.recall, app.ranker,
             app.ranker_reason, app.projection, app.audit_read)),

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from msgspec import UNSET
+
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.ids import entry_id as new_entry_id
@@ -222,13 +224,13 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
            content_hash_: str | None, provenance: Provenance, now_dt: datetime) -> dict[str, Any]:
     """Store a new active entry (revision 1); returns the row.
 
-    ``entry`` is the write path's normalised content (``"unset"`` marks a field
-    the caller left out)."""
+    ``entry`` is the write path's normalised content (``msgspec.UNSET`` marks
+    a field the caller left out)."""
     now = fmt(now_dt)
     ttl = entry["ttl_days"] or default_ttl_days(entry["type"])
-    basis = (entry["basis"] if entry["basis"] not in ("unset", None)
+    basis = (entry["basis"] if entry["basis"] not in (UNSET, None)
              else {"kind": "unknown", "note": ""})
-    validity = entry["validity"] if entry["validity"] != "unset" else None
+    validity = entry["validity"] if entry["validity"] is not UNSET else None
     row = {
         "id": new_entry_id(now_dt), "owner": owner, "target": target, "scope": scope,
         "type": entry["type"], "title": entry["title"], "body": entry["body"],

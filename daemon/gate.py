@@ -349,3 +349,13 @@ def task_view(task: tasks.Task) -> View:
     # frozen with the task (daemon/teams.py).
     return View(task.owner, frozenset(spaces),
                 frozenset(s for s in task.scopes if is_team_scope("memory", s)))
+
+
+@dataclass(frozen=True, slots=True)
+class ControlCall:
+    """What a control-channel method settles before anything else: whether the
+    call may govern (``require`` raises unless the gate allows it) and the
+    owner it acts for (``owner_for``: its ``identity``, else the default)."""
+
+    require: Callable[[CallContext, Capability], None]
+    owner_for: Callable[[schema.Identity | None], str]

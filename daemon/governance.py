@@ -246,9 +246,10 @@ def _op(o: schema.WriteOp, target: str | None, scope: str | None, path: str,
             "title": e.title,
             "body": e.body,
             "summary": summary,
-            "basis": msgspec.to_builtins(e.basis) if e.basis is not msgspec.UNSET else "unset",
+            # A field the caller left out stays UNSET (``Op.wire`` leaves it out).
+            "basis": msgspec.to_builtins(e.basis) if e.basis is not msgspec.UNSET else e.basis,
             "validity": (msgspec.to_builtins(e.validity)
-                         if e.validity is not msgspec.UNSET else "unset"),
+                         if e.validity is not msgspec.UNSET else e.validity),
             "ttl_days": e.ttl_days,
             "pinned": e.pinned,
         }
@@ -317,7 +318,7 @@ def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
                 if extra:
                     check_fields(extra, max_bytes=max_bytes, counted=[])
                 continue
-            e = {k: v for k, v in op.entry.items() if v != "unset"}
+            e = {k: v for k, v in op.entry.items() if v is not msgspec.UNSET}
             derived = (op.summary_derived if op.summary_derived is not None
                        else e["summary"] == derive_summary(e["body"]))
             texts = [(path, text) for path, text in entry_texts(e)
@@ -373,7 +374,7 @@ class Governance:
     # The owner id a control call writes for (its ``identity``, else the default).
     owner_for_control: Callable[[schema.Identity | None], str]
     # Settles a removal's receipt after its commit (daemon/lifecycle.py).
-    settle: Callable[[str], Awaitable[schema.ReceiptOut | None]]
+    settle: Callable[[str], Awaitable[schema.ReceiptOut]]
 
     def _limits(self) -> writes.Limits:
         return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
@@ -400,8 +401,6 @@ class Governance:
         for receipt in result.receipts or ([result.receipt] if result.receipt else []):
             if receipt.status == "pending":
                 updated = await self.settle(receipt.receipt_id)
-                if updated is None:
-                    continue  # nothing proves the removal yet: it stays pending
                 receipt.status = updated.status
                 receipt.updated_at = updated.updated_at
         return result

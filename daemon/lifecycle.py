@@ -22,28 +22,26 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import entries, projection_outbox, writes
-from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.clock import Clock, fmt, plus
+from memoryd.daemon.config import RetentionConfig
 from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View
-from memoryd.daemon.gate import ReadCheck
-from memoryd.daemon.store import Tx, loads
+from memoryd.daemon.gate import ControlCall, Gate, ReadCheck
+from memoryd.daemon.store import Store, Tx, loads
 from memoryd.kernel.capability import Capability, Effect
 from memoryd.kernel.errors import CursorError, NotFound, Unavailable
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
-
-if TYPE_CHECKING:
-    from memoryd.daemon.app import App
 
 log = structlog.get_logger()
 
@@ -53,7 +51,7 @@ BATCH = 100
 JOURNAL_FILTER = "memory.journal"
 
 # Failures a test may inject through the in-process seam (tests/inproc.py
-# builds ``Lifecycle(app, faults=...)``); ``memoryd serve`` never sets any and
+# builds ``Receipts(store, clock, faults=...)``); ``memoryd serve`` never sets any and
 # reads no switch from its environment. Each stands for a real failure the
 # receipt states must survive.
 FAULTS: dict[str, str] = {
@@ -225,14 +223,17 @@ def journal(tx: Tx, hasher: KeyedHasher, boot_id: str, owner: str, p: schema.Mem
     return schema.JournalPage(items=items, next_cursor=next_cursor, omitted=omitted)
 
 
-# --- the service ---------------------------------------------------------------------
+# --- the services --------------------------------------------------------------------
 
 
 @dataclass
-class Lifecycle:
-    """The lifecycle methods and janitor bound to one running ``App``."""
+class Receipts:
+    """Settles delete receipts: right after a removal committed (the write
+    path's ``settle``), at start-up (``interrupt_pending``) and from the
+    janitor. Built before the app, which hands ``settle`` to the write path."""
 
-    app: App
+    store: Store
+    clock: Clock
     faults: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
@@ -240,6 +241,68 @@ class Lifecycle:
         unknown = self.faults - FAULTS.keys()
         if unknown:
             raise ValueError(f"unknown lifecycle faults; known: {sorted(FAULTS)}")
+
+    def checkpoint(self) -> bool:
+        # TRUNCATE moves every frame into the database (where secure_delete
+        # has zeroed freed space) and empties the -wal file, so old page
+        # images holding removed text leave the disk.
+        done = self.store.checkpoint_wal()
+        return done and "checkpoint_busy" not in self.faults
+
+    async def settle(self, receipt_id: str) -> schema.ReceiptOut:
+        """Settle a removal's receipt right after its transaction committed."""
+        if "defer_receipts" in self.faults:
+            return await self.store.run(
+                lambda tx: _receipt_out(tx, receipt_id), write=False)
+        return await self.verify(receipt_id)
+
+    async def verify(self, receipt_id: str) -> schema.ReceiptOut:
+        wal_clean = await anyio.to_thread.run_sync(self.checkpoint)
+        now = fmt(self.clock.now())
+        # A copy the primary store cannot reach (a PostgreSQL WAL archive or
+        # replica) is unconfirmed like an external projection.
+        projection = ("projection_unconfirmed" in self.faults
+                      or await anyio.to_thread.run_sync(self.store.external_copies))
+        out = await self.store.run(lambda tx: settle(
+            tx, receipt_id, now, wal_clean=wal_clean, projection_pending=projection))
+        log.info("receipt_settled", receipt_id=receipt_id, status=out.status)
+        return out
+
+    def interrupt_pending(self) -> int:
+        """At start-up, before serving: pending receipts were cut off."""
+        now = fmt(self.clock.now())
+        try:
+            count = self.store.run_sync(lambda tx: interrupt_pending(tx, now))
+        except Unavailable:
+            return 0
+        if count:
+            log.warning("receipts_interrupted", count=count)
+        return count
+
+
+# A read method's run through the gate (``App.read_call``): method name, task,
+# identity and the body to run over the readable view.
+ReadCall = Callable[[CallContext, str, str | None, schema.Identity | None,
+                     Callable[[Tx, ReadCheck, View], Any]], Awaitable[Any]]
+
+
+@dataclass
+class Lifecycle:
+    """The janitor and the lifecycle methods, over their collaborators."""
+
+    store: Store
+    clock: Clock
+    retention: RetentionConfig
+    hasher: KeyedHasher
+    boot_id: str
+    gate: Gate
+    receipts: Receipts
+    control: ControlCall
+    read_call: ReadCall
+    # Pending actions past their time closed as expired (their count).
+    expire_actions: Callable[[], Awaitable[int]]
+    # ``memory.undo`` through the governed write path (daemon/governance.py).
+    undo: Callable[[CallContext, schema.MemoryUndo], Awaitable[schema.WriteResult]]
 
     def methods(self) -> list[MethodSpec]:
         """The methods this module serves (control.sock only)."""
@@ -250,75 +313,32 @@ class Lifecycle:
             MethodSpec("memory.gc", schema.NoParams, self.memory_gc, schema.GcOut),
         ]
 
-    def install(self) -> None:
-        """Take over settling delete receipts."""
-        self.app.finish_receipt = self.finish_receipt
-
-    # -- receipts -------------------------------------------------------------
-
-    def _checkpoint(self) -> bool:
-        # TRUNCATE moves every frame into the database (where secure_delete
-        # has zeroed freed space) and empties the -wal file, so old page
-        # images holding removed text leave the disk.
-        done = self.app.store.checkpoint_wal()
-        return done and "checkpoint_busy" not in self.faults
-
-    async def finish_receipt(self, receipt_id: str) -> schema.ReceiptOut:
-        """Settle a removal's receipt right after its transaction committed."""
-        if "defer_receipts" in self.faults:
-            return await self.app.store.run(
-                lambda tx: _receipt_out(tx, receipt_id), write=False)
-        return await self._verify(receipt_id)
-
-    async def _verify(self, receipt_id: str) -> schema.ReceiptOut:
-        wal_clean = await anyio.to_thread.run_sync(self._checkpoint)
-        now = fmt(self.app.clock.now())
-        # A copy the primary store cannot reach (a PostgreSQL WAL archive or
-        # replica) is unconfirmed like an external projection.
-        projection = ("projection_unconfirmed" in self.faults
-                      or await anyio.to_thread.run_sync(self.app.store.external_copies))
-        out = await self.app.store.run(lambda tx: settle(
-            tx, receipt_id, now, wal_clean=wal_clean, projection_pending=projection))
-        log.info("receipt_settled", receipt_id=receipt_id, status=out.status)
-        return out
-
-    def interrupt_pending(self) -> int:
-        """At start-up, before serving: pending receipts were cut off."""
-        now = fmt(self.app.clock.now())
-        try:
-            count = self.app.store.run_sync(lambda tx: interrupt_pending(tx, now))
-        except Unavailable:
-            return 0
-        if count:
-            log.warning("receipts_interrupted", count=count)
-        return count
-
     # -- janitor ---------------------------------------------------------------
 
     async def sweep(self) -> dict[str, int]:
         """One janitor pass; each batch is its own short transaction."""
-        store, grace = self.app.store, self.app.config.retention.purge_grace_days
+        store, grace = self.store, self.retention.purge_grace_days
         expired = purged = 0
         while True:
-            now = fmt(self.app.clock.now())
+            now = fmt(self.clock.now())
             n = await store.run(lambda tx, now=now: expire_batch(tx, now))  # type: ignore[misc]
             expired += n
             if n < BATCH:
                 break
         while True:
-            now_dt = self.app.clock.now()
+            now_dt = self.clock.now()
             n = await store.run(
                 lambda tx, t=now_dt: purge_batch(tx, t, grace))  # type: ignore[misc]
             purged += n
             if n < BATCH:
                 break
         if purged:
-            await anyio.to_thread.run_sync(self._checkpoint)
+            await anyio.to_thread.run_sync(self.receipts.checkpoint)
         open_receipts = await store.run(lambda tx: [r["receipt_id"] for r in tx.all(
             "SELECT receipt_id FROM receipts WHERE status IN ('pending', 'interrupted',"
             " 'incomplete') ORDER BY created_at LIMIT ?", (BATCH,))], write=False)
         for receipt_id in open_receipts:
-            await self._verify(receipt_id)
+            await self.receipts.verify(receipt_id)
         if expired or purged or open_receipts:
             log.info("janitor_swept", expired=expired, purged=purged,
                      receipts=len(open_receipts))
@@ -327,8 +347,8 @@ class Lifecycle:
     # -- methods ---------------------------------------------------------------
 
     async def memory_gc(self, ctx: CallContext, p: schema.NoParams) -> schema.GcOut:
-        self.app.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
-        actions = await self.app.expire_actions()
+        self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
+        actions = await self.expire_actions()
         swept = await self.sweep()
         return schema.GcOut(expired=swept["expired"], purged=swept["purged"],
                             receipts_rechecked=swept["receipts_rechecked"],
@@ -336,13 +356,13 @@ class Lifecycle:
 
     async def memory_journal(self, ctx: CallContext,
                              p: schema.MemoryJournal) -> schema.JournalPage:
-        self.app.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
-        owner = self.app.owner_for_control(p.identity)
-        gate = self.app.gate
+        self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
+        owner = self.control.owner_for(p.identity)
+        gate = self.gate
 
         def body(tx: Tx, check: ReadCheck, _view: View) -> schema.JournalPage:
             if not gate.read_rules_apply():
-                return journal(tx, self.app.hasher, self.app.boot_id, owner, p)
+                return journal(tx, self.hasher, self.boot_id, owner, p)
 
             def shown(entry_id: str) -> bool:
                 row = tx.one("SELECT target, scope FROM entries WHERE id = ?", (entry_id,))
@@ -352,12 +372,12 @@ class Lifecycle:
                 check.note(decision)
                 return decision.effect is Effect.ALLOW
 
-            return journal(tx, self.app.hasher, self.app.boot_id, owner, p, shown)
+            return journal(tx, self.hasher, self.boot_id, owner, p, shown)
 
-        return await self.app.read_call(ctx, "memory.journal", None, p.identity, body)
+        return await self.read_call(ctx, "memory.journal", None, p.identity, body)
 
     async def memory_undo(self, ctx: CallContext, p: schema.MemoryUndo) -> schema.WriteResult:
-        return await self.app.governance.undo(ctx, p)
+        return await self.undo(ctx, p)
 
 
 def _receipt_out(tx: Tx, receipt_id: str) -> schema.ReceiptOut:

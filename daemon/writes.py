@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 import msgspec
+from msgspec import UNSET
 
 from memoryd.daemon import entries
 from memoryd.daemon.clock import fmt, plus
@@ -73,6 +74,12 @@ class Caller:
     grants: frozenset[str] | None = None
 
 
+# The fields of a new entry a caller may leave out (``msgspec.UNSET`` in an
+# op's entry): a replace keeps the entry's own, an add takes the default.
+UNSET_FIELDS = ("basis", "validity")
+_LEGACY_UNSET = "unset"
+
+
 @dataclass
 class Op:
     action: str
@@ -112,16 +119,28 @@ class Op:
         )
 
     def wire(self) -> dict[str, Any]:
+        """The op as stored with a pending action (and keyed for dedup): a
+        field the caller left out is left out."""
+        entry = self.entry
+        if entry is not None:
+            entry = {k: v for k, v in entry.items() if v is not UNSET}
         return {
             "action": self.action, "target": self.target, "scope": self.scope,
             "entry_id": self.entry_id, "expected_revision": self.expected_revision,
-            "entry": self.entry, "content_hash": self.content_hash,
+            "entry": entry, "content_hash": self.content_hash,
             "reason_given": self.reason_given, "covered_by": self.covered_by,
         }
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> Op:
-        return cls(**data)
+        entry = data["entry"]
+        if entry is not None:
+            # A field left out is UNSET again; an older memoryd stored it as
+            # the string "unset" (still read, never written).
+            entry = {k: (UNSET if k in UNSET_FIELDS and entry.get(k, _LEGACY_UNSET)
+                         == _LEGACY_UNSET else entry[k])
+                     for k in schema.EntryIn.__struct_fields__}
+        return cls(**(data | {"entry": entry}))
 
 
 @dataclass
@@ -323,8 +342,8 @@ def _apply_ops(
             e = op.entry
             same_text = (e["type"], e["title"], e["body"], e["summary"]) == (
                 cur["type"], cur["title"], cur["body"], cur["summary"])
-            validity = loads(cur["validity"]) if e["validity"] == "unset" else e["validity"]
-            if e["basis"] == "unset" or e["basis"] is None:
+            validity = loads(cur["validity"]) if e["validity"] is UNSET else e["validity"]
+            if e["basis"] in (UNSET, None):
                 basis = loads(cur["basis"])
                 if not same_text:
                     basis = {"kind": "unknown", "note": ""}

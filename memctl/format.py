@@ -419,7 +419,7 @@ def _proposed_entry(entry: Mapping[str, Any]) -> str:
         ("type", entry.get("type")),
         ("summary", entry.get("summary")),
         ("basis", basis if basis is not None else "(not given)"),
-        ("validity", entry.get("validity") if entry.get("validity") not in (None, "unset")
+        ("validity", entry.get("validity") if entry.get("validity") is not None
          else "(not given)"),
         ("ttl days", entry.get("ttl_days")),
         ("pinned", entry.get("pinned")),

@@ -29,10 +29,11 @@ from memoryd.daemon import checkpoints
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.backends import open_store
+from memoryd.daemon.cli import compose_access, compose_lifecycle
 from memoryd.daemon.clock import Clock, SystemClock
 from memoryd.daemon.config import load_config
 from memoryd.daemon.identity import default_identity, owner_of
-from memoryd.daemon.lifecycle import Lifecycle
+from memoryd.daemon.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.store import Store
 from memoryd.kernel.capability import Capability
 from memoryd.rpc.framing import encode_value
@@ -104,15 +105,17 @@ def composed(home_path: Path, *, clock: Clock | None = None, config: str | None 
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     store = open_store(settings, home.db, home.path, os.environ)
     try:
-        app = App(config=settings, home=home, hasher=hasher, store=store,
-                  clock=clock or SystemClock(), default=default_identity(env, settings, hasher))
+        clock = clock or SystemClock()
+        receipts = Receipts(store, clock, faults=faults)
+        app = App(config=settings, home=home, hasher=hasher, store=store, clock=clock,
+                  default=default_identity(env, settings, hasher), settle=receipts.settle)
         checkpointer = checkpoints.start(store, home, app.clock, settings.checkpoint)
         app.load_policy_file(starting=True)
-        lifecycle = Lifecycle(app, faults=faults)
-        lifecycle.install()
-        lifecycle.interrupt_pending()
+        lifecycle = compose_lifecycle(app, receipts)
+        receipts.interrupt_pending()
         agent, control = tables([
             *app.methods(),
+            *compose_access(app).methods(),
             *checkpoints.methods(
                 checkpointer, hasher, lambda who: owner_of(hasher, who),
                 govern=lambda ctx: app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE,

@@ -22,7 +22,7 @@ import pytest
 from memoryd.daemon import cli
 from memoryd.daemon.app import App
 from memoryd.daemon.config import Config
-from memoryd.daemon.lifecycle import Lifecycle
+from memoryd.daemon.lifecycle import Receipts
 from memoryd.daemon.projection import Projection
 from memoryd.rpc.protocol import MethodSpec
 
@@ -67,12 +67,13 @@ def parse_methods_page(text: str) -> dict[str, Documented]:
 def served() -> dict[str, MethodSpec]:
     """Every method as ``memoryd serve`` declares it. Building the table
     calls no collaborator (handlers use them per request), so none is given."""
+    receipts = Receipts(None, None)  # type: ignore[arg-type]
     app = App(config=Config(), home=None, hasher=None, store=None,  # type: ignore[arg-type]
-              clock=None, default=None)  # type: ignore[arg-type]
+              clock=None, default=None, settle=receipts.settle)  # type: ignore[arg-type]
     projection = Projection(None, None, None, "", lambda: None, lambda ctx: None,  # type: ignore[arg-type]
                             None, None, None)  # type: ignore[arg-type]
-    specs = cli.method_table(app, None, Lifecycle(app), projection,  # type: ignore[arg-type]
-                             lambda ctx: None)
+    specs = cli.method_table(app, None, cli.compose_lifecycle(app, receipts),  # type: ignore[arg-type]
+                             projection, lambda ctx: None)
     return {s.name: s for s in specs}
 
 

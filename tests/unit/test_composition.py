@@ -1,0 +1,82 @@
+"""The daemon is composed once, at construction: services take their
+collaborators (store, clock, config, ...) rather than the ``App``, and nothing
+sets a field of the ``App`` after it was built (daemon/cli.py composes;
+tests/inproc.py composes the same way)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+from memoryd.daemon.app import App
+from memoryd.daemon.config import Config
+
+ROOT = Path(__file__).resolve().parents[2]
+DAEMON = ROOT / "daemon"
+# The modules that compose the daemon: the only ones that know the App.
+COMPOSERS = {DAEMON / "app.py", DAEMON / "cli.py"}
+SOURCES = [*sorted(DAEMON.glob("*.py")), ROOT / "tests" / "inproc.py"]
+
+
+def imports_app(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "memoryd.daemon.app":
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "memoryd.daemon" and any(
+                a.name == "app" for a in node.names):
+            return True
+        if isinstance(node, ast.Import) and any(a.name == "memoryd.daemon.app"
+                                                for a in node.names):
+            return True
+    return False
+
+
+def app_fields_set_from_outside(tree: ast.AST) -> list[str]:
+    """``x.field = ...`` for a field of App, where ``x`` is not ``self``."""
+    fields = {f.name for f in dataclasses.fields(App)}
+    found = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if (isinstance(target, ast.Attribute) and target.attr in fields
+                    and not (isinstance(target.value, ast.Name) and target.value.id == "self")):
+                found.append(f"line {target.lineno}: {ast.unparse(target)}")
+    return found
+
+
+def test_only_the_composers_know_the_app() -> None:
+    knowing = [p.name for p in SOURCES if p.parent == DAEMON and p not in COMPOSERS
+               and imports_app(ast.parse(p.read_text()))]
+    assert knowing == [], f"services take their collaborators, not the App: {knowing}"
+
+
+def test_no_field_of_the_app_is_set_after_it_was_built() -> None:
+    found = {p.name: hits for p in SOURCES
+             if (hits := app_fields_set_from_outside(ast.parse(p.read_text())))}
+    assert found == {}, f"the App is given its collaborators at construction: {found}"
+
+
+def test_the_checks_see_what_they_look_for() -> None:
+    assert imports_app(ast.parse("if X:\n    from memoryd.daemon.app import App\n"))
+    assert app_fields_set_from_outside(ast.parse("self.app.store = s\n"))
+    assert app_fields_set_from_outside(ast.parse("app.projection = p\n"))
+    assert not app_fields_set_from_outside(ast.parse("self.store = s\n"))
+
+
+def test_tasks_tokens_and_consent_are_served_by_their_own_module() -> None:
+    from memoryd.daemon import access, cli
+
+    # Declaring a table calls no collaborator, so none is given.
+    app = App(config=Config(), home=None, hasher=None, store=None,  # type: ignore[arg-type]
+              clock=None, default=None, settle=None)  # type: ignore[arg-type]
+    ours = ("task.", "consent.", "token.")
+    assert not [m.name for m in app.methods() if m.name.startswith(ours)]
+    served = {m.name for m in cli.compose_access(app).methods()}
+    assert isinstance(cli.compose_access(app), access.Access)
+    assert served == {"task.begin", "task.resume", "task.end", "consent.get", "consent.set",
+                      "token.issue", "token.list", "token.revoke"}
