@@ -32,7 +32,7 @@ from memoryd.daemon.access import Access
 from memoryd.daemon.app import App
 from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
 from memoryd.daemon.clock import SystemClock
-from memoryd.daemon.config import Config, ConfigError, load_config
+from memoryd.daemon.config import Config, ConfigError, StoreConfig, load_config
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.projection import Projection
@@ -84,11 +84,56 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--home", metavar="DIR", help="the daemon's home folder")
     serve.add_argument("--log-format", choices=("json", "console"), default="json",
                        help="json lines (default) or console output for people")
+    copy = sub.add_parser(
+        "copy-store", help="copy a stopped home's SQLite memory into PostgreSQL",
+        description="Copy a stopped home's memory, pending actions, tokens, tasks, consent,"
+                    " teams and audit chain into a new PostgreSQL schema, in one transaction,"
+                    " then verify it (docs/postgresql.md). memctl store copy runs this.")
+    copy.add_argument("--home", metavar="DIR", help="the home folder to copy from")
+    copy.add_argument("--to", metavar="DSN", required=True,
+                      help="a libpq connection string or URI, without a password")
+    copy.add_argument("--schema", default="memoryd", help="a schema that holds no tables yet")
+    secret = copy.add_mutually_exclusive_group()
+    secret.add_argument("--password-env", metavar="NAME",
+                        help="the environment variable holding the password")
+    secret.add_argument("--password-file", metavar="FILE",
+                        help="a file holding the password (mode 0600)")
+    copy.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
+
+
+def _copy_store(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from memoryd.daemon.storecopy import CopyError, conninfo, copy_home
+
+    os.umask(0o077)
+    home = resolve_home(args.home)
+    try:
+        target = conninfo(args.to, StoreConfig(password_env=args.password_env,
+                                               password_file=args.password_file),
+                          os.environ, home)
+        summary = copy_home(home, target, args.schema)
+    except (CopyError, home_mod.HomeError) as exc:
+        print(f"memoryd copy-store: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(msgspec.json.encode(summary).decode())
+        return 0
+    print(f"copied into schema {summary.schema} and verified")
+    for table, n in summary.rows.items():
+        print(f"  {table}: {n} rows")
+    print(f"  audit: {summary.audit_checked} events verified,"
+          f" head seq {summary.audit_head.seq} {summary.audit_head.hash}")
+    print("next: point [store] in memoryd.toml at it (backend = \"postgresql\","
+          f" dsn, schema = \"{summary.schema}\", the password setting), then start memoryd")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "copy-store":
+        return _copy_store(args)
     if args.command != "serve":
         _parser().print_help()
         return 2

@@ -455,6 +455,41 @@ def _configure(schema: str) -> Callable[[psycopg.Connection[Any]], None]:
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
+def install(conn: psycopg.Connection[Any], schema: str) -> None:
+    """Create or migrate ``schema`` in one transaction, or refuse a newer one.
+
+    Inside a transaction the caller holds, this is a savepoint of it: the
+    store copy (daemon/storecopy.py) makes the schema and fills it in one."""
+    if not _SCHEMA_NAME.match(schema):
+        raise StoreVersionError("[store] schema must be a lower-case SQL name")
+    conn.adapters.register_dumper(bool, _BoolAsInt)
+    conn.adapters.register_loader("numeric", FloatLoader)
+    with conn.transaction():
+        # Two daemons starting at once: one installs, the other waits and sees it.
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('memoryd_schema'))")
+        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')  # validated above
+        conn.execute(f'SET LOCAL search_path TO "{schema}"')
+        present = conn.execute(
+            "SELECT 1 FROM pg_tables WHERE schemaname = %s AND tablename = 'meta'",
+            (schema,)).fetchone()
+        if present:
+            row = conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = readable_version(
+                str(row["value"]) if row else "", SCHEMA_VERSION, "the PostgreSQL schema",
+                "it was not written by memoryd; point [store] schema at an empty one")
+            while version < SCHEMA_VERSION:
+                MIGRATIONS[version](conn)
+                version += 1
+        conn.execute(SCHEMA)
+        conn.execute(FUNCTIONS)
+        conn.execute("INSERT INTO audit_head(id, seq, hash) VALUES (1, %s, %s)"
+                     " ON CONFLICT(id) DO NOTHING", (EMPTY_HEAD.seq, EMPTY_HEAD.hash))
+        conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', %s)"
+                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                     (str(SCHEMA_VERSION),))
+
+
 class PostgresStore:
     """PostgreSQL behind one writer connection (group commit) and a pool of readers."""
 
@@ -516,33 +551,7 @@ class PostgresStore:
         return conn
 
     def _install(self, conn: psycopg.Connection[Any]) -> None:
-        """Create or migrate the schema in one transaction, or refuse a newer one."""
-        conn.adapters.register_dumper(bool, _BoolAsInt)
-        conn.adapters.register_loader("numeric", FloatLoader)
-        with conn.transaction():
-            # Two daemons starting at once: one installs, the other waits and sees it.
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext('memoryd_schema'))")
-            conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-            conn.execute(f'SET LOCAL search_path TO "{self.schema}"')
-            present = conn.execute(
-                "SELECT 1 FROM pg_tables WHERE schemaname = %s AND tablename = 'meta'",
-                (self.schema,)).fetchone()
-            if present:
-                row = conn.execute(
-                    "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                version = readable_version(
-                    str(row["value"]) if row else "", SCHEMA_VERSION, "the PostgreSQL schema",
-                    "it was not written by memoryd; point [store] schema at an empty one")
-                while version < SCHEMA_VERSION:
-                    MIGRATIONS[version](conn)
-                    version += 1
-            conn.execute(SCHEMA)
-            conn.execute(FUNCTIONS)
-            conn.execute("INSERT INTO audit_head(id, seq, hash) VALUES (1, %s, %s)"
-                         " ON CONFLICT(id) DO NOTHING", (EMPTY_HEAD.seq, EMPTY_HEAD.hash))
-            conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', %s)"
-                         " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                         (str(SCHEMA_VERSION),))
+        install(conn, self.schema)
 
     def _writer_conn(self) -> psycopg.Connection[Any]:
         conn = self._wconn

@@ -530,6 +530,32 @@ def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
                              "chain, counts)")
 
 
+def _add_store(tree: _Tree, subs: Any) -> None:
+    store = subs.add_parser("store", help="move the home's memory to another primary store",
+                            description="The home's primary store (docs/postgresql.md).",
+                            epilog=_examples("memctl store copy --to 'host=db dbname=memory'"
+                                             " --password-env MEMORYD_PG_PASSWORD"),
+                            formatter_class=_Formatter)
+    ssubs = store.add_subparsers(title="subcommands", metavar="{copy}", required=True)
+    copy = tree.add(ssubs, "copy", "store copy", summary="copy a stopped home into PostgreSQL",
+                    description="Copy a stopped home's memory, pending actions, receipts, "
+                                "tasks, tokens, consent,\nteams and audit chain from memory.db "
+                                "into a new PostgreSQL schema in one\ntransaction, then verify "
+                                "it (row counts, the chain head, the whole chain).\nThe "
+                                "password is never given here: name its variable or file.",
+                    examples=("memctl store copy --to 'host=db dbname=memory user=memoryd' "
+                              "--password-env MEMORYD_PG_PASSWORD",))
+    copy.add_argument("--to", required=True, metavar="DSN",
+                      help="a libpq connection string or URI without a password")
+    copy.add_argument("--schema", default="memoryd", metavar="NAME",
+                      help="a schema holding no tables yet (default memoryd)")
+    secret = copy.add_mutually_exclusive_group()
+    secret.add_argument("--password-env", metavar="NAME",
+                        help="the environment variable that holds the password")
+    secret.add_argument("--password-file", metavar="FILE",
+                        help="a file (mode 0600) that holds the password")
+
+
 def _add_transfer(tree: _Tree, subs: Any) -> None:
     export = tree.add(
         subs, "export", "export", identity=True,
@@ -666,7 +692,7 @@ def build_parser() -> argparse.ArgumentParser:
     tree = _Tree(_parents())
     for add in (_add_memory_reads, _add_memory_writes, _add_history, _add_governance,
                 _add_consent_tokens, _add_teams, _add_recall, _add_audit_policy,
-                _add_bridge_backup, _add_ui, _add_transfer, _add_edit_completion,
+                _add_bridge_backup, _add_store, _add_ui, _add_transfer, _add_edit_completion,
                 _add_projection):
         add(tree, subs)
     return parser

@@ -94,6 +94,7 @@ from memoryd.memctl.requests import (
     build_write,
     identity_params,
 )
+from memoryd.memctl.store import run_store_copy
 from memoryd.rpc.client import BadReply, Client, ConnectError, ConnectionLost, RpcError
 from memoryd.rpc.paths import control_socket, resolve_home
 
@@ -430,6 +431,7 @@ COMMANDS: Final[dict[str, Command]] = {
     "scan": Command(None, run=run_scan, needs_daemon=False),
     "mcp": Command(None, run=run_mcp, needs_daemon=False),
     "backup": Command(build_backup, run=run_backup),
+    "store copy": Command(None, run=run_store_copy, needs_daemon=False),
     "export": Command(None, run=run_export),
     "import": Command(None, run=run_import),
     "promote": Command(None, run=run_promote),
