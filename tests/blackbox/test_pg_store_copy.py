@@ -10,10 +10,8 @@ text is never in the copy's output.
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,7 +24,6 @@ from tests.harness import (
     entry,
     fresh_identity,
     pg_store_section,
-    short_tempdir,
 )
 
 pytest.importorskip("psycopg")
@@ -34,22 +31,13 @@ pytest.importorskip("psycopg")
 CANARY = "canarymarigold" + uuid.uuid4().hex[:6]
 
 
-@pytest.fixture
-def root() -> Iterator[Path]:
-    path = short_tempdir()
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def _sqlite_home(root: Path) -> Daemon:
+def _sqlite_home(home: Path) -> Daemon:
     # An explicit [store] keeps this home on SQLite whatever --backend the run has.
-    return Daemon(root / "h", config='[store]\nbackend = "sqlite"\n')
+    return Daemon(home, config='[store]\nbackend = "sqlite"\n')
 
 
-def test_a_stopped_sqlite_home_copies_into_postgresql_and_serves_from_it(root: Path) -> None:
-    d = _sqlite_home(root).start()
+def test_a_stopped_sqlite_home_copies_into_postgresql_and_serves_from_it(home: Path) -> None:
+    d = _sqlite_home(home).start()
     ident = fresh_identity("copy-")
     with d.control() as c:
         enable_consent(c)
@@ -123,8 +111,8 @@ def test_a_stopped_sqlite_home_copies_into_postgresql_and_serves_from_it(root: P
         pg.stop()
 
 
-def test_the_copy_refuses_a_served_home_and_a_password_in_the_dsn(root: Path) -> None:
-    d = _sqlite_home(root).start()
+def test_the_copy_refuses_a_served_home_and_a_password_in_the_dsn(home: Path) -> None:
+    d = _sqlite_home(home).start()
     try:
         served = d.memctl("store", "copy", "--to", PG_DSN, "--schema",
                           "c_" + uuid.uuid4().hex[:16])
