@@ -4,17 +4,21 @@ The write path checks a scope's budget against ``scope_usage``, a per-scope
 total kept by store triggers (daemon/store.py) instead of a sum over the
 scope on every write. These tests drive every kind of change through the real
 sockets and compare that total with the sum it replaces, read from the
-daemon's own database on a read-only connection.
+daemon's own database (its SQLite file on a read-only connection, or its
+PostgreSQL schema under --backend postgresql).
 """
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import apsw
+import psycopg
+import psycopg.sql
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
@@ -43,6 +47,9 @@ def totals(d: Daemon | Path, scope: str) -> tuple[int, int]:
     """(the running total, the sum it stands for) for ``scope``, as committed;
     ``d`` is a daemon or the home of one composed in-process."""
     home = d if isinstance(d, Path) else d.home
+    store = _store_section(home)
+    if store.get("backend") == "postgresql":
+        return _pg_totals(str(store["dsn"]), str(store["schema"]), scope)
     conn = apsw.Connection(f"file:{home / 'memory.db'}?mode=ro",
                            flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
     try:
@@ -50,7 +57,7 @@ def totals(d: Daemon | Path, scope: str) -> tuple[int, int]:
                             " WHERE target = 'memory' AND scope = ?", (scope,)).fetchall()
         # Every stored text column counts (title, body, summary, basis, validity).
         stored = " + ".join(f"coalesce(length(CAST({c} AS BLOB)), 0)"
-                            for c in ("title", "body", "summary", "basis", "validity"))
+                            for c in STORED_COLUMNS)
         summed = conn.execute(f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
                               " WHERE target = 'memory' AND scope = ? AND status = 'active'",
                               (scope,)).fetchall()
@@ -59,6 +66,33 @@ def totals(d: Daemon | Path, scope: str) -> tuple[int, int]:
         return kept_n, summed_n
     finally:
         conn.close()
+
+
+STORED_COLUMNS = ("title", "body", "summary", "basis", "validity")
+
+
+def _store_section(home: Path) -> dict[str, Any]:
+    config = home / "memoryd.toml"
+    if not config.exists():
+        return {}
+    section = tomllib.loads(config.read_text()).get("store", {})
+    assert isinstance(section, dict)
+    return section
+
+
+def _pg_totals(dsn: str, schema: str, scope: str) -> tuple[int, int]:
+    """The same two figures from the daemon's PostgreSQL schema."""
+    stored = " + ".join(f"coalesce(octet_length({c}), 0)" for c in STORED_COLUMNS)
+    with psycopg.connect(dsn) as conn:
+        path = psycopg.sql.SQL("SET search_path TO {}").format(psycopg.sql.Identifier(schema))
+        conn.execute(path)
+        kept = conn.execute("SELECT coalesce(sum(active_bytes), 0) FROM scope_usage"
+                            " WHERE target = 'memory' AND scope = %s", (scope,)).fetchone()
+        summed = conn.execute(f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
+                              " WHERE target = 'memory' AND scope = %s AND status = 'active'",
+                              (scope,)).fetchone()
+    assert kept is not None and summed is not None
+    return int(kept[0]), int(summed[0])
 
 
 def test_running_total_follows_every_kind_of_change(d: Daemon, c: Client) -> None:
