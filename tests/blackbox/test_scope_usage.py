@@ -10,19 +10,16 @@ PostgreSQL schema under --backend postgresql).
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import apsw
-import psycopg
-import psycopg.sql
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, running
+from tests.harness import Daemon, entry, pg_connect, pg_store_of, running
 from tests.inproc import FakeClock, composed
 
 CONFIG = "scope_budget_bytes = 3000\n"
@@ -47,9 +44,9 @@ def totals(d: Daemon | Path, scope: str) -> tuple[int, int]:
     """(the running total, the sum it stands for) for ``scope``, as committed;
     ``d`` is a daemon or the home of one composed in-process."""
     home = d if isinstance(d, Path) else d.home
-    store = _store_section(home)
-    if store.get("backend") == "postgresql":
-        return _pg_totals(str(store["dsn"]), str(store["schema"]), scope)
+    pg = pg_store_of(home)
+    if pg is not None:
+        return _pg_totals(*pg, scope)
     conn = apsw.Connection(f"file:{home / 'memory.db'}?mode=ro",
                            flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
     try:
@@ -71,21 +68,10 @@ def totals(d: Daemon | Path, scope: str) -> tuple[int, int]:
 STORED_COLUMNS = ("title", "body", "summary", "basis", "validity")
 
 
-def _store_section(home: Path) -> dict[str, Any]:
-    config = home / "memoryd.toml"
-    if not config.exists():
-        return {}
-    section = tomllib.loads(config.read_text()).get("store", {})
-    assert isinstance(section, dict)
-    return section
-
-
 def _pg_totals(dsn: str, schema: str, scope: str) -> tuple[int, int]:
     """The same two figures from the daemon's PostgreSQL schema."""
     stored = " + ".join(f"coalesce(octet_length({c}), 0)" for c in STORED_COLUMNS)
-    with psycopg.connect(dsn) as conn:
-        path = psycopg.sql.SQL("SET search_path TO {}").format(psycopg.sql.Identifier(schema))
-        conn.execute(path)
+    with pg_connect(dsn, schema) as conn:
         kept = conn.execute("SELECT coalesce(sum(active_bytes), 0) FROM scope_usage"
                             " WHERE target = 'memory' AND scope = %s", (scope,)).fetchone()
         summed = conn.execute(f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
