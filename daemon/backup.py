@@ -44,7 +44,7 @@ from msgspec import Meta
 from memoryd.audit.chain import StoredEvent, verify_chain
 from memoryd.audit.packing import stored_of, unpack_hash
 from memoryd.daemon.home import Home
-from memoryd.kernel.errors import Denied
+from memoryd.kernel.errors import Denied, Unavailable
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext, MethodSpec
@@ -238,8 +238,10 @@ def inspect_backup(folder: Path) -> schema.BackupChecked:
     )
 
 
-def methods(home: Home) -> list[MethodSpec]:
-    """The methods this module serves (control.sock only)."""
+def methods(home: Home, backend: str) -> list[MethodSpec]:
+    """The methods this module serves (control.sock only). ``backend`` is the
+    home's store: a backup copies a SQLite file, so on PostgreSQL it is refused
+    (pg_dump backs that store up)."""
 
     async def admin_backup_verify(ctx: CallContext, p: BackupParams) -> schema.BackupChecked:
         if ctx.channel != "control":
@@ -253,6 +255,8 @@ def methods(home: Home) -> list[MethodSpec]:
         if ctx.channel != "control":
             # Absent from the agent table; this is the second wall.
             raise Denied("channel_forbidden")
+        if backend != "sqlite":
+            raise Unavailable("backup_unsupported")
         try:
             result = await anyio.to_thread.run_sync(make_backup, home, Path(p.path))
         except BackupRefused as exc:

@@ -237,7 +237,7 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
         *recall.methods(recall.Recall(
             app.store, app.clock, app.gate, hasher, app.config.recall, app.ranker,
             app.ranker_reason, app.projection, app.audit_read)),
-        *backup.methods(app.home),
+        *backup.methods(app.home, app.config.store.backend),
         *promote.methods(app.store, app.clock,
                          lambda who: default.owner if who is None else owner_of(hasher, who),
                          lambda: app.policy),

@@ -144,6 +144,10 @@ ERRORS: dict[str, ErrorRow] = {
         "unavailable", "projection to an external memory service is not enabled",
         "set [projection] mode and project = true in memoryd.toml and restart memoryd",
     ),
+    "backup_unsupported": ErrorRow(
+        "unavailable", "memoryd's backup copies a SQLite store; this home's store is PostgreSQL",
+        "back the PostgreSQL schema up with pg_dump (docs/postgresql.md)",
+    ),
     "consent_authority_unavailable": ErrorRow(
         "unavailable", "the consent record could not be read",
         "retry later; the operator should check memctl status",

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.harness import Daemon, drop_pg_schemas, running
+from tests.harness import Daemon, backend, drop_pg_schemas, running
 
 # No test asserts on time (speed is measured under bench/), and hypothesis's
 # per-example deadline and its too-slow health check are timings: on a busy
@@ -37,6 +37,17 @@ def pytest_configure(config: pytest.Config) -> None:
     chosen = config.getoption("--backend")
     if chosen is not None:
         os.environ["MEMORYD_TEST_BACKEND"] = chosen
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip tests marked ``sqlite_only(reason)`` when the daemons run on PostgreSQL."""
+    if backend() != "postgresql":
+        return
+    for item in items:
+        mark = item.get_closest_marker("sqlite_only")
+        if mark is not None:
+            reason = mark.args[0] if mark.args else mark.kwargs["reason"]
+            item.add_marker(pytest.mark.skip(reason=f"SQLite only: {reason}"))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -58,6 +59,29 @@ def drop_pg_schemas() -> None:
         for schema in PG_SCHEMAS:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
     PG_SCHEMAS.clear()
+
+
+def pg_store_of(home: Path) -> tuple[str, str] | None:
+    """(dsn, schema) when ``home``'s memoryd.toml puts it on PostgreSQL, else None."""
+    config = home / "memoryd.toml"
+    if not config.exists():
+        return None
+    store = tomllib.loads(config.read_text()).get("store", {})
+    if not isinstance(store, dict) or store.get("backend") != "postgresql":
+        return None
+    return str(store["dsn"]), str(store["schema"])
+
+
+@contextmanager
+def pg_connect(dsn: str, schema: str) -> Iterator[Any]:
+    """A psycopg connection to ``dsn`` with ``schema`` as its search path; commits on exit."""
+    import psycopg
+    import psycopg.sql
+
+    with psycopg.connect(dsn) as conn:
+        conn.execute(psycopg.sql.SQL("SET search_path TO {}").format(
+            psycopg.sql.Identifier(schema)))
+        yield conn
 
 
 def shared_pair(root: Path, schema: str) -> tuple[Daemon, Daemon]:

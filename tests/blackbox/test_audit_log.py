@@ -11,6 +11,7 @@ import signal
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import apsw
@@ -18,7 +19,15 @@ import pytest
 
 from memoryd.audit.packing import pack_body, unpack_body
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from tests.harness import (
+    Daemon,
+    enable_consent,
+    entry,
+    fresh_identity,
+    pg_connect,
+    pg_store_of,
+    running,
+)
 
 
 @pytest.fixture(scope="module")
@@ -148,17 +157,29 @@ def test_a_failed_call_leaves_the_connection_serving(c: Client) -> None:
 # --- tampering ------------------------------------------------------------------------
 
 
-def _tamper_one_byte(db: str, seq: int) -> None:
-    conn = apsw.Connection(db)
+def _one_byte_off(packed: bytes) -> bytes:
+    raw = unpack_body(packed)  # the row keeps the event's bytes packed
+    at = raw.index(b'"ts":"') + len(b'"ts":"')
+    digit = raw[at:at + 1]
+    changed = raw[:at] + (b"1" if digit != b"1" else b"2") + raw[at + 1:]
+    assert changed != raw and json.loads(changed)  # still valid JSON, one byte off
+    return pack_body(changed)
+
+
+def _tamper_one_byte(home: Path, seq: int) -> None:
+    pg = pg_store_of(home)
+    if pg is not None:
+        with pg_connect(*pg) as pconn:
+            (pbody,) = pconn.execute("SELECT body FROM audit WHERE seq = %s", (seq,)).fetchone()
+            pconn.execute("UPDATE audit SET body = %s WHERE seq = %s",
+                          (_one_byte_off(bytes(pbody)), seq))
+        return
+    conn = apsw.Connection(str(home / "memory.db"))
     try:
         (body,) = next(conn.execute("SELECT body FROM audit WHERE seq = ?", (seq,)))
-        raw = unpack_body(bytes(body))  # the row keeps the event's bytes packed
-        at = raw.index(b'"ts":"') + len(b'"ts":"')
-        digit = raw[at:at + 1]
-        changed = raw[:at] + (b"1" if digit != b"1" else b"2") + raw[at + 1:]
-        assert changed != raw and json.loads(changed)  # still valid JSON, one byte off
         with conn:
-            conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (pack_body(changed), seq))
+            conn.execute("UPDATE audit SET body = ? WHERE seq = ?",
+                         (_one_byte_off(bytes(body)), seq))
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     finally:
         conn.close()
@@ -175,7 +196,7 @@ def test_a_tampered_row_is_named_by_verify_and_refuses_governed_writes() -> None
             total = c.call("memory.status", {})["audit"]["seq"]
         target = total // 2 + 1
         dm.stop()
-        _tamper_one_byte(str(dm.home / "memory.db"), target)
+        _tamper_one_byte(dm.home, target)
         dm.start()
         with dm.control() as c:
             verified = c.call("audit.verify", {})
@@ -200,7 +221,7 @@ def test_sighup_while_degraded_keeps_the_daemon_serving_and_the_old_policy() -> 
             c.call("memory.write", {"action": "add", "entry": entry()})
             old_hash = c.call("memory.status", {})["policy"]["hash"]
         dm.stop()
-        _tamper_one_byte(str(dm.home / "memory.db"), 1)
+        _tamper_one_byte(dm.home, 1)
         dm.start()
         (dm.home / "policy.toml").write_text(
             '[[rule]]\nid = "r1"\neffect = "deny"\ncapability = "MemoryWrite"\n')

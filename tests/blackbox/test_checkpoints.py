@@ -24,9 +24,9 @@ from memoryd.audit.checkpoint import (
     sign_checkpoint,
     verify_checkpoint_signature,
 )
-from memoryd.audit.packing import pack_body, unpack_body
+from memoryd.audit.packing import pack_body, unpack_body, unpack_hash
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, running
+from tests.harness import Daemon, entry, pg_connect, pg_store_of, running
 
 
 def _write(c: Client, title: str) -> Any:
@@ -35,6 +35,11 @@ def _write(c: Client, title: str) -> Any:
 
 
 def _edit_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> None:
+    pg = pg_store_of(d.home)
+    if pg is not None:  # the daemon's PostgreSQL schema: its triggers are its own
+        with pg_connect(*pg) as pconn:
+            pconn.execute(sql.replace("?", "%s"), args)
+        return
     conn = apsw.Connection(str(d.home / "memory.db"))
     try:
         # The search index follows entries through triggers that call a
@@ -51,19 +56,25 @@ def _edit_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> None:
         conn.close()
 
 
-def _flip_byte(d: Daemon, seq: int) -> None:
-    conn = apsw.Connection(str(d.home / "memory.db"))
+def _query_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    pg = pg_store_of(d.home)
+    if pg is not None:
+        with pg_connect(*pg) as pconn:
+            return [tuple(r) for r in pconn.execute(sql.replace("?", "%s"), args).fetchall()]
+    conn = apsw.Connection(str(d.home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        rows = conn.execute("SELECT body FROM audit WHERE seq = ?", (seq,)).fetchall()
-        stored = bytes(rows[0][0])
-        # The row keeps the event's bytes packed: change one byte of the event.
-        body = unpack_body(stored)
-        changed = body.replace(b'"ts":"2', b'"ts":"1', 1)
-        assert changed != body
-        with conn:
-            conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (pack_body(changed), seq))
+        return [tuple(r) for r in conn.execute(sql, args).fetchall()]
     finally:
         conn.close()
+
+
+def _flip_byte(d: Daemon, seq: int) -> None:
+    stored = bytes(_query_db(d, "SELECT body FROM audit WHERE seq = ?", (seq,))[0][0])
+    # The row keeps the event's bytes packed: change one byte of the event.
+    body = unpack_body(stored)
+    changed = body.replace(b'"ts":"2', b'"ts":"1', 1)
+    assert changed != body
+    _edit_db(d, "UPDATE audit SET body = ? WHERE seq = ?", (pack_body(changed), seq))
 
 
 @pytest.fixture(scope="module")
@@ -166,13 +177,8 @@ def test_shutdown_writes_a_final_checkpoint_of_the_head(fresh: Daemon) -> None:
     with fresh.control() as c:
         head = c.call("memory.status", {})["audit"]
     assert fresh.stop() == 0
-    conn = apsw.Connection(str(fresh.home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        last_cp = conn.execute("SELECT seq, hash FROM checkpoints ORDER BY seq DESC"
-                               " LIMIT 1").fetchall()[0]
-        last_kind = conn.execute("SELECT body FROM audit ORDER BY seq DESC LIMIT 1").fetchall()
-    finally:
-        conn.close()
+    last_cp = _query_db(fresh, "SELECT seq, hash FROM checkpoints ORDER BY seq DESC LIMIT 1")[0]
+    last_kind = _query_db(fresh, "SELECT body FROM audit ORDER BY seq DESC LIMIT 1")
     assert tuple(last_cp) == (head["seq"], head["hash"])
     assert json.loads(unpack_body(bytes(last_kind[0][0])))["kind"] == "checkpoint"
     kept = decode_checkpoint((fresh.home / "last_checkpoint.json").read_bytes())
@@ -223,6 +229,11 @@ def test_a_rollback_of_database_and_checkpoints_is_caught_by_a_kept_checkpoint(
     # The intruder removes the tail and every local trace of later checkpoints.
     _edit_db(fresh, "DELETE FROM audit WHERE seq >= ?", (seq - 1,))
     _edit_db(fresh, "DELETE FROM checkpoints")
+    if pg_store_of(fresh.home) is not None:
+        # PostgreSQL keeps the chain's head in a row of its own: rolled back too.
+        (top, top_hash), = _query_db(fresh, "SELECT seq, hash FROM audit"
+                                            " ORDER BY seq DESC LIMIT 1")
+        _edit_db(fresh, "UPDATE audit_head SET seq = ?, hash = ?", (top, unpack_hash(top_hash)))
     (fresh.home / "last_checkpoint.json").unlink()
     fresh.start()
     verdict = fresh.memctl("audit", "verify", "--checkpoint", str(kept), "--json")

@@ -8,6 +8,7 @@ daemon/lifecycle.py FAULTS).
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 import structlog
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, running
+from tests.harness import Daemon, enable_consent, entry, pg_connect, pg_store_of, running
 from tests.inproc import FakeClock, InProcess, composed
 
 T = TypeVar("T")
@@ -45,7 +46,7 @@ def hits(d: Daemon | Path, needles: list[bytes]) -> list[str]:
     a daemon or the home of one composed in-process."""
     home, log = (d, []) if isinstance(d, Path) else (d.home, [d.log_path])
     found = []
-    for path in [*sorted(p for p in home.rglob("*") if p.is_file()), *log]:
+    for path in [*sorted(p for p in home.rglob("*") if p.is_file()), *log, *_pg_files(home)]:
         try:
             data = Path(path).read_bytes()
         except OSError:
@@ -53,6 +54,25 @@ def hits(d: Daemon | Path, needles: list[bytes]) -> list[str]:
         if any(n in data for n in needles):
             found.append(path.name)
     return found
+
+
+def _pg_files(home: Path) -> list[Path]:
+    """On PostgreSQL, the table and index files of the daemon's database
+    (``base/``), flushed first: there the text lives outside the home."""
+    pg = pg_store_of(home)
+    if pg is None:
+        return []
+    if os.geteuid() != 0:
+        pytest.skip("reads PostgreSQL's data directory: needs root, as CI runs")
+    with pg_connect(*pg) as conn:
+        conn.commit()
+        conn.autocommit = True
+        conn.execute("CHECKPOINT")
+        row = conn.execute("SELECT current_setting('data_directory'),"
+                           " (SELECT oid FROM pg_database WHERE datname = current_database())"
+                           ).fetchone()
+    assert row is not None
+    return sorted(p for p in (Path(row[0]) / "base" / str(row[1])).iterdir() if p.is_file())
 
 
 # --- the canary --------------------------------------------------------------------

@@ -95,6 +95,8 @@ def test_files_planted_by_another_user_are_refused(root: Path) -> None:
     assert not (home / "run").exists()
 
 
+@pytest.mark.sqlite_only("a PostgreSQL home holds its [store] section in memoryd.toml before"
+                         " the daemon starts, so it is never fresh")
 def test_a_fresh_home_is_created_private(root: Path) -> None:
     d = Daemon.__new__(Daemon)  # only for its paths; the daemon makes the home itself
     home = root / "fresh"

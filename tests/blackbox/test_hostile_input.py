@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.corpora import corpus_files
-from tests.harness import Daemon, running
+from tests.harness import Daemon, backend, running
 
 AGENT_METHODS = ["task.begin", "task.end", "memory.context", "memory.list", "memory.read",
                  "memory.write", "memory.status", "memory.receipt"]
@@ -65,7 +65,7 @@ def _well_formed(line: bytes | None) -> Any:
 
 def _alive(d: Daemon) -> None:
     with d.control(timeout=10) as c:
-        assert c.call("memory.status", {})["backend"]["kind"] == "sqlite"
+        assert c.call("memory.status", {})["backend"]["kind"] == backend()
 
 
 # --- the corpus -------------------------------------------------------------------------
@@ -182,7 +182,7 @@ def test_half_sent_connections_do_not_block_a_normal_client(hostile: Daemon) -> 
     try:
         _alive(hostile)
         with hostile.agent(timeout=10) as a:
-            assert a.call("memory.status", {})["backend"]["kind"] == "sqlite"
+            assert a.call("memory.status", {})["backend"]["kind"] == backend()
     finally:
         for s in stalled:
             s.close()
@@ -204,7 +204,7 @@ def test_a_batch_over_fifty_is_refused_as_a_whole(hostile: Daemon) -> None:
         reply = _well_formed(c.send_raw(json.dumps(batch).encode()))
         assert isinstance(reply, dict)
         assert reply["error"]["data"]["code"] == "batch_too_large"
-        assert c.call("memory.status", {})["backend"]["kind"] == "sqlite"
+        assert c.call("memory.status", {})["backend"]["kind"] == backend()
 
 
 def test_an_oversized_frame_is_refused_and_the_daemon_stays_healthy(hostile: Daemon) -> None:

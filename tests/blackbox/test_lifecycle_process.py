@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import MEMORYD, REPO, Daemon, enable_consent, running
+from tests.harness import MEMORYD, REPO, Daemon, backend, enable_consent, running
 
 
 def _serve(home: Path, *args: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:
@@ -254,7 +254,7 @@ def test_memctl_status_talks_to_the_running_daemon(daemon: Daemon) -> None:
     assert readable.returncode == 0, readable.stderr
     as_json = daemon.memctl("status", "--json")
     assert as_json.returncode == 0, as_json.stderr
-    assert json.loads(as_json.stdout)["backend"]["kind"] == "sqlite"
+    assert json.loads(as_json.stdout)["backend"]["kind"] == backend()
 
 
 def test_memctl_says_clearly_when_the_daemon_is_not_running(home: Path) -> None:

@@ -280,6 +280,8 @@ def test_edit_proposes_a_replace_of_the_revision_opened(dst: Daemon, tmp_path: P
     assert js(dst, "show", entry["id"])["entries"][0]["revision"] == 2
 
 
+@pytest.mark.sqlite_only("memctl backup copies the SQLite file; a PostgreSQL home refuses it"
+                         " (test_pg_shared.py)")
 def test_human_output_holds_no_raw_json(dst: Daemon, tmp_path: Path) -> None:
     with dst.control() as c:
         enable_consent(c)

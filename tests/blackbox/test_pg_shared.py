@@ -209,3 +209,17 @@ def test_a_team_made_on_one_daemon_holds_on_the_other(pair: tuple[Daemon, Daemon
     with first.agent() as a, pytest.raises(RpcError) as err:
         a.call("task.begin", {"token": tokens[member["subject"]], "scopes": [scope]})
     assert err.value.data["code"] == "scope_mismatch"
+
+
+def test_backup_on_postgresql_is_a_clear_refusal(pair: tuple[Daemon, Daemon]) -> None:
+    # admin.backup copies a SQLite file; a PostgreSQL home has none: the call
+    # is answered with a structured refusal naming the way out, never -32603,
+    # and writes nothing at the path.
+    first, _ = pair
+    dest = short_tempdir() / "bk"
+    with first.control() as c:
+        with pytest.raises(RpcError) as caught:
+            c.call("admin.backup", {"path": str(dest)})
+    assert (caught.value.code, caught.value.data_code) == (-32006, "backup_unsupported")
+    assert "pg_dump" in str(caught.value.data)
+    assert not dest.exists()

@@ -10,7 +10,7 @@ import apsw
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, running
+from tests.harness import Daemon, enable_consent, entry, pg_connect, pg_store_of, running
 
 # The lexical ranker: these tests pin which entries a word recalls, and the
 # hybrid ranker rightly also recalls their neighbours in meaning (every entry
@@ -214,14 +214,19 @@ def test_snapshot_manifest_is_audited_without_text(d: Daemon) -> None:
 def test_max_age_leaves_old_entries_out(d: Daemon) -> None:
     with d.control() as c, d.agent() as a:
         made = _add(c, "Jacana", "Jacana old fact.")
-        db = apsw.Connection(str(d.home / "memory.db"))
-        try:
-            db.set_busy_timeout(5_000)
-            # Only updated_at moves; the index and the text stay as they are.
-            db.execute("UPDATE entries SET updated_at = '2000-01-01T00:00:00.000000Z'"
-                       " WHERE id = ?", (made["id"],))
-        finally:
-            db.close()
+        # Only updated_at moves; the index and the text stay as they are.
+        old = "UPDATE entries SET updated_at = '2000-01-01T00:00:00.000000Z' WHERE id = "
+        pg = pg_store_of(d.home)
+        if pg is not None:
+            with pg_connect(*pg) as conn:
+                conn.execute(old + "%s", (made["id"],))
+        else:
+            db = apsw.Connection(str(d.home / "memory.db"))
+            try:
+                db.set_busy_timeout(5_000)
+                db.execute(old + "?", (made["id"],))
+            finally:
+                db.close()
         snap = _context(a, _task(a), "jacana")
         assert snap["entries"] == []
         assert snap["omitted"]["max_age"] == 1

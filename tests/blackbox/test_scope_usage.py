@@ -4,7 +4,8 @@ The write path checks a scope's budget against ``scope_usage``, a per-scope
 total kept by store triggers (daemon/store.py) instead of a sum over the
 scope on every write. These tests drive every kind of change through the real
 sockets and compare that total with the sum it replaces, read from the
-daemon's own database on a read-only connection.
+daemon's own database (its SQLite file on a read-only connection, or its
+PostgreSQL schema under --backend postgresql).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import apsw
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, running
+from tests.harness import Daemon, entry, pg_connect, pg_store_of, running
 from tests.inproc import FakeClock, composed
 
 CONFIG = "scope_budget_bytes = 3000\n"
@@ -43,6 +44,9 @@ def totals(d: Daemon | Path, scope: str) -> tuple[int, int]:
     """(the running total, the sum it stands for) for ``scope``, as committed;
     ``d`` is a daemon or the home of one composed in-process."""
     home = d if isinstance(d, Path) else d.home
+    pg = pg_store_of(home)
+    if pg is not None:
+        return _pg_totals(*pg, scope)
     conn = apsw.Connection(f"file:{home / 'memory.db'}?mode=ro",
                            flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
     try:
@@ -50,7 +54,7 @@ def totals(d: Daemon | Path, scope: str) -> tuple[int, int]:
                             " WHERE target = 'memory' AND scope = ?", (scope,)).fetchall()
         # Every stored text column counts (title, body, summary, basis, validity).
         stored = " + ".join(f"coalesce(length(CAST({c} AS BLOB)), 0)"
-                            for c in ("title", "body", "summary", "basis", "validity"))
+                            for c in STORED_COLUMNS)
         summed = conn.execute(f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
                               " WHERE target = 'memory' AND scope = ? AND status = 'active'",
                               (scope,)).fetchall()
@@ -59,6 +63,22 @@ def totals(d: Daemon | Path, scope: str) -> tuple[int, int]:
         return kept_n, summed_n
     finally:
         conn.close()
+
+
+STORED_COLUMNS = ("title", "body", "summary", "basis", "validity")
+
+
+def _pg_totals(dsn: str, schema: str, scope: str) -> tuple[int, int]:
+    """The same two figures from the daemon's PostgreSQL schema."""
+    stored = " + ".join(f"coalesce(octet_length({c}), 0)" for c in STORED_COLUMNS)
+    with pg_connect(dsn, schema) as conn:
+        kept = conn.execute("SELECT coalesce(sum(active_bytes), 0) FROM scope_usage"
+                            " WHERE target = 'memory' AND scope = %s", (scope,)).fetchone()
+        summed = conn.execute(f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
+                              " WHERE target = 'memory' AND scope = %s AND status = 'active'",
+                              (scope,)).fetchone()
+    assert kept is not None and summed is not None
+    return int(kept[0]), int(summed[0])
 
 
 def test_running_total_follows_every_kind_of_change(d: Daemon, c: Client) -> None:
