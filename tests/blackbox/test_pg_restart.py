@@ -74,13 +74,21 @@ def test_no_acknowledged_write_is_lost_across_a_server_restart(d: Daemon) -> Non
                     refused.append(exc.data_code)
                     time.sleep(0.05)
 
+    def acked_at_least(n: int) -> None:
+        # Waits on the writes themselves, not on the clock: the loop is
+        # writing before the restart, and writing again after it.
+        deadline = time.monotonic() + 60
+        while len(acked) < n:
+            assert time.monotonic() < deadline, f"only {len(acked)} of {n} writes acknowledged"
+            time.sleep(0.02)
+
     writer = threading.Thread(target=loop)
     writer.start()
     try:
-        time.sleep(1.0)
+        acked_at_least(20)
         _cluster("restart")
         _ready()
-        time.sleep(2.0)
+        acked_at_least(len(acked) + 20)
     finally:
         stop.set()
         writer.join(60)
