@@ -326,6 +326,9 @@ _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
     # SQLite's unary plus keeps its planner off an index; PostgreSQL has no
     # unary plus on text, and plans without the hint.
     (re.compile(r"\(\+(?=[a-z_])"), "("),
+    # The elements of a JSON array of strings, as rows of one column `value`.
+    (re.compile(r"SELECT value FROM json_each\(\?\)"),
+     "SELECT value FROM json_array_elements_text(?::json)"),
 )
 _translated: dict[str, str] = {}
 
