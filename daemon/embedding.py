@@ -286,9 +286,9 @@ class Worker:
             except (OSError, RuntimeError, ValueError) as exc:
                 self.progress.errors += 1
                 log.warning("embedding_failed", exc_type=type(exc).__name__, entries=len(live))
-                # Another daemon's worker may have better luck meanwhile.
-                await self.store.run(lambda tx: vectors.release(
-                    tx, self.name, [r["id"] for r in batch]), governed=False)
+                if self.shared:  # another daemon's worker may have better luck meanwhile
+                    await self.store.run(lambda tx: vectors.release(
+                        tx, self.name, [r["id"] for r in batch]), governed=False)
                 await anyio.sleep(1.0)
                 return False
             from memoryd.daemon.quantise import quantise
