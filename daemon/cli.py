@@ -252,20 +252,17 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
 
 def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
     """Hybrid recall when the semantic extra is installed (daemon/embedding.py);
-    else none (lexical), with the reason ``memory.status`` gives."""
-    if store.kind != "sqlite":
-        # The in-memory vector index follows one writer's deletions; several
-        # daemons on one database would each miss the others'. Lexical until
-        # it can follow a shared store.
-        structlog.get_logger().info("recall_ranker", ranker="lexical",
-                                    reason="backend_postgresql", model=None)
-        return None, "backend_postgresql"
+    else none (lexical), with the reason ``memory.status`` gives. The same on
+    both stores: on a shared one the index follows every daemon's vector
+    changes through the database (the worker), and recall checks each vector
+    candidate against the store either way (daemon/hybrid.py)."""
     loaded = embedding.load(config.recall)
     ranker = None
     if loaded.embedder is not None:
         from memoryd.daemon import hybrid
 
         index = hybrid.Index(loaded.embedder.dim)
+        # This writer's own deletions, at COMMIT (SQLite's update hook).
         store.vector_changes.subscribe(index.forget)
         worker = embedding.Worker(store, loaded.embedder, index)
         ranker = hybrid.Ranker(loaded.embedder, index, worker)

@@ -21,12 +21,19 @@ Invariants:
 - nothing from another owner is read or used: the vector search runs over
   the caller's owner's partition only, masked to the caller's namespaces,
   and every vector candidate is re-read through the caller's SQL filter;
+- a vector candidate takes a rank only if the store holds, in the read that
+  ranks it, the very vector row the index searched (its ``vid``) for the
+  entry's current text (its content hash): an index that has not yet
+  followed a removal, archive, supersede or rewrite (another daemon's, on a
+  shared store) never brings the entry back by its old vector;
 - the fusion is deterministic: same store state and query, same order;
 - entries not yet embedded still rank lexically, and the answer says how
   many there are (``info["unembedded"]``);
 - a vector deleted from the store (removal, purge, expiry, archive, text
   change: daemon/vectors.py triggers) leaves the index when the deletion
-  commits, before the caller is answered; the worker then re-reads the
+  commits, before the caller is answered, when this daemon's writer deleted
+  it on SQLite; on a shared store it leaves at the worker's next round,
+  which follows the database's change feed. The worker then re-reads the
   entry from the store (``suspects``), which stays the truth.
 """
 
@@ -220,6 +227,27 @@ class Index:
             out, self._suspects = self._suspects, set()
             return out
 
+    def suspect(self, entry_ids: Iterable[str]) -> None:
+        """Entries whose stored vector changed elsewhere: the worker re-reads them."""
+        with self._lock:
+            self._suspects.update(entry_ids)
+
+    def holds(self, entry_id: str, vid: int) -> bool:
+        """Whether the index searches the stored row ``vid`` for ``entry_id``."""
+        with self._lock:
+            where = self._where.get(entry_id)
+            return where is not None and where[1] == vid
+
+    def replace_all(self, rows: list[dict[str, Any]]) -> None:
+        """Become exactly ``rows`` (every stored vector, read now): for an
+        index that can no longer follow the changes it missed."""
+        with self._lock:
+            for part in self._parts.values():
+                part.mat[:] = 0.0  # the old rows' numbers leave memory now
+            self._parts, self._where, self._entry_of = {}, {}, {}
+            self._suspects = set()
+            self._add_locked(rows, None)
+
     def add_rows(self, rows: list[dict[str, Any]], *,
                  authoritative: set[str] | None = None) -> None:
         """Add rows read from the store; a row whose deletion was seen is skipped.
@@ -229,58 +257,99 @@ class Index:
         put back whatever was reported, those not found are dropped.
         """
         with self._lock:
-            seen: set[str] = set()
-            fresh: dict[str, list[dict[str, Any]]] = {}
-            for row in rows:
-                entry_id, vid = row["entry_id"], int(row["vid"])
-                seen.add(entry_id)
-                trusted = authoritative is not None and entry_id in authoritative
-                if vid in self._gone and not trusted:
-                    continue
-                if len(row["vec"]) != self.dim:
-                    continue
-                owner = row["owner"]
-                part = self._parts.get(owner)
-                if part is None:
-                    part = self._parts[owner] = _Part(self.dim)
-                old = self._where.get(entry_id)
-                if old is not None:
-                    self._entry_of.pop(old[1], None)
-                self._where[entry_id] = (owner, vid)
-                self._entry_of[vid] = entry_id
-                if entry_id in part.pos:
-                    vec = dequantise(row["scale"], bytes(row["vec"]))
-                    part.put(entry_id, (row["target"], row["scope"]), vec)
-                else:
-                    fresh.setdefault(owner, []).append(row)
-            for owner, new in fresh.items():
-                # One array operation for the lot: a store's worth of vectors
-                # loads in a fraction of a second.
-                blob = b"".join(bytes(r["vec"]) for r in new)
-                scales = np.array([r["scale"] for r in new], dtype=np.float32)
-                mat = (np.frombuffer(blob, dtype=np.int8).reshape(len(new), self.dim)
-                       .astype(np.float32) * scales[:, None])
-                self._parts[owner].put_new([r["entry_id"] for r in new],
-                                           [(r["target"], r["scope"]) for r in new], mat)
-            for entry_id in (authoritative or set()) - seen:
-                where = self._where.pop(entry_id, None)
-                if where is not None:
-                    self._entry_of.pop(where[1], None)
-                    self._parts[where[0]].drop(entry_id)
+            self._add_locked(rows, authoritative)
+
+    def _add_locked(self, rows: list[dict[str, Any]], authoritative: set[str] | None) -> None:
+        seen: set[str] = set()
+        fresh: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            entry_id, vid = row["entry_id"], int(row["vid"])
+            seen.add(entry_id)
+            trusted = authoritative is not None and entry_id in authoritative
+            if vid in self._gone and not trusted:
+                continue
+            if len(row["vec"]) != self.dim:
+                continue
+            owner = row["owner"]
+            part = self._parts.get(owner)
+            if part is None:
+                part = self._parts[owner] = _Part(self.dim)
+            old = self._where.get(entry_id)
+            if old is not None:
+                self._entry_of.pop(old[1], None)
+            self._where[entry_id] = (owner, vid)
+            self._entry_of[vid] = entry_id
+            if entry_id in part.pos:
+                vec = dequantise(row["scale"], bytes(row["vec"]))
+                part.put(entry_id, (row["target"], row["scope"]), vec)
+            else:
+                fresh.setdefault(owner, []).append(row)
+        for owner, new in fresh.items():
+            # One array operation for the lot: a store's worth of vectors
+            # loads in a fraction of a second.
+            blob = b"".join(bytes(r["vec"]) for r in new)
+            scales = np.array([r["scale"] for r in new], dtype=np.float32)
+            mat = (np.frombuffer(blob, dtype=np.int8).reshape(len(new), self.dim)
+                   .astype(np.float32) * scales[:, None])
+            self._parts[owner].put_new([r["entry_id"] for r in new],
+                                       [(r["target"], r["scope"]) for r in new], mat)
+        for entry_id in (authoritative or set()) - seen:
+            where = self._where.pop(entry_id, None)
+            if where is not None:
+                self._entry_of.pop(where[1], None)
+                self._parts[where[0]].drop(entry_id)
 
     def nearest(self, owner: str, spaces: Sequence[tuple[str, str]] | None, q: Vector,
-                k: int, floor: float = MIN_SIMILARITY) -> list[tuple[str, float]]:
-        """The ``k`` nearest of ``owner``'s vectors in ``spaces`` (None: all), best first."""
+                k: int, floor: float = MIN_SIMILARITY) -> list[tuple[str, float, int]]:
+        """The ``k`` nearest of ``owner``'s vectors in ``spaces`` (None: all), best
+        first: ``(entry id, cosine, vid of the stored row searched)``."""
         with self._lock:
             part = self._parts.get(owner)
             if part is None:
                 return []
-            return part.nearest(spaces, q, k, floor)
+            return [(entry_id, score, self._where[entry_id][1])
+                    for entry_id, score in part.nearest(spaces, q, k, floor)]
 
     def count(self, owner: str, spaces: Iterable[tuple[str, str]] | None = None) -> int:
         with self._lock:
             part = self._parts.get(owner)
             return 0 if part is None else part.count(spaces)
+
+
+def current(tx: Tx, near: Sequence[tuple[str, float, int]], where: str,
+            args: tuple[Any, ...], columns: tuple[str, ...] | None,
+            by_id: dict[str, dict[str, Any]]) -> list[str]:
+    """The neighbours ``near`` that may take a rank, best first; the rows of
+    those ``by_id`` lacks are added to it.
+
+    Each neighbour is read in the caller's read, through the caller's filter
+    ``where`` on ``e`` (a neighbour the filter refuses, another status or an
+    expired entry, takes no rank: only rows the caller may see are fused),
+    with the ``vid`` of the stored vector of its current text. A neighbour
+    whose stored row is not the one the index searched is left out: the
+    index has not followed a change yet (a removal, archive, supersede or
+    rewrite; on a shared store, another daemon's), and the store is the truth.
+    """
+    if not near:
+        return []
+    cols = "e.*" if columns is None else ", ".join(f"e.{c}" for c in columns)
+    searched = {entry_id: vid for entry_id, _, vid in near}
+    held: set[str] = set()
+    # CROSS JOIN pins the order: each candidate by primary key, then the
+    # filter. Left to itself the planner may walk an index of every active
+    # entry instead. (The CTE's column and the vid's alias have names no
+    # entries column has: the caller's filter may name columns unqualified.)
+    for row in tx.all("WITH c(vector_candidate) AS (SELECT value FROM json_each(?))"  # noqa: S608 (no client text in SQL)
+                      f" SELECT {cols}, (SELECT v.vid FROM entry_vectors AS v"
+                      " WHERE v.entry_id = e.id AND v.content_hash = e.content_hash)"
+                      " AS vector_vid FROM c CROSS JOIN entries AS e"
+                      f" WHERE e.id = c.vector_candidate AND {where}",
+                      (json.dumps(list(searched)), *args)):
+        vid = row.pop("vector_vid")
+        if vid is not None and int(vid) == searched[row["id"]]:
+            held.add(row["id"])
+            by_id.setdefault(row["id"], row)
+    return [entry_id for entry_id, _, _ in near if entry_id in held]
 
 
 def fuse(*ranked: Sequence[str], k: int = RRF_K) -> list[tuple[str, float]]:
@@ -351,22 +420,7 @@ class Ranker:
             for holder in teams:
                 near += self.index.nearest(holder, spaces, qvec, limit, floor)
             near = sorted(near, key=lambda hit: (-hit[1], hit[0]))[:limit]
-        missing = [entry_id for entry_id, _ in near if entry_id not in by_id]
-        if missing:
-            cols = "e.*" if picked is None else ", ".join(f"e.{c}" for c in picked)
-            # CROSS JOIN pins the order: each candidate by primary key, then
-            # the filter. Left to itself the planner may walk an index of
-            # every active entry instead.
-            # (The CTE's one column has a name no entries column has: the
-            # caller's filter may name columns unqualified.)
-            for row in tx.all("WITH c(vector_candidate) AS (SELECT value FROM json_each(?))"  # noqa: S608 (no client text in SQL)
-                              f" SELECT {cols} FROM c CROSS JOIN entries AS e"
-                              f" WHERE e.id = c.vector_candidate AND {where}",
-                              (json.dumps(missing), *args)):
-                by_id[row["id"]] = row
-        # A neighbour the filter refused (another status, an expired entry)
-        # takes no rank: only rows the caller may see are fused.
-        vector_ids = [entry_id for entry_id, _ in near if entry_id in by_id]
+        vector_ids = current(tx, near, where, args, picked, by_id)
         fused = fuse([r["id"] for r in lexical], vector_ids)
         rows = []
         for entry_id, score in fused[:limit]:

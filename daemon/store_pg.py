@@ -24,6 +24,9 @@ Invariants:
   before COMMIT returned;
 - reads run on pooled connections in READ ONLY transactions: a read can never
   write or fork the chain;
+- every vector row written or deleted, by any daemon, is a ``vector_feed``
+  row numbered in commit order (the writer holds the head's lock): each
+  daemon's vector index follows the feed (daemon/vectors.py);
 - when the database cannot be reached every call answers ``store_unavailable``
   with a recovery hint and ``memory.status`` says ``database_unreachable``;
   nothing falls back to a local store, and the pool reconnects by itself;
@@ -60,7 +63,7 @@ T = TypeVar("T")
 
 # The PostgreSQL schema has its own version line (it is not a copy of the
 # SQLite file's history): MIGRATIONS takes a database from its key to the next.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 UNREACHABLE_HINT = ("the PostgreSQL database cannot be reached; memoryd reconnects by itself"
                     " when it returns; the operator should check memctl status")
@@ -163,7 +166,13 @@ CREATE TABLE IF NOT EXISTS entry_vectors(
   vid BIGSERIAL PRIMARY KEY, entry_id {_T} NOT NULL UNIQUE, model {_T} NOT NULL,
   dim BIGINT NOT NULL, scale DOUBLE PRECISION NOT NULL, vec BYTEA NOT NULL,
   content_hash {_T} NOT NULL);
-CREATE TABLE IF NOT EXISTS embed_queue(entry_id {_T} PRIMARY KEY);
+-- A queued entry is claimed by one daemon's worker for a lease (daemon/vectors.py).
+CREATE TABLE IF NOT EXISTS embed_queue(entry_id {_T} PRIMARY KEY, claimed_by {_T},
+  claimed_until TIMESTAMPTZ);
+-- Every vector row written or deleted, numbered in commit order: how each
+-- daemon's in-memory index follows the others' (ids and numbers, no text).
+CREATE TABLE IF NOT EXISTS vector_feed(
+  seq BIGSERIAL PRIMARY KEY, vid BIGINT NOT NULL, entry_id {_T} NOT NULL, op {_T} NOT NULL);
 CREATE TABLE IF NOT EXISTS projection_outbox(
   entry_id {_T} PRIMARY KEY, owner {_T} NOT NULL, target {_T} NOT NULL, scope {_T} NOT NULL,
   generation BIGINT NOT NULL, seq BIGINT NOT NULL, state {_T} NOT NULL,
@@ -277,13 +286,42 @@ BEGIN
   IF TG_OP = 'UPDATE' AND NEW.status = 'removed' AND OLD.status IS DISTINCT FROM 'removed' THEN
     UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = NEW.id;
   END IF;
+  -- A vector lives only as long as the active text it was made from
+  -- (daemon/vectors.py); the content hash counts as text, as SQLite's
+  -- trigger fires on every rewrite of the content.
   IF TG_OP = 'UPDATE' AND (NEW.status <> 'active' OR NEW.type IS DISTINCT FROM OLD.type
-      OR NEW.title IS DISTINCT FROM OLD.title OR NEW.body IS DISTINCT FROM OLD.body) THEN
+      OR NEW.title IS DISTINCT FROM OLD.title OR NEW.body IS DISTINCT FROM OLD.body
+      OR NEW.content_hash IS DISTINCT FROM OLD.content_hash) THEN
     DELETE FROM entry_vectors WHERE entry_id = OLD.id;
     IF NEW.status <> 'active' THEN
       DELETE FROM embed_queue WHERE entry_id = OLD.id;
     END IF;
   END IF;
+  -- An entry that becomes active, or whose text changes while active, waits
+  -- for a vector of the text it holds now: a claim taken on older text is void.
+  IF NEW.status = 'active' AND (TG_OP = 'INSERT' OR OLD.status IS DISTINCT FROM 'active'
+      OR NEW.type IS DISTINCT FROM OLD.type OR NEW.title IS DISTINCT FROM OLD.title
+      OR NEW.body IS DISTINCT FROM OLD.body
+      OR NEW.content_hash IS DISTINCT FROM OLD.content_hash) THEN
+    INSERT INTO embed_queue(entry_id) VALUES (NEW.id)
+      ON CONFLICT(entry_id) DO UPDATE SET claimed_by = NULL, claimed_until = NULL;
+  END IF;
+  RETURN NEW;
+END $$;
+
+-- The feed's numbers must follow commit order, or a daemon reading it could
+-- pass a row that commits after it read. Every daemon's write group holds the
+-- chain head's row lock from its start to its COMMIT (PostgresStore); any
+-- other writer of vectors takes it here, before its row is numbered.
+CREATE OR REPLACE FUNCTION memoryd_vectors_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM audit_head WHERE id = 1 FOR UPDATE;
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO vector_feed(vid, entry_id, op) VALUES (OLD.vid, OLD.entry_id, 'delete');
+    RETURN OLD;
+  END IF;
+  INSERT INTO vector_feed(vid, entry_id, op) VALUES (NEW.vid, NEW.entry_id, 'insert');
   RETURN NEW;
 END $$;
 
@@ -306,9 +344,26 @@ CREATE TRIGGER entries_changed AFTER INSERT OR UPDATE OR DELETE ON entries
 DROP TRIGGER IF EXISTS tasks_changed ON tasks;
 CREATE TRIGGER tasks_changed AFTER UPDATE OF snapshot OR DELETE ON tasks
   FOR EACH ROW EXECUTE FUNCTION memoryd_tasks_changed();
+DROP TRIGGER IF EXISTS vectors_changed ON entry_vectors;
+CREATE TRIGGER vectors_changed AFTER INSERT OR DELETE ON entry_vectors
+  FOR EACH ROW EXECUTE FUNCTION memoryd_vectors_changed();
 """
 
-MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {}
+
+def _migrate_1_to_2(conn: psycopg.Connection[Any]) -> None:
+    """Version 2: hybrid recall on PostgreSQL (docs/decisions.md).
+
+    The queue gets its claim columns (SCHEMA then makes the change feed, and
+    FUNCTIONS the triggers that queue entries and fill the feed). Version 1
+    never queued an entry, its recall being lexical: every active entry is
+    queued now, in the same transaction as the rest of the migration."""
+    conn.execute(f"ALTER TABLE embed_queue ADD COLUMN IF NOT EXISTS claimed_by {_T},"
+                 " ADD COLUMN IF NOT EXISTS claimed_until TIMESTAMPTZ")
+    conn.execute("INSERT INTO embed_queue(entry_id) SELECT id FROM entries"
+                 " WHERE status = 'active' ON CONFLICT DO NOTHING")
+
+
+MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {1: _migrate_1_to_2}
 
 
 # --- the dialect seam ------------------------------------------------------------
@@ -326,6 +381,9 @@ _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
     # SQLite's unary plus keeps its planner off an index; PostgreSQL has no
     # unary plus on text, and plans without the hint.
     (re.compile(r"\(\+(?=[a-z_])"), "("),
+    # The elements of a JSON array of strings, as rows of one column `value`.
+    (re.compile(r"SELECT value FROM json_each\(\?\)"),
+     "SELECT value FROM json_array_elements_text(?::json)"),
 )
 _translated: dict[str, str] = {}
 
@@ -503,7 +561,9 @@ class PostgresStore:
         if not _SCHEMA_NAME.match(schema):
             raise StoreVersionError("[store] schema must be a lower-case SQL name")
         self.schema = schema
-        self.vector_changes = vectors.Changes()  # vectors are not ranked on PostgreSQL yet
+        # Never told anything here: on a database several daemons write, the
+        # vector index follows the database's feed instead (daemon/embedding.py).
+        self.vector_changes = vectors.Changes()
         self.degraded: str | None = None
         self.fail_next_commit: Exception | None = None
         self._log = structlog.get_logger()

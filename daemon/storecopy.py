@@ -38,7 +38,8 @@ from memoryd.daemon.config import ConfigError, StoreConfig, load_config
 # The tables copied row for row, in an order that satisfies team_members'
 # reference. Left out on purpose: scope_usage and search_index (the entries
 # trigger rebuilds them on insert), meta's schema_version (the target's own),
-# vectors and their queue (not ranked on PostgreSQL yet), projection tables
+# vectors and their queue (the entries trigger queues every active entry as it
+# arrives, and the target's daemons embed them again), projection tables
 # (projection is off on PostgreSQL), search_keys (SQLite's FTS rowid map).
 TABLES: tuple[str, ...] = (
     "consent", "tokens", "token_labels", "tasks", "snapshot_cards", "entries", "revisions",

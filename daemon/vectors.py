@@ -3,12 +3,15 @@ the triggers that keep both in step with ``entries``.
 
 Owns: the ``entry_vectors`` and ``embed_queue`` tables, the triggers that
 destroy a vector the moment its entry stops being active or its text
-changes, how committed deletions reach the in-memory index (``Changes``),
-and the small read/write helpers the embedding worker
-and the hybrid ranker use. Nothing here needs the ``semantic`` extra: the
-schema and its deletion triggers exist in every store, so a store embedded
-once keeps destroying vectors on removal even if the extra is later
-uninstalled.
+changes, how committed deletions reach the in-memory index (``Changes`` on
+SQLite, the ``vector_feed`` on a database several daemons share), the
+claims that give each queued entry to one worker at a time, and the small
+read/write helpers the embedding worker and the hybrid ranker use. Nothing
+here needs the ``semantic`` extra: the schema and its deletion triggers
+exist in every store, so a store embedded once keeps destroying vectors on
+removal even if the extra is later uninstalled. (The PostgreSQL schema's
+tables and triggers are in daemon/store_pg.py; the statements here run on
+both.)
 
 Invariants:
 - a vector exists only for an ``active`` entry, computed from the text the
@@ -19,7 +22,14 @@ Invariants:
   expired proposal never had a vector;
 - the queue and the vectors hold ids, hashes and numbers, never text;
 - vectors are int8 with one float scale each (``quantise``), tagged with the
-  model id that made them; only the current model's vectors are ranked.
+  model id that made them; only the current model's vectors are ranked;
+- a vector row is known by its ``vid``, never reused, so a reader can tell
+  the row it holds from the one that replaced it;
+- on a shared store (PostgreSQL) every vector row written or deleted is one
+  ``vector_feed`` row, numbered in commit order: each daemon's index follows
+  the others' changes from it, and one that fell behind the pruned part of
+  the feed loads every vector again; a queued entry is claimed by one
+  worker for a lease, so two daemons do not embed it twice.
 """
 
 from __future__ import annotations
@@ -176,6 +186,99 @@ def store_vectors(tx: Tx, model: str, dim: int, items: list[tuple[str, str, floa
         tx.exec("DELETE FROM embed_queue WHERE entry_id = ? AND NOT EXISTS (SELECT 1"
                 " FROM entries WHERE id = ? AND status = 'active')", (entry_id, entry_id))
     return stored
+
+
+# --- claims: one worker per queued entry on a shared store -------------------------
+
+# How long a claim holds: far more than one batch takes, so a live worker
+# never loses its entries; a worker that died mid-batch gives them back then.
+LEASE_S = 60.0
+
+
+def claimable(tx: Tx) -> bool:
+    """Whether a queued entry is free for this worker to claim (a read, so an
+    idle worker does not take the writer to find out there is nothing)."""
+    if tx.dialect != "postgresql":
+        return backlog(tx) > 0
+    row = tx.one("SELECT EXISTS (SELECT 1 FROM embed_queue WHERE claimed_until IS NULL"
+                 " OR claimed_until < statement_timestamp()) AS free")
+    return bool(row and row["free"])
+
+
+def claim(tx: Tx, worker: str, limit: int, lease_s: float = LEASE_S) -> list[dict[str, Any]]:
+    """Up to ``limit`` queued entries, with the text to embed, now this worker's.
+
+    On a store one daemon owns (SQLite) that is simply the oldest queued.
+    On a shared one (PostgreSQL) the rows are claimed for ``lease_s``
+    seconds of the database's clock (hosts' clocks may differ): another
+    daemon's worker skips them until the lease ends, so each entry is
+    embedded once while its claimer lives. Text changes and reactivation
+    clear the claim (the entries trigger), so the new text is claimed again.
+    """
+    if tx.dialect != "postgresql":
+        return queued(tx, limit)
+    return tx.all(
+        "WITH picked AS (SELECT entry_id FROM embed_queue WHERE claimed_until IS NULL"
+        " OR claimed_until < statement_timestamp() ORDER BY entry_id LIMIT ?"
+        " FOR UPDATE SKIP LOCKED),"
+        " claimed AS (UPDATE embed_queue AS q SET claimed_by = ?,"
+        " claimed_until = statement_timestamp() + make_interval(secs => ?)"
+        " FROM picked WHERE q.entry_id = picked.entry_id RETURNING q.entry_id)"
+        " SELECT c.entry_id AS id, e.title, e.body, e.content_hash, e.status"
+        " FROM claimed AS c LEFT JOIN entries AS e ON e.id = c.entry_id ORDER BY c.entry_id",
+        (limit, worker, float(lease_s)))
+
+
+def release(tx: Tx, worker: str, entry_ids: list[str]) -> None:
+    """Give back claims this worker could not use (its model failed on them)."""
+    if tx.dialect != "postgresql" or not entry_ids:
+        return
+    marks = ",".join("?" * len(entry_ids))
+    tx.exec("UPDATE embed_queue SET claimed_by = NULL, claimed_until = NULL"  # noqa: S608 (placeholders only)
+            f" WHERE claimed_by = ? AND entry_id IN ({marks})", (worker, *entry_ids))
+
+
+# --- the change feed: how a daemon follows vectors other daemons change ------------
+
+# Feed rows read per round, and kept once every daemon could have read them:
+# a daemon further behind than KEEP_FEED rows loads every vector again.
+FEED_PAGE = 2_000
+KEEP_FEED = 100_000
+
+
+def feed_head(tx: Tx) -> int:
+    """The newest feed row: where a daemon that just loaded every vector follows on from.
+
+    Read before the vectors themselves, so a change committed between the
+    two reads is in both (following it again changes nothing)."""
+    row = tx.one("SELECT coalesce(max(seq), 0) AS seq FROM vector_feed")
+    return int(row["seq"]) if row else 0
+
+
+def feed_since(tx: Tx, after: int, limit: int = FEED_PAGE) -> tuple[list[dict[str, Any]], int]:
+    """Feed rows after ``after`` (oldest first), and the newest seq pruned.
+
+    The rows are read first: a prune committed between the two reads then
+    shows in the second, and the caller loads everything again rather than
+    miss the rows it removed. Rows arrive in commit order: every write of a
+    vector holds the audit chain's head lock (store_pg's triggers)."""
+    rows = tx.all("SELECT seq, vid, entry_id, op FROM vector_feed WHERE seq > ?"
+                  " ORDER BY seq LIMIT ?", (after, limit))
+    pruned = tx.one("SELECT value FROM meta WHERE key = 'vector_feed_pruned'")
+    return rows, int(pruned["value"]) if pruned else 0
+
+
+def prune_feed(tx: Tx, keep: int = KEEP_FEED) -> int:
+    """Drop feed rows older than the newest ``keep``; the rows dropped."""
+    head = feed_head(tx)
+    upto = head - keep
+    row = tx.one("SELECT value FROM meta WHERE key = 'vector_feed_pruned'")
+    if upto <= (int(row["value"]) if row else 0):
+        return 0
+    n = tx.exec("DELETE FROM vector_feed WHERE seq <= ?", (upto,))
+    tx.exec("INSERT INTO meta(key, value) VALUES ('vector_feed_pruned', ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(upto),))
+    return n
 
 
 def backlog(tx: Tx) -> int:

@@ -3,8 +3,10 @@
 A memory asked for in other words is found by ``memory.context`` and
 ``memory.list`` search; owners and namespaces stay apart; limits hold;
 removal, archive and supersede destroy the entry's vector (its bytes leave
-every file under the home); and the same daemon without the extra answers
-lexically and says so.
+every file under the home, and on PostgreSQL the database's files); and the
+same daemon without the extra answers lexically and says so. Every test runs
+on both primary stores (``--backend postgresql``) but the one migrating
+SQLite's schema 2 file.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from tests.harness import (
     enable_consent,
     entry,
     fresh_identity,
+    pg_connect,
+    pg_store_of,
+    pg_store_section,
     running,
     short_tempdir,
     team_member_and_outsider,
@@ -66,15 +71,22 @@ def _settled(c: Client, params: dict[str, Any] | None = None) -> dict[str, Any]:
         time.sleep(0.1)
 
 
-def _vector(d: Daemon, entry_id: str) -> bytes | None:
+def _query(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Rows of ``sql`` (written with ``?``) read from the daemon's own store."""
+    pg = pg_store_of(d.home)
+    if pg is not None:
+        with pg_connect(*pg) as conn:
+            return list(conn.execute(sql.replace("?", "%s"), args).fetchall())
     conn = apsw.Connection(str(d.home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        for (blob,) in conn.execute("SELECT vec FROM entry_vectors WHERE entry_id = ?",
-                                    (entry_id,)):
-            return bytes(blob)
-        return None
+        return list(conn.execute(sql, args).fetchall())
     finally:
         conn.close()
+
+
+def _vector(d: Daemon, entry_id: str) -> bytes | None:
+    rows = _query(d, "SELECT vec FROM entry_vectors WHERE entry_id = ?", (entry_id,))
+    return bytes(rows[0][0]) if rows else None
 
 
 def _cards(a: Client, intent: str, **task: Any) -> list[str]:
@@ -250,6 +262,8 @@ def test_embedding_and_hybrid_ranking_leak_no_text(d: Daemon) -> None:
         assert needle not in d.log()
 
 
+@pytest.mark.sqlite_only("migrates SQLite's schema 2 file; the PostgreSQL schema's own"
+                        " migration is test_a_version_1_postgresql_schema_is_embedded_when_opened")
 def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
     root = short_tempdir()
     try:
@@ -293,18 +307,76 @@ def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def test_a_version_1_postgresql_schema_is_embedded_when_opened() -> None:
+    """PostgreSQL's schema version 1 kept no queue for the embedding worker
+    (recall there was lexical): opening it migrates it to version 2 in one
+    transaction, every memory stays, and every active entry is embedded."""
+    root = short_tempdir()
+    section = pg_store_section()
+    try:
+        dm = Daemon(root / "h", config=section, ranker="lexical")
+        dm.start()
+        with dm.control() as c:
+            enable_consent(c)
+            vim = _add(c, *VIM, scope="v1")
+            gone = _add(c, "Printer", "The second-floor printer needs the blue driver.",
+                        scope="v1")
+            c.call("memory.write", {"target": "memory", "scope": "v1", "action": "archive",
+                                    "id": gone["id"], "expected_revision": 1, "reason": "old"})
+        dm.stop()
+        pg = pg_store_of(dm.home)
+        assert pg is not None
+        # What version 1 wrote: a queue without claims, no change feed, nothing queued.
+        with pg_connect(*pg) as conn:
+            conn.execute("DROP TABLE vector_feed CASCADE")
+            conn.execute("DROP FUNCTION memoryd_vectors_changed() CASCADE")
+            conn.execute("DELETE FROM embed_queue")
+            conn.execute("ALTER TABLE embed_queue DROP COLUMN claimed_by,"
+                         " DROP COLUMN claimed_until")
+            conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+        dm = Daemon(root / "h", config=section, ranker="auto")
+        dm.start()
+        with dm.control() as c:
+            recall = _settled(c)
+            read = c.call("memory.read", {"ids": [vim["id"], gone["id"]]})["entries"]
+            verified = c.call("audit.verify", {})
+            task = c.call("task.begin", {"scopes": ["v1"]})["task_id"]
+            snap = c.call("memory.context", {"task_id": task, "intent": PARAPHRASE_EN})
+        dm.stop()
+        with pg_connect(*pg) as conn:
+            version = conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == ("2",)
+        assert [(e["title"], e["body"], e["status"]) for e in read] == [
+            (VIM[0], VIM[1], "active"),
+            ("Printer", "The second-floor printer needs the blue driver.", "archived")]
+        assert verified["ok"] is True
+        assert recall["embedded"] == 1
+        assert _vector(dm, vim["id"]) is not None and _vector(dm, gone["id"]) is None
+        assert snap["ranking"]["ranker"] == "hybrid"
+        assert [card["id"] for card in snap["entries"]][:1] == [vim["id"]]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def test_an_old_entry_is_left_out_by_max_age_however_close_in_meaning(d: Daemon) -> None:
     with d.control() as c:
         old = _add(c, "Editor (aged)", "Prefers vim keybindings in every terminal.",
                    scope="age")
         _settled(c)
-        conn = apsw.Connection(str(d.home / "memory.db"))
-        try:
-            conn.set_busy_timeout(5_000)
-            conn.execute("UPDATE entries SET updated_at = '2000-01-01T00:00:00.000000Z'"
-                         " WHERE id = ?", (old["id"],))
-        finally:
-            conn.close()
+        # Only updated_at moves; the text and its vector stay as they are.
+        age = "UPDATE entries SET updated_at = '2000-01-01T00:00:00.000000Z' WHERE id = "
+        pg = pg_store_of(d.home)
+        if pg is not None:
+            with pg_connect(*pg) as conn:
+                conn.execute(age + "%s", (old["id"],))
+        else:
+            conn = apsw.Connection(str(d.home / "memory.db"))
+            try:
+                conn.set_busy_timeout(5_000)
+                conn.execute(age + "?", (old["id"],))
+            finally:
+                conn.close()
         task = c.call("task.begin", {"scopes": ["age"]})["task_id"]
         snap = c.call("memory.context", {"task_id": task, "intent": PARAPHRASE_EN})
     assert snap["ranking"]["ranker"] == "hybrid"
@@ -326,11 +398,7 @@ def test_a_denied_proposal_never_had_a_vector(d: Daemon) -> None:
 
 
 def _count_vectors(d: Daemon) -> int:
-    conn = apsw.Connection(str(d.home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return int(conn.execute("SELECT count(*) FROM entry_vectors").fetchall()[0][0])
-    finally:
-        conn.close()
+    return int(_query(d, "SELECT count(*) FROM entry_vectors")[0][0])
 
 
 def test_hybrid_search_pages_follow_one_another_with_filters(d: Daemon) -> None:

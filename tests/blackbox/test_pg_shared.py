@@ -5,13 +5,17 @@ both homes hold the same root secret (the operator copies ``keys/secret``)
 and point ``[store]`` at one schema. What one writes the other recalls; a
 pending action is decided exactly once whichever daemon is asked; both append
 to one audit chain that verifies from either home, with each daemon's own
-signed checkpoints; a daemon with another root secret is refused.
+signed checkpoints; a daemon with another root secret is refused. Hybrid
+recall holds across them: an entry added on one is embedded once and recalled
+by vector on both, and one removed, archived or changed on one is never
+recalled from the other's vector index.
 """
 
 from __future__ import annotations
 
 import shutil
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -24,6 +28,8 @@ from tests.harness import (
     enable_consent,
     entry,
     fresh_identity,
+    pg_connect,
+    pg_store_of,
     shared_pair,
     short_tempdir,
     team_member_and_outsider,
@@ -223,3 +229,121 @@ def test_backup_on_postgresql_is_a_clear_refusal(pair: tuple[Daemon, Daemon]) ->
     assert (caught.value.code, caught.value.data_code) == (-32006, "backup_unsupported")
     assert "pg_dump" in str(caught.value.data)
     assert not dest.exists()
+
+
+# --- hybrid recall on two daemons ------------------------------------------------------
+
+# A question that shares no word with the note it is about: only the vector
+# side of recall can find it.
+PARAPHRASE = "which text-editing shortcuts does the user like"
+EDITOR = ("Editor", "Prefers vim keybindings in every IDE.")
+# Far from PARAPHRASE in meaning (cosine ~0.72, under the ranker's 0.80 floor)
+# and in words: what a change on the other daemon turns a note into.
+BAKERY = ("Bakery", "A new bakery opened downtown near the station.")
+
+
+@pytest.fixture(scope="module")
+def hybrid_pair() -> Iterator[tuple[Daemon, Daemon]]:
+    """Two daemons on one schema that rank hybrid (the tests above pin which
+    entries a word recalls, so their pair ranks lexically)."""
+    root = short_tempdir()
+    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], ranker="auto")
+    try:
+        yield first, second
+    finally:
+        try:
+            first.stop()
+            second.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _note(c: Client, who: dict[str, str], scope: str, title: str, body: str) -> str:
+    out = c.call("memory.write", {"identity": who, "target": "memory", "scope": scope,
+                                  "action": "add", "entry": entry(title, body, "fact")})
+    return str(out["entries"][0]["id"])
+
+
+def _embedded(d: Daemon, who: dict[str, str], n: int) -> None:
+    """Wait until ``d``'s vector index holds exactly ``n`` of ``who``'s entries
+    and none of them waits for embedding (a condition, not a clock)."""
+    deadline = time.monotonic() + 90
+    while True:
+        with d.control() as c:
+            recall = c.call("memory.status", {"identity": who})["recall"]
+        assert recall["ranker"] == "hybrid", recall
+        if recall["index"] == "exact" and recall["queued"] == 0 and recall["embedded"] == n:
+            return
+        assert time.monotonic() < deadline, f"never {n} embedded: {recall}"
+        time.sleep(0.1)
+
+
+def _recalled(d: Daemon, who: dict[str, str], scope: str) -> list[str]:
+    with d.control() as c:
+        task = c.call("task.begin", {"identity": who, "scopes": [scope]})["task_id"]
+        snap = c.call("memory.context", {"task_id": task, "intent": PARAPHRASE})
+    assert snap["ranking"]["ranker"] == "hybrid", snap["ranking"]
+    return [card["id"] for card in snap["entries"]]
+
+
+def _stored_vectors(d: Daemon, ids: list[str]) -> dict[str, int]:
+    """How many times each entry had a vector stored, from the database's feed."""
+    pg = pg_store_of(d.home)
+    assert pg is not None
+    with pg_connect(*pg) as conn:
+        rows = conn.execute("SELECT entry_id, count(*) FROM vector_feed WHERE op = 'insert'"
+                            " AND entry_id = ANY(%s) GROUP BY entry_id", (ids,)).fetchall()
+    return {str(entry_id): int(n) for entry_id, n in rows}
+
+
+def test_an_entry_added_on_one_daemon_is_embedded_once_and_recalled_by_vector_on_both(
+        hybrid_pair: tuple[Daemon, Daemon]) -> None:
+    first, second = hybrid_pair
+    who = fresh_identity("vec-add-")
+    scope = "vec-add"
+    with first.control() as c:
+        enable_consent(c, who)
+        editor = _note(c, who, scope, *EDITOR)
+        # Enough notes that both daemons' workers find queued ones to claim.
+        others = [_note(c, who, scope, f"Errand {i}", f"Pick up parcel number {i} at the desk.")
+                  for i in range(11)]
+    _embedded(second, who, 12)
+    _embedded(first, who, 12)
+    assert _recalled(second, who, scope)[:1] == [editor]
+    assert _recalled(first, who, scope)[:1] == [editor]
+    assert _stored_vectors(first, [editor, *others]) == {e: 1 for e in [editor, *others]}
+
+
+def test_an_entry_removed_archived_or_changed_on_one_is_never_recalled_by_vector_on_the_other(
+        hybrid_pair: tuple[Daemon, Daemon]) -> None:
+    first, second = hybrid_pair
+    who = fresh_identity("vec-del-")
+    with first.control() as c:
+        enable_consent(c, who)
+        made = {scope: _note(c, who, scope, *EDITOR) for scope in ("rm", "arch", "chg")}
+    _embedded(second, who, 3)
+    for scope, entry_id in made.items():
+        assert _recalled(second, who, scope) == [entry_id], scope
+    with first.control() as c:
+        c.call("memory.write", {"identity": who, "scope": "rm", "action": "remove",
+                                "id": made["rm"], "expected_revision": 1})
+        c.call("memory.write", {"identity": who, "scope": "arch", "action": "archive",
+                                "id": made["arch"], "expected_revision": 1, "reason": "old"})
+        c.call("memory.write", {"identity": who, "scope": "chg", "action": "replace",
+                                "id": made["chg"], "expected_revision": 1,
+                                "entry": entry(*BAKERY, "fact")})
+    # At once, whatever the second daemon's index still holds (it follows the
+    # database's feed at its worker's next round): its vector candidates are
+    # checked against the rows and vectors the database has now. A search of
+    # every status first, where a stale vector would have the most to show.
+    with second.control() as c:
+        listed = c.call("memory.list", {"identity": who, "query": PARAPHRASE,
+                                        "statuses": ["archived", "removed", "active"]})
+    assert listed["items"] == []
+    for scope in made:
+        assert _recalled(second, who, scope) == [], scope
+    # And once it has followed the change: the changed note has its new vector only.
+    _embedded(second, who, 1)
+    _embedded(first, who, 1)
+    for scope in made:
+        assert _recalled(second, who, scope) == [], scope

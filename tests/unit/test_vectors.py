@@ -112,7 +112,7 @@ def test_a_committed_deletion_leaves_the_index_and_a_rolled_back_one_does_not(
 
     index.add_rows(store.run_sync(add))
     q = np.array([1.0, 2.0, 3.0], dtype=np.float32) / np.sqrt(14)
-    assert {i for i, _ in index.nearest("own_a", None, q, 10, floor=-1)} == {"ent_1", "ent_2"}
+    assert {i for i, _, _ in index.nearest("own_a", None, q, 10, floor=-1)} == {"ent_1", "ent_2"}
 
     def remove_then_fail(tx: Tx) -> None:
         tx.exec("DELETE FROM entries WHERE id = 'ent_2'")
@@ -121,7 +121,7 @@ def test_a_committed_deletion_leaves_the_index_and_a_rolled_back_one_does_not(
     with pytest.raises(RuntimeError):
         store.run_sync(remove_then_fail)
     store.run_sync(lambda tx: tx.exec("DELETE FROM entries WHERE id = 'ent_1'"))
-    assert [i for i, _ in index.nearest("own_a", None, q, 10, floor=-1)] == ["ent_2"]
+    assert [i for i, _, _ in index.nearest("own_a", None, q, 10, floor=-1)] == ["ent_2"]
     assert index.count("own_a") == 1
 
 
@@ -133,7 +133,7 @@ def test_another_owner_has_no_neighbours_in_my_partition() -> None:
     q = np.array([1.0, 0.0], dtype=np.float32)
     assert index.nearest("own_b", None, q, 5, floor=-1) == []
     assert index.nearest("own_a", [("memory", "other")], q, 5, floor=-1) == []
-    assert [i for i, _ in index.nearest("own_a", [("memory", "default")], q, 5, floor=-1)] == [
+    assert [i for i, _, _ in index.nearest("own_a", [("memory", "default")], q, 5, floor=-1)] == [
         "ent_x"]
 
 

@@ -1,0 +1,287 @@
+"""The vector index against a store other writers change: every backend, then
+two daemons on one PostgreSQL database.
+
+A daemon's in-memory index (daemon/hybrid.py) can hold a vector its store no
+longer has: on PostgreSQL another daemon removed, archived or rewrote the
+entry, and this daemon has not followed the change yet. Recall must never
+rank such a vector: each candidate is checked against the store's current
+row and vector in the read that ranks it. The index then follows the
+database's change feed (daemon/vectors.py): the other daemon's new vectors
+become searchable here, its deletions leave memory here, and each queued
+entry is claimed by one daemon's worker at a time.
+
+The model is a stand-in with fixed vectors: what is tested is the
+bookkeeping, not the embedding.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from memoryd.daemon import home as home_mod
+from memoryd.daemon import search, vectors
+from memoryd.daemon.backends import open_store
+from memoryd.daemon.config import load_config
+from memoryd.daemon.store import Store, Tx
+from tests.contract.conftest import pg_section
+
+np = pytest.importorskip("numpy")
+hybrid = pytest.importorskip("memoryd.daemon.hybrid")
+embedding = pytest.importorskip("memoryd.daemon.embedding")
+quantise = pytest.importorskip("memoryd.daemon.quantise")
+
+NOW = "2026-01-01T00:00:00.000000Z"
+OWNER = "own_a"
+# Every stored vector points one way and the query the same way: any vector
+# the index holds is a neighbour, so only the store's check can keep one out.
+AXIS = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+
+
+class FixedModel:
+    """A stand-in model: every entry and every query is ``AXIS``; the ranker's
+    neutral anchor sentences lie across it, so its floor is the 0.80 minimum."""
+
+    model_id = "fixed-3"
+    dim = 3
+
+    def passages(self, texts: list[str]) -> Any:
+        across = np.array([0.0, 0.0, 1.0], dtype=np.float32)
+        return np.stack([across if t in hybrid.ANCHORS else AXIS for t in texts])
+
+    def query(self, text: str) -> Any:
+        return AXIS
+
+
+@contextmanager
+def opened(root: Path, config: str) -> Iterator[Store]:
+    """A store as a daemon on home ``root`` opens it."""
+    root.mkdir(mode=0o700, parents=True)
+    (root / "memoryd.toml").write_text(config)
+    home = home_mod.prepare(root)
+    store = open_store(load_config(home.path), home.db, home.path, os.environ)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def add_entry(tx: Tx, entry_id: str, scope: str = "default") -> None:
+    tx.exec(
+        "INSERT INTO entries(id, owner, target, scope, type, title, body, summary, status,"
+        " revision, source, eligible, basis, pinned, created_at, updated_at, renewed_at,"
+        " ttl_days, expires_at, content_hash) VALUES (?, ?, 'memory', ?, 'fact', ?, 'body',"
+        " 'summary', 'active', 1, 'user', 1, '{}', 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
+        (entry_id, OWNER, scope, "title " + entry_id, NOW, NOW, NOW))
+
+
+def embed(tx: Tx, entry_id: str) -> list[str]:
+    scale, blob = quantise.quantise(AXIS)
+    return vectors.store_vectors(tx, FixedModel.model_id, 3,
+                                 [(entry_id, "h1", scale, blob)], [])
+
+
+def vector_ids(store: Store, ranker: Any, where: str) -> tuple[list[str], dict[str, Any]]:
+    """What ``ranker`` ranks for a query no entry's words match: vector candidates only."""
+    def rank(tx: Tx) -> tuple[list[str], dict[str, Any]]:
+        args = (OWNER,)
+        plan = search.plan(tx, "zzzz", where, args)
+        rows, info = ranker.ranked(tx, plan, where, args, 50, OWNER, None, AXIS)
+        return [r["id"] for r in rows], info
+
+    return store.run_sync(rank, write=False)
+
+
+def ready_ranker(store: Store) -> Any:
+    """A ranker whose index holds the store's vectors now, and is told of nothing after."""
+    index = hybrid.Index(3)
+    index.add_rows(store.run_sync(lambda tx: vectors.load_rows(tx, FixedModel.model_id),
+                                  write=False))
+    index.ready = True
+    return hybrid.Ranker(FixedModel(), index, worker=None)
+
+
+# --- every backend: a stale index is checked against the store -----------------------
+
+CHANGES = [
+    ("archived", "UPDATE entries SET status = 'archived' WHERE id = ?"),
+    ("superseded", "UPDATE entries SET status = 'superseded' WHERE id = ?"),
+    ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', summary = ''"
+                " WHERE id = ?"),
+    ("purged", "DELETE FROM entries WHERE id = ?"),
+    ("rewritten", "UPDATE entries SET body = 'other', content_hash = 'h2' WHERE id = ?"),
+]
+
+
+@pytest.mark.parametrize(("name", "sql"), CHANGES, ids=[c[0] for c in CHANGES])
+def test_a_vector_the_store_no_longer_holds_is_never_ranked(
+        tmp_path: Path, store_config: str, name: str, sql: str) -> None:
+    with opened(tmp_path / "h", store_config) as store:
+        def fill(tx: Tx) -> None:
+            for entry_id in ("ent_1", "ent_2"):
+                add_entry(tx, entry_id)
+                assert embed(tx, entry_id) == [entry_id]
+
+        store.run_sync(fill)
+        ranker = ready_ranker(store)
+        # Every status: a search of archived or removed entries must not
+        # bring one back by a vector it no longer has either.
+        where = "e.owner = ?"
+        before, _ = vector_ids(store, ranker, where)
+        assert before == ["ent_1", "ent_2"]
+        store.run_sync(lambda tx: tx.exec(sql, ("ent_1",)))
+        after, info = vector_ids(store, ranker, where)
+        assert after == ["ent_2"]
+        assert info["vector_candidates"] == 1
+
+
+def test_a_vector_stored_again_for_the_same_text_is_ranked_by_its_new_row(
+        tmp_path: Path, store_config: str) -> None:
+    """The check is by the stored row (its ``vid``), not by the entry: the
+    index's old row of an entry embedded again is not taken for the new one."""
+    with opened(tmp_path / "h", store_config) as store:
+        def fill(tx: Tx) -> None:
+            add_entry(tx, "ent_1")
+            embed(tx, "ent_1")
+
+        store.run_sync(fill)
+        ranker = ready_ranker(store)
+        store.run_sync(lambda tx: embed(tx, "ent_1"))
+        assert vector_ids(store, ranker, "e.owner = ?")[0] == []
+        fresh = ready_ranker(store)
+        assert vector_ids(store, fresh, "e.owner = ?")[0] == ["ent_1"]
+
+
+# --- two daemons on one PostgreSQL database -------------------------------------------
+
+
+@contextmanager
+def two_daemons(tmp: Path, schema: str) -> Iterator[tuple[Store, Store]]:
+    with opened(tmp / "a", pg_section(schema)) as first, \
+            opened(tmp / "b", pg_section(schema)) as second:
+        yield first, second
+
+
+def worker(store: Store) -> Any:
+    index = hybrid.Index(3)
+    store.vector_changes.subscribe(index.forget)
+    return embedding.Worker(store, FixedModel(), index)
+
+
+def steps(*workers: Any, rounds: int = 1) -> None:
+    """Start each worker that has not started, then run ``rounds`` rounds of each."""
+    async def go() -> None:
+        for w in workers:
+            if not w.index.ready:
+                await w.start()
+        for _ in range(rounds):
+            for w in workers:
+                await w.step()
+    anyio.run(go, backend="asyncio")
+
+
+def held(w: Any) -> set[str]:
+    return {entry_id for entry_id, _, _ in w.index.nearest(OWNER, None, AXIS, 100, floor=-1)}
+
+
+def test_each_queued_entry_is_claimed_by_one_worker_until_its_lease_ends(
+        tmp_path: Path, pg_schema: str) -> None:
+    with two_daemons(tmp_path, pg_schema) as (first, second):
+        def fill(tx: Tx) -> None:
+            for i in range(10):
+                add_entry(tx, f"ent_{i:02}")
+
+        first.run_sync(fill)
+        claim = vectors.claim
+        a = first.run_sync(lambda tx: claim(tx, "worker-a", 8, 60.0), governed=False)
+        b = second.run_sync(lambda tx: claim(tx, "worker-b", 8, 60.0), governed=False)
+        again = first.run_sync(lambda tx: claim(tx, "worker-a", 8, 60.0), governed=False)
+        assert len(a) == 8 and len(b) == 2 and again == []
+        assert {r["id"] for r in a} | {r["id"] for r in b} == {f"ent_{i:02}" for i in range(10)}
+        assert not second.run_sync(vectors.claimable, write=False)
+        # A worker that stopped mid-batch: its lease ends, another takes the entries.
+        second.run_sync(lambda tx: tx.exec(
+            "UPDATE embed_queue SET claimed_until = claimed_until - interval '1 hour'"
+            " WHERE claimed_by = 'worker-a'"))
+        assert second.run_sync(vectors.claimable, write=False)
+        taken = second.run_sync(lambda tx: claim(tx, "worker-b", 8, 60.0), governed=False)
+        assert sorted(r["id"] for r in taken) == sorted(r["id"] for r in a)
+
+
+def test_workers_on_one_database_embed_each_entry_once_and_both_indexes_hold_it(
+        tmp_path: Path, pg_schema: str) -> None:
+    with two_daemons(tmp_path, pg_schema) as (first, second):
+        wa, wb = worker(first), worker(second)
+        steps(wa, wb)
+
+        def fill(tx: Tx) -> None:
+            for i in range(12):
+                add_entry(tx, f"ent_{i:02}")
+
+        first.run_sync(fill)
+        steps(wa, wb, rounds=3)
+        made = {f"ent_{i:02}" for i in range(12)}
+        assert held(wa) == made and held(wb) == made
+        assert wa.progress.embedded + wb.progress.embedded == 12
+        assert wa.progress.embedded > 0 and wb.progress.embedded > 0
+        inserts = first.run_sync(lambda tx: tx.all(
+            "SELECT entry_id, count(*) AS n FROM vector_feed WHERE op = 'insert'"
+            " GROUP BY entry_id"), write=False)
+        assert {r["entry_id"]: r["n"] for r in inserts} == {e: 1 for e in made}
+
+
+def test_an_index_follows_the_other_daemons_deletions_and_rewrites(
+        tmp_path: Path, pg_schema: str) -> None:
+    with two_daemons(tmp_path, pg_schema) as (first, second):
+        wa, wb = worker(first), worker(second)
+
+        def fill(tx: Tx) -> None:
+            for i in range(4):
+                add_entry(tx, f"ent_{i}")
+
+        first.run_sync(fill)
+        steps(wa, wb, rounds=2)
+        assert held(wb) == {"ent_0", "ent_1", "ent_2", "ent_3"}
+
+        def change(tx: Tx) -> None:
+            tx.exec("UPDATE entries SET status = 'archived' WHERE id = 'ent_0'")
+            tx.exec("UPDATE entries SET status = 'removed', title = '', body = '',"
+                    " summary = '' WHERE id = 'ent_1'")
+            tx.exec("DELETE FROM entries WHERE id = 'ent_2'")
+            tx.exec("UPDATE entries SET body = 'other', content_hash = 'h2' WHERE id = 'ent_3'")
+
+        first.run_sync(change)
+        assert wb.index.count(OWNER) == 4
+        # The second daemon's worker follows what the first did (and embeds nothing yet).
+        assert anyio.run(wb.follow, backend="asyncio") is True
+        assert held(wb) == set()
+        assert wb.index.count(OWNER) == 0
+        # The rewritten entry is queued again; embedded by either, held by both.
+        steps(wa, wb, rounds=2)
+        assert held(wa) == held(wb) == {"ent_3"}
+
+
+def test_an_index_behind_the_pruned_feed_is_loaded_again(
+        tmp_path: Path, pg_schema: str) -> None:
+    with two_daemons(tmp_path, pg_schema) as (first, second):
+        wa, wb = worker(first), worker(second)
+        steps(wa, wb)
+
+        def fill(tx: Tx) -> None:
+            for i in range(3):
+                add_entry(tx, f"ent_{i}")
+                embed(tx, f"ent_{i}")
+            tx.exec("DELETE FROM entries WHERE id = 'ent_0'")
+
+        first.run_sync(fill)
+        first.run_sync(lambda tx: vectors.prune_feed(tx, keep=0), governed=False)
+        assert first.run_sync(lambda tx: tx.all("SELECT seq FROM vector_feed"),
+                              write=False) == []
+        steps(wb)
+        assert held(wb) == {"ent_1", "ent_2"}
