@@ -26,10 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import apsw
-import jwt
 import msgspec
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import fmt, parse, plus
@@ -95,7 +92,15 @@ def _jwt_claims(token: str, public_key_pem: str | None) -> tuple[dict[str, Any],
     public key as a secret), and ``exp``, ``nbf`` and ``iat`` are enforced.
     No audience is configured, so ``aud`` is not checked. Messages name the
     variable and the problem, never the token.
+
+    PyJWT and the PEM loader are imported here, not at the top: importing
+    them costs about a quarter of the daemon's start-up, and only a daemon
+    started with ``MEMORYD_TOKEN`` needs them.
     """
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
     if public_key_pem is None:
         # Unverified claims only choose a scope; they grant nothing.
         try:

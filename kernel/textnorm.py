@@ -8,8 +8,10 @@ percent-encoded runs, decoded within fixed bounds so that what they hide can be
 scanned with the same rules).
 
 Invariants:
-- pure: no I/O at call time (the confusables table is read once, at import,
-  from the installed ``confusable_homoglyphs`` package), no clock;
+- pure: no clock, and no I/O at call time but one read of the confusables
+  table from the installed ``confusable_homoglyphs`` package, the first time
+  a non-ASCII letter is mapped (loading it costs an eighth of the daemon's
+  start-up, and most texts are ASCII);
 - the shadow is built one original character at a time, so every piece maps
   back onto exactly one original character (offsets stay exact);
 - decoding is bounded: at most ``MAX_RUNS`` runs per text, each at most
@@ -25,8 +27,6 @@ import binascii
 import functools
 import re
 import unicodedata
-
-from confusable_homoglyphs import confusables
 
 __all__ = [
     "MAX_DECODED_CHARS",
@@ -49,6 +49,8 @@ _SHADOW_CACHE = 8_192
 
 def _ascii_lookalike(ch: str) -> str | None:
     """The ASCII letter or digit ``ch`` is confusable with, if any (TR39 table)."""
+    from confusable_homoglyphs import confusables
+
     found = confusables.is_confusable(ch, greedy=True)
     if not found:
         return None
