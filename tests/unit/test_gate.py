@@ -16,16 +16,19 @@ SCOPES = ["default", "project:hr", "project:web", "scratch:a"]
 spaces = st.tuples(st.sampled_from(["memory", "user"]), st.sampled_from(SCOPES))
 
 
-@st.composite
-def rules(draw: st.DrawFn, prefix: str) -> Rule:
-    def maybe(values: list[str]) -> tuple[str, ...] | None:
-        picked = draw(st.none() | st.lists(st.sampled_from(values), min_size=1, max_size=2,
-                                          unique=True))
-        return None if picked is None else tuple(sorted(picked))
+def maybe(values: list[str]) -> st.SearchStrategy[tuple[str, ...] | None]:
+    """No condition, or one or two of ``values`` (sorted, as Policy keeps them)."""
+    picked = st.lists(st.sampled_from(values), min_size=1, max_size=2, unique=True)
+    return st.none() | picked.map(lambda xs: tuple(sorted(xs)))
 
-    return Rule(
-        id=f"{prefix}{draw(st.integers(0, 10_000))}",
-        effect=draw(st.sampled_from(list(Effect))),
+
+def rules(prefix: str) -> st.SearchStrategy[Rule]:
+    # Strategies built once, not inside a draw: building one per example
+    # was most of this module's time.
+    return st.builds(
+        Rule,
+        id=st.integers(0, 10_000).map(lambda n: f"{prefix}{n}"),
+        effect=st.sampled_from(list(Effect)),
         capability=maybe(["MemoryRead", "MemoryWrite", "GovernanceDecide"]),
         channel=maybe(["agent", "control"]),
         role=maybe(["main", "subagent", "operator"]),
@@ -38,18 +41,21 @@ def rules(draw: st.DrawFn, prefix: str) -> Rule:
 policies = st.lists(rules("r"), max_size=6, unique_by=lambda r: r.id).map(Policy.build)
 
 
+_CHANNELS = st.sampled_from(list(Channel))
+_AGENT_ROLES = st.sampled_from([Role.MAIN, Role.SUBAGENT])
+_GRANTS = st.lists(st.sampled_from(sorted(READ_METHODS)), unique=True).map(frozenset)
+_VIEWS = st.sets(spaces, min_size=1).map(frozenset)
+
+
 @st.composite
 def callers(draw: st.DrawFn) -> Caller:
-    channel = draw(st.sampled_from(list(Channel)))
-    role = Role.OPERATOR if channel is Channel.CONTROL else draw(
-        st.sampled_from([Role.MAIN, Role.SUBAGENT]))
+    channel = draw(_CHANNELS)
+    role = Role.OPERATOR if channel is Channel.CONTROL else draw(_AGENT_ROLES)
     owner = "own_x"
-    grants = (frozenset(draw(st.lists(st.sampled_from(sorted(READ_METHODS)), unique=True)))
-              if channel is Channel.AGENT else None)
+    grants = draw(_GRANTS) if channel is Channel.AGENT else None
     subject = Subject(channel=channel, role=role, owner=owner,
                       task_id="tsk_1" if channel is Channel.AGENT else None)
-    return Caller(subject, View(owner, frozenset(draw(st.sets(spaces, min_size=1)))), None,
-                  grants)
+    return Caller(subject, View(owner, draw(_VIEWS)), None, grants)
 
 
 def reach(gate: Gate, caller: Caller, method: str,
