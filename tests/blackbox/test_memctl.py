@@ -1,7 +1,8 @@
 """The operator's day with memctl, against a real daemon: the README's quickstart.
 
-Every step runs the real ``memctl`` command line on the daemon's home; the
-agent's side speaks to ``agent.sock`` with the project's client.
+Every step runs the real ``memctl`` command line, a new process each, on the
+daemon's home; the agent's side speaks to ``agent.sock`` with the project's
+client.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def d() -> Iterator[Daemon]:
 
 
 def _ok(d: Daemon, *args: str, input: bytes | None = None) -> str:
-    done = d.memctl(*args, input=input)
+    done = d.memctl(*args, input=input, process=True)
     assert done.returncode == 0, (args, done.stdout, done.stderr)
     return done.stdout.decode()
 
@@ -72,7 +73,7 @@ def test_quickstart_proposal_waits_then_approval_applies_it(
     entry_id = applied["entries"][0]["id"]
     assert entry_id in _ok(d, "ls", *ALICE)
     assert "Prefers vim keybindings." in _ok(d, "show", entry_id, *ALICE)
-    verify = d.memctl("audit", "verify")
+    verify = d.memctl("audit", "verify", process=True)
     assert verify.returncode == 0, verify.stderr
 
 
@@ -80,7 +81,7 @@ def test_deny_leaves_nothing_applied(d: Daemon, agent_task: dict[str, Any]) -> N
     action_id = _propose(d, agent_task, "Shell", "Uses fish.")
     _ok(d, "deny", action_id)
     assert "Shell" not in _ok(d, "ls", *ALICE)
-    again = d.memctl("approve", action_id)
+    again = d.memctl("approve", action_id, process=True)
     assert again.returncode != 0
     assert b"already_decided" in again.stderr
 
@@ -121,7 +122,7 @@ def test_audit_export_prints_one_json_event_per_line(d: Daemon) -> None:
 
 def test_scan_names_the_rule_and_offsets_without_the_secret(d: Daemon) -> None:
     key = "AKIA" + "Q7ZJ2M4N6P8R1T3V"
-    done = d.memctl("scan", input=f"our deploy key is {key} for now".encode())
+    done = d.memctl("scan", input=f"our deploy key is {key} for now".encode(), process=True)
     assert done.returncode == 1
     out = done.stdout + done.stderr
     assert b"secret_detected" in out
@@ -129,12 +130,12 @@ def test_scan_names_the_rule_and_offsets_without_the_secret(d: Daemon) -> None:
 
 
 def test_scan_of_ordinary_text_is_clean(d: Daemon) -> None:
-    done = d.memctl("scan", input=b"The user prefers dark mode in every editor.")
+    done = d.memctl("scan", input=b"The user prefers dark mode in every editor.", process=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_memctl_without_a_daemon_says_so(tmp_path: Any) -> None:
-    done = Daemon(tmp_path / "nothing").memctl("status")
+    done = Daemon(tmp_path / "nothing").memctl("status", process=True)
     assert done.returncode != 0
     assert b"not running" in done.stderr
 
@@ -143,6 +144,6 @@ def test_terminal_escapes_never_reach_the_store(d: Daemon) -> None:
     # A body carrying an escape sequence would reach the operator's terminal
     # through `memctl show`; the scanner refuses it as a control character.
     done = d.memctl("write", "--type", "fact", "--title", "Colours", "--body-file", "-",
-                    input=b"red \x1b[31mtext\x1b[0m")
+                    input=b"red \x1b[31mtext\x1b[0m", process=True)
     assert done.returncode != 0
     assert b"invisible_unicode" in done.stderr
