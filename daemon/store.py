@@ -47,7 +47,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class StoreVersionError(Exception):
@@ -67,13 +67,11 @@ def _migrate_1_to_2(conn: apsw.Connection) -> None:
 
 
 def _migrate_2_to_3(conn: apsw.Connection) -> None:
-    # Version 3 stems English in the lexical index (porter over unicode61):
-    # the old index is dropped (its pages zeroed: secure_delete) and every
-    # entry re-tokenised. It also keeps vectors (daemon/vectors.py): their
-    # tables are created and every active entry is queued for embedding.
-    if search.drop_stale_index(conn):
-        conn.execute(SEARCH_SCHEMA)
-        search.rebuild_index(conn)
+    # Version 3 stems English in the lexical index (porter over unicode61);
+    # the index is rebuilt in its current form by the step to version 6
+    # (search.ensure_index), which re-tokenises every entry. Version 3 also
+    # keeps vectors (daemon/vectors.py): their tables are created and every
+    # active entry is queued for embedding.
     vectors.install(conn)
 
 
@@ -114,20 +112,82 @@ def _migrate_4_to_5(conn: apsw.Connection) -> None:
     conn.execute(TEAM_SCHEMA)
 
 
+def _migrate_5_to_6(conn: apsw.Connection) -> None:
+    # Version 6 stores what it uses once (docs/performance.md, "Storage,
+    # schema 6"): an entry's summary equal to its body is not kept twice
+    # (ENTRIES_TABLE), the lexical index is keyed by the entry's own integer
+    # ``key`` (search_keys, the map beside it, is gone) and keeps no token
+    # positions (search.INDEX_OPTIONS), and indexes no query reads are
+    # dropped (DROPPED_INDEXES). Entries are copied into the new table with
+    # the index keys they had; the old tables' pages are zeroed as they are
+    # freed (secure_delete), and the index is rebuilt from the new rows.
+    columns = {str(r["name"]) for r in conn.execute("PRAGMA table_xinfo(entries)")}
+    if "summary_text" not in columns:
+        kept = [c for c in ENTRY_COLUMNS if c in columns]
+        keyed = bool(conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'search_keys'").fetchall())
+        conn.execute(ENTRIES_TABLE.replace("entries(", "entries_v6(", 1))
+        names = ", ".join(kept)
+        picked = ", ".join(f"e.{c}" for c in kept)
+        conn.execute(
+            f"INSERT INTO entries_v6(key, summary_text, {names})"  # noqa: S608 (our column names)
+            f" SELECT {'s.key' if keyed else 'NULL'},"
+            " CASE WHEN e.summary = e.body THEN NULL ELSE e.summary END,"
+            f" {picked} FROM entries AS e"
+            + (" LEFT JOIN search_keys AS s ON s.entry_id = e.id ORDER BY s.key" if keyed
+               else " ORDER BY e.rowid"))
+        conn.execute("DROP TABLE entries")  # its indexes and triggers go with it
+        conn.execute("ALTER TABLE entries_v6 RENAME TO entries")
+    conn.execute("DROP TABLE IF EXISTS search_keys")
+    for name in DROPPED_INDEXES:
+        conn.execute(f"DROP INDEX IF EXISTS {name}")
+    search.ensure_index(conn)
+
+
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
-    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5}
+    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
+    5: _migrate_5_to_6}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)
 # only answered what entries_listing, which starts with owner and holds
-# every filter column, answers from the same pages.
-DROPPED_INDEXES: tuple[str, ...] = ("entries_scope",)
+# every filter column, answers from the same pages. entries_active_title
+# (owner, target, scope, title) WHERE status = 'active' served the title
+# check of a write (entries.check_title), which entries_listing's (owner,
+# title) prefix answers as well; the check, not the index, refuses a
+# duplicate (docs/decisions.md, "Storage that costs what it holds").
+DROPPED_INDEXES: tuple[str, ...] = ("entries_scope", "entries_active_title")
+
+# An entry row. ``key`` is the lexical index's rowid: an explicit INTEGER
+# PRIMARY KEY, so VACUUM never renumbers it. The summary is kept once: a
+# summary equal to the body (a short note's usual case) is stored as NULL in
+# ``summary_text`` and the generated column ``summary`` reads the body, so
+# every query reads ``summary`` as before; only daemon/entries.py writes
+# ``summary_text`` (PostgreSQL's table stores ``summary`` as given).
+ENTRIES_TABLE = """CREATE TABLE IF NOT EXISTS entries(
+  key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
+  target TEXT NOT NULL, scope TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
+  body TEXT NOT NULL, summary_text TEXT,
+  summary TEXT GENERATED ALWAYS AS (coalesce(summary_text, body)) VIRTUAL,
+  status TEXT NOT NULL, revision INTEGER NOT NULL, source TEXT NOT NULL,
+  eligible INTEGER NOT NULL, basis TEXT NOT NULL, validity TEXT, pinned INTEGER NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, renewed_at TEXT NOT NULL,
+  ttl_days REAL NOT NULL, expires_at TEXT NOT NULL, use_count INTEGER NOT NULL DEFAULT 0,
+  last_used_at TEXT, superseded_by TEXT, content_hash TEXT NOT NULL,
+  evidence_hash TEXT, archive_reason TEXT, status_at TEXT)"""
+# The columns every version's entries table has (version 6 adds ``key`` and
+# ``summary_text``, and derives ``summary``).
+ENTRY_COLUMNS = (
+    "id", "owner", "target", "scope", "type", "title", "body", "status", "revision", "source",
+    "eligible", "basis", "validity", "pinned", "created_at", "updated_at", "renewed_at",
+    "ttl_days", "expires_at", "use_count", "last_used_at", "superseded_by", "content_hash",
+    "evidence_hash", "archive_reason", "status_at")
 
 # One row per event (audit/chain.py's StoredEvent) in audit/packing.py's form.
 AUDIT_TABLE = ("CREATE TABLE IF NOT EXISTS audit("
                "seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash BLOB NOT NULL)")
 
-SCHEMA = """
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS consent(
   owner TEXT PRIMARY KEY, read INTEGER NOT NULL, contribute INTEGER NOT NULL,
@@ -147,17 +207,7 @@ CREATE TABLE IF NOT EXISTS tasks(
   expires_at TEXT NOT NULL, ended_at TEXT, snapshot TEXT);
 CREATE INDEX IF NOT EXISTS tasks_owner ON tasks(owner, ended_at);
 CREATE INDEX IF NOT EXISTS tasks_begun ON tasks(owner, created_at);
-CREATE TABLE IF NOT EXISTS entries(
-  id TEXT PRIMARY KEY, owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
-  type TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL, summary TEXT NOT NULL,
-  status TEXT NOT NULL, revision INTEGER NOT NULL, source TEXT NOT NULL,
-  eligible INTEGER NOT NULL, basis TEXT NOT NULL, validity TEXT, pinned INTEGER NOT NULL,
-  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, renewed_at TEXT NOT NULL,
-  ttl_days REAL NOT NULL, expires_at TEXT NOT NULL, use_count INTEGER NOT NULL DEFAULT 0,
-  last_used_at TEXT, superseded_by TEXT, content_hash TEXT NOT NULL,
-  evidence_hash TEXT, archive_reason TEXT, status_at TEXT);
-CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
-  ON entries(owner, target, scope, title) WHERE status = 'active';
+{ENTRIES_TABLE};
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
 -- memory.list pages in (title, id) order: walking this index yields rows in
 -- page order and holds every column the listing filters on, so a page costs
@@ -212,17 +262,10 @@ CREATE TABLE IF NOT EXISTS team_members(
 CREATE INDEX IF NOT EXISTS team_members_member ON team_members(member, scope);
 """
 
-# Lexical index (daemon/search.py) and frozen recall snapshots (daemon/recall.py).
-# An explicit INTEGER PRIMARY KEY keys the index, because VACUUM may renumber
-# the implicit rowids of entries. The FTS5 table is contentless: tokens only,
-# never a copy of the text. Rows leave it through FTS5's 'delete' command with
-# the old text (which the index function re-tokenises identically), because
-# only that path honours 'secure-delete' (contentless_delete=1 tables keep
-# the deleted tokens behind tombstones). A snapshot's header lives in tasks.snapshot and its
-# cards' text in snapshot_cards, so removing an entry destroys its text in every
-# snapshot holding it (snapshot_cards_removed).
 def _stored(row: str) -> str:
-    """SQL for the bytes an entry row stores: every text column, as stored."""
+    """SQL for the bytes an entry holds: every text column as written (a
+    summary stored once as the body still counts: the budget measures the
+    entry's text, not how the row keeps it)."""
     return " + ".join(f"coalesce(length(CAST({row}.{col} AS BLOB)), 0)"
                       for col in ("title", "body", "summary", "basis", "validity"))
 
@@ -253,7 +296,7 @@ WHEN new.status = 'active' BEGIN
         active_docs = active_docs + 1, active_chars = active_chars + excluded.active_chars;
 END;
 CREATE TRIGGER entries_usage_au
-AFTER UPDATE OF status, title, body, summary, basis, validity, owner, target, scope ON entries
+AFTER UPDATE OF status, title, body, summary_text, basis, validity, owner, target, scope ON entries
 WHEN old.status = 'active' OR new.status = 'active' BEGIN
   UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")}),
       active_docs = active_docs - 1, active_chars = active_chars - ({_chars("old")})
@@ -280,7 +323,7 @@ END;
 REVISION_TRIGGER = """
 DROP TRIGGER IF EXISTS entries_revision_au;
 CREATE TRIGGER entries_revision_au
-AFTER UPDATE OF type, title, body, summary, basis, validity ON entries
+AFTER UPDATE OF type, title, body, summary_text, basis, validity ON entries
 WHEN new.status <> 'removed' BEGIN
   INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary, basis,
     validity, content_hash, created_at)
@@ -296,34 +339,35 @@ INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_
 """  # noqa: S608 (the SQL is built from our own column names only)
 
 
-SEARCH_SCHEMA = """
-CREATE TABLE IF NOT EXISTS search_keys(key INTEGER PRIMARY KEY, entry_id TEXT NOT NULL UNIQUE);
-CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
-  title, summary, body, content='', tokenize='porter unicode61 remove_diacritics 2');
+# Lexical index (daemon/search.py) and frozen recall snapshots (daemon/recall.py).
+# The index's rowid is the entry's ``key``. The FTS5 table is contentless:
+# tokens only, never a copy of the text. Rows leave it through FTS5's
+# 'delete' command with the old text (which the index function re-tokenises
+# identically), because only that path honours 'secure-delete'
+# (contentless_delete=1 tables keep the deleted tokens behind tombstones). A
+# snapshot's header lives in tasks.snapshot and its cards' text in
+# snapshot_cards, so removing an entry destroys its text in every snapshot
+# holding it (snapshot_cards_removed).
+SEARCH_SCHEMA = f"""
+{search.INDEX_TABLE};
 CREATE TABLE IF NOT EXISTS snapshot_cards(
   task_id TEXT NOT NULL, pos INTEGER NOT NULL, entry_id TEXT NOT NULL, card TEXT, line TEXT,
   PRIMARY KEY(task_id, pos));
 CREATE INDEX IF NOT EXISTS snapshot_cards_entry ON snapshot_cards(entry_id);
 CREATE TRIGGER IF NOT EXISTS entries_search_ai AFTER INSERT ON entries BEGIN
-  INSERT INTO search_keys(entry_id) VALUES (new.id);
-  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (
-    (SELECT key FROM search_keys WHERE entry_id = new.id), memoryd_fts_text(new.title),
-    memoryd_fts_text(new.summary), memoryd_fts_text(new.body));
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
+    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text), memoryd_fts_text(new.body));
 END;
-CREATE TRIGGER IF NOT EXISTS entries_search_au AFTER UPDATE OF title, summary, body ON entries
+CREATE TRIGGER IF NOT EXISTS entries_search_au AFTER UPDATE OF title, summary_text, body ON entries
 BEGIN
-  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete',
-    (SELECT key FROM search_keys WHERE entry_id = old.id), memoryd_fts_text(old.title),
-    memoryd_fts_text(old.summary), memoryd_fts_text(old.body));
-  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (
-    (SELECT key FROM search_keys WHERE entry_id = new.id), memoryd_fts_text(new.title),
-    memoryd_fts_text(new.summary), memoryd_fts_text(new.body));
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
+    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text), memoryd_fts_text(old.body));
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
+    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text), memoryd_fts_text(new.body));
 END;
 CREATE TRIGGER IF NOT EXISTS entries_search_ad AFTER DELETE ON entries BEGIN
-  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete',
-    (SELECT key FROM search_keys WHERE entry_id = old.id), memoryd_fts_text(old.title),
-    memoryd_fts_text(old.summary), memoryd_fts_text(old.body));
-  DELETE FROM search_keys WHERE entry_id = old.id;
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
+    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text), memoryd_fts_text(old.body));
   UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = old.id;
 END;
 CREATE TRIGGER IF NOT EXISTS snapshot_cards_removed AFTER UPDATE OF status ON entries
@@ -337,7 +381,7 @@ END;
 CREATE TRIGGER IF NOT EXISTS snapshot_cards_task_gone AFTER DELETE ON tasks BEGIN
   DELETE FROM snapshot_cards WHERE task_id = old.task_id;
 END;
-"""
+"""  # noqa: S608 (the SQL is built from our own constants only)
 
 _json = msgspec.json.Encoder()
 _decode_json = msgspec.json.Decoder()
@@ -623,9 +667,8 @@ class SqliteStore:
             self.conn.execute(projection_outbox.SCHEMA)
             self.conn.execute(TEAM_SCHEMA)
             vectors.install(self.conn)
-            # Removed text must not linger in the index's pages either.
-            self.conn.execute(
-                "INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1)")
+            # secure-delete: removed text must not linger in the index's pages either.
+            self.conn.execute(search.INDEX_SETTINGS)
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),

@@ -66,8 +66,17 @@ def _source_tables(db: sqlite3.Connection) -> set[str]:
     return {str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
+# Columns of the SQLite file that PostgreSQL's table does not have: how the
+# file keeps a row, not what the row says. ``entries.key`` is the lexical
+# index's rowid and ``summary_text`` the summary kept once; the generated
+# ``summary`` (listed by table_xinfo) is what is copied.
+_LOCAL_ONLY: dict[str, frozenset[str]] = {"entries": frozenset({"key", "summary_text"})}
+
+
 def _columns(db: sqlite3.Connection, table: str) -> list[str]:
-    return [str(r[1]) for r in db.execute(f"PRAGMA table_info({table})")]  # names from TABLES
+    skip = _LOCAL_ONLY.get(table, frozenset())
+    return [str(r[1]) for r in db.execute(f"PRAGMA table_xinfo({table})")  # names from TABLES
+            if str(r[1]) not in skip]
 
 
 def _head(db: sqlite3.Connection) -> ChainHead:

@@ -286,11 +286,15 @@ def test_memory_verify_names_an_entry_edited_behind_the_daemon(fresh: Daemon) ->
 
 def test_memory_verify_names_an_entry_with_no_audit_event(fresh: Daemon) -> None:
     fresh.stop()
-    _edit_db(fresh, "INSERT INTO entries SELECT 'ent_planted', owner, target, scope, type,"
-             " 'Planted', body, summary, status, revision, source, eligible, basis, validity,"
-             " pinned, created_at, updated_at, renewed_at, ttl_days, expires_at, use_count,"
-             " last_used_at, superseded_by, content_hash, evidence_hash, archive_reason,"
-             " status_at FROM entries LIMIT 1")
+    # SQLite's file keeps the summary in summary_text (NULL when it is the
+    # body); PostgreSQL's table in summary.
+    summary = "summary" if pg_store_of(fresh.home) is not None else "summary_text"
+    columns = ("owner, target, scope, type, body, status, revision, source, eligible, basis,"
+               " validity, pinned, created_at, updated_at, renewed_at, ttl_days, expires_at,"
+               " use_count, last_used_at, superseded_by, content_hash, evidence_hash,"
+               f" archive_reason, status_at, {summary}")
+    _edit_db(fresh, f"INSERT INTO entries(id, title, {columns})"  # noqa: S608 (our names)
+             f" SELECT 'ent_planted', 'Planted', {columns} FROM entries LIMIT 1")
     fresh.start()
     with fresh.control() as c:
         assert c.call("memory.verify", {})["mismatches"] == ["ent_planted"]

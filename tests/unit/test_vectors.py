@@ -37,7 +37,7 @@ def store() -> Iterator[SqliteStore]:
 
 def _entry(tx: Tx, entry_id: str, status: str = "active") -> None:
     tx.exec(
-        "INSERT INTO entries(id, owner, target, scope, type, title, body, summary, status,"
+        "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text, status,"
         " revision, source, eligible, basis, pinned, created_at, updated_at, renewed_at,"
         " ttl_days, expires_at, content_hash) VALUES (?, 'own_a', 'memory', 'default', 'fact',"
         " ?, 'body', 'summary', ?, 1, 'user', 1, '{}', 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
@@ -57,7 +57,7 @@ CHANGES = [
     ("archived", "UPDATE entries SET status = 'archived' WHERE id = ?", 0),
     ("superseded", "UPDATE entries SET status = 'superseded' WHERE id = ?", 0),
     ("expired", "UPDATE entries SET status = 'expired' WHERE id = ?", 0),
-    ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', summary = ''"
+    ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', summary_text = ''"
                 " WHERE id = ?", 0),
     ("purged", "DELETE FROM entries WHERE id = ?", 0),
     ("body replaced", "UPDATE entries SET body = 'other', content_hash = 'h2' WHERE id = ?", 0),
