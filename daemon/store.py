@@ -37,7 +37,16 @@ import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
-from memoryd.audit.packing import pack_body, pack_hash, row_of, stored_of, unpack_hash
+from memoryd.audit.packing import (
+    Unpacker,
+    first_needed,
+    opens_block,
+    pack_body,
+    pack_hash,
+    pack_row,
+    unpack_hash,
+    unpack_rows,
+)
 from memoryd.daemon import projection_outbox, search, vectors
 from memoryd.daemon.txn import Tx as Tx  # the one Tx protocol, re-exported
 from memoryd.kernel.errors import Unavailable
@@ -142,6 +151,43 @@ def _migrate_5_to_6(conn: apsw.Connection) -> None:
     for name in DROPPED_INDEXES:
         conn.execute(f"DROP INDEX IF EXISTS {name}")
     search.ensure_index(conn)
+    _repack_audit(conn)
+
+
+def _repack_audit(conn: apsw.Connection) -> None:
+    # Audit rows take audit/packing.py's V2 form: the prev hash the row before
+    # holds is cut, and each body is deflated against the one before it in its
+    # block. The table is rebuilt in seq order. A row that does not read back
+    # (damaged), or whose hash is not 32 bytes, is kept exactly as stored; a
+    # row after it that would need it is kept in the V1 form, which stands
+    # alone; so verification reports the same first bad row as before.
+    conn.execute("ALTER TABLE audit RENAME TO audit_v5")
+    conn.execute(AUDIT_TABLE)
+    cursor = conn.cursor()
+    cursor.row_trace = None
+    insert = conn.cursor()
+    previous: StoredEvent | None = None
+    for event, (seq, body, hsh) in _with_rows(cursor.execute(
+            "SELECT seq, body, hash FROM audit_v5 ORDER BY seq")):
+        readable = event.body[:1] == b"{" and isinstance(hsh, bytes) and len(hsh) == 32
+        if not readable:
+            row: tuple[int, Any, Any] = (seq, body, hsh)
+        elif previous is not None and previous.seq == seq - 1:
+            row = pack_row(event, previous.hash,
+                           previous.body if previous.body[:1] == b"{" else None)
+        else:
+            row = pack_row(event, EMPTY_HEAD.hash if seq == 1 else "", None)
+        insert.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", row)
+        previous = event
+    conn.execute("DROP TABLE audit_v5")
+
+
+def _with_rows(rows: Iterator[tuple[int, bytes, Any]]) -> Iterator[
+        tuple[StoredEvent, tuple[int, bytes, Any]]]:
+    """Each stored row beside the event it reads as (audit/packing.py)."""
+    unpacker = Unpacker()
+    for seq, body, hsh in rows:
+        yield unpacker.feed(seq, bytes(body), hsh), (seq, bytes(body), hsh)
 
 
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
@@ -466,7 +512,11 @@ class SqliteTx:
         if isinstance(subject, dict):
             subject = EventSubject(**subject)
         event, stored = next_stored(self._head, kind, ts, subject=subject, **fields)
-        self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", row_of(stored))
+        before = None if opens_block(stored.seq) else self._store.canonical_at(self.conn,
+                                                                             self._head)
+        self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)",
+                          pack_row(stored, self._head.hash, before))
+        self._store.written(stored)
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
         self.events.append(event)
         return event
@@ -638,6 +688,7 @@ class SqliteStore:
         # What the vector triggers report (daemon/vectors.py); the hybrid
         # ranker's in-memory index listens to it.
         self.vector_changes = vectors.Changes()
+        self._last_written: StoredEvent | None = None  # the writer's newest event (written())
         self.conn = self._open()
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
@@ -717,6 +768,29 @@ class SqliteStore:
         for seq, hsh in cursor.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"):
             return ChainHead(seq=seq, hash=unpack_hash(hsh))
         return EMPTY_HEAD
+
+    def written(self, event: StoredEvent) -> None:
+        """Note the event the writer just appended (writer thread only): the
+        next one is packed against its canonical bytes (audit/packing.py)."""
+        self._last_written = event
+
+    def canonical_at(self, conn: apsw.Connection, head: ChainHead) -> bytes | None:
+        """The canonical bytes of the event at ``head`` (writer thread only):
+        the one just written, else read back from the file; None when they
+        cannot be read (the next event is then packed to stand alone)."""
+        last = self._last_written
+        if last is not None and (last.seq, last.hash) == (head.seq, head.hash):
+            return last.body
+        cursor = conn.cursor()
+        cursor.row_trace = None
+        found = None
+        for event in unpack_rows(cursor.execute(
+                "SELECT seq, body, hash FROM audit WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                (first_needed(head.seq), head.seq))):
+            found = event
+        if found is None or (found.seq, found.hash) != (head.seq, head.hash):
+            return None
+        return found.body if found.body[:1] == b"{" else None
 
     @property
     def head(self) -> ChainHead:
@@ -926,10 +1000,9 @@ class SqliteStore:
             cursor.row_trace = None
             conn.execute("BEGIN")
             try:
-                for seq, body, hsh in cursor.execute(
-                    "SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq", (after_seq,)
-                ):
-                    yield stored_of(seq, bytes(body), hsh)
+                yield from unpack_rows(cursor.execute(
+                    "SELECT seq, body, hash FROM audit WHERE seq >= ? ORDER BY seq",
+                    (first_needed(after_seq + 1),)), after_seq)
             finally:
                 conn.execute("ROLLBACK")
         finally:

@@ -30,7 +30,7 @@ from typing import Any
 import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, verify_chain
-from memoryd.audit.packing import stored_of
+from memoryd.audit.packing import unpack_hash, unpack_rows
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.backends import BackendError, password
 from memoryd.daemon.config import ConfigError, StoreConfig, load_config
@@ -80,9 +80,9 @@ def _columns(db: sqlite3.Connection, table: str) -> list[str]:
 
 
 def _head(db: sqlite3.Connection) -> ChainHead:
-    rows = [stored_of(int(s), bytes(b), h) for s, b, h in db.execute(
-        "SELECT seq, body, hash FROM audit ORDER BY seq DESC LIMIT 1")]
-    return EMPTY_HEAD if not rows else ChainHead(seq=rows[0].seq, hash=rows[0].hash)
+    rows = [(int(s), unpack_hash(h)) for s, h in db.execute(
+        "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")]
+    return EMPTY_HEAD if not rows else ChainHead(seq=rows[0][0], hash=rows[0][1])
 
 
 def conninfo(dsn: str, store: StoreConfig, env: Mapping[str, str], home: Path) -> str:
@@ -206,8 +206,9 @@ def _verify(target: str, schema: str, counts: dict[str, int], head: ChainHead) -
             found[t] = int(counted["n"]) if counted else -1
         row = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
         stored = EMPTY_HEAD if row is None else ChainHead(seq=row["seq"], hash=row["hash"])
-        walk = verify_chain(stored_of(r["seq"], bytes(r["body"]), r["hash"]) for r in
-                            conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq"))
+        walk = verify_chain(unpack_rows((r["seq"], r["body"], r["hash"]) for r in
+                                        conn.execute("SELECT seq, body, hash FROM audit"
+                                                     " ORDER BY seq")))
     ok = found == counts and stored == head and walk.ok and walk.head == head
     if not ok:
         raise CopyError("the copy does not verify: row counts or the audit chain differ;"

@@ -17,7 +17,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memoryd.audit.packing import TAG_V1, unpack_body, unpack_hash
+from memoryd.audit.packing import TAG_V1, TAG_V2, row_of, unpack_rows
 from memoryd.daemon import search
 from memoryd.daemon.store import ENTRY_COLUMNS, SCHEMA_VERSION
 from memoryd.rpc.client import Client, RpcError
@@ -137,10 +137,10 @@ def _as_version_3(db: Path) -> None:
     conn = apsw.Connection(str(db))
     try:
         with conn:
-            rows = conn.execute("SELECT seq, body, hash FROM audit").fetchall()
-            for seq, body, hsh in rows:
+            rows = conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq").fetchall()
+            for event in unpack_rows(rows):
                 conn.execute("UPDATE audit SET body = ?, hash = ? WHERE seq = ?",
-                             (unpack_body(bytes(body)), unpack_hash(hsh), seq))
+                             (event.body, event.hash, event.seq))
             conn.execute(
                 "INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary,"
                 " basis, validity, content_hash, created_at) SELECT id, revision, type, title,"
@@ -201,8 +201,8 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
     try:
         with d.control() as c:
             assert c.call("audit.verify", {})["ok"] is True
-            # Packed in the migration: no row keeps the verbose form.
-            assert _audit_forms(db) == {(TAG_V1, 32)}
+            # Packed in the migrations: no row keeps the verbose form.
+            assert _audit_forms(db) == {(TAG_V2, 32)}
             # The copies of live revisions are gone; the replaced text stays
             # (the undo of the replace needs it).
             assert _revision_rows(db) == 1
@@ -316,6 +316,11 @@ def _as_version_5(db: Path) -> None:
             conn.execute("DROP TABLE entries_fts")
             conn.execute("ALTER TABLE entries_v5 RENAME TO entries")
             conn.execute(_V5_SEARCH)
+            # Version 5 packed every audit row on its own (audit/packing.py's V1).
+            rows = conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq").fetchall()
+            for event in unpack_rows(rows):
+                seq, packed, _hash = row_of(event)
+                conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (packed, seq))
             conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     finally:
         conn.close()
@@ -372,6 +377,7 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     _as_version_5(db)
     assert {"search_keys", "entries_active_title"} <= _table_names(db)
     assert "detail=none" not in _fts_sql(db)
+    assert _audit_forms(db) == {(TAG_V1, 32)}
     d = Daemon(home)
     d.start()
     try:
@@ -392,6 +398,9 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     finally:
         d.stop()
     assert _version(db) == SCHEMA_VERSION == 6
+    # Every audit row repacked: the prev hash the row before holds is not
+    # stored again, and each body is packed against the one before it.
+    assert _audit_forms(db) == {(TAG_V2, 32)}
     names = _table_names(db)
     assert "search_keys" not in names and "entries_active_title" not in names
     assert "detail=none" in _fts_sql(db)
