@@ -126,10 +126,12 @@ def _migrate_5_to_6(conn: apsw.Connection) -> None:
     # schema 6"): an entry's summary equal to its body is not kept twice
     # (ENTRIES_TABLE), the lexical index is keyed by the entry's own integer
     # ``key`` (search_keys, the map beside it, is gone) and keeps no token
-    # positions (search.INDEX_OPTIONS), and indexes no query reads are
-    # dropped (DROPPED_INDEXES). Entries are copied into the new table with
-    # the index keys they had; the old tables' pages are zeroed as they are
-    # freed (secure_delete), and the index is rebuilt from the new rows.
+    # positions (search.INDEX_OPTIONS), indexes no query reads are dropped
+    # (DROPPED_INDEXES), nothing is queued for embedding before a model
+    # embeds, and audit rows leave out what the chain derives. Entries are
+    # copied into the new table with the index keys they had (their triggers
+    # are made again by the schema); the old tables' pages are zeroed as they
+    # are freed (secure_delete), and the index is rebuilt from the new rows.
     columns = {str(r["name"]) for r in conn.execute("PRAGMA table_xinfo(entries)")}
     if "summary_text" not in columns:
         kept = [c for c in ENTRY_COLUMNS if c in columns]
@@ -151,6 +153,9 @@ def _migrate_5_to_6(conn: apsw.Connection) -> None:
     for name in DROPPED_INDEXES:
         conn.execute(f"DROP INDEX IF EXISTS {name}")
     search.ensure_index(conn)
+    # A store no model ever embedded keeps no embedding queue (vectors.EMBEDDING):
+    # requeue_for_model queues every active entry when the first model comes.
+    conn.execute(f"DELETE FROM embed_queue WHERE NOT {vectors.EMBEDDING}")  # noqa: S608 (a constant)
     _repack_audit(conn)
 
 

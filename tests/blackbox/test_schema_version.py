@@ -8,6 +8,7 @@ left exactly as it was.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ import pytest
 from memoryd.audit.packing import TAG_V1, TAG_V2, row_of, unpack_rows
 from memoryd.daemon import search
 from memoryd.daemon.store import ENTRY_COLUMNS, SCHEMA_VERSION
+from memoryd.daemon.writes import unpack_items
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import MEMORYD, Daemon, entry
 
@@ -316,12 +318,28 @@ def _as_version_5(db: Path) -> None:
             conn.execute("DROP TABLE entries_fts")
             conn.execute("ALTER TABLE entries_v5 RENAME TO entries")
             conn.execute(_V5_SEARCH)
+            # Version 5 kept each journal item as an object with its keys.
+            for op_id, items in conn.execute(
+                    "SELECT operation_id, items FROM operations").fetchall():
+                conn.execute("UPDATE operations SET items = ? WHERE operation_id = ?",
+                             (json.dumps(unpack_items(items)), op_id))
             # Version 5 packed every audit row on its own (audit/packing.py's V1).
             rows = conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq").fetchall()
             for event in unpack_rows(rows):
                 seq, packed, _hash = row_of(event)
                 conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (packed, seq))
+            # Version 5 queued every active entry for embedding, model or not.
+            conn.execute("INSERT OR IGNORE INTO embed_queue(entry_id)"
+                         " SELECT id FROM entries WHERE status = 'active'")
             conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    finally:
+        conn.close()
+
+
+def _queued(db: Path) -> int:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return int(conn.execute("SELECT count(*) FROM embed_queue").fetchall()[0][0])
     finally:
         conn.close()
 
@@ -354,7 +372,8 @@ def _kept(c: Client, ids: list[str]) -> list[dict[str, object]]:
 
 def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     db = home / "memory.db"
-    d = Daemon(home)
+    # Lexical recall: no embedding model ever records itself in this store.
+    d = Daemon(home, ranker="lexical")
     d.start()
     try:
         with d.control() as c:
@@ -372,18 +391,21 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
                 "entry": entry(title="second words", body="The replaced body.")})
             ids = [short, carded, own, made]
             before = _kept(c, ids)
+            journal = c.call("memory.journal", {})["items"]
     finally:
         d.stop()
     _as_version_5(db)
     assert {"search_keys", "entries_active_title"} <= _table_names(db)
     assert "detail=none" not in _fts_sql(db)
     assert _audit_forms(db) == {(TAG_V1, 32)}
-    d = Daemon(home)
+    assert _queued(db) == 4
+    d = Daemon(home, ranker="lexical")
     d.start()
     try:
         with d.control() as c:
             assert c.call("audit.verify", {})["ok"] is True
             assert _kept(c, ids) == before
+            assert c.call("memory.journal", {})["items"] == journal
             for word, found in (("zebras", short), ("wombat", carded), ("echidnas", own),
                                 ("platypus", own), ("replaced", made)):
                 listed = c.call("memory.list", {"query": word})["items"]
@@ -404,6 +426,8 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     names = _table_names(db)
     assert "search_keys" not in names and "entries_active_title" not in names
     assert "detail=none" in _fts_sql(db)
+    # No model ever embedded here: the queue version 5 kept is gone.
+    assert _queued(db) == 0
     kept = _summary_texts(db)
     # Each summary is kept once: a summary that is the whole body is not stored.
     assert kept[short] is None
