@@ -39,7 +39,7 @@ from memoryd.daemon.config import ConfigError, StoreConfig, load_config
 # reference. Left out on purpose: scope_usage and search_index (the entries
 # trigger rebuilds them on insert), meta's schema_version (the target's own),
 # vectors and their queue (not ranked on PostgreSQL yet), projection tables
-# (projection is off on PostgreSQL), search_keys (SQLite's FTS rowid map).
+# (projection is off on PostgreSQL), and the entries columns _LOCAL_ONLY names.
 TABLES: tuple[str, ...] = (
     "consent", "tokens", "token_labels", "tasks", "snapshot_cards", "entries", "revisions",
     "operations", "actions", "idempotency", "receipts", "teams", "team_members",
