@@ -1,26 +1,41 @@
 """The audit table's row form: how one ``StoredEvent`` is kept on disk, compactly.
 
 Owns: the byte form of the ``body`` and ``hash`` columns of the store's
-``audit`` table, and the two conversions between it and ``StoredEvent``
-(``row_of`` / ``stored_of``).
+``audit`` table, and the conversions between it and ``StoredEvent``
+(``pack_row`` / ``row_of`` to store, ``Unpacker`` / ``stored_of`` to read).
 
 An event's canonical bytes are JSON with the same keys in every event and
 several 64-hex hashes, about 800 bytes; kept verbatim with a 64-character hex
 hash they cost 1 KB of disk per event, more than the memory they describe.
-So the body is kept deflated against a fixed preset dictionary of the
-schema's keys and common values (zlib, raw deflate), behind a one-byte format
-tag, and the hash as its 32 raw bytes.
+Two forms pack them, each behind a one-byte format tag:
+
+- V1: the body deflated (zlib, raw deflate) against a fixed preset dictionary
+  of the schema's keys and common values. A row stands alone.
+- V2: what the chain lets a row leave out is left out. The body's ``prev``
+  is the hash column of the row before, so its 64 hex characters are cut
+  (their offset is kept). And consecutive events repeat most of each other
+  (a write's decision and operation name the same owner, task, policy,
+  decision and content hash), so inside a block of ``BLOCK`` rows each body
+  is deflated against the dictionary followed by the canonical bytes of the
+  row before it; the first row of a block uses the dictionary alone. A V2
+  row is read with the rows before it in its block: ``Unpacker`` takes rows
+  in seq order from ``first_needed(seq)``.
+
+The hash is kept as its 32 raw bytes.
 
 Invariants:
-- ``unpack_body(pack_body(b)) == b`` for every ``b``: the verifier hashes the
-  exact canonical bytes that were written, recovered losslessly, so the chain
-  rule and its verification are unchanged (an altered row either fails to
-  inflate — ``undecodable`` — or inflates to other bytes — ``hash_mismatch``);
+- unpacking is lossless: ``Unpacker`` returns, for every row it is fed from
+  ``first_needed`` on, the exact canonical bytes that were written, so the
+  chain rule and its verification are unchanged (an altered row either fails
+  to inflate — ``undecodable`` — or inflates to other bytes —
+  ``hash_mismatch``; a row after it in its block reads through it and fails
+  too, after the verifier has already stopped at the first);
 - a body that starts with ``{`` is canonical JSON kept as is (stores and
   copies written before the packed form); any other first byte than a known
-  tag is ``undecodable``;
-- ``DICTIONARY_V1`` never changes: a new dictionary is a new tag, and every
-  tag ever written stays readable;
+  tag is ``undecodable``; a V2 row whose predecessor is missing or unreadable
+  is ``undecodable``;
+- ``DICTIONARY_V1`` and ``BLOCK`` never change: a new dictionary or block
+  size is a new tag, and every tag ever written stays readable;
 - a hash column holding something other than 32 bytes is passed on as text,
   so the verifier reports a mismatch at that row rather than a foreign file.
 """
@@ -28,9 +43,10 @@ Invariants:
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from memoryd.audit.chain import StoredEvent
+from memoryd.audit.chain import GENESIS_PREV, StoredEvent
 from memoryd.audit.event import AuditError
 
 # Format tag of a packed body: raw deflate against DICTIONARY_V1.
@@ -86,6 +102,142 @@ def unpack_body(stored: bytes) -> bytes:
     return body
 
 
+# Format tag of a V2 body: the prev hash cut out, the rest deflated against
+# DICTIONARY_V1 and, inside a block, the previous event's canonical bytes.
+TAG_V2 = b"\x02"
+# Rows per block: the first row of each is deflated against the dictionary
+# alone, so a row is read with at most BLOCK - 1 rows before it. Measured
+# (docs/performance.md, "Storage, schema 6"): 16 rows give 124.5 bytes of
+# body per event, 32 give 120.7, 64 give 118.8; 32 keeps a random read to 31
+# extra inflations of about 8 µs each. Never change it: a new size is a new tag.
+BLOCK = 32
+_PREV = b'"prev":"'
+_HEX = frozenset(b"0123456789abcdef")
+
+
+def opens_block(seq: int) -> bool:
+    """Whether row ``seq`` is the first of its block (deflated without context)."""
+    return (seq - 1) % BLOCK == 0
+
+
+def first_needed(seq: int) -> int:
+    """The first row a reader feeds ``Unpacker`` to read row ``seq``: the
+    row before its block (whose hash the block's first row leaves out)."""
+    return max(1, seq - (seq - 1) % BLOCK - 1)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    n = shift = 0
+    while at < len(data) and shift < 35:
+        byte = data[at]
+        n |= (byte & 0x7F) << shift
+        at += 1
+        if not byte & 0x80:
+            return n, at
+        shift += 7
+    raise AuditError("undecodable")
+
+
+def _zdict(before: bytes | None) -> bytes:
+    # Deflate looks back at most 32 KiB: keep the end of the context, where
+    # the nearest matches are.
+    return DICTIONARY_V1 if before is None else (DICTIONARY_V1 + before)[-32768:]
+
+
+def pack_row(event: StoredEvent, prev_hash: Any,
+             before: bytes | None) -> tuple[int, bytes, bytes]:
+    """The ``(seq, body, hash)`` columns to insert for ``event`` in the V2 form.
+
+    ``prev_hash`` is the hash of the row before (the chain head the event
+    was linked to) and ``before`` that row's canonical bytes, needed unless
+    the event opens a block. Without them, or if the body does not name
+    ``prev_hash`` as its ``prev``, the row is packed in the V1 form, which
+    stands alone."""
+    body = event.body
+    at = (body.find(_PREV + prev_hash.encode("ascii") + b'"')
+          if isinstance(prev_hash, str) and len(prev_hash) == 64 and prev_hash.isascii() else -1)
+    if at < 0 or (before is None and not opens_block(event.seq)):
+        return row_of(event)
+    cut = at + len(_PREV)
+    rest = body[:cut] + body[cut + 64:]
+    packer = zlib.compressobj(_LEVEL, zlib.DEFLATED, _RAW_DEFLATE,
+                              zdict=_zdict(None if opens_block(event.seq) else before))
+    packed = TAG_V2 + _varint(cut) + packer.compress(rest) + packer.flush()
+    return event.seq, packed, pack_hash(event.hash)
+
+
+def _unpack_v2(stored: bytes, prev_hash: Any, before: bytes | None) -> bytes:
+    if not (isinstance(prev_hash, str) and len(prev_hash) == 64
+            and _HEX.issuperset(prev_hash.encode("ascii", "replace"))):
+        raise AuditError("undecodable")
+    cut, at = _read_varint(stored, 1)
+    unpacker = zlib.decompressobj(_RAW_DEFLATE, zdict=_zdict(before))
+    try:
+        rest = unpacker.decompress(stored[at:]) + unpacker.flush()
+    except zlib.error:
+        raise AuditError("undecodable") from None
+    if not unpacker.eof or unpacker.unused_data or cut > len(rest):
+        raise AuditError("undecodable")
+    return rest[:cut] + prev_hash.encode("ascii") + rest[cut:]
+
+
+class Unpacker:
+    """Reads stored rows back into ``StoredEvent``s, fed in seq order.
+
+    A V2 row needs the row before it: its hash, and (inside a block) its
+    canonical bytes; the unpacker keeps them from the row it was fed last.
+    Feed it from ``first_needed(seq)`` to read row ``seq``; from seq 1 for a
+    walk of the whole chain. A row that cannot be read (no form known, no
+    predecessor fed, damaged) comes back as stored: the verifier reports it
+    ``undecodable`` at its own seq.
+    """
+
+    __slots__ = ("_body", "_hash", "_seq")
+
+    def __init__(self) -> None:
+        self._seq = 0
+        self._hash: Any = GENESIS_PREV
+        self._body: bytes | None = None
+
+    def feed(self, seq: int, body: bytes, hash_: Any) -> StoredEvent:
+        follows = seq == self._seq + 1
+        try:
+            if body[:1] == TAG_V2:
+                if not follows:
+                    raise AuditError("undecodable")
+                before = None if opens_block(seq) else self._body
+                if before is None and not opens_block(seq):
+                    raise AuditError("undecodable")
+                raw: bytes | None = _unpack_v2(body, self._hash, before)
+            else:
+                raw = unpack_body(body)
+        except AuditError:
+            raw = None
+        event = StoredEvent(seq, body if raw is None else raw, unpack_hash(hash_))
+        self._seq, self._hash, self._body = seq, event.hash, raw
+        return event
+
+
+def unpack_rows(rows: Iterable[tuple[int, bytes, Any]],
+                after_seq: int = 0) -> Iterator[StoredEvent]:
+    """The events of ``rows`` (fed in seq order from ``first_needed(after_seq
+    + 1)``) whose seq is above ``after_seq``."""
+    unpacker = Unpacker()
+    for seq, body, hash_ in rows:
+        event = unpacker.feed(seq, bytes(body), hash_)
+        if seq > after_seq:
+            yield event
+
+
 def pack_hash(hex_hash: str) -> bytes:
     """The stored form of a 64-hex chain hash: its 32 bytes."""
     return bytes.fromhex(hex_hash)
@@ -101,13 +253,16 @@ def unpack_hash(stored: Any) -> Any:
 
 
 def row_of(event: StoredEvent) -> tuple[int, bytes, bytes]:
-    """The ``(seq, body, hash)`` columns to insert for ``event``."""
+    """The ``(seq, body, hash)`` columns to insert for ``event`` in the V1
+    form, which stands alone (PostgreSQL's writer, where several daemons
+    append, packs every row this way)."""
     return event.seq, pack_body(event.body), pack_hash(event.hash)
 
 
 def stored_of(seq: int, body: bytes, hash_: Any) -> StoredEvent:
-    """The ``StoredEvent`` a row holds. A body that does not unpack is left as
-    stored: the verifier reports it ``undecodable`` at its own seq."""
+    """The ``StoredEvent`` a row of the V1 form holds, read on its own (a V2
+    row needs the rows before it: ``Unpacker``). A body that does not unpack
+    is left as stored: the verifier reports it ``undecodable`` at its own seq."""
     try:
         raw = unpack_body(body)
     except AuditError:

@@ -54,7 +54,7 @@ def fill(store: SqliteStore, n: int) -> None:
         for i in range(lo, hi):
             body = _body(rng, vocab, weights)
             tx.exec(
-                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary,"
+                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
                 " status, revision, source, eligible, basis, pinned, created_at, updated_at,"
                 " renewed_at, ttl_days, expires_at, content_hash, status_at) VALUES"
                 " (?, ?, 'memory', ?, 'fact', ?, ?, ?, 'active', 1, 'agent', 1, '{}', 0,"

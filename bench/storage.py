@@ -9,8 +9,9 @@ allowed by policy, one call each, as an agent taking notes would) to a fresh
 daemon, stops it (which checkpoints the WAL into the database), then reads
 SQLite's ``dbstat`` table for the bytes every table and index occupies.
 Reports bytes on disk per entry (everything included), bytes per audit event
-(the ``audit`` table and its index), and the share of each table, so a
-change to the schema shows up as a figure rather than a guess.
+(the ``audit`` table and its index), the share of each table (its indexes
+included) and the bytes of each b-tree on its own, so a change to the schema
+shows up as a figure rather than a guess.
 """
 
 from __future__ import annotations
@@ -37,22 +38,33 @@ def _note(corpus: Corpus) -> dict[str, Any]:
     return {"type": "fact", "title": f"{corpus.text(2).capitalize()} {corpus.n}", "body": body}
 
 
-def _tables(db: Path) -> dict[str, int]:
-    """Bytes per b-tree; FTS5 shadow tables are summed under their index's name."""
+def _btrees(db: Path) -> dict[str, int]:
+    """Bytes of every b-tree (table or index) in the file, by its own name."""
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {str(name): int(size) for name, size in
+                conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")}
+    finally:
+        conn.close()
+
+
+def _tables(db: Path, btrees: dict[str, int]) -> dict[str, int]:
+    """Bytes per table, its indexes included; FTS5 shadow tables are summed
+    under their index's name."""
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         owner = {name: tbl for name, tbl in conn.execute(
             "SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')")}
-        sizes: dict[str, int] = defaultdict(int)
-        for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
-            table = owner.get(name, name)
-            for fts in ("entries_fts",):
-                if table.startswith(fts + "_"):
-                    table = fts
-            sizes[table] += int(size)
-        return dict(sizes)
     finally:
         conn.close()
+    sizes: dict[str, int] = defaultdict(int)
+    for name, size in btrees.items():
+        table = owner.get(name, name)
+        for fts in ("entries_fts",):
+            if table.startswith(fts + "_"):
+                table = fts
+        sizes[table] += size
+    return dict(sizes)
 
 
 def _count(db: Path, sql: str) -> int:
@@ -83,7 +95,8 @@ def measure(notes: int = 2_000) -> dict[str, Any]:
         db = d.home / "memory.db"
         wal = d.home / "memory.db-wal"
         on_disk = db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
-        tables = _tables(db)
+        btrees = _btrees(db)
+        tables = _tables(db, btrees)
         events = _count(db, "SELECT count(*) FROM audit")
         audit_bytes = sum(size for name, size in tables.items() if name == "audit")
     finally:
@@ -97,6 +110,7 @@ def measure(notes: int = 2_000) -> dict[str, Any]:
         "audit_events": events,
         "bytes_per_audit_event": round(audit_bytes / events, 1) if events else None,
         "tables": dict(sorted(tables.items(), key=lambda kv: -kv[1])),
+        "btrees": dict(sorted(btrees.items(), key=lambda kv: -kv[1])),
     }
 
 
@@ -110,6 +124,9 @@ def print_table(result: dict[str, Any]) -> None:
     total = sum(result["tables"].values())
     for name, size in list(result["tables"].items())[:10]:
         print(f"    {name:<26} {size / result['notes']:>8.1f} B/entry  {size / total:>6.1%}")
+    print("  largest b-trees (tables and indexes apart):")
+    for name, size in list(result["btrees"].items())[:12]:
+        print(f"    {name:<32} {size / result['notes']:>8.1f} B/entry")
 
 
 def main() -> int:

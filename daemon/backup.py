@@ -41,8 +41,8 @@ import msgspec
 import structlog
 from msgspec import Meta
 
-from memoryd.audit.chain import StoredEvent, verify_chain
-from memoryd.audit.packing import stored_of, unpack_hash
+from memoryd.audit.chain import verify_chain
+from memoryd.audit.packing import unpack_hash, unpack_rows
 from memoryd.daemon.home import Home
 from memoryd.kernel.errors import Denied, Unavailable
 from memoryd.rpc import schema
@@ -165,12 +165,12 @@ def _open_immutable(db: Path) -> apsw.Connection:
     return conn
 
 
-def _stored_event(seq: Any, body: Any, hsh: Any) -> StoredEvent:
-    """One audit row as the chain verifier takes it; anything of another type
-    (a hostile or foreign file) is a ``TypeError``."""
+def _audit_row(seq: Any, body: Any, hsh: Any) -> tuple[int, bytes, str | bytes]:
+    """One audit row as the chain's unpacker takes it; anything of another
+    type (a hostile or foreign file) is a ``TypeError``."""
     if not (isinstance(seq, int) and isinstance(body, bytes) and isinstance(hsh, str | bytes)):
         raise TypeError("audit row of the wrong types")
-    return stored_of(seq, body, hsh)
+    return seq, body, hsh
 
 
 def inspect_backup(folder: Path) -> schema.BackupChecked:
@@ -214,9 +214,9 @@ def inspect_backup(folder: Path) -> schema.BackupChecked:
             pending = int(pending_rows[0][0])
             cps: list[Any] = conn.execute(
                 "SELECT seq, hash, ts FROM checkpoints ORDER BY seq DESC LIMIT 1").fetchall()
-            rows = (_stored_event(seq, body, hsh) for seq, body, hsh in conn.execute(
+            rows = (_audit_row(seq, body, hsh) for seq, body, hsh in conn.execute(
                 "SELECT seq, body, hash FROM audit ORDER BY seq"))
-            chain = verify_chain(rows)
+            chain = verify_chain(unpack_rows(rows))
             schema_version = int(version[0]) if version else None
             last_cp = None if not cps else schema.Checkpointed(
                 seq=int(cps[0][0]), hash=str(cps[0][1]), ts=str(cps[0][2]))

@@ -45,7 +45,7 @@ from memoryd.audit.checkpoint import (
 )
 from memoryd.audit.event import AuditError
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.audit.packing import unpack_body, unpack_hash
+from memoryd.audit.packing import unpack_hash, unpack_rows
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import CheckpointConfig
 from memoryd.daemon.entries import content_hash
@@ -323,10 +323,12 @@ def verify_entries(tx: Tx, hasher: KeyedHasher, owner: str | None) -> schema.Ent
     """
     audited: dict[str, str] = {}
     head = tx.one("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
-    for row in tx.rows("SELECT body FROM audit ORDER BY seq"):
+    chain = ((r["seq"], r["body"], r["hash"]) for r in
+             tx.rows("SELECT seq, body, hash FROM audit ORDER BY seq"))
+    for stored in unpack_rows(chain):
         try:
-            event = _TOUCHED.decode(unpack_body(bytes(row["body"])))
-        except (msgspec.DecodeError, AuditError):
+            event = _TOUCHED.decode(stored.body)
+        except msgspec.DecodeError:
             continue  # chain damage is audit.verify's to report; here it is "no reference"
         ids = event.entry_ids
         if ids and len(ids) == len(event.revisions) == len(event.content_hashes):

@@ -13,6 +13,9 @@ Invariants:
   channel, only inside the task's namespaces; anything else is ``not_found``;
 - a removed entry has no title, summary or body anywhere in its row, its
   revisions or a pending proposal about it;
+- an entry's text is stored once: on SQLite a summary equal to the body is
+  kept as NULL ``summary_text`` (``_as_stored``), and every reader sees the
+  generated ``summary``;
 - ``check_title`` and ``at_revision`` name a stored id, revision or status
   only to a caller that may read (``reveal``).
 """
@@ -243,14 +246,38 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
         "content_hash": content_hash_, "evidence_hash": provenance.evidence_hash,
         "archive_reason": None, "status_at": now,
     }
-    cols = ", ".join(row)
-    tx.exec(f"INSERT INTO entries({cols}) VALUES ({', '.join('?' * len(row))})",  # noqa: S608 (column names are ours)
-            tuple(row.values()))
+    stored = _as_stored(tx, row)
+    cols = ", ".join(stored)
+    tx.exec(f"INSERT INTO entries({cols}) VALUES ({', '.join('?' * len(stored))})",  # noqa: S608 (column names are ours)
+            tuple(stored.values()))
     return row
+
+
+def _as_stored(tx: Tx, changes: dict[str, Any],
+               current: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The columns to write for ``changes`` on ``tx``'s backend.
+
+    SQLite keeps a summary equal to the body once (daemon/store.py,
+    ENTRIES_TABLE): it writes ``summary_text``, NULL for such a summary, and
+    reads the generated ``summary``. ``current`` holds the row's summary and
+    body, needed when ``changes`` sets only one of them. PostgreSQL stores
+    ``summary`` as given."""
+    if tx.dialect != "sqlite" or ("summary" not in changes and "body" not in changes):
+        return changes
+    out = dict(changes)
+    before = current or {}
+    summary = out.pop("summary") if "summary" in changes else before["summary"]
+    body = changes["body"] if "body" in changes else before["body"]
+    out["summary_text"] = None if summary == body else summary
+    return out
 
 
 def update(tx: Tx, entry_id: str, **changes: Any) -> dict[str, Any]:
     """Set columns of one entry; returns the row after."""
+    current = None
+    if ("summary" in changes) != ("body" in changes):
+        current = tx.one("SELECT summary, body FROM entries WHERE id = ?", (entry_id,))
+    changes = _as_stored(tx, changes, current)
     sets = ", ".join(f"{k} = ?" for k in changes)
     tx.exec(f"UPDATE entries SET {sets} WHERE id = ?",  # noqa: S608 (column names are ours)
             (*changes.values(), entry_id))

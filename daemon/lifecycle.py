@@ -210,7 +210,7 @@ def journal(tx: Tx, hasher: KeyedHasher, boot_id: str, owner: str, p: schema.Mem
     omitted = 0
     items = []
     for r in rows:
-        parts = loads(r["items"])
+        parts = writes.unpack_items(r["items"])
         if shown is not None:
             kept = [i for i in parts if shown(i["entry_id"])]
             omitted += len(parts) - len(kept)

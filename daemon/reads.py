@@ -23,7 +23,7 @@ import msgspec
 
 from memoryd.audit.chain import from_stored
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.audit.packing import stored_of
+from memoryd.audit.packing import first_needed, unpack_rows
 from memoryd.daemon import search
 from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View, load, redact_secrets, to_wire
@@ -348,10 +348,13 @@ def status(tx: Tx, facts: Facts, owner: str, task: Task | None, now: str,
 
 
 def export(tx: Tx, after_seq: int, limit: int) -> schema.AuditPage:
-    rows = tx.all("SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
-                  (after_seq, limit + 1))
-    more = len(rows) > limit
-    rows = rows[:limit]
-    events = [msgspec.to_builtins(from_stored(stored_of(r["seq"], bytes(r["body"]), r["hash"])))
-              for r in rows]
-    return schema.AuditPage(events=events, next_after_seq=rows[-1]["seq"] if more else None)
+    # A packed row is read with the rows before it in its block
+    # (audit/packing.py): the page starts that far back and skips them.
+    start = first_needed(after_seq + 1)
+    rows = tx.all("SELECT seq, body, hash FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?",
+                  (start, after_seq + 1 - start + limit + 1))
+    stored = list(unpack_rows(((r["seq"], r["body"], r["hash"]) for r in rows), after_seq))
+    more = len(stored) > limit
+    stored = stored[:limit]
+    events = [msgspec.to_builtins(from_stored(event)) for event in stored]
+    return schema.AuditPage(events=events, next_after_seq=stored[-1].seq if more else None)

@@ -10,8 +10,8 @@ Tokenisation. The index uses FTS5's built-in ``unicode61`` tokenizer
 English word forms meet ("rollback" finds "Rollbacks"; a query term goes
 through the same tokenizer, so it is stemmed the same way). The stemmer only
 rewrites ASCII letter runs: CJK unigrams and bigrams pass through unchanged.
-A store whose index was built with another tokenizer gets it rebuilt once on
-open (``drop_stale_index`` / ``rebuild_index``). ``unicode61`` splits on spaces and
+A store whose index was built with another tokenizer or other options gets it
+rebuilt once on open (``ensure_index``). ``unicode61`` splits on spaces and
 punctuation, which suits English but leaves a run of Chinese (or Japanese,
 Korean) text as one long token that no word query can match. So text is
 pre-split before it reaches the index: every CJK run is rewritten as its
@@ -46,13 +46,15 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
@@ -154,32 +156,56 @@ def register(conn: apsw.Connection) -> None:
 
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
+# The index only selects candidates: ``ranked`` scores them from the
+# entries' own text, so FTS5 keeps no more than which entries hold a term.
+# ``detail=none`` drops token positions and columns (a phrase or NEAR query
+# cannot run, and none is made: see ``match_term``), and ``columnsize=0``
+# the per-row token counts only FTS5's own bm25() reads. Measured in
+# docs/performance.md ("Storage, schema 6"): 223 → 78 bytes per short note.
+INDEX_OPTIONS = f"content='', detail=none, columnsize=0, tokenize='{TOKENIZER}'"
+INDEX_TABLE = ("CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5("
+               f"title, summary, body, {INDEX_OPTIONS})")
+# FTS5 merges this many segments of one level into the next; 2 rather than
+# the default 4 keeps a store of short notes in fewer, fuller segments, for
+# a little more merging per write (measured with INDEX_OPTIONS' figures).
+AUTOMERGE = 2
+INDEX_SETTINGS = (f"INSERT INTO entries_fts(entries_fts, rank) VALUES ('automerge', {AUTOMERGE});"  # noqa: S608 (a constant of ours)
+                  # Removed text must not linger in the index's pages either.
+                  " INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1);")
 
 
-def drop_stale_index(conn: apsw.Connection) -> bool:
-    """Drop ``entries_fts`` if it was built with another tokenizer; True if dropped.
+def ensure_index(conn: apsw.Connection) -> bool:
+    """Make ``entries_fts`` the index INDEX_TABLE describes, holding every
+    entry; True if it was (re)built.
 
-    Called inside the opening transaction, before the schema is (re)created.
-    With ``secure_delete`` on, the dropped index's pages are zeroed as they
-    are freed, so no token of removed text survives the rebuild.
+    Called inside the opening transaction. An index built with another
+    tokenizer or other options is dropped first: with ``secure_delete`` on,
+    its pages are zeroed as they are freed, so no token of removed text
+    survives the rebuild.
     """
     rows = list(conn.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'entries_fts'"))
-    if not rows:
-        return False
-    sql = rows[0]["sql"] if isinstance(rows[0], dict) else rows[0][0]
-    if TOKENIZER in str(sql):
-        return False
-    conn.execute("DROP TABLE entries_fts")
+    if rows:
+        sql = rows[0]["sql"] if isinstance(rows[0], dict) else rows[0][0]
+        if INDEX_OPTIONS in str(sql):
+            return False
+        conn.execute("DROP TABLE entries_fts")
+    conn.execute(INDEX_TABLE)
+    rebuild_index(conn)
     return True
 
 
 def rebuild_index(conn: apsw.Connection) -> None:
-    """Re-tokenise every entry into a freshly created ``entries_fts``."""
+    """Re-tokenise every entry into a freshly created ``entries_fts``.
+
+    A summary that is the body itself (``summary_text`` NULL) adds no token
+    the body does not: with ``detail=none`` the index holds the same set of
+    (term, entry) pairs either way, so only a summary of its own is indexed.
+    """
     conn.execute(
         "INSERT INTO entries_fts(rowid, title, summary, body)"
-        " SELECT s.key, memoryd_fts_text(e.title), memoryd_fts_text(e.summary),"
-        " memoryd_fts_text(e.body) FROM entries AS e JOIN search_keys AS s ON s.entry_id = e.id")
+        " SELECT key, memoryd_fts_text(title), memoryd_fts_text(summary_text),"
+        " memoryd_fts_text(body) FROM entries")
 
 
 def query_terms(text: str) -> tuple[list[str], int]:
@@ -218,6 +244,40 @@ def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+@functools.cache
+def _query_tokenizer() -> tuple[threading.Lock, apsw.FTS5Tokenizer]:
+    # The index's own tokenizer, on a private in-memory connection (one
+    # thread at a time may use it): what FTS5 makes of a query term.
+    conn = apsw.Connection(":memory:")
+    return threading.Lock(), conn.fts5_tokenizer("porter", TOKENIZER.split()[1:])
+
+
+def match_term(term: str) -> str:
+    """The MATCH expression for one query term: its quoted string when the
+    index's tokenizer reads it as one token, else its pieces joined by AND.
+
+    An index without positions (``detail=none``) refuses a quoted string of
+    several tokens, which is a phrase query. A term of ``query_terms`` is one
+    run of letters and digits, one token for ASCII; folding can still turn
+    another character into several (``½`` folds to ``1⁄2``, which unicode61
+    splits at the fraction slash). Such a term matches the entries holding
+    all its pieces, as ``plainto_tsquery`` does on PostgreSQL.
+    """
+    if term.isascii():
+        return quote(term)
+    lock, tokenizer = _query_tokenizer()
+    raw = term.encode()
+    with lock:
+        found = tokenizer(raw, apsw.FTS5_TOKENIZE_QUERY, None, include_offsets=True,
+                          include_colocated=False)
+    # With offsets, each token is (start, end, text): byte offsets into raw.
+    spans = [(int(t[0]), int(t[1])) for t in cast(list[tuple[int, int, str]], found)]
+    if len(spans) <= 1:
+        return quote(term)
+    pieces = dict.fromkeys(raw[start:end].decode() for start, end in spans)
+    return "(" + " AND ".join(quote(piece) for piece in pieces) + ")"
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """What a query became. ``match`` is None when no term is left to search."""
@@ -245,9 +305,8 @@ def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS, where: str = "TRUE",
                      (term, *args, cap + 1))
         return int(row["n"]) if row else 0
     row = tx.one("SELECT count(*) AS n FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
-                 " CROSS JOIN search_keys AS s CROSS JOIN entries AS e"
-                 " WHERE f.entries_fts MATCH ? AND s.key = f.rowid AND e.id = s.entry_id AND "
-                 + where + " LIMIT ?)", (quote(term), *args, cap + 1))
+                 " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
+                 + where + " LIMIT ?)", (match_term(term), *args, cap + 1))
     return int(row["n"]) if row else 0
 
 
@@ -260,7 +319,7 @@ def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> 
     present = [f for f in freqs if f[0] > 0]
     if not present:
         # Nothing matches anything: a cheap, empty query still answers.
-        return Plan(" OR ".join(quote(t) for t in terms), tuple(terms), stopped, 0, False)
+        return Plan(" OR ".join(match_term(t) for t in terms), tuple(terms), stopped, 0, False)
     present.sort()
     kept: list[str] = []
     total = 0
@@ -272,11 +331,11 @@ def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> 
     dropped = len(present) - len(kept)
     if not kept:
         rarest = present[0][2]
-        return Plan(quote(rarest), (rarest,), stopped, dropped - 1, only_common=True)
+        return Plan(match_term(rarest), (rarest,), stopped, dropped - 1, only_common=True)
     # Keep query order in the expression so the plan reads like the query.
     order = {t: i for _df, i, t in present}
     kept.sort(key=order.__getitem__)
-    return Plan(" OR ".join(quote(t) for t in kept), tuple(kept), stopped, dropped, False)
+    return Plan(" OR ".join(match_term(t) for t in kept), tuple(kept), stopped, dropped, False)
 
 
 def _pg_query(n: int) -> str:
@@ -406,8 +465,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         newest = " ORDER BY e.id DESC LIMIT ?"  # ids follow creation order (daemon/ids.py)
     else:
         sql = ("SELECT " + wanted + ", f.rowid AS k FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
-               " CROSS JOIN search_keys AS s CROSS JOIN entries AS e"
-               " WHERE f.entries_fts MATCH ? AND s.key = f.rowid AND e.id = s.entry_id AND "
+               " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
                + where)
         sql_args = (p.match, *args)
         newest = " ORDER BY f.rowid DESC LIMIT ?"

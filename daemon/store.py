@@ -37,7 +37,16 @@ import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
-from memoryd.audit.packing import pack_body, pack_hash, row_of, stored_of, unpack_hash
+from memoryd.audit.packing import (
+    Unpacker,
+    first_needed,
+    opens_block,
+    pack_body,
+    pack_hash,
+    pack_row,
+    unpack_hash,
+    unpack_rows,
+)
 from memoryd.daemon import projection_outbox, search, vectors
 from memoryd.daemon.txn import Tx as Tx  # the one Tx protocol, re-exported
 from memoryd.kernel.errors import Unavailable
@@ -47,7 +56,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class StoreVersionError(Exception):
@@ -67,13 +76,11 @@ def _migrate_1_to_2(conn: apsw.Connection) -> None:
 
 
 def _migrate_2_to_3(conn: apsw.Connection) -> None:
-    # Version 3 stems English in the lexical index (porter over unicode61):
-    # the old index is dropped (its pages zeroed: secure_delete) and every
-    # entry re-tokenised. It also keeps vectors (daemon/vectors.py): their
-    # tables are created and every active entry is queued for embedding.
-    if search.drop_stale_index(conn):
-        conn.execute(SEARCH_SCHEMA)
-        search.rebuild_index(conn)
+    # Version 3 stems English in the lexical index (porter over unicode61);
+    # the index is rebuilt in its current form by the step to version 6
+    # (search.ensure_index), which re-tokenises every entry. Version 3 also
+    # keeps vectors (daemon/vectors.py): their tables are created and every
+    # active entry is queued for embedding.
     vectors.install(conn)
 
 
@@ -114,20 +121,124 @@ def _migrate_4_to_5(conn: apsw.Connection) -> None:
     conn.execute(TEAM_SCHEMA)
 
 
+def _migrate_5_to_6(conn: apsw.Connection) -> None:
+    # Version 6 stores what it uses once (docs/performance.md, "Storage,
+    # schema 6"): an entry's summary equal to its body is not kept twice
+    # (ENTRIES_TABLE), the lexical index is keyed by the entry's own integer
+    # ``key`` (search_keys, the map beside it, is gone) and keeps no token
+    # positions (search.INDEX_OPTIONS), indexes no query reads are dropped
+    # (DROPPED_INDEXES), nothing is queued for embedding before a model
+    # embeds, and audit rows leave out what the chain derives. Entries are
+    # copied into the new table with the index keys they had (their triggers
+    # are made again by the schema); the old tables' pages are zeroed as they
+    # are freed (secure_delete), and the index is rebuilt from the new rows.
+    columns = {str(r["name"]) for r in conn.execute("PRAGMA table_xinfo(entries)")}
+    if "summary_text" not in columns:
+        kept = [c for c in ENTRY_COLUMNS if c in columns]
+        keyed = bool(conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'search_keys'").fetchall())
+        conn.execute(ENTRIES_TABLE.replace("entries(", "entries_v6(", 1))
+        names = ", ".join(kept)
+        picked = ", ".join(f"e.{c}" for c in kept)
+        conn.execute(
+            f"INSERT INTO entries_v6(key, summary_text, {names})"  # noqa: S608 (our column names)
+            f" SELECT {'s.key' if keyed else 'NULL'},"
+            " CASE WHEN e.summary = e.body THEN NULL ELSE e.summary END,"
+            f" {picked} FROM entries AS e"
+            + (" LEFT JOIN search_keys AS s ON s.entry_id = e.id ORDER BY s.key" if keyed
+               else " ORDER BY e.rowid"))
+        conn.execute("DROP TABLE entries")  # its indexes and triggers go with it
+        conn.execute("ALTER TABLE entries_v6 RENAME TO entries")
+    conn.execute("DROP TABLE IF EXISTS search_keys")
+    for name in DROPPED_INDEXES:
+        conn.execute(f"DROP INDEX IF EXISTS {name}")
+    search.ensure_index(conn)
+    # A store no model ever embedded keeps no embedding queue (vectors.EMBEDDING):
+    # requeue_for_model queues every active entry when the first model comes.
+    conn.execute(f"DELETE FROM embed_queue WHERE NOT {vectors.EMBEDDING}")  # noqa: S608 (a constant)
+    _repack_audit(conn)
+
+
+def _repack_audit(conn: apsw.Connection) -> None:
+    # Audit rows take audit/packing.py's V2 form: the prev hash the row before
+    # holds is cut, and each body is deflated against the one before it in its
+    # block. The table is rebuilt in seq order. A row that does not read back
+    # (damaged), or whose hash is not 32 bytes, is kept exactly as stored; a
+    # row after it that would need it is kept in the V1 form, which stands
+    # alone; so verification reports the same first bad row as before.
+    conn.execute("ALTER TABLE audit RENAME TO audit_v5")
+    conn.execute(AUDIT_TABLE)
+    cursor = conn.cursor()
+    cursor.row_trace = None
+    insert = conn.cursor()
+    previous: StoredEvent | None = None
+    for event, (seq, body, hsh) in _with_rows(cursor.execute(
+            "SELECT seq, body, hash FROM audit_v5 ORDER BY seq")):
+        readable = event.body[:1] == b"{" and isinstance(hsh, bytes) and len(hsh) == 32
+        if not readable:
+            row: tuple[int, Any, Any] = (seq, body, hsh)
+        elif previous is not None and previous.seq == seq - 1:
+            row = pack_row(event, previous.hash,
+                           previous.body if previous.body[:1] == b"{" else None)
+        else:
+            row = pack_row(event, EMPTY_HEAD.hash if seq == 1 else "", None)
+        insert.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", row)
+        previous = event
+    conn.execute("DROP TABLE audit_v5")
+
+
+def _with_rows(rows: Iterator[tuple[int, bytes, Any]]) -> Iterator[
+        tuple[StoredEvent, tuple[int, bytes, Any]]]:
+    """Each stored row beside the event it reads as (audit/packing.py)."""
+    unpacker = Unpacker()
+    for seq, body, hsh in rows:
+        yield unpacker.feed(seq, bytes(body), hsh), (seq, bytes(body), hsh)
+
+
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
-    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5}
+    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
+    5: _migrate_5_to_6}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)
 # only answered what entries_listing, which starts with owner and holds
-# every filter column, answers from the same pages.
-DROPPED_INDEXES: tuple[str, ...] = ("entries_scope",)
+# every filter column, answers from the same pages. entries_active_title
+# (owner, target, scope, title) WHERE status = 'active' served the title
+# check of a write (entries.check_title), which entries_listing's (owner,
+# title) prefix answers as well; the check, not the index, refuses a
+# duplicate (docs/decisions.md, "Storage that costs what it holds").
+DROPPED_INDEXES: tuple[str, ...] = ("entries_scope", "entries_active_title")
+
+# An entry row. ``key`` is the lexical index's rowid: an explicit INTEGER
+# PRIMARY KEY, so VACUUM never renumbers it. The summary is kept once: a
+# summary equal to the body (a short note's usual case) is stored as NULL in
+# ``summary_text`` and the generated column ``summary`` reads the body, so
+# every query reads ``summary`` as before; only daemon/entries.py writes
+# ``summary_text`` (PostgreSQL's table stores ``summary`` as given).
+ENTRIES_TABLE = """CREATE TABLE IF NOT EXISTS entries(
+  key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
+  target TEXT NOT NULL, scope TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
+  body TEXT NOT NULL, summary_text TEXT,
+  summary TEXT GENERATED ALWAYS AS (coalesce(summary_text, body)) VIRTUAL,
+  status TEXT NOT NULL, revision INTEGER NOT NULL, source TEXT NOT NULL,
+  eligible INTEGER NOT NULL, basis TEXT NOT NULL, validity TEXT, pinned INTEGER NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, renewed_at TEXT NOT NULL,
+  ttl_days REAL NOT NULL, expires_at TEXT NOT NULL, use_count INTEGER NOT NULL DEFAULT 0,
+  last_used_at TEXT, superseded_by TEXT, content_hash TEXT NOT NULL,
+  evidence_hash TEXT, archive_reason TEXT, status_at TEXT)"""
+# The columns every version's entries table has (version 6 adds ``key`` and
+# ``summary_text``, and derives ``summary``).
+ENTRY_COLUMNS = (
+    "id", "owner", "target", "scope", "type", "title", "body", "status", "revision", "source",
+    "eligible", "basis", "validity", "pinned", "created_at", "updated_at", "renewed_at",
+    "ttl_days", "expires_at", "use_count", "last_used_at", "superseded_by", "content_hash",
+    "evidence_hash", "archive_reason", "status_at")
 
 # One row per event (audit/chain.py's StoredEvent) in audit/packing.py's form.
 AUDIT_TABLE = ("CREATE TABLE IF NOT EXISTS audit("
                "seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash BLOB NOT NULL)")
 
-SCHEMA = """
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS consent(
   owner TEXT PRIMARY KEY, read INTEGER NOT NULL, contribute INTEGER NOT NULL,
@@ -147,17 +258,7 @@ CREATE TABLE IF NOT EXISTS tasks(
   expires_at TEXT NOT NULL, ended_at TEXT, snapshot TEXT);
 CREATE INDEX IF NOT EXISTS tasks_owner ON tasks(owner, ended_at);
 CREATE INDEX IF NOT EXISTS tasks_begun ON tasks(owner, created_at);
-CREATE TABLE IF NOT EXISTS entries(
-  id TEXT PRIMARY KEY, owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
-  type TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL, summary TEXT NOT NULL,
-  status TEXT NOT NULL, revision INTEGER NOT NULL, source TEXT NOT NULL,
-  eligible INTEGER NOT NULL, basis TEXT NOT NULL, validity TEXT, pinned INTEGER NOT NULL,
-  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, renewed_at TEXT NOT NULL,
-  ttl_days REAL NOT NULL, expires_at TEXT NOT NULL, use_count INTEGER NOT NULL DEFAULT 0,
-  last_used_at TEXT, superseded_by TEXT, content_hash TEXT NOT NULL,
-  evidence_hash TEXT, archive_reason TEXT, status_at TEXT);
-CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
-  ON entries(owner, target, scope, title) WHERE status = 'active';
+{ENTRIES_TABLE};
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
 -- memory.list pages in (title, id) order: walking this index yields rows in
 -- page order and holds every column the listing filters on, so a page costs
@@ -212,17 +313,10 @@ CREATE TABLE IF NOT EXISTS team_members(
 CREATE INDEX IF NOT EXISTS team_members_member ON team_members(member, scope);
 """
 
-# Lexical index (daemon/search.py) and frozen recall snapshots (daemon/recall.py).
-# An explicit INTEGER PRIMARY KEY keys the index, because VACUUM may renumber
-# the implicit rowids of entries. The FTS5 table is contentless: tokens only,
-# never a copy of the text. Rows leave it through FTS5's 'delete' command with
-# the old text (which the index function re-tokenises identically), because
-# only that path honours 'secure-delete' (contentless_delete=1 tables keep
-# the deleted tokens behind tombstones). A snapshot's header lives in tasks.snapshot and its
-# cards' text in snapshot_cards, so removing an entry destroys its text in every
-# snapshot holding it (snapshot_cards_removed).
 def _stored(row: str) -> str:
-    """SQL for the bytes an entry row stores: every text column, as stored."""
+    """SQL for the bytes an entry holds: every text column as written (a
+    summary stored once as the body still counts: the budget measures the
+    entry's text, not how the row keeps it)."""
     return " + ".join(f"coalesce(length(CAST({row}.{col} AS BLOB)), 0)"
                       for col in ("title", "body", "summary", "basis", "validity"))
 
@@ -253,7 +347,7 @@ WHEN new.status = 'active' BEGIN
         active_docs = active_docs + 1, active_chars = active_chars + excluded.active_chars;
 END;
 CREATE TRIGGER entries_usage_au
-AFTER UPDATE OF status, title, body, summary, basis, validity, owner, target, scope ON entries
+AFTER UPDATE OF status, title, body, summary_text, basis, validity, owner, target, scope ON entries
 WHEN old.status = 'active' OR new.status = 'active' BEGIN
   UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")}),
       active_docs = active_docs - 1, active_chars = active_chars - ({_chars("old")})
@@ -280,7 +374,7 @@ END;
 REVISION_TRIGGER = """
 DROP TRIGGER IF EXISTS entries_revision_au;
 CREATE TRIGGER entries_revision_au
-AFTER UPDATE OF type, title, body, summary, basis, validity ON entries
+AFTER UPDATE OF type, title, body, summary_text, basis, validity ON entries
 WHEN new.status <> 'removed' BEGIN
   INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary, basis,
     validity, content_hash, created_at)
@@ -296,34 +390,35 @@ INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_
 """  # noqa: S608 (the SQL is built from our own column names only)
 
 
-SEARCH_SCHEMA = """
-CREATE TABLE IF NOT EXISTS search_keys(key INTEGER PRIMARY KEY, entry_id TEXT NOT NULL UNIQUE);
-CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(
-  title, summary, body, content='', tokenize='porter unicode61 remove_diacritics 2');
+# Lexical index (daemon/search.py) and frozen recall snapshots (daemon/recall.py).
+# The index's rowid is the entry's ``key``. The FTS5 table is contentless:
+# tokens only, never a copy of the text. Rows leave it through FTS5's
+# 'delete' command with the old text (which the index function re-tokenises
+# identically), because only that path honours 'secure-delete'
+# (contentless_delete=1 tables keep the deleted tokens behind tombstones). A
+# snapshot's header lives in tasks.snapshot and its cards' text in
+# snapshot_cards, so removing an entry destroys its text in every snapshot
+# holding it (snapshot_cards_removed).
+SEARCH_SCHEMA = f"""
+{search.INDEX_TABLE};
 CREATE TABLE IF NOT EXISTS snapshot_cards(
   task_id TEXT NOT NULL, pos INTEGER NOT NULL, entry_id TEXT NOT NULL, card TEXT, line TEXT,
   PRIMARY KEY(task_id, pos));
 CREATE INDEX IF NOT EXISTS snapshot_cards_entry ON snapshot_cards(entry_id);
 CREATE TRIGGER IF NOT EXISTS entries_search_ai AFTER INSERT ON entries BEGIN
-  INSERT INTO search_keys(entry_id) VALUES (new.id);
-  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (
-    (SELECT key FROM search_keys WHERE entry_id = new.id), memoryd_fts_text(new.title),
-    memoryd_fts_text(new.summary), memoryd_fts_text(new.body));
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
+    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text), memoryd_fts_text(new.body));
 END;
-CREATE TRIGGER IF NOT EXISTS entries_search_au AFTER UPDATE OF title, summary, body ON entries
+CREATE TRIGGER IF NOT EXISTS entries_search_au AFTER UPDATE OF title, summary_text, body ON entries
 BEGIN
-  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete',
-    (SELECT key FROM search_keys WHERE entry_id = old.id), memoryd_fts_text(old.title),
-    memoryd_fts_text(old.summary), memoryd_fts_text(old.body));
-  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (
-    (SELECT key FROM search_keys WHERE entry_id = new.id), memoryd_fts_text(new.title),
-    memoryd_fts_text(new.summary), memoryd_fts_text(new.body));
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
+    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text), memoryd_fts_text(old.body));
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
+    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text), memoryd_fts_text(new.body));
 END;
 CREATE TRIGGER IF NOT EXISTS entries_search_ad AFTER DELETE ON entries BEGIN
-  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete',
-    (SELECT key FROM search_keys WHERE entry_id = old.id), memoryd_fts_text(old.title),
-    memoryd_fts_text(old.summary), memoryd_fts_text(old.body));
-  DELETE FROM search_keys WHERE entry_id = old.id;
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
+    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text), memoryd_fts_text(old.body));
   UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = old.id;
 END;
 CREATE TRIGGER IF NOT EXISTS snapshot_cards_removed AFTER UPDATE OF status ON entries
@@ -337,7 +432,7 @@ END;
 CREATE TRIGGER IF NOT EXISTS snapshot_cards_task_gone AFTER DELETE ON tasks BEGIN
   DELETE FROM snapshot_cards WHERE task_id = old.task_id;
 END;
-"""
+"""  # noqa: S608 (the SQL is built from our own constants only)
 
 _json = msgspec.json.Encoder()
 _decode_json = msgspec.json.Decoder()
@@ -422,7 +517,11 @@ class SqliteTx:
         if isinstance(subject, dict):
             subject = EventSubject(**subject)
         event, stored = next_stored(self._head, kind, ts, subject=subject, **fields)
-        self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", row_of(stored))
+        before = None if opens_block(stored.seq) else self._store.canonical_at(self.conn,
+                                                                             self._head)
+        self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)",
+                          pack_row(stored, self._head.hash, before))
+        self._store.written(stored)
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
         self.events.append(event)
         return event
@@ -594,6 +693,7 @@ class SqliteStore:
         # What the vector triggers report (daemon/vectors.py); the hybrid
         # ranker's in-memory index listens to it.
         self.vector_changes = vectors.Changes()
+        self._last_written: StoredEvent | None = None  # the writer's newest event (written())
         self.conn = self._open()
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
@@ -623,9 +723,8 @@ class SqliteStore:
             self.conn.execute(projection_outbox.SCHEMA)
             self.conn.execute(TEAM_SCHEMA)
             vectors.install(self.conn)
-            # Removed text must not linger in the index's pages either.
-            self.conn.execute(
-                "INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1)")
+            # secure-delete: removed text must not linger in the index's pages either.
+            self.conn.execute(search.INDEX_SETTINGS)
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
@@ -674,6 +773,29 @@ class SqliteStore:
         for seq, hsh in cursor.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"):
             return ChainHead(seq=seq, hash=unpack_hash(hsh))
         return EMPTY_HEAD
+
+    def written(self, event: StoredEvent) -> None:
+        """Note the event the writer just appended (writer thread only): the
+        next one is packed against its canonical bytes (audit/packing.py)."""
+        self._last_written = event
+
+    def canonical_at(self, conn: apsw.Connection, head: ChainHead) -> bytes | None:
+        """The canonical bytes of the event at ``head`` (writer thread only):
+        the one just written, else read back from the file; None when they
+        cannot be read (the next event is then packed to stand alone)."""
+        last = self._last_written
+        if last is not None and (last.seq, last.hash) == (head.seq, head.hash):
+            return last.body
+        cursor = conn.cursor()
+        cursor.row_trace = None
+        found = None
+        for event in unpack_rows(cursor.execute(
+                "SELECT seq, body, hash FROM audit WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                (first_needed(head.seq), head.seq))):
+            found = event
+        if found is None or (found.seq, found.hash) != (head.seq, head.hash):
+            return None
+        return found.body if found.body[:1] == b"{" else None
 
     @property
     def head(self) -> ChainHead:
@@ -883,10 +1005,9 @@ class SqliteStore:
             cursor.row_trace = None
             conn.execute("BEGIN")
             try:
-                for seq, body, hsh in cursor.execute(
-                    "SELECT seq, body, hash FROM audit WHERE seq > ? ORDER BY seq", (after_seq,)
-                ):
-                    yield stored_of(seq, bytes(body), hsh)
+                yield from unpack_rows(cursor.execute(
+                    "SELECT seq, body, hash FROM audit WHERE seq >= ? ORDER BY seq",
+                    (first_needed(after_seq + 1),)), after_seq)
             finally:
                 conn.execute("ROLLBACK")
         finally:

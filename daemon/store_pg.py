@@ -54,7 +54,7 @@ from psycopg.types.numeric import FloatLoader
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
-from memoryd.audit.packing import row_of, stored_of
+from memoryd.audit.packing import first_needed, row_of, unpack_rows
 from memoryd.daemon import vectors
 from memoryd.daemon.store import StoreVersionError, next_group, readable_version
 from memoryd.kernel.errors import Unavailable
@@ -765,10 +765,11 @@ class PostgresStore:
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SET TRANSACTION READ ONLY, ISOLATION LEVEL REPEATABLE READ")
             with conn.cursor(row_factory=psycopg.rows.tuple_row) as cur:
-                for seq, body, hsh in cur.stream(
-                        "SELECT seq, body, hash FROM audit WHERE seq > %s ORDER BY seq",
-                        (after_seq,)):
-                    yield stored_of(seq, bytes(body), hsh)
+                # Rows copied from a SQLite home may be packed against the
+                # rows before them (audit/packing.py): read from there.
+                yield from unpack_rows(cur.stream(
+                    "SELECT seq, body, hash FROM audit WHERE seq >= %s ORDER BY seq",
+                    (first_needed(after_seq + 1),)), after_seq)
 
     def verify_audit(self, expect: ChainHead | None = None) -> Any:
         return verify_chain(self.audit_rows(), expect=expect)

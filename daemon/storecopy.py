@@ -30,7 +30,7 @@ from typing import Any
 import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, verify_chain
-from memoryd.audit.packing import stored_of
+from memoryd.audit.packing import unpack_hash, unpack_rows
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.backends import BackendError, password
 from memoryd.daemon.config import ConfigError, StoreConfig, load_config
@@ -40,7 +40,7 @@ from memoryd.daemon.config import ConfigError, StoreConfig, load_config
 # trigger rebuilds them on insert), meta's schema_version (the target's own),
 # vectors and their queue (the entries trigger queues every active entry as it
 # arrives, and the target's daemons embed them again), projection tables
-# (projection is off on PostgreSQL), search_keys (SQLite's FTS rowid map).
+# (projection is off on PostgreSQL), and the entries columns _LOCAL_ONLY names.
 TABLES: tuple[str, ...] = (
     "consent", "tokens", "token_labels", "tasks", "snapshot_cards", "entries", "revisions",
     "operations", "actions", "idempotency", "receipts", "teams", "team_members",
@@ -67,14 +67,23 @@ def _source_tables(db: sqlite3.Connection) -> set[str]:
     return {str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
+# Columns of the SQLite file that PostgreSQL's table does not have: how the
+# file keeps a row, not what the row says. ``entries.key`` is the lexical
+# index's rowid and ``summary_text`` the summary kept once; the generated
+# ``summary`` (listed by table_xinfo) is what is copied.
+_LOCAL_ONLY: dict[str, frozenset[str]] = {"entries": frozenset({"key", "summary_text"})}
+
+
 def _columns(db: sqlite3.Connection, table: str) -> list[str]:
-    return [str(r[1]) for r in db.execute(f"PRAGMA table_info({table})")]  # names from TABLES
+    skip = _LOCAL_ONLY.get(table, frozenset())
+    return [str(r[1]) for r in db.execute(f"PRAGMA table_xinfo({table})")  # names from TABLES
+            if str(r[1]) not in skip]
 
 
 def _head(db: sqlite3.Connection) -> ChainHead:
-    rows = [stored_of(int(s), bytes(b), h) for s, b, h in db.execute(
-        "SELECT seq, body, hash FROM audit ORDER BY seq DESC LIMIT 1")]
-    return EMPTY_HEAD if not rows else ChainHead(seq=rows[0].seq, hash=rows[0].hash)
+    rows = [(int(s), unpack_hash(h)) for s, h in db.execute(
+        "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")]
+    return EMPTY_HEAD if not rows else ChainHead(seq=rows[0][0], hash=rows[0][1])
 
 
 def conninfo(dsn: str, store: StoreConfig, env: Mapping[str, str], home: Path) -> str:
@@ -198,8 +207,9 @@ def _verify(target: str, schema: str, counts: dict[str, int], head: ChainHead) -
             found[t] = int(counted["n"]) if counted else -1
         row = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
         stored = EMPTY_HEAD if row is None else ChainHead(seq=row["seq"], hash=row["hash"])
-        walk = verify_chain(stored_of(r["seq"], bytes(r["body"]), r["hash"]) for r in
-                            conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq"))
+        walk = verify_chain(unpack_rows((r["seq"], r["body"], r["hash"]) for r in
+                                        conn.execute("SELECT seq, body, hash FROM audit"
+                                                     " ORDER BY seq")))
     ok = found == counts and stored == head and walk.ok and walk.head == head
     if not ok:
         raise CopyError("the copy does not verify: row counts or the audit chain differ;"

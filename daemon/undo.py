@@ -22,8 +22,8 @@ from typing import Any
 from memoryd.daemon import entries, teams
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.ids import random_id
-from memoryd.daemon.store import Tx, dumps, loads
-from memoryd.daemon.writes import Limits, Op
+from memoryd.daemon.store import Tx
+from memoryd.daemon.writes import Limits, Op, pack_items, unpack_items
 from memoryd.kernel.errors import Conflict, NotFound
 
 __all__ = ["UNDO_IMPOSSIBLE", "Step", "apply", "plan", "record"]
@@ -64,7 +64,7 @@ def plan(tx: Tx, owner: str, operation_id: str) -> list[Step]:
         raise _impossible("already_undone", undone_by=op_row["undone_by"])
     if op_row["undo_of"] is not None:
         raise _impossible("undo_is_final")
-    items = loads(op_row["items"])
+    items = unpack_items(op_row["items"])
     if any(i["action"] == "remove" for i in items):
         raise _impossible("remove_is_final")
     steps = []
@@ -150,7 +150,7 @@ def record(tx: Tx, owner: str, undo_of: str, items: list[dict[str, Any]], now: s
     operation_id = random_id("op")
     tx.exec("INSERT INTO operations(operation_id, owner, ts, action, channel, items,"
             " undo_of) VALUES (?, ?, ?, 'undo', 'control', ?, ?)",
-            (operation_id, owner, now, dumps(items), undo_of))
+            (operation_id, owner, now, pack_items(items), undo_of))
     tx.exec("UPDATE operations SET undone_by = ? WHERE operation_id = ?",
             (operation_id, undo_of))
     return operation_id

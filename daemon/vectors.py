@@ -43,31 +43,37 @@ import apsw
 if TYPE_CHECKING:
     from memoryd.daemon.txn import Tx
 
-SCHEMA = """
+# Entries are queued for embedding once a model has embedded in this store
+# (``requeue_for_model`` records it in meta, and queues every active entry
+# without its vector then): a store that never embeds keeps no queue.
+EMBEDDING = "EXISTS (SELECT 1 FROM meta WHERE key = 'vector_model')"
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS entry_vectors(
   vid INTEGER PRIMARY KEY AUTOINCREMENT, entry_id TEXT NOT NULL UNIQUE, model TEXT NOT NULL,
   dim INTEGER NOT NULL, scale REAL NOT NULL, vec BLOB NOT NULL, content_hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS embed_queue(entry_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS entries_vec_ai AFTER INSERT ON entries
-WHEN new.status = 'active' BEGIN
+WHEN new.status = 'active' AND {EMBEDDING} BEGIN
   INSERT OR IGNORE INTO embed_queue(entry_id) VALUES (new.id);
 END;
 CREATE TRIGGER IF NOT EXISTS entries_vec_text AFTER UPDATE OF type, title, body ON entries
 BEGIN
   DELETE FROM entry_vectors WHERE entry_id = old.id;
-  INSERT OR IGNORE INTO embed_queue(entry_id) SELECT new.id WHERE new.status = 'active';
+  INSERT OR IGNORE INTO embed_queue(entry_id) SELECT new.id
+    WHERE new.status = 'active' AND {EMBEDDING};
 END;
 CREATE TRIGGER IF NOT EXISTS entries_vec_status AFTER UPDATE OF status ON entries
 WHEN new.status IS NOT old.status BEGIN
   DELETE FROM entry_vectors WHERE entry_id = old.id AND new.status != 'active';
   DELETE FROM embed_queue WHERE entry_id = old.id AND new.status != 'active';
-  INSERT OR IGNORE INTO embed_queue(entry_id) SELECT new.id WHERE new.status = 'active';
+  INSERT OR IGNORE INTO embed_queue(entry_id) SELECT new.id
+    WHERE new.status = 'active' AND {EMBEDDING};
 END;
 CREATE TRIGGER IF NOT EXISTS entries_vec_ad AFTER DELETE ON entries BEGIN
   DELETE FROM entry_vectors WHERE entry_id = old.id;
   DELETE FROM embed_queue WHERE entry_id = old.id;
 END;
-"""
+"""  # noqa: S608 (built from our own constants only)
 
 
 class Changes:
@@ -125,8 +131,8 @@ def install(conn: apsw.Connection) -> None:
         "SELECT 1 FROM sqlite_master WHERE name = 'embed_queue'"))
     conn.execute(SCHEMA)
     if fresh:
-        conn.execute("INSERT OR IGNORE INTO embed_queue(entry_id)"
-                     " SELECT id FROM entries WHERE status = 'active'")
+        conn.execute("INSERT OR IGNORE INTO embed_queue(entry_id)"  # noqa: S608 (a constant)
+                     f" SELECT id FROM entries WHERE status = 'active' AND {EMBEDDING}")
 
 
 # --- quantisation ---------------------------------------------------------------
@@ -139,7 +145,8 @@ def scale_of(max_abs: float) -> float:
 # --- what the worker reads and writes --------------------------------------------
 
 def requeue_for_model(tx: Tx, model: str) -> int:
-    """Queue every active entry without a vector of ``model``; once per model change."""
+    """Queue every active entry without a vector of ``model``; once per model
+    change. Recording the model is what turns queueing on (``EMBEDDING``)."""
     row = tx.one("SELECT value FROM meta WHERE key = 'vector_model'")
     if row is not None and row["value"] == model:
         return 0

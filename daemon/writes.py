@@ -415,7 +415,7 @@ def _apply_ops(
             " VALUES (?, ?, ?, ?, ?, ?)",
             (operation_id, owner, now,
              proposal.ops[0].action if len(proposal.ops) == 1 else "batch",
-             caller.channel, dumps(items)))
+             caller.channel, pack_items(items)))
     return Applied(operation_id, rows, warnings, removed, unchanged=False)
 
 
@@ -423,6 +423,29 @@ def _item(op: Op, before: dict[str, Any] | None, after: dict[str, Any]) -> dict[
     return {"action": op.action, "entry_id": after["id"],
             "revision_before": before["revision"] if before else None,
             "revision_after": after["revision"], "content_hash": after["content_hash"]}
+
+
+# The keys of a journal item, in order, for each kind: a write's (``_item``)
+# and an undo's (daemon/undo.py). The operations row keeps an item of one of
+# these shapes as the array of its values, not repeating the keys every row
+# holds (~70 bytes an item); the two shapes differ in length.
+_ITEM_SHAPES: dict[int, tuple[str, ...]] = {len(shape): shape for shape in (
+    ("action", "entry_id", "revision_before", "revision_after", "content_hash"),
+    ("action", "undoes", "entry_id", "revision_before", "revision_after", "content_hash"),
+)}
+
+
+def pack_items(items: list[dict[str, Any]]) -> str:
+    """The ``operations.items`` text for a journal operation's items."""
+    return dumps([list(item.values()) if _ITEM_SHAPES.get(len(item)) == tuple(item) else item
+                  for item in items])
+
+
+def unpack_items(text: str) -> list[dict[str, Any]]:
+    """The items ``pack_items`` stored (an object, as rows before schema 6
+    hold every item, is read as it is)."""
+    return [dict(zip(_ITEM_SHAPES[len(item)], item, strict=True)) if isinstance(item, list)
+            else item for item in loads(text)]
 
 
 def audit_operation(tx: Tx, caller: Caller, verdict: Verdict, applied: Applied, now: str,

@@ -17,11 +17,12 @@ import tempfile
 import time
 import tomllib
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from memoryd.audit.packing import first_needed, unpack_rows
 from memoryd.rpc.client import Client, RpcError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -292,3 +293,22 @@ def team_member_and_outsider(c: Client, team: str, prefix: str) -> tuple[
     c.call("team.create", {"name": team})
     c.call("team.add", {"name": team, "identity": member})
     return member, outsider, tokens
+
+
+# What an audit row is read with (audit/packing.py): a packed row needs the
+# rows before it in its block. Select ``AUDIT_ROWS`` with (first, seq) =
+# ``audit_span(seq)`` and hand the rows to ``audit_body``.
+AUDIT_ROWS = "SELECT seq, body, hash FROM audit WHERE seq BETWEEN ? AND ? ORDER BY seq"
+
+
+def audit_span(seq: int) -> tuple[int, int]:
+    return first_needed(seq), seq
+
+
+def audit_body(rows: Iterable[tuple[int, bytes, Any]], seq: int) -> bytes:
+    """The canonical bytes audit row ``seq`` holds, read from ``rows``
+    (``AUDIT_ROWS`` over ``audit_span(seq)``)."""
+    for event in unpack_rows(rows):
+        if event.seq == seq:
+            return event.body
+    raise LookupError(f"no audit row {seq}")

@@ -17,10 +17,13 @@ from typing import Any
 import apsw
 import pytest
 
-from memoryd.audit.packing import pack_body, unpack_body
+from memoryd.audit.packing import pack_body
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import (
+    AUDIT_ROWS,
     Daemon,
+    audit_body,
+    audit_span,
     enable_consent,
     entry,
     fresh_identity,
@@ -157,8 +160,7 @@ def test_a_failed_call_leaves_the_connection_serving(c: Client) -> None:
 # --- tampering ------------------------------------------------------------------------
 
 
-def _one_byte_off(packed: bytes) -> bytes:
-    raw = unpack_body(packed)  # the row keeps the event's bytes packed
+def _one_byte_off(raw: bytes) -> bytes:
     at = raw.index(b'"ts":"') + len(b'"ts":"')
     digit = raw[at:at + 1]
     changed = raw[:at] + (b"1" if digit != b"1" else b"2") + raw[at + 1:]
@@ -167,19 +169,20 @@ def _one_byte_off(packed: bytes) -> bytes:
 
 
 def _tamper_one_byte(home: Path, seq: int) -> None:
+    # The row keeps the event's bytes packed, read with the rows before it.
     pg = pg_store_of(home)
     if pg is not None:
         with pg_connect(*pg) as pconn:
-            (pbody,) = pconn.execute("SELECT body FROM audit WHERE seq = %s", (seq,)).fetchone()
+            rows = pconn.execute(AUDIT_ROWS.replace("?", "%s"), audit_span(seq)).fetchall()
             pconn.execute("UPDATE audit SET body = %s WHERE seq = %s",
-                          (_one_byte_off(bytes(pbody)), seq))
+                          (_one_byte_off(audit_body(rows, seq)), seq))
         return
     conn = apsw.Connection(str(home / "memory.db"))
     try:
-        (body,) = next(conn.execute("SELECT body FROM audit WHERE seq = ?", (seq,)))
+        rows = conn.execute(AUDIT_ROWS, audit_span(seq)).fetchall()
         with conn:
             conn.execute("UPDATE audit SET body = ? WHERE seq = ?",
-                         (_one_byte_off(bytes(body)), seq))
+                         (_one_byte_off(audit_body(rows, seq)), seq))
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     finally:
         conn.close()

@@ -24,9 +24,18 @@ from memoryd.audit.checkpoint import (
     sign_checkpoint,
     verify_checkpoint_signature,
 )
-from memoryd.audit.packing import pack_body, unpack_body, unpack_hash
+from memoryd.audit.packing import pack_body, unpack_hash
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, pg_connect, pg_store_of, running
+from tests.harness import (
+    AUDIT_ROWS,
+    Daemon,
+    audit_body,
+    audit_span,
+    entry,
+    pg_connect,
+    pg_store_of,
+    running,
+)
 
 
 def _write(c: Client, title: str) -> Any:
@@ -69,9 +78,9 @@ def _query_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any
 
 
 def _flip_byte(d: Daemon, seq: int) -> None:
-    stored = bytes(_query_db(d, "SELECT body FROM audit WHERE seq = ?", (seq,))[0][0])
-    # The row keeps the event's bytes packed: change one byte of the event.
-    body = unpack_body(stored)
+    # The row keeps the event's bytes packed, read with the rows before it:
+    # change one byte of the event.
+    body = audit_body(_query_db(d, AUDIT_ROWS, audit_span(seq)), seq)
     changed = body.replace(b'"ts":"2', b'"ts":"1', 1)
     assert changed != body
     _edit_db(d, "UPDATE audit SET body = ? WHERE seq = ?", (pack_body(changed), seq))
@@ -178,9 +187,10 @@ def test_shutdown_writes_a_final_checkpoint_of_the_head(fresh: Daemon) -> None:
         head = c.call("memory.status", {})["audit"]
     assert fresh.stop() == 0
     last_cp = _query_db(fresh, "SELECT seq, hash FROM checkpoints ORDER BY seq DESC LIMIT 1")[0]
-    last_kind = _query_db(fresh, "SELECT body FROM audit ORDER BY seq DESC LIMIT 1")
+    top = int(_query_db(fresh, "SELECT max(seq) FROM audit")[0][0])
+    last_kind = audit_body(_query_db(fresh, AUDIT_ROWS, audit_span(top)), top)
     assert tuple(last_cp) == (head["seq"], head["hash"])
-    assert json.loads(unpack_body(bytes(last_kind[0][0])))["kind"] == "checkpoint"
+    assert json.loads(last_kind)["kind"] == "checkpoint"
     kept = decode_checkpoint((fresh.home / "last_checkpoint.json").read_bytes())
     assert (kept.seq, kept.hash) == (head["seq"], head["hash"])
 
@@ -286,11 +296,15 @@ def test_memory_verify_names_an_entry_edited_behind_the_daemon(fresh: Daemon) ->
 
 def test_memory_verify_names_an_entry_with_no_audit_event(fresh: Daemon) -> None:
     fresh.stop()
-    _edit_db(fresh, "INSERT INTO entries SELECT 'ent_planted', owner, target, scope, type,"
-             " 'Planted', body, summary, status, revision, source, eligible, basis, validity,"
-             " pinned, created_at, updated_at, renewed_at, ttl_days, expires_at, use_count,"
-             " last_used_at, superseded_by, content_hash, evidence_hash, archive_reason,"
-             " status_at FROM entries LIMIT 1")
+    # SQLite's file keeps the summary in summary_text (NULL when it is the
+    # body); PostgreSQL's table in summary.
+    summary = "summary" if pg_store_of(fresh.home) is not None else "summary_text"
+    columns = ("owner, target, scope, type, body, status, revision, source, eligible, basis,"
+               " validity, pinned, created_at, updated_at, renewed_at, ttl_days, expires_at,"
+               " use_count, last_used_at, superseded_by, content_hash, evidence_hash,"
+               f" archive_reason, status_at, {summary}")
+    _edit_db(fresh, f"INSERT INTO entries(id, title, {columns})"  # noqa: S608 (our names)
+             f" SELECT 'ent_planted', 'Planted', {columns} FROM entries LIMIT 1")
     fresh.start()
     with fresh.control() as c:
         assert c.call("memory.verify", {})["mismatches"] == ["ent_planted"]

@@ -8,6 +8,7 @@ left exactly as it was.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -15,10 +16,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import apsw
+import pytest
 
-from memoryd.audit.packing import TAG_V1, unpack_body, unpack_hash
-from memoryd.daemon.store import SCHEMA_VERSION
-from memoryd.rpc.client import Client
+from memoryd.audit.packing import TAG_V1, TAG_V2, row_of, unpack_rows
+from memoryd.daemon import search
+from memoryd.daemon.store import ENTRY_COLUMNS, SCHEMA_VERSION
+from memoryd.daemon.writes import unpack_items
+from memoryd.rpc.client import Client, RpcError
 from tests.harness import MEMORYD, Daemon, entry
 
 
@@ -135,10 +139,10 @@ def _as_version_3(db: Path) -> None:
     conn = apsw.Connection(str(db))
     try:
         with conn:
-            rows = conn.execute("SELECT seq, body, hash FROM audit").fetchall()
-            for seq, body, hsh in rows:
+            rows = conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq").fetchall()
+            for event in unpack_rows(rows):
                 conn.execute("UPDATE audit SET body = ?, hash = ? WHERE seq = ?",
-                             (unpack_body(bytes(body)), unpack_hash(hsh), seq))
+                             (event.body, event.hash, event.seq))
             conn.execute(
                 "INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary,"
                 " basis, validity, content_hash, created_at) SELECT id, revision, type, title,"
@@ -199,8 +203,8 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
     try:
         with d.control() as c:
             assert c.call("audit.verify", {})["ok"] is True
-            # Packed in the migration: no row keeps the verbose form.
-            assert _audit_forms(db) == {(TAG_V1, 32)}
+            # Packed in the migrations: no row keeps the verbose form.
+            assert _audit_forms(db) == {(TAG_V2, 32)}
             # The copies of live revisions are gone; the replaced text stays
             # (the undo of the replace needs it).
             assert _revision_rows(db) == 1
@@ -212,9 +216,220 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 5
+    assert _version(db) == SCHEMA_VERSION == 6
 
 
 def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:
     _first_start(home)
     assert _revision_rows(home / "memory.db") == 0
+
+
+def _table_names(db: Path) -> set[str]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
+    finally:
+        conn.close()
+
+
+def test_a_short_add_stores_its_text_once(home: Path) -> None:
+    # A one-line body is its own summary: the file holds it once, not as a
+    # body and again as a summary.
+    text = "Quokkas nap under the eucalyptus after lunch, every day."
+    d = Daemon(home)
+    d.start()
+    try:
+        with d.control() as c:
+            added = c.call("memory.write", {"target": "memory", "action": "add",
+                                            "entry": entry(title="Quokkas", body=text)})
+            assert added["entries"][0]["summary"] == text
+    finally:
+        d.stop()
+    stored = b"".join(path.read_bytes() for path in (home / "memory.db", home / "memory.db-wal")
+                      if path.exists())
+    assert stored.count(text.encode()) == 1
+
+
+# Version 5's entries table, its indexes and its lexical index, as that
+# version's daemon/store.py made them: the summary stored beside the body,
+# the index keyed through search_keys and keeping token positions, and a
+# unique index on active titles.
+_V5_ENTRIES = """
+CREATE TABLE entries_v5(
+  id TEXT PRIMARY KEY, owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
+  type TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL, summary TEXT NOT NULL,
+  status TEXT NOT NULL, revision INTEGER NOT NULL, source TEXT NOT NULL,
+  eligible INTEGER NOT NULL, basis TEXT NOT NULL, validity TEXT, pinned INTEGER NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, renewed_at TEXT NOT NULL,
+  ttl_days REAL NOT NULL, expires_at TEXT NOT NULL, use_count INTEGER NOT NULL DEFAULT 0,
+  last_used_at TEXT, superseded_by TEXT, content_hash TEXT NOT NULL,
+  evidence_hash TEXT, archive_reason TEXT, status_at TEXT);
+"""
+_V5_SEARCH = """
+CREATE UNIQUE INDEX entries_active_title
+  ON entries(owner, target, scope, title) WHERE status = 'active';
+CREATE INDEX entries_expiry ON entries(status, expires_at);
+CREATE INDEX entries_listing ON entries(owner, title, id, target, scope, status, expires_at);
+CREATE VIRTUAL TABLE entries_fts USING fts5(
+  title, summary, body, content='', tokenize='porter unicode61 remove_diacritics 2');
+INSERT INTO entries_fts(rowid, title, summary, body)
+  SELECT s.key, memoryd_fts_text(e.title), memoryd_fts_text(e.summary),
+  memoryd_fts_text(e.body) FROM entries AS e JOIN search_keys AS s ON s.entry_id = e.id;
+CREATE TRIGGER entries_search_ai AFTER INSERT ON entries BEGIN
+  INSERT INTO search_keys(entry_id) VALUES (new.id);
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (
+    (SELECT key FROM search_keys WHERE entry_id = new.id), memoryd_fts_text(new.title),
+    memoryd_fts_text(new.summary), memoryd_fts_text(new.body));
+END;
+CREATE TRIGGER entries_search_au AFTER UPDATE OF title, summary, body ON entries
+BEGIN
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete',
+    (SELECT key FROM search_keys WHERE entry_id = old.id), memoryd_fts_text(old.title),
+    memoryd_fts_text(old.summary), memoryd_fts_text(old.body));
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (
+    (SELECT key FROM search_keys WHERE entry_id = new.id), memoryd_fts_text(new.title),
+    memoryd_fts_text(new.summary), memoryd_fts_text(new.body));
+END;
+CREATE TRIGGER entries_search_ad AFTER DELETE ON entries BEGIN
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete',
+    (SELECT key FROM search_keys WHERE entry_id = old.id), memoryd_fts_text(old.title),
+    memoryd_fts_text(old.summary), memoryd_fts_text(old.body));
+  DELETE FROM search_keys WHERE entry_id = old.id;
+  UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = old.id;
+END;
+"""
+
+
+def _as_version_5(db: Path) -> None:
+    """Rewrite a current store in version 5's form (_V5_ENTRIES, _V5_SEARCH),
+    every entry with the index key it has now."""
+    cols = ", ".join(ENTRY_COLUMNS)
+    conn = apsw.Connection(str(db))
+    search.register(conn)
+    try:
+        with conn:
+            conn.execute(_V5_ENTRIES)
+            conn.execute(f"INSERT INTO entries_v5({cols}, summary)"  # noqa: S608 (our names)
+                         f" SELECT {cols}, summary FROM entries")
+            conn.execute("CREATE TABLE search_keys(key INTEGER PRIMARY KEY,"
+                         " entry_id TEXT NOT NULL UNIQUE)")
+            conn.execute("INSERT INTO search_keys(key, entry_id) SELECT key, id FROM entries")
+            conn.execute("DROP TABLE entries")
+            conn.execute("DROP TABLE entries_fts")
+            conn.execute("ALTER TABLE entries_v5 RENAME TO entries")
+            conn.execute(_V5_SEARCH)
+            # Version 5 kept each journal item as an object with its keys.
+            for op_id, items in conn.execute(
+                    "SELECT operation_id, items FROM operations").fetchall():
+                conn.execute("UPDATE operations SET items = ? WHERE operation_id = ?",
+                             (json.dumps(unpack_items(items)), op_id))
+            # Version 5 packed every audit row on its own (audit/packing.py's V1).
+            rows = conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq").fetchall()
+            for event in unpack_rows(rows):
+                seq, packed, _hash = row_of(event)
+                conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (packed, seq))
+            # Version 5 queued every active entry for embedding, model or not.
+            conn.execute("INSERT OR IGNORE INTO embed_queue(entry_id)"
+                         " SELECT id FROM entries WHERE status = 'active'")
+            conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    finally:
+        conn.close()
+
+
+def _queued(db: Path) -> int:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return int(conn.execute("SELECT count(*) FROM embed_queue").fetchall()[0][0])
+    finally:
+        conn.close()
+
+
+def _fts_sql(db: Path) -> str:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return str(conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'entries_fts'").fetchall()[0][0])
+    finally:
+        conn.close()
+
+
+def _summary_texts(db: Path) -> dict[str, str | None]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {str(i): t for i, t in conn.execute("SELECT id, summary_text FROM entries")}
+    finally:
+        conn.close()
+
+
+_KEPT = ("id", "type", "title", "body", "summary", "status", "revision", "content_hash",
+         "created_at", "updated_at", "expires_at", "basis")
+
+
+def _kept(c: Client, ids: list[str]) -> list[dict[str, object]]:
+    got = c.call("memory.read", {"ids": ids})["entries"]
+    return [{k: e[k] for k in _KEPT} for e in got]
+
+
+def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
+    db = home / "memory.db"
+    # Lexical recall: no embedding model ever records itself in this store.
+    d = Daemon(home, ranker="lexical")
+    d.start()
+    try:
+        with d.control() as c:
+            def add(title: str, body: str, **extra: object) -> str:
+                return str(c.call("memory.write", {
+                    "target": "memory", "action": "add",
+                    "entry": entry(title=title, body=body, **extra)})["entries"][0]["id"])
+
+            short = add("Zebras", "Zebras graze near the river at dusk.")
+            carded = add("Carded", "Its first line is the card.\nThe wombat detail follows.")
+            own = add("Own summary", "The body says platypus.", summary="A card on echidnas.")
+            made = add("first words", "A body that a replace will change.")
+            replaced = c.call("memory.write", {
+                "target": "memory", "action": "replace", "id": made, "expected_revision": 1,
+                "entry": entry(title="second words", body="The replaced body.")})
+            ids = [short, carded, own, made]
+            before = _kept(c, ids)
+            journal = c.call("memory.journal", {})["items"]
+    finally:
+        d.stop()
+    _as_version_5(db)
+    assert {"search_keys", "entries_active_title"} <= _table_names(db)
+    assert "detail=none" not in _fts_sql(db)
+    assert _audit_forms(db) == {(TAG_V1, 32)}
+    assert _queued(db) == 4
+    d = Daemon(home, ranker="lexical")
+    d.start()
+    try:
+        with d.control() as c:
+            assert c.call("audit.verify", {})["ok"] is True
+            assert _kept(c, ids) == before
+            assert c.call("memory.journal", {})["items"] == journal
+            for word, found in (("zebras", short), ("wombat", carded), ("echidnas", own),
+                                ("platypus", own), ("replaced", made)):
+                listed = c.call("memory.list", {"query": word})["items"]
+                assert [item["id"] for item in listed] == [found], word
+            with pytest.raises(RpcError) as err:
+                c.call("memory.write", {"target": "memory", "action": "add",
+                                        "entry": entry(title="Zebras", body="Again.")})
+            assert err.value.data_code == "duplicate_title"
+            undone = c.call("memory.undo", {"operation_id": replaced["operation_id"]})
+            assert [e["title"] for e in undone["entries"]] == ["first words"]
+            assert c.call("audit.verify", {})["ok"] is True
+    finally:
+        d.stop()
+    assert _version(db) == SCHEMA_VERSION == 6
+    # Every audit row repacked: the prev hash the row before holds is not
+    # stored again, and each body is packed against the one before it.
+    assert _audit_forms(db) == {(TAG_V2, 32)}
+    names = _table_names(db)
+    assert "search_keys" not in names and "entries_active_title" not in names
+    assert "detail=none" in _fts_sql(db)
+    # No model ever embedded here: the queue version 5 kept is gone.
+    assert _queued(db) == 0
+    kept = _summary_texts(db)
+    # Each summary is kept once: a summary that is the whole body is not stored.
+    assert kept[short] is None
+    assert kept[carded] == "Its first line is the card."
+    assert kept[own] == "A card on echidnas."

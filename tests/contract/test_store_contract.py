@@ -238,7 +238,7 @@ def test_revisions_audit_rows_and_usage_totals_follow_schema_4(tmp_path: Path,
     """An add keeps its text once (no revision row), a replace keeps the text
     it replaced; audit rows are audit/packing.py's form; the running totals
     view_stats reads equal a scan of the owner's view."""
-    from memoryd.audit.packing import stored_of, unpack_body
+    from memoryd.audit.packing import unpack_rows
     from memoryd.daemon.search import view_stats
 
     async def body(daemon: InProcess) -> Any:
@@ -275,9 +275,10 @@ def test_revisions_audit_rows_and_usage_totals_follow_schema_4(tmp_path: Path,
     assert after_add == []
     assert revisions == [{"entry_id": made_id, "revision": 1, "body": "First text."}]
     assert audit, "the writes were audited"
-    for row in audit:
+    events = list(unpack_rows((row["seq"], row["body"], row["hash"]) for row in audit))
+    for row, event in zip(audit, events, strict=True):
         assert isinstance(row["hash"], bytes) and len(row["hash"]) == 32
-        assert unpack_body(bytes(row["body"]))[:1] == b"{"
-        assert stored_of(row["seq"], bytes(row["body"]), row["hash"]).hash == row["hash"].hex()
+        assert event.body[:1] == b"{"
+        assert event.hash == row["hash"].hex()
     assert stats[0] == scanned[0] == 1
     assert stats[1] == pytest.approx(scanned[1])

@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memoryd.audit import EMPTY_HEAD, AuditError, EventSubject, next_stored, verify_chain
+from memoryd.audit.chain import GENESIS_PREV, ChainHead, StoredEvent
 from memoryd.audit.packing import (
+    BLOCK,
     TAG_V1,
+    TAG_V2,
+    first_needed,
+    opens_block,
     pack_body,
     pack_hash,
+    pack_row,
     row_of,
     stored_of,
     unpack_body,
     unpack_hash,
+    unpack_rows,
 )
 
 SUBJECT = EventSubject(channel="agent", owner="own_" + "a7" * 16, role="main",
@@ -88,3 +97,120 @@ def test_packed_rows_verify_and_any_changed_body_byte_fails_at_its_seq() -> None
         tampered = [*rows[:3], (seq, changed, hash_), *rows[4:]]
         result = verify_chain(stored_of(*r) for r in tampered)
         assert not result.ok and result.first_bad_seq == seq
+
+
+# --- V2: what the chain derives is not stored again ----------------------------------
+
+def _events(n: int) -> list[tuple[StoredEvent, str]]:
+    """``n`` events alternating as a governed write's decision and operation,
+    each with the hash of the head it was linked to."""
+    head, out = EMPTY_HEAD, []
+    for i in range(n):
+        write = i // 2
+        fields: dict[str, Any] = {
+            "subject": SUBJECT, "capability": "MemoryWrite",
+            "resource": f"memory/notes:add+fact:-@-:b3k:{write:064x}",
+            "decision_id": "dec_" + f"{write:032x}", "effect": "allow", "rule_ids": ["notes"],
+            "content_hashes": [f"b3k:{write:064x}"]}
+        if i % 2:
+            fields.update(entry_ids=[f"ent_01M8QQJ9SB9FFP46KYZ6PG{write:04d}"], revisions=[1],
+                          details={"operation_id": "op_" + f"{write:032x}"})
+            kind = "operation"
+        else:
+            fields.update(details={"explicit": True, "policy_hash": "pol_" + "c1" * 32,
+                                   "resources": [fields["resource"]]})
+            kind = "decision"
+        _event, stored = next_stored(head, kind, f"2026-12-01T02:39:58.{write:06d}Z", **fields)
+        out.append((stored, head.hash))
+        head = head.__class__(seq=stored.seq, hash=stored.hash)
+    return out
+
+
+def _v2_rows(n: int) -> list[tuple[int, bytes, bytes]]:
+    """The rows the SQLite writer inserts for ``_events(n)``."""
+    rows, before = [], None
+    for stored, prev in _events(n):
+        rows.append(pack_row(stored, prev, before))
+        before = stored.body
+    return rows
+
+
+def test_a_v2_chain_reads_back_exactly_from_its_start_and_from_any_row() -> None:
+    events = [stored for stored, _prev in _events(3 * BLOCK + 5)]
+    rows = _v2_rows(len(events))
+    assert {row[1][:1] for row in rows} == {TAG_V2}
+    assert list(unpack_rows(rows)) == events
+    assert verify_chain(unpack_rows(rows)).ok
+    for seq in range(1, len(rows) + 1):
+        start = first_needed(seq)
+        assert start >= seq - BLOCK
+        got = list(unpack_rows(rows[start - 1:seq], seq - 1))
+        assert got == [events[seq - 1]]
+
+
+def test_a_v2_row_read_without_the_rows_before_it_is_not_its_event() -> None:
+    rows = _v2_rows(BLOCK + 3)
+    events = [stored for stored, _prev in _events(BLOCK + 3)]
+    alone = list(unpack_rows(rows[BLOCK + 1:], BLOCK + 1))  # the row before is not fed
+    assert alone[0].body == rows[BLOCK + 1][1] != events[BLOCK + 1].body  # left as stored
+    result = verify_chain(alone, start=ChainHead(seq=BLOCK + 1,
+                                                 hash=unpack_hash(rows[BLOCK][2])))
+    assert not result.ok and result.first_bad_seq == BLOCK + 2
+
+
+def test_a_governed_write_packed_against_the_event_before_costs_under_120_bytes() -> None:
+    # Each write's two events, after the first block's opening row: body and
+    # hash together (docs/performance.md measures the whole row on disk).
+    rows = _v2_rows(2 * BLOCK)
+    sizes = [len(body) + len(hash_) for seq, body, hash_ in rows if not opens_block(seq)]
+    assert max(sizes) < 120  # the V1 form of the same events: about 180
+
+
+@pytest.mark.parametrize("seq", [1, 2, BLOCK, BLOCK + 1, BLOCK + 2])
+def test_any_changed_byte_of_a_v2_row_fails_at_its_seq(seq: int) -> None:
+    rows = _v2_rows(BLOCK + 4)
+    _seq, body, hash_ = rows[seq - 1]
+    for at in range(1, len(body)):
+        changed = body[:at] + bytes([body[at] ^ 0x01]) + body[at + 1:]
+        tampered = [*rows[:seq - 1], (seq, changed, hash_), *rows[seq:]]
+        result = verify_chain(unpack_rows(tampered))
+        assert not result.ok and result.first_bad_seq == seq
+
+
+def test_a_changed_hash_column_fails_at_its_own_row_not_the_next() -> None:
+    rows = _v2_rows(6)
+    seq, body, _hash = rows[2]
+    tampered = [*rows[:2], (seq, body, bytes(32)), *rows[3:]]
+    result = verify_chain(unpack_rows(tampered))
+    assert not result.ok and result.first_bad_seq == 3
+
+
+def test_a_deleted_v2_row_is_reported_at_its_seq() -> None:
+    rows = _v2_rows(8)
+    result = verify_chain(unpack_rows([*rows[:4], *rows[5:]]))
+    assert not result.ok and result.first_bad_seq == 5
+
+
+_HASH = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
+
+
+@given(st.binary(max_size=300), st.binary(max_size=300), _HASH, st.binary(max_size=600),
+       st.integers(1, 3 * BLOCK))
+def test_a_body_naming_its_prev_round_trips_in_v2(head: bytes, tail: bytes, prev: str,
+                                                  before: bytes, seq: int) -> None:
+    if seq == 1:
+        prev = GENESIS_PREV  # the first row's predecessor is the chain's genesis
+    body = head + b'"prev":"' + prev.encode() + b'"' + tail
+    row = pack_row(StoredEvent(seq, body, "ab" * 32), prev, before)
+    assert row[1][:1] == TAG_V2
+    # The row before: any row that reads back as ``before`` with hash ``prev``.
+    earlier = [] if seq == 1 else [(seq - 1, pack_body(before), pack_hash(prev))]
+    assert [e.body for e in unpack_rows([*earlier, row], seq - 1)] == [body]
+
+
+def test_a_body_that_does_not_name_its_prev_is_packed_to_stand_alone() -> None:
+    (stored, prev), = _events(1)
+    row = pack_row(stored, "f" * 64, None)
+    assert row[1][:1] == TAG_V1
+    assert list(unpack_rows([row])) == [stored]
+    assert pack_row(stored, prev, None)[1][:1] == TAG_V2

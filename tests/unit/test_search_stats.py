@@ -54,7 +54,7 @@ def _apply(tx: Tx, changes: list[tuple[Any, ...]], tag: str) -> None:
         entry_id = f"ent_{tag}_{i}"
         if tx.one("SELECT 1 AS x FROM entries WHERE id = ?", (entry_id,)) is None:
             tx.exec(
-                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary,"
+                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
                 " status, revision, source, eligible, basis, pinned, created_at, updated_at,"
                 " renewed_at, ttl_days, expires_at, content_hash) VALUES (?, ?, ?, ?, 'fact',"
                 " ?, ?, ?, ?, 1, 'user', 1, '{}', 0, 't', 't', 't', 1.0, ?, 'h')",
@@ -64,7 +64,7 @@ def _apply(tx: Tx, changes: list[tuple[Any, ...]], tag: str) -> None:
             tx.exec("DELETE FROM entries WHERE id = ?", (entry_id,))
         else:
             tx.exec("UPDATE entries SET owner = ?, target = ?, scope = ?, status = ?,"
-                    " title = ?, summary = ?, body = ?, expires_at = ? WHERE id = ?",
+                    " title = ?, summary_text = ?, body = ?, expires_at = ? WHERE id = ?",
                     (owner, target, scope, status, f"{tag}{i}{title}", summary, body, expires,
                      entry_id))
 

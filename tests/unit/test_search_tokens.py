@@ -65,12 +65,30 @@ def _add(store: SqliteStore, n: int, body: str) -> None:
     def run(tx: object) -> None:
         for i in range(n):
             tx.exec(  # type: ignore[attr-defined]
-                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary,"
+                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
                 " status, revision, source, eligible, basis, pinned, created_at, updated_at,"
                 " renewed_at, ttl_days, expires_at, content_hash) VALUES (?, 'own_x', 'memory',"
                 " 'default', 'fact', ?, ?, '', 'active', 1, 'user', 1, '{}', 0, 't', 't', 't',"
                 " 1.0, 'z', 'h')", (f"ent_{body[:4]}{i}", f"t{body[:4]}{i}", body))
     store.run_sync(run)
+
+
+def test_a_term_the_tokenizer_splits_matches_its_pieces_without_a_phrase() -> None:
+    # "½" folds to "1⁄2", which the index's tokenizer splits at the fraction
+    # slash: an index without positions cannot run that as a phrase.
+    (term,), _ = search.query_terms("½")
+    assert search.match_term(term) == '("1" AND "2")'
+    assert search.match_term("zebra") == '"zebra"'
+    assert search.match_term("机器") == '"机器"'
+
+
+def test_a_query_of_a_split_term_finds_the_entries_holding_its_pieces(
+        store: SqliteStore) -> None:
+    _add(store, 1, "mix 1 part to 2 parts")
+    _add(store, 1, "zebra herd")
+    p = store.run_sync(lambda tx: search.plan(tx, "½"), write=False)
+    rows = store.run_sync(lambda tx: search.ranked(tx, p, "1", (), 10), write=False)
+    assert [r["body"] for r in rows] == ["mix 1 part to 2 parts"]
 
 
 def test_over_common_term_is_dropped_from_the_plan(store: SqliteStore) -> None:

@@ -26,7 +26,8 @@ NOW = "2026-01-01T00:00:00.000000Z"
 
 
 @pytest.fixture
-def store() -> Iterator[SqliteStore]:
+def bare() -> Iterator[SqliteStore]:
+    """A store no model has embedded in yet."""
     with tempfile.TemporaryDirectory() as tmp:
         s = SqliteStore(Path(tmp) / "memory.db", synchronous="NORMAL")
         try:
@@ -35,9 +36,16 @@ def store() -> Iterator[SqliteStore]:
             s.close()
 
 
+@pytest.fixture
+def store(bare: SqliteStore) -> SqliteStore:
+    """A store that embeds: the worker has recorded its model, as it does at start."""
+    bare.run_sync(lambda tx: vectors.requeue_for_model(tx, "m"))
+    return bare
+
+
 def _entry(tx: Tx, entry_id: str, status: str = "active") -> None:
     tx.exec(
-        "INSERT INTO entries(id, owner, target, scope, type, title, body, summary, status,"
+        "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text, status,"
         " revision, source, eligible, basis, pinned, created_at, updated_at, renewed_at,"
         " ttl_days, expires_at, content_hash) VALUES (?, 'own_a', 'memory', 'default', 'fact',"
         " ?, 'body', 'summary', ?, 1, 'user', 1, '{}', 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
@@ -57,7 +65,7 @@ CHANGES = [
     ("archived", "UPDATE entries SET status = 'archived' WHERE id = ?", 0),
     ("superseded", "UPDATE entries SET status = 'superseded' WHERE id = ?", 0),
     ("expired", "UPDATE entries SET status = 'expired' WHERE id = ?", 0),
-    ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', summary = ''"
+    ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', summary_text = ''"
                 " WHERE id = ?", 0),
     ("purged", "DELETE FROM entries WHERE id = ?", 0),
     ("body replaced", "UPDATE entries SET body = 'other', content_hash = 'h2' WHERE id = ?", 0),
@@ -86,6 +94,23 @@ def test_a_new_active_entry_is_queued_and_an_inactive_one_is_not(store: SqliteSt
         return [r["id"] for r in vectors.queued(tx, 10)]
 
     assert store.run_sync(run) == ["ent_a"]
+
+
+def test_a_store_no_model_embeds_in_keeps_no_queue_until_the_first_model_queues_all(
+        bare: SqliteStore) -> None:
+    def before(tx: Tx) -> int:
+        _entry(tx, "ent_a")
+        _entry(tx, "ent_b", status="archived")
+        return vectors.backlog(tx)
+
+    assert bare.run_sync(before) == 0
+
+    def first_model(tx: Tx) -> tuple[int, list[str]]:
+        queued = vectors.requeue_for_model(tx, "m")
+        _entry(tx, "ent_c")  # written once the model embeds: queued by the trigger
+        return queued, [r["id"] for r in vectors.queued(tx, 10)]
+
+    assert bare.run_sync(first_model) == (1, ["ent_a", "ent_c"])
 
 
 def test_a_vector_for_text_that_changed_meanwhile_is_not_stored(store: SqliteStore) -> None:
