@@ -581,12 +581,34 @@ def two_daemons(b: Bench, per_daemon: int) -> dict[str, Any]:
             "checked_events": [int(v["checked"]) for v in verified]}
 
 
+def analyze(home: Path) -> None:
+    """Give the planner statistics of the home's freshly filled tables.
+
+    The fill writes in seconds what a store gathers over months; on a server
+    with autovacuum on (PostgreSQL's default) autoanalyze has statistics long
+    before then. Without any, the planner takes a table for nearly empty and
+    walks every entry of the owner for a full-text query or a listing page
+    (docs/performance.md shows by how much)."""
+    import psycopg.sql
+
+    store = pg_store_of(home)
+    assert store is not None
+    with pg_connect(*store) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = %s", (store[1],)).fetchall()]
+        for table in tables:
+            conn.execute(psycopg.sql.SQL("ANALYZE {}").format(psycopg.sql.Identifier(table)))
+
+
 def pg_server() -> dict[str, str]:
     import psycopg
 
     with psycopg.connect(PG_DSN) as conn:
-        row = conn.execute("SHOW server_version").fetchone()
-    return {"postgresql": str(row[0]) if row else "", "psycopg": psycopg.__version__}
+        version = conn.execute("SHOW server_version").fetchone()
+        autovacuum = conn.execute("SHOW autovacuum").fetchone()
+    return {"postgresql": str(version[0]) if version else "",
+            "autovacuum": str(autovacuum[0]) if autovacuum else "",
+            "psycopg": psycopg.__version__}
 
 
 def machine(backend: str = "sqlite") -> dict[str, Any]:
@@ -611,8 +633,8 @@ FLOOR_KEYS = ("commit_p50_us", "commit_nolock_p50_us", "head_lock_cost_us",
 def print_table(out: dict[str, Any]) -> None:
     f = out["floors"]
     m = out["machine"]
-    store = (f"postgresql {m['postgresql']}" if out.get("backend") == "postgresql"
-             else f"sqlite {m['sqlite']}")
+    store = (f"postgresql {m['postgresql']} (autovacuum {m['autovacuum']})"
+             if out.get("backend") == "postgresql" else f"sqlite {m['sqlite']}")
     print(f"\nmachine: {m['cpus']} cpu {m['cpu_model']}, python {m['python']}, {store}")
     print("\nfloors (µs):")
     for key in FLOOR_KEYS:
@@ -680,6 +702,8 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
             context: list[float] | None = None
             for size in sizes:
                 b.fill(size)
+                if pg:
+                    analyze(d.home)
                 context = b.context(profile.context, size)
                 if cost is not None and size in profile.hybrid:
                     hybrid_context(d, b, size, profile.context, cost["model"], cost["dim"],
@@ -722,6 +746,8 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
                        "sockets answer memory.status")
         if pg:
             details["two_daemons"] = two_daemons(b, profile.two_daemons)
+            b.notes.append("analyze: the store's tables were analyzed after each fill, as "
+                           "autovacuum would have on a default server")
             b.notes.append("hybrid skipped: hybrid recall is not used on PostgreSQL yet")
         elif cost is None:
             b.notes.append("hybrid skipped: " + ("the semantic extra is not installed"
