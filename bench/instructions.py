@@ -89,7 +89,7 @@ def measure(entries: int = 10_000, calls: int = 20) -> dict[str, Any]:
     d = Daemon(root / "h", config=CONFIG, policy=POLICY)
     try:
         d.start()
-        b = Bench(d, quick=True)
+        b = Bench(d, budget_s=8.0)
         try:
             b.fill(entries)
             ids = list(b.ids)
@@ -102,7 +102,7 @@ def measure(entries: int = 10_000, calls: int = 20) -> dict[str, Any]:
         d.start(timeout=600)
         assert d.proc is not None
         counter = _Counter(d.proc.pid, out)
-        b = Bench(d, quick=True)
+        b = Bench(d, budget_s=8.0)
         b.control.timeout = b.agent.timeout = 600
         rnd = random.Random(5)
         try:

@@ -1,166 +1,91 @@
-"""SQLite and PostgreSQL side by side: governed writes, search, and two daemons on one database.
+"""SQLite and PostgreSQL side by side: bench/run.py on each backend, one table.
 
-Runs in one process, in one go:
+Usage, from the repository root::
 
-- ``floor``: raw psycopg, no memoryd code: one entry-like row, one audit-like
-  row and the head row's update, COMMIT (the PostgreSQL counterpart of
-  ``bench/_floors.py``'s commit floor), and the same with the head's row lock
-  (``SELECT ... FOR UPDATE``) taken first: the lock's cost;
-- ``write``: ``memory.write`` (add) over control.sock, one client, on a
-  daemon per backend; ``search``: ``memory.list`` with a query over the
-  entries just written;
-- ``two_daemons``: two homes sharing one schema (and root secret), one writer
-  thread on each, all writes counted and the chain verified after.
+    .venv/bin/python bench/postgresql.py [--quick | --tiny] [--json FILE]
+    .venv/bin/python bench/postgresql.py --from SQLITE.json POSTGRESQL.json
 
-Usage: ``python bench/postgresql.py [--writes N] [--json FILE]``. Needs the
-server of ``MEMORYD_TEST_PG_DSN`` (default: local, trust, database ``test``);
-every schema it makes is dropped after.
+Runs ``bench/run.py``'s whole measurement on SQLite, then on PostgreSQL (the
+server of ``MEMORYD_TEST_PG_DSN``, a fresh schema dropped after), one after
+the other on the same machine; or reads two saved ``bench/run.py --json``
+outputs. Prints one Markdown table: each scenario's p50, p99 and ops/s on
+both backends, each backend's floors (PostgreSQL's commit floor with and
+without the head's row lock, and the lock's cost, ``head_lock_cost_us``),
+and the ratios, each taken against its own backend's floors. ``--json``
+writes ``{sqlite: RUN, postgresql: RUN}``. All the measuring is
+``bench/run.py``'s; this only puts the two runs side by side.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
-import threading
-import time
-import uuid
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import psycopg
-
-from tests.harness import (
-    PG_DSN,
-    Daemon,
-    drop_pg_schemas,
-    enable_consent,
-    entry,
-    pg_store_section,
-    shared_pair,
-    short_tempdir,
-)
+from bench.run import BACKENDS, FLOOR_KEYS, PROFILES, measure
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+def _us(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f}"
 
 
-def us(values: list[float], q: float = 0.5) -> float:
-    return round(pct(values, q) * 1e6, 1)
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.1f}"
 
 
-def floor(n: int) -> dict[str, float]:
-    schema = "f_" + uuid.uuid4().hex[:12]
-    plain: list[float] = []
-    locked: list[float] = []
-    with psycopg.connect(PG_DSN, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-        conn.execute(f"SET search_path TO {schema}")
-        conn.execute("CREATE TABLE e(id text PRIMARY KEY, body text NOT NULL)")
-        conn.execute("CREATE TABLE a(seq bigint PRIMARY KEY, body bytea NOT NULL, hash text)")
-        conn.execute("CREATE TABLE h(id int PRIMARY KEY, seq bigint, hash text)")
-        conn.execute("INSERT INTO h VALUES (1, 0, '')")
-        conn.autocommit = False
-        seq = 0
-        try:
-            for i in range(2 * n):
-                seq += 1
-                start = time.perf_counter()
-                with conn.transaction():
-                    if i % 2:
-                        conn.execute("SELECT seq FROM h WHERE id = 1 FOR UPDATE")
-                    conn.execute("INSERT INTO e VALUES (%s, %s)", (f"e{seq}", "x" * 170))
-                    conn.execute("INSERT INTO a VALUES (%s, %s, %s)", (seq, b"y" * 400, "z" * 64))
-                    conn.execute("UPDATE h SET seq = %s, hash = %s WHERE id = 1", (seq, "z"))
-                (locked if i % 2 else plain).append(time.perf_counter() - start)
-        finally:
-            conn.autocommit = True
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
-    return {"commit_p50_us": us(plain), "commit_locked_p50_us": us(locked),
-            "head_lock_cost_us": round(us(locked) - us(plain), 1)}
-
-
-def daemon_figures(d: Daemon, n: int, tag: str) -> dict[str, float]:
-    writes: list[float] = []
-    searches: list[float] = []
-    with d.control() as c:
-        enable_consent(c)
-        for i in range(n):
-            start = time.perf_counter()
-            c.call("memory.write", {"target": "memory", "action": "add", "entry": entry(
-                f"{tag} note {i}", f"Deploy step {i}: run the migration, then the osprey job.")})
-            writes.append(time.perf_counter() - start)
-        for _ in range(max(20, n // 5)):
-            start = time.perf_counter()
-            c.call("memory.list", {"query": "osprey migration"})
-            searches.append(time.perf_counter() - start)
-    return {"write_p50_us": us(writes), "write_p99_us": us(writes, 0.99),
-            "search_p50_us": us(searches), "search_p99_us": us(searches, 0.99)}
-
-
-def two_daemons(n: int) -> dict[str, Any]:
-    root = short_tempdir()
-    first, second = shared_pair(root, "b_" + uuid.uuid4().hex[:12])
-    try:
-        with first.control() as c:
-            enable_consent(c)
-        done = [0, 0]
-
-        def writer(k: int, d: Daemon) -> None:
-            with d.control() as c:
-                for i in range(n):
-                    c.call("memory.write", {"target": "memory", "action": "add",
-                                            "entry": entry(f"d{k} {i}", f"Two hosts {i}.")})
-                    done[k] += 1
-
-        start = time.perf_counter()
-        threads = [threading.Thread(target=writer, args=(k, d))
-                   for k, d in enumerate((first, second))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        elapsed = time.perf_counter() - start
-        with second.control() as c:
-            verified = c.call("audit.verify", {})["ok"]
-        return {"writes": sum(done), "writes_per_s": round(sum(done) / elapsed, 1),
-                "chain_verified": verified}
-    finally:
-        first.stop()
-        second.stop()
-        shutil.rmtree(root, ignore_errors=True)
+def side_by_side(runs: dict[str, dict[str, Any]]) -> str:
+    """One Markdown table of two ``bench/run.py`` results, keyed by backend."""
+    names = list(dict.fromkeys(name for run in runs.values() for name in run["scenarios"]))
+    heads = " | ".join(f"{b} p50 µs | {b} p99 µs | {b} ops/s" for b in runs)
+    lines = [f"| scenario | {heads} |", "| --- |" + " ---: |" * (3 * len(runs))]
+    for name in names:
+        cells = []
+        for run in runs.values():
+            s = run["scenarios"].get(name)
+            cells += ([_us(s["p50_us"]), _us(s["p99_us"]), _rate(s["ops_per_s"])] if s
+                      else ["—"] * 3)
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    for key in FLOOR_KEYS:
+        if any(run["floors"].get(key) is not None for run in runs.values()):
+            cells = []
+            for run in runs.values():
+                cells += [_us(run["floors"].get(key)), "", ""]
+            lines.append(f"| floor `{key}` | " + " | ".join(cells) + " |")
+    ratios = list(dict.fromkeys(name for run in runs.values() for name in run["ratios"]))
+    for name in ratios:
+        cells = []
+        for run in runs.values():
+            value = run["ratios"].get(name)
+            cells += ["—" if value is None else f"{value:.2f}", "", ""]
+        lines.append(f"| ratio `{name}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--writes", type=int, default=200)
-    parser.add_argument("--json", metavar="FILE")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="bench/run.py --quick on each")
+    size.add_argument("--tiny", action="store_true", help="bench/run.py --tiny on each")
+    size.add_argument("--from", dest="saved", nargs=2, metavar=("SQLITE", "POSTGRESQL"),
+                      type=Path, help="two saved bench/run.py --json outputs")
+    parser.add_argument("--json", metavar="FILE", help="also write both runs as JSON")
     args = parser.parse_args(argv)
-    out: dict[str, Any] = {"floor": floor(args.writes)}
-    try:
-        for backend, config in (("sqlite", ""), ("postgresql", pg_store_section())):
-            root = short_tempdir()
-            d = Daemon(root / "h", config=config).start()
-            try:
-                out[backend] = daemon_figures(d, args.writes, backend)
-            finally:
-                d.stop()
-                shutil.rmtree(root, ignore_errors=True)
-        out["two_daemons"] = two_daemons(args.writes // 2)
-    finally:
-        drop_pg_schemas()
-    out["ratios"] = {"pg_write_vs_floor": round(
-        out["postgresql"]["write_p50_us"] / out["floor"]["commit_locked_p50_us"], 2),
-        "pg_write_vs_sqlite_write": round(
-        out["postgresql"]["write_p50_us"] / out["sqlite"]["write_p50_us"], 2)}
-    print(json.dumps(out, indent=2))
+    if args.saved:
+        runs = {b: json.loads(path.read_text()) for b, path in zip(BACKENDS, args.saved,
+                                                                    strict=True)}
+        for backend, run in runs.items():
+            if run.get("backend", "sqlite") != backend:
+                parser.error(f"{backend}: that file holds a run on {run.get('backend')}")
+    else:
+        profile = PROFILES["tiny" if args.tiny else "quick" if args.quick else "full"]
+        runs = {b: measure(profile, b) for b in BACKENDS}
+    print(side_by_side(runs))
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(runs, indent=2) + "\n")
     return 0
 
 

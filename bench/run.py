@@ -2,14 +2,15 @@
 
 Usage, from the repository root::
 
-    .venv/bin/python bench/run.py [--quick] [--json FILE]
+    .venv/bin/python bench/run.py [--quick | --tiny] [--backend {sqlite,postgresql}]
+                                  [--sizes N ...] [--json FILE]
 
 Starts a real daemon on a temporary home under /tmp, drives it over
 ``agent.sock`` and ``control.sock`` with ``rpc.client.Client``, measures the
 floors (``bench/_floors.py``) in the same run and on the same disk, prints a
 table and, with ``--json``, writes::
 
-    {machine, floors: {commit_p50_us, schema_floor_p50_us, echo_p50_us, fts_p99_us},
+    {machine, backend, floors: {commit_p50_us, schema_floor_p50_us, echo_p50_us, fts_p99_us},
      scenarios: {NAME: {p50_us, p99_us, ops_per_s}},
      ratios: {write_allow_1c_vs_floor, write_allow_1c_vs_schema_floor,
               write_8c_vs_1c, context_vs_fts, context_hybrid_vs_lexical_SIZE},
@@ -32,12 +33,30 @@ the same store, next to the lexical one and the raw FTS5 floor; the main
 daemon runs with ``ranker = "lexical"`` so the other scenarios are not
 measured beside a busy embedding worker.
 
+``--backend postgresql`` puts the daemon's home on a fresh schema of the
+server named by ``MEMORYD_TEST_PG_DSN`` (default: local, trust, database
+``test``; dropped after the run, also on failure) and runs the same
+scenarios against PostgreSQL's own floors (``pg_commit``: entry row, audit
+row, head update and COMMIT, with and without the head's row lock;
+``pg_fts``: the daemon's planned tsquery ranked top-12 in the server), plus
+``two_daemons``: two homes on one schema, an agent writer on each; every
+acknowledged write is counted, the schema's rows are counted, and the chain
+is verified from both homes after. Hybrid recall, the schema floor and the
+instruction counts are SQLite's only and are skipped with a note; storage is
+measured with ``pg_total_relation_size``. The JSON then also holds
+``floors.commit_nolock_p50_us``, ``floors.head_lock_cost_us``,
+``ratios.two_daemons_vs_1c`` and ``two_daemons: {writes_per_daemon,
+expected, acknowledged, stored, writes_per_s, chain_verified,
+checked_events}``.
+
 The full run fills the store to 100k entries; ``--quick`` (the CI smoke test)
-uses a few thousand and finishes well under two minutes. The store is filled
-through the control channel in batches of 50 adds per call (one audited
-operation per call); the measured writes are single-entry agent writes.
-Nothing is asserted: figures depend on the machine. Every process and folder
-the run creates is gone when it exits, also on failure.
+uses a few thousand and finishes well under two minutes; ``--tiny`` (a few
+hundred entries, a few dozen calls) only shows that every part runs, in
+seconds. ``--sizes`` replaces the fill sizes of the chosen profile. The store
+is filled through the control channel in batches of 50 adds per call (one
+audited operation per call); the measured writes are single-entry agent
+writes. Nothing is asserted: figures depend on the machine. Every process,
+folder and schema the run creates is gone when it exits, also on failure.
 """
 
 from __future__ import annotations
@@ -53,7 +72,10 @@ import statistics
 import sys
 import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +88,17 @@ from bench import _floors
 from bench.audit_verify import build as build_chain
 from memoryd.audit import verify_chain
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, short_tempdir
+from tests.harness import (
+    PG_DSN,
+    Daemon,
+    drop_pg_schemas,
+    enable_consent,
+    pg_connect,
+    pg_store_of,
+    pg_store_section,
+    shared_pair,
+    short_tempdir,
+)
 
 ALLOWED = "bench:fast"  # agent writes here are allowed by policy
 REVIEWED = "bench:review"  # agent writes here wait for approval (the default)
@@ -95,11 +127,42 @@ ranker = "{ranker}"
 # Lexical: the scenarios are not measured beside a busy embedding worker.
 CONFIG = CONFIG_FOR.format(ranker="lexical")
 
-SIZES_FULL = (1_000, 10_000, 100_000)
-SIZES_QUICK = (1_000, 3_000)
-# Sizes at which the hybrid ranker's memory.context is measured too.
-HYBRID_FULL = (10_000, 100_000)
-HYBRID_QUICK = (3_000,)
+BACKENDS = ("sqlite", "postgresql")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How much a run does: store sizes and calls per scenario."""
+
+    mode: str
+    sizes: tuple[int, ...]
+    hybrid: tuple[int, ...]  # sizes at which the hybrid ranker's memory.context is measured too
+    ops: int  # timed calls per write, approve and read scenario (and per floor)
+    per_client: int  # writes per client in write_allow_8c
+    context: int  # memory.context samples per size
+    budget_s: float  # seconds a read scenario may take before it stops early
+    starts: int  # cold starts
+    chain: int  # events the verifier alone walks
+    embed: int  # corpus entries the embedding model embeds (0: no hybrid recall)
+    two_daemons: int  # writes per daemon in two_daemons
+    schema_writes: int
+    instructions: tuple[int, int] | None  # (entries, calls); None: not counted
+    storage_notes: int
+
+
+PROFILES = {
+    "full": Profile("full", (1_000, 10_000, 100_000), (10_000, 100_000), ops=1_000,
+                    per_client=250, context=100, budget_s=60.0, starts=5, chain=200_000,
+                    embed=256, two_daemons=500, schema_writes=500,
+                    instructions=(10_000, 20), storage_notes=20_000),
+    "quick": Profile("quick", (1_000, 3_000), (3_000,), ops=200, per_client=50, context=20,
+                     budget_s=8.0, starts=3, chain=20_000, embed=16, two_daemons=100,
+                     schema_writes=100, instructions=(1_000, 5), storage_notes=500),
+    # Every part once, in seconds: for the test that runs the benchmark itself.
+    "tiny": Profile("tiny", (200,), (), ops=20, per_client=5, context=5, budget_s=2.0,
+                    starts=1, chain=2_000, embed=0, two_daemons=10, schema_writes=10,
+                    instructions=None, storage_notes=20),
+}
 
 
 def vocabulary(n: int = 3_000, seed: int = 1) -> list[str]:
@@ -167,9 +230,8 @@ def timed(fn: Callable[[], object], n: int, budget_s: float | None = None) -> li
 
 
 class Bench:
-    def __init__(self, daemon: Daemon, quick: bool) -> None:
+    def __init__(self, daemon: Daemon, budget_s: float) -> None:
         self.d = daemon
-        self.quick = quick
         self.corpus = Corpus()
         self.control = daemon.control(timeout=120)
         self.agent = daemon.agent(timeout=120)
@@ -179,7 +241,7 @@ class Bench:
         self.results: dict[str, dict[str, float]] = {}
         self.notes: list[str] = []
         # Seconds a read scenario may take before it stops early (reported in notes).
-        self.budget = 8.0 if quick else 60.0
+        self.budget = budget_s
 
     def begin(self, client: Client, scope: str | tuple[str, ...]) -> str:
         scopes = [scope] if isinstance(scope, str) else list(scope)
@@ -208,20 +270,29 @@ class Bench:
         self.results["write_allow_1c"] = summary(samples, n / (time.perf_counter() - t0))
         self.entries += n + 10
 
-    def write_8c(self, per_client: int, clients: int = 8) -> None:
-        conns = [self.d.agent(timeout=120) for _ in range(clients)]
+    def concurrent_writes(self, conns: list[Client],
+                          per_client: int) -> tuple[list[float], float, int]:
+        """``per_client`` allowed agent writes on each of ``conns`` at once, one
+        thread each: every write's seconds, the wall time, and how many writes
+        were acknowledged as applied."""
         tasks = [self.begin(c, ALLOWED) for c in conns]
         # Params are made up front: the corpus generator is not thread-safe.
         params = [[self.write_params(t, ALLOWED) for _ in range(per_client)] for t in tasks]
-        samples: list[list[float]] = [[] for _ in range(clients)]
-        start = threading.Barrier(clients + 1)
+        samples: list[list[float]] = [[] for _ in conns]
+        applied = [0] * len(conns)
+        start = threading.Barrier(len(conns) + 1)
 
         def worker(i: int) -> None:
             it = iter(params[i])
-            start.wait()
-            samples[i].extend(timed(lambda: conns[i].call("memory.write", next(it)), per_client))
 
-        threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
+            def one() -> None:
+                if conns[i].call("memory.write", next(it))["outcome"] == "applied":
+                    applied[i] += 1
+
+            start.wait()
+            samples[i].extend(timed(one, per_client))
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(conns))]
         for t in threads:
             t.start()
         start.wait()
@@ -229,9 +300,15 @@ class Bench:
         for t in threads:
             t.join()
         wall = time.perf_counter() - t0
-        for c in conns:
-            c.close()
-        flat = [s for per in samples for s in per]
+        return [s for per in samples for s in per], wall, sum(applied)
+
+    def write_8c(self, per_client: int, clients: int = 8) -> None:
+        conns = [self.d.agent(timeout=120) for _ in range(clients)]
+        try:
+            flat, wall, _applied = self.concurrent_writes(conns, per_client)
+        finally:
+            for c in conns:
+                c.close()
         self.results[f"write_allow_{clients}c"] = summary(flat, len(flat) / wall)
         self.entries += len(flat)
 
@@ -463,7 +540,78 @@ def cold_start(d: Daemon, runs: int) -> list[float]:
     return samples
 
 
-def machine() -> dict[str, Any]:
+def two_daemons(b: Bench, per_daemon: int) -> dict[str, Any]:
+    """Two homes on one new schema (as on two hosts), an allowed agent writer on
+    each at once; every acknowledged write counted, the schema's rows counted,
+    and the chain verified from both homes after."""
+    root = short_tempdir()
+    pair: tuple[Daemon, Daemon] | None = None
+    try:
+        pair = shared_pair(root, fresh_schema(), config=CONFIG, policy=POLICY)
+        with pair[0].control(timeout=120) as control:
+            enable_consent(control)
+        conns = [d.agent(timeout=120) for d in pair]
+        try:
+            flat, wall, applied = b.concurrent_writes(conns, per_daemon)
+        finally:
+            for c in conns:
+                c.close()
+        verified = []
+        for d in pair:
+            with d.control(timeout=120) as control:
+                verified.append(control.call("audit.verify", {}))
+        if not all(v.get("ok") for v in verified):
+            raise SystemExit("bench: the shared audit chain did not verify")
+        store = pg_store_of(pair[0].home)
+        assert store is not None
+        with pg_connect(*store) as conn:
+            row = conn.execute("SELECT count(*) FROM entries WHERE scope = %s",
+                               (ALLOWED,)).fetchone()
+        stored = int(row[0])
+    finally:
+        for d in pair or ():
+            d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    b.results["two_daemons"] = summary(flat, len(flat) / wall)
+    b.notes.append(f"two_daemons: two homes on one schema, one agent writer on each, "
+                   f"{per_daemon} allowed writes each; ops_per_s is both together")
+    return {"writes_per_daemon": per_daemon, "expected": 2 * per_daemon, "acknowledged": applied,
+            "stored": stored, "writes_per_s": round(len(flat) / wall, 1),
+            "chain_verified": all(v.get("ok") for v in verified),
+            "checked_events": [int(v["checked"]) for v in verified]}
+
+
+def analyze(home: Path) -> None:
+    """Give the planner statistics of the home's freshly filled tables.
+
+    The fill writes in seconds what a store gathers over months; on a server
+    with autovacuum on (PostgreSQL's default) autoanalyze has statistics long
+    before then. Without any, the planner takes a table for nearly empty and
+    walks every entry of the owner for a full-text query or a listing page
+    (docs/performance.md shows by how much)."""
+    import psycopg.sql
+
+    store = pg_store_of(home)
+    assert store is not None
+    with pg_connect(*store) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = %s", (store[1],)).fetchall()]
+        for table in tables:
+            conn.execute(psycopg.sql.SQL("ANALYZE {}").format(psycopg.sql.Identifier(table)))
+
+
+def pg_server() -> dict[str, str]:
+    import psycopg
+
+    with psycopg.connect(PG_DSN) as conn:
+        version = conn.execute("SHOW server_version").fetchone()
+        autovacuum = conn.execute("SHOW autovacuum").fetchone()
+    return {"postgresql": str(version[0]) if version else "",
+            "autovacuum": str(autovacuum[0]) if autovacuum else "",
+            "psycopg": psycopg.__version__}
+
+
+def machine(backend: str = "sqlite") -> dict[str, Any]:
     model = ""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -472,17 +620,24 @@ def machine() -> dict[str, Any]:
                 break
     except OSError:
         pass
-    return {"platform": platform.platform(), "python": platform.python_version(),
-            "cpus": os.cpu_count(), "cpu_model": model, "sqlite": apsw.sqlite_lib_version(),
-            "apsw": apsw.apsw_version()}
+    out = {"platform": platform.platform(), "python": platform.python_version(),
+           "cpus": os.cpu_count(), "cpu_model": model, "sqlite": apsw.sqlite_lib_version(),
+           "apsw": apsw.apsw_version()}
+    return out | (pg_server() if backend == "postgresql" else {})
+
+
+FLOOR_KEYS = ("commit_p50_us", "commit_nolock_p50_us", "head_lock_cost_us",
+              "schema_floor_p50_us", "echo_p50_us", "fts_p99_us")
 
 
 def print_table(out: dict[str, Any]) -> None:
     f = out["floors"]
-    print(f"\nmachine: {out['machine']['cpus']} cpu {out['machine']['cpu_model']}, "
-          f"python {out['machine']['python']}, sqlite {out['machine']['sqlite']}")
+    m = out["machine"]
+    store = (f"postgresql {m['postgresql']} (autovacuum {m['autovacuum']})"
+             if out.get("backend") == "postgresql" else f"sqlite {m['sqlite']}")
+    print(f"\nmachine: {m['cpus']} cpu {m['cpu_model']}, python {m['python']}, {store}")
     print("\nfloors (µs):")
-    for key in ("commit_p50_us", "schema_floor_p50_us", "echo_p50_us", "fts_p99_us"):
+    for key in FLOOR_KEYS:
         if key in f:
             print(f"  {key:<20} {'-' if f[key] is None else f'{f[key]:>10.1f}'}")
     print(f"\n{'scenario':<18} {'p50 µs':>10} {'p99 µs':>10} {'ops/s':>12}")
@@ -491,6 +646,11 @@ def print_table(out: dict[str, Any]) -> None:
     print("\nratios:")
     for name, value in out["ratios"].items():
         print(f"  {name:<32} {'-' if value is None else f'{value:.2f}'}")
+    if out.get("two_daemons"):
+        t = out["two_daemons"]
+        print(f"\ntwo daemons: {t['acknowledged']} of {t['expected']} writes acknowledged, "
+              f"{t['stored']} stored, {t['writes_per_s']} writes/s, chain verified from both "
+              f"homes ({' and '.join(str(c) for c in t['checked_events'])} events)")
     if out.get("embedding"):
         e = out["embedding"]
         print(f"\nembedding: {e['model']} (dim {e['dim']}), load {e['load_s']} s, "
@@ -500,32 +660,64 @@ def print_table(out: dict[str, Any]) -> None:
         print(f"note: {note}")
 
 
-def run(quick: bool) -> dict[str, Any]:
-    n = 200 if quick else 1_000
-    sizes = SIZES_QUICK if quick else SIZES_FULL
+def fresh_schema() -> str:
+    """A new schema name; every schema the benchmark's daemons use starts with ``bench_``."""
+    return "bench_" + uuid.uuid4().hex[:12]
+
+
+@contextmanager
+def home_config(backend: str) -> Iterator[str]:
+    """The benchmark's ``memoryd.toml`` on ``backend``: on PostgreSQL with a
+    fresh schema, and every schema made inside dropped after, also on failure."""
+    try:
+        yield CONFIG + (pg_store_section(fresh_schema()) if backend == "postgresql" else "")
+    finally:
+        if backend == "postgresql":
+            drop_pg_schemas()
+
+
+def run(profile: Profile, backend: str = "sqlite") -> dict[str, Any]:
+    """The daemon's scenarios and the floors, on ``backend``."""
+    with home_config(backend) as config:
+        return _run(profile, backend, config)
+
+
+def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
+    pg = backend == "postgresql"
+    n = profile.ops
+    sizes = profile.sizes
     root = short_tempdir()
-    d = Daemon(root / "h", config=CONFIG, policy=POLICY)
-    cost = embedding_cost(Corpus(seed=5), 16 if quick else 256)
+    d = Daemon(root / "h", config=config, policy=POLICY)
+    # Hybrid recall is not used on PostgreSQL yet (docs/postgresql.md).
+    cost = (embedding_cost(Corpus(seed=5), profile.embed)
+            if profile.embed and not pg else None)
+    commit_nolock: list[float] | None = None
+    details: dict[str, Any] = {}
     try:
         floors_dir = root / "floor"
         floors_dir.mkdir()
         d.start()
-        b = Bench(d, quick)
+        b = Bench(d, profile.budget_s)
         try:
             context: list[float] | None = None
             for size in sizes:
                 b.fill(size)
-                context = b.context(20 if quick else 100, size)
-                if cost is not None and size in (HYBRID_QUICK if quick else HYBRID_FULL):
-                    hybrid_context(d, b, size, 20 if quick else 100, cost["model"], cost["dim"],
+                if pg:
+                    analyze(d.home)
+                context = b.context(profile.context, size)
+                if cost is not None and size in profile.hybrid:
+                    hybrid_context(d, b, size, profile.context, cost["model"], cost["dim"],
                                    cost["pool"])
             # Where the context series stops, the rest is measured at the same size.
             # The commit floor right before the writes: the disk's fsync time
             # drifts with whatever else the machine does.
-            commit = _floors.commit_floor(floors_dir, n)
+            if pg:
+                commit_nolock, commit = _floors.pg_commit_floor(PG_DSN, n)
+            else:
+                commit = _floors.commit_floor(floors_dir, n)
             b.write_1c(n)
-            b.write_8c(max(25, n // 8) * 2)
-            b.propose_and_approve(n // 2)
+            b.write_8c(profile.per_client)
+            b.propose_and_approve(max(5, n // 2))
             b.reads(n)
             b.audit_verify()
         finally:
@@ -533,30 +725,46 @@ def run(quick: bool) -> dict[str, Any]:
         sample = b.corpus.entry()
         echo = _floors.echo_floor(floors_dir, n, {"task_id": "tsk_" + "0" * 26,
                                                   "action": "add", "entry": sample})
-        fts = _floors.fts_floor(d.home / "memory.db", n, b.corpus.words)
+        store = pg_store_of(d.home)
+        if store is not None:
+            fts = _floors.pg_fts_floor(*store, n, b.corpus.words)
+            b.notes.append("fts floor: the terms the daemon's plan keeps of three words, its "
+                           "tsquery, ranked top-12 by ts_rank in the server over its "
+                           "search_index (read-only)")
+        else:
+            fts = _floors.fts_floor(d.home / "memory.db", n, b.corpus.words)
         if fts is None:
-            b.notes.append("fts floor skipped: the daemon's store has no entries_fts index")
+            b.notes.append("fts floor skipped: the daemon's store has no full-text index")
         if context is None:
             b.notes.append("context skipped: this daemon has no memory.context")
-        starts = cold_start(d, 3 if quick else 5)
+        starts = cold_start(d, profile.starts)
         b.results["cold_start"] = summary(starts)
-        chain = 20_000 if quick else 200_000
-        b.results["audit_verify_chain"] = chain_verify(chain)
-        b.notes.append(f"audit_verify_chain: the verifier alone over {chain} built events, "
-                       "best of 3; ops_per_s is events per second")
+        b.results["audit_verify_chain"] = chain_verify(profile.chain)
+        b.notes.append(f"audit_verify_chain: the verifier alone over {profile.chain} built "
+                       "events, best of 3; ops_per_s is events per second")
         b.notes.append(f"cold_start: {b.entries} entries; start of a new process until both "
                        "sockets answer memory.status")
-        if cost is None:
-            b.notes.append("hybrid skipped: the semantic extra is not installed")
+        if pg:
+            details["two_daemons"] = two_daemons(b, profile.two_daemons)
+            b.notes.append("analyze: the store's tables were analyzed after each fill, as "
+                           "autovacuum would have on a default server")
+            b.notes.append("hybrid skipped: hybrid recall is not used on PostgreSQL yet")
+        elif cost is None:
+            b.notes.append("hybrid skipped: " + ("the semantic extra is not installed"
+                                                 if profile.embed else f"a {profile.mode} run"))
     finally:
         try:
             d.stop()
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
-    floors = {"commit_p50_us": round(pct(commit, 0.5) * 1e6, 1),
-              "echo_p50_us": round(pct(echo, 0.5) * 1e6, 1),
-              "fts_p99_us": None if fts is None else round(pct(fts, 0.99) * 1e6, 1)}
+    floors = {"commit_p50_us": round(pct(commit, 0.5) * 1e6, 1)}
+    if commit_nolock is not None:
+        floors["commit_nolock_p50_us"] = round(pct(commit_nolock, 0.5) * 1e6, 1)
+        floors["head_lock_cost_us"] = round(floors["commit_p50_us"]
+                                            - floors["commit_nolock_p50_us"], 1)
+    floors |= {"echo_p50_us": round(pct(echo, 0.5) * 1e6, 1),
+               "fts_p99_us": None if fts is None else round(pct(fts, 0.99) * 1e6, 1)}
     s = b.results
     largest = f"context_{_label(sizes[-1])}"
     if largest in s:
@@ -569,42 +777,74 @@ def run(quick: bool) -> dict[str, Any]:
         "context_vs_fts": (round(s["context"]["p99_us"] / floors["fts_p99_us"], 3)
                            if "context" in s and floors["fts_p99_us"] else None),
     }
+    if "two_daemons" in s:
+        ratios["two_daemons_vs_1c"] = round(s["two_daemons"]["ops_per_s"]
+                                            / s["write_allow_1c"]["ops_per_s"], 3)
     hybrid = [k for k in s if k.startswith("context_hybrid_")]
     if hybrid:
         size = hybrid[-1].removeprefix("context_hybrid_")
         ratios[f"context_hybrid_vs_lexical_{size}"] = round(
             s[hybrid[-1]]["p99_us"] / s[f"context_{size}"]["p99_us"], 3)
-    return {"machine": machine(), "mode": "quick" if quick else "full",
+    return {"machine": machine(backend), "backend": backend, "mode": profile.mode,
             "entries": b.entries, "floors": floors, "scenarios": s, "ratios": ratios,
             "embedding": None if cost is None else {k: v for k, v in cost.items() if k != "pool"},
-            "notes": b.notes}
+            **details, "notes": b.notes}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a short smoke run (CI)")
-    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    args = parser.parse_args(argv)
+def measure(profile: Profile, backend: str = "sqlite") -> dict[str, Any]:
+    """``run``, then the measures that each take a daemon of their own."""
     started = time.perf_counter()
-    out = run(args.quick)
+    out = run(profile, backend)
     # Measured after the run, each on a daemon of its own: the instruction
     # counts under callgrind (deterministic where latency is not), and the
     # bytes a fixed workload of agent notes leaves on disk.
     from bench import instructions, schema_floor, storage  # they build on this module
 
-    schema = schema_floor.measure(100 if args.quick else 500)
-    out["floors"]["schema_floor_p50_us"] = schema["schema_floor_p50_us"]
-    out["schema_floor"] = schema
-    out["ratios"]["write_allow_1c_vs_schema_floor"] = round(
-        out["scenarios"]["write_allow_1c"]["p50_us"]
-        / (schema["schema_floor_p50_us"] + out["floors"]["echo_p50_us"]), 3)
-    out["instructions"] = instructions.measure(*((1_000, 5) if args.quick else (10_000, 20)))
-    out["storage"] = storage.measure(500 if args.quick else 20_000)
+    if backend == "sqlite":
+        schema = schema_floor.measure(profile.schema_writes)
+        out["floors"]["schema_floor_p50_us"] = schema["schema_floor_p50_us"]
+        out["schema_floor"] = schema
+        out["ratios"]["write_allow_1c_vs_schema_floor"] = round(
+            out["scenarios"]["write_allow_1c"]["p50_us"]
+            / (schema["schema_floor_p50_us"] + out["floors"]["echo_p50_us"]), 3)
+    else:
+        out["notes"].append("schema_floor skipped: it replays the statements apsw traced on "
+                            "the SQLite writer connection")
+    if backend == "sqlite" and profile.instructions is not None:
+        out["instructions"] = instructions.measure(*profile.instructions)
+    else:
+        out["notes"].append("instructions skipped: " + (
+            f"not counted in a {profile.mode} run" if backend == "sqlite" else
+            "on PostgreSQL the store's work is in the server, which callgrind does not see"))
+    out["storage"] = storage.measure(profile.storage_notes, backend)
     out["elapsed_s"] = round(time.perf_counter() - started, 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="a short smoke run (CI)")
+    size.add_argument("--tiny", action="store_true",
+                      help="every part once, in seconds (the benchmark's own test)")
+    parser.add_argument("--backend", choices=BACKENDS, default="sqlite",
+                        help="the daemon's primary store (default: sqlite)")
+    parser.add_argument("--sizes", type=int, nargs="+", metavar="N",
+                        help="fill the store to these sizes instead of the profile's")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    profile = PROFILES["tiny" if args.tiny else "quick" if args.quick else "full"]
+    if args.sizes:
+        profile = replace(profile, sizes=tuple(sorted(args.sizes)))
+    out = measure(profile, args.backend)
     print_table(out)
-    instructions.print_table(out["instructions"])
+    from bench import instructions, storage
+
+    if "instructions" in out:
+        instructions.print_table(out["instructions"])
     storage.print_table(out["storage"])
-    print(f"\n{out['mode']} run: {out['entries']} entries, {out['elapsed_s']} s")
+    print(f"\n{out['mode']} run on {out['backend']}: {out['entries']} entries, "
+          f"{out['elapsed_s']} s")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 0

@@ -300,7 +300,7 @@ def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS, where: str = "TRUE",
     is never depends on another owner's entries."""
     if tx.dialect == "postgresql":
         row = tx.one("SELECT count(*) AS n FROM (SELECT 1 FROM search_index AS f"  # noqa: S608 (no client text in SQL)
-                     " CROSS JOIN entries AS e WHERE f.doc @@ " + _pg_query(1)
+                     " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(1)
                      + " AND e.id = f.entry_id AND " + where + " LIMIT ?) AS hits",
                      (term, *args, cap + 1))
         return int(row["n"]) if row else 0
@@ -338,7 +338,7 @@ def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> 
     return Plan(" OR ".join(match_term(t) for t in kept), tuple(kept), stopped, dropped, False)
 
 
-def _pg_query(n: int) -> str:
+def pg_query(n: int) -> str:
     """A PostgreSQL tsquery matching any of ``n`` terms given as parameters.
 
     Each term goes through ``plainto_tsquery`` (the same english stemmer the
@@ -459,7 +459,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         # The same candidates by another index: a tsvector per entry; ranking
         # below is this module's own, identical on both backends.
         sql = ("SELECT " + wanted + " FROM search_index AS f"  # noqa: S608 (no client text in SQL)
-               " CROSS JOIN entries AS e WHERE f.doc @@ " + _pg_query(len(p.terms))
+               " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(len(p.terms))
                + " AND e.id = f.entry_id AND " + where)
         sql_args = (*p.terms, *args)
         newest = " ORDER BY e.id DESC LIMIT ?"  # ids follow creation order (daemon/ids.py)

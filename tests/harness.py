@@ -86,17 +86,26 @@ def pg_connect(dsn: str, schema: str) -> Iterator[Any]:
         yield conn
 
 
-def shared_pair(root: Path, schema: str, ranker: str = "lexical") -> tuple[Daemon, Daemon]:
+def shared_pair(root: Path, schema: str, config: str = "", policy: str | None = None,
+                ranker: str = "lexical") -> tuple[Daemon, Daemon]:
     """Two daemons started on homes ``root/a`` and ``root/b`` sharing one
-    PostgreSQL ``schema``: as on two hosts, the second home gets the first's
-    root secret (the operator copies ``keys/secret``). They rank lexically
-    unless ``ranker="auto"``, as ``running`` says why."""
-    section = pg_store_section(schema)
-    first = Daemon(root / "a", config=section, ranker=ranker).start()
-    second = Daemon(root / "b", config=section, ranker=ranker)
-    (second.home / "keys").mkdir(mode=0o700, exist_ok=True)
-    shutil.copy2(first.home / "keys" / "secret", second.home / "keys" / "secret")
-    return first, second.start()
+    PostgreSQL ``schema`` (and ``config`` and ``policy``, when given): as on
+    two hosts, the second home gets the first's root secret (the operator
+    copies ``keys/secret``). They rank lexically unless ``ranker="auto"``
+    (or ``config`` says), as ``running`` says why. When either fails to
+    start, neither is left running."""
+    section = config + pg_store_section(schema)
+    first = Daemon(root / "a", config=section, policy=policy, ranker=ranker)
+    second = Daemon(root / "b", config=section, policy=policy, ranker=ranker)
+    try:
+        first.start()
+        (second.home / "keys").mkdir(mode=0o700, exist_ok=True)
+        shutil.copy2(first.home / "keys" / "secret", second.home / "keys" / "secret")
+        return first, second.start()
+    except BaseException:
+        second.kill()
+        first.kill()
+        raise
 
 
 def short_tempdir() -> Path:
