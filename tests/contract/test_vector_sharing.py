@@ -72,9 +72,16 @@ def opened(root: Path, config: str) -> Iterator[Store]:
         store.close()
 
 
+def summary_column(tx: Tx) -> str:
+    """The column a summary is written to: SQLite keeps ``summary`` as a
+    generated column over ``summary_text`` (daemon/entries.py)."""
+    return "summary_text" if tx.dialect == "sqlite" else "summary"
+
+
 def add_entry(tx: Tx, entry_id: str, scope: str = "default") -> None:
     tx.exec(
-        "INSERT INTO entries(id, owner, target, scope, type, title, body, summary, status,"
+        "INSERT INTO entries(id, owner, target, scope, type, title, body, "  # noqa: S608
+        + summary_column(tx) + ", status,"
         " revision, source, eligible, basis, pinned, created_at, updated_at, renewed_at,"
         " ttl_days, expires_at, content_hash) VALUES (?, ?, 'memory', ?, 'fact', ?, 'body',"
         " 'summary', 'active', 1, 'user', 1, '{}', 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
@@ -112,7 +119,7 @@ def ready_ranker(store: Store) -> Any:
 CHANGES = [
     ("archived", "UPDATE entries SET status = 'archived' WHERE id = ?"),
     ("superseded", "UPDATE entries SET status = 'superseded' WHERE id = ?"),
-    ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', summary = ''"
+    ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', {summary} = ''"
                 " WHERE id = ?"),
     ("purged", "DELETE FROM entries WHERE id = ?"),
     ("rewritten", "UPDATE entries SET body = 'other', content_hash = 'h2' WHERE id = ?"),
@@ -135,7 +142,7 @@ def test_a_vector_the_store_no_longer_holds_is_never_ranked(
         where = "e.owner = ?"
         before, _ = vector_ids(store, ranker, where)
         assert before == ["ent_1", "ent_2"]
-        store.run_sync(lambda tx: tx.exec(sql, ("ent_1",)))
+        store.run_sync(lambda tx: tx.exec(sql.format(summary=summary_column(tx)), ("ent_1",)))
         after, info = vector_ids(store, ranker, where)
         assert after == ["ent_2"]
         assert info["vector_candidates"] == 1
