@@ -20,7 +20,7 @@ import pytest
 pytest.importorskip("starlette")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-from tests.harness import REPO, Daemon, enable_consent, running  # noqa: E402
+from tests.harness import REPO, Daemon, backend, enable_consent, running  # noqa: E402
 from tests.ui_harness import UiServer  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -282,7 +282,7 @@ def test_audit_verifies_on_demand_and_undoes_from_the_journal(page: Any, d: Daem
 def test_status_shows_backend_counts_and_policy(page: Any) -> None:
     go(page, page.get_by_role("link", name="Status"))
     text = page.locator("main").inner_text()
-    for word in ("sqlite", "pending actions", "pol_", "rules"):
+    for word in (backend(), "pending actions", "pol_", "rules"):
         assert word in text
     shot(page, "status")
 
