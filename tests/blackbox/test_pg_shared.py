@@ -192,6 +192,40 @@ def test_two_daemons_cannot_both_apply_one_idempotency_key(
     assert [i["id"] for i in listed["items"]] == answers[:1]
 
 
+def test_two_daemons_replacing_one_revision_apply_exactly_one(
+        pair: tuple[Daemon, Daemon]) -> None:
+    """Writers on two hosts each replace revision 1 of one entry: one applies
+    and makes revision 2, every other is a revision conflict, never a lost
+    update."""
+    title = "Rev " + uuid.uuid4().hex[:6]
+    with pair[0].control() as c:
+        enable_consent(c)
+        made = c.call("memory.write", {"target": "memory", "action": "add",
+                                       "entry": entry(title, "First.")})["entries"][0]["id"]
+    answers: list[Any] = []
+
+    def send(d: Daemon, n: int) -> None:
+        params = {"target": "memory", "action": "replace", "id": made, "expected_revision": 1,
+                  "entry": entry(title, f"Replaced by writer {n}.")}
+        with Client(d.control_path, timeout=30) as c:
+            try:
+                answers.append(c.call("memory.write", params)["entries"][0]["revision"])
+            except RpcError as exc:
+                answers.append(exc.data_code)
+
+    threads = [threading.Thread(target=send, args=(d, n))
+               for n, d in enumerate((*pair, *pair, *pair))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(answers, key=str) == sorted([2] + ["revision_conflict"] * 5, key=str), answers
+    for d in pair:
+        with d.control() as c:
+            got = c.call("memory.read", {"ids": [made]})["entries"][0]
+        assert got["revision"] == 2
+
+
 def test_a_team_made_on_one_daemon_holds_on_the_other(pair: tuple[Daemon, Daemon]) -> None:
     first, second = pair
     name = "t" + uuid.uuid4().hex[:8]
