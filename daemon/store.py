@@ -91,22 +91,7 @@ def _migrate_3_to_4(conn: apsw.Connection) -> None:
     # REVISION_TRIGGER). The audit table is rebuilt row by row, in seq order,
     # each body unpacked back to the bytes that were hashed first; with
     # secure_delete on, the old table's pages are zeroed as they are freed.
-    conn.execute("ALTER TABLE audit RENAME TO audit_v3")
-    conn.execute(AUDIT_TABLE)
-    cursor = conn.cursor()
-    cursor.row_trace = None
-    insert = conn.cursor()
-    for seq, body, hsh in cursor.execute("SELECT seq, body, hash FROM audit_v3 ORDER BY seq"):
-        # Only canonical JSON is packed (a row already packed stays as it
-        # is); packing is lossless, so a damaged row stays exactly as damaged
-        # and verification goes on reporting it at its own seq.
-        packed = pack_body(body) if isinstance(body, bytes) and body[:1] == b"{" else body
-        try:
-            hsh = pack_hash(hsh) if isinstance(hsh, str) and len(hsh) == 64 else hsh
-        except ValueError:  # not hex: kept as it is, a mismatch for the verifier
-            pass
-        insert.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", (seq, packed, hsh))
-    conn.execute("DROP TABLE audit_v3")
+    _rebuild_audit(conn, "audit_v3", _packed_v1)
     # A revision row equal to the entry's live revision was that copy.
     conn.execute("DELETE FROM revisions WHERE EXISTS (SELECT 1 FROM entries AS e"
                  " WHERE e.id = revisions.entry_id AND e.revision = revisions.revision)")
@@ -166,25 +151,51 @@ def _repack_audit(conn: apsw.Connection) -> None:
     # (damaged), or whose hash is not 32 bytes, is kept exactly as stored; a
     # row after it that would need it is kept in the V1 form, which stands
     # alone; so verification reports the same first bad row as before.
-    conn.execute("ALTER TABLE audit RENAME TO audit_v5")
+    _rebuild_audit(conn, "audit_v5", _packed_v2)
+
+
+AuditRow = tuple[int, Any, Any]
+
+
+def _rebuild_audit(conn: apsw.Connection, old: str,
+                   rows: Callable[[Iterator[AuditRow]], Iterator[AuditRow]]) -> None:
+    """Rename ``audit`` to ``old``, make the current table and copy every
+    row into it in seq order as ``rows`` turns it, then drop ``old``."""
+    conn.execute(f"ALTER TABLE audit RENAME TO {old}")
     conn.execute(AUDIT_TABLE)
     cursor = conn.cursor()
     cursor.row_trace = None
     insert = conn.cursor()
+    for row in rows(cursor.execute(f"SELECT seq, body, hash FROM {old} ORDER BY seq")):  # noqa: S608 (our table name)
+        insert.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", row)
+    conn.execute(f"DROP TABLE {old}")
+
+
+def _packed_v1(rows: Iterator[AuditRow]) -> Iterator[AuditRow]:
+    for seq, body, hsh in rows:
+        # Only canonical JSON is packed (a row already packed stays as it
+        # is); packing is lossless, so a damaged row stays exactly as damaged
+        # and verification goes on reporting it at its own seq.
+        packed = pack_body(body) if isinstance(body, bytes) and body[:1] == b"{" else body
+        try:
+            hsh = pack_hash(hsh) if isinstance(hsh, str) and len(hsh) == 64 else hsh
+        except ValueError:  # not hex: kept as it is, a mismatch for the verifier
+            pass
+        yield seq, packed, hsh
+
+
+def _packed_v2(rows: Iterator[AuditRow]) -> Iterator[AuditRow]:
     previous: StoredEvent | None = None
-    for event, (seq, body, hsh) in _with_rows(cursor.execute(
-            "SELECT seq, body, hash FROM audit_v5 ORDER BY seq")):
+    for event, (seq, body, hsh) in _with_rows(rows):
         readable = event.body[:1] == b"{" and isinstance(hsh, bytes) and len(hsh) == 32
         if not readable:
-            row: tuple[int, Any, Any] = (seq, body, hsh)
+            yield seq, body, hsh
         elif previous is not None and previous.seq == seq - 1:
-            row = pack_row(event, previous.hash,
+            yield pack_row(event, previous.hash,
                            previous.body if previous.body[:1] == b"{" else None)
         else:
-            row = pack_row(event, EMPTY_HEAD.hash if seq == 1 else "", None)
-        insert.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)", row)
+            yield pack_row(event, EMPTY_HEAD.hash if seq == 1 else "", None)
         previous = event
-    conn.execute("DROP TABLE audit_v5")
 
 
 def _with_rows(rows: Iterator[tuple[int, bytes, Any]]) -> Iterator[

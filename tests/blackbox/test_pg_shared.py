@@ -36,10 +36,9 @@ from tests.harness import (
 )
 
 
-@pytest.fixture(scope="module")
-def pair() -> Iterator[tuple[Daemon, Daemon]]:
+def _pair(ranker: str) -> Iterator[tuple[Daemon, Daemon]]:
     root = short_tempdir()
-    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16])
+    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], ranker=ranker)
     try:
         yield first, second
     finally:
@@ -48,6 +47,11 @@ def pair() -> Iterator[tuple[Daemon, Daemon]]:
             second.stop()
         finally:
             shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def pair() -> Iterator[tuple[Daemon, Daemon]]:
+    yield from _pair("lexical")
 
 
 def test_status_names_the_shared_backend_without_its_dsn(pair: tuple[Daemon, Daemon]) -> None:
@@ -280,16 +284,7 @@ BAKERY = ("Bakery", "A new bakery opened downtown near the station.")
 def hybrid_pair() -> Iterator[tuple[Daemon, Daemon]]:
     """Two daemons on one schema that rank hybrid (the tests above pin which
     entries a word recalls, so their pair ranks lexically)."""
-    root = short_tempdir()
-    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], ranker="auto")
-    try:
-        yield first, second
-    finally:
-        try:
-            first.stop()
-            second.stop()
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
+    yield from _pair("auto")
 
 
 def _note(c: Client, who: dict[str, str], scope: str, title: str, body: str) -> str:

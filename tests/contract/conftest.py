@@ -8,12 +8,19 @@ reached the leg fails, it is never skipped.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import psycopg
 import pytest
 
+from memoryd.daemon import home as home_mod
+from memoryd.daemon.backends import open_store
+from memoryd.daemon.config import load_config
+from memoryd.daemon.store import Store
 from tests.harness import PG_DSN
 
 BACKENDS = ("sqlite", "postgresql")
@@ -32,6 +39,20 @@ def pg_schema() -> Iterator[str]:
         yield schema
     finally:
         drop_schema(schema)
+
+
+@contextmanager
+def opened(tmp: Path, config: str) -> Iterator[Store]:
+    """A store as a daemon on home ``tmp/h`` with ``config`` opens it."""
+    home_path = tmp / "h"
+    home_path.mkdir(mode=0o700, parents=True)
+    (home_path / "memoryd.toml").write_text(config)
+    home = home_mod.prepare(home_path)
+    store = open_store(load_config(home.path), home.db, home.path, os.environ)
+    try:
+        yield store
+    finally:
+        store.close()
 
 
 def pg_section(schema: str) -> str:

@@ -6,9 +6,6 @@ must be the same on both.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,26 +13,11 @@ import anyio
 import pytest
 
 from memoryd.audit.chain import EMPTY_HEAD
-from memoryd.daemon import home as home_mod
-from memoryd.daemon.backends import BackendError, open_store
-from memoryd.daemon.config import load_config
-from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.backends import BackendError
+from memoryd.daemon.store import Tx
+from tests.contract.conftest import opened
 from tests.harness import entry
 from tests.inproc import CallFailed, InProcess, composed
-
-
-@contextmanager
-def opened(tmp: Path, config: str) -> Iterator[Store]:
-    home_path = tmp / "h"
-    home_path.mkdir(mode=0o700, parents=True)
-    (home_path / "memoryd.toml").write_text(config)
-    home = home_mod.prepare(home_path)
-    store = open_store(load_config(home.path), home.db, home.path, os.environ)
-    try:
-        yield store
-    finally:
-        store.close()
-
 
 TS = "2026-01-01T00:00:00.000000Z"
 

@@ -16,7 +16,6 @@ bookkeeping, not the embedding.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,12 +24,9 @@ from typing import Any
 import anyio
 import pytest
 
-from memoryd.daemon import home as home_mod
 from memoryd.daemon import search, vectors
-from memoryd.daemon.backends import open_store
-from memoryd.daemon.config import load_config
 from memoryd.daemon.store import Store, Tx
-from tests.contract.conftest import pg_section
+from tests.contract.conftest import opened, pg_section
 
 np = pytest.importorskip("numpy")
 hybrid = pytest.importorskip("memoryd.daemon.hybrid")
@@ -57,19 +53,6 @@ class FixedModel:
 
     def query(self, text: str) -> Any:
         return AXIS
-
-
-@contextmanager
-def opened(root: Path, config: str) -> Iterator[Store]:
-    """A store as a daemon on home ``root`` opens it."""
-    root.mkdir(mode=0o700, parents=True)
-    (root / "memoryd.toml").write_text(config)
-    home = home_mod.prepare(root)
-    store = open_store(load_config(home.path), home.db, home.path, os.environ)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 def summary_column(tx: Tx) -> str:
