@@ -240,11 +240,7 @@ def _is_resource(value: object) -> bool:
     # outside SAFE_ID; the kernel's strict parser accepts exactly those.
     if type(value) is not str or len(value) > SAFE_RESOURCE_MAX:
         return False
-    try:
-        Resource.parse(value)
-    except ValueError:
-        return False
-    return True
+    return Resource.is_canonical(value)
 
 
 def _detail_string(value: object) -> bool:

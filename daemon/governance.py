@@ -343,17 +343,18 @@ def for_review(verdict: Verdict) -> Verdict:
 
 def decide_ops(caller: Caller, ops: list[Op], policy: Policy) -> Verdict:
     decision_id = random_id("dec")
+    resources = [op.resource() for op in ops]
     decisions = [
-        decide(caller.subject, Capability.MEMORY_WRITE, op.resource(), policy,
+        decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
                decision_id=decision_id, grants=caller.grants,
                method="memory.write" if caller.grants is not None else None)
-        for op in ops
+        for resource in resources
     ]
     effect = most_restrictive(d.effect for d in decisions)
     rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
     explicit = any(d.explicit for d in decisions if d.effect == effect)
     return Verdict(decision_id, effect, rule_ids, explicit, policy.hash,
-                   tuple(op.resource().canonical() for op in ops))
+                   tuple(resource.canonical() for resource in resources))
 
 
 def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
