@@ -6,9 +6,11 @@ the one content scan (``scan``, at proposal and at approval time), and the
 kernel's decision over a proposal (``decide_ops``)::
 
     before the writer:  draft (summaries, content hashes, provenance) → scan
-    (control.sock: resolve → decide here too; an agent's wait for its task)
+    (control.sock, and agent.sock for a task verified at the store's
+    authorization generation: resolve → decide here too)
     in one writer transaction:
-        caller → replay? → resolve → decide →
+        caller (the generation unchanged, or read here) → replay? →
+        resolve → decide (unless decided before) →
             deny | reject  → audit the decision / rejection → Refusal
             propose        → pending action + audit          (daemon/actions.py)
             apply          → rows + audit + receipts         (daemon/writes.py)
@@ -23,8 +25,10 @@ daemon/undo.py, entry rows in daemon/entries.py.
 Invariants:
 - work that needs no store happens before the writer's transaction or after
   it: the writer runs the SQL, the audit chain, and only the decisions that
-  depend on what that transaction read (an agent's task and grants); a
-  control-channel write and an approval are decided before it;
+  depend on what that transaction read (an agent's task and grants, when the
+  authorization generation moved since a write verified them); a
+  control-channel write, an approval and an agent write on a verified task
+  are decided before it;
 - the idempotency key is checked before anything else in the transaction; a
   malformed call is found while drafting but refused only after it, in the
   order of the call's fields;
@@ -54,12 +58,14 @@ from memoryd.daemon import actions, gate, tasks, teams, undo, writes
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View, content_hash, derive_summary
+from memoryd.daemon.gate import Caller as Resolved
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Store, Tx
 from memoryd.daemon.writes import MAX_OPS, Caller, Op, Problem, Proposal, Provenance, Verdict
 from memoryd.kernel.capability import (
     Capability,
     Channel,
+    Decision,
     Effect,
     Resource,
     Role,
@@ -412,28 +418,51 @@ class Governance:
                       now: str) -> Caller:
         """The task writing on agent.sock, read in the writer's transaction: a
         revoked token, ended task or withdrawn consent that committed before
-        is seen here (the decision is made on what this transaction read)."""
+        is seen here (the decision is made on what this transaction read).
+        The task is remembered as verified at the store's authorization
+        generation read here, on the writer (``gate.Gate.verified``)."""
         if p.task_id is None:
             raise InvalidParams([{"path": "$.task_id",
                                   "expected": "str (required on agent.sock)"}])
-        task = self.gate.task(tx, ctx, p.task_id, now)
-        subject = Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
-                          task_id=task.task_id)
-        view = gate.task_view(task)
+        task = self.gate.task(tx, ctx, p.task_id, now, stamp=self.gate.generation())
+        caller, call = self._task_caller(self.gate.caller_of(task, "agent"))
+        if call.always_on is not None and call.effect is Effect.DENY:
+            raise gate.refusal(call)
+        return caller
+
+    def _verified_caller(self, ctx: CallContext, p: schema.MemoryWrite,
+                         now: str) -> tuple[Caller, int] | None:
+        """The agent's caller without the store (before the writer), and the
+        authorization generation it holds for; None when the transaction must
+        read it (first write on this connection, anything changed since, or
+        a call-level refusal, which the transaction raises in its order)."""
+        if p.task_id is None:
+            return None
+        found = self.gate.verified(ctx, p.task_id, now)
+        if found is None:
+            return None
+        resolved, generation = found
+        caller, call = self._task_caller(resolved)
+        if call.always_on is not None and call.effect is Effect.DENY:
+            return None
+        return caller, generation
+
+    def _task_caller(self, resolved: Resolved) -> tuple[Caller, Decision]:
+        """A task's write caller, and the call-level decision on it."""
+        task = resolved.task
+        assert task is not None
         # Grants are the kernel's input: a call-level MemoryWrite question
         # answers consent and role before any operation is looked at.
-        call = self.gate.ask(gate.Caller(subject, view, task, task.grants), Capability.MEMORY_WRITE,
+        call = self.gate.ask(resolved, Capability.MEMORY_WRITE,
                              Resource(target="memory", scope=task.scopes[0], action="add",
                                       entry_id=None, expected_revision=None, content_hash=None),
                              method="memory.write")
-        if call.always_on is not None and call.effect is Effect.DENY:
-            raise gate.refusal(call)
         return Caller(
-            subject=subject, view=view, default_scope=task.scopes[0],
+            subject=resolved.subject, view=resolved.view, default_scope=task.scopes[0],
             user_scope=task.user_scope, channel="agent",
             read_allowed="memory.read" in task.grants, task_id=task.task_id,
             grants=frozenset(task.grants),
-        )
+        ), call
 
     # -- the shared tail: outcome, propose | apply --------------------------------
 
@@ -485,23 +514,35 @@ class Governance:
         # which refuses it after the idempotency check, as for any caller.
         control = (control_caller(self.owner_for_control(p.identity))
                    if ctx.channel != "agent" else None)
+        # On agent.sock, a task a write on this connection verified, with
+        # nothing changed since, is resolved and decided here too; the
+        # transaction re-checks that nothing changed (one number) and
+        # otherwise reads and decides it there.
+        verified = self._verified_caller(ctx, p, now) if control is None else None
+        early = control if control is not None else verified[0] if verified else None
         decided: tuple[Proposal, Verdict] | None = None
-        if control is not None and not drafted.malformed:
+        if early is not None and not drafted.malformed:
             try:
-                resolved = resolve(drafted, control)
+                resolved = resolve(drafted, early)
             except MemorydError:
                 pass
             else:
-                decided = resolved, decide_ops(control, resolved.ops, policy)
+                decided = resolved, decide_ops(early, resolved.ops, policy)
         read_allowed = True
 
         def run(tx: Tx) -> writes.Written | Refusal:
             nonlocal read_allowed
-            # On control the owner's team scopes are its memberships now (a
-            # store read, so here): a team scope is refused to a non-member.
-            caller = (dataclasses.replace(control, view=teams.control_view(
-                tx, control.subject.owner)) if control is not None
-                else self._agent_caller(tx, ctx, p, now))
+            use = decided
+            if control is not None:
+                # On control the owner's team scopes are its memberships now (a
+                # store read, so here): a team scope is refused to a non-member.
+                caller = dataclasses.replace(control, view=teams.control_view(
+                    tx, control.subject.owner))
+            elif verified is not None and self.gate.generation() == verified[1]:
+                caller = verified[0]
+            else:
+                caller = self._agent_caller(tx, ctx, p, now)
+                use = None
             read_allowed = caller.read_allowed
             owner = caller.subject.owner
             if p.idempotency_key is not None:
@@ -509,8 +550,8 @@ class Governance:
                                                   caller.view, read_allowed=read_allowed)
                 if replay is not None:
                     return replay
-            if decided is not None:
-                proposal, verdict = decided
+            if use is not None:
+                proposal, verdict = use
             else:
                 proposal = resolve(drafted, caller)
                 verdict = decide_ops(caller, proposal.ops, policy)

@@ -437,6 +437,10 @@ class Store(Protocol):
     degraded: str | None
     vector_changes: vectors.Changes
     fail_next_commit: Exception | None
+    # A number that moves whenever a row of tasks, tokens or consent changes
+    # (on the writer thread, as the change is made); None where the store
+    # cannot see every such change (another daemon writes the same rows).
+    authz_generation: int | None
 
     @property
     def head(self) -> ChainHead: ...
@@ -480,6 +484,12 @@ def next_group(jobs: queue.SimpleQueue[J | None], max_group: int) -> tuple[list[
             return batch, True
         batch.append(job)
     return batch, False
+
+
+# The tables whose rows an agent write's authorization reads (daemon/gate.py):
+# a task's row (ended?), its token's (revoked?), the owner's consent. A new
+# task or token changes nothing already verified; any other change does.
+_AUTHZ_TABLES = frozenset({"tasks", "tokens", "consent"})
 
 
 def _row_trace(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -594,7 +604,10 @@ class SqliteStore:
         # What the vector triggers report (daemon/vectors.py); the hybrid
         # ranker's in-memory index listens to it.
         self.vector_changes = vectors.Changes()
-        self.conn = self._open()
+        # Moves on every change to a row an agent write's authorization reads
+        # (``_AUTHZ_TABLES``), made by anyone on the one writing connection.
+        self.authz_generation: int | None = 0
+        self.conn = self._open(writer=True)
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
             _upgrade(self.conn)
@@ -654,7 +667,7 @@ class SqliteStore:
                                         daemon=True)
         self._writer.start()
 
-    def _open(self) -> apsw.Connection:
+    def _open(self, *, writer: bool = False) -> apsw.Connection:
         # Never through a link planted in the home (the home check at start
         # refuses one; this closes the window after it).
         conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE
@@ -664,7 +677,7 @@ class SqliteStore:
         for pragma in self._pragmas:
             conn.execute(pragma).fetchall()
         search.register(conn)
-        vectors.register(conn, self.vector_changes)
+        vectors.register(conn, self.vector_changes, self._on_update if writer else None)
         return conn
 
     @staticmethod
@@ -861,6 +874,14 @@ class SqliteStore:
         return job.wait()
 
     # -- checkpoints ----------------------------------------------------------
+
+    def _on_update(self, op: int, _db: str, table: str, _rowid: int) -> None:
+        # On the writer thread, while the statement runs: a job after it (in
+        # this group or a later one) sees the new generation. A change later
+        # rolled back moves it too, which only costs a verification.
+        if table in _AUTHZ_TABLES and (op != apsw.SQLITE_INSERT or table == "consent"):
+            assert self.authz_generation is not None
+            self.authz_generation += 1
 
     def _on_wal(self, _conn: apsw.Connection, _name: str, pages: int) -> int:
         self._wal_pages = pages
