@@ -496,6 +496,18 @@ def _row_trace(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     return {d[0]: v for d, v in zip(cursor.get_description(), row, strict=True)}
 
 
+def _resolve_all(jobs: list[_Job]) -> None:
+    for job in jobs:
+        job._resolve()
+
+
+def _call_on(loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
+    try:
+        loop.call_soon_threadsafe(_resolve_all, jobs)
+    except RuntimeError:  # the loop is closed: nobody is waiting any more
+        pass
+
+
 class _Job:
     """One unit of work for the writer thread, and how its caller is answered."""
 
@@ -523,19 +535,22 @@ class _Job:
         self._future: asyncio.Future[Any] | None = loop.create_future() if loop else None
         self._event = None if loop else threading.Event()
 
-    def finish(self, result: Any = None, error: BaseException | None = None) -> None:
+    def finish(self, result: Any = None, error: BaseException | None = None, *,
+               later: bool = False) -> bool:
+        """Settle the job and tell its caller; with ``later``, the caller of a
+        job on an event loop is told by ``tell_loops`` (once per loop for a
+        whole group). True if this call settled it."""
         if self.settled:
-            return
+            return False
         self.settled = True
         self.result, self.error = result, error
         if self._loop is not None:
-            try:
-                self._loop.call_soon_threadsafe(self._resolve)
-            except RuntimeError:  # the loop is closed: nobody is waiting any more
-                pass
+            if not later:
+                _call_on(self._loop, [self])
         else:
             assert self._event is not None
             self._event.set()
+        return True
 
     def _resolve(self) -> None:
         assert self._future is not None
@@ -545,6 +560,17 @@ class _Job:
             self._future.set_exception(self.error)
         else:
             self._future.set_result(self.result)
+
+    @staticmethod
+    def tell_loops(jobs: list[_Job]) -> None:
+        """Answer the callers of ``jobs`` that wait on event loops: one wake-up
+        per loop, however many of its callers the group held."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+        for job in jobs:
+            if job._loop is not None:
+                by_loop.setdefault(job._loop, []).append(job)
+        for loop, waiting in by_loop.items():
+            _call_on(loop, waiting)
 
     async def wait_async(self) -> Any:
         assert self._future is not None
@@ -567,7 +593,9 @@ class SqliteStore:
     raises rolls back only its savepoint and gets its exception), COMMITs once
     (one fsync for the group), and only then answers each caller. A failed
     COMMIT fails every job of the group with ``store_unavailable`` and
-    degrades the store: nothing of that group is ever acknowledged. The audit
+    degrades the store: nothing of that group is ever acknowledged. The
+    callers of a committed group that wait on one event loop are answered
+    with one call into that loop (one wake-up), not one per job. The audit
     chain head advances job by job inside the group; a rolled-back job leaves
     it where it was, and the store's ``head`` moves only after COMMIT.
 
@@ -862,10 +890,9 @@ class SqliteStore:
             return
         self.head = head
         self.vector_changes.settle(committed=True)
-        for job, result in done:
-            job.finish(result)
-        for job, err in failed:
-            job.finish(error=err)
+        answered = [job for job, result in done if job.finish(result, later=True)]
+        answered += [job for job, err in failed if job.finish(error=err, later=True)]
+        _Job.tell_loops(answered)
 
     def _writer_call(self, fn: Callable[[apsw.Connection], T]) -> T:
         """Run ``fn(conn)`` on the writer thread, between groups, outside a transaction."""
