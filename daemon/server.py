@@ -199,9 +199,15 @@ class Server:
             if first == b"\n":
                 continue
             # Frame phase: the rest of the frame must arrive within frame_timeout_s.
+            # Nearly always it came with its first byte, whole: then it is taken
+            # without waiting, and without arming a timer for a wait that
+            # cannot happen.
             try:
-                with anyio.fail_after(self.config.frame_timeout_s):
+                if b"\n" in buffered.buffer:
                     rest = await buffered.receive_until(b"\n", limit)
+                else:
+                    with anyio.fail_after(self.config.frame_timeout_s):
+                        rest = await buffered.receive_until(b"\n", limit)
             except TimeoutError:
                 log.info("connection_stalled_closed", channel=item.channel)
                 return
