@@ -92,6 +92,8 @@ log = structlog.get_logger()
 # Proposals up to this many characters of text are scanned on the event
 # loop: they scan in well under a thread hop's cost (~0.1 ms).
 INLINE_SCAN_CHARS = 1_024
+# Tasks whose early write caller is remembered (``Governance._early``).
+_EARLY_TASKS = 1_024
 REVIEW_WARNING = "content flagged for the operator's review"
 _canonical = msgspec.json.Encoder(order="sorted")
 
@@ -382,6 +384,11 @@ class Governance:
     owner_for_control: Callable[[schema.Identity | None], str]
     # Settles a removal's receipt after its commit (daemon/lifecycle.py).
     settle: Callable[[str], Awaitable[schema.ReceiptOut]]
+    # Per task, the write caller last made before the writer, with the gate's
+    # answer and the policy it was decided under: the call-level decision
+    # depends on nothing else, so while both are the same objects it stands.
+    _early: dict[str, tuple[Resolved, Policy, Caller]] = field(
+        default_factory=dict, init=False, repr=False)
 
     def _limits(self) -> writes.Limits:
         return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
@@ -442,9 +449,16 @@ class Governance:
         if found is None:
             return None
         resolved, generation = found
+        policy = self.gate.policy
+        known = self._early.get(p.task_id)
+        if known is not None and known[0] is resolved and known[1] is policy:
+            return known[2], generation
         caller, call = self._task_caller(resolved)
         if call.always_on is not None and call.effect is Effect.DENY:
             return None
+        if len(self._early) >= _EARLY_TASKS:
+            self._early.clear()
+        self._early[p.task_id] = (resolved, policy, caller)
         return caller, generation
 
     def _task_caller(self, resolved: Resolved) -> tuple[Caller, Decision]:
