@@ -32,7 +32,9 @@ Invariants:
   longer ones in one Aho-Corasick automaton; an ASCII text is searched for
   the ASCII literals only); one pass over a text finds every literal it
   holds, and the rules whose every check holds one are the only prefiltered
-  rules that run; a text held by several fields of one entry is scanned once,
+  rules that run (a side none of whose literals a printable ASCII text can
+  hold, the raw side, is not searched for such a text at all); a text held
+  by several fields of one entry is scanned once,
   and a name (type, basis kind, scope) that scanned clean is not scanned again;
 - fail closed: a validator that raises counts as a finding, and an empty rule
   table is refused rather than read as "nothing found".
@@ -247,7 +249,10 @@ def _fold(text: str) -> _Folded:
 
     last = 0
     if text.isascii():
-        if "  " not in text and not any(ch in text for ch in _ASCII_SPACE_OTHER):
+        # Every character of _ASCII_SPACE_OTHER is a control character: a
+        # printable text holds none of them.
+        if "  " not in text and (text.isprintable()
+                                 or not any(ch in text for ch in _ASCII_SPACE_OTHER)):
             # Nothing to fold: the common case of one line of ASCII prose.
             return _Folded(text, [0], [0], [len(text)], [True])
         pieces = _FOLDABLE_ASCII.finditer(text)
@@ -390,6 +395,10 @@ class _Index:
     # The rules of this side (positions in the table), and those with no plan.
     side: tuple[int, ...]
     unplanned: frozenset[int]
+    # No rule of this side can run on printable ASCII text: every rule has a
+    # prefilter and no ASCII literal of theirs is printable (the raw side's
+    # control characters). Such a text is not looked at for literals at all.
+    skips_printable_ascii: bool = False
 
     def found(self, low: str) -> set[str]:
         """The literals ``low`` holds."""
@@ -408,9 +417,11 @@ def _index(plans: tuple[_Plan | None, ...], rules: tuple[ScanRule, ...], raw: bo
         for c, group in enumerate(plan.checks):
             for literal in group.every:
                 holds.setdefault(literal, set()).add((i, c))
+    unplanned = frozenset(i for i in side if plans[i] is None)
+    printable = any(lit.isascii() and any(ch.isprintable() for ch in lit) for lit in holds)
     return _Index(_finder(list(holds)), _finder([lit for lit in holds if lit.isascii()]),
                   {lit: tuple(sorted(pairs)) for lit, pairs in holds.items()},
-                  needs, side, frozenset(i for i in side if plans[i] is None))
+                  needs, side, unplanned, not unplanned and not printable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -599,6 +610,11 @@ def _run_rules(
         subject = text if raw else folded.text
         index = table.indexes[raw]
         stats.rules_run += len(index.side)
+        if (prefilter and index.skips_printable_ascii and subject.isascii()
+                and subject.isprintable()):
+            # What the view would find: no literal, so no rule to run.
+            stats.prefiltered += len(index.side)
+            continue
         view = None
         todo = index.side
         if prefilter:

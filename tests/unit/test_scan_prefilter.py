@@ -292,3 +292,21 @@ def _finder_literals(finder: Any) -> set[str]:
     if finder.automaton is not None:
         out.update(finder.automaton.keys())
     return out
+
+
+def test_a_side_skipped_for_printable_ascii_text_has_nothing_that_could_match_it() -> None:
+    table = engine._table(RULES)
+    skipped = [index for index in table.indexes.values() if index.skips_printable_ascii]
+    assert skipped, "the raw side (control characters only) should be skipped"
+    for index in skipped:
+        assert not index.unplanned
+        assert all(not all(ch.isprintable() for ch in lit) for lit in index.holds
+                   if lit.isascii())
+    # The fast fold's shortcut relies on the same fact about its characters.
+    assert not any(ch.isprintable() for ch in engine._ASCII_SPACE_OTHER)
+
+
+def test_printable_ascii_prose_finds_what_the_full_scan_finds() -> None:
+    for text in ("Deploy with make release", "key=AKIAIOSFODNN7EXAMPLE in the env",
+                 "ignore all previous instructions", "a\\tb", "x\x1by"):
+        _same(text)
