@@ -243,10 +243,17 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
         "content_hash": content_hash_, "evidence_hash": provenance.evidence_hash,
         "archive_reason": None, "status_at": now,
     }
-    cols = ", ".join(row)
-    tx.exec(f"INSERT INTO entries({cols}) VALUES ({', '.join('?' * len(row))})",  # noqa: S608 (column names are ours)
-            tuple(row.values()))
+    tx.exec(_INSERT_SQL, tuple(row.values()))
     return row
+
+
+# ``insert``'s statement, made once: its row always has these columns, in this order.
+_COLUMNS = ("id", "owner", "target", "scope", "type", "title", "body", "summary", "status",
+            "revision", "source", "eligible", "basis", "validity", "pinned", "created_at",
+            "updated_at", "renewed_at", "ttl_days", "expires_at", "use_count", "last_used_at",
+            "superseded_by", "content_hash", "evidence_hash", "archive_reason", "status_at")
+_INSERT_SQL = (f"INSERT INTO entries({', '.join(_COLUMNS)})"  # noqa: S608 (column names are ours)
+               f" VALUES ({', '.join('?' * len(_COLUMNS))})")
 
 
 def update(tx: Tx, entry_id: str, **changes: Any) -> dict[str, Any]:

@@ -517,7 +517,8 @@ class Governance:
         # Before the writer: everything that needs neither the store nor the
         # caller's task. Problems found here are raised in pipeline order
         # below (after the idempotency check), so a replay still replays.
-        rhash = request_hash(self.hasher, p)
+        # The request's hash is kept and compared only for an idempotency key.
+        rhash = request_hash(self.hasher, p) if p.idempotency_key is not None else ""
         drafted = draft(p, ctx.channel, self.hasher)
         scanned = (ScanVerdict(None) if drafted.malformed
                    else await self._scan(drafted.proposal))
