@@ -6,8 +6,8 @@ Usage, from the repository root::
 
 Feeds ``Dispatcher.handle_frame`` one request frame at a time for a method
 that does nothing (its params Struct has one field), so what is measured is
-the envelope check, the method table's dispatch, params conversion, the
-error guard and the reply's encoding — the part of every call that is neither the
+the envelope check, jsonrpcserver's dispatch, params conversion, the error
+guard and the reply's encoding — the part of every call that is neither the
 socket nor the handler. The floor beside it is ``msgspec`` decoding the same
 frame and encoding a reply: what any JSON-RPC server must do at the least.
 Prints microseconds per call (median of five rounds) and their ratio.

@@ -35,3 +35,6 @@ def configure(fmt: Literal["json", "console"] = "json", level: int = logging.INF
         logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
+    # Libraries that log through the stdlib (jsonrpcserver logs exception text
+    # on paths we never reach) are kept quiet so nothing unvetted is printed.
+    logging.getLogger("jsonrpcserver").disabled = True

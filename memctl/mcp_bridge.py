@@ -430,7 +430,7 @@ class Bridge:
         try:
             msgspec.convert(params, type=spec.params)
         except msgspec.ValidationError as exc:
-            # rpc.protocol loads on first use; only a bad call pays for it.
+            # rpc.protocol loads jsonrpcserver; only a bad call pays for it.
             from memoryd.rpc.protocol import param_errors
 
             raise BridgeError(
