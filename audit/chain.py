@@ -105,7 +105,8 @@ def _seal(prev_hash: str, body: EventBody) -> tuple[AuditEvent, bytes]:
     if body.prev != prev_hash:
         raise AuditError("invalid_event", field="prev")
     raw = canonical_bytes(body)
-    fields = {name: getattr(body, name) for name in EventBody.__struct_fields__}
+    fields = msgspec.structs.asdict(body)
+    fields.pop("hash", None)  # an AuditEvent given as the body is sealed anew
     return AuditEvent(**fields, hash=chain_hash(prev_hash, raw)), raw
 
 

@@ -18,13 +18,18 @@ Invariants:
   canonical), so a title, body, query or secret sentence cannot be written
   into the log by accident;
 - ``AuditError`` and every verification result carry a reason from
-  ``REASONS``; no message is ever formatted from event contents.
+  ``REASONS``; no message is ever formatted from event contents;
+- ``check_safe`` answers in two steps that agree (a property test holds
+  them equal): a quick check of the whole event (every id by one match),
+  and, only for an event it refuses, the field-by-field check that names
+  the field.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 
@@ -240,11 +245,7 @@ def _is_resource(value: object) -> bool:
     # outside SAFE_ID; the kernel's strict parser accepts exactly those.
     if type(value) is not str or len(value) > SAFE_RESOURCE_MAX:
         return False
-    try:
-        Resource.parse(value)
-    except ValueError:
-        return False
-    return True
+    return Resource.is_canonical(value)
 
 
 def _detail_string(value: object) -> bool:
@@ -281,6 +282,73 @@ def _details_ok(details: object) -> bool:
     )
 
 
+# Every id of an event at once, each followed by a newline (``_joined_ok``):
+# one match checks them all, by the same rule as SAFE_ID for each.
+_IDS_JOINED = re.compile(r"(?:[A-Za-z0-9_:.@/+=-]{0,200}\n)*")
+_KEYS_JOINED = re.compile(r"(?:[a-z][a-z0-9_]{0,63}\n)*")
+
+
+def _joined_ok(pattern: re.Pattern[str], values: list[Any]) -> bool:
+    # As many newlines as values: none of them holds one of its own, so each
+    # line the pattern checks is exactly one value.
+    joined = "\n".join(values) + "\n"
+    return joined.count("\n") == len(values) and pattern.fullmatch(joined) is not None
+
+
+def _all_safe(event: EventBody) -> bool:
+    """True exactly when ``_first_unsafe`` finds nothing, with far fewer
+    steps: the ids of every field are checked by one match, the types by
+    sets. ``check_safe`` asks this first and ``_first_unsafe`` only to name
+    the field of an event this refuses (a property test holds the two equal).
+    """
+    subject = event.subject
+    ids: list[object] = [event.capability, event.decision_id, event.effect]
+    if subject is not None:
+        if type(subject) is not EventSubject:
+            return False
+        ids += (subject.channel, subject.role, subject.owner, subject.task_id)
+    ids = [v for v in ids if v is not None]
+    lists = (event.rule_ids, event.entry_ids, event.content_hashes)
+    if type(lists[0]) is not list or type(lists[1]) is not list or type(lists[2]) is not list:
+        return False
+    for values in lists:
+        ids.extend(values)
+    revisions, details = event.revisions, event.details
+    if type(revisions) is not list or (revisions and (
+            set(map(type, revisions)) != {int} or min(revisions) < 0)):
+        return False
+    if type(details) is not dict:
+        return False
+    strings: list[object] = []
+    for value in details.values():
+        if type(value) is str:
+            strings.append(value)
+        elif type(value) is list:
+            for item in value:
+                if type(item) is str:
+                    strings.append(item)
+                elif type(item) is not int:
+                    return False
+        elif not (value is None or type(value) is bool or type(value) is int):
+            return False
+    keys = list(details)
+    resource, seq, ts, kind_, prev = (event.resource, event.seq, event.ts, event.kind,
+                                      event.prev)
+    return (
+        type(seq) is int and seq >= 1
+        and type(ts) is str and TIMESTAMP.fullmatch(ts) is not None
+        and type(kind_) is str and kind_ in EVENT_KINDS
+        and type(prev) is str and HEX64.fullmatch(prev) is not None
+        and (resource is None or (type(resource) is str
+                                  and SAFE_RESOURCE.fullmatch(resource) is not None))
+        and (not ids or (set(map(type, ids)) == {str} and _joined_ok(_IDS_JOINED, ids)))
+        and (not keys or (set(map(type, keys)) == {str} and _joined_ok(_KEYS_JOINED, keys)))
+        and all(_detail_string(text) for text in strings)
+        and (not isinstance(event, AuditEvent)
+             or (type(event.hash) is str and HEX64.fullmatch(event.hash) is not None))
+    )
+
+
 def check_safe(event: EventBody) -> None:
     """Refuse an event that breaks the schema or could carry memory text.
 
@@ -289,6 +357,16 @@ def check_safe(event: EventBody) -> None:
     from a one-word secret, which is why content is hashed before it gets
     here). Raises ``AuditError("invalid_event", field=<our field name>)``.
     """
+    if _all_safe(event):
+        return
+    field = _first_unsafe(event)
+    # Fail closed: the quick check refused it, so it is refused, named by
+    # the field-by-field check (which finds one whenever the quick one does).
+    raise AuditError("invalid_event", field=field or "details")
+
+
+def _first_unsafe(event: EventBody) -> str | None:
+    """The first field of ``event`` the guard refuses, field by field; None if none."""
     checks: tuple[tuple[str, bool], ...] = (
         ("seq", _is_int(event.seq) and event.seq >= 1),
         ("ts", type(event.ts) is str and TIMESTAMP.fullmatch(event.ts) is not None),
@@ -309,9 +387,10 @@ def check_safe(event: EventBody) -> None:
     )
     for field, ok in checks:
         if not ok:
-            raise AuditError("invalid_event", field=field)
+            return field
     if isinstance(event, AuditEvent) and not (
         type(event.hash) is str and HEX64.fullmatch(event.hash) is not None
     ):
-        raise AuditError("invalid_event", field="hash")
+        return "hash"
+    return None
 

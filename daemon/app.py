@@ -71,7 +71,7 @@ class App:
     control: ControlCall = field(init=False)
 
     def __post_init__(self) -> None:
-        self.gate = Gate(lambda: self.policy)
+        self.gate = Gate(lambda: self.policy, lambda: self.store.authz_generation)
         self.control = ControlCall(self.require_governance, self.owner_for_control)
         self.governance = Governance(
             store=self.store, config=self.config, hasher=self.hasher, clock=self.clock,

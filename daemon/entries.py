@@ -22,6 +22,8 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -247,10 +249,15 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
         "archive_reason": None, "status_at": now,
     }
     stored = _as_stored(tx, row)
-    cols = ", ".join(stored)
-    tx.exec(f"INSERT INTO entries({cols}) VALUES ({', '.join('?' * len(stored))})",  # noqa: S608 (column names are ours)
-            tuple(stored.values()))
+    tx.exec(_insert_sql(tuple(stored)), tuple(stored.values()))
     return row
+
+
+@functools.cache
+def _insert_sql(columns: tuple[str, ...]) -> str:
+    """``insert``'s statement for these columns, made once per backend's set."""
+    return (f"INSERT INTO entries({', '.join(columns)})"  # noqa: S608 (column names are ours)
+            f" VALUES ({', '.join('?' * len(columns))})")
 
 
 def _as_stored(tx: Tx, changes: dict[str, Any],

@@ -6,7 +6,8 @@ every method — reads as well as writes, governance as well as memory — and
 turning a deny into the error that names its real reason. It also keeps, per
 connection, the agent tokens that connection presented (a task begun with a
 token is usable only by a connection that holds it) and the tasks it has
-resolved (their immutable part: subject, scopes, frozen consent and grants).
+resolved (their immutable part: subject, scopes, frozen consent and grants)
+and, for those a write verified, the store's authorization generation then.
 
 How a deny is named (one table, ``_REFUSAL``): the always-on rule that
 decided picks the code (``channel_forbidden`` only for the channel rule,
@@ -25,7 +26,12 @@ Invariants:
   ``task_not_found`` on any connection that did not present that token;
   a task begun without one is bound to the peer uid that began it;
 - a read decision never depends on an entry's text: read resources carry
-  target, scope and action only, so a decision per namespace is exact.
+  target, scope and action only, so a decision per namespace is exact;
+- a task is taken as verified without reading the store (``verified``) only
+  while the store's authorization generation is the one a write transaction
+  read when it verified the task, on the writer: any change to a task,
+  token or consent row since moves the generation and sends the next write
+  back to reading them.
 """
 
 from __future__ import annotations
@@ -130,16 +136,38 @@ class ReadCheck:
                     or any(d.explicit for d in every))
 
 
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """A task a connection resolved, and when a write last verified it.
+
+    ``generation`` is the store's authorization generation read inside the
+    write transaction that verified the task (its row and its token): while
+    the store's generation is still that number, no row an authorization
+    reads has changed since, so the verification still holds. None: not
+    verified by a write (a read's verification is not enough: a read's
+    snapshot may predate a change whose generation it has already seen).
+    """
+
+    task: tasks.Task
+    generation: int | None = None
+    token_expires_at: str | None = None
+    caller: Caller | None = None
+
+
 class Gate:
     """Resolves callers and asks the kernel; the only place a call is authorised."""
 
-    def __init__(self, policy_of: Callable[[], Policy]) -> None:
+    def __init__(self, policy_of: Callable[[], Policy],
+                 generation: Callable[[], int | None] = lambda: None) -> None:
         # The policy in force is read at each decision, so a reload applies
         # to the next call.
         self._policy_of = policy_of
+        # The store's authorization generation (``Store.authz_generation``):
+        # None where the store cannot vouch for every change (other daemons).
+        self._generation = generation
         self._held: dict[str, set[str]] = {}
         # Per connection, the tasks it has resolved (see ``task``).
-        self._tasks: dict[str, dict[str, tasks.Task]] = {}
+        self._tasks: dict[str, dict[str, _Known]] = {}
 
     @property
     def policy(self) -> Policy:
@@ -162,7 +190,7 @@ class Gate:
     # -- tasks -----------------------------------------------------------------
 
     def task(self, tx: Tx, ctx: CallContext, task_id: str, now: str, *,
-             presenting: str | None = None) -> tasks.Task:
+             presenting: str | None = None, stamp: int | None = None) -> tasks.Task:
         """The open task ``task_id`` if this connection may use it.
         ``presenting`` is a token id this very call has shown (and verified).
 
@@ -170,11 +198,16 @@ class Gate:
         only refreshed (``tasks.refresh``); every check below runs on every
         call either way, so an ended or expired task and a revoked or expired
         token are seen on the very next call, whichever connection (or
-        daemon sharing the store) made the change."""
+        daemon sharing the store) made the change.
+
+        ``stamp``: the store's authorization generation, read in this same
+        write transaction on the store's writer; a task that passes is
+        remembered as verified at it (``verified``)."""
         known = self._tasks.get(ctx.conn_id, {}).get(task_id)
         try:
-            if known is not None and (known.channel, known.peer_uid) == (ctx.channel, ctx.peer_uid):
-                task = tasks.refresh(tx, known, now)
+            if known is not None and (known.task.channel, known.task.peer_uid) == (
+                    ctx.channel, ctx.peer_uid):
+                task = tasks.refresh(tx, known.task, now)
             else:
                 task = tasks.lookup(tx, task_id, channel=ctx.channel, peer_uid=ctx.peer_uid,
                                     now=now)
@@ -185,18 +218,55 @@ class Gate:
             # Same answer as for an id that does not exist: a task id is not
             # a bearer credential, and a refusal must not confirm it exists.
             raise NotFound("task_not_found")
+        token_expires_at = None
         if task.token_id is not None:
-            check_token_live(tx, task.token_id, now)
-        self._remember(ctx.conn_id, task)
+            token_expires_at = check_token_live(tx, task.token_id, now)
+        if stamp is not None:
+            self._remember(ctx.conn_id, _Known(task, stamp, token_expires_at,
+                                               self.caller_of(task, ctx.channel)))
+        elif known is not None and known.task.task_id == task.task_id:
+            # A read's check keeps what a write verified (it proves nothing
+            # newer, and takes nothing away).
+            self._remember(ctx.conn_id, _Known(task, known.generation, known.token_expires_at,
+                                               known.caller))
+        else:
+            self._remember(ctx.conn_id, _Known(task))
         return task
 
-    def _remember(self, conn_id: str, task: tasks.Task) -> None:
+    def verified(self, ctx: CallContext, task_id: str, now: str) -> tuple[Caller, int] | None:
+        """The caller of ``task_id`` on this connection without reading the
+        store, if a write verified it at the store's current authorization
+        generation and nothing that needs no store has stopped it since (its
+        lifetime, its token's lifetime, the token held by this connection).
+        None otherwise: the write verifies it in its transaction.
+
+        The generation it holds for comes with it: the write's transaction
+        compares it with the store's again before relying on this answer, so
+        a change made in between is seen there."""
+        generation = self._generation()
+        known = self._tasks.get(ctx.conn_id, {}).get(task_id)
+        if generation is None or known is None or known.generation != generation:
+            return None
+        task = known.task
+        if ((task.channel, task.peer_uid) != (ctx.channel, ctx.peer_uid)
+                or task.expires_at <= now or not self.holds(ctx, task.token_id)
+                or (known.token_expires_at is not None
+                    and parse(known.token_expires_at) <= parse(now))
+                or known.caller is None):
+            return None
+        return known.caller, generation
+
+    def generation(self) -> int | None:
+        """The store's authorization generation now (None: not kept)."""
+        return self._generation()
+
+    def _remember(self, conn_id: str, known: _Known) -> None:
         # Called from the writer and reader threads: each step is one dict
         # operation, atomic under the GIL; a lost race only costs a lookup.
         held = self._tasks.setdefault(conn_id, {})
-        if task.task_id not in held and len(held) >= _TASKS_PER_CONNECTION:
+        if known.task.task_id not in held and len(held) >= _TASKS_PER_CONNECTION:
             held.pop(next(iter(held), ""), None)
-        held[task.task_id] = task
+        held[known.task.task_id] = known
 
     def _drop(self, conn_id: str, task_id: str) -> None:
         self._tasks.get(conn_id, {}).pop(task_id, None)
@@ -210,14 +280,17 @@ class Gate:
         if ctx.channel == "agent" and task_id is None:
             raise InvalidParams([{"path": "$.task_id", "expected": "str (required on agent.sock)"}])
         if task_id is not None:
-            task = self.task(tx, ctx, task_id, now)
-            subject = Subject(channel=Channel(ctx.channel), role=Role(task.role),
-                              owner=task.owner, task_id=task.task_id)
-            return Caller(subject, task_view(task), task,
-                          task.grants if ctx.channel == "agent" else None)
+            return self.caller_of(self.task(tx, ctx, task_id, now), ctx.channel)
         assert owner is not None
         return Caller(Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner),
                       teams.control_view(tx, owner), None, None)
+
+    @staticmethod
+    def caller_of(task: tasks.Task, channel: str) -> Caller:
+        """The caller a resolved task makes on ``channel``."""
+        subject = Subject(channel=Channel(channel), role=Role(task.role), owner=task.owner,
+                          task_id=task.task_id)
+        return Caller(subject, task_view(task), task, task.grants if channel == "agent" else None)
 
     # -- deciding --------------------------------------------------------------
 
@@ -333,13 +406,16 @@ class Gate:
                 or bool(check.refused and check.refused.explicit)}
 
 
-def check_token_live(tx: Tx, token_id: str, now: str) -> None:
-    """Refuse a task whose token has been revoked or has expired."""
+def check_token_live(tx: Tx, token_id: str, now: str) -> str | None:
+    """Refuse a task whose token has been revoked or has expired; else the
+    token's expiry (None: it does not expire)."""
     row = tx.one("SELECT expires_at, revoked_at FROM tokens WHERE token_id = ?", (token_id,))
     if row is None or row["revoked_at"] is not None or (
             row["expires_at"] is not None and parse(row["expires_at"]) <= parse(now)):
         raise Denied("policy_denied", details={"reason": "token_not_accepted"},
                      recovery="ask the operator for a new token and begin a new task with it")
+    expires_at: str | None = row["expires_at"]
+    return expires_at
 
 
 def task_view(task: tasks.Task) -> View:

@@ -6,9 +6,11 @@ the one content scan (``scan``, at proposal and at approval time), and the
 kernel's decision over a proposal (``decide_ops``)::
 
     before the writer:  draft (summaries, content hashes, provenance) → scan
-    (control.sock: resolve → decide here too; an agent's wait for its task)
+    (control.sock, and agent.sock for a task verified at the store's
+    authorization generation: resolve → decide here too)
     in one writer transaction:
-        caller → replay? → resolve → decide →
+        caller (the generation unchanged, or read here) → replay? →
+        resolve → decide (unless decided before) →
             deny | reject  → audit the decision / rejection → Refusal
             propose        → pending action + audit          (daemon/actions.py)
             apply          → rows + audit + receipts         (daemon/writes.py)
@@ -23,8 +25,10 @@ daemon/undo.py, entry rows in daemon/entries.py.
 Invariants:
 - work that needs no store happens before the writer's transaction or after
   it: the writer runs the SQL, the audit chain, and only the decisions that
-  depend on what that transaction read (an agent's task and grants); a
-  control-channel write and an approval are decided before it;
+  depend on what that transaction read (an agent's task and grants, when the
+  authorization generation moved since a write verified them); a
+  control-channel write, an approval and an agent write on a verified task
+  are decided before it;
 - the idempotency key is checked before anything else in the transaction; a
   malformed call is found while drafting but refused only after it, in the
   order of the call's fields;
@@ -54,12 +58,14 @@ from memoryd.daemon import actions, gate, tasks, teams, undo, writes
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View, content_hash, derive_summary
+from memoryd.daemon.gate import Caller as Resolved
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Store, Tx
 from memoryd.daemon.writes import MAX_OPS, Caller, Op, Problem, Proposal, Provenance, Verdict
 from memoryd.kernel.capability import (
     Capability,
     Channel,
+    Decision,
     Effect,
     Resource,
     Role,
@@ -86,6 +92,8 @@ log = structlog.get_logger()
 # Proposals up to this many characters of text are scanned on the event
 # loop: they scan in well under a thread hop's cost (~0.1 ms).
 INLINE_SCAN_CHARS = 1_024
+# Tasks whose early write caller is remembered (``Governance._early``).
+_EARLY_TASKS = 1_024
 REVIEW_WARNING = "content flagged for the operator's review"
 _canonical = msgspec.json.Encoder(order="sorted")
 
@@ -343,17 +351,18 @@ def for_review(verdict: Verdict) -> Verdict:
 
 def decide_ops(caller: Caller, ops: list[Op], policy: Policy) -> Verdict:
     decision_id = random_id("dec")
+    resources = [op.resource() for op in ops]
     decisions = [
-        decide(caller.subject, Capability.MEMORY_WRITE, op.resource(), policy,
+        decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
                decision_id=decision_id, grants=caller.grants,
                method="memory.write" if caller.grants is not None else None)
-        for op in ops
+        for resource in resources
     ]
     effect = most_restrictive(d.effect for d in decisions)
     rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
     explicit = any(d.explicit for d in decisions if d.effect == effect)
     return Verdict(decision_id, effect, rule_ids, explicit, policy.hash,
-                   tuple(op.resource().canonical() for op in ops))
+                   tuple(resource.canonical() for resource in resources))
 
 
 def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
@@ -375,6 +384,11 @@ class Governance:
     owner_for_control: Callable[[schema.Identity | None], str]
     # Settles a removal's receipt after its commit (daemon/lifecycle.py).
     settle: Callable[[str], Awaitable[schema.ReceiptOut]]
+    # Per task, the write caller last made before the writer, with the gate's
+    # answer and the policy it was decided under: the call-level decision
+    # depends on nothing else, so while both are the same objects it stands.
+    _early: dict[str, tuple[Resolved, Policy, Caller]] = field(
+        default_factory=dict, init=False, repr=False)
 
     def _limits(self) -> writes.Limits:
         return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
@@ -411,28 +425,58 @@ class Governance:
                       now: str) -> Caller:
         """The task writing on agent.sock, read in the writer's transaction: a
         revoked token, ended task or withdrawn consent that committed before
-        is seen here (the decision is made on what this transaction read)."""
+        is seen here (the decision is made on what this transaction read).
+        The task is remembered as verified at the store's authorization
+        generation read here, on the writer (``gate.Gate.verified``)."""
         if p.task_id is None:
             raise InvalidParams([{"path": "$.task_id",
                                   "expected": "str (required on agent.sock)"}])
-        task = self.gate.task(tx, ctx, p.task_id, now)
-        subject = Subject(channel=Channel.AGENT, role=Role(task.role), owner=task.owner,
-                          task_id=task.task_id)
-        view = gate.task_view(task)
+        task = self.gate.task(tx, ctx, p.task_id, now, stamp=self.gate.generation())
+        caller, call = self._task_caller(self.gate.caller_of(task, "agent"))
+        if call.always_on is not None and call.effect is Effect.DENY:
+            raise gate.refusal(call)
+        return caller
+
+    def _verified_caller(self, ctx: CallContext, p: schema.MemoryWrite,
+                         now: str) -> tuple[Caller, int] | None:
+        """The agent's caller without the store (before the writer), and the
+        authorization generation it holds for; None when the transaction must
+        read it (first write on this connection, anything changed since, or
+        a call-level refusal, which the transaction raises in its order)."""
+        if p.task_id is None:
+            return None
+        found = self.gate.verified(ctx, p.task_id, now)
+        if found is None:
+            return None
+        resolved, generation = found
+        policy = self.gate.policy
+        known = self._early.get(p.task_id)
+        if known is not None and known[0] is resolved and known[1] is policy:
+            return known[2], generation
+        caller, call = self._task_caller(resolved)
+        if call.always_on is not None and call.effect is Effect.DENY:
+            return None
+        if len(self._early) >= _EARLY_TASKS:
+            self._early.clear()
+        self._early[p.task_id] = (resolved, policy, caller)
+        return caller, generation
+
+    def _task_caller(self, resolved: Resolved) -> tuple[Caller, Decision]:
+        """A task's write caller, and the call-level decision on it."""
+        task = resolved.task
+        assert task is not None
         # Grants are the kernel's input: a call-level MemoryWrite question
         # answers consent and role before any operation is looked at.
-        call = self.gate.ask(gate.Caller(subject, view, task, task.grants), Capability.MEMORY_WRITE,
+        call = self.gate.ask(resolved, Capability.MEMORY_WRITE,
                              Resource(target="memory", scope=task.scopes[0], action="add",
                                       entry_id=None, expected_revision=None, content_hash=None),
                              method="memory.write")
-        if call.always_on is not None and call.effect is Effect.DENY:
-            raise gate.refusal(call)
         return Caller(
-            subject=subject, view=view, default_scope=task.scopes[0],
+            subject=resolved.subject, view=resolved.view, default_scope=task.scopes[0],
             user_scope=task.user_scope, channel="agent",
             read_allowed="memory.read" in task.grants, task_id=task.task_id,
             grants=frozenset(task.grants),
-        )
+        ), call
 
     # -- the shared tail: outcome, propose | apply --------------------------------
 
@@ -473,7 +517,8 @@ class Governance:
         # Before the writer: everything that needs neither the store nor the
         # caller's task. Problems found here are raised in pipeline order
         # below (after the idempotency check), so a replay still replays.
-        rhash = request_hash(self.hasher, p)
+        # The request's hash is kept and compared only for an idempotency key.
+        rhash = request_hash(self.hasher, p) if p.idempotency_key is not None else ""
         drafted = draft(p, ctx.channel, self.hasher)
         scanned = (ScanVerdict(None) if drafted.malformed
                    else await self._scan(drafted.proposal))
@@ -484,23 +529,35 @@ class Governance:
         # which refuses it after the idempotency check, as for any caller.
         control = (control_caller(self.owner_for_control(p.identity))
                    if ctx.channel != "agent" else None)
+        # On agent.sock, a task a write on this connection verified, with
+        # nothing changed since, is resolved and decided here too; the
+        # transaction re-checks that nothing changed (one number) and
+        # otherwise reads and decides it there.
+        verified = self._verified_caller(ctx, p, now) if control is None else None
+        early = control if control is not None else verified[0] if verified else None
         decided: tuple[Proposal, Verdict] | None = None
-        if control is not None and not drafted.malformed:
+        if early is not None and not drafted.malformed:
             try:
-                resolved = resolve(drafted, control)
+                resolved = resolve(drafted, early)
             except MemorydError:
                 pass
             else:
-                decided = resolved, decide_ops(control, resolved.ops, policy)
+                decided = resolved, decide_ops(early, resolved.ops, policy)
         read_allowed = True
 
         def run(tx: Tx) -> writes.Written | Refusal:
             nonlocal read_allowed
-            # On control the owner's team scopes are its memberships now (a
-            # store read, so here): a team scope is refused to a non-member.
-            caller = (dataclasses.replace(control, view=teams.control_view(
-                tx, control.subject.owner)) if control is not None
-                else self._agent_caller(tx, ctx, p, now))
+            use = decided
+            if control is not None:
+                # On control the owner's team scopes are its memberships now (a
+                # store read, so here): a team scope is refused to a non-member.
+                caller = dataclasses.replace(control, view=teams.control_view(
+                    tx, control.subject.owner))
+            elif verified is not None and self.gate.generation() == verified[1]:
+                caller = verified[0]
+            else:
+                caller = self._agent_caller(tx, ctx, p, now)
+                use = None
             read_allowed = caller.read_allowed
             owner = caller.subject.owner
             if p.idempotency_key is not None:
@@ -508,8 +565,8 @@ class Governance:
                                                   caller.view, read_allowed=read_allowed)
                 if replay is not None:
                     return replay
-            if decided is not None:
-                proposal, verdict = decided
+            if use is not None:
+                proposal, verdict = use
             else:
                 proposal = resolve(drafted, caller)
                 verdict = decide_ops(caller, proposal.ops, policy)

@@ -8,18 +8,23 @@ be guessable from another.
 
 from __future__ import annotations
 
+import base64
 import secrets
 from datetime import datetime
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+# RFC 4648's base32 alphabet, digit for digit, onto Crockford's.
+_FROM_RFC4648 = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", _CROCKFORD.encode())
 
 
 def _b32(value: int, length: int) -> str:
-    out = []
-    for _ in range(length):
-        out.append(_CROCKFORD[value & 31])
-        value >>= 5
-    return "".join(reversed(out))
+    """The last ``length`` base32 digits of ``value``, most significant first
+    (Crockford's alphabet). The standard encoder does the digits in C: the
+    value is placed so that its digits are the first ``length`` it writes."""
+    size = (length * 5 + 39) // 40 * 5  # whole 40-bit groups
+    value &= (1 << (length * 5)) - 1
+    raw = (value << (size * 8 - length * 5)).to_bytes(size, "big")
+    return base64.b32encode(raw)[:length].translate(_FROM_RFC4648).decode()
 
 
 def entry_id(now: datetime) -> str:

@@ -126,6 +126,10 @@ def fts_text(text: str | None) -> str:
     """Index form of ``text``: CJK runs become unigrams plus bigrams, the rest is kept."""
     if not text:
         return ""
+    if text.isascii():
+        # No CJK character is ASCII: the text is its own index form. (The
+        # index triggers call this for title, summary and body of every write.)
+        return text
 
     def split(m: re.Match[str]) -> str:
         run = m.group(0)

@@ -182,41 +182,50 @@ class Server:
         buffered = BufferedByteReceiveStream(stream)
         limit = self.config.max_frame_bytes
         while not self.stopping.is_set():
-            # Idle phase: wait for the first byte of the next frame.
-            scope = anyio.CancelScope(deadline=anyio.current_time() + self.config.idle_timeout_s)
-            self._idle_scopes.add(scope)
-            first = b""
-            try:
-                with scope:
-                    first = await buffered.receive_exactly(1)
-            except (anyio.IncompleteRead, anyio.EndOfStream):
-                return
-            finally:
-                self._idle_scopes.discard(scope)
-            if not first:
-                log.info("connection_idle_closed", channel=item.channel)
-                return
-            if first == b"\n":
-                continue
+            if not buffered.buffer:
+                # Idle phase: wait for the first bytes of the next frame. One
+                # read takes whatever has arrived (nearly always the whole
+                # frame), and puts it back for the frame phase to find.
+                scope = anyio.CancelScope(
+                    deadline=anyio.current_time() + self.config.idle_timeout_s)
+                self._idle_scopes.add(scope)
+                chunk = b""
+                try:
+                    with scope:
+                        chunk = await buffered.receive()
+                except (anyio.IncompleteRead, anyio.EndOfStream):
+                    return
+                finally:
+                    self._idle_scopes.discard(scope)
+                if not chunk:
+                    log.info("connection_idle_closed", channel=item.channel)
+                    return
+                buffered.feed_data(chunk)
             # Frame phase: the rest of the frame must arrive within frame_timeout_s.
+            # A frame that came whole is taken without waiting, and without
+            # arming a timer for a wait that cannot happen.
             try:
-                with anyio.fail_after(self.config.frame_timeout_s):
-                    rest = await buffered.receive_until(b"\n", limit)
+                if b"\n" in buffered.buffer:
+                    frame = await buffered.receive_until(b"\n", limit + 1)
+                else:
+                    with anyio.fail_after(self.config.frame_timeout_s):
+                        frame = await buffered.receive_until(b"\n", limit + 1)
             except TimeoutError:
                 log.info("connection_stalled_closed", channel=item.channel)
                 return
             except anyio.DelimiterNotFound:
-                rest = None
+                frame = None
             except (anyio.IncompleteRead, anyio.EndOfStream):
                 return
             # receive_until checks its limit only before each read, so a whole
             # oversized line that arrived in one read is returned: check it here.
-            if rest is None or len(first) + len(rest) > limit:
+            if frame is None or len(frame) > limit:
                 log.info("frame_too_large", channel=item.channel)
                 with anyio.move_on_after(self.config.frame_timeout_s):
                     await stream.send(connection_error_line("frame_too_large"))
                 return
-            frame = first + rest
+            if not frame:
+                continue  # a blank line
             self._busy += 1
             try:
                 # A request that has been read is finished even during shutdown.

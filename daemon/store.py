@@ -547,6 +547,10 @@ class Store(Protocol):
     degraded: str | None
     vector_changes: vectors.Changes
     fail_next_commit: Exception | None
+    # A number that moves whenever a row of tasks, tokens or consent changes
+    # (on the writer thread, as the change is made); None where the store
+    # cannot see every such change (another daemon writes the same rows).
+    authz_generation: int | None
 
     @property
     def head(self) -> ChainHead: ...
@@ -592,8 +596,26 @@ def next_group(jobs: queue.SimpleQueue[J | None], max_group: int) -> tuple[list[
     return batch, False
 
 
+# The tables whose rows an agent write's authorization reads (daemon/gate.py):
+# a task's row (ended?), its token's (revoked?), the owner's consent. A new
+# task or token changes nothing already verified; any other change does.
+_AUTHZ_TABLES = frozenset({"tasks", "tokens", "consent"})
+
+
 def _row_trace(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     return {d[0]: v for d, v in zip(cursor.get_description(), row, strict=True)}
+
+
+def _resolve_all(jobs: list[_Job]) -> None:
+    for job in jobs:
+        job._resolve()
+
+
+def _call_on(loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
+    try:
+        loop.call_soon_threadsafe(_resolve_all, jobs)
+    except RuntimeError:  # the loop is closed: nobody is waiting any more
+        pass
 
 
 class _Job:
@@ -623,19 +645,22 @@ class _Job:
         self._future: asyncio.Future[Any] | None = loop.create_future() if loop else None
         self._event = None if loop else threading.Event()
 
-    def finish(self, result: Any = None, error: BaseException | None = None) -> None:
+    def finish(self, result: Any = None, error: BaseException | None = None, *,
+               later: bool = False) -> bool:
+        """Settle the job and tell its caller; with ``later``, the caller of a
+        job on an event loop is told by ``tell_loops`` (once per loop for a
+        whole group). True if this call settled it."""
         if self.settled:
-            return
+            return False
         self.settled = True
         self.result, self.error = result, error
         if self._loop is not None:
-            try:
-                self._loop.call_soon_threadsafe(self._resolve)
-            except RuntimeError:  # the loop is closed: nobody is waiting any more
-                pass
+            if not later:
+                _call_on(self._loop, [self])
         else:
             assert self._event is not None
             self._event.set()
+        return True
 
     def _resolve(self) -> None:
         assert self._future is not None
@@ -645,6 +670,17 @@ class _Job:
             self._future.set_exception(self.error)
         else:
             self._future.set_result(self.result)
+
+    @staticmethod
+    def tell_loops(jobs: list[_Job]) -> None:
+        """Answer the callers of ``jobs`` that wait on event loops: one wake-up
+        per loop, however many of its callers the group held."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+        for job in jobs:
+            if job._loop is not None:
+                by_loop.setdefault(job._loop, []).append(job)
+        for loop, waiting in by_loop.items():
+            _call_on(loop, waiting)
 
     async def wait_async(self) -> Any:
         assert self._future is not None
@@ -667,7 +703,9 @@ class SqliteStore:
     raises rolls back only its savepoint and gets its exception), COMMITs once
     (one fsync for the group), and only then answers each caller. A failed
     COMMIT fails every job of the group with ``store_unavailable`` and
-    degrades the store: nothing of that group is ever acknowledged. The audit
+    degrades the store: nothing of that group is ever acknowledged. The
+    callers of a committed group that wait on one event loop are answered
+    with one call into that loop (one wake-up), not one per job. The audit
     chain head advances job by job inside the group; a rolled-back job leaves
     it where it was, and the store's ``head`` moves only after COMMIT.
 
@@ -705,7 +743,10 @@ class SqliteStore:
         # ranker's in-memory index listens to it.
         self.vector_changes = vectors.Changes()
         self._last_written: StoredEvent | None = None  # the writer's newest event (written())
-        self.conn = self._open()
+        # Moves on every change to a row an agent write's authorization reads
+        # (``_AUTHZ_TABLES``), made by anyone on the one writing connection.
+        self.authz_generation: int | None = 0
+        self.conn = self._open(writer=True)
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
             _upgrade(self.conn)
@@ -764,7 +805,7 @@ class SqliteStore:
                                         daemon=True)
         self._writer.start()
 
-    def _open(self) -> apsw.Connection:
+    def _open(self, *, writer: bool = False) -> apsw.Connection:
         # Never through a link planted in the home (the home check at start
         # refuses one; this closes the window after it).
         conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE
@@ -774,7 +815,7 @@ class SqliteStore:
         for pragma in self._pragmas:
             conn.execute(pragma).fetchall()
         search.register(conn)
-        vectors.register(conn, self.vector_changes)
+        vectors.register(conn, self.vector_changes, self._on_update if writer else None)
         return conn
 
     @staticmethod
@@ -982,10 +1023,9 @@ class SqliteStore:
             return
         self.head = head
         self.vector_changes.settle(committed=True)
-        for job, result in done:
-            job.finish(result)
-        for job, err in failed:
-            job.finish(error=err)
+        answered = [job for job, result in done if job.finish(result, later=True)]
+        answered += [job for job, err in failed if job.finish(error=err, later=True)]
+        _Job.tell_loops(answered)
 
     def _writer_call(self, fn: Callable[[apsw.Connection], T]) -> T:
         """Run ``fn(conn)`` on the writer thread, between groups, outside a transaction."""
@@ -994,6 +1034,14 @@ class SqliteStore:
         return job.wait()
 
     # -- checkpoints ----------------------------------------------------------
+
+    def _on_update(self, op: int, _db: str, table: str, _rowid: int) -> None:
+        # On the writer thread, while the statement runs: a job after it (in
+        # this group or a later one) sees the new generation. A change later
+        # rolled back moves it too, which only costs a verification.
+        if table in _AUTHZ_TABLES and (op != apsw.SQLITE_INSERT or table == "consent"):
+            assert self.authz_generation is not None
+            self.authz_generation += 1
 
     def _on_wal(self, _conn: apsw.Connection, _name: str, pages: int) -> int:
         self._wal_pages = pages

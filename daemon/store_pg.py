@@ -553,6 +553,9 @@ class PostgresStore:
 
     kind = "postgresql"
     sharing = "multi-host"
+    # Other daemons change the same rows: no in-process number can vouch for
+    # an authorization, so every write reads it in its transaction.
+    authz_generation: int | None = None
     max_group = 64
     readers = 4
 

@@ -110,13 +110,19 @@ class Changes:
                 listener(gone)
 
 
-def register(conn: apsw.Connection, changes: Changes) -> None:
-    """Watch ``conn`` for deleted vector rows (the writer's connection is the one that deletes)."""
+def register(conn: apsw.Connection, changes: Changes,
+             also: Callable[[int, str, str, int], None] | None = None) -> None:
+    """Watch ``conn`` for deleted vector rows (the writer's connection is the one that deletes).
+
+    ``also`` is told of every row change too (a connection has one update
+    hook: the store's own watch shares it)."""
     delete = int(apsw.SQLITE_DELETE)
 
-    def hook(op: int, _db: str, table: str, rowid: int) -> None:
+    def hook(op: int, db: str, table: str, rowid: int) -> None:
         if op == delete and table == "entry_vectors":
             changes.deleted(rowid)
+        if also is not None:
+            also(op, db, table, rowid)
 
     conn.set_update_hook(hook)
 

@@ -233,6 +233,14 @@ def _check_text(name: str, value: object, *, optional: bool) -> None:
         raise ValueError(f"{name} is not valid Unicode text") from None
 
 
+# Canonical strings ``Resource.canonical`` made lately (``is_canonical``
+# answers for them without a parse). Every string made is canonical (``parse``
+# takes back what ``canonical`` gives), so a hit is exact; bounded, and a miss
+# only costs a parse. Resource strings hold scopes, ids and keyed hashes only.
+_MADE_MAX = 4096
+_MADE: dict[str, None] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class Resource:
     """What a decision is about; see the module docstring for its string form.
@@ -273,10 +281,29 @@ class Resource:
         entry = _ABSENT if self.entry_id is None else _escape(self.entry_id, _UNRESERVED)
         rev = _ABSENT if self.expected_revision is None else str(self.expected_revision)
         digest = _ABSENT if self.content_hash is None else _escape(self.content_hash, _HASH_RAW)
-        return f"{self.target}/{_escape(self.scope, _UNRESERVED)}:{action}:{entry}@{rev}:{digest}"
+        text = f"{self.target}/{_escape(self.scope, _UNRESERVED)}:{action}:{entry}@{rev}:{digest}"
+        if len(_MADE) >= _MADE_MAX:
+            _MADE.clear()
+        _MADE[text] = None
+        return text
 
     def __str__(self) -> str:
         return self.canonical()
+
+    @staticmethod
+    def is_canonical(text: object) -> bool:
+        """Whether ``text`` is a canonical resource string (``parse`` accepts it).
+
+        A string ``canonical`` made lately is known to be one without parsing
+        it again: the audit guard checks the very strings a decision was
+        just made on."""
+        if type(text) is str and text in _MADE:
+            return True
+        try:
+            Resource.parse(text)  # type: ignore[arg-type]  # a non-str is refused there
+        except ValueError:
+            return False
+        return True
 
     @classmethod
     def parse(cls, text: str) -> Resource:

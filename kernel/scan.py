@@ -27,11 +27,15 @@ Invariants:
   the positions it suggests are tried in the order ``finditer`` would try
   them; ``prefilter=False`` runs every pattern over the whole text, and the
   two must agree (``tests/unit/test_scan_prefilter.py``);
-- prefilters are checked in one pass per text: every literal of the table is
-  put in one Aho-Corasick automaton per table, one pass over a text finds
-  every literal it holds, and the rules whose every check holds one are the
-  only prefiltered rules that run; a text held by several fields of one
-  entry is scanned once;
+- prefilters are checked in one pass per text: the table's literals are
+  indexed once per table (one-character literals as one character class,
+  longer ones in one Aho-Corasick automaton; an ASCII text is searched for
+  the ASCII literals only); one pass over a text finds every literal it
+  holds, and the rules whose every check holds one are the only prefiltered
+  rules that run (a side none of whose literals a printable ASCII text can
+  hold, the raw side, is not searched for such a text at all); a text held
+  by several fields of one entry is scanned once,
+  and a name (type, basis kind, scope) that scanned clean is not scanned again;
 - fail closed: a validator that raises counts as a finding, and an empty rule
   table is refused rather than read as "nothing found".
 """
@@ -245,7 +249,10 @@ def _fold(text: str) -> _Folded:
 
     last = 0
     if text.isascii():
-        if "  " not in text and not any(ch in text for ch in _ASCII_SPACE_OTHER):
+        # Every character of _ASCII_SPACE_OTHER is a control character: a
+        # printable text holds none of them.
+        if "  " not in text and (text.isprintable()
+                                 or not any(ch in text for ch in _ASCII_SPACE_OTHER)):
             # Nothing to fold: the common case of one line of ASCII prose.
             return _Folded(text, [0], [0], [len(text)], [True])
         pieces = _FOLDABLE_ASCII.finditer(text)
@@ -331,29 +338,71 @@ def _plan(rule: ScanRule) -> _Plan | None:
 
 
 @dataclass(frozen=True, slots=True)
+class _Finder:
+    """Finds which of a set of lower-cased literals a text holds, in one pass each.
+
+    One-character literals (control, invisible and look-alike characters, a
+    lone ``-``) are one character class, searched by ``re``; longer literals
+    go into an Aho-Corasick automaton (pyahocorasick). The automaton picks a
+    node's next state by walking its children one by one, so a class of a
+    few hundred single characters at its root would cost that walk at every
+    character of every text; the class costs one table lookup.
+    """
+
+    singles: re.Pattern[str] | None
+    automaton: ahocorasick.Automaton | None
+
+    def found(self, low: str) -> set[str]:
+        out: set[str] = set()
+        if self.singles is not None:
+            out.update(self.singles.findall(low))
+        if self.automaton is not None:
+            out.update(literal for _end, literal in self.automaton.iter(low))
+        return out
+
+
+def _finder(literals: list[str]) -> _Finder:
+    singles = sorted(literal for literal in literals if len(literal) == 1)
+    longer = [literal for literal in literals if len(literal) > 1]
+    automaton = None
+    if longer:
+        automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+        for literal in longer:
+            automaton.add_word(literal, literal)
+        automaton.make_automaton()
+    pattern = re.compile("[" + "".join(re.escape(c) for c in singles) + "]") if singles else None
+    return _Finder(pattern, automaton)
+
+
+@dataclass(frozen=True, slots=True)
 class _Index:
     """Every prefilter literal of one side of a rule table (raw or folded), indexed.
 
-    ``automaton`` (Aho-Corasick, pyahocorasick) finds every literal a text
-    holds in one pass over it, overlapping ones included; ``holds`` says which
-    (rule, check) pairs each literal satisfies, and ``needs`` how many checks
-    each rule has. A rule may match a text when every one of its checks holds
-    a literal that occurs in it: the same answer as walking each rule's plan,
-    in one pass over the text instead of one search per literal and rule.
+    ``found`` gives every literal a text holds (overlapping ones included) in
+    one pass over it; ``holds`` says which (rule, check) pairs each literal
+    satisfies, and ``needs`` how many checks each rule has. A rule may match a
+    text when every one of its checks holds a literal that occurs in it: the
+    same answer as walking each rule's plan, in one pass over the text instead
+    of one search per literal and rule. An ASCII text can hold only the ASCII
+    literals, so it is searched for those alone (``ascii``), a much smaller
+    set than ``every`` (the invisible and look-alike characters are not ASCII).
     """
 
-    automaton: ahocorasick.Automaton | None
+    every: _Finder
+    ascii: _Finder
     holds: dict[str, tuple[tuple[int, int], ...]]
     needs: dict[int, int]
     # The rules of this side (positions in the table), and those with no plan.
     side: tuple[int, ...]
     unplanned: frozenset[int]
+    # No rule of this side can run on printable ASCII text: every rule has a
+    # prefilter and no ASCII literal of theirs is printable (the raw side's
+    # control characters). Such a text is not looked at for literals at all.
+    skips_printable_ascii: bool = False
 
     def found(self, low: str) -> set[str]:
         """The literals ``low`` holds."""
-        if self.automaton is None:
-            return set()
-        return {literal for _end, literal in self.automaton.iter(low)}
+        return (self.ascii if low.isascii() else self.every).found(low)
 
 
 def _index(plans: tuple[_Plan | None, ...], rules: tuple[ScanRule, ...], raw: bool) -> _Index:
@@ -368,14 +417,11 @@ def _index(plans: tuple[_Plan | None, ...], rules: tuple[ScanRule, ...], raw: bo
         for c, group in enumerate(plan.checks):
             for literal in group.every:
                 holds.setdefault(literal, set()).add((i, c))
-    automaton = None
-    if holds:
-        automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
-        for literal in holds:
-            automaton.add_word(literal, literal)
-        automaton.make_automaton()
-    return _Index(automaton, {lit: tuple(sorted(pairs)) for lit, pairs in holds.items()},
-                  needs, side, frozenset(i for i in side if plans[i] is None))
+    unplanned = frozenset(i for i in side if plans[i] is None)
+    printable = any(lit.isascii() and any(ch.isprintable() for ch in lit) for lit in holds)
+    return _Index(_finder(list(holds)), _finder([lit for lit in holds if lit.isascii()]),
+                  {lit: tuple(sorted(pairs)) for lit, pairs in holds.items()},
+                  needs, side, unplanned, not unplanned and not printable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -564,6 +610,11 @@ def _run_rules(
         subject = text if raw else folded.text
         index = table.indexes[raw]
         stats.rules_run += len(index.side)
+        if (prefilter and index.skips_printable_ascii and subject.isascii()
+                and subject.isprintable()):
+            # What the view would find: no literal, so no rule to run.
+            stats.prefiltered += len(index.side)
+            continue
         view = None
         todo = index.side
         if prefilter:
@@ -758,6 +809,29 @@ _REQUIRED = ("title", "body", "summary")
 _JOINED = ("title", "summary", "body")
 
 
+# Fields that hold names, not memory text: an entry's type and basis kind
+# (enumerations) and its scope. The same few come with every write, so a name
+# that scans clean is remembered for the life of the process (per rule table,
+# at most ``_CLEAN_NAMES_MAX``); one with findings is never kept.
+_NAME_FIELDS = frozenset({"type", "basis.kind", "scope"})
+_CLEAN_NAMES_MAX = 1024
+_clean_names: dict[tuple[int, str], tuple[ScanRule, ...]] = {}
+
+
+def _scan_field(name: str, value: str, rules: tuple[ScanRule, ...]) -> tuple[Finding, ...]:
+    if name not in _NAME_FIELDS:
+        return scan_with_stats(value, rules)[0]
+    key = (id(rules), value)
+    if _clean_names.get(key) is rules:
+        return ()
+    found = scan_with_stats(value, rules)[0]
+    if not found:
+        if len(_clean_names) >= _CLEAN_NAMES_MAX:
+            _clean_names.clear()
+        _clean_names[key] = rules
+    return found
+
+
 def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
                     ) -> list[FieldFinding]:
     # A text held by several fields (a summary repeating the title, a tag
@@ -767,7 +841,7 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
     for name, value in fields:
         found = seen.get(value)
         if found is None:
-            found = seen[value] = scan_with_stats(value, rules)[0]
+            found = seen[value] = _scan_field(name, value, rules)
         out.extend(FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding, f.review)
                    for f in found)
     parts = [(name, value) for name in _JOINED for n, value in fields if n == name]

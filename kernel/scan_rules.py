@@ -436,6 +436,15 @@ def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
+# The characters of ``invisible.default_ignorable`` (see that rule), one
+# character or one ``a-z`` range each: its pattern's class and its prefilter.
+_IGNORABLE = (
+    "\u034f", "\u115f", "\u1160", "\u17b4", "\u17b5", "\u180b-\u180d", "\u180f", "\u2065",
+    "\u2800", "\u3164", "\ufe00-\ufe0f", "\uffa0", "\ufff0-\ufff8", "\U0001bca0-\U0001bca3",
+    "\U0001d173-\U0001d17a", "\U000e0080-\U000e0fff",
+)
+
+
 # Token characters around provider tokens: a token is refused only as a whole
 # word, so ``xghp_…`` inside an identifier is left to the generic rule.
 _B = r"(?<![A-Za-z0-9_])"
@@ -513,11 +522,12 @@ RULES: tuple[ScanRule, ...] = (
     # emoji or a keycap base, where they choose its presentation.
     ScanRule(
         "invisible.default_ignorable", "invisible", "invisible",
-        _rx("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2065\u2800\u3164"
-            "\ufe00-\ufe0f\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-            "\U000e0080-\U000e0fff]{1,256}"),
+        _rx("[" + "".join(_IGNORABLE) + "]{1,256}"),
         _selector_out_of_place,
         raw=True,
+        # Every match holds one of its characters (none of them ASCII, so an
+        # ASCII text never runs it).
+        prefilter=(_chars(*_IGNORABLE),),
     ),
     ScanRule(
         "invisible.bidi_control", "invisible", "invisible",

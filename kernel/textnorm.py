@@ -120,6 +120,10 @@ _RUNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# The fewest characters a match of each pattern above spans. No pattern's
+# characters include whitespace, so a match lies inside one whitespace-free
+# word of the text: a text whose longest word is shorter holds no such run.
+_SHORTEST: dict[str, int] = {"percent": 9, "hex": 16, "base64": 16}
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
@@ -127,7 +131,11 @@ def encoded_runs(text: str) -> list[tuple[str, int, int]]:
     """``(encoding, start, end)`` of the first ``MAX_RUNS`` encoded-looking runs."""
     found: list[tuple[str, int, int]] = []
     taken: list[tuple[int, int]] = []
+    longest = max(map(len, text.split()), default=0)
     for name, pattern in _RUNS:
+        if _SHORTEST[name] > longest:
+            # Prose (words shorter than any run) skips the patterns' walks.
+            continue
         if name == "percent" and text.count("%") < 3:
             # A percent run needs three escapes: without three '%' anywhere,
             # no run qualifies (ordinary long words would each be tried).

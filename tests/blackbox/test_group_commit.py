@@ -10,6 +10,7 @@ and a failed COMMIT fails every job of the group.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -180,3 +181,40 @@ def test_a_failed_commit_fails_every_job_of_the_group(store: SqliteStore) -> Non
 def test_a_committed_write_is_read_back_at_once(store: SqliteStore) -> None:
     store.run_sync(_put("k1"))
     assert _keys(store) == {"k1"}
+
+
+def test_a_group_wakes_its_callers_event_loop_once(store: SqliteStore) -> None:
+    # Callers waiting on one event loop are answered by one call into it per
+    # group, not one per job: each call is a wake-up of the loop.
+    entered, release = threading.Event(), threading.Event()
+
+    def hold(conn: apsw.Connection) -> None:
+        entered.set()
+        release.wait(30)
+
+    async def go() -> tuple[list[str], int]:
+        loop = asyncio.get_running_loop()
+        wakeups = 0
+        real = loop.call_soon_threadsafe
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal wakeups
+            wakeups += 1
+            return real(*args, **kwargs)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        holder = threading.Thread(target=store._writer_call, args=(hold,))
+        holder.start()
+        await asyncio.to_thread(entered.wait, 30)
+        wakeups = 0
+        calls = [asyncio.ensure_future(store.run(_put(f"k{i}"))) for i in range(5)]
+        while store._jobs.qsize() < len(calls):
+            await asyncio.sleep(0)
+        release.set()
+        results = await asyncio.gather(*calls)
+        holder.join()
+        return list(results), wakeups
+
+    results, wakeups = asyncio.run(go())
+    assert results == [f"k{i}" for i in range(5)]
+    assert wakeups == 1

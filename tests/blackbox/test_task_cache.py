@@ -11,15 +11,18 @@ the same connection: the change must be seen at once.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from memoryd.daemon.clock import fmt
+from memoryd.daemon.identity import revoke_token
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
-from tests.inproc import CallFailed, FakeClock, composed
+from tests.inproc import CallFailed, FakeClock, InProcess, composed
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +107,145 @@ def test_a_task_past_its_lifetime_is_gone_on_the_next_call(tmp_path: Path) -> No
             return None
 
     assert anyio.run(go, backend="asyncio") == "task_not_found"
+
+
+# --- writes: a task verified by one write is trusted by the next only while
+# nothing it depends on has changed --------------------------------------------
+
+_ALLOW = """
+[[rule]]
+id = "cache-writes"
+effect = "allow"
+capability = "MemoryWrite"
+channel = "agent"
+scope = "cache:t"
+"""
+
+
+_WHO = {"identity": {"kind": "local", "subject": "cache-writer"}}
+
+
+async def _consented(daemon: InProcess, who: dict[str, Any] | None = None) -> None:
+    who = who or {}
+    consent = await daemon.call("control", "consent.get", who)
+    await daemon.call("control", "consent.set", {
+        **who, "read": True, "contribute": True, "version": consent["version"]})
+
+
+def _statements(store: Any) -> list[str]:
+    """Every statement the store's writing connection runs from now on."""
+    seen: list[str] = []
+
+    def trace(_cursor: Any, sql: str, _bindings: Any) -> bool:
+        seen.append(sql)
+        return True
+
+    store.conn.exec_trace = trace
+    return seen
+
+
+def test_a_second_write_on_a_connection_reads_no_task_or_token_row(tmp_path: Path) -> None:
+    async def go() -> list[str]:
+        with composed(tmp_path / "h", policy=_ALLOW) as daemon:
+            await _consented(daemon, _WHO)
+            issued = await daemon.call("control", "token.issue", _WHO)
+            tid = (await daemon.call("agent", "task.begin", {
+                "token": issued["token"], "scopes": ["cache:t"]}))["task_id"]
+            await daemon.call("agent", "memory.write", write(tid, "First"))
+            seen = _statements(daemon.store)
+            out = await daemon.call("agent", "memory.write", write(tid, "Second"))
+            assert out["outcome"] == "applied"
+            return seen
+
+    seen = anyio.run(go, backend="asyncio")
+    assert any("INSERT INTO entries" in sql for sql in seen)
+    assert not [sql for sql in seen if "FROM tasks" in sql or "FROM tokens" in sql]
+
+
+def test_the_authorization_generation_moves_on_revocation_task_end_and_consent_only(
+        tmp_path: Path) -> None:
+    async def go() -> list[tuple[str, bool]]:
+        with composed(tmp_path / "h", policy=_ALLOW) as daemon:
+            store = daemon.store
+            moved: list[tuple[str, bool]] = []
+
+            async def step(name: str, channel: str, method: str, params: dict[str, Any]) -> Any:
+                before = store.authz_generation
+                out = await daemon.call(channel, method, params)
+                moved.append((name, store.authz_generation != before))
+                return out
+
+            await step("consent", "control", "consent.set", {
+                **_WHO, "read": True, "contribute": True,
+                "version": (await daemon.call("control", "consent.get", _WHO))["version"]})
+            issued = await step("issue", "control", "token.issue", _WHO)
+            tid = (await step("begin", "agent", "task.begin", {
+                "token": issued["token"], "scopes": ["cache:t"]}))["task_id"]
+            await step("write", "agent", "memory.write", write(tid, "First"))
+            await step("end", "agent", "task.end", {"task_id": tid})
+            await step("revoke", "control", "token.revoke", {"token_id": issued["token_id"]})
+            return moved
+
+    assert anyio.run(go, backend="asyncio") == [
+        ("consent", True), ("issue", False), ("begin", False), ("write", False),
+        ("end", True), ("revoke", True)]
+
+
+def _change_before_the_transaction(daemon: InProcess, change: Any) -> None:
+    """Make ``change`` (a store function) commit right after the gate has
+    answered a write from what it remembers, before that write's transaction
+    runs: the race a remembered verification must not lose."""
+    gate = daemon.app.gate
+    real = gate.verified
+
+    def verified_then_changed(ctx: Any, task_id: str, now: str) -> Any:
+        answer = real(ctx, task_id, now)
+        assert answer is not None, "the write was not answered from memory"
+        daemon.store.run_sync(change)
+        return answer
+
+    gate.verified = verified_then_changed  # type: ignore[method-assign]
+
+
+def test_a_token_revoked_after_the_early_decision_stops_the_write(tmp_path: Path) -> None:
+    async def go() -> tuple[str | None, int]:
+        with composed(tmp_path / "h", policy=_ALLOW) as daemon:
+            await _consented(daemon, _WHO)
+            issued = await daemon.call("control", "token.issue", _WHO)
+            tid = (await daemon.call("agent", "task.begin", {
+                "token": issued["token"], "scopes": ["cache:t"]}))["task_id"]
+            await daemon.call("agent", "memory.write", write(tid, "First"))
+            now = fmt(datetime.now(UTC))
+            _change_before_the_transaction(
+                daemon, lambda tx: revoke_token(tx, issued["token_id"], now))
+            try:
+                await daemon.call("agent", "memory.write", write(tid, "Second"))
+            except CallFailed as exc:
+                code = exc.data_code
+            else:
+                code = None
+            listed = await daemon.call("control", "memory.list", {**_WHO, "scope": "cache:t"})
+            return code, len(listed["items"])
+
+    assert anyio.run(go, backend="asyncio") == ("policy_denied", 1)
+
+
+def test_a_task_ended_after_the_early_decision_stops_the_write(tmp_path: Path) -> None:
+    async def go() -> tuple[str | None, int]:
+        with composed(tmp_path / "h", policy=_ALLOW) as daemon:
+            await _consented(daemon)
+            tid = (await daemon.call("agent", "task.begin", {"scopes": ["cache:t"]}))["task_id"]
+            await daemon.call("agent", "memory.write", write(tid, "First"))
+            now = fmt(datetime.now(UTC))
+            _change_before_the_transaction(daemon, lambda tx: tx.exec(
+                "UPDATE tasks SET ended_at = ? WHERE task_id = ?", (now, tid)))
+            try:
+                await daemon.call("agent", "memory.write", write(tid, "Second"))
+            except CallFailed as exc:
+                code = exc.data_code
+            else:
+                code = None
+            listed = await daemon.call("control", "memory.list", {"scope": "cache:t"})
+            return code, len(listed["items"])
+
+    assert anyio.run(go, backend="asyncio") == ("task_not_found", 1)

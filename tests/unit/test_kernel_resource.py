@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from memoryd.kernel import capability
 from memoryd.kernel.capability import Channel, Resource, Role, Subject
 from memoryd.kernel.retention import (
     DEFAULT_TTL_DAYS,
@@ -101,6 +102,7 @@ def test_type_is_normalised_to_plain_str_for_hash_eq_agreement() -> None:
 def test_parse_refuses_anything_not_canonical(text: str) -> None:
     with pytest.raises(ValueError):
         Resource.parse(text)
+    assert not Resource.is_canonical(text)
 
 
 def test_parse_refuses_non_str() -> None:
@@ -151,6 +153,24 @@ def test_canonical_round_trips(resource: Resource) -> None:
     text = resource.canonical()
     assert Resource.parse(text) == resource
     assert Resource.parse(text).canonical() == text
+
+
+@given(resources)
+def test_a_string_canonical_made_is_canonical_without_a_parse(resource: Resource) -> None:
+    text = resource.canonical()
+    assert Resource.is_canonical(text)
+    # A spelling of it that parse refuses stays refused.
+    assert not Resource.is_canonical(text + " ")
+    assert not Resource.is_canonical(text.replace(":", "%3A", 1))
+
+
+def test_is_canonical_refuses_non_str_and_keeps_its_memory_bounded() -> None:
+    assert not Resource.is_canonical(None)
+    assert not Resource.is_canonical(b"memory/default:add:-@-:-")
+    for i in range(capability._MADE_MAX + 10):
+        res(scope=f"s{i}").canonical()
+    assert len(capability._MADE) <= capability._MADE_MAX
+    assert Resource.is_canonical("memory/s0:add:-@-:-")  # parsed again: still canonical
 
 
 @given(resources, resources)

@@ -187,3 +187,12 @@ def test_token_units_add_up_over_lines() -> None:
 
 def test_token_units_count_extra_spaces_and_punctuation() -> None:
     assert recall.token_units("a   b!") == 1 + 2 + 1 + 1
+
+
+def test_ascii_text_is_its_own_index_form() -> None:
+    # fts_text returns ASCII text at once: no CJK range reaches ASCII, so the
+    # CJK split would leave it unchanged anyway.
+    assert all(lo > 0x7F for lo, _hi in search._CJK_RANGES)
+    every_ascii = "".join(map(chr, range(0x80)))
+    assert search._CJK_RUN.search(every_ascii) is None
+    assert search.fts_text(every_ascii) == every_ascii

@@ -1,0 +1,33 @@
+"""An inserted entry row is stored exactly as ``entries.insert`` returns it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from msgspec import UNSET
+
+from memoryd.daemon import entries
+from memoryd.daemon.store import SqliteStore, Tx
+
+
+def test_every_column_holds_the_value_insert_returned(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "memory.db")
+    try:
+        entry = {"type": "fact", "title": "Editor", "body": "Uses vim.", "summary": "Uses vim.",
+                 "basis": {"kind": "human", "note": "said so"}, "validity": UNSET,
+                 "ttl_days": 30, "pinned": True}
+
+        def insert(tx: Tx) -> dict[str, object]:
+            return entries.insert(tx, "own_1", "memory", "default", entry, "b3k:" + "0" * 64,
+                                  entries.Provenance("user", True, "b3k:" + "1" * 64),
+                                  datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+
+        row = store.run_sync(insert)
+        stored = store.run_sync(lambda tx: tx.one("SELECT * FROM entries WHERE id = ?",
+                                                  (row["id"],)), write=False)
+        assert stored is not None
+        assert set(stored) == set(row)
+        assert {k: stored[k] for k in row} == row
+    finally:
+        store.close()
