@@ -23,7 +23,6 @@ Invariants:
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
