@@ -530,8 +530,8 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
                 "target": "memory", "action": "replace", "id": made, "expected_revision": 1,
                 "entry": entry(title="second words", body="The replaced body.")})
             archived = add("Archived", "An okapi note put away.")
-            c.call("memory.write", {"target": "memory", "action": "archive", "id": archived, "reason": "done",
-                                    "expected_revision": 1})
+            c.call("memory.write", {"target": "memory", "action": "archive", "id": archived,
+                                    "reason": "done", "expected_revision": 1})
             ids = [short, based, made, archived]
             before = _read(c, ids)
             journal = c.call("memory.journal", {})["items"]
