@@ -55,8 +55,8 @@ def fill(store: SqliteStore, n: int) -> None:
             body = _body(rng, vocab, weights)
             tx.exec(
                 "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
-                " status, revision, source, eligible, basis, pinned, created_at, updated_at,"
-                " renewed_at, ttl_days, expires_at, content_hash, status_at) VALUES"
+                " status, revision, source, eligible, basis_text, pinned, created_at, updated_text,"
+                " renewed_text, ttl_days, expires_at, content_key, status_text) VALUES"
                 " (?, ?, 'memory', ?, 'fact', ?, ?, ?, 'active', 1, 'agent', 1, '{}', 0,"
                 " ?, ?, ?, 120, '2099-01-01T00:00:00.000000Z', 'h', ?)",
                 (f"ent_{i:08d}", OWNER if i % 4 else "own_bench_b", f"s{i % 3}",

@@ -13,9 +13,12 @@ Invariants:
   channel, only inside the task's namespaces; anything else is ``not_found``;
 - a removed entry has no title, summary or body anywhere in its row, its
   revisions or a pending proposal about it;
-- an entry's text is stored once: on SQLite a summary equal to the body is
-  kept as NULL ``summary_text`` (``_as_stored``), and every reader sees the
-  generated ``summary``;
+- an entry's text is stored once, and a value the row can derive is not
+  stored: on SQLite a summary equal to the body, the default basis and a time
+  equal to the one it follows are kept as NULL, the content hash as its 32
+  bytes (``_as_stored``), and every reader sees the generated columns
+  (``summary``, ``basis``, ``updated_at``, ``renewed_at``, ``status_at``,
+  ``content_hash``) with the values written;
 - ``check_title`` and ``at_revision`` name a stored id, revision or status
   only to a caller that may read (``reveal``).
 """
@@ -23,6 +26,7 @@ Invariants:
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -32,7 +36,7 @@ from msgspec import UNSET
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.ids import entry_id as new_entry_id
-from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.daemon.store import DEFAULT_BASIS, HASH_PREFIX, Tx, dumps, loads
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 from memoryd.kernel.retention import default_ttl_days
 from memoryd.kernel.scan import RULES, redact
@@ -259,30 +263,66 @@ def _insert_sql(columns: tuple[str, ...]) -> str:
             f" VALUES ({', '.join('?' * len(columns))})")
 
 
+# Columns a write may give that SQLite derives from other columns (daemon/store.py,
+# ENTRIES_TABLE): what _as_stored needs of the row to store them.
+_TIMES = ("created_at", "updated_at", "renewed_at", "status_at")
+_DERIVING = ("summary", "body", *_TIMES)
+_HASH_TEXT = re.compile(re.escape(HASH_PREFIX) + "[0-9a-f]{64}")
+
+
 def _as_stored(tx: Tx, changes: dict[str, Any],
                current: dict[str, Any] | None = None) -> dict[str, Any]:
     """The columns to write for ``changes`` on ``tx``'s backend.
 
-    SQLite keeps a summary equal to the body once (daemon/store.py,
-    ENTRIES_TABLE): it writes ``summary_text``, NULL for such a summary, and
-    reads the generated ``summary``. ``current`` holds the row's summary and
-    body, needed when ``changes`` sets only one of them. PostgreSQL stores
-    ``summary`` as given."""
-    if tx.dialect != "sqlite" or ("summary" not in changes and "body" not in changes):
+    SQLite stores no value the row derives (daemon/store.py, ENTRIES_TABLE):
+    it writes ``summary_text`` (NULL for a summary equal to the body),
+    ``basis_text`` (NULL for DEFAULT_BASIS), ``updated_text``,
+    ``renewed_text`` and ``status_text`` (NULL for a time equal to the one it
+    follows) and ``content_key`` (a ``b3k:`` hash as its 32 bytes), and
+    reads the generated columns. ``current`` holds the row's summary, body
+    and times, needed when ``changes`` sets some of them and not the others.
+    PostgreSQL stores every value as given."""
+    if tx.dialect != "sqlite":
         return changes
     out = dict(changes)
     before = current or {}
-    summary = out.pop("summary") if "summary" in changes else before["summary"]
-    body = changes["body"] if "body" in changes else before["body"]
-    out["summary_text"] = None if summary == body else summary
+
+    def final(name: str) -> Any:
+        return changes[name] if name in changes else before[name]
+
+    if "summary" in changes or "body" in changes:
+        summary = out.pop("summary", None) if "summary" in changes else before["summary"]
+        out["summary_text"] = None if summary == final("body") else summary
+    if "basis" in changes:
+        basis = out.pop("basis")
+        out["basis_text"] = None if basis == DEFAULT_BASIS else basis
+    if "content_hash" in changes:
+        out["content_key"] = _hash_key(out.pop("content_hash"))
+    if any(name in changes for name in _TIMES):
+        for name in _TIMES[1:]:
+            out.pop(name, None)
+        updated, renewed, status_at = final("updated_at"), final("renewed_at"), final("status_at")
+        out["updated_text"] = None if updated == final("created_at") else updated
+        out["renewed_text"] = None if renewed == updated else renewed
+        out["status_text"] = ("" if status_at is None
+                              else None if status_at == updated else status_at)
     return out
+
+
+def _hash_key(content_hash: Any) -> Any:
+    """How SQLite keeps a content hash: a ``b3k:`` hash of 64 lower-case hex
+    digits as its 32 bytes (read back as the same text), anything else as is."""
+    if isinstance(content_hash, str) and _HASH_TEXT.fullmatch(content_hash):
+        return bytes.fromhex(content_hash[len(HASH_PREFIX):])
+    return content_hash
 
 
 def update(tx: Tx, entry_id: str, **changes: Any) -> dict[str, Any]:
     """Set columns of one entry; returns the row after."""
     current = None
-    if ("summary" in changes) != ("body" in changes):
-        current = tx.one("SELECT summary, body FROM entries WHERE id = ?", (entry_id,))
+    if tx.dialect == "sqlite" and any(name in changes for name in _DERIVING):
+        current = tx.one(f"SELECT {', '.join(_DERIVING)} FROM entries WHERE id = ?",  # noqa: S608 (our column names)
+                         (entry_id,))
     changes = _as_stored(tx, changes, current)
     sets = ", ".join(f"{k} = ?" for k in changes)
     tx.exec(f"UPDATE entries SET {sets} WHERE id = ?",  # noqa: S608 (column names are ours)

@@ -67,8 +67,9 @@ CREATE TRIGGER IF NOT EXISTS projection_outbox_ai AFTER INSERT ON entries
 WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'projection' AND value = 'on') BEGIN
 {_UPSERT}
 END;
+-- content_key: the stored hash (entries.content_hash is generated from it).
 CREATE TRIGGER IF NOT EXISTS projection_outbox_au
-AFTER UPDATE OF status, revision, content_hash, eligible ON entries
+AFTER UPDATE OF status, revision, content_key, eligible ON entries
 WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'projection' AND value = 'on') BEGIN
 {_UPSERT}
 END;

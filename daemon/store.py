@@ -56,7 +56,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 class StoreVersionError(Exception):
@@ -122,7 +122,7 @@ def _migrate_5_to_6(conn: apsw.Connection) -> None:
         kept = [c for c in ENTRY_COLUMNS if c in columns]
         keyed = bool(conn.execute(
             "SELECT 1 FROM sqlite_master WHERE name = 'search_keys'").fetchall())
-        conn.execute(ENTRIES_TABLE.replace("entries(", "entries_v6(", 1))
+        conn.execute(_ENTRIES_V6.replace("entries(", "entries_v6(", 1))
         names = ", ".join(kept)
         picked = ", ".join(f"e.{c}" for c in kept)
         conn.execute(
@@ -142,6 +142,33 @@ def _migrate_5_to_6(conn: apsw.Connection) -> None:
     # requeue_for_model queues every active entry when the first model comes.
     conn.execute(f"DELETE FROM embed_queue WHERE NOT {vectors.EMBEDDING}")  # noqa: S608 (a constant)
     _repack_audit(conn)
+
+
+def _migrate_6_to_7(conn: apsw.Connection) -> None:
+    # Version 7 keeps no value an entry row can derive (ENTRIES_TABLE): a time
+    # equal to the one it follows, the default basis, and the content hash in
+    # its hex text form. The rows are copied into the new table with their
+    # keys, in key order, so the lexical index (keyed by ``key``) stays as it
+    # is; the old table's pages are zeroed as they are freed (secure_delete),
+    # and its indexes and triggers are made again by the schema.
+    columns = {str(r["name"]) for r in conn.execute("PRAGMA table_xinfo(entries)")}
+    if "content_key" in columns:
+        return
+    kept = [c for c in ENTRY_COLUMNS if c not in DERIVED_COLUMNS]
+    conn.execute(ENTRIES_TABLE.replace("entries(", "entries_v7(", 1))
+    names = ", ".join(kept)
+    conn.execute(
+        f"INSERT INTO entries_v7(key, summary_text, {names}, basis_text, updated_text,"  # noqa: S608 (our column names)
+        " renewed_text, status_text, content_key)"
+        f" SELECT key, summary_text, {names}, nullif(basis, ?), nullif(updated_at, created_at),"
+        " nullif(renewed_at, updated_at),"
+        " CASE WHEN status_at IS NULL THEN '' WHEN status_at = updated_at THEN NULL"
+        " ELSE status_at END,"
+        " CASE WHEN content_hash GLOB ? THEN unhex(substr(content_hash, 5))"
+        " ELSE content_hash END"
+        " FROM entries ORDER BY key", (DEFAULT_BASIS, HASH_GLOB))
+    conn.execute("DROP TABLE entries")  # its indexes and triggers go with it
+    conn.execute("ALTER TABLE entries_v7 RENAME TO entries")
 
 
 def _repack_audit(conn: apsw.Connection) -> None:
@@ -208,7 +235,7 @@ def _with_rows(rows: Iterator[tuple[int, bytes, Any]]) -> Iterator[
 
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
     1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
-    5: _migrate_5_to_6}
+    5: _migrate_5_to_6, 6: _migrate_6_to_7}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)
@@ -220,13 +247,8 @@ MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
 # duplicate (docs/decisions.md, "Storage that costs what it holds").
 DROPPED_INDEXES: tuple[str, ...] = ("entries_scope", "entries_active_title")
 
-# An entry row. ``key`` is the lexical index's rowid: an explicit INTEGER
-# PRIMARY KEY, so VACUUM never renumbers it. The summary is kept once: a
-# summary equal to the body (a short note's usual case) is stored as NULL in
-# ``summary_text`` and the generated column ``summary`` reads the body, so
-# every query reads ``summary`` as before; only daemon/entries.py writes
-# ``summary_text`` (PostgreSQL's table stores ``summary`` as given).
-ENTRIES_TABLE = """CREATE TABLE IF NOT EXISTS entries(
+# Version 6's entries table (the step from version 5 copies rows into it).
+_ENTRIES_V6 = """CREATE TABLE IF NOT EXISTS entries(
   key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
   target TEXT NOT NULL, scope TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
   body TEXT NOT NULL, summary_text TEXT,
@@ -237,8 +259,51 @@ ENTRIES_TABLE = """CREATE TABLE IF NOT EXISTS entries(
   ttl_days REAL NOT NULL, expires_at TEXT NOT NULL, use_count INTEGER NOT NULL DEFAULT 0,
   last_used_at TEXT, superseded_by TEXT, content_hash TEXT NOT NULL,
   evidence_hash TEXT, archive_reason TEXT, status_at TEXT)"""
-# The columns every version's entries table has (version 6 adds ``key`` and
-# ``summary_text``, and derives ``summary``).
+
+# The basis an entry gets when its writer gives none, as stored (dumps).
+DEFAULT_BASIS = '{"kind":"unknown","note":""}'
+# The one form of a stored content hash (audit/keyed.py): kept as its 32 bytes.
+HASH_PREFIX = "b3k:"
+HASH_GLOB = HASH_PREFIX + "[0-9a-f]" * 64
+
+# An entry row. ``key`` is the lexical index's rowid: an explicit INTEGER
+# PRIMARY KEY, so VACUUM never renumbers it. No value the row can derive is
+# stored; a generated column reads it back, so every query reads the names it
+# always read (``summary``, ``basis``, ``updated_at``, ``renewed_at``,
+# ``status_at``, ``content_hash``) with the values it always had:
+# - ``summary_text`` is NULL when the summary is the body (a short note's);
+# - ``basis_text`` is NULL when the basis is DEFAULT_BASIS;
+# - ``updated_text`` is NULL when ``updated_at`` is ``created_at``,
+#   ``renewed_text`` and ``status_text`` when theirs is ``updated_at``
+#   (``status_text`` is '' for a NULL ``status_at``, which no write makes);
+# - ``content_key`` holds a ``b3k:`` hash as its 32 bytes (any other text as
+#   it is), and ``content_hash`` reads it back as the same text.
+# Only daemon/entries.py writes these columns (``_as_stored``); PostgreSQL's
+# table stores every value as given.
+ENTRIES_TABLE = f"""CREATE TABLE IF NOT EXISTS entries(
+  key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
+  target TEXT NOT NULL, scope TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
+  body TEXT NOT NULL, summary_text TEXT,
+  summary TEXT GENERATED ALWAYS AS (coalesce(summary_text, body)) VIRTUAL,
+  status TEXT NOT NULL, revision INTEGER NOT NULL, source TEXT NOT NULL,
+  eligible INTEGER NOT NULL, basis_text TEXT,
+  basis TEXT GENERATED ALWAYS AS (coalesce(basis_text, '{DEFAULT_BASIS}')) VIRTUAL,
+  validity TEXT, pinned INTEGER NOT NULL, created_at TEXT NOT NULL, updated_text TEXT,
+  updated_at TEXT GENERATED ALWAYS AS (coalesce(updated_text, created_at)) VIRTUAL,
+  renewed_text TEXT,
+  renewed_at TEXT GENERATED ALWAYS AS (coalesce(renewed_text, updated_at)) VIRTUAL,
+  ttl_days REAL NOT NULL, expires_at TEXT NOT NULL, use_count INTEGER NOT NULL DEFAULT 0,
+  last_used_at TEXT, superseded_by TEXT, content_key BLOB NOT NULL,
+  content_hash TEXT GENERATED ALWAYS AS (CASE WHEN typeof(content_key) = 'blob'
+    THEN '{HASH_PREFIX}' || lower(hex(content_key)) ELSE content_key END) VIRTUAL,
+  evidence_hash TEXT, archive_reason TEXT, status_text TEXT,
+  status_at TEXT GENERATED ALWAYS AS (CASE WHEN status_text IS NULL THEN updated_at
+    ELSE nullif(status_text, '') END) VIRTUAL)"""
+# Columns version 7 derives from what it stores (ENTRIES_TABLE).
+DERIVED_COLUMNS = ("basis", "updated_at", "renewed_at", "content_hash", "status_at")
+# The columns every version's entries table has, stored or derived (version
+# 6 adds ``key`` and ``summary_text``, and derives ``summary``; version 7
+# derives DERIVED_COLUMNS).
 ENTRY_COLUMNS = (
     "id", "owner", "target", "scope", "type", "title", "body", "status", "revision", "source",
     "eligible", "basis", "validity", "pinned", "created_at", "updated_at", "renewed_at",
@@ -358,7 +423,8 @@ WHEN new.status = 'active' BEGIN
         active_docs = active_docs + 1, active_chars = active_chars + excluded.active_chars;
 END;
 CREATE TRIGGER entries_usage_au
-AFTER UPDATE OF status, title, body, summary_text, basis, validity, owner, target, scope ON entries
+AFTER UPDATE OF status, title, body, summary_text, basis_text, validity, owner, target,
+  scope ON entries
 WHEN old.status = 'active' OR new.status = 'active' BEGIN
   UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")}),
       active_docs = active_docs - 1, active_chars = active_chars - ({_chars("old")})
@@ -385,7 +451,7 @@ END;
 REVISION_TRIGGER = """
 DROP TRIGGER IF EXISTS entries_revision_au;
 CREATE TRIGGER entries_revision_au
-AFTER UPDATE OF type, title, body, summary_text, basis, validity ON entries
+AFTER UPDATE OF type, title, body, summary_text, basis_text, validity ON entries
 WHEN new.status <> 'removed' BEGIN
   INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary, basis,
     validity, content_hash, created_at)

@@ -69,9 +69,12 @@ def _source_tables(db: sqlite3.Connection) -> set[str]:
 
 # Columns of the SQLite file that PostgreSQL's table does not have: how the
 # file keeps a row, not what the row says. ``entries.key`` is the lexical
-# index's rowid and ``summary_text`` the summary kept once; the generated
-# ``summary`` (listed by table_xinfo) is what is copied.
-_LOCAL_ONLY: dict[str, frozenset[str]] = {"entries": frozenset({"key", "summary_text"})}
+# index's rowid, and the other columns keep what a row's generated columns
+# (listed by table_xinfo) read: those values, ``summary``, ``basis``, the
+# times and ``content_hash``, are what is copied.
+_LOCAL_ONLY: dict[str, frozenset[str]] = {"entries": frozenset({
+    "key", "summary_text", "basis_text", "updated_text", "renewed_text", "content_key",
+    "status_text"})}
 
 
 def _columns(db: sqlite3.Connection, table: str) -> list[str]:

@@ -296,13 +296,16 @@ def test_memory_verify_names_an_entry_edited_behind_the_daemon(fresh: Daemon) ->
 
 def test_memory_verify_names_an_entry_with_no_audit_event(fresh: Daemon) -> None:
     fresh.stop()
-    # SQLite's file keeps the summary in summary_text (NULL when it is the
-    # body); PostgreSQL's table in summary.
-    summary = "summary" if pg_store_of(fresh.home) is not None else "summary_text"
-    columns = ("owner, target, scope, type, body, status, revision, source, eligible, basis,"
-               " validity, pinned, created_at, updated_at, renewed_at, ttl_days, expires_at,"
-               " use_count, last_used_at, superseded_by, content_hash, evidence_hash,"
-               f" archive_reason, status_at, {summary}")
+    # SQLite's file keeps what a row can derive in columns of its own
+    # (daemon/store.py, ENTRIES_TABLE: the summary in summary_text, the
+    # basis in basis_text, ...); PostgreSQL's table keeps every value as is.
+    stored = (("summary", "basis", "updated_at", "renewed_at", "content_hash", "status_at")
+              if pg_store_of(fresh.home) is not None else
+              ("summary_text", "basis_text", "updated_text", "renewed_text", "content_key",
+               "status_text"))
+    columns = ("owner, target, scope, type, body, status, revision, source, eligible,"
+               " validity, pinned, created_at, ttl_days, expires_at, use_count, last_used_at,"
+               " superseded_by, evidence_hash, archive_reason, " + ", ".join(stored))
     _edit_db(fresh, f"INSERT INTO entries(id, title, {columns})"  # noqa: S608 (our names)
              f" SELECT 'ent_planted', 'Planted', {columns} FROM entries LIMIT 1")
     fresh.start()

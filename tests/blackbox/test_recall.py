@@ -19,6 +19,13 @@ from tests.harness import Daemon, enable_consent, entry, pg_connect, pg_store_of
 CONFIG = "[recall]\nmax_entries = 3\nmax_intent_chars = 4096\nranker = \"lexical\"\n"
 
 
+# SQLite stores updated_at as updated_text (NULL when it is created_at), and
+# renewed_at and status_at as NULL when they are updated_at (daemon/store.py,
+# ENTRIES_TABLE): they keep the values they read before the change.
+_AGED_ON_SQLITE = ("UPDATE entries SET updated_text = '2000-01-01T00:00:00.000000Z',"
+                   " renewed_text = renewed_at, status_text = status_at WHERE id = ?")
+
+
 @pytest.fixture(scope="module")
 def d() -> Iterator[Daemon]:
     with running(config=CONFIG) as daemon:
@@ -224,7 +231,7 @@ def test_max_age_leaves_old_entries_out(d: Daemon) -> None:
             db = apsw.Connection(str(d.home / "memory.db"))
             try:
                 db.set_busy_timeout(5_000)
-                db.execute(old + "?", (made["id"],))
+                db.execute(_AGED_ON_SQLITE, (made["id"],))
             finally:
                 db.close()
         snap = _context(a, _task(a), "jacana")

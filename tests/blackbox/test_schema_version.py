@@ -216,7 +216,7 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 6
+    assert _version(db) == SCHEMA_VERSION == 7
 
 
 def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:
@@ -419,7 +419,7 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 6
+    assert _version(db) == SCHEMA_VERSION == 7
     # Every audit row repacked: the prev hash the row before holds is not
     # stored again, and each body is packed against the one before it.
     assert _audit_forms(db) == {(TAG_V2, 32)}
@@ -433,3 +433,135 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     assert kept[short] is None
     assert kept[carded] == "Its first line is the card."
     assert kept[own] == "A card on echidnas."
+
+
+# Version 6's entries table, as that version's daemon/store.py made it: every
+# time, the basis and the content hash's text stored as read.
+_V6_ENTRIES = """
+CREATE TABLE entries_v6(
+  key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
+  target TEXT NOT NULL, scope TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
+  body TEXT NOT NULL, summary_text TEXT,
+  summary TEXT GENERATED ALWAYS AS (coalesce(summary_text, body)) VIRTUAL,
+  status TEXT NOT NULL, revision INTEGER NOT NULL, source TEXT NOT NULL,
+  eligible INTEGER NOT NULL, basis TEXT NOT NULL, validity TEXT, pinned INTEGER NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, renewed_at TEXT NOT NULL,
+  ttl_days REAL NOT NULL, expires_at TEXT NOT NULL, use_count INTEGER NOT NULL DEFAULT 0,
+  last_used_at TEXT, superseded_by TEXT, content_hash TEXT NOT NULL,
+  evidence_hash TEXT, archive_reason TEXT, status_at TEXT);
+"""
+
+
+def _as_version_6(db: Path) -> None:
+    """Rewrite a current store's entries in version 6's form (_V6_ENTRIES),
+    every entry with the key and values it has now."""
+    cols = ", ".join(ENTRY_COLUMNS)
+    conn = apsw.Connection(str(db))
+    search.register(conn)
+    try:
+        with conn:
+            conn.execute(_V6_ENTRIES)
+            conn.execute(f"INSERT INTO entries_v6(key, summary_text, {cols})"  # noqa: S608 (our names)
+                         f" SELECT key, summary_text, {cols} FROM entries ORDER BY key")
+            conn.execute("DROP TABLE entries")
+            conn.execute("ALTER TABLE entries_v6 RENAME TO entries")
+            conn.execute("CREATE INDEX entries_expiry ON entries(status, expires_at)")
+            conn.execute("CREATE INDEX entries_listing"
+                         " ON entries(owner, title, id, target, scope, status, expires_at)")
+            conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    finally:
+        conn.close()
+
+
+_STORED = ("basis_text", "updated_text", "renewed_text", "status_text", "content_key")
+
+
+def _stored(db: Path) -> dict[str, dict[str, object]]:
+    """What the file keeps of each entry in the columns version 7 derives from."""
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {str(row[0]): dict(zip(_STORED, row[1:], strict=True)) for row in conn.execute(
+            f"SELECT id, {', '.join(_STORED)} FROM entries")}  # noqa: S608 (our names)
+    finally:
+        conn.close()
+
+
+_READ = (*_KEPT, "renewed_at", "ttl_days", "pinned", "source", "validity", "use_count")
+
+
+def _read(c: Client, ids: list[str]) -> list[dict[str, object]]:
+    return [{k: e[k] for k in _READ} for e in c.call("memory.read", {"ids": ids})["entries"]]
+
+
+def test_an_unchanged_note_stores_no_value_its_row_derives(home: Path) -> None:
+    d = Daemon(home)
+    d.start()
+    try:
+        with d.control() as c:
+            made = c.call("memory.write", {"target": "memory", "action": "add", "entry": entry(
+                title="Kestrels", body="Kestrels hover over the verge.")})["entries"][0]
+    finally:
+        d.stop()
+    stored = _stored(home / "memory.db")[made["id"]]
+    # The hash as its 32 bytes; no time that repeats the one it follows, no default basis.
+    assert stored == {"basis_text": None, "updated_text": None, "renewed_text": None,
+                      "status_text": None,
+                      "content_key": bytes.fromhex(made["content_hash"].removeprefix("b3k:"))}
+    assert made["basis"] == {"kind": "unknown", "note": ""}
+    assert made["created_at"] == made["updated_at"] == made["renewed_at"]
+
+
+def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
+    db = home / "memory.db"
+    d = Daemon(home, ranker="lexical")
+    d.start()
+    try:
+        with d.control() as c:
+            def add(title: str, body: str, **extra: object) -> str:
+                return str(c.call("memory.write", {
+                    "target": "memory", "action": "add",
+                    "entry": entry(title=title, body=body, **extra)})["entries"][0]["id"])
+
+            short = add("Zebras", "Zebras graze near the river at dusk.")
+            based = add("Based", "The wombat detail follows.",
+                        basis={"kind": "observed", "note": "seen twice"})
+            made = add("first words", "A body that a replace will change.")
+            replaced = c.call("memory.write", {
+                "target": "memory", "action": "replace", "id": made, "expected_revision": 1,
+                "entry": entry(title="second words", body="The replaced body.")})
+            archived = add("Archived", "An okapi note put away.")
+            c.call("memory.write", {"target": "memory", "action": "archive", "id": archived,
+                                    "reason": "done", "expected_revision": 1})
+            ids = [short, based, made, archived]
+            before = _read(c, ids)
+            journal = c.call("memory.journal", {})["items"]
+    finally:
+        d.stop()
+    kept = _stored(db)
+    _as_version_6(db)
+    d = Daemon(home, ranker="lexical")
+    d.start()
+    try:
+        with d.control() as c:
+            assert c.call("audit.verify", {})["ok"] is True
+            assert _read(c, ids) == before
+            assert c.call("memory.journal", {})["items"] == journal
+            for word, found in (("zebras", short), ("wombat", based), ("replaced", made)):
+                listed = c.call("memory.list", {"query": word})["items"]
+                assert [item["id"] for item in listed] == [found], word
+            undone = c.call("memory.undo", {"operation_id": replaced["operation_id"]})
+            assert [e["title"] for e in undone["entries"]] == ["first words"]
+            assert c.call("audit.verify", {})["ok"] is True
+    finally:
+        d.stop()
+    assert _version(db) == SCHEMA_VERSION == 7
+    # The migration stores each row as this version writes it.
+    migrated = _stored(db)
+    assert {i: migrated[i] for i in (short, based, archived)} == {
+        i: kept[i] for i in (short, based, archived)}
+    assert migrated[short]["updated_text"] is None
+    assert '"seen twice"' in str(migrated[based]["basis_text"])  # a basis given is kept
+    # Archived: updated_at moved from created_at, and status_at with it.
+    assert migrated[archived]["updated_text"] is not None
+    assert migrated[archived]["status_text"] is None
+    assert isinstance(migrated[short]["content_key"], bytes)

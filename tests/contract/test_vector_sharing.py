@@ -55,19 +55,28 @@ class FixedModel:
         return AXIS
 
 
-def summary_column(tx: Tx) -> str:
-    """The column a summary is written to: SQLite keeps ``summary`` as a
-    generated column over ``summary_text`` (daemon/entries.py)."""
-    return "summary_text" if tx.dialect == "sqlite" else "summary"
+# The columns a value is written to where SQLite keeps it apart from the
+# column it is read as: ``summary`` is generated over ``summary_text``,
+# ``basis`` over ``basis_text``, the times over ``*_text`` and
+# ``content_hash`` over ``content_key`` (daemon/store.py, ENTRIES_TABLE).
+_SQLITE_STORED = {"summary": "summary_text", "basis": "basis_text",
+                  "updated_at": "updated_text", "renewed_at": "renewed_text",
+                  "content_hash": "content_key"}
+
+
+def column(tx: Tx, name: str) -> str:
+    """The column ``name``'s value is written to on ``tx``'s backend."""
+    return _SQLITE_STORED.get(name, name) if tx.dialect == "sqlite" else name
 
 
 def add_entry(tx: Tx, entry_id: str, scope: str = "default") -> None:
+    c = {name: column(tx, name) for name in _SQLITE_STORED}
     tx.exec(
         "INSERT INTO entries(id, owner, target, scope, type, title, body, "  # noqa: S608
-        + summary_column(tx) + ", status,"
-        " revision, source, eligible, basis, pinned, created_at, updated_at, renewed_at,"
-        " ttl_days, expires_at, content_hash) VALUES (?, ?, 'memory', ?, 'fact', ?, 'body',"
-        " 'summary', 'active', 1, 'user', 1, '{}', 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
+        f"{c['summary']}, status, revision, source, eligible, {c['basis']}, pinned, created_at,"
+        f" {c['updated_at']}, {c['renewed_at']}, ttl_days, expires_at, {c['content_hash']})"
+        " VALUES (?, ?, 'memory', ?, 'fact', ?, 'body', 'summary', 'active', 1, 'user', 1,"
+        " '{}', 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
         (entry_id, OWNER, scope, "title " + entry_id, NOW, NOW, NOW))
 
 
@@ -105,7 +114,7 @@ CHANGES = [
     ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', {summary} = ''"
                 " WHERE id = ?"),
     ("purged", "DELETE FROM entries WHERE id = ?"),
-    ("rewritten", "UPDATE entries SET body = 'other', content_hash = 'h2' WHERE id = ?"),
+    ("rewritten", "UPDATE entries SET body = 'other', {content_hash} = 'h2' WHERE id = ?"),
 ]
 
 
@@ -125,7 +134,9 @@ def test_a_vector_the_store_no_longer_holds_is_never_ranked(
         where = "e.owner = ?"
         before, _ = vector_ids(store, ranker, where)
         assert before == ["ent_1", "ent_2"]
-        store.run_sync(lambda tx: tx.exec(sql.format(summary=summary_column(tx)), ("ent_1",)))
+        store.run_sync(lambda tx: tx.exec(sql.format(summary=column(tx, "summary"),
+                                                   content_hash=column(tx, "content_hash")),
+                                        ("ent_1",)))
         after, info = vector_ids(store, ranker, where)
         assert after == ["ent_2"]
         assert info["vector_candidates"] == 1

@@ -55,8 +55,8 @@ def _apply(tx: Tx, changes: list[tuple[Any, ...]], tag: str) -> None:
         if tx.one("SELECT 1 AS x FROM entries WHERE id = ?", (entry_id,)) is None:
             tx.exec(
                 "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
-                " status, revision, source, eligible, basis, pinned, created_at, updated_at,"
-                " renewed_at, ttl_days, expires_at, content_hash) VALUES (?, ?, ?, ?, 'fact',"
+                " status, revision, source, eligible, basis_text, pinned, created_at, updated_text,"
+                " renewed_text, ttl_days, expires_at, content_key) VALUES (?, ?, ?, ?, 'fact',"
                 " ?, ?, ?, ?, 1, 'user', 1, '{}', 0, 't', 't', 't', 1.0, ?, 'h')",
                 (entry_id, owner, target, scope, f"{tag}{i}{title}", body, summary, status,
                  expires))

@@ -66,8 +66,8 @@ def _add(store: SqliteStore, n: int, body: str) -> None:
         for i in range(n):
             tx.exec(  # type: ignore[attr-defined]
                 "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
-                " status, revision, source, eligible, basis, pinned, created_at, updated_at,"
-                " renewed_at, ttl_days, expires_at, content_hash) VALUES (?, 'own_x', 'memory',"
+                " status, revision, source, eligible, basis_text, pinned, created_at, updated_text,"
+                " renewed_text, ttl_days, expires_at, content_key) VALUES (?, 'own_x', 'memory',"
                 " 'default', 'fact', ?, ?, '', 'active', 1, 'user', 1, '{}', 0, 't', 't', 't',"
                 " 1.0, 'z', 'h')", (f"ent_{body[:4]}{i}", f"t{body[:4]}{i}", body))
     store.run_sync(run)

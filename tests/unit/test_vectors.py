@@ -46,8 +46,8 @@ def store(bare: SqliteStore) -> SqliteStore:
 def _entry(tx: Tx, entry_id: str, status: str = "active") -> None:
     tx.exec(
         "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text, status,"
-        " revision, source, eligible, basis, pinned, created_at, updated_at, renewed_at,"
-        " ttl_days, expires_at, content_hash) VALUES (?, 'own_a', 'memory', 'default', 'fact',"
+        " revision, source, eligible, basis_text, pinned, created_at, updated_text, renewed_text,"
+        " ttl_days, expires_at, content_key) VALUES (?, 'own_a', 'memory', 'default', 'fact',"
         " ?, 'body', 'summary', ?, 1, 'user', 1, '{}', 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
         (entry_id, "title " + entry_id, status, NOW, NOW, NOW))
 
@@ -68,7 +68,7 @@ CHANGES = [
     ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', summary_text = ''"
                 " WHERE id = ?", 0),
     ("purged", "DELETE FROM entries WHERE id = ?", 0),
-    ("body replaced", "UPDATE entries SET body = 'other', content_hash = 'h2' WHERE id = ?", 0),
+    ("body replaced", "UPDATE entries SET body = 'other', content_key = 'h2' WHERE id = ?", 0),
     ("title replaced", "UPDATE entries SET title = 'other' WHERE id = ?", 0),
     ("recalled", "UPDATE entries SET use_count = use_count + 1 WHERE id = ?", 1),
     ("renewed", "UPDATE entries SET expires_at = '2100-01-01' WHERE id = ?", 1),
@@ -116,7 +116,7 @@ def test_a_store_no_model_embeds_in_keeps_no_queue_until_the_first_model_queues_
 def test_a_vector_for_text_that_changed_meanwhile_is_not_stored(store: SqliteStore) -> None:
     def run(tx: Tx) -> tuple[list[str], int, int]:
         _entry(tx, "ent_1")
-        tx.exec("UPDATE entries SET content_hash = 'h2' WHERE id = 'ent_1'")
+        tx.exec("UPDATE entries SET content_key = 'h2' WHERE id = 'ent_1'")
         stored = _embed(tx, "ent_1")  # computed from the text hashed h1
         return stored, _vector_rows(tx, "ent_1"), vectors.backlog(tx)
 
