@@ -27,10 +27,11 @@ def test_every_column_holds_the_value_insert_returned(tmp_path: Path) -> None:
         stored = store.run_sync(lambda tx: tx.one("SELECT * FROM entries WHERE id = ?",
                                                   (row["id"],)), write=False)
         assert stored is not None
-        # Beyond what readers see, SQLite keeps the index key and the
-        # summary's own text (NULL here: the summary is the body).
-        assert set(stored) - set(row) == {"key", "summary_text"}
-        assert stored["summary_text"] is None
+        # Beyond what readers see, SQLite keeps the index key and the stored
+        # forms of the derived columns (daemon/store.py, ENTRIES_TABLE).
+        assert set(stored) - set(row) == {"key", "summary_text", "basis_text", "updated_text",
+                                          "renewed_text", "status_text", "content_key"}
+        assert stored["summary_text"] is None  # the summary is the body
         assert {k: stored[k] for k in row} == row
     finally:
         store.close()
