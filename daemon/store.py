@@ -122,7 +122,7 @@ def _migrate_5_to_6(conn: apsw.Connection) -> None:
         kept = [c for c in ENTRY_COLUMNS if c in columns]
         keyed = bool(conn.execute(
             "SELECT 1 FROM sqlite_master WHERE name = 'search_keys'").fetchall())
-        conn.execute(_ENTRIES_V6.replace("entries(", "entries_v6(", 1))
+        conn.execute(ENTRIES_V6.replace("entries(", "entries_v6(", 1))
         names = ", ".join(kept)
         picked = ", ".join(f"e.{c}" for c in kept)
         conn.execute(
@@ -247,8 +247,9 @@ MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
 # duplicate (docs/decisions.md, "Storage that costs what it holds").
 DROPPED_INDEXES: tuple[str, ...] = ("entries_scope", "entries_active_title")
 
-# Version 6's entries table (the step from version 5 copies rows into it).
-_ENTRIES_V6 = """CREATE TABLE IF NOT EXISTS entries(
+# Version 6's entries table (the step from version 5 copies rows into it;
+# tests make a version 6 store from it).
+ENTRIES_V6 = """CREATE TABLE IF NOT EXISTS entries(
   key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
   target TEXT NOT NULL, scope TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
   body TEXT NOT NULL, summary_text TEXT,

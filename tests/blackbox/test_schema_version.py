@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,7 +20,7 @@ import pytest
 
 from memoryd.audit.packing import TAG_V1, TAG_V2, row_of, unpack_rows
 from memoryd.daemon import search
-from memoryd.daemon.store import ENTRY_COLUMNS, SCHEMA_VERSION
+from memoryd.daemon.store import ENTRIES_V6, ENTRY_COLUMNS, SCHEMA_VERSION
 from memoryd.daemon.writes import unpack_items
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import MEMORYD, Daemon, entry
@@ -365,6 +365,15 @@ _KEPT = ("id", "type", "title", "body", "summary", "status", "revision", "conten
          "created_at", "updated_at", "expires_at", "basis")
 
 
+def _adder(c: Client) -> Callable[..., str]:
+    """An add over ``c`` that answers the new entry's id."""
+    def add(title: str, body: str, **extra: object) -> str:
+        return str(c.call("memory.write", {
+            "target": "memory", "action": "add",
+            "entry": entry(title=title, body=body, **extra)})["entries"][0]["id"])
+    return add
+
+
 def _kept(c: Client, ids: list[str]) -> list[dict[str, object]]:
     got = c.call("memory.read", {"ids": ids})["entries"]
     return [{k: e[k] for k in _KEPT} for e in got]
@@ -377,10 +386,7 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     d.start()
     try:
         with d.control() as c:
-            def add(title: str, body: str, **extra: object) -> str:
-                return str(c.call("memory.write", {
-                    "target": "memory", "action": "add",
-                    "entry": entry(title=title, body=body, **extra)})["entries"][0]["id"])
+            add = _adder(c)
 
             short = add("Zebras", "Zebras graze near the river at dusk.")
             carded = add("Carded", "Its first line is the card.\nThe wombat detail follows.")
@@ -437,19 +443,8 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
 
 # Version 6's entries table, as that version's daemon/store.py made it: every
 # time, the basis and the content hash's text stored as read.
-_V6_ENTRIES = """
-CREATE TABLE entries_v6(
-  key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
-  target TEXT NOT NULL, scope TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
-  body TEXT NOT NULL, summary_text TEXT,
-  summary TEXT GENERATED ALWAYS AS (coalesce(summary_text, body)) VIRTUAL,
-  status TEXT NOT NULL, revision INTEGER NOT NULL, source TEXT NOT NULL,
-  eligible INTEGER NOT NULL, basis TEXT NOT NULL, validity TEXT, pinned INTEGER NOT NULL,
-  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, renewed_at TEXT NOT NULL,
-  ttl_days REAL NOT NULL, expires_at TEXT NOT NULL, use_count INTEGER NOT NULL DEFAULT 0,
-  last_used_at TEXT, superseded_by TEXT, content_hash TEXT NOT NULL,
-  evidence_hash TEXT, archive_reason TEXT, status_at TEXT);
-"""
+_V6_ENTRIES = ENTRIES_V6.replace("CREATE TABLE IF NOT EXISTS entries(",
+                                 "CREATE TABLE entries_v6(", 1)
 
 
 def _as_version_6(db: Path) -> None:
@@ -517,10 +512,7 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     d.start()
     try:
         with d.control() as c:
-            def add(title: str, body: str, **extra: object) -> str:
-                return str(c.call("memory.write", {
-                    "target": "memory", "action": "add",
-                    "entry": entry(title=title, body=body, **extra)})["entries"][0]["id"])
+            add = _adder(c)
 
             short = add("Zebras", "Zebras graze near the river at dusk.")
             based = add("Based", "The wombat detail follows.",
