@@ -37,7 +37,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import anyio
 import mcp_types as types
@@ -46,6 +46,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from memoryd.memctl.mcp_stdio import loop_stdio
 from memoryd.memctl.mcp_tools import (
     BRIDGE_OWNED,
     INSTRUCTIONS,
@@ -558,12 +559,17 @@ async def serve(bridge: Bridge) -> None:
                     return
 
         async def run_session() -> None:
-            async with stdio_server() as (read_stream, write_stream):
-                # tools/list_changed is declared: the watcher sends it when the
-                # session's grants change (consent switched, token revoked).
-                await server.run(read_stream, write_stream,
-                                 server.create_initialization_options(
-                                     NotificationOptions(tools_changed=True)))
+            # On pipes (as MCP clients start the bridge) stdio runs on the
+            # loop, not through a worker thread per line (memctl.mcp_stdio).
+            with loop_stdio() as pipes:
+                stdin, stdout = pipes if pipes is not None else (None, None)
+                async with stdio_server(cast(Any, stdin), cast(Any, stdout)) as (
+                        read_stream, write_stream):
+                    # tools/list_changed is declared: the watcher sends it when
+                    # the session's grants change (consent switched, token revoked).
+                    await server.run(read_stream, write_stream,
+                                     server.create_initialization_options(
+                                         NotificationOptions(tools_changed=True)))
             tg.cancel_scope.cancel()
 
         tg.start_soon(stop_on_signal)
