@@ -37,7 +37,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import anyio
 import mcp_types as types
@@ -559,17 +559,19 @@ async def serve(bridge: Bridge) -> None:
                     return
 
         async def run_session() -> None:
-            # On pipes (as MCP clients start the bridge) stdio runs on the
-            # loop, not through a worker thread per line (memctl.mcp_stdio).
-            with loop_stdio() as pipes:
-                stdin, stdout = pipes if pipes is not None else (None, None)
-                async with stdio_server(cast(Any, stdin), cast(Any, stdout)) as (
-                        read_stream, write_stream):
-                    # tools/list_changed is declared: the watcher sends it when
-                    # the session's grants change (consent switched, token revoked).
-                    await server.run(read_stream, write_stream,
-                                     server.create_initialization_options(
-                                         NotificationOptions(tools_changed=True)))
+            # tools/list_changed is declared: the watcher sends it when the
+            # session's grants change (consent switched, token revoked).
+            options = server.create_initialization_options(
+                NotificationOptions(tools_changed=True))
+            # On pipes (as MCP clients start the bridge) the messages are read
+            # and written on the loop (memctl.mcp_stdio); otherwise through
+            # the SDK's stdio transport.
+            with loop_stdio() as streams:
+                if streams is not None:
+                    await server.run(*streams, options)
+                else:
+                    async with stdio_server() as (read_stream, write_stream):
+                        await server.run(read_stream, write_stream, options)
             tg.cancel_scope.cancel()
 
         tg.start_soon(stop_on_signal)

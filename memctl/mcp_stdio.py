@@ -1,15 +1,20 @@
-"""``memctl mcp``'s stdin and stdout driven by the event loop.
+"""``memctl mcp``'s stdin and stdout driven by the event loop, as the MCP
+server's message streams.
 
 The MCP SDK's stdio transport reads each request line and writes (then
 flushes) each answer through a worker thread, three thread hand-offs per
 call; on a busy machine each one waits for the GIL and the loop's wake-up,
-and together they were most of what the bridge added to a call. When stdin
-and stdout are pipes or sockets (as an MCP client starts the bridge), these
-streams read and write them non-blocking on the loop itself, and are given
-to the SDK's transport in place of its own.
+and together they were most of what the bridge added to a call; two more
+loop hops carried each message between those reader and writer tasks and
+the server. When stdin and stdout are pipes or sockets (as an MCP client
+starts the bridge), the server is given ``MessageReader`` and
+``MessageWriter`` instead: they parse and serialise each message as the
+SDK's transport does and read and write the pipes non-blocking on the loop,
+in the task that needs the message.
 
 Owns: ``PipeLines`` (lines from a non-blocking descriptor, as text),
-``PipeWriter`` (text to one), ``nonblocking`` (the flag, restored after) and
+``PipeWriter`` (text to one), ``MessageReader`` and ``MessageWriter`` (the
+server's streams over them), ``nonblocking`` (the flag, restored after) and
 ``loop_stdio``, which claims fd 0 and 1 for the session like the SDK does.
 
 Invariants:
@@ -17,7 +22,11 @@ Invariants:
   stderr, so a stray read or print misses the MCP stream; the stream itself
   goes through private duplicates, and both descriptors are restored after;
 - a line is split on ``\\n`` only and decoded as UTF-8 with bad bytes
-  replaced; the last line comes even without its ``\\n``;
+  replaced; the last line comes even without its ``\\n``; a line that is not
+  a JSON-RPC message is handed on as the exception it raised, as the SDK's
+  transport does;
+- each message goes out as one whole line, however many tasks send at once;
+  a closed writer refuses with ``anyio.ClosedResourceError``;
 - a write returns once every byte is in the pipe, waiting on the loop (never
   blocking it) while the reader is behind;
 - anything that is not a pipe or a socket (a terminal, a file) is left to
@@ -31,11 +40,16 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import TracebackType
 from typing import Final
 
 import anyio
+import anyio.lowlevel
+import mcp_types as types
+from mcp.shared.message import SessionMessage
 
-__all__ = ["PipeLines", "PipeWriter", "is_pipe", "loop_stdio", "nonblocking"]
+__all__ = ["MessageReader", "MessageWriter", "PipeLines", "PipeWriter", "is_pipe", "loop_stdio",
+           "nonblocking"]
 
 READ_CHUNK: Final = 1 << 16
 
@@ -117,6 +131,72 @@ class PipeWriter:
         await anyio.lowlevel.checkpoint()
 
 
+class MessageReader:
+    """The server's read stream: one message (or the exception its line
+    raised) per line of ``lines``."""
+
+    def __init__(self, lines: PipeLines) -> None:
+        self._lines = lines
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            line = await anext(self._lines)
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except Exception as exc:  # noqa: BLE001 (the SDK's transport hands it on the same way)
+            return exc
+        return SessionMessage(message)
+
+    def __aiter__(self) -> MessageReader:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await anyio.lowlevel.checkpoint()
+
+    async def __aenter__(self) -> MessageReader:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+class MessageWriter:
+    """The server's write stream: each message as one line on ``out``."""
+
+    def __init__(self, out: PipeWriter) -> None:
+        self._out = out
+        # A line larger than the pipe goes out in pieces; one at a time.
+        self._lock = anyio.Lock()
+        self._closed = False
+
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        line = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+        async with self._lock:
+            await self._out.write(line)
+
+    async def aclose(self) -> None:
+        self._closed = True
+        await anyio.lowlevel.checkpoint()
+
+    async def __aenter__(self) -> MessageWriter:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
 def _claim(fd: int, replacement: int) -> int:
     """Move the stream on ``fd`` to a private descriptor (returned) and point
     ``fd`` at ``replacement``."""
@@ -126,9 +206,9 @@ def _claim(fd: int, replacement: int) -> int:
 
 
 @contextmanager
-def loop_stdio() -> Iterator[tuple[PipeLines, PipeWriter] | None]:
-    """stdin's lines and a writer to stdout, driven on the loop, for one
-    session; None when either is not a pipe or a socket."""
+def loop_stdio() -> Iterator[tuple[MessageReader, MessageWriter] | None]:
+    """The server's read and write streams on stdin and stdout, driven on
+    the loop, for one session; None when either is not a pipe or a socket."""
     if not (is_pipe(0) and is_pipe(1)):
         yield None
         return
@@ -141,7 +221,7 @@ def loop_stdio() -> Iterator[tuple[PipeLines, PipeWriter] | None]:
         stdout = _claim(1, 2)
         try:
             with nonblocking(stdin), nonblocking(stdout):
-                yield PipeLines(stdin), PipeWriter(stdout)
+                yield MessageReader(PipeLines(stdin)), MessageWriter(PipeWriter(stdout))
         finally:
             os.dup2(stdout, 1)
             os.close(stdout)

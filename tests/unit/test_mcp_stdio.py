@@ -11,11 +11,13 @@ flags as they were once the streams are done.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import threading
 from pathlib import Path
 
 import anyio
+import pytest
 
 from memoryd.memctl.mcp_stdio import PipeLines, PipeWriter, is_pipe, nonblocking
 
@@ -107,3 +109,72 @@ def test_only_pipes_and_sockets_are_driven_on_the_loop(tmp_path: Path) -> None:
     finally:
         for d in (r, w, fd):
             os.close(d)
+
+
+def test_messages_are_read_as_the_sdk_reads_them_and_a_bad_line_is_an_item() -> None:
+    from mcp.shared.message import SessionMessage
+
+    from memoryd.memctl.mcp_stdio import MessageReader
+
+    r, w = os.pipe()
+    os.write(w, b'{"jsonrpc":"2.0","id":1,"method":"ping"}\nnot json\n'
+                b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    os.close(w)
+
+    async def read_all() -> list[object]:
+        with nonblocking(r):
+            async with MessageReader(PipeLines(r)) as reader:
+                return [item async for item in reader]
+
+    try:
+        items = anyio.run(read_all)
+    finally:
+        os.close(r)
+    assert len(items) == 3
+    first, bad, last = items
+    assert isinstance(first, SessionMessage) and isinstance(last, SessionMessage)
+    assert first.message.model_dump(exclude_unset=True) == {
+        "jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert last.message.model_dump(exclude_unset=True) == {
+        "jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert isinstance(bad, Exception) and not isinstance(bad, SessionMessage)
+
+
+def test_messages_written_concurrently_stay_whole_lines_and_a_closed_writer_refuses() -> None:
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    from memoryd.memctl.mcp_stdio import MessageWriter
+
+    r, w = os.pipe()
+    big = "y" * (1 << 18)
+    received = bytearray()
+
+    def drain() -> None:
+        while chunk := os.read(r, 1 << 12):
+            received.extend(chunk)
+
+    def message(i: int) -> SessionMessage:
+        return SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=i, result={"v": big}))
+
+    async def write_all() -> None:
+        with nonblocking(w):
+            writer = MessageWriter(PipeWriter(w))
+            async with writer, anyio.create_task_group() as tg:
+                for i in range(4):
+                    tg.start_soon(writer.send, message(i))
+            with pytest.raises(anyio.ClosedResourceError):
+                await writer.send(message(9))
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        anyio.run(write_all)
+    finally:
+        os.close(w)
+        reader.join()
+        os.close(r)
+    lines = received.decode().split("\n")
+    assert lines[-1] == ""
+    assert sorted(json.loads(line)["id"] for line in lines[:-1]) == [0, 1, 2, 3]
+    assert all(json.loads(line)["result"] == {"v": big} for line in lines[:-1])
