@@ -274,6 +274,10 @@ class Bridge:
     async def ensure_task(self) -> dict[str, Any] | None:
         """Begin the task if it is not begun yet; None (and ``begin_error``
         set) while the daemon cannot be reached or refuses."""
+        task = self.task
+        if task is not None:
+            # Every call comes here; only a begin needs the lock's turn.
+            return task
         async with self._lock:
             if self.task is not None:
                 return self.task

@@ -175,7 +175,7 @@ class MessageWriter:
     def __init__(self, out: PipeWriter) -> None:
         self._out = out
         # A line larger than the pipe goes out in pieces; one at a time.
-        self._lock = anyio.Lock()
+        self._lock = anyio.Lock(fast_acquire=True)
         self._closed = False
 
     async def send(self, item: SessionMessage, /) -> None:

@@ -424,7 +424,9 @@ class AsyncClient:
         self._codec = _Codec()
         self._stream: SocketStream | None = None
         self._reader: BufferedByteReceiveStream | None = None
-        self._lock = anyio.Lock()
+        # Calls take turns; uncontended (the usual case) taking the lock costs
+        # no turn of the event loop, and the send after it is a checkpoint.
+        self._lock = anyio.Lock(fast_acquire=True)
 
     async def connect(self) -> None:
         """Connect now (otherwise the first request does). Idempotent."""
