@@ -13,6 +13,8 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -178,3 +180,43 @@ def test_messages_written_concurrently_stay_whole_lines_and_a_closed_writer_refu
     assert lines[-1] == ""
     assert sorted(json.loads(line)["id"] for line in lines[:-1]) == [0, 1, 2, 3]
     assert all(json.loads(line)["result"] == {"v": big} for line in lines[:-1])
+
+
+_SESSION = """
+import os, anyio
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+from memoryd.memctl.mcp_stdio import loop_stdio
+
+async def main():
+    with loop_stdio() as streams:
+        if streams is None:
+            print("not pipes", flush=True)
+            return
+        reader, writer = streams
+        item = await reader.receive()
+        print("stray print", flush=True)
+        os.write(1, b"stray write\\n")
+        assert os.read(0, 10) == b""
+        await writer.send(SessionMessage(types.JSONRPCResponse(
+            jsonrpc="2.0", id=item.message.id, result={})))
+    print("after the session", flush=True)
+
+anyio.run(main)
+"""
+
+
+def test_the_session_owns_the_stream_and_a_stray_print_goes_to_stderr() -> None:
+    run = subprocess.run([sys.executable, "-c", _SESSION], check=True, capture_output=True,
+                         input=b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n', timeout=60)
+    assert run.stdout == b'{"jsonrpc":"2.0","id":7,"result":{}}\nafter the session\n'
+    assert b"stray print\nstray write\n" in run.stderr
+
+
+def test_stdin_from_a_file_is_left_to_the_sdk(tmp_path: Path) -> None:
+    request = tmp_path / "request"
+    request.write_bytes(b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n')
+    with request.open("rb") as stdin:
+        run = subprocess.run([sys.executable, "-c", _SESSION], check=True,
+                             capture_output=True, stdin=stdin, timeout=60)
+    assert run.stdout == b"not pipes\n"
