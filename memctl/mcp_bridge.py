@@ -46,6 +46,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from memoryd.memctl.mcp_stdio import loop_stdio
 from memoryd.memctl.mcp_tools import (
     BRIDGE_OWNED,
     INSTRUCTIONS,
@@ -273,6 +274,10 @@ class Bridge:
     async def ensure_task(self) -> dict[str, Any] | None:
         """Begin the task if it is not begun yet; None (and ``begin_error``
         set) while the daemon cannot be reached or refuses."""
+        task = self.task
+        if task is not None:
+            # Every call comes here; only a begin needs the lock's turn.
+            return task
         async with self._lock:
             if self.task is not None:
                 return self.task
@@ -558,12 +563,19 @@ async def serve(bridge: Bridge) -> None:
                     return
 
         async def run_session() -> None:
-            async with stdio_server() as (read_stream, write_stream):
-                # tools/list_changed is declared: the watcher sends it when the
-                # session's grants change (consent switched, token revoked).
-                await server.run(read_stream, write_stream,
-                                 server.create_initialization_options(
-                                     NotificationOptions(tools_changed=True)))
+            # tools/list_changed is declared: the watcher sends it when the
+            # session's grants change (consent switched, token revoked).
+            options = server.create_initialization_options(
+                NotificationOptions(tools_changed=True))
+            # On pipes (as MCP clients start the bridge) the messages are read
+            # and written on the loop (memctl.mcp_stdio); otherwise through
+            # the SDK's stdio transport.
+            with loop_stdio() as streams:
+                if streams is not None:
+                    await server.run(*streams, options)
+                else:
+                    async with stdio_server() as (read_stream, write_stream):
+                        await server.run(read_stream, write_stream, options)
             tg.cancel_scope.cancel()
 
         tg.start_soon(stop_on_signal)

@@ -37,11 +37,11 @@ from types import TracebackType
 from typing import Any, Final
 
 import anyio
+import anyio.lowlevel
 import msgspec
 from anyio.abc import SocketAttribute, SocketStream
-from anyio.streams.buffered import BufferedByteReceiveStream
 
-from memoryd.rpc.framing import FrameTooLarge, IncompleteFrame, read_frame
+from memoryd.rpc.framing import FrameTooLarge, IncompleteFrame
 
 __all__ = [
     "DEFAULT_MAX_REPLY",
@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_REPLY: Final = 64 * 1024 * 1024
+_READ_CHUNK: Final = 64 * 1024
 
 # sockaddr_un.sun_path is 108 bytes on Linux, one of them the terminating NUL.
 _MAX_SOCKET_PATH: Final = 107
@@ -422,16 +423,21 @@ class AsyncClient:
         self.timeout = timeout
         self._max_reply = max_reply
         self._codec = _Codec()
+        # The stream owns the connection; calls read and write its socket
+        # directly (non-blocking, waiting on the loop only when it must),
+        # which saves the stream's turns of the loop on every call.
         self._stream: SocketStream | None = None
-        self._reader: BufferedByteReceiveStream | None = None
-        self._lock = anyio.Lock()
+        self._sock: socket.socket | None = None
+        self._buffer = bytearray()
+        # Calls take turns; uncontended (the usual case) taking the lock costs
+        # no turn of the event loop (every call still yields once, waiting
+        # for its answer).
+        self._lock = anyio.Lock(fast_acquire=True)
 
     async def connect(self) -> None:
         """Connect now (otherwise the first request does). Idempotent."""
-        if self._stream is not None and self._reader is not None and not self._reader.buffer:
-            raw = self._stream.extra(SocketAttribute.raw_socket)  # noqa: S610 - anyio, not Django
-            if not _peer_gone(raw):
-                return
+        if self._sock is not None and not self._buffer and not _peer_gone(self._sock):
+            return
         await self.aclose()
         _check_path(self.path)
         try:
@@ -439,10 +445,15 @@ class AsyncClient:
         except OSError as exc:
             raise _connect_error(exc, self.path) from None
         self._stream = stream
-        self._reader = BufferedByteReceiveStream(stream)
+        self._sock = stream.extra(SocketAttribute.raw_socket)  # noqa: S610 - anyio, not Django
+        self._buffer.clear()
 
     async def aclose(self) -> None:
-        stream, self._stream, self._reader = self._stream, None, None
+        stream, self._stream, sock, self._sock = self._stream, None, self._sock, None
+        self._buffer.clear()
+        if sock is not None:
+            # Wakes a call waiting on the socket (it fails as closed).
+            anyio.notify_closing(sock)
         if stream is not None:
             await stream.aclose()
 
@@ -495,9 +506,9 @@ class AsyncClient:
                 with anyio.fail_after(limit):
                     await self._send(frame)
                     if timeout is None:
+                        await anyio.lowlevel.checkpoint()
                         return None
-                    assert self._reader is not None
-                    line = await read_frame(self._reader, self._max_reply)
+                    line = await self._read_frame()
             except TimeoutError:
                 await self.aclose()
                 raise TimeoutError(f"memoryd did not answer within {limit} s") from None
@@ -518,14 +529,55 @@ class AsyncClient:
                 await self.aclose()
             return line
 
+    async def _read_frame(self) -> bytes | None:
+        """One frame (without its ``\\n``), as ``rpc.framing.read_frame``
+        reads it: None on a clean EOF between frames, ``FrameTooLarge`` past
+        ``max_reply``, ``IncompleteFrame`` on an EOF mid-frame."""
+        sock, buffer, limit = self._sock, self._buffer, self._max_reply
+        assert sock is not None
+        searched = 0
+        waited = False
+        while True:
+            end = buffer.find(b"\n", searched)
+            if end >= 0:
+                if end > limit:
+                    raise FrameTooLarge(limit)
+                frame = bytes(buffer[:end])
+                del buffer[:end + 1]
+                if not waited:
+                    # An answer already there: still a checkpoint, so a loop
+                    # of calls lets other tasks run and can be cancelled.
+                    await anyio.lowlevel.checkpoint()
+                return frame
+            if len(buffer) >= limit:
+                raise FrameTooLarge(limit)
+            searched = len(buffer)
+            try:
+                chunk = sock.recv(_READ_CHUNK)
+            except BlockingIOError:
+                await anyio.wait_readable(sock)
+                waited = True
+                continue
+            if not chunk:
+                if buffer:
+                    raise IncompleteFrame
+                return None
+            buffer += chunk
+
     async def _send(self, frame: bytes) -> None:
         # Retried once on a fresh connection, for the reason given in
         # Client._send: an incompletely sent frame was not acted on.
         for attempt in (1, 2):
             await self.connect()
-            assert self._stream is not None
+            sock = self._sock
+            assert sock is not None
             try:
-                await self._stream.send(frame)
+                view = memoryview(frame)
+                while view:
+                    try:
+                        view = view[sock.send(view):]
+                    except BlockingIOError:
+                        await anyio.wait_writable(sock)
                 return
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 await self.aclose()

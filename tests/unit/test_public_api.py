@@ -16,7 +16,7 @@ import pytest
 
 PACKAGES = ("memoryd.kernel", "memoryd.audit", "memoryd.rpc", "memoryd.memctl")
 # Modules that need an optional extra are checked only when it is installed.
-OPTIONAL = {"memoryd.memctl.mcp_bridge": "mcp"}
+OPTIONAL = {"memoryd.memctl.mcp_bridge": "mcp", "memoryd.memctl.mcp_stdio": "mcp"}
 # Programs rather than libraries: their __all__ names the entry points, and the
 # many command builders they define are tested but not promised to importers.
 PROGRAMS = frozenset({"memoryd.memctl.main", "memoryd.memctl.format", "memoryd.memctl.mcp_bridge"})

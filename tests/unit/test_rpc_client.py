@@ -445,3 +445,24 @@ async def test_async_errors() -> None:
     with socket_dir() as folder:
         with pytest.raises(ConnectError, match="not running"):
             await AsyncClient(folder / "x.sock").call("echo")
+
+
+@pytest.mark.anyio
+async def test_async_reply_in_pieces_is_whole_and_one_cut_short_is_a_lost_connection() -> None:
+    reply = b'{"jsonrpc":"2.0","result":"' + b"y" * 200_000 + b'","id":1}\n'
+
+    async def handle(stream: SocketStream) -> None:
+        async with stream:
+            reader = BufferedByteReceiveStream(stream)
+            await read_frame(reader, 1 << 20)
+            for start in range(0, len(reply), 7000):
+                await stream.send(reply[start:start + 7000])
+                await anyio.sleep(0.001)
+            await read_frame(reader, 1 << 20)
+            await stream.send(b'{"jsonrpc":"2.0","res')
+
+    with serving(handle) as path:
+        async with AsyncClient(path) as client:
+            assert await client.call("echo") == "y" * 200_000
+            with pytest.raises(ConnectionLost, match="middle of a reply"):
+                await client.call("echo")

@@ -1,0 +1,230 @@
+"""``memctl mcp``'s stdin and stdout driven by the event loop, as the MCP
+server's message streams.
+
+The MCP SDK's stdio transport reads each request line and writes (then
+flushes) each answer through a worker thread, three thread hand-offs per
+call; on a busy machine each one waits for the GIL and the loop's wake-up,
+and together they were most of what the bridge added to a call; two more
+loop hops carried each message between those reader and writer tasks and
+the server. When stdin and stdout are pipes or sockets (as an MCP client
+starts the bridge), the server is given ``MessageReader`` and
+``MessageWriter`` instead: they parse and serialise each message as the
+SDK's transport does and read and write the pipes non-blocking on the loop,
+in the task that needs the message.
+
+Owns: ``PipeLines`` (lines from a non-blocking descriptor, as text),
+``PipeWriter`` (text to one), ``MessageReader`` and ``MessageWriter`` (the
+server's streams over them), ``nonblocking`` (the flag, restored after) and
+``loop_stdio``, which claims fd 0 and 1 for the session like the SDK does.
+
+Invariants:
+- while the session runs, fd 0 reads the null device and fd 1 writes to
+  stderr, so a stray read or print misses the MCP stream; the stream itself
+  goes through private duplicates, and both descriptors are restored after;
+- a line is split on ``\\n`` only and decoded as UTF-8 with bad bytes
+  replaced; the last line comes even without its ``\\n``; a line that is not
+  a JSON-RPC message is handed on as the exception it raised, as the SDK's
+  transport does;
+- each message goes out as one whole line, however many tasks send at once;
+  a closed writer refuses with ``anyio.ClosedResourceError``;
+- a write returns once every byte is in the pipe, waiting on the loop (never
+  blocking it) while the reader is behind;
+- anything that is not a pipe or a socket (a terminal, a file) is left to
+  the SDK's own transport: ``loop_stdio`` yields None then.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import TracebackType
+from typing import Final
+
+import anyio
+import anyio.lowlevel
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+
+__all__ = ["MessageReader", "MessageWriter", "PipeLines", "PipeWriter", "is_pipe", "loop_stdio",
+           "nonblocking"]
+
+READ_CHUNK: Final = 1 << 16
+
+
+def is_pipe(fd: int) -> bool:
+    """Whether the loop can wait on ``fd``: a pipe or a socket."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+@contextmanager
+def nonblocking(fd: int) -> Iterator[None]:
+    """``fd`` with ``O_NONBLOCK`` set, its flags as they were afterwards."""
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+    try:
+        yield
+    finally:
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags)
+
+
+class PipeLines:
+    """The lines of a non-blocking descriptor, as text, for ``async for``."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._buffer = bytearray()
+        self._eof = False
+
+    def __aiter__(self) -> PipeLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end + 1])
+                del self._buffer[:end + 1]
+                return line.decode("utf-8", errors="replace")
+            if self._eof:
+                if self._buffer:
+                    rest = bytes(self._buffer)
+                    self._buffer.clear()
+                    return rest.decode("utf-8", errors="replace")
+                raise StopAsyncIteration
+            try:
+                chunk = os.read(self.fd, READ_CHUNK)
+            except BlockingIOError:
+                await anyio.wait_readable(self.fd)
+                continue
+            if chunk:
+                self._buffer += chunk
+            else:
+                self._eof = True
+
+
+class PipeWriter:
+    """Text to a non-blocking descriptor; unbuffered, so ``flush`` has
+    nothing left to do."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    async def write(self, text: str) -> int:
+        view = memoryview(text.encode("utf-8"))
+        while view:
+            try:
+                sent = os.write(self.fd, view)
+            except BlockingIOError:
+                await anyio.wait_writable(self.fd)
+                continue
+            view = view[sent:]
+        return len(text)
+
+    async def flush(self) -> None:
+        await anyio.lowlevel.checkpoint()
+
+
+class MessageReader:
+    """The server's read stream: one message (or the exception its line
+    raised) per line of ``lines``."""
+
+    def __init__(self, lines: PipeLines) -> None:
+        self._lines = lines
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            line = await anext(self._lines)
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except Exception as exc:  # noqa: BLE001 (the SDK's transport hands it on the same way)
+            return exc
+        return SessionMessage(message)
+
+    def __aiter__(self) -> MessageReader:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await anyio.lowlevel.checkpoint()
+
+    async def __aenter__(self) -> MessageReader:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+class MessageWriter:
+    """The server's write stream: each message as one line on ``out``."""
+
+    def __init__(self, out: PipeWriter) -> None:
+        self._out = out
+        # A line larger than the pipe goes out in pieces; one at a time.
+        self._lock = anyio.Lock(fast_acquire=True)
+        self._closed = False
+
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        line = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+        async with self._lock:
+            await self._out.write(line)
+
+    async def aclose(self) -> None:
+        self._closed = True
+        await anyio.lowlevel.checkpoint()
+
+    async def __aenter__(self) -> MessageWriter:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+def _claim(fd: int, replacement: int) -> int:
+    """Move the stream on ``fd`` to a private descriptor (returned) and point
+    ``fd`` at ``replacement``."""
+    private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.dup2(replacement, fd)
+    return private
+
+
+@contextmanager
+def loop_stdio() -> Iterator[tuple[MessageReader, MessageWriter] | None]:
+    """The server's read and write streams on stdin and stdout, driven on
+    the loop, for one session; None when either is not a pipe or a socket."""
+    if not (is_pipe(0) and is_pipe(1)):
+        yield None
+        return
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        stdin = _claim(0, null)
+    finally:
+        os.close(null)
+    try:
+        stdout = _claim(1, 2)
+        try:
+            with nonblocking(stdin), nonblocking(stdout):
+                yield MessageReader(PipeLines(stdin)), MessageWriter(PipeWriter(stdout))
+        finally:
+            os.dup2(stdout, 1)
+            os.close(stdout)
+    finally:
+        os.dup2(stdin, 0)
+        os.close(stdin)
