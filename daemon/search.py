@@ -387,22 +387,22 @@ class TermCounter:
     regular expression (a term matches where a whole token equals it); other
     text is tokenised in full."""
 
-    __slots__ = ("_pattern",)
+    __slots__ = ("pattern",)
 
     def __init__(self, terms: tuple[str, ...]) -> None:
         # An ASCII text's tokens are runs of [a-z0-9] once lowered; a term of
         # anything else can never equal one of them.
         plain = sorted({t for t in terms if _ASCII_TOKEN.fullmatch(t)}, key=len, reverse=True)
-        self._pattern = (re.compile("(?<![a-z0-9])(?:" + "|".join(plain) + ")(?![a-z0-9])")
+        self.pattern = (re.compile("(?<![a-z0-9])(?:" + "|".join(plain) + ")(?![a-z0-9])")
                          if plain else None)
 
     def counts(self, text: str | None) -> Counter[str]:
         if not text:
             return Counter()
         if text.isascii():
-            if self._pattern is None:
+            if self.pattern is None:
                 return Counter()
-            return Counter(self._pattern.findall(text.lower()))
+            return Counter(self.pattern.findall(text.lower()))
         return term_counts(text)
 
 
@@ -486,28 +486,42 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(candidates), 1.0)
     n_docs, avgdl = stats
     terms = p.terms
+    # Weighted term frequencies per candidate, one list slot per term. An
+    # ASCII text is searched for the plan's terms only and each hit adds its
+    # column's weight (the weights are whole numbers, so the sums are exact
+    # and equal to weight × count); other text is tokenised in full.
+    slot = {t: i for i, t in enumerate(terms)}
+    pattern = TermCounter(terms).pattern
+    fields = tuple(zip(("title", "summary", "body"), WEIGHTS, strict=True))
     tfs: list[list[float]] = []
-    df = dict.fromkeys(terms, 0)
-    counter = TermCounter(terms)
+    df = [0] * len(terms)
     for row in candidates:
-        weighted = dict.fromkeys(terms, 0.0)
-        for weight, name in zip(WEIGHTS, ("title", "summary", "body"), strict=True):
-            counts = counter.counts(row[name])
-            for t in terms:
+        tf = [0.0] * len(terms)
+        for name, weight in fields:
+            text = row[name]
+            if not text:
+                continue
+            if text.isascii():
+                if pattern is not None:
+                    for hit in pattern.findall(text.lower()):
+                        tf[slot[hit]] += weight
+                continue
+            counts = term_counts(text)
+            for t, i in slot.items():
                 n = counts.get(t)
                 if n:
-                    weighted[t] += weight * n
-        for t in terms:
-            if weighted[t]:
-                df[t] += 1
-        tfs.append([weighted[t] for t in terms])
-    idf = [max(1e-6, math.log((n_docs - df[t] + 0.5) / (df[t] + 0.5))) for t in terms]
+                    tf[i] += weight * n
+        for i, f in enumerate(tf):
+            if f:
+                df[i] += 1
+        tfs.append(tf)
+    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
     scored = []
+    k1 = BM25_K1 + 1
     for row, tf in zip(candidates, tfs, strict=True):
         dl = len(row["title"]) + len(row["summary"]) + len(row["body"])
         norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1.0))
-        score = sum(w * (f * (BM25_K1 + 1)) / (f + norm) for w, f in zip(idf, tf, strict=True)
-                    if f)
+        score = sum(w * (f * k1) / (f + norm) for w, f in zip(idf, tf, strict=True) if f)
         scored.append((round(score, 9), row))
     if after is not None:
         scored = [(sc, r) for sc, r in scored
