@@ -363,6 +363,19 @@ def index_tokens(text: str | None) -> list[str]:
 # In ASCII text a token is a run of letters and digits and folds to its
 # lower case; no CJK run is there to pre-split.
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+# A character outside ASCII that is part of a token (a letter or digit; CJK
+# characters are letters). Only such a character can fold or lower into
+# something a token holds: every letter that lowers into ASCII (the Kelvin
+# sign, dotted capital I) is one.
+_NON_ASCII_WORD = re.compile(r"(?![\x00-\x7f])[^\W_]")
+
+
+def tokens_are_ascii(text: str) -> bool:
+    """True when ``text`` tokenises as ASCII text does: its characters outside
+    ASCII ("…", "—", "€", a no-break space) only separate tokens. A summary
+    cut with an ellipsis is such a text; its tokens are then the runs of
+    ``[a-z0-9]`` of its lower case, as for ASCII text."""
+    return text.isascii() or _NON_ASCII_WORD.search(text) is None
 
 
 def term_counts(text: str | None) -> Counter[str]:
@@ -376,7 +389,7 @@ def term_counts(text: str | None) -> Counter[str]:
     in memory after the call."""
     if not text:
         return Counter()
-    if text.isascii():
+    if tokens_are_ascii(text):
         return Counter(_ASCII_TOKEN.findall(text.lower()))
     return Counter(index_tokens(text))
 
@@ -399,7 +412,7 @@ class TermCounter:
     def counts(self, text: str | None) -> Counter[str]:
         if not text:
             return Counter()
-        if text.isascii():
+        if tokens_are_ascii(text):
             if self.pattern is None:
                 return Counter()
             return Counter(self.pattern.findall(text.lower()))
@@ -486,8 +499,8 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(candidates), 1.0)
     n_docs, avgdl = stats
     terms = p.terms
-    # Weighted term frequencies per candidate, one list slot per term. An
-    # ASCII text is searched for the plan's terms only and each hit adds its
+    # Weighted term frequencies per candidate, one list slot per term. A
+    # text that tokenises as ASCII (``tokens_are_ascii``) is searched for the plan's terms only and each hit adds its
     # column's weight (the weights are whole numbers, so the sums are exact
     # and equal to weight × count); other text is tokenised in full.
     slot = {t: i for i, t in enumerate(terms)}
@@ -501,7 +514,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
             text = row[name]
             if not text:
                 continue
-            if text.isascii():
+            if tokens_are_ascii(text):
                 if pattern is not None:
                     for hit in pattern.findall(text.lower()):
                         tf[slot[hit]] += weight
