@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memoryd.daemon import recall, search
 from memoryd.daemon.store import SqliteStore
@@ -182,6 +184,11 @@ def test_snippet_is_at_most_200_chars_around_the_match() -> None:
 
 def test_token_units_add_up_over_lines() -> None:
     a, b = "Deploy  acme: now!", "部署 the 服务"
+    assert recall.token_units(a + "\n" + b) == recall.token_units(a) + 1 + recall.token_units(b)
+
+
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_token_units_add_up_over_any_lines(a: str, b: str) -> None:
     assert recall.token_units(a + "\n" + b) == recall.token_units(a) + 1 + recall.token_units(b)
 
 
