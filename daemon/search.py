@@ -24,7 +24,8 @@ FTS5 and any SQLite with FTS5 can read it (the benchmark does).
 
 Query plans. Stop words (English function words, Chinese particles) are
 dropped. Then each remaining term's document frequency is probed with a
-capped count (never more than ``COMMON_DOCS + 1`` postings read), and terms
+capped count (never more than ``COMMON_DOCS + 1`` postings read; all the
+terms' counts in one statement), and terms
 are kept rarest first while their document frequencies sum to at most
 ``CANDIDATE_BUDGET``; a term that would pass it is over-common and dropped.
 So the rows FTS5 must score are bounded whatever the query holds: this is
@@ -302,16 +303,31 @@ def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS, where: str = "TRUE",
     """Documents holding ``term`` among those ``where`` admits, counted up to
     ``cap + 1``. ``where`` is the caller's owner and view, so how common a term
     is never depends on another owner's entries."""
+    return doc_freqs(tx, (term,), cap, where, args)[0]
+
+
+def doc_freqs(tx: Tx, terms: Sequence[str], cap: int = COMMON_DOCS, where: str = "TRUE",
+              args: tuple[Any, ...] = ()) -> list[int]:
+    """``doc_freq`` of each of ``terms``, in one statement: one capped count
+    per term, each a scalar subquery of the same shape a lone probe runs, so
+    the counts are the same and the statement is prepared and stepped once."""
+    if not terms:
+        return []
     if tx.dialect == "postgresql":
-        row = tx.one("SELECT count(*) AS n FROM (SELECT 1 FROM search_index AS f"  # noqa: S608 (no client text in SQL)
-                     " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(1)
-                     + " AND e.id = f.entry_id AND " + where + " LIMIT ?) AS hits",
-                     (term, *args, cap + 1))
-        return int(row["n"]) if row else 0
-    row = tx.one("SELECT count(*) AS n FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+        probe = ("(SELECT count(*) FROM (SELECT 1 FROM search_index AS f"  # noqa: S608 (no client text in SQL)
+                 " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(1)
+                 + " AND e.id = f.entry_id AND " + where + " LIMIT ?) AS hits)")
+        per_term: list[tuple[Any, ...]] = [(t, *args, cap + 1) for t in terms]
+    else:
+        probe = ("(SELECT count(*) FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
                  " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
-                 + where + " LIMIT ?)", (match_term(term), *args, cap + 1))
-    return int(row["n"]) if row else 0
+                 + where + " LIMIT ?))")
+        per_term = [(match_term(t), *args, cap + 1) for t in terms]
+    sql = "SELECT " + ", ".join(f"{probe} AS n{i}" for i in range(len(terms)))
+    row = tx.one(sql, tuple(x for one in per_term for x in one))
+    if row is None:
+        return [0] * len(terms)
+    return [int(row[f"n{i}"]) for i in range(len(terms))]
 
 
 def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> Plan:
@@ -319,7 +335,8 @@ def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> 
     terms, stopped = query_terms(text)
     if not terms:
         return Plan(None, (), stopped, 0, only_common=False)
-    freqs = [(doc_freq(tx, t, COMMON_DOCS, where, args), i, t) for i, t in enumerate(terms)]
+    freqs = [(df, i, t) for i, (t, df)
+             in enumerate(zip(terms, doc_freqs(tx, terms, COMMON_DOCS, where, args), strict=True))]
     present = [f for f in freqs if f[0] > 0]
     if not present:
         # Nothing matches anything: a cheap, empty query still answers.
@@ -500,9 +517,10 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     n_docs, avgdl = stats
     terms = p.terms
     # Weighted term frequencies per candidate, one list slot per term. A
-    # text that tokenises as ASCII (``tokens_are_ascii``) is searched for the plan's terms only and each hit adds its
-    # column's weight (the weights are whole numbers, so the sums are exact
-    # and equal to weight × count); other text is tokenised in full.
+    # text that tokenises as ASCII (``tokens_are_ascii``) is searched for the
+    # plan's terms only and each hit adds its column's weight (the weights
+    # are whole numbers, so the sums are exact and equal to weight × count);
+    # other text is tokenised in full.
     slot = {t: i for i, t in enumerate(terms)}
     pattern = TermCounter(terms).pattern
     fields = tuple(zip(("title", "summary", "body"), WEIGHTS, strict=True))
