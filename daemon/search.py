@@ -523,13 +523,16 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     # other text is tokenised in full.
     slot = {t: i for i, t in enumerate(terms)}
     pattern = TermCounter(terms).pattern
-    fields = tuple(zip(("title", "summary", "body"), WEIGHTS, strict=True))
+    w_title, w_summary, w_body = WEIGHTS
     tfs: list[list[float]] = []
     df = [0] * len(terms)
     for row in candidates:
         tf = [0.0] * len(terms)
-        for name, weight in fields:
-            text = row[name]
+        title, summary, body = row["title"], row["summary"], row["body"]
+        # A short note's summary is its body: counted once, at both weights.
+        fields = (((title, w_title), (summary, w_summary), (body, w_body)) if summary != body
+                  else ((title, w_title), (body, w_summary + w_body)))
+        for text, weight in fields:
             if not text:
                 continue
             if tokens_are_ascii(text):
