@@ -116,9 +116,11 @@ def run_size(n: int, samples: int) -> dict[str, float]:
         cur = db.cursor()
 
         class _Tx:
+            dialect = "sqlite"
+
             def one(self, sql: str, args: Any = ()) -> dict[str, Any] | None:
                 for row in cur.execute(sql, args):
-                    return {"n": row[0]}
+                    return {d[0]: v for d, v in zip(cur.get_description(), row, strict=True)}
                 return None
 
         for q in qs:

@@ -250,7 +250,6 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
                 (dumps(header), task.task_id))
         return assemble(tx, header)
     coalesced = int(previous.get("coalesced", 0)) if previous is not None else 0
-    rendered = render(snapshot_id, lines)
     header = {
         "snapshot_id": snapshot_id,
         "task_id": task.task_id,
@@ -261,7 +260,9 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
             "max_tokens": cfg.max_tokens, "max_age_days": cfg.max_age_days,
             "max_intent_chars": cfg.max_intent_chars,
             "scopes": [f"{t}/{s}" for t, s in spaces],
-            "used_bytes": len(rendered.encode()), "used_tokens": token_units(rendered),
+            # The running totals are the block's own size: bytes and token
+            # units add up over lines (no second pass over the block).
+            "used_bytes": used_bytes, "used_tokens": used_units,
         },
         "truncated": truncated,
         "omitted": dict(sorted(omitted.items())),

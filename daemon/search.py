@@ -24,7 +24,8 @@ FTS5 and any SQLite with FTS5 can read it (the benchmark does).
 
 Query plans. Stop words (English function words, Chinese particles) are
 dropped. Then each remaining term's document frequency is probed with a
-capped count (never more than ``COMMON_DOCS + 1`` postings read), and terms
+capped count (never more than ``COMMON_DOCS + 1`` postings read; all the
+terms' counts in one statement), and terms
 are kept rarest first while their document frequencies sum to at most
 ``CANDIDATE_BUDGET``; a term that would pass it is over-common and dropped.
 So the rows FTS5 must score are bounded whatever the query holds: this is
@@ -302,16 +303,31 @@ def doc_freq(tx: Tx, term: str, cap: int = COMMON_DOCS, where: str = "TRUE",
     """Documents holding ``term`` among those ``where`` admits, counted up to
     ``cap + 1``. ``where`` is the caller's owner and view, so how common a term
     is never depends on another owner's entries."""
+    return doc_freqs(tx, (term,), cap, where, args)[0]
+
+
+def doc_freqs(tx: Tx, terms: Sequence[str], cap: int = COMMON_DOCS, where: str = "TRUE",
+              args: tuple[Any, ...] = ()) -> list[int]:
+    """``doc_freq`` of each of ``terms``, in one statement: one capped count
+    per term, each a scalar subquery of the same shape a lone probe runs, so
+    the counts are the same and the statement is prepared and stepped once."""
+    if not terms:
+        return []
     if tx.dialect == "postgresql":
-        row = tx.one("SELECT count(*) AS n FROM (SELECT 1 FROM search_index AS f"  # noqa: S608 (no client text in SQL)
-                     " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(1)
-                     + " AND e.id = f.entry_id AND " + where + " LIMIT ?) AS hits",
-                     (term, *args, cap + 1))
-        return int(row["n"]) if row else 0
-    row = tx.one("SELECT count(*) AS n FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+        probe = ("(SELECT count(*) FROM (SELECT 1 FROM search_index AS f"  # noqa: S608 (no client text in SQL)
+                 " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(1)
+                 + " AND e.id = f.entry_id AND " + where + " LIMIT ?) AS hits)")
+        per_term: list[tuple[Any, ...]] = [(t, *args, cap + 1) for t in terms]
+    else:
+        probe = ("(SELECT count(*) FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
                  " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
-                 + where + " LIMIT ?)", (match_term(term), *args, cap + 1))
-    return int(row["n"]) if row else 0
+                 + where + " LIMIT ?))")
+        per_term = [(match_term(t), *args, cap + 1) for t in terms]
+    sql = "SELECT " + ", ".join(f"{probe} AS n{i}" for i in range(len(terms)))
+    row = tx.one(sql, tuple(x for one in per_term for x in one))
+    if row is None:
+        return [0] * len(terms)
+    return [int(row[f"n{i}"]) for i in range(len(terms))]
 
 
 def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> Plan:
@@ -319,7 +335,8 @@ def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> 
     terms, stopped = query_terms(text)
     if not terms:
         return Plan(None, (), stopped, 0, only_common=False)
-    freqs = [(doc_freq(tx, t, COMMON_DOCS, where, args), i, t) for i, t in enumerate(terms)]
+    freqs = [(df, i, t) for i, (t, df)
+             in enumerate(zip(terms, doc_freqs(tx, terms, COMMON_DOCS, where, args), strict=True))]
     present = [f for f in freqs if f[0] > 0]
     if not present:
         # Nothing matches anything: a cheap, empty query still answers.
@@ -363,6 +380,19 @@ def index_tokens(text: str | None) -> list[str]:
 # In ASCII text a token is a run of letters and digits and folds to its
 # lower case; no CJK run is there to pre-split.
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+# A character outside ASCII that is part of a token (a letter or digit; CJK
+# characters are letters). Only such a character can fold or lower into
+# something a token holds: every letter that lowers into ASCII (the Kelvin
+# sign, dotted capital I) is one.
+_NON_ASCII_WORD = re.compile(r"(?![\x00-\x7f])[^\W_]")
+
+
+def tokens_are_ascii(text: str) -> bool:
+    """True when ``text`` tokenises as ASCII text does: its characters outside
+    ASCII ("…", "—", "€", a no-break space) only separate tokens. A summary
+    cut with an ellipsis is such a text; its tokens are then the runs of
+    ``[a-z0-9]`` of its lower case, as for ASCII text."""
+    return text.isascii() or _NON_ASCII_WORD.search(text) is None
 
 
 def term_counts(text: str | None) -> Counter[str]:
@@ -376,7 +406,7 @@ def term_counts(text: str | None) -> Counter[str]:
     in memory after the call."""
     if not text:
         return Counter()
-    if text.isascii():
+    if tokens_are_ascii(text):
         return Counter(_ASCII_TOKEN.findall(text.lower()))
     return Counter(index_tokens(text))
 
@@ -387,22 +417,22 @@ class TermCounter:
     regular expression (a term matches where a whole token equals it); other
     text is tokenised in full."""
 
-    __slots__ = ("_pattern",)
+    __slots__ = ("pattern",)
 
     def __init__(self, terms: tuple[str, ...]) -> None:
         # An ASCII text's tokens are runs of [a-z0-9] once lowered; a term of
         # anything else can never equal one of them.
         plain = sorted({t for t in terms if _ASCII_TOKEN.fullmatch(t)}, key=len, reverse=True)
-        self._pattern = (re.compile("(?<![a-z0-9])(?:" + "|".join(plain) + ")(?![a-z0-9])")
+        self.pattern = (re.compile("(?<![a-z0-9])(?:" + "|".join(plain) + ")(?![a-z0-9])")
                          if plain else None)
 
     def counts(self, text: str | None) -> Counter[str]:
         if not text:
             return Counter()
-        if text.isascii():
-            if self._pattern is None:
+        if tokens_are_ascii(text):
+            if self.pattern is None:
                 return Counter()
-            return Counter(self._pattern.findall(text.lower()))
+            return Counter(self.pattern.findall(text.lower()))
         return term_counts(text)
 
 
@@ -486,28 +516,46 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(candidates), 1.0)
     n_docs, avgdl = stats
     terms = p.terms
+    # Weighted term frequencies per candidate, one list slot per term. A
+    # text that tokenises as ASCII (``tokens_are_ascii``) is searched for the
+    # plan's terms only and each hit adds its column's weight (the weights
+    # are whole numbers, so the sums are exact and equal to weight × count);
+    # other text is tokenised in full.
+    slot = {t: i for i, t in enumerate(terms)}
+    pattern = TermCounter(terms).pattern
+    w_title, w_summary, w_body = WEIGHTS
     tfs: list[list[float]] = []
-    df = dict.fromkeys(terms, 0)
-    counter = TermCounter(terms)
+    df = [0] * len(terms)
     for row in candidates:
-        weighted = dict.fromkeys(terms, 0.0)
-        for weight, name in zip(WEIGHTS, ("title", "summary", "body"), strict=True):
-            counts = counter.counts(row[name])
-            for t in terms:
+        tf = [0.0] * len(terms)
+        title, summary, body = row["title"], row["summary"], row["body"]
+        # A short note's summary is its body: counted once, at both weights.
+        fields = (((title, w_title), (summary, w_summary), (body, w_body)) if summary != body
+                  else ((title, w_title), (body, w_summary + w_body)))
+        for text, weight in fields:
+            if not text:
+                continue
+            if tokens_are_ascii(text):
+                if pattern is not None:
+                    for hit in pattern.findall(text.lower()):
+                        tf[slot[hit]] += weight
+                continue
+            counts = term_counts(text)
+            for t, i in slot.items():
                 n = counts.get(t)
                 if n:
-                    weighted[t] += weight * n
-        for t in terms:
-            if weighted[t]:
-                df[t] += 1
-        tfs.append([weighted[t] for t in terms])
-    idf = [max(1e-6, math.log((n_docs - df[t] + 0.5) / (df[t] + 0.5))) for t in terms]
+                    tf[i] += weight * n
+        for i, f in enumerate(tf):
+            if f:
+                df[i] += 1
+        tfs.append(tf)
+    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
     scored = []
+    k1 = BM25_K1 + 1
     for row, tf in zip(candidates, tfs, strict=True):
         dl = len(row["title"]) + len(row["summary"]) + len(row["body"])
         norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1.0))
-        score = sum(w * (f * (BM25_K1 + 1)) / (f + norm) for w, f in zip(idf, tf, strict=True)
-                    if f)
+        score = sum(w * (f * k1) / (f + norm) for w, f in zip(idf, tf, strict=True) if f)
         scored.append((round(score, 9), row))
     if after is not None:
         scored = [(sc, r) for sc, r in scored

@@ -191,6 +191,18 @@ def test_rendered_block_is_fenced_with_a_notice(d: Daemon) -> None:
         assert json.loads(lines[2])["title"].startswith("Egret <<<")
 
 
+def test_limits_report_the_rendered_blocks_own_size(d: Daemon) -> None:
+    from memoryd.daemon.recall import token_units
+
+    with d.control() as c, d.agent() as a:
+        _add(c, "Godwit  部署 notes…", "Godwit: the café's  deploy — run   it twice.")
+        _add(c, "Godwit 2", "Godwit second, with ½ and \u2028 in it.")
+        snap = _context(a, _task(a), "godwit")
+        assert len(snap["entries"]) == 2
+        assert snap["limits"]["used_bytes"] == len(snap["rendered"].encode())
+        assert snap["limits"]["used_tokens"] == token_units(snap["rendered"])
+
+
 def test_recall_bumps_use_count_without_renewing(d: Daemon) -> None:
     with d.control() as c, d.agent() as a:
         made = _add(c, "Godwit", "Godwit weekly sync.")

@@ -57,3 +57,30 @@ def test_in_ascii_text_a_term_counts_only_where_a_whole_token_equals_it(
     want = _reference(text)
     got = search.TermCounter(tuple(dict.fromkeys(terms))).counts(text)
     assert {t: got.get(t, 0) for t in terms} == {t: want[t] for t in terms}
+
+
+# Non-ASCII characters that are no part of any token: the fast path's
+# territory when nothing else in the text is outside ASCII.
+_SEPARATED = st.text(alphabet=st.sampled_from(list("abcXZ019 _-.…—€\u00a0\u2028«»·")),
+                     max_size=60)
+
+
+@given(_SEPARATED | _TEXT,
+       st.lists(st.sampled_from(["abc", "ab", "a", "019", "x", "cafe", "机器"]), max_size=5))
+def test_text_whose_only_non_ascii_characters_separate_tokens_counts_the_same(
+        text: str, terms: list[str]) -> None:
+    want = _reference(text)
+    assert search.tokens_are_ascii(text) == all(
+        ch.isascii() or not ch.isalnum() for ch in text)
+    if search.tokens_are_ascii(text):
+        assert search.term_counts(text) == want
+    got = search.TermCounter(tuple(dict.fromkeys(terms))).counts(text)
+    assert {t: got.get(t, 0) for t in terms} == {t: want[t] for t in terms}
+
+
+def test_a_summary_cut_with_an_ellipsis_tokenises_as_ascii() -> None:
+    assert search.tokens_are_ascii("Rollback plan for the deploy…")
+    assert search.tokens_are_ascii("a — b")
+    assert not search.tokens_are_ascii("Café")
+    assert not search.tokens_are_ascii("deploy 机器")
+    assert not search.tokens_are_ascii("\u212a")  # the Kelvin sign lowers to "k"

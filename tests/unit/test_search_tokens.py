@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memoryd.daemon import recall, search
 from memoryd.daemon.store import SqliteStore
@@ -185,6 +188,11 @@ def test_token_units_add_up_over_lines() -> None:
     assert recall.token_units(a + "\n" + b) == recall.token_units(a) + 1 + recall.token_units(b)
 
 
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_token_units_add_up_over_any_lines(a: str, b: str) -> None:
+    assert recall.token_units(a + "\n" + b) == recall.token_units(a) + 1 + recall.token_units(b)
+
+
 def test_token_units_count_extra_spaces_and_punctuation() -> None:
     assert recall.token_units("a   b!") == 1 + 2 + 1 + 1
 
@@ -196,3 +204,30 @@ def test_ascii_text_is_its_own_index_form() -> None:
     every_ascii = "".join(map(chr, range(0x80)))
     assert search._CJK_RUN.search(every_ascii) is None
     assert search.fts_text(every_ascii) == every_ascii
+
+
+def test_a_summary_that_is_the_body_counts_at_both_weights(store: SqliteStore) -> None:
+    def run(tx: object) -> None:
+        for key, summary in (("a", None), ("b", "zebra zebra"), ("c", "")):
+            tx.exec(  # type: ignore[attr-defined]
+                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
+                " status, revision, source, eligible, basis_text, pinned, created_at,"
+                " updated_text, renewed_text, ttl_days, expires_at, content_key) VALUES"
+                " (?, 'own_x', 'memory', 'default', 'fact', 'note', 'zebra zebra', ?, 'active',"
+                " 1, 'user', 1, '{}', 0, 't', 't', 't', 1.0, 'z', 'h')", (f"ent_{key}", summary))
+
+    store.run_sync(run)
+    p = store.run_sync(lambda tx: search.plan(tx, "zebra"), write=False)
+    rows = store.run_sync(lambda tx: search.ranked(tx, p, "1", (), 10, stats=(10, 40.0)),
+                          write=False)
+    score = {r["id"]: r["score"] for r in rows}
+    # BM25 by hand: ten documents, three holding the term; f is the weighted
+    # count (summary 5 × 2 + body 1 × 2 for a and b, body alone for c).
+    idf = math.log((10 - 3 + 0.5) / (3 + 0.5))
+
+    def bm25(f: float, dl: int) -> float:
+        norm = search.BM25_K1 * (1 - search.BM25_B + search.BM25_B * dl / 40.0)
+        return round(idf * (f * (search.BM25_K1 + 1)) / (f + norm), 9)
+
+    assert score["ent_a"] == score["ent_b"] == bm25(12.0, 4 + 11 + 11)
+    assert score["ent_c"] == bm25(2.0, 4 + 0 + 11)
