@@ -41,6 +41,7 @@ import logging
 import queue
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -500,6 +501,39 @@ class _Job:
         return self.result
 
 
+# How long a removal's receipt waits for transactions older than the removal
+# before it is left to the janitor (``checkpoint_wal``).
+SNAPSHOT_WAIT_S = 1.0
+
+# Whatever holds back what VACUUM may remove in this database, older than the
+# transaction id ``x`` (a 32-bit xid): another session's snapshot, a prepared
+# transaction, a replication slot.
+_OLDER_HOLDERS = """
+SELECT (SELECT count(*) FROM pg_stat_activity
+         WHERE pid <> pg_backend_pid() AND datname = current_database()
+           AND backend_xmin IS NOT NULL AND age(backend_xmin) > age(%(x)s::text::xid))
+     + (SELECT count(*) FROM pg_prepared_xacts
+         WHERE database = current_database() AND age(transaction) > age(%(x)s::text::xid))
+     + (SELECT count(*) FROM pg_replication_slots
+         WHERE (xmin IS NOT NULL AND age(xmin) > age(%(x)s::text::xid))
+            OR (catalog_xmin IS NOT NULL AND age(catalog_xmin) > age(%(x)s::text::xid)))
+       AS holders"""
+
+
+def _older_snapshots_end(conn: psycopg.Connection[Any], deadline: float) -> bool:
+    """Wait until nothing that began before now can still see a deleted row."""
+    row = conn.execute("SELECT (txid_current() % 4294967296)::text").fetchone()
+    assert row is not None
+    xid = str(row[0])
+    while True:
+        held = conn.execute(_OLDER_HOLDERS, {"x": xid}).fetchone()
+        if held is None or not held[0]:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
 def _configure(schema: str) -> Callable[[psycopg.Connection[Any]], None]:
     def configure(conn: psycopg.Connection[Any]) -> None:
         conn.adapters.register_dumper(bool, _BoolAsInt)
@@ -792,11 +826,20 @@ class PostgresStore:
         then flushes them (skipped when the role may not). What stays in
         ``pg_wal`` until recycled is named in docs/lifecycle.md. False when
         any step failed: the receipt then says ``incomplete``.
+
+        ``VACUUM FULL`` keeps a deleted row some transaction may still see:
+        one whose snapshot is older than the removal (another daemon's long
+        read, an operator's open ``psql`` session, a prepared transaction, a
+        replication slot). So it runs only once no such holder is left, waited
+        for up to ``SNAPSHOT_WAIT_S``; while one remains this is False and the
+        janitor settles the receipt again later.
         """
         try:
             with psycopg.connect(self._conninfo, autocommit=True,
                                  connect_timeout=int(self._timeout)) as conn:
                 conn.execute(f'SET search_path TO "{self.schema}"')  # validated name
+                if not _older_snapshots_end(conn, time.monotonic() + SNAPSHOT_WAIT_S):
+                    return False
                 for table in VACUUMED:
                     conn.execute(f"VACUUM FULL {table}")
                 try:

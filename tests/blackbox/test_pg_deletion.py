@@ -66,3 +66,34 @@ def test_removed_text_is_gone_from_the_database_files(d: Daemon) -> None:
                                       "id": made["id"], "expected_revision": 2})
     assert out["receipt"]["status"] == "verified"
     assert _files_holding(base, canary.encode()) == []
+
+
+def test_a_snapshot_older_than_the_removal_keeps_the_receipt_from_saying_verified(
+        d: Daemon) -> None:
+    """A transaction that began before the removal can still see the row, so
+    ``VACUUM FULL`` keeps its bytes: while one is open no receipt may say
+    ``verified``. Once it ends, ``memory.gc`` settles the receipt and the
+    bytes are gone."""
+    canary = "pgsnapshot" + secrets.token_hex(12)
+    base = _base_dir()
+    with d.control() as c:
+        enable_consent(c)
+        made = c.call("memory.write", {"target": "memory", "action": "add", "entry": entry(
+            f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex)})["entries"][0]
+        with psycopg.connect(PG_DSN, autocommit=True) as conn:
+            conn.execute("CHECKPOINT")
+        assert _files_holding(base, canary.encode())
+        with psycopg.connect(PG_DSN) as reader:
+            reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            reader.execute("SELECT 1").fetchone()  # the snapshot is taken here
+            out = c.call("memory.write", {"target": "memory", "action": "remove",
+                                          "id": made["id"], "expected_revision": 1})
+            assert out["receipt"]["status"] == "incomplete"
+            assert c.call("memory.gc", {})["receipts_rechecked"] >= 1
+            receipt = c.call("memory.receipt", {"receipt_id": out["receipt"]["receipt_id"]})
+            assert receipt["status"] == "incomplete"
+            reader.rollback()
+        c.call("memory.gc", {})
+        receipt = c.call("memory.receipt", {"receipt_id": out["receipt"]["receipt_id"]})
+    assert receipt["status"] == "verified"
+    assert _files_holding(base, canary.encode()) == []
