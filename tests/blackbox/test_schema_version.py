@@ -14,6 +14,7 @@ import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import apsw
 import pytest
@@ -34,13 +35,17 @@ def _set_version(db: Path, version: int) -> None:
         conn.close()
 
 
-def _version(db: Path) -> int:
+def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    """Every row ``sql`` reads from the store file, opened read-only."""
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        rows = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+        return [tuple(row) for row in conn.execute(sql)]
     finally:
         conn.close()
-    return int(rows[0][0])
+
+
+def _version(db: Path) -> int:
+    return int(_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'")[0][0])
 
 
 def _serve(home: Path) -> subprocess.CompletedProcess[str]:
@@ -155,29 +160,15 @@ def _as_version_3(db: Path) -> None:
 
 def _audit_forms(db: Path) -> set[tuple[bytes, int]]:
     """(first body byte, hash length) of every audit row."""
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return {(bytes(body)[:1], len(hsh)) for body, hsh in
-                conn.execute("SELECT body, hash FROM audit")}
-    finally:
-        conn.close()
+    return {(bytes(body)[:1], len(hsh)) for body, hsh in _rows(db, "SELECT body, hash FROM audit")}
 
 
 def _index_names(db: Path) -> set[str]:
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return {str(r[0]) for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'index'")}
-    finally:
-        conn.close()
+    return {str(r[0]) for r in _rows(db, "SELECT name FROM sqlite_master WHERE type = 'index'")}
 
 
 def _revision_rows(db: Path) -> int:
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return int(conn.execute("SELECT count(*) FROM revisions").fetchall()[0][0])
-    finally:
-        conn.close()
+    return int(_rows(db, "SELECT count(*) FROM revisions")[0][0])
 
 
 def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
@@ -225,11 +216,7 @@ def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:
 
 
 def _table_names(db: Path) -> set[str]:
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
-    finally:
-        conn.close()
+    return {str(r[0]) for r in _rows(db, "SELECT name FROM sqlite_master")}
 
 
 def test_a_short_add_stores_its_text_once(home: Path) -> None:
@@ -337,28 +324,15 @@ def _as_version_5(db: Path) -> None:
 
 
 def _queued(db: Path) -> int:
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return int(conn.execute("SELECT count(*) FROM embed_queue").fetchall()[0][0])
-    finally:
-        conn.close()
+    return int(_rows(db, "SELECT count(*) FROM embed_queue")[0][0])
 
 
 def _fts_sql(db: Path) -> str:
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return str(conn.execute(
-            "SELECT sql FROM sqlite_master WHERE name = 'entries_fts'").fetchall()[0][0])
-    finally:
-        conn.close()
+    return str(_rows(db, "SELECT sql FROM sqlite_master WHERE name = 'entries_fts'")[0][0])
 
 
 def _summary_texts(db: Path) -> dict[str, str | None]:
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return {str(i): t for i, t in conn.execute("SELECT id, summary_text FROM entries")}
-    finally:
-        conn.close()
+    return {str(i): t for i, t in _rows(db, "SELECT id, summary_text FROM entries")}
 
 
 _KEPT = ("id", "type", "title", "body", "summary", "status", "revision", "content_hash",
@@ -473,12 +447,8 @@ _STORED = ("basis_text", "updated_text", "renewed_text", "status_text", "content
 
 def _stored(db: Path) -> dict[str, dict[str, object]]:
     """What the file keeps of each entry in the columns version 7 derives from."""
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return {str(row[0]): dict(zip(_STORED, row[1:], strict=True)) for row in conn.execute(
-            f"SELECT id, {', '.join(_STORED)} FROM entries")}  # noqa: S608 (our names)
-    finally:
-        conn.close()
+    return {str(row[0]): dict(zip(_STORED, row[1:], strict=True)) for row in _rows(
+        db, f"SELECT id, {', '.join(_STORED)} FROM entries")}  # noqa: S608 (our names)
 
 
 _READ = (*_KEPT, "renewed_at", "ttl_days", "pinned", "source", "validity", "use_count")
