@@ -522,7 +522,10 @@ SELECT (SELECT count(*) FROM pg_stat_activity
 
 def _older_snapshots_end(conn: psycopg.Connection[Any], deadline: float) -> bool:
     """Wait until nothing that began before now can still see a deleted row."""
-    row = conn.execute("SELECT (txid_current() % 4294967296)::text").fetchone()
+    # The next transaction id, read without taking one (txid_current would
+    # assign an id to this read for nothing).
+    row = conn.execute("SELECT (pg_snapshot_xmax(pg_current_snapshot())::text::bigint"
+                       " % 4294967296)::text").fetchone()
     assert row is not None
     xid = str(row[0])
     while True:
