@@ -12,10 +12,12 @@ import secrets
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
 
+from memoryd.rpc.client import Client
 from tests.harness import PG_DSN, Daemon, backend, enable_consent, entry, running
 
 pytestmark = pytest.mark.skipif(
@@ -49,19 +51,30 @@ def _files_holding(folder: Path, needle: bytes) -> list[str]:
     return found
 
 
+def _add(c: Client, canary: str) -> dict[str, Any]:
+    made: dict[str, Any] = c.call("memory.write", {
+        "target": "memory", "action": "add",
+        "entry": entry(f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex)})["entries"][0]
+    return made
+
+
+def _assert_on_disk(base: Path, canary: str) -> None:
+    """The canary reaches the database's files before it is removed."""
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+    assert _files_holding(base, canary.encode())
+
+
 def test_removed_text_is_gone_from_the_database_files(d: Daemon) -> None:
     canary = "pgcanary" + secrets.token_hex(12)
     base = _base_dir()
     with d.control() as c:
         enable_consent(c)
-        made = c.call("memory.write", {"target": "memory", "action": "add", "entry": entry(
-            f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex)})["entries"][0]
+        made = _add(c, canary)
         c.call("memory.write", {"target": "memory", "action": "replace", "id": made["id"],
                                 "expected_revision": 1,
                                 "entry": entry(f"Title {canary}", f"Second {canary}.")})
-        with psycopg.connect(PG_DSN, autocommit=True) as conn:
-            conn.execute("CHECKPOINT")  # the text is on disk before the removal
-        assert _files_holding(base, canary.encode())
+        _assert_on_disk(base, canary)
         out = c.call("memory.write", {"target": "memory", "action": "remove",
                                       "id": made["id"], "expected_revision": 2})
     assert out["receipt"]["status"] == "verified"
@@ -78,11 +91,8 @@ def test_a_snapshot_older_than_the_removal_keeps_the_receipt_from_saying_verifie
     base = _base_dir()
     with d.control() as c:
         enable_consent(c)
-        made = c.call("memory.write", {"target": "memory", "action": "add", "entry": entry(
-            f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex)})["entries"][0]
-        with psycopg.connect(PG_DSN, autocommit=True) as conn:
-            conn.execute("CHECKPOINT")
-        assert _files_holding(base, canary.encode())
+        made = _add(c, canary)
+        _assert_on_disk(base, canary)
         with psycopg.connect(PG_DSN) as reader:
             reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
             reader.execute("SELECT 1").fetchone()  # the snapshot is taken here
