@@ -232,10 +232,10 @@ _SYNC_TAIL = b"\x00\x00\xff\xff"
 # the padding to a byte), then a length of 0 and its complement.
 _EMPTY_BLOCK = b"\x00" + _SYNC_TAIL
 # The writer's level (no part of the form: the reader inflates any level).
-# Measured over the 2,004 events of 1,000 notes (docs/performance.md, "The
-# audit row as one stream per block"): level 1 packs a row in ~70 K
-# instructions and 106 bytes of body, level 6 in ~92 K and 100 bytes (V2
-# at level 6: ~195 K and 122 bytes).
+# Measured by bench/audit_packing.py over 1,000 writes' events
+# (docs/performance.md, "The audit row as one stream per block"): level 1
+# packs a row in ~72 K instructions and 105 bytes of body, level 6 in ~94 K
+# and 100 bytes (V2: ~193 K and 122 bytes).
 _V3_LEVEL = 1
 _V3_PRIMED = zlib.compressobj(_V3_LEVEL, zlib.DEFLATED, _RAW_DEFLATE, 8,
                               zlib.Z_DEFAULT_STRATEGY, zdict=DICTIONARY_V1)
@@ -270,10 +270,6 @@ class Packer:
         self._seq = 0
         self._hash = ""
 
-    def reset(self) -> None:
-        """Open a new stream at the next row, whatever it follows."""
-        self._stream = None
-
     def pack(self, event: StoredEvent, prev_hash: Any) -> tuple[int, bytes, bytes]:
         """The ``(seq, body, hash)`` columns to insert for ``event`` (V3), or
         its V1 form if its body does not name ``prev_hash`` as its ``prev``."""
@@ -287,6 +283,8 @@ class Packer:
         if opens:
             stream = _V3_PRIMED.copy()
         chunk = stream.compress(body[:cut] + body[cut + 64:]) + stream.flush(zlib.Z_SYNC_FLUSH)
+        if not chunk.endswith(_SYNC_TAIL):  # never seen: zlib always ends a sync flush so
+            return row_of(event)            # (the stream is dropped: the next row opens one)
         self._stream, self._seq, self._hash = stream, seq, event.hash
         return (seq, TAG_V3 + _varint(cut << 1 | opens) + chunk[:-4],
                 pack_hash(event.hash))

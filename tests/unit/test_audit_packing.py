@@ -396,3 +396,31 @@ def test_v3_rows_read_back_through_rollbacks_and_restarts(steps: list[tuple[str,
     assert verify_chain(unpack_rows(disk)).ok
     for seq in range(1, len(disk) + 1):
         assert list(unpack_rows(disk[first_needed(seq) - 1:seq], seq - 1)) == [events[seq - 1]]
+
+
+class _OddFlush:
+    """A compressor whose sync flush does not end as zlib's does."""
+
+    def copy(self) -> _OddFlush:
+        return self
+
+    def compress(self, data: bytes) -> bytes:
+        return b""
+
+    def flush(self, mode: int) -> bytes:
+        return b"\x01\x02"
+
+
+def test_a_chunk_not_ending_as_a_sync_flush_is_packed_to_stand_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from memoryd.audit import packing
+    pairs = _events(3)
+    first = Packer().pack(*pairs[0])
+    packer = Packer()  # a new process: its first row opens a stream
+    with monkeypatch.context() as patched:
+        patched.setattr(packing, "_V3_PRIMED", _OddFlush())
+        second = packer.pack(*pairs[1])
+    third = packer.pack(*pairs[2])
+    assert (first[1][:1], second[1][:1], third[1][:1]) == (TAG_V3, TAG_V1, TAG_V3)
+    assert third[1][1] & 1  # the stream was dropped: the next row opens one
+    assert list(unpack_rows([first, second, third])) == [stored for stored, _ in pairs]
