@@ -7,7 +7,7 @@ Owns: the byte form of the ``body`` and ``hash`` columns of the store's
 An event's canonical bytes are JSON with the same keys in every event and
 several 64-hex hashes, about 800 bytes; kept verbatim with a 64-character hex
 hash they cost 1 KB of disk per event, more than the memory they describe.
-Two forms pack them, each behind a one-byte format tag:
+Three forms pack them, each behind a one-byte format tag:
 
 - V1: the body deflated (zlib, raw deflate) against a fixed preset dictionary
   of the schema's keys and common values. A row stands alone.
@@ -20,6 +20,22 @@ Two forms pack them, each behind a one-byte format tag:
   row before it; the first row of a block uses the dictionary alone. A V2
   row is read with the rows before it in its block: ``Unpacker`` takes rows
   in seq order from ``first_needed(seq)``.
+- V3: as V2, ``prev`` cut and blocks of ``BLOCK`` rows, but a block's rows
+  are one raw-deflate stream: the stream starts (primed with the dictionary)
+  at a row that says it opens one, and each row is the stream's output for
+  its body up to a ``Z_SYNC_FLUSH``, without the flush's fixed four-byte
+  tail ``00 00 ff ff`` (put back on reading, as RFC 7692 does). A row finds
+  its matches anywhere in the block's earlier rows, and neither the
+  dictionary nor the row before is hashed again for each row. The writer
+  (``Packer``) keeps its open compressor between commits only while the row
+  it packed last is the chain's head: after a rollback, a restart or
+  anything else, its next row opens a new stream, so a stream never builds
+  on a row that is not on disk. A stream opens at every block's first row
+  and may open again inside a block; a reader inflates from the block's
+  first row (``first_needed`` is V2's). Layout: the tag, a varint of
+  ``cut * 2 + opens`` (``cut`` the offset of the cut ``prev``, ``opens`` 1
+  where a stream starts), the chunk. The compression level is the writer's
+  choice and no part of the form.
 
 The hash is kept as its 32 raw bytes.
 
@@ -33,7 +49,11 @@ Invariants:
 - a body that starts with ``{`` is canonical JSON kept as is (stores and
   copies written before the packed form); any other first byte than a known
   tag is ``undecodable``; a V2 row whose predecessor is missing or unreadable
-  is ``undecodable``;
+  is ``undecodable``, and so is a V3 row that continues a stream where the
+  row before it is not a readable row of the same stream (or where a block
+  starts);
+- a V3 stream of the writer holds exactly the rows on disk from its opening
+  row to the chain's head, or it is not used again;
 - ``DICTIONARY_V1`` and ``BLOCK`` never change: a new dictionary or block
   size is a new tag, and every tag ever written stays readable;
 - a hash column holding something other than 32 bytes is passed on as text,
@@ -201,34 +221,142 @@ def _unpack_v2(stored: bytes, prev_hash: Any, before: bytes | None) -> bytes:
     return rest[:cut] + prev_hash.encode("ascii") + rest[cut:]
 
 
+# Format tag of a V3 body: the prev hash cut out, a block's rows one
+# raw-deflate stream (primed with DICTIONARY_V1), each row its chunk up to a
+# sync flush.
+TAG_V3 = b"\x03"
+# A sync flush ends in an empty stored block whose last four bytes are
+# always these; they are cut from each stored chunk and put back to read it.
+_SYNC_TAIL = b"\x00\x00\xff\xff"
+# An empty stored block that is not the last: the header's three bits (and
+# the padding to a byte), then a length of 0 and its complement.
+_EMPTY_BLOCK = b"\x00" + _SYNC_TAIL
+# The writer's level (no part of the form: the reader inflates any level).
+# Measured by bench/audit_packing.py over 1,000 writes' events
+# (docs/performance.md, "The audit row as one stream per block"): level 1
+# packs a row in ~72 K instructions and 105 bytes of body, level 6 in ~94 K
+# and 100 bytes (V2: ~193 K and 122 bytes).
+_V3_LEVEL = 1
+_V3_PRIMED = zlib.compressobj(_V3_LEVEL, zlib.DEFLATED, _RAW_DEFLATE, 8,
+                              zlib.Z_DEFAULT_STRATEGY, zdict=DICTIONARY_V1)
+
+
+def _cut_at(body: bytes, prev_hash: Any) -> int:
+    """Where ``prev_hash``'s 64 characters start in ``body`` as its ``prev``; -1 if not."""
+    if not (isinstance(prev_hash, str) and len(prev_hash) == 64 and prev_hash.isascii()):
+        return -1
+    at = body.find(_PREV + prev_hash.encode("ascii") + b'"')
+    return at if at < 0 else at + len(_PREV)
+
+
+class Packer:
+    """The writer's V3 form: one open compressor for the rows of a block.
+
+    ``pack`` is given each new event with the hash of the head it was linked
+    to. It continues its stream only when that head is the row it packed
+    last (same seq, same hash) and no block starts; otherwise the row opens
+    a new stream. So after a transaction that packed rows is rolled back (the
+    head it returns to is not the row packed last), after a failed commit,
+    or in a new process, the next row opens a stream, and a stream only
+    ever continues from a row that is the chain's head — on disk, or in the
+    same transaction as the row that follows it. One packer per chain
+    writer, used from one thread.
+    """
+
+    __slots__ = ("_hash", "_seq", "_stream")
+
+    def __init__(self) -> None:
+        self._stream: Any = None
+        self._seq = 0
+        self._hash = ""
+
+    def pack(self, event: StoredEvent, prev_hash: Any) -> tuple[int, bytes, bytes]:
+        """The ``(seq, body, hash)`` columns to insert for ``event`` (V3), or
+        its V1 form if its body does not name ``prev_hash`` as its ``prev``."""
+        body, seq, stream = event.body, event.seq, self._stream
+        self._stream = None  # until this row is packed whole
+        cut = _cut_at(body, prev_hash)
+        if cut < 0:
+            return row_of(event)
+        opens = (stream is None or self._seq != seq - 1 or self._hash != prev_hash
+                 or opens_block(seq))
+        if opens:
+            stream = _V3_PRIMED.copy()
+        chunk = stream.compress(body[:cut] + body[cut + 64:]) + stream.flush(zlib.Z_SYNC_FLUSH)
+        if not chunk.endswith(_SYNC_TAIL):  # never seen: zlib always ends a sync flush so
+            return row_of(event)            # (the stream is dropped: the next row opens one)
+        self._stream, self._seq, self._hash = stream, seq, event.hash
+        return (seq, TAG_V3 + _varint(cut << 1 | opens) + chunk[:-4],
+                pack_hash(event.hash))
+
+
+def _unpack_v3(stored: bytes, prev_hash: Any, stream: Any, seq: int) -> tuple[bytes, Any]:
+    """A V3 row's canonical bytes and the inflater to read the next row of
+    its stream with. ``stream`` is the inflater left by the row before (None
+    if that row was not a V3 row read whole)."""
+    if not (isinstance(prev_hash, str) and len(prev_hash) == 64
+            and _HEX.issuperset(prev_hash.encode("ascii", "replace"))):
+        raise AuditError("undecodable")
+    mark, at = _read_varint(stored, 1)
+    cut = mark >> 1
+    if mark & 1:
+        stream = zlib.decompressobj(_RAW_DEFLATE, zdict=DICTIONARY_V1)
+    elif stream is None or opens_block(seq):
+        raise AuditError("undecodable")  # a stream goes on only from its row before
+    try:
+        rest = stream.decompress(stored[at:] + _SYNC_TAIL)
+        # An empty stored block: it inflates to nothing and leaves the stream
+        # as it was only where the row ended between two blocks, as every
+        # row the writer packs does; a row cut short, extended or otherwise
+        # changed so that its bytes still inflate to the same event but it
+        # leaves the stream elsewhere (so that the next row would read
+        # wrongly) is caught at its own seq.
+        probe = stream.decompress(_EMPTY_BLOCK)
+    except zlib.error:
+        raise AuditError("undecodable") from None
+    if probe or stream.eof or stream.unused_data or cut > len(rest):
+        raise AuditError("undecodable")
+    return rest[:cut] + prev_hash.encode("ascii") + rest[cut:], stream
+
+
 class Unpacker:
     """Reads stored rows back into ``StoredEvent``s, fed in seq order.
 
     A V2 row needs the row before it: its hash, and (inside a block) its
-    canonical bytes; the unpacker keeps them from the row it was fed last.
+    canonical bytes; a V3 row its hash and (unless it opens a stream) the
+    inflater left by it; the unpacker keeps them from the row it was fed last.
     Feed it from ``first_needed(seq)`` to read row ``seq``; from seq 1 for a
     walk of the whole chain. A row that cannot be read (no form known, no
     predecessor fed, damaged) comes back as stored: the verifier reports it
     ``undecodable`` at its own seq.
     """
 
-    __slots__ = ("_body", "_hash", "_seq")
+    __slots__ = ("_body", "_hash", "_seq", "_stream")
 
     def __init__(self) -> None:
         self._seq = 0
         self._hash: Any = GENESIS_PREV
         self._body: bytes | None = None
+        # The inflater of the V3 stream the row fed last belongs to; None
+        # when that row was not a V3 row read whole.
+        self._stream: Any = None
 
     def feed(self, seq: int, body: bytes, hash_: Any) -> StoredEvent:
         follows = seq == self._seq + 1
+        stream, self._stream = self._stream, None
+        raw: bytes | None
         try:
-            if body[:1] == TAG_V2:
+            if body[:1] == TAG_V3:
+                if not follows:
+                    raise AuditError("undecodable")
+                raw, self._stream = _unpack_v3(body, self._hash, stream, seq)
+            elif body[:1] == TAG_V2:
                 if not follows:
                     raise AuditError("undecodable")
                 before = None if opens_block(seq) else self._body
                 if before is None and not opens_block(seq):
                     raise AuditError("undecodable")
-                raw: bytes | None = _unpack_v2(body, self._hash, before)
+                raw = _unpack_v2(body, self._hash, before)
             else:
                 raw = unpack_body(body)
         except AuditError:

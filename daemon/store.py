@@ -38,9 +38,9 @@ import msgspec
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
 from memoryd.audit.event import AuditEvent, EventSubject
 from memoryd.audit.packing import (
+    Packer,
     Unpacker,
     first_needed,
-    opens_block,
     pack_body,
     pack_hash,
     pack_row,
@@ -56,7 +56,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 class StoreVersionError(Exception):
@@ -171,6 +171,14 @@ def _migrate_6_to_7(conn: apsw.Connection) -> None:
     conn.execute("ALTER TABLE entries_v7 RENAME TO entries")
 
 
+def _migrate_7_to_8(conn: apsw.Connection) -> None:
+    # Version 8 writes new audit rows in audit/packing.py's V3 form, which an
+    # older memoryd cannot read (it would report its own store's chain as
+    # broken): the version is what makes it refuse the store instead. Rows
+    # already stored keep their form; every form stays readable.
+    del conn
+
+
 def _repack_audit(conn: apsw.Connection) -> None:
     # Audit rows take audit/packing.py's V2 form: the prev hash the row before
     # holds is cut, and each body is deflated against the one before it in its
@@ -235,7 +243,7 @@ def _with_rows(rows: Iterator[tuple[int, bytes, Any]]) -> Iterator[
 
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
     1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
-    5: _migrate_5_to_6, 6: _migrate_6_to_7}
+    5: _migrate_5_to_6, 6: _migrate_6_to_7, 7: _migrate_7_to_8}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)
@@ -595,11 +603,11 @@ class SqliteTx:
         if isinstance(subject, dict):
             subject = EventSubject(**subject)
         event, stored = next_stored(self._head, kind, ts, subject=subject, **fields)
-        before = None if opens_block(stored.seq) else self._store.canonical_at(self.conn,
-                                                                             self._head)
+        # V3 (audit/packing.py): the store's one packer goes on with its
+        # stream only when this row follows the row it packed last; a job or
+        # group rolled back since leaves a head it did not pack last.
         self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)",
-                          pack_row(stored, self._head.hash, before))
-        self._store.written(stored)
+                          self._store.packer.pack(stored, self._head.hash))
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
         self.events.append(event)
         return event
@@ -809,7 +817,9 @@ class SqliteStore:
         # What the vector triggers report (daemon/vectors.py); the hybrid
         # ranker's in-memory index listens to it.
         self.vector_changes = vectors.Changes()
-        self._last_written: StoredEvent | None = None  # the writer's newest event (written())
+        # The writer's V3 packer (writer thread only): its stream starts anew
+        # in every process, so it never continues rows it did not pack.
+        self.packer = Packer()
         # Moves on every change to a row an agent write's authorization reads
         # (``_AUTHZ_TABLES``), made by anyone on the one writing connection.
         self.authz_generation: int | None = 0
@@ -892,29 +902,6 @@ class SqliteStore:
         for seq, hsh in cursor.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"):
             return ChainHead(seq=seq, hash=unpack_hash(hsh))
         return EMPTY_HEAD
-
-    def written(self, event: StoredEvent) -> None:
-        """Note the event the writer just appended (writer thread only): the
-        next one is packed against its canonical bytes (audit/packing.py)."""
-        self._last_written = event
-
-    def canonical_at(self, conn: apsw.Connection, head: ChainHead) -> bytes | None:
-        """The canonical bytes of the event at ``head`` (writer thread only):
-        the one just written, else read back from the file; None when they
-        cannot be read (the next event is then packed to stand alone)."""
-        last = self._last_written
-        if last is not None and (last.seq, last.hash) == (head.seq, head.hash):
-            return last.body
-        cursor = conn.cursor()
-        cursor.row_trace = None
-        found = None
-        for event in unpack_rows(cursor.execute(
-                "SELECT seq, body, hash FROM audit WHERE seq BETWEEN ? AND ? ORDER BY seq",
-                (first_needed(head.seq), head.seq))):
-            found = event
-        if found is None or (found.seq, found.hash) != (head.seq, head.hash):
-            return None
-        return found.body if found.body[:1] == b"{" else None
 
     @property
     def head(self) -> ChainHead:

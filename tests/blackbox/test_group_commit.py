@@ -21,6 +21,7 @@ from typing import Any
 import apsw
 import pytest
 
+from memoryd.audit.packing import TAG_V3
 from memoryd.daemon.clock import fmt
 from memoryd.daemon.store import SqliteStore, Tx
 from memoryd.kernel.errors import Unavailable
@@ -176,6 +177,58 @@ def test_a_failed_commit_fails_every_job_of_the_group(store: SqliteStore) -> Non
     assert store.degraded == "commit_failed"
     assert _keys(store) == set()
     assert store.head.seq == 0
+
+
+def _every_row_reads_back(store: SqliteStore) -> None:
+    """The whole chain verifies, and each row reads back alone from the row
+    a reader starts at (audit/packing.py's ``first_needed``)."""
+    assert store.verify_audit().ok
+    events = list(store.audit_rows())
+    for event in events:
+        assert next(iter(store.audit_rows(event.seq - 1))) == event
+
+
+def _opens(store: SqliteStore) -> list[int]:
+    """The seqs of the V3 rows that open a stream."""
+    rows = store.run_sync(lambda tx: tx.all("SELECT seq, body FROM audit ORDER BY seq"),
+                          write=False)
+    assert {bytes(r["body"])[:1] for r in rows} == {TAG_V3}
+    # The varint after the tag holds ``cut * 2 + opens``: its first byte's low bit.
+    return [r["seq"] for r in rows if bytes(r["body"])[1] & 1]
+
+
+def test_audit_rows_after_rollbacks_a_failed_commit_and_a_restart_read_back(
+        tmp_path: Path) -> None:
+    # The writer's open compressor (V3) must never go on from a row that did
+    # not reach the disk: a rolled-back job, a failed commit and a new
+    # process each make the next row open a stream of its own.
+    path = tmp_path / "memory.db"
+    store = SqliteStore(path)
+    try:
+        store.run_sync(_put("k1"))
+        store.run_sync(_put("k2"))
+        _in_one_group(store, [_put("k3"), _put("k4", fail=True), _put("k5")])
+        with pytest.raises(ValueError):
+            store.run_sync(_put("k6", fail=True))
+        store.run_sync(_put("k7"))
+        store.fail_next_commit = apsw.IOError("disk I/O error")
+        _in_one_group(store, [_put("k8"), _put("k9")])
+        assert store.try_recover()
+        store.run_sync(_put("k10"))
+        _every_row_reads_back(store)
+    finally:
+        store.close()
+    store = SqliteStore(path)
+    try:
+        store.run_sync(_put("k11"))
+        store.run_sync(_put("k12"))
+        _every_row_reads_back(store)
+        # seq 1 (the first), 4 (after k4's rollback), 5 (after k6's), 6
+        # (after the failed commit), 7 (after the restart).
+        assert _opens(store) == [1, 4, 5, 6, 7]
+        assert store.head.seq == 8
+    finally:
+        store.close()
 
 
 def test_a_committed_write_is_read_back_at_once(store: SqliteStore) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import apsw
 import pytest
 
-from memoryd.audit.packing import TAG_V1, TAG_V2, row_of, unpack_rows
+from memoryd.audit.packing import TAG_V1, TAG_V2, TAG_V3, row_of, unpack_rows
 from memoryd.daemon import search
 from memoryd.daemon.store import ENTRIES_V6, ENTRY_COLUMNS, SCHEMA_VERSION
 from memoryd.daemon.writes import unpack_items
@@ -194,8 +194,9 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
     try:
         with d.control() as c:
             assert c.call("audit.verify", {})["ok"] is True
-            # Packed in the migrations: no row keeps the verbose form.
-            assert _audit_forms(db) == {(TAG_V2, 32)}
+            # Packed in the migrations: no row keeps the verbose form (rows
+            # written since the start take the V3 form).
+            assert (TAG_V2, 32) in _audit_forms(db) <= {(TAG_V2, 32), (TAG_V3, 32)}
             # The copies of live revisions are gone; the replaced text stays
             # (the undo of the replace needs it).
             assert _revision_rows(db) == 1
@@ -207,7 +208,7 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 7
+    assert _version(db) == SCHEMA_VERSION == 8
 
 
 def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:
@@ -399,10 +400,11 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 7
+    assert _version(db) == SCHEMA_VERSION == 8
     # Every audit row repacked: the prev hash the row before holds is not
-    # stored again, and each body is packed against the one before it.
-    assert _audit_forms(db) == {(TAG_V2, 32)}
+    # stored again, and each body is packed against the one before it (V2);
+    # the rows written since, one stream per block (V3).
+    assert _audit_forms(db) == {(TAG_V2, 32), (TAG_V3, 32)}
     names = _table_names(db)
     assert "search_keys" not in names and "entries_active_title" not in names
     assert "detail=none" in _fts_sql(db)
@@ -516,7 +518,7 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 7
+    assert _version(db) == SCHEMA_VERSION == 8
     # The migration stores each row as this version writes it.
     migrated = _stored(db)
     assert {i: migrated[i] for i in (short, based, archived)} == {

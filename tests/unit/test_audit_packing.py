@@ -14,6 +14,9 @@ from memoryd.audit.packing import (
     BLOCK,
     TAG_V1,
     TAG_V2,
+    TAG_V3,
+    Packer,
+    Unpacker,
     first_needed,
     opens_block,
     pack_body,
@@ -214,3 +217,210 @@ def test_a_body_that_does_not_name_its_prev_is_packed_to_stand_alone() -> None:
     assert row[1][:1] == TAG_V1
     assert list(unpack_rows([row])) == [stored]
     assert pack_row(stored, prev, None)[1][:1] == TAG_V2
+
+
+# --- V3: a block's rows are one deflate stream --------------------------------------
+
+
+def _v3_rows(n: int) -> list[tuple[int, bytes, bytes]]:
+    """The rows the SQLite writer inserts for ``_events(n)``, one packer throughout."""
+    packer = Packer()
+    return [packer.pack(stored, prev) for stored, prev in _events(n)]
+
+
+def test_a_v3_chain_reads_back_exactly_from_its_start_and_from_any_row() -> None:
+    events = [stored for stored, _prev in _events(3 * BLOCK + 5)]
+    rows = _v3_rows(len(events))
+    assert {row[1][:1] for row in rows} == {TAG_V3}
+    assert list(unpack_rows(rows)) == events
+    assert verify_chain(unpack_rows(rows)).ok
+    for seq in range(1, len(rows) + 1):
+        got = list(unpack_rows(rows[first_needed(seq) - 1:seq], seq - 1))
+        assert got == [events[seq - 1]]
+
+
+def test_a_governed_write_in_v3_costs_less_than_in_v2() -> None:
+    # Body and hash of each row after the first block's opening row.
+    v2 = [len(b) + len(h) for seq, b, h in _v2_rows(2 * BLOCK) if not opens_block(seq)]
+    v3 = [len(b) + len(h) for seq, b, h in _v3_rows(2 * BLOCK) if not opens_block(seq)]
+    assert max(v3) < 120
+    assert sum(v3) < sum(v2)
+
+
+def test_v3_rows_of_a_block_carry_the_stream_and_only_its_first_opens_it() -> None:
+    rows = _v3_rows(BLOCK + 3)
+    # The varint after the tag holds ``cut * 2 + opens``: its first byte's low bit.
+    opening = [seq for seq, body, _h in rows if body[1] & 1]
+    assert opening == [1, BLOCK + 1]
+
+
+@pytest.mark.parametrize("seq", [1, 2, BLOCK, BLOCK + 1, BLOCK + 2])
+def test_any_changed_bit_of_a_v3_row_fails_at_its_seq_or_changes_no_event(seq: int) -> None:
+    # Deflate skips some bits: those that pad a stored block's header to a
+    # byte (the sync flush ends each row with one), and some of a block's
+    # code table (the length of a code no symbol uses). A change there, as
+    # in V1 and V2, reads as the very same events, and leaves the stream the
+    # same for the rows after. Any other change is found at its own row,
+    # never at a later one that reads through it.
+    rows = _v3_rows(BLOCK + 4)
+    events = list(unpack_rows(rows))
+    _seq, body, hash_ = rows[seq - 1]
+    same = 0
+    for at in range(1, len(body)):
+        for bit in range(8):
+            changed = body[:at] + bytes([body[at] ^ (1 << bit)]) + body[at + 1:]
+            tampered = [*rows[:seq - 1], (seq, changed, hash_), *rows[seq:]]
+            result = verify_chain(unpack_rows(tampered))
+            if result.ok:
+                assert list(unpack_rows(tampered)) == events
+                same += 1
+            else:
+                assert result.first_bad_seq == seq
+    assert same < len(body)  # a few bits of a row's several hundred
+
+
+def test_a_v3_row_cut_short_or_extended_fails_at_its_seq() -> None:
+    rows = _v3_rows(8)
+    seq, body, hash_ = rows[4]
+    for changed in (body[:-1], body + b"\x00", body + b"\x03\x00"):
+        result = verify_chain(unpack_rows([*rows[:4], (seq, changed, hash_), *rows[5:]]))
+        assert not result.ok and result.first_bad_seq == seq
+
+
+def test_a_deleted_or_reordered_v3_row_is_reported_at_its_seq() -> None:
+    rows = _v3_rows(8)
+    result = verify_chain(unpack_rows([*rows[:4], *rows[5:]]))
+    assert not result.ok and result.first_bad_seq == 5
+    result = verify_chain(unpack_rows([*rows[:3], rows[4], rows[3], *rows[5:]]))
+    assert not result.ok and result.first_bad_seq == 4
+
+
+def test_a_v3_row_that_continues_a_stream_is_not_read_without_its_row_before() -> None:
+    rows = _v3_rows(6)
+    events = [stored for stored, _prev in _events(6)]
+    # Its predecessor fed as a row of another form (same event, V1): the
+    # hash is known, the stream is not.
+    earlier = row_of(events[2])
+    got = list(unpack_rows([earlier, rows[3]], 3))
+    assert got[0].body == rows[3][1] != events[3].body  # left as stored: undecodable
+    # A continuing row fed where a block starts is not read either.
+    unpacker = Unpacker()
+    for row in rows[:3]:
+        unpacker.feed(*row)
+    moved = unpacker.feed(BLOCK + 1, rows[3][1], rows[3][2])
+    assert moved.body == rows[3][1]
+
+
+def test_a_v3_body_that_does_not_name_its_prev_is_packed_to_stand_alone() -> None:
+    (stored, prev), = _events(1)
+    packer = Packer()
+    row = packer.pack(stored, "f" * 64)
+    assert row[1][:1] == TAG_V1
+    assert list(unpack_rows([row])) == [stored]
+    assert packer.pack(stored, prev)[1][:1] == TAG_V3
+
+
+def test_rows_of_every_form_read_as_one_chain() -> None:
+    # A store packed in V1, then V2 (schema 6), then V3 (schema 8), any
+    # order of forms inside a block.
+    pairs = _events(2 * BLOCK + 6)
+    events = [stored for stored, _prev in pairs]
+    packer, rows, before = Packer(), [], None
+    for i, (stored, prev) in enumerate(pairs):
+        form = (i // 5) % 3
+        if form == 0:
+            rows.append(row_of(stored))
+        elif form == 1:
+            rows.append(pack_row(stored, prev, before))
+        else:
+            rows.append(packer.pack(stored, prev))
+        before = stored.body
+    assert {row[1][:1] for row in rows} == {TAG_V1, TAG_V2, TAG_V3}
+    assert list(unpack_rows(rows)) == events
+    for seq in range(1, len(rows) + 1):
+        assert list(unpack_rows(rows[first_needed(seq) - 1:seq], seq - 1)) == [events[seq - 1]]
+
+
+# What the writer does between rows: commit a transaction of some events,
+# roll one back (its rows never reach the disk), or start again (a new
+# process: a new packer). ``same`` rewrites, after a rollback, the very
+# events rolled back (same bytes, same hashes).
+_STEP = st.one_of(
+    st.tuples(st.just("commit"), st.integers(1, 2 * BLOCK)),
+    st.tuples(st.just("rollback"), st.integers(1, 5)),
+    st.tuples(st.just("same"), st.integers(1, 5)),
+    st.tuples(st.just("restart"), st.just(0)),
+)
+
+
+def _event_after(head: ChainHead, n: int) -> StoredEvent:
+    write = n // 2
+    _event, stored = next_stored(
+        head, "operation" if n % 2 else "decision", f"2026-12-01T02:39:58.{n % 10**6:06d}Z",
+        subject=SUBJECT, capability="MemoryWrite", effect="allow",
+        resource=f"memory/notes:add+fact:-@-:b3k:{write:064x}",
+        decision_id="dec_" + f"{write:032x}", content_hashes=[f"b3k:{write:064x}"],
+        entry_ids=[f"ent_01M8QQJ9SB9FFP46KYZ6PG{n:04d}"] if n % 2 else [],
+        details={"n": n})
+    return stored
+
+
+@given(st.lists(_STEP, max_size=25))
+def test_v3_rows_read_back_through_rollbacks_and_restarts(steps: list[tuple[str, int]]) -> None:
+    packer = Packer()
+    disk: list[tuple[int, bytes, bytes]] = []
+    events: list[StoredEvent] = []
+    head, n = EMPTY_HEAD, 0
+    last_rolled: list[int] = []
+    for step, count in steps:
+        if step == "restart":
+            packer = Packer()
+            continue
+        tx_head, written, made = head, [], []
+        numbers = last_rolled if step == "same" and last_rolled else list(
+            range(n, n + count))
+        for number in numbers:
+            stored = _event_after(tx_head, number)
+            written.append(packer.pack(stored, tx_head.hash))
+            made.append(stored)
+            tx_head = ChainHead(seq=stored.seq, hash=stored.hash)
+        n = max(n, max(numbers) + 1)
+        if step == "rollback":
+            last_rolled = numbers  # nothing reaches the disk; the head stays
+            continue
+        disk += written
+        events += made
+        head = tx_head
+        last_rolled = []
+    assert list(unpack_rows(disk)) == events
+    assert verify_chain(unpack_rows(disk)).ok
+    for seq in range(1, len(disk) + 1):
+        assert list(unpack_rows(disk[first_needed(seq) - 1:seq], seq - 1)) == [events[seq - 1]]
+
+
+class _OddFlush:
+    """A compressor whose sync flush does not end as zlib's does."""
+
+    def copy(self) -> _OddFlush:
+        return self
+
+    def compress(self, data: bytes) -> bytes:
+        return b""
+
+    def flush(self, mode: int) -> bytes:
+        return b"\x01\x02"
+
+
+def test_a_chunk_not_ending_as_a_sync_flush_is_packed_to_stand_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from memoryd.audit import packing
+    pairs = _events(3)
+    first = Packer().pack(*pairs[0])
+    packer = Packer()  # a new process: its first row opens a stream
+    with monkeypatch.context() as patched:
+        patched.setattr(packing, "_V3_PRIMED", _OddFlush())
+        second = packer.pack(*pairs[1])
+    third = packer.pack(*pairs[2])
+    assert (first[1][:1], second[1][:1], third[1][:1]) == (TAG_V3, TAG_V1, TAG_V3)
+    assert third[1][1] & 1  # the stream was dropped: the next row opens one
+    assert list(unpack_rows([first, second, third])) == [stored for stored, _ in pairs]
