@@ -17,6 +17,13 @@ call so both see the same machine load:
 Reports p50 of each and the bridge's overhead per call (mcp p50 - socket
 p50; the goal: at most 1 ms). Nothing is asserted: wall-clock figures depend
 on the machine. The daemon and its home are gone when the script exits.
+
+``--instructions`` counts instead of timing: the bridge runs under
+``valgrind --tool=callgrind`` with collection off (the daemon and the client
+run natively), and for each tool, after a warm-up, the counters are zeroed,
+``--calls`` calls are made and the counters dumped: the bridge process's
+instructions per call, which a busy machine does not move. ``--profile FILE``
+runs the bridge under ``cProfile`` and leaves its statistics in ``FILE``.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from bench.instructions import _Counter
+from bench.instructions import available as callgrind_available
 from bench.mcp_startup import report
 from bench.run import ALLOWED, CONFIG, POLICY, Corpus
 from tests.harness import REPO, Daemon, enable_consent, short_tempdir
@@ -44,14 +53,85 @@ from tests.harness import REPO, Daemon, enable_consent, short_tempdir
 SCENARIOS = ("status", "write")
 
 
-async def measure(daemon: Daemon, calls: int) -> dict[str, list[float]]:
+def bridge_params(daemon: Daemon, prefix: tuple[str, ...] = (),
+                  extra: tuple[str, ...] = ()) -> StdioServerParameters:
+    """``memctl mcp`` on the daemon's home, started through ``prefix`` (a
+    profiler or valgrind), if any, with ``extra`` arguments."""
+    command = [*prefix, sys.executable]
+    if any("cProfile" in part for part in prefix):
+        command = [sys.executable, *prefix]
+    return StdioServerParameters(
+        command=command[0],
+        args=[*command[1:], "-m", "memoryd.memctl", "--home", str(daemon.home), "mcp",
+              "--scope", ALLOWED, *extra],
+        env={"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", "")}, cwd=str(REPO))
+
+
+def _bridge_pid() -> int:
+    """The pid of the bridge this process started (stdio_client does not say)."""
+    me = str(os.getpid())
+    children = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if stat.rsplit(")", 1)[1].split()[1] == me and b"memoryd.memctl" in command:
+            children.append(int(entry.name))
+    if len(children) != 1:
+        raise SystemExit(f"bench: expected one bridge process, found {len(children)}")
+    return children[0]
+
+
+async def count_instructions(daemon: Daemon, calls: int, out: Path) -> dict[str, Any]:
+    """The bridge's instructions per call of each tool, under callgrind."""
+    corpus = Corpus()
+    prefix = ("valgrind", "--tool=callgrind", "--instr-atstart=no",
+              f"--callgrind-out-file={out}", "--trace-children=no")
+    result: dict[str, Any] = {"calls": calls}
+    with open(os.devnull, "w") as errlog:
+        # The grants watcher's checks (every 2 s by default) would be counted
+        # with the calls; under valgrind they would fall into every window.
+        params = bridge_params(daemon, prefix, ("--watch", "3600"))
+        async with stdio_client(params, errlog=errlog) as (read, write), \
+                ClientSession(read, write, read_timeout_seconds=600) as session:
+            await session.initialize()
+            counter = _Counter(_bridge_pid(), out)
+
+            async def call(name: str) -> None:
+                if name == "status":
+                    answer = await session.call_tool("memory_status", {})
+                else:
+                    answer = await session.call_tool(
+                        "memory_write", {"action": "add", "entry": corpus.entry()})
+                if answer.is_error:
+                    raise RuntimeError(f"bench: memory_{name} failed over MCP")
+
+            for name in SCENARIOS:
+                for _ in range(5):  # warm-up: imports, caches, the tool list
+                    await call(name)
+
+                async def many(name: str = name) -> None:
+                    for _ in range(calls):
+                        await call(name)
+
+                # callgrind_control blocks; the calls run on this loop in between.
+                await anyio.to_thread.run_sync(counter.start)
+                await many()
+                total = await anyio.to_thread.run_sync(counter.collect)
+                result[f"{name}_instructions"] = total // calls
+    return result
+
+
+async def measure(daemon: Daemon, calls: int,
+                  prefix: tuple[str, ...] = ()) -> dict[str, list[float]]:
     corpus = Corpus()
     samples: dict[str, list[float]] = {f"{kind}_{name}": [] for kind in ("mcp", "socket")
                                        for name in SCENARIOS}
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memoryd.memctl", "--home", str(daemon.home), "mcp", "--scope", ALLOWED],
-        env={"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", "")}, cwd=str(REPO))
+    params = bridge_params(daemon, prefix)
     with daemon.agent() as agent, open(os.devnull, "w") as errlog:
         task = agent.call("task.begin", {"scopes": [ALLOWED]})["task_id"]
         async with stdio_client(params, errlog=errlog) as (read, write), \
@@ -104,20 +184,33 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--json", metavar="FILE")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--instructions", action="store_true",
+                      help="count the bridge's instructions per call under callgrind")
+    mode.add_argument("--profile", metavar="FILE",
+                      help="run the bridge under cProfile, its statistics to FILE")
     args = parser.parse_args()
+    if args.instructions and not callgrind_available():
+        raise SystemExit("bench: --instructions needs valgrind (callgrind_control)")
     root = short_tempdir()
     daemon = Daemon(root / "h", config=CONFIG, policy=POLICY)
     try:
         daemon.start()
         with daemon.control() as c:
             enable_consent(c)
-        samples = anyio.run(measure, daemon, args.calls)
+        if args.instructions:
+            out: dict[str, Any] = anyio.run(count_instructions, daemon, args.calls,
+                                            root / "callgrind.out")
+        else:
+            prefix = ("-m", "cProfile", "-o", str(Path(args.profile).resolve())) \
+                if args.profile else ()
+            out = summarise(anyio.run(measure, daemon, args.calls, prefix), args.calls)
     finally:
         try:
             daemon.stop()
         finally:
             shutil.rmtree(root, ignore_errors=True)
-    report(summarise(samples, args.calls), args.json)
+    report(out, args.json)
     return 0
 
 
