@@ -15,7 +15,12 @@ call so both see the same machine load:
   the project's client on ``agent.sock``, on a task of the same scope.
 
 Reports p50 of each and the bridge's overhead per call (mcp p50 - socket
-p50; the goal: at most 1 ms). Nothing is asserted: wall-clock figures depend
+p50; the goal: at most 1 ms), and beside it the CPU the MCP path adds per
+call, which a loaded machine stretches far less than wall time: the bridge
+process's CPU per call (its user and system time over the run, by clock
+tick, divided by the calls) plus the client's extra CPU for the call over
+MCP against the call on the socket (p50 of each); the pipes' and the
+scheduler's latency is not in it. Nothing is asserted: wall-clock figures depend
 on the machine. The daemon and its home are gone when the script exits.
 
 ``--instructions`` counts instead of timing: the bridge runs under
@@ -126,10 +131,17 @@ async def count_instructions(daemon: Daemon, calls: int, out: Path) -> dict[str,
     return result
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time ``pid`` has used so far (clock-tick resolution)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def measure(daemon: Daemon, calls: int,
                   prefix: tuple[str, ...] = ()) -> dict[str, list[float]]:
     corpus = Corpus()
-    samples: dict[str, list[float]] = {f"{kind}_{name}": [] for kind in ("mcp", "socket")
+    samples: dict[str, list[float]] = {f"{measure}{kind}_{name}": []
+                                       for measure in ("", "cpu_") for kind in ("mcp", "socket")
                                        for name in SCENARIOS}
     params = bridge_params(daemon, prefix)
     with daemon.agent() as agent, open(os.devnull, "w") as errlog:
@@ -158,25 +170,41 @@ async def measure(daemon: Daemon, calls: int,
                 for _ in range(5):
                     await over_mcp(name)
                     on_socket(name)
+            bridge = _bridge_pid()
+            bridge_cpu = _cpu_seconds(bridge)
             for _ in range(calls):
                 for name in SCENARIOS:
-                    t0 = time.perf_counter()
+                    c0, t0 = time.process_time(), time.perf_counter()
                     await over_mcp(name)
-                    t1 = time.perf_counter()
+                    c1, t1 = time.process_time(), time.perf_counter()
                     on_socket(name)
-                    t2 = time.perf_counter()
+                    c2, t2 = time.process_time(), time.perf_counter()
                     samples[f"mcp_{name}"].append(t1 - t0)
                     samples[f"socket_{name}"].append(t2 - t1)
+                    samples[f"cpu_mcp_{name}"].append(c1 - c0)
+                    samples[f"cpu_socket_{name}"].append(c2 - c1)
+            samples["bridge_cpu"] = [(_cpu_seconds(bridge) - bridge_cpu)
+                                     / (calls * len(SCENARIOS))]
     return samples
 
 
 def summarise(samples: dict[str, list[float]], calls: int) -> dict[str, Any]:
     out: dict[str, Any] = {"calls": calls}
-    for key, values in samples.items():
-        out[f"{key}_p50_ms"] = round(statistics.median(values) * 1000, 3)
+    ms = {key: statistics.median(values) * 1000 for key, values in samples.items()}
     for name in SCENARIOS:
-        out[f"{name}_overhead_ms"] = round(out[f"mcp_{name}_p50_ms"] - out[f"socket_{name}_p50_ms"],
-                                           3)
+        for kind in ("mcp", "socket"):
+            out[f"{kind}_{name}_p50_ms"] = round(ms[f"{kind}_{name}"], 3)
+    for name in SCENARIOS:
+        out[f"{name}_overhead_ms"] = round(ms[f"mcp_{name}"] - ms[f"socket_{name}"], 3)
+    # CPU, which a loaded machine stretches far less than wall time: the
+    # client's extra CPU for the call over MCP (p50 of each), and the
+    # bridge's CPU per call (the mean over the run, both tools).
+    out["bridge_cpu_per_call_ms"] = round(ms["bridge_cpu"], 3)
+    for name in SCENARIOS:
+        extra = ms[f"cpu_mcp_{name}"] - ms[f"cpu_socket_{name}"]
+        out[f"{name}_client_cpu_extra_ms"] = round(extra, 3)
+    out["cpu_overhead_ms"] = round(ms["bridge_cpu"] + statistics.mean(
+        ms[f"cpu_mcp_{name}"] - ms[f"cpu_socket_{name}"] for name in SCENARIOS), 3)
     return out
 
 

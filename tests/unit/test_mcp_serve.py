@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,7 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import methods
 
-from memoryd.memctl.mcp_bridge import tool_result
+from memoryd.memctl.mcp_bridge import Bridge, build_server, parse_args, tool_result
 from memoryd.memctl.mcp_serve import serve_session
 
 HANDSHAKE = "2025-11-25"
@@ -184,3 +185,15 @@ def test_the_wire_form_result_is_what_the_model_dumps_to(text: str, structured: 
                 == methods.serialize_server_result(
                     "tools/call", version,
                     model.model_dump(by_alias=True, mode="json", exclude_none=True)))
+
+
+def test_the_bridge_opens_no_opentelemetry_span_per_message(tmp_path: Path) -> None:
+    def traced(server: Server[Any]) -> bool:
+        return any(type(m).__name__ == "OpenTelemetryMiddleware" for m in server.middleware)
+
+    assert traced(Server("sdk default"))
+    bridge = Bridge(parse_args(["--scope", "s:x"], home=str(tmp_path)))
+    server = build_server(bridge)
+    assert not traced(server)
+    assert server.get_request_handler("tools/call") is not None
+    assert server.get_capabilities().tools is not None
