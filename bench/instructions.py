@@ -65,9 +65,17 @@ class _Counter:
 
     def count(self, calls: Callable[[], None]) -> int:
         """Instructions the daemon executed while ``calls`` ran."""
+        self.start()
+        calls()
+        return self.collect()
+
+    def start(self) -> None:
+        """Collection on, counters at zero."""
         self._control("--instr=on")
         self._control("--zero")
-        calls()
+
+    def collect(self) -> int:
+        """Instructions since ``start``; collection off again."""
         self._control("--dump")
         self._control("--instr=off")
         self.dumps += 1

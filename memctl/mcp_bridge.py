@@ -46,6 +46,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from memoryd.memctl.mcp_serve import serve_session
 from memoryd.memctl.mcp_stdio import loop_stdio
 from memoryd.memctl.mcp_tools import (
     BRIDGE_OWNED,
@@ -105,7 +106,19 @@ class BridgeError(Exception):
         self.errors = errors
 
 
-def _error_result(payload: dict[str, Any]) -> types.CallToolResult:
+def tool_result(text: str, structured: dict[str, Any], *,
+                is_error: bool = False) -> dict[str, Any]:
+    """A ``tools/call`` result in its wire form: what
+    ``types.CallToolResult(content=[TextContent(text)], structured_content=...,
+    is_error=...)`` dumps to (by alias, JSON mode, without None). The SDK
+    checks and shapes it for the session's protocol version as it does a
+    model, so the client sees the same answer without the bridge building
+    and dumping a model per call."""
+    return {"content": [{"type": "text", "text": text}], "structuredContent": structured,
+            "isError": is_error, "resultType": "complete"}
+
+
+def _error_result(payload: dict[str, Any]) -> dict[str, Any]:
     lines = [f"memoryd error {payload['code']}: {payload['message']}"]
     for problem in payload.get("errors") or []:
         if isinstance(problem, dict):
@@ -115,11 +128,7 @@ def _error_result(payload: dict[str, Any]) -> types.CallToolResult:
         lines.append("details: " + json.dumps(payload["details"], sort_keys=True))
     if payload.get("recovery"):
         lines.append(f"what to do: {payload['recovery']}")
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text="\n".join(lines))],
-        structured_content={"error": payload},
-        is_error=True,
-    )
+    return tool_result("\n".join(lines), {"error": payload}, is_error=True)
 
 
 # The daemon's words are for any client; an agent needs them in its own
@@ -382,7 +391,8 @@ class Bridge:
         await self.ensure_task()
         return [tool_definition(spec) for spec in self.granted()]
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """The tool's answer as a wire-form ``tools/call`` result (``tool_result``)."""
         await self.ensure_task()
         spec = TOOLS_BY_NAME.get(name)
         if spec is None or spec not in self.granted():
@@ -404,10 +414,8 @@ class Bridge:
             return _error_result(rpc_error_payload(exc))
         if spec.name == "memory_status":
             result = {**result, "session": self.session_summary()}
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=spec.render(result))],
-            structured_content=result if isinstance(result, dict) else {"result": result},
-        )
+        return tool_result(spec.render(result),
+                           result if isinstance(result, dict) else {"result": result})
 
     def _params(self, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
         assert self.task is not None
@@ -516,7 +524,7 @@ def build_server(bridge: Bridge) -> Server[Any]:
         return types.ListToolsResult(tools=await bridge.list_tools())
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams
-                           ) -> types.CallToolResult:
+                           ) -> dict[str, Any]:
         bridge.connection = getattr(ctx, "session", None) or bridge.connection
         try:
             return await bridge.call_tool(params.name, params.arguments)
@@ -531,9 +539,18 @@ def build_server(bridge: Bridge) -> Server[Any]:
                 "recovery": "try again; if it persists, give the operator the incident id",
             })
 
-    return Server(SERVER_NAME, version=_version(), instructions=INSTRUCTIONS,
-                  lifespan=lifespan, on_list_tools=on_list_tools,
-                  on_call_tool=on_call_tool)
+    server: Server[Any] = Server(SERVER_NAME, version=_version(), instructions=INSTRUCTIONS,
+                                 lifespan=lifespan, on_list_tools=on_list_tools)
+    # Registered by method rather than as on_call_tool: the handler answers a
+    # dict already in the result's wire form, which the SDK takes from any
+    # request handler.
+    server.add_request_handler("tools/call", types.CallToolRequestParams, on_call_tool)
+    # The SDK opens an OpenTelemetry span around every message; the bridge
+    # exports none (no tracer provider is ever set), so each span was work for
+    # nothing on every call.
+    server.middleware = [m for m in server.middleware
+                         if type(m).__name__ != "OpenTelemetryMiddleware"]
+    return server
 
 
 def _version() -> str:
@@ -572,10 +589,10 @@ async def serve(bridge: Bridge) -> None:
             # the SDK's stdio transport.
             with loop_stdio() as streams:
                 if streams is not None:
-                    await server.run(*streams, options)
+                    await serve_session(server, *streams, options)
                 else:
                     async with stdio_server() as (read_stream, write_stream):
-                        await server.run(read_stream, write_stream, options)
+                        await serve_session(server, read_stream, write_stream, options)
             tg.cancel_scope.cancel()
 
         tg.start_soon(stop_on_signal)
