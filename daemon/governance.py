@@ -339,6 +339,22 @@ def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
     return ScanVerdict(None, tuple(sorted(review)))
 
 
+def refused_scopes(ops: list[Op], scanned: ScanVerdict) -> frozenset[int]:
+    """Positions of ``ops`` whose scope name the content scan refuses, for a
+    refusal audited whatever the scan found (a deny). None when the scan
+    passed: it read every op's scope. Otherwise it stopped at its first
+    refusal, so each scope is scanned here (a name: remembered when clean)."""
+    if scanned.error is None:
+        return frozenset()
+    refused = set()
+    for i, op in enumerate(ops):
+        try:
+            check_fields(scope_texts(op.scope), max_bytes=0, counted=[])
+        except MemorydError:
+            refused.add(i)
+    return frozenset(refused)
+
+
 # --- deciding ----------------------------------------------------------------
 
 
@@ -485,7 +501,8 @@ class Governance:
                  now_dt: datetime) -> writes.Written | Refusal:
         now = fmt(now_dt)
         if verdict.effect is Effect.DENY:
-            writes.audit_decision(tx, caller, verdict, proposal.ops, now)
+            writes.audit_decision(tx, caller, verdict, proposal.ops, now,
+                                  withheld=refused_scopes(proposal.ops, scanned))
             return Refusal(
                 _policy_denied(verdict, policy_hash=verdict.policy_hash,
                                explicit=verdict.explicit),
@@ -623,6 +640,7 @@ class Governance:
                 # Refused, and the action stays pending (docs/decisions.md):
                 # the operator may deny it, or change the policy and approve again.
                 writes.audit_decision(tx, caller, again, proposal.ops, now,
+                                      withheld=refused_scopes(proposal.ops, scanned),
                                       action_id=p.action_id)
                 return Refusal(
                     _policy_denied(again, policy_hash=again.policy_hash,
