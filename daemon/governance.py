@@ -73,7 +73,7 @@ from memoryd.kernel.capability import (
     most_restrictive,
 )
 from memoryd.kernel.decide import decide
-from memoryd.kernel.entry_text import entry_texts
+from memoryd.kernel.entry_text import entry_texts, scope_texts
 from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.scan import check_fields
@@ -84,7 +84,6 @@ from memoryd.rpc.protocol import CallContext
 __all__ = [
     "INLINE_SCAN_CHARS", "REVIEW_WARNING", "Draft", "Governance", "Refusal", "ScanVerdict",
     "control_caller", "decide_ops", "draft", "for_review", "request_hash", "resolve", "scan",
-    "scope_texts",
 ]
 
 log = structlog.get_logger()
@@ -283,15 +282,6 @@ def _op(o: schema.WriteOp, target: str | None, scope: str | None, path: str,
 
 # Enumerations of an entry: walked like any field, never counted as text.
 _NOT_COUNTED = ("type", "basis.kind")
-_SCOPE_SEPARATORS = str.maketrans("-_.:/+@", "       ")
-
-
-def scope_texts(scope: str | None) -> list[tuple[str, str]]:
-    """A scope name as scanned text: as written, and with its separators read
-    as spaces (``project:ignore-all-previous-instructions`` is a sentence)."""
-    if scope is None:
-        return []
-    return [("scope", scope), ("scope", scope.translate(_SCOPE_SEPARATORS))]
 
 
 @dataclass(frozen=True, slots=True)

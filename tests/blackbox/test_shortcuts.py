@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, fresh_identity, running
+from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
 
 # A key id of the AWS form (the scanner's secret.aws_access_key_id): a scope
 # name may hold one, since a scope is any run of [A-Za-z0-9._:@/+-].
@@ -71,3 +71,40 @@ def test_a_write_the_policy_denies_keeps_a_secret_scope_name_out_of_the_chain(
         exported = _exported(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
     assert "withheld:scope_refused" in exported
+
+
+_AGENT_WRITES = """
+[[rule]]
+id = "agent-writes"
+effect = "allow"
+capability = "MemoryWrite"
+channel = "agent"
+"""
+
+
+@pytest.fixture(scope="module")
+def d() -> Iterator[Daemon]:
+    with running(policy=_AGENT_WRITES) as daemon:
+        yield daemon
+
+
+def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
+        d: Daemon) -> None:
+    # A write without a scope goes to its task's first scope, which the write's
+    # own scan never reads: the name must be scanned where it enters, at
+    # task.begin (its scopes, or its token's), or it reaches the chain with
+    # every write's resource string.
+    ident = fresh_identity("sc-")
+    with d.control() as c, d.agent() as a:
+        enable_consent(c, ident)
+        token = c.call("token.issue", {"identity": ident})["token"]
+        scoped = c.call("token.issue", {"identity": ident, "scopes": [SECRET_SCOPE]})["token"]
+        expect(-32004, "secret_detected", a.call, "task.begin",
+               {"token": token, "scopes": ["plain", SECRET_SCOPE]})
+        expect(-32004, "secret_detected", a.call, "task.begin", {"token": scoped})
+        # A clean task writes as before.
+        tid = a.call("task.begin", {"token": token, "scopes": ["plain"]})["task_id"]
+        assert a.call("memory.write", {"task_id": tid, "action": "add",
+                                       "entry": entry()})["outcome"] == "applied"
+        exported = _exported(c)
+    assert "AKIAIOSFODNN7EXAMPL" not in exported
