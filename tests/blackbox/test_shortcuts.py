@@ -11,13 +11,18 @@ where time decides.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
+from memoryd.rpc.protocol import CallContext
 from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from tests.inproc import CallFailed, FakeClock, InProcess, composed
 
 # A key id of the AWS form (the scanner's secret.aws_access_key_id): a scope
 # name may hold one, since a scope is any run of [A-Za-z0-9._:@/+-].
@@ -108,3 +113,127 @@ def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
                                        "entry": entry()})["outcome"] == "applied"
         exported = _exported(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
+
+
+# --- a write decided before the writer, from what a write on the connection verified ---
+
+_CLOCKED_ALLOW = """
+[[rule]]
+id = "clocked-writes"
+effect = "allow"
+capability = "MemoryWrite"
+channel = "agent"
+scope = "clock:t"
+"""
+
+
+def _write(task_id: str, title: str, **extra: Any) -> dict[str, Any]:
+    return {"task_id": task_id, "action": "add", "scope": "clock:t", "entry": entry(title),
+            **extra}
+
+
+async def _verified_task(daemon: InProcess, begin: dict[str, Any],
+                         token_expires_in: int | None = None) -> str:
+    """A task whose first write verified it on the agent connection (the next
+    write on it is decided before the writer)."""
+    consent = await daemon.call("control", "consent.get", {})
+    await daemon.call("control", "consent.set", {
+        "read": True, "contribute": True, "version": consent["version"]})
+    if token_expires_in is not None:
+        issued = await daemon.call("control", "token.issue", {
+            "identity": {"kind": "local", "subject": "clocked"},
+            "expires_in": token_expires_in})
+        consent = await daemon.call("control", "consent.get", {
+            "identity": {"kind": "local", "subject": "clocked"}})
+        await daemon.call("control", "consent.set", {
+            "identity": {"kind": "local", "subject": "clocked"},
+            "read": True, "contribute": True, "version": consent["version"]})
+        begin = {**begin, "token": issued["token"]}
+    tid: str = (await daemon.call("agent", "task.begin", begin))["task_id"]
+    out = await daemon.call("agent", "memory.write", _write(tid, "First"))
+    assert out["outcome"] == "applied"
+    assert daemon.app.gate.verified(_agent_ctx(), tid, "2000-01-01T00:00:00.000000Z")
+    return tid
+
+
+def _agent_ctx() -> CallContext:
+    """The context ``InProcess.call`` gives an agent call by default."""
+    return CallContext(channel="agent", peer_uid=os.geteuid(), peer_pid=None, conn_id="agent")
+
+
+async def _refusal(daemon: InProcess, tid: str) -> tuple[str | None, int]:
+    try:
+        await daemon.call("agent", "memory.write", _write(tid, "Second"))
+    except CallFailed as exc:
+        code = exc.data_code
+    else:
+        code = None
+    owners = [{}, {"identity": {"kind": "local", "subject": "clocked"}}]
+    stored = 0
+    for who in owners:
+        stored += len((await daemon.call("control", "memory.list",
+                                         {**who, "scope": "clock:t"}))["items"])
+    return code, stored
+
+
+def test_a_verified_task_past_its_lifetime_is_refused_on_the_next_write(tmp_path: Path) -> None:
+    clock = FakeClock()
+
+    async def go() -> tuple[str | None, int]:
+        with composed(tmp_path / "h", clock=clock, policy=_CLOCKED_ALLOW,
+                      config="task_ttl_hours = 1\n") as daemon:
+            tid = await _verified_task(daemon, {"scopes": ["clock:t"]})
+            clock.advance(hours=1)
+            return await _refusal(daemon, tid)
+
+    assert anyio.run(go, backend="asyncio") == ("task_not_found", 1)
+
+
+def test_a_verified_task_whose_token_expired_is_refused_on_the_next_write(
+        tmp_path: Path) -> None:
+    clock = FakeClock()
+
+    async def go() -> tuple[str | None, int]:
+        with composed(tmp_path / "h", clock=clock, policy=_CLOCKED_ALLOW) as daemon:
+            tid = await _verified_task(daemon, {"scopes": ["clock:t"]}, token_expires_in=60)
+            clock.advance(seconds=60)
+            return await _refusal(daemon, tid)
+
+    assert anyio.run(go, backend="asyncio") == ("policy_denied", 1)
+
+
+def test_a_policy_reloaded_to_deny_refuses_the_next_write_on_a_verified_task(
+        tmp_path: Path) -> None:
+    async def go() -> tuple[str | None, int]:
+        with composed(tmp_path / "h", policy=_CLOCKED_ALLOW) as daemon:
+            tid = await _verified_task(daemon, {"scopes": ["clock:t"]})
+            (tmp_path / "h" / "policy.toml").write_text(
+                _CLOCKED_ALLOW.replace('"allow"', '"deny"'))
+            assert (await daemon.call("control", "policy.reload", {}))["loaded"]
+            return await _refusal(daemon, tid)
+
+    assert anyio.run(go, backend="asyncio") == ("policy_denied", 1)
+
+
+def test_a_key_replayed_with_other_content_on_a_verified_task_is_a_conflict(
+        tmp_path: Path) -> None:
+    # Only keyed requests are hashed now; the replay check still runs before
+    # the early decision is used, and compares the whole request.
+    async def go() -> tuple[str | None, int]:
+        with composed(tmp_path / "h", policy=_CLOCKED_ALLOW) as daemon:
+            tid = await _verified_task(daemon, {"scopes": ["clock:t"]})
+            first = _write(tid, "Keyed", idempotency_key="k-1")
+            assert (await daemon.call("agent", "memory.write", first))["outcome"] == "applied"
+            again = await daemon.call("agent", "memory.write", first)
+            assert again["outcome"] == "applied"
+            try:
+                await daemon.call("agent", "memory.write",
+                                  {**first, "entry": entry("Keyed", "Other content.")})
+            except CallFailed as exc:
+                code = exc.data_code
+            else:
+                code = None
+            listed = await daemon.call("control", "memory.list", {"scope": "clock:t"})
+            return code, len(listed["items"])
+
+    assert anyio.run(go, backend="asyncio") == ("idempotency_conflict", 2)
