@@ -12,6 +12,8 @@ where time decides.
 from __future__ import annotations
 
 import os
+import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,15 @@ import pytest
 
 from memoryd.rpc.client import Client, RpcError
 from memoryd.rpc.protocol import CallContext
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from tests.harness import (
+    Daemon,
+    enable_consent,
+    entry,
+    fresh_identity,
+    running,
+    shared_pair,
+    short_tempdir,
+)
 from tests.inproc import CallFailed, FakeClock, InProcess, composed
 
 # A key id of the AWS form (the scanner's secret.aws_access_key_id): a scope
@@ -237,3 +247,69 @@ def test_a_key_replayed_with_other_content_on_a_verified_task_is_a_conflict(
             return code, len(listed["items"])
 
     assert anyio.run(go, backend="asyncio") == ("idempotency_conflict", 2)
+
+
+# --- PostgreSQL: a change made by the other daemon on the schema ---------------------
+
+
+@pytest.fixture(scope="module")
+def pair() -> Iterator[tuple[Daemon, Daemon]]:
+    root = short_tempdir()
+    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], policy=_AGENT_WRITES)
+    try:
+        yield first, second
+    finally:
+        try:
+            first.stop()
+            second.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _begun_and_written(first: Daemon, a: Client
+                       ) -> tuple[dict[str, str], dict[str, Any], str]:
+    """A task of a new owner on ``a`` (a connection to ``first``) that two
+    writes and a read have used."""
+    ident = fresh_identity("pg-")
+    with first.control() as c:
+        enable_consent(c, ident)
+        issued = c.call("token.issue", {"identity": ident})
+    tid = a.call("task.begin", {"token": issued["token"], "scopes": ["shared:t"]})["task_id"]
+    for title in ("First", "Again"):
+        assert a.call("memory.write", {"task_id": tid, "action": "add",
+                                       "entry": entry(title)})["outcome"] == "applied"
+    assert len(a.call("memory.list", {"task_id": tid})["items"]) == 2
+    return ident, issued, tid
+
+
+def test_a_token_revoked_on_the_other_daemon_stops_the_next_call_here(
+        pair: tuple[Daemon, Daemon]) -> None:
+    first, second = pair
+    with first.agent() as a:
+        ident, issued, tid = _begun_and_written(first, a)
+        with second.control() as c:
+            c.call("token.revoke", {"token_id": issued["token_id"]})
+        expect(-32001, "policy_denied", a.call, "memory.write",
+               {"task_id": tid, "action": "add", "entry": entry("Late")})
+        expect(-32001, "policy_denied", a.call, "memory.list", {"task_id": tid})
+    assert _titles(second, ident) == {"First", "Again"}
+
+
+def test_a_task_ended_on_the_other_daemon_is_gone_on_the_next_call_here(
+        pair: tuple[Daemon, Daemon]) -> None:
+    first, second = pair
+    with first.agent() as a:
+        ident, issued, tid = _begun_and_written(first, a)
+        with second.agent() as b:
+            b.call("task.resume", {"task_id": tid, "token": issued["token"]})
+            assert b.call("task.end", {"task_id": tid})["ended"] is True
+        expect(-32003, "task_not_found", a.call, "memory.write",
+               {"task_id": tid, "action": "add", "entry": entry("Late")})
+        expect(-32003, "task_not_found", a.call, "memory.list", {"task_id": tid})
+    assert _titles(second, ident) == {"First", "Again"}
+
+
+def _titles(daemon: Daemon, ident: dict[str, str]) -> set[str]:
+    with daemon.control() as c:
+        items = c.call("memory.list", {"identity": ident, "scope": "shared:t"})["items"]
+    return {item["title"] for item in items}
