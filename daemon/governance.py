@@ -59,7 +59,7 @@ from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View, content_hash, derive_summary
 from memoryd.daemon.gate import Caller as Resolved
-from memoryd.daemon.ids import random_id
+from memoryd.daemon.ids import is_entry_id, random_id
 from memoryd.daemon.store import Store, Tx
 from memoryd.daemon.writes import MAX_OPS, Caller, Op, Problem, Proposal, Provenance, Verdict
 from memoryd.kernel.capability import (
@@ -74,7 +74,7 @@ from memoryd.kernel.capability import (
 )
 from memoryd.kernel.decide import decide
 from memoryd.kernel.entry_text import entry_texts, scope_texts
-from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError
+from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.scan import check_fields
 from memoryd.rpc import schema
@@ -226,6 +226,12 @@ def _op_error(o: schema.WriteOp, path: str) -> Problem | None:
             return _bad(f"{path}.id", "str (required for this action)")
         if o.expected_revision is None:
             return Conflict("missing_revision")
+        if not is_entry_id(o.id):
+            # No entry has an id the daemon did not make. Found before any
+            # decision: a deny or a proposal is audited with the op's entry id
+            # before the entry is looked up, and the Id pattern lets a
+            # one-word secret through.
+            return NotFound("not_found")
     if needs_entry and o.entry is None:
         return _bad(f"{path}.entry", "object (required for this action)")
     if o.action == "archive" and o.reason is None:
