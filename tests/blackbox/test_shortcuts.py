@@ -31,6 +31,7 @@ from tests.harness import (
     running,
     shared_pair,
     short_tempdir,
+    team_member_and_outsider,
 )
 from tests.inproc import CallFailed, FakeClock, InProcess, composed
 
@@ -145,6 +146,22 @@ def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
                                        "entry": entry()})["outcome"] == "applied"
         exported = _exported(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
+
+
+def test_a_member_removed_from_a_team_cannot_write_there_on_the_next_control_call(
+        d: Daemon) -> None:
+    # A control-channel write is decided before the writer; its team view is
+    # still read in the transaction, so a removal is seen on the next call.
+    team = "sc-" + uuid.uuid4().hex[:8]
+    with d.control() as c:
+        member, _outsider, _tokens = team_member_and_outsider(c, team, "sc-")
+        write = {"identity": member, "scope": f"team:{team}", "action": "add"}
+        c.call("memory.write", {**write, "entry": entry("Before")})
+        c.call("team.remove", {"name": team, "identity": member})
+        expect(-32001, "scope_mismatch", c.call, "memory.write", {**write, "entry": entry("After")})
+        c.call("team.add", {"name": team, "identity": member})
+        listed = c.call("memory.list", {"identity": member, "scope": f"team:{team}"})
+    assert [item["title"] for item in listed["items"]] == ["Before"]
 
 
 # --- a write decided before the writer, from what a write on the connection verified ---
