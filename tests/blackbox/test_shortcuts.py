@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import apsw
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
@@ -352,3 +353,22 @@ def _titles(daemon: Daemon, ident: dict[str, str]) -> set[str]:
     with daemon.control() as c:
         items = c.call("memory.list", {"identity": ident, "scope": "shared:t"})["items"]
     return {item["title"] for item in items}
+
+
+def test_a_token_revoked_by_another_connection_to_the_file_stops_the_next_write(
+        tmp_path: Path) -> None:
+    # The authorization generation moves on the daemon's own writing
+    # connection; a change committed by any other connection to the store file
+    # (an operator's sqlite3 session revoking a token in an emergency) must
+    # send the next write back to reading its task and token all the same.
+    async def go() -> tuple[str | None, int]:
+        with composed(tmp_path / "h", policy=_CLOCKED_ALLOW) as daemon:
+            tid = await _verified_task(daemon, {"scopes": ["clock:t"]}, token_expires_in=3600)
+            outside = apsw.Connection(str(tmp_path / "h" / "memory.db"))
+            outside.set_busy_timeout(5_000)
+            with outside:
+                outside.execute("UPDATE tokens SET revoked_at = '2026-01-01T00:00:00.000000Z'")
+            outside.close()
+            return await _refusal(daemon, tid)
+
+    assert anyio.run(go, backend="asyncio") == ("policy_denied", 1)
