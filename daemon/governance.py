@@ -337,7 +337,7 @@ def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
 
 def refused_scopes(ops: list[Op], scanned: ScanVerdict) -> frozenset[int]:
     """Positions of ``ops`` whose scope name the content scan refuses, for a
-    refusal audited whatever the scan found (a deny). None when the scan
+    refusal audited whatever the scan found (a deny). Empty when the scan
     passed: it read every op's scope. Otherwise it stopped at its first
     refusal, so each scope is scanned here (a name: remembered when clean)."""
     if scanned.error is None:
