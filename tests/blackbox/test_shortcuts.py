@@ -372,3 +372,15 @@ def test_a_token_revoked_by_another_connection_to_the_file_stops_the_next_write(
             return await _refusal(daemon, tid)
 
     assert anyio.run(go, backend="asyncio") == ("policy_denied", 1)
+
+
+def test_a_team_name_the_scan_refuses_is_refused_and_never_audited(d: Daemon) -> None:
+    # A team's name is its scope, audited (and logged) as it is when the team
+    # is made; a name that reads as a credential must not get that far.
+    name = "xoxb-1234567890-1234567890-" + uuid.uuid4().hex[:24]
+    with d.control() as c:
+        expect(-32004, "secret_detected", c.call, "team.create", {"name": name})
+        assert name not in str(c.call("team.list", {}))
+        exported = _exported(c)
+    assert name not in exported
+    assert name not in d.log()
