@@ -1019,7 +1019,7 @@ class SqliteStore:
         conn.execute("BEGIN IMMEDIATE")
         # Holding the write lock now, nobody else commits until this group
         # ends. A commit since the last group that was not this connection's
-        # (an operator's sqlite3 session) may have changed a task, token or
+        # (an operator's sqlite3 shell) may have changed a task, token or
         # consent row the update hook never saw: the authorization generation
         # moves (a verification is all it costs).
         version = conn.data_version()

@@ -359,7 +359,7 @@ def test_a_token_revoked_by_another_connection_to_the_file_stops_the_next_write(
         tmp_path: Path) -> None:
     # The authorization generation moves on the daemon's own writing
     # connection; a change committed by any other connection to the store file
-    # (an operator's sqlite3 session revoking a token in an emergency) must
+    # (an operator's sqlite3 shell revoking a token in an emergency) must
     # send the next write back to reading its task and token all the same.
     async def go() -> tuple[str | None, int]:
         with composed(tmp_path / "h", policy=_CLOCKED_ALLOW) as daemon:
