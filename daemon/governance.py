@@ -59,7 +59,7 @@ from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View, content_hash, derive_summary
 from memoryd.daemon.gate import Caller as Resolved
-from memoryd.daemon.ids import random_id
+from memoryd.daemon.ids import is_entry_id, random_id
 from memoryd.daemon.store import Store, Tx
 from memoryd.daemon.writes import MAX_OPS, Caller, Op, Problem, Proposal, Provenance, Verdict
 from memoryd.kernel.capability import (
@@ -73,8 +73,8 @@ from memoryd.kernel.capability import (
     most_restrictive,
 )
 from memoryd.kernel.decide import decide
-from memoryd.kernel.entry_text import entry_texts
-from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError
+from memoryd.kernel.entry_text import entry_texts, scope_texts
+from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.scan import check_fields
 from memoryd.rpc import schema
@@ -84,7 +84,6 @@ from memoryd.rpc.protocol import CallContext
 __all__ = [
     "INLINE_SCAN_CHARS", "REVIEW_WARNING", "Draft", "Governance", "Refusal", "ScanVerdict",
     "control_caller", "decide_ops", "draft", "for_review", "request_hash", "resolve", "scan",
-    "scope_texts",
 ]
 
 log = structlog.get_logger()
@@ -227,6 +226,12 @@ def _op_error(o: schema.WriteOp, path: str) -> Problem | None:
             return _bad(f"{path}.id", "str (required for this action)")
         if o.expected_revision is None:
             return Conflict("missing_revision")
+        if not is_entry_id(o.id):
+            # No entry has an id the daemon did not make. Found before any
+            # decision: a deny or a proposal is audited with the op's entry id
+            # before the entry is looked up, and the Id pattern lets a
+            # one-word secret through.
+            return NotFound("not_found")
     if needs_entry and o.entry is None:
         return _bad(f"{path}.entry", "object (required for this action)")
     if o.action == "archive" and o.reason is None:
@@ -283,15 +288,6 @@ def _op(o: schema.WriteOp, target: str | None, scope: str | None, path: str,
 
 # Enumerations of an entry: walked like any field, never counted as text.
 _NOT_COUNTED = ("type", "basis.kind")
-_SCOPE_SEPARATORS = str.maketrans("-_.:/+@", "       ")
-
-
-def scope_texts(scope: str | None) -> list[tuple[str, str]]:
-    """A scope name as scanned text: as written, and with its separators read
-    as spaces (``project:ignore-all-previous-instructions`` is a sentence)."""
-    if scope is None:
-        return []
-    return [("scope", scope), ("scope", scope.translate(_SCOPE_SEPARATORS))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +333,22 @@ def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
         except MemorydError as exc:
             return ScanVerdict(exc)
     return ScanVerdict(None, tuple(sorted(review)))
+
+
+def refused_scopes(ops: list[Op], scanned: ScanVerdict) -> frozenset[int]:
+    """Positions of ``ops`` whose scope name the content scan refuses, for a
+    refusal audited whatever the scan found (a deny). Empty when the scan
+    passed: it read every op's scope. Otherwise it stopped at its first
+    refusal, so each scope is scanned here (a name: remembered when clean)."""
+    if scanned.error is None:
+        return frozenset()
+    refused = set()
+    for i, op in enumerate(ops):
+        try:
+            check_fields(scope_texts(op.scope), max_bytes=0, counted=[])
+        except MemorydError:
+            refused.add(i)
+    return frozenset(refused)
 
 
 # --- deciding ----------------------------------------------------------------
@@ -485,7 +497,8 @@ class Governance:
                  now_dt: datetime) -> writes.Written | Refusal:
         now = fmt(now_dt)
         if verdict.effect is Effect.DENY:
-            writes.audit_decision(tx, caller, verdict, proposal.ops, now)
+            writes.audit_decision(tx, caller, verdict, proposal.ops, now,
+                                  withheld=refused_scopes(proposal.ops, scanned))
             return Refusal(
                 _policy_denied(verdict, policy_hash=verdict.policy_hash,
                                explicit=verdict.explicit),
@@ -623,6 +636,7 @@ class Governance:
                 # Refused, and the action stays pending (docs/decisions.md):
                 # the operator may deny it, or change the policy and approve again.
                 writes.audit_decision(tx, caller, again, proposal.ops, now,
+                                      withheld=refused_scopes(proposal.ops, scanned),
                                       action_id=p.action_id)
                 return Refusal(
                     _policy_denied(again, policy_hash=again.policy_hash,

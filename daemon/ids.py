@@ -9,6 +9,7 @@ be guessable from another.
 from __future__ import annotations
 
 import base64
+import re
 import secrets
 from datetime import datetime
 
@@ -30,6 +31,16 @@ def _b32(value: int, length: int) -> str:
 def entry_id(now: datetime) -> str:
     ms = int(now.timestamp() * 1000) & ((1 << 48) - 1)
     return "ent_" + _b32((ms << 80) | secrets.randbits(80), 26)
+
+
+# Every entry id this daemon makes (``entry_id``): Crockford base32 has no I,
+# L, O or U.
+_ENTRY_ID = re.compile("ent_[0-9A-HJKMNP-TV-Z]{26}")
+
+
+def is_entry_id(text: str) -> bool:
+    """Whether ``text`` has the form of an id ``entry_id`` makes (no entry has another)."""
+    return _ENTRY_ID.fullmatch(text) is not None
 
 
 def random_id(prefix: str) -> str:

@@ -821,7 +821,8 @@ class SqliteStore:
         # in every process, so it never continues rows it did not pack.
         self.packer = Packer()
         # Moves on every change to a row an agent write's authorization reads
-        # (``_AUTHZ_TABLES``), made by anyone on the one writing connection.
+        # (``_AUTHZ_TABLES``), made by anyone on the one writing connection,
+        # and at a group's start after any commit by another connection.
         self.authz_generation: int | None = 0
         self.conn = self._open(writer=True)
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
@@ -860,6 +861,10 @@ class SqliteStore:
             )
         self.conn.execute("PRAGMA wal_autocheckpoint=0").fetchall()
         self._wal_pages = 0
+        # The file's data version as this connection left it (SQLite's
+        # SQLITE_FCNTL_DATA_VERSION: it moves with every commit, this
+        # connection's or another's, the other's seen at the next BEGIN).
+        self._data_version = self.conn.data_version()
         self.conn.set_wal_hook(self._on_wal)
         self.degraded: str | None = None
         self._head = self._last_head(self.conn)
@@ -1012,6 +1017,16 @@ class SqliteStore:
         failed: list[tuple[_Job, BaseException]] = []
         single = len(group) == 1
         conn.execute("BEGIN IMMEDIATE")
+        # Holding the write lock now, nobody else commits until this group
+        # ends. A commit since the last group that was not this connection's
+        # (an operator's sqlite3 shell) may have changed a task, token or
+        # consent row the update hook never saw: the authorization generation
+        # moves (a verification is all it costs).
+        version = conn.data_version()
+        if version != self._data_version:
+            self._data_version = version
+            assert self.authz_generation is not None
+            self.authz_generation += 1
         for job in group:
             if job.governed and self.degraded is not None:
                 failed.append((job, Unavailable("store_unavailable")))
@@ -1060,6 +1075,7 @@ class SqliteStore:
                 injected, self.fail_next_commit = self.fail_next_commit, None
                 raise injected
             conn.execute("COMMIT")
+            self._data_version = conn.data_version()  # this commit's own step
         except Exception:  # noqa: BLE001 (any commit failure must degrade, not escape)
             # The outcome of a failed COMMIT is unknown to us; never retry it
             # into an acknowledgement (the fsyncgate lesson). Roll back what we

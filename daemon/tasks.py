@@ -16,6 +16,8 @@ Invariants:
 - a team scope (``team:NAME``) is a namespace of a task only if its owner is
   a member of that team at begin (daemon/teams.py); it stays one for the
   task's lifetime, like the frozen consent;
+- a scope name the content scanner refuses is never a task's namespace
+  (``task.begin`` is refused as a write naming it would be);
 - a token with scopes limits the task to those scopes; a subagent is bound to
   its parent's token (and so its scopes) and is begun only with that same
   credential, so it can never widen what its parent could see.
@@ -34,8 +36,10 @@ from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.identity import read_consent
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.kernel.entry_text import scope_texts
 from memoryd.kernel.errors import Denied, LimitExceeded, NotFound
 from memoryd.kernel.grants import Consent, grants_for
+from memoryd.kernel.scan import check_fields
 from memoryd.rpc import schema
 
 
@@ -140,6 +144,11 @@ def begin(
             scopes = ("default",)
         if token_scopes is not None and not set(scopes) <= set(token_scopes):
             raise Denied("scope_mismatch", details={"reason": "token_scopes"})
+        # A write without a scope goes to the first: its own scan never reads
+        # the name, which every audit event of the write names. A name the
+        # scanner refuses is refused here, where it enters (a parent's passed).
+        check_fields([text for scope in scopes for text in scope_texts(scope)],
+                     max_bytes=0, counted=[])
         # Team scopes need membership now; the task keeps them (frozen) even
         # if the owner is removed later. A subagent inherits its parent's.
         teams.check_task_scopes(tx, owner, scopes)

@@ -174,20 +174,30 @@ def subject_wire(subject: Subject) -> dict[str, Any]:
             "owner": subject.owner, "task_id": subject.task_id}
 
 
+# What an audit event names instead of a resource string whose scope name the
+# content scan refuses: the name never reaches the permanent chain.
+WITHHELD_RESOURCE = "memory/withheld:scope_refused"
+
+
 def audit_decision(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op], now: str,
-                   **details: Any) -> None:
+                   *, withheld: frozenset[int] = frozenset(), **details: Any) -> None:
+    """The decision event of a write. ``withheld``: positions of ops whose
+    scope name the scan refuses (a deny is audited whatever the scan found),
+    named ``WITHHELD_RESOURCE`` instead of their resource strings."""
+    resources = [WITHHELD_RESOURCE if i in withheld else r
+                 for i, r in enumerate(verdict.resources)]
     tx.audit(
         "decision", now,
         subject=subject_wire(caller.subject),
         capability=Capability.MEMORY_WRITE.value,
-        resource=verdict.resources[0],
+        resource=resources[0],
         decision_id=verdict.decision_id,
         effect=verdict.effect.value,
         rule_ids=list(verdict.rule_ids),
         entry_ids=[op.entry_id for op in ops if op.entry_id],
         content_hashes=[op.content_hash for op in ops if op.content_hash],
         details={"policy_hash": verdict.policy_hash, "explicit": verdict.explicit,
-                 "resources": list(verdict.resources), **details},
+                 "resources": resources, **details},
     )
 
 
@@ -477,7 +487,7 @@ def audit_rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op],
         "content_rejected", now,
         subject=subject_wire(caller.subject),
         capability=Capability.MEMORY_WRITE.value,
-        resource="memory/withheld:scope_refused" if scope_refused else verdict.resources[0],
+        resource=WITHHELD_RESOURCE if scope_refused else verdict.resources[0],
         decision_id=verdict.decision_id,
         effect="deny",
         rule_ids=sorted({f["rule_id"] for f in findings if isinstance(f, dict) and "rule_id" in f}),

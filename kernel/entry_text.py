@@ -3,7 +3,9 @@
 Owns: ``entry_texts`` (each string leaf of an entry, with its path:
 ``title``, ``basis.note``, ``basis.refs[2]``, ``validity.until`` …) and
 ``stored_bytes`` (their UTF-8 size), the one answer to "which fields does the
-scanner read, and which bytes count toward the limits".
+scanner read, and which bytes count toward the limits"; and ``scope_texts``,
+how a scope name is read as text (by a write, and by ``task.begin`` for the
+scopes a task takes as its namespaces).
 
 Invariants:
 - pure: takes plain builtins (dicts, lists, strings, numbers), no I/O;
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "entry_texts", "stored_bytes"]
+__all__ = ["MAX_DEPTH", "entry_texts", "scope_texts", "stored_bytes"]
 
 # Entries are shallow (basis.refs[i] is the deepest leaf); anything deeper is
 # refused by the schema long before this, but the walk stops anyway.
@@ -45,6 +47,17 @@ def entry_texts(entry: Mapping[str, Any], *, skip: frozenset[str] = frozenset()
     """``(path, text)`` for every string in ``entry`` except the top-level keys in ``skip``."""
     return [pair for key, value in entry.items() if key not in skip
             for pair in _walk(value, str(key), 1)]
+
+
+_SCOPE_SEPARATORS = str.maketrans("-_.:/+@", "       ")
+
+
+def scope_texts(scope: str | None) -> list[tuple[str, str]]:
+    """A scope name as scanned text: as written, and with its separators read
+    as spaces (``project:ignore-all-previous-instructions`` is a sentence)."""
+    if scope is None:
+        return []
+    return [("scope", scope), ("scope", scope.translate(_SCOPE_SEPARATORS))]
 
 
 def stored_bytes(texts: list[tuple[str, str]]) -> int:
