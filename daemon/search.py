@@ -614,23 +614,28 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     # field adds its column's weight times each term's count
     # (``TermCounter.add``; the weights are whole numbers, so the sums are
     # exact and equal to weight × count).
-    add = TermCounter(terms).add
+    counter = TermCounter(terms)
+    add, slot = counter.add, counter.slot
+    # ASCII text, most of it, inline: ``add``'s first path without the call.
+    findall = counter.pattern.findall if counter.pattern is not None else None
     w_title, w_summary, w_body = WEIGHTS
     tfs: list[list[float]] = []
     df = [0] * len(terms)
     for row in candidates:
         tf = [0.0] * len(terms)
         title, summary, body = row["title"], row["summary"], row["body"]
-        if title:
-            add(title, w_title, tf)
         # A short note's summary is its body: counted once, at both weights.
-        if summary != body:
-            if summary:
-                add(summary, w_summary, tf)
-            if body:
-                add(body, w_body, tf)
-        elif body:
-            add(body, w_summary + w_body, tf)
+        fields = (((title, w_title), (summary, w_summary), (body, w_body)) if summary != body
+                  else ((title, w_title), (body, w_summary + w_body)))
+        for text, weight in fields:
+            if not text:
+                continue
+            if text.isascii():
+                if findall is not None:
+                    for hit in findall(text.lower()):
+                        tf[slot[hit]] += weight
+            else:
+                add(text, weight, tf)
         for i, f in enumerate(tf):
             if f:
                 df[i] += 1
