@@ -183,10 +183,10 @@ INDEX_SETTINGS = (f"INSERT INTO entries_fts(entries_fts, rank) VALUES ('automerg
 # index's rowid: what every recall and search filter reads (the owner's view,
 # daemon/entries.py; status and expiry). Candidates and document-frequency
 # probes are filtered on it, so an entry row is read only for a candidate
-# that passes, for its text (docs/performance.md, "Recall: the filter
-# index"). SQLite's planner prefers the table's own rowid for ``e.key = ?``,
-# so the queries name the index (``INDEXED BY``); the schema makes it
-# (daemon/store.py SEARCH_SCHEMA).
+# that passes, for its text (docs/decisions.md, "Recall's filter as an
+# index, schema unchanged"). SQLite's planner prefers the table's own rowid
+# for ``e.key = ?``, so the queries name the index (``INDEXED BY``); the
+# schema makes it (daemon/store.py SEARCH_SCHEMA).
 FILTER_INDEX = "entries_filter"
 FILTER_INDEX_SQL = (f"CREATE INDEX IF NOT EXISTS {FILTER_INDEX}"
                     " ON entries(key, owner, target, scope, status, expires_at)")
