@@ -179,19 +179,6 @@ INDEX_SETTINGS = (f"INSERT INTO entries_fts(entries_fts, rank) VALUES ('automerg
                   " INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1);")
 
 
-# The filter's columns in a narrow covering index keyed by the lexical
-# index's rowid: what every recall and search filter reads (the owner's view,
-# daemon/entries.py; status and expiry). Candidates and document-frequency
-# probes are filtered on it, so an entry row is read only for a candidate
-# that passes, for its text (docs/decisions.md, "Recall's filter as an
-# index, schema unchanged"). SQLite's planner prefers the table's own rowid
-# for ``e.key = ?``, so the queries name the index (``INDEXED BY``); the
-# schema makes it (daemon/store.py SEARCH_SCHEMA).
-FILTER_INDEX = "entries_filter"
-FILTER_INDEX_SQL = (f"CREATE INDEX IF NOT EXISTS {FILTER_INDEX}"
-                    " ON entries(key, owner, target, scope, status, expires_at)")
-
-
 def ensure_index(conn: apsw.Connection) -> bool:
     """Make ``entries_fts`` the index INDEX_TABLE describes, holding every
     entry; True if it was (re)built.
@@ -333,8 +320,8 @@ def doc_freqs(tx: Tx, terms: Sequence[str], cap: int = COMMON_DOCS, where: str =
         per_term: list[tuple[Any, ...]] = [(t, *args, cap + 1) for t in terms]
     else:
         probe = ("(SELECT count(*) FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
-                 " CROSS JOIN entries AS e INDEXED BY " + FILTER_INDEX
-                 + " WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND " + where + " LIMIT ?))")
+                 " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
+                 + where + " LIMIT ?))")
         per_term = [(match_term(t), *args, cap + 1) for t in terms]
     sql = "SELECT " + ", ".join(f"{probe} AS n{i}" for i in range(len(terms)))
     row = tx.one(sql, tuple(x for one in per_term for x in one))
@@ -581,14 +568,11 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
             sql += " ORDER BY e.id DESC LIMIT ?"
             sql_args += (COMMON_SCAN,)
     else:
-        # The filter reads the narrow covering index of its columns
-        # (FILTER_INDEX): a candidate another owner holds, or an inactive
-        # one, is refused there without reading its row; the rows that pass
-        # are read once, for their text. ``where`` names ``e``'s columns
-        # (bare names resolve to it too: the subquery's own ``e`` is nearest).
+        # The candidates' keys, then the rows that pass the filter read once,
+        # for their text. ``where`` names ``e``'s columns (bare names resolve
+        # to it too: the subquery's own ``e`` is nearest).
         keys = ("SELECT f.rowid FROM entries_fts AS f CROSS JOIN entries AS e"  # noqa: S608 (no client text in SQL)
-                " INDEXED BY " + FILTER_INDEX + " WHERE f.entries_fts MATCH ?"
-                " AND e.key = f.rowid AND " + where)
+                " WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND " + where)
         sql_args = (p.match, *args)
         if p.only_common:
             keys += " ORDER BY f.rowid DESC LIMIT ?"  # the owner's newest matches

@@ -487,7 +487,6 @@ INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_
 # holding it (snapshot_cards_removed).
 SEARCH_SCHEMA = f"""
 {search.INDEX_TABLE};
-{search.FILTER_INDEX_SQL};
 CREATE TABLE IF NOT EXISTS snapshot_cards(
   task_id TEXT NOT NULL, pos INTEGER NOT NULL, entry_id TEXT NOT NULL, card TEXT, line TEXT,
   PRIMARY KEY(task_id, pos));

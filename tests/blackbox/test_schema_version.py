@@ -529,39 +529,3 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     assert migrated[archived]["updated_text"] is not None
     assert migrated[archived]["status_text"] is None
     assert isinstance(migrated[short]["content_key"], bytes)
-
-
-def test_a_store_without_the_filter_index_gains_it_at_start_and_ranks_the_same(
-        home: Path) -> None:
-    # A version 8 store made before recall's filter index (search.FILTER_INDEX)
-    # has no such index: the opening transaction makes it, the version stays
-    # what it is (an older memoryd reads and writes the store as before), and
-    # search answers what it answered.
-    db = home / "memory.db"
-    d = Daemon(home, ranker="lexical")
-    d.start()
-    try:
-        with d.control() as c:
-            add = _adder(c)
-            for i in range(6):
-                add(f"Heron {i}", f"Herons wade{' slowly' * i} in the shallows of lake {i}.")
-            add("Otter", "An otter holt by the lake.")
-            before = c.call("memory.list", {"query": "herons lake"})["items"]
-    finally:
-        d.stop()
-    assert len(before) == 7
-    conn = apsw.Connection(str(db))
-    try:
-        conn.execute(f"DROP INDEX {search.FILTER_INDEX}")
-    finally:
-        conn.close()
-    assert not _rows(db, "SELECT name FROM sqlite_master WHERE name = 'entries_filter'")
-    d = Daemon(home, ranker="lexical")
-    d.start()
-    try:
-        with d.control() as c:
-            assert c.call("memory.list", {"query": "herons lake"})["items"] == before
-    finally:
-        d.stop()
-    assert _rows(db, "SELECT name FROM sqlite_master WHERE name = 'entries_filter'")
-    assert _version(db) == SCHEMA_VERSION == 8
