@@ -411,13 +411,50 @@ def term_counts(text: str | None) -> Counter[str]:
     return Counter(index_tokens(text))
 
 
+# CJK ideographs (Unified and Extension A). Each folds to itself (a test
+# checks every one), so in a text whose only token characters outside ASCII
+# are these, the index's tokens are the ``[a-z0-9]`` runs of its lower case
+# plus the unigrams and bigrams of its ideograph runs.
+_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff"
+_IDEOGRAPH_TERM = re.compile(f"[{_IDEOGRAPHS}]{{1,2}}")
+# A character outside ASCII and the ideographs that is part of a token: a
+# letter or digit, or any character the CJK pre-split reads as CJK (a kana
+# middle dot is one).
+_OTHER_TOKEN_CHAR = re.compile(f"(?![\\x00-\\x7f{_IDEOGRAPHS}])(?:[^\\W_]|[{_CJK_CLASS}])")
+
+
+def tokens_are_simple(text: str) -> bool:
+    """True when ``text`` tokenises as ASCII runs and ideograph runs only:
+    its other characters outside ASCII ("…", "—", a no-break space) only
+    separate tokens. Every text ``tokens_are_ascii`` admits is one; so is
+    Chinese text among English words."""
+    return text.isascii() or _OTHER_TOKEN_CHAR.search(text) is None
+
+
+def _occurrences(text: str, term: str) -> int:
+    """How often ``term`` occurs in ``text``, overlapping occurrences too
+    (a run "好好好" holds the bigram "好好" twice)."""
+    if len(term) == 1 or term[0] != term[-1]:
+        return text.count(term)  # no two occurrences of it can overlap
+    n = 0
+    at = text.find(term)
+    while at != -1:
+        n += 1
+        at = text.find(term, at + 1)
+    return n
+
+
 class TermCounter:
     """Counts one plan's terms in candidate texts, equal to ``term_counts``
-    for those terms. In ASCII text only the terms are searched for, with one
-    regular expression (a term matches where a whole token equals it); other
-    text is tokenised in full."""
+    for those terms (a property test holds it). In a text of ASCII and
+    ideograph runs only (``tokens_are_simple``, nearly every stored text)
+    only the terms are searched for: the ASCII ones with one regular
+    expression (a term matches where a whole token equals it), the
+    ideograph ones by counting their occurrences, which are their unigram
+    or bigram tokens (an ideograph bigram lies inside one run); other text
+    is tokenised in full."""
 
-    __slots__ = ("pattern",)
+    __slots__ = ("ideographs", "pattern", "slot")
 
     def __init__(self, terms: tuple[str, ...]) -> None:
         # An ASCII text's tokens are runs of [a-z0-9] once lowered; a term of
@@ -425,15 +462,38 @@ class TermCounter:
         plain = sorted({t for t in terms if _ASCII_TOKEN.fullmatch(t)}, key=len, reverse=True)
         self.pattern = (re.compile("(?<![a-z0-9])(?:" + "|".join(plain) + ")(?![a-z0-9])")
                          if plain else None)
+        self.slot = {t: i for i, t in enumerate(terms)}
+        # Terms of one or two ideographs: the only other tokens such a text holds.
+        self.ideographs = tuple((i, t) for i, t in enumerate(terms)
+                                if _IDEOGRAPH_TERM.fullmatch(t))
+
+    def add(self, text: str, weight: float, tf: list[float]) -> None:
+        """Add ``weight`` times each term's count in ``text`` to its slot of ``tf``
+        (slots in the order of the terms given)."""
+        if text.isascii() or _OTHER_TOKEN_CHAR.search(text) is None:
+            if self.pattern is not None:
+                slot = self.slot
+                for hit in self.pattern.findall(text.lower()):
+                    tf[slot[hit]] += weight
+            if self.ideographs and not text.isascii():
+                for i, term in self.ideographs:
+                    n = _occurrences(text, term)
+                    if n:
+                        tf[i] += weight * n
+            return
+        counts = term_counts(text)
+        for t, i in self.slot.items():
+            found = counts.get(t)
+            if found:
+                tf[i] += weight * found
 
     def counts(self, text: str | None) -> Counter[str]:
+        """Each term's count in ``text`` (the terms it does not hold left out)."""
         if not text:
             return Counter()
-        if tokens_are_ascii(text):
-            if self.pattern is None:
-                return Counter()
-            return Counter(self.pattern.findall(text.lower()))
-        return term_counts(text)
+        tf = [0.0] * len(self.slot)
+        self.add(text, 1, tf)
+        return Counter({t: int(tf[i]) for t, i in self.slot.items() if tf[i]})
 
 
 def view_stats(tx: Tx, owner: str, spaces: Sequence[tuple[str, str]],
@@ -484,29 +544,47 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     """
     if p.match is None:
         return []
-    # Only the columns the caller keeps and the scoring reads: each row
-    # becomes a Python dict, and a candidate set runs to thousands of rows.
-    wanted = "e.*" if columns is None else ", ".join(
-        f"e.{c}" for c in dict.fromkeys(("id", "title", "summary", "body", *columns)))
     sql_args: tuple[Any, ...]
+    # What scoring reads of each candidate. On SQLite the other columns the
+    # caller keeps are read for the top ``limit`` alone, after the cut, in
+    # the same transaction (one snapshot): each row becomes a Python dict,
+    # and a candidate set runs to thousands of rows.
+    scored_columns = ("id", "title", "summary", "body")
+    later: str | None = None
     if tx.dialect == "postgresql":
         # The same candidates by another index: a tsvector per entry; ranking
-        # below is this module's own, identical on both backends.
+        # below is this module's own, identical on both backends. One
+        # statement: a write transaction there reads each statement's own
+        # committed rows, and a second one could see another revision.
+        wanted = "e.*" if columns is None else ", ".join(
+            f"e.{c}" for c in dict.fromkeys((*scored_columns, *columns)))
         sql = ("SELECT " + wanted + " FROM search_index AS f"  # noqa: S608 (no client text in SQL)
                " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(len(p.terms))
                + " AND e.id = f.entry_id AND " + where)
         sql_args = (*p.terms, *args)
-        newest = " ORDER BY e.id DESC LIMIT ?"  # ids follow creation order (daemon/ids.py)
+        if p.only_common:
+            # The owner's newest matches, never the index's; ids follow
+            # creation order (daemon/ids.py).
+            sql += " ORDER BY e.id DESC LIMIT ?"
+            sql_args += (COMMON_SCAN,)
     else:
-        sql = ("SELECT " + wanted + ", f.rowid AS k FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
-               " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
-               + where)
+        # The candidates' keys, then the rows that pass the filter read once,
+        # for their text. ``where`` names ``e``'s columns (bare names resolve
+        # to it too: the subquery's own ``e`` is nearest).
+        keys = ("SELECT f.rowid FROM entries_fts AS f CROSS JOIN entries AS e"  # noqa: S608 (no client text in SQL)
+                " WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND " + where)
         sql_args = (p.match, *args)
-        newest = " ORDER BY f.rowid DESC LIMIT ?"
-    if p.only_common:
-        # The owner's newest matches, never the index's.
-        sql += newest
-        sql_args += (COMMON_SCAN,)
+        if p.only_common:
+            keys += " ORDER BY f.rowid DESC LIMIT ?"  # the owner's newest matches
+            sql_args += (COMMON_SCAN,)
+        sql = ("SELECT c.key AS k, c.id, c.title, c.summary, c.body FROM entries AS c"  # noqa: S608 (no client text in SQL)
+               " WHERE c.key IN (" + keys + ")")
+        rest = (None if columns is None
+                else tuple(c for c in columns if c not in scored_columns))
+        if rest is None:
+            later = "*"
+        elif rest:
+            later = ", ".join(("key", *rest))
     candidates = tx.all(sql, sql_args)
     if not candidates:
         return []
@@ -516,13 +594,14 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(candidates), 1.0)
     n_docs, avgdl = stats
     terms = p.terms
-    # Weighted term frequencies per candidate, one list slot per term. A
-    # text that tokenises as ASCII (``tokens_are_ascii``) is searched for the
-    # plan's terms only and each hit adds its column's weight (the weights
-    # are whole numbers, so the sums are exact and equal to weight × count);
-    # other text is tokenised in full.
-    slot = {t: i for i, t in enumerate(terms)}
-    pattern = TermCounter(terms).pattern
+    # Weighted term frequencies per candidate, one list slot per term: each
+    # field adds its column's weight times each term's count
+    # (``TermCounter.add``; the weights are whole numbers, so the sums are
+    # exact and equal to weight × count).
+    counter = TermCounter(terms)
+    add, slot = counter.add, counter.slot
+    # ASCII text, most of it, inline: ``add``'s first path without the call.
+    findall = counter.pattern.findall if counter.pattern is not None else None
     w_title, w_summary, w_body = WEIGHTS
     tfs: list[list[float]] = []
     df = [0] * len(terms)
@@ -535,16 +614,12 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         for text, weight in fields:
             if not text:
                 continue
-            if tokens_are_ascii(text):
-                if pattern is not None:
-                    for hit in pattern.findall(text.lower()):
+            if text.isascii():
+                if findall is not None:
+                    for hit in findall(text.lower()):
                         tf[slot[hit]] += weight
-                continue
-            counts = term_counts(text)
-            for t, i in slot.items():
-                n = counts.get(t)
-                if n:
-                    tf[i] += weight * n
+            else:
+                add(text, weight, tf)
         for i, f in enumerate(tf):
             if f:
                 df[i] += 1
@@ -561,10 +636,22 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         scored = [(sc, r) for sc, r in scored
                   if sc < after[0] or (sc == after[0] and r["id"] > after[1])]
     scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
+    top = scored[:limit]
+    full: dict[int, dict[str, Any]] = {}
+    if later is not None and top:
+        keyed = [r["k"] for _sc, r in top]
+        full = {r["key"]: r for r in tx.all(
+            "SELECT " + later + " FROM entries WHERE key IN ("  # noqa: S608 (our column names, placeholders)
+            + ", ".join("?" * len(keyed)) + ")", keyed)}
     out = []
-    for sc, row in scored[:limit]:
-        kept = dict(row) if columns is None else {c: row[c] for c in columns}
-        kept.pop("k", None)
+    for sc, row in top:
+        if columns is None:
+            kept = dict(full[row["k"]] if later is not None else row)
+        elif later is not None:
+            whole = full[row["k"]]
+            kept = {c: (row if c in scored_columns else whole)[c] for c in columns}
+        else:
+            kept = {c: row[c] for c in columns}
         kept["score"] = sc
         out.append(kept)
     return out

@@ -84,3 +84,51 @@ def test_a_summary_cut_with_an_ellipsis_tokenises_as_ascii() -> None:
     assert not search.tokens_are_ascii("Café")
     assert not search.tokens_are_ascii("deploy 机器")
     assert not search.tokens_are_ascii("\u212a")  # the Kelvin sign lowers to "k"
+
+
+# Ideographs, kana (ヴ folds to ウ), Hangul (a syllable folds to its jamo),
+# a compatibility ideograph (it folds to another), the kana middle dot (a CJK
+# character that is no letter), repeated ideographs (overlapping bigrams)
+# and the separators a summary holds, beside ASCII words.
+_MIXED = st.text(alphabet=st.sampled_from(
+    [*"ab cX0_-.…—\u00a0\u3000。、机器学习好好部署", "ヴ", "テ", "한", "\uf900", "\u30fb", "é",
+     "\u212a"]), max_size=60)
+_TERMS = st.lists(st.sampled_from(["ab", "a", "c", "x0", "0", "机器", "器学", "机", "好好", "好",
+                                   "部署", "ヴ", "ウ", "テ", "한", "\uf900", "\u8c48", "\u30fb",
+                                   "机\u30fb", "e", "k"]), max_size=6)
+
+
+@given(_MIXED | _TEXT, _TERMS)
+def test_text_of_ascii_and_ideograph_runs_counts_the_index_tokens(
+        text: str, terms: list[str]) -> None:
+    want = _reference(text)
+    got = search.TermCounter(tuple(dict.fromkeys(terms))).counts(text)
+    assert {t: got.get(t, 0) for t in terms} == {t: want[t] for t in terms}
+
+
+def test_overlapping_ideograph_bigrams_are_each_a_token() -> None:
+    counter = search.TermCounter(("好好", "好", "deploy"))
+    assert search.tokens_are_simple("deploy 好好好 Deploy…")
+    assert counter.counts("deploy 好好好 Deploy…") == Counter({"好好": 2, "好": 3, "deploy": 2})
+
+
+def test_every_ideograph_is_a_token_character_that_folds_to_itself() -> None:
+    for lo, hi in ((0x3400, 0x4DBF), (0x4E00, 0x9FFF)):
+        for cp in range(lo, hi + 1):
+            ch = chr(cp)
+            assert search.index_tokens(ch) == [ch], hex(cp)
+            assert ch.lower() == ch
+
+
+def test_every_other_character_the_fast_path_admits_only_separates_tokens() -> None:
+    # Outside ASCII and the ideographs, a character tokens_are_simple lets
+    # through is no part of any index token, and lowers to no ASCII letter
+    # or digit: so the ASCII runs of the text's lower case are its tokens.
+    admitted = "".join(
+        chr(cp) for cp in range(0x80, 0x110000)
+        if not (0x3400 <= cp <= 0x4DBF or 0x4E00 <= cp <= 0x9FFF or 0xD800 <= cp <= 0xDFFF)
+        and search._OTHER_TOKEN_CHAR.match(chr(cp)) is None)
+    assert "\u2026" in admitted and "\u00e9" not in admitted and "\u30fb" not in admitted
+    assert search._WORD.search(admitted) is None
+    assert search._CJK_RUN.search(admitted) is None
+    assert search._ASCII_TOKEN.search(admitted.lower()) is None
