@@ -12,7 +12,10 @@ stream per block) at compression levels 1 and 6, and reports the packed
 body per row, the microseconds per row to pack and to read back (wall
 clock: noisy on a shared machine), and with ``--instructions`` the
 instructions per row counted by callgrind (the packing alone: a run that
-only builds the events is subtracted).
+only builds the events is subtracted), and the instructions per event of
+building the events themselves (``next_stored``: the no-text guard, the
+canonical bytes, the chain hash; a run that only makes their fields is
+subtracted).
 """
 
 from __future__ import annotations
@@ -33,19 +36,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from memoryd.audit import EMPTY_HEAD, EventSubject, next_stored, packing
 from memoryd.audit.chain import ChainHead, StoredEvent
 from memoryd.audit.packing import Packer, pack_row, unpack_rows
+from memoryd.kernel.capability import Resource
 
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
-def events(writes: int) -> list[tuple[StoredEvent, str]]:
-    """Each event with the hash of the head it was linked to."""
+def inputs(writes: int) -> list[tuple[str, str, dict[str, Any]]]:
+    """The kind, timestamp and fields of each event, as the daemon hands them over."""
     subject = EventSubject(channel="agent", role="main", owner="own_" + secrets.token_hex(16),
                            task_id="tsk_" + secrets.token_hex(16))
     policy = "pol_" + secrets.token_hex(32)
-    head, out = EMPTY_HEAD, []
+    out: list[tuple[str, str, dict[str, Any]]] = []
     for i in range(writes):
         digest = "b3k:" + secrets.token_hex(32)
-        resource = f"memory/bench%3Afast:add+fact:-@-:{digest}"
+        # Made by the kernel's Resource, as the daemon's are (the guard knows
+        # a string it just made without parsing it again).
+        resource = Resource.parse(f"memory/bench%3Afast:add+fact:-@-:{digest}").canonical()
         decision = "dec_" + secrets.token_hex(16)
         ts = f"2026-12-01T11:{i // 60 % 60:02d}:{i % 60:02d}.{secrets.randbelow(10**6):06d}Z"
         common: dict[str, Any] = {
@@ -58,9 +64,18 @@ def events(writes: int) -> list[tuple[StoredEvent, str]]:
                 ("operation", {"entry_ids": ["ent_01M8RN5C" + secrets.token_hex(9).upper()],
                                "revisions": [1],
                                "details": {"operation_id": "op_" + secrets.token_hex(16)}})):
-            _event, stored = next_stored(head, kind, ts, **common, **more)
-            out.append((stored, head.hash))
-            head = ChainHead(seq=stored.seq, hash=stored.hash)
+            out.append((kind, ts, {**common, **more}))
+    return out
+
+
+def events(writes: int, made: list[tuple[str, str, dict[str, Any]]] | None = None
+           ) -> list[tuple[StoredEvent, str]]:
+    """Each event with the hash of the head it was linked to."""
+    head, out = EMPTY_HEAD, []
+    for kind, ts, fields in inputs(writes) if made is None else made:
+        _event, stored = next_stored(head, kind, ts, **fields)
+        out.append((stored, head.hash))
+        head = ChainHead(seq=stored.seq, hash=stored.hash)
     return out
 
 
@@ -99,15 +114,21 @@ def main() -> int:
     parser.add_argument("--instructions", action="store_true")
     parser.add_argument("--only", help=argparse.SUPPRESS)  # one callgrind run
     args = parser.parse_args()
+    if args.only == "inputs":
+        inputs(args.writes)
+        return 0
     pairs = events(args.writes)
     if args.only is not None:
-        if args.only != "none":
+        if args.only not in ("none", "events"):
             FORMS[args.only](pairs)
         return 0
     expected = [stored for stored, _prev in pairs]
     counted: dict[str, int] = {}
     if args.instructions and shutil.which("valgrind"):
         counted["none"] = _instructions(args.writes, "none")
+        built = counted["none"] - _instructions(args.writes, "inputs")
+        print(f"building an event (next_stored): {built / (2 * args.writes) / 1000:.1f} K"
+              " instructions")
     print(f"audit rows of {args.writes} governed writes ({len(pairs)} events):")
     for form, pack in FORMS.items():
         start = time.perf_counter()

@@ -4,6 +4,7 @@ Usage, from the repository root::
 
     .venv/bin/python bench/scan.py [--rules] [--iterations N]
     .venv/bin/python bench/scan.py --corpus
+    .venv/bin/python bench/scan.py --instructions [--writes N]
 
 ``--corpus`` prints the measured quality instead of the timings: recall and
 false-positive rate per family on the labelled corpus
@@ -17,6 +18,12 @@ machine. ``--rules`` adds, per input, the folding cost and the slowest rules:
 each rule scanned alone through the engine (folding and prefilter included)
 and its bare pattern and validator over the whole folded text.
 
+``--instructions`` counts, with callgrind, the instructions of the content
+scan of ``--writes`` governed writes as ``bench/run.py`` makes them (the
+texts ``daemon/governance.scan`` hands the scanner for one such write: type,
+title, body and the scope name twice; title and body read as one), per
+write: a run that only makes the entries is subtracted.
+
 Inputs: ordinary notes at about 200 bytes and 4,000 bytes (English, and
 English mixed with Chinese), and 4,000-byte repetitions of the adversarial
 seeds of ``tests/unit/test_scan_bounds.py``. Both the engine as shipped and
@@ -27,6 +34,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shutil
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -174,13 +184,71 @@ def corpus_table() -> None:
               f" ({benign_refused[lang] / n:.3f}), flagged for review {benign_review[lang]}/{n}")
 
 
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def write_fields(writes: int) -> list[list[tuple[str, str]]]:
+    """The fields one governed bench write hands the scanner, for ``writes`` writes."""
+    from bench.run import ALLOWED, Corpus
+
+    corpus = Corpus()
+    scope = [("scope", ALLOWED), ("scope", ALLOWED.translate(str.maketrans("-_.:/+@", "       ")))]
+    out = []
+    for _ in range(writes):
+        entry = corpus.entry()
+        out.append([("type", entry["type"]), ("title", entry["title"]),
+                    ("body", entry["body"]), *scope])
+    return out
+
+
+def _scan_writes(writes: int) -> None:
+    for fields in write_fields(writes):
+        engine.check_fields(fields, max_bytes=1 << 20,
+                            counted=[f for f in fields if f[0] != "type"])
+
+
+def _instructions(writes: int, only: str) -> int:
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+               __file__, "--writes", str(writes), "--only", only]
+    # Our own script and arguments; valgrind found on PATH, as bench/instructions.py does.
+    out = subprocess.run(command, capture_output=True, text=True, check=True)  # noqa: S603
+    found = _COLLECTED.search(out.stderr)
+    assert found is not None, out.stderr[-500:]
+    return int(found.group(1))
+
+
+def instructions_table(writes: int) -> None:
+    if shutil.which("valgrind") is None:
+        print("instructions: not measured (valgrind is not installed)")
+        return
+    base = _instructions(writes, "none")
+    scanned = _instructions(writes, "scan")
+    print(f"content scan of {writes} governed bench writes (callgrind):"
+          f" {(scanned - base) / writes:,.0f} instructions per write")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--rules", action="store_true", help="per-rule cost for each input")
     parser.add_argument("--corpus", action="store_true",
                         help="recall and false positives per family on the labelled corpus")
     parser.add_argument("--iterations", type=int, default=200)
+    parser.add_argument("--instructions", action="store_true",
+                        help="instructions per governed write's scan, counted by callgrind")
+    parser.add_argument("--writes", type=int, default=1_000)
+    parser.add_argument("--only", help=argparse.SUPPRESS)  # one callgrind run
     args = parser.parse_args()
+    if args.only is not None:
+        entries = write_fields(1)  # imports and the vocabulary in both runs
+        engine.check_fields(entries[0], max_bytes=1 << 20)  # the rule table's indexes
+        if args.only == "scan":
+            _scan_writes(args.writes)
+        else:
+            write_fields(args.writes)
+        return
+    if args.instructions:
+        instructions_table(args.writes)
+        return
     if args.corpus:
         corpus_table()
         return

@@ -28,9 +28,12 @@ Invariants:
   them; ``prefilter=False`` runs every pattern over the whole text, and the
   two must agree (``tests/unit/test_scan_prefilter.py``);
 - prefilters are checked in one pass per text: the table's literals are
-  indexed once per table (one-character literals as one character class,
-  longer ones in one Aho-Corasick automaton; an ASCII text is searched for
-  the ASCII literals only); one pass over a text finds every literal it
+  indexed once per table (one Aho-Corasick DFA per side, a side's few
+  hundred one-character literals as one character class beside it; an
+  ASCII text is searched for the ASCII literals only); whether a text is
+  printable ASCII and how long its longest word is are looked at once per
+  text (the raw side's skip, the fold's shortcut, the encoded runs and the
+  rules that need a long run); one pass over a text finds every literal it
   holds, and the rules whose every check holds one are the only prefiltered
   rules that run (a side none of whose literals a printable ASCII text can
   hold, the raw side, is not searched for such a text at all); a text held
@@ -50,7 +53,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import ahocorasick
+import ahocorasick_rs
 
 from memoryd.kernel.entry_text import stored_bytes
 from memoryd.kernel.errors import ContentRejected, LimitExceeded
@@ -230,7 +233,9 @@ def _fold_run(run: str, at: int, emit: Callable[[str, int, int, bool], None]) ->
             stack.append((lo, mid))
 
 
-def _fold(text: str) -> _Folded:
+def _fold(text: str, plain: bool | None = None) -> _Folded:
+    """The folded copy of ``text``; ``plain`` is ``text.isascii() and
+    text.isprintable()`` when the caller knows it already."""
     parts: list[str] = []
     f_start: list[int] = []
     o_start: list[int] = []
@@ -251,7 +256,8 @@ def _fold(text: str) -> _Folded:
     if text.isascii():
         # Every character of _ASCII_SPACE_OTHER is a control character: a
         # printable text holds none of them.
-        if "  " not in text and (text.isprintable()
+        printable = text.isprintable() if plain is None else plain
+        if "  " not in text and (printable
                                  or not any(ch in text for ch in _ASCII_SPACE_OTHER)):
             # Nothing to fold: the common case of one line of ASCII prose.
             return _Folded(text, [0], [0], [len(text)], [True])
@@ -341,37 +347,47 @@ def _plan(rule: ScanRule) -> _Plan | None:
 class _Finder:
     """Finds which of a set of lower-cased literals a text holds, in one pass each.
 
-    One-character literals (control, invisible and look-alike characters, a
-    lone ``-``) are one character class, searched by ``re``; longer literals
-    go into an Aho-Corasick automaton (pyahocorasick). The automaton picks a
-    node's next state by walking its children one by one, so a class of a
-    few hundred single characters at its root would cost that walk at every
-    character of every text; the class costs one table lookup.
+    The literals go into one Aho-Corasick automaton, compiled to a DFA
+    (ahocorasick_rs: a table lookup per byte), which reports every
+    occurrence, overlapping ones included. A side with a few hundred
+    one-character literals (control, invisible and look-alike characters)
+    keeps those as one character class searched by ``re``: as DFA states
+    they would only make the table large.
     """
 
     singles: re.Pattern[str] | None
-    automaton: ahocorasick.Automaton | None
+    automaton: ahocorasick_rs.AhoCorasick | None
+    # The automaton's literals (it does not list them itself).
+    automaton_literals: tuple[str, ...] = ()
 
     def found(self, low: str) -> set[str]:
         out: set[str] = set()
         if self.singles is not None:
             out.update(self.singles.findall(low))
         if self.automaton is not None:
-            out.update(literal for _end, literal in self.automaton.iter(low))
+            out.update(self.automaton.find_matches_as_strings(low, overlapping=True))
         return out
+
+
+# A side with at most this many one-character literals keeps them in its
+# automaton (no second pass over the text for them).
+_SINGLES_IN_AUTOMATON = 64
 
 
 def _finder(literals: list[str]) -> _Finder:
     singles = sorted(literal for literal in literals if len(literal) == 1)
     longer = [literal for literal in literals if len(literal) > 1]
+    if len(singles) <= _SINGLES_IN_AUTOMATON:
+        longer += singles
+        singles = []
     automaton = None
+    longer.sort()
     if longer:
-        automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
-        for literal in longer:
-            automaton.add_word(literal, literal)
-        automaton.make_automaton()
+        automaton = ahocorasick_rs.AhoCorasick(
+            longer, matchkind=ahocorasick_rs.MatchKind.Standard,
+            implementation=ahocorasick_rs.Implementation.DFA)
     pattern = re.compile("[" + "".join(re.escape(c) for c in singles) + "]") if singles else None
-    return _Finder(pattern, automaton)
+    return _Finder(pattern, automaton, tuple(longer))
 
 
 @dataclass(frozen=True, slots=True)
@@ -533,10 +549,17 @@ def _windowed(
 
 
 def _matches(
-    rule: ScanRule, plan: _Plan | None, subject: str, view: _View | None, stats: ScanStats
+    rule: ScanRule, plan: _Plan | None, subject: str, view: _View | None, stats: ScanStats,
+    longest: int | None = None,
 ) -> Iterator[re.Match[str]]:
-    """The matches of ``rule`` over ``subject``, as ``finditer`` gives them."""
+    """The matches of ``rule`` over ``subject``, as ``finditer`` gives them.
+
+    ``longest``, when given, is the length of ``subject``'s longest
+    whitespace-free word: a rule that needs a longer run has nothing to try.
+    """
     if view is not None and rule.min_run is not None:
+        if longest is not None and longest < rule.min_run:
+            return
         for start, end in _runs(subject, rule.min_run):
             stats.chars_fed += end - start
             yield from rule.pattern.finditer(subject, start, end)
@@ -599,19 +622,21 @@ def _run_rules(
     stats: ScanStats,
     *,
     raw_too: bool,
+    plain: bool = False,
+    longest: int | None = None,
 ) -> list[Finding]:
     """One pass of the table: raw rules over ``text`` (when ``raw_too``), the rest
     over ``folded``. Each side's text is looked at once for the prefilter
     literals it holds; only the rules those leave (and the rules without a
-    prefilter) run, in table order."""
+    prefilter) run, in table order. ``plain`` says ``text`` is printable
+    ASCII; ``longest`` is the longest word of ``folded.text``, when known."""
     found: list[Finding] = []
     fallbacks: list[Finding] = []
     for raw in (True, False) if raw_too else (False,):
         subject = text if raw else folded.text
         index = table.indexes[raw]
         stats.rules_run += len(index.side)
-        if (prefilter and index.skips_printable_ascii and subject.isascii()
-                and subject.isprintable()):
+        if prefilter and raw and plain and index.skips_printable_ascii:
             # What the view would find: no literal, so no rule to run.
             stats.prefiltered += len(index.side)
             continue
@@ -624,7 +649,7 @@ def _run_rules(
         for i in todo:
             rule, plan = rules[i], table.plans[i]
             shown = view if rule.prefilter is not None or rule.min_run is not None else None
-            for m in _matches(rule, plan, subject, shown, stats):
+            for m in _matches(rule, plan, subject, shown, stats, None if raw else longest):
                 stats.matches += 1
                 start, end = _span(m)
                 if end <= start or not _accepts(rule, m, stats):
@@ -642,7 +667,7 @@ def _run_rules(
 
 
 def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: ScanStats,
-             depth: int) -> list[Finding]:
+             depth: int, longest: int) -> list[Finding]:
     """Findings in the readable text that encoded runs of ``text`` decode to.
 
     Each is reported on the whole run, with its encoding; decoding is bounded
@@ -650,7 +675,7 @@ def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: Sca
     """
     out: list[Finding] = []
     budget = MAX_DECODED_CHARS
-    for encoding, start, end in encoded_runs(text):
+    for encoding, start, end in encoded_runs(text, longest=longest):
         decoded = decode_run(encoding, text[start:end])
         if decoded is None or len(decoded) > budget:
             continue
@@ -673,10 +698,17 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int
         raise ValueError("scan needs at least one rule")
     stats = ScanStats()
     table = _table(rules)
-    folded = _fold(text)
+    # Looked at once per text: whether it is printable ASCII (the raw side's
+    # skip, the fold's shortcut) and its longest word (the encoded runs, the
+    # rules that need a long run); a text folded to itself shares the word.
+    ascii_text = text.isascii()
+    plain = ascii_text and text.isprintable()
+    longest = max(map(len, text.split()), default=0)
+    folded = _fold(text, plain)
     stats.folded_chars = len(folded.text)
-    found = _run_rules(text, rules, table, folded, prefilter, stats, raw_too=True)
-    if not text.isascii():
+    found = _run_rules(text, rules, table, folded, prefilter, stats, raw_too=True, plain=plain,
+                       longest=longest if folded.text is text else None)
+    if not ascii_text:
         # The look-alike shadow: homoglyphs, fullwidth forms and combining
         # marks read as the letters they imitate. Only scanned where it
         # differs from the folded text, so plain prose costs nothing more.
@@ -685,7 +717,9 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int
             stats.shadow_chars = len(shadow.text)
             found += _run_rules(text, rules, table, shadow, prefilter, stats, raw_too=False)
     if depth < MAX_DECODE_DEPTH:
-        found += _decoded(text, rules, prefilter, stats, depth)
+        found += _decoded(text, rules, prefilter, stats, depth, longest)
+    if not found:
+        return (), stats
     unique: dict[tuple[str, int, int, str | None], Finding] = {}
     for f in found:
         if f.category == "injection" and not f.review and f.encoding is None \

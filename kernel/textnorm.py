@@ -124,14 +124,22 @@ _RUNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # characters include whitespace, so a match lies inside one whitespace-free
 # word of the text: a text whose longest word is shorter holds no such run.
 _SHORTEST: dict[str, int] = {"percent": 9, "hex": 16, "base64": 16}
+_FEWEST = min(_SHORTEST.values())
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
-def encoded_runs(text: str) -> list[tuple[str, int, int]]:
-    """``(encoding, start, end)`` of the first ``MAX_RUNS`` encoded-looking runs."""
+def encoded_runs(text: str, *, longest: int | None = None) -> list[tuple[str, int, int]]:
+    """``(encoding, start, end)`` of the first ``MAX_RUNS`` encoded-looking runs.
+
+    ``longest`` is the length of the longest whitespace-free word of
+    ``text``, when the caller has it already.
+    """
     found: list[tuple[str, int, int]] = []
+    if longest is None:
+        longest = max(map(len, text.split()), default=0)
+    if longest < _FEWEST:
+        return found
     taken: list[tuple[int, int]] = []
-    longest = max(map(len, text.split()), default=0)
     for name, pattern in _RUNS:
         if _SHORTEST[name] > longest:
             # Prose (words shorter than any run) skips the patterns' walks.

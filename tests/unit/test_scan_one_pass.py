@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memoryd.kernel import scan as engine
+from memoryd.kernel import textnorm
 from memoryd.kernel.scan import RULES, Finding, ScanRule, ScanStats, scan, verdict_fields
 from tests.unit.test_scan_rules import EXAMPLES
 
@@ -111,3 +112,57 @@ def test_a_clean_name_is_scanned_once_and_a_flagged_one_every_time(
         assert verdict is not None and verdict.code == "injection_detected"
     assert scanned.count(hostile[0][1]) == 2
     assert hostile[0][1] not in {text for _rules, text in engine._clean_names}
+
+
+# Words around the lengths the scan's shortcuts turn on: 9 (a percent run),
+# 16 (hex and base64 runs) and 24 (the high-entropy rule's run), in the
+# alphabets of those runs, between separators that split words or not.
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_runs = st.one_of(
+    # exactly at, just under and just over each length
+    st.builds(str.__add__, st.text(alphabet=_B64, min_size=23, max_size=25),
+              st.sampled_from(["", "=", "=="])),
+    st.text(alphabet="0123456789abcdefABCDEF", min_size=15, max_size=17),
+    st.builds(lambda codes, tail: "".join(f"%{c:02X}" for c in codes) + tail,
+              st.lists(st.integers(0x20, 0x7e), min_size=2, max_size=4),
+              st.sampled_from(["", "a", "ab"])),
+    st.sampled_from(["%41%42%43", "4142434445464748", "QUJDREVGR0hJSktM",
+                     "k9Xq2LmZ7vRt4WpB8sNc3YhJ"]),
+)
+_run_texts = st.lists(st.one_of(_runs, _pieces,
+                                st.sampled_from([" ", "\n", "\t", "  ", "\u3000"])),
+                      max_size=8).map("".join)
+
+
+def test_runs_exactly_at_the_shortcut_lengths_are_still_found() -> None:
+    # A percent run of nine characters, a 24-character token: the shortest
+    # each shortcut must still let through.
+    assert textnorm.encoded_runs("x %41%42%43 y") == [("percent", 2, 11)]
+    token = "k9Xq2LmZ7vRt4WpB8sNc3YhJ"
+    assert [f.rule_id for f in scan(f"key {token} end")] == ["secret.generic_high_entropy"]
+    assert scan(f"key {token} end") == scan(f"key {token} end", prefilter=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_run_texts)
+def test_texts_with_runs_near_the_shortcut_lengths_find_what_the_reference_finds(text: str) -> None:
+    assert scan(text) == scan(text, prefilter=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_run_texts)
+def test_encoded_runs_with_the_longest_word_given_are_the_runs_found_without_it(text: str) -> None:
+    longest = max(map(len, text.split()), default=0)
+    assert textnorm.encoded_runs(text, longest=longest) == textnorm.encoded_runs(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(_texts, _run_texts))
+def test_each_sides_finder_finds_exactly_the_literals_the_text_holds(text: str) -> None:
+    # The DFA (and the character class beside it) against one `in` per literal.
+    table = engine._table(RULES)
+    for raw in (False, True):
+        index = table.indexes[raw]
+        subject = text if raw else engine._fold(text).text
+        low = engine._View(subject, index).low
+        assert index.found(low) == {literal for literal in index.holds if literal in low}

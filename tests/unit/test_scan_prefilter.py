@@ -290,7 +290,9 @@ def _finder_literals(finder: Any) -> set[str]:
     if finder.singles is not None:
         out.update(finder.singles.findall(_all_characters() + "".join(map(chr, range(0x80)))))
     if finder.automaton is not None:
-        out.update(finder.automaton.keys())
+        out.update(finder.automaton_literals)
+        # The automaton finds each literal it was given.
+        assert all(lit in finder.found(lit) for lit in finder.automaton_literals)
     return out
 
 
