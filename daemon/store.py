@@ -29,7 +29,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 import anyio
 import apsw
@@ -581,17 +581,34 @@ class SqliteTx:
         """The chain's head inside this transaction (the store's committed head may lag)."""
         return self._head
 
+    # Rows come back as dicts keyed by column name. The connection's row
+    # tracer (``_row_trace``) asks apsw for the statement's description on
+    # every row, which builds a tuple per column each time; these helpers
+    # read plain tuples instead and take the names from the store's table
+    # of them per statement text (``SqliteStore.columns``), so a statement
+    # run again costs one dict look-up for its names.
+
+    def _run(self, sql: str, args: Sequence[Any]) -> tuple[apsw.Cursor, tuple[str, ...]]:
+        cursor = self.conn.cursor()
+        cursor.row_trace = None
+        cursor.execute(sql, args)
+        return cursor, self._store.column_names(cursor, sql)
+
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
-        for row in self.conn.execute(sql, args):
-            return cast(dict[str, Any], row)
+        cursor, names = self._run(sql, args)
+        for row in cursor:
+            return dict(zip(names, row, strict=True))
         return None
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
         """Rows one at a time, for walks over a whole table."""
-        yield from self.conn.execute(sql, args)
+        cursor, names = self._run(sql, args)
+        for row in cursor:
+            yield dict(zip(names, row, strict=True))
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        return list(self.conn.execute(sql, args))
+        cursor, names = self._run(sql, args)
+        return [dict(zip(names, row, strict=True)) for row in cursor]
 
     def exec(self, sql: str, args: Sequence[Any] = ()) -> int:
         self.conn.execute(sql, args)
@@ -675,6 +692,10 @@ def next_group(jobs: queue.SimpleQueue[J | None], max_group: int) -> tuple[list[
 # a task's row (ended?), its token's (revoked?), the owner's consent. A new
 # task or token changes nothing already verified; any other change does.
 _AUTHZ_TABLES = frozenset({"tasks", "tokens", "consent"})
+
+
+# Statement texts whose column names a store keeps (``column_names``).
+_COLUMNS_KEPT = 2048
 
 
 def _row_trace(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -823,6 +844,9 @@ class SqliteStore:
         # Moves on every change to a row an agent write's authorization reads
         # (``_AUTHZ_TABLES``), made by anyone on the one writing connection.
         self.authz_generation: int | None = 0
+        # Column names per statement text (``column_names``), shared by the
+        # writer and the readers: one dict operation at a time, under the GIL.
+        self.columns: dict[str, tuple[str, ...]] = {}
         self.conn = self._open(writer=True)
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
@@ -894,6 +918,26 @@ class SqliteStore:
         search.register(conn)
         vectors.register(conn, self.vector_changes, self._on_update if writer else None)
         return conn
+
+    def column_names(self, cursor: apsw.Cursor, sql: str) -> tuple[str, ...]:
+        """The column names of ``sql``'s rows (``cursor`` has just run it).
+
+        Kept per statement text: a statement's columns are fixed by the
+        schema, and this store's schema is settled when it opens (a row of
+        another width would fail the caller's strict zip, never pair a
+        value with the wrong name)."""
+        names = self.columns.get(sql)
+        if names is None:
+            try:
+                names = tuple(d[0] for d in cursor.get_description())
+            except apsw.ExecutionCompleteError:
+                return ()  # no row to name; learnt when the statement yields one
+            if len(self.columns) >= _COLUMNS_KEPT:
+                # Statement texts are the daemon's own, so few; a listing's
+                # filters vary its text, which this bounds.
+                self.columns.clear()
+            self.columns[sql] = names
+        return names
 
     @staticmethod
     def _last_head(conn: apsw.Connection) -> ChainHead:
