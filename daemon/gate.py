@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memoryd.daemon import tasks, teams
@@ -280,10 +280,25 @@ class Gate:
         if ctx.channel == "agent" and task_id is None:
             raise InvalidParams([{"path": "$.task_id", "expected": "str (required on agent.sock)"}])
         if task_id is not None:
-            return self.caller_of(self.task(tx, ctx, task_id, now), ctx.channel)
+            return self._task_caller(ctx, self.task(tx, ctx, task_id, now))
         assert owner is not None
         return Caller(Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner),
                       teams.control_view(tx, owner), None, None)
+
+    def _task_caller(self, ctx: CallContext, task: tasks.Task) -> Caller:
+        """``caller_of(task, ctx.channel)``, made once per task a connection
+        resolved: subject, view and grants follow from what a task can never
+        change (owner, role, scopes, grants), so only a refreshed task (a new
+        snapshot) is put in a new ``Caller``. ``task`` has just passed
+        ``task``'s checks on this connection."""
+        known = self._tasks.get(ctx.conn_id, {}).get(task.task_id)
+        made = None if known is None else known.caller
+        if made is None or made.subject.channel != ctx.channel:
+            made = self.caller_of(task, ctx.channel)
+            if known is not None and known.task is task:
+                self._remember(ctx.conn_id, replace(known, caller=made))
+            return made
+        return made if made.task is task else Caller(made.subject, made.view, task, made.grants)
 
     @staticmethod
     def caller_of(task: tasks.Task, channel: str) -> Caller:

@@ -25,11 +25,12 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 import anyio
 import apsw
@@ -581,17 +582,34 @@ class SqliteTx:
         """The chain's head inside this transaction (the store's committed head may lag)."""
         return self._head
 
+    # Rows come back as dicts keyed by column name. The connection's row
+    # tracer (``_row_trace``) asks apsw for the statement's description on
+    # every row, which builds a tuple per column each time; these helpers
+    # read plain tuples instead and take the names from the store's table
+    # of them per statement text (``SqliteStore.columns``), so a statement
+    # run again costs one dict look-up for its names.
+
+    def _run(self, sql: str, args: Sequence[Any]) -> tuple[apsw.Cursor, tuple[str, ...]]:
+        cursor = self.conn.cursor()
+        cursor.row_trace = None
+        cursor.execute(sql, args)
+        return cursor, self._store.column_names(cursor, sql)
+
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
-        for row in self.conn.execute(sql, args):
-            return cast(dict[str, Any], row)
+        cursor, names = self._run(sql, args)
+        for row in cursor:
+            return dict(zip(names, row, strict=True))
         return None
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
         """Rows one at a time, for walks over a whole table."""
-        yield from self.conn.execute(sql, args)
+        cursor, names = self._run(sql, args)
+        for row in cursor:
+            yield dict(zip(names, row, strict=True))
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        return list(self.conn.execute(sql, args))
+        cursor, names = self._run(sql, args)
+        return [dict(zip(names, row, strict=True)) for row in cursor]
 
     def exec(self, sql: str, args: Sequence[Any] = ()) -> int:
         self.conn.execute(sql, args)
@@ -675,6 +693,10 @@ def next_group(jobs: queue.SimpleQueue[J | None], max_group: int) -> tuple[list[
 # a task's row (ended?), its token's (revoked?), the owner's consent. A new
 # task or token changes nothing already verified; any other change does.
 _AUTHZ_TABLES = frozenset({"tasks", "tokens", "consent"})
+
+
+# Statement texts whose column names a store keeps (``column_names``).
+_COLUMNS_KEPT = 2048
 
 
 def _row_trace(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -824,6 +846,9 @@ class SqliteStore:
         # (``_AUTHZ_TABLES``), made by anyone on the one writing connection,
         # and at a group's start after any commit by another connection.
         self.authz_generation: int | None = 0
+        # Column names per statement text (``column_names``), shared by the
+        # writer and the readers: one dict operation at a time, under the GIL.
+        self.columns: dict[str, tuple[str, ...]] = {}
         self.conn = self._open(writer=True)
         self.conn.execute("PRAGMA journal_mode=WAL").fetchall()
         with self.conn:
@@ -882,6 +907,17 @@ class SqliteStore:
             self._read_conns.append(rconn)
             self._read_pool.put(rconn)
         self._read_limiter = anyio.CapacityLimiter(self.readers)
+        # Reads from the event loop run on these threads, one per read
+        # connection, answered like a write (``_Job``): anyio's worker-thread
+        # hop (a limiter, a shielded scope, a thread pool's bookkeeping) cost
+        # ~250 K instructions per read against ~60 K for a queue and one
+        # call into the loop.
+        self._read_jobs: queue.SimpleQueue[tuple[_Job, contextvars.Context] | None] = (
+            queue.SimpleQueue())
+        self._readers = [threading.Thread(target=self._reader_loop, name=f"store-reader-{i}",
+                                          daemon=True) for i in range(self.readers)]
+        for reader in self._readers:
+            reader.start()
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._writer_loop, name="store-writer",
                                         daemon=True)
@@ -899,6 +935,26 @@ class SqliteStore:
         search.register(conn)
         vectors.register(conn, self.vector_changes, self._on_update if writer else None)
         return conn
+
+    def column_names(self, cursor: apsw.Cursor, sql: str) -> tuple[str, ...]:
+        """The column names of ``sql``'s rows (``cursor`` has just run it).
+
+        Kept per statement text: a statement's columns are fixed by the
+        schema, and this store's schema is settled when it opens (a row of
+        another width would fail the caller's strict zip, never pair a
+        value with the wrong name)."""
+        names = self.columns.get(sql)
+        if names is None:
+            try:
+                names = tuple(d[0] for d in cursor.get_description())
+            except apsw.ExecutionCompleteError:
+                return ()  # no row to name; learnt when the statement yields one
+            if len(self.columns) >= _COLUMNS_KEPT:
+                # Statement texts are the daemon's own, so few; a listing's
+                # filters vary its text, which this bounds.
+                self.columns.clear()
+            self.columns[sql] = names
+        return names
 
     @staticmethod
     def _last_head(conn: apsw.Connection) -> ChainHead:
@@ -939,13 +995,21 @@ class SqliteStore:
 
     async def run(self, fn: Callable[[Tx], T], *, write: bool = True,
                   governed: bool = True) -> T:
-        if not write:
-            return await anyio.to_thread.run_sync(self._read, fn, limiter=self._read_limiter)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # another event loop (trio): wait in a worker thread
+            if not write:
+                return await anyio.to_thread.run_sync(self._read, fn, limiter=self._read_limiter)
             return await anyio.to_thread.run_sync(
                 lambda: self.run_sync(fn, governed=governed))
+        if not write:
+            if self._closed:
+                raise Unavailable("store_unavailable")
+            read = _Job(fn, loop=loop)
+            # The caller's context goes with the read, as anyio's hop took
+            # it (log lines bound to the connection keep its id).
+            self._read_jobs.put((read, contextvars.copy_context()))
+            return await read.wait_async()
         job = _Job(fn, governed=governed, loop=loop)
         self._submit(job)
         return await job.wait_async()
@@ -966,6 +1030,17 @@ class SqliteStore:
                 conn.execute("ROLLBACK")  # nothing to keep: the connection is read-only
         finally:
             self._read_pool.put(conn)
+
+    def _reader_loop(self) -> None:
+        while True:
+            item = self._read_jobs.get()
+            if item is None:
+                return
+            job, context = item
+            try:
+                job.finish(context.run(self._read, job.fn))
+            except BaseException as exc:  # noqa: BLE001 (handed to its caller)
+                job.finish(error=exc)
 
     def _writer_loop(self) -> None:
         self._writer_ident = threading.get_ident()
@@ -1181,5 +1256,17 @@ class SqliteStore:
         self._closed = True
         self._jobs.put(None)
         self._writer.join()
+        # A read under way finishes before its connection closes.
+        for _ in self._readers:
+            self._read_jobs.put(None)
+        for reader in self._readers:
+            reader.join()
+        while True:  # nothing is left waiting on a read no thread will run
+            try:
+                item = self._read_jobs.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[0].finish(error=Unavailable("store_unavailable"))
         for conn in (*self._read_conns, self.conn):
             conn.close()

@@ -63,6 +63,28 @@ def test_a_task_ended_on_another_connection_is_gone_on_the_next_call(
     expect(-32003, "task_not_found", a.call, "memory.list", {"task_id": tid})
 
 
+def test_a_task_read_through_is_stopped_by_revocation_and_end_on_the_next_read(
+        d: Daemon, c: Client, a: Client) -> None:
+    # Reads keep the task's caller with the task the connection resolved:
+    # a second read takes it from there, and the task's checks still run.
+    ident = fresh_identity("tr-")
+    enable_consent(c, ident)
+    issued = c.call("token.issue", {"identity": ident})
+    tid = a.call("task.begin", {"token": issued["token"], "scopes": ["cache:t"]})["task_id"]
+    for _ in range(2):
+        assert a.call("memory.list", {"task_id": tid})["items"] == []
+        assert a.call("memory.status", {"task_id": tid})["task"]["task_id"] == tid
+    c.call("token.revoke", {"token_id": issued["token_id"]})
+    expect(-32001, "policy_denied", a.call, "memory.list", {"task_id": tid})
+    enable_consent(c)
+    ended = a.call("task.begin", {"scopes": ["cache:t"]})["task_id"]
+    for _ in range(2):
+        assert a.call("memory.list", {"task_id": ended})["items"] == []
+    with d.agent() as other:
+        assert other.call("task.end", {"task_id": ended})["ended"] is True
+    expect(-32003, "task_not_found", a.call, "memory.list", {"task_id": ended})
+
+
 def test_a_task_ended_on_its_own_connection_is_gone_on_the_next_call(c: Client, a: Client) -> None:
     enable_consent(c)
     tid = a.call("task.begin", {"scopes": ["cache:t"]})["task_id"]

@@ -1,0 +1,62 @@
+"""Rows from ``SqliteTx.one`` / ``all`` / ``rows``: the names kept per
+statement text give the same dicts as the connection's row tracer, which
+asks the cursor for its description on every row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memoryd.daemon.store import SqliteStore, SqliteTx
+
+STATEMENTS = [
+    ("SELECT * FROM meta ORDER BY key", ()),
+    ("SELECT key, value FROM meta WHERE key = ?", ("schema_version",)),
+    ("SELECT value AS v, key AS k, 1 AS one, NULL AS absent FROM meta ORDER BY key", ()),
+    ("SELECT count(*) AS n FROM meta", ()),
+    ("SELECT * FROM meta WHERE key = ?", ("no such key",)),
+    # Two columns of one name: the last one wins, as in the tracer's dict.
+    ("SELECT key AS x, value AS x FROM meta ORDER BY key", ()),
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    s = SqliteStore(tmp_path / "memory.db")
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def _traced(store: SqliteStore, sql: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
+    return list(store.conn.execute(sql, args))  # the connection's row tracer
+
+
+@pytest.mark.parametrize(("sql", "args"), STATEMENTS)
+def test_rows_match_the_row_tracer(store: SqliteStore, sql: str, args: tuple[Any, ...]) -> None:
+    expected = _traced(store, sql, args)
+    tx = SqliteTx(store.conn, store)
+    for _ in range(2):  # the first run learns the names, the second uses them
+        assert tx.all(sql, args) == expected
+        assert list(tx.rows(sql, args)) == expected
+        assert tx.one(sql, args) == (expected[0] if expected else None)
+
+
+def test_a_row_of_another_width_than_the_names_kept_fails(store: SqliteStore) -> None:
+    # Never a value under the wrong name: the schema is settled at open, and
+    # if it were not, the call fails instead.
+    sql = "SELECT * FROM meta ORDER BY key"
+    tx = SqliteTx(store.conn, store)
+    store.columns[sql] = ("stale",)
+    with pytest.raises(ValueError):
+        tx.all(sql)
+
+
+def test_the_names_kept_are_bounded(store: SqliteStore) -> None:
+    tx = SqliteTx(store.conn, store)
+    for i in range(2100):
+        assert tx.one(f"SELECT {i} AS n") == {"n": i}
+    assert len(store.columns) <= 2048
