@@ -108,6 +108,24 @@ def shared_pair(root: Path, schema: str, config: str = "", policy: str | None = 
         raise
 
 
+def shared_pair_on_fresh_schema(policy: str | None = None, ranker: str = "lexical"
+                                ) -> Iterator[tuple[Daemon, Daemon]]:
+    """``shared_pair`` on a new schema under a short temporary root, for a
+    fixture to ``yield from``: both daemons stopped and the root removed
+    after."""
+    root = short_tempdir()
+    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], policy=policy,
+                                ranker=ranker)
+    try:
+        yield first, second
+    finally:
+        try:
+            first.stop()
+            second.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
 def short_tempdir() -> Path:
     # AF_UNIX paths are limited to ~107 bytes: keep homes short.
     return Path(tempfile.mkdtemp(prefix="md", dir="/tmp"))

@@ -30,28 +30,15 @@ from tests.harness import (
     fresh_identity,
     pg_connect,
     pg_store_of,
-    shared_pair,
+    shared_pair_on_fresh_schema,
     short_tempdir,
     team_member_and_outsider,
 )
 
 
-def _pair(ranker: str) -> Iterator[tuple[Daemon, Daemon]]:
-    root = short_tempdir()
-    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], ranker=ranker)
-    try:
-        yield first, second
-    finally:
-        try:
-            first.stop()
-            second.stop()
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
-
-
 @pytest.fixture(scope="module")
 def pair() -> Iterator[tuple[Daemon, Daemon]]:
-    yield from _pair("lexical")
+    yield from shared_pair_on_fresh_schema(ranker="lexical")
 
 
 def test_status_names_the_shared_backend_without_its_dsn(pair: tuple[Daemon, Daemon]) -> None:
@@ -284,7 +271,7 @@ BAKERY = ("Bakery", "A new bakery opened downtown near the station.")
 def hybrid_pair() -> Iterator[tuple[Daemon, Daemon]]:
     """Two daemons on one schema that rank hybrid (the tests above pin which
     entries a word recalls, so their pair ranks lexically)."""
-    yield from _pair("auto")
+    yield from shared_pair_on_fresh_schema(ranker="auto")
 
 
 def _note(c: Client, who: dict[str, str], scope: str, title: str, body: str) -> str:

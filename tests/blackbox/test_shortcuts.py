@@ -12,7 +12,6 @@ where time decides.
 from __future__ import annotations
 
 import os
-import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,8 +29,7 @@ from tests.harness import (
     entry,
     fresh_identity,
     running,
-    shared_pair,
-    short_tempdir,
+    shared_pair_on_fresh_schema,
     team_member_and_outsider,
 )
 from tests.inproc import CallFailed, FakeClock, InProcess, composed
@@ -294,16 +292,7 @@ def test_a_key_replayed_with_other_content_on_a_verified_task_is_a_conflict(
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[tuple[Daemon, Daemon]]:
-    root = short_tempdir()
-    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], policy=_AGENT_WRITES)
-    try:
-        yield first, second
-    finally:
-        try:
-            first.stop()
-            second.stop()
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
+    yield from shared_pair_on_fresh_schema(policy=_AGENT_WRITES)
 
 
 def _begun_and_written(first: Daemon, a: Client

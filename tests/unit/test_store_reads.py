@@ -18,15 +18,6 @@ from memoryd.kernel.errors import NotFound, Unavailable
 WHO: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="nobody")
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Any:
-    s = SqliteStore(tmp_path / "memory.db")
-    try:
-        yield s
-    finally:
-        s.close()
-
-
 def test_a_read_answers_with_its_result_or_its_error(store: SqliteStore) -> None:
     def fails(_tx: Tx) -> None:
         raise NotFound("not_found")

@@ -4,7 +4,6 @@ asks the cursor for its description on every row."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,15 +19,6 @@ STATEMENTS = [
     # Two columns of one name: the last one wins, as in the tracer's dict.
     ("SELECT key AS x, value AS x FROM meta ORDER BY key", ()),
 ]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Any:
-    s = SqliteStore(tmp_path / "memory.db")
-    try:
-        yield s
-    finally:
-        s.close()
 
 
 def _traced(store: SqliteStore, sql: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
