@@ -76,7 +76,7 @@ from memoryd.kernel.decide import decide
 from memoryd.kernel.entry_text import entry_texts, scope_texts
 from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
 from memoryd.kernel.policy import Policy
-from memoryd.kernel.scan import check_fields
+from memoryd.kernel.scan import check_fields, check_scopes
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext
@@ -344,8 +344,10 @@ def refused_scopes(ops: list[Op], scanned: ScanVerdict) -> frozenset[int]:
         return frozenset()
     refused = set()
     for i, op in enumerate(ops):
+        if op.scope is None:
+            continue
         try:
-            check_fields(scope_texts(op.scope), max_bytes=0, counted=[])
+            check_scopes(op.scope)
         except MemorydError:
             refused.add(i)
     return frozenset(refused)

@@ -36,10 +36,9 @@ from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.identity import read_consent
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
-from memoryd.kernel.entry_text import scope_texts
 from memoryd.kernel.errors import Denied, LimitExceeded, NotFound
 from memoryd.kernel.grants import Consent, grants_for
-from memoryd.kernel.scan import check_fields
+from memoryd.kernel.scan import check_scopes
 from memoryd.rpc import schema
 
 
@@ -147,8 +146,7 @@ def begin(
         # A write without a scope goes to the first: its own scan never reads
         # the name, which every audit event of the write names. A name the
         # scanner refuses is refused here, where it enters (a parent's passed).
-        check_fields([text for scope in scopes for text in scope_texts(scope)],
-                     max_bytes=0, counted=[])
+        check_scopes(*scopes)
         # Team scopes need membership now; the task keeps them (frozen) even
         # if the owner is removed later. A subagent inherits its parent's.
         teams.check_task_scopes(tx, owner, scopes)

@@ -40,9 +40,8 @@ import structlog
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.entries import View
 from memoryd.daemon.store import Store, Tx
-from memoryd.kernel.entry_text import scope_texts
 from memoryd.kernel.errors import Conflict, Denied, NotFound
-from memoryd.kernel.scan import check_fields
+from memoryd.kernel.scan import check_scopes
 from memoryd.kernel.teams import TEAM_PREFIX, is_team_scope, team_scope
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
@@ -72,7 +71,7 @@ def create(tx: Tx, name: str, now: str) -> schema.TeamOut:
     scope = team_scope(name)
     # The scope is audited and logged as it is: a name the content scanner
     # refuses (a token's form) is refused here, as a write naming it would be.
-    check_fields(scope_texts(scope), max_bytes=0, counted=[])
+    check_scopes(scope)
     if tx.one("SELECT 1 AS x FROM teams WHERE scope = ?", (scope,)) is not None:
         raise Conflict("team_exists")
     tx.exec("INSERT INTO teams(scope, created_at) VALUES (?, ?)", (scope, now))

@@ -55,7 +55,7 @@ from typing import Any
 
 import ahocorasick_rs
 
-from memoryd.kernel.entry_text import stored_bytes
+from memoryd.kernel.entry_text import scope_texts, stored_bytes
 from memoryd.kernel.errors import ContentRejected, LimitExceeded
 from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule, quoted_for_warning
 from memoryd.kernel.textnorm import MAX_DECODED_CHARS, decode_run, encoded_runs, shadow_pieces
@@ -72,6 +72,7 @@ __all__ = [
     "Verdict",
     "check_entry",
     "check_fields",
+    "check_scopes",
     "redact",
     "scan",
     "scan_with_stats",
@@ -952,6 +953,14 @@ def check_fields(
     if result is not None:
         raise result.error()
     return review
+
+
+def check_scopes(*scopes: str, rules: tuple[ScanRule, ...] = RULES) -> None:
+    """Raise ``ContentRejected`` unless every scope name may be named: each
+    read as ``scope_texts`` reads it, nothing counted toward a size limit
+    (a write reads its scope the same way, beside its entry)."""
+    check_fields([text for scope in scopes for text in scope_texts(scope)],
+                 max_bytes=0, counted=[], rules=rules)
 
 
 def verdict(
