@@ -313,11 +313,9 @@ def _recv(sock: socket.socket) -> bytes | None:
 
 async def _recv_waiting(sock: socket.socket) -> bytes:
     """The next bytes (b"" at end of stream), waiting for them if need be."""
-    while True:
-        try:
-            return sock.recv(_RECV_CHUNK)
-        except BlockingIOError:
-            await anyio.wait_readable(sock)
+    while (chunk := _recv(sock)) is None:
+        await anyio.wait_readable(sock)
+    return chunk
 
 
 def _open_to_group(sock: Path, gid: int) -> None:
