@@ -38,6 +38,8 @@ class Ledger:
 
     acked: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
     unanswered: list[list[str]] = field(default_factory=list)
+    # Set at this writer's first acknowledgement.
+    first_ack: threading.Event = field(default_factory=threading.Event)
 
 
 def _writer(path: Path, scope: str, name: str, stop: threading.Event, ledger: Ledger) -> None:
@@ -63,6 +65,7 @@ def _writer(path: Path, scope: str, name: str, stop: threading.Event, ledger: Le
                 return
             ids = [e["id"] for e in result["entries"]]
             ledger.acked.append((result["operation_id"], ids, titles))
+            ledger.first_ack.set()
 
 
 def _crashed_copy(d: Daemon, into: Path) -> apsw.Connection:
@@ -129,6 +132,12 @@ def test_acknowledged_writes_survive_kill_9_and_batches_stay_whole(
             for i in range(WRITERS)]
         for t in threads:
             t.start()
+        if rnd % 2:
+            # Every other round kills only once a write has been acknowledged,
+            # so that the rounds check acknowledged writes however slowly a
+            # loaded machine lets the first ones through; the other rounds
+            # kill at any moment, before the first acknowledgement included.
+            assert ledgers[0].first_ack.wait(60), f"seed {seed} round {rnd}: no acknowledgement"
         stop.wait(rng.uniform(0.05, 0.8))
         d.kill()
         stop.set()
