@@ -32,6 +32,8 @@ channel = "agent"
 # PowerShell download-and-run, ``iex iwr``, once the separators read as
 # spaces): a write naming it is held for the operator's review.
 REVIEW_SCOPE = "tools:iex-iwr"
+# A GitHub personal access token's form (the scanner's secret rules).
+GITHUB_TOKEN = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +47,11 @@ def expect(code: int, data_code: str, fn: Any, *args: Any) -> RpcError:
         fn(*args)
     assert (info.value.code, info.value.data_code) == (code, data_code), info.value.data
     return info.value
+
+
+def _exported(c: Client) -> str:
+    events = c.call("audit.export", {"after_seq": 0, "limit": 100_000})["events"]
+    return "\n".join(json.dumps(event) for event in events)
 
 
 # --- holes: names the scanner reads, where they enter ---------------------------------
@@ -71,3 +78,18 @@ def test_a_scope_flagged_for_review_is_no_namespace_a_write_lands_in_unreviewed(
                                    "entry": entry()})["outcome"] == "applied"
     listed = c.call("memory.list", {"identity": ident})["items"]
     assert [item["scope"] for item in listed] == ["tools:fine"]
+
+
+def test_a_token_label_the_scan_refuses_is_refused_and_never_stored(
+        d: Daemon, c: Client) -> None:
+    # A label is text the operator chose, kept beside the token and shown by
+    # token.list (and memctl): a credential pasted into it would sit there.
+    ident = fresh_identity("lb-")
+    expect(-32004, "secret_detected", c.call, "token.issue",
+           {"identity": ident, "label": GITHUB_TOKEN})
+    assert c.call("token.list", {"identity": ident})["items"] == []
+    issued = c.call("token.issue", {"identity": ident, "label": "alice-laptop"})
+    assert issued["label"] == "alice-laptop"
+    assert GITHUB_TOKEN not in json.dumps(c.call("token.list", {}))
+    assert GITHUB_TOKEN not in d.log()
+    assert GITHUB_TOKEN not in _exported(c)
