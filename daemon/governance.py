@@ -232,6 +232,10 @@ def _op_error(o: schema.WriteOp, path: str) -> Problem | None:
             # before the entry is looked up, and the Id pattern lets a
             # one-word secret through.
             return NotFound("not_found")
+    if o.covered_by is not None and not is_entry_id(o.covered_by.id):
+        # The covering entry is named by id and stored with a proposal before
+        # it is looked up; an id the daemon never made covers nothing.
+        return Conflict("covered_target_changed")
     if needs_entry and o.entry is None:
         return _bad(f"{path}.entry", "object (required for this action)")
     if o.action == "archive" and o.reason is None:

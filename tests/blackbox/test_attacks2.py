@@ -93,3 +93,48 @@ def test_a_token_label_the_scan_refuses_is_refused_and_never_stored(
     assert GITHUB_TOKEN not in json.dumps(c.call("token.list", {}))
     assert GITHUB_TOKEN not in d.log()
     assert GITHUB_TOKEN not in _exported(c)
+
+
+@pytest.fixture(scope="module")
+def held() -> Iterator[Daemon]:
+    """A daemon on the default policy: an agent's write is held for approval."""
+    with running() as daemon:
+        yield daemon
+
+
+def _stored_bytes(daemon: Daemon) -> bytes:
+    """Every byte of the store's files (the database and its WAL)."""
+    return b"".join(path.read_bytes() for path in sorted(daemon.home.glob("memory.db*")))
+
+
+def test_a_covering_entry_id_the_daemon_never_made_is_refused_before_it_is_proposed(
+        held: Daemon) -> None:
+    # An archive's covered_by names an entry by id, and a proposal on
+    # agent.sock is stored before any entry is looked up: an id the client
+    # made up, which the Id pattern lets hold a key id, was kept with the
+    # pending action. No entry has such an id, so the call is refused first.
+    canary = "AKIAIOSFODNN7EXAMPLE"
+    with held.control() as c, held.agent() as a:
+        ident = fresh_identity("cv-")
+        enable_consent(c, ident)
+        stored = c.call("memory.write", {"identity": ident, "action": "add",
+                                         "entry": entry()})["entries"][0]
+        token = c.call("token.issue", {"identity": ident})["token"]
+        tid = a.call("task.begin", {"token": token})["task_id"]
+        archive = {"action": "archive", "id": stored["id"], "expected_revision": 1,
+                   "reason": "old", "covered_by": {"id": canary, "expected_revision": 1}}
+        expect(-32002, "covered_target_changed", a.call, "memory.write",
+               {"task_id": tid, **archive})
+        expect(-32002, "covered_target_changed", a.call, "memory.write",
+               {"task_id": tid, "action": "batch", "ops": [{"action": "add", "entry": entry("B")},
+                                                            archive]})
+        assert c.call("governance.action.list", {})["items"] == []
+        # A covering entry of the daemon's own form is proposed as before.
+        other = c.call("memory.write", {"identity": ident, "action": "add",
+                                        "entry": entry("Other")})["entries"][0]
+        out = a.call("memory.write", {"task_id": tid, **archive,
+                                      "covered_by": {"id": other["id"], "expected_revision": 1}})
+        assert out["outcome"] == "pending"
+        assert canary not in _exported(c)
+    assert canary.encode() not in _stored_bytes(held)
+    assert canary not in held.log()
