@@ -138,3 +138,87 @@ def test_a_covering_entry_id_the_daemon_never_made_is_refused_before_it_is_propo
         assert canary not in _exported(c)
     assert canary.encode() not in _stored_bytes(held)
     assert canary not in held.log()
+
+
+# --- holes: a rule on an entry's type holds for the entry an op changes -------------
+
+# docs/policy.md's own example: agents write freely in scratch scopes, and
+# every fact waits for a second look.
+_FACTS_REVIEWED = """
+[[rule]]
+id = "scratch-free"
+effect = "allow"
+capability = "MemoryWrite"
+channel = "agent"
+scope = "scratch:*"
+
+[[rule]]
+id = "facts-reviewed"
+effect = "requires_approval"
+capability = "MemoryWrite"
+type = "fact"
+
+[[rule]]
+id = "preferences-kept"
+effect = "deny"
+capability = "MemoryWrite"
+channel = "agent"
+type = "preference"
+"""
+
+
+@pytest.fixture(scope="module")
+def typed() -> Iterator[Daemon]:
+    with running(policy=_FACTS_REVIEWED) as daemon:
+        yield daemon
+
+
+def _stored(c: Client, ident: dict[str, str], title: str, type_: str) -> str:
+    out = c.call("memory.write", {"identity": ident, "action": "add", "scope": "scratch:t",
+                                  "entry": entry(title, f"Noted about {title}.", type_)})
+    if out["outcome"] == "pending":
+        out = c.call("governance.action.approve", {"action_id": out["action_id"]})
+    assert out["outcome"] == "applied"
+    return str(out["entries"][-1]["id"])
+
+
+def test_a_rule_on_type_holds_for_the_entry_an_op_archives_removes_or_replaces(
+        typed: Daemon) -> None:
+    # An archive or remove writes no entry, and a replace or supersede may
+    # write another type: a rule on type was matched against what the op
+    # writes only, so an agent archived, destroyed or overwrote a fact with
+    # a lesson at once, and changed a preference its policy denies.
+    with typed.control() as c, typed.agent() as a:
+        ident = fresh_identity("ty-")
+        enable_consent(c, ident)
+        token = c.call("token.issue", {"identity": ident})["token"]
+        tid = a.call("task.begin", {"token": token, "scopes": ["scratch:t"]})["task_id"]
+        ops: list[dict[str, Any]] = [
+            {"action": "archive", "reason": "old"},
+            {"action": "remove"},
+            {"action": "replace", "entry": entry("Fact 3", "Now a lesson.", "lesson")},
+            {"action": "supersede", "entry": entry("Fact 4b", "Now a lesson.", "lesson")},
+        ]
+        for n, op in enumerate(ops, 1):
+            fact = _stored(c, ident, f"Fact {n}", "fact")
+            out = a.call("memory.write", {"task_id": tid, "id": fact, "expected_revision": 1,
+                                          **op})
+            assert (out["outcome"], out["decision"]["rule_ids"]) == (
+                "pending", ["scratch-free", "facts-reviewed"]), op
+            approved = c.call("governance.action.approve", {"action_id": out["action_id"]})
+            assert approved["outcome"] == "applied"
+        pref = _stored(c, ident, "Editor", "preference")
+        for op in ({"action": "archive", "reason": "old"}, {"action": "remove"},
+                   {"action": "replace", "entry": entry("Editor", "Emacs now.", "lesson")}):
+            err = expect(-32001, "policy_denied", a.call, "memory.write",
+                         {"task_id": tid, "id": pref, "expected_revision": 1, **op})
+            assert "preferences-kept" in err.data["details"]["rule_ids"]
+        # What an op writes still counts, and a lesson stays free.
+        lesson = _stored(c, ident, "Lesson", "lesson")
+        assert a.call("memory.write", {"task_id": tid, "action": "archive", "id": lesson,
+                                       "expected_revision": 1, "reason": "old"})["outcome"] \
+            == "applied"
+        shown = {i["title"]: i["status"] for i in c.call("memory.list", {
+            "identity": ident, "statuses": ["active", "archived", "superseded"]})["items"]}
+    assert shown == {"Fact 1": "archived", "Fact 3": "active", "Fact 4": "superseded",
+                     "Fact 4b": "active", "Editor": "active", "Lesson": "archived"}
