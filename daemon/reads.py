@@ -77,10 +77,13 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
                           " AND expires_at > ?", (view.owner, now)):
             touched = set(loads(row["entry_ids"])) & wanted
             if touched:
+                # A batch may hold ops in namespaces this caller does not
+                # see (another task's scopes): those are left out.
                 pending.append(schema.PendingOut(
                     action_id=row["action_id"], entry_ids=sorted(touched),
                     created_at=row["created_at"], expires_at=row["expires_at"],
-                    ops_summary=loads(row["ops_summary"])))
+                    ops_summary=[o for o in loads(row["ops_summary"])
+                                 if view.allows(o["target"], o["scope"])]))
         out.pending = pending
     return out
 

@@ -222,3 +222,43 @@ def test_a_rule_on_type_holds_for_the_entry_an_op_archives_removes_or_replaces(
             "identity": ident, "statuses": ["active", "archived", "superseded"]})["items"]}
     assert shown == {"Fact 1": "archived", "Fact 3": "active", "Fact 4": "superseded",
                      "Fact 4b": "active", "Editor": "active", "Lesson": "archived"}
+
+
+# --- holes: what one task's answers tell of another task's namespaces ---------------
+
+
+def test_a_pending_batch_shows_a_task_only_the_ops_in_its_own_namespaces(
+        held: Daemon) -> None:
+    # memory.read's include_pending names the proposals that would change
+    # the entries read, with their ops summary: a batch proposed by a task
+    # holding two scopes showed a task holding one of them the other scope's
+    # name, entry id and content hash.
+    with held.control() as c, held.agent() as a:
+        ident = fresh_identity("pb-")
+        enable_consent(c, ident)
+        token = c.call("token.issue", {"identity": ident})["token"]
+        shared = c.call("memory.write", {"identity": ident, "action": "add", "scope": "proj:x",
+                                         "entry": entry("X")})["entries"][0]["id"]
+        hidden = c.call("memory.write", {"identity": ident, "action": "add",
+                                         "scope": "proj:hidden",
+                                         "entry": entry("Y")})["entries"][0]["id"]
+        both = a.call("task.begin", {"token": token,
+                                     "scopes": ["proj:x", "proj:hidden"]})["task_id"]
+        out = a.call("memory.write", {"task_id": both, "action": "batch", "ops": [
+            {"action": "replace", "scope": scope, "id": eid, "expected_revision": 1,
+             "entry": entry(title)}
+            for scope, eid, title in (("proj:x", shared, "X2"), ("proj:hidden", hidden, "Y2"))]})
+        assert out["outcome"] == "pending"
+        one = a.call("task.begin", {"token": token, "scopes": ["proj:x"]})["task_id"]
+        read = a.call("memory.read", {"task_id": one, "ids": [shared], "include_pending": True})
+        (pending,) = read["pending"]
+        assert pending["action_id"] == out["action_id"]
+        assert [(o["scope"], o["entry_id"]) for o in pending["ops_summary"]] == [
+            ("proj:x", shared)]
+        assert hidden not in json.dumps(read) and "proj:hidden" not in json.dumps(read)
+        # The task holding both scopes, and the operator, see the whole batch.
+        for answer in (a.call("memory.read", {"task_id": both, "ids": [shared],
+                                              "include_pending": True}),
+                       c.call("memory.read", {"identity": ident, "ids": [shared],
+                                              "include_pending": True})):
+            assert len(answer["pending"][0]["ops_summary"]) == 2
