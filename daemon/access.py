@@ -34,7 +34,7 @@ from memoryd.daemon.gate import ControlCall, Gate
 from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.capability import Capability
 from memoryd.kernel.errors import Denied, NotFound
-from memoryd.kernel.scan import check_fields
+from memoryd.kernel.scan import check_fields, check_scopes
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
 
@@ -160,10 +160,13 @@ class Access:
 
     async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> schema.TokenIssued:
         self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
+        # Text kept beside the token and shown by token.list (and memctl): a
+        # credential pasted into its label or scopes is refused as in any
+        # stored text (the scopes as a task taking them reads them).
         if p.label is not None:
-            # Text kept beside the token and shown by token.list (and memctl):
-            # a credential pasted into it is refused as in any stored text.
             check_fields([("label", p.label)], max_bytes=len(p.label), counted=[])
+        if p.scopes is not None:
+            check_scopes(*p.scopes)
         now_dt = self.clock.now()
         out = await self.store.run(lambda tx: ident.issue_token(tx, self.hasher, p, now_dt))
         log.info("token_issued", token_id=out.token_id, owner=out.owner)
