@@ -10,13 +10,23 @@ chain, an error or a status answer.
 from __future__ import annotations
 
 import json
+import socket
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from tests.harness import (
+    Daemon,
+    enable_consent,
+    entry,
+    fresh_identity,
+    pg_connect,
+    pg_store_of,
+    running,
+)
 
 # Agent writes apply at once, so nothing but the content scan (and its review
 # flag) stands between a write and its scope.
@@ -111,8 +121,25 @@ def held() -> Iterator[Daemon]:
 
 
 def _stored_bytes(daemon: Daemon) -> bytes:
-    """Every byte of the store's files (the database and its WAL)."""
-    return b"".join(path.read_bytes() for path in sorted(daemon.home.glob("memory.db*")))
+    """Every byte of the store: the SQLite database and its WAL, or on
+    PostgreSQL every row of the daemon's schema as text."""
+    pg = pg_store_of(daemon.home)
+    if pg is None:
+        files = sorted(daemon.home.glob("memory.db*"))
+        assert files, "no store files to read"
+        return b"".join(path.read_bytes() for path in files)
+    import psycopg.sql
+
+    out = []
+    with pg_connect(*pg) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = %s", (pg[1],))]
+        assert tables, "no store tables to read"
+        for table in tables:
+            query = psycopg.sql.SQL("SELECT t::text FROM {} AS t").format(
+                psycopg.sql.Identifier(table))
+            out += [str(r[0]) for r in conn.execute(query)]
+    return "\n".join(out).encode()
 
 
 def test_a_covering_entry_id_the_daemon_never_made_is_refused_before_it_is_proposed(
@@ -270,3 +297,183 @@ def test_a_pending_batch_shows_a_task_only_the_ops_in_its_own_namespaces(
                        c.call("memory.read", {"identity": ident, "ids": [shared],
                                               "include_pending": True})):
             assert len(answer["pending"][0]["ops_summary"]) == 2
+
+
+# --- attacks that held ------------------------------------------------------------------
+
+
+def _rpc(request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
+def _outcomes(replies: list[dict[str, Any]]) -> list[str | None]:
+    return [r["result"].get("outcome") if "result" in r else r["error"]["data"]["code"]
+            for r in sorted(replies, key=lambda r: r["id"])]
+
+
+def test_a_task_ended_between_pipelined_writes_stops_the_one_behind_it(d: Daemon,
+                                                                       c: Client) -> None:
+    # The first write verifies the task on the connection (the next one is
+    # decided before the writer); the end is read from the same bytes, the
+    # write behind it must see it, whether the three came as lines of one
+    # send or as one batch.
+    enable_consent(c)
+    for framing in ("lines", "batch"):
+        with d.agent() as a:
+            tid = a.call("task.begin", {"scopes": [f"pipe:{framing}"]})["task_id"]
+            calls = [_rpc(1, "memory.write", {"task_id": tid, "action": "add",
+                                              "entry": entry("Before")}),
+                     _rpc(2, "task.end", {"task_id": tid}),
+                     _rpc(3, "memory.write", {"task_id": tid, "action": "add",
+                                              "entry": entry("Behind")})]
+            if framing == "batch":
+                replies = json.loads(a.send_raw(json.dumps(calls).encode()))
+            else:
+                with socket.socket(socket.AF_UNIX) as raw:
+                    raw.settimeout(30)
+                    raw.connect(str(d.agent_path))
+                    raw.sendall(b"".join(json.dumps(x).encode() + b"\n" for x in calls))
+                    got = b""
+                    while got.count(b"\n") < 3:
+                        chunk = raw.recv(65536)
+                        assert chunk, "the daemon closed the connection"
+                        got += chunk
+                replies = [json.loads(line) for line in got.splitlines()]
+        assert _outcomes(replies) == ["applied", None, "task_not_found"], framing
+        titles = [i["title"] for i in c.call("memory.list", {"scope": f"pipe:{framing}"})["items"]]
+        assert titles == ["Before"], framing
+
+
+def test_another_owners_entry_id_is_refused_exactly_as_a_missing_one(d: Daemon) -> None:
+    # Each method that takes an entry id answers another owner's entry with
+    # the same error, code and details (the id itself aside) as an id no
+    # entry has.
+    with d.control() as c, d.agent() as a:
+        owner, other = fresh_identity("eo-"), fresh_identity("eo-")
+        for who in (owner, other):
+            enable_consent(c, who)
+        theirs = c.call("memory.write", {"identity": other, "action": "add",
+                                         "entry": entry("Theirs")})["entries"][0]["id"]
+        token = c.call("token.issue", {"identity": owner})["token"]
+        tid = a.call("task.begin", {"token": token})["task_id"]
+        mine = a.call("memory.write", {"task_id": tid, "action": "add",
+                                       "entry": entry("Mine")})["entries"][0]["id"]
+        missing = "ent_" + "0" * 26
+
+        def answers(eid: str) -> list[Any]:
+            calls: list[tuple[Client, str, dict[str, Any]]] = [
+                (a, "memory.read", {"task_id": tid, "ids": [eid]}),
+                (a, "memory.read", {"task_id": tid, "ids": [eid], "include_pending": True}),
+                (a, "memory.write", {"task_id": tid, "action": "replace", "id": eid,
+                                     "expected_revision": 1, "entry": entry("Z")}),
+                (a, "memory.write", {"task_id": tid, "action": "remove", "id": eid,
+                                     "expected_revision": 1}),
+                (a, "memory.write", {"task_id": tid, "action": "archive", "id": mine,
+                                     "expected_revision": 1, "reason": "old",
+                                     "covered_by": {"id": eid, "expected_revision": 1}}),
+                (c, "memory.read", {"identity": owner, "ids": [eid]}),
+                (c, "memory.promote", {"identity": owner, "ids": [eid]}),
+            ]
+            out = []
+            for client, method, params in calls:
+                with pytest.raises(RpcError) as info:
+                    client.call(method, params)
+                data = json.loads(json.dumps(info.value.data).replace(eid, "ID"))
+                out.append((info.value.code, data))
+            return out
+
+        assert answers(theirs) == answers(missing)
+        # Nothing of theirs changed.
+        shown = c.call("memory.read", {"identity": other, "ids": [theirs]})["entries"][0]
+        assert (shown["status"], shown["revision"]) == ("active", 1)
+
+
+def test_an_idempotency_key_is_one_owners_own(d: Daemon) -> None:
+    # The same key with the same request for another owner is a new write,
+    # never the first owner's answer; the first owner's replay is its own.
+    with d.control() as c:
+        first, second = fresh_identity("ik-"), fresh_identity("ik-")
+        write = {"action": "add", "entry": entry("Keyed"), "idempotency_key": "shared-key-1"}
+        one = c.call("memory.write", {"identity": first, **write})
+        two = c.call("memory.write", {"identity": second, **write})
+        assert one["operation_id"] != two["operation_id"]
+        assert one["entries"][0]["id"] != two["entries"][0]["id"]
+        again = c.call("memory.write", {"identity": first, **write})
+        assert again["operation_id"] == one["operation_id"]
+        for who in (first, second):
+            assert len(c.call("memory.list", {"identity": who})["items"]) == 1
+
+
+# Params each method's schema admits, at its edges: none is an internal error,
+# and the daemon serves the next call.
+_EDGES: list[tuple[str, str, dict[str, Any]]] = [
+    ("agent", "memory.write", {"action": "add", "entry": entry("Tiny ttl", ttl_days=5e-324)}),
+    ("agent", "memory.write", {"action": "add", "entry": entry("Long ttl", ttl_days=36_500)}),
+    ("agent", "memory.write", {"action": "add", "entry": entry(
+        "Far", validity={"check": "x", "until": "9999-12-31T23:59:59-23:59"})}),
+    ("agent", "memory.write", {"action": "add", "entry": entry(
+        "Early", validity={"check": "x", "until": "0001-01-01T00:00:00+23:59"})}),
+    ("agent", "memory.write", {"action": "replace", "id": "ent_" + "0" * 26,
+                               "expected_revision": 2**53, "entry": entry()}),
+    ("agent", "memory.list", {"query": '"NEAR(a b)" OR col:x * ^a \\ \u0301'}),
+    ("agent", "memory.list", {"query": "\U0001f600" * 1000}),
+    ("agent", "memory.list", {"query": "\u0000"}),
+    ("agent", "memory.context", {"intent": "\U0010ffff" * 5000}),
+    ("agent", "task.begin", {"workspace": "/" * 4096}),
+    ("agent", "task.begin", {"workspace": "a/" * 2000}),
+    ("control", "audit.verify", {"checkpoint": {"seq": 2**63 - 1, "hash": "0" * 64, "ts": "x",
+                                                "signature": "zz", "public_key": "zz"}}),
+    ("control", "audit.export", {"after_seq": 2**63 - 1, "limit": 100_000}),
+    ("control", "memory.journal", {"cursor": "c" + "A" * 1000}),
+    ("control", "memory.list", {"cursor": "c" + "A" * 2000}),
+    ("control", "consent.set", {"version": 2**63 - 1, "read": True}),
+    ("control", "token.issue", {"identity": {"kind": "a", "subject": "\u0000",
+                                             "issuer": "\U0010ffff"},
+                                "expires_in": 10 * 365 * 86_400}),
+    ("control", "admin.backup_verify", {"path": "/proc/self"}),
+    ("control", "memory.undo", {"operation_id": "op_" + "0" * 32}),
+]
+
+
+def test_params_at_the_schemas_edges_are_never_an_internal_error(d: Daemon, c: Client) -> None:
+    enable_consent(c)
+    with d.agent() as a:
+        for channel, method, params in _EDGES:
+            client = a if channel == "agent" else c
+            if channel == "agent" and method not in ("task.begin",):
+                params = {"task_id": a.call("task.begin", {"scopes": ["edge:t"]})["task_id"],
+                          **params}
+            try:
+                client.call(method, params)
+            except RpcError as exc:
+                assert exc.code != -32603, (method, exc.data)
+    assert c.call("memory.status", {})["backend"]["health"] == "ok"
+    assert "internal_error" not in d.log()
+
+
+def test_hashed_and_unkept_texts_never_reach_the_store_files(held: Daemon) -> None:
+    # Only keyed hashes of an identity, a cited user message and an intent
+    # are kept, and a query or a deny reason not at all: none of them may
+    # reach a page of the database or its WAL (nor the log or the chain).
+    canary = {k: f"Cnry{k}{uuid.uuid4().hex[:8]}" for k in (
+        "subject", "issuer", "message", "intent", "query", "deny")}
+    with held.control() as c, held.agent() as a:
+        ident = {"kind": "local", "subject": canary["subject"], "issuer": canary["issuer"]}
+        enable_consent(c, ident)
+        token = c.call("token.issue", {"identity": ident})["token"]
+        tid = a.call("task.begin", {"token": token})["task_id"]
+        out = a.call("memory.write", {
+            "task_id": tid, "action": "add", "source": "extraction",
+            "entry": entry("Tea", "likes green tea"),
+            "evidence": {"user_message": f"{canary['message']}: she likes green tea"}})
+        a.call("memory.context", {"task_id": tid, "intent": f"about {canary['intent']}"})
+        a.call("memory.list", {"task_id": tid, "query": f"{canary['query']} tea"})
+        c.call("governance.action.deny", {"action_id": out["action_id"],
+                                          "reason": canary["deny"]})
+        exported = _exported(c)
+        status = json.dumps(c.call("memory.status", {"identity": ident}))
+    stored, log = _stored_bytes(held), held.log()
+    for name, text in canary.items():
+        assert text.encode() not in stored, name
+        assert text not in log and text not in exported and text not in status, name
+    assert token.encode() not in stored and token not in log
