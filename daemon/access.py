@@ -161,10 +161,11 @@ class Access:
     async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> schema.TokenIssued:
         self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
         # Text kept beside the token and shown by token.list (and memctl): a
-        # credential pasted into its label or scopes is refused as in any
-        # stored text (the scopes as a task taking them reads them).
-        if p.label is not None:
-            check_fields([("label", p.label)], max_bytes=len(p.label), counted=[])
+        # credential pasted into its label, its identity's kind or its scopes
+        # is refused as in any stored text (the scopes as a task taking them
+        # reads them). The identity's subject and issuer are only hashed.
+        shown = [("kind", p.identity.kind)] + ([("label", p.label)] if p.label else [])
+        check_fields(shown, max_bytes=sum(len(t) for _, t in shown), counted=[])
         if p.scopes is not None:
             check_scopes(*p.scopes)
         now_dt = self.clock.now()

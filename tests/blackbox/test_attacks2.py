@@ -90,7 +90,7 @@ def test_a_scope_flagged_for_review_is_no_namespace_a_write_lands_in_unreviewed(
     assert [item["scope"] for item in listed] == ["tools:fine"]
 
 
-def test_a_token_label_or_scope_the_scan_refuses_is_refused_and_never_stored(
+def test_a_token_label_scope_or_kind_the_scan_refuses_is_refused_and_never_stored(
         d: Daemon, c: Client) -> None:
     # A label is text the operator chose, kept beside the token and shown by
     # token.list (and memctl): a credential pasted into it would sit there.
@@ -104,11 +104,17 @@ def test_a_token_label_or_scope_the_scan_refuses_is_refused_and_never_stored(
                  {"identity": ident, "scopes": ["plain", "AKIAIOSFODNN7EXAMPLE"]})
     assert {f["field"] for f in err.data["details"]["findings"]} == {"scope"}
     assert c.call("token.list", {"identity": ident})["items"] == []
+    # So is the kind of its identity (token.list shows it), whose pattern
+    # admits a GitLab token's form; any other identity field is only hashed.
+    gitlab = "glpat-" + uuid.uuid4().hex[:20]
+    expect(-32004, "secret_detected", c.call, "token.issue",
+           {"identity": {"kind": gitlab, "subject": "someone"}})
     issued = c.call("token.issue", {"identity": ident, "label": "alice-laptop",
                                     "scopes": ["plain"]})
     assert issued["label"] == "alice-laptop"
     listed = json.dumps(c.call("token.list", {}))
     assert GITHUB_TOKEN not in listed and "AKIAIOSFODNN7EXAMPL" not in listed
+    assert gitlab not in listed
     assert GITHUB_TOKEN not in d.log()
     assert GITHUB_TOKEN not in _exported(c)
 
