@@ -259,6 +259,19 @@ def test_a_rule_on_type_holds_for_the_entry_an_op_archives_removes_or_replaces(
         assert a.call("memory.write", {"task_id": tid, "action": "archive", "id": lesson,
                                        "expected_revision": 1, "reason": "old"})["outcome"] \
             == "applied"
+        # A task that may not read is not decided on what is stored (its
+        # answer may not depend on it): its archive of the preference waits,
+        # and the operator's approval is refused by the rule on its type.
+        enable_consent(c, ident, read=False)
+        blind = a.call("task.begin", {"token": token, "scopes": ["scratch:t"]})["task_id"]
+        out = a.call("memory.write", {"task_id": blind, "action": "archive", "id": pref,
+                                      "expected_revision": 1, "reason": "old"})
+        assert out["outcome"] == "pending"
+        err = expect(-32001, "policy_denied", c.call, "governance.action.approve",
+                     {"action_id": out["action_id"]})
+        assert "preferences-kept" in err.data["details"]["rule_ids"]
+        pending = c.call("governance.action.list", {})["items"]
+        assert out["action_id"] in [i["action_id"] for i in pending]
         shown = {i["title"]: i["status"] for i in c.call("memory.list", {
             "identity": ident, "statuses": ["active", "archived", "superseded"]})["items"]}
     assert shown == {"Fact 1": "archived", "Fact 3": "active", "Fact 4": "superseded",
