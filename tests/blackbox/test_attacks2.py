@@ -496,3 +496,50 @@ def test_hashed_and_unkept_texts_never_reach_the_store_files(held: Daemon) -> No
         assert text.encode() not in stored, name
         assert text not in log and text not in exported and text not in status, name
     assert token.encode() not in stored and token not in log
+
+
+_HR_HIDDEN = """
+[[rule]]
+id = "hr-hidden-from-agents"
+effect = "deny"
+capability = "MemoryRead"
+channel = "agent"
+scope = "project:hr*"
+"""
+
+
+@pytest.fixture(scope="module")
+def hidden() -> Iterator[Daemon]:
+    """docs/policy.md's read rule: agents never read the HR project."""
+    with running(policy=_HR_HIDDEN) as daemon:
+        yield daemon
+
+
+def test_a_pending_batch_shows_no_op_in_a_namespace_the_policy_hides(hidden: Daemon) -> None:
+    # The task holds project:hr, but may not read it: a pending batch over
+    # both scopes, listed by a read of its project:web entry, must not show
+    # the HR op's entry id, revision or content hash.
+    with hidden.control() as c, hidden.agent() as a:
+        ident = fresh_identity("hr-")
+        enable_consent(c, ident)
+        token = c.call("token.issue", {"identity": ident})["token"]
+        ids = {scope: c.call("memory.write", {"identity": ident, "action": "add", "scope": scope,
+                                              "entry": entry(scope)})["entries"][0]["id"]
+               for scope in ("project:web", "project:hr")}
+        tid = a.call("task.begin", {"token": token,
+                                    "scopes": ["project:web", "project:hr"]})["task_id"]
+        out = a.call("memory.write", {"task_id": tid, "action": "batch", "ops": [
+            {"action": "archive", "scope": scope, "id": eid, "expected_revision": 1,
+             "reason": "old"} for scope, eid in ids.items()]})
+        assert out["outcome"] == "pending"
+        expect(-32001, "policy_denied", a.call, "memory.read",
+               {"task_id": tid, "ids": [ids["project:hr"]]})
+        read = a.call("memory.read", {"task_id": tid, "ids": [ids["project:web"]],
+                                      "include_pending": True})
+        (pending,) = read["pending"]
+        assert [o["scope"] for o in pending["ops_summary"]] == ["project:web"]
+        assert ids["project:hr"] not in json.dumps(read)
+        # The operator sees the whole batch.
+        shown = c.call("memory.read", {"identity": ident, "ids": [ids["project:web"]],
+                                       "include_pending": True})
+        assert len(shown["pending"][0]["ops_summary"]) == 2
