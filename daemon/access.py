@@ -34,6 +34,7 @@ from memoryd.daemon.gate import ControlCall, Gate
 from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.capability import Capability
 from memoryd.kernel.errors import Denied, NotFound
+from memoryd.kernel.scan import check_fields, check_scopes
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
 
@@ -159,6 +160,14 @@ class Access:
 
     async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> schema.TokenIssued:
         self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
+        # Text kept beside the token and shown by token.list (and memctl): a
+        # credential pasted into its label, its identity's kind or its scopes
+        # is refused as in any stored text (the scopes as a task taking them
+        # reads them). The identity's subject and issuer are only hashed.
+        shown = [("kind", p.identity.kind)] + ([("label", p.label)] if p.label else [])
+        check_fields(shown, max_bytes=sum(len(t) for _, t in shown), counted=[])
+        if p.scopes is not None:
+            check_scopes(*p.scopes)
         now_dt = self.clock.now()
         out = await self.store.run(lambda tx: ident.issue_token(tx, self.hasher, p, now_dt))
         log.info("token_issued", token_id=out.token_id, owner=out.owner)

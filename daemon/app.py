@@ -40,7 +40,7 @@ from memoryd.daemon.governance import Governance
 from memoryd.daemon.home import Home
 from memoryd.daemon.store import Store
 from memoryd.daemon.txn import Tx
-from memoryd.kernel.capability import Capability
+from memoryd.kernel.capability import Capability, Effect
 from memoryd.kernel.errors import Denied, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
@@ -247,7 +247,11 @@ class App:
             def allow(target: str, scope: str, index: int) -> None:
                 self.gate.require_namespace(check, target, scope, index=index)
 
-            return reads.read(tx, check.caller.view, p.ids, p.include_pending, now, allow)
+            def readable(target: str, scope: str) -> bool:
+                return self.gate.namespace(check, target, scope).effect is Effect.ALLOW
+
+            return reads.read(tx, check.caller.view, p.ids, p.include_pending, now, allow,
+                              readable)
 
         return await self.read_call(ctx, "memory.read", p.task_id, p.identity, body)
 

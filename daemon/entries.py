@@ -171,6 +171,20 @@ def load(tx: Tx, view: View, entry_id: str) -> dict[str, Any] | None:
 
 
 
+def stored_type(tx: Tx, view: View, entry_id: str, target: str, scope: str) -> str | None:
+    """The type of the entry ``entry_id`` as an op in ``(target, scope)``
+    would find it (``at_revision``'s row), or None when it would find none.
+    Read for the op's decision: a rule on ``type`` holds for the entry an
+    op changes, not only for the content it writes."""
+    row = tx.one("SELECT owner, target, scope, type, status FROM entries WHERE id = ?",
+                 (entry_id,))
+    if (row is None or not view.holds(row) or row["status"] == "removed"
+            or (row["target"], row["scope"]) != (target, scope)):
+        return None
+    found: str = row["type"]
+    return found
+
+
 # --- changing rows -------------------------------------------------------------------
 
 

@@ -44,7 +44,7 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -54,7 +54,7 @@ import msgspec
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import actions, gate, tasks, teams, undo, writes
+from memoryd.daemon import actions, entries, gate, tasks, teams, undo, writes
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View, content_hash, derive_summary
@@ -232,6 +232,10 @@ def _op_error(o: schema.WriteOp, path: str) -> Problem | None:
             # before the entry is looked up, and the Id pattern lets a
             # one-word secret through.
             return NotFound("not_found")
+    if o.covered_by is not None and not is_entry_id(o.covered_by.id):
+        # The covering entry is named by id and stored with a proposal before
+        # it is looked up; an id the daemon never made covers nothing.
+        return Conflict("covered_target_changed")
     if needs_entry and o.entry is None:
         return _bad(f"{path}.entry", "object (required for this action)")
     if o.action == "archive" and o.reason is None:
@@ -363,14 +367,36 @@ def for_review(verdict: Verdict) -> Verdict:
                                rule_ids=(*verdict.rule_ids, "scan.review"))
 
 
-def decide_ops(caller: Caller, ops: list[Op], policy: Policy) -> Verdict:
+def touched_types(tx: Tx, view: View, ops: list[Op]) -> dict[int, str]:
+    """Per op position, the stored type of the entry the op changes where it
+    is not the type the op's resource carries (an archive or remove carries
+    none; a replace may write another): what ``decide_ops`` decides too."""
+    out = {}
+    for i, op in enumerate(ops):
+        if op.entry_id is None:
+            continue
+        found = entries.stored_type(tx, view, op.entry_id, *op.namespace)
+        if found is not None and found != (op.entry["type"] if op.entry else None):
+            out[i] = found
+    return out
+
+
+def decide_ops(caller: Caller, ops: list[Op], policy: Policy,
+               touched: Mapping[int, str] | None = None) -> Verdict:
+    """The kernel's decision over ``ops``, the most restrictive of each op's.
+    ``touched`` (``touched_types``): an op whose stored entry has another
+    type is decided on that type as well, so a rule on ``type`` holds for
+    the entry an op archives, removes or overwrites. The resource strings
+    stay the ops' own (what approval re-derives from the stored proposal)."""
     decision_id = random_id("dec")
     resources = [op.resource() for op in ops]
+    asked = resources + [dataclasses.replace(resources[i], type=t)
+                         for i, t in (touched or {}).items()]
     decisions = [
         decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
                decision_id=decision_id, grants=caller.grants,
                method="memory.write" if caller.grants is not None else None)
-        for resource in resources
+        for resource in asked
     ]
     effect = most_restrictive(d.effect for d in decisions)
     rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
@@ -584,7 +610,14 @@ class Governance:
                 proposal, verdict = use
             else:
                 proposal = resolve(drafted, caller)
-                verdict = decide_ops(caller, proposal.ops, policy)
+            # The types of the entries the ops change are read here, where
+            # the entries are: an early decision could not see them. A task
+            # without read learns nothing from them (its writes all wait for
+            # the operator, whose approval decides on them).
+            touched = (touched_types(tx, caller.view, proposal.ops)
+                       if caller.read_allowed else {})
+            if use is None or touched:
+                verdict = decide_ops(caller, proposal.ops, policy, touched)
             out = self._outcome(tx, caller, proposal, verdict, scanned, now_dt)
             if isinstance(out, writes.Written):
                 writes.remember(tx, owner, p.idempotency_key, rhash, out, now)
@@ -613,16 +646,20 @@ class Governance:
         now = fmt(now_dt)
         # Content rules may have tightened since the proposal: it is scanned
         # again, before the writer, by the same scan that passed it.
-        read, caller, proposal = await self.store.run(
-            lambda tx: actions.load_pending(tx, p.action_id, now), write=False)
+        def pending(tx: Tx) -> tuple[dict[str, Any], Caller, Proposal, dict[int, str]]:
+            row, caller, proposal = actions.load_pending(tx, p.action_id, now)
+            return row, caller, proposal, touched_types(tx, caller.view, proposal.ops)
+
+        read, caller, proposal, touched = await self.store.run(pending, write=False)
         scanned = await self._scan(proposal)
         policy = self.policy()
         # Decided again under the policy in force: a rule added since it was
         # proposed must hold for its approval too. Only a deny refuses:
         # requires_approval is exactly what this call gives. The decision reads
-        # only the stored proposal, which the writer checks is still the one
-        # decided here.
-        again = decide_ops(caller, proposal.ops, policy)
+        # the stored proposal, which the writer checks is still the one
+        # decided here, and the types of the entries it changes, which its
+        # expected revisions pin (the writer refuses any other revision).
+        again = decide_ops(caller, proposal.ops, policy, touched)
         verdict = Verdict(
             decision_id=random_id("dec"), effect=Effect.ALLOW, rule_ids=(), explicit=True,
             policy_hash=policy.hash,

@@ -53,9 +53,11 @@ def wire(row: dict[str, Any], now: str) -> schema.Entry:
 
 
 def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
-         allow: Callable[[str, str, int], None]) -> schema.ReadResult:
+         allow: Callable[[str, str, int], None],
+         readable: Callable[[str, str], bool] = lambda _t, _s: True) -> schema.ReadResult:
     """The entries ``ids``; ``allow(target, scope, index)`` raises unless the
-    gate lets this caller read that namespace."""
+    gate lets this caller read that namespace, and ``readable(target,
+    scope)`` says whether it may (a pending proposal's ops elsewhere)."""
     entries = []
     for entry_id in dict.fromkeys(ids):
         row = load(tx, view, entry_id)
@@ -77,10 +79,15 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
                           " AND expires_at > ?", (view.owner, now)):
             touched = set(loads(row["entry_ids"])) & wanted
             if touched:
+                # A batch may hold ops in namespaces this caller does not
+                # see (another task's scopes) or may not read (a policy
+                # rule): those are left out.
                 pending.append(schema.PendingOut(
                     action_id=row["action_id"], entry_ids=sorted(touched),
                     created_at=row["created_at"], expires_at=row["expires_at"],
-                    ops_summary=loads(row["ops_summary"])))
+                    ops_summary=[o for o in loads(row["ops_summary"])
+                                 if view.allows(o["target"], o["scope"])
+                                 and readable(o["target"], o["scope"])]))
         out.pending = pending
     return out
 

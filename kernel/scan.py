@@ -50,7 +50,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import ahocorasick_rs
@@ -958,9 +958,19 @@ def check_fields(
 def check_scopes(*scopes: str, rules: tuple[ScanRule, ...] = RULES) -> None:
     """Raise ``ContentRejected`` unless every scope name may be named: each
     read as ``scope_texts`` reads it, nothing counted toward a size limit
-    (a write reads its scope the same way, beside its entry)."""
-    check_fields([text for scope in scopes for text in scope_texts(scope)],
-                 max_bytes=0, counted=[], rules=rules)
+    (a write reads its scope the same way, beside its entry).
+
+    A finding that would only flag a write for review refuses the name here:
+    a scope taken as a namespace (a task's, a team's) is written into by
+    writes that do not name it, whose own scan never reads it, so the review
+    it would have asked for could never happen."""
+    review = check_fields([text for scope in scopes for text in scope_texts(scope)],
+                          max_bytes=0, counted=[], rules=rules)
+    if review:
+        fired = {f.category for f in review}
+        code = next((c for category, c in _CATEGORY_CODES if category in fired),
+                    "invisible_unicode")
+        raise Verdict(code, tuple(replace(f, review=False) for f in review)).error()
 
 
 def verdict(

@@ -11,6 +11,7 @@ where time decides.
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -28,6 +29,8 @@ from tests.harness import (
     enable_consent,
     entry,
     fresh_identity,
+    pg_connect,
+    pg_store_of,
     running,
     shared_pair_on_fresh_schema,
     team_member_and_outsider,
@@ -135,7 +138,13 @@ def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
     with d.control() as c, d.agent() as a:
         enable_consent(c, ident)
         token = c.call("token.issue", {"identity": ident})["token"]
-        scoped = c.call("token.issue", {"identity": ident, "scopes": [SECRET_SCOPE]})["token"]
+        # token.issue refuses such a scope now; a token kept from before
+        # (its row holds the scope) still begins no task with it.
+        expect(-32004, "secret_detected", c.call, "token.issue",
+               {"identity": ident, "scopes": [SECRET_SCOPE]})
+        issued = c.call("token.issue", {"identity": ident, "scopes": ["kept"]})
+        scoped = issued["token"]
+        _keep_token_scopes(d, issued["token_id"], [SECRET_SCOPE])
         expect(-32004, "secret_detected", a.call, "task.begin",
                {"token": token, "scopes": ["plain", SECRET_SCOPE]})
         expect(-32004, "secret_detected", a.call, "task.begin", {"token": scoped})
@@ -145,6 +154,23 @@ def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
                                        "entry": entry()})["outcome"] == "applied"
         exported = _exported(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
+
+
+def _keep_token_scopes(daemon: Daemon, token_id: str, scopes: list[str]) -> None:
+    """Set a stored token's scopes behind the daemon's back, as a row kept
+    from a daemon that did not scan them at issue would hold them."""
+    pg = pg_store_of(daemon.home)
+    if pg is not None:
+        with pg_connect(*pg) as conn:
+            conn.execute("UPDATE tokens SET scopes = %s WHERE token_id = %s",
+                         (json.dumps(scopes), token_id))
+        return
+    outside = apsw.Connection(str(daemon.home / "memory.db"))
+    outside.set_busy_timeout(5_000)
+    with outside:
+        outside.execute("UPDATE tokens SET scopes = ? WHERE token_id = ?",
+                        (json.dumps(scopes), token_id))
+    outside.close()
 
 
 def test_a_member_removed_from_a_team_cannot_write_there_on_the_next_control_call(
