@@ -543,3 +543,43 @@ def test_a_pending_batch_shows_no_op_in_a_namespace_the_policy_hides(hidden: Dae
         shown = c.call("memory.read", {"identity": ident, "ids": [ids["project:web"]],
                                        "include_pending": True})
         assert len(shown["pending"][0]["ops_summary"]) == 2
+
+
+# --- found and closed after the round's first eight holes -----------------------------
+
+
+def test_status_counts_nothing_in_a_namespace_the_policy_hides(hidden: Daemon) -> None:
+    # memory.status tells a task how many entries and pending proposals it
+    # has: a figure from project:hr, which the task holds but may not read,
+    # would say how many HR entries there are and when one is written.
+    with hidden.control() as c, hidden.agent() as a:
+        ident = fresh_identity("hr-st-")
+        enable_consent(c, ident)
+        token = c.call("token.issue", {"identity": ident})["token"]
+        for n in range(3):
+            c.call("memory.write", {"identity": ident, "action": "add", "scope": "project:hr",
+                                    "entry": entry(f"HR {n}")})
+        web = c.call("memory.write", {"identity": ident, "action": "add", "scope": "project:web",
+                                      "entry": entry("Web")})["entries"][0]["id"]
+        c.call("memory.write", {"identity": ident, "action": "archive", "scope": "project:web",
+                                "id": web, "expected_revision": 1, "reason": "old"})
+        tid = a.call("task.begin", {"token": token,
+                                    "scopes": ["project:web", "project:hr"]})["task_id"]
+        # Pending proposals (agent writes wait for approval here): one in
+        # each scope.
+        for scope in ("project:hr", "project:web"):
+            out = a.call("memory.write", {"task_id": tid, "action": "add", "scope": scope,
+                                          "entry": entry(f"Proposed {scope}")})
+            assert out["outcome"] == "pending"
+        operator = c.call("memory.status", {"identity": ident})
+        assert (operator["counts"]["active"], operator["counts"]["archived"],
+                operator["pending_actions"]) == (3, 1, 2)
+        seen = a.call("memory.status", {"task_id": tid})
+        assert seen["counts"] == {**dict.fromkeys(seen["counts"], 0), "archived": 1}
+        assert seen["pending_actions"] == 1
+        # A task that may read nothing (read consent off) counts nothing.
+        enable_consent(c, ident, read=False)
+        blind = a.call("task.begin", {"token": token,
+                                      "scopes": ["project:web", "project:hr"]})["task_id"]
+        out = a.call("memory.status", {"task_id": blind})
+        assert (set(out["counts"].values()), out["pending_actions"]) == ({0}, 0)
