@@ -35,7 +35,7 @@ from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View
-from memoryd.daemon.gate import Caller, ControlCall, Gate, ReadCheck, task_view
+from memoryd.daemon.gate import Caller, ControlCall, Gate, ReadCheck
 from memoryd.daemon.governance import Governance
 from memoryd.daemon.home import Home
 from memoryd.daemon.store import Store
@@ -295,10 +295,12 @@ class App:
             else:
                 owner = self.owner_for_control(p.identity)
                 task = None
-            # A task counts only its own namespaces (SPEC §7: what it may see).
+            # A task counts only its own namespaces (SPEC §7: what it may see),
+            # and of those only the ones it may read (a read rule's deny).
             # Team counts only on control for a current member: agent.sock
             # reaches a team through a task begun as a member, never without.
-            view = (task_view(task) if task is not None else teams.control_view(tx, owner)
+            view = (self.gate.counted_view(tx, self.gate.caller_of(task, ctx.channel))
+                    if task is not None else teams.control_view(tx, owner)
                     if ctx.channel == "control" else View(owner, None))
             facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
                                 self.projection, self.ranker, self.ranker_reason)

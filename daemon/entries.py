@@ -63,12 +63,30 @@ def content_hash(hasher: KeyedHasher, type_: str, title: str, summary: str, body
     return hasher.content_of(type_, title, summary, body)
 
 
+@functools.lru_cache(maxsize=1024)
+def _moment(text: str) -> datetime | None:
+    """The moment an RFC 3339 ``text`` names, its offset kept; None for text
+    that names none (a value stored before the write path checked it)."""
+    try:
+        moment = datetime.fromisoformat(text.replace("z", "Z").replace("t", "T"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
 def applicability(validity: dict[str, Any] | None, now: str) -> str:
     if not validity:
         return "unrecorded"
     until = validity.get("until")
-    if isinstance(until, str) and until <= now:
-        return "expired"
+    if isinstance(until, str):
+        # Compared as moments: as text, an offset other than ``Z`` (or a
+        # lower-case ``t``/``z``, or no fraction) moved the end by up to a day.
+        # Aware datetimes compare without converting, so an offset past year
+        # 9999 or before year 1 in UTC compares too.
+        end, at = _moment(until), _moment(now)
+        lapsed = end <= at if end is not None and at is not None else until <= now
+        if lapsed:
+            return "expired"
     return "recheck"
 
 

@@ -413,6 +413,18 @@ class Gate:
             return view
         return View(view.owner, frozenset(allowed), view.teams)
 
+    def counted_view(self, tx: Tx, caller: Caller) -> View:
+        """The namespaces whose figures ``memory.status`` shows a task: those
+        ``memory.list`` would read for it (the call-level decision, then the
+        one per namespace), none when it may read nothing. Decided and not
+        audited, like the call: nothing is read or refused, only counted."""
+        check = ReadCheck("memory.list")
+        try:
+            self.read_call(check, caller)
+        except Denied:
+            return View(caller.view.owner, frozenset())
+        return self.readable_view(tx, check)
+
     def audit_details(self, check: ReadCheck) -> dict[str, Any]:
         """The one audit event of a read call: ids, rule ids and counts only."""
         return {"method": check.method, "policy_hash": self.policy.hash,
