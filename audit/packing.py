@@ -236,10 +236,11 @@ _EMPTY_BLOCK = b"\x00" + _SYNC_TAIL
 # The writer's compressor and level (no part of the form: the reader
 # inflates any raw deflate with the zlib module). Measured by
 # bench/audit_packing.py over 1,000 writes' events (docs/performance.md,
-# "The audit row as one stream per block" and the writer round of "Less work
-# per write"): zlib's level 1 packs a row in ~73 K instructions and 105 bytes
-# of body, its level 6 in ~94 K and 100 bytes (V2: ~193 K and 122 bytes);
-# zlib-ng's level 1 (its quick deflate, fixed codes) in ~46 K and 115 bytes.
+# "The audit row as one stream per block" and "The writer thread: the audit
+# rows, the index's merging, the event copy"): zlib's level 1 packs a row in
+# ~73 K instructions and 105 bytes of body, its level 6 in ~94 K and 100
+# bytes (V2: ~193 K and 122 bytes); zlib-ng's level 1 (its quick deflate,
+# fixed codes) in ~46 K and 115 bytes.
 _V3_LEVEL = 1
 # (Any: zlib-ng's stubs leave out ``copy``, which its compressor has.)
 _V3_PRIMED: Any = zlib_ng.compressobj(_V3_LEVEL, zlib_ng.DEFLATED, _RAW_DEFLATE, 8,

@@ -173,9 +173,9 @@ INDEX_TABLE = ("CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5("
 # FTS5 merges this many segments of one level into the next: its default.
 # Every write's commit flushes a segment of one note, and 2 (schema 6's
 # choice, a few bytes fewer per note) rewrote each note's postings about
-# twice as often: measured in docs/performance.md ("Less work per write",
-# the writer round) on the writer thread's instructions and the bytes per
-# note. Applied at every open (INDEX_SETTINGS): nothing to migrate.
+# twice as often: measured in docs/performance.md ("The writer thread: the
+# audit rows, the index's merging, the event copy") on the writer thread's
+# instructions and the bytes per note. Applied at every open (INDEX_SETTINGS): nothing to migrate.
 AUTOMERGE = 4
 INDEX_SETTINGS = (f"INSERT INTO entries_fts(entries_fts, rank) VALUES ('automerge', {AUTOMERGE});"  # noqa: S608 (a constant of ours)
                   # Removed text must not linger in the index's pages either.
