@@ -100,14 +100,21 @@ def link(prev_hash: str, body: EventBody) -> AuditEvent:
     return _seal(prev_hash, body)[0]
 
 
-def _seal(prev_hash: str, body: EventBody) -> tuple[AuditEvent, bytes]:
+def _sealed(prev_hash: str, body: EventBody) -> tuple[bytes, str]:
+    """The canonical bytes of ``body`` and its chain hash after ``prev_hash``,
+    once the body passes ``check_safe`` and names ``prev_hash`` as its ``prev``."""
     check_safe(body)
     if body.prev != prev_hash:
         raise AuditError("invalid_event", field="prev")
     raw = canonical_bytes(body)
+    return raw, chain_hash(prev_hash, raw)
+
+
+def _seal(prev_hash: str, body: EventBody) -> tuple[AuditEvent, bytes]:
+    raw, hash_ = _sealed(prev_hash, body)
     fields = msgspec.structs.asdict(body)
     fields.pop("hash", None)  # an AuditEvent given as the body is sealed anew
-    return AuditEvent(**fields, hash=chain_hash(prev_hash, raw)), raw
+    return AuditEvent(**fields, hash=hash_), raw
 
 
 def next_stored(
@@ -136,6 +143,35 @@ def next_stored(
         revisions=revisions, content_hashes=content_hashes, details=details,
     ))
     return event, StoredEvent(event.seq, raw, event.hash)
+
+
+def next_row(
+    head: ChainHead,
+    kind: str,
+    ts: str,
+    *,
+    subject: EventSubject | None = None,
+    capability: str | None = None,
+    resource: str | None = None,
+    decision_id: str | None = None,
+    effect: str | None = None,
+    rule_ids: Sequence[str] = (),
+    entry_ids: Sequence[str] = (),
+    revisions: Sequence[int] = (),
+    content_hashes: Sequence[str] = (),
+    details: dict[str, DetailValue] | None = None,
+) -> StoredEvent:
+    """The row to persist for the event that follows ``head``: what
+    ``next_stored`` gives as its second half, under the same guard and chain
+    rule, without making the ``AuditEvent`` a writer that only stores the
+    row has no use for."""
+    body = _next_body(
+        head, kind, ts, subject=subject, capability=capability, resource=resource,
+        decision_id=decision_id, effect=effect, rule_ids=rule_ids, entry_ids=entry_ids,
+        revisions=revisions, content_hashes=content_hashes, details=details,
+    )
+    raw, hash_ = _sealed(head.hash, body)
+    return StoredEvent(body.seq, raw, hash_)
 
 
 def next_event(head: ChainHead, kind: str, ts: str, **fields: Any) -> AuditEvent:

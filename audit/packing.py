@@ -66,6 +66,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from zlib_ng import zlib_ng
+
 from memoryd.audit.chain import GENESIS_PREV, StoredEvent
 from memoryd.audit.event import AuditError
 
@@ -231,14 +233,18 @@ _SYNC_TAIL = b"\x00\x00\xff\xff"
 # An empty stored block that is not the last: the header's three bits (and
 # the padding to a byte), then a length of 0 and its complement.
 _EMPTY_BLOCK = b"\x00" + _SYNC_TAIL
-# The writer's level (no part of the form: the reader inflates any level).
-# Measured by bench/audit_packing.py over 1,000 writes' events
-# (docs/performance.md, "The audit row as one stream per block"): level 1
-# packs a row in ~72 K instructions and 105 bytes of body, level 6 in ~94 K
-# and 100 bytes (V2: ~193 K and 122 bytes).
+# The writer's compressor and level (no part of the form: the reader
+# inflates any raw deflate with the zlib module). Measured by
+# bench/audit_packing.py over 1,000 writes' events (docs/performance.md,
+# "The audit row as one stream per block" and "The writer thread: the audit
+# rows, the index's merging, the event copy"): zlib's level 1 packs a row in
+# ~73 K instructions and 105 bytes of body, its level 6 in ~94 K and 100
+# bytes (V2: ~193 K and 122 bytes); zlib-ng's level 1 (its quick deflate,
+# fixed codes) in ~46 K and 115 bytes.
 _V3_LEVEL = 1
-_V3_PRIMED = zlib.compressobj(_V3_LEVEL, zlib.DEFLATED, _RAW_DEFLATE, 8,
-                              zlib.Z_DEFAULT_STRATEGY, zdict=DICTIONARY_V1)
+# (Any: zlib-ng's stubs leave out ``copy``, which its compressor has.)
+_V3_PRIMED: Any = zlib_ng.compressobj(_V3_LEVEL, zlib_ng.DEFLATED, _RAW_DEFLATE, 8,
+                                      zlib_ng.Z_DEFAULT_STRATEGY, zdict=DICTIONARY_V1)
 
 
 def _cut_at(body: bytes, prev_hash: Any) -> int:
@@ -282,7 +288,8 @@ class Packer:
                  or opens_block(seq))
         if opens:
             stream = _V3_PRIMED.copy()
-        chunk = stream.compress(body[:cut] + body[cut + 64:]) + stream.flush(zlib.Z_SYNC_FLUSH)
+        chunk = (stream.compress(body[:cut] + body[cut + 64:])
+                 + stream.flush(zlib_ng.Z_SYNC_FLUSH))
         if not chunk.endswith(_SYNC_TAIL):  # never seen: zlib always ends a sync flush so
             return row_of(event)            # (the stream is dropped: the next row opens one)
         self._stream, self._seq, self._hash = stream, seq, event.hash

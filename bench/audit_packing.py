@@ -8,7 +8,8 @@ Builds the events of ``--writes`` governed single-entry agent writes (a
 decision and an operation each, with fresh random ids and content hashes as
 the daemon makes them), packs them as the writer does in the V2 form
 (``pack_row`` against the row before) and in the V3 form (``Packer``, one
-stream per block) at compression levels 1 and 6, and reports the packed
+stream per block) by the zlib module at compression levels 1 and 6 and by
+zlib-ng at level 1 (the writer's), and reports the packed
 body per row, the microseconds per row to pack and to read back (wall
 clock: noisy on a shared machine), and with ``--instructions`` the
 instructions per row counted by callgrind (the packing alone: a run that
@@ -32,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from zlib_ng import zlib_ng
 
 from memoryd.audit import EMPTY_HEAD, EventSubject, next_stored, packing
 from memoryd.audit.chain import ChainHead, StoredEvent
@@ -87,15 +90,18 @@ def pack_v2(pairs: list[tuple[StoredEvent, str]]) -> list[tuple[int, bytes, byte
     return rows
 
 
-def pack_v3(pairs: list[tuple[StoredEvent, str]], level: int) -> list[tuple[int, bytes, bytes]]:
-    packing._V3_PRIMED = zlib.compressobj(level, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY,
-                                          zdict=packing.DICTIONARY_V1)
+def pack_v3(pairs: list[tuple[StoredEvent, str]], level: int,
+            lib: Any = zlib) -> list[tuple[int, bytes, bytes]]:
+    packing._V3_PRIMED = lib.compressobj(level, lib.DEFLATED, -15, 8, lib.Z_DEFAULT_STRATEGY,
+                                         zdict=packing.DICTIONARY_V1)
     packer = Packer()
     return [packer.pack(stored, prev) for stored, prev in pairs]
 
 
+# The V3 forms by the zlib module and by zlib-ng (the writer's, at level 1).
 FORMS = {"v2": pack_v2, "v3-level1": lambda p: pack_v3(p, 1),
-         "v3-level6": lambda p: pack_v3(p, 6)}
+         "v3-level6": lambda p: pack_v3(p, 6),
+         "v3-ng-level1": lambda p: pack_v3(p, 1, zlib_ng)}
 
 
 def _instructions(writes: int, form: str) -> int:

@@ -170,10 +170,13 @@ TOKENIZER = "porter unicode61 remove_diacritics 2"
 INDEX_OPTIONS = f"content='', detail=none, columnsize=0, tokenize='{TOKENIZER}'"
 INDEX_TABLE = ("CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5("
                f"title, summary, body, {INDEX_OPTIONS})")
-# FTS5 merges this many segments of one level into the next; 2 rather than
-# the default 4 keeps a store of short notes in fewer, fuller segments, for
-# a little more merging per write (measured with INDEX_OPTIONS' figures).
-AUTOMERGE = 2
+# FTS5 merges this many segments of one level into the next: its default.
+# Every write's commit flushes a segment of one note, and 2 (schema 6's
+# choice, a few bytes fewer per note) rewrote each note's postings about
+# twice as often: measured in docs/performance.md ("The writer thread: the
+# audit rows, the index's merging, the event copy") on the writer thread's
+# instructions and the bytes per note. Applied at every open (INDEX_SETTINGS): nothing to migrate.
+AUTOMERGE = 4
 INDEX_SETTINGS = (f"INSERT INTO entries_fts(entries_fts, rank) VALUES ('automerge', {AUTOMERGE});"  # noqa: S608 (a constant of ours)
                   # Removed text must not linger in the index's pages either.
                   " INSERT INTO entries_fts(entries_fts, rank) VALUES ('secure-delete', 1);")

@@ -36,8 +36,8 @@ import anyio
 import apsw
 import msgspec
 
-from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
-from memoryd.audit.event import AuditEvent, EventSubject
+from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_row, verify_chain
+from memoryd.audit.event import EventSubject
 from memoryd.audit.packing import (
     Packer,
     Unpacker,
@@ -575,7 +575,6 @@ class SqliteTx:
         self.conn = conn
         self._store = store
         self._head = store.head
-        self.events: list[AuditEvent] = []
 
     @property
     def head(self) -> ChainHead:
@@ -615,20 +614,19 @@ class SqliteTx:
         self.conn.execute(sql, args)
         return int(self.conn.changes())
 
-    def audit(self, kind: str, ts: str, **fields: Any) -> AuditEvent:
-        """Append one event to the chain inside this transaction."""
+    def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent:
+        """Append one event to the chain inside this transaction; the row stored."""
         subject = fields.pop("subject", None)
         if isinstance(subject, dict):
             subject = EventSubject(**subject)
-        event, stored = next_stored(self._head, kind, ts, subject=subject, **fields)
+        stored = next_row(self._head, kind, ts, subject=subject, **fields)
         # V3 (audit/packing.py): the store's one packer goes on with its
         # stream only when this row follows the row it packed last; a job or
         # group rolled back since leaves a head it did not pack last.
         self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)",
                           self._store.packer.pack(stored, self._head.hash))
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
-        self.events.append(event)
-        return event
+        return stored
 
 
 class Store(Protocol):

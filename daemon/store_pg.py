@@ -53,8 +53,8 @@ from psycopg.adapt import Dumper
 from psycopg.rows import dict_row
 from psycopg.types.numeric import FloatLoader
 
-from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_stored, verify_chain
-from memoryd.audit.event import AuditEvent, EventSubject
+from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_row, verify_chain
+from memoryd.audit.event import EventSubject
 from memoryd.audit.packing import first_needed, row_of, unpack_rows
 from memoryd.daemon import vectors
 from memoryd.daemon.store import StoreVersionError, next_group, readable_version
@@ -435,7 +435,6 @@ class PgTx:
         self.conn = conn
         self._store = store
         self._head = head
-        self.events: list[AuditEvent] = []
 
     @property
     def head(self) -> ChainHead:
@@ -457,19 +456,18 @@ class PgTx:
         with self.conn.cursor() as cur:
             yield from cur.stream(translate(sql), tuple(args))
 
-    def audit(self, kind: str, ts: str, **fields: Any) -> AuditEvent:
+    def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent:
         """Append one event to the chain; the group holds the head's row lock."""
         subject = fields.pop("subject", None)
         if isinstance(subject, dict):
             subject = EventSubject(**subject)
-        event, stored = next_stored(self._head, kind, ts, subject=subject, **fields)
+        stored = next_row(self._head, kind, ts, subject=subject, **fields)
         self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (%s, %s, %s)",
                           row_of(stored))
         self.conn.execute("UPDATE audit_head SET seq = %s, hash = %s WHERE id = 1",
                           (stored.seq, stored.hash))
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
-        self.events.append(event)
-        return event
+        return stored
 
 
 # --- the store ---------------------------------------------------------------------

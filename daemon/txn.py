@@ -17,8 +17,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from memoryd.audit.chain import ChainHead
-    from memoryd.audit.event import AuditEvent
+    from memoryd.audit.chain import ChainHead, StoredEvent
 
 
 class Tx(Protocol):
@@ -27,11 +26,11 @@ class Tx(Protocol):
     ``dialect`` names the SQL the connection speaks: the daemon's statements
     are SQLite's, written portably (daemon/store_pg.py carries them to
     PostgreSQL); the few that cannot be (full-text matching) ask it.
-    ``events`` are the audit events appended in this transaction so far.
+    ``audit`` appends one event to the chain and gives back the row it
+    stored (seq, canonical bytes, chain hash).
     """
 
     dialect: str
-    events: list[AuditEvent]
 
     @property
     def head(self) -> ChainHead: ...
@@ -44,4 +43,4 @@ class Tx(Protocol):
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]: ...
 
-    def audit(self, kind: str, ts: str, **fields: Any) -> AuditEvent: ...
+    def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent: ...

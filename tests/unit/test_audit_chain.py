@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import msgspec
 import pytest
@@ -27,6 +28,8 @@ from memoryd.audit import (
     from_stored,
     link,
     next_event,
+    next_row,
+    next_stored,
     to_stored,
     verify_chain,
 )
@@ -101,6 +104,37 @@ def test_link_refuses_text_in_an_event() -> None:
     with pytest.raises(AuditError) as info:
         next_event(EMPTY_HEAD, "operation", ts(0), details={"title": "Tea with milk"})
     assert info.value.reason == "invalid_event"
+
+
+# Values an event's fields may be given, safe or not: ids, text with spaces,
+# and a string of another type's field.
+_values = st.one_of(st.from_regex(r"[A-Za-z0-9_:.@/+=-]{0,12}", fullmatch=True),
+                    st.sampled_from(["Tea with milk", "a\nb", "", "%41", "x" * 201]))
+
+
+@given(st.integers(min_value=0, max_value=2**40),
+       st.from_regex(r"[0-9a-f]{64}", fullmatch=True),
+       st.sampled_from(sorted(KINDS)),
+       st.one_of(st.none(), _values), st.lists(_values, max_size=3),
+       st.lists(st.integers(min_value=-1, max_value=5), max_size=2),
+       st.dictionaries(st.sampled_from(["operation_id", "count", "Title", "policy_hash"]),
+                       st.one_of(_values, st.integers(), st.booleans()), max_size=3))
+def test_next_row_is_the_row_next_stored_makes(
+        seq: int, hash_: str, kind: str, capability: str | None, entry_ids: list[str],
+        revisions: list[int], details: dict[str, Any]) -> None:
+    # The writer's row without the AuditEvent: the same bytes and hash for
+    # an event the guard takes, the same refusal (and field) for one it refuses.
+    head = ChainHead(seq=seq, hash=hash_)
+    fields: dict[str, Any] = {"capability": capability, "entry_ids": entry_ids,
+                              "revisions": revisions, "details": details}
+    try:
+        _event, expected = next_stored(head, kind, ts(seq), **fields)
+    except AuditError as refused:
+        with pytest.raises(AuditError) as info:
+            next_row(head, kind, ts(seq), **fields)
+        assert (info.value.reason, info.value.field) == (refused.reason, refused.field)
+    else:
+        assert next_row(head, kind, ts(seq), **fields) == expected
 
 
 def test_builder_head_tracks_the_last_row() -> None:
