@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from hypothesis import given, settings
@@ -132,3 +133,11 @@ def test_every_other_character_the_fast_path_admits_only_separates_tokens() -> N
     assert search._WORD.search(admitted) is None
     assert search._CJK_RUN.search(admitted) is None
     assert search._ASCII_TOKEN.search(admitted.lower()) is None
+
+
+@given(_MIXED | _SEPARATED | _TEXT)
+def test_ascii_tokens_are_the_lowered_ascii_runs_of_simple_text(text: str) -> None:
+    # ``ranked`` and ``TermCounter`` read a simple text's ASCII tokens as bytes.
+    if search.tokens_are_simple(text):
+        assert search.ascii_tokens(text) == [
+            t.encode() for t in re.findall("[a-z0-9]+", text.lower())]
