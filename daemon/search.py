@@ -446,7 +446,7 @@ def _occurrences(text: str, term: str) -> int:
 
 # ASCII text's tokens through bytes: each letter lowered, each digit kept,
 # every other byte (punctuation, spaces, and all bytes of a character
-# outside ASCII in UTF-8) a space. Splitting on the spaces then gives the
+# outside ASCII in UTF-8) a space. What is left between the spaces are the
 # ``[a-z0-9]`` runs of the text's lower case: the text's tokens wherever
 # ``tokens_are_simple`` holds (no other character outside ASCII is part of
 # a token or lowers into ASCII), as the tests hold.
@@ -454,47 +454,52 @@ _TOKEN_BYTES = bytes(b + 32 if 65 <= b <= 90 else b if 48 <= b <= 57 or 97 <= b 
                      for b in range(256))
 
 
-def ascii_tokens(text: str) -> list[bytes]:
-    """The ``[a-z0-9]`` runs of ``text``'s lower case, as bytes. Equal to
-    ``_ASCII_TOKEN.findall(text.lower())`` encoded, for text whose only
-    characters outside ASCII are no letters or digits (or ideographs)."""
-    return text.encode("utf-8", "surrogatepass").translate(_TOKEN_BYTES).split()
+def spaced_tokens(text: str) -> bytes:
+    """``text``'s ASCII tokens (the ``[a-z0-9]`` runs of its lower case) as
+    bytes, with a space before the first, after the last, and at least two
+    between any two: each occurrence of a token ``t`` is then one
+    non-overlapping occurrence of ``b" t "``, so ``count`` counts it, with
+    no object made per token."""
+    return (" " + text + " ").encode("utf-8", "surrogatepass").translate(
+        _TOKEN_BYTES).replace(b" ", b"  ")
 
 
 class TermCounter:
     """Counts one plan's terms in candidate texts, equal to ``term_counts``
     for those terms (a property test holds it). In a text of ASCII and
     ideograph runs only (``tokens_are_simple``, nearly every stored text)
-    only the terms are looked for: the ASCII ones among the text's ASCII
-    tokens (``ascii_tokens``: a set intersection and a count per term held,
-    no Python step per token), the ideograph ones by counting their
-    occurrences, which are their unigram or bigram tokens (an ideograph
-    bigram lies inside one run); other text is tokenised in full."""
+    only the terms are looked for: the ASCII ones as ``b" term "`` in the
+    text's ``spaced_tokens`` (a search in C per term, no Python step per
+    token), the ideograph ones by counting their occurrences, which are
+    their unigram or bigram tokens (an ideograph bigram lies inside one
+    run); other text is tokenised in full."""
 
-    __slots__ = ("ascii", "ascii_terms", "ideographs", "slot")
+    __slots__ = ("ideographs", "needles", "slot")
 
     def __init__(self, terms: tuple[str, ...]) -> None:
         # An ASCII text's tokens are runs of [a-z0-9] once lowered; a term of
         # anything else can never equal one of them.
-        self.ascii = {t.encode(): i for i, t in enumerate(terms) if _ASCII_TOKEN.fullmatch(t)}
-        self.ascii_terms = frozenset(self.ascii)
+        self.needles = tuple((i, f" {t} ".encode()) for i, t in enumerate(terms)
+                             if _ASCII_TOKEN.fullmatch(t))
         self.slot = {t: i for i, t in enumerate(terms)}
         # Terms of one or two ideographs: the only other tokens such a text holds.
         self.ideographs = tuple((i, t) for i, t in enumerate(terms)
                                 if _IDEOGRAPH_TERM.fullmatch(t))
 
-    def add_tokens(self, tokens: list[bytes], weight: float, tf: list[float]) -> None:
-        """Add ``weight`` times each ASCII term's count among ``tokens``
-        (``ascii_tokens`` of a text) to its slot of ``tf``."""
-        for t in self.ascii_terms.intersection(tokens):
-            tf[self.ascii[t]] += weight * tokens.count(t)
+    def add_spaced(self, spaced: bytes, weight: float, tf: list[float]) -> None:
+        """Add ``weight`` times each ASCII term's count in ``spaced`` (a
+        text's ``spaced_tokens``) to its slot of ``tf``."""
+        for i, needle in self.needles:
+            n = spaced.count(needle)
+            if n:
+                tf[i] += weight * n
 
     def add(self, text: str, weight: float, tf: list[float]) -> None:
         """Add ``weight`` times each term's count in ``text`` to its slot of ``tf``
         (slots in the order of the terms given)."""
         if text.isascii() or _OTHER_TOKEN_CHAR.search(text) is None:
-            if self.ascii:
-                self.add_tokens(ascii_tokens(text), weight, tf)
+            if self.needles:
+                self.add_spaced(spaced_tokens(text), weight, tf)
             if self.ideographs and not text.isascii():
                 for i, term in self.ideographs:
                     n = _occurrences(text, term)
@@ -626,62 +631,49 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     # Weighted term frequencies per candidate, one list slot per term: each
     # field adds its column's weight times each term's count
     # (``TermCounter``; the weights are whole numbers, so the sums are exact
-    # and equal to weight × count). None: the candidate holds no term.
+    # and equal to weight × count).
     counter = TermCounter(terms)
-    add, add_tokens = counter.add, counter.add_tokens
-    held = counter.ascii_terms
+    add, add_spaced = counter.add, counter.add_spaced
     w_title, w_summary, w_body = WEIGHTS
-    tfs: list[list[float] | None] = []
-    df = [0] * n_terms
+    tfs: list[list[float]] = []
     for _key, _id, title, summary, body in texts:
         tf = [0.0] * n_terms
         if title:
             if title.isascii():
-                tokens = title.encode().translate(_TOKEN_BYTES).split()
-                if not held.isdisjoint(tokens):
-                    add_tokens(tokens, w_title, tf)
+                add_spaced(spaced_tokens(title), w_title, tf)
             else:
                 add(title, w_title, tf)
         if summary == body:
             # A short note's summary is its body: counted once, at both weights.
             if body:
                 add(body, w_summary + w_body, tf)
-        elif body.isascii() and summary and body.startswith(
-                summary[:-1] if summary[-1] == "\u2026" else summary):
-            # A summary that is the body's start (cut with an ellipsis, or its
-            # first line): its tokens are those of that start of the body's
-            # bytes (the ellipsis only ends the last one, which may be part
-            # of a longer word in the body), so no second pass over its text.
-            whole = body.encode().translate(_TOKEN_BYTES)
-            tokens = whole.split()
-            if not held.isdisjoint(tokens):
-                add_tokens(tokens, w_body, tf)
-            tokens = whole[:len(summary) - (summary[-1] == "\u2026")].split()
-            if not held.isdisjoint(tokens):
-                add_tokens(tokens, w_summary, tf)
-        else:
-            for text, weight in ((summary, w_summary), (body, w_body)):
-                if text:
-                    add(text, weight, tf)
-        tfs.append(tf if any(tf) else None)
-        if tfs[-1] is not None:
-            for i, f in enumerate(tf):
-                if f:
-                    df[i] += 1
+            tfs.append(tf)
+            continue
+        if body:
+            add(body, w_body, tf)
+        if summary and (summary.isascii() or (body.isascii() and summary[-1] == "\u2026"
+                                              and body.startswith(summary[:-1]))):
+            # A summary cut from an ASCII body with an ellipsis tokenises as
+            # ASCII text (the ellipsis only separates): no look at its
+            # characters is needed.
+            add_spaced(spaced_tokens(summary), w_summary, tf)
+        elif summary:
+            add(summary, w_summary, tf)
+        tfs.append(tf)
+    # How many candidates hold each term: its column's entries that are not 0.
+    df = [len(tfs) - column.count(0.0) for column in zip(*tfs, strict=True)] if tfs else []
     idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
     k1 = BM25_K1 + 1
+    unscaled, per_char = 1 - BM25_B, max(avgdl, 1.0)
     # Best first: (-score, id, position) sorts as (score descending, id
     # ascending); ids are unique, so the position never decides.
     order: list[tuple[float, str, int]] = []
     for at, ((_key, eid, title, summary, body), held_tf) in enumerate(
             zip(texts, tfs, strict=True)):
-        if held_tf is None:
-            score: float = 0  # the empty sum, as a candidate holding no term scored
-        else:
-            dl = len(title) + len(summary) + len(body)
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1.0))
-            score = round(sum(w * (f * k1) / (f + norm)
-                              for w, f in zip(idf, held_tf, strict=True) if f), 9)
+        dl = len(title) + len(summary) + len(body)
+        norm = BM25_K1 * (unscaled + BM25_B * dl / per_char)
+        score = round(sum([w * (f * k1) / (f + norm)
+                           for w, f in zip(idf, held_tf, strict=True) if f]), 9)
         if after is not None and not (score < after[0]
                                       or (score == after[0] and eid > after[1])):
             continue

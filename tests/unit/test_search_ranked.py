@@ -194,9 +194,9 @@ def test_another_owners_entries_move_no_score_order_or_cut(tmp_path: Path) -> No
 # Words whose starts are words too: a summary cut inside "deploys" ends in
 # the token "deploy", one the body does not hold there.
 PREFIX_WORDS = ["deploys", "deploy", "rollback", "roll", "Cache", "cached", "x1", "x12", "plan",
-                "plans", "the", "v2.", "a-b", "\t"]
+                "plans", "the", "v2.", "a-b", "\t", "café", "\u212aelvin"]
 PREFIX_QUERIES = ["deploy roll", "x1 cache plan", "plans x12", "deploys rollback", "a b",
-                  "cached roll v2"]
+                  "cached roll v2", "cafe caf", "kelvin x1"]
 
 
 def test_a_summary_that_is_the_bodys_start_counts_as_its_own_text(tmp_path: Path) -> None:
