@@ -447,37 +447,62 @@ def _occurrences(text: str, term: str) -> int:
     return n
 
 
+# ASCII text's tokens through bytes: each letter lowered, each digit kept,
+# every other byte (punctuation, spaces, and all bytes of a character
+# outside ASCII in UTF-8) a space. What is left between the spaces are the
+# ``[a-z0-9]`` runs of the text's lower case: the text's tokens wherever
+# ``tokens_are_simple`` holds (no other character outside ASCII is part of
+# a token or lowers into ASCII), as the tests hold.
+_TOKEN_BYTES = bytes(b + 32 if 65 <= b <= 90 else b if 48 <= b <= 57 or 97 <= b <= 122 else 32
+                     for b in range(256))
+
+
+def spaced_tokens(text: str) -> bytes:
+    """``text``'s ASCII tokens (the ``[a-z0-9]`` runs of its lower case) as
+    bytes, with a space before the first, after the last, and at least two
+    between any two: each occurrence of a token ``t`` is then one
+    non-overlapping occurrence of ``b" t "``, so ``count`` counts it, with
+    no object made per token."""
+    return (" " + text + " ").encode("utf-8", "surrogatepass").translate(
+        _TOKEN_BYTES).replace(b" ", b"  ")
+
+
 class TermCounter:
     """Counts one plan's terms in candidate texts, equal to ``term_counts``
     for those terms (a property test holds it). In a text of ASCII and
     ideograph runs only (``tokens_are_simple``, nearly every stored text)
-    only the terms are searched for: the ASCII ones with one regular
-    expression (a term matches where a whole token equals it), the
-    ideograph ones by counting their occurrences, which are their unigram
-    or bigram tokens (an ideograph bigram lies inside one run); other text
-    is tokenised in full."""
+    only the terms are looked for: the ASCII ones as ``b" term "`` in the
+    text's ``spaced_tokens`` (a search in C per term, no Python step per
+    token), the ideograph ones by counting their occurrences, which are
+    their unigram or bigram tokens (an ideograph bigram lies inside one
+    run); other text is tokenised in full."""
 
-    __slots__ = ("ideographs", "pattern", "slot")
+    __slots__ = ("ideographs", "needles", "slot")
 
     def __init__(self, terms: tuple[str, ...]) -> None:
         # An ASCII text's tokens are runs of [a-z0-9] once lowered; a term of
         # anything else can never equal one of them.
-        plain = sorted({t for t in terms if _ASCII_TOKEN.fullmatch(t)}, key=len, reverse=True)
-        self.pattern = (re.compile("(?<![a-z0-9])(?:" + "|".join(plain) + ")(?![a-z0-9])")
-                         if plain else None)
+        self.needles = tuple((i, f" {t} ".encode()) for i, t in enumerate(terms)
+                             if _ASCII_TOKEN.fullmatch(t))
         self.slot = {t: i for i, t in enumerate(terms)}
         # Terms of one or two ideographs: the only other tokens such a text holds.
         self.ideographs = tuple((i, t) for i, t in enumerate(terms)
                                 if _IDEOGRAPH_TERM.fullmatch(t))
 
+    def add_spaced(self, spaced: bytes, weight: float, tf: list[float]) -> None:
+        """Add ``weight`` times each ASCII term's count in ``spaced`` (a
+        text's ``spaced_tokens``) to its slot of ``tf``."""
+        for i, needle in self.needles:
+            n = spaced.count(needle)
+            if n:
+                tf[i] += weight * n
+
     def add(self, text: str, weight: float, tf: list[float]) -> None:
         """Add ``weight`` times each term's count in ``text`` to its slot of ``tf``
         (slots in the order of the terms given)."""
         if text.isascii() or _OTHER_TOKEN_CHAR.search(text) is None:
-            if self.pattern is not None:
-                slot = self.slot
-                for hit in self.pattern.findall(text.lower()):
-                    tf[slot[hit]] += weight
+            if self.needles:
+                self.add_spaced(spaced_tokens(text), weight, tf)
             if self.ideographs and not text.isascii():
                 for i, term in self.ideographs:
                     n = _occurrences(text, term)
@@ -588,74 +613,95 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
             later = "*"
         elif rest:
             later = ", ".join(("key", *rest))
-    candidates = tx.all(sql, sql_args)
-    if not candidates:
+    # Each candidate as (key, id, title, summary, body); on PostgreSQL the
+    # rows themselves are kept for the answer (``rows``).
+    rows: list[dict[str, Any]] | None = None
+    texts: list[tuple[Any, ...]]
+    if later is None and tx.dialect == "postgresql":
+        rows = tx.all(sql, sql_args)
+        texts = [(None, r["id"], r["title"], r["summary"], r["body"]) for r in rows]
+    else:
+        texts = tx.tuples(sql, sql_args)
+    if not texts:
         return []
     if stats is None:
         row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
                      " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where, args)
-        stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(candidates), 1.0)
+        stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(texts), 1.0)
     n_docs, avgdl = stats
     terms = p.terms
+    n_terms = len(terms)
     # Weighted term frequencies per candidate, one list slot per term: each
     # field adds its column's weight times each term's count
-    # (``TermCounter.add``; the weights are whole numbers, so the sums are
-    # exact and equal to weight × count).
+    # (``TermCounter``; the weights are whole numbers, so the sums are exact
+    # and equal to weight × count).
     counter = TermCounter(terms)
-    add, slot = counter.add, counter.slot
-    # ASCII text, most of it, inline: ``add``'s first path without the call.
-    findall = counter.pattern.findall if counter.pattern is not None else None
+    add, add_spaced = counter.add, counter.add_spaced
     w_title, w_summary, w_body = WEIGHTS
     tfs: list[list[float]] = []
-    df = [0] * len(terms)
-    for row in candidates:
-        tf = [0.0] * len(terms)
-        title, summary, body = row["title"], row["summary"], row["body"]
-        # A short note's summary is its body: counted once, at both weights.
-        fields = (((title, w_title), (summary, w_summary), (body, w_body)) if summary != body
-                  else ((title, w_title), (body, w_summary + w_body)))
-        for text, weight in fields:
-            if not text:
-                continue
-            if text.isascii():
-                if findall is not None:
-                    for hit in findall(text.lower()):
-                        tf[slot[hit]] += weight
+    for _key, _id, title, summary, body in texts:
+        tf = [0.0] * n_terms
+        if title:
+            if title.isascii():
+                add_spaced(spaced_tokens(title), w_title, tf)
             else:
-                add(text, weight, tf)
-        for i, f in enumerate(tf):
-            if f:
-                df[i] += 1
+                add(title, w_title, tf)
+        if summary == body:
+            # A short note's summary is its body: counted once, at both weights.
+            if body:
+                add(body, w_summary + w_body, tf)
+            tfs.append(tf)
+            continue
+        if body:
+            add(body, w_body, tf)
+        if summary and (summary.isascii() or (body.isascii() and summary[-1] == "\u2026"
+                                              and body.startswith(summary[:-1]))):
+            # A summary cut from an ASCII body with an ellipsis tokenises as
+            # ASCII text (the ellipsis only separates): no look at its
+            # characters is needed.
+            add_spaced(spaced_tokens(summary), w_summary, tf)
+        elif summary:
+            add(summary, w_summary, tf)
         tfs.append(tf)
+    # How many candidates hold each term: its column's entries that are not 0.
+    df = [len(tfs) - column.count(0.0) for column in zip(*tfs, strict=True)] if tfs else []
     idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
-    scored = []
     k1 = BM25_K1 + 1
-    for row, tf in zip(candidates, tfs, strict=True):
-        dl = len(row["title"]) + len(row["summary"]) + len(row["body"])
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1.0))
-        score = sum(w * (f * k1) / (f + norm) for w, f in zip(idf, tf, strict=True) if f)
-        scored.append((round(score, 9), row))
-    if after is not None:
-        scored = [(sc, r) for sc, r in scored
-                  if sc < after[0] or (sc == after[0] and r["id"] > after[1])]
-    scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
-    top = scored[:limit]
+    unscaled, per_char = 1 - BM25_B, max(avgdl, 1.0)
+    # Best first: (-score, id, position) sorts as (score descending, id
+    # ascending); ids are unique, so the position never decides.
+    order: list[tuple[float, str, int]] = []
+    for at, ((_key, eid, title, summary, body), held_tf) in enumerate(
+            zip(texts, tfs, strict=True)):
+        dl = len(title) + len(summary) + len(body)
+        norm = BM25_K1 * (unscaled + BM25_B * dl / per_char)
+        score = round(sum([w * (f * k1) / (f + norm)
+                           for w, f in zip(idf, held_tf, strict=True) if f]), 9)
+        if after is not None and not (score < after[0]
+                                      or (score == after[0] and eid > after[1])):
+            continue
+        order.append((-score, eid, at))
+    order.sort()
+    top = order[:limit]
     full: dict[int, dict[str, Any]] = {}
     if later is not None and top:
-        keyed = [r["k"] for _sc, r in top]
+        keyed = [texts[at][0] for _s, _i, at in top]
         full = {r["key"]: r for r in tx.all(
             "SELECT " + later + " FROM entries WHERE key IN ("  # noqa: S608 (our column names, placeholders)
             + ", ".join("?" * len(keyed)) + ")", keyed)}
     out = []
-    for sc, row in top:
-        if columns is None:
-            kept = dict(full[row["k"]] if later is not None else row)
-        elif later is not None:
-            whole = full[row["k"]]
-            kept = {c: (row if c in scored_columns else whole)[c] for c in columns}
+    for neg, _id, at in top:
+        key, eid, title, summary, body = texts[at]
+        if rows is not None:
+            kept = dict(rows[at]) if columns is None else {c: rows[at][c] for c in columns}
         else:
-            kept = {c: row[c] for c in columns}
-        kept["score"] = sc
+            scored = {"id": eid, "title": title, "summary": summary, "body": body}
+            if columns is None:
+                kept = dict(full[key])
+            else:
+                whole = full[key] if later is not None else {}
+                kept = {c: scored[c] if c in scored else whole[c] for c in columns}
+        kept["score"] = -neg
         out.append(kept)
     return out
 

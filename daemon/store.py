@@ -610,6 +610,12 @@ class SqliteTx:
         cursor, names = self._run(sql, args)
         return [dict(zip(names, row, strict=True)) for row in cursor]
 
+    def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Rows as tuples, in the statement's column order: no dict per row."""
+        cursor = self.conn.cursor()
+        cursor.row_trace = None
+        return list(cursor.execute(sql, args))
+
     def exec(self, sql: str, args: Sequence[Any] = ()) -> int:
         self.conn.execute(sql, args)
         return int(self.conn.changes())

@@ -50,7 +50,7 @@ import psycopg
 import psycopg_pool
 import structlog
 from psycopg.adapt import Dumper
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, tuple_row
 from psycopg.types.numeric import FloatLoader
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_row, verify_chain
@@ -446,6 +446,10 @@ class PgTx:
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         return list(self.conn.execute(translate(sql), tuple(args)).fetchall())
+
+    def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.conn.cursor(row_factory=tuple_row) as cur:
+            return list(cur.execute(translate(sql), tuple(args)).fetchall())
 
     def exec(self, sql: str, args: Sequence[Any] = ()) -> int:
         cur = self.conn.execute(translate(sql), tuple(args))

@@ -1,6 +1,6 @@
 """What an open transaction offers a module that only runs statements in it.
 
-Owns: the ``Tx`` protocol (``one``, ``all``, ``exec``, ``rows``, ``audit``,
+Owns: the ``Tx`` protocol (``one``, ``all``, ``tuples``, ``exec``, ``rows``, ``audit``,
 ``head``, ``dialect``). Both stores implement it (``SqliteTx`` in
 daemon/store.py, ``PgTx`` in daemon/store_pg.py); every module that runs
 statements takes it, and the modules whose schema or triggers the store installs (search, vectors,
@@ -8,7 +8,8 @@ the projection outbox) and the rankers over them take a ``Tx`` of this type,
 so none of them imports the store that imports them.
 
 Invariants: a ``Tx`` is valid only inside the function given to the store's
-``run``; rows come back as plain dicts keyed by column name.
+``run``; rows come back as plain dicts keyed by column name (``tuples``: as tuples
+in the statement's column order, for a statement that reads many rows).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class Tx(Protocol):
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None: ...
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+    def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
     def exec(self, sql: str, args: Sequence[Any] = ()) -> int: ...
 

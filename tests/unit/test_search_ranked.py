@@ -189,3 +189,45 @@ def test_another_owners_entries_move_no_score_order_or_cut(tmp_path: Path) -> No
     assert sum(len(a) - 1 for a in alone) > 20
     _fill(store, 4, 2_000, ("own_b", "own_c"))  # the same words, many more of them
     assert answers() == alone
+
+
+# Words whose starts are words too: a summary cut inside "deploys" ends in
+# the token "deploy", one the body does not hold there.
+PREFIX_WORDS = ["deploys", "deploy", "rollback", "roll", "Cache", "cached", "x1", "x12", "plan",
+                "plans", "the", "v2.", "a-b", "\t", "café", "\u212aelvin"]
+PREFIX_QUERIES = ["deploy roll", "x1 cache plan", "plans x12", "deploys rollback", "a b",
+                  "cached roll v2", "cafe caf", "kelvin x1"]
+
+
+def test_a_summary_that_is_the_bodys_start_counts_as_its_own_text(tmp_path: Path) -> None:
+    # The daemon's summaries are the body's first line, or its first
+    # characters cut with an ellipsis; ``ranked`` reads such a summary's
+    # tokens from the body's. Cut everywhere, words split included.
+    store = SqliteStore(tmp_path / "m.db", synchronous="OFF")
+    rng = random.Random(5)
+
+    def run(tx: Any) -> None:
+        for i in range(130):  # fewer than the statistics' 137 documents
+            lines = [" ".join(rng.choice(PREFIX_WORDS) for _ in range(rng.randint(1, 8)))
+                     for _ in range(rng.randint(1, 3))]
+            body = "\n".join(lines)
+            cut = body[:rng.randint(0, len(body))]
+            summary = rng.choice([cut + "…", cut, lines[0], lines[0][:-1] + "…", "…",
+                                  cut + "é…", None])
+            tx.exec(
+                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
+                " status, revision, source, eligible, basis_text, pinned, created_at,"
+                " updated_text, renewed_text, ttl_days, expires_at, content_key) VALUES"
+                " (?, 'own_a', 'memory', 's0', 'fact', ?, ?, ?, 'active', 1, 'agent', 1, '{}',"
+                " 0, 't', 't', 't', 1.0, '2099-01-01T00:00:00.000000Z', 'h')",
+                (f"ent_p_{i:04d}", rng.choice(["", "deploy", "Roll x1", "plans"]), body,
+                 summary))
+
+    store.run_sync(run)
+    where, args = FILTERS[0]
+    compared = 0
+    for q in PREFIX_QUERIES:
+        got, want = _both(store, q, where, args, 200, None, RECALL_COLUMNS)
+        assert got == want, q
+        compared += len(want)
+    assert compared > 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from hypothesis import given, settings
@@ -132,3 +133,11 @@ def test_every_other_character_the_fast_path_admits_only_separates_tokens() -> N
     assert search._WORD.search(admitted) is None
     assert search._CJK_RUN.search(admitted) is None
     assert search._ASCII_TOKEN.search(admitted.lower()) is None
+
+
+@given(_MIXED | _SEPARATED | _TEXT, st.text(alphabet="abcxz019", min_size=1, max_size=4))
+def test_a_term_in_spaced_tokens_occurs_once_per_token_equal_to_it(text: str, term: str) -> None:
+    # ``ranked`` and ``TermCounter`` count a simple text's ASCII terms so.
+    if search.tokens_are_simple(text):
+        want = re.findall("[a-z0-9]+", text.lower()).count(term)
+        assert search.spaced_tokens(text).count(f" {term} ".encode()) == want
