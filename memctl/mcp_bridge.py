@@ -67,6 +67,12 @@ TOKEN_ENV: Final = "MEMORYD_AGENT_TOKEN"  # noqa: S105 (a variable name, not a s
 PARENT_TASK_ENV: Final = "MEMORYD_PARENT_TASK"
 # JSON-RPC code of invalid params, used for calls to a tool that does not exist.
 INVALID_PARAMS: Final = -32602
+# How long a call waits for the daemon's answer on its socket, holding the
+# loop, before waiting on the loop (rpc.client.AsyncClient): the session's
+# calls take turns on one connection anyway, and an answer within it costs no
+# turns of the loop and no timer. What waits meanwhile (a ping, a cancel, the
+# next request's read) waits at most this long.
+DAEMON_WAIT_IN_PLACE: Final = 0.01
 
 
 # --- tools as MCP definitions ----------------------------------------------------
@@ -257,7 +263,8 @@ class Bridge:
 
     def __init__(self, options: Options) -> None:
         self.options = options
-        self.client = AsyncClient(options.socket, timeout=options.timeout)
+        self.client = AsyncClient(options.socket, timeout=options.timeout,
+                                  wait_in_place=DAEMON_WAIT_IN_PLACE)
         self.task: dict[str, Any] | None = None
         self.begin_error: dict[str, Any] | None = None
         self._lock = anyio.Lock()

@@ -325,6 +325,15 @@ TOOLS_BY_NAME: Final = {spec.name: spec for spec in TOOLS}
 # more (additionalProperties), as the spec welcomes new fields. memory_status
 # adds the bridge's own ``session`` summary. An error result carries
 # ``{"error": {...}}`` and is flagged isError, so it is not held to them.
+#
+# Each top-level field is declared with its type; below the top level a shape
+# is an object (or an array of objects) with the fields it must have named
+# as ``required`` and its fields' types in its description, not declared one
+# by one: a client checking a result (the MCP SDK checks every one with
+# jsonschema) pays for every subschema it visits, a declared field of every
+# item of an array included (45 k instructions each in the Python SDK), so
+# declaring the nested fields cost more than the rest of the client's call
+# (docs/decisions.md, "MCP output schemas: typed at the top, named below").
 
 _OBJ: Final = {"type": "object"}
 _STR: Final = {"type": "string"}
@@ -338,43 +347,49 @@ def _object(required: Sequence[str], **props: Any) -> dict[str, Any]:
             "additionalProperties": True}
 
 
-_CARD: Final = _object(("id", "title", "type", "scope"), id=_STR, title=_STR,
-                       summary=_OPT_STR, type=_STR, scope=_STR,
-                       score={"type": ["number", "null"]})
-_ENTRY: Final = _object(("id", "target", "scope", "type", "title", "status", "revision"),
-                        id=_STR, target=_STR, scope=_STR, type=_STR, title=_STR,
-                        body={"type": ["string", "null"]}, status=_STR, revision=_INT,
-                        source=_STR)
-_ITEM: Final = _object(("id", "title", "type", "status", "revision", "scope"),
-                       id=_STR, title=_STR, type=_STR, status=_STR, revision=_INT, scope=_STR,
-                       snippet=_OPT_STR)
+def _shape(required: Sequence[str], fields: str) -> dict[str, Any]:
+    """A nested object: the fields it must have, and all its fields' types
+    in words."""
+    return {"type": "object", "required": list(required), "description": fields}
+
+
+def _array_of(item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": item}
+
+
+_CARD: Final = _shape(("id", "title", "type", "scope"),
+                      "id, title, type, scope: string; summary: string or null; "
+                      "score: number or null")
+_ENTRY: Final = _shape(("id", "target", "scope", "type", "title", "status", "revision"),
+                       "id, target, scope, type, title, status, source: string; "
+                       "body: string or null; revision: integer")
+_ITEM: Final = _shape(("id", "title", "type", "status", "revision", "scope"),
+                      "id, title, type, status, scope: string; revision: integer; "
+                      "snippet: string or null")
+_SESSION: Final = _shape(("task_id", "grants", "tools", "notes"),
+                         "task_id, role: string or null; grants, tools, notes: "
+                         "array of string")
+_DECISION: Final = _shape(("effect",), "effect: string; decision_id: string or null")
 
 OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "memory_status": _object(
         ("backend", "counts", "audit", "identity", "consent", "session"),
         backend=_OBJ, counts=_OBJ, pending_actions=_INT, audit=_OBJ, identity=_OBJ,
-        consent=_OBJ, policy=_OBJ,
-        session=_object(("task_id", "grants", "tools", "notes"), task_id=_OPT_STR,
-                        role=_OPT_STR, grants={"type": "array", "items": _STR},
-                        tools={"type": "array", "items": _STR},
-                        notes={"type": "array", "items": _STR})),
+        consent=_OBJ, policy=_OBJ, session=_SESSION),
     "memory_context": _object(
         ("snapshot_id", "task_id", "entries", "rendered"),
-        snapshot_id=_STR, task_id=_STR, frozen_at=_STR,
-        entries={"type": "array", "items": _CARD}, rendered=_STR,
-        intent_truncated=_BOOL, limits=_OBJ, truncated=_BOOL, omitted=_OBJ),
+        snapshot_id=_STR, task_id=_STR, frozen_at=_STR, entries=_array_of(_CARD),
+        rendered=_STR, intent_truncated=_BOOL, limits=_OBJ, truncated=_BOOL, omitted=_OBJ),
     "memory_search": _object(
-        ("items", "mode"), items={"type": "array", "items": _ITEM},
+        ("items", "mode"), items=_array_of(_ITEM),
         mode={"enum": ["list", "search"]}, next_cursor=_OPT_STR, coverage=_OBJ),
     "memory_read": _object(
-        ("entries",), entries={"type": "array", "items": _ENTRY},
-        pending={"type": "array", "items": _OBJ}),
+        ("entries",), entries=_array_of(_ENTRY), pending=_array_of(_OBJ)),
     "memory_write": _object(
         ("outcome", "decision", "entries"),
         outcome={"enum": ["applied", "pending", "unchanged"]}, operation_id=_OPT_STR,
-        action_id=_OPT_STR, decision=_object(("effect",), decision_id=_OPT_STR, effect=_STR),
-        entries={"type": "array", "items": _ENTRY},
-        warnings={"type": "array", "items": _STR}),
+        action_id=_OPT_STR, decision=_DECISION, entries=_array_of(_ENTRY),
+        warnings=_array_of(_STR)),
 }
 
 

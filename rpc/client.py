@@ -15,6 +15,8 @@ Invariants:
   frame has been sent, a failure is reported (``ConnectionLost``,
   ``TimeoutError``) and never retried here, because the request may have
   been applied; retrying safely is what ``idempotency_key`` is for;
+- a call holds the event loop only while it waits in place (``AsyncClient``'s
+  ``wait_in_place``, off by default), never longer than that window;
 - after a timeout or a reply that cannot be read, the connection is dropped,
   so a late reply can never be taken for the answer to the next request;
 - replies up to ``DEFAULT_MAX_REPLY`` (64 MiB) are accepted: the daemon's
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import select
 import socket
 import time
 from collections.abc import Iterator, Mapping
@@ -59,6 +62,8 @@ _READ_CHUNK: Final = 64 * 1024
 # sockaddr_un.sun_path is 108 bytes on Linux, one of them the terminating NUL.
 _MAX_SOCKET_PATH: Final = 107
 _RECV_CHUNK: Final = 65536
+# One int, so a check does not combine the two flags (an enum operation) each time.
+_PEEK: Final = int(socket.MSG_PEEK | socket.MSG_DONTWAIT)
 _LOST_AFTER_SEND: Final = (
     "the connection to memoryd broke after the request was sent; it may or may not have "
     "been applied, and it was not retried"
@@ -236,7 +241,7 @@ def _peer_gone(sock: socket.socket) -> bool:
     timeout = sock.gettimeout()
     sock.settimeout(0)
     try:
-        data = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        data = sock.recv(1, _PEEK)
     except (BlockingIOError, InterruptedError):
         return False
     except OSError:
@@ -415,14 +420,28 @@ class Client:
 
 
 class AsyncClient:
-    """The same API as ``Client`` with ``async`` methods, on anyio."""
+    """The same API as ``Client`` with ``async`` methods, on anyio.
+
+    ``wait_in_place`` (seconds, default 0: never) lets a call whose answer
+    is not there yet wait for it on the socket itself, holding the event
+    loop, for at most that long, before it waits on the loop: for a caller
+    with nothing else to do meanwhile (one call at a time, as ``memctl mcp``
+    makes them), an answer that comes within that time costs no turns of the
+    loop and no timer. Whatever the wait, the call is still a checkpoint and
+    ``timeout`` still bounds it. A peer served on the same loop cannot answer
+    meanwhile: the call then waits out the window and goes on on the loop.
+    """
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0,
-                 max_reply: int = DEFAULT_MAX_REPLY) -> None:
+                 max_reply: int = DEFAULT_MAX_REPLY, wait_in_place: float = 0.0) -> None:
         self.path = Path(path)
         self.timeout = timeout
         self._max_reply = max_reply
         self._codec = _Codec()
+        self._in_place_ms = max(0, round(wait_in_place * 1000))
+        # The connection's socket registered for reading, when waiting in
+        # place is on (a poll object costs nothing while not polled).
+        self._poll: select.poll | None = None
         # The stream owns the connection; calls read and write its socket
         # directly (non-blocking, waiting on the loop only when it must),
         # which saves the stream's turns of the loop on every call.
@@ -436,8 +455,14 @@ class AsyncClient:
 
     async def connect(self) -> None:
         """Connect now (otherwise the first request does). Idempotent."""
-        if self._sock is not None and not self._buffer and not _peer_gone(self._sock):
-            return
+        if not self._usable():
+            await self._reconnect()
+
+    def _usable(self) -> bool:
+        """Whether the connection can carry a new request (see ``_peer_gone``)."""
+        return self._sock is not None and not self._buffer and not _peer_gone(self._sock)
+
+    async def _reconnect(self) -> None:
         await self.aclose()
         _check_path(self.path)
         try:
@@ -447,10 +472,14 @@ class AsyncClient:
         self._stream = stream
         self._sock = stream.extra(SocketAttribute.raw_socket)  # noqa: S610 - anyio, not Django
         self._buffer.clear()
+        if self._in_place_ms:
+            self._poll = select.poll()
+            self._poll.register(self._sock, select.POLLIN)
 
     async def aclose(self) -> None:
         stream, self._stream, sock, self._sock = self._stream, None, self._sock, None
         self._buffer.clear()
+        self._poll = None
         if sock is not None:
             # Wakes a call waiting on the socket (it fails as closed).
             anyio.notify_closing(sock)
@@ -502,13 +531,15 @@ class AsyncClient:
     async def _exchange(self, frame: bytes, timeout: float | None) -> bytes | None:
         limit = self.timeout if timeout is None else timeout
         async with self._lock:
+            # The deadline binds every wait on the loop (connecting, sending,
+            # reading); a call that never waits on the loop needs no timer.
+            deadline = anyio.current_time() + limit
             try:
-                with anyio.fail_after(limit):
-                    await self._send(frame)
-                    if timeout is None:
-                        await anyio.lowlevel.checkpoint()
-                        return None
-                    line = await self._read_frame()
+                await self._send(frame, deadline)
+                if timeout is None:
+                    await anyio.lowlevel.checkpoint()
+                    return None
+                line = await self._read_frame(deadline)
             except TimeoutError:
                 await self.aclose()
                 raise TimeoutError(f"memoryd did not answer within {limit} s") from None
@@ -529,14 +560,16 @@ class AsyncClient:
                 await self.aclose()
             return line
 
-    async def _read_frame(self) -> bytes | None:
+    async def _read_frame(self, deadline: float) -> bytes | None:
         """One frame (without its ``\\n``), as ``rpc.framing.read_frame``
         reads it: None on a clean EOF between frames, ``FrameTooLarge`` past
-        ``max_reply``, ``IncompleteFrame`` on an EOF mid-frame."""
+        ``max_reply``, ``IncompleteFrame`` on an EOF mid-frame; TimeoutError
+        if it has not come by ``deadline`` (the loop's clock)."""
         sock, buffer, limit = self._sock, self._buffer, self._max_reply
         assert sock is not None
         searched = 0
         waited = False
+        in_place = self._poll
         while True:
             end = buffer.find(b"\n", searched)
             if end >= 0:
@@ -555,7 +588,14 @@ class AsyncClient:
             try:
                 chunk = sock.recv(_READ_CHUNK)
             except BlockingIOError:
-                await anyio.wait_readable(sock)
+                if in_place is not None:
+                    # Once per call: the answer's first bytes, or on to the loop.
+                    ready = self._wait_in_place(in_place, deadline)
+                    in_place = None
+                    if ready:
+                        continue
+                with anyio.fail_at(deadline):
+                    await anyio.wait_readable(sock)
                 waited = True
                 continue
             if not chunk:
@@ -564,11 +604,19 @@ class AsyncClient:
                 return None
             buffer += chunk
 
-    async def _send(self, frame: bytes) -> None:
+    def _wait_in_place(self, poll: select.poll, deadline: float) -> bool:
+        """Whether the socket became readable within ``wait_in_place`` (and
+        before ``deadline``), waited for without the loop."""
+        ms = min(self._in_place_ms, int((deadline - anyio.current_time()) * 1000))
+        return ms > 0 and bool(poll.poll(ms))
+
+    async def _send(self, frame: bytes, deadline: float) -> None:
         # Retried once on a fresh connection, for the reason given in
         # Client._send: an incompletely sent frame was not acted on.
         for attempt in (1, 2):
-            await self.connect()
+            if not self._usable():
+                with anyio.fail_at(deadline):
+                    await self._reconnect()
             sock = self._sock
             assert sock is not None
             try:
@@ -577,8 +625,13 @@ class AsyncClient:
                     try:
                         view = view[sock.send(view):]
                     except BlockingIOError:
-                        await anyio.wait_writable(sock)
+                        with anyio.fail_at(deadline):
+                            await anyio.wait_writable(sock)
                 return
+            except TimeoutError:
+                # The deadline, not a broken connection (TimeoutError is an
+                # OSError): the caller drops the connection and reports it.
+                raise
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 await self.aclose()
                 if attempt == 2:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import msgspec
 import pytest
 from anyio.abc import SocketStream
@@ -466,3 +467,86 @@ async def test_async_reply_in_pieces_is_whole_and_one_cut_short_is_a_lost_connec
             assert await client.call("echo") == "y" * 200_000
             with pytest.raises(ConnectionLost, match="middle of a reply"):
                 await client.call("echo")
+
+
+# --- waiting in place ----------------------------------------------------------
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("wait", [0.0, 0.05])
+async def test_async_results_are_the_same_whichever_way_the_call_waits(wait: float) -> None:
+    # The peer served on this same loop cannot answer while a call holds the
+    # loop: waiting in place then ends with the window and the call goes on
+    # waiting on the loop, with the same answers and failures.
+    daemon = FakeDaemon()
+    async with async_serving(daemon) as path, \
+            AsyncClient(path, timeout=0.3, wait_in_place=wait) as client:
+        assert await client.call("echo", {"value": 1}) == 1
+        results = await client.batch([("echo", {"value": 3}), ("conflict", {})])
+        assert results[0] == 3 and isinstance(results[1], RpcError)
+        with pytest.raises(RpcError):
+            await client.call("conflict")
+        with pytest.raises(ConnectionLost):
+            await client.call("hang_up")
+        with pytest.raises(TimeoutError):
+            await client.call("sleep", seconds=1)
+        assert await client.call("echo", value=2) == 2
+    assert daemon.calls["hang_up"] == 1
+
+
+async def _turns_of_the_loop_during(call: Awaitable[Any]) -> tuple[Any, int]:
+    """What ``call`` returns, and how many times another task got to run
+    while it was being made."""
+    turns = 0
+    done = anyio.Event()
+
+    async def count() -> None:
+        nonlocal turns
+        while not done.is_set():
+            await anyio.lowlevel.checkpoint()
+            turns += 1
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(count)
+        await anyio.lowlevel.checkpoint()  # the counter is running
+        start = turns
+        result = await call
+        during = turns - start
+        done.set()
+    return result, during
+
+
+@pytest.mark.anyio
+async def test_an_answer_that_comes_while_waiting_in_place_costs_no_turns_of_the_loop(
+        daemon: FakeDaemon, path: Path) -> None:
+    # The fake daemon runs on a loop of its own (another thread): it answers
+    # while this loop is held. The window is long enough for any machine.
+    async with AsyncClient(path, wait_in_place=30) as client:
+        await client.call("echo", value=0)  # connected
+        result, turns = await _turns_of_the_loop_during(client.call("echo", value=1))
+    assert result == 1
+    # One turn at most: the checkpoint every call ends with.
+    assert turns <= 1
+
+
+@pytest.mark.anyio
+async def test_waiting_on_the_loop_lets_other_tasks_run(daemon: FakeDaemon, path: Path) -> None:
+    # Without waiting in place (and after the window, when the answer is
+    # late) other tasks run while the call waits for its answer.
+    async with AsyncClient(path) as client, \
+            AsyncClient(path, wait_in_place=0.01) as windowed:
+        result, turns = await _turns_of_the_loop_during(client.call("sleep", seconds=0.2))
+        assert result == "slept" and turns > 1
+        result, turns = await _turns_of_the_loop_during(windowed.call("sleep", seconds=0.2))
+        assert result == "slept" and turns > 1
+
+
+@pytest.mark.anyio
+async def test_the_timeout_bounds_a_wait_in_place(daemon: FakeDaemon, path: Path) -> None:
+    # A window longer than the timeout waits only until the deadline, and
+    # the connection is dropped as after any timeout.
+    async with AsyncClient(path, timeout=0.1, wait_in_place=30) as client:
+        with pytest.raises(TimeoutError):
+            await client.call("sleep", seconds=1)
+        assert await client.call("echo", value=3) == 3
+    assert daemon.connections == 2
