@@ -17,7 +17,8 @@ Invariants:
   outcomes and errors only: no stored text, no revision or id it did not hold
   (``EntryRef`` answers, conflict details withheld); so does a caller in a
   namespace a ``memory.read`` by it would be refused (``Caller.reveals``):
-  no ``unchanged`` outcome, no covering entry checked there;
+  no figure of that namespace's budget, no ``unchanged`` outcome, no
+  covering entry checked there;
 - a refused scope name never reaches the audit chain, not even inside a
   resource string.
 """
@@ -43,7 +44,7 @@ from memoryd.kernel.capability import (
     Resource,
     Subject,
 )
-from memoryd.kernel.errors import Conflict, LimitExceeded, MemorydError
+from memoryd.kernel.errors import Conflict, MemorydError
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 
@@ -434,10 +435,11 @@ def _apply_ops(
     for (target, scope), used in usage_before.items():
         now_used = entries.active_bytes(tx, holder(target, scope), target, scope)
         if now_used > used and now_used > limits.scope_budget_bytes:
-            raise LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes",
-                                    limits.scope_budget_bytes, used_bytes=used,
-                                    budget_bytes=limits.scope_budget_bytes,
-                                    needed_bytes=now_used - used)
+            # A pending proposal's caller (``reads`` None) is answered to the
+            # operator, at approval: the figures are the operator's to see.
+            raise entries.budget_exceeded(
+                used, now_used - used, limits.scope_budget_bytes,
+                reveal=caller.reads is None or caller.reveals(target, scope))
     if not items:
         return Applied(None, rows, warnings, removed, unchanged=unchanged_count > 0)
     operation_id = random_id("op")

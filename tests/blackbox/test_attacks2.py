@@ -648,8 +648,9 @@ def test_a_validity_end_lapses_at_the_moment_it_names_whatever_its_offset(
 @pytest.fixture(scope="module")
 def hidden_applied() -> Iterator[Daemon]:
     """``hr-hidden-from-agents`` with agent writes applied at once: a task
-    holding project:hr writes there and may not read it."""
-    with running(policy=_AGENT_WRITES + _HR_HIDDEN) as daemon:
+    holding project:hr writes there and may not read it (a small budget)."""
+    with running(policy=_AGENT_WRITES + _HR_HIDDEN,
+                 config="scope_budget_bytes = 3000\n") as daemon:
         yield daemon
 
 
@@ -660,6 +661,39 @@ def _hr_task(c: Client, a: Client, prefix: str) -> tuple[dict[str, str], str]:
     tid = a.call("task.begin", {"token": token,
                                 "scopes": ["project:web", "project:hr"]})["task_id"]
     return ident, tid
+
+
+def test_a_full_budget_shows_no_figure_of_a_namespace_the_policy_hides(
+        hidden_applied: Daemon) -> None:
+    # The budget's used_bytes is the namespace's size: a task that may not
+    # read project:hr learnt it, and each change to it, from a refused add.
+    with hidden_applied.control() as c, hidden_applied.agent() as a:
+        ident, tid = _hr_task(c, a, "hr-bud-")
+        big = entry("Big", "b" * 2_500)
+        for scope in ("project:hr", "project:web"):
+            c.call("memory.write", {"identity": ident, "action": "add", "scope": scope,
+                                    "entry": entry("Old", "o" * 1_000)})
+
+        def refused(cl: Client, params: dict[str, Any]) -> dict[str, Any]:
+            err = expect(-32005, "scope_budget_exceeded", cl.call, "memory.write",
+                         {"action": "add", "entry": big, **params})
+            data: dict[str, Any] = err.data
+            return data
+
+        hr = refused(a, {"task_id": tid, "scope": "project:hr"})
+        assert hr["details"] == {"cap": "scope_budget_bytes", "limit": 3000,
+                                 "budget_bytes": 3000}
+        assert "raise scope_budget_bytes (now 3000)" in hr["recovery"]
+        # Another HR entry changes nothing the task is told.
+        c.call("memory.write", {"identity": ident, "action": "add", "scope": "project:hr",
+                                "entry": entry("More", "m" * 300)})
+        assert refused(a, {"task_id": tid, "scope": "project:hr"}) == hr
+        # The figures stay for a namespace the task reads, and for the operator.
+        web = refused(a, {"task_id": tid, "scope": "project:web"})["details"]
+        assert web["used_bytes"] > 1_000 and web["needed_bytes"] > 2_500
+        operator = refused(c, {"identity": ident, "scope": "project:hr"})["details"]
+        assert operator["used_bytes"] > web["used_bytes"] + 300
+        assert operator["needed_bytes"] == web["needed_bytes"]
 
 
 def test_a_write_into_a_namespace_the_policy_hides_shows_what_a_read_would(
