@@ -19,8 +19,9 @@ Invariants:
   bytes (``_as_stored``), and every reader sees the generated columns
   (``summary``, ``basis``, ``updated_at``, ``renewed_at``, ``status_at``,
   ``content_hash``) with the values written;
-- ``check_title`` and ``at_revision`` name a stored id, revision or status
-  only to a caller that may read (``reveal``).
+- ``check_title`` and ``at_revision`` name a stored id, revision or status,
+  and ``budget_exceeded`` a namespace's bytes, only to a caller that may read
+  it (``reveal``).
 """
 
 from __future__ import annotations
@@ -247,8 +248,19 @@ def check_budget(tx: Tx, owner: str, target: str, scope: str, extra: int,
     """Refuse ``extra`` bytes more in a namespace that would then exceed its budget."""
     used = active_bytes(tx, owner, target, scope)
     if used + extra > budget_bytes:
-        raise LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes", budget_bytes,
-                                used_bytes=used, budget_bytes=budget_bytes, needed_bytes=extra)
+        raise budget_exceeded(used, extra, budget_bytes)
+
+
+def budget_exceeded(used: int, needed: int, budget_bytes: int, *,
+                    reveal: bool = True) -> LimitExceeded:
+    """``scope_budget_exceeded`` for a change needing ``needed`` bytes more in
+    a namespace holding ``used``. ``reveal``: may the caller read it (else
+    both figures are withheld: they are the namespace's size and, for a
+    change to stored entries, theirs; the cap and its limit stay)."""
+    usage = ({"used_bytes": used, "budget_bytes": budget_bytes, "needed_bytes": needed}
+             if reveal else {"budget_bytes": budget_bytes})
+    return LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes", budget_bytes,
+                             **usage)
 
 
 @dataclass(frozen=True, slots=True)

@@ -425,6 +425,33 @@ class Gate:
             return View(caller.view.owner, frozenset())
         return self.readable_view(tx, check)
 
+    def reads_of(self, caller: Caller) -> Callable[[str, str], bool]:
+        """Whether a ``memory.read`` by ``caller`` would show a namespace: the
+        call-level decision, then the one per namespace, as the read makes
+        them. What a write answers its caller follows it (daemon/writes.py).
+        Each is decided on first asking and kept as long as the function is:
+        a control write's caller lives for one write, a task's for as long
+        as its task and the policy it is cached under (``Governance._early``).
+        Decided and not audited: nothing is read or refused by it."""
+        check = ReadCheck("memory.read")
+        call: list[bool] = []
+
+        def reads(target: str, scope: str) -> bool:
+            if not call:
+                try:
+                    self.read_call(check, caller)
+                except Denied:
+                    call.append(False)
+                else:
+                    call.append(True)
+                # Nothing could match a namespace: each gets the call's answer.
+                call.append(not self.read_rules_apply())
+            if not call[0]:
+                return False
+            return call[1] or self.namespace(check, target, scope).effect is Effect.ALLOW
+
+        return reads
+
     def audit_details(self, check: ReadCheck) -> dict[str, Any]:
         """The one audit event of a read call: ids, rule ids and counts only."""
         return {"method": check.method, "policy_hash": self.policy.hash,

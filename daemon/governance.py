@@ -448,10 +448,10 @@ class Governance:
             raise out.error
         return out
 
-    async def _answer(self, written: writes.Written, read_allowed: bool,
+    async def _answer(self, written: writes.Written, reveals: Callable[[str, str], bool],
                       now: str) -> schema.WriteResult:
         """Shape the committed answer and settle its delete receipts."""
-        result = written.shown(read_allowed, now)
+        result = written.shown(reveals, now)
         for receipt in result.receipts or ([result.receipt] if result.receipt else []):
             if receipt.status == "pending":
                 updated = await self.settle(receipt.receipt_id)
@@ -515,7 +515,7 @@ class Governance:
             subject=resolved.subject, view=resolved.view, default_scope=task.scopes[0],
             user_scope=task.user_scope, channel="agent",
             read_allowed="memory.read" in task.grants, task_id=task.task_id,
-            grants=frozenset(task.grants),
+            grants=frozenset(task.grants), reads=self.gate.reads_of(resolved),
         ), call
 
     # -- the shared tail: outcome, propose | apply --------------------------------
@@ -584,26 +584,30 @@ class Governance:
                 pass
             else:
                 decided = resolved, decide_ops(early, resolved.ops, policy)
-        read_allowed = True
+        answered = control
 
         def run(tx: Tx) -> writes.Written | Refusal:
-            nonlocal read_allowed
+            nonlocal answered
             use = decided
             if control is not None:
                 # On control the owner's team scopes are its memberships now (a
                 # store read, so here): a team scope is refused to a non-member.
-                caller = dataclasses.replace(control, view=teams.control_view(
-                    tx, control.subject.owner))
+                # A read rule may bind the operator too: what it is answered
+                # follows its reads as a task's does.
+                view = teams.control_view(tx, control.subject.owner)
+                caller = dataclasses.replace(control, view=view, reads=self.gate.reads_of(
+                    Resolved(control.subject, view, None, None)))
             elif verified is not None and self.gate.generation() == verified[1]:
                 caller = verified[0]
             else:
                 caller = self._agent_caller(tx, ctx, p, now)
                 use = None
-            read_allowed = caller.read_allowed
+            answered = caller
             owner = caller.subject.owner
             if p.idempotency_key is not None:
                 replay = writes.idempotent_replay(tx, owner, p.idempotency_key, rhash,
-                                                  caller.view, read_allowed=read_allowed)
+                                                  caller.view, read_allowed=caller.read_allowed,
+                                                  reveals=caller.reveals)
                 if replay is not None:
                     return replay
             if use is not None:
@@ -624,7 +628,8 @@ class Governance:
             return out
 
         written = await self._commit(run)
-        return await self._answer(written, read_allowed, now)
+        assert answered is not None, "a committed write resolved its caller"
+        return await self._answer(written, answered.reveals, now)
 
     # -- governance.action.* --------------------------------------------------------
 
@@ -702,7 +707,7 @@ class Governance:
 
         written = await self._commit(run)
         log.info("action_approved", action_id=p.action_id, operation_id=written.operation_id)
-        return await self._answer(written, caller.read_allowed, now)
+        return await self._answer(written, caller.reveals, now)
 
     async def deny(self, ctx: CallContext, p: schema.ActionDeny) -> schema.ActionDenied:
         await self.expire_actions()
@@ -758,4 +763,4 @@ class Governance:
 
         written = await self._commit(run)
         log.info("operation_undone", undo_of=p.operation_id, operation_id=written.operation_id)
-        return await self._answer(written, caller.read_allowed, now)
+        return await self._answer(written, caller.reveals, now)

@@ -15,13 +15,17 @@ Invariants:
   replay;
 - a caller without ``read`` gets ids, the revisions its own write made,
   outcomes and errors only: no stored text, no revision or id it did not hold
-  (``EntryRef`` answers, conflict details withheld);
+  (``EntryRef`` answers, conflict details withheld); so does a caller in a
+  namespace a ``memory.read`` by it would be refused (``Caller.reveals``):
+  no figure of that namespace's budget, no ``unchanged`` outcome, no
+  covering entry checked there;
 - a refused scope name never reaches the audit chain, not even inside a
   resource string.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -40,7 +44,7 @@ from memoryd.kernel.capability import (
     Resource,
     Subject,
 )
-from memoryd.kernel.errors import Conflict, LimitExceeded, MemorydError
+from memoryd.kernel.errors import Conflict, MemorydError
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 
@@ -72,6 +76,14 @@ class Caller:
     # The task's grants on agent.sock: the kernel's input for every operation
     # (None on control.sock, where grants do not gate).
     grants: frozenset[str] | None = None
+    # Whether a memory.read by this caller would show a namespace
+    # (``gate.Gate.reads_of``); None: every namespace ``read_allowed`` covers
+    # (a pending proposal's caller, answered to the operator at approval).
+    reads: Callable[[str, str], bool] | None = None
+
+    def reveals(self, target: str, scope: str) -> bool:
+        """May the write answer this caller what is stored in the namespace."""
+        return self.read_allowed and (self.reads is None or self.reads(target, scope))
 
 
 # The fields of a new entry a caller may leave out (``msgspec.UNSET`` in an
@@ -220,13 +232,14 @@ class Written:
     receipts: list[schema.ReceiptOut] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    def shown(self, read_allowed: bool, now: str) -> schema.WriteResult:
-        """The wire answer: full entries for a caller that may read, else only
-        ids and the revisions this write produced (no stored text)."""
+    def shown(self, reveals: Callable[[str, str], bool], now: str) -> schema.WriteResult:
+        """The wire answer: full entries for a caller that may read every
+        namespace they are in (``Caller.reveals``), else only ids and the
+        revisions this write produced (no stored text)."""
         shown: list[schema.Entry] | list[schema.EntryRef]
         if self.refs is not None:
             shown = [schema.EntryRef(id=i, revision=r) for i, r in self.refs]
-        elif read_allowed:
+        elif all(reveals(r["target"], r["scope"]) for r in self.rows):
             shown = [entries.to_wire(r, now) for r in self.rows]
         else:
             shown = [schema.EntryRef(id=r["id"], revision=r["revision"]) for r in self.rows]
@@ -239,7 +252,9 @@ class Written:
 
 
 def idempotent_replay(tx: Tx, owner: str, key: str, rhash: str, view: View,
-                      *, read_allowed: bool = True) -> Written | None:
+                      *, read_allowed: bool = True,
+                      reveals: Callable[[str, str], bool] = lambda _t, _s: True,
+                      ) -> Written | None:
     row = tx.one("SELECT request_hash, answer FROM idempotency WHERE owner = ? AND key = ?",
                  (owner, key))
     if row is None:
@@ -254,7 +269,8 @@ def idempotent_replay(tx: Tx, owner: str, key: str, rhash: str, view: View,
     if read_allowed:
         written.rows = [r for r in (entries.load(tx, view, i) for i in answer["entry_ids"])
                         if r is not None]
-    else:
+    if not read_allowed or not all(reveals(r["target"], r["scope"]) for r in written.rows):
+        written.rows = []
         written.refs = list(zip(answer["entry_ids"], answer["revisions"], strict=True))
     if answer.get("receipt_id"):
         rrow = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (answer["receipt_id"],))
@@ -337,7 +353,7 @@ def _apply_ops(
         if op.action == "add":
             assert op.entry is not None
             entries.check_title(tx, holder(*op.namespace), *op.namespace, op.entry["title"],
-                                None, reveal=caller.read_allowed)
+                                None, reveal=caller.reveals(*op.namespace))
             row = entries.insert(tx, holder(*op.namespace), *op.namespace, op.entry,
                                  op.content_hash, proposal.provenance, now_dt)
             rows.append(row)
@@ -346,7 +362,8 @@ def _apply_ops(
         assert op.entry_id is not None
         cur = entries.at_revision(tx, caller.view, op.entry_id, *op.namespace,
                                   op.expected_revision, conflict_code=conflict_code,
-                                  removing=op.action == "remove", reveal=caller.read_allowed)
+                                  removing=op.action == "remove",
+                                  reveal=caller.reveals(*op.namespace))
         if op.action == "replace":
             assert op.entry is not None
             e = op.entry
@@ -362,7 +379,7 @@ def _apply_ops(
             else:
                 basis = e["basis"]
             ttl = e["ttl_days"] or cur["ttl_days"]
-            if (allow_unchanged and caller.read_allowed and same_text
+            if (allow_unchanged and caller.reveals(*op.namespace) and same_text
                     and basis == loads(cur["basis"]) and validity == loads(cur["validity"])
                     and float(ttl) == cur["ttl_days"] and int(e["pinned"]) == cur["pinned"]):
                 unchanged_count += 1
@@ -370,7 +387,7 @@ def _apply_ops(
                 continue
             if e["title"] != cur["title"]:
                 entries.check_title(tx, cur["owner"], *op.namespace, e["title"], cur["id"],
-                                    reveal=caller.read_allowed)
+                                    reveal=caller.reveals(*op.namespace))
             row = entries.update(
                 tx, cur["id"], type=e["type"], title=e["title"], body=e["body"],
                 summary=e["summary"], basis=dumps(basis),
@@ -388,7 +405,7 @@ def _apply_ops(
             old = entries.update(tx, cur["id"], status="superseded",
                                  revision=cur["revision"] + 1, updated_at=now, status_at=now)
             entries.check_title(tx, cur["owner"], *op.namespace, op.entry["title"], None,
-                                reveal=caller.read_allowed)
+                                reveal=caller.reveals(*op.namespace))
             new = entries.insert(tx, cur["owner"], *op.namespace, op.entry, op.content_hash,
                                  proposal.provenance, now_dt)
             old = entries.update(tx, cur["id"], superseded_by=new["id"])
@@ -399,7 +416,11 @@ def _apply_ops(
         elif op.action == "archive":
             if op.covered_by is not None:
                 cov = entries.load(tx, caller.view, op.covered_by["id"])
-                if (cov is None or cov["status"] != "active"
+                # A covering entry the caller may not read is not looked at
+                # for it: success or failure would tell its status and revision.
+                if (cov is None or (caller.reads is not None
+                                    and not caller.reveals(cov["target"], cov["scope"]))
+                        or cov["status"] != "active"
                         or cov["revision"] != op.covered_by["expected_revision"]):
                     raise Conflict("covered_target_changed")
             row = entries.update(tx, cur["id"], status="archived",
@@ -414,10 +435,11 @@ def _apply_ops(
     for (target, scope), used in usage_before.items():
         now_used = entries.active_bytes(tx, holder(target, scope), target, scope)
         if now_used > used and now_used > limits.scope_budget_bytes:
-            raise LimitExceeded.cap("scope_budget_exceeded", "scope_budget_bytes",
-                                    limits.scope_budget_bytes, used_bytes=used,
-                                    budget_bytes=limits.scope_budget_bytes,
-                                    needed_bytes=now_used - used)
+            # A pending proposal's caller (``reads`` None) is answered to the
+            # operator, at approval: the figures are the operator's to see.
+            raise entries.budget_exceeded(
+                used, now_used - used, limits.scope_budget_bytes,
+                reveal=caller.reads is None or caller.reveals(target, scope))
     if not items:
         return Applied(None, rows, warnings, removed, unchanged=unchanged_count > 0)
     operation_id = random_id("op")

@@ -640,3 +640,151 @@ def test_a_validity_end_lapses_at_the_moment_it_names_whatever_its_offset(
 
     assert anyio.run(go, backend="asyncio") == [tuple(row[k] for row in _UNTILS)
                                                  for k in (1, 2, 3)]
+
+
+# --- found and closed after the first ten ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hidden_applied() -> Iterator[Daemon]:
+    """``hr-hidden-from-agents`` with agent writes applied at once: a task
+    holding project:hr writes there and may not read it (a small budget)."""
+    with running(policy=_AGENT_WRITES + _HR_HIDDEN,
+                 config="scope_budget_bytes = 3000\n") as daemon:
+        yield daemon
+
+
+def _hr_task(c: Client, a: Client, prefix: str) -> tuple[dict[str, str], str]:
+    ident = fresh_identity(prefix)
+    enable_consent(c, ident)
+    token = c.call("token.issue", {"identity": ident})["token"]
+    tid = a.call("task.begin", {"token": token,
+                                "scopes": ["project:web", "project:hr"]})["task_id"]
+    return ident, tid
+
+
+def test_a_full_budget_shows_no_figure_of_a_namespace_the_policy_hides(
+        hidden_applied: Daemon) -> None:
+    # The budget's used_bytes is the namespace's size: a task that may not
+    # read project:hr learnt it, and each change to it, from a refused add.
+    with hidden_applied.control() as c, hidden_applied.agent() as a:
+        ident, tid = _hr_task(c, a, "hr-bud-")
+        big = entry("Big", "b" * 2_500)
+        for scope in ("project:hr", "project:web"):
+            c.call("memory.write", {"identity": ident, "action": "add", "scope": scope,
+                                    "entry": entry("Old", "o" * 1_000)})
+
+        def refused(cl: Client, params: dict[str, Any]) -> dict[str, Any]:
+            err = expect(-32005, "scope_budget_exceeded", cl.call, "memory.write",
+                         {"action": "add", "entry": big, **params})
+            data: dict[str, Any] = err.data
+            return data
+
+        hr = refused(a, {"task_id": tid, "scope": "project:hr"})
+        assert hr["details"] == {"cap": "scope_budget_bytes", "limit": 3000,
+                                 "budget_bytes": 3000}
+        assert "raise scope_budget_bytes (now 3000)" in hr["recovery"]
+        # Another HR entry changes nothing the task is told.
+        c.call("memory.write", {"identity": ident, "action": "add", "scope": "project:hr",
+                                "entry": entry("More", "m" * 300)})
+        assert refused(a, {"task_id": tid, "scope": "project:hr"}) == hr
+        # The figures stay for a namespace the task reads, and for the operator.
+        web = refused(a, {"task_id": tid, "scope": "project:web"})["details"]
+        assert web["used_bytes"] > 1_000 and web["needed_bytes"] > 2_500
+        operator = refused(c, {"identity": ident, "scope": "project:hr"})["details"]
+        assert operator["used_bytes"] > web["used_bytes"] + 300
+        assert operator["needed_bytes"] == web["needed_bytes"]
+
+
+def test_a_write_into_a_namespace_the_policy_hides_shows_what_a_read_would(
+        hidden_applied: Daemon) -> None:
+    # The task has the read grant, so the write path showed it what a read
+    # of project:hr refuses: a stale revision's current one, a taken title's
+    # holder, whether its content equals a guess, the entry it archived.
+    with hidden_applied.control() as c, hidden_applied.agent() as a:
+        ident, tid = _hr_task(c, a, "hr-wr-")
+
+        def add(scope: str, title: str, body: str) -> str:
+            out = c.call("memory.write", {"identity": ident, "action": "add", "scope": scope,
+                                          "entry": entry(title, body)})
+            eid: str = out["entries"][0]["id"]
+            return eid
+
+        def write(params: dict[str, Any]) -> Any:
+            return a.call("memory.write", {"task_id": tid, **params})
+
+        salary = entry("Salary", "Bob earns ninety thousand")
+        ids = {s: add(s, "Salary", "Bob earns eighty thousand") for s in
+               ("project:hr", "project:web")}
+        for s, eid in ids.items():
+            c.call("memory.write", {"identity": ident, "action": "replace", "scope": s,
+                                    "id": eid, "expected_revision": 1, "entry": salary})
+        expect(-32001, "policy_denied", a.call, "memory.read", {"task_id": tid,
+                                                                "ids": [ids["project:hr"]]})
+        for s, shown in (("project:hr", False), ("project:web", True)):
+            stale = expect(-32002, "revision_conflict", write, {
+                "action": "replace", "scope": s, "id": ids[s], "expected_revision": 1,
+                "entry": entry("Salary", "new")})
+            assert ("current_revision" in json.dumps(stale.data)) is shown, s
+            taken = expect(-32002, "duplicate_title", write, {
+                "action": "add", "scope": s, "entry": entry("Salary", "another")})
+            assert (ids[s] in json.dumps(taken.data)) is shown, s
+        # Content equal to a guess is a new revision, not ``unchanged``, and
+        # the answer names ids and revisions only.
+        same = write({"action": "replace", "scope": "project:hr", "id": ids["project:hr"],
+                      "expected_revision": 2, "entry": salary})
+        assert (same["outcome"], same["entries"]) == (
+            "applied", [{"id": ids["project:hr"], "revision": 3}])
+        assert write({"action": "replace", "scope": "project:web", "id": ids["project:web"],
+                      "expected_revision": 2, "entry": salary})["outcome"] == "unchanged"
+        # An archive answers no stored text, nor does a replay of an add
+        # after the operator rewrote the entry.
+        note = add("project:hr", "Review", "Alice is on a performance plan")
+        archived = write({"action": "archive", "scope": "project:hr", "id": note,
+                          "expected_revision": 1, "reason": "old"})
+        assert archived["entries"] == [{"id": note, "revision": 2}]
+        added = {"action": "add", "scope": "project:hr", "entry": entry("Plan", "draft"),
+                 "idempotency_key": f"k-{tid}"}
+        (ref,) = write(added)["entries"]
+        assert set(ref) == {"id", "revision"}
+        c.call("memory.write", {"identity": ident, "action": "replace", "scope": "project:hr",
+                                "id": ref["id"], "expected_revision": 1,
+                                "entry": entry("Plan", "Carol leaves in May")})
+        assert write(added)["entries"] == [ref]
+        # A covering entry the task may not read is not checked for it: its
+        # status and revision would be answered by success or failure.
+        cover = add("project:hr", "Cover", "covers the web note")
+        web = add("project:web", "Web note", "to be covered")
+        expect(-32002, "covered_target_changed", write, {
+            "action": "archive", "scope": "project:web", "id": web, "expected_revision": 1,
+            "reason": "covered", "covered_by": {"id": cover, "expected_revision": 1}})
+        # The operator archives the same with the same cover.
+        assert c.call("memory.write", {
+            "identity": ident, "action": "archive", "scope": "project:web", "id": web,
+            "expected_revision": 1, "reason": "covered",
+            "covered_by": {"id": cover, "expected_revision": 1}})["outcome"] == "applied"
+
+
+def test_an_operator_write_a_read_rule_binds_shows_what_its_read_would() -> None:
+    # docs/policy.md's rule without ``channel`` binds the operator's reads of
+    # entries about the owner: its writes there answer ids and revisions.
+    with running(policy='[[rule]]\nid = "no-user-reads"\neffect = "deny"\n'
+                        'capability = "MemoryRead"\ntarget = "user"\n') as daemon, \
+            daemon.control() as c:
+        ident = fresh_identity("nur-")
+
+        def write(params: dict[str, Any]) -> Any:
+            return c.call("memory.write", {"identity": ident, **params})
+
+        (profile,) = write({"action": "add", "target": "user",
+                            "entry": entry("Name", "the user is called Ada")})["entries"]
+        assert profile == {"id": profile["id"], "revision": 1}
+        (note,) = write({"action": "add", "entry": entry("Note", "a plain note")})["entries"]
+        assert note["body"] == "a plain note"
+        for target, eid in (("user", profile["id"]), ("memory", note["id"])):
+            write({"action": "replace", "target": target, "id": eid, "expected_revision": 1,
+                   "entry": entry("Name", "the user is called Bea")})
+            stale = expect(-32002, "revision_conflict", write, {
+                "action": "replace", "target": target, "id": eid, "expected_revision": 1,
+                "entry": entry("Name", "again")})
+            assert ("current_revision" in json.dumps(stale.data)) is (target == "memory")
