@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
 import anyio
 import msgspec
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from memoryd.rpc.framing import (
     DEFAULT_MAX_FRAME,
+    LONG_DIGITS,
     MAX_DEPTH,
     FrameDecodeError,
     FrameTooLarge,
     IncompleteFrame,
     decode_frame,
     encode_frame,
+    has_long_digit_run,
     is_blank,
     read_frame,
 )
@@ -142,6 +148,24 @@ def test_refuses(data: bytes, reason: str) -> None:
 def test_many_brackets_inside_strings_are_not_depth() -> None:
     data = msgspec.json.encode({"s": "[" * 1000})
     assert decode_frame(data) == {"s": "[" * 1000}
+
+
+_DIGIT_RUN = re.compile(rb"[0-9]{%d}" % LONG_DIGITS)
+# Digits, the bytes beside them in the table, other bytes that look like digits
+# (fullwidth and Arabic-Indic digits in UTF-8) and plain separators.
+_NEAR_DIGITS = st.sampled_from([b"0", b"5", b"9", b"/", b":", b" ", b"-", b".", b"e",
+                                b"\xef\xbc\x91", b"\xd9\xa3", b"\xb9", b"\xb0"])
+
+
+@given(st.lists(_NEAR_DIGITS | st.binary(max_size=3), max_size=60).map(b"".join))
+@example(b"9" * (LONG_DIGITS - 1))
+@example(b"9" * LONG_DIGITS)
+@example(b"x" + b"1" * LONG_DIGITS + b"x")
+@example(b"1" * (LONG_DIGITS - 1) + b" " + b"1" * (LONG_DIGITS - 1))
+def test_long_digit_run_is_the_pattern_it_replaces(data: bytes) -> None:
+    # The cheap test of "is there anything to check for 64 bits" must say
+    # exactly what the pattern search said, or a wide integer goes unchecked.
+    assert has_long_digit_run(data) == (_DIGIT_RUN.search(data) is not None)
 
 
 def test_decode_error_never_quotes_input() -> None:
