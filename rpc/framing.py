@@ -38,6 +38,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 __all__ = [
     "DEFAULT_MAX_FRAME",
+    "LONG_DIGITS",
     "MAX_DEPTH",
     "FrameDecodeError",
     "FrameTooLarge",
@@ -45,6 +46,7 @@ __all__ = [
     "decode_frame",
     "encode_frame",
     "encode_value",
+    "has_long_digit_run",
     "is_blank",
     "read_frame",
 ]
