@@ -27,6 +27,7 @@ from memoryd.rpc.client import (
 )
 from memoryd.rpc.framing import (
     DEFAULT_MAX_FRAME,
+    LONG_DIGITS,
     MAX_DEPTH,
     FrameDecodeError,
     FrameTooLarge,
@@ -34,6 +35,7 @@ from memoryd.rpc.framing import (
     decode_frame,
     encode_frame,
     encode_value,
+    has_long_digit_run,
     is_blank,
     read_frame,
 )
@@ -82,6 +84,7 @@ __all__ = [
     "DEFAULT_MAX_FRAME",
     "DEFAULT_MAX_REPLY",
     "INTERNAL_ERROR",
+    "LONG_DIGITS",
     "MAX_DEPTH",
     "PROTOCOL_ERRORS",
     "AsyncClient",
@@ -111,6 +114,7 @@ __all__ = [
     "describe",
     "encode_frame",
     "encode_value",
+    "has_long_digit_run",
     "is_blank",
     "is_loopback_host",
     "new_incident_id",
