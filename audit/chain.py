@@ -145,31 +145,12 @@ def next_stored(
     return event, StoredEvent(event.seq, raw, event.hash)
 
 
-def next_row(
-    head: ChainHead,
-    kind: str,
-    ts: str,
-    *,
-    subject: EventSubject | None = None,
-    capability: str | None = None,
-    resource: str | None = None,
-    decision_id: str | None = None,
-    effect: str | None = None,
-    rule_ids: Sequence[str] = (),
-    entry_ids: Sequence[str] = (),
-    revisions: Sequence[int] = (),
-    content_hashes: Sequence[str] = (),
-    details: dict[str, DetailValue] | None = None,
-) -> StoredEvent:
-    """The row to persist for the event that follows ``head``: what
-    ``next_stored`` gives as its second half, under the same guard and chain
-    rule, without making the ``AuditEvent`` a writer that only stores the
-    row has no use for."""
-    body = _next_body(
-        head, kind, ts, subject=subject, capability=capability, resource=resource,
-        decision_id=decision_id, effect=effect, rule_ids=rule_ids, entry_ids=entry_ids,
-        revisions=revisions, content_hashes=content_hashes, details=details,
-    )
+def next_row(head: ChainHead, kind: str, ts: str, **fields: Any) -> StoredEvent:
+    """The row to persist for the event that follows ``head`` (keywords as
+    ``next_stored``): what ``next_stored`` gives as its second half, under
+    the same guard and chain rule, without making the ``AuditEvent`` a
+    writer that only stores the row has no use for."""
+    body = _next_body(head, kind, ts, **fields)
     raw, hash_ = _sealed(head.hash, body)
     return StoredEvent(body.seq, raw, hash_)
 
@@ -185,16 +166,16 @@ def _next_body(
     kind: str,
     ts: str,
     *,
-    subject: EventSubject | None,
-    capability: str | None,
-    resource: str | None,
-    decision_id: str | None,
-    effect: str | None,
-    rule_ids: Sequence[str],
-    entry_ids: Sequence[str],
-    revisions: Sequence[int],
-    content_hashes: Sequence[str],
-    details: dict[str, DetailValue] | None,
+    subject: EventSubject | None = None,
+    capability: str | None = None,
+    resource: str | None = None,
+    decision_id: str | None = None,
+    effect: str | None = None,
+    rule_ids: Sequence[str] = (),
+    entry_ids: Sequence[str] = (),
+    revisions: Sequence[int] = (),
+    content_hashes: Sequence[str] = (),
+    details: dict[str, DetailValue] | None = None,
 ) -> EventBody:
     return EventBody(
         seq=head.seq + 1,
