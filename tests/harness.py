@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memoryd.audit.packing import first_needed, unpack_rows
 from memoryd.rpc.client import Client, RpcError
 
@@ -339,3 +341,11 @@ def audit_body(rows: Iterable[tuple[int, bytes, Any]], seq: int) -> bytes:
         if event.seq == seq:
             return event.body
     raise LookupError(f"no audit row {seq}")
+
+
+def expect(code: int, data_code: str, fn: Any, *args: Any) -> RpcError:
+    """The error ``fn(*args)`` raises, after checking its code and data code."""
+    with pytest.raises(RpcError) as info:
+        fn(*args)
+    assert (info.value.code, info.value.data_code) == (code, data_code), info.value.data
+    return info.value

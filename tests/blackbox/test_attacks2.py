@@ -26,6 +26,7 @@ from tests.harness import (
     backend,
     enable_consent,
     entry,
+    expect,
     fresh_identity,
     pg_connect,
     pg_store_of,
@@ -56,13 +57,6 @@ GITHUB_TOKEN = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 def d() -> Iterator[Daemon]:
     with running(policy=_AGENT_WRITES) as daemon:
         yield daemon
-
-
-def expect(code: int, data_code: str, fn: Any, *args: Any) -> RpcError:
-    with pytest.raises(RpcError) as info:
-        fn(*args)
-    assert (info.value.code, info.value.data_code) == (code, data_code), info.value.data
-    return info.value
 
 
 def _exported(c: Client) -> str:

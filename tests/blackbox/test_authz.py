@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
 from tests.inproc import CallFailed, FakeClock, composed
 
 
@@ -33,13 +33,6 @@ def d() -> Iterator[Daemon]:
 
 def new_identity() -> dict[str, str]:
     return fresh_identity("az-")
-
-
-def expect(code: int, data_code: str, fn: Any, *args: Any) -> RpcError:
-    with pytest.raises(RpcError) as info:
-        fn(*args)
-    assert (info.value.code, info.value.data_code) == (code, data_code), info.value.data
-    return info.value
 
 
 def set_policy(d: Daemon, c: Client, text: str) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
 
 POLICY = """\
 [[rule]]
@@ -64,13 +64,6 @@ def agent_token(c: Client) -> str:
     ident = new_identity()
     enable_consent(c, ident)
     return c.call("token.issue", {"identity": ident})["token"]  # type: ignore[no-any-return]
-
-
-def expect(code: int, data_code: str, fn: Any, *args: Any) -> RpcError:
-    with pytest.raises(RpcError) as info:
-        fn(*args)
-    assert (info.value.code, info.value.data_code) == (code, data_code)
-    return info.value
 
 
 def events(c: Client, after_seq: int = 0) -> list[dict[str, Any]]:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from memoryd.rpc.client import Client
+from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
 
 
 @pytest.fixture(scope="module")
@@ -26,13 +26,6 @@ def new_identity() -> dict[str, str]:
 
 def token_for(c: Client, ident: dict[str, str], **issue: Any) -> str:
     return c.call("token.issue", {"identity": ident, **issue})["token"]  # type: ignore[no-any-return]
-
-
-def expect(code: int, data_code: str, fn: Any, *args: Any) -> RpcError:
-    with pytest.raises(RpcError) as info:
-        fn(*args)
-    assert (info.value.code, info.value.data_code) == (code, data_code)
-    return info.value
 
 
 def add(a: Client, task_id: str, **extra: Any) -> Any:

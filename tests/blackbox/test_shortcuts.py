@@ -22,12 +22,13 @@ import anyio
 import apsw
 import pytest
 
-from memoryd.rpc.client import Client, RpcError
+from memoryd.rpc.client import Client
 from memoryd.rpc.protocol import CallContext
 from tests.harness import (
     Daemon,
     enable_consent,
     entry,
+    expect,
     fresh_identity,
     pg_connect,
     pg_store_of,
@@ -53,13 +54,6 @@ capability = "MemoryWrite"
 def denying() -> Iterator[Daemon]:
     with running(policy=_DENY_WRITES) as daemon:
         yield daemon
-
-
-def expect(code: int, data_code: str, fn: Any, *args: Any) -> RpcError:
-    with pytest.raises(RpcError) as info:
-        fn(*args)
-    assert (info.value.code, info.value.data_code) == (code, data_code), info.value.data
-    return info.value
 
 
 def _exported(c: Client) -> str:

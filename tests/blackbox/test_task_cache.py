@@ -20,8 +20,8 @@ import pytest
 
 from memoryd.daemon.clock import fmt
 from memoryd.daemon.identity import revoke_token
-from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from memoryd.rpc.client import Client
+from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
 from tests.inproc import CallFailed, FakeClock, InProcess, composed
 
 
@@ -29,12 +29,6 @@ from tests.inproc import CallFailed, FakeClock, InProcess, composed
 def d() -> Iterator[Daemon]:
     with running() as daemon:
         yield daemon
-
-
-def expect(code: int, data_code: str, fn: Any, *args: Any) -> None:
-    with pytest.raises(RpcError) as info:
-        fn(*args)
-    assert (info.value.code, info.value.data_code) == (code, data_code), info.value.data
 
 
 def write(task_id: str, title: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
 
 
 @pytest.fixture(scope="module")
@@ -53,13 +53,6 @@ def titles(c: Client, ident: dict[str, str]) -> set[str]:
     items = c.call("memory.list", {"identity": ident,
                                    "statuses": ["active", "superseded", "archived"]})["items"]
     return {i["title"] for i in items}
-
-
-def expect(code: int, data_code: str, fn: Any, *args: Any) -> RpcError:
-    with pytest.raises(RpcError) as info:
-        fn(*args)
-    assert (info.value.code, info.value.data_code) == (code, data_code)
-    return info.value
 
 
 # --- approvals ------------------------------------------------------------------
