@@ -533,7 +533,8 @@ class Governance:
                 "write_denied",
                 {"decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids)})
         if scanned.error is not None:
-            writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now)
+            writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
+                                       withheld=refused_scopes(proposal.ops, scanned))
             return Refusal(scanned.error, "write_rejected", {"code": scanned.error.code})
         if scanned.review and caller.channel == "agent" and verdict.effect is Effect.ALLOW:
             # A finding no rule can judge: the operator decides.
@@ -690,7 +691,8 @@ class Governance:
                      "rule_ids": list(again.rule_ids)})
             if scanned.error is not None:
                 # Stays pending, like a refused approval; the rejection is on record.
-                writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now)
+                writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
+                                           withheld=refused_scopes(proposal.ops, scanned))
                 return Refusal(scanned.error, "approval_rejected",
                                {"action_id": p.action_id, "code": scanned.error.code})
             tx.audit("action_approved", now, subject={"channel": "control", "role": "operator",

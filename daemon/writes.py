@@ -500,11 +500,17 @@ def audit_operation(tx: Tx, caller: Caller, verdict: Verdict, applied: Applied, 
 
 
 def audit_rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op],
-                    exc: MemorydError, now: str) -> None:
+                    exc: MemorydError, now: str, *, withheld: frozenset[int]) -> None:
+    """The event of a write the content checks refused. ``withheld``:
+    positions of ops whose scope name the scan refuses, read from the scopes
+    themselves (``governance.refused_scopes``): the error's findings cannot
+    tell, as they stop at ``MAX_DETAIL_FINDINGS`` and an empty or oversized
+    entry is refused before any text is scanned."""
     findings = (exc.details or {}).get("findings", [])
     # A refused scope name never reaches the permanent chain, not even inside
     # the resource string.
-    scope_refused = any(isinstance(f, dict) and f.get("field") == "scope" for f in findings)
+    scope_refused = bool(withheld) or any(isinstance(f, dict) and f.get("field") == "scope"
+                                          for f in findings)
     tx.audit(
         "content_rejected", now,
         subject=subject_wire(caller.subject),

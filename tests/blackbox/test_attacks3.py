@@ -1,0 +1,76 @@
+"""The third round of attacks on the performance shortcuts and the paths
+around them, on a real daemon over its sockets.
+
+Each hole this round found has a test here that failed before its fix; each
+attack that held and was not covered elsewhere has one too, so it stays held.
+The canary strings of a test must never reach the daemon's log, the audit
+chain, an error or a status answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from memoryd.rpc.client import Client
+from tests.harness import Daemon, entry, expect, running
+
+# A GitHub personal access token's form (the scanner's secret rules).
+GITHUB_TOKEN = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+@pytest.fixture(scope="module")
+def d() -> Iterator[Daemon]:
+    with running() as daemon:
+        yield daemon
+
+
+def _exported(c: Client) -> str:
+    events = c.call("audit.export", {"after_seq": 0, "limit": 100_000})["events"]
+    return "\n".join(json.dumps(event) for event in events)
+
+
+def _tokens(n: int) -> str:
+    """``n`` distinct secrets of the GitHub token's form, one finding each."""
+    return " ".join(f"ghp_{i:04d}" + GITHUB_TOKEN[8:] for i in range(n))
+
+
+def _leaks(d: Daemon, c: Client, canary: str) -> bool:
+    return canary in _exported(c) or canary in d.log()
+
+
+# --- holes: a refused scope name in a refusal's audit event ----------------------
+
+
+@pytest.mark.parametrize(("case", "content", "code"), [
+    # More findings in the entry than a refusal's details list: the scope's
+    # finding comes after them and was left off the details.
+    ("many_findings", entry("Keys", _tokens(60)), "secret_detected"),
+    # Refused before any text is scanned.
+    ("blank_title", entry("   ", "fine"), "empty_content"),
+    ("oversized", entry("Long", "word " * 1_000), "entry_too_large"),
+])
+def test_a_refused_write_keeps_a_secret_scope_name_out_of_the_chain_whatever_refused_it(
+        d: Daemon, c: Client, case: str, content: dict[str, Any], code: str) -> None:
+    scope = f"{case}:{GITHUB_TOKEN}"
+    family = -32005 if code == "entry_too_large" else -32004
+    err = expect(family, code, c.call, "memory.write",
+                 {"action": "add", "scope": scope, "entry": content})
+    assert GITHUB_TOKEN not in json.dumps(err.data)
+    assert not _leaks(d, c, GITHUB_TOKEN)
+    events = c.call("audit.export", {"after_seq": 0, "limit": 100_000})["events"]
+    rejected = [e for e in events if e["kind"] == "content_rejected"]
+    assert rejected and rejected[-1]["resource"] == "memory/withheld:scope_refused"
+    assert rejected[-1]["details"]["code"] == code
+
+
+def test_a_refused_write_with_a_clean_scope_still_names_its_resource(d: Daemon, c: Client) -> None:
+    # The other side of the fix: nothing is withheld that need not be.
+    expect(-32004, "empty_content", c.call, "memory.write",
+           {"action": "add", "scope": "clean:scope", "entry": entry("   ", "fine")})
+    events = c.call("audit.export", {"after_seq": 0, "limit": 100_000})["events"]
+    rejected = [e for e in events if e["kind"] == "content_rejected"]
+    assert rejected[-1]["resource"].startswith("memory/clean%3Ascope:add")
