@@ -74,3 +74,35 @@ def test_a_refused_write_with_a_clean_scope_still_names_its_resource(d: Daemon, 
     events = c.call("audit.export", {"after_seq": 0, "limit": 100_000})["events"]
     rejected = [e for e in events if e["kind"] == "content_rejected"]
     assert rejected[-1]["resource"].startswith("memory/clean%3Ascope:add")
+
+
+# --- holes: what the MCP bridge says back ----------------------------------------
+
+
+def test_the_mcp_bridge_names_no_unknown_argument_the_scanner_refuses(d: Daemon) -> None:
+    # The daemon never names an unknown key (param_errors: the keys are client
+    # data); the bridge names an unknown argument so a model can fix its call,
+    # but a key's form pasted as an argument's name is not repeated back.
+    pytest.importorskip("mcp")
+    import anyio
+
+    from tests.blackbox.test_mcp_session import FULL, _text, _token, session
+
+    token = _token(d, "attacks3-unknown-arg", **FULL)
+
+    async def go() -> Any:
+        async with session(d.home, token=token) as s:
+            await s.list_tools()
+            return await s.call_tool("memory_search", {"query": "x", GITHUB_TOKEN: 3,
+                                                       "limit_to": 3})
+
+    result = anyio.run(go)
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert error["code"] == "unknown_argument"
+    shown = _text(result) + json.dumps(result.structured_content)
+    assert GITHUB_TOKEN not in shown and GITHUB_TOKEN[:20] not in shown
+    # A plain mistyped name is still named, and the withheld one still counted.
+    assert {"path": "$.limit_to", "problem": "unknown argument"} in error["errors"]
+    assert len(error["errors"]) == 2
+    assert "limit_to" in _text(result) and "query" in _text(result)
