@@ -77,6 +77,7 @@ from memoryd.kernel.entry_text import entry_texts, scope_texts
 from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.scan import check_fields, check_scopes
+from memoryd.kernel.scan import scan as scan_text
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext
@@ -334,9 +335,36 @@ def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
             counted = [(path, text) for path, text in texts if path not in _NOT_COUNTED]
             review.update(f.rule_id for f in check_fields(texts, max_bytes=max_bytes,
                                                           counted=counted))
+            if derived and e["summary"] != e["body"]:
+                review.update(_cut_summary_review(e["title"], e["summary"]))
         except MemorydError as exc:
             return ScanVerdict(exc)
     return ScanVerdict(None, tuple(sorted(review)))
+
+
+def _cut_summary_review(title: str, summary: str) -> set[str]:
+    """The injection rules a derived ``summary`` fires read after ``title``
+    (alone, or across the two): rules to flag its write for the operator's
+    review.
+
+    A derived summary is the body's first line, cut to ``SUMMARY_CHARS``; the
+    body's scan read it followed by the rest, and what follows can be what
+    makes a phrase benign ("ignore the previous instructions" + "for
+    macOS"), so the cut can read as an instruction the body does not hold.
+    Every recall card shows it. Nobody wrote the cut as it is, so it refuses
+    nothing: it is held for review. Its secrets are left to the body's scan
+    (the cut of a run is no key, and every card redacts secrets), and no
+    invisible character is in it that the body's scan did not see.
+
+    One scan of title and summary joined as ``check_fields`` joins them: the
+    title alone refused nothing (its scan ran first), so every injection
+    finding there is the summary's or the pair's. Injection rules read the
+    folded text, where the cut's ellipsis is three full stops; it is scanned
+    as those, so an ASCII cut keeps the scanner's ASCII paths (the same
+    findings: the fold and the look-alike shadow of "…" are both "...")."""
+    if summary.endswith("\u2026"):
+        summary = summary[:-1] + "..."
+    return {f.rule_id for f in scan_text(title + " " + summary) if f.category == "injection"}
 
 
 def refused_scopes(ops: list[Op], scanned: ScanVerdict) -> frozenset[int]:
