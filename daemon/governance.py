@@ -76,7 +76,7 @@ from memoryd.kernel.decide import decide
 from memoryd.kernel.entry_text import entry_texts, scope_texts
 from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
 from memoryd.kernel.policy import Policy
-from memoryd.kernel.scan import check_fields, check_scopes
+from memoryd.kernel.scan import check_scopes, verdict_fields
 from memoryd.kernel.scan import scan as scan_text
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
@@ -298,10 +298,13 @@ _NOT_COUNTED = ("type", "basis.kind")
 @dataclass(frozen=True, slots=True)
 class ScanVerdict:
     """The content verdict of a proposal: its rejection, or the rules that
-    flag it for the operator's review (empty when clean)."""
+    flag it for the operator's review (empty when clean). ``refused_by``:
+    every rule a rejection's findings name, the ones past the error's
+    ``MAX_DETAIL_FINDINGS`` too (its audit event names them all)."""
 
     error: MemorydError | None
     review: tuple[str, ...] = ()
+    refused_by: tuple[str, ...] = ()
 
 
 def scan_size(proposal: Proposal) -> int:
@@ -317,28 +320,33 @@ def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
 
     A derived summary is a cut of the body: the body's scan covers its text
     (scanning the cut again only finds what the cut broke, such as half a
-    base64 run), and the caller did not write it, so it is neither scanned
-    nor counted here. The scope budget counts it as stored."""
+    base64 run), and the caller did not write it, so it is neither counted
+    nor refused here; only an instruction the cut reads as flags the write
+    for review (``_cut_summary_review``). The scope budget counts it as
+    stored."""
     review: set[str] = set()
     for op in proposal.ops:
         extra = scope_texts(op.scope) + ([("reason", op.reason)] if op.reason else [])
-        try:
-            if op.entry is None:
-                if extra:
-                    check_fields(extra, max_bytes=max_bytes, counted=[])
+        e: dict[str, Any] | None = None
+        derived = False
+        if op.entry is None:
+            if not extra:
                 continue
+            texts, counted = extra, []
+        else:
             e = {k: v for k, v in op.entry.items() if v is not msgspec.UNSET}
             derived = (op.summary_derived if op.summary_derived is not None
                        else e["summary"] == derive_summary(e["body"]))
             texts = [(path, text) for path, text in entry_texts(e)
                      if not (derived and path == "summary")] + extra
             counted = [(path, text) for path, text in texts if path not in _NOT_COUNTED]
-            review.update(f.rule_id for f in check_fields(texts, max_bytes=max_bytes,
-                                                          counted=counted))
-            if derived and e["summary"] != e["body"]:
-                review.update(_cut_summary_review(e["title"], e["summary"]))
-        except MemorydError as exc:
-            return ScanVerdict(exc)
+        refused, flagged = verdict_fields(texts, max_bytes=max_bytes, counted=counted)
+        if refused is not None:
+            return ScanVerdict(refused.error(),
+                               refused_by=tuple(sorted({f.rule_id for f in refused.findings})))
+        review.update(f.rule_id for f in flagged)
+        if e is not None and derived and e["summary"] != e["body"]:
+            review.update(_cut_summary_review(e["title"], e["summary"]))
     return ScanVerdict(None, tuple(sorted(review)))
 
 
@@ -562,7 +570,8 @@ class Governance:
                 {"decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids)})
         if scanned.error is not None:
             writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
-                                       withheld=refused_scopes(proposal.ops, scanned))
+                                       withheld=refused_scopes(proposal.ops, scanned),
+                                       rule_ids=scanned.refused_by)
             return Refusal(scanned.error, "write_rejected", {"code": scanned.error.code})
         if scanned.review and caller.channel == "agent" and verdict.effect is Effect.ALLOW:
             # A finding no rule can judge: the operator decides.
@@ -720,7 +729,8 @@ class Governance:
             if scanned.error is not None:
                 # Stays pending, like a refused approval; the rejection is on record.
                 writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
-                                           withheld=refused_scopes(proposal.ops, scanned))
+                                           withheld=refused_scopes(proposal.ops, scanned),
+                                           rule_ids=scanned.refused_by)
                 return Refusal(scanned.error, "approval_rejected",
                                {"action_id": p.action_id, "code": scanned.error.code})
             tx.audit("action_approved", now, subject={"channel": "control", "role": "operator",

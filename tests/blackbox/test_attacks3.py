@@ -164,3 +164,19 @@ def test_a_derived_summary_that_only_cuts_a_key_is_still_applied(d: Daemon, c: C
     written = a.call("memory.write", {"task_id": task, "action": "add",
                                       "entry": entry("Sample", body, "fact")})
     assert written["outcome"] == "applied"
+
+
+# --- holes: what a refusal's audit event names -------------------------------------
+
+
+def test_a_content_rejection_names_every_rule_that_fired_beyond_the_details_cut(
+        d: Daemon, c: Client) -> None:
+    # The error lists at most fifty findings; the chain is the record, so
+    # its event names every rule, the ones past the cut too.
+    body = _tokens(60) + " AKIAIOSFODNN7EXAMPLE"
+    err = expect(-32004, "secret_detected", c.call, "memory.write",
+                 {"action": "add", "scope": "rules:cut", "entry": entry("Keys", body)})
+    assert err.data["details"]["findings_omitted"] == 11
+    events = c.call("audit.export", {"after_seq": 0, "limit": 100_000})["events"]
+    rejected = [e for e in events if e["kind"] == "content_rejected"][-1]
+    assert rejected["rule_ids"] == ["secret.aws_access_key_id", "secret.github_classic_token"]
