@@ -76,7 +76,8 @@ from memoryd.kernel.decide import decide
 from memoryd.kernel.entry_text import entry_texts, scope_texts
 from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
 from memoryd.kernel.policy import Policy
-from memoryd.kernel.scan import check_fields, check_scopes
+from memoryd.kernel.scan import check_scopes, verdict_fields
+from memoryd.kernel.scan import scan as scan_text
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext
@@ -297,10 +298,13 @@ _NOT_COUNTED = ("type", "basis.kind")
 @dataclass(frozen=True, slots=True)
 class ScanVerdict:
     """The content verdict of a proposal: its rejection, or the rules that
-    flag it for the operator's review (empty when clean)."""
+    flag it for the operator's review (empty when clean). ``refused_by``:
+    every rule a rejection's findings name, the ones past the error's
+    ``MAX_DETAIL_FINDINGS`` too (its audit event names them all)."""
 
     error: MemorydError | None
     review: tuple[str, ...] = ()
+    refused_by: tuple[str, ...] = ()
 
 
 def scan_size(proposal: Proposal) -> int:
@@ -316,27 +320,59 @@ def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
 
     A derived summary is a cut of the body: the body's scan covers its text
     (scanning the cut again only finds what the cut broke, such as half a
-    base64 run), and the caller did not write it, so it is neither scanned
-    nor counted here. The scope budget counts it as stored."""
+    base64 run), and the caller did not write it, so it is neither counted
+    nor refused here; only an instruction the cut reads as flags the write
+    for review (``_cut_summary_review``). The scope budget counts it as
+    stored."""
     review: set[str] = set()
     for op in proposal.ops:
         extra = scope_texts(op.scope) + ([("reason", op.reason)] if op.reason else [])
-        try:
-            if op.entry is None:
-                if extra:
-                    check_fields(extra, max_bytes=max_bytes, counted=[])
+        e: dict[str, Any] | None = None
+        derived = False
+        if op.entry is None:
+            if not extra:
                 continue
+            texts, counted = extra, []
+        else:
             e = {k: v for k, v in op.entry.items() if v is not msgspec.UNSET}
             derived = (op.summary_derived if op.summary_derived is not None
                        else e["summary"] == derive_summary(e["body"]))
             texts = [(path, text) for path, text in entry_texts(e)
                      if not (derived and path == "summary")] + extra
             counted = [(path, text) for path, text in texts if path not in _NOT_COUNTED]
-            review.update(f.rule_id for f in check_fields(texts, max_bytes=max_bytes,
-                                                          counted=counted))
-        except MemorydError as exc:
-            return ScanVerdict(exc)
+        refused, flagged = verdict_fields(texts, max_bytes=max_bytes, counted=counted)
+        if refused is not None:
+            return ScanVerdict(refused.error(),
+                               refused_by=tuple(sorted({f.rule_id for f in refused.findings})))
+        review.update(f.rule_id for f in flagged)
+        if e is not None and derived and e["summary"] != e["body"]:
+            review.update(_cut_summary_review(e["title"], e["summary"]))
     return ScanVerdict(None, tuple(sorted(review)))
+
+
+def _cut_summary_review(title: str, summary: str) -> set[str]:
+    """The injection rules a derived ``summary`` fires read after ``title``
+    (alone, or across the two): rules to flag its write for the operator's
+    review.
+
+    A derived summary is the body's first line, cut to ``SUMMARY_CHARS``; the
+    body's scan read it followed by the rest, and what follows can be what
+    makes a phrase benign ("ignore the previous instructions" + "for
+    macOS"), so the cut can read as an instruction the body does not hold.
+    Every recall card shows it. Nobody wrote the cut as it is, so it refuses
+    nothing: it is held for review. Its secrets are left to the body's scan
+    (the cut of a run is no key, and every card redacts secrets), and no
+    invisible character is in it that the body's scan did not see.
+
+    One scan of title and summary joined as ``check_fields`` joins them: the
+    title alone refused nothing (its scan ran first), so every injection
+    finding there is the summary's or the pair's. Injection rules read the
+    folded text, where the cut's ellipsis is three full stops; it is scanned
+    as those, so an ASCII cut keeps the scanner's ASCII paths (the same
+    findings: the fold and the look-alike shadow of "…" are both "...")."""
+    if summary.endswith("\u2026"):
+        summary = summary[:-1] + "..."
+    return {f.rule_id for f in scan_text(title + " " + summary) if f.category == "injection"}
 
 
 def refused_scopes(ops: list[Op], scanned: ScanVerdict) -> frozenset[int]:
@@ -533,7 +569,9 @@ class Governance:
                 "write_denied",
                 {"decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids)})
         if scanned.error is not None:
-            writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now)
+            writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
+                                       withheld=refused_scopes(proposal.ops, scanned),
+                                       rule_ids=scanned.refused_by)
             return Refusal(scanned.error, "write_rejected", {"code": scanned.error.code})
         if scanned.review and caller.channel == "agent" and verdict.effect is Effect.ALLOW:
             # A finding no rule can judge: the operator decides.
@@ -690,7 +728,9 @@ class Governance:
                      "rule_ids": list(again.rule_ids)})
             if scanned.error is not None:
                 # Stays pending, like a refused approval; the rejection is on record.
-                writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now)
+                writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
+                                           withheld=refused_scopes(proposal.ops, scanned),
+                                           rule_ids=scanned.refused_by)
                 return Refusal(scanned.error, "approval_rejected",
                                {"action_id": p.action_id, "code": scanned.error.code})
             tx.audit("action_approved", now, subject={"channel": "control", "role": "operator",

@@ -500,11 +500,20 @@ def audit_operation(tx: Tx, caller: Caller, verdict: Verdict, applied: Applied, 
 
 
 def audit_rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op],
-                    exc: MemorydError, now: str) -> None:
+                    exc: MemorydError, now: str, *, withheld: frozenset[int],
+                    rule_ids: tuple[str, ...]) -> None:
+    """The event of a write the content checks refused. ``withheld``:
+    positions of ops whose scope name the scan refuses, read from the scopes
+    themselves (``governance.refused_scopes``): the error's findings cannot
+    tell, as they stop at ``MAX_DETAIL_FINDINGS`` and an empty or oversized
+    entry is refused before any text is scanned. ``rule_ids``: every rule
+    the scan's findings name (``ScanVerdict.refused_by``), for the same
+    reason: the error's own list stops at fifty findings."""
     findings = (exc.details or {}).get("findings", [])
     # A refused scope name never reaches the permanent chain, not even inside
     # the resource string.
-    scope_refused = any(isinstance(f, dict) and f.get("field") == "scope" for f in findings)
+    scope_refused = bool(withheld) or any(isinstance(f, dict) and f.get("field") == "scope"
+                                          for f in findings)
     tx.audit(
         "content_rejected", now,
         subject=subject_wire(caller.subject),
@@ -512,7 +521,8 @@ def audit_rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op],
         resource=WITHHELD_RESOURCE if scope_refused else verdict.resources[0],
         decision_id=verdict.decision_id,
         effect="deny",
-        rule_ids=sorted({f["rule_id"] for f in findings if isinstance(f, dict) and "rule_id" in f}),
+        rule_ids=sorted({*rule_ids, *(f["rule_id"] for f in findings
+                                      if isinstance(f, dict) and "rule_id" in f)}),
         entry_ids=[op.entry_id for op in ops if op.entry_id],
         content_hashes=[op.content_hash for op in ops if op.content_hash],
         details={"code": exc.code, "policy_hash": verdict.policy_hash},

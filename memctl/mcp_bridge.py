@@ -234,6 +234,24 @@ def _broken(exc: Exception) -> BridgeError:
 _ARGUMENTS: dict[str, frozenset[str]] = {}
 
 
+# An argument name the bridge repeats in an error: an identifier's form,
+# no longer than any argument a tool takes is.
+_NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_NAME_MAX: Final = 64
+
+
+def _nameable(name: str) -> bool:
+    """Whether an unknown argument's ``name`` may be repeated in the error:
+    identifier characters only, at most ``_NAME_MAX``, and nothing the
+    content scanner finds in it (a key's form, an instruction). The scanner
+    is loaded only when a call has an unknown argument."""
+    if not name or len(name) > _NAME_MAX or not _NAME_CHARS.issuperset(name):
+        return False
+    from memoryd.kernel.scan import scan
+
+    return not scan(name) and not scan(name.replace("_", " "))
+
+
 def _argument_names(spec: ToolSpec) -> frozenset[str]:
     names = _ARGUMENTS.get(spec.name)
     if names is None:
@@ -435,14 +453,21 @@ class Bridge:
                         for k in owned],
             )
         known = _argument_names(spec)
-        unknown = sorted(k[:64] for k in arguments if k not in known)
+        unknown = [k for k in arguments if k not in known]
         if unknown:
-            # Name each one (a name, never a value), so the model can fix its call.
+            # Name each one (a name, never a value), so the model can fix its
+            # call; a name is client text, so one that could be anything else
+            # (a key pasted as a name) is counted, not repeated.
+            named = sorted(k for k in unknown if _nameable(k))
+            withheld = len(unknown) - len(named)
+            said = [repr(k) for k in named] + (
+                [f"{withheld} more whose names are not repeated"] if withheld else [])
             raise BridgeError(
                 "unknown_argument",
-                f"{spec.name} has no argument named {', '.join(repr(k) for k in unknown)}",
+                f"{spec.name} has no argument named {', '.join(said)}",
                 f"call again without it; {spec.name} takes: {', '.join(sorted(known))}",
-                errors=[{"path": f"$.{k}", "problem": "unknown argument"} for k in unknown],
+                errors=[{"path": f"$.{k}", "problem": "unknown argument"} for k in named]
+                + [{"path": "$", "problem": "unknown argument (name not repeated)"}] * withheld,
             )
         params = {**arguments, "task_id": self.task["task_id"]}
         if spec.name == "memory_write" and "idempotency_key" not in params:
