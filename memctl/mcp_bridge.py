@@ -46,7 +46,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from memoryd.memctl.mcp_serve import serve_session
+from memoryd.memctl.mcp_serve import DirectToolCalls, serve_session
 from memoryd.memctl.mcp_stdio import loop_stdio
 from memoryd.memctl.mcp_tools import (
     BRIDGE_OWNED,
@@ -530,11 +530,11 @@ def build_server(bridge: Bridge) -> Server[Any]:
         bridge.connection = getattr(ctx, "session", None) or bridge.connection
         return types.ListToolsResult(tools=await bridge.list_tools())
 
-    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams
-                           ) -> dict[str, Any]:
+    async def call_tool(ctx: Any, name: str, arguments: dict[str, Any] | None
+                        ) -> dict[str, Any]:
         bridge.connection = getattr(ctx, "session", None) or bridge.connection
         try:
-            return await bridge.call_tool(params.name, params.arguments)
+            return await bridge.call_tool(name, arguments)
         except MCPError:
             raise
         except Exception as exc:  # noqa: BLE001 (no stack trace or text may reach the client)
@@ -546,6 +546,10 @@ def build_server(bridge: Bridge) -> Server[Any]:
                 "recovery": "try again; if it persists, give the operator the incident id",
             })
 
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams
+                           ) -> dict[str, Any]:
+        return await call_tool(ctx, params.name, params.arguments)
+
     server: Server[Any] = Server(SERVER_NAME, version=_version(), instructions=INSTRUCTIONS,
                                  lifespan=lifespan, on_list_tools=on_list_tools)
     # Registered by method rather than as on_call_tool: the handler answers a
@@ -554,9 +558,11 @@ def build_server(bridge: Bridge) -> Server[Any]:
     server.add_request_handler("tools/call", types.CallToolRequestParams, on_call_tool)
     # The SDK opens an OpenTelemetry span around every message; the bridge
     # exports none (no tracer provider is ever set), so each span was work for
-    # nothing on every call.
+    # nothing on every call. A well-formed tools/call is served by the same
+    # handler without the SDK's per-call checks (memctl.mcp_serve).
     server.middleware = [m for m in server.middleware
                          if type(m).__name__ != "OpenTelemetryMiddleware"]
+    server.middleware.append(DirectToolCalls(server, call_tool))
     return server
 
 
