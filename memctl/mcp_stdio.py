@@ -26,7 +26,8 @@ Invariants:
   a JSON-RPC message is handed on as the exception it raised, as the SDK's
   transport does;
 - each message goes out as one whole line, however many tasks send at once;
-  a closed writer refuses with ``anyio.ClosedResourceError``;
+  a closed writer refuses with ``anyio.ClosedResourceError``; a line the
+  pipe takes at once is written without the lock or a checkpoint;
 - a write returns once every byte is in the pipe, waiting on the loop (never
   blocking it) while the reader is behind;
 - anything that is not a pipe or a socket (a terminal, a file) is left to
@@ -117,7 +118,19 @@ class PipeWriter:
         self.fd = fd
 
     async def write(self, text: str) -> int:
-        view = memoryview(text.encode("utf-8"))
+        await self.write_bytes(text.encode("utf-8"))
+        return len(text)
+
+    def write_now(self, data: bytes) -> int:
+        """As many bytes of ``data`` as the pipe takes without waiting."""
+        try:
+            return os.write(self.fd, data)
+        except BlockingIOError:
+            return 0
+
+    async def write_bytes(self, data: bytes) -> None:
+        """All of ``data``, waiting on the loop while the pipe is full."""
+        view = memoryview(data)
         while view:
             try:
                 sent = os.write(self.fd, view)
@@ -125,7 +138,6 @@ class PipeWriter:
                 await anyio.wait_writable(self.fd)
                 continue
             view = view[sent:]
-        return len(text)
 
     async def flush(self) -> None:
         await anyio.lowlevel.checkpoint()
@@ -181,9 +193,25 @@ class MessageWriter:
     async def send(self, item: SessionMessage, /) -> None:
         if self._closed:
             raise anyio.ClosedResourceError
-        line = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-        async with self._lock:
-            await self._out.write(line)
+        data = (item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                ).encode("utf-8")
+        if self._lock.locked():
+            # Another line is part-way out: after it.
+            async with self._lock:
+                await self._out.write_bytes(data)
+            return
+        # Nobody is writing: what the pipe takes now goes out at once, and
+        # the lock (a turn of the loop's bookkeeping on every call) is taken
+        # only for a rest that must wait. Nothing yields between the check
+        # and the taking, so no other line can start in between.
+        sent = self._out.write_now(data)
+        if sent == len(data):
+            return
+        self._lock.acquire_nowait()
+        try:
+            await self._out.write_bytes(data[sent:])
+        finally:
+            self._lock.release()
 
     async def aclose(self) -> None:
         self._closed = True
