@@ -28,6 +28,8 @@ Invariants:
 - each message goes out as one whole line, however many tasks send at once;
   a closed writer refuses with ``anyio.ClosedResourceError``; a line the
   pipe takes at once is written without the lock or a checkpoint;
+- stdin is registered with the loop at most while the session reads it, and
+  off it before the descriptor is closed;
 - a write returns once every byte is in the pipe, waiting on the loop (never
   blocking it) while the reader is behind;
 - anything that is not a pipe or a socket (a terminal, a file) is left to
@@ -36,6 +38,7 @@ Invariants:
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
 import stat
@@ -82,6 +85,11 @@ class PipeLines:
         self.fd = fd
         self._buffer = bytearray()
         self._eof = False
+        # On asyncio the descriptor stays registered with the loop between
+        # lines (``_readable``), the wait a future set by the loop's callback.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._idle = False
 
     def __aiter__(self) -> PipeLines:
         return self
@@ -102,12 +110,59 @@ class PipeLines:
             try:
                 chunk = os.read(self.fd, READ_CHUNK)
             except BlockingIOError:
-                await anyio.wait_readable(self.fd)
+                await self._readable()
                 continue
             if chunk:
                 self._buffer += chunk
             else:
                 self._eof = True
+                self.close()
+
+    async def _readable(self) -> None:
+        """Until the descriptor is readable.
+
+        ``anyio.wait_readable`` registers the descriptor with the loop and
+        unregisters it again on every wait (two ``epoll_ctl`` calls and the
+        selector's bookkeeping per line); on asyncio it stays registered
+        instead, and the loop's callback wakes the one waiting reader. While
+        nobody waits, the second wake-up unregisters it, so a line nobody
+        reads yet costs no more turns of the loop; the next wait registers it
+        again."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # another anyio backend: its own wait
+            await anyio.wait_readable(self.fd)
+            return
+        if self._waiter is not None:
+            raise anyio.BusyResourceError("reading from")
+        if self._loop is not loop:
+            self.close()
+            loop.add_reader(self.fd, self._on_readable)
+            self._loop = loop
+        self._idle = False
+        waiter = self._waiter = loop.create_future()
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+
+    def _on_readable(self) -> None:
+        waiter = self._waiter
+        if waiter is None:
+            # The loop may still hand on a readiness it saw before the woken
+            # reader read the line: only a second wake-up in a row with
+            # nobody waiting means a line waits unread.
+            if self._idle:
+                self.close()
+            self._idle = True
+        elif not waiter.done():
+            waiter.set_result(None)
+
+    def close(self) -> None:
+        """Unregister the descriptor from the loop (it stays open)."""
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(self.fd)
 
 
 class PipeWriter:
@@ -171,6 +226,7 @@ class MessageReader:
             raise StopAsyncIteration from None
 
     async def aclose(self) -> None:
+        self._lines.close()
         await anyio.lowlevel.checkpoint()
 
     async def __aenter__(self) -> MessageReader:
@@ -248,8 +304,13 @@ def loop_stdio() -> Iterator[tuple[MessageReader, MessageWriter] | None]:
     try:
         stdout = _claim(1, 2)
         try:
-            with nonblocking(stdin), nonblocking(stdout):
-                yield MessageReader(PipeLines(stdin)), MessageWriter(PipeWriter(stdout))
+            lines = PipeLines(stdin)
+            try:
+                with nonblocking(stdin), nonblocking(stdout):
+                    yield MessageReader(lines), MessageWriter(PipeWriter(stdout))
+            finally:
+                # Off the loop before the descriptor is closed below.
+                lines.close()
         finally:
             os.dup2(stdout, 1)
             os.close(stdout)
