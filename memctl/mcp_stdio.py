@@ -88,7 +88,7 @@ class PipeLines:
         # On asyncio the descriptor stays registered with the loop between
         # lines (``_readable``), the wait a future set by the loop's callback.
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiter: asyncio.Future[None] | None = None
+        self._waiter: asyncio.Future[bytes] | None = None
         self._idle = False
 
     def __aiter__(self) -> PipeLines:
@@ -110,29 +110,33 @@ class PipeLines:
             try:
                 chunk = os.read(self.fd, READ_CHUNK)
             except BlockingIOError:
-                await self._readable()
-                continue
+                read = await self._readable()
+                if read is None:
+                    continue
+                chunk = read
             if chunk:
                 self._buffer += chunk
             else:
                 self._eof = True
                 self.close()
 
-    async def _readable(self) -> None:
-        """Until the descriptor is readable.
+    async def _readable(self) -> bytes | None:
+        """Until the descriptor is readable: what the loop's callback read
+        from it for this wait (b"" at the end), or None to read it now.
 
         ``anyio.wait_readable`` registers the descriptor with the loop and
         unregisters it again on every wait (two ``epoll_ctl`` calls and the
         selector's bookkeeping per line); on asyncio it stays registered
-        instead, and the loop's callback wakes the one waiting reader. While
-        nobody waits, the second wake-up unregisters it, so a line nobody
-        reads yet costs no more turns of the loop; the next wait registers it
-        again."""
+        instead, and the loop's callback reads for the one waiting reader and
+        wakes it (reading there, the next turn of the loop does not see the
+        same readiness again). While nobody waits, the second wake-up
+        unregisters it, so a line nobody reads yet costs no more turns of the
+        loop; the next wait registers it again."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # another anyio backend: its own wait
             await anyio.wait_readable(self.fd)
-            return
+            return None
         if self._waiter is not None:
             raise anyio.BusyResourceError("reading from")
         if self._loop is not loop:
@@ -142,7 +146,7 @@ class PipeLines:
         self._idle = False
         waiter = self._waiter = loop.create_future()
         try:
-            await waiter
+            return await waiter
         finally:
             self._waiter = None
 
@@ -156,7 +160,14 @@ class PipeLines:
                 self.close()
             self._idle = True
         elif not waiter.done():
-            waiter.set_result(None)
+            try:
+                chunk = os.read(self.fd, READ_CHUNK)
+            except BlockingIOError:
+                return  # woken for nothing: still waiting
+            except OSError as exc:
+                waiter.set_exception(exc)  # raised to the reader, as its own read would
+                return
+            waiter.set_result(chunk)
 
     def close(self) -> None:
         """Unregister the descriptor from the loop (it stays open)."""

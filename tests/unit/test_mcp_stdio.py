@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -56,11 +57,18 @@ def test_stdin_stays_on_the_loop_between_lines_and_leaves_it_when_idle_or_closed
     async def main() -> None:
         loop = asyncio.get_running_loop()
         added: list[int] = []
+        wakeups = 0
         add_reader = loop.add_reader
 
-        def counting_add_reader(fd: int, *args: object) -> None:
+        def counting_add_reader(fd: int, callback: Any, *args: object) -> None:
             added.append(fd)
-            add_reader(fd, *args)
+
+            def counted(*a: object) -> None:
+                nonlocal wakeups
+                wakeups += 1
+                callback(*a)
+
+            add_reader(fd, counted, *args)
 
         loop.add_reader = counting_add_reader  # type: ignore[method-assign]
         try:
@@ -76,10 +84,13 @@ def test_stdin_stays_on_the_loop_between_lines_and_leaves_it_when_idle_or_closed
                         tg.start_soon(send_later, line)
                         return await anext(lines)
 
-                # Three lines, each waited for on the loop: registered once.
+                # Three lines, each waited for on the loop: registered once,
+                # one wake-up each (the wake-up reads for the reader, so the
+                # next turn of the loop does not see the same line again).
                 for i in range(3):
                     assert await next_line_sent_later(b"%d\n" % i) == f"{i}\n"
                 assert added == [r]
+                assert wakeups == 3
                 # A line nobody waits for: off the loop after its wake-ups,
                 # then read all the same, and back on for the next wait.
                 os.write(w, b"unread\n")
