@@ -32,7 +32,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from memoryd.memctl.mcp_bridge import Bridge, build_server, parse_args, tool_result
+from memoryd.memctl.mcp_bridge import TOOLS, Bridge, build_server, parse_args, tool_result
 from memoryd.memctl.mcp_serve import DirectToolCalls, serve_session
 
 HANDSHAKE = "2025-11-25"
@@ -309,3 +309,24 @@ def test_the_bridge_opens_no_opentelemetry_span_per_message(tmp_path: Path) -> N
     assert any(isinstance(m, DirectToolCalls) for m in server.middleware)
     assert server.get_request_handler("tools/call") is not None
     assert server.get_capabilities().tools is not None
+
+
+def test_the_tools_granted_follow_the_task_whenever_it_is_replaced(tmp_path: Path) -> None:
+    # granted() is worked out once per task: a new task (another begin, a
+    # refresh after consent changed) must be read afresh, never the last one's.
+    bridge = Bridge(parse_args(["--scope", "s:x"], home=str(tmp_path)))
+
+    def names() -> list[str]:
+        return [spec.name for spec in bridge.granted()]
+
+    assert names() == ["memory_status"]
+    for grants in (["memory.context", "memory.read"], ["memory.write"], [],
+                   ["memory.context", "memory.read", "memory.write"]):
+        bridge.task = {"task_id": "tsk_1", "grants": list(grants)}
+        expected = ["memory_status"] + [s.name for s in TOOLS if s.grant in grants]
+        assert names() == expected
+        assert names() == expected  # the same from the cache
+        names().clear()  # a caller's list is its own
+        assert names() == expected
+    bridge.task = None
+    assert names() == ["memory_status"]
