@@ -46,7 +46,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from memoryd.memctl.mcp_serve import serve_session
+from memoryd.memctl.mcp_serve import DirectToolCalls, serve_session
 from memoryd.memctl.mcp_stdio import loop_stdio
 from memoryd.memctl.mcp_tools import (
     BRIDGE_OWNED,
@@ -289,6 +289,8 @@ class Bridge:
         # The MCP session (its connection-wide channel), known from the first
         # request; change notifications go out on it.
         self.connection: Any = None
+        # The tools the task's grants allow, with the task they were read from.
+        self._granted: tuple[dict[str, Any] | None, tuple[ToolSpec, ...]] | None = None
 
     # lifecycle
 
@@ -409,8 +411,15 @@ class Bridge:
     # tools
 
     def granted(self) -> list[ToolSpec]:
-        grants = set(self.task.get("grants") or []) if self.task else set()
-        return [spec for spec in TOOLS if spec.grant is None or spec.grant in grants]
+        # Worked out once per task (a task's grants never change; a change
+        # of grants is a new task), not on every call.
+        task = self.task
+        cached = self._granted
+        if cached is None or cached[0] is not task:
+            grants = set(task.get("grants") or []) if task else set()
+            cached = self._granted = (
+                task, tuple(spec for spec in TOOLS if spec.grant is None or spec.grant in grants))
+        return list(cached[1])
 
     async def list_tools(self) -> list[types.Tool]:
         await self.ensure_task()
@@ -555,11 +564,11 @@ def build_server(bridge: Bridge) -> Server[Any]:
         bridge.connection = getattr(ctx, "session", None) or bridge.connection
         return types.ListToolsResult(tools=await bridge.list_tools())
 
-    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams
-                           ) -> dict[str, Any]:
+    async def call_tool(ctx: Any, name: str, arguments: dict[str, Any] | None
+                        ) -> dict[str, Any]:
         bridge.connection = getattr(ctx, "session", None) or bridge.connection
         try:
-            return await bridge.call_tool(params.name, params.arguments)
+            return await bridge.call_tool(name, arguments)
         except MCPError:
             raise
         except Exception as exc:  # noqa: BLE001 (no stack trace or text may reach the client)
@@ -571,6 +580,10 @@ def build_server(bridge: Bridge) -> Server[Any]:
                 "recovery": "try again; if it persists, give the operator the incident id",
             })
 
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams
+                           ) -> dict[str, Any]:
+        return await call_tool(ctx, params.name, params.arguments)
+
     server: Server[Any] = Server(SERVER_NAME, version=_version(), instructions=INSTRUCTIONS,
                                  lifespan=lifespan, on_list_tools=on_list_tools)
     # Registered by method rather than as on_call_tool: the handler answers a
@@ -579,9 +592,11 @@ def build_server(bridge: Bridge) -> Server[Any]:
     server.add_request_handler("tools/call", types.CallToolRequestParams, on_call_tool)
     # The SDK opens an OpenTelemetry span around every message; the bridge
     # exports none (no tracer provider is ever set), so each span was work for
-    # nothing on every call.
+    # nothing on every call. A well-formed tools/call is served by the same
+    # handler without the SDK's per-call checks (memctl.mcp_serve).
     server.middleware = [m for m in server.middleware
                          if type(m).__name__ != "OpenTelemetryMiddleware"]
+    server.middleware.append(DirectToolCalls(server, call_tool))
     return server
 
 

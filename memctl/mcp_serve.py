@@ -1,5 +1,6 @@
 """One MCP session of ``memctl mcp`` served over a pair of message streams,
-as ``Server.run`` serves it, minus a relay per message.
+as ``Server.run`` serves it, minus a relay per message and the SDK's
+per-call checks of what the bridge's own tool calls already guarantee.
 
 ``Server.run`` decides a connection's protocol era by its first request
 (the 2025 ``initialize`` handshake, or a 2026-07-28 per-request envelope)
@@ -11,8 +12,20 @@ first message itself: when it is ``initialize`` the session is in the
 handshake era for good, and the SDK's handshake dispatcher reads the
 transport directly; anything else goes to the SDK's era routing as before.
 
-Owns: ``serve_session`` and ``Replay`` (a read stream that hands out one
-held message before the rest).
+``DirectToolCalls`` is a server middleware (the SDK's public seam in
+front of its own dispatch) for ``tools/call``: the SDK checks a call's
+params twice (against the version's request schema, then into the handler's
+params model) and checks and re-dumps the handler's result against the
+version's result schema, about a tenth of the bridge's instructions per
+call. For a call whose params are exactly a string ``name`` and an object
+(or absent) ``arguments``, on a connection past its handshake, at a
+version whose shaping was worked out at start-up, the middleware calls the
+handler itself and puts the bridge's result (``tool_result``'s fixed form)
+in the version's wire form by a table; every other call goes through the
+SDK unchanged.
+
+Owns: ``serve_session``, ``Replay`` (a read stream that hands out one
+held message before the rest) and ``DirectToolCalls``.
 
 Invariants:
 - a session that opens with ``initialize`` is served exactly as
@@ -24,18 +37,28 @@ Invariants:
   a line that did not parse, the end of the stream) reaches the SDK's own
   era routing with nothing lost: the message looked at comes first;
 - the server's lifespan is entered before the first message is awaited, as
-  ``Server.run`` does (the session's memoryd task begins at once).
+  ``Server.run`` does (the session's memoryd task begins at once);
+- ``DirectToolCalls`` answers exactly what the SDK answers: it takes only
+  calls every version's request schema accepts and the SDK would hand to the
+  handler (a string name, object or absent arguments, nothing else, the
+  connection initialized, no cache hint for ``tools/call``), and shapes a
+  result by a version's table only when the result has the bridge's form
+  and the table reproduced the SDK's own shaping on probes at start-up;
+  anything else is shaped (or refused) as the SDK does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 import anyio
 import mcp_types as types
 from mcp.server.connection import Connection
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.models import InitializationOptions
 from mcp.server.runner import ServerRunner, aclose_shielded, serve_dual_era_loop
@@ -44,11 +67,14 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
 from mcp.shared.transport_context import TransportContext
+from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic import BaseModel, ValidationError
 
 if TYPE_CHECKING:  # the stream protocols Server.run itself is typed with
     from mcp.shared._stream_protocols import ReadStream, WriteStream
 
-__all__ = ["Replay", "serve_session"]
+__all__ = ["DirectToolCalls", "Replay", "ToolCallHandler", "serve_session"]
 
 T = TypeVar("T")
 
@@ -151,3 +177,142 @@ async def serve_session(server: Server[Any], read: ReadStream[SessionMessage | E
                                           init_options=init_options)
         finally:
             await write.aclose()
+
+
+# --- tools/call without the SDK's per-call checks ---------------------------------
+
+# A tools/call handler as DirectToolCalls calls it: the request's context,
+# the tool's name and its arguments (None when absent), as the SDK's handler
+# gets them from CallToolRequestParams; it answers a result dict.
+ToolCallHandler = Callable[[ServerRequestContext[Any, Any], str, "dict[str, Any] | None"],
+                           Awaitable[HandlerResult]]
+
+TOOLS_CALL: Final = "tools/call"
+# The params a call may carry to be served directly: anything else (a _meta,
+# a task, a field of a later schema) goes through the SDK's checks.
+_CALL_KEYS: Final = frozenset({"name", "arguments"})
+# The bridge's result form (memctl.mcp_bridge.tool_result) and its one item.
+_RESULT_KEYS: Final = frozenset({"content", "structuredContent", "isError", "resultType"})
+_ITEM_KEYS: Final = frozenset({"type", "text"})
+
+
+def _bridge_form(result: Any) -> bool:
+    """Whether ``result`` is exactly ``tool_result``'s form: one text item,
+    an object of structured content, a boolean ``isError``, complete."""
+    if type(result) is not dict or result.keys() != _RESULT_KEYS:
+        return False
+    content = result["content"]
+    if type(content) is not list or len(content) != 1:
+        return False
+    item = content[0]
+    return (type(item) is dict and item.keys() == _ITEM_KEYS and item["type"] == "text"
+            and type(item["text"]) is str and type(result["structuredContent"]) is dict
+            and type(result["isError"]) is bool and result["resultType"] == "complete")
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A version's wire form of the bridge's result: the result's keys it
+    keeps, in its order, and the text item's, in its order."""
+
+    keys: tuple[str, ...]
+    item_keys: tuple[str, ...]
+
+    def apply(self, result: dict[str, Any]) -> dict[str, Any]:
+        item = result["content"][0]
+        shaped = {key: result[key] for key in self.keys}
+        shaped["content"] = [{key: item[key] for key in self.item_keys}]
+        return shaped
+
+
+def _probes() -> list[dict[str, Any]]:
+    def form(text: str, structured: dict[str, Any], is_error: bool) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": text}], "structuredContent": structured,
+                "isError": is_error, "resultType": "complete"}
+
+    return [form("probe", {"a": [1, 2.5, None, True, "x"], "b": {"c": {}}}, False),
+            form("", {}, True), form("two\nlines é", {"error": {"code": "c"}}, False)]
+
+
+def _wire(value: Any) -> str:
+    # Key order included: the wire form is compared as it would be written.
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _shape_for(version: str) -> _Shape | None:
+    """The table for ``version``, when the SDK's own shaping of the probes
+    is reproduced by one; None (every call through the SDK) otherwise."""
+    try:
+        for params in ({"name": "probe", "arguments": {"a": 1}}, {"name": "probe"},
+                       {"name": "probe", "arguments": None}):
+            methods.validate_client_request(TOOLS_CALL, version, params)
+        probes = _probes()
+        expected = [methods.serialize_server_result(TOOLS_CALL, version, dict(p)) for p in probes]
+    except (KeyError, ValueError, ValidationError):
+        return None
+    first = expected[0]
+    content = first.get("content")
+    if not (isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict)):
+        return None
+    shape = _Shape(tuple(first), tuple(content[0]))
+    if not (set(shape.keys) <= _RESULT_KEYS and "content" in shape.keys
+            and set(shape.item_keys) <= _ITEM_KEYS):
+        return None
+    if any(_wire(shape.apply(p)) != _wire(e) for p, e in zip(probes, expected, strict=True)):
+        return None
+    return shape
+
+
+class DirectToolCalls:
+    """A ``Server.middleware`` entry that serves a well-formed ``tools/call``
+    straight from ``handler`` (see the module's docstring); register the
+    same handler with the SDK for the calls it passes on."""
+
+    def __init__(self, server: Any, handler: ToolCallHandler) -> None:
+        self._server = server
+        self._handler = handler
+        # The start-up table: one row per handshake-era version it holds for.
+        self.shapes: dict[str, _Shape] = {}
+        for version in HANDSHAKE_PROTOCOL_VERSIONS:
+            shape = _shape_for(version)
+            if shape is not None:
+                self.shapes[version] = shape
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any],
+                       call_next: CallNext) -> HandlerResult:
+        params = ctx.params
+        if ctx.method != TOOLS_CALL or type(params) is not dict or not params.keys() <= _CALL_KEYS:
+            return await call_next(ctx)
+        name = params.get("name")
+        arguments = params.get("arguments")
+        shape = self.shapes.get(ctx.protocol_version)
+        if (shape is None or type(name) is not str
+                or (arguments is not None and type(arguments) is not dict)
+                # The SDK's gate: calls wait for the handshake.
+                or ctx.session.client_params is None
+                or self._server.cache_hints.get(TOOLS_CALL) is not None):
+            return await call_next(ctx)
+        result = await self._handler(ctx, name, arguments)
+        if _bridge_form(result):
+            assert isinstance(result, dict)
+            return shape.apply(result)
+        return _sdk_shaped(ctx.protocol_version, result)
+
+
+def _sdk_shaped(version: str, result: HandlerResult) -> dict[str, Any]:
+    """Any other result, checked and shaped as the SDK's runner shapes a
+    spec method's result (and refused as it refuses one that does not fit,
+    without the result's text in any log)."""
+    if isinstance(result, types.ErrorData):
+        raise MCPError.from_error_data(result)
+    if result is None:
+        dumped: dict[str, Any] = {}
+    elif isinstance(result, BaseModel):
+        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    else:
+        dumped = dict(result)
+    try:
+        return methods.serialize_server_result(TOOLS_CALL, version, dumped)
+    except ValidationError:
+        raise MCPError(code=types.INTERNAL_ERROR,
+                       message="Handler returned an invalid result") from None

@@ -26,7 +26,10 @@ Invariants:
   a JSON-RPC message is handed on as the exception it raised, as the SDK's
   transport does;
 - each message goes out as one whole line, however many tasks send at once;
-  a closed writer refuses with ``anyio.ClosedResourceError``;
+  a closed writer refuses with ``anyio.ClosedResourceError``; a line the
+  pipe takes at once is written without the lock or a checkpoint;
+- stdin is registered with the loop at most while the session reads it, and
+  off it before the descriptor is closed;
 - a write returns once every byte is in the pipe, waiting on the loop (never
   blocking it) while the reader is behind;
 - anything that is not a pipe or a socket (a terminal, a file) is left to
@@ -35,6 +38,7 @@ Invariants:
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
 import stat
@@ -81,6 +85,11 @@ class PipeLines:
         self.fd = fd
         self._buffer = bytearray()
         self._eof = False
+        # On asyncio the descriptor stays registered with the loop between
+        # lines (``_readable``), the wait a future set by the loop's callback.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiter: asyncio.Future[bytes] | None = None
+        self._idle = False
 
     def __aiter__(self) -> PipeLines:
         return self
@@ -101,12 +110,70 @@ class PipeLines:
             try:
                 chunk = os.read(self.fd, READ_CHUNK)
             except BlockingIOError:
-                await anyio.wait_readable(self.fd)
-                continue
+                read = await self._readable()
+                if read is None:
+                    continue
+                chunk = read
             if chunk:
                 self._buffer += chunk
             else:
                 self._eof = True
+                self.close()
+
+    async def _readable(self) -> bytes | None:
+        """Until the descriptor is readable: what the loop's callback read
+        from it for this wait (b"" at the end), or None to read it now.
+
+        ``anyio.wait_readable`` registers the descriptor with the loop and
+        unregisters it again on every wait (two ``epoll_ctl`` calls and the
+        selector's bookkeeping per line); on asyncio it stays registered
+        instead, and the loop's callback reads for the one waiting reader and
+        wakes it (reading there, the next turn of the loop does not see the
+        same readiness again). While nobody waits, the second wake-up
+        unregisters it, so a line nobody reads yet costs no more turns of the
+        loop; the next wait registers it again."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # another anyio backend: its own wait
+            await anyio.wait_readable(self.fd)
+            return None
+        if self._waiter is not None:
+            raise anyio.BusyResourceError("reading from")
+        if self._loop is not loop:
+            self.close()
+            loop.add_reader(self.fd, self._on_readable)
+            self._loop = loop
+        self._idle = False
+        waiter = self._waiter = loop.create_future()
+        try:
+            return await waiter
+        finally:
+            self._waiter = None
+
+    def _on_readable(self) -> None:
+        waiter = self._waiter
+        if waiter is None:
+            # The loop may still hand on a readiness it saw before the woken
+            # reader read the line: only a second wake-up in a row with
+            # nobody waiting means a line waits unread.
+            if self._idle:
+                self.close()
+            self._idle = True
+        elif not waiter.done():
+            try:
+                chunk = os.read(self.fd, READ_CHUNK)
+            except BlockingIOError:
+                return  # woken for nothing: still waiting
+            except OSError as exc:
+                waiter.set_exception(exc)  # raised to the reader, as its own read would
+                return
+            waiter.set_result(chunk)
+
+    def close(self) -> None:
+        """Unregister the descriptor from the loop (it stays open)."""
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(self.fd)
 
 
 class PipeWriter:
@@ -117,7 +184,19 @@ class PipeWriter:
         self.fd = fd
 
     async def write(self, text: str) -> int:
-        view = memoryview(text.encode("utf-8"))
+        await self.write_bytes(text.encode("utf-8"))
+        return len(text)
+
+    def write_now(self, data: bytes) -> int:
+        """As many bytes of ``data`` as the pipe takes without waiting."""
+        try:
+            return os.write(self.fd, data)
+        except BlockingIOError:
+            return 0
+
+    async def write_bytes(self, data: bytes) -> None:
+        """All of ``data``, waiting on the loop while the pipe is full."""
+        view = memoryview(data)
         while view:
             try:
                 sent = os.write(self.fd, view)
@@ -125,7 +204,6 @@ class PipeWriter:
                 await anyio.wait_writable(self.fd)
                 continue
             view = view[sent:]
-        return len(text)
 
     async def flush(self) -> None:
         await anyio.lowlevel.checkpoint()
@@ -159,6 +237,7 @@ class MessageReader:
             raise StopAsyncIteration from None
 
     async def aclose(self) -> None:
+        self._lines.close()
         await anyio.lowlevel.checkpoint()
 
     async def __aenter__(self) -> MessageReader:
@@ -181,9 +260,25 @@ class MessageWriter:
     async def send(self, item: SessionMessage, /) -> None:
         if self._closed:
             raise anyio.ClosedResourceError
-        line = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-        async with self._lock:
-            await self._out.write(line)
+        data = (item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                ).encode("utf-8")
+        if self._lock.locked():
+            # Another line is part-way out: after it.
+            async with self._lock:
+                await self._out.write_bytes(data)
+            return
+        # Nobody is writing: what the pipe takes now goes out at once, and
+        # the lock (a turn of the loop's bookkeeping on every call) is taken
+        # only for a rest that must wait. Nothing yields between the check
+        # and the taking, so no other line can start in between.
+        sent = self._out.write_now(data)
+        if sent == len(data):
+            return
+        self._lock.acquire_nowait()
+        try:
+            await self._out.write_bytes(data[sent:])
+        finally:
+            self._lock.release()
 
     async def aclose(self) -> None:
         self._closed = True
@@ -220,8 +315,13 @@ def loop_stdio() -> Iterator[tuple[MessageReader, MessageWriter] | None]:
     try:
         stdout = _claim(1, 2)
         try:
-            with nonblocking(stdin), nonblocking(stdout):
-                yield MessageReader(PipeLines(stdin)), MessageWriter(PipeWriter(stdout))
+            lines = PipeLines(stdin)
+            try:
+                with nonblocking(stdin), nonblocking(stdout):
+                    yield MessageReader(lines), MessageWriter(PipeWriter(stdout))
+            finally:
+                # Off the loop before the descriptor is closed below.
+                lines.close()
         finally:
             os.dup2(stdout, 1)
             os.close(stdout)

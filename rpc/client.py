@@ -237,9 +237,11 @@ def _peer_gone(sock: socket.socket) -> bool:
     """True when a connection cannot carry a new request: closed or reset by
     the peer, or holding bytes nobody asked for (a parting error line)."""
     # A socket with a timeout polls before every recv, MSG_DONTWAIT or not;
-    # timeout 0 makes the peek return at once.
+    # timeout 0 makes the peek return at once. A socket already at 0 (the
+    # async client's) is left alone: each settimeout is an ioctl.
     timeout = sock.gettimeout()
-    sock.settimeout(0)
+    if timeout != 0:
+        sock.settimeout(0)
     try:
         data = sock.recv(1, _PEEK)
     except (BlockingIOError, InterruptedError):
@@ -247,7 +249,8 @@ def _peer_gone(sock: socket.socket) -> bool:
     except OSError:
         return True
     finally:
-        sock.settimeout(timeout)
+        if timeout != 0:
+            sock.settimeout(timeout)
     # Either b"" (EOF) or bytes nobody asked for: both mean start afresh.
     del data
     return True

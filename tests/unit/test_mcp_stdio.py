@@ -5,11 +5,14 @@ pipes driven by the event loop instead of a worker thread per line; these
 tests hold the streams to what the MCP SDK's stdio transport expects of
 them: whole lines whatever the chunking, the last unterminated line at EOF,
 every byte of a write larger than the pipe's buffer, and the descriptors'
-flags as they were once the streams are done.
+flags as they were once the streams are done; stdin registered with the loop
+once for the lines of a session, and off it when closed, at its end or
+while nobody reads.
 """
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import json
 import os
@@ -17,8 +20,10 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from memoryd.memctl.mcp_stdio import PipeLines, PipeWriter, is_pipe, nonblocking
@@ -44,6 +49,72 @@ def test_lines_come_whole_whatever_the_chunking_and_the_last_one_at_eof() -> Non
         writer.join()
         os.close(r)
     assert lines == ['{"a":1}\n', '{"b":"\u00e9"}\n', "\n", '{"c":3}']
+
+
+def test_stdin_stays_on_the_loop_between_lines_and_leaves_it_when_idle_or_closed() -> None:
+    r, w = os.pipe()
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        added: list[int] = []
+        wakeups = 0
+        add_reader = loop.add_reader
+
+        def counting_add_reader(fd: int, callback: Any, *args: object) -> None:
+            added.append(fd)
+
+            def counted(*a: object) -> None:
+                nonlocal wakeups
+                wakeups += 1
+                callback(*a)
+
+            add_reader(fd, counted, *args)
+
+        loop.add_reader = counting_add_reader  # type: ignore[method-assign]
+        try:
+            with nonblocking(r):
+                lines = PipeLines(r)
+
+                async def send_later(line: bytes) -> None:
+                    await anyio.sleep(0.02)
+                    os.write(w, line)
+
+                async def next_line_sent_later(line: bytes) -> str:
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(send_later, line)
+                        return await anext(lines)
+
+                # Three lines, each waited for on the loop: registered once,
+                # one wake-up each (the wake-up reads for the reader, so the
+                # next turn of the loop does not see the same line again).
+                for i in range(3):
+                    assert await next_line_sent_later(b"%d\n" % i) == f"{i}\n"
+                assert added == [r]
+                assert wakeups == 3
+                # A line nobody waits for: off the loop after its wake-ups,
+                # then read all the same, and back on for the next wait.
+                os.write(w, b"unread\n")
+                for _ in range(3):
+                    await anyio.lowlevel.checkpoint()
+                assert not loop.remove_reader(r)
+                assert await anext(lines) == "unread\n"
+                assert await next_line_sent_later(b"again\n") == "again\n"
+                assert added == [r, r]
+                lines.close()
+                assert not loop.remove_reader(r)
+                # At the end of the stream it leaves the loop by itself.
+                ended = PipeLines(r)
+                os.write(w, b"last\n")
+                os.close(w)
+                assert [line async for line in ended] == ["last\n"]
+                assert not loop.remove_reader(r)
+        finally:
+            loop.add_reader = add_reader  # type: ignore[method-assign]
+
+    try:
+        anyio.run(main)
+    finally:
+        os.close(r)
 
 
 def test_bad_utf8_is_replaced_not_fatal() -> None:

@@ -550,3 +550,44 @@ async def test_the_timeout_bounds_a_wait_in_place(daemon: FakeDaemon, path: Path
             await client.call("sleep", seconds=1)
         assert await client.call("echo", value=3) == 3
     assert daemon.connections == 2
+
+
+# --- whether a connection can carry a new request ------------------------------
+
+
+class _CountingSocket(socket.socket):
+    """A socket that counts its settimeout calls (each is an ioctl)."""
+
+    __slots__ = ("settimeouts",)
+
+    def settimeout(self, value: float | None) -> None:
+        self.settimeouts = getattr(self, "settimeouts", 0) + 1
+        super().settimeout(value)
+
+
+@pytest.mark.parametrize("timeout", [None, 0.0, 2.5])
+def test_peer_gone_reads_nothing_and_leaves_the_timeout_as_it_found_it(
+        timeout: float | None) -> None:
+    from memoryd.rpc.client import _peer_gone
+
+    for ending in ("bytes", "close"):
+        a, b = socket.socketpair(socket.AF_UNIX)
+        sock = _CountingSocket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=a.detach())
+        try:
+            sock.settimeout(timeout)
+            sock.settimeouts = 0
+            assert not _peer_gone(sock)
+            assert sock.gettimeout() == timeout
+            # Already at 0 (the async client's socket): no ioctl at all.
+            assert sock.settimeouts == (0 if timeout == 0.0 else 2)
+            if ending == "bytes":
+                b.sendall(b"x")
+            else:
+                b.close()
+            assert _peer_gone(sock)
+            assert sock.gettimeout() == timeout
+            if ending == "bytes":
+                assert sock.recv(1) == b"x"  # a peek: the byte is still there
+        finally:
+            sock.close()
+            b.close()
