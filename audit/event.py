@@ -295,31 +295,43 @@ def _joined_ok(pattern: re.Pattern[str], values: list[Any]) -> bool:
     return joined.count("\n") == len(values) and pattern.fullmatch(joined) is not None
 
 
+_made_lately = Resource.made_lately
+
+
 def _all_safe(event: EventBody) -> bool:
     """True exactly when ``_first_unsafe`` finds nothing, with far fewer
-    steps: the ids of every field are checked by one match, the types by
-    sets. ``check_safe`` asks this first and ``_first_unsafe`` only to name
-    the field of an event this refuses (a property test holds the two equal).
+    steps: the ids of every field, and the details' strings that are not
+    resource strings the kernel just made, are checked by one match, the
+    types by sets. ``check_safe`` asks this first and ``_first_unsafe`` only
+    to name the field of an event this refuses (a property test holds the
+    two equal).
     """
     subject = event.subject
-    ids: list[object] = [event.capability, event.decision_id, event.effect]
-    if subject is not None:
-        if type(subject) is not EventSubject:
-            return False
-        ids += (subject.channel, subject.role, subject.owner, subject.task_id)
-    ids = [v for v in ids if v is not None]
-    lists = (event.rule_ids, event.entry_ids, event.content_hashes)
-    if type(lists[0]) is not list or type(lists[1]) is not list or type(lists[2]) is not list:
-        return False
-    for values in lists:
-        ids.extend(values)
+    rule_ids, entry_ids, content_hashes = event.rule_ids, event.entry_ids, event.content_hashes
     revisions, details = event.revisions, event.details
-    if type(revisions) is not list or (revisions and (
-            set(map(type, revisions)) != {int} or min(revisions) < 0)):
+    if not (type(rule_ids) is list and type(entry_ids) is list
+            and type(content_hashes) is list and type(revisions) is list
+            and type(details) is dict):
         return False
-    if type(details) is not dict:
+    optional: list[Any]
+    if subject is None:
+        optional = [event.capability, event.decision_id, event.effect]
+    elif type(subject) is EventSubject:
+        optional = [event.capability, event.decision_id, event.effect,
+                    subject.channel, subject.role, subject.owner, subject.task_id]
+    else:
         return False
-    strings: list[object] = []
+    if None in optional:
+        optional = [v for v in optional if v is not None]
+    ids = optional + rule_ids + entry_ids + content_hashes
+    if ids and set(map(type, ids)) != {str}:
+        return False
+    if revisions and (set(map(type, revisions)) != {int} or min(revisions) < 0):
+        return False
+    # The details' strings: a resource string the kernel just made is one
+    # (``_is_resource``; its length is the one thing left to check), every
+    # other one is matched with the ids and, if that match fails, alone.
+    strings: list[str] = []
     for value in details.values():
         if type(value) is str:
             strings.append(value)
@@ -331,22 +343,28 @@ def _all_safe(event: EventBody) -> bool:
                     return False
         elif not (value is None or type(value) is bool or type(value) is int):
             return False
+    rest = [text for text in strings
+            if not (len(text) <= SAFE_RESOURCE_MAX and _made_lately(text))] if strings else strings
     keys = list(details)
     resource, seq, ts, kind_, prev = (event.resource, event.seq, event.ts, event.kind,
                                       event.prev)
-    return (
+    if not (
         type(seq) is int and seq >= 1
         and type(ts) is str and TIMESTAMP.fullmatch(ts) is not None
         and type(kind_) is str and kind_ in EVENT_KINDS
         and type(prev) is str and HEX64.fullmatch(prev) is not None
         and (resource is None or (type(resource) is str
                                   and SAFE_RESOURCE.fullmatch(resource) is not None))
-        and (not ids or (set(map(type, ids)) == {str} and _joined_ok(_IDS_JOINED, ids)))
         and (not keys or (set(map(type, keys)) == {str} and _joined_ok(_KEYS_JOINED, keys)))
-        and all(_detail_string(text) for text in strings)
         and (not isinstance(event, AuditEvent)
              or (type(event.hash) is str and HEX64.fullmatch(event.hash) is not None))
-    )
+    ):
+        return False
+    lines = ids + rest if rest else ids
+    if not lines or _joined_ok(_IDS_JOINED, lines):
+        return True
+    return bool(rest) and (not ids or _joined_ok(_IDS_JOINED, ids)) and all(
+        _detail_string(text) for text in rest)
 
 
 def check_safe(event: EventBody) -> None:

@@ -575,6 +575,19 @@ class SqliteTx:
         self.conn = conn
         self._store = store
         self._head = store.head
+        # One cursor for the statements of this transaction that are read
+        # to the end, or to their first row, before the helper returns
+        # (``one``, ``all``, ``tuples``, ``exec``, ``audit``): apsw makes and
+        # frees a cursor per ``Connection.execute``. Running the next
+        # statement on it resets the one before; ``close`` resets the last
+        # before the store releases the job's savepoint. ``rows`` yields
+        # while its caller may run other statements, so it takes its own.
+        self._cursor = conn.cursor()
+        self._cursor.row_trace = None
+
+    def close(self) -> None:
+        """Reset the transaction's cursor (its last statement may stand at a row)."""
+        self._cursor.close()
 
     @property
     def head(self) -> ChainHead:
@@ -588,36 +601,33 @@ class SqliteTx:
     # of them per statement text (``SqliteStore.columns``), so a statement
     # run again costs one dict look-up for its names.
 
-    def _run(self, sql: str, args: Sequence[Any]) -> tuple[apsw.Cursor, tuple[str, ...]]:
-        cursor = self.conn.cursor()
-        cursor.row_trace = None
-        cursor.execute(sql, args)
-        return cursor, self._store.column_names(cursor, sql)
-
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
-        cursor, names = self._run(sql, args)
-        for row in cursor:
-            return dict(zip(names, row, strict=True))
+        cursor = self._cursor
+        for row in cursor.execute(sql, args):
+            return dict(zip(self._store.column_names(cursor, sql), row, strict=True))
         return None
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
         """Rows one at a time, for walks over a whole table."""
-        cursor, names = self._run(sql, args)
+        cursor = self.conn.cursor()
+        cursor.row_trace = None
+        cursor.execute(sql, args)
+        names = self._store.column_names(cursor, sql)
         for row in cursor:
             yield dict(zip(names, row, strict=True))
 
     def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        cursor, names = self._run(sql, args)
+        cursor = self._cursor
+        cursor.execute(sql, args)
+        names = self._store.column_names(cursor, sql)
         return [dict(zip(names, row, strict=True)) for row in cursor]
 
     def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Rows as tuples, in the statement's column order: no dict per row."""
-        cursor = self.conn.cursor()
-        cursor.row_trace = None
-        return list(cursor.execute(sql, args))
+        return list(self._cursor.execute(sql, args))
 
     def exec(self, sql: str, args: Sequence[Any] = ()) -> int:
-        self.conn.execute(sql, args)
+        self._cursor.execute(sql, args)
         return int(self.conn.changes())
 
     def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent:
@@ -629,8 +639,8 @@ class SqliteTx:
         # V3 (audit/packing.py): the store's one packer goes on with its
         # stream only when this row follows the row it packed last; a job or
         # group rolled back since leaves a head it did not pack last.
-        self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)",
-                          self._store.packer.pack(stored, self._head.hash))
+        self._cursor.execute("INSERT INTO audit(seq, body, hash) VALUES (?, ?, ?)",
+                             self._store.packer.pack(stored, self._head.hash))
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
         return stored
 
@@ -697,6 +707,17 @@ def next_group(jobs: queue.SimpleQueue[J | None], max_group: int) -> tuple[list[
 # a task's row (ended?), its token's (revoked?), the owner's consent. A new
 # task or token changes nothing already verified; any other change does.
 _AUTHZ_TABLES = frozenset({"tasks", "tokens", "consent"})
+# Watched by TEMP triggers on the writer's connection (its own, never stored
+# in the file): an update or deletion of any of them, and a new consent row
+# (a task's grants read the newest). Inserted tasks and tokens change no
+# verification already made. Only these rows call back into Python; an
+# update hook was told of every row change of every table.
+_AUTHZ_FUNCTION = "memoryd_authz_changed"
+_AUTHZ_WATCH = "".join(
+    f"CREATE TEMP TRIGGER IF NOT EXISTS memoryd_authz_{table}_{event.lower()}"
+    f" AFTER {event} ON main.{table} BEGIN SELECT {_AUTHZ_FUNCTION}(); END;"
+    for table in sorted(_AUTHZ_TABLES)
+    for event in ("UPDATE", "DELETE", *(("INSERT",) if table == "consent" else ())))
 
 
 # Statement texts whose column names a store keeps (``column_names``).
@@ -888,6 +909,11 @@ class SqliteStore:
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
+        # The writer's watches, on the schema just settled: deleted vector
+        # rows, and every change to a row an agent write's authorization reads.
+        vectors.register(self.conn, self.vector_changes)
+        self.conn.create_scalar_function(_AUTHZ_FUNCTION, self._authz_changed, 0)
+        self.conn.execute(_AUTHZ_WATCH)
         self.conn.execute("PRAGMA wal_autocheckpoint=0").fetchall()
         self._wal_pages = 0
         # The file's data version as this connection left it (SQLite's
@@ -937,7 +963,6 @@ class SqliteStore:
         for pragma in self._pragmas:
             conn.execute(pragma).fetchall()
         search.register(conn)
-        vectors.register(conn, self.vector_changes, self._on_update if writer else None)
         return conn
 
     def column_names(self, cursor: apsw.Cursor, sql: str) -> tuple[str, ...]:
@@ -1031,6 +1056,7 @@ class SqliteStore:
             try:
                 return fn(tx)
             finally:
+                tx.close()
                 conn.execute("ROLLBACK")  # nothing to keep: the connection is read-only
         finally:
             self._read_pool.put(conn)
@@ -1099,7 +1125,7 @@ class SqliteStore:
         # Holding the write lock now, nobody else commits until this group
         # ends. A commit since the last group that was not this connection's
         # (an operator's sqlite3 shell) may have changed a task, token or
-        # consent row the update hook never saw: the authorization generation
+        # consent row the writer's watch never saw: the authorization generation
         # moves (a verification is all it costs).
         version = conn.data_version()
         if version != self._data_version:
@@ -1115,7 +1141,10 @@ class SqliteStore:
             if not single:
                 conn.execute("SAVEPOINT job")
             try:
-                result = job.fn(tx)
+                try:
+                    result = job.fn(tx)
+                finally:
+                    tx.close()
             except BaseException as exc:  # noqa: BLE001 (handed to its caller)
                 failed.append((job, exc))
                 if single:
@@ -1184,13 +1213,13 @@ class SqliteStore:
 
     # -- checkpoints ----------------------------------------------------------
 
-    def _on_update(self, op: int, _db: str, table: str, _rowid: int) -> None:
-        # On the writer thread, while the statement runs: a job after it (in
-        # this group or a later one) sees the new generation. A change later
-        # rolled back moves it too, which only costs a verification.
-        if table in _AUTHZ_TABLES and (op != apsw.SQLITE_INSERT or table == "consent"):
-            assert self.authz_generation is not None
-            self.authz_generation += 1
+    def _authz_changed(self, *_args: Any) -> None:
+        # On the writer thread, while the statement runs (``_AUTHZ_WATCH``):
+        # a job after it (in this group or a later one) sees the new
+        # generation. A change later rolled back moves it too, which only
+        # costs a verification.
+        assert self.authz_generation is not None
+        self.authz_generation += 1
 
     def _on_wal(self, _conn: apsw.Connection, _name: str, pages: int) -> int:
         self._wal_pages = pages

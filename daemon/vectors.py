@@ -110,21 +110,27 @@ class Changes:
                 listener(gone)
 
 
-def register(conn: apsw.Connection, changes: Changes,
-             also: Callable[[int, str, str, int], None] | None = None) -> None:
-    """Watch ``conn`` for deleted vector rows (the writer's connection is the one that deletes).
+# The writer connection's watch on deleted vector rows: a TEMP trigger (the
+# connection's own, never stored in the file) calling back into Python for
+# those rows only. An update hook was told of every row change of every
+# table (about eight a write, each a Python call) to find these.
+_DELETED_FUNCTION = "memoryd_vector_deleted"
+_WATCH = (f"CREATE TEMP TRIGGER IF NOT EXISTS memoryd_vector_deleted AFTER DELETE"
+          f" ON main.entry_vectors BEGIN SELECT {_DELETED_FUNCTION}(old.vid); END")
 
-    ``also`` is told of every row change too (a connection has one update
-    hook: the store's own watch shares it)."""
-    delete = int(apsw.SQLITE_DELETE)
 
-    def hook(op: int, db: str, table: str, rowid: int) -> None:
-        if op == delete and table == "entry_vectors":
-            changes.deleted(rowid)
-        if also is not None:
-            also(op, db, table, rowid)
+def register(conn: apsw.Connection, changes: Changes) -> None:
+    """Watch ``conn`` for deleted vector rows (the writer's connection is the
+    one that deletes), once its schema holds ``entry_vectors`` (``install``).
 
-    conn.set_update_hook(hook)
+    A TEMP trigger belongs to the connection: it fires for every deletion this
+    connection makes (a cascade or a trigger's too) and for none of another's."""
+
+    def deleted(*args: Any) -> None:
+        changes.deleted(int(args[0]))  # old.vid: an INTEGER PRIMARY KEY
+
+    conn.create_scalar_function(_DELETED_FUNCTION, deleted, 1)
+    conn.execute(_WATCH)
 
 
 def install(conn: apsw.Connection) -> None:

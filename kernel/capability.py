@@ -291,6 +291,12 @@ class Resource:
         return self.canonical()
 
     @staticmethod
+    def made_lately(text: str) -> bool:
+        """Whether ``canonical`` made ``text`` lately: then it is a canonical
+        string (``is_canonical`` without the parse a miss would cost)."""
+        return text in _MADE
+
+    @staticmethod
     def is_canonical(text: object) -> bool:
         """Whether ``text`` is a canonical resource string (``parse`` accepts it).
 

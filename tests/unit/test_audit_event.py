@@ -8,6 +8,7 @@ import inspect
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import msgspec
 import pytest
@@ -312,3 +313,30 @@ def test_the_quick_guard_agrees_with_the_field_by_field_one(
     if hash_ is not None:
         event = AuditEvent(**msgspec.structs.asdict(event), hash=hash_)
     assert event_module._all_safe(event) == (event_module._first_unsafe(event) is None)
+
+
+# A resource string the kernel just made is taken as one without its parse
+# (``Resource.made_lately``): the quick guard still agrees with the field by
+# field one on such strings, next to ids and other strings in the details,
+# at and past the longest resource string the guard takes.
+_SCOPES = st.one_of(st.sampled_from(["default", "a:b", "x" * 1000, "y" * 1010, "z:" * 506]),
+                    st.text(alphabet="ab:% é\n", min_size=1, max_size=12))
+
+
+@settings(max_examples=300)
+@given(_SCOPES, st.lists(st.one_of(_ODD_TEXT, st.integers(0, 2)), max_size=2),
+       st.sampled_from(["resources", "resource_list", "egress"]), st.booleans())
+def test_a_resource_string_just_made_is_judged_as_the_field_by_field_guard_does(
+        scope: str, others: list[Any], key: str, alone: bool) -> None:
+    made = Resource(target="memory", scope=scope, action="add", entry_id=None,
+                    expected_revision=None, content_hash="b3k:" + "f" * 64).canonical()
+    assert Resource.made_lately(made)
+    value: Any = made if alone else [*others, made]
+    event = body(details={key: value, "policy_hash": "pol_" + "a" * 64})
+    quick = event_module._all_safe(event)
+    assert quick == (event_module._first_unsafe(event) is None)
+    # Made or not, a string is judged the same way.
+    with mock.patch.object(event_module, "_made_lately", lambda _text: False):
+        assert quick == event_module._all_safe(event)
+    assert quick == (len(made) <= event_module.SAFE_RESOURCE_MAX and all(
+        event_module._detail_string(o) for o in ([] if alone else others) if isinstance(o, str)))

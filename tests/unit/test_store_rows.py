@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from memoryd.daemon.store import SqliteStore, SqliteTx
+from memoryd.daemon.store import SqliteStore, SqliteTx, _Job
 
 STATEMENTS = [
     ("SELECT * FROM meta ORDER BY key", ()),
@@ -50,3 +50,37 @@ def test_the_names_kept_are_bounded(store: SqliteStore) -> None:
     for i in range(2100):
         assert tx.one(f"SELECT {i} AS n") == {"n": i}
     assert len(store.columns) <= 2048
+
+
+def test_a_walk_goes_on_while_other_statements_run_and_a_row_left_unread_stops_nothing(
+        store: SqliteStore) -> None:
+    # The transaction's statements share one cursor (``SqliteTx``), except a
+    # ``rows`` walk, which yields while its caller runs others; ``one`` stops
+    # at the first row of many. Neither may cut the walk short or keep a
+    # job's savepoint (two jobs in one group) or the commit from ending.
+    keys = [f"w:{i}" for i in range(5)]
+
+    def fill(tx: SqliteTx) -> None:
+        for k in keys:
+            tx.exec("INSERT INTO meta(key, value) VALUES (?, '0')", (k,))
+
+    def walk(tx: SqliteTx) -> list[str]:
+        seen = []
+        for row in tx.rows("SELECT key FROM meta WHERE key >= 'w:' AND key < 'w;'"
+                           " ORDER BY key"):
+            seen.append(row["key"])
+            tx.one("SELECT key FROM meta WHERE key >= 'w:' ORDER BY key")
+            tx.exec("UPDATE meta SET value = value + 1 WHERE key = ?", (row["key"],))
+            assert tx.tuples("SELECT key FROM meta WHERE key = ?", (row["key"],)) == [
+                (row["key"],)]
+        tx.one("SELECT key FROM meta WHERE key >= 'w:' ORDER BY key")  # left at its first row
+        return seen
+
+    store.run_sync(fill)
+    assert store.run_sync(walk) == keys
+    jobs = [_Job(walk) for _ in range(2)]
+    store._commit_group(jobs)  # one group: each job in its own savepoint
+    assert [job.wait() for job in jobs] == [keys, keys]
+    assert store.run_sync(lambda tx: tx.all(
+        "SELECT value FROM meta WHERE key >= 'w:' AND key < 'w;'"), write=False) == [
+        {"value": "3"}] * len(keys)
