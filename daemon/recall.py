@@ -275,9 +275,13 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
         # External evidence (daemon/projection.py) is frozen with the snapshot.
         header["external"] = {k: v for k, v in external.items() if k != "documents"}
     tx.exec("DELETE FROM snapshot_cards WHERE task_id = ?", (task.task_id,))
-    for pos, (card, line) in enumerate(zip(cards, lines, strict=True)):
-        tx.exec("INSERT INTO snapshot_cards(task_id, pos, entry_id, card, line)"
-                " VALUES (?, ?, ?, ?, ?)", (task.task_id, pos, card["id"], dumps(card), line))
+    if cards:
+        # One statement for the cards (at most CANDIDATES of them, five
+        # values each: far below either backend's limit on parameters).
+        tx.exec("INSERT INTO snapshot_cards(task_id, pos, entry_id, card, line) VALUES "  # noqa: S608 (placeholders only)
+                + ", ".join(["(?, ?, ?, ?, ?)"] * len(cards)),
+                [x for pos, (card, line) in enumerate(zip(cards, lines, strict=True))
+                 for x in (task.task_id, pos, card["id"], dumps(card), line)])
     tx.exec("UPDATE tasks SET snapshot = ? WHERE task_id = ?", (dumps(header), task.task_id))
     entries.note_use(tx, [r["id"] for r in chosen], now)
     tx.audit(
@@ -294,7 +298,9 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
                  **({"coalesced_refreshes": coalesced} if coalesced else {}),
                  **{f"omitted_{k}": v for k, v in sorted(omitted.items())}},
     )
-    return assemble(tx, header)
+    # What ``assemble`` would read back of the rows just written: every card,
+    # none withdrawn, none hidden (the policy decided each one above).
+    return _context_out(header, cards, lines, header["omitted"], 0)
 
 
 def assemble(tx: Tx, header: dict[str, Any],
@@ -325,6 +331,11 @@ def assemble(tx: Tx, header: dict[str, Any],
         omitted = dict(omitted)
         omitted["policy_denied"] = omitted.get("policy_denied", 0) + hidden
         omitted = dict(sorted(omitted.items()))
+    return _context_out(header, cards, lines, omitted, withdrawn)
+
+
+def _context_out(header: dict[str, Any], cards: list[dict[str, Any]], lines: list[str],
+                 omitted: dict[str, int], withdrawn: int) -> schema.ContextOut:
     rendered = render(header["snapshot_id"], lines)
     coverage: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     external = header.get("external")
