@@ -168,11 +168,20 @@ class View:
         if self.namespaces is None:
             personal, args = f"{a}owner = ?", [self.owner]
         else:
-            mine = sorted(ns for ns in self.namespaces if not is_team_scope(*ns))
-            personal = (f"({a}owner = ? AND ("
-                        + " OR ".join(f"({a}target = ? AND {a}scope = ?)" for _ in mine) + "))"
-                        if mine else "1 = 0")  # portable false (PostgreSQL has no 0)
-            args = [self.owner, *(x for pair in mine for x in pair)] if mine else []
+            # One test per target: ``scope IN (...)`` over its scopes is one
+            # look-up per row where a pair per namespace was a comparison
+            # each (a task may hold sixteen scopes), and admits the same rows.
+            by_target: dict[str, list[str]] = {}
+            for target, scope in sorted(self.namespaces):
+                if not is_team_scope(target, scope):
+                    by_target.setdefault(target, []).append(scope)
+            tests = [f"({a}target = ? AND {a}scope = ?)" if len(scopes) == 1
+                     else f"({a}target = ? AND {a}scope IN ({', '.join('?' * len(scopes))}))"
+                     for scopes in by_target.values()]
+            personal = (f"({a}owner = ? AND (" + " OR ".join(tests) + "))"
+                        if tests else "1 = 0")  # portable false (PostgreSQL has no 0)
+            args = ([self.owner, *(x for target, scopes in by_target.items()
+                                   for x in (target, *scopes))] if tests else [])
         shared = self.team_spaces()
         if not shared:
             return personal, args

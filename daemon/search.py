@@ -596,17 +596,17 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
             sql += " ORDER BY e.id DESC LIMIT ?"
             sql_args += (COMMON_SCAN,)
     else:
-        # The candidates' keys, then the rows that pass the filter read once,
-        # for their text. ``where`` names ``e``'s columns (bare names resolve
-        # to it too: the subquery's own ``e`` is nearest).
-        keys = ("SELECT f.rowid FROM entries_fts AS f CROSS JOIN entries AS e"  # noqa: S608 (no client text in SQL)
-                " WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND " + where)
+        # The candidates and their text in one join: each row that passes
+        # the filter is read once (``where`` names ``e``'s columns). The
+        # order of the rows decides nothing: they are sorted by (score, id)
+        # below, and ids are unique.
+        sql = ("SELECT e.key, e.id, e.title, e.summary, e.body FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+               " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
+               + where)
         sql_args = (p.match, *args)
         if p.only_common:
-            keys += " ORDER BY f.rowid DESC LIMIT ?"  # the owner's newest matches
+            sql += " ORDER BY f.rowid DESC LIMIT ?"  # the owner's newest matches
             sql_args += (COMMON_SCAN,)
-        sql = ("SELECT c.key AS k, c.id, c.title, c.summary, c.body FROM entries AS c"  # noqa: S608 (no client text in SQL)
-               " WHERE c.key IN (" + keys + ")")
         rest = (None if columns is None
                 else tuple(c for c in columns if c not in scored_columns))
         if rest is None:

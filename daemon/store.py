@@ -959,6 +959,13 @@ class SqliteStore:
         conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE
                                | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_NOFOLLOW)
         conn.set_busy_timeout(5_000)
+        # Plans never depend on a bound value (SQLite's query planner
+        # stability guarantee). Without it a statement whose plan could use
+        # one is prepared again on every run: each join of the lexical index
+        # with ``entries`` filtered by a bound owner, and each ``LIMIT ?``,
+        # was re-parsed and re-planned at every step (FTS5's own statements
+        # with it), a tenth of a recall's instructions.
+        conn.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, 1)
         conn.row_trace = _row_trace
         for pragma in self._pragmas:
             conn.execute(pragma).fetchall()

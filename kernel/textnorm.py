@@ -93,20 +93,21 @@ def shadow_pieces(text: str) -> list[tuple[str, int, int]]:
     """
     pieces: list[tuple[str, int, int]] = []
     start = 0
-    n = len(text)
-    i = 0
-    while i < n:
-        if text[i].isascii():
-            i += 1
-            continue
+    # The characters outside ASCII are found in C: a summary cut with an
+    # ellipsis is ASCII but for its last character.
+    for m in _NOT_ASCII.finditer(text):
+        i = m.start()
         if i > start:
             pieces.append((text[start:i], start, i - start))
-        pieces.append((shadow_char(text[i]), i, 1))
-        i += 1
-        start = i
+        pieces.append((shadow_char(m.group()), i, 1))
+        start = i + 1
+    n = len(text)
     if start < n or not pieces:
         pieces.append((text[start:], start, n - start))
     return pieces
+
+
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 # Runs worth decoding. Base64 needs 16 characters (12 bytes) at least, hex 16

@@ -89,6 +89,28 @@ def test_snapshot_survives_a_restart() -> None:
             assert _context(a, task, "ibis") == first
 
 
+def test_the_freezing_call_answers_what_the_stored_snapshot_holds(d: Daemon) -> None:
+    # The freezing call answers from the cards it has just written; a later
+    # call reads them back from the store. Both must be the same, card for
+    # card and in order, for texts that JSON, the fence escaping and the
+    # ranking's scores all touch.
+    with d.control() as c, d.agent() as a:
+        _add(c, "Kestrel <deploy> notes", "Kestrel deploys twice; kestrel kestrel.")
+        _add(c, "Kestrel 部署 “quoted” \u2028 line", "Kestrel: the café — run it.\nSecond line.")
+        _add(c, "Kestrel ½ \\ backslash", "Kestrel " + "long body words " * 40)
+        _add(c, "Kestrel tail", "Kestrel cut by max_entries.")
+        task = _task(a)
+        first = _context(a, task, "kestrel")
+        assert len(first["entries"]) == 3
+        assert first["omitted"] == {"max_entries": 1}
+        assert first["withdrawn"] == 0
+        assert len({card["score"] for card in first["entries"]}) > 1
+        assert _context(a, task, "kestrel") == first
+        fresh = _context(a, task, "kestrel twice", refresh="compaction")
+        assert fresh["snapshot_id"] != first["snapshot_id"]
+        assert _context(a, task, "kestrel") == fresh
+
+
 def test_cards_carry_no_body(d: Daemon) -> None:
     with d.control() as c, d.agent() as a:
         _add(c, "Kestrel", "Kestrel body text stays out of cards.", )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,23 @@ def test_a_summary_that_is_the_body_counts_at_both_weights(store: SqliteStore) -
 
     assert score["ent_a"] == score["ent_b"] == bm25(12.0, 4 + 11 + 11)
     assert score["ent_c"] == bm25(2.0, 4 + 0 + 11)
+
+
+def _token_units_by_runs(text: str) -> int:
+    # token_units as its docstring states it: one step per run.
+    units = len(text.encode("utf-8", "surrogatepass")) - len(text.encode("ascii", "ignore"))
+    ascii_other = len(text.encode("ascii", "ignore"))
+    for m in re.finditer(r"[A-Za-z0-9]+", text):
+        units += 1 + len(m.group()) // 2
+        ascii_other -= len(m.group())
+    for m in re.finditer(r" +", text):
+        units += len(m.group()) - 1
+        ascii_other -= len(m.group())
+    return units + ascii_other
+
+
+@given(st.lists(st.one_of(st.text(max_size=12), st.sampled_from(
+    [" ", "  ", "   ", "a", "ab", "abc", "x1y2z", "部署", "\u2026", "\ud800", "\t", "!"])),
+    max_size=20).map("".join))
+def test_token_units_equal_the_run_by_run_count(text: str) -> None:
+    assert recall.token_units(text) == _token_units_by_runs(text)

@@ -94,3 +94,18 @@ def test_close_waits_for_a_read_under_way_then_refuses_reads(tmp_path: Path) -> 
         return result
 
     assert anyio.run(main) == [{"n": 1}]
+
+
+def test_every_connection_plans_without_bound_values(store: SqliteStore) -> None:
+    # SQLite's query planner stability guarantee: without it a statement
+    # whose plan could use a bound value (a join of the lexical index with
+    # entries filtered by a bound owner, any LIMIT ?) is prepared again on
+    # every run. Results never depend on it; the cost of every recall does.
+    import apsw
+
+    def qpsg(tx: Tx) -> int:
+        return int(tx.conn.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, -1))  # type: ignore[attr-defined]
+
+    assert store.run_sync(qpsg) == 1
+    for _ in range(store.readers + 1):
+        assert store.run_sync(qpsg, write=False) == 1
