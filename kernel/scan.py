@@ -39,6 +39,11 @@ Invariants:
   hold, the raw side, is not searched for such a text at all); a text held
   by several fields of one entry is scanned once,
   and a name (type, basis kind, scope) that scanned clean is not scanned again;
+- a printable ASCII text in which no rule can run (no literal set that holds
+  a rule's every check, no word as long as a rule without a prefilter needs,
+  no encoded run) is answered without the engine (``_text_findings``), with
+  the same findings; the joined text is read without the raw rules and the
+  encoded runs, whose findings that reading drops;
 - fail closed: a validator that raises counts as a finding, and an empty rule
   table is refused rather than read as "nothing found".
 """
