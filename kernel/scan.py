@@ -935,6 +935,7 @@ class Verdict:
 # instruction split across them.
 _REQUIRED = ("title", "body", "summary")
 _JOINED = ("title", "summary", "body")
+_JOINED_AT = {name: i for i, name in enumerate(_JOINED)}
 
 
 # Fields that hold names, not memory text: an entry's type and basis kind
@@ -966,24 +967,30 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
     # repeated) is scanned once; its findings are reported for each field.
     seen: dict[str, tuple[Finding, ...]] = {}
     out: list[FieldFinding] = []
+    parts: list[tuple[str, str]] = []
     for name, value in fields:
         found = seen.get(value)
         if found is None:
             found = seen[value] = _scan_field(name, value, rules)
-        out.extend(FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding, f.review)
-                   for f in found)
-    parts = [(name, value) for name in _JOINED for n, value in fields if n == name]
+        if found:
+            out.extend(FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding,
+                                    f.review) for f in found)
+        if name in _JOINED_AT:
+            parts.append((name, value))
     if len(parts) >= 2:
         # An instruction split across title, summary and body reads whole
-        # once they are read in that order. Findings that fit inside one
-        # field were already reported; the rest crossed a boundary.
+        # once they are read in that order (a stable sort: fields of one
+        # name in the order given). Findings that fit inside one field were
+        # already reported; the rest crossed a boundary.
+        parts.sort(key=lambda part: _JOINED_AT[part[0]])
+        joined = " ".join([value for _name, value in parts])
+        findings = _text_findings(joined, rules, joined=True)
         bounds: list[tuple[int, int]] = []
         pos = 0
-        for _name, value in parts:
+        for _name, value in parts if findings else ():
             bounds.append((pos, pos + len(value)))
             pos += len(value) + 1
-        joined = " ".join(value for _name, value in parts)
-        for f in _text_findings(joined, rules, joined=True):
+        for f in findings:
             if f.category == "invisible" or f.encoding is not None:
                 continue
             if any(a <= f.start and f.end <= b for a, b in bounds):
