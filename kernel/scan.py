@@ -39,6 +39,11 @@ Invariants:
   hold, the raw side, is not searched for such a text at all); a text held
   by several fields of one entry is scanned once,
   and a name (type, basis kind, scope) that scanned clean is not scanned again;
+- a printable ASCII text in which no rule can run (no literal set that holds
+  a rule's every check, no word as long as a rule without a prefilter needs,
+  no encoded run) is answered without the engine (``_text_findings``), with
+  the same findings; the joined text is read without the raw rules and the
+  encoded runs, whose findings that reading drops;
 - fail closed: a validator that raises counts as a finding, and an empty rule
   table is refused rather than read as "nothing found".
 """
@@ -58,7 +63,14 @@ import ahocorasick_rs
 from memoryd.kernel.entry_text import scope_texts, stored_bytes
 from memoryd.kernel.errors import ContentRejected, LimitExceeded
 from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule, quoted_for_warning
-from memoryd.kernel.textnorm import MAX_DECODED_CHARS, decode_run, encoded_runs, shadow_pieces
+from memoryd.kernel.textnorm import (
+    MAX_DECODED_CHARS,
+    PERCENT_RUN_ESCAPES,
+    RUN_WORD_MIN,
+    decode_run,
+    encoded_runs,
+    shadow_pieces,
+)
 
 __all__ = [
     "CASE_ALIASES",
@@ -416,6 +428,9 @@ class _Index:
     # prefilter and no ASCII literal of theirs is printable (the raw side's
     # control characters). Such a text is not looked at for literals at all.
     skips_printable_ascii: bool = False
+    # The literals that alone hold every check of some rule: a text holding
+    # one literal lets a rule run exactly when it is one of these.
+    completes: frozenset[str] = frozenset()
 
     def found(self, low: str) -> set[str]:
         """The literals ``low`` holds."""
@@ -436,9 +451,12 @@ def _index(plans: tuple[_Plan | None, ...], rules: tuple[ScanRule, ...], raw: bo
                 holds.setdefault(literal, set()).add((i, c))
     unplanned = frozenset(i for i in side if plans[i] is None)
     printable = any(lit.isascii() and any(ch.isprintable() for ch in lit) for lit in holds)
+    completes = frozenset(literal for i in side if (plan := plans[i]) is not None
+                          for literal in plan.checks[0].every
+                          if all(literal in group.every for group in plan.checks))
     return _Index(_finder(list(holds)), _finder([lit for lit in holds if lit.isascii()]),
                   {lit: tuple(sorted(pairs)) for lit, pairs in holds.items()},
-                  needs, side, unplanned, not unplanned and not printable)
+                  needs, side, unplanned, not unplanned and not printable, completes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,7 +465,30 @@ class _Table:
 
     plans: tuple[_Plan | None, ...]
     indexes: dict[bool, _Index]
+    # A printable ASCII text whose longest word is shorter than this, and in
+    # which no rule's every check holds a literal, runs no rule (``_clean``):
+    # the shortest run a rule without a prefilter needs (0, no such text,
+    # when one needs none or the raw side would look at the text).
+    plain_below: int = 0
+    # Every raw rule is of the invisible category (the joined text's raw
+    # side finds only what its reading drops).
+    raw_invisible: bool = False
+    # ``plain_below`` as a run of word marks (``_PLAIN_MARKS``) to look for,
+    # or None when it is ``_NO_RUN`` (no word is too long).
+    plain_run: bytes | None = None
 
+
+# ``_Table.plain_below`` when no rule without a prefilter needs a run: any
+# word length is below it.
+_NO_RUN = 1 << 62
+
+# An ASCII text byte by byte: a control character (a printable text holds
+# none) as 0, the space as a space, every other character as "a". In
+# printable ASCII the space is the only whitespace, so a word of ``n`` or more
+# characters is a run of ``n`` marks "a".
+_PLAIN_MARKS = bytes(0 if c < 0x20 or c == 0x7f else 0x20 if c == 0x20 else 0x61
+                     for c in range(128)) + bytes(128)
+_RUN_WORD = b"a" * RUN_WORD_MIN
 
 # Tables by identity (the default table is one object for the life of the
 # process); a few tables at most, so a handful of entries.
@@ -459,11 +500,26 @@ def _table(rules: tuple[ScanRule, ...]) -> _Table:
     if cached is not None and cached[0] is rules:
         return cached[1]
     plans = tuple(_plan(rule) for rule in rules)
-    table = _Table(plans, {raw: _index(plans, rules, raw) for raw in (False, True)})
+    indexes = {raw: _index(plans, rules, raw) for raw in (False, True)}
+    runs = [rules[i].min_run for i in indexes[False].unplanned]
+    below = 0 if not rules or not indexes[True].skips_printable_ascii or None in runs \
+        else min((r for r in runs if r is not None), default=_NO_RUN)
+    table = _Table(plans, indexes, below,
+                   all(rule.category == "invisible" for rule in rules if rule.raw),
+                   None if below == _NO_RUN else b"a" * below)
     if len(_TABLES) >= 8:
         _TABLES.clear()
     _TABLES[id(rules)] = (rules, table)
     return table
+
+
+def _may(index: _Index, found: set[str]) -> set[int]:
+    """Rules (by position in the table) whose every check holds a literal of ``found``."""
+    held: dict[int, set[int]] = {}
+    for literal in found:
+        for rule, check in index.holds[literal]:
+            held.setdefault(rule, set()).add(check)
+    return {rule for rule, checks in held.items() if len(checks) == index.needs[rule]}
 
 
 class _View:
@@ -482,12 +538,7 @@ class _View:
         # map; checked rather than assumed).
         self.aligned = len(low) == len(text)
         self.found = found = index.found(low)
-        held: dict[int, set[int]] = {}
-        for literal in found:
-            for rule, check in index.holds[literal]:
-                held.setdefault(rule, set()).add(check)
-        # Rules (by position in the table) whose every check holds a literal.
-        self.may = {rule for rule, checks in held.items() if len(checks) == index.needs[rule]}
+        self.may = _may(index, found)
 
     def starts(self, group: _Group) -> list[int]:
         """Every offset where one of the group's literals occurs, sorted, no repeats."""
@@ -692,8 +743,11 @@ def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: Sca
     return out
 
 
-def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int
-          ) -> tuple[tuple[Finding, ...], ScanStats]:
+def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
+          joined: bool = False) -> tuple[tuple[Finding, ...], ScanStats]:
+    """The scan; ``joined`` leaves out what the joined text's reading drops:
+    the raw rules when all of them are invisible-character rules, and the
+    encoded runs (a finding in one is reported with its encoding)."""
     if not rules:
         # Fail closed: an empty table would report every text as clean.
         raise ValueError("scan needs at least one rule")
@@ -707,7 +761,8 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int
     longest = max(map(len, text.split()), default=0)
     folded = _fold(text, plain)
     stats.folded_chars = len(folded.text)
-    found = _run_rules(text, rules, table, folded, prefilter, stats, raw_too=True, plain=plain,
+    found = _run_rules(text, rules, table, folded, prefilter, stats,
+                       raw_too=not (joined and table.raw_invisible), plain=plain,
                        longest=longest if folded.text is text else None)
     if not ascii_text:
         # The look-alike shadow: homoglyphs, fullwidth forms and combining
@@ -717,7 +772,7 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int
         if shadow.text != folded.text:
             stats.shadow_chars = len(shadow.text)
             found += _run_rules(text, rules, table, shadow, prefilter, stats, raw_too=False)
-    if depth < MAX_DECODE_DEPTH:
+    if depth < MAX_DECODE_DEPTH and not joined:
         found += _decoded(text, rules, prefilter, stats, depth, longest)
     if not found:
         return (), stats
@@ -731,6 +786,42 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int
             unique[key] = f
     ordered = sorted(unique.values(), key=lambda f: (f.start, f.end, f.rule_id, f.encoding or ""))
     return tuple(ordered), stats
+
+
+def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False
+                   ) -> tuple[Finding, ...]:
+    """``scan_with_stats(text, rules)[0]``, without the work counters, and for
+    most printable ASCII text without going into the engine; ``joined``: for
+    the joined text, whose reading drops the raw rules' findings (when all are
+    invisible-character rules) and those in encoded runs, which then are not
+    looked for.
+
+    The shortcut answers "nothing" only where the engine is sure to run no
+    rule: a printable ASCII text with no two spaces in a row (its fold is
+    itself, the raw side does not look at it, it has no look-alike shadow),
+    no word as long as a rule without a prefilter needs, no rule whose every
+    check holds a literal of the text (the same literal search), and, but for
+    the joined text, no encoded run. Anything else is scanned as ever
+    (``tests/unit/test_scan_fast_path.py`` holds the two to the same findings).
+    """
+    if not rules:
+        # Fail closed, as the engine does.
+        raise ValueError("scan needs at least one rule")
+    table = _table(rules)
+    if table.plain_below and text.isascii():
+        marks = text.encode("ascii").translate(_PLAIN_MARKS)
+        if b"\0" not in marks and "  " not in text:
+            short = _RUN_WORD not in marks  # every word shorter than RUN_WORD_MIN
+            if ((short and table.plain_below >= RUN_WORD_MIN) or table.plain_run is None
+                    or table.plain_run not in marks):
+                index = table.indexes[False]
+                found = index.ascii.found(text.lower())
+                if not (found and (not found.isdisjoint(index.completes)
+                                   or (len(found) > 1 and _may(index, found)))) and (
+                        joined or (short and text.count("%") < PERCENT_RUN_ESCAPES)
+                        or not encoded_runs(text)):
+                    return ()
+    return _scan(text, rules, True, 0, joined)[0]
 
 
 def scan_with_stats(
@@ -761,7 +852,9 @@ def scan(
             raise LimitExceeded(
                 "entry_too_large", details={"size_bytes": size, "limit_bytes": max_bytes}
             )
-    return scan_with_stats(text, rules, prefilter=prefilter)[0]
+    if prefilter:
+        return _text_findings(text, rules)
+    return scan_with_stats(text, rules, prefilter=False)[0]
 
 
 def redact(text: str, rules: tuple[ScanRule, ...] = RULES) -> str:
@@ -842,6 +935,7 @@ class Verdict:
 # instruction split across them.
 _REQUIRED = ("title", "body", "summary")
 _JOINED = ("title", "summary", "body")
+_JOINED_AT = {name: i for i, name in enumerate(_JOINED)}
 
 
 # Fields that hold names, not memory text: an entry's type and basis kind
@@ -855,11 +949,11 @@ _clean_names: dict[tuple[int, str], tuple[ScanRule, ...]] = {}
 
 def _scan_field(name: str, value: str, rules: tuple[ScanRule, ...]) -> tuple[Finding, ...]:
     if name not in _NAME_FIELDS:
-        return scan_with_stats(value, rules)[0]
+        return _text_findings(value, rules)
     key = (id(rules), value)
     if _clean_names.get(key) is rules:
         return ()
-    found = scan_with_stats(value, rules)[0]
+    found = _text_findings(value, rules)
     if not found:
         if len(_clean_names) >= _CLEAN_NAMES_MAX:
             _clean_names.clear()
@@ -873,24 +967,30 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
     # repeated) is scanned once; its findings are reported for each field.
     seen: dict[str, tuple[Finding, ...]] = {}
     out: list[FieldFinding] = []
+    parts: list[tuple[str, str]] = []
     for name, value in fields:
         found = seen.get(value)
         if found is None:
             found = seen[value] = _scan_field(name, value, rules)
-        out.extend(FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding, f.review)
-                   for f in found)
-    parts = [(name, value) for name in _JOINED for n, value in fields if n == name]
+        if found:
+            out.extend(FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding,
+                                    f.review) for f in found)
+        if name in _JOINED_AT:
+            parts.append((name, value))
     if len(parts) >= 2:
         # An instruction split across title, summary and body reads whole
-        # once they are read in that order. Findings that fit inside one
-        # field were already reported; the rest crossed a boundary.
+        # once they are read in that order (a stable sort: fields of one
+        # name in the order given). Findings that fit inside one field were
+        # already reported; the rest crossed a boundary.
+        parts.sort(key=lambda part: _JOINED_AT[part[0]])
+        joined = " ".join([value for _name, value in parts])
+        findings = _text_findings(joined, rules, joined=True)
         bounds: list[tuple[int, int]] = []
         pos = 0
-        for _name, value in parts:
+        for _name, value in parts if findings else ():
             bounds.append((pos, pos + len(value)))
             pos += len(value) + 1
-        joined = " ".join(value for _name, value in parts)
-        for f in scan_with_stats(joined, rules)[0]:
+        for f in findings:
             if f.category == "invisible" or f.encoding is not None:
                 continue
             if any(a <= f.start and f.end <= b for a, b in bounds):

@@ -32,6 +32,8 @@ __all__ = [
     "MAX_DECODED_CHARS",
     "MAX_RUNS",
     "MAX_RUN_CHARS",
+    "PERCENT_RUN_ESCAPES",
+    "RUN_WORD_MIN",
     "decode_run",
     "encoded_runs",
     "shadow_char",
@@ -126,6 +128,12 @@ _RUNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # word of the text: a text whose longest word is shorter holds no such run.
 _SHORTEST: dict[str, int] = {"percent": 9, "hex": 16, "base64": 16}
 _FEWEST = min(_SHORTEST.values())
+# A percent run holds at least this many escapes ("%41%42%43").
+PERCENT_RUN_ESCAPES = 3
+# The shortest word a run other than a percent run fits in: a text whose
+# words are all shorter, with fewer than ``PERCENT_RUN_ESCAPES`` '%', holds
+# no encoded run (``encoded_runs`` gives nothing for it).
+RUN_WORD_MIN = min(n for name, n in _SHORTEST.items() if name != "percent")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
@@ -145,7 +153,7 @@ def encoded_runs(text: str, *, longest: int | None = None) -> list[tuple[str, in
         if _SHORTEST[name] > longest:
             # Prose (words shorter than any run) skips the patterns' walks.
             continue
-        if name == "percent" and text.count("%") < 3:
+        if name == "percent" and text.count("%") < PERCENT_RUN_ESCAPES:
             # A percent run needs three escapes: without three '%' anywhere,
             # no run qualifies (ordinary long words would each be tried).
             continue
@@ -153,7 +161,7 @@ def encoded_runs(text: str, *, longest: int | None = None) -> list[tuple[str, in
             if len(found) >= MAX_RUNS:
                 return sorted(found, key=lambda r: r[1])
             s, e = m.start(), m.end()
-            if name == "percent" and len(_ESCAPE.findall(m.group(0))) < 3:
+            if name == "percent" and len(_ESCAPE.findall(m.group(0))) < PERCENT_RUN_ESCAPES:
                 continue
             if e - s > MAX_RUN_CHARS or any(a < e and s < b for a, b in taken):
                 continue

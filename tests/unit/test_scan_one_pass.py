@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from memoryd.kernel import scan as engine
 from memoryd.kernel import textnorm
-from memoryd.kernel.scan import RULES, Finding, ScanRule, ScanStats, scan, verdict_fields
+from memoryd.kernel.scan import RULES, Finding, ScanRule, scan, verdict_fields
 from tests.unit.test_scan_rules import EXAMPLES
 
 _LITERALS = sorted({literal for rule in RULES
@@ -59,14 +59,14 @@ def test_the_literal_index_lets_a_rule_run_exactly_when_its_plan_holds(text: str
 
 def test_identical_field_texts_are_scanned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     scanned: list[str] = []
-    real = engine.scan_with_stats
+    real = engine._text_findings
 
-    def counting(text: str, rules: tuple[ScanRule, ...] = RULES, *, prefilter: bool = True
-                 ) -> tuple[tuple[Finding, ...], ScanStats]:
+    def counting(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False
+                 ) -> tuple[Finding, ...]:
         scanned.append(text)
-        return real(text, rules, prefilter=prefilter)
+        return real(text, rules, joined=joined)
 
-    monkeypatch.setattr(engine, "scan_with_stats", counting)
+    monkeypatch.setattr(engine, "_text_findings", counting)
     same = "Deploy with make release"
     fields = [("title", same), ("summary", same), ("body", "The body differs."),
               ("tags[0]", "deploy"), ("tags[1]", "deploy")]
@@ -89,14 +89,14 @@ def test_a_finding_in_a_repeated_field_is_reported_for_each_field() -> None:
 def test_a_clean_name_is_scanned_once_and_a_flagged_one_every_time(
         monkeypatch: pytest.MonkeyPatch) -> None:
     scanned: list[str] = []
-    real = engine.scan_with_stats
+    real = engine._text_findings
 
-    def counting(text: str, rules: tuple[ScanRule, ...] = RULES, *, prefilter: bool = True
-                 ) -> tuple[tuple[Finding, ...], ScanStats]:
+    def counting(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False
+                 ) -> tuple[Finding, ...]:
         scanned.append(text)
-        return real(text, rules, prefilter=prefilter)
+        return real(text, rules, joined=joined)
 
-    monkeypatch.setattr(engine, "scan_with_stats", counting)
+    monkeypatch.setattr(engine, "_text_findings", counting)
     monkeypatch.setattr(engine, "_clean_names", {})
     clean = [("type", "fact"), ("scope", "project:clean-name-x1"), ("title", "Same title"),
              ("body", "The body.")]
