@@ -383,11 +383,13 @@ def index_tokens(text: str | None) -> list[str]:
 # In ASCII text a token is a run of letters and digits and folds to its
 # lower case; no CJK run is there to pre-split.
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
-# A character outside ASCII that is part of a token (a letter or digit; CJK
-# characters are letters). Only such a character can fold or lower into
-# something a token holds: every letter that lowers into ASCII (the Kelvin
-# sign, dotted capital I) is one.
-_NON_ASCII_WORD = re.compile(r"(?![\x00-\x7f])[^\W_]")
+# A character outside ASCII that is part of a token: a letter or digit, or
+# any character the CJK pre-split reads as CJK (an ideograph newer than the
+# interpreter's Unicode tables is not a letter to ``re`` but is a token to
+# ``_WORD``). Only such a character can fold or lower into something a token
+# holds: every letter that lowers into ASCII (the Kelvin sign, dotted capital
+# I) is one.
+_NON_ASCII_WORD = re.compile(f"(?![\\x00-\\x7f])(?:[^\\W_]|[{_CJK_CLASS}])")
 
 
 def tokens_are_ascii(text: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,16 @@ def test_term_counts_equal_counting_the_index_tokens(text: str) -> None:
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
 def test_ascii_text_takes_the_fast_path_with_the_same_counts(text: str) -> None:
     assert search.term_counts(text) == _reference(text)
+
+
+@pytest.mark.parametrize("text", [
+    "\U0002ebe1",  # CJK Extension I: CJK to the pre-split, unassigned in older Unicode tables
+    "note \U0002ebe1\U0002ebe2 done",
+    "\u3007 \U00030000",  # ideographic zero, Extension G
+])
+def test_characters_the_pre_split_reads_as_cjk_are_counted(text: str) -> None:
+    assert search.term_counts(text) == _reference(text)
+    assert search.term_counts(text)
 
 
 def test_no_text_counts_nothing() -> None:
