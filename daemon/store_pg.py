@@ -37,6 +37,7 @@ Invariants:
 
 from __future__ import annotations
 
+import itertools
 import logging
 import queue
 import re
@@ -416,6 +417,12 @@ def translate(sql: str) -> str:
     return out
 
 
+# A ``rows`` walk's cursor names (unique on the connection while open), and
+# how many rows each of its fetches brings.
+_WALK_NAMES = itertools.count(1)
+WALK_FETCH = 256
+
+
 class _BoolAsInt(Dumper):
     """Python booleans land in the integer flag columns, as they do in SQLite."""
 
@@ -435,6 +442,15 @@ class PgTx:
         self.conn = conn
         self._store = store
         self._head = head
+        # The ``rows`` walks begun and not yet ended (``close`` ends them).
+        self._walks: set[psycopg.ServerCursor[Any]] = set()
+
+    def close(self) -> None:
+        """End every walk left unfinished, before the store ends the job's
+        savepoint or the transaction (a cursor closed later, from whatever
+        thread drops the walk, would run CLOSE in some other transaction)."""
+        while self._walks:
+            self._walks.pop().close()
 
     @property
     def head(self) -> ChainHead:
@@ -456,9 +472,25 @@ class PgTx:
         return max(cur.rowcount, 0)
 
     def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
-        """Rows one at a time, for walks over a whole table."""
-        with self.conn.cursor() as cur:
-            yield from cur.stream(translate(sql), tuple(args))
+        """Rows one at a time, for walks over a whole table.
+
+        The caller may run other statements on this transaction between two
+        rows, as on SQLite: the walk is a server-side cursor fetched
+        ``WALK_FETCH`` rows at a time, which holds the connection only while
+        a fetch runs. (``Cursor.stream`` holds psycopg's connection lock from
+        its first row to its last: the next statement of the same thread
+        waited on that lock for ever, and so did the savepoint's release or
+        the COMMIT after a walk left unfinished.)"""
+        cur = self.conn.cursor(name=f"memoryd_walk_{next(_WALK_NAMES)}")
+        cur.itersize = WALK_FETCH
+        self._walks.add(cur)
+        try:
+            cur.execute(translate(sql), tuple(args))
+            yield from cur
+        finally:
+            self._walks.discard(cur)
+            if not cur.closed:  # ``close`` ended it already: not even the lock
+                cur.close()
 
     def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent:
         """Append one event to the chain; the group holds the head's row lock."""
@@ -729,6 +761,7 @@ class PostgresStore:
                         result = fn(tx)
                     finally:
                         self._local.tx = None
+                        tx.close()
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout):
             raise self._unreachable() from None
         if self.degraded == "database_unreachable":
@@ -769,7 +802,10 @@ class PostgresStore:
                     tx = PgTx(conn, self, head)
                     try:
                         with conn.transaction():  # a SAVEPOINT per job
-                            result = job.fn(tx)
+                            try:
+                                result = job.fn(tx)
+                            finally:
+                                tx.close()
                     except psycopg.OperationalError:
                         raise
                     except BaseException as exc:  # noqa: BLE001 (handed to its caller)

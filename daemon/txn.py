@@ -9,7 +9,9 @@ so none of them imports the store that imports them.
 
 Invariants: a ``Tx`` is valid only inside the function given to the store's
 ``run``; rows come back as plain dicts keyed by column name (``tuples``: as tuples
-in the statement's column order, for a statement that reads many rows).
+in the statement's column order, for a statement that reads many rows);
+between two rows of a ``rows`` walk the caller may run any other statement
+on the same ``Tx``, and a walk left unfinished ends with its job.
 """
 
 from __future__ import annotations
