@@ -300,11 +300,15 @@ class ScanVerdict:
     """The content verdict of a proposal: its rejection, or the rules that
     flag it for the operator's review (empty when clean). ``refused_by``:
     every rule a rejection's findings name, the ones past the error's
-    ``MAX_DETAIL_FINDINGS`` too (its audit event names them all)."""
+    ``MAX_DETAIL_FINDINGS`` too (its audit event names them all).
+    ``withheld``: positions of the ops whose scope name the scan refuses, read
+    with the scan and before the writer (the writer only writes), for the
+    refusal's audit event to name no such scope."""
 
     error: MemorydError | None
     review: tuple[str, ...] = ()
     refused_by: tuple[str, ...] = ()
+    withheld: frozenset[int] = frozenset()
 
 
 def scan_size(proposal: Proposal) -> int:
@@ -343,7 +347,8 @@ def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
         refused, flagged = verdict_fields(texts, max_bytes=max_bytes, counted=counted)
         if refused is not None:
             return ScanVerdict(refused.error(),
-                               refused_by=tuple(sorted({f.rule_id for f in refused.findings})))
+                               refused_by=tuple(sorted({f.rule_id for f in refused.findings})),
+                               withheld=_refused_scopes(proposal.ops))
         review.update(f.rule_id for f in flagged)
         if e is not None and derived and e["summary"] != e["body"]:
             review.update(_cut_summary_review(e["title"], e["summary"]))
@@ -375,13 +380,11 @@ def _cut_summary_review(title: str, summary: str) -> set[str]:
     return {f.rule_id for f in scan_text(title + " " + summary) if f.category == "injection"}
 
 
-def refused_scopes(ops: list[Op], scanned: ScanVerdict) -> frozenset[int]:
+def _refused_scopes(ops: list[Op]) -> frozenset[int]:
     """Positions of ``ops`` whose scope name the content scan refuses, for a
-    refusal audited whatever the scan found (a deny). Empty when the scan
-    passed: it read every op's scope. Otherwise it stopped at its first
-    refusal, so each scope is scanned here (a name: remembered when clean)."""
-    if scanned.error is None:
-        return frozenset()
+    refusal's audit event (a scan that passed read every op's scope and
+    refused none; one that refused stopped at its first refusal, so each
+    scope is scanned here; a name: remembered when clean)."""
     refused = set()
     for i, op in enumerate(ops):
         if op.scope is None:
@@ -562,7 +565,7 @@ class Governance:
         now = fmt(now_dt)
         if verdict.effect is Effect.DENY:
             writes.audit_decision(tx, caller, verdict, proposal.ops, now,
-                                  withheld=refused_scopes(proposal.ops, scanned))
+                                  withheld=scanned.withheld)
             return Refusal(
                 _policy_denied(verdict, policy_hash=verdict.policy_hash,
                                explicit=verdict.explicit),
@@ -570,7 +573,7 @@ class Governance:
                 {"decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids)})
         if scanned.error is not None:
             writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
-                                       withheld=refused_scopes(proposal.ops, scanned),
+                                       withheld=scanned.withheld,
                                        rule_ids=scanned.refused_by)
             return Refusal(scanned.error, "write_rejected", {"code": scanned.error.code})
         if scanned.review and caller.channel == "agent" and verdict.effect is Effect.ALLOW:
@@ -718,7 +721,7 @@ class Governance:
                 # Refused, and the action stays pending (docs/decisions.md):
                 # the operator may deny it, or change the policy and approve again.
                 writes.audit_decision(tx, caller, again, proposal.ops, now,
-                                      withheld=refused_scopes(proposal.ops, scanned),
+                                      withheld=scanned.withheld,
                                       action_id=p.action_id)
                 return Refusal(
                     _policy_denied(again, policy_hash=again.policy_hash,
@@ -729,7 +732,7 @@ class Governance:
             if scanned.error is not None:
                 # Stays pending, like a refused approval; the rejection is on record.
                 writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
-                                           withheld=refused_scopes(proposal.ops, scanned),
+                                           withheld=scanned.withheld,
                                            rule_ids=scanned.refused_by)
                 return Refusal(scanned.error, "approval_rejected",
                                {"action_id": p.action_id, "code": scanned.error.code})

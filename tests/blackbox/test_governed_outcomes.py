@@ -24,6 +24,7 @@ import anyio
 import pytest
 from structlog.testing import capture_logs
 
+from memoryd.daemon import governance
 from memoryd.kernel import scan as kernel_scan
 from tests.harness import entry, fresh_identity
 from tests.inproc import CallFailed, InProcess, composed
@@ -77,7 +78,10 @@ class Watch:
                 self.scans_outside += 1
             return real_verdict(*args, **kwargs)
 
+        # The pipeline calls the scanner by the name it imported; the
+        # kernel's own callers (check_fields) by the module's.
         monkeypatch.setattr(kernel_scan, "verdict_fields", verdict_fields)
+        monkeypatch.setattr(governance, "verdict_fields", verdict_fields)
 
     def reset(self) -> None:
         self.writes = self.scans_inside = self.scans_outside = 0
