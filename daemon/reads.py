@@ -31,6 +31,7 @@ from memoryd.daemon.store import Tx, loads
 from memoryd.daemon.writes import receipt_wire
 from memoryd.kernel.errors import CursorError, NotFound
 from memoryd.kernel.retention import ENTRY_STATUSES, EntryStatus
+from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 
@@ -162,7 +163,8 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
         return _search_page(tx, hasher, boot_id, view, p.query, " AND ".join(clauses),
                             tuple(args), page_size, filters_text, statuses, scopes,
                             None if after is None or after_score is None
-                            else (after_score, after[1]), now, ranker)
+                            else (after_score, after[1]), now, ranker,
+                            _totalled_spaces(tx, view, p, statuses))
     if after is not None:
         # A row value: the next page starts with an index seek, not a walk.
         clauses.append("(title, id) > (?, ?)")
@@ -184,6 +186,31 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
                                      complete=True, warnings=[]))
 
 
+def _totalled_spaces(tx: Tx, view: View, p: schema.MemoryList,
+                     statuses: list[str]) -> list[tuple[str, str]] | None:
+    """The namespaces whose running totals (``search.view_stats``) are BM25's
+    statistics of this search's filter, or None when they are not and the
+    filter's rows are scanned.
+
+    They are when the filter admits exactly the owner's active, unexpired
+    entries of whole namespaces: the default statuses, no type filter, and
+    no team scope (a team's rows have another holder). ``target`` and
+    ``scope`` only narrow the namespaces. On the control channel the owner's
+    namespaces are the ones its totals name (a row per namespace that ever
+    held an active entry); their ``owner`` column is the view's alone.
+    """
+    if set(statuses) != {EntryStatus.ACTIVE} or p.types or view.team_spaces():
+        return None
+    if view.namespaces is not None:
+        # As ``View.rows``: a personal row in a team-named scope is not seen.
+        spaces = [ns for ns in view.namespaces if not is_team_scope(*ns)]
+    else:
+        spaces = [(r["target"], r["scope"]) for r in tx.all(
+            "SELECT target, scope FROM scope_usage WHERE owner = ?", (view.owner,))]
+    return sorted(ns for ns in spaces if (p.target is None or ns[0] == p.target)
+                  and (p.scope is None or ns[1] == p.scope))
+
+
 SEARCH_PAGE = 8
 # Candidates each ranker contributes before fusion in search mode: pages
 # beyond them end the listing (``exhausted``).
@@ -193,22 +220,27 @@ HYBRID_CANDIDATES = 200
 def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: str,
                  where: str, args: tuple[Any, ...], page_size: int, filters_text: str,
                  statuses: list[str], scopes: list[str], after: tuple[float, str] | None,
-                 now: str, ranker: Ranker | None = None) -> schema.ListPage:
+                 now: str, ranker: Ranker | None = None,
+                 totalled: list[tuple[str, str]] | None = None) -> schema.ListPage:
     """One page of search mode: BM25 order (score, then id), snippets redacted.
 
     With the hybrid ranker the order is the fused one (daemon/hybrid.py):
     the fused candidate list is rebuilt for every page and cut below the
     cursor's (score, id), so pages follow one another as in BM25 order.
+    ``totalled``: the namespaces whose running totals are the filter's BM25
+    statistics (``_totalled_spaces``), sparing a scan of the view.
     """
     plan = search.plan(tx, query, where, args)
+    stats = (search.view_stats(tx, view.owner, totalled, now)
+             if totalled is not None and plan.match is not None else None)
     ranking: dict[str, Any] = {"ranker": "lexical"}
     if ranker is None:
-        rows = search.ranked(tx, plan, where, args, page_size + 1, after)
+        rows = search.ranked(tx, plan, where, args, page_size + 1, after, stats=stats)
     else:
         spaces = None if view.namespaces is None else sorted(view.namespaces)
         qvec = ranker.embed_query_now(query)
         fused, ranking = ranker.ranked(tx, plan, where, args, HYBRID_CANDIDATES, view.owner,
-                                       spaces, qvec,
+                                       spaces, qvec, stats=stats,
                                        teams=[s for _, s in view.team_spaces()])
         if after is not None:
             fused = [r for r in fused
