@@ -74,6 +74,17 @@ DEFAULTS: dict[tuple[Capability, Channel], Effect] = {
 }
 
 
+# The reason a default decision gives, per (capability, channel): a start-up
+# table, not a sentence formatted on every decision.
+_DEFAULT_REASONS: dict[tuple[Capability, Channel], str] = {
+    (cap, channel): f"no rule matched: default for {cap.value} on {channel.value}"
+    for cap, channel in DEFAULTS
+}
+_MATCHED_REASONS: dict[Effect, str] = {
+    effect: f"most restrictive of matching rule(s): {effect.value}" for effect in Effect
+}
+
+
 @dataclass(frozen=True, slots=True)
 class _Ask:
     subject: Subject
@@ -159,7 +170,7 @@ def decide(
     if not isinstance(decision_id, str) or not decision_id:
         raise ValueError("decision_id must be a non-empty string")
     try:
-        cap = Capability(capability)
+        cap = capability if type(capability) is Capability else Capability(capability)
     except ValueError:
         # Fail closed: a capability the kernel does not know has no default
         # and no always-on rule, so nothing could justify allowing it.
@@ -191,7 +202,7 @@ def decide(
         default = DEFAULTS[(cap, subject.channel)]
         decision = Decision(
             decision_id, default, (), policy.hash, explicit=False,
-            reason=f"no rule matched: default for {cap.value} on {subject.channel.value}",
+            reason=_DEFAULT_REASONS[(cap, subject.channel)],
         )
     else:
         effect = most_restrictive(effects)
@@ -199,7 +210,7 @@ def decide(
             reason = ("rule(s) failed while being evaluated, counted as deny: "
                       + ", ".join(failed))
         else:
-            reason = f"most restrictive of matching rule(s): {effect.value}"
+            reason = _MATCHED_REASONS[effect]
         decision = Decision(decision_id, effect, tuple(matched), policy.hash, explicit=True,
                             reason=reason)
     if decision.effect is Effect.ALLOW and _write_only(ask):
