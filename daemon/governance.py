@@ -190,7 +190,7 @@ def resolve(d: Draft, caller: Caller) -> Proposal:
             raise Denied("scope_mismatch")
         if op.error is not None:
             raise op.error
-        ops.append(dataclasses.replace(op, scope=scope))
+        ops.append(op.in_scope(scope))
     return Proposal(ops, d.proposal.provenance)
 
 

@@ -118,6 +118,14 @@ class Op:
         assert self.scope is not None, "a draft op is resolved before it is used"
         return self.target, self.scope
 
+    def in_scope(self, scope: str) -> Op:
+        """This op with ``scope``: what ``dataclasses.replace(self, scope=scope)``
+        gives (``Op`` has no ``__post_init__``), without its walk over every field."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.scope = scope
+        return new
+
     def resource(self) -> Resource:
         target, scope = self.namespace
         return Resource(

@@ -106,7 +106,7 @@ class Effect(StrEnum):
 
     @property
     def rank(self) -> int:
-        return _RANK[self.value]
+        return _RANK[self._value_]
 
     def _other_rank(self, other: object) -> int:
         if not isinstance(other, Effect):
@@ -135,7 +135,8 @@ def most_restrictive(effects: Iterable[Effect]) -> Effect:
     """
     best: Effect | None = None
     for effect in effects:
-        effect = Effect(effect)
+        if type(effect) is not Effect:
+            effect = Effect(effect)
         if best is None or effect > best:
             best = effect
     return Effect.DENY if best is None else best
@@ -189,11 +190,32 @@ _ALL_RAW = {
 _ESCAPED = re.compile(r"(?:[^%]|%[0-9A-F]{2})*")
 
 
+# Values that needed escaping, escaped lately (a scope such as ``project:acme``
+# is escaped on every write): the escape is a pure function of the value and
+# the raw set, so a hit is exact. Bounded; a miss only costs the loop below.
+_ESCAPED_MAX = 1024
+_ESCAPED_LATELY: dict[tuple[str, frozenset[str]], str] = {}
+
+
 def _escape(value: str, raw: frozenset[str]) -> str:
     if value == _ABSENT:
         return "%2D"
     if _ALL_RAW[raw].fullmatch(value) is not None:
         return value
+    # Keyed on the exact type too: a str subclass is never served a plain
+    # str's escape (its equality could be its own).
+    known = _ESCAPED_LATELY.get((value, raw)) if type(value) is str else None
+    if known is not None:
+        return known
+    text = _escape_loop(value, raw)
+    if type(value) is str:
+        if len(_ESCAPED_LATELY) >= _ESCAPED_MAX:
+            _ESCAPED_LATELY.clear()
+        _ESCAPED_LATELY[(value, raw)] = text
+    return text
+
+
+def _escape_loop(value: str, raw: frozenset[str]) -> str:
     out: list[str] = []
     for ch in value:
         if ch in raw:
@@ -233,6 +255,10 @@ def _check_text(name: str, value: object, *, optional: bool) -> None:
         raise ValueError(f"{name} is not valid Unicode text") from None
 
 
+# Each entry type's value, for a plain str naming one (what the daemon passes):
+# the enum lookup by value without the call into ``EnumType.__call__``.
+_TYPE_VALUES: dict[str, str] = {t.value: t.value for t in EntryType}
+
 # Canonical strings ``Resource.canonical`` made lately (``is_canonical``
 # answers for them without a parse). Every string made is canonical (``parse``
 # takes back what ``canonical`` gives), so a hit is exact; bounded, and a miss
@@ -271,7 +297,9 @@ class Resource:
         if self.type is not None:
             # Plain str, not the enum: StrEnum hashes by member name, so a
             # stored enum would break hash/eq agreement with an equal str.
-            object.__setattr__(self, "type", EntryType(self.type).value)
+            known = _TYPE_VALUES.get(self.type) if type(self.type) is str else None
+            object.__setattr__(self, "type",
+                               known if known is not None else EntryType(self.type).value)
 
     def canonical(self) -> str:
         """The one canonical string of this resource (module docstring)."""

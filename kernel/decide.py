@@ -74,6 +74,17 @@ DEFAULTS: dict[tuple[Capability, Channel], Effect] = {
 }
 
 
+# The reason a default decision gives, per (capability, channel): a start-up
+# table, not a sentence formatted on every decision.
+_DEFAULT_REASONS: dict[tuple[Capability, Channel], str] = {
+    (cap, channel): f"no rule matched: default for {cap.value} on {channel.value}"
+    for cap, channel in DEFAULTS
+}
+_MATCHED_REASONS: dict[Effect, str] = {
+    effect: f"most restrictive of matching rule(s): {effect.value}" for effect in Effect
+}
+
+
 @dataclass(frozen=True, slots=True)
 class _Ask:
     subject: Subject
@@ -159,16 +170,68 @@ def decide(
     if not isinstance(decision_id, str) or not decision_id:
         raise ValueError("decision_id must be a non-empty string")
     try:
-        cap = Capability(capability)
+        cap = capability if type(capability) is Capability else Capability(capability)
     except ValueError:
         # Fail closed: a capability the kernel does not know has no default
         # and no always-on rule, so nothing could justify allowing it.
         return _deny(decision_id, policy, _UNKNOWN_CAPABILITY)
 
-    ask = _Ask(subject, cap, grants if grants is not None else frozenset(), method)
+    granted = grants if grants is not None else frozenset()
+    # The cache (``_KEPT``): only for the exact types the daemon passes, so no
+    # subclass can bring an equality or a hash of its own into the key (the
+    # fields are read as objects: their declared types do not promise it).
+    key = None
+    target: object = resource.target
+    scope: object = resource.scope
+    action: object = resource.action
+    named: object = method
+    plain: object = granted
+    if (type(subject) is Subject and type(resource) is Resource and type(plain) is frozenset
+            and type(target) is str and type(scope) is str and type(action) is str
+            and (named is None or type(named) is str)):
+        key = _key(policy, subject, cap, resource, granted, method)
+        kept = _KEPT.get(key)
+        if kept is not None and kept[0] is policy:
+            d = kept[1]
+            return Decision(decision_id, d.effect, d.rule_ids, d.policy_hash, d.explicit,
+                            d.reason, d.always_on)
+    decision, keep = _decide(subject, cap, resource, policy, decision_id, granted, method)
+    if key is not None and keep:
+        if len(_KEPT) >= _KEPT_MAX:
+            _KEPT.clear()
+        _KEPT[key] = (policy, decision)
+    return decision
+
+
+# Decisions made lately, keyed on every input ``_decide`` reads (``_key``):
+# the decision is a pure function of them, so a hit is the decision itself
+# under a new id. The policy object is held in the value and compared by
+# identity (a reloaded policy is a new object; its id cannot be reused while
+# the entry holds it). Bounded; a miss only costs the decision.
+_KEPT_MAX = 1024
+_KEPT: dict[tuple[object, ...], tuple[Policy, Decision]] = {}
+
+
+def _key(policy: Policy, subject: Subject, cap: Capability, resource: Resource,
+         grants: frozenset[str], method: str | None) -> tuple[object, ...]:
+    """Everything a decision reads: the always-on rules read the subject's
+    channel and role, the capability, the grants and the method; a policy
+    rule (``Rule.matches``) reads those and the resource's target, scope,
+    action and type; the defaults the capability and channel; the answer the
+    policy's hash. Never the owner, task, entry id, revision or content hash
+    (tests/unit/test_kernel_decide_cache.py holds the list to the code)."""
+    return (id(policy), cap, subject.channel, subject.role, grants, method,
+            resource.target, resource.scope, resource.action, resource.type)
+
+
+def _decide(subject: Subject, cap: Capability, resource: Resource, policy: Policy,
+            decision_id: str, grants: frozenset[str],
+            method: str | None) -> tuple[Decision, bool]:
+    """The decision, and whether it may be kept (not when a rule raised)."""
+    ask = _Ask(subject, cap, grants, method)
     for always in ALWAYS_ON:
         if always.applies(ask):
-            return _deny(decision_id, policy, always)
+            return _deny(decision_id, policy, always), True
 
     matched: list[str] = []
     effects: list[Effect] = []
@@ -191,7 +254,7 @@ def decide(
         default = DEFAULTS[(cap, subject.channel)]
         decision = Decision(
             decision_id, default, (), policy.hash, explicit=False,
-            reason=f"no rule matched: default for {cap.value} on {subject.channel.value}",
+            reason=_DEFAULT_REASONS[(cap, subject.channel)],
         )
     else:
         effect = most_restrictive(effects)
@@ -199,15 +262,16 @@ def decide(
             reason = ("rule(s) failed while being evaluated, counted as deny: "
                       + ", ".join(failed))
         else:
-            reason = f"most restrictive of matching rule(s): {effect.value}"
+            reason = _MATCHED_REASONS[effect]
         decision = Decision(decision_id, effect, tuple(matched), policy.hash, explicit=True,
                             reason=reason)
     if decision.effect is Effect.ALLOW and _write_only(ask):
         return Decision(decision_id, Effect.REQUIRES_APPROVAL, decision.rule_ids, policy.hash,
                         explicit=False, always_on=WRITE_ONLY_WAITS,
                         reason=f"always-on rule {WRITE_ONLY_WAITS}: a task that may not read "
-                               "waits for the operator, so no answer depends on stored state")
-    return decision
+                               "waits for the operator, so no answer depends on stored state"), \
+            not failed
+    return decision, not failed
 
 
 WRITE_ONLY_WAITS = "write_only_task_waits"

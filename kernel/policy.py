@@ -137,11 +137,13 @@ class Rule:
 
     def matches(self, subject: Subject, capability: Capability, resource: Resource) -> bool:
         """Whether every field this rule sets matches. May raise on a
-        malformed rule; ``decide`` turns that into a deny."""
+        malformed rule; ``decide`` turns that into a deny. The enums' values
+        are read as ``_value_``, the plain attribute ``.value`` reads through
+        a descriptor."""
         return (
-            (self.capability is None or capability.value in self.capability)
-            and (self.channel is None or subject.channel.value in self.channel)
-            and (self.role is None or subject.role.value in self.role)
+            (self.capability is None or capability._value_ in self.capability)
+            and (self.channel is None or subject.channel._value_ in self.channel)
+            and (self.role is None or subject.role._value_ in self.role)
             and (self.target is None or resource.target in self.target)
             and (self.scope is None
                  or any(fnmatch.fnmatchcase(resource.scope, g) for g in self.scope))

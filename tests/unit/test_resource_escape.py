@@ -92,3 +92,58 @@ def test_parse_accepts_exactly_canonical_strings(scope: str, entry: str) -> None
     except ValueError:
         return
     assert parsed.canonical() == text
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=20))
+def test_a_remembered_escape_is_the_escape_of_that_value_and_raw_set(value: str) -> None:
+    # The second call of each pair is answered from the escapes made lately:
+    # it must still be this value's escape under this raw set, not another's
+    # (the same value is escaped differently when ':' is raw).
+    try:
+        unreserved = _escape_reference(value, capability._UNRESERVED)
+        hashed = _escape_reference(value, capability._HASH_RAW)
+    except UnicodeEncodeError:
+        return
+    for _ in range(2):
+        assert capability._escape(value, capability._UNRESERVED) == unreserved
+        assert capability._escape(value, capability._HASH_RAW) == hashed
+
+
+def test_the_escapes_made_lately_stay_bounded() -> None:
+    for i in range(capability._ESCAPED_MAX * 2 + 3):
+        assert capability._escape(f"s:{i}", capability._UNRESERVED) == f"s%3A{i}"
+    assert len(capability._ESCAPED_LATELY) <= capability._ESCAPED_MAX
+
+
+def test_a_str_subclass_is_escaped_for_itself() -> None:
+    class Odd(str):
+        __slots__ = ()
+
+        # Equal to "a:b" and hashed as it: a lookup by value alone would be
+        # served "a:b"'s escape.
+        def __eq__(self, other: object) -> bool:
+            return other == "a:b" or str.__eq__(self, other)
+
+        def __hash__(self) -> int:
+            return hash("a:b")
+
+    assert capability._escape("a:b", capability._UNRESERVED) == "a%3Ab"
+    assert capability._escape(Odd("a/b"), capability._UNRESERVED) == "a%2Fb"
+    assert (capability._escape_loop("a b", capability._UNRESERVED)
+            == _escape_reference("a b", capability._UNRESERVED))
+
+
+@pytest.mark.parametrize("given_type", ["fact", "preference", "Fact", "nope", ""])
+def test_a_resource_type_is_normalised_as_the_enum_would(given_type: str) -> None:
+    from memoryd.kernel.retention import EntryType
+    try:
+        expected = EntryType(given_type).value
+    except ValueError:
+        with pytest.raises(ValueError):
+            Resource("memory", "s", "add", None, None, None, type=given_type)
+        return
+    made = Resource("memory", "s", "add", None, None, None, type=given_type)
+    assert made.type == expected and type(made.type) is str
+    from_enum = Resource("memory", "s", "add", None, None, None, type=EntryType(given_type))
+    assert from_enum == made and type(from_enum.type) is str and hash(from_enum) == hash(made)
