@@ -8,6 +8,7 @@ so tests can search it for canaries.
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import signal
@@ -341,6 +342,13 @@ def audit_body(rows: Iterable[tuple[int, bytes, Any]], seq: int) -> bytes:
         if event.seq == seq:
             return event.body
     raise LookupError(f"no audit row {seq}")
+
+
+def exported_audit(c: Client) -> str:
+    """Every audit event ``c`` may export, one JSON line each, characters
+    outside ASCII as they are (a canary searched for is found as written)."""
+    events = c.call("audit.export", {"after_seq": 0, "limit": 100_000})["events"]
+    return "\n".join(json.dumps(event, ensure_ascii=False) for event in events)
 
 
 def expect(code: int, data_code: str, fn: Any, *args: Any) -> RpcError:

@@ -27,6 +27,7 @@ from tests.harness import (
     enable_consent,
     entry,
     expect,
+    exported_audit,
     fresh_identity,
     pg_connect,
     pg_store_of,
@@ -57,11 +58,6 @@ GITHUB_TOKEN = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 def d() -> Iterator[Daemon]:
     with running(policy=_AGENT_WRITES) as daemon:
         yield daemon
-
-
-def _exported(c: Client) -> str:
-    events = c.call("audit.export", {"after_seq": 0, "limit": 100_000})["events"]
-    return "\n".join(json.dumps(event) for event in events)
 
 
 # --- holes: names the scanner reads, where they enter ---------------------------------
@@ -116,7 +112,7 @@ def test_a_token_label_scope_or_kind_the_scan_refuses_is_refused_and_never_store
     assert GITHUB_TOKEN not in listed and "AKIAIOSFODNN7EXAMPL" not in listed
     assert gitlab not in listed
     assert GITHUB_TOKEN not in d.log()
-    assert GITHUB_TOKEN not in _exported(c)
+    assert GITHUB_TOKEN not in exported_audit(c)
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +172,7 @@ def test_a_covering_entry_id_the_daemon_never_made_is_refused_before_it_is_propo
         out = a.call("memory.write", {"task_id": tid, **archive,
                                       "covered_by": {"id": other["id"], "expected_revision": 1}})
         assert out["outcome"] == "pending"
-        assert canary not in _exported(c)
+        assert canary not in exported_audit(c)
     assert canary.encode() not in _stored_bytes(held)
     assert canary not in held.log()
 
@@ -489,7 +485,7 @@ def test_hashed_and_unkept_texts_never_reach_the_store_files(held: Daemon) -> No
         a.call("memory.list", {"task_id": tid, "query": f"{canary['query']} tea"})
         c.call("governance.action.deny", {"action_id": out["action_id"],
                                           "reason": canary["deny"]})
-        exported = _exported(c)
+        exported = exported_audit(c)
         status = json.dumps(c.call("memory.status", {"identity": ident}))
     stored, log = _stored_bytes(held), held.log()
     for name, text in canary.items():

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from memoryd.rpc.client import Client
-from tests.harness import Daemon, enable_consent, entry, expect, running
+from tests.harness import Daemon, enable_consent, entry, expect, exported_audit, running
 
 # A GitHub personal access token's form (the scanner's secret rules).
 GITHUB_TOKEN = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -48,18 +48,13 @@ def d() -> Iterator[Daemon]:
         yield daemon
 
 
-def _exported(c: Client) -> str:
-    events = c.call("audit.export", {"after_seq": 0, "limit": 100_000})["events"]
-    return "\n".join(json.dumps(event) for event in events)
-
-
 def _tokens(n: int) -> str:
     """``n`` distinct secrets of the GitHub token's form, one finding each."""
     return " ".join(f"ghp_{i:04d}" + GITHUB_TOKEN[8:] for i in range(n))
 
 
 def _leaks(d: Daemon, c: Client, canary: str) -> bool:
-    return canary in _exported(c) or canary in d.log()
+    return canary in exported_audit(c) or canary in d.log()
 
 
 # --- holes: a refused scope name in a refusal's audit event ----------------------

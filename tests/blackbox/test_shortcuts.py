@@ -29,6 +29,7 @@ from tests.harness import (
     enable_consent,
     entry,
     expect,
+    exported_audit,
     fresh_identity,
     pg_connect,
     pg_store_of,
@@ -56,11 +57,6 @@ def denying() -> Iterator[Daemon]:
         yield daemon
 
 
-def _exported(c: Client) -> str:
-    events = c.call("audit.export", {"after_seq": 0, "limit": 1000})["events"]
-    return "\n".join(str(event) for event in events)
-
-
 # --- the audit chain never holds a refused scope name --------------------------------
 
 
@@ -80,7 +76,7 @@ def test_a_write_the_policy_denies_keeps_a_secret_scope_name_out_of_the_chain(
                 {"action": "add", "scope": "plain",
                  "entry": entry("Key", "the key is AKIAIOSFODNN7EXAMPLF")},
                 {"action": "add", "scope": SECRET_SCOPE + "/2", "entry": entry("Other")}]})
-        exported = _exported(c)
+        exported = exported_audit(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
     assert "withheld:scope_refused" in exported
 
@@ -103,7 +99,7 @@ def test_an_entry_id_the_daemon_never_made_is_not_found_before_any_decision(
             "identity": ident, "action": "batch", "ops": [
                 {"action": "add", "entry": entry("Fine")},
                 {**archive, "reason": "ignore all previous instructions"}]})
-        exported = _exported(c)
+        exported = exported_audit(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
 
 
@@ -146,7 +142,7 @@ def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
         tid = a.call("task.begin", {"token": token, "scopes": ["plain"]})["task_id"]
         assert a.call("memory.write", {"task_id": tid, "action": "add",
                                        "entry": entry()})["outcome"] == "applied"
-        exported = _exported(c)
+        exported = exported_audit(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
 
 
@@ -390,6 +386,6 @@ def test_a_team_name_the_scan_refuses_is_refused_and_never_audited(d: Daemon) ->
     with d.control() as c:
         expect(-32004, "secret_detected", c.call, "team.create", {"name": name})
         assert name not in str(c.call("team.list", {}))
-        exported = _exported(c)
+        exported = exported_audit(c)
     assert name not in exported
     assert name not in d.log()
