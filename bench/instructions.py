@@ -16,6 +16,7 @@ Operations (the same as ``bench/run.py``'s scenarios):
 
 - ``write``: one governed single-entry agent write, allowed by policy;
 - ``read``: ``memory.read`` of five ids;
+- ``search``: ``memory.list`` in search mode, a page of 20, a two-word query;
 - ``context``: ``memory.context`` on a new task (the freezing call), with the
   store holding ``--entries`` entries (task begin/end are not counted).
 
@@ -90,7 +91,7 @@ class _Counter:
 
 
 def measure(entries: int = 10_000, calls: int = 20) -> dict[str, Any]:
-    """Instructions per call for write, read and context, and how they were measured."""
+    """Instructions per call for write, read, search and context, and how they were measured."""
     if not available():
         return {"available": False, "note": "valgrind (callgrind) is not installed"}
     root = short_tempdir()
@@ -118,6 +119,7 @@ def measure(entries: int = 10_000, calls: int = 20) -> dict[str, Any]:
             read_task = b.begin(b.agent, FILL)
             params = [b.write_params(write_task, ALLOWED) for _ in range(calls + 3)]
             intents = [b.corpus.intent() for _ in range(calls + 3)]
+            queries = [b.corpus.text(2) for _ in range(calls + 3)]
 
             def writes(n: int) -> Callable[[], None]:
                 return lambda: [b.agent.call("memory.write", params.pop()) for _ in range(n)]
@@ -125,6 +127,13 @@ def measure(entries: int = 10_000, calls: int = 20) -> dict[str, Any]:
             def reads(n: int) -> Callable[[], None]:
                 return lambda: [b.agent.call("memory.read", {"task_id": read_task,
                                                              "ids": rnd.sample(ids, 5)})
+                                for _ in range(n)]
+
+            def searches(n: int) -> Callable[[], None]:
+                return lambda: [b.agent.call("memory.list", {"task_id": read_task,
+                                                             "mode": "search",
+                                                             "query": queries.pop(),
+                                                             "page_size": 20})
                                 for _ in range(n)]
 
             # Tasks for context are begun outside the counted window.
@@ -136,7 +145,8 @@ def measure(entries: int = 10_000, calls: int = 20) -> dict[str, Any]:
                                 for _ in range(n)]
 
             result: dict[str, Any] = {"available": True, "entries": entries, "calls": calls}
-            for name, make in (("write", writes), ("read", reads), ("context", contexts)):
+            for name, make in (("write", writes), ("read", reads), ("search", searches),
+                               ("context", contexts)):
                 make(3)()  # warm-up: caches, first-use imports, prepared statements
                 result[f"{name}_instructions"] = counter.count(make(calls)) // calls
             return result
@@ -155,7 +165,7 @@ def print_table(result: dict[str, Any]) -> None:
         return
     print(f"\ninstructions per call (callgrind, daemon process, {result['entries']} entries, "
           f"{result['calls']} calls each):")
-    for name in ("write", "read", "context"):
+    for name in ("write", "read", "search", "context"):
         print(f"  {name:<10} {result[f'{name}_instructions']:>14,}")
 
 

@@ -17,7 +17,7 @@ table and, with ``--json``, writes::
      schema_floor: {writes, schema_floor_p50_us, statements_per_write,
                     wal_frames_per_commit},
      instructions: {available, entries, calls, write_instructions,
-                    read_instructions, context_instructions},
+                    read_instructions, search_instructions, context_instructions},
      storage: {notes, bytes_per_entry, bytes_per_audit_event, tables, ...},
      embedding: {model, dim, load_s, entries_per_s, query_p50_us, model_rss_mib}}
 
