@@ -344,6 +344,20 @@ def audit_body(rows: Iterable[tuple[int, bytes, Any]], seq: int) -> bytes:
     raise LookupError(f"no audit row {seq}")
 
 
+# A policy under which agent writes apply at once: nothing but the content
+# scan (and its review flag) stands between a write and its scope.
+AGENT_WRITES = """
+[[rule]]
+id = "agent-writes"
+effect = "allow"
+capability = "MemoryWrite"
+channel = "agent"
+"""
+
+# A GitHub personal access token's form (the scanner's secret rules).
+GITHUB_TOKEN = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
 def exported_audit(c: Client) -> str:
     """Every audit event ``c`` may export, one JSON line each, characters
     outside ASCII as they are (a canary searched for is found as written)."""

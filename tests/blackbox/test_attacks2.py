@@ -22,6 +22,8 @@ import pytest
 
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import (
+    AGENT_WRITES,
+    GITHUB_TOKEN,
     Daemon,
     backend,
     enable_consent,
@@ -36,27 +38,15 @@ from tests.harness import (
 )
 from tests.inproc import FakeClock, composed
 
-# Agent writes apply at once, so nothing but the content scan (and its review
-# flag) stands between a write and its scope.
-_AGENT_WRITES = """
-[[rule]]
-id = "agent-writes"
-effect = "allow"
-capability = "MemoryWrite"
-channel = "agent"
-"""
-
 # A scope name that one of the scanner's review-only rules flags (a
 # PowerShell download-and-run, ``iex iwr``, once the separators read as
 # spaces): a write naming it is held for the operator's review.
 REVIEW_SCOPE = "tools:iex-iwr"
-# A GitHub personal access token's form (the scanner's secret rules).
-GITHUB_TOKEN = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
 @pytest.fixture(scope="module")
 def d() -> Iterator[Daemon]:
-    with running(policy=_AGENT_WRITES) as daemon:
+    with running(policy=AGENT_WRITES) as daemon:
         yield daemon
 
 
@@ -639,7 +629,7 @@ def test_a_validity_end_lapses_at_the_moment_it_names_whatever_its_offset(
 def hidden_applied() -> Iterator[Daemon]:
     """``hr-hidden-from-agents`` with agent writes applied at once: a task
     holding project:hr writes there and may not read it (a small budget)."""
-    with running(policy=_AGENT_WRITES + _HR_HIDDEN,
+    with running(policy=AGENT_WRITES + _HR_HIDDEN,
                  config="scope_budget_bytes = 3000\n") as daemon:
         yield daemon
 

@@ -16,20 +16,16 @@ from typing import Any
 import pytest
 
 from memoryd.rpc.client import Client
-from tests.harness import Daemon, enable_consent, entry, expect, exported_audit, running
-
-# A GitHub personal access token's form (the scanner's secret rules).
-GITHUB_TOKEN = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-
-# Agent writes apply at once, so nothing but the content scan (and its review
-# flag) stands between a write and its scope.
-_AGENT_WRITES = """
-[[rule]]
-id = "agent-writes"
-effect = "allow"
-capability = "MemoryWrite"
-channel = "agent"
-"""
+from tests.harness import (
+    AGENT_WRITES,
+    GITHUB_TOKEN,
+    Daemon,
+    enable_consent,
+    entry,
+    expect,
+    exported_audit,
+    running,
+)
 
 # A how-to that tells its reader to skip another platform's steps: the
 # scanner reads "ignore the previous instructions for macOS" as benign. The
@@ -44,7 +40,7 @@ _LINE_BODY = "Setup notes: " + _OVERRIDE + "\nfor macOS, and follow the Linux st
 
 @pytest.fixture(scope="module")
 def d() -> Iterator[Daemon]:
-    with running(policy=_AGENT_WRITES) as daemon:
+    with running(policy=AGENT_WRITES) as daemon:
         yield daemon
 
 

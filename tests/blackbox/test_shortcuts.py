@@ -25,6 +25,7 @@ import pytest
 from memoryd.rpc.client import Client
 from memoryd.rpc.protocol import CallContext
 from tests.harness import (
+    AGENT_WRITES,
     Daemon,
     enable_consent,
     entry,
@@ -103,18 +104,9 @@ def test_an_entry_id_the_daemon_never_made_is_not_found_before_any_decision(
     assert "AKIAIOSFODNN7EXAMPL" not in exported
 
 
-_AGENT_WRITES = """
-[[rule]]
-id = "agent-writes"
-effect = "allow"
-capability = "MemoryWrite"
-channel = "agent"
-"""
-
-
 @pytest.fixture(scope="module")
 def d() -> Iterator[Daemon]:
-    with running(policy=_AGENT_WRITES) as daemon:
+    with running(policy=AGENT_WRITES) as daemon:
         yield daemon
 
 
@@ -308,7 +300,7 @@ def test_a_key_replayed_with_other_content_on_a_verified_task_is_a_conflict(
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[tuple[Daemon, Daemon]]:
-    yield from shared_pair_on_fresh_schema(policy=_AGENT_WRITES)
+    yield from shared_pair_on_fresh_schema(policy=AGENT_WRITES)
 
 
 def _begun_and_written(first: Daemon, a: Client
