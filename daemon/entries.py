@@ -37,6 +37,7 @@ from msgspec import UNSET
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.ids import entry_id as new_entry_id
+from memoryd.daemon.search import namespaces_in
 from memoryd.daemon.store import DEFAULT_BASIS, HASH_PREFIX, Tx, dumps, loads
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 from memoryd.kernel.retention import default_ttl_days
@@ -168,20 +169,11 @@ class View:
         if self.namespaces is None:
             personal, args = f"{a}owner = ?", [self.owner]
         else:
-            # One test per target: ``scope IN (...)`` over its scopes is one
-            # look-up per row where a pair per namespace was a comparison
-            # each (a task may hold sixteen scopes), and admits the same rows.
-            by_target: dict[str, list[str]] = {}
-            for target, scope in sorted(self.namespaces):
-                if not is_team_scope(target, scope):
-                    by_target.setdefault(target, []).append(scope)
-            tests = [f"({a}target = ? AND {a}scope = ?)" if len(scopes) == 1
-                     else f"({a}target = ? AND {a}scope IN ({', '.join('?' * len(scopes))}))"
-                     for scopes in by_target.values()]
-            personal = (f"({a}owner = ? AND (" + " OR ".join(tests) + "))"
-                        if tests else "1 = 0")  # portable false (PostgreSQL has no 0)
-            args = ([self.owner, *(x for target, scopes in by_target.items()
-                                   for x in (target, *scopes))] if tests else [])
+            within, spaces = namespaces_in([ns for ns in self.namespaces
+                                            if not is_team_scope(*ns)], a)
+            personal = (f"({a}owner = ? AND {within})"
+                        if spaces else "1 = 0")  # portable false (PostgreSQL has no 0)
+            args = [self.owner, *spaces] if spaces else []
         shared = self.team_spaces()
         if not shared:
             return personal, args

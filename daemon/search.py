@@ -53,7 +53,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -526,6 +526,25 @@ class TermCounter:
         return Counter({t: int(tf[i]) for t, i in self.slot.items() if tf[i]})
 
 
+def namespaces_in(spaces: Iterable[tuple[str, str]], alias: str = ""
+                  ) -> tuple[str, list[str]]:
+    """An SQL condition (and its arguments) true exactly for the rows in one
+    of ``spaces`` (``(target, scope)`` pairs; ``alias`` prefixes the column
+    names); no arguments when ``spaces`` is empty, and then no condition to
+    use. One test per target: ``scope IN (...)`` over its scopes is one
+    look-up per row where a pair per namespace was a comparison each (a
+    task may hold sixteen scopes), and admits the same rows."""
+    a = alias
+    by_target: dict[str, list[str]] = {}
+    for target, scope in sorted(spaces):
+        by_target.setdefault(target, []).append(scope)
+    tests = [f"({a}target = ? AND {a}scope = ?)" if len(scopes) == 1
+             else f"({a}target = ? AND {a}scope IN ({', '.join('?' * len(scopes))}))"
+             for scopes in by_target.values()]
+    return ("(" + " OR ".join(tests) + ")",
+            [x for target, scopes in by_target.items() for x in (target, *scopes)])
+
+
 def view_stats(tx: Tx, owner: str, spaces: Sequence[tuple[str, str]],
                now: str) -> tuple[int, float]:
     """BM25's document count and average length (characters of title, summary
@@ -539,14 +558,13 @@ def view_stats(tx: Tx, owner: str, spaces: Sequence[tuple[str, str]],
     """
     if not spaces:
         return 0, 1.0
-    pairs = " OR ".join("(target = ? AND scope = ?)" for _ in spaces)
-    flat = tuple(x for pair in spaces for x in pair)
+    within, flat = namespaces_in(spaces)
     total = tx.one("SELECT coalesce(sum(active_docs), 0) AS n,"  # noqa: S608 (placeholders only)
                    " coalesce(sum(active_chars), 0) AS chars FROM scope_usage"
-                   " WHERE owner = ? AND (" + pairs + ")", (owner, *flat))
+                   " WHERE owner = ? AND " + within, (owner, *flat))
     lapsed = tx.one("SELECT count(*) AS n, coalesce(sum(length(title) + length(summary)"  # noqa: S608 (placeholders only)
                     " + length(body)), 0) AS chars FROM entries WHERE status = 'active'"
-                    " AND expires_at <= ? AND owner = ? AND (" + pairs + ")",
+                    " AND expires_at <= ? AND owner = ? AND " + within,
                     (now, owner, *flat))
     assert total is not None and lapsed is not None
     n = int(total["n"]) - int(lapsed["n"])
