@@ -22,7 +22,9 @@ Invariants:
 - ``check_safe`` answers in two steps that agree (a property test holds
   them equal): a quick check of the whole event (every id by one match),
   and, only for an event it refuses, the field-by-field check that names
-  the field.
+  the field; the quick check does not match again the parts of the event
+  it took last that the next one repeats string for string (the two events
+  of a write: their ids, timestamp, resource string and details' keys).
 """
 
 from __future__ import annotations
@@ -297,6 +299,22 @@ def _joined_ok(pattern: re.Pattern[str], values: list[Any]) -> bool:
 
 _made_lately = Resource.made_lately
 
+# The ids other than entry ids of the event last found safe (exact ``str``
+# values: capability, decision, effect, subject, rules, content hashes). The
+# two events of a write name the same ones (the operation adds the entry
+# ids its decision could not know): equal string for string, they get the
+# same answer from the pattern, so only the entry ids and the details'
+# strings are matched for the second. Their timestamp and resource string
+# too, each by its own pattern.
+_last_safe_ids: list[str] = []
+_last_safe_ts: str | None = None
+_last_safe_resource: str | None = None
+# The details' key lists found safe lately (each a tuple of exact ``str``):
+# keys are names chosen in code, a few lists of them in all (a write's
+# decision and its operation each name the same keys every time).
+_safe_key_lists: set[tuple[str, ...]] = set()
+_SAFE_KEY_LISTS_MAX = 64
+
 
 def _all_safe(event: EventBody) -> bool:
     """True exactly when ``_first_unsafe`` finds nothing, with far fewer
@@ -306,6 +324,7 @@ def _all_safe(event: EventBody) -> bool:
     to name the field of an event this refuses (a property test holds the
     two equal).
     """
+    global _last_safe_ids, _last_safe_ts, _last_safe_resource
     subject = event.subject
     rule_ids, entry_ids, content_hashes = event.rule_ids, event.entry_ids, event.content_hashes
     revisions, details = event.revisions, event.details
@@ -323,7 +342,8 @@ def _all_safe(event: EventBody) -> bool:
         return False
     if None in optional:
         optional = [v for v in optional if v is not None]
-    ids = optional + rule_ids + entry_ids + content_hashes
+    known = optional + rule_ids + content_hashes
+    ids = known + entry_ids if entry_ids else known
     if ids and set(map(type, ids)) != {str}:
         return False
     if revisions and (set(map(type, revisions)) != {int} or min(revisions) < 0):
@@ -350,21 +370,36 @@ def _all_safe(event: EventBody) -> bool:
                                       event.prev)
     if not (
         type(seq) is int and seq >= 1
-        and type(ts) is str and TIMESTAMP.fullmatch(ts) is not None
+        and type(ts) is str and (ts == _last_safe_ts or TIMESTAMP.fullmatch(ts) is not None)
         and type(kind_) is str and kind_ in EVENT_KINDS
         and type(prev) is str and HEX64.fullmatch(prev) is not None
-        and (resource is None or (type(resource) is str
-                                  and SAFE_RESOURCE.fullmatch(resource) is not None))
-        and (not keys or (set(map(type, keys)) == {str} and _joined_ok(_KEYS_JOINED, keys)))
+        and (resource is None or (type(resource) is str and (
+            resource == _last_safe_resource or SAFE_RESOURCE.fullmatch(resource) is not None)))
+        and (not keys or (set(map(type, keys)) == {str} and (
+            tuple(keys) in _safe_key_lists or _joined_ok(_KEYS_JOINED, keys))))
         and (not isinstance(event, AuditEvent)
              or (type(event.hash) is str and HEX64.fullmatch(event.hash) is not None))
     ):
         return False
+    if known and known == _last_safe_ids:
+        # Joined, the lines are safe exactly when each part is; ``known`` is.
+        known, ids = [], entry_ids
     lines = ids + rest if rest else ids
-    if not lines or _joined_ok(_IDS_JOINED, lines):
-        return True
-    return bool(rest) and (not ids or _joined_ok(_IDS_JOINED, ids)) and all(
-        _detail_string(text) for text in rest)
+    ok = not lines or _joined_ok(_IDS_JOINED, lines) or (
+        bool(rest) and (not ids or _joined_ok(_IDS_JOINED, ids)) and all(
+            _detail_string(text) for text in rest))
+    if ok:
+        # ``known`` is a list made here, of strings: no caller holds it.
+        if known:
+            _last_safe_ids = known
+        _last_safe_ts = ts
+        if resource is not None:
+            _last_safe_resource = resource
+        if keys:
+            if len(_safe_key_lists) >= _SAFE_KEY_LISTS_MAX:
+                _safe_key_lists.clear()
+            _safe_key_lists.add(tuple(keys))
+    return ok
 
 
 def check_safe(event: EventBody) -> None:

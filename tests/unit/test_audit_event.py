@@ -340,3 +340,56 @@ def test_a_resource_string_just_made_is_judged_as_the_field_by_field_guard_does(
         assert quick == event_module._all_safe(event)
     assert quick == (len(made) <= event_module.SAFE_RESOURCE_MAX and all(
         event_module._detail_string(o) for o in ([] if alone else others) if isinstance(o, str)))
+
+
+# The ids, timestamp and resource string of the event last found safe, and
+# the details' key lists found safe lately, are not matched again for the
+# next event naming the same ones (the two events of a write): event after
+# event, the quick guard still agrees with the field-by-field one, and with
+# itself when it remembers nothing.
+_EVENT_CHANGES = st.lists(_CHANGE, max_size=2).map(
+    lambda cs: {k: v for c in cs for k, v in c.items()})
+
+
+@settings(max_examples=400)
+@example([{}, {"details": {"k": "a b"}}])  # the same ids, then a details string refused
+@example([{}, {"details": {"k": ["ok", "a\nb"]}}])
+@example([{"entry_ids": ["ent_1"]}, {"entry_ids": ["ent_1\n"]}])
+@example([{}, {"ts": ""}, {"resource": ""}])  # nothing remembered yet is no value
+@example([{}, {"ts": TS + "\n"}, {"resource": "memory/a b"}, {"details": {"Bad Key": 1}}])
+@example([{"details": {"k": 1}}, {"details": {"k": 1, "k\n": 1}}])
+@given(st.lists(_EVENT_CHANGES, min_size=2, max_size=4))
+def test_the_quick_guard_agrees_event_after_event(changes: list[dict[str, Any]]) -> None:
+    for overrides in changes:
+        event = body(**overrides)
+        quick = event_module._all_safe(event)
+        assert quick == (event_module._first_unsafe(event) is None)
+        with mock.patch.multiple(event_module, _last_safe_ids=[], _last_safe_ts=None,
+                                 _last_safe_resource=None, _safe_key_lists=set()):
+            assert event_module._all_safe(event) == quick
+
+
+def test_the_ids_of_a_safe_event_are_remembered_and_only_equal_ones_taken() -> None:
+    first = body()
+    assert event_module._all_safe(first)
+    ids = list(event_module._last_safe_ids)
+    # Every id but the entry ids, which the two events of a write do not share.
+    assert "dec_1" in ids and "b3k:" + "f" * 64 in ids and "ent_01J" not in ids
+    assert (event_module._last_safe_ts, event_module._last_safe_resource) == (
+        first.ts, first.resource)
+    assert tuple(first.details) in event_module._safe_key_lists
+    joined: list[list[str]] = []
+    real = event_module._joined_ok
+
+    def counting(pattern: Any, values: list[Any]) -> bool:
+        joined.append(list(values))
+        return real(pattern, values)
+
+    with mock.patch.object(event_module, "_joined_ok", counting):
+        assert event_module._all_safe(body(entry_ids=["ent_2"], details={"operation_id": "op_2"}))
+        assert ["ent_2", "op_2"] in joined and not any("dec_1" in v for v in joined)
+        joined.clear()
+        assert not event_module._all_safe(body(entry_ids=["ent 2"]))
+        assert not event_module._all_safe(body(details={"operation_id": "op 2"}))
+        assert not event_module._all_safe(body(decision_id="dec 2"))
+        assert any("dec 2" in v for v in joined)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memoryd.daemon.ids import _CROCKFORD, _b32, entry_id, random_id
+from memoryd.daemon.ids import _CROCKFORD, _entry_digits, entry_id, random_id
 
 
 def _digits(value: int, length: int) -> str:
@@ -19,10 +19,15 @@ def _digits(value: int, length: int) -> str:
     return "".join(reversed(out))
 
 
-@given(st.integers(min_value=0, max_value=(1 << 160) - 1), st.integers(min_value=1, max_value=30))
-def test_b32_writes_the_last_digits_of_a_value_most_significant_first(
-        value: int, length: int) -> None:
-    assert _b32(value, length) == _digits(value, length)
+@example((1 << 48) - 1, (1 << 80) - 1)  # every digit at its largest
+@example(0, 0)
+@example(1 << 47, 1 << 79)
+@example(1023, 1023 << 40)
+@given(st.integers(min_value=0, max_value=(1 << 48) - 1),
+       st.integers(min_value=0, max_value=(1 << 80) - 1))
+def test_an_entry_ids_digits_are_its_time_and_random_bits_most_significant_first(
+        ms: int, rand: int) -> None:
+    assert _entry_digits(ms, rand) == _digits(ms << 80 | rand, 26)
 
 
 def test_entry_ids_are_26_digits_and_sort_by_creation_time() -> None:
