@@ -3,12 +3,16 @@
 Entry ids are sortable (48-bit millisecond time, then 80 random bits, in
 Crockford base32, like a ULID) so listings by id follow creation order. Every
 other id is 128 random bits: a task id is a capability-like handle and must not
-be guessable from another.
+be guessable from another. Those bits come from the operating system's random
+source (``os.urandom``, what ``secrets`` reads) a block of ids at a time: one
+read serves ``_BLOCK`` ids, each still 128 bits of its own that no other id
+tells anything about (docs/decisions.md, "Random ids a block at a time").
 """
 
 from __future__ import annotations
 
 import base64
+import os
 import re
 import secrets
 from datetime import datetime
@@ -43,5 +47,25 @@ def is_entry_id(text: str) -> bool:
     return _ENTRY_ID.fullmatch(text) is not None
 
 
+# Ids drawn from one ``os.urandom`` read: 128 bits each, 32 hex digits.
+_BLOCK = 64
+# The hex digits of ids drawn and not yet given, each given once: ``list.pop``
+# is atomic, so the loop and the writer thread never share one.
+_drawn: list[str] = []
+# A forked child must not give the ids its parent gives.
+os.register_at_fork(after_in_child=_drawn.clear)
+
+
+def _draw() -> None:
+    digits = os.urandom(16 * _BLOCK).hex()
+    _drawn.extend([digits[i:i + 32] for i in range(0, 32 * _BLOCK, 32)])
+
+
 def random_id(prefix: str) -> str:
-    return f"{prefix}_{secrets.token_hex(16)}"
+    """``prefix``, ``_`` and 128 random bits in lowercase hex (the text
+    ``secrets.token_hex(16)`` gives)."""
+    while True:
+        try:
+            return prefix + "_" + _drawn.pop()
+        except IndexError:
+            _draw()
