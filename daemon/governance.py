@@ -428,13 +428,23 @@ def decide_ops(caller: Caller, ops: list[Op], policy: Policy,
     the entry an op archives, removes or overwrites. The resource strings
     stay the ops' own (what approval re-derives from the stored proposal)."""
     decision_id = random_id("dec")
+    method = "memory.write" if caller.grants is not None else None
+    if len(ops) == 1 and not touched:
+        # One op, one decision (most writes): the most restrictive of one
+        # effect is that effect, and the rest of the fold below is the
+        # decision's own fields (tests/unit/test_decide_ops.py).
+        resource = ops[0].resource()
+        d = decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
+                   decision_id=decision_id, grants=caller.grants, method=method)
+        return Verdict(decision_id, most_restrictive((d.effect,)),
+                       tuple(dict.fromkeys(d.rule_ids)), bool(d.explicit), policy.hash,
+                       (resource.canonical(),))
     resources = [op.resource() for op in ops]
     asked = resources + [dataclasses.replace(resources[i], type=t)
                          for i, t in (touched or {}).items()]
     decisions = [
         decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
-               decision_id=decision_id, grants=caller.grants,
-               method="memory.write" if caller.grants is not None else None)
+               decision_id=decision_id, grants=caller.grants, method=method)
         for resource in asked
     ]
     effect = most_restrictive(d.effect for d in decisions)

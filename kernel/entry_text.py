@@ -45,8 +45,24 @@ def _walk(value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
 def entry_texts(entry: Mapping[str, Any], *, skip: frozenset[str] = frozenset()
                 ) -> list[tuple[str, str]]:
     """``(path, text)`` for every string in ``entry`` except the top-level keys in ``skip``."""
-    return [pair for key, value in entry.items() if key not in skip
-            for pair in _walk(value, str(key), 1)]
+    # A top-level str or scalar is the walk's answer without the walk (most
+    # of an entry's fields are): the string itself, or nothing. Only these
+    # exact types: anything else, a subclass too, is walked.
+    out: list[tuple[str, str]] = []
+    for key, value in entry.items():
+        if key in skip:
+            continue
+        kind = type(value)
+        if kind is str:
+            out.append((str(key), value))
+        elif kind not in _NO_TEXT:
+            out.extend(_walk(value, str(key), 1))
+    return out
+
+
+# Types whose values ``_walk`` finds no text in (``msgspec.UNSET``'s type is
+# not among them: the kernel does not import msgspec; it is walked).
+_NO_TEXT: frozenset[type] = frozenset({type(None), bool, int, float})
 
 
 _SCOPE_SEPARATORS = str.maketrans("-_.:/+@", "       ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import inspect
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -10,6 +11,8 @@ import anyio
 import msgspec
 import msgspec.inspect as mi
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
 from memoryd.kernel.errors import Conflict
@@ -18,6 +21,7 @@ from memoryd.rpc.protocol import (
     CallContext,
     Dispatcher,
     MethodSpec,
+    _wrap,
     describe,
     param_errors,
     tables,
@@ -593,3 +597,33 @@ def test_corpus_accepts_valid_json_as_a_non_request(path: Path) -> None:
 def test_corpus_implementation_defined_never_fails_internally(path: Path) -> None:
     codes = _codes(raw(path.read_bytes()))
     assert codes and codes <= {-32700, -32600}
+
+
+# --- the methods' signature --------------------------------------------------
+
+_ARG = st.one_of(st.none(), st.integers(), st.text(max_size=3),
+                 st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+
+
+@given(args=st.lists(_ARG, max_size=4),
+       kwargs=st.dictionaries(st.sampled_from(["ctx", "raw", "other"]), _ARG, max_size=2))
+def test_a_methods_bind_is_the_general_bind(args: list[Any], kwargs: dict[str, Any]) -> None:
+    # jsonrpcserver checks every call with inspect.signature(method).bind;
+    # the methods' own bind takes its one shape directly and must bind, or
+    # refuse, exactly as inspect's general one does.
+    fast = inspect.signature(_wrap(MethodSpec("echo", Range, span)))
+    slow = inspect.Signature(list(fast.parameters.values()),
+                             return_annotation=fast.return_annotation)
+    assert type(fast) is not inspect.Signature
+    try:
+        expected = slow.bind(*args, **kwargs)
+    except TypeError:
+        with pytest.raises(TypeError):
+            fast.bind(*args, **kwargs)
+        return
+    got = fast.bind(*args, **kwargs)
+    assert got.arguments == expected.arguments
+    assert list(got.arguments) == list(expected.arguments)
+    assert (got.args, got.kwargs) == (expected.args, expected.kwargs)
+    assert got.signature is fast
+    assert got.signature == expected.signature

@@ -1,0 +1,105 @@
+"""``decide_ops`` for one op decides it without the fold over many: the
+verdict is the one the fold over every op's decision gives (daemon/governance.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memoryd.daemon.governance import control_caller, decide_ops
+from memoryd.daemon.writes import Caller, Op, Verdict
+from memoryd.kernel.capability import Capability, Channel, Role, Subject, most_restrictive
+from memoryd.kernel.decide import decide
+from memoryd.kernel.policy import EMPTY_POLICY, Policy, load_policy
+from memoryd.kernel.retention import EntryType
+
+_RULES = """
+[[rule]]
+id = "writes-in-acme"
+effect = "allow"
+capability = "MemoryWrite"
+scope = "project:acme*"
+
+[[rule]]
+id = "no-lessons"
+effect = "deny"
+type = "lesson"
+action = ["add", "replace"]
+
+[[rule]]
+id = "agent-user"
+effect = "requires_approval"
+channel = "agent"
+target = "user"
+
+[[rule]]
+id = "control-removes"
+effect = "requires_approval"
+channel = "control"
+action = "remove"
+"""
+POLICIES = [EMPTY_POLICY, load_policy(_RULES), load_policy(_RULES.replace('"deny"', '"allow"'))]
+_TYPES = [t.value for t in EntryType]
+
+
+def _slow(caller: Caller, ops: list[Op], policy: Policy,
+          touched: Mapping[int, str] | None, decision_id: str) -> Verdict:
+    """The fold over every op's decision, as ``decide_ops`` made every verdict."""
+    resources = [op.resource() for op in ops]
+    asked = resources + [dataclasses.replace(resources[i], type=t)
+                         for i, t in (touched or {}).items()]
+    decisions = [
+        decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
+               decision_id=decision_id, grants=caller.grants,
+               method="memory.write" if caller.grants is not None else None)
+        for resource in asked
+    ]
+    effect = most_restrictive(d.effect for d in decisions)
+    rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
+    explicit = any(d.explicit for d in decisions if d.effect == effect)
+    return Verdict(decision_id, effect, rule_ids, explicit, policy.hash,
+                   tuple(resource.canonical() for resource in resources))
+
+
+def _caller(agent: bool, role: Role, grants: frozenset[str] | None) -> Caller:
+    caller = control_caller("own_a")
+    if not agent:
+        return caller
+    return dataclasses.replace(
+        caller, subject=Subject(Channel.AGENT, role, "own_a", "tsk_1"), channel="agent",
+        grants=grants)
+
+
+_ops = st.builds(
+    lambda action, target, scope, rev, type_: Op(
+        action=action, target=target, scope=scope,
+        entry_id=None if action == "add" else "ent_01HZY0000000000000000000AA",
+        expected_revision=None if action == "add" else rev,
+        entry=None if action in ("archive", "remove") else {"type": type_, "title": "t"},
+        content_hash=None if action in ("archive", "remove") else "b3k:00"),
+    st.sampled_from(["add", "replace", "supersede", "archive", "remove"]),
+    st.sampled_from(["memory", "user"]),
+    st.sampled_from(["project:acme", "other", "user:own_a", "a b%"]),
+    st.integers(min_value=0, max_value=5),
+    st.sampled_from(_TYPES),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.booleans(), st.sampled_from(list(Role)),
+       st.one_of(st.none(), st.frozensets(st.sampled_from(["memory.write", "memory.read"]))),
+       st.lists(_ops, min_size=1, max_size=3), st.sampled_from(range(len(POLICIES))),
+       st.one_of(st.none(), st.just({}), st.dictionaries(st.just(0), st.sampled_from(_TYPES))))
+def test_a_verdict_is_the_fold_over_every_ops_decision(
+        agent: bool, role: Role, grants: frozenset[str] | None, ops: list[Op], policy: int,
+        touched: dict[int, str] | None) -> None:
+    caller = _caller(agent, role, grants)
+    got = decide_ops(caller, ops, POLICIES[policy], touched)
+    want = _slow(caller, ops, POLICIES[policy], touched, got.decision_id)
+    assert got == want
+    assert type(got.effect) is type(want.effect)
+    assert type(got.explicit) is bool
+    assert got.decision_id.startswith("dec_") and len(got.decision_id) == 36
