@@ -84,7 +84,8 @@ from memoryd.rpc.protocol import CallContext
 
 __all__ = [
     "INLINE_SCAN_CHARS", "REVIEW_WARNING", "Draft", "Governance", "Refusal", "ScanVerdict",
-    "control_caller", "decide_ops", "draft", "for_review", "request_hash", "resolve", "scan",
+    "control_caller", "decide_ops", "draft", "fold_decisions", "for_review", "request_hash",
+    "resolve", "scan",
 ]
 
 log = structlog.get_logger()
@@ -439,6 +440,15 @@ def decide_ops(caller: Caller, ops: list[Op], policy: Policy,
         return Verdict(decision_id, most_restrictive((d.effect,)),
                        tuple(dict.fromkeys(d.rule_ids)), bool(d.explicit), policy.hash,
                        (resource.canonical(),))
+    return fold_decisions(caller, ops, policy, touched, decision_id)
+
+
+def fold_decisions(caller: Caller, ops: list[Op], policy: Policy,
+                   touched: Mapping[int, str] | None, decision_id: str) -> Verdict:
+    """``decide_ops``'s verdict as the fold over every op's decision (and each
+    touched type's), under ``decision_id``: the most restrictive effect, the
+    rule ids in order, explicit when a decision of that effect was."""
+    method = "memory.write" if caller.grants is not None else None
     resources = [op.resource() for op in ops]
     asked = resources + [dataclasses.replace(resources[i], type=t)
                          for i, t in (touched or {}).items()]

@@ -4,64 +4,17 @@ verdict is the one the fold over every op's decision gives (daemon/governance.py
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon.governance import control_caller, decide_ops
-from memoryd.daemon.writes import Caller, Op, Verdict
-from memoryd.kernel.capability import Capability, Channel, Role, Subject, most_restrictive
-from memoryd.kernel.decide import decide
-from memoryd.kernel.policy import EMPTY_POLICY, Policy, load_policy
+from memoryd.daemon.governance import control_caller, decide_ops, fold_decisions
+from memoryd.daemon.writes import Caller, Op
+from memoryd.kernel.capability import Channel, Role, Subject
 from memoryd.kernel.retention import EntryType
+from tests.unit.test_kernel_decide_cache import POLICIES
 
-_RULES = """
-[[rule]]
-id = "writes-in-acme"
-effect = "allow"
-capability = "MemoryWrite"
-scope = "project:acme*"
-
-[[rule]]
-id = "no-lessons"
-effect = "deny"
-type = "lesson"
-action = ["add", "replace"]
-
-[[rule]]
-id = "agent-user"
-effect = "requires_approval"
-channel = "agent"
-target = "user"
-
-[[rule]]
-id = "control-removes"
-effect = "requires_approval"
-channel = "control"
-action = "remove"
-"""
-POLICIES = [EMPTY_POLICY, load_policy(_RULES), load_policy(_RULES.replace('"deny"', '"allow"'))]
 _TYPES = [t.value for t in EntryType]
-
-
-def _slow(caller: Caller, ops: list[Op], policy: Policy,
-          touched: Mapping[int, str] | None, decision_id: str) -> Verdict:
-    """The fold over every op's decision, as ``decide_ops`` made every verdict."""
-    resources = [op.resource() for op in ops]
-    asked = resources + [dataclasses.replace(resources[i], type=t)
-                         for i, t in (touched or {}).items()]
-    decisions = [
-        decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
-               decision_id=decision_id, grants=caller.grants,
-               method="memory.write" if caller.grants is not None else None)
-        for resource in asked
-    ]
-    effect = most_restrictive(d.effect for d in decisions)
-    rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
-    explicit = any(d.explicit for d in decisions if d.effect == effect)
-    return Verdict(decision_id, effect, rule_ids, explicit, policy.hash,
-                   tuple(resource.canonical() for resource in resources))
 
 
 def _caller(agent: bool, role: Role, grants: frozenset[str] | None) -> Caller:
@@ -98,7 +51,7 @@ def test_a_verdict_is_the_fold_over_every_ops_decision(
         touched: dict[int, str] | None) -> None:
     caller = _caller(agent, role, grants)
     got = decide_ops(caller, ops, POLICIES[policy], touched)
-    want = _slow(caller, ops, POLICIES[policy], touched, got.decision_id)
+    want = fold_decisions(caller, ops, POLICIES[policy], touched, got.decision_id)
     assert got == want
     assert type(got.effect) is type(want.effect)
     assert type(got.explicit) is bool
