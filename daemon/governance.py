@@ -429,14 +429,12 @@ def decide_ops(caller: Caller, ops: list[Op], policy: Policy,
     the entry an op archives, removes or overwrites. The resource strings
     stay the ops' own (what approval re-derives from the stored proposal)."""
     decision_id = random_id("dec")
-    method = "memory.write" if caller.grants is not None else None
     if len(ops) == 1 and not touched:
         # One op, one decision (most writes): the most restrictive of one
         # effect is that effect, and the rest of the fold below is the
         # decision's own fields (tests/unit/test_decide_ops.py).
         resource = ops[0].resource()
-        d = decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
-                   decision_id=decision_id, grants=caller.grants, method=method)
+        d = _decide_write(caller, resource, policy, decision_id)
         return Verdict(decision_id, most_restrictive((d.effect,)),
                        tuple(dict.fromkeys(d.rule_ids)), bool(d.explicit), policy.hash,
                        (resource.canonical(),))
@@ -448,20 +446,24 @@ def fold_decisions(caller: Caller, ops: list[Op], policy: Policy,
     """``decide_ops``'s verdict as the fold over every op's decision (and each
     touched type's), under ``decision_id``: the most restrictive effect, the
     rule ids in order, explicit when a decision of that effect was."""
-    method = "memory.write" if caller.grants is not None else None
     resources = [op.resource() for op in ops]
     asked = resources + [dataclasses.replace(resources[i], type=t)
                          for i, t in (touched or {}).items()]
-    decisions = [
-        decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
-               decision_id=decision_id, grants=caller.grants, method=method)
-        for resource in asked
-    ]
+    decisions = [_decide_write(caller, resource, policy, decision_id) for resource in asked]
     effect = most_restrictive(d.effect for d in decisions)
     rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
     explicit = any(d.explicit for d in decisions if d.effect == effect)
     return Verdict(decision_id, effect, rule_ids, explicit, policy.hash,
                    tuple(resource.canonical() for resource in resources))
+
+
+def _decide_write(caller: Caller, resource: Resource, policy: Policy,
+                  decision_id: str) -> Decision:
+    """The kernel's decision on writing ``resource`` for ``caller``; a caller
+    with grants (an agent's task) is asked about as a ``memory.write`` call."""
+    return decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
+                  decision_id=decision_id, grants=caller.grants,
+                  method="memory.write" if caller.grants is not None else None)
 
 
 def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
