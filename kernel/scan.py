@@ -807,6 +807,10 @@ def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bo
     if not rules:
         # Fail closed, as the engine does.
         raise ValueError("scan needs at least one rule")
+    if type(text) is not str and isinstance(text, str):
+        # A subclass is read as the characters it holds: its own methods
+        # (``lower``, ``in``) are not what the shortcut's reading assumes.
+        text = str.__str__(text)
     table = _table(rules)
     if table.plain_below and text.isascii():
         marks = text.encode("ascii").translate(_PLAIN_MARKS)
@@ -969,6 +973,11 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
     out: list[FieldFinding] = []
     parts: list[tuple[str, str]] = []
     for name, value in fields:
+        if type(value) is not str and isinstance(value, str):
+            # Looked up by equality below (and in the names' cache): a
+            # subclass's equality and hash are its own, its characters are
+            # what is scanned.
+            value = str.__str__(value)
         found = seen.get(value)
         if found is None:
             found = seen[value] = _scan_field(name, value, rules)
