@@ -65,6 +65,7 @@ from memoryd.kernel.errors import ContentRejected, LimitExceeded
 from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule, quoted_for_warning
 from memoryd.kernel.textnorm import (
     MAX_DECODED_CHARS,
+    MAX_RUNS,
     PERCENT_RUN_ESCAPES,
     RUN_WORD_MIN,
     decode_run,
@@ -723,23 +724,58 @@ def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: Sca
     """Findings in the readable text that encoded runs of ``text`` decode to.
 
     Each is reported on the whole run, with its encoding; decoding is bounded
-    in runs, characters and depth (``kernel/textnorm``).
+    in characters and depth (``kernel/textnorm``). Every run of the text is
+    decoded: the first ``MAX_RUNS`` that decode to readable text are scanned
+    each alone, the rest joined (one line each) in one scan more, so that
+    many runs cost one scan, not one a run, and a run past the bound is read
+    all the same (a payload after sixteen long words was never decoded). A
+    finding in the joined text is reported on the run it lies in, or on the
+    span of the runs it crosses.
     """
     out: list[Finding] = []
     budget = MAX_DECODED_CHARS
-    for encoding, start, end in encoded_runs(text, longest=longest):
+    rest: list[tuple[str, int, int, str]] = []
+    alone = 0
+    for encoding, start, end in encoded_runs(text, longest=longest, limit=None):
         decoded = decode_run(encoding, text[start:end])
         if decoded is None or len(decoded) > budget:
             continue
         budget -= len(decoded)
         stats.decoded_chars += len(decoded)
-        inner, inner_stats = _scan(decoded, rules, prefilter, depth + 1)
-        stats.rules_run += inner_stats.rules_run
-        stats.chars_fed += inner_stats.chars_fed
-        stats.matches += inner_stats.matches
-        for f in inner:
-            chain = encoding if f.encoding is None else f"{f.encoding}+{encoding}"
-            out.append(Finding(f.rule_id, f.category, start, end, chain, f.review))
+        if alone >= MAX_RUNS:
+            rest.append((encoding, start, end, decoded))
+            continue
+        alone += 1
+        out.extend(_inner_findings(decoded, rules, prefilter, stats, depth,
+                                   [(encoding, start, end, 0)]))
+    if rest:
+        at, pos = [], 0
+        for encoding, start, end, decoded in rest:
+            at.append((encoding, start, end, pos))
+            pos += len(decoded) + 1
+        out.extend(_inner_findings("\n".join([r[3] for r in rest]), rules, prefilter, stats,
+                                   depth, at))
+    return out
+
+
+def _inner_findings(decoded: str, rules: tuple[ScanRule, ...], prefilter: bool,
+                    stats: ScanStats, depth: int,
+                    at: list[tuple[str, int, int, int]]) -> list[Finding]:
+    """The findings of ``decoded`` (one run's text, or several joined), each
+    on the run it lies in: ``at`` holds each run's encoding, span in the
+    outer text and offset in ``decoded``, in order."""
+    inner, inner_stats = _scan(decoded, rules, prefilter, depth + 1)
+    stats.rules_run += inner_stats.rules_run
+    stats.chars_fed += inner_stats.chars_fed
+    stats.matches += inner_stats.matches
+    out = []
+    offsets = [offset for _encoding, _start, _end, offset in at]
+    for f in inner:
+        first = at[max(bisect.bisect_right(offsets, f.start) - 1, 0)]
+        last = at[max(bisect.bisect_right(offsets, max(f.end - 1, f.start)) - 1, 0)]
+        encoding = first[0]
+        chain = encoding if f.encoding is None else f"{f.encoding}+{encoding}"
+        out.append(Finding(f.rule_id, f.category, first[1], last[2], chain, f.review))
     return out
 
 

@@ -14,16 +14,19 @@ Invariants:
   start-up, and most texts are ASCII);
 - the shadow is built one original character at a time, so every piece maps
   back onto exactly one original character (offsets stay exact);
-- decoding is bounded: at most ``MAX_RUNS`` runs per text, each at most
-  ``MAX_RUN_CHARS`` characters, and the decoded text must be printable UTF-8
-  (random key material decodes to bytes that are not, and is left to the
-  secret rules); the caller bounds the depth.
+- decoding is bounded: each run at most ``MAX_RUN_CHARS`` characters, the
+  decoded text must be printable UTF-8 (random key material decodes to bytes
+  that are not, and is left to the secret rules), and the caller bounds the
+  decoded characters, the scans of them (``MAX_RUNS`` alone, the rest read
+  together) and the depth; every run is found (no run goes unread because
+  others came first), in time linear in the text.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import functools
 import re
 import unicodedata
@@ -40,8 +43,9 @@ __all__ = [
     "shadow_pieces",
 ]
 
-# Bounds on decoding, per scanned text: runs looked at, characters per run,
-# and decoded characters in all.
+# Bounds on decoding, per scanned text: runs whose decoded text is scanned
+# alone (the scanner reads the rest together), characters per run, and
+# decoded characters in all.
 MAX_RUNS = 16
 MAX_RUN_CHARS = 8_192
 MAX_DECODED_CHARS = 16_384
@@ -137,8 +141,10 @@ RUN_WORD_MIN = min(n for name, n in _SHORTEST.items() if name != "percent")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
-def encoded_runs(text: str, *, longest: int | None = None) -> list[tuple[str, int, int]]:
-    """``(encoding, start, end)`` of the first ``MAX_RUNS`` encoded-looking runs.
+def encoded_runs(text: str, *, longest: int | None = None,
+                 limit: int | None = MAX_RUNS) -> list[tuple[str, int, int]]:
+    """``(encoding, start, end)`` of the first ``limit`` encoded-looking runs
+    (every one with ``limit=None``), in the order they come in ``text``.
 
     ``longest`` is the length of the longest whitespace-free word of
     ``text``, when the caller has it already.
@@ -148,6 +154,8 @@ def encoded_runs(text: str, *, longest: int | None = None) -> list[tuple[str, in
         longest = max(map(len, text.split()), default=0)
     if longest < _FEWEST:
         return found
+    # The runs taken so far, disjoint and by start: an overlap is looked up
+    # by bisection (a text can hold hundreds of runs).
     taken: list[tuple[int, int]] = []
     for name, pattern in _RUNS:
         if _SHORTEST[name] > longest:
@@ -158,15 +166,18 @@ def encoded_runs(text: str, *, longest: int | None = None) -> list[tuple[str, in
             # no run qualifies (ordinary long words would each be tried).
             continue
         for m in pattern.finditer(text):
-            if len(found) >= MAX_RUNS:
+            if limit is not None and len(found) >= limit:
                 return sorted(found, key=lambda r: r[1])
             s, e = m.start(), m.end()
             if name == "percent" and len(_ESCAPE.findall(m.group(0))) < PERCENT_RUN_ESCAPES:
                 continue
-            if e - s > MAX_RUN_CHARS or any(a < e and s < b for a, b in taken):
+            if e - s > MAX_RUN_CHARS:
+                continue
+            i = bisect.bisect_left(taken, (s,))
+            if (i and taken[i - 1][1] > s) or (i < len(taken) and taken[i][0] < e):
                 continue
             found.append((name, s, e))
-            taken.append((s, e))
+            taken.insert(i, (s, e))
     return sorted(found, key=lambda r: r[1])
 
 
