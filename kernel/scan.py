@@ -733,7 +733,9 @@ def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: Sca
     span of the runs it crosses.
     """
     out: list[Finding] = []
-    budget = MAX_DECODED_CHARS
+    # A run decodes to no more characters than it has, so a level reads at
+    # most the text's length again: the bound never leaves a run unread.
+    budget = max(MAX_DECODED_CHARS, len(text))
     rest: list[tuple[str, int, int, str]] = []
     alone = 0
     for encoding, start, end in encoded_runs(text, longest=longest, limit=None):

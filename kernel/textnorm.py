@@ -45,7 +45,8 @@ __all__ = [
 
 # Bounds on decoding, per scanned text: runs whose decoded text is scanned
 # alone (the scanner reads the rest together), characters per run, and
-# decoded characters in all.
+# decoded characters in all (or the text's length, if more: a run decodes to
+# no more characters than it has, so no run is left unread for the bound).
 MAX_RUNS = 16
 MAX_RUN_CHARS = 8_192
 MAX_DECODED_CHARS = 16_384
