@@ -71,6 +71,7 @@ from memoryd.kernel.textnorm import (
     decode_run,
     encoded_runs,
     shadow_pieces,
+    wrapped_runs,
 )
 
 __all__ = [
@@ -738,7 +739,8 @@ def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: Sca
     budget = max(MAX_DECODED_CHARS, len(text))
     rest: list[tuple[str, int, int, str]] = []
     alone = 0
-    for encoding, start, end in encoded_runs(text, longest=longest, limit=None):
+    runs = wrapped_runs(text, encoded_runs(text, longest=longest, limit=None))
+    for encoding, start, end in runs:
         decoded = decode_run(encoding, text[start:end])
         if decoded is None or len(decoded) > budget:
             continue

@@ -41,6 +41,7 @@ __all__ = [
     "encoded_runs",
     "shadow_char",
     "shadow_pieces",
+    "wrapped_runs",
 ]
 
 # Bounds on decoding, per scanned text: runs whose decoded text is scanned
@@ -182,6 +183,40 @@ def encoded_runs(text: str, *, longest: int | None = None,
     return sorted(found, key=lambda r: r[1])
 
 
+# A base64 block's line break, and the short last line of a block (shorter
+# than a run): what a wrapped encoder (MIME, PEM, the ``base64`` tool's 76
+# columns) writes between and after the lines of one payload.
+_LINE_BREAK = ("\n", "\r\n")
+_LAST_LINE = re.compile(r"\r?\n[A-Za-z0-9+/_-]{1,15}={0,2}(?![A-Za-z0-9+/=_-])")
+
+
+def wrapped_runs(text: str, runs: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """``runs`` (``encoded_runs``, in order) with the lines of each wrapped
+    base64 block taken as one run: consecutive base64 runs apart by one line
+    break, each but the last a whole number of 4-character groups with no
+    padding, and a last line shorter than a run after them. Decoded line by
+    line, a payload that crosses a line's end is read as two halves, neither
+    of which is it. A block is at most ``MAX_RUN_CHARS`` long."""
+    out: list[tuple[str, int, int]] = []
+    for run in runs:
+        name, s, e = run
+        if out and name == "base64":
+            last_name, last_s, last_e = out[-1]
+            if (last_name == "base64" and text[last_e:s] in _LINE_BREAK
+                    and (last_e - last_s - text.count("\n", last_s, last_e)
+                         - text.count("\r", last_s, last_e)) % 4 == 0
+                    and text[last_e - 1] != "=" and e - last_s <= MAX_RUN_CHARS):
+                out[-1] = (name, last_s, e)
+                continue
+        out.append(run)
+    for i, (name, s, e) in enumerate(out):
+        if name == "base64" and text[e - 1] != "=":
+            tail = _LAST_LINE.match(text, e)
+            if tail is not None and tail.end() - s <= MAX_RUN_CHARS:
+                out[i] = (name, s, tail.end())
+    return out
+
+
 def _printable_text(raw: bytes) -> str | None:
     try:
         text = raw.decode("utf-8")
@@ -207,6 +242,9 @@ def decode_run(encoding: str, run: str) -> str | None:
         elif encoding == "hex":
             raw = binascii.unhexlify(run)
         else:
+            if "\n" in run:
+                # A wrapped block (``wrapped_runs``): its lines, joined.
+                run = run.replace("\r\n", "").replace("\n", "")
             core = run.rstrip("=")
             if len(core) % 4 == 1:
                 return None
