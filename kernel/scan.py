@@ -740,8 +740,16 @@ def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: Sca
     rest: list[tuple[str, int, int, str]] = []
     alone = 0
     runs = wrapped_runs(text, encoded_runs(text, longest=longest, limit=None))
-    for encoding, start, end in runs:
+    runs.reverse()
+    while runs:
+        encoding, start, end = runs.pop()
         decoded = decode_run(encoding, text[start:end])
+        if decoded is None and "\n" in text[start:end]:
+            # A wrapped block that is no readable text as a whole (a line of
+            # key material beside a line of text): its lines, one by one, as
+            # they were read before blocks were.
+            runs.extend(reversed(_block_lines(text, start, end)))
+            continue
         if decoded is None or len(decoded) > budget:
             continue
         budget -= len(decoded)
@@ -760,6 +768,18 @@ def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: Sca
         out.extend(_inner_findings("\n".join([r[3] for r in rest]), rules, prefilter, stats,
                                    depth, at))
     return out
+
+
+def _block_lines(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
+    """The lines of the wrapped base64 block at ``text[start:end]``, as runs."""
+    lines = []
+    at = start
+    for line in text[start:end].split("\n"):
+        size = len(line.rstrip("\r"))
+        if size:
+            lines.append(("base64", at, at + size))
+        at += len(line) + 1
+    return lines
 
 
 def _inner_findings(decoded: str, rules: tuple[ScanRule, ...], prefilter: bool,

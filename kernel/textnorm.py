@@ -196,7 +196,8 @@ def wrapped_runs(text: str, runs: list[tuple[str, int, int]]) -> list[tuple[str,
     break, each but the last a whole number of 4-character groups with no
     padding, and a last line shorter than a run after them. Decoded line by
     line, a payload that crosses a line's end is read as two halves, neither
-    of which is it. A block is at most ``MAX_RUN_CHARS`` long."""
+    of which is it. A block is at most ``MAX_RUN_CHARS`` long; one that is
+    no readable text as a whole is read line by line (``scan._decoded``)."""
     out: list[tuple[str, int, int]] = []
     for run in runs:
         name, s, e = run
