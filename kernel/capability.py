@@ -310,9 +310,18 @@ class Resource:
         rev = _ABSENT if self.expected_revision is None else str(self.expected_revision)
         digest = _ABSENT if self.content_hash is None else _escape(self.content_hash, _HASH_RAW)
         text = f"{self.target}/{_escape(self.scope, _UNRESERVED)}:{action}:{entry}@{rev}:{digest}"
-        if len(_MADE) >= _MADE_MAX:
-            _MADE.clear()
-        _MADE[text] = None
+        # Vouched for only when made of exact types (what the daemon passes):
+        # a subclass's ``__format__`` or ``__str__`` can write text no parse
+        # accepts (a sentence, spaces), which the audit guard would take.
+        # (Read as objects: the declared types do not promise it.)
+        target: object = self.target
+        if (type(target) is str and type(self.scope) is str and type(self.action) is str
+                and (self.entry_id is None or type(self.entry_id) is str)
+                and (self.content_hash is None or type(self.content_hash) is str)
+                and (self.expected_revision is None or type(self.expected_revision) is int)):
+            if len(_MADE) >= _MADE_MAX:
+                _MADE.clear()
+            _MADE[text] = None
         return text
 
     def __str__(self) -> str:

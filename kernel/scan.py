@@ -65,11 +65,13 @@ from memoryd.kernel.errors import ContentRejected, LimitExceeded
 from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule, quoted_for_warning
 from memoryd.kernel.textnorm import (
     MAX_DECODED_CHARS,
+    MAX_RUNS,
     PERCENT_RUN_ESCAPES,
     RUN_WORD_MIN,
     decode_run,
     encoded_runs,
     shadow_pieces,
+    wrapped_runs,
 )
 
 __all__ = [
@@ -723,23 +725,81 @@ def _decoded(text: str, rules: tuple[ScanRule, ...], prefilter: bool, stats: Sca
     """Findings in the readable text that encoded runs of ``text`` decode to.
 
     Each is reported on the whole run, with its encoding; decoding is bounded
-    in runs, characters and depth (``kernel/textnorm``).
+    in characters and depth (``kernel/textnorm``). Every run of the text is
+    decoded: the first ``MAX_RUNS`` that decode to readable text are scanned
+    each alone, the rest joined (one line each) in one scan more, so that
+    many runs cost one scan, not one a run, and a run past the bound is read
+    all the same (a payload after sixteen long words was never decoded). A
+    finding in the joined text is reported on the run it lies in, or on the
+    span of the runs it crosses.
     """
     out: list[Finding] = []
-    budget = MAX_DECODED_CHARS
-    for encoding, start, end in encoded_runs(text, longest=longest):
+    # A run decodes to no more characters than it has, so a level reads at
+    # most the text's length again: the bound never leaves a run unread.
+    budget = max(MAX_DECODED_CHARS, len(text))
+    rest: list[tuple[str, int, int, str]] = []
+    alone = 0
+    runs = wrapped_runs(text, encoded_runs(text, longest=longest, limit=None))
+    runs.reverse()
+    while runs:
+        encoding, start, end = runs.pop()
         decoded = decode_run(encoding, text[start:end])
+        if decoded is None and "\n" in text[start:end]:
+            # A wrapped block that is no readable text as a whole (a line of
+            # key material beside a line of text): its lines, one by one, as
+            # they were read before blocks were.
+            runs.extend(reversed(_block_lines(text, start, end)))
+            continue
         if decoded is None or len(decoded) > budget:
             continue
         budget -= len(decoded)
         stats.decoded_chars += len(decoded)
-        inner, inner_stats = _scan(decoded, rules, prefilter, depth + 1)
-        stats.rules_run += inner_stats.rules_run
-        stats.chars_fed += inner_stats.chars_fed
-        stats.matches += inner_stats.matches
-        for f in inner:
-            chain = encoding if f.encoding is None else f"{f.encoding}+{encoding}"
-            out.append(Finding(f.rule_id, f.category, start, end, chain, f.review))
+        if alone >= MAX_RUNS:
+            rest.append((encoding, start, end, decoded))
+            continue
+        alone += 1
+        out.extend(_inner_findings(decoded, rules, prefilter, stats, depth,
+                                   [(encoding, start, end, 0)]))
+    if rest:
+        at, pos = [], 0
+        for encoding, start, end, decoded in rest:
+            at.append((encoding, start, end, pos))
+            pos += len(decoded) + 1
+        out.extend(_inner_findings("\n".join([r[3] for r in rest]), rules, prefilter, stats,
+                                   depth, at))
+    return out
+
+
+def _block_lines(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
+    """The lines of the wrapped base64 block at ``text[start:end]``, as runs."""
+    lines = []
+    at = start
+    for line in text[start:end].split("\n"):
+        size = len(line.rstrip("\r"))
+        if size:
+            lines.append(("base64", at, at + size))
+        at += len(line) + 1
+    return lines
+
+
+def _inner_findings(decoded: str, rules: tuple[ScanRule, ...], prefilter: bool,
+                    stats: ScanStats, depth: int,
+                    at: list[tuple[str, int, int, int]]) -> list[Finding]:
+    """The findings of ``decoded`` (one run's text, or several joined), each
+    on the run it lies in: ``at`` holds each run's encoding, span in the
+    outer text and offset in ``decoded``, in order."""
+    inner, inner_stats = _scan(decoded, rules, prefilter, depth + 1)
+    stats.rules_run += inner_stats.rules_run
+    stats.chars_fed += inner_stats.chars_fed
+    stats.matches += inner_stats.matches
+    out = []
+    offsets = [offset for _encoding, _start, _end, offset in at]
+    for f in inner:
+        first = at[max(bisect.bisect_right(offsets, f.start) - 1, 0)]
+        last = at[max(bisect.bisect_right(offsets, max(f.end - 1, f.start)) - 1, 0)]
+        encoding = first[0]
+        chain = encoding if f.encoding is None else f"{f.encoding}+{encoding}"
+        out.append(Finding(f.rule_id, f.category, first[1], last[2], chain, f.review))
     return out
 
 
@@ -807,6 +867,10 @@ def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bo
     if not rules:
         # Fail closed, as the engine does.
         raise ValueError("scan needs at least one rule")
+    if type(text) is not str and isinstance(text, str):
+        # A subclass is read as the characters it holds: its own methods
+        # (``lower``, ``in``) are not what the shortcut's reading assumes.
+        text = str.__str__(text)
     table = _table(rules)
     if table.plain_below and text.isascii():
         marks = text.encode("ascii").translate(_PLAIN_MARKS)
@@ -969,6 +1033,11 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
     out: list[FieldFinding] = []
     parts: list[tuple[str, str]] = []
     for name, value in fields:
+        if type(value) is not str and isinstance(value, str):
+            # Looked up by equality below (and in the names' cache): a
+            # subclass's equality and hash are its own, its characters are
+            # what is scanned.
+            value = str.__str__(value)
         found = seen.get(value)
         if found is None:
             found = seen[value] = _scan_field(name, value, rules)

@@ -14,16 +14,19 @@ Invariants:
   start-up, and most texts are ASCII);
 - the shadow is built one original character at a time, so every piece maps
   back onto exactly one original character (offsets stay exact);
-- decoding is bounded: at most ``MAX_RUNS`` runs per text, each at most
-  ``MAX_RUN_CHARS`` characters, and the decoded text must be printable UTF-8
-  (random key material decodes to bytes that are not, and is left to the
-  secret rules); the caller bounds the depth.
+- decoding is bounded: each run at most ``MAX_RUN_CHARS`` characters, the
+  decoded text must be printable UTF-8 (random key material decodes to bytes
+  that are not, and is left to the secret rules), and the caller bounds the
+  decoded characters, the scans of them (``MAX_RUNS`` alone, the rest read
+  together) and the depth; every run is found (no run goes unread because
+  others came first), in time linear in the text.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import functools
 import re
 import unicodedata
@@ -38,10 +41,13 @@ __all__ = [
     "encoded_runs",
     "shadow_char",
     "shadow_pieces",
+    "wrapped_runs",
 ]
 
-# Bounds on decoding, per scanned text: runs looked at, characters per run,
-# and decoded characters in all.
+# Bounds on decoding, per scanned text: runs whose decoded text is scanned
+# alone (the scanner reads the rest together), characters per run, and
+# decoded characters in all (or the text's length, if more: a run decodes to
+# no more characters than it has, so no run is left unread for the bound).
 MAX_RUNS = 16
 MAX_RUN_CHARS = 8_192
 MAX_DECODED_CHARS = 16_384
@@ -137,8 +143,10 @@ RUN_WORD_MIN = min(n for name, n in _SHORTEST.items() if name != "percent")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
-def encoded_runs(text: str, *, longest: int | None = None) -> list[tuple[str, int, int]]:
-    """``(encoding, start, end)`` of the first ``MAX_RUNS`` encoded-looking runs.
+def encoded_runs(text: str, *, longest: int | None = None,
+                 limit: int | None = MAX_RUNS) -> list[tuple[str, int, int]]:
+    """``(encoding, start, end)`` of the first ``limit`` encoded-looking runs
+    (every one with ``limit=None``), in the order they come in ``text``.
 
     ``longest`` is the length of the longest whitespace-free word of
     ``text``, when the caller has it already.
@@ -148,6 +156,8 @@ def encoded_runs(text: str, *, longest: int | None = None) -> list[tuple[str, in
         longest = max(map(len, text.split()), default=0)
     if longest < _FEWEST:
         return found
+    # The runs taken so far, disjoint and by start: an overlap is looked up
+    # by bisection (a text can hold hundreds of runs).
     taken: list[tuple[int, int]] = []
     for name, pattern in _RUNS:
         if _SHORTEST[name] > longest:
@@ -158,16 +168,54 @@ def encoded_runs(text: str, *, longest: int | None = None) -> list[tuple[str, in
             # no run qualifies (ordinary long words would each be tried).
             continue
         for m in pattern.finditer(text):
-            if len(found) >= MAX_RUNS:
+            if limit is not None and len(found) >= limit:
                 return sorted(found, key=lambda r: r[1])
             s, e = m.start(), m.end()
             if name == "percent" and len(_ESCAPE.findall(m.group(0))) < PERCENT_RUN_ESCAPES:
                 continue
-            if e - s > MAX_RUN_CHARS or any(a < e and s < b for a, b in taken):
+            if e - s > MAX_RUN_CHARS:
+                continue
+            i = bisect.bisect_left(taken, (s,))
+            if (i and taken[i - 1][1] > s) or (i < len(taken) and taken[i][0] < e):
                 continue
             found.append((name, s, e))
-            taken.append((s, e))
+            taken.insert(i, (s, e))
     return sorted(found, key=lambda r: r[1])
+
+
+# A base64 block's line break, and the short last line of a block (shorter
+# than a run): what a wrapped encoder (MIME, PEM, the ``base64`` tool's 76
+# columns) writes between and after the lines of one payload.
+_LINE_BREAK = ("\n", "\r\n")
+_LAST_LINE = re.compile(r"\r?\n[A-Za-z0-9+/_-]{1,15}={0,2}(?![A-Za-z0-9+/=_-])")
+
+
+def wrapped_runs(text: str, runs: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """``runs`` (``encoded_runs``, in order) with the lines of each wrapped
+    base64 block taken as one run: consecutive base64 runs apart by one line
+    break, each but the last a whole number of 4-character groups with no
+    padding, and a last line shorter than a run after them. Decoded line by
+    line, a payload that crosses a line's end is read as two halves, neither
+    of which is it. A block is at most ``MAX_RUN_CHARS`` long; one that is
+    no readable text as a whole is read line by line (``scan._decoded``)."""
+    out: list[tuple[str, int, int]] = []
+    for run in runs:
+        name, s, e = run
+        if out and name == "base64":
+            last_name, last_s, last_e = out[-1]
+            if (last_name == "base64" and text[last_e:s] in _LINE_BREAK
+                    and (last_e - last_s - text.count("\n", last_s, last_e)
+                         - text.count("\r", last_s, last_e)) % 4 == 0
+                    and text[last_e - 1] != "=" and e - last_s <= MAX_RUN_CHARS):
+                out[-1] = (name, last_s, e)
+                continue
+        out.append(run)
+    for i, (name, s, e) in enumerate(out):
+        if name == "base64" and text[e - 1] != "=":
+            tail = _LAST_LINE.match(text, e)
+            if tail is not None and tail.end() - s <= MAX_RUN_CHARS:
+                out[i] = (name, s, tail.end())
+    return out
 
 
 def _printable_text(raw: bytes) -> str | None:
@@ -195,6 +243,9 @@ def decode_run(encoding: str, run: str) -> str | None:
         elif encoding == "hex":
             raw = binascii.unhexlify(run)
         else:
+            if "\n" in run:
+                # A wrapped block (``wrapped_runs``): its lines, joined.
+                run = run.replace("\r\n", "").replace("\n", "")
             core = run.rstrip("=")
             if len(core) % 4 == 1:
                 return None

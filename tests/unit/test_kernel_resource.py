@@ -173,6 +173,44 @@ def test_is_canonical_refuses_non_str_and_keeps_its_memory_bounded() -> None:
     assert Resource.is_canonical("memory/s0:add:-@-:-")  # parsed again: still canonical
 
 
+class _SpelledInt(int):
+    # An int whose text is a sentence: ``str()`` of it is not its digits.
+    def __str__(self) -> str:
+        return "the password is hunter2"
+
+
+class _SpelledStr(str):
+    # A str that formats as other text than the characters it holds.
+    __slots__ = ()
+
+    def __format__(self, spec: str) -> str:
+        return "my secret note"
+
+
+@pytest.mark.parametrize("fields", [
+    {"expected_revision": _SpelledInt(1)},
+    {"scope": _SpelledStr("default")},
+    {"action": _SpelledStr("add")},
+    {"entry_id": _SpelledStr("ent_1")},
+    {"content_hash": _SpelledStr("b3k:ab")},
+], ids=["revision", "scope", "action", "entry_id", "content_hash"])
+def test_a_string_made_from_a_subclass_is_not_vouched_for_as_canonical(
+        fields: dict[str, object]) -> None:
+    # ``is_canonical`` (and the audit guard through it) takes what
+    # ``canonical`` made lately without a parse: a subclass whose text is its
+    # own can make a string no parse accepts, with spaces and a sentence in
+    # it, and that string must not be taken as a resource string.
+    text = res(**fields).canonical()
+    try:
+        Resource.parse(text)
+    except ValueError:
+        parses = False
+    else:
+        parses = True
+    assert Resource.is_canonical(text) == parses
+    assert not (" " in text and Resource.is_canonical(text))
+
+
 @given(resources, resources)
 def test_different_resources_never_share_a_string(a: Resource, b: Resource) -> None:
     assume(a != b)
