@@ -779,6 +779,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     # and a candidate set runs to thousands of rows.
     scored_columns = ("id", "title", "summary", "body")
     later: str | None = None
+    rest: tuple[str, ...] | None = None
     if tx.dialect == "postgresql":
         # The same candidates by another index: a tsvector per entry; ranking
         # below is this module's own, identical on both backends. One
@@ -830,6 +831,26 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(texts), 1.0)
     _keys, ids, titles, summaries, bodies = zip(*texts, strict=True)
     top = best(scores(p.terms, titles, summaries, bodies, stats), ids, limit, after)
+    if rows is None and columns is not None and rest is not None:
+        # Each kept row as one tuple, the candidate's (key, id, title,
+        # summary, body) followed by its other columns (``rest``, read after
+        # the cut), and each of ``columns`` a place in it: a dict per row
+        # made in one call, with no dict per row in between.
+        extra: dict[int, tuple[Any, ...]] = {}
+        if rest and top:
+            keyed = [texts[at][0] for _s, _i, at in top]
+            extra = {r[0]: r[1:] for r in tx.tuples(
+                "SELECT key, " + ", ".join(rest) + " FROM entries WHERE key IN ("  # noqa: S608 (our column names, placeholders)
+                + ", ".join("?" * len(keyed)) + ")", keyed)}
+        places = [scored_columns.index(c) + 1 if c in scored_columns
+                  else len(scored_columns) + 1 + rest.index(c) for c in columns]
+        out = []
+        for neg, _id, at in top:
+            whole = texts[at] + extra[texts[at][0]] if rest else texts[at]
+            kept = dict(zip(columns, map(whole.__getitem__, places), strict=True))
+            kept["score"] = -neg
+            out.append(kept)
+        return out
     full: dict[int, dict[str, Any]] = {}
     if later is not None and top:
         keyed = [texts[at][0] for _s, _i, at in top]
@@ -838,16 +859,11 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
             + ", ".join("?" * len(keyed)) + ")", keyed)}
     out = []
     for neg, _id, at in top:
-        key, eid, title, summary, body = texts[at]
+        key = texts[at][0]
         if rows is not None:
             kept = dict(rows[at]) if columns is None else {c: rows[at][c] for c in columns}
         else:
-            scored = {"id": eid, "title": title, "summary": summary, "body": body}
-            if columns is None:
-                kept = dict(full[key])
-            else:
-                whole = full[key] if later is not None else {}
-                kept = {c: scored[c] if c in scored else whole[c] for c in columns}
+            kept = dict(full[key])
         kept["score"] = -neg
         out.append(kept)
     return out
