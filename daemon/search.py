@@ -554,14 +554,16 @@ class TermCounter:
             return
         joined = _joined_tokens(plain)
         find = joined.find
-        # Each occurrence as position × terms + term: one sort orders them
-        # by position.
+        # Each occurrence as its position shifted past the bits of a term's
+        # slot, and the slot: one sort orders them by position.
+        shift = n_terms.bit_length()
+        slot_bits = (1 << shift) - 1
         found: list[int] = []
         for i, needle in self.needles:
             step = len(needle) - 1
             at = find(needle)
             while at >= 0:
-                found.append(at * n_terms + i)
+                found.append(at << shift | i)
                 at = find(needle, at + step)
         if not found:
             return
@@ -572,14 +574,14 @@ class TermCounter:
         j = 0
         end = lengths[0] + 1
         for hit in found:
-            at, i = divmod(hit, n_terms)
+            at = hit >> shift
             while at >= end:
                 j += 1
                 end += lengths[j] + 1
             tf = tfs.get(j)
             if tf is None:
                 tf = tfs[j] = [0.0] * n_terms
-            tf[i] += weights[j]
+            tf[hit & slot_bits] += weights[j]
 
     def _outside_ascii(self, texts: Sequence[str], weights: Sequence[float],
                        tfs: dict[int, list[float]]) -> list[str]:
