@@ -569,8 +569,8 @@ class TermCounter:
             return
         found.sort()
         lengths = list(map(len, plain))
-        # Text j's characters lie after its leading space (offset ``start``)
-        # and before ``end``, its trailing space (the next text's leading one).
+        # Text j's characters lie after its leading space and before
+        # offset ``end``, its trailing space (the next text's leading one).
         j = 0
         end = lengths[0] + 1
         for hit in found:
