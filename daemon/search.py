@@ -718,10 +718,11 @@ def scores(terms: tuple[str, ...], titles: Sequence[str], summaries: Sequence[st
     idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
     k1 = BM25_K1 + 1
     unscaled, per_char = 1 - BM25_B, max(avgdl, 1.0)
+    bm25_k1, bm25_b = BM25_K1, BM25_B
     for j, tf in tfs.items():
         dl = len(titles[j]) + len(summaries[j]) + len(bodies[j])
-        norm = BM25_K1 * (unscaled + BM25_B * dl / per_char)
-        out[j] = sum([w * (f * k1) / (f + norm) for w, f in zip(idf, tf, strict=True) if f])
+        norm = bm25_k1 * (unscaled + bm25_b * dl / per_char)
+        out[j] = sum([w * (f * k1) / (f + norm) for w, f in zip(idf, tf) if f])  # noqa: B905 (one slot per term: the same length)
     return out
 
 
@@ -849,7 +850,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         out = []
         for neg, _id, at in top:
             whole = texts[at] + extra[texts[at][0]] if rest else texts[at]
-            kept = dict(zip(columns, map(whole.__getitem__, places), strict=True))
+            kept = dict(zip(columns, map(whole.__getitem__, places)))  # noqa: B905 (a place per column)
             kept["score"] = -neg
             out.append(kept)
         return out
