@@ -48,7 +48,9 @@ Invariants:
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+import operator
 import re
 import threading
 import unicodedata
@@ -525,6 +527,113 @@ class TermCounter:
         self.add(text, 1, tf)
         return Counter({t: int(tf[i]) for t, i in self.slot.items() if tf[i]})
 
+    def add_all(self, texts: Sequence[str], weights: Sequence[float],
+                tfs: dict[int, list[float]]) -> None:
+        """Add ``weights[j]`` times each term's count in ``texts[j]`` to slot
+        ``i`` of ``tfs[j]`` (made, every slot 0, for the first term
+        ``texts[j]`` holds; a text that holds none gets no row): ``add`` for
+        every text, with the ASCII terms of all the simple texts searched in
+        one buffer.
+
+        The buffer is the texts joined by single spaces, encoded one byte a
+        character and translated as ``spaced_tokens`` does, each step one
+        call in C for all the texts (``_joined_tokens``): a text's tokens are
+        its characters' offsets there, and each occurrence of ``b" term "`` is
+        one token equal to the term (two can share a space, so each search
+        goes on from the last one's end space). Only occurrences are visited
+        in Python, not texts times terms: they are sorted by position and
+        handed to their texts in one walk over the texts' lengths. A text
+        outside ASCII is looked at alone first: one that is not simple is
+        counted in full (``term_counts``) and left out of the buffer; a simple
+        one adds its ideograph terms as ``add`` does."""
+        n_terms = len(self.slot)
+        plain: Sequence[str] = texts
+        if not all(map(str.isascii, texts)):
+            plain = self._outside_ascii(texts, weights, tfs)
+        if not self.needles:
+            return
+        joined = _joined_tokens(plain)
+        find = joined.find
+        # Each occurrence as its position shifted past the bits of a term's
+        # slot, and the slot: one sort orders them by position.
+        shift = n_terms.bit_length()
+        slot_bits = (1 << shift) - 1
+        found: list[int] = []
+        for i, needle in self.needles:
+            step = len(needle) - 1
+            at = find(needle)
+            while at >= 0:
+                found.append(at << shift | i)
+                at = find(needle, at + step)
+        if not found:
+            return
+        found.sort()
+        lengths = list(map(len, plain))
+        # Text j's characters lie after its leading space and before
+        # offset ``end``, its trailing space (the next text's leading one).
+        j = 0
+        end = lengths[0] + 1
+        for hit in found:
+            at = hit >> shift
+            while at >= end:
+                j += 1
+                end += lengths[j] + 1
+            tf = tfs.get(j)
+            if tf is None:
+                tf = tfs[j] = [0.0] * n_terms
+            tf[hit & slot_bits] += weights[j]
+
+    def _outside_ascii(self, texts: Sequence[str], weights: Sequence[float],
+                       tfs: dict[int, list[float]]) -> list[str]:
+        """``add_all``'s look at each text outside ASCII: the texts as the
+        buffer takes them (one not simple blanked, having been counted here
+        in full; an ellipsis ending an ASCII text dropped, so the buffer can
+        stay ASCII), with the ideograph terms of the simple ones added."""
+        n_terms = len(self.slot)
+        plain = list(texts)
+        for j in itertools.compress(range(len(texts)),
+                                    map(operator.not_, map(str.isascii, texts))):
+            text = texts[j]
+            if text[-1] == "\u2026" and text[:-1].isascii():
+                # A summary cut with an ellipsis: ASCII text but for a
+                # separator (tokens_are_simple, without its look at every
+                # character), so no ideograph either, and the same tokens
+                # without it.
+                plain[j] = text[:-1]
+                continue
+            weight = weights[j]
+            if _OTHER_TOKEN_CHAR.search(text) is None:
+                for i, term in self.ideographs:
+                    n = _occurrences(text, term)
+                    if n:
+                        tf = tfs.get(j)
+                        if tf is None:
+                            tf = tfs[j] = [0.0] * n_terms
+                        tf[i] += weight * n
+                continue
+            plain[j] = ""
+            counts = term_counts(text)
+            for t, i in self.slot.items():
+                found = counts.get(t)
+                if found:
+                    tf = tfs.get(j)
+                    if tf is None:
+                        tf = tfs[j] = [0.0] * n_terms
+                    tf[i] += weight * found
+        return plain
+
+
+def _joined_tokens(texts: Sequence[str]) -> bytes:
+    """``texts`` joined by single spaces, with a space before the first and
+    after the last, as bytes translated by ``_TOKEN_BYTES``
+    (``spaced_tokens`` without the doubled spaces). Every character becomes
+    one byte (one outside ASCII a ``?``, which the translation makes a
+    space, as it does every byte of such a character in UTF-8), so text
+    ``j`` starts one byte after the end of text ``j - 1``. A token lies
+    inside one text: the texts are tokenised as they are alone."""
+    ascii_bytes = " ".join(texts).encode("ascii", "replace")
+    return b"".join((b" ", ascii_bytes, b" ")).translate(_TOKEN_BYTES)
+
 
 def namespaces_in(spaces: Iterable[tuple[str, str]], alias: str = ""
                   ) -> tuple[str, list[str]]:
@@ -574,6 +683,80 @@ def view_stats(tx: Tx, owner: str, spaces: Sequence[tuple[str, str]],
     return n, (chars / n if n and chars else 1.0)
 
 
+def scores(terms: tuple[str, ...], titles: Sequence[str], summaries: Sequence[str],
+           bodies: Sequence[str], stats: tuple[int, float]) -> list[float]:
+    """BM25 of each candidate (its title, summary and body: ``titles[j]``,
+    ``summaries[j]``, ``bodies[j]``) for ``terms``, with FTS5's parameters and
+    column weights over ``stats`` (the view's document count and average
+    length), before rounding; the candidates themselves give each term's
+    document frequency. A candidate that holds no term scores ``0`` (an
+    int: the empty sum).
+
+    Each field adds its column's weight times each term's count to the
+    candidate's term frequencies (``TermCounter.add_all``, one column of
+    fields at a time; the weights are whole numbers, so the sums are exact
+    and equal to weight × count in any order). Only candidates that hold a
+    term are scored; each one's sum runs over its terms in the plan's order,
+    so every score is the same float as one summed term by term."""
+    n = len(titles)
+    n_docs, avgdl = stats
+    counter = TermCounter(terms)
+    w_title, w_summary, w_body = WEIGHTS
+    same = list(map(operator.eq, summaries, bodies))
+    tfs: dict[int, list[float]] = {}
+    counter.add_all(titles, [w_title] * n, tfs)
+    # A short note's summary is its body: its text is counted once, at both weights.
+    counter.add_all(bodies, [w_summary + w_body if s else w_body for s in same], tfs)
+    counter.add_all(["" if s else summary for s, summary in zip(same, summaries, strict=True)],
+                    [w_summary] * n, tfs)
+    out: list[float] = [0] * n
+    if not tfs:
+        return out
+    # How many candidates hold each term: its column's entries that are not
+    # 0 (a candidate that holds no term has no row).
+    df = [len(tfs) - column.count(0.0) for column in zip(*tfs.values(), strict=True)]
+    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
+    k1 = BM25_K1 + 1
+    unscaled, per_char = 1 - BM25_B, max(avgdl, 1.0)
+    bm25_k1, bm25_b = BM25_K1, BM25_B
+    for j, tf in tfs.items():
+        dl = len(titles[j]) + len(summaries[j]) + len(bodies[j])
+        norm = bm25_k1 * (unscaled + bm25_b * dl / per_char)
+        out[j] = sum([w * (f * k1) / (f + norm) for w, f in zip(idf, tf) if f])  # noqa: B905 (one slot per term: the same length)
+    return out
+
+
+def best(raw: Sequence[float], ids: Sequence[str], limit: int,
+         after: tuple[float, str] | None = None) -> list[tuple[float, str, int]]:
+    """The best ``limit`` candidates as (-score, id, position), score
+    descending then id ascending, where a candidate's score is its ``raw``
+    score rounded to 9 places; ``after`` keeps only those below a (score,
+    id) position. (ids are unique, so the position never decides.)
+
+    Rounding never swaps two scores (it is monotonic), so without a cursor
+    the candidates are ordered by raw score and only the first ``limit``
+    are rounded, and then as many more as are tied with the last of them
+    once rounded: those ties are ordered by id with the rest."""
+    if after is not None:
+        kept = []
+        for at, (score, eid) in enumerate(zip(map(round, raw, itertools.repeat(9)), ids,
+                                              strict=True)):
+            if score < after[0] or (score == after[0] and eid > after[1]):
+                kept.append((-score, eid, at))
+        kept.sort()
+        return kept[:limit]
+    picked: list[tuple[float, str, int]] = []
+    last: float | None = None
+    for at in sorted(range(len(raw)), key=raw.__getitem__, reverse=True):
+        score = round(raw[at], 9)
+        if len(picked) >= limit and score != last:
+            break
+        picked.append((-score, ids[at], at))
+        last = score
+    picked.sort()
+    return picked[:limit]
+
+
 def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
            after: tuple[float, str] | None = None,
            columns: tuple[str, ...] | None = None,
@@ -599,6 +782,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     # and a candidate set runs to thousands of rows.
     scored_columns = ("id", "title", "summary", "body")
     later: str | None = None
+    rest: tuple[str, ...] | None = None
     if tx.dialect == "postgresql":
         # The same candidates by another index: a tsvector per entry; ranking
         # below is this module's own, identical on both backends. One
@@ -648,61 +832,28 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
                      " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where, args)
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(texts), 1.0)
-    n_docs, avgdl = stats
-    terms = p.terms
-    n_terms = len(terms)
-    # Weighted term frequencies per candidate, one list slot per term: each
-    # field adds its column's weight times each term's count
-    # (``TermCounter``; the weights are whole numbers, so the sums are exact
-    # and equal to weight × count).
-    counter = TermCounter(terms)
-    add, add_spaced = counter.add, counter.add_spaced
-    w_title, w_summary, w_body = WEIGHTS
-    tfs: list[list[float]] = []
-    for _key, _id, title, summary, body in texts:
-        tf = [0.0] * n_terms
-        if title:
-            if title.isascii():
-                add_spaced(spaced_tokens(title), w_title, tf)
-            else:
-                add(title, w_title, tf)
-        if summary == body:
-            # A short note's summary is its body: counted once, at both weights.
-            if body:
-                add(body, w_summary + w_body, tf)
-            tfs.append(tf)
-            continue
-        if body:
-            add(body, w_body, tf)
-        if summary and (summary.isascii() or (body.isascii() and summary[-1] == "\u2026"
-                                              and body.startswith(summary[:-1]))):
-            # A summary cut from an ASCII body with an ellipsis tokenises as
-            # ASCII text (the ellipsis only separates): no look at its
-            # characters is needed.
-            add_spaced(spaced_tokens(summary), w_summary, tf)
-        elif summary:
-            add(summary, w_summary, tf)
-        tfs.append(tf)
-    # How many candidates hold each term: its column's entries that are not 0.
-    df = [len(tfs) - column.count(0.0) for column in zip(*tfs, strict=True)] if tfs else []
-    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
-    k1 = BM25_K1 + 1
-    unscaled, per_char = 1 - BM25_B, max(avgdl, 1.0)
-    # Best first: (-score, id, position) sorts as (score descending, id
-    # ascending); ids are unique, so the position never decides.
-    order: list[tuple[float, str, int]] = []
-    for at, ((_key, eid, title, summary, body), held_tf) in enumerate(
-            zip(texts, tfs, strict=True)):
-        dl = len(title) + len(summary) + len(body)
-        norm = BM25_K1 * (unscaled + BM25_B * dl / per_char)
-        score = round(sum([w * (f * k1) / (f + norm)
-                           for w, f in zip(idf, held_tf, strict=True) if f]), 9)
-        if after is not None and not (score < after[0]
-                                      or (score == after[0] and eid > after[1])):
-            continue
-        order.append((-score, eid, at))
-    order.sort()
-    top = order[:limit]
+    _keys, ids, titles, summaries, bodies = zip(*texts, strict=True)
+    top = best(scores(p.terms, titles, summaries, bodies, stats), ids, limit, after)
+    if rows is None and columns is not None and rest is not None:
+        # Each kept row as one tuple, the candidate's (key, id, title,
+        # summary, body) followed by its other columns (``rest``, read after
+        # the cut), and each of ``columns`` a place in it: a dict per row
+        # made in one call, with no dict per row in between.
+        extra: dict[int, tuple[Any, ...]] = {}
+        if rest and top:
+            keyed = [texts[at][0] for _s, _i, at in top]
+            extra = {r[0]: r[1:] for r in tx.tuples(
+                "SELECT key, " + ", ".join(rest) + " FROM entries WHERE key IN ("  # noqa: S608 (our column names, placeholders)
+                + ", ".join("?" * len(keyed)) + ")", keyed)}
+        places = [scored_columns.index(c) + 1 if c in scored_columns
+                  else len(scored_columns) + 1 + rest.index(c) for c in columns]
+        out = []
+        for neg, _id, at in top:
+            whole = texts[at] + extra[texts[at][0]] if rest else texts[at]
+            kept = dict(zip(columns, map(whole.__getitem__, places)))  # noqa: B905 (a place per column)
+            kept["score"] = -neg
+            out.append(kept)
+        return out
     full: dict[int, dict[str, Any]] = {}
     if later is not None and top:
         keyed = [texts[at][0] for _s, _i, at in top]
@@ -711,16 +862,11 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
             + ", ".join("?" * len(keyed)) + ")", keyed)}
     out = []
     for neg, _id, at in top:
-        key, eid, title, summary, body = texts[at]
+        key = texts[at][0]
         if rows is not None:
             kept = dict(rows[at]) if columns is None else {c: rows[at][c] for c in columns}
         else:
-            scored = {"id": eid, "title": title, "summary": summary, "body": body}
-            if columns is None:
-                kept = dict(full[key])
-            else:
-                whole = full[key] if later is not None else {}
-                kept = {c: scored[c] if c in scored else whole[c] for c in columns}
+            kept = dict(full[key])
         kept["score"] = -neg
         out.append(kept)
     return out
