@@ -83,9 +83,9 @@ from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext
 
 __all__ = [
-    "INLINE_SCAN_CHARS", "REVIEW_WARNING", "Draft", "Governance", "Refusal", "ScanVerdict",
-    "control_caller", "decide_ops", "draft", "fold_decisions", "for_review", "request_hash",
-    "resolve", "scan",
+    "INLINE_SCAN_CHARS", "REVIEW_WARNING", "Draft", "Governance", "OpTexts", "Refusal",
+    "ScanVerdict", "control_caller", "decide_ops", "draft", "fold_decisions", "for_review",
+    "op_texts", "request_hash", "resolve", "scan", "scan_size",
 ]
 
 log = structlog.get_logger()
@@ -312,16 +312,31 @@ class ScanVerdict:
     withheld: frozenset[int] = frozenset()
 
 
-def scan_size(proposal: Proposal) -> int:
-    """Characters ``scan`` reads (to decide whether it is worth a thread)."""
-    return sum(len(text) for op in proposal.ops if op.entry is not None
-               for _path, text in entry_texts(op.entry))
+OpTexts = list[list[tuple[str, str]] | None]
 
 
-def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
+def op_texts(proposal: Proposal) -> OpTexts:
+    """Per op of ``proposal``, every text of its entry (``entry_texts``), or
+    None for an op without one: what ``scan_size`` counts and ``scan``
+    reads, found once for both (a field left out, ``msgspec.UNSET``, holds
+    no text: the walk finds none in it)."""
+    return [None if op.entry is None else entry_texts(op.entry) for op in proposal.ops]
+
+
+def scan_size(proposal: Proposal, texts: OpTexts | None = None) -> int:
+    """Characters ``scan`` reads (to decide whether it is worth a thread);
+    ``texts``: ``op_texts(proposal)``, when the caller has them."""
+    if texts is None:
+        texts = op_texts(proposal)
+    return sum(len(text) for found in texts if found for _path, text in found)
+
+
+def scan(proposal: Proposal, max_bytes: int, texts: OpTexts | None = None) -> ScanVerdict:
     """The one content scan, at proposal and at approval time: every new
     text of every op (``kernel/entry_text``), its scope name and reason;
     every stored byte counted, except a summary derived from the body.
+    ``texts``: ``op_texts(proposal)``, when the caller has them (the verdict
+    is the same; they are not found again).
 
     A derived summary is a cut of the body: the body's scan covers its text
     (scanning the cut again only finds what the cut broke, such as half a
@@ -330,22 +345,25 @@ def scan(proposal: Proposal, max_bytes: int) -> ScanVerdict:
     for review (``_cut_summary_review``). The scope budget counts it as
     stored."""
     review: set[str] = set()
-    for op in proposal.ops:
+    for i, op in enumerate(proposal.ops):
         extra = scope_texts(op.scope) + ([("reason", op.reason)] if op.reason else [])
         e: dict[str, Any] | None = None
         derived = False
         if op.entry is None:
             if not extra:
                 continue
-            texts, counted = extra, []
+            read, counted = extra, []
         else:
             e = {k: v for k, v in op.entry.items() if v is not msgspec.UNSET}
             derived = (op.summary_derived if op.summary_derived is not None
                        else e["summary"] == derive_summary(e["body"]))
-            texts = [(path, text) for path, text in entry_texts(e)
-                     if not (derived and path == "summary")] + extra
-            counted = [(path, text) for path, text in texts if path not in _NOT_COUNTED]
-        refused, flagged = verdict_fields(texts, max_bytes=max_bytes, counted=counted)
+            found = texts[i] if texts is not None else None
+            if found is None:
+                found = entry_texts(e)
+            read = [(path, text) for path, text in found
+                    if not (derived and path == "summary")] + extra
+            counted = [(path, text) for path, text in read if path not in _NOT_COUNTED]
+        refused, flagged = verdict_fields(read, max_bytes=max_bytes, counted=counted)
         if refused is not None:
             return ScanVerdict(refused.error(),
                                refused_by=tuple(sorted({f.rule_id for f in refused.findings})),
@@ -497,9 +515,11 @@ class Governance:
     async def _scan(self, proposal: Proposal) -> ScanVerdict:
         """The one content scan, before the writer: on the loop when small."""
         limit = self.config.entry_max_bytes
-        if scan_size(proposal) <= INLINE_SCAN_CHARS:
-            return scan(proposal, limit)
-        return await anyio.to_thread.run_sync(scan, proposal, limit)
+        # The entries' texts are found once, for the size and the scan.
+        texts = op_texts(proposal)
+        if scan_size(proposal, texts) <= INLINE_SCAN_CHARS:
+            return scan(proposal, limit, texts)
+        return await anyio.to_thread.run_sync(scan, proposal, limit, texts)
 
     async def _commit(self, run: Callable[[Tx], writes.Written | Refusal]) -> writes.Written:
         """Run one pipeline transaction; a refusal is raised after it committed."""

@@ -184,15 +184,24 @@ class Verdict:
 
     def wire(self) -> schema.DecisionOut:
         return schema.DecisionOut(
-            decision_id=self.decision_id, effect=self.effect.value, rule_ids=list(self.rule_ids)
+            decision_id=self.decision_id, effect=str(self.effect),
+            rule_ids=list(self.rule_ids)
         )
 
 
 def subject_wire(subject: Subject) -> dict[str, Any]:
     # Subject normalises channel and role to their enums on construction.
-    return {"channel": subject.channel.value, "role": subject.role.value,
+    # Their values by ``str``: these are StrEnums, whose ``str`` is the
+    # value as a plain str, in C; ``.value`` reads it through the enum's
+    # property descriptor, two Python calls a read.
+    return {"channel": str(subject.channel), "role": str(subject.role),
             "owner": subject.owner, "task_id": subject.task_id}
 
+
+# The enum values every write's audit events name, read once (``.value``
+# is a descriptor call per read; see ``subject_wire``).
+_MEMORY_WRITE: str = Capability.MEMORY_WRITE.value
+_ALLOW: str = Effect.ALLOW.value
 
 # What an audit event names instead of a resource string whose scope name the
 # content scan refuses: the name never reaches the permanent chain.
@@ -209,10 +218,10 @@ def audit_decision(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op], now:
     tx.audit(
         "decision", now,
         subject=subject_wire(caller.subject),
-        capability=Capability.MEMORY_WRITE.value,
+        capability=_MEMORY_WRITE,
         resource=resources[0],
         decision_id=verdict.decision_id,
-        effect=verdict.effect.value,
+        effect=str(verdict.effect),
         rule_ids=list(verdict.rule_ids),
         entry_ids=[op.entry_id for op in ops if op.entry_id],
         content_hashes=[op.content_hash for op in ops if op.content_hash],
@@ -493,10 +502,10 @@ def audit_operation(tx: Tx, caller: Caller, verdict: Verdict, applied: Applied, 
     tx.audit(
         "operation", now,
         subject=subject_wire(caller.subject),
-        capability=Capability.MEMORY_WRITE.value,
+        capability=_MEMORY_WRITE,
         resource=verdict.resources[0],
         decision_id=verdict.decision_id,
-        effect=Effect.ALLOW.value,
+        effect=_ALLOW,
         rule_ids=list(verdict.rule_ids),
         entry_ids=[r["id"] for r in applied.rows],
         revisions=[r["revision"] for r in applied.rows],
@@ -525,7 +534,7 @@ def audit_rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op],
     tx.audit(
         "content_rejected", now,
         subject=subject_wire(caller.subject),
-        capability=Capability.MEMORY_WRITE.value,
+        capability=_MEMORY_WRITE,
         resource=WITHHELD_RESOURCE if scope_refused else verdict.resources[0],
         decision_id=verdict.decision_id,
         effect="deny",

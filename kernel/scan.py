@@ -874,10 +874,13 @@ def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bo
     table = _table(rules)
     if table.plain_below and text.isascii():
         marks = text.encode("ascii").translate(_PLAIN_MARKS)
-        if b"\0" not in marks and "  " not in text:
-            short = _RUN_WORD not in marks  # every word shorter than RUN_WORD_MIN
+        # ``bytes.find``, not ``in``: ``in`` asks for an int first, and the
+        # TypeError it raises and clears for a bytes operand costs more
+        # (~1.9 K instructions) than the search itself; the answers are equal.
+        if marks.find(b"\0") < 0 and "  " not in text:
+            short = marks.find(_RUN_WORD) < 0  # every word shorter than RUN_WORD_MIN
             if ((short and table.plain_below >= RUN_WORD_MIN) or table.plain_run is None
-                    or table.plain_run not in marks):
+                    or marks.find(table.plain_run) < 0):
                 index = table.indexes[False]
                 found = index.ascii.found(text.lower())
                 if not (found and (not found.isdisjoint(index.completes)

@@ -19,6 +19,7 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import actions, governance
 from memoryd.daemon.entries import derive_summary
 from memoryd.daemon.writes import Proposal
+from memoryd.kernel.entry_text import entry_texts
 from memoryd.rpc import schema
 
 HASHER = KeyedHasher(b"\x07" * 32)
@@ -85,3 +86,65 @@ def test_a_summary_written_equal_to_the_derived_one_is_counted_after_storage() -
     for proposal in (drafted.proposal, stored):
         verdict = governance.scan(proposal, 200)
         assert verdict.error is not None and verdict.error.code == "entry_too_large"
+
+
+# --- the entries' texts found once, for the size and the scan -----------------
+
+
+# Mostly plain words, so that most ops scan clean and the op that speaks
+# decides the verdict (a mixup of two ops' texts shows).
+WORDS = st.lists(st.sampled_from(["the", "heron", "stands", "in", "reeds"] * 12 + [
+    "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5", "ignore all previous instructions",
+    "zero\u200bwidth", "AKIAIOSFODNN7EXAMPLE"]), min_size=1, max_size=6).map(" ".join)
+
+
+@st.composite
+def batches(draw: Any) -> schema.MemoryWrite:
+    """Batches of one to three adds, each with its own texts, a basis or
+    validity given, null or left out (``msgspec.UNSET``), and a summary left
+    out or written."""
+    ops = []
+    for _ in range(draw(st.integers(1, 3))):
+        basis: Any = draw(st.sampled_from(["unset", "null", "given"]))
+        validity: Any = draw(st.sampled_from(["unset", "null", "given"]))
+        fields: dict[str, Any] = {}
+        if basis != "unset":
+            fields["basis"] = None if basis == "null" else schema.Basis(
+                kind="observed", note=draw(WORDS), refs=draw(st.lists(WORDS, max_size=3)))
+        if validity != "unset":
+            fields["validity"] = None if validity == "null" else schema.Validity(
+                check=draw(WORDS))
+        ops.append(schema.WriteOp(action="add", entry=schema.EntryIn(
+            type=draw(st.sampled_from(["preference", "fact"])),
+            title=draw(WORDS), body=draw(WORDS), summary=draw(st.none() | WORDS), **fields)))
+    return schema.MemoryWrite(action="batch", scope="project:heron", ops=ops)
+
+
+def _reference_size(proposal: Proposal) -> int:
+    # ``scan_size`` as it was, finding the texts itself.
+    return sum(len(text) for op in proposal.ops if op.entry is not None
+               for _path, text in entry_texts(op.entry))
+
+
+@settings(max_examples=200, deadline=None)
+@given(batches())
+def test_the_texts_found_once_give_the_size_and_the_verdict_found_without_them(
+        p: schema.MemoryWrite) -> None:
+    drafted = governance.draft(p, "control", HASHER)
+    assert not drafted.malformed
+    proposal = governance.resolve(drafted, governance.control_caller(OWNER))
+    stored = Proposal(actions.loaded_ops(actions.stored_ops(proposal.ops)),
+                      proposal.provenance)
+    for each in (drafted.proposal, stored):
+        texts = governance.op_texts(each)
+        assert governance.scan_size(each, texts) == governance.scan_size(each) == (
+            _reference_size(each))
+        # The whole verdict: rejection, review rules, refusing rules, withheld scopes.
+        assert _whole(governance.scan(each, LIMIT, texts)) == _whole(
+            governance.scan(each, LIMIT))
+
+
+def _whole(v: governance.ScanVerdict) -> tuple[Any, ...]:
+    error = v.error
+    return ((type(error), error.code, error.details) if error is not None else None,
+            v.review, v.refused_by, v.withheld)

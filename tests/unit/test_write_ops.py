@@ -1,10 +1,13 @@
-"""``Op.in_scope`` is ``dataclasses.replace(op, scope=...)``: the same fields, a new object."""
+"""``Op.in_scope`` is ``dataclasses.replace(op, scope=...)``: the same fields, a
+new object; and the wire forms of a subject and a verdict name each enum by
+its value."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from memoryd.daemon.writes import Op
+from memoryd.daemon.writes import Op, Verdict, subject_wire
+from memoryd.kernel.capability import Channel, Effect, Role, Subject
 
 
 def _fields(op: Op) -> dict[str, object]:
@@ -23,3 +26,23 @@ def test_in_scope_is_replace_of_the_scope() -> None:
     assert op.scope is None
     # Every field is covered: a new field would be copied too.
     assert set(vars(moved)) == {f.name for f in dataclasses.fields(Op)}
+
+
+# --- the enum values a write's answer and audit events name ----------------------
+
+
+def test_subject_wire_names_each_channel_and_role_by_its_value() -> None:
+    for channel in Channel:
+        for role in Role:
+            for task_id in (None, "tsk_1"):
+                wire = subject_wire(Subject(channel, role, "own_1", task_id))
+                assert wire == {"channel": channel.value, "role": role.value,
+                                "owner": "own_1", "task_id": task_id}
+                # Plain strings, as the audit guard takes them (exact types).
+                assert type(wire["channel"]) is str and type(wire["role"]) is str
+
+
+def test_a_verdict_names_its_effect_by_its_value() -> None:
+    for effect in Effect:
+        out = Verdict("dec_1", effect, ("r",), True, "h", ("memory/x:add:-@-:-",)).wire()
+        assert out.effect == effect.value and type(out.effect) is str
