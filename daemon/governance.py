@@ -345,6 +345,8 @@ def scan(proposal: Proposal, max_bytes: int, texts: OpTexts | None = None) -> Sc
     for review (``_cut_summary_review``). The scope budget counts it as
     stored."""
     review: set[str] = set()
+    if texts is None:
+        texts = op_texts(proposal)
     for i, op in enumerate(proposal.ops):
         extra = scope_texts(op.scope) + ([("reason", op.reason)] if op.reason else [])
         e: dict[str, Any] | None = None
@@ -357,9 +359,8 @@ def scan(proposal: Proposal, max_bytes: int, texts: OpTexts | None = None) -> Sc
             e = {k: v for k, v in op.entry.items() if v is not msgspec.UNSET}
             derived = (op.summary_derived if op.summary_derived is not None
                        else e["summary"] == derive_summary(e["body"]))
-            found = texts[i] if texts is not None else None
-            if found is None:
-                found = entry_texts(e)
+            found = texts[i]
+            assert found is not None  # op_texts has the texts of every op with an entry
             read = [(path, text) for path, text in found
                     if not (derived and path == "summary")] + extra
             counted = [(path, text) for path, text in read if path not in _NOT_COUNTED]
@@ -453,7 +454,7 @@ def decide_ops(caller: Caller, ops: list[Op], policy: Policy,
         # decision's own fields (tests/unit/test_decide_ops.py).
         resource = ops[0].resource()
         d = _decide_write(caller, resource, policy, decision_id)
-        return Verdict(decision_id, most_restrictive((d.effect,)),
+        return Verdict(decision_id, d.effect,
                        tuple(dict.fromkeys(d.rule_ids)), bool(d.explicit), policy.hash,
                        (resource.canonical(),))
     return fold_decisions(caller, ops, policy, touched, decision_id)
