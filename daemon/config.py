@@ -254,10 +254,10 @@ def _check_ranges(config: Config) -> None:
         if not uid.isdigit():
             raise ConfigError("memoryd.toml: [identities] keys must be numeric uids")
     _check_projection(config.projection)
-    _check_store(config.store, config.projection.mode)
+    _check_store(config.store)
 
 
-def _check_store(s: StoreConfig, projection_mode: str) -> None:
+def _check_store(s: StoreConfig) -> None:
     if s.backend == "sqlite":
         if s.dsn is not None or s.password_env is not None or s.password_file is not None:
             raise ConfigError("memoryd.toml: store.dsn and its password belong to"
@@ -266,11 +266,6 @@ def _check_store(s: StoreConfig, projection_mode: str) -> None:
     if s.dsn is None:
         raise ConfigError("memoryd.toml: store.dsn is required when store.backend is"
                           " postgresql")
-    if projection_mode != "off":
-        # The outbox follows entries through SQLite triggers that have no
-        # PostgreSQL counterpart yet: refused rather than silently not projecting.
-        raise ConfigError("memoryd.toml: projection.mode must be off with store.backend"
-                          " postgresql (not supported there yet)")
     if s.password_env is not None and s.password_file is not None:
         raise ConfigError("memoryd.toml: set one of store.password_env and store.password_file")
     if not 0.1 <= s.connect_timeout_s <= 60.0:

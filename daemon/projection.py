@@ -1,8 +1,8 @@
 """External memory, governed: the projection worker and external recall (SPEC §10).
 
 Owns: the kernel decisions for egress (``NetworkAccess`` for the endpoint
-host, ``MemoryExternalize`` for each document revision), the in-memory
-approvals the operator gives through ``memory.projection.authorize``, the
+host, ``MemoryExternalize`` for each document revision), the approvals the
+operator gives through ``memory.projection.authorize``, the
 sender that drains the outbox (daemon/projection_outbox.py) strictly in
 order, settling delete receipts when a tombstone is acknowledged, external
 recall at ``memory.context`` (shadow or hybrid), its evaluation records, the
@@ -16,7 +16,12 @@ Invariants:
   this endpoint and this policy; a denial is never approvable;
 - an approval names one canonical resource string, which holds the entry's
   revision and keyed content hash: it never covers a later revision or a
-  delete; approvals live in memory only, so a restart voids them all;
+  delete; approvals and decisions are bound to the sender lease's epoch
+  (daemon/projection_outbox.py), so the sender's restart, or another daemon
+  taking over from it, voids them all;
+- one daemon decides and sends at a time, the holder of the sender lease:
+  with several daemons on one PostgreSQL database, each item is sent once,
+  and a daemon that dies hands the outbox on when its lease runs out;
 - the payload is read from the entry when it is sent; if the entry is no
   longer at the decided revision, nothing is sent and the item is decided
   again;
@@ -32,9 +37,11 @@ Invariants:
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -115,7 +122,7 @@ class Projection:
     cfg: ProjectionConfig
     endpoint: Endpoint | None
     provider: Provider | None
-    approvals: set[str] = field(default_factory=set)
+    holder: str = "-"
     last_error: str | None = None
     _wake: anyio.Event | None = None
 
@@ -128,17 +135,25 @@ class Projection:
     def document(self, entry_id: str) -> str:
         return "doc_" + _short(self.hasher.content_of("projection-document", entry_id))
 
-    @property
-    def under(self) -> str:
-        """What an approval and a decision are bound to: this start, endpoint, policy."""
+    def _under(self, tx: Tx) -> str:
+        """What an approval and a decision are bound to: the sender's start, this
+        endpoint, the policy in force."""
+        held = outbox.sender(tx)
         label = self.endpoint.label if self.endpoint else "-"
-        return f"{self.boot_id}|{label}|{self.policy().hash}"
+        return f"{held[1] if held else '-'}|{label}|{self.policy().hash}"
 
-    def _approved(self, d: Decision, resource: str) -> bool:
+    def _hold(self, tx: Tx, now_dt: datetime, *, force: bool = False) -> bool:
+        """Take or renew the sender lease; True when this daemon holds it."""
+        until = fmt(plus(now_dt, seconds=self.cfg.lease_s))
+        epoch = outbox.hold(tx, self.holder, self.boot_id, fmt(now_dt), until, force=force)
+        return epoch == self.boot_id
+
+    @staticmethod
+    def _approved(tx: Tx, under: str, d: Decision, resource: str) -> bool:
         if d.effect is Effect.ALLOW:
             return True
         return (d.effect is Effect.REQUIRES_APPROVAL
-                and f"{self.under}|{resource}" in self.approvals)
+                and outbox.approved(tx, under, resource))
 
     def _network(self, subject: Subject) -> tuple[Decision, str]:
         assert self.endpoint is not None
@@ -154,12 +169,23 @@ class Projection:
     # -- start ------------------------------------------------------------------
 
     def start(self) -> None:
-        """Before serving: switch the outbox triggers, return open items to blocked."""
-        now = fmt(self.clock.now())
+        """Before serving: switch the outbox triggers; if this daemon takes the
+        sender lease, return open items to blocked (to be decided under it).
+
+        On a store only this daemon writes, it takes the lease whatever it
+        holds (what held it was this home's previous start). On a shared one,
+        another daemon's running lease is left alone, and a daemon without
+        projection leaves the triggers as the others set them."""
+        now_dt = self.clock.now()
+        now = fmt(now_dt)
+        alone = self.store.sharing != "multi-host"
 
         def run(tx: Tx) -> dict[str, int]:
-            outbox.set_enabled(tx, self.projecting)
-            moved = outbox.restart(tx, now) if self.projecting else {}
+            if self.projecting or alone:
+                outbox.set_enabled(tx, self.projecting)
+            moved: dict[str, int] = {}
+            if self.projecting and self._hold(tx, now_dt, force=alone):
+                moved = outbox.restart(tx, now)
             tx.audit("projection_started", now, details={
                 "mode": self.cfg.mode, "project": self.projecting, "adapter": ADAPTER,
                 "endpoint_host": self.endpoint.label if self.endpoint else None, **moved})
@@ -193,8 +219,17 @@ class Projection:
 
     async def pass_once(self) -> None:
         store = self.store
-        now = fmt(self.clock.now())
-        await store.run(lambda tx: outbox.expire_leases(tx, now))
+        now_dt = self.clock.now()
+        now = fmt(now_dt)
+
+        def begin(tx: Tx) -> bool:
+            if not self._hold(tx, now_dt):
+                return False  # another daemon sends: nothing to do here
+            outbox.expire_leases(tx, now)
+            return True
+
+        if not await store.run(begin):
+            return
         while await store.run(self._decide_batch) == BATCH:
             pass
         while await self._send_head():
@@ -204,12 +239,13 @@ class Projection:
 
     def _decide_batch(self, tx: Tx) -> int:
         now = fmt(self.clock.now())
-        rows = outbox.to_decide(tx, self.under, BATCH)
+        under = self._under(tx)
+        rows = outbox.to_decide(tx, under, BATCH)
         for row in rows:
-            self._decide_row(tx, row, now)
+            self._decide_row(tx, row, now, under)
         return len(rows)
 
-    def _decide_row(self, tx: Tx, row: dict[str, Any], now: str) -> None:
+    def _decide_row(self, tx: Tx, row: dict[str, Any], now: str, under: str) -> None:
         gen, entry_id = row["generation"], row["entry_id"]
         live = row["e_status"] == "active" and bool(row["e_eligible"])
         action = "replace" if live else "remove"
@@ -222,7 +258,7 @@ class Projection:
             # Nothing of it can be at the provider: there is nothing to delete.
             outbox.set_state(tx, entry_id, gen, now, state="completed", action=action,
                              revision=revision, content_hash=None, reason=None,
-                             decided_generation=gen, decided_under=self.under,
+                             decided_generation=gen, decided_under=under,
                              acked_generation=gen)
             tx.audit("projection_changed", now, subject={"owner": row["owner"]},
                      entry_ids=[entry_id], revisions=[revision] if revision else [],
@@ -238,13 +274,13 @@ class Projection:
                      decision_id=random_id("dec"))
         reason = None
         for name, d, r in (("network", net, net_res), ("externalize", ext, ext_res)):
-            if not self._approved(d, r):
+            if not self._approved(tx, under, d, r):
                 reason = f"{name}_{'denied' if d.effect is Effect.DENY else 'approval_required'}"
                 break
         state = "pending" if reason is None else "blocked"
         outbox.set_state(tx, entry_id, gen, now, state=state, action=action, revision=revision,
                          content_hash=chash, resource=ext_res, reason=reason,
-                         decided_generation=gen, decided_under=self.under,
+                         decided_generation=gen, decided_under=under,
                          next_at=now if state == "pending" else None)
         effect = max(net.effect, ext.effect)
         tx.audit("projection_decided", now,
@@ -289,7 +325,7 @@ class Projection:
             return None
         entry = tx.one("SELECT * FROM entries WHERE id = ?", (row["entry_id"],))
         gen = row["generation"]
-        stale = row["decided_under"] != self.under or row["decided_generation"] != gen
+        stale = row["decided_under"] != self._under(tx) or row["decided_generation"] != gen
         if row["action"] == "replace":
             stale = stale or entry is None or entry["status"] != "active" \
                 or not entry["eligible"] or entry["revision"] != row["revision"] \
@@ -394,13 +430,18 @@ class Projection:
         subject = Subject(channel=Channel(task.channel), role=Role(task.role),
                           owner=task.owner, task_id=task.task_id)
         net, net_res = self._network(subject)
+        if net.effect is Effect.REQUIRES_APPROVAL:
+            approval = await self.store.run(
+                lambda tx: self._approved(tx, self._under(tx), net, net_res), write=False)
+        else:
+            approval = net.effect is Effect.ALLOW
         banks = [("user", self.bank(task.owner, "user", task.user_scope))]
         banks += [("workspace", self.bank(task.owner, "memory", s)) for s in task.scopes]
         out: dict[str, Any] = {"mode": self.cfg.mode, "status": "degraded", "reason": None,
                                "returned": 0, "items": 0, "flagged": 0, "adapter": ADAPTER,
                                "decision_id": net.decision_id, "effect": net.effect.value}
         got: list[tuple[str, str, list[RecallItem]]] = []
-        if not self._approved(net, net_res):
+        if not approval:
             out["reason"] = ("network_denied" if net.effect is Effect.DENY
                              else "network_approval_required")
         else:
@@ -499,7 +540,8 @@ class Projection:
         return {"enabled": True, "mode": self.cfg.mode, "project": self.projecting,
                 "endpoint_host": self.endpoint.label if self.endpoint else None,
                 "adapter": ADAPTER, "health": health, "outbox": counts,
-                "last_error": self.last_error, "approvals": len(self.approvals)}
+                "last_error": self.last_error,
+                "approvals": outbox.approvals(tx, self._under(tx))}
 
     async def authorize(self, ctx: CallContext,
                         p: schema.ProjectionAuthorize) -> schema.ProjectionAuthorized:
@@ -509,6 +551,10 @@ class Projection:
         ids = p.entry_ids
 
         def run(tx: Tx) -> schema.ProjectionAuthorized:
+            # A daemon that is not the sender approves for the sender's epoch;
+            # with no sender running, it takes the lease (it sends from now on).
+            self._hold(tx, self.clock.now())
+            under = self._under(tx)
             sql = "SELECT * FROM projection_outbox WHERE state IN ('blocked', 'dirty')"
             args: list[Any] = []
             if ids is not None:
@@ -518,7 +564,7 @@ class Projection:
             approved = 0
             if p.approve:
                 for row in rows:
-                    approved += self._approve_row(tx, row, now)
+                    approved += self._approve_row(tx, row, now, under)
             for row in rows:
                 tx.exec("UPDATE projection_outbox SET decided_under = NULL WHERE entry_id = ?",
                         (row["entry_id"],))
@@ -533,7 +579,7 @@ class Projection:
                  approved=result.approved)
         return result
 
-    def _approve_row(self, tx: Tx, row: dict[str, Any], now: str) -> int:
+    def _approve_row(self, tx: Tx, row: dict[str, Any], now: str, under: str) -> int:
         """Approve the resources of one item that now require approval (never a deny)."""
         entry = tx.one("SELECT status, eligible, revision, content_hash, type FROM entries"
                        " WHERE id = ?", (row["entry_id"],))
@@ -551,9 +597,7 @@ class Projection:
         count = 0
         for cap, d, r in ((Capability.NETWORK_ACCESS, net, net_res),
                           (Capability.MEMORY_EXTERNALIZE, ext, res.canonical())):
-            key = f"{self.under}|{r}"
-            if d.effect is Effect.REQUIRES_APPROVAL and key not in self.approvals:
-                self.approvals.add(key)
+            if d.effect is Effect.REQUIRES_APPROVAL and outbox.approve(tx, under, r):
                 count += 1
                 tx.audit("projection_approved", now,
                          subject={"channel": "control", "role": "operator",
@@ -600,7 +644,8 @@ class Projection:
         def run(tx: Tx) -> schema.ProjectionReport:
             modes = {}
             for row in tx.all(
-                    "SELECT mode, count(*) AS attempts, sum(status = 'ok') AS ok,"
+                    "SELECT mode, count(*) AS attempts,"
+                    " sum(CASE WHEN status = 'ok' THEN 1 ELSE 0 END) AS ok,"
                     " sum(returned) AS returned, sum(kept) AS kept, sum(flagged) AS flagged,"
                     " sum(overlap) AS overlap, sum(local) AS local, avg(latency_ms) AS"
                     " mean_latency_ms, max(latency_ms) AS max_latency_ms"
@@ -644,9 +689,13 @@ def build(store: Store, hasher: KeyedHasher, clock: Clock, boot_id: str,
     parts = (store, hasher, clock, boot_id, policy, govern)
     if cfg.mode == "off":
         return Projection(*parts, cfg, None, None)
+    # This daemon as the sender lease knows it across its restarts: its host and
+    # home (one daemon per home), hashed.
+    holder = "snd_" + _short(hasher.content_of("projection-sender", socket.gethostname(),
+                                               str(home.resolve())))
     assert cfg.endpoint is not None  # the config check requires it
     endpoint = parse_endpoint(cfg.endpoint)
     credential = load_credential(cfg.credential_env, cfg.credential_file, home, environ)
     provider = HttpProvider(endpoint, credential, timeout=cfg.timeout_s,
                             max_response_bytes=cfg.max_response_bytes)
-    return Projection(*parts, cfg, endpoint, provider)
+    return Projection(*parts, cfg, endpoint, provider, holder)

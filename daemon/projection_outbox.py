@@ -23,7 +23,15 @@ Invariants:
 - the outbox holds ids, revisions, hashes and states: never memory text; the
   payload is read from the entry itself when it is sent;
 - ``projected`` is 1 from the moment a replace may have reached the provider
-  until a delete of the document is acknowledged (receipts read it).
+  until a delete of the document is acknowledged (receipts read it);
+- one daemon sends at a time: the holder of the sender lease
+  (``projection_sender``), which it renews every pass and which ends when it
+  is not renewed (its daemon died or hung). Its ``epoch`` is the holder's
+  start, and every decision and operator approval is bound to it, so a new
+  sender, or the sender's restart, voids them all (``projection_approvals``
+  is emptied whenever the epoch changes). On SQLite the one daemon of the
+  file takes it at start; on PostgreSQL the daemons sharing the database
+  take turns.
 """
 
 from __future__ import annotations
@@ -63,6 +71,11 @@ CREATE TABLE IF NOT EXISTS projection_recall(
   status TEXT NOT NULL, reason TEXT, returned INTEGER NOT NULL, kept INTEGER NOT NULL,
   flagged INTEGER NOT NULL, overlap INTEGER NOT NULL, local INTEGER NOT NULL,
   latency_ms REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS projection_sender(
+  id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, epoch TEXT NOT NULL,
+  until TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS projection_approvals(
+  under TEXT NOT NULL, resource TEXT NOT NULL, PRIMARY KEY(under, resource));
 CREATE TRIGGER IF NOT EXISTS projection_outbox_ai AFTER INSERT ON entries
 WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'projection' AND value = 'on') BEGIN
 {_UPSERT}
@@ -172,3 +185,50 @@ def set_state(tx: Tx, entry_id: str, generation: int, now: str, **changes: Any) 
         f"UPDATE projection_outbox SET {sets}, updated_at = ?"  # noqa: S608 (names are ours)
         " WHERE entry_id = ? AND generation = ?",
         (*changes.values(), now, entry_id, generation)) == 1
+
+
+# -- the sender lease and the approvals bound to its epoch ----------------------------
+
+
+def hold(tx: Tx, holder: str, epoch: str, now: str, until: str, *, force: bool = False
+         ) -> str | None:
+    """Take or renew the sender lease for ``holder`` (its start: ``epoch``); the
+    epoch in force after it, or None while another daemon's lease runs.
+
+    ``force`` takes it whatever it holds: only where no other daemon can send
+    (the SQLite file's one daemon, at its start). A new epoch voids every
+    approval, as a restart does."""
+    row = tx.one("SELECT holder, epoch, until FROM projection_sender WHERE id = 1")
+    if row is not None and row["holder"] != holder and row["until"] > now and not force:
+        return str(row["epoch"])
+    if row is None:
+        tx.exec("INSERT INTO projection_sender(id, holder, epoch, until) VALUES (1, ?, ?, ?)",
+                (holder, epoch, until))
+    else:
+        tx.exec("UPDATE projection_sender SET holder = ?, epoch = ?, until = ? WHERE id = 1",
+                (holder, epoch, until))
+    if row is None or row["epoch"] != epoch:
+        tx.exec("DELETE FROM projection_approvals")
+    return epoch
+
+
+def sender(tx: Tx) -> tuple[str, str] | None:
+    """The lease's holder and epoch, expired or not (None before any daemon sent)."""
+    row = tx.one("SELECT holder, epoch FROM projection_sender WHERE id = 1")
+    return None if row is None else (str(row["holder"]), str(row["epoch"]))
+
+
+def approve(tx: Tx, under: str, resource: str) -> bool:
+    """Record an approval; False if it was there already."""
+    return tx.exec("INSERT OR IGNORE INTO projection_approvals(under, resource) VALUES (?, ?)",
+                   (under, resource)) == 1
+
+
+def approved(tx: Tx, under: str, resource: str) -> bool:
+    return tx.one("SELECT 1 AS y FROM projection_approvals WHERE under = ? AND resource = ?",
+                  (under, resource)) is not None
+
+
+def approvals(tx: Tx, under: str) -> int:
+    row = tx.one("SELECT count(*) AS n FROM projection_approvals WHERE under = ?", (under,))
+    return int(row["n"]) if row else 0

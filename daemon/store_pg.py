@@ -182,6 +182,14 @@ CREATE TABLE IF NOT EXISTS projection_outbox(
   decided_under {_T}, acked_generation BIGINT NOT NULL DEFAULT 0,
   projected BIGINT NOT NULL DEFAULT 0, attempts BIGINT NOT NULL DEFAULT 0,
   next_at {_T}, lease_until {_T}, reason {_T}, updated_at {_T} NOT NULL);
+CREATE INDEX IF NOT EXISTS projection_outbox_state ON projection_outbox(state, seq);
+-- One daemon sends at a time, and approvals are bound to its start
+-- (daemon/projection_outbox.py).
+CREATE TABLE IF NOT EXISTS projection_sender(
+  id BIGINT PRIMARY KEY CHECK (id = 1), holder {_T} NOT NULL, epoch {_T} NOT NULL,
+  until {_T} NOT NULL);
+CREATE TABLE IF NOT EXISTS projection_approvals(
+  under {_T} NOT NULL, resource {_T} NOT NULL, PRIMARY KEY(under, resource));
 CREATE TABLE IF NOT EXISTS projection_recall(
   id BIGSERIAL PRIMARY KEY, ts {_T} NOT NULL, task_id {_T}, mode {_T} NOT NULL,
   status {_T} NOT NULL, reason {_T}, returned BIGINT NOT NULL, kept BIGINT NOT NULL,
@@ -340,6 +348,32 @@ BEGIN
   RETURN NEW;
 END $$;
 
+-- The projection outbox's desired state, written in the change's own
+-- transaction (daemon/projection_outbox.py's SQLite triggers, the same
+-- columns): only while meta.projection = 'on'. Write groups take the chain's
+-- head lock first, so max(seq) + 1 is never taken twice.
+CREATE OR REPLACE FUNCTION memoryd_projection_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM meta WHERE key = 'projection' AND value = 'on') THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO projection_outbox(entry_id, owner, target, scope, generation, seq, state,
+                                updated_at)
+  VALUES (NEW.id, NEW.owner, NEW.target, NEW.scope, 1,
+          (SELECT coalesce(max(seq), 0) + 1 FROM projection_outbox), 'dirty',
+          to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+  ON CONFLICT(entry_id) DO UPDATE SET
+    generation = projection_outbox.generation + 1, seq = excluded.seq, attempts = 0,
+    next_at = NULL,
+    state = CASE WHEN projection_outbox.state = 'reconcile' THEN 'reconcile' ELSE 'dirty' END,
+    updated_at = excluded.updated_at;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS projection_changed ON entries;
+CREATE TRIGGER projection_changed
+  AFTER INSERT OR UPDATE OF status, revision, content_hash, eligible ON entries
+  FOR EACH ROW EXECUTE FUNCTION memoryd_projection_changed();
 DROP TRIGGER IF EXISTS entries_changed ON entries;
 CREATE TRIGGER entries_changed AFTER INSERT OR UPDATE OR DELETE ON entries
   FOR EACH ROW EXECUTE FUNCTION memoryd_entries_changed();

@@ -39,8 +39,9 @@ from memoryd.daemon.config import ConfigError, StoreConfig, load_config
 # reference. Left out on purpose: scope_usage and search_index (the entries
 # trigger rebuilds them on insert), meta's schema_version (the target's own),
 # vectors and their queue (the entries trigger queues every active entry as it
-# arrives, and the target's daemons embed them again), projection tables
-# (projection is off on PostgreSQL), and the entries columns _LOCAL_ONLY names.
+# arrives, and the target's daemons embed them again), projection tables (the
+# first sender on the target seeds its outbox from the entries), and the
+# entries columns _LOCAL_ONLY names.
 TABLES: tuple[str, ...] = (
     "consent", "tokens", "token_labels", "tasks", "snapshot_cards", "entries", "revisions",
     "operations", "actions", "idempotency", "receipts", "teams", "team_members",

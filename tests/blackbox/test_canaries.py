@@ -269,7 +269,6 @@ def test_no_canary_in_the_pending_listing(run: Run) -> None:
 # --- projection and external recall (docs/projection.md) -------------------------------
 
 
-@pytest.mark.sqlite_only("projection is refused with store.backend postgresql (docs/decisions.md)")
 def test_no_canary_or_credential_leaves_through_projection() -> None:
     """Projected and recalled text, intents and the provider credential stay out of
     the log, the audit export, memory.status and the projection report."""

@@ -167,7 +167,10 @@ def test_kill_between_commit_and_send_is_repaired_from_local_state() -> None:
                 assert outbox(c)["dirty"] == 1
             d.kill()
             assert rx.writes() == []
-            (d.home / "memoryd.toml").write_text(config(rx, poll=0.05))
+            # The same configuration (and store) with a short poll interval.
+            toml = d.home / "memoryd.toml"
+            toml.write_text(toml.read_text().replace("poll_interval_s = 300.0",
+                                                     "poll_interval_s = 0.05"))
             d.start()
             with d.control() as c:
                 wait_until(lambda: outbox(c)["completed"] == 1, "repaired")

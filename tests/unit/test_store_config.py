@@ -33,8 +33,6 @@ def test_postgresql_section_is_read(tmp_path: Path) -> None:
     f'[store]\nbackend = "sqlite"\ndsn = "host=db password={CANARY}"\n',
     '[store]\nbackend = "postgresql"\ndsn = "host=db"\npassword_env = "A"\npassword_file = "f"\n',
     '[store]\nbackend = "postgresql"\ndsn = "host=db"\nschema = "Bad-Name"\n',
-    '[store]\nbackend = "postgresql"\ndsn = "host=db"\n[projection]\nmode = "shadow"\n'
-    'endpoint = "http://127.0.0.1:9/x"\n',
     f'[store]\nbackend = "{CANARY}"\n',
 ])
 def test_bad_store_sections_are_refused_without_their_values(tmp_path: Path, text: str) -> None:
@@ -42,6 +40,13 @@ def test_bad_store_sections_are_refused_without_their_values(tmp_path: Path, tex
         _load(tmp_path, text)
     assert CANARY not in str(info.value)
     assert "store" in str(info.value)
+
+
+def test_projection_runs_on_postgresql(tmp_path: Path) -> None:
+    config = _load(tmp_path, '[store]\nbackend = "postgresql"\ndsn = "host=db"\n'
+                             '[projection]\nmode = "shadow"\nendpoint = "http://127.0.0.1:9/x"\n'
+                             'credential_env = "T"\n')
+    assert config.store.backend == "postgresql" and config.projection.mode == "shadow"  # type: ignore[attr-defined]
 
 
 def test_the_password_comes_from_the_named_variable(tmp_path: Path) -> None:
