@@ -378,9 +378,16 @@ def memoryd_rankings(ranker: str, conversations: list[dict[str, Any]],
             with d.agent() as a:
                 task = a.call("task.begin", {"token": token, "scopes": [SCOPE]})["task_id"]
                 for turn_id, entry in entries:
-                    out = a.call("memory.write", {"task_id": task, "target": "memory",
-                                                  "action": "add", "scope": SCOPE,
-                                                  "entry": entry})
+                    try:
+                        out = a.call("memory.write", {"task_id": task, "target": "memory",
+                                                      "action": "add", "scope": SCOPE,
+                                                      "entry": entry})
+                    except RpcError as exc:
+                        extra = [f for f in ("context", "observed_at") if f in entry]
+                        raise SystemExit(f"a turn's write was refused ({exc}); this daemon "
+                                         "may not take the entry fields "
+                                         f"{', '.join(extra)}" if extra else
+                                         f"a turn's write was refused ({exc})") from None
                     if out["outcome"] != "applied":
                         raise SystemExit(f"a turn's write was not applied: {out['outcome']}")
                     turn_of[out["entries"][0]["id"]] = turn_id
