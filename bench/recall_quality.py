@@ -60,7 +60,7 @@ Options of ``--set conversations``:
   shown; a daemon without the field refuses the write);
 - ``--with-time`` adds the session date in the entry's ``observed_at`` field
   (the time the entry speaks of; same caveat);
-- ``--quick`` lexical and bm25, dev split, 8 questions per conversation: the
+- ``--quick`` lexical and bm25, dev split, 20 questions per conversation: the
   CI smoke run (printed, never asserted);
 - ``--json out.json`` also writes the figures (both sets).
 
@@ -518,12 +518,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with-time", action="store_true",
                         help="store the session date in each entry's observed_at field")
     parser.add_argument("--quick", action="store_true",
-                        help="lexical and bm25, dev split, 8 questions per conversation")
+                        help="lexical and bm25, dev split, 20 questions per conversation")
     args = parser.parse_args(argv)
     if args.set == "labelled":
         return labelled(args.json)
     if args.quick:
-        args.rankers, args.split, args.limit = "lexical,bm25", "dev", args.limit or 8
+        args.rankers, args.split, args.limit = "lexical,bm25", "dev", args.limit or 20
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be at least 1")
     return conversations(args)
