@@ -187,7 +187,8 @@ def _wait_embedded(c: Client, want: int, identity: dict[str, Any] | None = None,
         recall = c.call("memory.status", params)["recall"]
         if recall["ranker"] != "hybrid":
             return dict(recall)
-        if recall["embedded"] >= want and recall["queued"] == 0:
+        if (recall["embedded"] >= want and recall["queued"] == 0
+                and recall.get("index", "exact") == "exact"):
             return dict(recall)
         if time.monotonic() > deadline:
             raise SystemExit("the embedding worker did not finish in time")
