@@ -40,7 +40,7 @@ from memoryd.daemon.projection import build as build_projection
 from memoryd.daemon.projection_provider import CredentialError, EndpointError
 from memoryd.daemon.server import Server, build_listeners
 from memoryd.daemon.store import Store, StoreVersionError
-from memoryd.kernel.capability import Capability
+from memoryd.kernel.capability import Capability, Decision, Resource, Subject
 from memoryd.kernel.errors import Unavailable
 from memoryd.rpc.paths import resolve_home
 from memoryd.rpc.protocol import CallContext, MethodSpec, tables
@@ -175,9 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     def govern(ctx: CallContext) -> object:
         return app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE, default.owner)
 
+    def decide(subject: Subject, capability: Capability, resource: Resource) -> Decision:
+        return app.gate.decide(subject, capability, resource)
+
     try:
         projection = build_projection(store, hasher, clock, boot_id, lambda: app.policy, govern,
-                                      config.projection, os.environ, home.path)
+                                      decide, config.projection, os.environ, home.path)
     except (CredentialError, EndpointError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         store.close()
@@ -240,7 +243,7 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
         *backup.methods(app.home, app.config.store.backend),
         *promote.methods(app.store, app.clock,
                          lambda who: default.owner if who is None else owner_of(hasher, who),
-                         lambda: app.policy),
+                         app.gate),
         *checkpoints.methods(checkpointer, hasher, lambda who: owner_of(hasher, who),
                              govern=govern),
         *teams.methods(app.store, app.clock, lambda who: owner_of(hasher, who),

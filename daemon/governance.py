@@ -3,7 +3,7 @@
 Owns: the order of the steps every governed change takes, and the steps that
 need no store — normalising a call into a proposal (``draft``, ``resolve``),
 the one content scan (``scan``, at proposal and at approval time), and the
-kernel's decision over a proposal (``decide_ops``)::
+kernel's decision over a proposal (``gate.Gate.decide_write``)::
 
     before the writer:  draft (summaries, content hashes, provenance) → scan
     (control.sock, and agent.sock for a task verified at the store's
@@ -44,7 +44,7 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -70,9 +70,7 @@ from memoryd.kernel.capability import (
     Resource,
     Role,
     Subject,
-    most_restrictive,
 )
-from memoryd.kernel.decide import decide
 from memoryd.kernel.entry_text import entry_texts, scope_texts
 from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
 from memoryd.kernel.policy import Policy
@@ -84,7 +82,7 @@ from memoryd.rpc.protocol import CallContext
 
 __all__ = [
     "INLINE_SCAN_CHARS", "REVIEW_WARNING", "Draft", "Governance", "OpTexts", "Refusal",
-    "ScanVerdict", "control_caller", "decide_ops", "draft", "fold_decisions", "for_review",
+    "ScanVerdict", "control_caller", "draft", "for_review",
     "op_texts", "request_hash", "resolve", "scan", "scan_size",
 ]
 
@@ -429,7 +427,7 @@ def for_review(verdict: Verdict) -> Verdict:
 def touched_types(tx: Tx, view: View, ops: list[Op]) -> dict[int, str]:
     """Per op position, the stored type of the entry the op changes where it
     is not the type the op's resource carries (an archive or remove carries
-    none; a replace may write another): what ``decide_ops`` decides too."""
+    none; a replace may write another): what ``gate.Gate.decide_write`` decides too."""
     out = {}
     for i, op in enumerate(ops):
         if op.entry_id is None:
@@ -438,51 +436,6 @@ def touched_types(tx: Tx, view: View, ops: list[Op]) -> dict[int, str]:
         if found is not None and found != (op.entry["type"] if op.entry else None):
             out[i] = found
     return out
-
-
-def decide_ops(caller: Caller, ops: list[Op], policy: Policy,
-               touched: Mapping[int, str] | None = None) -> Verdict:
-    """The kernel's decision over ``ops``, the most restrictive of each op's.
-    ``touched`` (``touched_types``): an op whose stored entry has another
-    type is decided on that type as well, so a rule on ``type`` holds for
-    the entry an op archives, removes or overwrites. The resource strings
-    stay the ops' own (what approval re-derives from the stored proposal)."""
-    decision_id = random_id("dec")
-    if len(ops) == 1 and not touched:
-        # One op, one decision (most writes): the most restrictive of one
-        # effect is that effect, and the rest of the fold below is the
-        # decision's own fields (tests/unit/test_decide_ops.py).
-        resource = ops[0].resource()
-        d = _decide_write(caller, resource, policy, decision_id)
-        return Verdict(decision_id, d.effect,
-                       tuple(dict.fromkeys(d.rule_ids)), bool(d.explicit), policy.hash,
-                       (resource.canonical(),))
-    return fold_decisions(caller, ops, policy, touched, decision_id)
-
-
-def fold_decisions(caller: Caller, ops: list[Op], policy: Policy,
-                   touched: Mapping[int, str] | None, decision_id: str) -> Verdict:
-    """``decide_ops``'s verdict as the fold over every op's decision (and each
-    touched type's), under ``decision_id``: the most restrictive effect, the
-    rule ids in order, explicit when a decision of that effect was."""
-    resources = [op.resource() for op in ops]
-    asked = resources + [dataclasses.replace(resources[i], type=t)
-                         for i, t in (touched or {}).items()]
-    decisions = [_decide_write(caller, resource, policy, decision_id) for resource in asked]
-    effect = most_restrictive(d.effect for d in decisions)
-    rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
-    explicit = any(d.explicit for d in decisions if d.effect == effect)
-    return Verdict(decision_id, effect, rule_ids, explicit, policy.hash,
-                   tuple(resource.canonical() for resource in resources))
-
-
-def _decide_write(caller: Caller, resource: Resource, policy: Policy,
-                  decision_id: str) -> Decision:
-    """The kernel's decision on writing ``resource`` for ``caller``; a caller
-    with grants (an agent's task) is asked about as a ``memory.write`` call."""
-    return decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
-                  decision_id=decision_id, grants=caller.grants,
-                  method="memory.write" if caller.grants is not None else None)
 
 
 def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
@@ -667,7 +620,7 @@ class Governance:
             except MemorydError:
                 pass
             else:
-                decided = resolved, decide_ops(early, resolved.ops, policy)
+                decided = resolved, self.gate.decide_write(early, resolved.ops, policy)
         answered = control
 
         def run(tx: Tx) -> writes.Written | Refusal:
@@ -705,7 +658,7 @@ class Governance:
             touched = (touched_types(tx, caller.view, proposal.ops)
                        if caller.read_allowed else {})
             if use is None or touched:
-                verdict = decide_ops(caller, proposal.ops, policy, touched)
+                verdict = self.gate.decide_write(caller, proposal.ops, policy, touched)
             out = self._outcome(tx, caller, proposal, verdict, scanned, now_dt)
             if isinstance(out, writes.Written):
                 writes.remember(tx, owner, p.idempotency_key, rhash, out, now)
@@ -748,7 +701,7 @@ class Governance:
         # the stored proposal, which the writer checks is still the one
         # decided here, and the types of the entries it changes, which its
         # expected revisions pin (the writer refuses any other revision).
-        again = decide_ops(caller, proposal.ops, policy, touched)
+        again = self.gate.decide_write(caller, proposal.ops, policy, touched)
         verdict = Verdict(
             decision_id=random_id("dec"), effect=Effect.ALLOW, rule_ids=(), explicit=True,
             policy_hash=policy.hash,
@@ -830,7 +783,7 @@ class Governance:
         def run(tx: Tx) -> writes.Written | Refusal:
             steps = undo.plan(tx, owner, p.operation_id)
             ops = [s.op for s in steps]
-            verdict = decide_ops(caller, ops, policy)
+            verdict = self.gate.decide_write(caller, ops, policy)
             writes.audit_decision(tx, caller, verdict, ops, now)
             if verdict.effect is not Effect.ALLOW:
                 # An undo applies now or not at all: there is no pending undo,

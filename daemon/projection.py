@@ -46,7 +46,6 @@ from memoryd.daemon import projection_outbox as outbox
 from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import ProjectionConfig
 from memoryd.daemon.entries import redact_secrets
-from memoryd.daemon.ids import random_id
 from memoryd.daemon.projection_provider import (
     ADAPTER,
     Document,
@@ -61,7 +60,6 @@ from memoryd.daemon.projection_provider import (
 )
 from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
-from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Unavailable
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.scan import scan
@@ -103,7 +101,9 @@ class Projection:
     """Projection and external recall over one store, under the policy in force.
 
     ``policy`` returns the policy in force (it changes on reload); ``govern``
-    raises unless the caller may decide governance (the gate's question).
+    raises unless the caller may decide governance, and ``decide`` answers
+    what the kernel says about a subject and a resource under the policy in
+    force (both the gate's questions).
     """
 
     store: Store
@@ -112,6 +112,7 @@ class Projection:
     boot_id: str
     policy: Callable[[], Policy]
     govern: Callable[[CallContext], object]
+    decide: Callable[[Subject, Capability, Resource], Decision]
     cfg: ProjectionConfig
     endpoint: Endpoint | None
     provider: Provider | None
@@ -144,8 +145,7 @@ class Projection:
         assert self.endpoint is not None
         res = Resource(target="memory", scope=self.endpoint.label, action="connect",
                        entry_id=None, expected_revision=None, content_hash=None)
-        return (decide(subject, Capability.NETWORK_ACCESS, res, self.policy(),
-                       decision_id=random_id("dec")), res.canonical())
+        return self.decide(subject, Capability.NETWORK_ACCESS, res), res.canonical()
 
     @property
     def projecting(self) -> bool:
@@ -234,8 +234,7 @@ class Projection:
                        expected_revision=revision, content_hash=chash,
                        type=row["e_type"] if live else None)
         ext_res = res.canonical()
-        ext = decide(subject, Capability.MEMORY_EXTERNALIZE, res, self.policy(),
-                     decision_id=random_id("dec"))
+        ext = self.decide(subject, Capability.MEMORY_EXTERNALIZE, res)
         reason = None
         for name, d, r in (("network", net, net_res), ("externalize", ext, ext_res)):
             if not self._approved(d, r):
@@ -546,8 +545,7 @@ class Projection:
                        expected_revision=entry["revision"] if entry else None,
                        content_hash=entry["content_hash"] if live and entry else None,
                        type=entry["type"] if live and entry else None)
-        ext = decide(subject, Capability.MEMORY_EXTERNALIZE, res, self.policy(),
-                     decision_id=random_id("dec"))
+        ext = self.decide(subject, Capability.MEMORY_EXTERNALIZE, res)
         count = 0
         for cap, d, r in ((Capability.NETWORK_ACCESS, net, net_res),
                           (Capability.MEMORY_EXTERNALIZE, ext, res.canonical())):
@@ -638,10 +636,11 @@ class Projection:
 
 def build(store: Store, hasher: KeyedHasher, clock: Clock, boot_id: str,
           policy: Callable[[], Policy], govern: Callable[[CallContext], object],
+          decide: Callable[[Subject, Capability, Resource], Decision],
           cfg: ProjectionConfig, environ: Mapping[str, str], home: Path) -> Projection:
     """The projection service from its config; ``CredentialError`` or
     ``EndpointError`` when the configuration cannot be used."""
-    parts = (store, hasher, clock, boot_id, policy, govern)
+    parts = (store, hasher, clock, boot_id, policy, govern, decide)
     if cfg.mode == "off":
         return Projection(*parts, cfg, None, None)
     assert cfg.endpoint is not None  # the config check requires it

@@ -181,6 +181,11 @@ class Subject:
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _HASH_RAW = _UNRESERVED | {":"}
 _ABSENT = "-"
+# Each raw set's complement, as the pattern ``_escape`` replaces.
+_NOT_RAW: Mapping[frozenset[str], re.Pattern[str]] = MappingProxyType({
+    _UNRESERVED: re.compile(r"[^A-Za-z0-9._~-]"),
+    _HASH_RAW: re.compile(r"[^A-Za-z0-9._~:-]"),
+})
 # Escaped text: characters other than '%', or '%' and two upper-case hex digits.
 _ESCAPED = re.compile(r"(?:[^%]|%[0-9A-F]{2})*")
 
@@ -188,13 +193,11 @@ _ESCAPED = re.compile(r"(?:[^%]|%[0-9A-F]{2})*")
 def _escape(value: str, raw: frozenset[str]) -> str:
     if value == _ABSENT:
         return "%2D"
-    out: list[str] = []
-    for ch in value:
-        if ch in raw:
-            out.append(ch)
-        else:
-            out.extend(f"%{byte:02X}" for byte in ch.encode("utf-8"))
-    return "".join(out)
+    return _NOT_RAW[raw].sub(_percent, value)
+
+
+def _percent(found: re.Match[str]) -> str:
+    return "".join(f"%{byte:02X}" for byte in found.group().encode("utf-8"))
 
 
 def _unescape(text: str) -> str:

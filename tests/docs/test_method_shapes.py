@@ -71,7 +71,7 @@ def served() -> dict[str, MethodSpec]:
     app = App(config=Config(), home=None, hasher=None, store=None,  # type: ignore[arg-type]
               clock=None, default=None, settle=receipts.settle)  # type: ignore[arg-type]
     projection = Projection(None, None, None, "", lambda: None, lambda ctx: None,  # type: ignore[arg-type]
-                            None, None, None)  # type: ignore[arg-type]
+                            None, None, None, None)  # type: ignore[arg-type]
     specs = cli.method_table(app, None, cli.compose_lifecycle(app, receipts),  # type: ignore[arg-type]
                              projection, lambda ctx: None)
     return {s.name: s for s in specs}
