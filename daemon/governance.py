@@ -61,6 +61,7 @@ from memoryd.daemon.entries import View, content_hash, derive_summary
 from memoryd.daemon.gate import Caller as Resolved
 from memoryd.daemon.ids import is_entry_id, random_id
 from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.txn import audit_subject
 from memoryd.daemon.writes import MAX_OPS, Caller, Op, Problem, Proposal, Provenance, Verdict
 from memoryd.kernel.capability import (
     Capability,
@@ -732,8 +733,8 @@ class Governance:
                                            rule_ids=scanned.refused_by)
                 return Refusal(scanned.error, "approval_rejected",
                                {"action_id": p.action_id, "code": scanned.error.code})
-            tx.audit("action_approved", now, subject={"channel": "control", "role": "operator",
-                                                      "owner": row["owner"]},
+            tx.audit("action_approved", now,
+                     subject=audit_subject(row["owner"], channel="control", role="operator"),
                      capability=Capability.GOVERNANCE_DECIDE.value,
                      resource=verdict.resources[0], decision_id=verdict.decision_id,
                      effect="allow", entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
@@ -754,8 +755,8 @@ class Governance:
 
         def run(tx: Tx) -> schema.ActionDenied:
             row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
-            tx.audit("action_denied", now, subject={"channel": "control", "role": "operator",
-                                                    "owner": row["owner"]},
+            tx.audit("action_denied", now,
+                     subject=audit_subject(row["owner"], channel="control", role="operator"),
                      capability=Capability.GOVERNANCE_DECIDE.value, effect="deny",
                      entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
                      content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],

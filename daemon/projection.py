@@ -59,6 +59,7 @@ from memoryd.daemon.projection_provider import (
     parse_endpoint,
 )
 from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.txn import audit_subject
 from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
 from memoryd.kernel.errors import Unavailable
 from memoryd.kernel.policy import Policy
@@ -224,7 +225,7 @@ class Projection:
                              revision=revision, content_hash=None, reason=None,
                              decided_generation=gen, decided_under=self.under,
                              acked_generation=gen)
-            tx.audit("projection_changed", now, subject={"owner": row["owner"]},
+            tx.audit("projection_changed", now, subject=audit_subject(row["owner"]),
                      entry_ids=[entry_id], revisions=[revision] if revision else [],
                      details={**base, "state": "completed", "reason": "nothing_remote"})
             return
@@ -247,7 +248,7 @@ class Projection:
                          next_at=now if state == "pending" else None)
         effect = max(net.effect, ext.effect)
         tx.audit("projection_decided", now,
-                 subject={"channel": "control", "role": "operator", "owner": row["owner"]},
+                 subject=audit_subject(row["owner"], channel="control", role="operator"),
                  capability=Capability.MEMORY_EXTERNALIZE.value, resource=ext_res,
                  decision_id=ext.decision_id, effect=ext.effect.value,
                  rule_ids=list(dict.fromkeys((*net.rule_ids, *ext.rule_ids))),
@@ -360,7 +361,7 @@ class Projection:
                 outbox.set_state(tx, entry_id, gen, now, state="failed", reason=reason,
                                  lease_until=None)
                 state = "failed"
-        tx.audit("projection_sent", now, subject={"owner": job["owner"]},
+        tx.audit("projection_sent", now, subject=audit_subject(job["owner"]),
                  capability=Capability.MEMORY_EXTERNALIZE.value,
                  entry_ids=[entry_id], revisions=[job["revision"]] if job["revision"] else [],
                  content_hashes=[job["content_hash"]] if job["content_hash"] else [],
@@ -378,7 +379,7 @@ class Projection:
         for row in rows:
             tx.exec("UPDATE receipts SET status = 'verified', updated_at = ?"
                     " WHERE receipt_id = ?", (now, row["receipt_id"]))
-            tx.audit("receipt", now, subject={"owner": owner}, entry_ids=[entry_id],
+            tx.audit("receipt", now, subject=audit_subject(owner), entry_ids=[entry_id],
                      details={"receipt_id": row["receipt_id"], "status": "verified",
                               "external": "tombstone_acknowledged"})
         return len(rows)
@@ -467,8 +468,8 @@ class Projection:
                      ext["returned"], ext["items"], ext["flagged"], overlap, len(local),
                      ext["latency_ms"]))
             tx.audit("external_recall", now,
-                     subject={"channel": task.channel, "role": task.role, "owner": task.owner,
-                              "task_id": task.task_id},
+                     subject=audit_subject(task.owner, channel=task.channel, role=task.role,
+                                           task_id=task.task_id),
                      capability=Capability.NETWORK_ACCESS.value,
                      decision_id=ext["decision_id"], effect=ext["effect"],
                      details={"mode": ext["mode"], "status": ext["status"],
@@ -554,8 +555,7 @@ class Projection:
                 self.approvals.add(key)
                 count += 1
                 tx.audit("projection_approved", now,
-                         subject={"channel": "control", "role": "operator",
-                                  "owner": row["owner"]},
+                         subject=audit_subject(row["owner"], channel="control", role="operator"),
                          capability=cap.value, resource=r, decision_id=d.decision_id,
                          effect="allow", rule_ids=list(d.rule_ids), entry_ids=[row["entry_id"]],
                          details={"policy_hash": self.policy().hash})

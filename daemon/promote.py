@@ -32,6 +32,7 @@ from memoryd.daemon.entries import load
 from memoryd.daemon.gate import Gate, refusal
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.txn import audit_subject
 from memoryd.kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
 from memoryd.kernel.errors import Denied, NotFound
 from memoryd.kernel.policy import Policy
@@ -83,8 +84,7 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, gate: Gate, poli
     if chosen:
         tx.audit(
             "entries_promoted", now,
-            subject={"channel": channel, "role": subject.role.value, "owner": owner,
-                     "task_id": None},
+            subject=audit_subject(subject),
             capability=Capability.GOVERNANCE_DECIDE.value,
             resource=resources[0].canonical(),
             decision_id=decision_id,
