@@ -444,6 +444,18 @@ def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
     return hasher.content(_canonical.encode(body).decode())
 
 
+@dataclass(frozen=True, slots=True)
+class _Early:
+    """What a write settled before the writer: the operator's caller (on
+    control.sock), a verified task's caller with the authorization
+    generation it holds for, and the proposal resolved and decided for
+    either (None where the transaction must do it)."""
+
+    control: Caller | None
+    verified: tuple[Caller, int] | None
+    decided: tuple[Proposal, Verdict] | None
+
+
 @dataclass
 class Governance:
     """The governed write methods, over the collaborators they need."""
@@ -589,85 +601,93 @@ class Governance:
     # -- memory.write -------------------------------------------------------------
 
     async def write(self, ctx: CallContext, p: schema.MemoryWrite) -> schema.WriteResult:
+        """``memory.write``: draft → scan → authorize → transaction → answer.
+
+        Drafting and scanning need neither the store nor the caller's task;
+        problems found there are raised in pipeline order inside the
+        transaction (after the idempotency check), so a replay still
+        replays. The request's hash is compared only for an idempotency key."""
         now_dt = self.clock.now()
         now = fmt(now_dt)
         if ctx.channel == "agent" and p.identity is not None:
             raise Denied("channel_forbidden")
-        # Before the writer: everything that needs neither the store nor the
-        # caller's task. Problems found here are raised in pipeline order
-        # below (after the idempotency check), so a replay still replays.
-        # The request's hash is kept and compared only for an idempotency key.
         rhash = request_hash(self.hasher, p) if p.idempotency_key is not None else ""
         drafted = draft(p, ctx.channel, self.hasher)
         scanned = (ScanVerdict(None) if drafted.malformed
                    else await self._scan(drafted.proposal))
         policy = self.policy()
-        # On control.sock nothing the decision reads is in the store (no task,
-        # no grants): the caller is resolved and the call decided here, not in
-        # the writer. A call that resolve refuses is left to the transaction,
-        # which refuses it after the idempotency check, as for any caller.
-        control = (control_caller(self.owner_for_control(p.identity))
-                   if ctx.channel != "agent" else None)
-        # On agent.sock, a task a write on this connection verified, with
-        # nothing changed since, is resolved and decided here too; the
-        # transaction re-checks that nothing changed (one number) and
-        # otherwise reads and decides it there.
-        verified = self._verified_caller(ctx, p, now) if control is None else None
-        early = control if control is not None else verified[0] if verified else None
-        decided: tuple[Proposal, Verdict] | None = None
-        if early is not None and not drafted.malformed:
-            try:
-                resolved = resolve(drafted, early)
-            except MemorydError:
-                pass
-            else:
-                decided = resolved, self.gate.decide_write(early, resolved.ops, policy)
-        answered = control
+        early = self._authorize_early(ctx, p, drafted, policy, now)
+        answered: list[Caller] = []
 
         def run(tx: Tx) -> writes.Written | Refusal:
-            nonlocal answered
-            use = decided
-            if control is not None:
-                # On control the owner's team scopes are its memberships now (a
-                # store read, so here): a team scope is refused to a non-member.
-                # A read rule may bind the operator too: what it is answered
-                # follows its reads as a task's does.
-                view = teams.control_view(tx, control.subject.owner)
-                caller = dataclasses.replace(control, view=view, reads=self.gate.reads_of(
-                    Resolved(control.subject, view, None, None)))
-            elif verified is not None and self.gate.generation() == verified[1]:
-                caller = verified[0]
-            else:
-                caller = self._agent_caller(tx, ctx, p, now)
-                use = None
-            answered = caller
-            owner = caller.subject.owner
+            caller, decided = self._authorize(tx, ctx, p, early, now)
+            answered.append(caller)
             if p.idempotency_key is not None:
-                replay = writes.idempotent_replay(tx, owner, p.idempotency_key, rhash,
-                                                  caller.view, read_allowed=caller.read_allowed,
-                                                  reveals=caller.reveals)
+                replay = writes.idempotent_replay(
+                    tx, caller.subject.owner, p.idempotency_key, rhash, caller.view,
+                    read_allowed=caller.read_allowed, reveals=caller.reveals)
                 if replay is not None:
                     return replay
-            if use is not None:
-                proposal, verdict = use
-            else:
-                proposal = resolve(drafted, caller)
-            # The types of the entries the ops change are read here, where
-            # the entries are: an early decision could not see them. A task
-            # without read learns nothing from them (its writes all wait for
-            # the operator, whose approval decides on them).
-            touched = (touched_types(tx, caller.view, proposal.ops)
-                       if caller.read_allowed else {})
-            if use is None or touched:
-                verdict = self.gate.decide_write(caller, proposal.ops, policy, touched)
+            proposal, verdict = self._decide(tx, caller, drafted, decided, policy)
             out = self._outcome(tx, caller, proposal, verdict, scanned, now_dt)
             if isinstance(out, writes.Written):
-                writes.remember(tx, owner, p.idempotency_key, rhash, out, now)
+                writes.remember(tx, caller.subject.owner, p.idempotency_key, rhash, out, now)
             return out
 
         written = await self._commit(run)
-        assert answered is not None, "a committed write resolved its caller"
-        return await self._answer(written, answered.reveals, now)
+        return await self._answer(written, answered[-1].reveals, now)
+
+    def _authorize_early(self, ctx: CallContext, p: schema.MemoryWrite, drafted: Draft,
+                         policy: Policy, now: str) -> _Early:
+        """The caller and decision settled before the writer, where nothing
+        they read is in the store. On control.sock (no task, no grants), and
+        on agent.sock for a task a write on this connection verified with
+        nothing changed since (the transaction re-checks that: one number).
+        A call that ``resolve`` refuses is left to the transaction, which
+        refuses it after the idempotency check, as for any caller."""
+        control = (control_caller(self.owner_for_control(p.identity))
+                   if ctx.channel != "agent" else None)
+        verified = self._verified_caller(ctx, p, now) if control is None else None
+        caller = control if control is not None else verified[0] if verified else None
+        if caller is None or drafted.malformed:
+            return _Early(control, verified, None)
+        try:
+            resolved = resolve(drafted, caller)
+        except MemorydError:
+            return _Early(control, verified, None)
+        return _Early(control, verified,
+                      (resolved, self.gate.decide_write(caller, resolved.ops, policy)))
+
+    def _authorize(self, tx: Tx, ctx: CallContext, p: schema.MemoryWrite, early: _Early,
+                   now: str) -> tuple[Caller, tuple[Proposal, Verdict] | None]:
+        """The write's caller in its transaction, and the early decision
+        where it still holds (None: decide here)."""
+        if early.control is not None:
+            # On control the owner's team scopes are its memberships now (a
+            # store read, so here): a team scope is refused to a non-member.
+            # A read rule may bind the operator too: what it is answered
+            # follows its reads as a task's does.
+            control = early.control
+            view = teams.control_view(tx, control.subject.owner)
+            return dataclasses.replace(control, view=view, reads=self.gate.reads_of(
+                Resolved(control.subject, view, None, None))), early.decided
+        if early.verified is not None and self.gate.generation() == early.verified[1]:
+            return early.verified[0], early.decided
+        return self._agent_caller(tx, ctx, p, now), None
+
+    def _decide(self, tx: Tx, caller: Caller, drafted: Draft,
+                decided: tuple[Proposal, Verdict] | None,
+                policy: Policy) -> tuple[Proposal, Verdict]:
+        """The proposal in the caller's namespaces and the gate's verdict on it.
+        The types of the entries the ops change are read here, where the
+        entries are: an early decision could not see them. A task without
+        read learns nothing from them (its writes all wait for the operator,
+        whose approval decides on them)."""
+        proposal = decided[0] if decided is not None else resolve(drafted, caller)
+        touched = touched_types(tx, caller.view, proposal.ops) if caller.read_allowed else {}
+        if decided is not None and not touched:
+            return decided
+        return proposal, self.gate.decide_write(caller, proposal.ops, policy, touched)
 
     # -- governance.action.* --------------------------------------------------------
 
