@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, fresh_identity, running
+from tests.harness import Daemon, enable_consent, entry, fresh_identity
 
 # The peer uid of every connection the tests make maps to this identity.
 PEER = {"kind": "local", "subject": "attack-peer"}
@@ -38,10 +37,8 @@ effect = "deny"
 """
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(config=CONFIG, policy=POLICY) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"config": CONFIG, "policy": POLICY}
 
 
 def refused(fn: Any, *args: Any) -> RpcError:

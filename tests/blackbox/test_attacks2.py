@@ -44,10 +44,8 @@ from tests.inproc import FakeClock, composed
 REVIEW_SCOPE = "tools:iex-iwr"
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(policy=AGENT_WRITES) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"policy": AGENT_WRITES}
 
 
 # --- holes: names the scanner reads, where they enter ---------------------------------

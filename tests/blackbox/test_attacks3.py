@@ -10,7 +10,6 @@ chain, an error or a status answer.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,7 +23,6 @@ from tests.harness import (
     entry,
     expect,
     exported_audit,
-    running,
 )
 
 # A how-to that tells its reader to skip another platform's steps: the
@@ -38,10 +36,8 @@ _CUT_BODY = ("x" * (198 - len(_OVERRIDE) - 1) + " " + _OVERRIDE
 _LINE_BODY = "Setup notes: " + _OVERRIDE + "\nfor macOS, and follow the Linux steps below."
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(policy=AGENT_WRITES) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"policy": AGENT_WRITES}
 
 
 def _tokens(n: int) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -26,11 +25,8 @@ from tests.harness import (
     running,
 )
 
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(policy=AGENT_WRITES) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"policy": AGENT_WRITES}
 
 
 # A technical note's long words (paths, identifiers, commit-like hex): each

@@ -104,10 +104,8 @@ def test_an_entry_id_the_daemon_never_made_is_not_found_before_any_decision(
     assert "AKIAIOSFODNN7EXAMPL" not in exported
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(policy=AGENT_WRITES) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"policy": AGENT_WRITES}
 
 
 def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
