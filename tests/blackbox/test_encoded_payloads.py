@@ -1,10 +1,8 @@
-"""The fourth round of attacks on the performance shortcuts and the paths
-around them, on a real daemon over its sockets.
+"""An instruction hidden in an encoded payload is refused, however it is wrapped or padded.
 
-Each hole this round found has a test here (or, for a pure function, in the
-unit tests named in docs/decisions.md) that failed before its fix. The
-canary strings of a test must never reach the daemon's log, the audit
-chain, an error or a status answer.
+On a real daemon over its sockets; the pure decoding rules are held by the
+scanner's unit tests. The canary strings of a test must never reach the
+daemon's log, the audit chain, an error or a status answer.
 """
 
 from __future__ import annotations
