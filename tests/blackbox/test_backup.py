@@ -23,8 +23,6 @@ from tests.harness import Daemon, entry, short_tempdir
 WRITERS = 3
 
 
-
-
 class Load:
     """Threads writing through control.sock until told to stop; each
     acknowledged entry id is kept in order."""

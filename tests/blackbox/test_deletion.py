@@ -25,8 +25,6 @@ from tests.inproc import FakeClock, InProcess, composed
 T = TypeVar("T")
 
 
-
-
 def add(c: Client, **fields: Any) -> dict[str, Any]:
     result = c.call("memory.write", {"action": "add", "entry": entry(**fields)})
     return result["entries"][0]  # type: ignore[no-any-return]

@@ -32,8 +32,6 @@ WRITE_TOOLS = {"memory_write"}
 READ_TOOLS = {"memory_context", "memory_search", "memory_read"}
 
 
-
-
 def _identity(name: str) -> dict[str, str]:
     return {"kind": "local", "subject": name}
 

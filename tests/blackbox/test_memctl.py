@@ -17,8 +17,6 @@ from tests.harness import Daemon
 ALICE = ["--identity-kind", "token", "--identity-subject", "alice"]
 
 
-
-
 def _ok(d: Daemon, *args: str, input: bytes | None = None) -> str:
     done = d.memctl(*args, input=input, process=True)
     assert done.returncode == 0, (args, done.stdout, done.stderr)

@@ -26,6 +26,9 @@ from tests.harness import (
     running,
 )
 
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"policy": AGENT_WRITES}
+
 
 @pytest.fixture(scope="module")
 def held() -> Iterator[Daemon]:
