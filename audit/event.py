@@ -17,21 +17,18 @@ Invariants:
   ``details``, is a resource string; in ``details`` one the kernel parses as
   canonical), so a title, body, query or secret sentence cannot be written
   into the log by accident;
+- ``check_safe`` checks every field of every event, the same way each time:
+  it keeps nothing between calls;
 - ``AuditError`` and every verification result carry a reason from
-  ``REASONS``; no message is ever formatted from event contents;
-- ``check_safe`` answers in two steps that agree (a property test holds
-  them equal): a quick check of the whole event (every id by one match),
-  and, only for an event it refuses, the field-by-field check that names
-  the field; the quick check does not match again the parts of the event
-  it took last that the next one repeats string for string (the two events
-  of a write: their ids, timestamp, resource string and details' keys).
+  ``REASONS``; no message is ever formatted from event contents.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any
+from types import MappingProxyType
+from typing import Final
 
 import msgspec
 
@@ -41,7 +38,7 @@ from memoryd.kernel.capability import Resource
 # Failure reasons: one table for raised errors and verification results.
 # --------------------------------------------------------------------------
 
-REASONS: dict[str, str] = {
+REASONS: Final = MappingProxyType({
     # raised while building events or handling keys
     "invalid_event": "the event breaks the audit schema or holds a value that is not an opaque id",
     "bad_key": "a key or secret has the wrong type or length",
@@ -58,7 +55,7 @@ REASONS: dict[str, str] = {
     "malformed_checkpoint": "the checkpoint is not well formed",
     "bad_signature": "the checkpoint's signature does not verify",
     "untrusted_key": "the checkpoint was signed by a key other than the trusted one",
-}
+})
 
 
 class AuditError(Exception):
@@ -77,7 +74,7 @@ class AuditError(Exception):
 # Event kinds: adding a kind is adding a row.
 # --------------------------------------------------------------------------
 
-EVENT_KINDS: dict[str, str] = {
+EVENT_KINDS: Final = MappingProxyType({
     "genesis": "first event of a home's chain (prev is GENESIS_PREV)",
     "decision": "the kernel decided a capability request (effect, rule_ids, policy_hash)",
     "content_rejected": "a proposed change failed the content scan (rule ids and code only)",
@@ -109,7 +106,7 @@ EVENT_KINDS: dict[str, str] = {
     "projection_retry": "failed outbox items were moved back to be decided again",
     "projection_reseeded": "every projected document got a new generation",
     "external_recall": "an external recall attempt: mode, status, reason, counts, latency",
-}
+})
 
 # --------------------------------------------------------------------------
 # Patterns of the no-text guard.
@@ -284,124 +281,6 @@ def _details_ok(details: object) -> bool:
     )
 
 
-# Every id of an event at once, each followed by a newline (``_joined_ok``):
-# one match checks them all, by the same rule as SAFE_ID for each.
-_IDS_JOINED = re.compile(r"(?:[A-Za-z0-9_:.@/+=-]{0,200}\n)*")
-_KEYS_JOINED = re.compile(r"(?:[a-z][a-z0-9_]{0,63}\n)*")
-
-
-def _joined_ok(pattern: re.Pattern[str], values: list[Any]) -> bool:
-    # As many newlines as values: none of them holds one of its own, so each
-    # line the pattern checks is exactly one value.
-    joined = "\n".join(values) + "\n"
-    return joined.count("\n") == len(values) and pattern.fullmatch(joined) is not None
-
-
-_made_lately = Resource.made_lately
-
-# The ids other than entry ids of the event last found safe (exact ``str``
-# values: capability, decision, effect, subject, rules, content hashes). The
-# two events of a write name the same ones (the operation adds the entry
-# ids its decision could not know): equal string for string, they get the
-# same answer from the pattern, so only the entry ids and the details'
-# strings are matched for the second. Their timestamp and resource string
-# too, each by its own pattern.
-_last_safe_ids: list[str] = []
-_last_safe_ts: str | None = None
-_last_safe_resource: str | None = None
-# The details' key lists found safe lately (each a tuple of exact ``str``):
-# keys are names chosen in code, a few lists of them in all (a write's
-# decision and its operation each name the same keys every time).
-_safe_key_lists: set[tuple[str, ...]] = set()
-_SAFE_KEY_LISTS_MAX = 64
-
-
-def _all_safe(event: EventBody) -> bool:
-    """True exactly when ``_first_unsafe`` finds nothing, with far fewer
-    steps: the ids of every field, and the details' strings that are not
-    resource strings the kernel just made, are checked by one match, the
-    types by sets. ``check_safe`` asks this first and ``_first_unsafe`` only
-    to name the field of an event this refuses (a property test holds the
-    two equal).
-    """
-    global _last_safe_ids, _last_safe_ts, _last_safe_resource
-    subject = event.subject
-    rule_ids, entry_ids, content_hashes = event.rule_ids, event.entry_ids, event.content_hashes
-    revisions, details = event.revisions, event.details
-    if not (type(rule_ids) is list and type(entry_ids) is list
-            and type(content_hashes) is list and type(revisions) is list
-            and type(details) is dict):
-        return False
-    optional: list[Any]
-    if subject is None:
-        optional = [event.capability, event.decision_id, event.effect]
-    elif type(subject) is EventSubject:
-        optional = [event.capability, event.decision_id, event.effect,
-                    subject.channel, subject.role, subject.owner, subject.task_id]
-    else:
-        return False
-    if None in optional:
-        optional = [v for v in optional if v is not None]
-    known = optional + rule_ids + content_hashes
-    ids = known + entry_ids if entry_ids else known
-    if ids and set(map(type, ids)) != {str}:
-        return False
-    if revisions and (set(map(type, revisions)) != {int} or min(revisions) < 0):
-        return False
-    # The details' strings: a resource string the kernel just made is one
-    # (``_is_resource``; its length is the one thing left to check), every
-    # other one is matched with the ids and, if that match fails, alone.
-    strings: list[str] = []
-    for value in details.values():
-        if type(value) is str:
-            strings.append(value)
-        elif type(value) is list:
-            for item in value:
-                if type(item) is str:
-                    strings.append(item)
-                elif type(item) is not int:
-                    return False
-        elif not (value is None or type(value) is bool or type(value) is int):
-            return False
-    rest = [text for text in strings
-            if not (len(text) <= SAFE_RESOURCE_MAX and _made_lately(text))] if strings else strings
-    keys = list(details)
-    resource, seq, ts, kind_, prev = (event.resource, event.seq, event.ts, event.kind,
-                                      event.prev)
-    if not (
-        type(seq) is int and seq >= 1
-        and type(ts) is str and (ts == _last_safe_ts or TIMESTAMP.fullmatch(ts) is not None)
-        and type(kind_) is str and kind_ in EVENT_KINDS
-        and type(prev) is str and HEX64.fullmatch(prev) is not None
-        and (resource is None or (type(resource) is str and (
-            resource == _last_safe_resource or SAFE_RESOURCE.fullmatch(resource) is not None)))
-        and (not keys or (set(map(type, keys)) == {str} and (
-            tuple(keys) in _safe_key_lists or _joined_ok(_KEYS_JOINED, keys))))
-        and (not isinstance(event, AuditEvent)
-             or (type(event.hash) is str and HEX64.fullmatch(event.hash) is not None))
-    ):
-        return False
-    if known and known == _last_safe_ids:
-        # Joined, the lines are safe exactly when each part is; ``known`` is.
-        known, ids = [], entry_ids
-    lines = ids + rest if rest else ids
-    ok = not lines or _joined_ok(_IDS_JOINED, lines) or (
-        bool(rest) and (not ids or _joined_ok(_IDS_JOINED, ids)) and all(
-            _detail_string(text) for text in rest))
-    if ok:
-        # ``known`` is a list made here, of strings: no caller holds it.
-        if known:
-            _last_safe_ids = known
-        _last_safe_ts = ts
-        if resource is not None:
-            _last_safe_resource = resource
-        if keys:
-            if len(_safe_key_lists) >= _SAFE_KEY_LISTS_MAX:
-                _safe_key_lists.clear()
-            _safe_key_lists.add(tuple(keys))
-    return ok
-
-
 def check_safe(event: EventBody) -> None:
     """Refuse an event that breaks the schema or could carry memory text.
 
@@ -410,12 +289,9 @@ def check_safe(event: EventBody) -> None:
     from a one-word secret, which is why content is hashed before it gets
     here). Raises ``AuditError("invalid_event", field=<our field name>)``.
     """
-    if _all_safe(event):
-        return
     field = _first_unsafe(event)
-    # Fail closed: the quick check refused it, so it is refused, named by
-    # the field-by-field check (which finds one whenever the quick one does).
-    raise AuditError("invalid_event", field=field or "details")
+    if field is not None:
+        raise AuditError("invalid_event", field=field)
 
 
 def _first_unsafe(event: EventBody) -> str | None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from blake3 import blake3
 
@@ -29,7 +31,7 @@ ROOT_SECRET_BYTES = 32
 
 # Context strings are fixed forever: changing one changes every stored hash of
 # that purpose. A new purpose (or a new version of one) is a new row.
-PURPOSES: dict[str, str] = {
+PURPOSES: Mapping[str, str] = MappingProxyType({
     "content": "memoryd 2026-11 content hash v1",
     "entry_content": "memoryd 2026-11 entry content hash v1",
     "owner": "memoryd 2026-11 owner id v1",
@@ -38,7 +40,7 @@ PURPOSES: dict[str, str] = {
     "intent": "memoryd 2026-11 recall intent hash v1",
     "message": "memoryd 2026-11 extraction evidence hash v1",
     "mac": "memoryd 2026-11 cursor mac v1",
-}
+})
 
 MAC_BYTES = 32
 # Ids shown to clients and stored as keys: 128 bits is far past collision risk

@@ -41,8 +41,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.daemon import Daemon, short_tempdir
 from bench.run import ALLOWED, CONFIG, FILL, POLICY, Bench
-from tests.harness import Daemon, short_tempdir
 
 _TOTALS = re.compile(r"^(?:totals|summary):\s+(\d+)", re.MULTILINE)
 

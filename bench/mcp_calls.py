@@ -49,11 +49,11 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from bench.daemon import REPO, Daemon, enable_consent, short_tempdir
 from bench.instructions import _Counter
 from bench.instructions import available as callgrind_available
 from bench.mcp_startup import report
 from bench.run import ALLOWED, CONFIG, POLICY, Corpus
-from tests.harness import REPO, Daemon, enable_consent, short_tempdir
 
 SCENARIOS = ("status", "write")
 

@@ -170,9 +170,9 @@ async def _client_child(name: str, uses: int) -> None:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import stdio_client
 
+    from bench.daemon import Daemon
     from bench.mcp_calls import bridge_params
     from bench.run import Corpus
-    from tests.harness import Daemon
 
     # Entries of their own per run: the daemon would take a second add of
     # the same entry for a duplicate.
@@ -212,8 +212,8 @@ def measure(uses: int = 300, pieces: tuple[str, ...] = PIECES) -> dict[str, Any]
     if shutil.which("valgrind") is None:
         return {"available": False, "note": "valgrind (callgrind) is not installed"}
     result: dict[str, Any] = {"available": True, "uses": uses, "peer_delay_s": PEER_DELAY_S}
+    from bench.daemon import Daemon, enable_consent, short_tempdir
     from bench.run import CONFIG, POLICY
-    from tests.harness import Daemon, enable_consent, short_tempdir
 
     root = short_tempdir()
     daemon = Daemon(root / "h", config=CONFIG, policy=POLICY)

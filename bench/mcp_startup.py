@@ -34,7 +34,7 @@ from typing import Any
 # The script lives outside the packages; make the repository importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.harness import REPO, Daemon, enable_consent, short_tempdir
+from bench.daemon import REPO, Daemon, enable_consent, short_tempdir
 
 BARE = """
 import anyio

@@ -31,10 +31,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.daemon import short_tempdir
 from bench.recall import _body, _vocab, queries
 from memoryd.daemon import search
 from memoryd.daemon.store import SqliteStore, Tx
-from tests.harness import short_tempdir
 
 NOW = "2026-12-01T00:00:00.000000Z"
 OWNER = "own_bench_a"

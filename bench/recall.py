@@ -32,8 +32,8 @@ import apsw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.daemon import enable_consent, running
 from memoryd.daemon import search
-from tests.harness import enable_consent, running
 
 CONFIG = "scope_budget_bytes = 1000000000\n"
 COMMON = ["project", "notes", "team", "build", "service", "user"]

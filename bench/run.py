@@ -86,9 +86,7 @@ import apsw
 
 from bench import _floors
 from bench.audit_verify import build as build_chain
-from memoryd.audit import verify_chain
-from memoryd.rpc.client import Client, RpcError
-from tests.harness import (
+from bench.daemon import (
     PG_DSN,
     Daemon,
     drop_pg_schemas,
@@ -99,6 +97,8 @@ from tests.harness import (
     shared_pair,
     short_tempdir,
 )
+from memoryd.audit import verify_chain
+from memoryd.rpc.client import Client, RpcError
 
 ALLOWED = "bench:fast"  # agent writes here are allowed by policy
 REVIEWED = "bench:review"  # agent writes here wait for approval (the default)

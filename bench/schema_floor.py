@@ -37,10 +37,9 @@ import anyio
 import apsw
 import structlog
 
+from bench.daemon import composed, short_tempdir
 from bench.run import ALLOWED, CONFIG, POLICY, Corpus
 from memoryd.daemon import search
-from tests.harness import short_tempdir
-from tests.inproc import composed
 
 Statement = tuple[str, Any]
 

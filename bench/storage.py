@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import apsw
 
+from bench.daemon import Daemon, enable_consent, pg_connect, pg_store_of, short_tempdir
 from bench.run import ALLOWED, BACKENDS, POLICY, Corpus, home_config
-from tests.harness import Daemon, enable_consent, pg_connect, pg_store_of, short_tempdir
 
 
 def _note(corpus: Corpus) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.entries import View
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.daemon.txn import audit_subject
 from memoryd.daemon.writes import (
     Caller,
     Op,
@@ -34,7 +35,6 @@ from memoryd.daemon.writes import (
     Verdict,
     Written,
     audit_decision,
-    subject_wire,
 )
 from memoryd.kernel.capability import Capability, Channel, Role, Subject
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
@@ -80,7 +80,7 @@ def propose(
         "provenance": {"source": proposal.provenance.source,
                        "eligible": proposal.provenance.eligible,
                        "evidence_hash": proposal.provenance.evidence_hash},
-        "subject": subject_wire(caller.subject),
+        "subject": audit_subject(caller.subject),
         "default_scope": caller.default_scope,
         "read_allowed": caller.read_allowed,
     }
@@ -95,7 +95,7 @@ def propose(
          dumps([o.entry_id for o in proposal.ops if o.entry_id])),
     )
     audit_decision(tx, caller, verdict, proposal.ops, now, action_id=action_id)
-    tx.audit("action_proposed", now, subject=subject_wire(caller.subject),
+    tx.audit("action_proposed", now, subject=audit_subject(caller.subject),
              capability=Capability.MEMORY_WRITE.value, resource=verdict.resources[0],
              decision_id=verdict.decision_id, effect=verdict.effect.value,
              entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
@@ -174,7 +174,7 @@ def expire_actions(tx: Tx, now: str) -> int:
         tx.exec("UPDATE actions SET status = 'expired', decided_at = ?, proposal = NULL"
                 " WHERE action_id = ?", (now, row["action_id"]))
         tx.audit("action_expired", now,
-                 subject={"channel": "control", "role": "operator", "owner": row["owner"]},
+                 subject=audit_subject(row["owner"], channel="control", role="operator"),
                  details={"action_id": row["action_id"]})
     return len(rows)
 

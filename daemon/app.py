@@ -29,7 +29,7 @@ import msgspec
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import actions, reads, tasks, teams, writes
+from memoryd.daemon import actions, reads, tasks, teams
 from memoryd.daemon import home as home_mod
 from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
@@ -39,7 +39,7 @@ from memoryd.daemon.gate import Caller, ControlCall, Gate, ReadCheck
 from memoryd.daemon.governance import Governance
 from memoryd.daemon.home import Home
 from memoryd.daemon.store import Store
-from memoryd.daemon.txn import Tx
+from memoryd.daemon.txn import Tx, audit_subject
 from memoryd.kernel.capability import Capability, Effect
 from memoryd.kernel.errors import Denied, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
@@ -182,7 +182,7 @@ class App:
         if check.caller is None or not check.worth_auditing():
             return
         now = fmt(self._now())
-        subject = writes.subject_wire(check.caller.subject)
+        subject = audit_subject(check.caller.subject)
         refused = check.refused
         effect = "deny" if refused is not None or (
             check.counts["denied"] and not check.counts["allowed"]) else "allow"

@@ -1,8 +1,8 @@
 """``memoryd``: the daemon's command line and process lifecycle.
 
 Owns: argument parsing, the order of start-up (umask, home, lock, config,
-logging, keys, store, policy, identity, sockets), signal handling and exit
-codes.
+then the daemon composed by daemon/compose.py, then sockets), signal
+handling and exit codes.
 
 Invariants:
 - the umask is 077 before the first file is created;
@@ -19,35 +19,19 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 import anyio
 import structlog
 
-from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall, teams
 from memoryd.daemon import home as home_mod
-from memoryd.daemon.access import Access
-from memoryd.daemon.app import App
-from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
+from memoryd.daemon import logs
 from memoryd.daemon.clock import SystemClock
-from memoryd.daemon.config import Config, ConfigError, StoreConfig, load_config
-from memoryd.daemon.identity import IdentityError, default_identity, owner_of
-from memoryd.daemon.lifecycle import Lifecycle, Receipts
-from memoryd.daemon.projection import Projection
-from memoryd.daemon.projection import build as build_projection
-from memoryd.daemon.projection_provider import CredentialError, EndpointError
+from memoryd.daemon.compose import Composed, ComposeError, compose
+from memoryd.daemon.config import ConfigError, StoreConfig, load_config
 from memoryd.daemon.server import Server, build_listeners
-from memoryd.daemon.store import Store, StoreVersionError
-from memoryd.kernel.capability import Capability
-from memoryd.kernel.errors import Unavailable
 from memoryd.rpc.paths import resolve_home
-from memoryd.rpc.protocol import CallContext, MethodSpec, tables
 from memoryd.rpc.version import VersionAction
-
-if TYPE_CHECKING:
-    from memoryd.daemon.hybrid import Ranker
 
 DESCRIPTION = """\
 memoryd keeps an operator's long-term memory for AI agents and governs every
@@ -151,132 +135,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     try:
         config = load_config(home.path)
-        hasher = KeyedHasher(home_mod.root_secret(home))
-        home_mod.signing_key(home)  # a malformed key is one line here, not a traceback later
-        default = default_identity(os.environ, config, hasher)
-        store = open_store(config, home.db, home.path, os.environ)
-    except (ConfigError, IdentityError, home_mod.HomeError, StoreVersionError,
-            BackendError) as exc:
+        composed = compose(home, config, clock=SystemClock(), environ=os.environ)
+    except (ConfigError, ComposeError) as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         lock.release()
         return 1
+    store = composed.store
     try:
-        check_shared_secret(store, hasher.mac)
-    except (BackendError, Unavailable) as exc:
-        print(f"memoryd: {exc}", file=sys.stderr)
-        store.close()
-        lock.release()
-        return 1
-    clock = SystemClock()
-    boot_id = os.urandom(8).hex()
-
-    # The projection asks the policy in force and the gate's governance
-    # question at call time, of the app composed just below.
-    def govern(ctx: CallContext) -> object:
-        return app.gate.governance(ctx, Capability.GOVERNANCE_DECIDE, default.owner)
-
-    try:
-        projection = build_projection(store, hasher, clock, boot_id, lambda: app.policy, govern,
-                                      config.projection, os.environ, home.path)
-    except (CredentialError, EndpointError) as exc:
-        print(f"memoryd: {exc}", file=sys.stderr)
-        store.close()
-        lock.release()
-        return 1
-    ranker, ranker_reason = _ranker(config, store)
-    receipts = Receipts(store, clock)
-    app = App(config=config, home=home, hasher=hasher, store=store, clock=clock,
-              default=default, settle=receipts.settle, boot_id=boot_id, ranker=ranker,
-              ranker_reason=ranker_reason, projection=projection)
-    # Verify the chain before anything is appended to it, so a damaged log is
-    # reported where it was damaged, not after events of this start.
-    checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
-    policy = app.load_policy_file(starting=True)
-    if not policy.loaded:
-        print(f"memoryd: policy.toml refused: {policy.error}", file=sys.stderr)
-        store.close()
-        lock.release()
-        return 1
-    lifecycle = compose_lifecycle(app, receipts)
-    receipts.interrupt_pending()
-    methods = method_table(app, checkpointer, lifecycle, projection, govern)
-    projection.start()
-    try:
-        code = anyio.run(_run, app, methods, checkpointer, lifecycle, backend="asyncio")
+        code = anyio.run(_run, composed, backend="asyncio")
     finally:
         store.close()
         lock.release()
     return code
 
 
-def compose_lifecycle(app: App, receipts: Receipts) -> Lifecycle:
-    """The janitor and lifecycle methods over the app's collaborators."""
-    return Lifecycle(
-        store=app.store, clock=app.clock, retention=app.config.retention, hasher=app.hasher,
-        boot_id=app.boot_id, gate=app.gate, receipts=receipts, control=app.control,
-        read_call=app.read_call, expire_actions=app.expire_actions, undo=app.governance.undo)
-
-
-def compose_access(app: App) -> Access:
-    """The task, consent and token methods over the app's collaborators."""
-    return Access(store=app.store, clock=app.clock, hasher=app.hasher, gate=app.gate,
-                  config=app.config, control=app.control, peer_owner=app.peer_owner)
-
-
-def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle,
-                 projection: Projection,
-                 govern: Callable[[CallContext], object]) -> list[MethodSpec]:
-    """Every method the daemon serves: each module's own table (name, params,
-    handler, result, sockets), joined; ``protocol.tables`` splits them per
-    socket. Building it calls nothing: handlers use their collaborators when
-    a request comes."""
-    hasher, default = app.hasher, app.default
-    return [
-        *app.methods(),
-        *compose_access(app).methods(),
-        *recall.methods(recall.Recall(
-            app.store, app.clock, app.gate, hasher, app.config.recall, app.ranker,
-            app.ranker_reason, app.projection, app.audit_read)),
-        *backup.methods(app.home, app.config.store.backend),
-        *promote.methods(app.store, app.clock,
-                         lambda who: default.owner if who is None else owner_of(hasher, who),
-                         lambda: app.policy),
-        *checkpoints.methods(checkpointer, hasher, lambda who: owner_of(hasher, who),
-                             govern=govern),
-        *teams.methods(app.store, app.clock, lambda who: owner_of(hasher, who),
-                       govern=govern),
-        *lifecycle.methods(),
-        *projection.methods(),
-    ]
-
-
-def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
-    """Hybrid recall when the semantic extra is installed (daemon/embedding.py);
-    else none (lexical), with the reason ``memory.status`` gives. The same on
-    both stores: on a shared one the index follows every daemon's vector
-    changes through the database (the worker), and recall checks each vector
-    candidate against the store either way (daemon/hybrid.py)."""
-    loaded = embedding.load(config.recall)
-    ranker = None
-    if loaded.embedder is not None:
-        from memoryd.daemon import hybrid
-
-        index = hybrid.Index(loaded.embedder.dim)
-        # This writer's own deletions, at COMMIT (SQLite's update hook).
-        store.vector_changes.subscribe(index.forget)
-        worker = embedding.Worker(store, loaded.embedder, index)
-        ranker = hybrid.Ranker(loaded.embedder, index, worker)
-        worker.prepare = ranker.prepare
-    structlog.get_logger().info(
-        "recall_ranker", ranker="hybrid" if ranker else "lexical", reason=loaded.reason,
-        model=loaded.embedder.model_id if loaded.embedder else None)
-    return ranker, loaded.reason
-
-
-async def _run(app: App, methods: list[MethodSpec], checkpointer: checkpoints.Checkpointer,
-               lifecycle: Lifecycle) -> int:
+async def _run(composed: Composed) -> int:
     log = structlog.get_logger()
-    agent, control = tables(methods)
+    app, checkpointer, lifecycle = composed.app, composed.checkpointer, composed.lifecycle
+    agent, control = composed.tables()
     try:
         listeners = build_listeners(app.config, app.home.agent_socket, app.home.control_socket,
                                     agent, control)

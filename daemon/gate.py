@@ -36,18 +36,29 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from memoryd.daemon import tasks, teams
 from memoryd.daemon.clock import parse
 from memoryd.daemon.entries import View
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx
-from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
-from memoryd.kernel.decide import decide
+from memoryd.daemon.writes import Op, Verdict
+from memoryd.kernel.capability import (
+    Capability,
+    Channel,
+    Decision,
+    Effect,
+    Resource,
+    Role,
+    Subject,
+    most_restrictive,
+)
+from memoryd.kernel.decide import decide as kernel_decide
 from memoryd.kernel.errors import Denied, NotFound
 from memoryd.kernel.grants import GRANT_GATED_METHODS
 from memoryd.kernel.policy import Policy
@@ -56,7 +67,7 @@ from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext
 
-__all__ = ["READ_ACTIONS", "Caller", "Gate", "ReadCheck", "refusal"]
+__all__ = ["READ_ACTIONS", "Caller", "Gate", "ReadCheck", "Writer", "refusal"]
 
 # The read methods and the action their resources carry (policy ``action``).
 READ_ACTIONS: dict[str, str] = {
@@ -92,6 +103,16 @@ def refusal(decision: Decision, **details: Any) -> Denied:
         "decision_id": decision.decision_id, "rule_ids": list(decision.rule_ids),
         "policy_hash": decision.policy_hash, "explicit": decision.explicit,
         "effect": decision.effect.value, **details})
+
+
+class Writer(Protocol):
+    """What a write's decision reads of its caller."""
+
+    @property
+    def subject(self) -> Subject: ...
+
+    @property
+    def grants(self) -> frozenset[str] | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,13 +330,69 @@ class Gate:
 
     # -- deciding --------------------------------------------------------------
 
+    def decide(self, subject: Subject, capability: Capability, resource: Resource, *,
+               policy: Policy | None = None, grants: frozenset[str] | None = None,
+               method: str | None = None, decision_id: str | None = None) -> Decision:
+        """The kernel's answer: the daemon's one call of ``decide()`` (the
+        layering test holds every other module to asking here). ``policy``:
+        the policy a call read at its start, so every decision of one call is
+        made under one policy; the one in force now when not given."""
+        return kernel_decide(subject, capability, resource,
+                             self.policy if policy is None else policy,
+                             decision_id=decision_id or random_id("dec"), grants=grants,
+                             method=method)
+
+    def decide_write(self, caller: Writer, ops: list[Op], policy: Policy,
+                     touched: Mapping[int, str] | None = None) -> Verdict:
+        """The decision over a write's ``ops``: the most restrictive of each
+        op's. ``touched`` (``governance.touched_types``): an op whose stored
+        entry has another type is decided on that type as well, so a rule on
+        ``type`` holds for the entry an op archives, removes or overwrites.
+        The resource strings stay the ops' own (what approval re-derives
+        from the stored proposal)."""
+        decision_id = random_id("dec")
+        if len(ops) == 1 and not touched:
+            # One op, one decision (most writes): the most restrictive of one
+            # effect is that effect, and the rest of the fold is the
+            # decision's own fields (tests/unit/test_decide_ops.py).
+            resource = ops[0].resource()
+            d = self._decide_op(caller, resource, policy, decision_id)
+            return Verdict(decision_id, d.effect, tuple(dict.fromkeys(d.rule_ids)),
+                           bool(d.explicit), policy.hash, (resource.canonical(),))
+        return self.fold_write(caller, ops, policy, touched, decision_id)
+
+    def fold_write(self, caller: Writer, ops: list[Op], policy: Policy,
+                   touched: Mapping[int, str] | None, decision_id: str) -> Verdict:
+        """``decide_write``'s verdict as the fold over every op's decision (and
+        each touched type's), under ``decision_id``: the most restrictive
+        effect, the rule ids in order, explicit when a decision of that
+        effect was."""
+        resources = [op.resource() for op in ops]
+        asked = resources + [dataclasses.replace(resources[i], type=t)
+                             for i, t in (touched or {}).items()]
+        decisions = [self._decide_op(caller, resource, policy, decision_id)
+                     for resource in asked]
+        effect = most_restrictive(d.effect for d in decisions)
+        rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
+        explicit = any(d.explicit for d in decisions if d.effect == effect)
+        return Verdict(decision_id, effect, rule_ids, explicit, policy.hash,
+                       tuple(resource.canonical() for resource in resources))
+
+    def _decide_op(self, caller: Writer, resource: Resource, policy: Policy,
+                   decision_id: str) -> Decision:
+        # A caller with grants (an agent's task) is asked about as a
+        # ``memory.write`` call.
+        return self.decide(caller.subject, Capability.MEMORY_WRITE, resource, policy=policy,
+                           decision_id=decision_id, grants=caller.grants,
+                           method="memory.write" if caller.grants is not None else None)
+
     def ask(self, caller: Caller, capability: Capability, resource: Resource, *,
             method: str | None, decision_id: str | None = None) -> Decision:
         """The kernel's decision, with the caller's grants as its input."""
         gated = method if method in GRANT_GATED_METHODS else None
-        return decide(caller.subject, capability, resource, self.policy,
-                      decision_id=decision_id or random_id("dec"),
-                      grants=caller.grants, method=gated if caller.grants is not None else None)
+        return self.decide(caller.subject, capability, resource, decision_id=decision_id,
+                           grants=caller.grants,
+                           method=gated if caller.grants is not None else None)
 
     def governance(self, ctx: CallContext, capability: Capability, owner: str) -> Decision:
         """Decide a governance or consent method; raise unless allowed."""
@@ -324,7 +401,7 @@ class Gate:
                           owner=owner)
         resource = Resource(target="memory", scope=CALL_SCOPE, action="govern", entry_id=None,
                             expected_revision=None, content_hash=None)
-        d = decide(subject, capability, resource, self.policy, decision_id=random_id("dec"))
+        d = self.decide(subject, capability, resource)
         if d.effect is not Effect.ALLOW:
             raise refusal(d)
         return d
@@ -346,8 +423,7 @@ class Gate:
             method = ("memory.write" if capability is Capability.MEMORY_WRITE
                       else f"memory.{action}" if f"memory.{action}" in GRANT_GATED_METHODS
                       else None)
-        d = decide(subject, capability, resource, self.policy, decision_id=random_id("dec"),
-                   grants=grants, method=method)
+        d = self.decide(subject, capability, resource, grants=grants, method=method)
         return d, resource
 
     # -- reads -----------------------------------------------------------------

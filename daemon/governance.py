@@ -3,7 +3,7 @@
 Owns: the order of the steps every governed change takes, and the steps that
 need no store — normalising a call into a proposal (``draft``, ``resolve``),
 the one content scan (``scan``, at proposal and at approval time), and the
-kernel's decision over a proposal (``decide_ops``)::
+kernel's decision over a proposal (``gate.Gate.decide_write``)::
 
     before the writer:  draft (summaries, content hashes, provenance) → scan
     (control.sock, and agent.sock for a task verified at the store's
@@ -44,7 +44,7 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -61,6 +61,7 @@ from memoryd.daemon.entries import View, content_hash, derive_summary
 from memoryd.daemon.gate import Caller as Resolved
 from memoryd.daemon.ids import is_entry_id, random_id
 from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.txn import audit_subject
 from memoryd.daemon.writes import MAX_OPS, Caller, Op, Problem, Proposal, Provenance, Verdict
 from memoryd.kernel.capability import (
     Capability,
@@ -70,9 +71,7 @@ from memoryd.kernel.capability import (
     Resource,
     Role,
     Subject,
-    most_restrictive,
 )
-from memoryd.kernel.decide import decide
 from memoryd.kernel.entry_text import entry_texts, scope_texts
 from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
 from memoryd.kernel.policy import Policy
@@ -84,7 +83,7 @@ from memoryd.rpc.protocol import CallContext
 
 __all__ = [
     "INLINE_SCAN_CHARS", "REVIEW_WARNING", "Draft", "Governance", "OpTexts", "Refusal",
-    "ScanVerdict", "control_caller", "decide_ops", "draft", "fold_decisions", "for_review",
+    "ScanVerdict", "control_caller", "draft", "for_review",
     "op_texts", "request_hash", "resolve", "scan", "scan_size",
 ]
 
@@ -429,7 +428,7 @@ def for_review(verdict: Verdict) -> Verdict:
 def touched_types(tx: Tx, view: View, ops: list[Op]) -> dict[int, str]:
     """Per op position, the stored type of the entry the op changes where it
     is not the type the op's resource carries (an archive or remove carries
-    none; a replace may write another): what ``decide_ops`` decides too."""
+    none; a replace may write another): what ``gate.Gate.decide_write`` decides too."""
     out = {}
     for i, op in enumerate(ops):
         if op.entry_id is None:
@@ -440,54 +439,21 @@ def touched_types(tx: Tx, view: View, ops: list[Op]) -> dict[int, str]:
     return out
 
 
-def decide_ops(caller: Caller, ops: list[Op], policy: Policy,
-               touched: Mapping[int, str] | None = None) -> Verdict:
-    """The kernel's decision over ``ops``, the most restrictive of each op's.
-    ``touched`` (``touched_types``): an op whose stored entry has another
-    type is decided on that type as well, so a rule on ``type`` holds for
-    the entry an op archives, removes or overwrites. The resource strings
-    stay the ops' own (what approval re-derives from the stored proposal)."""
-    decision_id = random_id("dec")
-    if len(ops) == 1 and not touched:
-        # One op, one decision (most writes): the most restrictive of one
-        # effect is that effect, and the rest of the fold below is the
-        # decision's own fields (tests/unit/test_decide_ops.py).
-        resource = ops[0].resource()
-        d = _decide_write(caller, resource, policy, decision_id)
-        return Verdict(decision_id, d.effect,
-                       tuple(dict.fromkeys(d.rule_ids)), bool(d.explicit), policy.hash,
-                       (resource.canonical(),))
-    return fold_decisions(caller, ops, policy, touched, decision_id)
-
-
-def fold_decisions(caller: Caller, ops: list[Op], policy: Policy,
-                   touched: Mapping[int, str] | None, decision_id: str) -> Verdict:
-    """``decide_ops``'s verdict as the fold over every op's decision (and each
-    touched type's), under ``decision_id``: the most restrictive effect, the
-    rule ids in order, explicit when a decision of that effect was."""
-    resources = [op.resource() for op in ops]
-    asked = resources + [dataclasses.replace(resources[i], type=t)
-                         for i, t in (touched or {}).items()]
-    decisions = [_decide_write(caller, resource, policy, decision_id) for resource in asked]
-    effect = most_restrictive(d.effect for d in decisions)
-    rule_ids = tuple(dict.fromkeys(r for d in decisions for r in d.rule_ids))
-    explicit = any(d.explicit for d in decisions if d.effect == effect)
-    return Verdict(decision_id, effect, rule_ids, explicit, policy.hash,
-                   tuple(resource.canonical() for resource in resources))
-
-
-def _decide_write(caller: Caller, resource: Resource, policy: Policy,
-                  decision_id: str) -> Decision:
-    """The kernel's decision on writing ``resource`` for ``caller``; a caller
-    with grants (an agent's task) is asked about as a ``memory.write`` call."""
-    return decide(caller.subject, Capability.MEMORY_WRITE, resource, policy,
-                  decision_id=decision_id, grants=caller.grants,
-                  method="memory.write" if caller.grants is not None else None)
-
-
 def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
     body = msgspec.structs.replace(p, idempotency_key=None)
     return hasher.content(_canonical.encode(body).decode())
+
+
+@dataclass(frozen=True, slots=True)
+class _Early:
+    """What a write settled before the writer: the operator's caller (on
+    control.sock), a verified task's caller with the authorization
+    generation it holds for, and the proposal resolved and decided for
+    either (None where the transaction must do it)."""
+
+    control: Caller | None
+    verified: tuple[Caller, int] | None
+    decided: tuple[Proposal, Verdict] | None
 
 
 @dataclass
@@ -635,85 +601,93 @@ class Governance:
     # -- memory.write -------------------------------------------------------------
 
     async def write(self, ctx: CallContext, p: schema.MemoryWrite) -> schema.WriteResult:
+        """``memory.write``: draft → scan → authorize → transaction → answer.
+
+        Drafting and scanning need neither the store nor the caller's task;
+        problems found there are raised in pipeline order inside the
+        transaction (after the idempotency check), so a replay still
+        replays. The request's hash is compared only for an idempotency key."""
         now_dt = self.clock.now()
         now = fmt(now_dt)
         if ctx.channel == "agent" and p.identity is not None:
             raise Denied("channel_forbidden")
-        # Before the writer: everything that needs neither the store nor the
-        # caller's task. Problems found here are raised in pipeline order
-        # below (after the idempotency check), so a replay still replays.
-        # The request's hash is kept and compared only for an idempotency key.
         rhash = request_hash(self.hasher, p) if p.idempotency_key is not None else ""
         drafted = draft(p, ctx.channel, self.hasher)
         scanned = (ScanVerdict(None) if drafted.malformed
                    else await self._scan(drafted.proposal))
         policy = self.policy()
-        # On control.sock nothing the decision reads is in the store (no task,
-        # no grants): the caller is resolved and the call decided here, not in
-        # the writer. A call that resolve refuses is left to the transaction,
-        # which refuses it after the idempotency check, as for any caller.
-        control = (control_caller(self.owner_for_control(p.identity))
-                   if ctx.channel != "agent" else None)
-        # On agent.sock, a task a write on this connection verified, with
-        # nothing changed since, is resolved and decided here too; the
-        # transaction re-checks that nothing changed (one number) and
-        # otherwise reads and decides it there.
-        verified = self._verified_caller(ctx, p, now) if control is None else None
-        early = control if control is not None else verified[0] if verified else None
-        decided: tuple[Proposal, Verdict] | None = None
-        if early is not None and not drafted.malformed:
-            try:
-                resolved = resolve(drafted, early)
-            except MemorydError:
-                pass
-            else:
-                decided = resolved, decide_ops(early, resolved.ops, policy)
-        answered = control
+        early = self._authorize_early(ctx, p, drafted, policy, now)
+        answered: list[Caller] = []
 
         def run(tx: Tx) -> writes.Written | Refusal:
-            nonlocal answered
-            use = decided
-            if control is not None:
-                # On control the owner's team scopes are its memberships now (a
-                # store read, so here): a team scope is refused to a non-member.
-                # A read rule may bind the operator too: what it is answered
-                # follows its reads as a task's does.
-                view = teams.control_view(tx, control.subject.owner)
-                caller = dataclasses.replace(control, view=view, reads=self.gate.reads_of(
-                    Resolved(control.subject, view, None, None)))
-            elif verified is not None and self.gate.generation() == verified[1]:
-                caller = verified[0]
-            else:
-                caller = self._agent_caller(tx, ctx, p, now)
-                use = None
-            answered = caller
-            owner = caller.subject.owner
+            caller, decided = self._authorize(tx, ctx, p, early, now)
+            answered.append(caller)
             if p.idempotency_key is not None:
-                replay = writes.idempotent_replay(tx, owner, p.idempotency_key, rhash,
-                                                  caller.view, read_allowed=caller.read_allowed,
-                                                  reveals=caller.reveals)
+                replay = writes.idempotent_replay(
+                    tx, caller.subject.owner, p.idempotency_key, rhash, caller.view,
+                    read_allowed=caller.read_allowed, reveals=caller.reveals)
                 if replay is not None:
                     return replay
-            if use is not None:
-                proposal, verdict = use
-            else:
-                proposal = resolve(drafted, caller)
-            # The types of the entries the ops change are read here, where
-            # the entries are: an early decision could not see them. A task
-            # without read learns nothing from them (its writes all wait for
-            # the operator, whose approval decides on them).
-            touched = (touched_types(tx, caller.view, proposal.ops)
-                       if caller.read_allowed else {})
-            if use is None or touched:
-                verdict = decide_ops(caller, proposal.ops, policy, touched)
+            proposal, verdict = self._decide(tx, caller, drafted, decided, policy)
             out = self._outcome(tx, caller, proposal, verdict, scanned, now_dt)
             if isinstance(out, writes.Written):
-                writes.remember(tx, owner, p.idempotency_key, rhash, out, now)
+                writes.remember(tx, caller.subject.owner, p.idempotency_key, rhash, out, now)
             return out
 
         written = await self._commit(run)
-        assert answered is not None, "a committed write resolved its caller"
-        return await self._answer(written, answered.reveals, now)
+        return await self._answer(written, answered[-1].reveals, now)
+
+    def _authorize_early(self, ctx: CallContext, p: schema.MemoryWrite, drafted: Draft,
+                         policy: Policy, now: str) -> _Early:
+        """The caller and decision settled before the writer, where nothing
+        they read is in the store. On control.sock (no task, no grants), and
+        on agent.sock for a task a write on this connection verified with
+        nothing changed since (the transaction re-checks that: one number).
+        A call that ``resolve`` refuses is left to the transaction, which
+        refuses it after the idempotency check, as for any caller."""
+        control = (control_caller(self.owner_for_control(p.identity))
+                   if ctx.channel != "agent" else None)
+        verified = self._verified_caller(ctx, p, now) if control is None else None
+        caller = control if control is not None else verified[0] if verified else None
+        if caller is None or drafted.malformed:
+            return _Early(control, verified, None)
+        try:
+            resolved = resolve(drafted, caller)
+        except MemorydError:
+            return _Early(control, verified, None)
+        return _Early(control, verified,
+                      (resolved, self.gate.decide_write(caller, resolved.ops, policy)))
+
+    def _authorize(self, tx: Tx, ctx: CallContext, p: schema.MemoryWrite, early: _Early,
+                   now: str) -> tuple[Caller, tuple[Proposal, Verdict] | None]:
+        """The write's caller in its transaction, and the early decision
+        where it still holds (None: decide here)."""
+        if early.control is not None:
+            # On control the owner's team scopes are its memberships now (a
+            # store read, so here): a team scope is refused to a non-member.
+            # A read rule may bind the operator too: what it is answered
+            # follows its reads as a task's does.
+            control = early.control
+            view = teams.control_view(tx, control.subject.owner)
+            return dataclasses.replace(control, view=view, reads=self.gate.reads_of(
+                Resolved(control.subject, view, None, None))), early.decided
+        if early.verified is not None and self.gate.generation() == early.verified[1]:
+            return early.verified[0], early.decided
+        return self._agent_caller(tx, ctx, p, now), None
+
+    def _decide(self, tx: Tx, caller: Caller, drafted: Draft,
+                decided: tuple[Proposal, Verdict] | None,
+                policy: Policy) -> tuple[Proposal, Verdict]:
+        """The proposal in the caller's namespaces and the gate's verdict on it.
+        The types of the entries the ops change are read here, where the
+        entries are: an early decision could not see them. A task without
+        read learns nothing from them (its writes all wait for the operator,
+        whose approval decides on them)."""
+        proposal = decided[0] if decided is not None else resolve(drafted, caller)
+        touched = touched_types(tx, caller.view, proposal.ops) if caller.read_allowed else {}
+        if decided is not None and not touched:
+            return decided
+        return proposal, self.gate.decide_write(caller, proposal.ops, policy, touched)
 
     # -- governance.action.* --------------------------------------------------------
 
@@ -748,7 +722,7 @@ class Governance:
         # the stored proposal, which the writer checks is still the one
         # decided here, and the types of the entries it changes, which its
         # expected revisions pin (the writer refuses any other revision).
-        again = decide_ops(caller, proposal.ops, policy, touched)
+        again = self.gate.decide_write(caller, proposal.ops, policy, touched)
         verdict = Verdict(
             decision_id=random_id("dec"), effect=Effect.ALLOW, rule_ids=(), explicit=True,
             policy_hash=policy.hash,
@@ -779,8 +753,8 @@ class Governance:
                                            rule_ids=scanned.refused_by)
                 return Refusal(scanned.error, "approval_rejected",
                                {"action_id": p.action_id, "code": scanned.error.code})
-            tx.audit("action_approved", now, subject={"channel": "control", "role": "operator",
-                                                      "owner": row["owner"]},
+            tx.audit("action_approved", now,
+                     subject=audit_subject(row["owner"], channel="control", role="operator"),
                      capability=Capability.GOVERNANCE_DECIDE.value,
                      resource=verdict.resources[0], decision_id=verdict.decision_id,
                      effect="allow", entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
@@ -801,8 +775,8 @@ class Governance:
 
         def run(tx: Tx) -> schema.ActionDenied:
             row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
-            tx.audit("action_denied", now, subject={"channel": "control", "role": "operator",
-                                                    "owner": row["owner"]},
+            tx.audit("action_denied", now,
+                     subject=audit_subject(row["owner"], channel="control", role="operator"),
                      capability=Capability.GOVERNANCE_DECIDE.value, effect="deny",
                      entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
                      content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
@@ -830,7 +804,7 @@ class Governance:
         def run(tx: Tx) -> writes.Written | Refusal:
             steps = undo.plan(tx, owner, p.operation_id)
             ops = [s.op for s in steps]
-            verdict = decide_ops(caller, ops, policy)
+            verdict = self.gate.decide_write(caller, ops, policy)
             writes.audit_decision(tx, caller, verdict, ops, now)
             if verdict.effect is not Effect.ALLOW:
                 # An undo applies now or not at all: there is no pending undo,

@@ -33,6 +33,7 @@ from memoryd.daemon.clock import fmt, parse, plus
 from memoryd.daemon.config import Config
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.daemon.txn import audit_subject
 from memoryd.kernel.errors import Conflict, Denied, NotFound, Unavailable
 from memoryd.kernel.grants import Consent
 from memoryd.rpc import schema
@@ -187,7 +188,7 @@ def set_consent(tx: Tx, owner: str, p: schema.ConsentSet, now: str) -> ConsentRe
         (owner, int(new.read), int(new.contribute), int(new.learn_from_tools), version, now),
     )
     tx.audit(
-        "consent_changed", now, subject={"channel": "control", "role": "operator", "owner": owner},
+        "consent_changed", now, subject=audit_subject(owner, channel="control", role="operator"),
         capability="ConsentManage",
         details={
             "owner": owner, "version": version, "read": new.read,
@@ -224,7 +225,7 @@ def issue_token(
     if p.label is not None:
         tx.exec("INSERT INTO token_labels(token_id, label) VALUES (?, ?)", (token_id, p.label))
     tx.audit(
-        "token_issued", now, subject={"channel": "control", "role": "operator", "owner": owner},
+        "token_issued", now, subject=audit_subject(owner, channel="control", role="operator"),
         capability="GovernanceDecide", details={"token_id": token_id, "owner": owner},
     )
     return schema.TokenIssued(token=token, token_id=token_id, owner=owner, expires_at=expires_at,
@@ -260,7 +261,7 @@ def revoke_token(tx: Tx, token_id: str, now: str) -> schema.TokenRevoked:
         tx.exec("UPDATE tokens SET revoked_at = ? WHERE token_id = ?", (now, token_id))
         tx.audit(
             "token_revoked", now,
-            subject={"channel": "control", "role": "operator", "owner": row["owner"]},
+            subject=audit_subject(row["owner"], channel="control", role="operator"),
             capability="GovernanceDecide", details={"token_id": token_id},
         )
     return schema.TokenRevoked(token_id=token_id, revoked=True)

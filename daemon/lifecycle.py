@@ -38,6 +38,7 @@ from memoryd.daemon.cursors import Cursor, seal, unseal
 from memoryd.daemon.entries import View
 from memoryd.daemon.gate import ControlCall, Gate, ReadCheck
 from memoryd.daemon.store import Store, Tx, loads
+from memoryd.daemon.txn import audit_subject
 from memoryd.kernel.capability import Capability, Effect
 from memoryd.kernel.errors import CursorError, NotFound, Unavailable
 from memoryd.rpc import schema
@@ -70,7 +71,7 @@ def _audit_by_owner(tx: Tx, kind: str, now: str, rows: list[dict[str, Any]]) -> 
     for row in rows:
         owners.setdefault(row["owner"], []).append(row)
     for owner, group in owners.items():
-        tx.audit(kind, now, subject={"owner": owner},
+        tx.audit(kind, now, subject=audit_subject(owner),
                  entry_ids=[r["id"] for r in group],
                  revisions=[r["revision"] for r in group],
                  content_hashes=[r["content_hash"] for r in group],
@@ -165,7 +166,7 @@ def settle(tx: Tx, receipt_id: str, now: str, *, wal_clean: bool,
         status = "verified"
     tx.exec("UPDATE receipts SET status = ?, updated_at = ? WHERE receipt_id = ?",
             (status, now, receipt_id))
-    tx.audit("receipt", now, subject={"owner": row["owner"]}, entry_ids=[row["entry_id"]],
+    tx.audit("receipt", now, subject=audit_subject(row["owner"]), entry_ids=[row["entry_id"]],
              details={"receipt_id": receipt_id, "status": status, "traces": traces})
     return schema.ReceiptOut(receipt_id=receipt_id, entry_id=row["entry_id"], status=status,
                              created_at=row["created_at"], updated_at=now)
@@ -177,7 +178,7 @@ def interrupt_pending(tx: Tx, now: str) -> int:
     for row in rows:
         tx.exec("UPDATE receipts SET status = 'interrupted', updated_at = ?"
                 " WHERE receipt_id = ?", (now, row["receipt_id"]))
-        tx.audit("receipt", now, subject={"owner": row["owner"]}, entry_ids=[row["entry_id"]],
+        tx.audit("receipt", now, subject=audit_subject(row["owner"]), entry_ids=[row["entry_id"]],
                  details={"receipt_id": row["receipt_id"], "status": "interrupted"})
     return len(rows)
 

@@ -53,7 +53,6 @@ from memoryd.daemon import projection_outbox as outbox
 from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import ProjectionConfig
 from memoryd.daemon.entries import redact_secrets
-from memoryd.daemon.ids import random_id
 from memoryd.daemon.projection_provider import (
     ADAPTER,
     Document,
@@ -67,8 +66,8 @@ from memoryd.daemon.projection_provider import (
     parse_endpoint,
 )
 from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.txn import audit_subject
 from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
-from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Unavailable
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.scan import scan
@@ -110,7 +109,9 @@ class Projection:
     """Projection and external recall over one store, under the policy in force.
 
     ``policy`` returns the policy in force (it changes on reload); ``govern``
-    raises unless the caller may decide governance (the gate's question).
+    raises unless the caller may decide governance, and ``decide`` answers
+    what the kernel says about a subject and a resource under the policy in
+    force (both the gate's questions).
     """
 
     store: Store
@@ -119,6 +120,7 @@ class Projection:
     boot_id: str
     policy: Callable[[], Policy]
     govern: Callable[[CallContext], object]
+    decide: Callable[[Subject, Capability, Resource], Decision]
     cfg: ProjectionConfig
     endpoint: Endpoint | None
     provider: Provider | None
@@ -159,8 +161,7 @@ class Projection:
         assert self.endpoint is not None
         res = Resource(target="memory", scope=self.endpoint.label, action="connect",
                        entry_id=None, expected_revision=None, content_hash=None)
-        return (decide(subject, Capability.NETWORK_ACCESS, res, self.policy(),
-                       decision_id=random_id("dec")), res.canonical())
+        return self.decide(subject, Capability.NETWORK_ACCESS, res), res.canonical()
 
     @property
     def projecting(self) -> bool:
@@ -260,7 +261,7 @@ class Projection:
                              revision=revision, content_hash=None, reason=None,
                              decided_generation=gen, decided_under=under,
                              acked_generation=gen)
-            tx.audit("projection_changed", now, subject={"owner": row["owner"]},
+            tx.audit("projection_changed", now, subject=audit_subject(row["owner"]),
                      entry_ids=[entry_id], revisions=[revision] if revision else [],
                      details={**base, "state": "completed", "reason": "nothing_remote"})
             return
@@ -270,8 +271,7 @@ class Projection:
                        expected_revision=revision, content_hash=chash,
                        type=row["e_type"] if live else None)
         ext_res = res.canonical()
-        ext = decide(subject, Capability.MEMORY_EXTERNALIZE, res, self.policy(),
-                     decision_id=random_id("dec"))
+        ext = self.decide(subject, Capability.MEMORY_EXTERNALIZE, res)
         reason = None
         for name, d, r in (("network", net, net_res), ("externalize", ext, ext_res)):
             if not self._approved(tx, under, d, r):
@@ -284,7 +284,7 @@ class Projection:
                          next_at=now if state == "pending" else None)
         effect = max(net.effect, ext.effect)
         tx.audit("projection_decided", now,
-                 subject={"channel": "control", "role": "operator", "owner": row["owner"]},
+                 subject=audit_subject(row["owner"], channel="control", role="operator"),
                  capability=Capability.MEMORY_EXTERNALIZE.value, resource=ext_res,
                  decision_id=ext.decision_id, effect=ext.effect.value,
                  rule_ids=list(dict.fromkeys((*net.rule_ids, *ext.rule_ids))),
@@ -397,7 +397,7 @@ class Projection:
                 outbox.set_state(tx, entry_id, gen, now, state="failed", reason=reason,
                                  lease_until=None)
                 state = "failed"
-        tx.audit("projection_sent", now, subject={"owner": job["owner"]},
+        tx.audit("projection_sent", now, subject=audit_subject(job["owner"]),
                  capability=Capability.MEMORY_EXTERNALIZE.value,
                  entry_ids=[entry_id], revisions=[job["revision"]] if job["revision"] else [],
                  content_hashes=[job["content_hash"]] if job["content_hash"] else [],
@@ -415,7 +415,7 @@ class Projection:
         for row in rows:
             tx.exec("UPDATE receipts SET status = 'verified', updated_at = ?"
                     " WHERE receipt_id = ?", (now, row["receipt_id"]))
-            tx.audit("receipt", now, subject={"owner": owner}, entry_ids=[entry_id],
+            tx.audit("receipt", now, subject=audit_subject(owner), entry_ids=[entry_id],
                      details={"receipt_id": row["receipt_id"], "status": "verified",
                               "external": "tombstone_acknowledged"})
         return len(rows)
@@ -509,8 +509,8 @@ class Projection:
                      ext["returned"], ext["items"], ext["flagged"], overlap, len(local),
                      ext["latency_ms"]))
             tx.audit("external_recall", now,
-                     subject={"channel": task.channel, "role": task.role, "owner": task.owner,
-                              "task_id": task.task_id},
+                     subject=audit_subject(task.owner, channel=task.channel, role=task.role,
+                                           task_id=task.task_id),
                      capability=Capability.NETWORK_ACCESS.value,
                      decision_id=ext["decision_id"], effect=ext["effect"],
                      details={"mode": ext["mode"], "status": ext["status"],
@@ -592,16 +592,14 @@ class Projection:
                        expected_revision=entry["revision"] if entry else None,
                        content_hash=entry["content_hash"] if live and entry else None,
                        type=entry["type"] if live and entry else None)
-        ext = decide(subject, Capability.MEMORY_EXTERNALIZE, res, self.policy(),
-                     decision_id=random_id("dec"))
+        ext = self.decide(subject, Capability.MEMORY_EXTERNALIZE, res)
         count = 0
         for cap, d, r in ((Capability.NETWORK_ACCESS, net, net_res),
                           (Capability.MEMORY_EXTERNALIZE, ext, res.canonical())):
             if d.effect is Effect.REQUIRES_APPROVAL and outbox.approve(tx, under, r):
                 count += 1
                 tx.audit("projection_approved", now,
-                         subject={"channel": "control", "role": "operator",
-                                  "owner": row["owner"]},
+                         subject=audit_subject(row["owner"], channel="control", role="operator"),
                          capability=cap.value, resource=r, decision_id=d.decision_id,
                          effect="allow", rule_ids=list(d.rule_ids), entry_ids=[row["entry_id"]],
                          details={"policy_hash": self.policy().hash})
@@ -683,10 +681,11 @@ class Projection:
 
 def build(store: Store, hasher: KeyedHasher, clock: Clock, boot_id: str,
           policy: Callable[[], Policy], govern: Callable[[CallContext], object],
+          decide: Callable[[Subject, Capability, Resource], Decision],
           cfg: ProjectionConfig, environ: Mapping[str, str], home: Path) -> Projection:
     """The projection service from its config; ``CredentialError`` or
     ``EndpointError`` when the configuration cannot be used."""
-    parts = (store, hasher, clock, boot_id, policy, govern)
+    parts = (store, hasher, clock, boot_id, policy, govern, decide)
     if cfg.mode == "off":
         return Projection(*parts, cfg, None, None)
     # This daemon as the sender lease knows it across its restarts: its host and

@@ -29,11 +29,11 @@ from msgspec import Meta
 from memoryd.daemon import entries, teams
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.entries import load
-from memoryd.daemon.gate import refusal
+from memoryd.daemon.gate import Gate, refusal
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.txn import audit_subject
 from memoryd.kernel.capability import Capability, Channel, Effect, Resource, Role, Subject
-from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Denied, NotFound
 from memoryd.kernel.policy import Policy
 from memoryd.rpc import schema
@@ -52,7 +52,7 @@ class PromoteParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
     identity: schema.Identity | None = None
 
 
-def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
+def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, gate: Gate, policy: Policy,
             now: str) -> schema.Promoted:
     ids = list(dict.fromkeys(p.ids))
     view = teams.control_view(tx, owner)
@@ -73,8 +73,8 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
                           entry_id=r["id"], expected_revision=r["revision"],
                           content_hash=r["content_hash"]) for r in chosen]
     for resource in resources:
-        d = decide(subject, Capability.GOVERNANCE_DECIDE, resource, policy,
-                   decision_id=decision_id)
+        d = gate.decide(subject, Capability.GOVERNANCE_DECIDE, resource, policy=policy,
+                        decision_id=decision_id)
         if d.effect != Effect.ALLOW:
             # Fail closed: a promotion the kernel does not allow changes nothing,
             # and the refusal names its real reason (a policy rule on control).
@@ -84,8 +84,7 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
     if chosen:
         tx.audit(
             "entries_promoted", now,
-            subject={"channel": channel, "role": subject.role.value, "owner": owner,
-                     "task_id": None},
+            subject=audit_subject(subject),
             capability=Capability.GOVERNANCE_DECIDE.value,
             resource=resources[0].canonical(),
             decision_id=decision_id,
@@ -104,10 +103,10 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, policy: Policy,
 
 
 def methods(store: Store, clock: Clock, owner_for: Callable[[schema.Identity | None], str],
-            policy: Callable[[], Policy]) -> list[MethodSpec]:
+            gate: Gate) -> list[MethodSpec]:
     """The method this module serves (control.sock only); ``owner_for``
-    resolves an identity (None: the daemon's default) and ``policy`` answers the
-    policy in force at the time of the call."""
+    resolves an identity (None: the daemon's default) and ``gate`` decides,
+    under the policy in force at the time of the call."""
 
     async def memory_promote(ctx: CallContext, p: PromoteParams) -> schema.Promoted:
         if ctx.channel != "control":
@@ -115,8 +114,9 @@ def methods(store: Store, clock: Clock, owner_for: Callable[[schema.Identity | N
             raise Denied("channel_forbidden")
         now = fmt(clock.now())
         owner = owner_for(p.identity)
-        in_force = policy()
-        result = await store.run(lambda tx: promote(tx, ctx.channel, owner, p, in_force, now))
+        in_force = gate.policy
+        result = await store.run(
+            lambda tx: promote(tx, ctx.channel, owner, p, gate, in_force, now))
         log.info("entries_promoted", count=len(result.promoted))
         return result
 

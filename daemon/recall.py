@@ -43,6 +43,7 @@ from memoryd.daemon.entries import redact_secrets
 from memoryd.daemon.gate import ReadCheck, task_view
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.daemon.txn import audit_subject
 from memoryd.kernel.capability import Capability, Effect
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
@@ -291,8 +292,8 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
     entries.note_use(tx, [r["id"] for r in chosen], now)
     tx.audit(
         "snapshot_frozen", now,
-        subject={"channel": task.channel, "role": task.role, "owner": task.owner,
-                 "task_id": task.task_id},
+        subject=audit_subject(task.owner, channel=task.channel, role=task.role,
+                                           task_id=task.task_id),
         capability=Capability.MEMORY_READ.value,
         entry_ids=[r["id"] for r in chosen],
         revisions=[r["revision"] for r in chosen],

@@ -34,6 +34,7 @@ from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from memoryd.daemon.config import Config
 from memoryd.daemon.home import check_socket_paths
 from memoryd.rpc.errors import connection_error_line
+from memoryd.rpc.framing import CLOSED, NEED_DATA, FrameReader, FrameTooLarge, IncompleteFrame
 from memoryd.rpc.protocol import CallContext, Dispatcher
 
 log = structlog.get_logger()
@@ -193,8 +194,7 @@ class Server:
         a scope per wait: this is the same bounds for one scope per
         connection and a deadline moved when a wait begins and ends."""
         sock: socket.socket = stream.extra(SocketAttribute.raw_socket)  # noqa: S610 (anyio, not SQL)
-        buffer = bytearray()
-        limit = self.config.max_frame_bytes
+        reader = FrameReader(self.config.max_frame_bytes)
         dispatcher = item.dispatcher
         watch = anyio.CancelScope()
         # What the connection waits for when ``watch`` runs out (or shutdown
@@ -202,7 +202,7 @@ class Server:
         phase = "idle"
         with watch:
             while not self.stopping.is_set():
-                if not buffer:
+                if not reader.pending:
                     # Idle phase: wait for the first bytes of the next frame.
                     # One read takes whatever has arrived (nearly always the
                     # whole frame).
@@ -222,37 +222,35 @@ class Server:
                             # of the loop as the bytes: the connection was
                             # still idle when it did, and closes.
                             break
-                    if not chunk:
-                        return  # the peer closed between frames
-                    buffer += chunk
-                # Frame phase: the rest of the frame must arrive within
-                # frame_timeout_s. A frame that came whole is taken without
-                # waiting, and without arming a timer for a wait that cannot
-                # happen.
-                end = buffer.find(b"\n")
-                if end < 0 and len(buffer) <= limit:
-                    phase = "frame"
-                    watch.deadline = anyio.current_time() + self.config.frame_timeout_s
-                    while end < 0 and len(buffer) <= limit:
-                        searched = len(buffer)
-                        chunk = await _recv_waiting(sock)
-                        if not chunk:
-                            return  # the peer closed in the middle of a frame
-                        buffer += chunk
-                        end = buffer.find(b"\n", searched)
-                    watch.deadline = math.inf
-                    if watch.cancel_called:
-                        break  # the frame's time ran out as its last bytes came
-                # A line longer than the limit is refused whether it came in
-                # one read or many; what is left of it is still coming, so
-                # the connection cannot be resynchronised.
-                if end < 0 or end > limit:
+                    reader.receive_data(chunk)
+                try:
+                    frame = reader.next_frame()
+                    if frame is NEED_DATA:
+                        # Frame phase: the rest of the frame must arrive
+                        # within frame_timeout_s. A frame that came whole is
+                        # taken without waiting, and without arming a timer
+                        # for a wait that cannot happen.
+                        phase = "frame"
+                        watch.deadline = anyio.current_time() + self.config.frame_timeout_s
+                        while frame is NEED_DATA:
+                            reader.receive_data(await _recv_waiting(sock))
+                            frame = reader.next_frame()
+                        watch.deadline = math.inf
+                        if watch.cancel_called:
+                            break  # the frame's time ran out as its last bytes came
+                except FrameTooLarge:
+                    # Refused whether it came in one read or many; what is
+                    # left of it is still coming, so the connection cannot be
+                    # resynchronised.
                     log.info("frame_too_large", channel=item.channel)
                     with anyio.move_on_after(self.config.frame_timeout_s):
                         await stream.send(connection_error_line("frame_too_large"))
                     return
-                frame = bytes(buffer[:end])
-                del buffer[:end + 1]
+                except IncompleteFrame:
+                    return  # the peer closed in the middle of a frame
+                if frame is CLOSED:
+                    return  # the peer closed between frames
+                assert isinstance(frame, bytes)
                 if not frame:
                     continue  # a blank line
                 self._busy += 1

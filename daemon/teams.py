@@ -40,6 +40,7 @@ import structlog
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.entries import View
 from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.txn import audit_subject
 from memoryd.kernel.errors import Conflict, Denied, NotFound
 from memoryd.kernel.scan import check_scopes
 from memoryd.kernel.teams import TEAM_PREFIX, is_team_scope, team_scope
@@ -51,14 +52,13 @@ log = structlog.get_logger()
 __all__ = ["add", "check_task_scopes", "control_view",
            "create", "current", "list_teams", "methods", "remove"]
 
-_OPERATOR = {"channel": "control", "role": "operator"}
 
 
 def _audit(tx: Tx, now: str, scope: str, change: str, member: str | None = None) -> None:
     details: dict[str, Any] = {"team": scope, "change": change}
     if member is not None:
         details["member"] = member
-    tx.audit("team_changed", now, subject={**_OPERATOR, "owner": member} if member else _OPERATOR,
+    tx.audit("team_changed", now, subject=audit_subject(member, channel="control", role="operator"),
              capability="GovernanceDecide", details=details)
 
 

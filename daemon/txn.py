@@ -1,7 +1,8 @@
 """What an open transaction offers a module that only runs statements in it.
 
 Owns: the ``Tx`` protocol (``one``, ``all``, ``tuples``, ``exec``, ``rows``, ``audit``,
-``head``, ``dialect``). Both stores implement it (``SqliteTx`` in
+``head``, ``dialect``) and ``audit_subject``, the one way an event names who
+acted. Both stores implement it (``SqliteTx`` in
 daemon/store.py, ``PgTx`` in daemon/store_pg.py); every module that runs
 statements takes it, and the modules whose schema or triggers the store installs (search, vectors,
 the projection outbox) and the rankers over them take a ``Tx`` of this type,
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
+
+from memoryd.kernel.capability import Subject
 
 if TYPE_CHECKING:
     from memoryd.audit.chain import ChainHead, StoredEvent
@@ -49,3 +52,16 @@ class Tx(Protocol):
     def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]: ...
 
     def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent: ...
+
+
+def audit_subject(who: Subject | str | None, *, channel: str | None = None,
+                  role: str | None = None, task_id: str | None = None) -> dict[str, str | None]:
+    """The ``subject`` an audit event names: who acted, as opaque ids only.
+
+    A kernel ``Subject`` names its channel, role, owner and task; an owner id
+    (or None) names that owner with the channel, role and task given (an
+    event nobody asked for, the janitor's say, names the owner alone)."""
+    if isinstance(who, Subject):
+        return {"channel": str(who.channel), "role": str(who.role), "owner": who.owner,
+                "task_id": who.task_id}
+    return {"channel": channel, "role": role, "owner": who, "task_id": task_id}

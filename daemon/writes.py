@@ -38,6 +38,7 @@ from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.entries import Provenance, View
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
+from memoryd.daemon.txn import audit_subject
 from memoryd.kernel.capability import (
     Capability,
     Effect,
@@ -51,7 +52,7 @@ from memoryd.rpc.errors import InvalidParams
 __all__ = [
     "BASIS_WARNING", "MAX_OPS", "Applied", "Caller", "Limits", "Op", "Problem", "Proposal",
     "Provenance", "Verdict", "Written", "apply", "audit_decision", "audit_operation",
-    "audit_rejection", "idempotent_replay", "receipt_wire", "remember", "subject_wire",
+    "audit_rejection", "idempotent_replay", "receipt_wire", "remember",
 ]
 
 MAX_OPS = 50
@@ -189,17 +190,7 @@ class Verdict:
         )
 
 
-def subject_wire(subject: Subject) -> dict[str, Any]:
-    # Subject normalises channel and role to their enums on construction.
-    # Their values by ``str``: these are StrEnums, whose ``str`` is the
-    # value as a plain str, in C; ``.value`` reads it through the enum's
-    # property descriptor, two Python calls a read.
-    return {"channel": str(subject.channel), "role": str(subject.role),
-            "owner": subject.owner, "task_id": subject.task_id}
-
-
-# The enum values every write's audit events name, read once (``.value``
-# is a descriptor call per read; see ``subject_wire``).
+# The enum values every write's audit events name, read once.
 _MEMORY_WRITE: str = Capability.MEMORY_WRITE.value
 _ALLOW: str = Effect.ALLOW.value
 
@@ -217,7 +208,7 @@ def audit_decision(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op], now:
                  for i, r in enumerate(verdict.resources)]
     tx.audit(
         "decision", now,
-        subject=subject_wire(caller.subject),
+        subject=audit_subject(caller.subject),
         capability=_MEMORY_WRITE,
         resource=resources[0],
         decision_id=verdict.decision_id,
@@ -501,7 +492,7 @@ def audit_operation(tx: Tx, caller: Caller, verdict: Verdict, applied: Applied, 
                     **details: Any) -> None:
     tx.audit(
         "operation", now,
-        subject=subject_wire(caller.subject),
+        subject=audit_subject(caller.subject),
         capability=_MEMORY_WRITE,
         resource=verdict.resources[0],
         decision_id=verdict.decision_id,
@@ -533,7 +524,7 @@ def audit_rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op],
                                           for f in findings)
     tx.audit(
         "content_rejected", now,
-        subject=subject_wire(caller.subject),
+        subject=audit_subject(caller.subject),
         capability=_MEMORY_WRITE,
         resource=WITHHELD_RESOURCE if scope_refused else verdict.resources[0],
         decision_id=verdict.decision_id,

@@ -44,9 +44,10 @@ Invariants:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Literal
 
 from memoryd.kernel.retention import EntryType
@@ -89,7 +90,7 @@ class Role(StrEnum):
 
 
 # Restrictiveness rank of each effect; higher is more restrictive.
-_RANK: dict[str, int] = {"allow": 0, "requires_approval": 1, "deny": 2}
+_RANK: Mapping[str, int] = MappingProxyType({"allow": 0, "requires_approval": 1, "deny": 2})
 
 
 class Effect(StrEnum):
@@ -180,49 +181,23 @@ class Subject:
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _HASH_RAW = _UNRESERVED | {":"}
 _ABSENT = "-"
-# The same sets as patterns: a value made only of raw characters (nearly
-# every id, action and hash) is its own escape, found in one regex pass.
-_ALL_RAW = {
-    _UNRESERVED: re.compile(r"[A-Za-z0-9._~-]*"),
-    _HASH_RAW: re.compile(r"[A-Za-z0-9._~:-]*"),
-}
+# Each raw set's complement, as the pattern ``_escape`` replaces.
+_NOT_RAW: Mapping[frozenset[str], re.Pattern[str]] = MappingProxyType({
+    _UNRESERVED: re.compile(r"[^A-Za-z0-9._~-]"),
+    _HASH_RAW: re.compile(r"[^A-Za-z0-9._~:-]"),
+})
 # Escaped text: characters other than '%', or '%' and two upper-case hex digits.
 _ESCAPED = re.compile(r"(?:[^%]|%[0-9A-F]{2})*")
-
-
-# Values that needed escaping, escaped lately (a scope such as ``project:acme``
-# is escaped on every write): the escape is a pure function of the value and
-# the raw set, so a hit is exact. Bounded; a miss only costs the loop below.
-_ESCAPED_MAX = 1024
-_ESCAPED_LATELY: dict[tuple[str, frozenset[str]], str] = {}
 
 
 def _escape(value: str, raw: frozenset[str]) -> str:
     if value == _ABSENT:
         return "%2D"
-    if _ALL_RAW[raw].fullmatch(value) is not None:
-        return value
-    # Keyed on the exact type too: a str subclass is never served a plain
-    # str's escape (its equality could be its own).
-    known = _ESCAPED_LATELY.get((value, raw)) if type(value) is str else None
-    if known is not None:
-        return known
-    text = _escape_loop(value, raw)
-    if type(value) is str:
-        if len(_ESCAPED_LATELY) >= _ESCAPED_MAX:
-            _ESCAPED_LATELY.clear()
-        _ESCAPED_LATELY[(value, raw)] = text
-    return text
+    return _NOT_RAW[raw].sub(_percent, value)
 
 
-def _escape_loop(value: str, raw: frozenset[str]) -> str:
-    out: list[str] = []
-    for ch in value:
-        if ch in raw:
-            out.append(ch)
-        else:
-            out.extend(f"%{byte:02X}" for byte in ch.encode("utf-8"))
-    return "".join(out)
+def _percent(found: re.Match[str]) -> str:
+    return "".join(f"%{byte:02X}" for byte in found.group().encode("utf-8"))
 
 
 def _unescape(text: str) -> str:
@@ -255,17 +230,6 @@ def _check_text(name: str, value: object, *, optional: bool) -> None:
         raise ValueError(f"{name} is not valid Unicode text") from None
 
 
-# Each entry type's value, for a plain str naming one (what the daemon passes):
-# the enum lookup by value without the call into ``EnumType.__call__``.
-_TYPE_VALUES: dict[str, str] = {t.value: t.value for t in EntryType}
-
-# Canonical strings ``Resource.canonical`` made lately (``is_canonical``
-# answers for them without a parse). Every string made is canonical (``parse``
-# takes back what ``canonical`` gives), so a hit is exact; bounded, and a miss
-# only costs a parse. Resource strings hold scopes, ids and keyed hashes only.
-_MADE_MAX = 4096
-_MADE: dict[str, None] = {}
-
 
 @dataclass(frozen=True, slots=True)
 class Resource:
@@ -297,9 +261,7 @@ class Resource:
         if self.type is not None:
             # Plain str, not the enum: StrEnum hashes by member name, so a
             # stored enum would break hash/eq agreement with an equal str.
-            known = _TYPE_VALUES.get(self.type) if type(self.type) is str else None
-            object.__setattr__(self, "type",
-                               known if known is not None else EntryType(self.type).value)
+            object.__setattr__(self, "type", EntryType(self.type).value)
 
     def canonical(self) -> str:
         """The one canonical string of this resource (module docstring)."""
@@ -309,39 +271,14 @@ class Resource:
         entry = _ABSENT if self.entry_id is None else _escape(self.entry_id, _UNRESERVED)
         rev = _ABSENT if self.expected_revision is None else str(self.expected_revision)
         digest = _ABSENT if self.content_hash is None else _escape(self.content_hash, _HASH_RAW)
-        text = f"{self.target}/{_escape(self.scope, _UNRESERVED)}:{action}:{entry}@{rev}:{digest}"
-        # Vouched for only when made of exact types (what the daemon passes):
-        # a subclass's ``__format__`` or ``__str__`` can write text no parse
-        # accepts (a sentence, spaces), which the audit guard would take.
-        # (Read as objects: the declared types do not promise it.)
-        target: object = self.target
-        if (type(target) is str and type(self.scope) is str and type(self.action) is str
-                and (self.entry_id is None or type(self.entry_id) is str)
-                and (self.content_hash is None or type(self.content_hash) is str)
-                and (self.expected_revision is None or type(self.expected_revision) is int)):
-            if len(_MADE) >= _MADE_MAX:
-                _MADE.clear()
-            _MADE[text] = None
-        return text
+        return f"{self.target}/{_escape(self.scope, _UNRESERVED)}:{action}:{entry}@{rev}:{digest}"
 
     def __str__(self) -> str:
         return self.canonical()
 
     @staticmethod
-    def made_lately(text: str) -> bool:
-        """Whether ``canonical`` made ``text`` lately: then it is a canonical
-        string (``is_canonical`` without the parse a miss would cost)."""
-        return text in _MADE
-
-    @staticmethod
     def is_canonical(text: object) -> bool:
-        """Whether ``text`` is a canonical resource string (``parse`` accepts it).
-
-        A string ``canonical`` made lately is known to be one without parsing
-        it again: the audit guard checks the very strings a decision was
-        just made on."""
-        if type(text) is str and text in _MADE:
-            return True
+        """Whether ``text`` is a canonical resource string (``parse`` accepts it)."""
         try:
             Resource.parse(text)  # type: ignore[arg-type]  # a non-str is refused there
         except ValueError:

@@ -37,8 +37,9 @@ channel they are always ``deny``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from memoryd.kernel.capability import (
     Capability,
@@ -56,7 +57,7 @@ from memoryd.kernel.policy import Policy
 __all__ = ["ALWAYS_ON", "DEFAULTS", "AlwaysOn", "decide"]
 
 # The capability's effect when no policy rule matches, per channel.
-DEFAULTS: dict[tuple[Capability, Channel], Effect] = {
+DEFAULTS: Mapping[tuple[Capability, Channel], Effect] = MappingProxyType({
     (Capability.MEMORY_READ, Channel.CONTROL): Effect.ALLOW,
     # On agent, reads are further gated by grants (always-on rule below).
     (Capability.MEMORY_READ, Channel.AGENT): Effect.ALLOW,
@@ -71,18 +72,18 @@ DEFAULTS: dict[tuple[Capability, Channel], Effect] = {
     (Capability.GOVERNANCE_DECIDE, Channel.AGENT): Effect.DENY,
     (Capability.CONSENT_MANAGE, Channel.CONTROL): Effect.ALLOW,
     (Capability.CONSENT_MANAGE, Channel.AGENT): Effect.DENY,
-}
+})
 
 
 # The reason a default decision gives, per (capability, channel): a start-up
 # table, not a sentence formatted on every decision.
-_DEFAULT_REASONS: dict[tuple[Capability, Channel], str] = {
+_DEFAULT_REASONS: Mapping[tuple[Capability, Channel], str] = MappingProxyType({
     (cap, channel): f"no rule matched: default for {cap.value} on {channel.value}"
     for cap, channel in DEFAULTS
-}
-_MATCHED_REASONS: dict[Effect, str] = {
+})
+_MATCHED_REASONS: Mapping[Effect, str] = MappingProxyType({
     effect: f"most restrictive of matching rule(s): {effect.value}" for effect in Effect
-}
+})
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,61 +178,16 @@ def decide(
         return _deny(decision_id, policy, _UNKNOWN_CAPABILITY)
 
     granted = grants if grants is not None else frozenset()
-    # The cache (``_KEPT``): only for the exact types the daemon passes, so no
-    # subclass can bring an equality or a hash of its own into the key (the
-    # fields are read as objects: their declared types do not promise it).
-    key = None
-    target: object = resource.target
-    scope: object = resource.scope
-    action: object = resource.action
-    named: object = method
-    plain: object = granted
-    if (type(subject) is Subject and type(resource) is Resource and type(plain) is frozenset
-            and type(target) is str and type(scope) is str and type(action) is str
-            and (named is None or type(named) is str)):
-        key = _key(policy, subject, cap, resource, granted, method)
-        kept = _KEPT.get(key)
-        if kept is not None and kept[0] is policy:
-            d = kept[1]
-            return Decision(decision_id, d.effect, d.rule_ids, d.policy_hash, d.explicit,
-                            d.reason, d.always_on)
-    decision, keep = _decide(subject, cap, resource, policy, decision_id, granted, method)
-    if key is not None and keep:
-        if len(_KEPT) >= _KEPT_MAX:
-            _KEPT.clear()
-        _KEPT[key] = (policy, decision)
-    return decision
-
-
-# Decisions made lately, keyed on every input ``_decide`` reads (``_key``):
-# the decision is a pure function of them, so a hit is the decision itself
-# under a new id. The policy object is held in the value and compared by
-# identity (a reloaded policy is a new object; its id cannot be reused while
-# the entry holds it). Bounded; a miss only costs the decision.
-_KEPT_MAX = 1024
-_KEPT: dict[tuple[object, ...], tuple[Policy, Decision]] = {}
-
-
-def _key(policy: Policy, subject: Subject, cap: Capability, resource: Resource,
-         grants: frozenset[str], method: str | None) -> tuple[object, ...]:
-    """Everything a decision reads: the always-on rules read the subject's
-    channel and role, the capability, the grants and the method; a policy
-    rule (``Rule.matches``) reads those and the resource's target, scope,
-    action and type; the defaults the capability and channel; the answer the
-    policy's hash. Never the owner, task, entry id, revision or content hash
-    (tests/unit/test_kernel_decide_cache.py holds the list to the code)."""
-    return (id(policy), cap, subject.channel, subject.role, grants, method,
-            resource.target, resource.scope, resource.action, resource.type)
+    return _decide(subject, cap, resource, policy, decision_id, granted, method)
 
 
 def _decide(subject: Subject, cap: Capability, resource: Resource, policy: Policy,
             decision_id: str, grants: frozenset[str],
-            method: str | None) -> tuple[Decision, bool]:
-    """The decision, and whether it may be kept (not when a rule raised)."""
+            method: str | None) -> Decision:
     ask = _Ask(subject, cap, grants, method)
     for always in ALWAYS_ON:
         if always.applies(ask):
-            return _deny(decision_id, policy, always), True
+            return _deny(decision_id, policy, always)
 
     matched: list[str] = []
     effects: list[Effect] = []
@@ -269,9 +225,8 @@ def _decide(subject: Subject, cap: Capability, resource: Resource, policy: Polic
         return Decision(decision_id, Effect.REQUIRES_APPROVAL, decision.rule_ids, policy.hash,
                         explicit=False, always_on=WRITE_ONLY_WAITS,
                         reason=f"always-on rule {WRITE_ONLY_WAITS}: a task that may not read "
-                               "waits for the operator, so no answer depends on stored state"), \
-            not failed
-    return decision, not failed
+                               "waits for the operator, so no answer depends on stored state")
+    return decision
 
 
 WRITE_ONLY_WAITS = "write_only_task_waits"

@@ -13,7 +13,9 @@ Invariants:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 
@@ -25,7 +27,7 @@ class ErrorRow:
 
 
 # One row per stable data.code. Families map to JSON-RPC codes in FAMILY_CODES.
-ERRORS: dict[str, ErrorRow] = {
+ERRORS: Mapping[str, ErrorRow] = MappingProxyType({
     # -32001 denied
     "policy_denied": ErrorRow(
         "denied", "the policy denies this call",
@@ -161,9 +163,9 @@ ERRORS: dict[str, ErrorRow] = {
         "cursor", "a continuation takes only the cursor",
         "send the cursor alone; filters are carried inside it",
     ),
-}
+})
 
-FAMILY_CODES: dict[str, int] = {
+FAMILY_CODES: Mapping[str, int] = MappingProxyType({
     "denied": -32001,
     "conflict": -32002,
     "not_found": -32003,
@@ -171,7 +173,7 @@ FAMILY_CODES: dict[str, int] = {
     "limit": -32005,
     "unavailable": -32006,
     "cursor": -32007,
-}
+})
 
 
 class MemorydError(Exception):
@@ -242,8 +244,8 @@ class CursorError(MemorydError):
     family = "cursor"
 
 
-FAMILIES: dict[str, type[MemorydError]] = {
+FAMILIES: Mapping[str, type[MemorydError]] = MappingProxyType({
     cls.family: cls
     for cls in (Denied, Conflict, NotFound, ContentRejected, LimitExceeded, Unavailable,
                 CursorError)
-}
+})

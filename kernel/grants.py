@@ -17,7 +17,9 @@ Invariants:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from memoryd.kernel.capability import Capability, Role
 
@@ -32,7 +34,7 @@ __all__ = [
 
 # Agent-channel methods that need a grant, and the capability each one asks
 # the kernel for. A task may call one of these only if it is in its grants.
-GRANT_GATED_METHODS: dict[str, Capability] = {
+GRANT_GATED_METHODS: Mapping[str, Capability] = MappingProxyType({
     "memory.context": Capability.MEMORY_READ,
     "memory.list": Capability.MEMORY_READ,
     "memory.read": Capability.MEMORY_READ,
@@ -40,7 +42,7 @@ GRANT_GATED_METHODS: dict[str, Capability] = {
     # read and needs the read switch like the others.
     "memory.receipt": Capability.MEMORY_READ,
     "memory.write": Capability.MEMORY_WRITE,
-}
+})
 READ_METHODS: frozenset[str] = frozenset(
     m for m, cap in GRANT_GATED_METHODS.items() if cap is Capability.MEMORY_READ
 )

@@ -51,6 +51,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import blake3
@@ -85,7 +86,7 @@ MAX_RULES = 1000
 
 # Match field -> the values it accepts (None: a glob, checked by _check_glob).
 # Adding a match field is adding a row here and a line in Rule.matches.
-MATCH_FIELDS: dict[str, frozenset[str] | None] = {
+MATCH_FIELDS: Mapping[str, frozenset[str] | None] = MappingProxyType({
     "capability": frozenset(c.value for c in Capability),
     "channel": frozenset(c.value for c in Channel),
     "role": frozenset(r.value for r in Role),
@@ -93,7 +94,7 @@ MATCH_FIELDS: dict[str, frozenset[str] | None] = {
     "scope": None,
     "action": ACTIONS,
     "type": frozenset(t.value for t in EntryType),
-}
+})
 _KNOWN_KEYS = frozenset({"id", "effect", "description"}) | MATCH_FIELDS.keys()
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 # Domain separation: a policy hash can never equal a hash of anything else.

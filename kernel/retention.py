@@ -16,8 +16,10 @@ Invariants:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from enum import StrEnum
+from types import MappingProxyType
 
 __all__ = [
     "DEFAULT_TTL_DAYS",
@@ -53,12 +55,12 @@ ENTRY_STATUSES: tuple[str, ...] = tuple(s.value for s in EntryStatus)
 
 
 # Default ttl_days by type (SPEC §6). One row per EntryType.
-DEFAULT_TTL_DAYS: dict[EntryType, int] = {
+DEFAULT_TTL_DAYS: Mapping[EntryType, int] = MappingProxyType({
     EntryType.PREFERENCE: 180,
     EntryType.PROCEDURE: 90,
     EntryType.FACT: 120,
     EntryType.LESSON: 120,
-}
+})
 
 
 def default_ttl_days(entry_type: EntryType | str) -> int:

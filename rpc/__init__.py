@@ -26,18 +26,21 @@ from memoryd.rpc.client import (
     RpcError,
 )
 from memoryd.rpc.framing import (
+    CLOSED,
     DEFAULT_MAX_FRAME,
     LONG_DIGITS,
     MAX_DEPTH,
+    NEED_DATA,
     FrameDecodeError,
+    FrameReader,
     FrameTooLarge,
     IncompleteFrame,
+    Wait,
     decode_frame,
     encode_frame,
     encode_value,
     has_long_digit_run,
     is_blank,
-    read_frame,
 )
 from memoryd.rpc.paths import agent_socket, control_socket, is_loopback_host, resolve_home, run_dir
 
@@ -80,12 +83,14 @@ _LAZY_ERRORS = frozenset(
 )
 
 __all__ = [
+    "CLOSED",
     "DEFAULT_MAX_BATCH",
     "DEFAULT_MAX_FRAME",
     "DEFAULT_MAX_REPLY",
     "INTERNAL_ERROR",
     "LONG_DIGITS",
     "MAX_DEPTH",
+    "NEED_DATA",
     "PROTOCOL_ERRORS",
     "AsyncClient",
     "BadReply",
@@ -96,6 +101,7 @@ __all__ = [
     "ConnectionLost",
     "Dispatcher",
     "FrameDecodeError",
+    "FrameReader",
     "FrameTooLarge",
     "Handler",
     "IncompleteFrame",
@@ -107,6 +113,7 @@ __all__ = [
     "ProtocolError",
     "ProtocolErrorRow",
     "RpcError",
+    "Wait",
     "agent_socket",
     "connection_error_line",
     "control_socket",
@@ -119,7 +126,6 @@ __all__ = [
     "is_loopback_host",
     "new_incident_id",
     "param_errors",
-    "read_frame",
     "resolve_home",
     "run_dir",
     "tables",

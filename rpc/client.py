@@ -44,7 +44,7 @@ import anyio.lowlevel
 import msgspec
 from anyio.abc import SocketAttribute, SocketStream
 
-from memoryd.rpc.framing import FrameTooLarge, IncompleteFrame
+from memoryd.rpc.framing import CLOSED, NEED_DATA, FrameReader, FrameTooLarge, IncompleteFrame
 
 __all__ = [
     "DEFAULT_MAX_REPLY",
@@ -272,13 +272,13 @@ class Client:
         self._max_reply = max_reply
         self._codec = _Codec()
         self._sock: socket.socket | None = None
-        self._buffer = bytearray()
+        self._reader = FrameReader(max_reply)
 
     # lifecycle
 
     def connect(self) -> None:
         """Connect now (otherwise the first request does). Idempotent."""
-        if self._sock is not None and not self._buffer and not _peer_gone(self._sock):
+        if self._sock is not None and not self._reader.pending and not _peer_gone(self._sock):
             return
         self.close()
         _check_path(self.path)
@@ -295,7 +295,7 @@ class Client:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
-        self._buffer.clear()
+        self._reader = FrameReader(self._max_reply)
 
     def __enter__(self) -> Client:
         return self
@@ -394,29 +394,29 @@ class Client:
         raise AssertionError("unreachable")
 
     def _read_line(self, sock: socket.socket, deadline: float) -> bytes | None:
-        start = 0
+        reader = self._reader
         while True:
-            index = self._buffer.find(b"\n", start)
-            if index >= 0:
-                line = bytes(self._buffer[:index])
-                del self._buffer[: index + 1]
-                return line
-            if len(self._buffer) > self._max_reply:
+            try:
+                line = reader.next_frame()
+            except FrameTooLarge:
                 self.close()
-                raise BadReply(f"memoryd's reply is larger than {self._max_reply} bytes")
-            start = len(self._buffer)
+                raise BadReply(f"memoryd's reply is larger than {self._max_reply} bytes") \
+                    from None
+            except IncompleteFrame:
+                self.close()
+                raise ConnectionLost(
+                    "memoryd closed the connection in the middle of a reply") from None
+            if line is CLOSED:
+                self.close()
+                return None
+            if line is not NEED_DATA:
+                assert isinstance(line, bytes)
+                return line
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError
             sock.settimeout(remaining)
-            chunk = sock.recv(_RECV_CHUNK)
-            if not chunk:
-                if self._buffer:
-                    self.close()
-                    raise ConnectionLost("memoryd closed the connection in the middle of a reply")
-                self.close()
-                return None
-            self._buffer.extend(chunk)
+            reader.receive_data(sock.recv(_RECV_CHUNK))
 
 
 # --- async --------------------------------------------------------------
@@ -450,7 +450,7 @@ class AsyncClient:
         # which saves the stream's turns of the loop on every call.
         self._stream: SocketStream | None = None
         self._sock: socket.socket | None = None
-        self._buffer = bytearray()
+        self._reader = FrameReader(max_reply)
         # Calls take turns; uncontended (the usual case) taking the lock costs
         # no turn of the event loop (every call still yields once, waiting
         # for its answer).
@@ -463,7 +463,7 @@ class AsyncClient:
 
     def _usable(self) -> bool:
         """Whether the connection can carry a new request (see ``_peer_gone``)."""
-        return self._sock is not None and not self._buffer and not _peer_gone(self._sock)
+        return self._sock is not None and not self._reader.pending and not _peer_gone(self._sock)
 
     async def _reconnect(self) -> None:
         await self.aclose()
@@ -474,14 +474,14 @@ class AsyncClient:
             raise _connect_error(exc, self.path) from None
         self._stream = stream
         self._sock = stream.extra(SocketAttribute.raw_socket)  # noqa: S610 - anyio, not Django
-        self._buffer.clear()
+        self._reader = FrameReader(self._max_reply)
         if self._in_place_ms:
             self._poll = select.poll()
             self._poll.register(self._sock, select.POLLIN)
 
     async def aclose(self) -> None:
         stream, self._stream, sock, self._sock = self._stream, None, self._sock, None
-        self._buffer.clear()
+        self._reader = FrameReader(self._max_reply)
         self._poll = None
         if sock is not None:
             # Wakes a call waiting on the socket (it fails as closed).
@@ -564,32 +564,17 @@ class AsyncClient:
             return line
 
     async def _read_frame(self, deadline: float) -> bytes | None:
-        """One frame (without its ``\\n``), as ``rpc.framing.read_frame``
-        reads it: None on a clean EOF between frames, ``FrameTooLarge`` past
-        ``max_reply``, ``IncompleteFrame`` on an EOF mid-frame; TimeoutError
-        if it has not come by ``deadline`` (the loop's clock)."""
-        sock, buffer, limit = self._sock, self._buffer, self._max_reply
+        """One frame (without its ``\\n``): None on a clean EOF between
+        frames, ``FrameTooLarge`` past ``max_reply``, ``IncompleteFrame`` on
+        an EOF mid-frame (``rpc.framing.FrameReader``); TimeoutError if it
+        has not come by ``deadline`` (the loop's clock)."""
+        sock, reader = self._sock, self._reader
         assert sock is not None
-        searched = 0
         waited = False
         in_place = self._poll
-        while True:
-            end = buffer.find(b"\n", searched)
-            if end >= 0:
-                if end > limit:
-                    raise FrameTooLarge(limit)
-                frame = bytes(buffer[:end])
-                del buffer[:end + 1]
-                if not waited:
-                    # An answer already there: still a checkpoint, so a loop
-                    # of calls lets other tasks run and can be cancelled.
-                    await anyio.lowlevel.checkpoint()
-                return frame
-            if len(buffer) >= limit:
-                raise FrameTooLarge(limit)
-            searched = len(buffer)
+        while (frame := reader.next_frame()) is NEED_DATA:
             try:
-                chunk = sock.recv(_READ_CHUNK)
+                reader.receive_data(sock.recv(_READ_CHUNK))
             except BlockingIOError:
                 if in_place is not None:
                     # Once per call: the answer's first bytes, or on to the loop.
@@ -600,12 +585,14 @@ class AsyncClient:
                 with anyio.fail_at(deadline):
                     await anyio.wait_readable(sock)
                 waited = True
-                continue
-            if not chunk:
-                if buffer:
-                    raise IncompleteFrame
-                return None
-            buffer += chunk
+        if frame is CLOSED:
+            return None
+        assert isinstance(frame, bytes)
+        if not waited:
+            # An answer already there: still a checkpoint, so a loop of
+            # calls lets other tasks run and can be cancelled.
+            await anyio.lowlevel.checkpoint()
+        return frame
 
     def _wait_in_place(self, poll: select.poll, deadline: float) -> bool:
         """Whether the socket became readable within ``wait_in_place`` (and

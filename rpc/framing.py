@@ -1,11 +1,17 @@
 """NDJSON framing: bounded line reads, strict JSON decoding, frame encoding.
 
 Owns how bytes on a socket become one JSON value and back (SPEC §3). It knows
-nothing of JSON-RPC; ``rpc/protocol.py`` decides what a value means.
+nothing of JSON-RPC; ``rpc/protocol.py`` decides what a value means. It does
+no I/O either: ``FrameReader`` is fed the bytes a caller read
+(``receive_data``) and hands out whole frames (``next_frame``), so the
+daemon's server and both clients cut lines with the same code, each reading
+its socket its own way (h11's ``receive_data`` / ``next_event``).
 
 Invariants:
-- a frame is the bytes before a ``\\n``; nothing longer than the caller's
-  ``max_bytes`` is ever buffered into a frame (``FrameTooLarge`` instead);
+- a frame is the bytes before a ``\\n``; nothing longer than the reader's
+  ``max_bytes`` is ever buffered into a frame (``FrameTooLarge`` instead),
+  and a reader that refused a frame refuses every call after it (the rest of
+  the line is still coming, so the stream cannot be resynchronised);
 - ``decode_frame`` accepts strict RFC 8259 JSON in UTF-8 only: no NaN or
   Infinity, no byte-order mark, no invalid UTF-8 or lone surrogate escapes, no
   number outside what the daemon can store (integers in signed 64 bits, finite
@@ -30,25 +36,27 @@ Decisions:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from enum import Enum
+from typing import Any, Final, NoReturn
 
-import anyio
 import msgspec
-from anyio.streams.buffered import BufferedByteReceiveStream
 
 __all__ = [
+    "CLOSED",
     "DEFAULT_MAX_FRAME",
     "LONG_DIGITS",
     "MAX_DEPTH",
+    "NEED_DATA",
     "FrameDecodeError",
+    "FrameReader",
     "FrameTooLarge",
     "IncompleteFrame",
+    "Wait",
     "decode_frame",
     "encode_frame",
     "encode_value",
     "has_long_digit_run",
     "is_blank",
-    "read_frame",
 ]
 
 DEFAULT_MAX_FRAME: Final = 1024 * 1024
@@ -114,29 +122,73 @@ class FrameDecodeError(ValueError):
         self.message = self.MESSAGES[reason]
 
 
-async def read_frame(stream: BufferedByteReceiveStream, max_bytes: int) -> bytes | None:
-    """Read one frame (without its ``\\n``) from ``stream``.
+class Wait(Enum):
+    """What ``FrameReader.next_frame`` gives when it has no frame."""
 
-    Returns ``None`` on a clean EOF between frames. Raises ``FrameTooLarge``
-    when no delimiter is found within ``max_bytes`` and ``IncompleteFrame``
-    when the stream ends mid-frame. Blank lines are returned as they are; see
-    ``is_blank``.
+    NEED_DATA = "need_data"  # no whole frame buffered: read more and feed it
+    CLOSED = "closed"  # the peer ended the stream between frames
+
+
+NEED_DATA: Final = Wait.NEED_DATA
+CLOSED: Final = Wait.CLOSED
+
+
+class FrameReader:
+    """Bytes in, frames out, bounded; no I/O.
+
+    Feed it what was read (``receive_data``; ``b""`` is the end of the
+    stream) and take frames (``next_frame``) until it answers ``NEED_DATA``.
     """
-    try:
-        frame = await stream.receive_until(b"\n", max_bytes)
-    except anyio.DelimiterNotFound:
-        raise FrameTooLarge(max_bytes) from None
-    except anyio.IncompleteRead:
-        # receive_until raises IncompleteRead for any EOF; only an empty
-        # buffer means the peer stopped cleanly between frames.
-        if stream.buffer:
-            raise IncompleteFrame from None
-        return None
-    # receive_until checks the limit only before each read, so one read can
-    # carry a frame past it; the limit is a promise, so check the result too.
-    if len(frame) > max_bytes:
-        raise FrameTooLarge(max_bytes)
-    return frame
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._buffer = bytearray()
+        self._searched = 0  # bytes of the buffer known to hold no ``\n``
+        self._ended = False
+        self._failed: FrameTooLarge | IncompleteFrame | None = None
+
+    @property
+    def pending(self) -> bool:
+        """Whether bytes of a frame not yet taken are buffered."""
+        return bool(self._buffer)
+
+    def receive_data(self, data: bytes) -> None:
+        """What the peer sent next; ``b""`` when it closed the stream."""
+        if not data:
+            self._ended = True
+        elif self._ended:
+            raise RuntimeError("data after the end of the stream")
+        else:
+            self._buffer += data
+
+    def next_frame(self) -> bytes | Wait:
+        """The next frame (without its ``\\n``; blank lines included, see
+        ``is_blank``), ``NEED_DATA``, or ``CLOSED`` on an end of stream
+        between frames. Raises ``FrameTooLarge`` past ``max_bytes`` and
+        ``IncompleteFrame`` on an end of stream inside a frame; after either,
+        it raises the same on every call."""
+        if self._failed is not None:
+            raise self._failed
+        buffer = self._buffer
+        end = buffer.find(b"\n", self._searched)
+        if end < 0:
+            if len(buffer) > self.max_bytes:
+                return self._fail(FrameTooLarge(self.max_bytes))
+            if self._ended:
+                return self._fail(IncompleteFrame()) if buffer else CLOSED
+            self._searched = len(buffer)
+            return NEED_DATA
+        if end > self.max_bytes:
+            return self._fail(FrameTooLarge(self.max_bytes))
+        frame = bytes(buffer[:end])
+        del buffer[:end + 1]
+        self._searched = 0
+        return frame
+
+    def _fail(self, error: FrameTooLarge | IncompleteFrame) -> NoReturn:
+        self._failed = error
+        self._buffer.clear()
+        raise error
 
 
 def is_blank(data: bytes) -> bool:

@@ -275,28 +275,12 @@ def _wrap(spec: MethodSpec) -> Callable[[CallContext, dict[str, Any]], Awaitable
         return Success(encoded)
 
     method.__name__ = method.__qualname__ = f"rpc_{spec.name}"
-    # jsonrpcserver binds every call against inspect.signature(method); a
-    # precomputed __signature__ saves re-deriving it per request (it was the
-    # largest single cost of a call), and its ``bind`` takes the one shape
-    # every call here has without the general binder (``_MethodSignature``).
-    method.__signature__ = _MethodSignature.from_callable(method)  # type: ignore[attr-defined]
+    # jsonrpcserver binds every call against ``inspect.signature(method)``,
+    # which honours ``__signature__``: stated once here rather than derived
+    # from the code object on every request (about 66 K instructions a call,
+    # 3% of a governed write, measured with callgrind).
+    method.__signature__ = inspect.signature(method)  # type: ignore[attr-defined]
     return method
-
-
-class _MethodSignature(inspect.Signature):
-    """The signature of a ``_wrap`` method, ``(ctx, raw, /)``, whose ``bind``
-    binds two positional arguments directly: the one shape jsonrpcserver
-    passes here (the context and the params object). Any other shape goes
-    to ``inspect.Signature.bind``, which binds or refuses it as before; the
-    direct bind gives what that one would (tests/unit/test_rpc_protocol.py)."""
-
-    __slots__ = ()
-
-    def bind(self, /, *args: Any, **kwargs: Any) -> inspect.BoundArguments:
-        if len(args) == 2 and not kwargs:
-            ctx, raw = self.parameters
-            return inspect.BoundArguments(self, {ctx: args[0], raw: args[1]})
-        return super().bind(*args, **kwargs)
 
 
 # --- params errors --------------------------------------------------------

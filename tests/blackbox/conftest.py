@@ -1,8 +1,9 @@
-"""Fixtures shared by black-box modules: clients on the module's daemon ``d``.
+"""Fixtures shared by black-box modules: the module's daemon ``d`` and clients on it.
 
-Each module that uses them defines its own (usually module-scoped) ``d``
-fixture, so it chooses its daemon's config and policy; ``c`` and ``a`` give a
-fresh control and agent connection to that daemon for each test; ``home`` is a
+``d`` is one daemon per module, started as the module's ``DAEMON`` says (the
+keywords of ``running``: config, policy, ranker, env; none: the defaults); a
+module that needs more defines its own ``d``. ``c`` and ``a`` give a fresh
+control and agent connection to that daemon for each test; ``home`` is a
 fresh, not yet created home for tests that start and stop daemons themselves.
 """
 
@@ -15,7 +16,14 @@ from pathlib import Path
 import pytest
 
 from memoryd.rpc.client import Client
-from tests.harness import Daemon, short_tempdir
+from tests.harness import Daemon, running, short_tempdir
+
+
+@pytest.fixture(scope="module")
+def d(request: pytest.FixtureRequest) -> Iterator[Daemon]:
+    """The module's daemon, as its ``DAEMON`` keywords say; stopped after the module."""
+    with running(**getattr(request.module, "DAEMON", {})) as daemon:
+        yield daemon
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import json
 import signal
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from memoryd.audit.packing import pack_body
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import (
     AUDIT_ROWS,
-    Daemon,
     audit_body,
     audit_span,
     enable_consent,
@@ -31,12 +29,6 @@ from tests.harness import (
     pg_store_of,
     running,
 )
-
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running() as daemon:
-        yield daemon
 
 
 def new_identity() -> dict[str, str]:

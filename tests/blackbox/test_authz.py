@@ -19,16 +19,13 @@ import anyio
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
+from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity
 from tests.inproc import CallFailed, FakeClock, composed
 
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    # Hybrid where the semantic extra is installed: isolation must hold for
-    # vector ranking too.
-    with running(ranker="auto") as daemon:
-        yield daemon
+# Hybrid where the semantic extra is installed: isolation must hold for
+# vector ranking too.
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"ranker": "auto"}
 
 
 def new_identity() -> dict[str, str]:

@@ -18,15 +18,9 @@ import msgspec
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, running, short_tempdir
+from tests.harness import Daemon, entry, short_tempdir
 
 WRITERS = 3
-
-
-@pytest.fixture(scope="module")
-def d() -> Any:
-    with running() as daemon:
-        yield daemon
 
 
 class Load:

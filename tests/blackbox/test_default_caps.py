@@ -11,22 +11,17 @@ the daemon's own defaults).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.harness import Daemon, running
+from tests.harness import Daemon
 
 NOTES = Path(__file__).resolve().parents[1] / "data" / "scan_corpus.jsonl"
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    # Every cap at its default. The ranker is not a cap: lexical ranking
-    # spares embedding a thousand notes (~14 ms of CPU each) nobody recalls.
-    with running(config='[recall]\nranker = "lexical"\n') as daemon:
-        yield daemon
+# Every cap at its default. The ranker is not a cap: lexical ranking
+# spares embedding a thousand notes (~14 ms of CPU each) nobody recalls.
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"config": '[recall]\nranker = "lexical"\n'}
 
 
 def clean_notes() -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,12 +23,6 @@ from tests.harness import Daemon, enable_consent, entry, pg_connect, pg_store_of
 from tests.inproc import FakeClock, InProcess, composed
 
 T = TypeVar("T")
-
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running() as daemon:
-        yield daemon
 
 
 def add(c: Client, **fields: Any) -> dict[str, Any]:

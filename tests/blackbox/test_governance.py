@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
+from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity
 
 POLICY = """\
 [[rule]]
@@ -50,10 +49,8 @@ CONTROL_ONLY = [
 ]
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(config=CONFIG, policy=POLICY) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"config": CONFIG, "policy": POLICY}
 
 
 def new_identity() -> dict[str, str]:

@@ -5,19 +5,10 @@ One daemon serves the module; every test acts for its own fresh identity.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 from memoryd.rpc.client import Client
-from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
-
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running() as daemon:
-        yield daemon
+from tests.harness import enable_consent, entry, expect, fresh_identity
 
 
 def new_identity() -> dict[str, str]:

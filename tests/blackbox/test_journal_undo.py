@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, running
-
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running() as daemon:
-        yield daemon
+from tests.harness import Daemon, entry
 
 
 def who() -> dict[str, str]:

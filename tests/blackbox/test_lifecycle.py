@@ -8,7 +8,7 @@ janitor's own timer is shown on a real daemon.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,17 +17,15 @@ import anyio
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, running
+from tests.harness import entry, running
 from tests.inproc import FakeClock, InProcess, composed
 
 CONFIG = "scope_budget_bytes = 3000\n"
 GRACE_DAYS = 2
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(config=CONFIG) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"config": CONFIG}
 
 
 def add(c: Client, scope: str, **fields: Any) -> dict[str, Any]:

@@ -26,16 +26,10 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from memoryd.memctl import mcp_bridge  # noqa: E402
 from memoryd.rpc.client import Client, RpcError  # noqa: E402
-from tests.harness import REPO, Daemon, entry, running, short_tempdir  # noqa: E402
+from tests.harness import REPO, Daemon, entry, short_tempdir  # noqa: E402
 
 WRITE_TOOLS = {"memory_write"}
 READ_TOOLS = {"memory_context", "memory_search", "memory_read"}
-
-
-@pytest.fixture(scope="module")
-def d() -> Any:
-    with running() as daemon:
-        yield daemon
 
 
 def _identity(name: str) -> dict[str, str]:

@@ -28,12 +28,6 @@ from tests.harness import REPO, Daemon, running  # noqa: E402
 FULL = {"read": True, "contribute": True}
 
 
-@pytest.fixture(scope="module")
-def d() -> Any:
-    with running() as daemon:
-        yield daemon
-
-
 def _token(d: Daemon, name: str, **consent: bool) -> str:
     with d.control() as c:
         ident = {"kind": "local", "subject": name}

@@ -8,20 +8,13 @@ client.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.harness import Daemon, running
+from tests.harness import Daemon
 
 ALICE = ["--identity-kind", "token", "--identity-subject", "alice"]
-
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running() as daemon:
-        yield daemon
 
 
 def _ok(d: Daemon, *args: str, input: bytes | None = None) -> str:

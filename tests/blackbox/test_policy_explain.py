@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, running
+from tests.harness import Daemon
 
 POLICY = """
 [[rule]]
@@ -40,10 +40,8 @@ scope = "scratch:*"
 """
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(policy=POLICY) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"policy": POLICY}
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ PostgreSQL schema under --backend postgresql).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +18,14 @@ import apsw
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, entry, pg_connect, pg_store_of, running
+from tests.harness import Daemon, entry, pg_connect, pg_store_of
 from tests.inproc import FakeClock, composed
 
 CONFIG = "scope_budget_bytes = 3000\n"
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(config=CONFIG) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"config": CONFIG}
 
 
 def write(c: Client, scope: str, **params: Any) -> dict[str, Any]:

@@ -10,25 +10,17 @@ the same connection: the change must be seen at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 
 from memoryd.daemon.clock import fmt
 from memoryd.daemon.identity import revoke_token
 from memoryd.rpc.client import Client
-from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
+from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity
 from tests.inproc import CallFailed, FakeClock, InProcess, composed
-
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running() as daemon:
-        yield daemon
 
 
 def write(task_id: str, title: str) -> dict[str, Any]:

@@ -8,20 +8,16 @@ owners are not affected.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, running
+from tests.harness import Daemon, enable_consent
 
 CAP = 4
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(config=f"max_tasks_per_hour = {CAP}\n") as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"config": f"max_tasks_per_hour = {CAP}\n"}
 
 
 def _token(c: Client, subject: str) -> str:

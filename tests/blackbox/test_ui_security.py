@@ -19,12 +19,6 @@ from tests.ui_harness import UiServer, csrf_of
 
 
 @pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running() as daemon:
-        yield daemon
-
-
-@pytest.fixture(scope="module")
 def ui(d: Daemon) -> Iterator[UiServer]:
     server = UiServer(d).start()
     try:

@@ -8,19 +8,10 @@ each other's entries, actions or idempotency keys.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity, running
-
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running() as daemon:
-        yield daemon
 
 
 def new_identity() -> dict[str, str]:

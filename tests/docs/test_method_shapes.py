@@ -19,7 +19,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from memoryd.daemon import cli
+from memoryd.daemon import compose
 from memoryd.daemon.app import App
 from memoryd.daemon.config import Config
 from memoryd.daemon.lifecycle import Receipts
@@ -71,9 +71,9 @@ def served() -> dict[str, MethodSpec]:
     app = App(config=Config(), home=None, hasher=None, store=None,  # type: ignore[arg-type]
               clock=None, default=None, settle=receipts.settle)  # type: ignore[arg-type]
     projection = Projection(None, None, None, "", lambda: None, lambda ctx: None,  # type: ignore[arg-type]
-                            None, None, None)  # type: ignore[arg-type]
-    specs = cli.method_table(app, None, cli.compose_lifecycle(app, receipts),  # type: ignore[arg-type]
-                             projection, lambda ctx: None)
+                            None, None, None, None)  # type: ignore[arg-type]
+    specs = compose.method_table(app, None, compose.compose_lifecycle(app, receipts),  # type: ignore[arg-type]
+                                 projection, lambda ctx: None)
     return {s.name: s for s in specs}
 
 

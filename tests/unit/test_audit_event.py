@@ -8,7 +8,6 @@ import inspect
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import msgspec
 import pytest
@@ -302,23 +301,31 @@ _CHANGE = st.one_of(*(st.builds(lambda v, f=f: {f: v}, values)
                       for f, values in _FIELD_VALUES.items()))
 
 
-@settings(max_examples=400)
-@example({"entry_ids": ["ent_1", "a\nb"]}, None)  # two safe lines, one unsafe id
-@example({"details": {"k": ["ok", "a\nb"]}}, None)
-@given(st.lists(_CHANGE, max_size=2).map(lambda cs: {k: v for c in cs for k, v in c.items()}),
-       st.one_of(st.none(), _ODD_TEXT, st.just("f" * 64)))
-def test_the_quick_guard_agrees_with_the_field_by_field_one(
-        overrides: dict[str, Any], hash_: str | None) -> None:
-    event: EventBody = body(**overrides)
-    if hash_ is not None:
-        event = AuditEvent(**msgspec.structs.asdict(event), hash=hash_)
-    assert event_module._all_safe(event) == (event_module._first_unsafe(event) is None)
+def _verdict(event: EventBody) -> str | None:
+    try:
+        check_safe(event)
+    except AuditError as exc:
+        return exc.field or "?"
+    return None
 
 
-# A resource string the kernel just made is taken as one without its parse
-# (``Resource.made_lately``): the quick guard still agrees with the field by
-# field one on such strings, next to ids and other strings in the details,
-# at and past the longest resource string the guard takes.
+# Event after event, each is answered as it would be alone: the field the
+# guard names (or none) never depends on the events checked before it.
+@settings(max_examples=300)
+@example([{}, {"details": {"k": "a b"}}])
+@example([{"entry_ids": ["ent_1"]}, {"entry_ids": ["ent_1\n"]}])
+@example([{}, {"ts": TS + "\n"}, {"resource": "memory/a b"}, {"details": {"Bad Key": 1}}])
+@given(st.lists(st.lists(_CHANGE, max_size=2).map(
+    lambda cs: {k: v for c in cs for k, v in c.items()}), min_size=2, max_size=4))
+def test_the_guard_answers_each_event_as_it_would_alone(changes: list[dict[str, Any]]) -> None:
+    events = [body(**overrides) for overrides in changes]
+    in_turn = [_verdict(event) for event in events]
+    assert in_turn == [_verdict(event) for event in reversed(events)][::-1]
+    assert in_turn[-1] == _verdict(events[-1])
+
+
+# A resource string in the details is taken exactly when it is canonical and
+# no longer than the longest the guard takes, next to ids and other strings.
 _SCOPES = st.one_of(st.sampled_from(["default", "a:b", "x" * 1000, "y" * 1010, "z:" * 506]),
                     st.text(alphabet="ab:% é\n", min_size=1, max_size=12))
 
@@ -326,70 +333,37 @@ _SCOPES = st.one_of(st.sampled_from(["default", "a:b", "x" * 1000, "y" * 1010, "
 @settings(max_examples=300)
 @given(_SCOPES, st.lists(st.one_of(_ODD_TEXT, st.integers(0, 2)), max_size=2),
        st.sampled_from(["resources", "resource_list", "egress"]), st.booleans())
-def test_a_resource_string_just_made_is_judged_as_the_field_by_field_guard_does(
+def test_a_resource_string_in_the_details_is_taken_when_canonical_and_short_enough(
         scope: str, others: list[Any], key: str, alone: bool) -> None:
     made = Resource(target="memory", scope=scope, action="add", entry_id=None,
                     expected_revision=None, content_hash="b3k:" + "f" * 64).canonical()
-    assert Resource.made_lately(made)
     value: Any = made if alone else [*others, made]
     event = body(details={key: value, "policy_hash": "pol_" + "a" * 64})
-    quick = event_module._all_safe(event)
-    assert quick == (event_module._first_unsafe(event) is None)
-    # Made or not, a string is judged the same way.
-    with mock.patch.object(event_module, "_made_lately", lambda _text: False):
-        assert quick == event_module._all_safe(event)
-    assert quick == (len(made) <= event_module.SAFE_RESOURCE_MAX and all(
-        event_module._detail_string(o) for o in ([] if alone else others) if isinstance(o, str)))
+    expected = len(made) <= event_module.SAFE_RESOURCE_MAX and all(
+        event_module._detail_string(o) for o in ([] if alone else others) if isinstance(o, str))
+    try:
+        check_safe(event)
+    except AuditError as exc:
+        assert not expected
+        assert exc.field == "details"
+    else:
+        assert expected
 
 
-# The ids, timestamp and resource string of the event last found safe, and
-# the details' key lists found safe lately, are not matched again for the
-# next event naming the same ones (the two events of a write): event after
-# event, the quick guard still agrees with the field-by-field one, and with
-# itself when it remembers nothing.
-_EVENT_CHANGES = st.lists(_CHANGE, max_size=2).map(
-    lambda cs: {k: v for c in cs for k, v in c.items()})
-
-
-@settings(max_examples=400)
-@example([{}, {"details": {"k": "a b"}}])  # the same ids, then a details string refused
-@example([{}, {"details": {"k": ["ok", "a\nb"]}}])
-@example([{"entry_ids": ["ent_1"]}, {"entry_ids": ["ent_1\n"]}])
-@example([{}, {"ts": ""}, {"resource": ""}])  # nothing remembered yet is no value
-@example([{}, {"ts": TS + "\n"}, {"resource": "memory/a b"}, {"details": {"Bad Key": 1}}])
-@example([{"details": {"k": 1}}, {"details": {"k": 1, "k\n": 1}}])
-@given(st.lists(_EVENT_CHANGES, min_size=2, max_size=4))
-def test_the_quick_guard_agrees_event_after_event(changes: list[dict[str, Any]]) -> None:
-    for overrides in changes:
-        event = body(**overrides)
-        quick = event_module._all_safe(event)
-        assert quick == (event_module._first_unsafe(event) is None)
-        with mock.patch.multiple(event_module, _last_safe_ids=[], _last_safe_ts=None,
-                                 _last_safe_resource=None, _safe_key_lists=set()):
-            assert event_module._all_safe(event) == quick
-
-
-def test_the_ids_of_a_safe_event_are_remembered_and_only_equal_ones_taken() -> None:
-    first = body()
-    assert event_module._all_safe(first)
-    ids = list(event_module._last_safe_ids)
-    # Every id but the entry ids, which the two events of a write do not share.
-    assert "dec_1" in ids and "b3k:" + "f" * 64 in ids and "ent_01J" not in ids
-    assert (event_module._last_safe_ts, event_module._last_safe_resource) == (
-        first.ts, first.resource)
-    assert tuple(first.details) in event_module._safe_key_lists
-    joined: list[list[str]] = []
-    real = event_module._joined_ok
-
-    def counting(pattern: Any, values: list[Any]) -> bool:
-        joined.append(list(values))
-        return real(pattern, values)
-
-    with mock.patch.object(event_module, "_joined_ok", counting):
-        assert event_module._all_safe(body(entry_ids=["ent_2"], details={"operation_id": "op_2"}))
-        assert ["ent_2", "op_2"] in joined and not any("dec_1" in v for v in joined)
-        joined.clear()
-        assert not event_module._all_safe(body(entry_ids=["ent 2"]))
-        assert not event_module._all_safe(body(details={"operation_id": "op 2"}))
-        assert not event_module._all_safe(body(decision_id="dec 2"))
-        assert any("dec 2" in v for v in joined)
+# The guard keeps nothing between events: one found safe does not vouch for
+# the next, however much of it the next one repeats.
+@pytest.mark.parametrize(("overrides", "field"), [
+    ({"entry_ids": ["ent 2"]}, "entry_ids"),
+    ({"details": {"operation_id": "op 2"}}, "details"),
+    ({"decision_id": "dec 2"}, "decision_id"),
+    ({"ts": TS + "\n"}, "ts"),
+    ({"resource": "memory/a b"}, "resource"),
+    ({"details": {"Bad Key": 1}}, "details"),
+])
+def test_an_event_after_a_safe_one_is_judged_on_its_own(overrides: dict[str, Any],
+                                                          field: str) -> None:
+    check_safe(body())
+    check_safe(body(entry_ids=["ent_2"], details={"operation_id": "op_2"}))
+    with pytest.raises(AuditError) as caught:
+        check_safe(body(**overrides))
+    assert caught.value.field == field

@@ -1,7 +1,8 @@
-"""The daemon is composed once, at construction: services take their
-collaborators (store, clock, config, ...) rather than the ``App``, and nothing
-sets a field of the ``App`` after it was built (daemon/cli.py composes;
-tests/inproc.py composes the same way)."""
+"""The daemon is composed once, at construction, in one place: services take
+their collaborators (store, clock, config, ...) rather than the ``App``,
+nothing sets a field of the ``App`` after it was built, and only
+daemon/compose.py builds one (``memoryd serve``, tests/inproc.py and
+``bench/`` all call its ``compose``)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,11 @@ from memoryd.daemon.config import Config
 ROOT = Path(__file__).resolve().parents[2]
 DAEMON = ROOT / "daemon"
 # The modules that compose the daemon: the only ones that know the App.
-COMPOSERS = {DAEMON / "app.py", DAEMON / "cli.py"}
+COMPOSERS = {DAEMON / "app.py", DAEMON / "compose.py"}
 SOURCES = [*sorted(DAEMON.glob("*.py")), ROOT / "tests" / "inproc.py"]
+# Where memoryd is built to be run: the daemon itself, the in-process tests
+# and the benchmarks.
+BUILDERS = [*SOURCES, *sorted((ROOT / "bench").glob("*.py"))]
 
 
 def imports_app(tree: ast.AST) -> bool:
@@ -61,7 +65,22 @@ def test_no_field_of_the_app_is_set_after_it_was_built() -> None:
     assert found == {}, f"the App is given its collaborators at construction: {found}"
 
 
+def builds_an_app(tree: ast.AST) -> bool:
+    return any(isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
+               and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "App"
+               for node in ast.walk(tree))
+
+
+def test_only_the_composition_root_builds_the_app() -> None:
+    building = [p.relative_to(ROOT).as_posix() for p in BUILDERS
+                if builds_an_app(ast.parse(p.read_text()))]
+    assert building == ["daemon/compose.py"]
+
+
 def test_the_checks_see_what_they_look_for() -> None:
+    assert builds_an_app(ast.parse("a = App(config=c)\n"))
+    assert builds_an_app(ast.parse("a = app.App()\n"))
+    assert not builds_an_app(ast.parse("a = compose(home, config, clock=c)\n"))
     assert imports_app(ast.parse("if X:\n    from memoryd.daemon.app import App\n"))
     assert app_fields_set_from_outside(ast.parse("self.app.store = s\n"))
     assert app_fields_set_from_outside(ast.parse("app.projection = p\n"))
@@ -69,14 +88,14 @@ def test_the_checks_see_what_they_look_for() -> None:
 
 
 def test_tasks_tokens_and_consent_are_served_by_their_own_module() -> None:
-    from memoryd.daemon import access, cli
+    from memoryd.daemon import access, compose
 
     # Declaring a table calls no collaborator, so none is given.
     app = App(config=Config(), home=None, hasher=None, store=None,  # type: ignore[arg-type]
               clock=None, default=None, settle=None)  # type: ignore[arg-type]
     ours = ("task.", "consent.", "token.")
     assert not [m.name for m in app.methods() if m.name.startswith(ours)]
-    served = {m.name for m in cli.compose_access(app).methods()}
-    assert isinstance(cli.compose_access(app), access.Access)
+    served = {m.name for m in compose.compose_access(app).methods()}
+    assert isinstance(compose.compose_access(app), access.Access)
     assert served == {"task.begin", "task.resume", "task.end", "consent.get", "consent.set",
                       "token.issue", "token.list", "token.revoke"}

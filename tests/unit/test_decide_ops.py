@@ -1,5 +1,5 @@
-"""``decide_ops`` for one op decides it without the fold over many: the
-verdict is the one the fold over every op's decision gives (daemon/governance.py)."""
+"""``Gate.decide_write`` for one op decides it without the fold over many: the
+verdict is the one the fold over every op's decision gives (daemon/gate.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon.governance import control_caller, decide_ops, fold_decisions
+from memoryd.daemon.gate import Gate
+from memoryd.daemon.governance import control_caller
 from memoryd.daemon.writes import Caller, Op
 from memoryd.kernel.capability import Channel, Role, Subject
 from memoryd.kernel.retention import EntryType
-from tests.unit.test_kernel_decide_cache import POLICIES
+from tests.unit.test_kernel_decide_pure import POLICIES
 
 _TYPES = [t.value for t in EntryType]
 
@@ -50,8 +51,9 @@ def test_a_verdict_is_the_fold_over_every_ops_decision(
         agent: bool, role: Role, grants: frozenset[str] | None, ops: list[Op], policy: int,
         touched: dict[int, str] | None) -> None:
     caller = _caller(agent, role, grants)
-    got = decide_ops(caller, ops, POLICIES[policy], touched)
-    want = fold_decisions(caller, ops, POLICIES[policy], touched, got.decision_id)
+    gate = Gate(lambda: POLICIES[policy])
+    got = gate.decide_write(caller, ops, POLICIES[policy], touched)
+    want = gate.fold_write(caller, ops, POLICIES[policy], touched, got.decision_id)
     assert got == want
     assert type(got.effect) is type(want.effect)
     assert type(got.explicit) is bool

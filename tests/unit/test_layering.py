@@ -178,3 +178,94 @@ def test_a_backward_edge_in_a_file_is_reported(tmp_path: Path, pkg: str, source:
     probe.parent.mkdir(parents=True)
     probe.write_text(source)
     assert bool(_violations([probe], root=tmp_path)) is caught
+
+
+# --- one place decides ------------------------------------------------------
+
+# The one module of ours that may call the kernel's ``decide()``: every other
+# decision (writes, approvals, promotion, projection) is asked of the gate.
+DECIDES = frozenset({"daemon/gate.py"})
+DECIDE_MODULES = frozenset({"kernel.decide", "memoryd.kernel.decide"})
+
+
+def _decide_callers(files: list[Path], root: Path = REPO) -> list[str]:
+    """Modules outside ``kernel/`` that import ``decide`` or its module."""
+    bad = []
+    for path in files:
+        label = path.relative_to(root).as_posix()
+        if label.startswith("kernel/") or label in DECIDES:
+            continue
+        for node in ast.walk(_parse(path)):
+            if isinstance(node, ast.ImportFrom) and node.module in DECIDE_MODULES:
+                bad.append(f"{label}:{node.lineno} imports from {node.module}")
+            elif isinstance(node, ast.ImportFrom) and node.module in {"kernel", "memoryd.kernel"} \
+                    and any(a.name == "decide" for a in node.names):
+                bad.append(f"{label}:{node.lineno} imports kernel.decide")
+            elif isinstance(node, ast.Import) and any(a.name in DECIDE_MODULES
+                                                      for a in node.names):
+                bad.append(f"{label}:{node.lineno} imports kernel.decide")
+    return bad
+
+
+def test_only_the_gate_calls_the_kernels_decide() -> None:
+    assert _decide_callers(_sources()) == []
+
+
+@pytest.mark.parametrize(("name", "source", "caught"), [
+    ("daemon/promote.py", "from memoryd.kernel.decide import decide\n", True),
+    ("daemon/projection.py", "def f():\n    from kernel.decide import decide\n", True),
+    ("daemon/x.py", "import memoryd.kernel.decide\n", True),
+    ("daemon/x.py", "from memoryd.kernel import decide\n", True),
+    ("memctl/x.py", "from memoryd.kernel.decide import DEFAULTS\n", True),
+    ("daemon/gate.py", "from memoryd.kernel.decide import decide\n", False),
+    ("kernel/x.py", "from memoryd.kernel.decide import decide\n", False),
+    ("daemon/x.py", "from memoryd.kernel.capability import Decision\n", False),
+])
+def test_a_decide_call_outside_the_gate_is_reported(tmp_path: Path, name: str, source: str,
+                                                   caught: bool) -> None:
+    probe = tmp_path / name
+    probe.parent.mkdir(parents=True, exist_ok=True)
+    probe.write_text(source)
+    assert bool(_decide_callers([probe], root=tmp_path)) is caught
+
+
+# --- benchmarks stand on the package alone -----------------------------------
+
+
+def _test_imports(files: list[Path], root: Path = REPO) -> list[str]:
+    return [f"{imp.path.relative_to(root)}:{imp.line} imports {imp.module}"
+            for path in files for imp in _imports(path, _parse(path), root)
+            if imp.module.split(".")[0] == "tests"]
+
+
+# Benchmarks whose rewrite without the tests is a change of its own; each is
+# checked like every other one once it leaves this set, and the set is meant
+# to be empty (``test_a_pending_benchmark_still_needs_its_exemption``).
+PENDING_BENCH = frozenset({"bench/recall_quality.py"})
+
+
+def test_bench_imports_nothing_from_the_tests() -> None:
+    # ``bench/run.py`` must run without the test extra installed.
+    files = [p for p in sorted((REPO / "bench").rglob("*.py"))
+             if p.relative_to(REPO).as_posix() not in PENDING_BENCH]
+    assert files
+    assert _test_imports(files) == []
+
+
+@pytest.mark.parametrize("label", sorted(PENDING_BENCH))
+def test_a_pending_benchmark_still_needs_its_exemption(label: str) -> None:
+    assert _test_imports([REPO / label]) != [], (
+        f"{label} imports nothing from the tests any more: remove it from PENDING_BENCH")
+
+
+@pytest.mark.parametrize(("source", "caught"), [
+    ("from tests.harness import Daemon\n", True),
+    ("def f():\n    from tests import harness\n", True),
+    ("import tests.inproc\n", True),
+    ("from bench.daemon import Daemon\n", False),
+])
+def test_a_test_import_in_bench_is_reported(tmp_path: Path, source: str, caught: bool) -> None:
+    probe = tmp_path / "bench" / "probe.py"
+    probe.parent.mkdir(parents=True)
+    probe.write_text(source)
+    assert bool(_test_imports([probe], root=tmp_path)) is caught

@@ -18,17 +18,26 @@ import msgspec
 import pytest
 from anyio.abc import SocketStream
 from anyio.from_thread import start_blocking_portal
-from anyio.streams.buffered import BufferedByteReceiveStream
 from structlog.testing import capture_logs
 
 from memoryd.kernel.errors import Conflict
 from memoryd.rpc.client import AsyncClient, BadReply, Client, ConnectError, ConnectionLost, RpcError
 from memoryd.rpc.errors import connection_error_line
-from memoryd.rpc.framing import FrameTooLarge, IncompleteFrame, read_frame
+from memoryd.rpc.framing import CLOSED, NEED_DATA, FrameReader, FrameTooLarge, IncompleteFrame
 from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
 
 StreamHandler = Callable[[SocketStream], Awaitable[None]]
 
+
+
+async def read_frame(stream: SocketStream, reader: FrameReader) -> bytes | None:
+    """The next frame from ``stream`` through ``reader``; None at a clean end."""
+    while (frame := reader.next_frame()) is NEED_DATA:
+        try:
+            reader.receive_data(await stream.receive())
+        except anyio.EndOfStream:
+            reader.receive_data(b"")
+    return None if frame is CLOSED else frame  # type: ignore[return-value]
 
 class Value(msgspec.Struct, forbid_unknown_fields=True):
     value: Any = None
@@ -98,11 +107,11 @@ class FakeDaemon:
     async def _serve(self, stream: SocketStream) -> None:
         ctx = CallContext("agent", 0, None, f"conn_{self.connections}")
         async with stream:
-            reader = BufferedByteReceiveStream(stream)
+            reader = FrameReader(self.max_frame)
             try:
                 while True:
                     try:
-                        frame = await read_frame(reader, self.max_frame)
+                        frame = await read_frame(stream, reader)
                     except FrameTooLarge:
                         await stream.send(connection_error_line("frame_too_large"))
                         return
@@ -172,9 +181,9 @@ def scripted(replies: list[bytes]) -> StreamHandler:
     """A server that answers each line with the next scripted bytes."""
     async def handle(stream: SocketStream) -> None:
         async with stream:
-            reader = BufferedByteReceiveStream(stream)
+            reader = FrameReader(1 << 20)
             for reply in replies:
-                if await read_frame(reader, 1 << 20) is None:
+                if await read_frame(stream, reader) is None:
                     return
                 await stream.send(reply)
     return handle
@@ -454,12 +463,12 @@ async def test_async_reply_in_pieces_is_whole_and_one_cut_short_is_a_lost_connec
 
     async def handle(stream: SocketStream) -> None:
         async with stream:
-            reader = BufferedByteReceiveStream(stream)
-            await read_frame(reader, 1 << 20)
+            reader = FrameReader(1 << 20)
+            await read_frame(stream, reader)
             for start in range(0, len(reply), 7000):
                 await stream.send(reply[start:start + 7000])
                 await anyio.sleep(0.001)
-            await read_frame(reader, 1 << 20)
+            await read_frame(stream, reader)
             await stream.send(b'{"jsonrpc":"2.0","res')
 
     with serving(handle) as path:

@@ -4,45 +4,41 @@ from __future__ import annotations
 
 import re
 
-import anyio
 import msgspec
 import pytest
-from anyio.streams.buffered import BufferedByteReceiveStream
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memoryd.rpc.framing import (
+    CLOSED,
     DEFAULT_MAX_FRAME,
     LONG_DIGITS,
     MAX_DEPTH,
+    NEED_DATA,
     FrameDecodeError,
+    FrameReader,
     FrameTooLarge,
     IncompleteFrame,
     decode_frame,
     encode_frame,
     has_long_digit_run,
     is_blank,
-    read_frame,
 )
 
 
-async def _read_all(chunks: list[bytes], max_bytes: int) -> list[bytes | None]:
-    send, receive = anyio.create_memory_object_stream[bytes](len(chunks) + 1)
-    for chunk in chunks:
-        send.send_nowait(chunk)
-    send.close()
-    frames: list[bytes | None] = []
-    async with receive:
-        stream = BufferedByteReceiveStream(receive)
-        while True:
-            frame = await read_frame(stream, max_bytes)
-            frames.append(frame)
-            if frame is None:
-                return frames
-
-
 def read_all(chunks: list[bytes], max_bytes: int = 100) -> list[bytes | None]:
-    return anyio.run(_read_all, chunks, max_bytes)
+    """Every frame of ``chunks`` as a reader hands them out, then None for
+    the end of the stream."""
+    reader = FrameReader(max_bytes)
+    frames: list[bytes | None] = []
+    for chunk in [*chunks, b""]:
+        reader.receive_data(chunk)
+        while (got := reader.next_frame()) is not NEED_DATA:
+            if got is CLOSED:
+                return [*frames, None]
+            assert isinstance(got, bytes)
+            frames.append(got)
+    raise AssertionError("the end of the stream was not seen")
 
 
 def test_default_limits() -> None:
@@ -74,10 +70,64 @@ def test_frame_without_newline_within_limit_is_too_large() -> None:
 
 
 def test_frame_over_limit_is_too_large_even_when_its_newline_came_in_the_same_read() -> None:
-    # receive_until only checks its limit between reads; one big read can
-    # carry a newline past it.
     with pytest.raises(FrameTooLarge):
         read_all([b"x" * 150 + b"\n"])
+
+
+def test_a_reader_that_refused_a_frame_refuses_every_call_after() -> None:
+    reader = FrameReader(10)
+    reader.receive_data(b"x" * 11)
+    for _ in range(2):
+        with pytest.raises(FrameTooLarge):
+            reader.next_frame()
+    reader = FrameReader(10)
+    reader.receive_data(b"ab")
+    reader.receive_data(b"")
+    for _ in range(2):
+        with pytest.raises(IncompleteFrame):
+            reader.next_frame()
+
+
+def test_pipelined_frames_come_one_at_a_time_and_blank_lines_with_them() -> None:
+    reader = FrameReader(10)
+    reader.receive_data(b"1\n\n\r\n2\n3")
+    assert [reader.next_frame() for _ in range(5)] == [b"1", b"", b"\r", b"2", NEED_DATA]
+    assert reader.pending
+    reader.receive_data(b"\n")
+    assert reader.next_frame() == b"3" and not reader.pending
+
+
+def test_data_after_the_end_of_the_stream_is_a_caller_bug() -> None:
+    reader = FrameReader(10)
+    reader.receive_data(b"")
+    with pytest.raises(RuntimeError):
+        reader.receive_data(b"1\n")
+
+
+# (An empty read is the end of the stream, so every chunk holds a byte.)
+@given(st.lists(st.binary(min_size=1, max_size=30), max_size=8),
+       st.integers(min_value=1, max_value=40))
+def test_frames_do_not_depend_on_how_the_bytes_were_cut(chunks: list[bytes],
+                                                        limit: int) -> None:
+    data = b"".join(chunks)
+    lines = data.split(b"\n")
+    whole, rest = lines[:-1], lines[-1]
+    try:
+        got: object = read_all(chunks, limit)
+    except (FrameTooLarge, IncompleteFrame) as exc:
+        got = type(exc)
+    # The reference: the lines before the first one too long, then the end.
+    want: object = []
+    for line in whole:
+        if len(line) > limit:
+            want = FrameTooLarge
+            break
+        assert isinstance(want, list)
+        want.append(line)
+    else:
+        want = (FrameTooLarge if len(rest) > limit else IncompleteFrame if rest
+                else [*whole, None])
+    assert got == want
 
 
 @pytest.mark.parametrize("line", [b"", b"\r"])

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from memoryd.daemon.writes import Op, Verdict, subject_wire
+from memoryd.daemon.txn import audit_subject
+from memoryd.daemon.writes import Op, Verdict
 from memoryd.kernel.capability import Channel, Effect, Role, Subject
 
 
@@ -31,11 +32,11 @@ def test_in_scope_is_replace_of_the_scope() -> None:
 # --- the enum values a write's answer and audit events name ----------------------
 
 
-def test_subject_wire_names_each_channel_and_role_by_its_value() -> None:
+def test_an_audit_subject_names_each_channel_and_role_by_its_value() -> None:
     for channel in Channel:
         for role in Role:
             for task_id in (None, "tsk_1"):
-                wire = subject_wire(Subject(channel, role, "own_1", task_id))
+                wire = audit_subject(Subject(channel, role, "own_1", task_id))
                 assert wire == {"channel": channel.value, "role": role.value,
                                 "owner": "own_1", "task_id": task_id}
                 # Plain strings, as the audit guard takes them (exact types).

@@ -1,9 +1,9 @@
-"""The shortcuts of the performance rounds, attacked: each promise they could bend holds.
+"""A caller or decision settled early stays current on the next call.
 
 A write decided before the writer, a task remembered per connection, an
 authorization generation instead of two reads, a refusal decided before the
-content scan's verdict is looked at: each test below makes the change a
-shortcut could miss (by another connection, another daemon on the same
+content scan's verdict is looked at: each test below makes the change such a
+step could miss (by another connection, another daemon on the same
 PostgreSQL schema, a moved clock, a reloaded policy) and then calls again, on
 a real daemon over its sockets, or on the in-process seam with a fake clock
 where time decides.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,10 +105,8 @@ def test_an_entry_id_the_daemon_never_made_is_not_found_before_any_decision(
     assert "AKIAIOSFODNN7EXAMPL" not in exported
 
 
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(policy=AGENT_WRITES) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"policy": AGENT_WRITES}
 
 
 def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
@@ -381,3 +380,45 @@ def test_a_team_name_the_scan_refuses_is_refused_and_never_audited(d: Daemon) ->
         exported = exported_audit(c)
     assert name not in exported
     assert name not in d.log()
+
+
+def _rpc(request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
+def _outcomes(replies: list[dict[str, Any]]) -> list[str | None]:
+    return [r["result"].get("outcome") if "result" in r else r["error"]["data"]["code"]
+            for r in sorted(replies, key=lambda r: r["id"])]
+
+
+def test_a_task_ended_between_pipelined_writes_stops_the_one_behind_it(d: Daemon,
+                                                                       c: Client) -> None:
+    # The first write verifies the task on the connection (the next one is
+    # decided before the writer); the end is read from the same bytes, the
+    # write behind it must see it, whether the three came as lines of one
+    # send or as one batch.
+    enable_consent(c)
+    for framing in ("lines", "batch"):
+        with d.agent() as a:
+            tid = a.call("task.begin", {"scopes": [f"pipe:{framing}"]})["task_id"]
+            calls = [_rpc(1, "memory.write", {"task_id": tid, "action": "add",
+                                              "entry": entry("Before")}),
+                     _rpc(2, "task.end", {"task_id": tid}),
+                     _rpc(3, "memory.write", {"task_id": tid, "action": "add",
+                                              "entry": entry("Behind")})]
+            if framing == "batch":
+                replies = json.loads(a.send_raw(json.dumps(calls).encode()))
+            else:
+                with socket.socket(socket.AF_UNIX) as raw:
+                    raw.settimeout(30)
+                    raw.connect(str(d.agent_path))
+                    raw.sendall(b"".join(json.dumps(x).encode() + b"\n" for x in calls))
+                    got = b""
+                    while got.count(b"\n") < 3:
+                        chunk = raw.recv(65536)
+                        assert chunk, "the daemon closed the connection"
+                        got += chunk
+                replies = [json.loads(line) for line in got.splitlines()]
+        assert _outcomes(replies) == ["applied", None, "task_not_found"], framing
+        titles = [i["title"] for i in c.call("memory.list", {"scope": f"pipe:{framing}"})["items"]]
+        assert titles == ["Before"], framing

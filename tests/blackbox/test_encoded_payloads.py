@@ -1,17 +1,14 @@
-"""The fourth round of attacks on the performance shortcuts and the paths
-around them, on a real daemon over its sockets.
+"""An instruction hidden in an encoded payload is refused, however it is wrapped or padded.
 
-Each hole this round found has a test here (or, for a pure function, in the
-unit tests named in docs/decisions.md) that failed before its fix. The
-canary strings of a test must never reach the daemon's log, the audit
-chain, an error or a status answer.
+On a real daemon over its sockets; the pure decoding rules are held by the
+scanner's unit tests. The canary strings of a test must never reach the
+daemon's log, the audit chain, an error or a status answer.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -26,11 +23,8 @@ from tests.harness import (
     running,
 )
 
-
-@pytest.fixture(scope="module")
-def d() -> Iterator[Daemon]:
-    with running(policy=AGENT_WRITES) as daemon:
-        yield daemon
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"policy": AGENT_WRITES}
 
 
 # A technical note's long words (paths, identifiers, commit-like hex): each

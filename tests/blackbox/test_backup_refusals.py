@@ -1,0 +1,93 @@
+"""A backup path or store memoryd cannot use is a clear refusal, never a crash or a half-made file.
+
+On a real daemon over its sockets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memoryd.rpc.client import Client, RpcError
+from tests.harness import Daemon
+
+# The peer uid of every connection the tests make maps to this identity.
+PEER = {"kind": "local", "subject": "attack-peer"}
+
+
+CONFIG = f'[identities."{os.getuid()}"]\nkind = "{PEER["kind"]}"\nsubject = "{PEER["subject"]}"\n'
+
+
+# Agent writes apply at once (no approval), and promotions in secret:* are denied.
+POLICY = """
+[[rule]]
+id = "agent-writes-apply"
+capability = ["MemoryWrite"]
+channel = ["agent"]
+effect = "allow"
+
+[[rule]]
+id = "no-promotion-of-secrets"
+capability = ["GovernanceDecide"]
+scope = "secret:*"
+effect = "deny"
+"""
+
+
+# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
+DAEMON = {"config": CONFIG, "policy": POLICY}
+
+
+def refused(fn: Any, *args: Any) -> RpcError:
+    with pytest.raises(RpcError) as info:
+        fn(*args)
+    assert info.value.code != -32603, info.value.data
+    return info.value
+
+
+@pytest.mark.parametrize("method", ["admin.backup", "admin.backup_verify"])
+def test_a_backup_path_with_a_nul_byte_is_invalid_params(d: Daemon, c: Client,
+                                                         method: str) -> None:
+    path = str(d.home.parent / "bk\x00canary-nul")
+    err = refused(c.call, method, {"path": path})
+    assert err.code == -32602
+    assert "canary-nul" not in json.dumps(err.data)
+    assert not (d.home.parent / "bk").exists()
+
+
+def _hostile_store(folder: Path, audit_row: tuple[Any, Any, Any], version: str = "7") -> None:
+    folder.mkdir()
+    con = sqlite3.connect(folder / "memory.db")
+    con.executescript("CREATE TABLE meta(key, value); CREATE TABLE entries(status);"
+                      " CREATE TABLE actions(status); CREATE TABLE checkpoints(seq, hash, ts);"
+                      " CREATE TABLE audit(seq, body, hash);")
+    con.execute("INSERT INTO meta VALUES ('schema_version', ?)", (version,))
+    con.execute("INSERT INTO audit VALUES (?, ?, ?)", audit_row)
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize(("name", "row", "version"), [
+    ("text-seq", ("canary-seq", b"x", "h"), "7"),
+    ("text-body", (1, "canary body", "h"), "7"),
+    ("int-hash", (1, b"x", 5), "7"),
+    ("text-version", (1, b"x", "h"), "canary-version"),
+])
+def test_backup_verify_of_a_hostile_store_is_a_clear_refusal(
+        d: Daemon, c: Client, name: str, row: tuple[Any, Any, Any], version: str) -> None:
+    folder = d.home.parent / f"hostile-{name}"
+    _hostile_store(folder, row, version)
+    try:
+        out = c.call("admin.backup_verify", {"path": str(folder)})
+    except RpcError as err:
+        assert err.code == -32602, err.data
+        assert "canary" not in json.dumps(err.data)
+    else:
+        # Read as far as it could: whatever it says, it is not a good backup.
+        assert out["ok"] is False
+        assert "canary" not in json.dumps(out)
