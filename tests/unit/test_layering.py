@@ -238,24 +238,11 @@ def _test_imports(files: list[Path], root: Path = REPO) -> list[str]:
             if imp.module.split(".")[0] == "tests"]
 
 
-# Benchmarks whose rewrite without the tests is a change of its own; each is
-# checked like every other one once it leaves this set, and the set is meant
-# to be empty (``test_a_pending_benchmark_still_needs_its_exemption``).
-PENDING_BENCH = frozenset({"bench/recall_quality.py"})
-
-
 def test_bench_imports_nothing_from_the_tests() -> None:
     # ``bench/run.py`` must run without the test extra installed.
-    files = [p for p in sorted((REPO / "bench").rglob("*.py"))
-             if p.relative_to(REPO).as_posix() not in PENDING_BENCH]
+    files = sorted((REPO / "bench").rglob("*.py"))
     assert files
     assert _test_imports(files) == []
-
-
-@pytest.mark.parametrize("label", sorted(PENDING_BENCH))
-def test_a_pending_benchmark_still_needs_its_exemption(label: str) -> None:
-    assert _test_imports([REPO / label]) != [], (
-        f"{label} imports nothing from the tests any more: remove it from PENDING_BENCH")
 
 
 @pytest.mark.parametrize(("source", "caught"), [
