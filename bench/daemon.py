@@ -236,8 +236,10 @@ class Daemon:
         of CPU, most of it imports, and the suite makes over a hundred."""
         argv = ["--home", str(self.home), *args]
         if process:
-            return subprocess.run([*MEMCTL, *argv], input=input,  # noqa: S603 - our memctl capture_output=True,
-                                  env=self.env, cwd=REPO, timeout=timeout, check=False)
+            # Our own memctl command, never input.
+            return subprocess.run([*MEMCTL, *argv], input=input,  # noqa: S603
+                                  capture_output=True, env=self.env, cwd=REPO,
+                                  timeout=timeout, check=False)
         return memctl_in_process(argv, input=input, env=self.env)
 
 
