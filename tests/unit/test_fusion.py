@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("numpy", reason="the semantic extra is part of the test extra")
 
-from memoryd.daemon.hybrid import GATE, SPAN, WEIGHT, fuse  # noqa: E402
+from memoryd.daemon.hybrid import GATE, SPAN, WEIGHT, fuse
 
 FLOOR = 0.82
 
