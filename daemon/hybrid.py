@@ -87,6 +87,11 @@ ANCHORS = (
     "图书馆节假日提前关门。", "价格这个季度又涨了。", "花园需要更多阳光。",
 )
 
+# Vector neighbours fused per query. Past the first few dozen a neighbour
+# adds little to a snapshot of a dozen cards, and each one is re-read from
+# the store (``current``): 200 cost a hybrid call about as much as its
+# lexical plan (docs/recall.md, "Cost").
+VECTOR_CANDIDATES = 50
 # The model reads 512 tokens at once; a longer intent is embedded from its
 # first characters (the whole intent still goes to the lexical plan).
 QUERY_CHARS = 1_000
@@ -440,11 +445,12 @@ class Ranker:
             return lexical, info
         by_id = {r["id"]: r for r in lexical}
         floor = self.floor(qvec)
-        near = self.index.nearest(owner, spaces, qvec, limit, floor)
+        want = min(limit, VECTOR_CANDIDATES)
+        near = self.index.nearest(owner, spaces, qvec, want, floor)
         if teams:
             for holder in teams:
-                near += self.index.nearest(holder, spaces, qvec, limit, floor)
-            near = sorted(near, key=lambda hit: (-hit[1], hit[0]))[:limit]
+                near += self.index.nearest(holder, spaces, qvec, want, floor)
+            near = sorted(near, key=lambda hit: (-hit[1], hit[0]))[:want]
         vector_ids = current(tx, near, where, args, picked, by_id)
         cosine = {entry_id: score for entry_id, score, _ in near}
         fused = fuse([(r["id"], r["score"]) for r in lexical],
