@@ -8,19 +8,19 @@ place of ``search.ranked`` when the ``semantic`` extra is installed.
 How a query is ranked. The lexical plan's candidates (``search.ranked``,
 the caller's SQL filter applied) and the nearest vectors of the caller's
 owner and namespaces (cosine, exact: one matrix-vector product over that
-owner's vectors) are each cut to ``limit`` and fused by score (``fuse``):
-a candidate scores its BM25 score over the best lexical score of the query
-(1.0 for the lexical top hit) plus ``WEIGHT`` times its vector strength,
-how far its cosine clears the query's own floor, in units of ``SPAN``
-(at most 1). ``WEIGHT`` < 1 keeps the lexical order where lexical found
-something strong: only an entry the vectors rate well above the lexical
-top hit's own neighbours can pass it, never one middling in both lists. A
-vector neighbour that lexical did not find must also clear the floor by
-``GATE``. The floor is calibrated per query (``Ranker.floor``: the model's
-cosines sit high and move with the query), so unrelated memories do not
-fill a snapshot. The fused rows then go through every rule the lexical
-rows went through (the caller applies them: eligibility, limits, fencing,
-freezing, audit): this module only decides order.
+owner's vectors, at most ``VECTOR_CANDIDATES``) are fused by score
+(``fuse``): a candidate scores its BM25 score over the best lexical score
+of the query (1.0 for the lexical top hit) plus ``WEIGHT`` times its vector
+strength, how far its cosine clears the query's own floor in units of
+``SPAN`` (at most 1). ``WEIGHT`` < 1 keeps the lexical order where lexical
+found something strong: only an entry the vectors rate well above the
+lexical top hit's own standing can pass it, never one middling in both
+lists. Every vector neighbour must clear the query's floor, calibrated per
+query (``Ranker.floor``: the model's cosines sit high and move with the
+query), so unrelated memories do not fill a snapshot. The fused rows then
+go through every rule the lexical rows went through (the caller applies
+them: eligibility, limits, fencing, freezing, audit): this module only
+decides order.
 
 Invariants:
 - nothing from another owner is read or used: the vector search runs over
@@ -61,12 +61,10 @@ if TYPE_CHECKING:
 
 # Score-aware fusion (``fuse``; docs/recall.md has the measurements they
 # were chosen from): the vector strength's weight against the lexical top
-# hit's 1.0, the cosine above the query's floor at which a neighbour's
-# strength is full, and how far above the floor a neighbour lexical did not
-# find must be to be admitted at all.
-WEIGHT = 0.5
+# hit's 1.0, and the cosine above the query's floor at which a neighbour's
+# strength is full.
+WEIGHT = 0.7
 SPAN = 0.05
-GATE = 0.0
 # Cosine under which a vector neighbour is never a candidate.
 MIN_SIMILARITY = 0.80
 # multilingual-e5 gives every pair of texts a cosine of 0.75-0.85, and the
@@ -370,21 +368,21 @@ def current(tx: Tx, near: Sequence[tuple[str, float, int]], where: str,
 
 def fuse(lexical: Sequence[tuple[str, float]], vector: Sequence[tuple[str, float]],
          floor: float, *, weight: float = WEIGHT, span: float = SPAN,
-         gate: float = GATE) -> list[tuple[str, float]]:
+         ) -> list[tuple[str, float]]:
     """Score-aware fusion of a lexical list ``(id, BM25 score)`` and a vector
     list ``(id, cosine)`` (each best first); ties broken by id.
 
     A candidate scores ``lexical / best lexical`` (0 when lexical did not find
     it or scored nothing) plus ``weight * min(1, (cosine - floor) / span)``
-    (0 below ``floor``). A neighbour lexical did not find is admitted only
-    from ``floor + gate``. With ``weight`` < 1, an entry at most half as
-    strong as the lexical top hit in both lists never passes it."""
+    (neighbours below ``floor`` are left out). With ``weight`` < 1, an entry
+    at most half as strong as the lexical top hit in both lists never passes
+    it."""
     scores: dict[str, float] = {}
     best = max((score for _, score in lexical), default=0.0)
     for entry_id, score in lexical:
         scores[entry_id] = score / best if best > 0 else 0.0
     for entry_id, cosine in vector:
-        if cosine < floor or (entry_id not in scores and cosine < floor + gate):
+        if cosine < floor:
             continue
         strength = min(1.0, (cosine - floor) / span)
         scores[entry_id] = scores.get(entry_id, 0.0) + weight * strength

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("numpy", reason="the semantic extra is part of the test extra")
 
-from memoryd.daemon.hybrid import GATE, SPAN, WEIGHT, fuse
+from memoryd.daemon.hybrid import SPAN, WEIGHT, fuse
 
 FLOOR = 0.82
 
@@ -32,16 +32,18 @@ def test_middling_entries_never_pass_the_lexical_top_whatever_their_count() -> N
     assert _ids(fuse(lexical, vector, FLOOR))[0] == "top"
 
 
-def test_a_vector_only_neighbour_above_the_gate_is_admitted() -> None:
-    fused = _ids(fuse([("lex", 3.0)], [("near", FLOOR + GATE + SPAN)], FLOOR))
-    assert "near" in fused
+def test_a_vector_only_neighbour_above_the_floor_is_admitted_and_can_lead() -> None:
+    # Lexical found only a weak match; the neighbour clears the query's floor
+    # by the full span.
+    fused = _ids(fuse([("lex", 3.0)], [("near", FLOOR + SPAN)], FLOOR))
+    assert fused == ["lex", "near"]
+    lexical = [("top", 9.0), ("second", 4.0), ("third", 3.5)]
+    assert _ids(fuse(lexical, [("near", FLOOR + SPAN)], FLOOR))[:2] == ["top", "near"]
 
 
-def test_a_vector_only_neighbour_below_the_gate_or_floor_is_left_out() -> None:
-    below = FLOOR + GATE - 0.001 if GATE > 0 else FLOOR - 0.001
-    assert "far" not in _ids(fuse([("lex", 3.0)], [("far", below)], FLOOR))
-    assert "far" not in _ids(fuse([("lex", 3.0)], [("far", below)], FLOOR, gate=0.01))
-    assert "far" in _ids(fuse([], [("far", FLOOR + 0.011)], FLOOR, gate=0.01))
+def test_a_neighbour_below_the_floor_is_left_out() -> None:
+    assert _ids(fuse([("lex", 3.0)], [("far", FLOOR - 0.001)], FLOOR)) == ["lex"]
+    assert fuse([], [("far", FLOOR - 0.001)], FLOOR) == []
 
 
 def test_with_nothing_lexical_the_vector_order_is_kept() -> None:
