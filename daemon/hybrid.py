@@ -1,9 +1,10 @@
 """Hybrid ranking: exact vector search per owner, fused with lexical BM25.
 
 Owns: the in-memory vector ``Index`` (one partition per owner), int8
-quantisation, reciprocal rank fusion (``fuse``), and ``Ranker.ranked``, the
-one hook recall (``memory.context``) and search (``memory.list``) call in
-place of ``search.ranked`` when the ``semantic`` extra is installed.
+quantisation, the score fusion of both lists (``fuse``), and
+``Ranker.ranked``, the one hook recall (``memory.context``) and search
+(``memory.list``) call in place of ``search.ranked`` when the ``semantic``
+extra is installed.
 
 How a query is ranked. The lexical plan's candidates (``search.ranked``,
 the caller's SQL filter applied) and the nearest vectors of the caller's
