@@ -13,9 +13,10 @@ adds the fusion over a grid of its two constants.
 
 Sets: ``labelled`` (tests/data/recall_quality.json, every query its own
 category) and ``conversations`` (tests/data/conversations: one entry per
-turn, titled by speaker, date and turn, each conversation in a scope of its
-own and asked within it; recall@k is the share of a question's evidence
-turns among the first k). Tune on ``--split dev``; report ``heldout`` too.
+turn, titled and worded as bench/recall_quality.py writes it, each
+conversation in a scope of its own and asked within it; recall@k is the
+share of a question's evidence turns among the first k). Tune on
+``--split dev``; report ``heldout`` too.
 
     .venv/bin/python bench/fusion.py --set conversations --split dev --grid
     .venv/bin/python bench/fusion.py --set conversations --split heldout
@@ -36,6 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.recall_quality import turn_entries
 from tests.harness import enable_consent, entry, running
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -58,11 +60,9 @@ def load_set(name: str) -> tuple[list[tuple[str, str, str, str]], list[dict[str,
         return docs, questions
     for path in sorted((DATA / "conversations").glob("conv-*.json")):
         conv = json.loads(path.read_text(encoding="utf-8"))
-        for session in conv["sessions"]:
-            for turn in session["turns"]:
-                where = turn["id"].split(":", 1)[1]
-                docs.append((turn["id"], conv["id"],
-                             f"{turn['speaker']}, {session['date'][:10]}, {where}", turn["text"]))
+        # Each turn written as bench/recall_quality.py writes it.
+        docs += [(turn_id, conv["id"], e["title"], e["body"])
+                 for turn_id, e in turn_entries(conv, with_context=False, with_time=False)]
         questions += [{"q": q["question"], "targets": q["evidence"], "cat": q["category"],
                        "split": q["split"], "scope": conv["id"]} for q in conv["questions"]]
     return docs, questions
