@@ -1,21 +1,27 @@
 """Hybrid ranking: exact vector search per owner, fused with lexical BM25.
 
 Owns: the in-memory vector ``Index`` (one partition per owner), int8
-quantisation, reciprocal rank fusion (``fuse``), and ``Ranker.ranked``, the
-one hook recall (``memory.context``) and search (``memory.list``) call in
-place of ``search.ranked`` when the ``semantic`` extra is installed.
+quantisation, the score fusion of both lists (``fuse``), and
+``Ranker.ranked``, the one hook recall (``memory.context``) and search
+(``memory.list``) call in place of ``search.ranked`` when the ``semantic``
+extra is installed.
 
 How a query is ranked. The lexical plan's candidates (``search.ranked``,
 the caller's SQL filter applied) and the nearest vectors of the caller's
 owner and namespaces (cosine, exact: one matrix-vector product over that
-owner's vectors) are each cut to ``limit``; each candidate scores
-``sum(1 / (RRF_K + rank))`` over the lists it is in, and the fused list is
-ordered by that score, then by id. Vector candidates must clear
-``MIN_SIMILARITY`` (a cosine under which multilingual-e5 neighbours are
-noise), so a query about nothing stored does not fill a snapshot with
-unrelated cards. The fused rows then go through every rule the lexical
-rows went through (the caller applies them: eligibility, limits, fencing,
-freezing, audit): this module only decides order.
+owner's vectors, at most ``VECTOR_CANDIDATES``) are fused by score
+(``fuse``): a candidate scores its BM25 score over the best lexical score
+of the query (1.0 for the lexical top hit) plus ``WEIGHT`` times its vector
+strength, how far its cosine clears the query's own floor in units of
+``SPAN`` (at most 1). ``WEIGHT`` < 1 keeps the lexical order where lexical
+found something strong: only an entry the vectors rate well above the
+lexical top hit's own standing can pass it, never one middling in both
+lists. Every vector neighbour must clear the query's floor, calibrated per
+query (``Ranker.floor``: the model's cosines sit high and move with the
+query), so unrelated memories do not fill a snapshot. The fused rows then
+go through every rule the lexical rows went through (the caller applies
+them: eligibility, limits, fencing, freezing, audit): this module only
+decides order.
 
 Invariants:
 - nothing from another owner is read or used: the vector search runs over
@@ -54,8 +60,12 @@ if TYPE_CHECKING:
     from memoryd.daemon.embedding import Embedder, Worker
     from memoryd.daemon.txn import Tx
 
-# Reciprocal rank fusion constant (Cormack et al. use 60).
-RRF_K = 60
+# Score-aware fusion (``fuse``; docs/recall.md has the measurements they
+# were chosen from): the vector strength's weight against the lexical top
+# hit's 1.0, and the cosine above the query's floor at which a neighbour's
+# strength is full.
+WEIGHT = 0.7
+SPAN = 0.05
 # Cosine under which a vector neighbour is never a candidate.
 MIN_SIMILARITY = 0.80
 # multilingual-e5 gives every pair of texts a cosine of 0.75-0.85, and the
@@ -76,6 +86,11 @@ ANCHORS = (
     "图书馆节假日提前关门。", "价格这个季度又涨了。", "花园需要更多阳光。",
 )
 
+# Vector neighbours fused per query. Past the first few dozen a neighbour
+# adds little to a snapshot of a dozen cards, and each one is re-read from
+# the store (``current``): 200 cost a hybrid call about as much as its
+# lexical plan (docs/recall.md, "Cost").
+VECTOR_CANDIDATES = 50
 # The model reads 512 tokens at once; a longer intent is embedded from its
 # first characters (the whole intent still goes to the lexical plan).
 QUERY_CHARS = 1_000
@@ -352,12 +367,26 @@ def current(tx: Tx, near: Sequence[tuple[str, float, int]], where: str,
     return [entry_id for entry_id, _, _ in near if entry_id in held]
 
 
-def fuse(*ranked: Sequence[str], k: int = RRF_K) -> list[tuple[str, float]]:
-    """Reciprocal rank fusion of id lists (best first); ties broken by id."""
+def fuse(lexical: Sequence[tuple[str, float]], vector: Sequence[tuple[str, float]],
+         floor: float, *, weight: float = WEIGHT, span: float = SPAN,
+         ) -> list[tuple[str, float]]:
+    """Score-aware fusion of a lexical list ``(id, BM25 score)`` and a vector
+    list ``(id, cosine)`` (each best first); ties broken by id.
+
+    A candidate scores ``lexical / best lexical`` (0 when lexical did not find
+    it or scored nothing) plus ``weight * min(1, (cosine - floor) / span)``
+    (neighbours below ``floor`` are left out). With ``weight`` < 1, an entry
+    at most half as strong as the lexical top hit in both lists never passes
+    it."""
     scores: dict[str, float] = {}
-    for ids in ranked:
-        for rank, entry_id in enumerate(ids, start=1):
-            scores[entry_id] = scores.get(entry_id, 0.0) + 1.0 / (k + rank)
+    best = max((score for _, score in lexical), default=0.0)
+    for entry_id, score in lexical:
+        scores[entry_id] = score / best if best > 0 else 0.0
+    for entry_id, cosine in vector:
+        if cosine < floor:
+            continue
+        strength = min(1.0, (cosine - floor) / span)
+        scores[entry_id] = scores.get(entry_id, 0.0) + weight * strength
     fused = [(entry_id, round(score, 9)) for entry_id, score in scores.items()]
     fused.sort(key=lambda item: (-item[1], item[0]))
     return fused
@@ -415,13 +444,16 @@ class Ranker:
             return lexical, info
         by_id = {r["id"]: r for r in lexical}
         floor = self.floor(qvec)
-        near = self.index.nearest(owner, spaces, qvec, limit, floor)
+        want = min(limit, VECTOR_CANDIDATES)
+        near = self.index.nearest(owner, spaces, qvec, want, floor)
         if teams:
             for holder in teams:
-                near += self.index.nearest(holder, spaces, qvec, limit, floor)
-            near = sorted(near, key=lambda hit: (-hit[1], hit[0]))[:limit]
+                near += self.index.nearest(holder, spaces, qvec, want, floor)
+            near = sorted(near, key=lambda hit: (-hit[1], hit[0]))[:want]
         vector_ids = current(tx, near, where, args, picked, by_id)
-        fused = fuse([r["id"] for r in lexical], vector_ids)
+        cosine = {entry_id: score for entry_id, score, _ in near}
+        fused = fuse([(r["id"], r["score"]) for r in lexical],
+                     [(entry_id, cosine[entry_id]) for entry_id in vector_ids], floor)
         rows = []
         for entry_id, score in fused[:limit]:
             row = dict(by_id[entry_id])

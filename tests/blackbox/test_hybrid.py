@@ -23,7 +23,23 @@ import apsw
 import pytest
 
 from memoryd.rpc.client import Client
+from tests.blackbox import test_isolation as isolation
 from tests.blackbox.test_deletion import hits
+
+# The isolation module's tests, unchanged, collected again here: ``w`` below
+# gives them a hybrid daemon whose entries are all embedded.
+from tests.blackbox.test_isolation import (  # noqa: F401 (collected by pytest)
+    test_another_owners_task_id_is_task_not_found,
+    test_context_sees_only_its_owner,
+    test_new_identity_starts_with_consent_off,
+    test_read_by_id_of_another_owner_is_not_found,
+    test_receipt_of_another_owner_is_not_found,
+    test_same_subject_under_two_kinds_is_two_owners,
+    test_search_and_list_see_only_their_owner,
+    test_subagent_of_parent_without_read_gets_no_memory_methods,
+    test_subagent_reads_parent_owner_memory_and_cannot_write,
+    test_workspace_maps_to_a_keyed_scope_and_no_path_is_stored,
+)
 from tests.harness import (
     Daemon,
     enable_consent,
@@ -59,6 +75,17 @@ def d() -> Iterator[Daemon]:
         with daemon.control() as c:
             enable_consent(c)
         yield daemon
+
+
+@pytest.fixture(scope="module")
+def w() -> Iterator[isolation.World]:
+    """test_isolation's three owners, on a hybrid daemon, every entry embedded."""
+    with running(ranker="auto") as daemon:
+        world = isolation.populate(daemon)
+        with daemon.control() as c:
+            for who in isolation.IDENTITIES.values():
+                assert _settled(c, {"identity": who})["embedded"] >= 2
+        yield world
 
 
 def _add(c: Client, title: str, body: str, **params: Any) -> dict[str, Any]:
@@ -125,6 +152,21 @@ def test_a_paraphrase_finds_its_memory_through_context_and_list(d: Daemon) -> No
     assert listed["items"][0]["id"] == vim["id"]
     assert listed["coverage"]["ranking"]["ranker"] == "hybrid"
     assert listed["coverage"]["ranking"]["unembedded"] == 0
+
+
+def test_status_shows_the_workers_rate_and_what_is_left(d: Daemon) -> None:
+    with d.control() as c:
+        before = c.call("memory.status", {})["recall"]
+        for i in range(10):
+            _add(c, f"Rate note {i}", f"Lanterns are lit at dusk on pier {i}.", scope="rate")
+        queued_then = c.call("memory.status", {})["recall"]
+        recall = _settled(c)
+    assert isinstance(queued_then["queued"], int) and queued_then["queued"] >= 0
+    assert queued_then["queued"] + queued_then["embedded"] >= before["embedded"] + 10
+    assert recall["queued"] == 0
+    assert recall["embedded"] >= before["embedded"] + 10
+    assert recall["entries_per_s"] > 0
+    assert recall["embedded_since_start"] >= 10
 
 
 def test_english_word_forms_meet_in_lexical_recall(d: Daemon) -> None:

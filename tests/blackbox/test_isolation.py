@@ -33,27 +33,33 @@ class World:
 @pytest.fixture(scope="module")
 def w() -> Iterator[World]:
     with running() as daemon:
-        world = World(daemon)
-        with daemon.control() as c:
-            for name, who in IDENTITIES.items():
-                enable_consent(c, identity=who)
-                world.tokens[name] = c.call("token.issue", {"identity": who})["token"]
-                ids = {}
-                for target in ("memory", "user"):
-                    out = c.call("memory.write", {
-                        "identity": who, "target": target, "action": "add",
-                        "entry": entry(f"Heron {name} {target}",
-                                       f"heron secret of {name} in {target}", "fact")})
-                    ids[target] = out["entries"][0]["id"]
-                gone = c.call("memory.write", {
-                    "identity": who, "action": "add",
-                    "entry": entry(f"Heron {name} gone", "to be removed", "fact")})
-                rem = c.call("memory.write", {
-                    "identity": who, "action": "remove", "id": gone["entries"][0]["id"],
-                    "expected_revision": 1})
-                world.receipts[name] = rem["receipt"]["receipt_id"]
-                world.entries[name] = ids
-        yield world
+        yield populate(daemon)
+
+
+def populate(daemon: Daemon) -> World:
+    """Three owners' notes (and a removed one each) on ``daemon``; tests/blackbox/
+    test_hybrid.py runs this module's tests again over a hybrid daemon."""
+    world = World(daemon)
+    with daemon.control() as c:
+        for name, who in IDENTITIES.items():
+            enable_consent(c, identity=who)
+            world.tokens[name] = c.call("token.issue", {"identity": who})["token"]
+            ids = {}
+            for target in ("memory", "user"):
+                out = c.call("memory.write", {
+                    "identity": who, "target": target, "action": "add",
+                    "entry": entry(f"Heron {name} {target}",
+                                   f"heron secret of {name} in {target}", "fact")})
+                ids[target] = out["entries"][0]["id"]
+            gone = c.call("memory.write", {
+                "identity": who, "action": "add",
+                "entry": entry(f"Heron {name} gone", "to be removed", "fact")})
+            rem = c.call("memory.write", {
+                "identity": who, "action": "remove", "id": gone["entries"][0]["id"],
+                "expected_revision": 1})
+            world.receipts[name] = rem["receipt"]["receipt_id"]
+            world.entries[name] = ids
+    return world
 
 
 def _task(a: Client, w: World, name: str, **extra: Any) -> str:
