@@ -38,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.recall_quality import turn_entries
-from tests.harness import enable_consent, entry, running
+from bench.daemon import enable_consent, entry, running
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "paraphrase")

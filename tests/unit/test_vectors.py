@@ -162,18 +162,25 @@ def test_another_owner_has_no_neighbours_in_my_partition() -> None:
         "ent_x"]
 
 
-@given(st.lists(st.lists(st.sampled_from([f"ent_{i}" for i in range(8)]), unique=True),
-                max_size=3))
-def test_fusion_is_deterministic_and_breaks_ties_by_id(lists: list[list[str]]) -> None:
-    fused = hybrid.fuse(*lists)
-    assert fused == hybrid.fuse(*lists)
-    assert {i for i, _ in fused} == {i for ids in lists for i in ids}
+_IDS = st.sampled_from([f"ent_{i}" for i in range(8)])
+
+
+@given(st.lists(st.tuples(_IDS, st.floats(0, 20, allow_nan=False)), unique_by=lambda t: t[0]),
+       st.lists(st.tuples(_IDS, st.floats(-1, 1, allow_nan=False)), unique_by=lambda t: t[0]),
+       st.floats(-1, 1, allow_nan=False))
+def test_fusion_is_deterministic_and_breaks_ties_by_id(
+        lexical: list[tuple[str, float]], vector: list[tuple[str, float]], floor: float) -> None:
+    fused = hybrid.fuse(lexical, vector, floor)
+    assert fused == hybrid.fuse(lexical, vector, floor)
+    assert {i for i, _ in fused} == ({i for i, _ in lexical}
+                                     | {i for i, cosine in vector if cosine >= floor})
     keys = [(-score, entry_id) for entry_id, score in fused]
     assert keys == sorted(keys)
 
 
-def test_fusion_ranks_an_entry_both_rankers_found_first() -> None:
-    assert hybrid.fuse(["a", "b"], ["b", "c"])[0][0] == "b"
+def test_fusion_ranks_first_an_entry_both_rankers_found_at_their_top() -> None:
+    fused = hybrid.fuse([("a", 2.0), ("b", 2.0)], [("b", 0.95), ("c", 0.9)], floor=0.8)
+    assert fused[0][0] == "b"
 
 
 @given(st.lists(st.floats(-1, 1, allow_nan=False, width=32), min_size=8, max_size=8))
