@@ -37,8 +37,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.recall_quality import turn_entries
 from bench.daemon import enable_consent, entry, running
+from bench.recall_quality import turn_entries
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "paraphrase")
