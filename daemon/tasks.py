@@ -6,7 +6,7 @@ resolved: only its end, lifetime and snapshot are read again).
 
 Invariants:
 - consent is frozen at ``task.begin``; later consent changes affect new tasks
-  only;
+  and the running subagents (below), never a running root task;
 - a task id is bound to the peer uid and channel that began it, and to the
   token it was begun with, if any (``daemon/gate.py`` checks the token): any
   other caller gets ``task_not_found`` (never a hint that the id exists);
