@@ -303,6 +303,20 @@ class Projection:
             # Local authority moved since the decision: decide again, send nothing.
             outbox.set_state(tx, row["entry_id"], gen, now, state="dirty", decided_under=None)
             return "again"
+        withheld = None if row["action"] != "replace" else egress.withheld(
+            "\n".join(t for t in (entry["title"], entry["summary"], entry["body"]) if t))
+        if withheld is not None:
+            # Entries are scanned when written; this holds should a credential
+            # be in one anyway (a finding flagged only for review): it never
+            # leaves the host, and no approval sends it.
+            outbox.set_state(tx, row["entry_id"], gen, now, state="blocked",
+                             reason="secret_detected")
+            tx.audit("projection_changed", now, subject={"owner": row["owner"]},
+                     entry_ids=[row["entry_id"]], revisions=[row["revision"]],
+                     details={"generation": gen, "document": self.document(row["entry_id"]),
+                              "action": "replace", "adapter": ADAPTER, "state": "blocked",
+                              "reason": "secret_detected"})
+            return "again"
         outbox.set_state(tx, row["entry_id"], gen, now, state="processing",
                          lease_until=lease_until, attempts=row["attempts"] + 1,
                          projected=1 if row["action"] == "replace" else row["projected"])

@@ -115,3 +115,30 @@ def test_external_evidence_shows_invisible_characters_escaped_and_flagged() -> N
             "Staging\\u202eis in eu-west (right-to-left override).",
             "Staging\\U000e0069\\U000e0067\\U000e006eis in eu-west (tag characters).",
         }
+
+
+def test_a_document_holding_a_credential_is_never_sent_even_when_allowed() -> None:
+    # Entries are scanned when written, so a credential only gets into one
+    # past the scanner (here: put into the file directly); the sender scans
+    # the document again and holds it back, whatever the policy allows.
+    import apsw
+
+    from memoryd.daemon.search import register
+
+    with receiver() as rx, daemon_with(rx) as d, d.control() as c:
+        add(c, "Deploy", "Deploys go through staging.")
+        wait_until(lambda: outbox(c)["blocked"] == 1, "blocked by the default policy")
+        db = apsw.Connection(str(d.home / "memory.db"))
+        register(db)  # the index triggers call it
+        try:
+            db.execute("UPDATE entries SET body = ? WHERE title = 'Deploy'",
+                       (f"Deploy with {GITHUB_TOKEN}.",))
+        finally:
+            db.close()
+        (d.home / "policy.toml").write_text(ALLOW_BOTH)
+        assert c.call("policy.reload", {})["loaded"] is True
+        wait_until(lambda: "secret_detected" in exported_audit(c), "held back")
+        assert outbox(c)["blocked"] == 1
+        assert GITHUB_TOKEN.encode() not in rx.received()
+        assert rx.puts() == []
+        assert GITHUB_TOKEN not in d.log() + exported_audit(c)
