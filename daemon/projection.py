@@ -303,7 +303,7 @@ class Projection:
             # Local authority moved since the decision: decide again, send nothing.
             outbox.set_state(tx, row["entry_id"], gen, now, state="dirty", decided_under=None)
             return "again"
-        withheld = None if row["action"] != "replace" else egress.withheld(
+        withheld = None if row["action"] != "replace" or entry is None else egress.withheld(
             "\n".join(t for t in (entry["title"], entry["summary"], entry["body"]) if t))
         if withheld is not None:
             # Entries are scanned when written; this holds should a credential
