@@ -306,7 +306,22 @@ class App:
                                 self.projection, self.ranker, self.ranker_reason)
             return reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
 
-        return await self.store.run(run, write=False)
+        try:
+            return await self.store.run(run, write=False)
+        except Unavailable as exc:
+            # Why the read failed, as the store said then (its state may have
+            # moved on since: the database back, another call succeeding).
+            reason = (exc.details or {}).get("reason") or self.store.degraded
+            if reason is None:
+                raise
+            # The store cannot be read (its database is unreachable): status
+            # still answers, with what the daemon knows without it.
+            owner = (self.owner_for_control(p.identity) if ctx.channel == "control"
+                     else self.peer_owner(ctx))
+            return reads.outage_status(
+                reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
+                            self.projection, self.ranker, self.ranker_reason),
+                owner, str(reason), agent=ctx.channel == "agent")
 
     # -- audit / policy ---------------------------------------------------------
 

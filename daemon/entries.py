@@ -183,7 +183,13 @@ class View:
 
 
 def load(tx: Tx, view: View, entry_id: str) -> dict[str, Any] | None:
-    row = tx.one("SELECT * FROM entries WHERE id = ?", (entry_id,))
+    """The row ``entry_id`` if ``view`` holds it, else None. The view is a
+    filter of the query itself: a row another owner holds is never fetched,
+    so it costs what an id that does not exist costs (nothing tells them
+    apart, not even the time the answer takes)."""
+    where, args = view.rows()
+    row = tx.one("SELECT * FROM entries WHERE id = ? AND " + where,  # noqa: S608 (placeholders only)
+                 (entry_id, *args))
     if row is None or not view.holds(row):
         return None
     return row

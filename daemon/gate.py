@@ -314,7 +314,10 @@ class Gate:
         ``task``'s checks on this connection."""
         known = self._tasks.get(ctx.conn_id, {}).get(task.task_id)
         made = None if known is None else known.caller
-        if made is None or made.subject.channel != ctx.channel:
+        if made is None or made.subject.channel != ctx.channel or (
+                made.task is not None and made.task is not task
+                and (made.task.scopes, made.task.grants) != (task.scopes, task.grants)):
+            # (A subagent's scopes and grants follow its chain's live state.)
             made = self.caller_of(task, ctx.channel)
             if known is not None and known.task is task:
                 self._remember(ctx.conn_id, replace(known, caller=made))
@@ -552,7 +555,8 @@ def task_view(task: tasks.Task) -> View:
     spaces = {("memory", s) for s in task.scopes}
     spaces.add(("user", task.user_scope))
     # The team scopes were checked against membership at task.begin and are
-    # frozen with the task (daemon/teams.py).
+    # frozen with a root task (daemon/teams.py); a subagent's are those its
+    # owner is still a member of (daemon/tasks.py).
     return View(task.owner, frozenset(spaces),
                 frozenset(s for s in task.scopes if is_team_scope("memory", s)))
 

@@ -31,7 +31,11 @@ Invariants:
   classes: never memory text, a query, the endpoint path or the credential;
 - external evidence is frozen into the snapshot with it (a late answer is
   dropped), rendered after local memory in its own fence, one escaped JSON
-  object a line; shadow results are never rendered.
+  object a line, its invisible characters shown escaped and flagged
+  (daemon/egress.py); shadow results are never rendered;
+- the intent is scanned before any egress: one holding a credential is never
+  sent; recall is skipped and reported ``degraded``, reason
+  ``intent_secret_detected``.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ import anyio
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon import egress
 from memoryd.daemon import projection_outbox as outbox
 from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import ProjectionConfig
@@ -334,6 +339,20 @@ class Projection:
             # Local authority moved since the decision: decide again, send nothing.
             outbox.set_state(tx, row["entry_id"], gen, now, state="dirty", decided_under=None)
             return "again"
+        withheld = None if row["action"] != "replace" or entry is None else egress.withheld(
+            "\n".join(t for t in (entry["title"], entry["summary"], entry["body"]) if t))
+        if withheld is not None:
+            # Entries are scanned when written; this holds should a credential
+            # be in one anyway (a finding flagged only for review): it never
+            # leaves the host, and no approval sends it.
+            outbox.set_state(tx, row["entry_id"], gen, now, state="blocked",
+                             reason="secret_detected")
+            tx.audit("projection_changed", now, subject={"owner": row["owner"]},
+                     entry_ids=[row["entry_id"]], revisions=[row["revision"]],
+                     details={"generation": gen, "document": self.document(row["entry_id"]),
+                              "action": "replace", "adapter": ADAPTER, "state": "blocked",
+                              "reason": "secret_detected"})
+            return "again"
         outbox.set_state(tx, row["entry_id"], gen, now, state="processing",
                          lease_until=lease_until, attempts=row["attempts"] + 1,
                          projected=1 if row["action"] == "replace" else row["projected"])
@@ -441,7 +460,11 @@ class Projection:
                                "returned": 0, "items": 0, "flagged": 0, "adapter": ADAPTER,
                                "decision_id": net.decision_id, "effect": net.effect.value}
         got: list[tuple[str, str, list[RecallItem]]] = []
-        if not approval:
+        # Scanned before any egress: an intent holding a credential is not sent.
+        withheld = egress.withheld(intent)
+        if withheld is not None:
+            out["reason"] = withheld
+        elif not approval:
             out["reason"] = ("network_denied" if net.effect is Effect.DENY
                              else "network_approval_required")
         else:
@@ -469,7 +492,9 @@ class Projection:
         out["documents"] = [k["_doc"] for k in kept if k["_doc"]]
         if self.cfg.mode == "hybrid" and out["status"] == "ok":
             out["lines"] = lines
-        self.last_error = out["reason"] if out["status"] != "ok" else None
+        if withheld is None:
+            # A withheld intent says nothing of the provider's health.
+            self.last_error = out["reason"] if out["status"] != "ok" else None
         return out
 
     def _evidence(self, got: list[tuple[str, str, list[RecallItem]]]
@@ -486,10 +511,14 @@ class Projection:
                 if digest in seen or not text.strip():
                     continue
                 seen.add(digest)
-                flags = sorted({f.category for f in scan(text)})
+                found = scan(text)
+                flags = sorted({f.category for f in found})
                 source = "src_" + _short(self.hasher.content_of(
                     "projection-source", bank, item.id))
-                kept.append({"source": source, "bank": kind, "text": redact_secrets(text),
+                # Invisible characters shown escaped, as stored text may not
+                # hold them at all; then credentials redacted.
+                shown = redact_secrets(egress.shown(text, found))
+                kept.append({"source": source, "bank": kind, "text": shown,
                              "flags": flags,
                              "_doc": item.id if item.id.startswith("doc_") else None})
         lines = [evidence_line({k: v for k, v in k_.items() if k != "_doc"}) for k_ in kept]

@@ -386,6 +386,39 @@ def status(tx: Tx, facts: Facts, owner: str, task: Task | None, now: str,
 
 
 
+def outage_status(facts: Facts, owner: str, reason: str, *, agent: bool) -> schema.StatusOut:
+    """``memory.status`` while the store cannot be read (its database is
+    unreachable): what the daemon knows without it. The backend section
+    says why; counts and pending actions are empty and consent is shown
+    off, because nothing is granted while the authority cannot answer;
+    no task is resolved; the audit section says only whether the chain
+    verified."""
+    store = facts.store
+    projection: dict[str, Any] = {"enabled": facts.projection is not None}
+    # The chain's head is in the store too: only whether it verified.
+    audit = schema.StatusAudit(verified=store.degraded != "audit_chain_broken")
+    is_default = owner == facts.default.owner
+    return schema.StatusOut(
+        backend=schema.StatusBackend(
+            kind=store.kind,
+            durability=(f"wal+synchronous={facts.synchronous.lower()}"
+                        if store.kind == "sqlite" else "postgresql-commit"),
+            sharing=store.sharing, health="degraded",
+            degraded_reason=reason),
+        counts={}, pending_actions=0, audit=audit,
+        identity=schema.StatusIdentity(
+            owner=owner, source=facts.default.source if is_default else "identity",
+            identity_verified=facts.default.verified if is_default else False),
+        consent=schema.ConsentFlagsVersioned(read=False, contribute=False,
+                                             learn_from_tools=False, version=0),
+        task=None,
+        policy=schema.StatusPolicy(hash=facts.policy.hash, rules=len(facts.policy.rules)),
+        projection=projection,
+        recall=({"ranker": "lexical", "reason": facts.ranker_reason, "model": None, "dim": None}
+                if facts.ranker is None else facts.ranker.identity()),
+    )
+
+
 def export(tx: Tx, after_seq: int, limit: int) -> schema.AuditPage:
     # A packed row is read with the rows before it in its block
     # (audit/packing.py): the page starts that far back and skips them.

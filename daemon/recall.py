@@ -382,15 +382,21 @@ def context_handler(app: Recall) -> Handler:
     async def memory_context(ctx: CallContext, p: schema.MemoryContext) -> schema.ContextOut:
         intent, cut = cut_intent(p.intent, app.config.max_intent_chars)
         check = ReadCheck("memory.context")
+        # The namespaces the task may read now: a subagent's narrow when its
+        # owner leaves a team, and its frozen cards follow (daemon/tasks.py).
+        spaces: list[frozenset[tuple[str, str]] | None] = [None]
 
         def admit(tx: Tx) -> tasks.Task:
             caller = app.gate.caller(tx, ctx, task_id=p.task_id, owner=None,
                                      now=fmt(app.clock.now()))
             app.gate.read_call(check, caller)
             assert caller.task is not None
+            spaces[0] = caller.view.namespaces
             return caller.task
 
         def shown(target: str, scope: str) -> bool:
+            if spaces[0] is not None and (target, scope) not in spaces[0]:
+                return False
             decision = app.gate.namespace(check, target, scope)
             check.note(decision)
             return decision.effect is Effect.ALLOW

@@ -9,8 +9,11 @@ Invariants:
 - a stalled or half-sent client only ever costs its own connection: every read
   and write on a connection is bounded by a timeout, and connections are served
   concurrently;
-- only ``frame_too_large`` and the connection limits close a connection from
-  our side; any other error is answered and the connection stays open;
+- only ``frame_too_large``, the connection limits and the timeouts close a
+  connection from our side; any other error is answered and the connection
+  stays open;
+- a connection is idle from its last request: blank lines (never answered)
+  do not keep it open past ``idle_timeout_s``, whichever uid sends them;
 - on shutdown, listeners close first, requests in flight finish (bounded by
   ``shutdown_grace_s``), then idle connections are dropped.
 """
@@ -34,7 +37,14 @@ from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from memoryd.daemon.config import Config
 from memoryd.daemon.home import check_socket_paths
 from memoryd.rpc.errors import connection_error_line
-from memoryd.rpc.framing import CLOSED, NEED_DATA, FrameReader, FrameTooLarge, IncompleteFrame
+from memoryd.rpc.framing import (
+    CLOSED,
+    NEED_DATA,
+    FrameReader,
+    FrameTooLarge,
+    IncompleteFrame,
+    is_blank,
+)
 from memoryd.rpc.protocol import CallContext, Dispatcher
 
 log = structlog.get_logger()
@@ -200,6 +210,10 @@ class Server:
         # What the connection waits for when ``watch`` runs out (or shutdown
         # cancels it while idle): names the log line.
         phase = "idle"
+        # When an idle connection closes: idle_timeout_s after it opened or
+        # after its last request. A blank line is not a request (nothing is
+        # answered), so it does not move this: keepalives hold no slot.
+        idle_until = anyio.current_time() + self.config.idle_timeout_s
         with watch:
             while not self.stopping.is_set():
                 if not reader.pending:
@@ -209,7 +223,7 @@ class Server:
                     phase = "idle"
                     chunk = _recv(sock)
                     if chunk is None:
-                        watch.deadline = anyio.current_time() + self.config.idle_timeout_s
+                        watch.deadline = idle_until
                         self._idle_scopes.add(watch)
                         try:
                             await anyio.wait_readable(sock)
@@ -251,8 +265,13 @@ class Server:
                 if frame is CLOSED:
                     return  # the peer closed between frames
                 assert isinstance(frame, bytes)
-                if not frame:
-                    continue  # a blank line
+                if is_blank(frame):
+                    # Not answered, and not use of the connection: a stream
+                    # of them that never lets it wait is still cut in time.
+                    if anyio.current_time() >= idle_until:
+                        log.info(_TIMED_OUT["idle"], channel=item.channel)
+                        return
+                    continue
                 self._busy += 1
                 # A request that has been read is finished even during shutdown.
                 watch.shield = True
@@ -266,6 +285,7 @@ class Server:
                     self._busy -= 1
                     if not self._busy:
                         self._all_idle.set()
+                    idle_until = anyio.current_time() + self.config.idle_timeout_s
                 if watch.cancel_called:
                     break  # the reply's time ran out as its last bytes went
         if watch.cancel_called:

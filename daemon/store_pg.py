@@ -736,7 +736,8 @@ class PostgresStore:
         if self.degraded != "database_unreachable":
             self._log.warning("store_unreachable", backend=self.kind)
         self.degraded = "database_unreachable"
-        return Unavailable("store_unavailable", recovery=UNREACHABLE_HINT)
+        return Unavailable("store_unavailable", recovery=UNREACHABLE_HINT,
+                           details={"reason": "database_unreachable"})
 
     def _reachable(self) -> None:
         if self.degraded == "database_unreachable":

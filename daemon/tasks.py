@@ -6,7 +6,7 @@ resolved: only its end, lifetime and snapshot are read again).
 
 Invariants:
 - consent is frozen at ``task.begin``; later consent changes affect new tasks
-  only;
+  and the running subagents (below), never a running root task;
 - a task id is bound to the peer uid and channel that began it, and to the
   token it was begun with, if any (``daemon/gate.py`` checks the token): any
   other caller gets ``task_not_found`` (never a hint that the id exists);
@@ -14,8 +14,13 @@ Invariants:
   scopes named in ``scopes``, else the workspace scope, else ``default``;
   a subagent inherits its parent's;
 - a team scope (``team:NAME``) is a namespace of a task only if its owner is
-  a member of that team at begin (daemon/teams.py); it stays one for the
+  a member of that team at begin (daemon/teams.py); it stays one for a root
   task's lifetime, like the frozen consent;
+- a subagent is bounded by its chain's live state (``_bounded``): it is
+  ``task_not_found`` as soon as any task above it has ended or passed its
+  lifetime, its own lifetime ends no later than its parent's, and on every
+  call its consent is the frozen one narrowed by the owner's consent now and
+  its team scopes those the owner is still a member of;
 - a scope name the content scanner refuses is never a task's namespace
   (``task.begin`` is refused as a write naming it would be);
 - a token with scopes limits the task to those scopes; a subagent is bound to
@@ -39,6 +44,7 @@ from memoryd.daemon.store import Tx, dumps, loads
 from memoryd.kernel.errors import Denied, LimitExceeded, NotFound
 from memoryd.kernel.grants import Consent, grants_for
 from memoryd.kernel.scan import check_scopes
+from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 
 
@@ -127,9 +133,13 @@ def begin(
         # A subagent without a parent has no owner's memory to inherit read-only.
         raise NotFound("task_not_found", details={"field": "parent_task"})
     if parent is not None:
-        scopes = parent.scopes
-        # A subagent sees its parent's frozen consent, read-only.
-        consent = parent.consent
+        # A subagent sees its parent's consent, read-only, narrowed by the
+        # owner's now; its parent's team scopes while the owner is a member.
+        member = teams.current(tx, owner)
+        scopes = tuple(s for s in parent.scopes if not is_team_scope("memory", s) or s in member)
+        consent = Consent(parent.consent.read and consent.read,
+                          parent.consent.contribute and consent.contribute,
+                          parent.consent.learn_from_tools and consent.learn_from_tools)
         parent_has_read = "memory.read" in parent.grants
     else:
         parent_has_read = None
@@ -163,7 +173,10 @@ def begin(
         consent=consent,
         grants=frozenset(grants),
         tools_used=p.tools_used,
-        expires_at=fmt(plus(now_dt, hours=ttl_hours)),
+        # Never past its parent's end: a chain of subagents cannot stretch
+        # the root's lifetime.
+        expires_at=min([fmt(plus(now_dt, hours=ttl_hours)),
+                        *([parent.expires_at] if parent is not None else [])]),
         snapshot=None,
         token_id=token_id,
     )
@@ -191,6 +204,11 @@ def lookup(tx: Tx, task_id: str, *, channel: str, peer_uid: int, now: str) -> Ta
         or row["channel"] != channel
     ):
         raise NotFound("task_not_found")
+    task = _from_row(row)
+    return task if task.parent_task is None else _bounded(tx, task, now)
+
+
+def _from_row(row: Any) -> Task:
     c = loads(row["consent"])
     return Task(
         task_id=row["task_id"],
@@ -217,13 +235,50 @@ def refresh(tx: Tx, known: Task, now: str) -> Task:
     passed its lifetime (``task_not_found`` as from ``lookup``) and its
     snapshot. Owner, role, scopes, frozen consent and grants never change, so
     they are not decoded again.
+
+    A subagent is looked up again whole: what bounds it (its chain, the
+    owner's consent and memberships) is read on every call.
     """
+    if known.parent_task is not None:
+        return lookup(tx, known.task_id, channel=known.channel, peer_uid=known.peer_uid,
+                      now=now)
     row = tx.one("SELECT ended_at, snapshot FROM tasks WHERE task_id = ?", (known.task_id,))
     if row is None or row["ended_at"] is not None or known.expires_at <= now:
         raise NotFound("task_not_found")
     if row["snapshot"] is None and known.snapshot is None:
         return known
     return replace(known, snapshot=loads(row["snapshot"]))
+
+
+def _bounded(tx: Tx, task: Task, now: str) -> Task:
+    """Subagent ``task`` as its chain's live state allows ``now``.
+
+    Every task above it must still be open and within its lifetime, else
+    ``task_not_found``. Its consent is its frozen one narrowed by the owner's
+    consent now (a withdrawal reaches it; a later grant never widens it past
+    the root's), its grants follow, and a team scope stays one of its
+    namespaces only while the owner is still a member of the team.
+    """
+    parent_id = task.parent_task
+    while parent_id is not None:
+        row = tx.one("SELECT parent_task, ended_at, expires_at FROM tasks WHERE task_id = ?",
+                     (parent_id,))
+        if row is None or row["ended_at"] is not None or row["expires_at"] <= now:
+            raise NotFound("task_not_found")
+        parent_id = row["parent_task"]
+    given = read_consent(tx, task.owner).consent
+    consent = Consent(task.consent.read and given.read,
+                      task.consent.contribute and given.contribute,
+                      task.consent.learn_from_tools and given.learn_from_tools)
+    grants = task.grants & grants_for(consent, task.role, parent_has_read=True,
+                                      tools_used=task.tools_used)
+    scopes = task.scopes
+    if any(is_team_scope("memory", s) for s in scopes):
+        member = teams.current(tx, task.owner)
+        scopes = tuple(s for s in scopes if not is_team_scope("memory", s) or s in member)
+    if (consent, grants, scopes) == (task.consent, task.grants, task.scopes):
+        return task
+    return replace(task, consent=consent, grants=frozenset(grants), scopes=scopes)
 
 
 def end(tx: Tx, task: Task, now: str) -> schema.TaskEnded:

@@ -18,9 +18,10 @@ Invariants:
 - membership is decided here only from the tables, by owner id; nothing a
   caller asserts (a token's scopes, a task's ``scopes``, the default
   identity, the control channel) makes an owner a member;
-- a task's team scopes are checked once, at ``task.begin``, and then frozen
-  with the task like its consent (``check_task_scopes``); removing a member
-  stops the tasks it begins afterwards, not the ones already running;
+- a root task's team scopes are checked once, at ``task.begin``, and then
+  frozen with the task like its consent (``check_task_scopes``); removing a
+  member stops the tasks it begins afterwards, not the roots already
+  running; a subagent's are checked on every call (daemon/tasks.py);
 - on the control channel an owner reaches a team scope only while it is a
   member (``current``): the operator acting for an identity gets no
   exemption either;

@@ -67,6 +67,12 @@ HINTS: Final[dict[str, str]] = {
                     "`memctl deny ID`)",
     "store_unavailable": "check `memctl status` and `memctl audit verify`; writes resume once "
                          "the chain verifies",
+    # A store_unavailable whose details name the reason database_unreachable
+    # (PostgreSQL): the hint is this row, not the audit chain's.
+    "store_unavailable/database_unreachable":
+        "the PostgreSQL database cannot be reached: check that its server runs and the "
+        "[store] dsn in memoryd.toml; memoryd reconnects by itself, and `memctl status` "
+        "says database_unreachable until then",
     "consent_authority_unavailable": "check `memctl status` and the daemon's log",
     "cursor_invalid": "run the listing again without --cursor",
     "cursor_mixed_with_filters": "give --cursor alone; it carries its listing's filters",
@@ -87,7 +93,9 @@ def _safe(value: object) -> str | None:
 def hint(code: str | None, *, command: str | None = None,
          details: object = None, args: Mapping[str, Any] | None = None) -> str | None:
     """The memctl hint for ``code``, or None when memctl has none."""
-    template = HINTS.get(code or "")
+    reason = details.get("reason") if isinstance(details, Mapping) else None
+    template = HINTS.get(f"{code}/{reason}") if isinstance(reason, str) else None
+    template = template or HINTS.get(code or "")
     if template is None:
         return None
     # What the daemon reports wins over the command line: a duplicate title

@@ -39,6 +39,8 @@ class Receiver:
     seen: list[Seen] = field(default_factory=list)
     recall_items: list[dict[str, Any]] = field(default_factory=list)
     recall_mode: str = "ok"  # ok | status500 | redirect | malformed | oversized
+    # Every request as it came off the wire: its path and body bytes.
+    wire: list[bytes] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
@@ -67,6 +69,11 @@ class Receiver:
     def writes(self) -> list[Seen]:
         with self.lock:
             return [s for s in self.seen if s.method in ("PUT", "DELETE")]
+
+    def received(self) -> bytes:
+        """Every request path and body this provider was sent, joined."""
+        with self.lock:
+            return b"\n".join(self.wire)
 
     def bodies(self) -> list[str]:
         with self.lock:
@@ -102,7 +109,10 @@ def _handler(rx: Receiver) -> type[BaseHTTPRequestHandler]:
 
         def _body(self) -> Any:
             length = int(self.headers.get("Content-Length", "0"))
-            return json.loads(self.rfile.read(length) or b"null")
+            raw = self.rfile.read(length)
+            with rx.lock:
+                rx.wire.append(self.path.encode() + b"\n" + raw)
+            return json.loads(raw or b"null")
 
         def _authorised(self) -> bool:
             if rx.token is None:
@@ -129,6 +139,8 @@ def _handler(rx: Receiver) -> type[BaseHTTPRequestHandler]:
 
         def do_DELETE(self) -> None:
             bank, doc, kind, query = self._route()
+            with rx.lock:
+                rx.wire.append(self.path.encode())
             if kind != "document" or doc is None:
                 return self._reply(404, {"error": "unknown"})
             if not self._authorised():
