@@ -29,7 +29,7 @@ import msgspec
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import actions, reads, tasks, teams, writes
+from memoryd.daemon import actions, extract_queue, reads, tasks, teams, writes
 from memoryd.daemon import home as home_mod
 from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
@@ -47,6 +47,7 @@ from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
+    from memoryd.daemon.extract_worker import Extraction
     from memoryd.daemon.hybrid import Ranker
     from memoryd.daemon.projection import Projection
 
@@ -304,7 +305,9 @@ class App:
                     if ctx.channel == "control" else View(owner, None))
             facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
                                 self.projection, self.ranker, self.ranker_reason)
-            return reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
+            out = reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
+            out.extraction = extract_queue.counts(tx, owner)
+            return out
 
         return await self.store.run(run, write=False)
 
@@ -369,5 +372,8 @@ class App:
     # External memory (daemon/projection.py, given by daemon/cli.py): the
     # status section and external recall ask it; None means off.
     projection: Projection | None = None
+    # Extraction from finished tasks (daemon/extract_worker.py, given by
+    # daemon/cli.py): task.end submits through it; None means off.
+    extraction: Extraction | None = None
 
 

@@ -26,13 +26,23 @@ import anyio
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import backup, checkpoints, embedding, logs, promote, recall, teams
+from memoryd.daemon import (
+    backup,
+    checkpoints,
+    embedding,
+    extract_worker,
+    logs,
+    promote,
+    recall,
+    teams,
+)
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.access import Access
 from memoryd.daemon.app import App
 from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.config import Config, ConfigError, StoreConfig, load_config
+from memoryd.daemon.extract_worker import Extraction
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.projection import Projection
@@ -197,6 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
         lock.release()
         return 1
+    app.extraction = Extraction(
+        store=store, clock=clock, hasher=hasher, gate=app.gate, governance=app.governance,
+        policy=lambda: app.policy, config=config.extract, entry_max_bytes=config.entry_max_bytes,
+        control=app.control, boot_id=boot_id)
     lifecycle = compose_lifecycle(app, receipts)
     receipts.interrupt_pending()
     methods = method_table(app, checkpointer, lifecycle, projection, govern)
@@ -220,7 +234,8 @@ def compose_lifecycle(app: App, receipts: Receipts) -> Lifecycle:
 def compose_access(app: App) -> Access:
     """The task, consent and token methods over the app's collaborators."""
     return Access(store=app.store, clock=app.clock, hasher=app.hasher, gate=app.gate,
-                  config=app.config, control=app.control, peer_owner=app.peer_owner)
+                  config=app.config, control=app.control, peer_owner=app.peer_owner,
+                  extraction=app.extraction)
 
 
 def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle,
@@ -247,6 +262,7 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
                        govern=govern),
         *lifecycle.methods(),
         *projection.methods(),
+        *extract_worker.methods(lambda: app.extraction),
     ]
 
 
@@ -317,6 +333,8 @@ async def _run(app: App, methods: list[MethodSpec], checkpointer: checkpoints.Ch
                 tg.start_soon(app.ranker.worker.run)
             if app.projection is not None:
                 tg.start_soon(app.projection.run)
+            if app.extraction is not None:
+                tg.start_soon(app.extraction.run)
             await server.serve(on_ready=lambda: log.info("ready", pid=os.getpid()))
             tg.cancel_scope.cancel()
     except home_mod.HomeError as exc:

@@ -49,7 +49,7 @@ from memoryd.daemon.store import Tx
 from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
 from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Denied, NotFound
-from memoryd.kernel.grants import GRANT_GATED_METHODS
+from memoryd.kernel.grants import GRANT_GATED_METHODS, Consent, extract_grants
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
@@ -329,6 +329,18 @@ class Gate:
             raise refusal(d)
         return d
 
+    def submission(self, subject: Subject, consent: Consent,
+                   scope: str) -> tuple[Decision, Resource]:
+        """The kernel's decision on submitting a finished task's transcript
+        for extraction (``MemoryExtract``, docs/extraction.md). The owner's
+        consent (a task's frozen one, or the operator's owner's now) is the
+        kernel's input, as grants; the caller audits the decision."""
+        resource = Resource(target="memory", scope=scope, action="extract", entry_id=None,
+                            expected_revision=None, content_hash=None)
+        return decide(subject, Capability.MEMORY_EXTRACT, resource, self.policy,
+                      decision_id=random_id("dec"),
+                      grants=extract_grants(consent, subject.role)), resource
+
     def explain(self, p: schema.PolicyExplain, owner: str) -> tuple[Decision, Resource]:
         """What ``decide()`` would answer for the subject and resource ``p``
         describes, under the policy in force. Decides nothing for real: the
@@ -341,7 +353,10 @@ class Gate:
         subject = Subject(channel=Channel(p.channel), role=Role(role), owner=owner)
         grants = None
         method = None
-        if p.channel == "agent":
+        if capability is Capability.MEMORY_EXTRACT:
+            # Explained for an owner who contributes (the consent it needs).
+            grants = extract_grants(Consent(contribute=True), role)
+        elif p.channel == "agent":
             grants = frozenset(GRANT_GATED_METHODS if p.grants is None else p.grants)
             method = ("memory.write" if capability is Capability.MEMORY_WRITE
                       else f"memory.{action}" if f"memory.{action}" in GRANT_GATED_METHODS

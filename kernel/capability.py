@@ -75,6 +75,8 @@ class Capability(StrEnum):
     NETWORK_ACCESS = "NetworkAccess"
     GOVERNANCE_DECIDE = "GovernanceDecide"
     CONSENT_MANAGE = "ConsentManage"
+    # Handing a finished task's transcript to the extraction queue.
+    MEMORY_EXTRACT = "MemoryExtract"
 
 
 class Channel(StrEnum):
