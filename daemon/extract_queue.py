@@ -120,10 +120,16 @@ def claim(tx: Tx, worker: str, now: str, lease_until: str) -> Claimed | None:
     return Claimed(job, body["body"], body["candidates"])
 
 
-def holds(tx: Tx, job_id: str, worker: str) -> dict[str, Any] | None:
-    """The job's row while ``worker`` still holds its claim, else None."""
-    return tx.one("SELECT * FROM extract_jobs WHERE job_id = ? AND state = 'running'"
-                  " AND claimed_by = ?", (job_id, worker))
+def holds(tx: Tx, job_id: str, worker: str, lease_until: str | None = None
+          ) -> dict[str, Any] | None:
+    """The job's row while ``worker`` still holds its claim, else None; with
+    ``lease_until`` the claim is renewed to it."""
+    row = tx.one("SELECT * FROM extract_jobs WHERE job_id = ? AND state = 'running'"
+                 " AND claimed_by = ?", (job_id, worker))
+    if row is not None and lease_until is not None:
+        tx.exec("UPDATE extract_jobs SET lease_until = ? WHERE job_id = ?",
+                (lease_until, job_id))
+    return row
 
 
 def save_candidates(tx: Tx, job_id: str, candidates: str, n: int, dropped: int,

@@ -87,6 +87,9 @@ class Extraction:
     boot_id: str
     extractor: Extractor = field(default_factory=Builtin)
     _wake: anyio.Event | None = field(default=None, init=False, repr=False)
+    # After a provider's refusal no job is claimed before this moment: a
+    # throttled provider is not asked again for every queued job in turn.
+    _paused_until: datetime | None = field(default=None, init=False, repr=False)
 
     # -- submission ---------------------------------------------------------------
 
@@ -220,12 +223,17 @@ class Extraction:
         expired = await self.store.run(lambda tx: queue.expire(tx, now))
         if expired:
             await self._scrub()
-        lease = fmt(plus(now_dt, seconds=max(60.0, self.config.poll_interval_s * 10)))
-        claimed = await self.store.run(lambda tx: queue.claim(tx, self.worker_id, now, lease))
+        if self._paused_until is not None and now_dt < self._paused_until:
+            return False
+        claimed = await self.store.run(
+            lambda tx: queue.claim(tx, self.worker_id, now, self._lease(now_dt)))
         if claimed is None:
             return False
         await self._work(claimed)
         return True
+
+    def _lease(self, now_dt: datetime) -> str:
+        return fmt(plus(now_dt, seconds=self.config.lease_s))
 
     async def _work(self, claimed: queue.Claimed) -> None:
         job = claimed.job
@@ -245,7 +253,8 @@ class Extraction:
             now = fmt(self.clock.now())
 
             def save(tx: Tx) -> bool:
-                if queue.holds(tx, job.job_id, self.worker_id) is None:
+                if queue.holds(tx, job.job_id, self.worker_id,
+                               self._lease(self.clock.now())) is None:
                     return False
                 queue.save_candidates(tx, job.job_id, queue.encode_candidates(items),
                                       len(items), dropped, now)
@@ -288,7 +297,8 @@ class Extraction:
         ceiling = min(self.config.backoff_max_s,
                       self.config.backoff_initial_s * 2 ** (job.attempts - 1))
         delay = self.config.backoff_initial_s / 2 + random.uniform(0, ceiling)
-        not_before = fmt(plus(now_dt, seconds=delay))
+        self._paused_until = plus(now_dt, seconds=delay)
+        not_before = fmt(self._paused_until)
 
         def defer(tx: Tx) -> None:
             if queue.holds(tx, job.job_id, self.worker_id) is not None:
@@ -335,7 +345,7 @@ class Extraction:
         now = fmt(now_dt)
 
         def run(tx: Tx) -> str | None:
-            row = queue.holds(tx, job.job_id, self.worker_id)
+            row = queue.holds(tx, job.job_id, self.worker_id, self._lease(now_dt))
             if row is None or row["progress"] != i:
                 return None
             if proposal is None or verdict is None:

@@ -25,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import checkpoints
+from memoryd.daemon import checkpoints, extract_worker
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.app import App
 from memoryd.daemon.backends import open_store
 from memoryd.daemon.cli import compose_access, compose_lifecycle
 from memoryd.daemon.clock import Clock, SystemClock
 from memoryd.daemon.config import load_config
+from memoryd.daemon.extract_worker import Extraction
 from memoryd.daemon.identity import default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.store import Store
@@ -111,9 +112,15 @@ def composed(home_path: Path, *, clock: Clock | None = None, config: str | None 
                   default=default_identity(env, settings, hasher), settle=receipts.settle)
         checkpointer = checkpoints.start(store, home, app.clock, settings.checkpoint)
         app.load_policy_file(starting=True)
+        app.extraction = Extraction(
+            store=store, clock=clock, hasher=hasher, gate=app.gate, governance=app.governance,
+            policy=lambda: app.policy, config=settings.extract,
+            entry_max_bytes=settings.entry_max_bytes, control=app.control,
+            boot_id=app.boot_id)
         lifecycle = compose_lifecycle(app, receipts)
         receipts.interrupt_pending()
         agent, control = tables([
+            *extract_worker.methods(lambda: app.extraction),
             *app.methods(),
             *compose_access(app).methods(),
             *checkpoints.methods(

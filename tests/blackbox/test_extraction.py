@@ -25,7 +25,8 @@ from tests.harness import (
     running,
 )
 
-CONFIG = "[extract]\npoll_interval_s = 0.05\nmax_transcript_bytes = 8192\nmax_candidates = 4\n"
+CONFIG = ("[extract]\npoll_interval_s = 0.05\nmax_transcript_bytes = 8192\nmax_candidates = 4\n"
+          "lease_s = 1.0\n")
 
 PREFERENCE = "I prefer pytest over unittest for every new test module."
 FACT = "We deploy the billing service with Argo CD from the main branch."
