@@ -92,10 +92,10 @@ def daemon_rate(cases: list[dict[str, Any]], jobs: int) -> float:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env["PYTHONPATH"] = str(REPO)
     log = open(root / "log", "wb")
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # noqa: S603 (our own interpreter and module)
         [sys.executable, "-m", "memoryd.daemon.cli", "serve", "--home", str(home)],
         stdout=log, stderr=log, env=env,
-        preexec_fn=(lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None)  # noqa: PLW1509 (pinning only)
+        preexec_fn=(lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None)
     try:
         control = home / "run" / "control.sock"
         deadline = time.monotonic() + 30
