@@ -50,7 +50,7 @@ def d() -> Iterator[Daemon]:
 def run_hook(d: Daemon, payload: bytes) -> subprocess.CompletedProcess[bytes]:
     env = {**d.env, "MEMORYD_HOME": str(d.home),
            "MEMCTL": f"{sys.executable} -m memoryd.memctl"}
-    return subprocess.run([sys.executable, str(HOOK)], input=payload, env=env,  # noqa: S603 (our own script)
+    return subprocess.run([sys.executable, str(HOOK)], input=payload, env=env,
                           capture_output=True, timeout=120, check=False)
 
 
@@ -75,7 +75,8 @@ def test_the_session_end_hook_submits_the_session_for_extraction(d: Daemon) -> N
 
 
 def test_the_hook_never_fails_the_session(d: Daemon) -> None:
-    for payload in (b"not json", json.dumps({"transcript_path": str(SESSION.parent / "missing.jsonl")}).encode()):
+    missing = str(SESSION.parent / "missing.jsonl")
+    for payload in (b"not json", json.dumps({"transcript_path": missing}).encode()):
         done = run_hook(d, payload)
         assert done.returncode == 0
         assert b"memoryd hook:" in done.stderr
