@@ -229,6 +229,11 @@ class Extraction:
             lambda tx: queue.claim(tx, self.worker_id, now, self._lease(now_dt)))
         if claimed is None:
             return False
+        if claimed.job.attempts > self.config.max_attempts:
+            # Claimed again and again without ending (its worker stopped
+            # each time): the job ends rather than loop.
+            await self._defer(claimed.job, "attempts_spent")
+            return True
         await self._work(claimed)
         return True
 
