@@ -30,6 +30,7 @@ from memoryd.daemon import (
     backup,
     checkpoints,
     embedding,
+    extract_model,
     extract_worker,
     logs,
     promote,
@@ -211,6 +212,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         store=store, clock=clock, hasher=hasher, gate=app.gate, governance=app.governance,
         policy=lambda: app.policy, config=config.extract, entry_max_bytes=config.entry_max_bytes,
         control=app.control, boot_id=boot_id)
+    if config.extract.extractor == "model":
+        try:
+            app.extraction.extractor = extract_model.build(config.extract.model, home.path,
+                                                           os.environ)
+        except (CredentialError, EndpointError) as exc:
+            print(f"memoryd: {exc}", file=sys.stderr)
+            store.close()
+            lock.release()
+            return 1
     lifecycle = compose_lifecycle(app, receipts)
     receipts.interrupt_pending()
     methods = method_table(app, checkpointer, lifecycle, projection, govern)

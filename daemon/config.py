@@ -78,11 +78,26 @@ class ProjectionConfig(_Section, frozen=True, kw_only=True):
     lease_s: float = 60.0
 
 
+class ExtractModelConfig(_Section, frozen=True, kw_only=True):
+    """The language-model extractor's endpoint (``[extract.model]``): an
+    OpenAI-compatible chat completions API, taken like projection's endpoint
+    (HTTPS, or HTTP on loopback; the credential from env or a 0600 file)."""
+
+    endpoint: str | None = None
+    model: str = "default"
+    credential_env: str | None = None
+    credential_file: str | None = None
+    timeout_s: float = 60.0
+    max_response_bytes: int = 262_144
+    max_input_chars: int = 200_000
+
+
 class ExtractConfig(_Section, frozen=True, kw_only=True):
     """Extraction from finished tasks (``[extract]``, docs/extraction.md)."""
 
-    # "builtin": the offline extractor (no model).
-    extractor: Literal["builtin"] = "builtin"
+    # "builtin": the offline extractor (no model); "model": [extract.model].
+    extractor: Literal["builtin", "model"] = "builtin"
+    model: ExtractModelConfig = msgspec.field(default_factory=ExtractModelConfig)
     max_transcript_bytes: int = 512 * 1024
     max_turns: int = 2_000
     # Candidates proposed per task at most.

@@ -48,7 +48,15 @@ from memoryd.daemon.identity import read_consent
 from memoryd.daemon.store import Store, Tx
 from memoryd.daemon.tasks import Task
 from memoryd.daemon.writes import Caller
-from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Role, Subject
+from memoryd.kernel.capability import (
+    Capability,
+    Channel,
+    Decision,
+    Effect,
+    Resource,
+    Role,
+    Subject,
+)
 from memoryd.kernel.errors import MemorydError, Unavailable
 from memoryd.kernel.grants import Consent
 from memoryd.kernel.policy import Policy
@@ -65,12 +73,14 @@ _NOTE = "extracted from a finished task's user turn"
 
 
 class ProviderError(Exception):
-    """A transient failure of an extractor's provider (throttled, 5xx,
-    timeout): the job is deferred with backoff and jitter. ``code`` names it."""
+    """A failure of an extractor's provider. Transient (throttled, 5xx,
+    timeout): the job is deferred with backoff and jitter; otherwise the job
+    fails. ``code`` names it and is all it carries."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, *, transient: bool = True) -> None:
         super().__init__(code)
         self.code = code
+        self.transient = transient
 
 
 @dataclass
@@ -237,6 +247,32 @@ class Extraction:
         await self._work(claimed)
         return True
 
+    def _egress(self, tx: Tx, job: queue.Job, host: str) -> str | None:
+        """Decide and audit sending the job's transcript to the extractor's
+        host: ``NetworkAccess`` for the host, ``MemoryExternalize`` for the
+        transcript (both ``deny`` unless policy allows). The refusal's code,
+        or None when both allow."""
+        now = fmt(self.clock.now())
+        asked = (
+            (Capability.NETWORK_ACCESS, Resource(
+                target="memory", scope=host, action="connect", entry_id=None,
+                expected_revision=None, content_hash=None), "network_denied"),
+            (Capability.MEMORY_EXTERNALIZE, Resource(
+                target="memory", scope=job.scope, action="extract", entry_id=None,
+                expected_revision=None, content_hash=None), "externalize_denied"),
+        )
+        for capability, resource, code in asked:
+            d = self.gate.egress(job.owner, capability, resource)
+            tx.audit("decision", now,
+                     subject={"channel": "control", "role": "operator", "owner": job.owner},
+                     capability=capability.value, resource=resource.canonical(),
+                     decision_id=d.decision_id, effect=d.effect.value,
+                     rule_ids=list(d.rule_ids),
+                     details={"policy_hash": d.policy_hash, "job_id": job.job_id})
+            if d.effect is not Effect.ALLOW:
+                return code
+        return None
+
     def _lease(self, now_dt: datetime) -> str:
         return fmt(plus(now_dt, seconds=self.config.lease_s))
 
@@ -244,11 +280,17 @@ class Extraction:
         job = claimed.job
         turns = transcripts.decode(claimed.transcript)
         if claimed.candidates is None:
+            label = getattr(self.extractor, "endpoint", None)
+            if label is not None:
+                refused = await self.store.run(lambda tx: self._egress(tx, job, label.label))
+                if refused is not None:
+                    await self._defer(job, refused, final=True)
+                    return
             try:
                 extracted = await anyio.to_thread.run_sync(
                     self.extractor.extract, turns, self.config.max_candidates)
             except ProviderError as exc:
-                await self._defer(job, exc.code)
+                await self._defer(job, exc.code, final=not exc.transient)
                 return
             by_index = {t.index: t for t in turns}
             kept = [c for c in extracted.candidates if _verbatim(c, by_index)]
@@ -285,10 +327,10 @@ class Extraction:
             await self._scrub()
             log.info("extraction_finished", job_id=job.job_id, candidates=len(items))
 
-    async def _defer(self, job: queue.Job, code: str) -> None:
+    async def _defer(self, job: queue.Job, code: str, *, final: bool = False) -> None:
         now_dt = self.clock.now()
         now = fmt(now_dt)
-        if job.attempts >= self.config.max_attempts:
+        if final or job.attempts >= self.config.max_attempts:
             def fail(tx: Tx) -> None:
                 if queue.holds(tx, job.job_id, self.worker_id) is not None:
                     queue.fail(tx, job.job_id, now, code)

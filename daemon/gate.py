@@ -46,7 +46,16 @@ from memoryd.daemon.clock import parse
 from memoryd.daemon.entries import View
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx
-from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
+from memoryd.kernel.capability import (
+    EXTRACT_ACTION,
+    Capability,
+    Channel,
+    Decision,
+    Effect,
+    Resource,
+    Role,
+    Subject,
+)
 from memoryd.kernel.decide import decide
 from memoryd.kernel.errors import Denied, NotFound
 from memoryd.kernel.grants import GRANT_GATED_METHODS, Consent, extract_grants
@@ -68,7 +77,8 @@ READ_ACTIONS: dict[str, str] = {
 }
 # The action ``policy.explain`` assumes when it is not named.
 _EXPLAIN_ACTION: dict[Capability, str] = {
-    Capability.MEMORY_READ: "read", Capability.MEMORY_WRITE: "add"}
+    Capability.MEMORY_READ: "read", Capability.MEMORY_WRITE: "add",
+    Capability.MEMORY_EXTRACT: "extract"}
 # Scope of a call-level resource: a placeholder no real scope can equal.
 CALL_SCOPE = "-"
 # Tasks remembered per connection; an agent that begins more drops the oldest
@@ -335,11 +345,19 @@ class Gate:
         for extraction (``MemoryExtract``, docs/extraction.md). The owner's
         consent (a task's frozen one, or the operator's owner's now) is the
         kernel's input, as grants; the caller audits the decision."""
-        resource = Resource(target="memory", scope=scope, action="extract", entry_id=None,
+        resource = Resource(target="memory", scope=scope, action=EXTRACT_ACTION, entry_id=None,
                             expected_revision=None, content_hash=None)
         return decide(subject, Capability.MEMORY_EXTRACT, resource, self.policy,
                       decision_id=random_id("dec"),
                       grants=extract_grants(consent, subject.role)), resource
+
+    def egress(self, owner: str, capability: Capability, resource: Resource) -> Decision:
+        """The kernel's decision on sending something off the host for
+        ``owner`` (``NetworkAccess`` for a host, ``MemoryExternalize`` for
+        what is sent), asked as the operator's daemon, as projection asks it;
+        the caller audits it."""
+        subject = Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner)
+        return decide(subject, capability, resource, self.policy, decision_id=random_id("dec"))
 
     def explain(self, p: schema.PolicyExplain, owner: str) -> tuple[Decision, Resource]:
         """What ``decide()`` would answer for the subject and resource ``p``

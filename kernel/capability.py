@@ -53,6 +53,7 @@ from memoryd.kernel.retention import EntryType
 
 __all__ = [
     "ACTIONS",
+    "EXTRACT_ACTION",
     "READ_ACTIONS",
     "TARGETS",
     "WRITE_ACTIONS",
@@ -152,9 +153,12 @@ TARGETS: frozenset[str] = frozenset({"memory", "user"})
 WRITE_ACTIONS: frozenset[str] = frozenset({"add", "replace", "supersede", "archive", "remove"})
 # Actions of reads, named after the method that reads (memory.<action>).
 READ_ACTIONS: frozenset[str] = frozenset({"context", "journal", "list", "read", "receipt"})
+# A finished task's transcript submitted for extraction (``MemoryExtract``), or
+# sent to an extractor's endpoint (``MemoryExternalize``).
+EXTRACT_ACTION = "extract"
 # Every action a policy rule may name; a rule naming anything else is refused
 # at load time (it could never match, which is a misunderstanding, not a rule).
-ACTIONS: frozenset[str] = WRITE_ACTIONS | READ_ACTIONS
+ACTIONS: frozenset[str] = WRITE_ACTIONS | READ_ACTIONS | {EXTRACT_ACTION}
 
 
 @dataclass(frozen=True, slots=True)

@@ -533,7 +533,7 @@ def _add_audit_policy(tree: _Tree, subs: Any) -> None:
 CAPABILITIES = ("MemoryRead", "MemoryWrite", "MemoryExternalize", "NetworkAccess",
                 "GovernanceDecide", "ConsentManage", "MemoryExtract")
 EXPLAIN_ACTIONS = ("add", "replace", "supersede", "archive", "remove",
-                   "context", "journal", "list", "read", "receipt", "govern")
+                   "context", "journal", "list", "read", "receipt", "govern", "extract")
 GRANTS = ("memory.context", "memory.list", "memory.read", "memory.receipt", "memory.write")
 
 

@@ -118,7 +118,8 @@ class PolicyExplain(_P, frozen=True, kw_only=True):
     target: Literal["memory", "user"] = "memory"
     scope: ScopeName = "default"
     action: Literal["add", "replace", "supersede", "archive", "remove",
-                    "context", "journal", "list", "read", "receipt", "govern"] | None = None
+                    "context", "journal", "list", "read", "receipt", "govern",
+                    "extract"] | None = None
     type: EntryType | None = None
     # The task's grants on the agent channel; by default every grant, as for a
     # task whose owner has switched every consent on.
