@@ -161,8 +161,8 @@ class Access:
             task = self.gate.task(tx, ctx, p.task_id, now)
             submitted = extraction.submit_task(tx, task, turns, now_dt)
             ended = tasks.end(tx, task, now)
-            ended.extraction = submitted
-            return ended
+            return schema.TaskEnded(task_id=ended.task_id, ended=ended.ended,
+                                    extraction=submitted)
 
         out = await self.store.run(run)
         extraction.notify()

@@ -35,6 +35,8 @@ from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View
+from memoryd.daemon.extract_worker import Extraction
+from memoryd.daemon.extractors import Builtin
 from memoryd.daemon.gate import Caller, ControlCall, Gate, ReadCheck
 from memoryd.daemon.governance import Governance
 from memoryd.daemon.home import Home
@@ -47,7 +49,7 @@ from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
-    from memoryd.daemon.extract_worker import Extraction
+    from memoryd.daemon.extractors import Extractor
     from memoryd.daemon.hybrid import Ranker
     from memoryd.daemon.projection import Projection
 
@@ -78,6 +80,11 @@ class App:
             store=self.store, config=self.config, hasher=self.hasher, clock=self.clock,
             gate=self.gate, policy=lambda: self.policy, owner_for_control=self.owner_for_control,
             settle=self.settle)
+        self.extraction = Extraction(
+            store=self.store, clock=self.clock, hasher=self.hasher, gate=self.gate,
+            governance=self.governance, policy=lambda: self.policy, config=self.config.extract,
+            entry_max_bytes=self.config.entry_max_bytes, control=self.control,
+            boot_id=self.boot_id, extractor=self.extractor or Builtin())
 
     # -- policy ---------------------------------------------------------------
 
@@ -306,8 +313,7 @@ class App:
             facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
                                 self.projection, self.ranker, self.ranker_reason)
             out = reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
-            out.extraction = extract_queue.counts(tx, owner)
-            return out
+            return msgspec.structs.replace(out, extraction=extract_queue.counts(tx, owner))
 
         return await self.store.run(run, write=False)
 
@@ -372,8 +378,11 @@ class App:
     # External memory (daemon/projection.py, given by daemon/cli.py): the
     # status section and external recall ask it; None means off.
     projection: Projection | None = None
-    # Extraction from finished tasks (daemon/extract_worker.py, given by
-    # daemon/cli.py): task.end submits through it; None means off.
-    extraction: Extraction | None = None
+    # The extractor the extraction worker asks (daemon/extractors.py; the
+    # language-model one is given by daemon/cli.py); None: the built-in one.
+    extractor: Extractor | None = None
+    # Extraction from finished tasks (daemon/extract_worker.py): task.end
+    # submits through it, its worker drains the queue.
+    extraction: Extraction = field(init=False)
 
 

@@ -43,7 +43,6 @@ from memoryd.daemon.app import App
 from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.config import Config, ConfigError, StoreConfig, load_config
-from memoryd.daemon.extract_worker import Extraction
 from memoryd.daemon.identity import IdentityError, default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.projection import Projection
@@ -195,10 +194,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         lock.release()
         return 1
     ranker, ranker_reason = _ranker(config, store)
+    extractor = None
+    if config.extract.extractor == "model":
+        try:
+            extractor = extract_model.build(config.extract.model, home.path, os.environ)
+        except (CredentialError, EndpointError) as exc:
+            print(f"memoryd: {exc}", file=sys.stderr)
+            store.close()
+            lock.release()
+            return 1
     receipts = Receipts(store, clock)
     app = App(config=config, home=home, hasher=hasher, store=store, clock=clock,
               default=default, settle=receipts.settle, boot_id=boot_id, ranker=ranker,
-              ranker_reason=ranker_reason, projection=projection)
+              ranker_reason=ranker_reason, projection=projection, extractor=extractor)
     # Verify the chain before anything is appended to it, so a damaged log is
     # reported where it was damaged, not after events of this start.
     checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
@@ -208,19 +216,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.close()
         lock.release()
         return 1
-    app.extraction = Extraction(
-        store=store, clock=clock, hasher=hasher, gate=app.gate, governance=app.governance,
-        policy=lambda: app.policy, config=config.extract, entry_max_bytes=config.entry_max_bytes,
-        control=app.control, boot_id=boot_id)
-    if config.extract.extractor == "model":
-        try:
-            app.extraction.extractor = extract_model.build(config.extract.model, home.path,
-                                                           os.environ)
-        except (CredentialError, EndpointError) as exc:
-            print(f"memoryd: {exc}", file=sys.stderr)
-            store.close()
-            lock.release()
-            return 1
     lifecycle = compose_lifecycle(app, receipts)
     receipts.interrupt_pending()
     methods = method_table(app, checkpointer, lifecycle, projection, govern)
@@ -343,8 +338,7 @@ async def _run(app: App, methods: list[MethodSpec], checkpointer: checkpoints.Ch
                 tg.start_soon(app.ranker.worker.run)
             if app.projection is not None:
                 tg.start_soon(app.projection.run)
-            if app.extraction is not None:
-                tg.start_soon(app.extraction.run)
+            tg.start_soon(app.extraction.run)
             await server.serve(on_ready=lambda: log.info("ready", pid=os.getpid()))
             tg.cancel_scope.cancel()
     except home_mod.HomeError as exc:

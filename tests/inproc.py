@@ -32,7 +32,6 @@ from memoryd.daemon.backends import open_store
 from memoryd.daemon.cli import compose_access, compose_lifecycle
 from memoryd.daemon.clock import Clock, SystemClock
 from memoryd.daemon.config import load_config
-from memoryd.daemon.extract_worker import Extraction
 from memoryd.daemon.identity import default_identity, owner_of
 from memoryd.daemon.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.store import Store
@@ -112,11 +111,6 @@ def composed(home_path: Path, *, clock: Clock | None = None, config: str | None 
                   default=default_identity(env, settings, hasher), settle=receipts.settle)
         checkpointer = checkpoints.start(store, home, app.clock, settings.checkpoint)
         app.load_policy_file(starting=True)
-        app.extraction = Extraction(
-            store=store, clock=clock, hasher=hasher, gate=app.gate, governance=app.governance,
-            policy=lambda: app.policy, config=settings.extract,
-            entry_max_bytes=settings.entry_max_bytes, control=app.control,
-            boot_id=app.boot_id)
         lifecycle = compose_lifecycle(app, receipts)
         receipts.interrupt_pending()
         agent, control = tables([
