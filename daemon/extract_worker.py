@@ -371,12 +371,21 @@ class Extraction:
         refs = [f"turn:{cand.turn}", f"span:{cand.start}-{cand.end}"]
         if job.task_id is not None:
             refs.insert(0, f"task:{job.task_id}")
+        caller = self._caller(job)
+        holder = caller.view.holder("memory", job.scope)
+        # An active entry of the scope under the same title is the one the
+        # user's statement updates: it is proposed as a supersede of it.
+        same = await self.store.run(lambda tx: tx.one(
+            "SELECT id, revision FROM entries WHERE owner = ? AND target = 'memory'"
+            " AND scope = ? AND status = 'active' AND title = ?",
+            (holder, job.scope, cand.title)), write=False)
         p = schema.MemoryWrite(
-            action="add", scope=job.scope,
+            action="add" if same is None else "supersede", scope=job.scope,
+            id=None if same is None else same["id"],
+            expected_revision=None if same is None else same["revision"],
             entry=schema.EntryIn(type=cand.type, title=cand.title, body=cand.body,  # type: ignore[arg-type]
                                  basis=schema.Basis(kind="observed", note=_NOTE, refs=refs)),
             source="extraction", evidence=schema.Evidence(user_message=turn.content))
-        caller = self._caller(job)
         drafted = gov.draft(p, "agent", self.hasher)
         outcome = "refused"
         proposal = None
@@ -398,7 +407,6 @@ class Extraction:
             if proposal is None or verdict is None:
                 queue.advance(tx, job.job_id, "refused", now)
                 return "refused"
-            holder = caller.view.holder("memory", job.scope)
             if tx.one("SELECT 1 AS x FROM entries WHERE owner = ? AND target = 'memory'"
                       " AND scope = ? AND status = 'active' AND body = ?",
                       (holder, job.scope, cand.body)) is not None:

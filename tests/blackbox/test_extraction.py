@@ -180,6 +180,28 @@ def test_a_candidate_repeating_an_active_entry_is_dropped(c: Client, a: Client) 
     assert pending_for(c, task["owner"]) == []
 
 
+def test_a_statement_under_an_entrys_title_is_proposed_as_its_supersede(
+        c: Client, a: Client) -> None:
+    ident, token = owner_with_token(c)
+    task = a.call("task.begin", {"token": token})
+    first = c.call("memory.write", {"identity": ident, "action": "add", "entry": {
+        "type": "preference", "title": "I prefer pytest over unittest for every new…",
+        "body": "The user prefers unittest."}})["entries"][0]
+    a.call("task.end", {"task_id": task["task_id"]})
+    _task, ended = end_with(a, token, TRANSCRIPT[:1])
+    job = wait_done(c, ended["extraction"]["job_id"], ident)
+    assert job["proposed"] == 1
+    [action] = pending_for(c, task["owner"])
+    op = action["ops"][0]
+    assert (op["action"], op["entry_id"], op["expected_revision"]) == (
+        "supersede", first["id"], first["revision"])
+    assert op["entry"]["body"] == PREFERENCE
+    assert c.call("governance.action.approve",
+                  {"action_id": action["action_id"]})["outcome"] == "applied"
+    old = c.call("memory.read", {"identity": ident, "ids": [first["id"]]})["entries"][0]
+    assert old["status"] == "superseded"
+
+
 def test_memctl_extract_submit_queues_a_file_for_an_identity(d: Daemon, c: Client,
                                                               tmp_path: Path) -> None:
     ident, _token = owner_with_token(c)
