@@ -7,6 +7,11 @@ memory a careful person would keep) and recall (kept memories found). A
 candidate matches a kept memory when one holds the other once case, width,
 spaces and punctuation are folded (daemon/extractors.py ``normalised``).
 
+The language-model extractor is checked against a scripted OpenAI-compatible
+endpoint on loopback (the protocol, not a model): every labelled memory quoted
+verbatim must be proposed with its span, and every quote that is not a user
+turn's words dropped and counted.
+
 Then the cost, pinned to one core: transcripts the extractor reads per minute
 (the extractor alone), and jobs per minute through a real daemon (``task.end``
 with a transcript, to the job's end: claim, extract, scan, decide, propose,
@@ -25,11 +30,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from memoryd.daemon.config import ExtractModelConfig
+from memoryd.daemon.extract_model import ModelExtractor
 from memoryd.daemon.extractors import Builtin, normalised
+from memoryd.daemon.projection_provider import parse_endpoint
 from memoryd.daemon.transcripts import Turn
 from memoryd.rpc.client import Client
 
@@ -63,6 +73,73 @@ def score(cases: list[dict[str, Any]], max_candidates: int = 8) -> dict[str, flo
     return {"cases": len(cases), "candidates": proposed, "kept": kept,
             "precision": correct / proposed if proposed else 1.0,
             "recall": found / kept if kept else 1.0}
+
+
+class _Scripted(ThreadingHTTPServer):
+    """An OpenAI-compatible endpoint on loopback that answers every request
+    with ``answer(request)``: the labelled memories quoted verbatim, plus one
+    quote that is not the user's words and one resting on an assistant turn."""
+
+    def __init__(self, cases: dict[str, dict[str, Any]]) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.cases = cases
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Scripted
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        text = body["messages"][1]["content"]
+        case = next(c for c in self.server.cases.values() if c["turns"][0]["content"] in text)
+        memories = []
+        for keep in case["keep"]:
+            turn = next(i for i, t in enumerate(case["turns"])
+                        if t["role"] == "user" and keep in t["content"])
+            memories.append({"type": "fact", "title": keep[:30], "turn": turn, "quote": keep})
+        memories.append({"type": "fact", "title": "invented", "turn": 0,
+                         "quote": "The user never said this sentence."})
+        assistant = next((i for i, t in enumerate(case["turns"]) if t["role"] == "assistant"), 1)
+        memories.append({"type": "fact", "title": "not the user's", "turn": assistant,
+                         "quote": case["turns"][assistant]["content"]})
+        reply = json.dumps({"choices": [{"message": {"role": "assistant", "content":
+                                                     json.dumps({"memories": memories})}}]})
+        data = reply.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+def model_protocol(cases: list[dict[str, Any]]) -> dict[str, int]:
+    """The language-model extractor against a scripted endpoint: every
+    labelled quote proposed with its span, every quote that is not a user
+    turn's words dropped and counted."""
+    server = _Scripted({c["id"]: c for c in cases})
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        extractor = ModelExtractor(parse_endpoint(f"http://127.0.0.1:{server.server_port}/v1"),
+                                   None, ExtractModelConfig(model="scripted"))
+        proposed = spans_ok = dropped = kept = 0
+        for case in cases:
+            turns = turns_of(case)
+            got = extractor.extract(turns, 16)
+            proposed += len(got.candidates)
+            spans_ok += sum(1 for c in got.candidates
+                            if turns[c.turn].content[c.start:c.end] == c.body
+                            and turns[c.turn].role == "user")
+            dropped += got.dropped.get("not_verbatim", 0)
+            kept += len(case["keep"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    return {"labelled": kept, "proposed": proposed, "spans_verbatim": spans_ok,
+            "not_verbatim_dropped": dropped, "not_verbatim_sent": 2 * len(cases)}
 
 
 def pin_one_core() -> None:
@@ -128,6 +205,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=200, help="jobs through the daemon")
     parser.add_argument("--no-daemon", action="store_true", help="skip the daemon's rate")
+    parser.add_argument("--no-model", action="store_true",
+                        help="skip the language-model extractor's protocol check")
     args = parser.parse_args()
     cases = load()
     print("built-in extractor on tests/data/extraction/transcripts.jsonl")
@@ -136,6 +215,12 @@ def main() -> int:
         s = score(chosen)
         print(f"  {split or 'all':8} cases={s['cases']:3} candidates={s['candidates']:3}"
               f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
+    if not args.no_model:
+        m = model_protocol(cases)
+        print(f"language-model extractor, scripted endpoint: proposed {m['proposed']} of"
+              f" {m['labelled']} labelled quotes ({m['spans_verbatim']} with verbatim user"
+              f" spans); dropped {m['not_verbatim_dropped']} of {m['not_verbatim_sent']}"
+              " quotes that are not the user's words")
     pin_one_core()
     print(f"extractor alone, 1 core: {extractor_rate(cases):,.0f} transcripts/minute")
     if not args.no_daemon:
