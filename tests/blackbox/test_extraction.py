@@ -234,7 +234,7 @@ def test_extract_methods_are_not_on_the_agent_socket(a: Client) -> None:
 
 
 CANARIES = ("zebracanaryassistant", "zebracanarytool", "zebracanaryquestion",
-            "zebracanarydropped")
+            "zebracanarydropped", "zebracanarybeside")
 
 
 def test_no_transcript_text_outlives_its_job(d: Daemon, c: Client, a: Client) -> None:
@@ -244,10 +244,13 @@ def test_no_transcript_text_outlives_its_job(d: Daemon, c: Client, a: Client) ->
         {"role": "assistant", "content": "I prefer zebracanaryassistant, it is what we use."},
         {"role": "tool", "content": "We use zebracanarytool for every deploy of the service."},
         {"role": "user", "content": "ok zebracanarydropped"},
+        # The evidence of a proposal is this whole turn: only its keyed hash
+        # is kept, so the words beside the proposed sentence are not.
+        {"role": "user", "content": f"Hmm zebracanarybeside. {PREFERENCE}"},
     ]
     _task, ended = end_with(a, token, transcript)
     job = wait_done(c, ended["extraction"]["job_id"], ident)
-    assert job["state"] == "done"
+    assert job["state"] == "done" and job["proposed"] == 1
     seen = [d.log(), exported_audit(c), str(c.call("extract.status", {})),
             str(c.call("memory.status", {"identity": ident}))]
     for text in seen:
