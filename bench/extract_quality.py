@@ -164,6 +164,7 @@ def daemon_rate(cases: list[dict[str, Any]], jobs: int) -> float:
     home.mkdir(mode=0o700)
     (home / "memoryd.toml").write_text(
         "[extract]\npoll_interval_s = 0.01\nmax_queued = 100000\n"
+        "max_jobs_per_minute = 1000000\n"
         "[recall]\nranker = \"lexical\"\n")
     cpu = min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}

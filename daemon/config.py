@@ -110,6 +110,9 @@ class ExtractConfig(_Section, frozen=True, kw_only=True):
     backoff_initial_s: float = 5.0
     backoff_max_s: float = 600.0
     max_attempts: int = 6
+    # Jobs one daemon's worker starts per minute at most, whatever the
+    # backlog: a restart or a provider's return never fires it at once.
+    max_jobs_per_minute: float = 120.0
     # A claimed job another daemon may take over when its claimant stopped
     # renewing it this long (a shared PostgreSQL store).
     lease_s: float = 60.0
@@ -284,7 +287,7 @@ def _check_ranges(config: Config) -> None:
             raise ConfigError(f"memoryd.toml: {key} must be positive")
     for key in ("max_transcript_bytes", "max_turns", "max_candidates", "retention_hours",
                 "max_queued", "poll_interval_s", "backoff_initial_s", "backoff_max_s",
-                "max_attempts", "lease_s"):
+                "max_attempts", "lease_s", "max_jobs_per_minute"):
         if getattr(config.extract, key) <= 0:
             raise ConfigError(f"memoryd.toml: extract.{key} must be positive")
     if not 1 <= config.recall.embed_threads <= 64:

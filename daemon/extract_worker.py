@@ -218,8 +218,13 @@ class Extraction:
                 log.warning("extraction_step_failed", exc_type=type(exc).__name__)
                 worked = False
             if not worked:
+                wait = self.config.poll_interval_s
+                if self._paused_until is not None:
+                    # Paused (the rate, a provider's backoff): look again when it ends.
+                    left = (self._paused_until - self.clock.now()).total_seconds()
+                    wait = min(wait, max(left, 0.01))
                 self._wake = anyio.Event()
-                with anyio.move_on_after(self.config.poll_interval_s):
+                with anyio.move_on_after(wait):
                     await self._wake.wait()
 
     async def _scrub(self) -> None:
@@ -239,6 +244,8 @@ class Extraction:
             lambda tx: queue.claim(tx, self.worker_id, now, self._lease(now_dt)))
         if claimed is None:
             return False
+        # The configured rate: the next claim waits its turn.
+        self._paused_until = plus(now_dt, seconds=60.0 / self.config.max_jobs_per_minute)
         if claimed.job.attempts > self.config.max_attempts:
             # Claimed again and again without ending (its worker stopped
             # each time): the job ends rather than loop.
@@ -344,7 +351,7 @@ class Extraction:
         ceiling = min(self.config.backoff_max_s,
                       self.config.backoff_initial_s * 2 ** (job.attempts - 1))
         delay = self.config.backoff_initial_s / 2 + random.uniform(0, ceiling)
-        self._paused_until = plus(now_dt, seconds=delay)
+        self._paused_until = max(self._paused_until or now_dt, plus(now_dt, seconds=delay))
         not_before = fmt(self._paused_until)
 
         def defer(tx: Tx) -> None:
