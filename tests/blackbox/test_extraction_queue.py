@@ -18,7 +18,7 @@ from memoryd.daemon import extract_queue
 from memoryd.daemon.clock import fmt
 from memoryd.daemon.extract_worker import Extraction, ProviderError
 from memoryd.daemon.extractors import Builtin, Extracted
-from memoryd.daemon.transcripts import Turn
+from memoryd.daemon.transcripts import Turn, decode
 from tests.harness import backend, short_tempdir
 from tests.inproc import FakeClock, InProcess, composed
 
@@ -198,3 +198,21 @@ def test_a_crash_between_candidates_resumes_without_proposing_twice(home: Path) 
             assert len(listed["items"]) == 3
 
     anyio.run(restarted, backend="asyncio")
+
+
+@pytest.mark.parametrize("learn", [False, True])
+def test_tool_output_is_kept_only_when_learning_from_tools(home: Path, learn: bool) -> None:
+    async def go() -> list[str]:
+        with composed(home, clock=FakeClock(), config=CONFIG) as p:
+            await p.call("control", "consent.set", {"read": True, "contribute": True,
+                                                    "learn_from_tools": learn, "version": 0})
+            task = await p.call("agent", "task.begin", {"tools_used": True})
+            await p.call("agent", "task.end", {"task_id": task["task_id"], "transcript": [
+                *TURNS, {"role": "tool", "content": "We use the tool output here."}]})
+            row = p.store.run_sync(lambda tx: tx.one("SELECT body FROM extract_transcripts"),
+                                   write=False)
+            assert row is not None
+            return [t.role for t in decode(row["body"])]
+
+    roles = anyio.run(go, backend="asyncio")
+    assert roles == ["user", "user", "user", *(["tool"] if learn else [])]
