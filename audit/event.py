@@ -106,6 +106,8 @@ EVENT_KINDS: Final = MappingProxyType({
     "projection_retry": "failed outbox items were moved back to be decided again",
     "projection_reseeded": "every projected document got a new generation",
     "external_recall": "an external recall attempt: mode, status, reason, counts, latency",
+    "extraction_changed": "an extraction job ended, was retried, dropped or expired (job id,"
+                          " state, counts); its transcript is destroyed when it ends",
 })
 
 # --------------------------------------------------------------------------

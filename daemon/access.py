@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -33,10 +34,13 @@ from memoryd.daemon.config import Config
 from memoryd.daemon.gate import ControlCall, Gate
 from memoryd.daemon.store import Store, Tx
 from memoryd.kernel.capability import Capability
-from memoryd.kernel.errors import Denied, NotFound
+from memoryd.kernel.errors import Denied, NotFound, Unavailable
 from memoryd.kernel.scan import check_fields, check_scopes
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
+
+if TYPE_CHECKING:
+    from memoryd.daemon.extract_worker import Extraction
 
 log = structlog.get_logger()
 
@@ -54,13 +58,15 @@ class Access:
     # The owner of an agent.sock call without a token: the peer uid's
     # configured identity, else the default one.
     peer_owner: Callable[[CallContext], str]
+    # Extraction (daemon/extract_worker.py): task.end's transcript goes to it.
+    extraction: Extraction | None = None
 
     def methods(self) -> list[MethodSpec]:
         """The methods this module serves: (name, params, handler, result, sockets)."""
         return [
             MethodSpec("task.begin", schema.TaskBegin, self.task_begin, schema.TaskOut,
                        on_agent=True),
-            MethodSpec("task.end", schema.TaskRef, self.task_end, schema.TaskEnded, on_agent=True),
+            MethodSpec("task.end", schema.TaskEnd, self.task_end, schema.TaskEnded, on_agent=True),
             MethodSpec("task.resume", schema.TaskResume, self.task_resume, schema.TaskOut,
                        on_agent=True),
             MethodSpec("consent.get", schema.IdentityOnly, self.consent_get, schema.ConsentOut),
@@ -136,11 +142,31 @@ class Access:
             self.gate.present(ctx.conn_id, token_id)
         return out
 
-    async def task_end(self, ctx: CallContext, p: schema.TaskRef) -> schema.TaskEnded:
-        now = fmt(self.clock.now())
-        return await self.store.run(
-            lambda tx: tasks.end(tx, self.gate.task(tx, ctx, p.task_id, now), now),
-            governed=False)
+    async def task_end(self, ctx: CallContext, p: schema.TaskEnd) -> schema.TaskEnded:
+        now_dt = self.clock.now()
+        now = fmt(now_dt)
+        if p.transcript is None:
+            return await self.store.run(
+                lambda tx: tasks.end(tx, self.gate.task(tx, ctx, p.task_id, now), now),
+                governed=False)
+        # A transcript submits the finished task for extraction (docs/extraction.md):
+        # bounded before any transaction, so a refusal stores nothing and the
+        # task stays open; decided and queued in the transaction that ends it.
+        extraction = self.extraction
+        if extraction is None:
+            raise Unavailable("store_unavailable")
+        turns = extraction.check_turns(p.transcript)
+
+        def run(tx: Tx) -> schema.TaskEnded:
+            task = self.gate.task(tx, ctx, p.task_id, now)
+            submitted = extraction.submit_task(tx, task, turns, now_dt)
+            ended = tasks.end(tx, task, now)
+            return schema.TaskEnded(task_id=ended.task_id, ended=ended.ended,
+                                    extraction=submitted)
+
+        out = await self.store.run(run)
+        extraction.notify()
+        return out
 
     # -- consent / tokens -------------------------------------------------------
 

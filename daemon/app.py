@@ -29,12 +29,14 @@ import msgspec
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import actions, reads, tasks, teams
+from memoryd.daemon import actions, extract_queue, reads, tasks, teams
 from memoryd.daemon import home as home_mod
 from memoryd.daemon import identity as ident
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.entries import View
+from memoryd.daemon.extract_worker import Extraction
+from memoryd.daemon.extractors import Builtin
 from memoryd.daemon.gate import Caller, ControlCall, Gate, ReadCheck
 from memoryd.daemon.governance import Governance
 from memoryd.daemon.home import Home
@@ -47,6 +49,7 @@ from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
+    from memoryd.daemon.extractors import Extractor
     from memoryd.daemon.hybrid import Ranker
     from memoryd.daemon.projection import Projection
 
@@ -77,6 +80,11 @@ class App:
             store=self.store, config=self.config, hasher=self.hasher, clock=self.clock,
             gate=self.gate, policy=lambda: self.policy, owner_for_control=self.owner_for_control,
             settle=self.settle)
+        self.extraction = Extraction(
+            store=self.store, clock=self.clock, hasher=self.hasher, gate=self.gate,
+            governance=self.governance, policy=lambda: self.policy, config=self.config.extract,
+            entry_max_bytes=self.config.entry_max_bytes, control=self.control,
+            boot_id=self.boot_id, extractor=self.extractor or Builtin())
 
     # -- policy ---------------------------------------------------------------
 
@@ -304,7 +312,8 @@ class App:
                     if ctx.channel == "control" else View(owner, None))
             facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
                                 self.projection, self.ranker, self.ranker_reason)
-            return reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
+            out = reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
+            return msgspec.structs.replace(out, extraction=extract_queue.counts(tx, owner))
 
         try:
             return await self.store.run(run, write=False)
@@ -384,5 +393,11 @@ class App:
     # External memory (daemon/projection.py, given by daemon/cli.py): the
     # status section and external recall ask it; None means off.
     projection: Projection | None = None
+    # The extractor the extraction worker asks (daemon/extractors.py; the
+    # language-model one is given by daemon/cli.py); None: the built-in one.
+    extractor: Extractor | None = None
+    # Extraction from finished tasks (daemon/extract_worker.py): task.end
+    # submits through it, its worker drains the queue.
+    extraction: Extraction = field(init=False)
 
 

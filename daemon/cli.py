@@ -193,6 +193,7 @@ async def _run(composed: Composed) -> int:
                 tg.start_soon(app.ranker.worker.run)
             if app.projection is not None:
                 tg.start_soon(app.projection.run)
+            tg.start_soon(app.extraction.run)
             await server.serve(on_ready=lambda: log.info("ready", pid=os.getpid()))
             tg.cancel_scope.cancel()
     except home_mod.HomeError as exc:

@@ -26,7 +26,16 @@ from typing import TYPE_CHECKING
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import backup, checkpoints, embedding, promote, recall, teams
+from memoryd.daemon import (
+    backup,
+    checkpoints,
+    embedding,
+    extract_model,
+    extract_worker,
+    promote,
+    recall,
+    teams,
+)
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.access import Access
 from memoryd.daemon.app import App
@@ -119,10 +128,16 @@ def _compose(home: Home, config: Config, clock: Clock, environ: Mapping[str, str
     except (CredentialError, EndpointError) as exc:
         raise ComposeError(str(exc)) from None
     ranker, ranker_reason = _ranker(config, store) if semantic else (None, "disabled")
+    extractor = None
+    if config.extract.extractor == "model":
+        try:
+            extractor = extract_model.build(config.extract.model, home.path, environ)
+        except (CredentialError, EndpointError) as exc:
+            raise ComposeError(str(exc)) from None
     receipts = Receipts(store, clock, faults=faults)
     app = App(config=config, home=home, hasher=hasher, store=store, clock=clock,
               default=default, settle=receipts.settle, boot_id=boot_id, ranker=ranker,
-              ranker_reason=ranker_reason, projection=projection)
+              ranker_reason=ranker_reason, projection=projection, extractor=extractor)
     # Verify the chain before anything is appended to it, so a damaged log is
     # reported where it was damaged, not after events of this start.
     checkpointer = checkpoints.start(store, home, app.clock, config.checkpoint)
@@ -147,7 +162,8 @@ def compose_lifecycle(app: App, receipts: Receipts) -> Lifecycle:
 def compose_access(app: App) -> Access:
     """The task, consent and token methods over the app's collaborators."""
     return Access(store=app.store, clock=app.clock, hasher=app.hasher, gate=app.gate,
-                  config=app.config, control=app.control, peer_owner=app.peer_owner)
+                  config=app.config, control=app.control, peer_owner=app.peer_owner,
+                  extraction=app.extraction)
 
 
 def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Lifecycle,
@@ -174,6 +190,7 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
                        govern=govern),
         *lifecycle.methods(),
         *projection.methods(),
+        *extract_worker.methods(lambda: app.extraction),
     ]
 
 

@@ -78,6 +78,46 @@ class ProjectionConfig(_Section, frozen=True, kw_only=True):
     lease_s: float = 60.0
 
 
+class ExtractModelConfig(_Section, frozen=True, kw_only=True):
+    """The language-model extractor's endpoint (``[extract.model]``): an
+    OpenAI-compatible chat completions API, taken like projection's endpoint
+    (HTTPS, or HTTP on loopback; the credential from env or a 0600 file)."""
+
+    endpoint: str | None = None
+    model: str = "default"
+    credential_env: str | None = None
+    credential_file: str | None = None
+    timeout_s: float = 60.0
+    max_response_bytes: int = 262_144
+    max_input_chars: int = 200_000
+
+
+class ExtractConfig(_Section, frozen=True, kw_only=True):
+    """Extraction from finished tasks (``[extract]``, docs/extraction.md)."""
+
+    # "builtin": the offline extractor (no model); "model": [extract.model].
+    extractor: Literal["builtin", "model"] = "builtin"
+    model: ExtractModelConfig = msgspec.field(default_factory=ExtractModelConfig)
+    max_transcript_bytes: int = 512 * 1024
+    max_turns: int = 2_000
+    # Candidates proposed per task at most.
+    max_candidates: int = 8
+    # A queued transcript is destroyed after this long whatever its state.
+    retention_hours: float = 24.0
+    # Queued jobs per owner at most (a submission past it is refused).
+    max_queued: int = 100
+    poll_interval_s: float = 2.0
+    backoff_initial_s: float = 5.0
+    backoff_max_s: float = 600.0
+    max_attempts: int = 6
+    # Jobs one daemon's worker starts per minute at most, whatever the
+    # backlog: a restart or a provider's return never fires it at once.
+    max_jobs_per_minute: float = 120.0
+    # A claimed job another daemon may take over when its claimant stopped
+    # renewing it this long (a shared PostgreSQL store).
+    lease_s: float = 60.0
+
+
 class StoreConfig(_Section, frozen=True, kw_only=True):
     """Where memory lives (``[store]``): the home's SQLite file, or a PostgreSQL
     database several daemons share (docs/postgresql.md).
@@ -134,6 +174,7 @@ class Config(_Section, frozen=True, kw_only=True):
     checkpoint: CheckpointConfig = msgspec.field(default_factory=CheckpointConfig)
     projection: ProjectionConfig = msgspec.field(default_factory=ProjectionConfig)
     store: StoreConfig = msgspec.field(default_factory=StoreConfig)
+    extract: ExtractConfig = msgspec.field(default_factory=ExtractConfig)
 
 
 class ConfigError(Exception):
@@ -244,6 +285,11 @@ def _check_ranges(config: Config) -> None:
     for key, value in positive.items():
         if value <= 0:
             raise ConfigError(f"memoryd.toml: {key} must be positive")
+    for key in ("max_transcript_bytes", "max_turns", "max_candidates", "retention_hours",
+                "max_queued", "poll_interval_s", "backoff_initial_s", "backoff_max_s",
+                "max_attempts", "lease_s", "max_jobs_per_minute"):
+        if getattr(config.extract, key) <= 0:
+            raise ConfigError(f"memoryd.toml: extract.{key} must be positive")
     if not 1 <= config.recall.embed_threads <= 64:
         raise ConfigError("memoryd.toml: recall.embed_threads must be between 1 and 64")
     if config.shutdown_grace_s < 0:

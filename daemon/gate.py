@@ -49,6 +49,7 @@ from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx
 from memoryd.daemon.writes import Op, Verdict
 from memoryd.kernel.capability import (
+    EXTRACT_ACTION,
     Capability,
     Channel,
     Decision,
@@ -60,7 +61,7 @@ from memoryd.kernel.capability import (
 )
 from memoryd.kernel.decide import decide as kernel_decide
 from memoryd.kernel.errors import Denied, NotFound
-from memoryd.kernel.grants import GRANT_GATED_METHODS
+from memoryd.kernel.grants import GRANT_GATED_METHODS, Consent, extract_grants
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
@@ -79,7 +80,8 @@ READ_ACTIONS: dict[str, str] = {
 }
 # The action ``policy.explain`` assumes when it is not named.
 _EXPLAIN_ACTION: dict[Capability, str] = {
-    Capability.MEMORY_READ: "read", Capability.MEMORY_WRITE: "add"}
+    Capability.MEMORY_READ: "read", Capability.MEMORY_WRITE: "add",
+    Capability.MEMORY_EXTRACT: "extract"}
 # Scope of a call-level resource: a placeholder no real scope can equal.
 CALL_SCOPE = "-"
 # Tasks remembered per connection; an agent that begins more drops the oldest
@@ -409,6 +411,25 @@ class Gate:
             raise refusal(d)
         return d
 
+    def submission(self, subject: Subject, consent: Consent,
+                   scope: str) -> tuple[Decision, Resource]:
+        """The kernel's decision on submitting a finished task's transcript
+        for extraction (``MemoryExtract``, docs/extraction.md). The owner's
+        consent (a task's frozen one, or the operator's owner's now) is the
+        kernel's input, as grants; the caller audits the decision."""
+        resource = Resource(target="memory", scope=scope, action=EXTRACT_ACTION, entry_id=None,
+                            expected_revision=None, content_hash=None)
+        return self.decide(subject, Capability.MEMORY_EXTRACT, resource,
+                           grants=extract_grants(consent, subject.role)), resource
+
+    def egress(self, owner: str, capability: Capability, resource: Resource) -> Decision:
+        """The kernel's decision on sending something off the host for
+        ``owner`` (``NetworkAccess`` for a host, ``MemoryExternalize`` for
+        what is sent), asked as the operator's daemon, as projection asks it;
+        the caller audits it."""
+        subject = Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner)
+        return self.decide(subject, capability, resource)
+
     def explain(self, p: schema.PolicyExplain, owner: str) -> tuple[Decision, Resource]:
         """What ``decide()`` would answer for the subject and resource ``p``
         describes, under the policy in force. Decides nothing for real: the
@@ -421,7 +442,10 @@ class Gate:
         subject = Subject(channel=Channel(p.channel), role=Role(role), owner=owner)
         grants = None
         method = None
-        if p.channel == "agent":
+        if capability is Capability.MEMORY_EXTRACT:
+            # Explained for an owner who contributes (the consent it needs).
+            grants = extract_grants(Consent(contribute=True), role)
+        elif p.channel == "agent":
             grants = frozenset(GRANT_GATED_METHODS if p.grants is None else p.grants)
             method = ("memory.write" if capability is Capability.MEMORY_WRITE
                       else f"memory.{action}" if f"memory.{action}" in GRANT_GATED_METHODS

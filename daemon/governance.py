@@ -598,6 +598,12 @@ class Governance:
             written.warnings.append(REVIEW_WARNING)
         return written
 
+    def outcome(self, tx: Tx, caller: Caller, proposal: Proposal, verdict: Verdict,
+                scanned: ScanVerdict, now_dt: datetime) -> writes.Written | Refusal:
+        """The shared tail for a proposal drafted, scanned and decided outside
+        ``write`` (an extracted candidate, daemon/extract_worker.py)."""
+        return self._outcome(tx, caller, proposal, verdict, scanned, now_dt)
+
     # -- memory.write -------------------------------------------------------------
 
     async def write(self, ctx: CallContext, p: schema.MemoryWrite) -> schema.WriteResult:

@@ -48,7 +48,7 @@ from memoryd.audit.packing import (
     unpack_hash,
     unpack_rows,
 )
-from memoryd.daemon import projection_outbox, search, vectors
+from memoryd.daemon import extract_queue, projection_outbox, search, vectors
 from memoryd.daemon.txn import Tx as Tx  # the one Tx protocol, re-exported
 from memoryd.kernel.errors import Unavailable
 
@@ -57,7 +57,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class StoreVersionError(Exception):
@@ -180,6 +180,11 @@ def _migrate_7_to_8(conn: apsw.Connection) -> None:
     del conn
 
 
+def _migrate_8_to_9(conn: apsw.Connection) -> None:
+    # Version 9 adds the extraction queue (daemon/extract_queue.py).
+    conn.execute(extract_queue.SCHEMA)
+
+
 def _repack_audit(conn: apsw.Connection) -> None:
     # Audit rows take audit/packing.py's V2 form: the prev hash the row before
     # holds is cut, and each body is deflated against the one before it in its
@@ -244,7 +249,8 @@ def _with_rows(rows: Iterator[tuple[int, bytes, Any]]) -> Iterator[
 
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
     1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
-    5: _migrate_5_to_6, 6: _migrate_6_to_7, 7: _migrate_7_to_8}
+    5: _migrate_5_to_6, 6: _migrate_6_to_7, 7: _migrate_7_to_8,
+    8: _migrate_8_to_9}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)
@@ -902,6 +908,7 @@ class SqliteStore:
             # record desired state in the same transaction as each change.
             self.conn.execute(projection_outbox.SCHEMA)
             self.conn.execute(TEAM_SCHEMA)
+            self.conn.execute(extract_queue.SCHEMA)
             vectors.install(self.conn)
             # secure-delete: removed text must not linger in the index's pages either.
             self.conn.execute(search.INDEX_SETTINGS)

@@ -57,7 +57,7 @@ from psycopg.types.numeric import FloatLoader
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_row, verify_chain
 from memoryd.audit.event import EventSubject
 from memoryd.audit.packing import first_needed, row_of, unpack_rows
-from memoryd.daemon import vectors
+from memoryd.daemon import extract_queue, vectors
 from memoryd.daemon.store import StoreVersionError, next_group, readable_version
 from memoryd.kernel.errors import Unavailable
 
@@ -645,6 +645,8 @@ def install(conn: psycopg.Connection[Any], schema: str) -> None:
                 MIGRATIONS[version](conn)
                 version += 1
         conn.execute(SCHEMA)
+        # The extraction queue (daemon/extract_queue.py): new tables only.
+        conn.execute(extract_queue.SCHEMA)
         conn.execute(FUNCTIONS)
         conn.execute("INSERT INTO audit_head(id, seq, hash) VALUES (1, %s, %s)"
                      " ON CONFLICT(id) DO NOTHING", (EMPTY_HEAD.seq, EMPTY_HEAD.hash))

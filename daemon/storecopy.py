@@ -45,7 +45,7 @@ from memoryd.daemon.config import ConfigError, StoreConfig, load_config
 TABLES: tuple[str, ...] = (
     "consent", "tokens", "token_labels", "tasks", "snapshot_cards", "entries", "revisions",
     "operations", "actions", "idempotency", "receipts", "teams", "team_members",
-    "checkpoints", "audit",
+    "checkpoints", "audit", "extract_jobs", "extract_transcripts",
 )
 
 

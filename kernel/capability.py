@@ -54,6 +54,7 @@ from memoryd.kernel.retention import EntryType
 
 __all__ = [
     "ACTIONS",
+    "EXTRACT_ACTION",
     "READ_ACTIONS",
     "TARGETS",
     "WRITE_ACTIONS",
@@ -76,6 +77,8 @@ class Capability(StrEnum):
     NETWORK_ACCESS = "NetworkAccess"
     GOVERNANCE_DECIDE = "GovernanceDecide"
     CONSENT_MANAGE = "ConsentManage"
+    # Handing a finished task's transcript to the extraction queue.
+    MEMORY_EXTRACT = "MemoryExtract"
 
 
 class Channel(StrEnum):
@@ -151,9 +154,12 @@ TARGETS: frozenset[str] = frozenset({"memory", "user"})
 WRITE_ACTIONS: frozenset[str] = frozenset({"add", "replace", "supersede", "archive", "remove"})
 # Actions of reads, named after the method that reads (memory.<action>).
 READ_ACTIONS: frozenset[str] = frozenset({"context", "journal", "list", "read", "receipt"})
+# A finished task's transcript submitted for extraction (``MemoryExtract``), or
+# sent to an extractor's endpoint (``MemoryExternalize``).
+EXTRACT_ACTION = "extract"
 # Every action a policy rule may name; a rule naming anything else is refused
 # at load time (it could never match, which is a misunderstanding, not a rule).
-ACTIONS: frozenset[str] = WRITE_ACTIONS | READ_ACTIONS
+ACTIONS: frozenset[str] = WRITE_ACTIONS | READ_ACTIONS | {EXTRACT_ACTION}
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ How a decision is made:
    an unknown capability; ``MemoryWrite`` from a ``subagent``;
    ``GovernanceDecide`` / ``ConsentManage`` off the ``control`` channel;
    ``MemoryRead`` on ``agent`` unless ``method`` is in the task's ``grants``;
+   ``MemoryExtract`` unless ``grants`` hold ``EXTRACT_GRANT`` (a main task,
+   or the operator, for an owner whose ``contribute`` switch is on);
    any grant-gated ``method`` on ``agent`` that is not in ``grants`` or does not
    serve the capability asked for.
 2. **Policy rules**: every rule is evaluated; among the matching ones the most
@@ -51,7 +53,7 @@ from memoryd.kernel.capability import (
     Subject,
     most_restrictive,
 )
-from memoryd.kernel.grants import GRANT_GATED_METHODS, READ_METHODS
+from memoryd.kernel.grants import EXTRACT_GRANT, GRANT_GATED_METHODS, READ_METHODS
 from memoryd.kernel.policy import Policy
 
 __all__ = ["ALWAYS_ON", "DEFAULTS", "AlwaysOn", "decide"]
@@ -72,6 +74,10 @@ DEFAULTS: Mapping[tuple[Capability, Channel], Effect] = MappingProxyType({
     (Capability.GOVERNANCE_DECIDE, Channel.AGENT): Effect.DENY,
     (Capability.CONSENT_MANAGE, Channel.CONTROL): Effect.ALLOW,
     (Capability.CONSENT_MANAGE, Channel.AGENT): Effect.DENY,
+    # A submission only queues a transcript: every candidate drawn from it is
+    # a governed write of its own. Consent is the always-on floor below.
+    (Capability.MEMORY_EXTRACT, Channel.CONTROL): Effect.ALLOW,
+    (Capability.MEMORY_EXTRACT, Channel.AGENT): Effect.ALLOW,
 })
 
 
@@ -136,6 +142,13 @@ ALWAYS_ON: tuple[AlwaysOn, ...] = (
         lambda a: a.capability is Capability.MEMORY_READ
         and a.subject.channel is Channel.AGENT
         and (a.method is None or a.method not in a.grants),
+    ),
+    AlwaysOn(
+        "extraction_needs_contribute",
+        "a transcript is submitted only for a main task of an owner who contributes",
+        # The grant comes from the owner's consent (``grants.extract_grants``):
+        # none for a subagent, none without ``contribute``.
+        lambda a: a.capability is Capability.MEMORY_EXTRACT and EXTRACT_GRANT not in a.grants,
     ),
     AlwaysOn(
         "agent_method_needs_grant",

@@ -74,6 +74,10 @@ ERRORS: Mapping[str, ErrorRow] = MappingProxyType({
         "conflict", "this action has already been decided",
         "list pending actions again; nothing was changed",
     ),
+    "extract_job_state": ErrorRow(
+        "conflict", "the extraction job is not in a state this call changes",
+        "see the job's state with memctl extract status",
+    ),
     "idempotency_conflict": ErrorRow(
         "conflict", "this idempotency key was used for a different request",
         "use a new idempotency key for a new request",
@@ -90,6 +94,10 @@ ERRORS: Mapping[str, ErrorRow] = MappingProxyType({
     "not_found": ErrorRow(
         "not_found", "no such entry for this owner and scope",
         "list entries to find the right id",
+    ),
+    "extract_job_not_found": ErrorRow(
+        "not_found", "no extraction job has this id",
+        "list jobs with memctl extract status",
     ),
     "task_not_found": ErrorRow(
         "not_found", "no such open task for this caller",
@@ -128,6 +136,10 @@ ERRORS: Mapping[str, ErrorRow] = MappingProxyType({
     "scope_budget_exceeded": ErrorRow(
         "limit", "the scope's budget for active memory is used up",
         "archive or remove entries in this scope to make room, then retry",
+    ),
+    "transcript_too_large": ErrorRow(
+        "limit", "the transcript is larger than the daemon accepts",
+        "submit a shorter transcript (the last turns of the session)",
     ),
     "batch_too_large": ErrorRow(
         "limit", "too many requests or operations in one batch",

@@ -24,11 +24,13 @@ from types import MappingProxyType
 from memoryd.kernel.capability import Capability, Role
 
 __all__ = [
+    "EXTRACT_GRANT",
     "GRANT_GATED_METHODS",
     "READ_METHODS",
     "UNGATED_METHODS",
     "WRITE_METHODS",
     "Consent",
+    "extract_grants",
     "grants_for",
 ]
 
@@ -49,6 +51,10 @@ READ_METHODS: frozenset[str] = frozenset(
 WRITE_METHODS: frozenset[str] = frozenset(
     m for m, cap in GRANT_GATED_METHODS.items() if cap is Capability.MEMORY_WRITE
 )
+# The grant a ``MemoryExtract`` decision needs (``extract_grants``). Not a
+# method: it is never among a task's ``grants``, only the kernel's input when
+# a finished task's transcript is submitted.
+EXTRACT_GRANT = "transcript.submit"
 # Agent-channel methods every task may call; never listed in grants.
 UNGATED_METHODS: frozenset[str] = frozenset({"task.begin", "task.end", "memory.status"})
 
@@ -96,3 +102,13 @@ def grants_for(
     if may_write:
         granted |= WRITE_METHODS
     return frozenset(granted)
+
+
+def extract_grants(consent: Consent, role: Role | str) -> frozenset[str]:
+    """The kernel's grants for a ``MemoryExtract`` question: the submission
+    grant for a main task (or the operator) of an owner whose ``contribute``
+    switch is on; nothing for a subagent, whatever its parent's consent.
+    ``learn_from_tools`` decides which turns are read, not the submission."""
+    if Role(role) is Role.SUBAGENT or not consent.contribute:
+        return frozenset()
+    return frozenset({EXTRACT_GRANT})

@@ -26,7 +26,7 @@ Match fields and their values: ``capability`` (``MemoryRead``,
 ``control``), ``role`` (``main``, ``subagent``, ``operator``), ``target``
 (``memory``, ``user``), ``scope`` (globs: ``*``, ``?``, ``[seq]``, ``[!seq]``),
 ``action`` (``add``, ``replace``, ``supersede``, ``archive``, ``remove``,
-``context``, ``list``, ``read``, ``receipt``), ``type`` (``preference``,
+``context``, ``list``, ``read``, ``receipt``, ``extract``), ``type`` (``preference``,
 ``procedure``, ``fact``, ``lesson``). A rule matches when every field it sets
 matches. A ``type`` field never matches a resource that carries no type.
 

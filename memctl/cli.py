@@ -166,6 +166,37 @@ def _add_entry_filters(parser: argparse.ArgumentParser) -> None:
                         help=f"only these statuses ({', '.join(STATUSES)}); default active")
 
 
+def _add_extract(tree: _Tree, subs: Any) -> None:
+    """``memctl extract``: submit a transcript, watch the queue (docs/extraction.md)."""
+    ext = subs.add_parser("extract", help="learn from finished tasks' transcripts",
+                          description="Extraction: a finished task's transcript is queued, "
+                                      "and the user's durable\nstatements in it become pending "
+                                      "proposals (docs/extraction.md).")
+    esubs = ext.add_subparsers(title="subcommands", metavar="{submit,status,retry,drop}",
+                               required=True)
+    submit = tree.add(esubs, "submit", "extract submit", identity=True,
+                      summary="queue a transcript file (JSON Lines) for extraction",
+                      description="Queue FILE (JSON Lines of {role, content, ts?} turns, or - "
+                                  "for stdin) for\nextraction for the owner (extract.submit). "
+                                  "Needs the owner's contribute switch.",
+                      examples=("memctl extract submit session.jsonl",
+                                "memctl extract submit session.jsonl --scope project:acme"))
+    submit.add_argument("file", metavar="FILE", help="the transcript, or - for stdin")
+    submit.add_argument("--scope", metavar="SCOPE",
+                        help="the memory scope proposals go to (default: default)")
+    tree.add(esubs, "status", "extract status", identity=True,
+             summary="jobs per state and the latest jobs",
+             description="Show extraction jobs per state and the latest jobs: ids, states, "
+                         "counts\n(extract.status). Never any transcript text.",
+             examples=("memctl extract status",))
+    for verb, what in (("retry", "make a deferred job ready now"),
+                       ("drop", "end an open job unread; its transcript is destroyed")):
+        cmd = tree.add(esubs, verb, f"extract {verb}", summary=what,
+                       description=f"{what[0].upper()}{what[1:]} (extract.{verb}).",
+                       examples=(f"memctl extract {verb} ext_01J…",))
+        cmd.add_argument("job_id", metavar="JOB", help="the job's id (ext_…)")
+
+
 def _add_memory_reads(tree: _Tree, subs: Any) -> None:
     tree.add(subs, "status", "status", identity=True,
              summary="show the daemon's health and the owner's state",
@@ -500,9 +531,9 @@ def _add_audit_policy(tree: _Tree, subs: Any) -> None:
 
 
 CAPABILITIES = ("MemoryRead", "MemoryWrite", "MemoryExternalize", "NetworkAccess",
-                "GovernanceDecide", "ConsentManage")
+                "GovernanceDecide", "ConsentManage", "MemoryExtract")
 EXPLAIN_ACTIONS = ("add", "replace", "supersede", "archive", "remove",
-                   "context", "journal", "list", "read", "receipt", "govern")
+                   "context", "journal", "list", "read", "receipt", "govern", "extract")
 GRANTS = ("memory.context", "memory.list", "memory.read", "memory.receipt", "memory.write")
 
 
@@ -693,7 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (_add_memory_reads, _add_memory_writes, _add_history, _add_governance,
                 _add_consent_tokens, _add_teams, _add_recall, _add_audit_policy,
                 _add_bridge_backup, _add_store, _add_ui, _add_transfer, _add_edit_completion,
-                _add_projection):
+                _add_projection, _add_extract):
         add(tree, subs)
     return parser
 

@@ -53,6 +53,7 @@ from memoryd.memctl.cli import (
     option,
     parse,
 )
+from memoryd.memctl.extract import build_extract_job, build_extract_status, build_extract_submit
 from memoryd.memctl.progress import bar, waiting
 from memoryd.memctl.requests import (
     Builder,
@@ -415,6 +416,10 @@ COMMANDS: Final[dict[str, Command]] = {
     "deny": Command(build_deny, _denied),
     "consent": Command(build_consent, fmt.consent, labelled=True),
     "consent set": Command(None, run=run_consent_set),
+    "extract submit": Command(build_extract_submit, fmt.generic),
+    "extract status": Command(build_extract_status, fmt.generic),
+    "extract retry": Command(build_extract_job, fmt.generic),
+    "extract drop": Command(build_extract_job, fmt.generic),
     "team create": Command(build_team_create, fmt.team_changed),
     "team add": Command(build_team_member, fmt.team_changed),
     "team remove": Command(build_team_member, fmt.team_changed),

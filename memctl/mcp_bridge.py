@@ -442,6 +442,10 @@ class Bridge:
                 raise AssertionError("a granted memory tool without a task")
             params = self._params(spec, arguments or {})
             result = await self._call(spec, params)
+            if spec.method == "task.end":
+                # The session's task ended with its transcript: the next
+                # memory call begins a new one.
+                self.task = None
         except BridgeError as exc:
             return _error_result(bridge_error_payload(exc))
         except RpcError as exc:

@@ -46,6 +46,7 @@ __all__ = [
     "render_read",
     "render_search",
     "render_status",
+    "render_submitted",
     "render_write",
 ]
 
@@ -187,6 +188,16 @@ def render_status(result: Any) -> str:
     return "\n".join(lines)
 
 
+def render_submitted(result: Any) -> str:
+    extraction = result.get("extraction") or {}
+    if extraction.get("queued"):
+        return (f"Submitted for extraction as job {extraction.get('job_id')}. memoryd will "
+                "propose what the user said that is worth keeping; the operator reviews "
+                "each proposal. A new memory task begins with your next memory call.")
+    return (f"Not submitted ({extraction.get('refused')}); nothing was queued. The session's "
+            "memory task has ended; a new one begins with your next memory call.")
+
+
 TOOLS: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="memory_status",
@@ -313,6 +324,27 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         },
         render=render_write,
     ),
+    ToolSpec(
+        name="memory_submit_session",
+        method="task.end",
+        grant="memory.write",
+        params=schema.TaskEnd,
+        title="Submit this session for extraction",
+        description=(
+            "At the end of the session, when the user's work is done, hand memoryd the "
+            "conversation's turns so it can propose what the USER said that is worth "
+            "remembering (preferences, facts, procedures, lessons); the operator reviews "
+            "every proposal. Pass the turns as they were said, oldest first; do not "
+            "summarise or add anything. Call it once: it ends this session's memory task "
+            "(a new one begins with your next memory call)."
+        ),
+        read_only=False, destructive=False, idempotent=False,
+        arguments={
+            "transcript": "the session's turns, oldest first: each {role: user | assistant "
+                          "| tool, content: the turn's text as it was}",
+        },
+        render=render_submitted,
+    ),
 )
 
 TOOLS_BY_NAME: Final = {spec.name: spec for spec in TOOLS}
@@ -390,6 +422,9 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         outcome={"enum": ["applied", "pending", "unchanged"]}, operation_id=_OPT_STR,
         action_id=_OPT_STR, decision=_DECISION, entries=_array_of(_ENTRY),
         warnings=_array_of(_STR)),
+    "memory_submit_session": _object(
+        ("task_id", "ended"), task_id=_STR, ended=_BOOL,
+        extraction={"type": ["object", "null"]}),
 }
 
 

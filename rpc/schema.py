@@ -112,13 +112,14 @@ class PolicyExplain(_P, frozen=True, kw_only=True):
     """What the kernel would decide for this subject and resource (control only)."""
 
     capability: Literal["MemoryRead", "MemoryWrite", "MemoryExternalize", "NetworkAccess",
-                        "GovernanceDecide", "ConsentManage"]
+                        "GovernanceDecide", "ConsentManage", "MemoryExtract"]
     channel: Literal["agent", "control"] = "agent"
     role: Literal["main", "subagent", "operator"] | None = None
     target: Literal["memory", "user"] = "memory"
     scope: ScopeName = "default"
     action: Literal["add", "replace", "supersede", "archive", "remove",
-                    "context", "journal", "list", "read", "receipt", "govern"] | None = None
+                    "context", "journal", "list", "read", "receipt", "govern",
+                    "extract"] | None = None
     type: EntryType | None = None
     # The task's grants on the agent channel; by default every grant, as for a
     # task whose owner has switched every consent on.
@@ -138,6 +139,33 @@ class TaskBegin(_P, frozen=True, kw_only=True):
 
 class TaskRef(_P, frozen=True, kw_only=True):
     task_id: Id
+
+
+class TranscriptTurn(_P, frozen=True, kw_only=True):
+    """One turn of a finished task's transcript (docs/extraction.md)."""
+
+    role: Literal["user", "assistant", "tool"]
+    content: Text
+    ts: Annotated[str, Meta(max_length=64)] | None = None
+
+
+class TaskEnd(_P, frozen=True, kw_only=True):
+    """``task.end``; ``transcript`` submits the finished task for extraction."""
+
+    task_id: Id
+    transcript: Annotated[list[TranscriptTurn], Meta(max_length=100_000)] | None = None
+
+
+class ExtractSubmit(_P, frozen=True, kw_only=True):
+    """``extract.submit`` (control): a transcript as JSON Lines, for an identity."""
+
+    identity: Identity | None = None
+    jsonl: Annotated[str, Meta(min_length=1)]
+    scope: ScopeName | None = None
+
+
+class ExtractJobRef(_P, frozen=True, kw_only=True):
+    job_id: Id
 
 
 class TaskResume(_P, frozen=True, kw_only=True):
@@ -385,11 +413,29 @@ class TaskOut(_R, kw_only=True):
     expires_at: str
 
 
+class ExtractSubmitted(_R, kw_only=True):
+    """A transcript's submission: queued as ``job_id``, or refused
+    (``refused``: the error code, e.g. ``consent_required``)."""
+
+    queued: bool
+    job_id: str | None = None
+    refused: str | None = None
+    decision_id: str | None = None
+
+
 class TaskEnded(_R, kw_only=True):
     """``task.end``."""
 
     task_id: str
     ended: bool
+    extraction: ExtractSubmitted | None = None
+
+
+class ExtractStatus(_R, kw_only=True):
+    """``extract.status``: jobs per state and the latest jobs (no text)."""
+
+    counts: dict[str, int]
+    jobs: list[dict[str, Any]]
 
 
 class ConsentOut(_R, kw_only=True):
@@ -589,6 +635,7 @@ class StatusOut(_R, kw_only=True):
     policy: StatusPolicy
     projection: dict[str, Any]
     recall: dict[str, Any]
+    extraction: dict[str, int] | None = None
 
 
 class ContextOut(_R, kw_only=True):

@@ -28,7 +28,7 @@ from memoryd.memctl import mcp_bridge  # noqa: E402
 from memoryd.rpc.client import Client, RpcError  # noqa: E402
 from tests.harness import REPO, Daemon, entry, short_tempdir  # noqa: E402
 
-WRITE_TOOLS = {"memory_write"}
+WRITE_TOOLS = {"memory_write", "memory_submit_session"}
 READ_TOOLS = {"memory_context", "memory_search", "memory_read"}
 
 

@@ -208,7 +208,7 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 8
+    assert _version(db) == SCHEMA_VERSION == 9
 
 
 def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:
@@ -400,7 +400,7 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 8
+    assert _version(db) == SCHEMA_VERSION == 9
     # Every audit row repacked: the prev hash the row before holds is not
     # stored again, and each body is packed against the one before it (V2);
     # the rows written since, one stream per block (V3).
@@ -518,7 +518,7 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 8
+    assert _version(db) == SCHEMA_VERSION == 9
     # The migration stores each row as this version writes it.
     migrated = _stored(db)
     assert {i: migrated[i] for i in (short, based, archived)} == {

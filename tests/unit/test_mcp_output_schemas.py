@@ -42,6 +42,9 @@ REQUIRED: dict[str, dict[str, list[str]]] = {
         "decision": ["effect"],
         "entries": ["id", "target", "scope", "type", "title", "status", "revision"],
     },
+    "memory_submit_session": {
+        "": ["task_id", "ended"],
+    },
 }
 
 

@@ -178,6 +178,18 @@ REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
     (["team", "add", "ops", *ALICE], "team.add", {"name": "ops", "identity": ALICE_ID}),
     (["team", "remove", "ops", *ALICE], "team.remove", {"name": "ops", "identity": ALICE_ID}),
     (["team", "ls"], "team.list", {}),
+    (["extract", "status"], "extract.status", {}),
+    (["extract", "status", *ALICE], "extract.status", {"identity": ALICE_ID}),
+    (["extract", "retry", "ext_1"], "extract.retry", {"job_id": "ext_1"}),
+    (["extract", "drop", "ext_1"], "extract.drop", {"job_id": "ext_1"}),
+]
+
+# Commands that read a file (given to ``request_for`` as ``files``).
+FILE_REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
+    (["extract", "submit", "-", "--scope", "project:acme"], "extract.submit",
+     {"jsonl": "{}", "scope": "project:acme"}),
+    (["extract", "submit", "s.jsonl", *ALICE], "extract.submit",
+     {"jsonl": "{}", "identity": ALICE_ID}),
 ]
 
 
@@ -189,8 +201,16 @@ def test_command_line_builds_request(argv: list[str], method: str,
     assert (request.method, request.params) == (method, params)
 
 
+@pytest.mark.parametrize(("argv", "method", "params"), FILE_REQUESTS,
+                         ids=[" ".join(r[0]) for r in FILE_REQUESTS])
+def test_command_line_reading_a_file_builds_request(argv: list[str], method: str,
+                                                    params: dict[str, Any]) -> None:
+    request = request_for(argv, files={"-": "{}", "s.jsonl": "{}"})
+    assert (request.method, request.params) == (method, params)
+
+
 def test_every_subcommand_is_in_the_request_table_or_has_a_runner() -> None:
-    covered = {parse(argv).key for argv, _, _ in REQUESTS}
+    covered = {parse(argv).key for argv, _, _ in [*REQUESTS, *FILE_REQUESTS]}
     runners = {key for key, command in COMMANDS.items() if command.run is not None}
     assert covered | runners == set(COMMANDS)
 

@@ -1,0 +1,235 @@
+"""Quality and cost of the built-in extractor (docs/extraction.md).
+
+Scores the built-in extractor on the labelled set in
+``tests/data/extraction/transcripts.jsonl`` (read as data) and prints, per
+split (``tune``, ``holdout``) and over all: precision (candidates that are a
+memory a careful person would keep) and recall (kept memories found). A
+candidate matches a kept memory when one holds the other once case, width,
+spaces and punctuation are folded (daemon/extractors.py ``normalised``).
+
+The language-model extractor is checked against a scripted OpenAI-compatible
+endpoint on loopback (the protocol, not a model): every labelled memory quoted
+verbatim must be proposed with its span, and every quote that is not a user
+turn's words dropped and counted.
+
+Then the cost, pinned to one core: transcripts the extractor reads per minute
+(the extractor alone), and jobs per minute through a real daemon (``task.end``
+with a transcript, to the job's end: claim, extract, scan, decide, propose,
+destroy, WAL truncation), with the set's transcripts submitted in a loop.
+
+Usage: python bench/extract_quality.py [--jobs N] [--no-daemon]
+Goal: precision >= 0.8 at recall >= 0.5 on the holdout split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from memoryd.daemon.config import ExtractModelConfig
+from memoryd.daemon.extract_model import ModelExtractor
+from memoryd.daemon.extractors import Builtin, normalised
+from memoryd.daemon.projection_provider import parse_endpoint
+from memoryd.daemon.transcripts import Turn
+from memoryd.rpc.client import Client
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "tests" / "data" / "extraction" / "transcripts.jsonl"
+
+
+def load() -> list[dict[str, Any]]:
+    with DATA.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def turns_of(case: dict[str, Any]) -> list[Turn]:
+    return [Turn(t["role"], t["content"], i) for i, t in enumerate(case["turns"])]
+
+
+def _matches(a: str, b: str) -> bool:
+    x, y = normalised(a), normalised(b)
+    return bool(x) and bool(y) and (x in y or y in x)
+
+
+def score(cases: list[dict[str, Any]], max_candidates: int = 8) -> dict[str, float]:
+    extractor = Builtin()
+    proposed = correct = kept = found = 0
+    for case in cases:
+        bodies = [c.body for c in extractor.extract(turns_of(case), max_candidates).candidates]
+        proposed += len(bodies)
+        correct += sum(1 for b in bodies if any(_matches(b, k) for k in case["keep"]))
+        kept += len(case["keep"])
+        found += sum(1 for k in case["keep"] if any(_matches(b, k) for b in bodies))
+    return {"cases": len(cases), "candidates": proposed, "kept": kept,
+            "precision": correct / proposed if proposed else 1.0,
+            "recall": found / kept if kept else 1.0}
+
+
+class _Scripted(ThreadingHTTPServer):
+    """An OpenAI-compatible endpoint on loopback that answers every request
+    with ``answer(request)``: the labelled memories quoted verbatim, plus one
+    quote that is not the user's words and one resting on an assistant turn."""
+
+    def __init__(self, cases: dict[str, dict[str, Any]]) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.cases = cases
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Scripted
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        text = body["messages"][1]["content"]
+        case = next(c for c in self.server.cases.values() if c["turns"][0]["content"] in text)
+        memories = []
+        for keep in case["keep"]:
+            turn = next(i for i, t in enumerate(case["turns"])
+                        if t["role"] == "user" and keep in t["content"])
+            memories.append({"type": "fact", "title": keep[:30], "turn": turn, "quote": keep})
+        memories.append({"type": "fact", "title": "invented", "turn": 0,
+                         "quote": "The user never said this sentence."})
+        assistant = next((i for i, t in enumerate(case["turns"]) if t["role"] == "assistant"), 1)
+        memories.append({"type": "fact", "title": "not the user's", "turn": assistant,
+                         "quote": case["turns"][assistant]["content"]})
+        reply = json.dumps({"choices": [{"message": {"role": "assistant", "content":
+                                                     json.dumps({"memories": memories})}}]})
+        data = reply.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+def model_protocol(cases: list[dict[str, Any]]) -> dict[str, int]:
+    """The language-model extractor against a scripted endpoint: every
+    labelled quote proposed with its span, every quote that is not a user
+    turn's words dropped and counted."""
+    server = _Scripted({c["id"]: c for c in cases})
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        extractor = ModelExtractor(parse_endpoint(f"http://127.0.0.1:{server.server_port}/v1"),
+                                   None, ExtractModelConfig(model="scripted"))
+        proposed = spans_ok = dropped = kept = 0
+        for case in cases:
+            turns = turns_of(case)
+            got = extractor.extract(turns, 16)
+            proposed += len(got.candidates)
+            spans_ok += sum(1 for c in got.candidates
+                            if turns[c.turn].content[c.start:c.end] == c.body
+                            and turns[c.turn].role == "user")
+            dropped += got.dropped.get("not_verbatim", 0)
+            kept += len(case["keep"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    return {"labelled": kept, "proposed": proposed, "spans_verbatim": spans_ok,
+            "not_verbatim_dropped": dropped, "not_verbatim_sent": 2 * len(cases)}
+
+
+def pin_one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def extractor_rate(cases: list[dict[str, Any]], seconds: float = 2.0) -> float:
+    extractor = Builtin()
+    done = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for case in cases:
+            extractor.extract(turns_of(case), 8)
+        done += len(cases)
+    return done / (time.process_time() - start) * 60
+
+
+def daemon_rate(cases: list[dict[str, Any]], jobs: int) -> float:
+    root = Path(tempfile.mkdtemp(prefix="mx"))
+    home = root / "h"
+    home.mkdir(mode=0o700)
+    (home / "memoryd.toml").write_text(
+        "[extract]\npoll_interval_s = 0.01\nmax_queued = 100000\n"
+        "max_jobs_per_minute = 1000000\n"
+        "[recall]\nranker = \"lexical\"\n")
+    cpu = min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
+    env["PYTHONPATH"] = str(REPO)
+    log = open(root / "log", "wb")
+    proc = subprocess.Popen(  # noqa: S603 (our own interpreter and module)
+        [sys.executable, "-m", "memoryd.daemon.cli", "serve", "--home", str(home)],
+        stdout=log, stderr=log, env=env,
+        preexec_fn=(lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None)
+    try:
+        control = home / "run" / "control.sock"
+        deadline = time.monotonic() + 30
+        while not control.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with Client(control) as c, Client(home / "run" / "agent.sock") as a:
+            c.call("consent.set", {"read": True, "contribute": True, "learn_from_tools": False,
+                                   "version": 0})
+            start = time.monotonic()
+            for n in range(jobs):
+                task = a.call("task.begin", {"scopes": [f"bench{n % 50}"]})
+                a.call("task.end", {"task_id": task["task_id"],
+                                    "transcript": cases[n % len(cases)]["turns"]})
+            while True:
+                counts = c.call("extract.status", {})["counts"]
+                if counts["queued"] == 0 and counts["running"] == 0:
+                    break
+                time.sleep(0.05)
+            elapsed = time.monotonic() - start
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+        shutil.rmtree(root, ignore_errors=True)
+    return jobs / elapsed * 60
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=200, help="jobs through the daemon")
+    parser.add_argument("--no-daemon", action="store_true", help="skip the daemon's rate")
+    parser.add_argument("--no-model", action="store_true",
+                        help="skip the language-model extractor's protocol check")
+    args = parser.parse_args()
+    cases = load()
+    print("built-in extractor on tests/data/extraction/transcripts.jsonl")
+    for split in ("tune", "holdout", None):
+        chosen = [c for c in cases if split is None or c["split"] == split]
+        s = score(chosen)
+        print(f"  {split or 'all':8} cases={s['cases']:3} candidates={s['candidates']:3}"
+              f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
+    if not args.no_model:
+        m = model_protocol(cases)
+        print(f"language-model extractor, scripted endpoint: proposed {m['proposed']} of"
+              f" {m['labelled']} labelled quotes ({m['spans_verbatim']} with verbatim user"
+              f" spans); dropped {m['not_verbatim_dropped']} of {m['not_verbatim_sent']}"
+              " quotes that are not the user's words")
+    pin_one_core()
+    print(f"extractor alone, 1 core: {extractor_rate(cases):,.0f} transcripts/minute")
+    if not args.no_daemon:
+        print(f"through the daemon, 1 core: {daemon_rate(cases, args.jobs):,.0f} jobs/minute"
+              f" ({args.jobs} jobs, task.end to the job's end)")
+    holdout = score([c for c in cases if c["split"] == "holdout"])
+    return 0 if holdout["precision"] >= 0.8 and holdout["recall"] >= 0.5 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""The language-model extractor against a scripted OpenAI-compatible endpoint
+on loopback (daemon/extract_model.py): governed egress, the answer's spans
+checked against the user's turns, and a throttling endpoint that defers the
+job without a storm."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from memoryd.rpc.client import Client
+from tests.harness import Daemon, enable_consent, exported_audit, running
+
+USER = "Please hurry. We deploy the billing service with Argo CD from the main branch."
+TRANSCRIPT = [{"role": "user", "content": USER},
+              {"role": "assistant", "content": "I prefer manual deploys, honestly."}]
+ANSWER = {"memories": [
+    {"type": "fact", "title": "Billing deploys",
+     "turn": 0, "quote": "We deploy the billing service with Argo CD from the main branch."},
+    # Not the user's words: dropped and counted.
+    {"type": "preference", "title": "Manual deploys", "turn": 1,
+     "quote": "I prefer manual deploys, honestly."},
+    {"type": "fact", "title": "Invented", "turn": 0, "quote": "We deploy on Fridays."},
+]}
+
+
+class Scripted(ThreadingHTTPServer):
+    """Answers each POST with the next status of ``script`` (then 200 and ANSWER)."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.script: list[int] = []
+        self.requests: list[dict[str, Any]] = []
+        self.times: list[float] = []
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Scripted
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.server.requests.append(json.loads(body))
+        self.server.times.append(time.monotonic())
+        status = self.server.script.pop(0) if self.server.script else 200
+        reply = (json.dumps({"choices": [{"message": {"role": "assistant",
+                                                      "content": json.dumps(ANSWER)}}]})
+                 if status == 200 else "{}").encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[Scripted]:
+    server = Scripted()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+POLICY = ('[[rule]]\nid = "llm-host"\neffect = "allow"\ncapability = "NetworkAccess"\n\n'
+          '[[rule]]\nid = "llm-transcripts"\neffect = "allow"\n'
+          'capability = "MemoryExternalize"\naction = "extract"\n')
+
+
+def config(server: Scripted) -> str:
+    return ("[extract]\nextractor = \"model\"\npoll_interval_s = 0.05\n"
+            "backoff_initial_s = 0.4\nbackoff_max_s = 1.0\nmax_attempts = 5\n"
+            f"[extract.model]\nendpoint = \"http://127.0.0.1:{server.server_port}/v1\"\n"
+            "model = \"scripted\"\n")
+
+
+def run_job(d: Daemon, c: Client) -> dict[str, Any]:
+    enable_consent(c)
+    with d.agent() as a:
+        task = a.call("task.begin", {})
+        ended = a.call("task.end", {"task_id": task["task_id"], "transcript": TRANSCRIPT})
+    job_id = ended["extraction"]["job_id"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        job = next(j for j in c.call("extract.status", {})["jobs"] if j["job_id"] == job_id)
+        if job["state"] not in ("queued", "running"):
+            return job  # type: ignore[no-any-return]
+        time.sleep(0.05)
+    raise AssertionError("the job did not end")
+
+
+def test_only_verbatim_user_spans_become_proposals(endpoint: Scripted) -> None:
+    endpoint.requests.clear()
+    with running(config=config(endpoint), policy=POLICY) as d:
+        with d.control() as c:
+            job = run_job(d, c)
+            assert (job["state"], job["proposed"], job["dropped"]) == ("done", 1, 2)
+            [item] = c.call("governance.action.list", {"status": "pending"})["items"]
+            action = c.call("governance.action.get", {"action_id": item["action_id"]})
+            entry = action["ops"][0]["entry"]
+            assert entry["body"] in USER and entry["basis"]["kind"] == "observed"
+            audit = exported_audit(c)
+            assert '"NetworkAccess"' in audit and '"MemoryExternalize"' in audit
+            assert "Argo" not in audit and "Argo" not in d.log()
+    sent = endpoint.requests[-1]
+    assert sent["model"] == "scripted" and USER in sent["messages"][1]["content"]
+
+
+def test_the_transcript_never_leaves_without_policy(endpoint: Scripted) -> None:
+    endpoint.requests.clear()
+    with running(config=config(endpoint)) as d:
+        with d.control() as c:
+            job = run_job(d, c)
+            assert (job["state"], job["last_error"]) == ("failed", "network_denied")
+    assert endpoint.requests == []
+
+
+def test_a_throttling_endpoint_defers_the_job_without_a_storm(endpoint: Scripted) -> None:
+    endpoint.requests.clear()
+    endpoint.times.clear()
+    endpoint.script[:] = [429, 503, 429]
+    with running(config=config(endpoint), policy=POLICY) as d:
+        with d.control() as c:
+            job = run_job(d, c)
+            assert job["state"] == "done" and job["proposed"] == 1
+            assert job["attempts"] == 4
+    # One request per attempt, each after a backoff of at least half the
+    # initial delay: never a burst.
+    assert len(endpoint.requests) == 4
+    gaps = [b - a for a, b in zip(endpoint.times, endpoint.times[1:], strict=False)]
+    assert all(gap >= 0.2 for gap in gaps), gaps
