@@ -466,7 +466,8 @@ def _index(plans: tuple[_Plan | None, ...], rules: tuple[ScanRule, ...], raw: bo
                           if all(literal in group.every for group in plan.checks))
     return _Index(_finder(list(holds)), _finder([lit for lit in holds if lit.isascii()]),
                   MappingProxyType({lit: tuple(sorted(pairs)) for lit, pairs in holds.items()}),
-                  MappingProxyType(needs), side, unplanned, not unplanned and not printable, completes)
+                  MappingProxyType(needs), side, unplanned, not unplanned and not printable,
+                  completes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -914,7 +915,14 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
         if held is None or (held.review and not f.review) or (
                 held.review == f.review and held.shadow is not None and f.shadow is None):
             unique[key] = f
-    ordered = sorted(unique.values(), key=lambda f: (f.start, f.end, f.rule_id, f.encoding or ""))
+    # A flag for review adds nothing where a refusing finding of its category
+    # covers the same characters (the English override also reads as the
+    # looser French and Portuguese rules): it is left out.
+    refusing = [f for f in unique.values() if not f.review]
+    kept = [f for f in unique.values() if not f.review or not any(
+        g.category == f.category and g.encoding == f.encoding and g.start <= f.start
+        and f.end <= g.end for g in refusing)]
+    ordered = sorted(kept, key=lambda f: (f.start, f.end, f.rule_id, f.encoding or ""))
     return tuple(ordered), stats
 
 

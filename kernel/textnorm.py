@@ -35,22 +35,22 @@ from types import MappingProxyType
 from memoryd.kernel.lookalikes import ASCII, LOOKALIKES
 
 __all__ = [
-    "SHADOW_KINDS",
-    "VOCABULARY",
-    "entity_pieces",
-    "leet_text",
-    "repair_text",
-    "rot13_text",
-    "spaced_pieces",
     "MAX_DECODED_CHARS",
     "MAX_RUNS",
     "MAX_RUN_CHARS",
     "PERCENT_RUN_ESCAPES",
     "RUN_WORD_MIN",
+    "SHADOW_KINDS",
+    "VOCABULARY",
     "decode_run",
     "encoded_runs",
+    "entity_pieces",
+    "leet_text",
+    "repair_text",
+    "rot13_text",
     "shadow_char",
     "shadow_pieces",
+    "spaced_pieces",
     "wrapped_runs",
 ]
 
