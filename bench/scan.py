@@ -260,7 +260,8 @@ def intent_table() -> None:
                     good[cat + "_refused"] += out == "refused"
                     good[cat + "_flagged"] += out == "flagged"
 
-            def share(key: str, cat: str) -> str:
+            def share(key: str, cat: str, good: Counter[str] = good,
+                      seen: Counter[str] = seen) -> str:
                 return f"{good[key]}/{seen[cat]} {good[key] / max(seen[cat], 1):.3f}"
 
             print(f"| {name:<21} | {split:<8} | {share('injection', 'injection'):>30} |"

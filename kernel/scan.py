@@ -71,6 +71,7 @@ from memoryd.kernel.textnorm import (
     encoded_runs,
     entity_pieces,
     leet_text,
+    may_disguise,
     repair_text,
     rot13_text,
     shadow_pieces,
@@ -747,7 +748,7 @@ def _run_rules(
     text: str,
     rules: tuple[ScanRule, ...],
     table: _Table,
-    folded: _Folded | _Composed,
+    folded: _Folded | _Composed | _Reread,
     prefilter: bool,
     stats: ScanStats,
     *,
@@ -981,10 +982,9 @@ def _may_run(index: _Index, text: str) -> bool:
 def _undisguised(text: str, rules: tuple[ScanRule, ...]) -> bool:
     """Whether no shadow of the printable ASCII ``text`` (``_shadow_findings``)
     can differ from it, or, for rot13, hold a literal an injection rule needs."""
-    if entity_pieces(text) is not None or spaced_pieces(text) is not None:
-        return False
-    repaired = repair_text(text)
-    if repaired != text or leet_text(text) != text:
+    if may_disguise(text) and (
+            entity_pieces(text) is not None or spaced_pieces(text) is not None
+            or repair_text(text) != text or leet_text(text) != text):
         return False
     injection = _injection_rules(rules)
     if not injection:

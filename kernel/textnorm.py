@@ -46,6 +46,7 @@ __all__ = [
     "encoded_runs",
     "entity_pieces",
     "leet_text",
+    "may_disguise",
     "repair_text",
     "rot13_text",
     "shadow_char",
@@ -360,9 +361,37 @@ _ROT13: Mapping[int, int] = MappingProxyType(str.maketrans(
 ))
 
 
+_ROT13_BYTES = bytes.maketrans(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    b"NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
+
+
 def rot13_text(text: str) -> str:
     """``text`` with its ASCII letters rotated by 13. Same length."""
+    if text.isascii():
+        return text.encode("ascii").translate(_ROT13_BYTES).decode("ascii")
     return text.translate(_ROT13)
+
+
+# What a text must hold for a shadow other than rot13 (and the skeleton of
+# non-ASCII text) to differ from it: an HTML reference, three one-character
+# words in a row (the middle of five), a word a look-alike I may hide in, a
+# word mixing letters with leetspeak characters. Each pattern starts with
+# the character it needs, so the search skips to it; no match, no shadow.
+_MAY_DISGUISE = (
+    re.compile(r"&(?:#|[A-Za-z][A-Za-z0-9]{1,31};)"),
+    re.compile(r"[ \t\u00a0]\w[ \t\u00a0]{1,3}\w[ \t\u00a0]{1,3}\w(?!\S)"),
+    re.compile(r"[l1|](?<![A-Za-z0-9|][l1|])[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]"),
+    re.compile(r"l(?<=[A-Z]l)"),
+    re.compile(r"[0-9@$|!+](?:(?<=[A-Za-z].)|(?=[A-Za-z]))"),
+)
+
+
+def may_disguise(text: str) -> bool:
+    """Whether a look-alike-I, HTML, leetspeak or spaced shadow of the ASCII
+    ``text`` may differ from it (``False``: none does)."""
+    return any(pattern.search(text) is not None for pattern in _MAY_DISGUISE)
 
 
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")

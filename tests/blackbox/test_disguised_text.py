@@ -12,7 +12,15 @@ from collections.abc import Iterator
 import pytest
 
 from memoryd.rpc.client import Client
-from tests.harness import AGENT_WRITES, Daemon, enable_consent, entry, expect, exported_audit, running
+from tests.harness import (
+    AGENT_WRITES,
+    Daemon,
+    enable_consent,
+    entry,
+    expect,
+    exported_audit,
+    running,
+)
 
 
 @pytest.fixture(scope="module")
