@@ -15,8 +15,12 @@ Invariants:
 - without the extra nothing here loads and the rules alone decide;
 - its verdict never refuses: one embedding costs tens of milliseconds (far
   more than the 1 ms a write may spend on scanning; ``bench/scan.py
-  --corpus`` prints it), so it flags for the operator's review, off the
-  request path (docs/decisions/0181-intent-layer-flags-off-the-write-path.md);
+  --corpus`` prints it), so it runs off the request path: the embedding
+  worker, which embeds every stored entry anyway, reads each new vector
+  with the head (``flags``, one dot product) and flags the entries it
+  judges for the operator's review: counted in ``memory.status``
+  (``recall.intent_flagged``) and logged by entry id
+  (docs/decisions/0181-intent-layer-flags-off-the-write-path.md);
 - nothing here logs or returns text: findings hold a field name, a rule id,
   offsets and a score band.
 """
@@ -64,6 +68,16 @@ class IntentJudge:
                           dtype=np.float32)
         logits = rows @ self._weights + self._bias
         return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]
+
+    def flags(self, rows: Any) -> list[bool]:
+        """Per passage vector already embedded (the worker's), whether the
+        head reads its text as an instruction: no model call."""
+        np = self._np
+        matrix = np.asarray(rows, dtype=np.float32)
+        if matrix.size == 0:
+            return []
+        logits = matrix @ self._weights + self._bias
+        return [bool(p >= self.threshold) for p in 1.0 / (1.0 + np.exp(-logits))]
 
     def judge(self, fields: Sequence[tuple[str, str]]) -> tuple[FieldFinding, ...]:
         """A review finding for each field the head reads as an instruction."""
