@@ -725,10 +725,13 @@ def _shadow_findings(text: str, rules: tuple[ScanRule, ...], table: _Table, fold
             out.append(replace(f, shadow=kind))
 
     skeleton: _Folded | _Composed = folded if ascii_text else _shadow(text)
-    repaired = repair_text(skeleton.text)
+    # ASCII text without the marks of a disguise has no shadow but rot13.
+    marked = not ascii_text or may_disguise(text)
+    repaired = repair_text(skeleton.text) if marked else skeleton.text
     if repaired != folded.text:
         run("confusable", _Reread(skeleton, repaired), rules, table)
-    for kind, pieces in (("html", entity_pieces(text)), ("spaced", spaced_pieces(text))):
+    for kind, pieces in (("html", entity_pieces(text) if marked else None),
+                         ("spaced", spaced_pieces(text) if marked else None)):
         if pieces is not None:
             reading = _pieced(text, pieces)
             if reading.text != folded.text:
@@ -736,7 +739,8 @@ def _shadow_findings(text: str, rules: tuple[ScanRule, ...], table: _Table, fold
     injection = _injection_rules(rules)
     if injection:
         sub = _table(injection)
-        for kind, reread in (("rot13", rot13_text(repaired)), ("leet", leet_text(repaired))):
+        leet = leet_text(repaired) if marked else repaired
+        for kind, reread in (("rot13", rot13_text(repaired)), ("leet", leet)):
             # Prose read in rot13 is noise: unless it holds what an injection
             # rule needs, the pass is not made (its rules would all be skipped).
             if reread != repaired and (not prefilter or _may_run(sub.indexes[False], reread)):
