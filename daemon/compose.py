@@ -208,7 +208,10 @@ def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
         index = hybrid.Index(loaded.embedder.dim)
         # This writer's own deletions, at COMMIT (SQLite's update hook).
         store.vector_changes.subscribe(index.forget)
-        worker = embedding.Worker(store, loaded.embedder, index)
+        from memoryd.daemon.intent import load_judge
+
+        worker = embedding.Worker(store, loaded.embedder, index,
+                                  judge=load_judge(loaded.embedder))
         ranker = hybrid.Ranker(loaded.embedder, index, worker)
         worker.prepare = ranker.prepare
     structlog.get_logger().info(

@@ -41,6 +41,7 @@ import anyio
 import structlog
 
 from memoryd.daemon import vectors
+from memoryd.daemon.intent import INTENT_RULE, IntentJudge
 
 if TYPE_CHECKING:
     from memoryd.daemon.config import RecallConfig
@@ -136,6 +137,8 @@ class Progress:
     running: bool = False
     errors: int = 0
     rates: list[float] = field(default_factory=list)
+    # Entries the intent layer's head flagged for review (daemon/intent.py).
+    intent_flagged: int = 0
 
 
 class Index(Protocol):
@@ -161,8 +164,11 @@ class Worker:
     """Drains ``embed_queue``: embeds queued entries and stores their vectors."""
 
     def __init__(self, store: Store, embedder: Embedder, index: Index,
-                 prepare: Callable[[], None] | None = None) -> None:
+                 prepare: Callable[[], None] | None = None, *,
+                 judge: IntentJudge | None = None) -> None:
         self.store = store
+        # The intent layer: reads each new vector, flags what it judges.
+        self.judge = judge
         self.embedder = embedder
         self.index = index
         self.prepare = prepare
@@ -296,6 +302,12 @@ class Worker:
             for row, vec in zip(live, matrix, strict=True):
                 scale, blob = quantise(vec)
                 items.append((row["id"], row["content_hash"], scale, blob))
+            if self.judge is not None:
+                for row, flagged in zip(live, self.judge.flags(matrix), strict=True):
+                    if flagged:
+                        # By id and rule: no text.
+                        self.progress.intent_flagged += 1
+                        log.warning("intent_flagged", entry=row["id"], rule_id=INTENT_RULE)
             if took > 0:
                 self.progress.rates = [*self.progress.rates[-9:], len(live) / took]
         dim = self.embedder.dim
@@ -328,4 +340,5 @@ class Worker:
                 "embedded_since_start": self.progress.embedded,
                 "requeued_for_model": self.progress.requeued_for_model,
                 "entries_per_s": round(sum(rates) / len(rates), 1) if rates else None,
-                "errors": self.progress.errors}
+                "errors": self.progress.errors,
+                "intent_flagged": self.progress.intent_flagged}

@@ -37,8 +37,7 @@ Invariants:
   holds, and the rules whose every check holds one are the only prefiltered
   rules that run (a side none of whose literals a printable ASCII text can
   hold, the raw side, is not searched for such a text at all); a text held
-  by several fields of one entry is scanned once,
-  and a name (type, basis kind, scope) that scanned clean is not scanned again;
+  by several fields of one entry is scanned once;
 - a printable ASCII text in which no rule can run (no literal set that holds
   a rule's every check, no word as long as a rule without a prefilter needs,
   no encoded run) is answered without the engine (``_text_findings``), with
@@ -51,11 +50,11 @@ Invariants:
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 import ahocorasick_rs
@@ -70,7 +69,13 @@ from memoryd.kernel.textnorm import (
     RUN_WORD_MIN,
     decode_run,
     encoded_runs,
+    entity_pieces,
+    leet_text,
+    may_disguise,
+    repair_text,
+    rot13_text,
     shadow_pieces,
+    spaced_pieces,
     wrapped_runs,
 )
 
@@ -127,6 +132,10 @@ class Finding:
     encoding: str | None = None
     # A finding the rule cannot tell from a benign note: flag, do not refuse.
     review: bool = False
+    # Set when the match was found in a shadow of the text (its look-alike
+    # skeleton, HTML references decoded, rot13, leetspeak, spaced-out
+    # letters): the kind, one of ``textnorm.SHADOW_KINDS``.
+    shadow: str | None = None
 
 
 @dataclass(slots=True)
@@ -191,7 +200,6 @@ _FOLDABLE_ASCII = re.compile(r"\s(?:(?<! )|(?=\s))\s{0,4095}")
 _ASCII_SPACE_OTHER = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
-@functools.lru_cache(maxsize=4096)
 def _fold_char(ch: str) -> str:
     if unicodedata.category(ch) == "Cf":
         return ""
@@ -318,8 +326,9 @@ def _accepts(rule: ScanRule, m: re.Match[str], stats: ScanStats) -> bool:
 # case-insensitively is also found in the view; with ``İ`` mapped, lower-casing
 # keeps every offset too. ``tests/unit/test_scan_prefilter.py`` checks this set
 # against the running ``re`` and Unicode tables.
-CASE_ALIASES = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
-_ALIAS_TABLE = str.maketrans(CASE_ALIASES)
+CASE_ALIASES: Mapping[str, str] = MappingProxyType(
+    {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+_ALIAS_TABLE: Mapping[int, str] = MappingProxyType(str.maketrans(dict(CASE_ALIASES)))
 
 # A rule whose suggested start positions outnumber this share of the text is
 # run over the whole text instead: one pass inside the regex engine is cheaper
@@ -421,8 +430,8 @@ class _Index:
 
     every: _Finder
     ascii: _Finder
-    holds: dict[str, tuple[tuple[int, int], ...]]
-    needs: dict[int, int]
+    holds: Mapping[str, tuple[tuple[int, int], ...]]
+    needs: Mapping[int, int]
     # The rules of this side (positions in the table), and those with no plan.
     side: tuple[int, ...]
     unplanned: frozenset[int]
@@ -457,8 +466,9 @@ def _index(plans: tuple[_Plan | None, ...], rules: tuple[ScanRule, ...], raw: bo
                           for literal in plan.checks[0].every
                           if all(literal in group.every for group in plan.checks))
     return _Index(_finder(list(holds)), _finder([lit for lit in holds if lit.isascii()]),
-                  {lit: tuple(sorted(pairs)) for lit, pairs in holds.items()},
-                  needs, side, unplanned, not unplanned and not printable, completes)
+                  MappingProxyType({lit: tuple(sorted(pairs)) for lit, pairs in holds.items()}),
+                  MappingProxyType(needs), side, unplanned, not unplanned and not printable,
+                  completes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,7 +476,8 @@ class _Table:
     """What the engine derives once from a rule table: plans and literal indexes."""
 
     plans: tuple[_Plan | None, ...]
-    indexes: dict[bool, _Index]
+    # By side: ``indexes[False]`` the folded side's, ``indexes[True]`` the raw side's.
+    indexes: Mapping[bool, _Index]
     # A printable ASCII text whose longest word is shorter than this, and in
     # which no rule's every check holds a literal, runs no rule (``_clean``):
     # the shortest run a rule without a prefilter needs (0, no such text,
@@ -492,27 +503,40 @@ _PLAIN_MARKS = bytes(0 if c < 0x20 or c == 0x7f else 0x20 if c == 0x20 else 0x61
                      for c in range(128)) + bytes(128)
 _RUN_WORD = b"a" * RUN_WORD_MIN
 
-# Tables by identity (the default table is one object for the life of the
-# process); a few tables at most, so a handful of entries.
-_TABLES: dict[int, tuple[tuple[ScanRule, ...], _Table]] = {}
-
-
 def _table(rules: tuple[ScanRule, ...]) -> _Table:
-    cached = _TABLES.get(id(rules))
-    if cached is not None and cached[0] is rules:
-        return cached[1]
+    """The engine's table for ``rules``: the default table's (and its
+    injection rules') built once with the module, any other built anew."""
+    if rules is RULES:
+        return _RULES_TABLE
+    if rules is _RULES_INJECTION:
+        return _INJECTION_TABLE
+    return _build_table(rules)
+
+
+def _injection_rules(rules: tuple[ScanRule, ...]) -> tuple[ScanRule, ...]:
+    """The injection rules of ``rules`` (what the rot13 and leetspeak shadows run)."""
+    if rules is RULES:
+        return _RULES_INJECTION
+    return tuple(rule for rule in rules if rule.category == "injection")
+
+
+def _build_table(rules: tuple[ScanRule, ...]) -> _Table:
     plans = tuple(_plan(rule) for rule in rules)
-    indexes = {raw: _index(plans, rules, raw) for raw in (False, True)}
+    indexes = MappingProxyType({raw: _index(plans, rules, raw) for raw in (False, True)})
     runs = [rules[i].min_run for i in indexes[False].unplanned]
     below = 0 if not rules or not indexes[True].skips_printable_ascii or None in runs \
         else min((r for r in runs if r is not None), default=_NO_RUN)
     table = _Table(plans, indexes, below,
                    all(rule.category == "invisible" for rule in rules if rule.raw),
                    None if below == _NO_RUN else b"a" * below)
-    if len(_TABLES) >= 8:
-        _TABLES.clear()
-    _TABLES[id(rules)] = (rules, table)
     return table
+
+
+# The default table's engine tables, built with the module (constants: the
+# kernel keeps no cache; a caller's own table is built on each call).
+_RULES_INJECTION: tuple[ScanRule, ...] = tuple(r for r in RULES if r.category == "injection")
+_RULES_TABLE = _build_table(RULES)
+_INJECTION_TABLE = _build_table(_RULES_INJECTION)
 
 
 def _may(index: _Index, found: set[str]) -> set[int]:
@@ -649,7 +673,25 @@ class _Composed:
 
 def _shadow(text: str) -> _Composed:
     """The look-alike skeleton of ``text``, folded like any text (``kernel/textnorm``)."""
-    pieces = shadow_pieces(text)
+    return _pieced(text, shadow_pieces(text))
+
+
+class _Reread:
+    """Another reading of a folded text, character for character (rot13,
+    leetspeak, look-alike I's): same offsets, so the same map back."""
+
+    __slots__ = ("base", "text")
+
+    def __init__(self, base: _Folded | _Composed, text: str) -> None:
+        self.base, self.text = base, text
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        return self.base.to_original(start, end)
+
+
+def _pieced(text: str, pieces: list[tuple[str, int, int]]) -> _Composed:
+    """``pieces`` (``(piece, original offset, original length)``, in order,
+    covering ``text``) as a text mapped back onto ``text``, folded like any."""
     f_start: list[int] = []
     o_start: list[int] = []
     o_len: list[int] = []
@@ -667,11 +709,50 @@ def _shadow(text: str) -> _Composed:
     return _Composed(_fold(inner.text), inner)
 
 
+def _shadow_findings(text: str, rules: tuple[ScanRule, ...], table: _Table, folded: _Folded,
+                     prefilter: bool, stats: ScanStats, ascii_text: bool) -> list[Finding]:
+    """Findings in the shadows of ``text`` that differ from its folded copy,
+    each naming its shadow's kind. The look-alike skeleton (with look-alike
+    I's read as I), HTML references and spaced-out letters are read with
+    every rule; rot13 and leetspeak, which turn secrets into other strings
+    and prose into noise, with the injection rules alone."""
+    out: list[Finding] = []
+
+    def run(kind: str, reading: _Folded | _Composed | _Reread,
+            rules_: tuple[ScanRule, ...], table_: _Table) -> None:
+        stats.shadow_chars += len(reading.text)
+        for f in _run_rules(text, rules_, table_, reading, prefilter, stats, raw_too=False):
+            out.append(replace(f, shadow=kind))
+
+    skeleton: _Folded | _Composed = folded if ascii_text else _shadow(text)
+    # ASCII text without the marks of a disguise has no shadow but rot13.
+    marked = not ascii_text or may_disguise(text)
+    repaired = repair_text(skeleton.text) if marked else skeleton.text
+    if repaired != folded.text:
+        run("confusable", _Reread(skeleton, repaired), rules, table)
+    for kind, pieces in (("html", entity_pieces(text) if marked else None),
+                         ("spaced", spaced_pieces(text) if marked else None)):
+        if pieces is not None:
+            reading = _pieced(text, pieces)
+            if reading.text != folded.text:
+                run(kind, reading, rules, table)
+    injection = _injection_rules(rules)
+    if injection:
+        sub = _table(injection)
+        leet = leet_text(repaired) if marked else repaired
+        for kind, reread in (("rot13", rot13_text(repaired)), ("leet", leet)):
+            # Prose read in rot13 is noise: unless it holds what an injection
+            # rule needs, the pass is not made (its rules would all be skipped).
+            if reread != repaired and (not prefilter or _may_run(sub.indexes[False], reread)):
+                run(kind, _Reread(skeleton, reread), injection, sub)
+    return out
+
+
 def _run_rules(
     text: str,
     rules: tuple[ScanRule, ...],
     table: _Table,
-    folded: _Folded | _Composed,
+    folded: _Folded | _Composed | _Reread,
     prefilter: bool,
     stats: ScanStats,
     *,
@@ -799,7 +880,7 @@ def _inner_findings(decoded: str, rules: tuple[ScanRule, ...], prefilter: bool,
         last = at[max(bisect.bisect_right(offsets, max(f.end - 1, f.start)) - 1, 0)]
         encoding = first[0]
         chain = encoding if f.encoding is None else f"{f.encoding}+{encoding}"
-        out.append(Finding(f.rule_id, f.category, first[1], last[2], chain, f.review))
+        out.append(Finding(f.rule_id, f.category, first[1], last[2], chain, f.review, f.shadow))
     return out
 
 
@@ -824,14 +905,7 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
     found = _run_rules(text, rules, table, folded, prefilter, stats,
                        raw_too=not (joined and table.raw_invisible), plain=plain,
                        longest=longest if folded.text is text else None)
-    if not ascii_text:
-        # The look-alike shadow: homoglyphs, fullwidth forms and combining
-        # marks read as the letters they imitate. Only scanned where it
-        # differs from the folded text, so plain prose costs nothing more.
-        shadow = _shadow(text)
-        if shadow.text != folded.text:
-            stats.shadow_chars = len(shadow.text)
-            found += _run_rules(text, rules, table, shadow, prefilter, stats, raw_too=False)
+    found += _shadow_findings(text, rules, table, folded, prefilter, stats, ascii_text)
     if depth < MAX_DECODE_DEPTH and not joined:
         found += _decoded(text, rules, prefilter, stats, depth, longest)
     if not found:
@@ -840,11 +914,20 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
     for f in found:
         if f.category == "injection" and not f.review and f.encoding is None \
                 and quoted_for_warning(text, f.start, f.end):
-            f = Finding(f.rule_id, f.category, f.start, f.end, f.encoding, review=True)
+            f = replace(f, review=True)
         key = (f.rule_id, f.start, f.end, f.encoding)
-        if key not in unique or (unique[key].review and not f.review):
+        held = unique.get(key)
+        if held is None or (held.review and not f.review) or (
+                held.review == f.review and held.shadow is not None and f.shadow is None):
             unique[key] = f
-    ordered = sorted(unique.values(), key=lambda f: (f.start, f.end, f.rule_id, f.encoding or ""))
+    # A flag for review adds nothing where a refusing finding of its category
+    # covers the same characters (the English override also reads as the
+    # looser French and Portuguese rules): it is left out.
+    refusing = [f for f in unique.values() if not f.review]
+    kept = [f for f in unique.values() if not f.review or not any(
+        g.category == f.category and g.encoding == f.encoding and g.start <= f.start
+        and f.end <= g.end for g in refusing)]
+    ordered = sorted(kept, key=lambda f: (f.start, f.end, f.rule_id, f.encoding or ""))
     return tuple(ordered), stats
 
 
@@ -886,9 +969,31 @@ def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bo
                 if not (found and (not found.isdisjoint(index.completes)
                                    or (len(found) > 1 and _may(index, found)))) and (
                         joined or (short and text.count("%") < PERCENT_RUN_ESCAPES)
-                        or not encoded_runs(text)):
+                        or not encoded_runs(text)) and _undisguised(text, rules):
                     return ()
     return _scan(text, rules, True, 0, joined)[0]
+
+
+def _may_run(index: _Index, text: str) -> bool:
+    """Whether a rule of ``index``'s side may match ``text`` (its prefilter)."""
+    if index.unplanned:
+        return True
+    low = text.translate(_ALIAS_TABLE).lower() if not text.isascii() else text.lower()
+    found = index.found(low)
+    return bool(found) and bool(_may(index, found))
+
+
+def _undisguised(text: str, rules: tuple[ScanRule, ...]) -> bool:
+    """Whether no shadow of the printable ASCII ``text`` (``_shadow_findings``)
+    can differ from it, or, for rot13, hold a literal an injection rule needs."""
+    if may_disguise(text) and (
+            entity_pieces(text) is not None or spaced_pieces(text) is not None
+            or repair_text(text) != text or leet_text(text) != text):
+        return False
+    injection = _injection_rules(rules)
+    if not injection:
+        return True
+    return not _may_run(_table(injection).indexes[False], rot13_text(text))
 
 
 def scan_with_stats(
@@ -960,6 +1065,7 @@ class FieldFinding:
     end: int
     encoding: str | None = None
     review: bool = False
+    shadow: str | None = None
 
     def wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {"field": self.field, "rule_id": self.rule_id,
@@ -968,6 +1074,8 @@ class FieldFinding:
             out["encoding"] = self.encoding
         if self.review:
             out["review"] = True
+        if self.shadow is not None:
+            out["shadow"] = self.shadow
         return out
 
 
@@ -1002,30 +1110,9 @@ class Verdict:
 # instruction split across them.
 _REQUIRED = ("title", "body", "summary")
 _JOINED = ("title", "summary", "body")
-_JOINED_AT = {name: i for i, name in enumerate(_JOINED)}
+_JOINED_AT: Mapping[str, int] = MappingProxyType({name: i for i, name in enumerate(_JOINED)})
 
 
-# Fields that hold names, not memory text: an entry's type and basis kind
-# (enumerations) and its scope. The same few come with every write, so a name
-# that scans clean is remembered for the life of the process (per rule table,
-# at most ``_CLEAN_NAMES_MAX``); one with findings is never kept.
-_NAME_FIELDS = frozenset({"type", "basis.kind", "scope"})
-_CLEAN_NAMES_MAX = 1024
-_clean_names: dict[tuple[int, str], tuple[ScanRule, ...]] = {}
-
-
-def _scan_field(name: str, value: str, rules: tuple[ScanRule, ...]) -> tuple[Finding, ...]:
-    if name not in _NAME_FIELDS:
-        return _text_findings(value, rules)
-    key = (id(rules), value)
-    if _clean_names.get(key) is rules:
-        return ()
-    found = _text_findings(value, rules)
-    if not found:
-        if len(_clean_names) >= _CLEAN_NAMES_MAX:
-            _clean_names.clear()
-        _clean_names[key] = rules
-    return found
 
 
 def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
@@ -1043,10 +1130,10 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
             value = str.__str__(value)
         found = seen.get(value)
         if found is None:
-            found = seen[value] = _scan_field(name, value, rules)
+            found = seen[value] = _text_findings(value, rules)
         if found:
             out.extend(FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding,
-                                    f.review) for f in found)
+                                    f.review, f.shadow) for f in found)
         if name in _JOINED_AT:
             parts.append((name, value))
     if len(parts) >= 2:
@@ -1068,7 +1155,7 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
             if any(a <= f.start and f.end <= b for a, b in bounds):
                 continue
             out.append(FieldFinding(JOINED_FIELD, f.rule_id, f.category, f.start, f.end,
-                                    None, f.review))
+                                    None, f.review, f.shadow))
     return out
 
 

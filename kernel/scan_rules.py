@@ -402,6 +402,10 @@ _WARNING = re.compile(
     r"\b(?:attack(?:er|ers|s)?|phishing|injection|malicious|beware|warn(?:ing|s)?|never follow"
     r"|do not follow|don't follow|suspicious|scam|red flag|example of|such as|looks like"
     r"|jailbreak attempts?|incident|post-?mortem|hidden in|red team)\b"
+    r"|malveillant\w{0,2}|attaquant\w{0,2}|hameçonnage|ne jamais (?:obéir|suivre)|angreifer"
+    r"|bösartig\w{0,2}|sicherheitshinweis|malicios[oa]s?|atacantes?|nunca (?:obedecer|seguir)"
+    r"|злоумышленник\w{0,3}|вредонос\w{0,4}|фишинг\w{0,2}|не выполнять|공격자?|악성|피싱"
+    r"|kẻ tấn công|độc hại|saldırgan\w{0,3}|kötü amaçlı|مهاجم\w{0,2}|خبيث\w{0,2}"
     r"|攻击|注入|钓鱼|恶意|警惕|警告|不要照做|不要执行|复盘|事故|隐藏|攻擊|惡意|釣魚|復盤|隱藏"
     r"|攻撃|インジェクション|注意|悪意",
     re.IGNORECASE,
@@ -425,6 +429,24 @@ def quoted_for_warning(text: str, start: int, end: int) -> bool:
         return False
     window = text[max(0, start - QUOTE_WINDOW):start] + " " + text[end:end + QUOTE_WINDOW]
     return _WARNING.search(window) is not None
+
+
+_PROSE_WORDS = re.compile(r"[A-Za-z]{1,64}")
+
+
+def _prose_secret(m: re.Match[str]) -> bool:
+    """A password named in prose and then given: the value mixes letters with
+    digits or symbols (a word alone, "strict", "stored", is prose), is no
+    placeholder, and sits no further than a few words from the name."""
+    value = m.group("secret").rstrip(".!?)")
+    if len(value) < 4 or _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value):
+        return False
+    if value.lower().startswith(("http://", "https://", "<", "{", "$", "/", "\\")) or any(
+            part in value for part in ("(", "${", "://")):
+        return False
+    lower, upper, digit, symbol = _char_classes(value)
+    letters = lower or upper
+    return bool(letters and (digit or symbol)) or (digit and symbol)
 
 
 # --- patterns ------------------------------------------------------------------
@@ -493,6 +515,225 @@ _DEST_JA = (
     r"(?:https?://|webhook|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}"
     r"|[a-z0-9-]{1,63}\.(?:com|net|org|io|xyz|ru|cn|jp|top|site|app)\b|外部サーバー|私のサーバー)"
 )
+
+# --- instructions across languages -------------------------------------------------
+#
+# An override is a verb that sets instructions aside and a word for the
+# instructions, close together in one sentence: per language, the verbs, the
+# nouns and the words that mark the instructions as the model's own (prior,
+# all, system). With a marker, the rule refuses; without one (a note may tell
+# its reader to forget some rules), it flags for review. Verb-object languages
+# put the verb first, object-verb languages (Korean, Japanese, Turkish) last.
+# Every vocabulary entry is a literal (a stem): the prefilter's literals are
+# the same strings.
+
+
+@dataclass(frozen=True, slots=True)
+class _Lang:
+    code: str
+    verbs: tuple[str, ...]
+    nouns: tuple[str, ...]
+    markers: tuple[str, ...]
+    verb_last: bool = False
+
+
+def _alt(words: tuple[str, ...]) -> str:
+    return "(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + ")"
+
+
+# Within a sentence: no full stop, line break or (CJK) sentence end between.
+_GAP = r"[^.!?\n。！？]{0,40}?"
+_SHORT_GAP = r"[^.!?\n。！？]{0,24}?"
+
+_LANGS: tuple[_Lang, ...] = (
+    _Lang("fr", ("ignore", "oublie", "ne tiens plus compte", "ne tenez plus compte",
+                 "ne tiens pas compte", "fais abstraction", "faites abstraction", "outrepasse",
+                 "contourne", "désobéis", "n'obéis plus", "annule"),
+          ("instruction", "consigne", "règle", "directive", "prompt", "invite système",
+           "paramètre", "commande"),
+          ("précédent", "antérieur", "initial", "toutes", "tous", "système", "d'origine",
+           "avant", " tes ", " vos ")),
+    _Lang("de", ("ignorier", "vergiss", "vergessen sie", "missachte", "übergeh", "außer kraft",
+                 "hebe", "befolge keine", "befolge nicht"),
+          ("anweisung", "instruktion", "regel", "vorgabe", "richtlinie", "systemprompt",
+           "befehl", "anordnung", "systemanweisung"),
+          ("vorherig", "bisherig", "früher", "vorangegangen", "ursprünglich", " alle", "sämtlich",
+           "system", "deine", "ihre")),
+    _Lang("es", ("ignora", "ignore", "olvida", "olvide", "no hagas caso", "haga caso omiso",
+                 "haz caso omiso", "descarta", "desobedece", "omite", "no sigas"),
+          ("instruccion", "instrucción", "regla", "directriz", "directrices", "norma",
+           "indicacion", "indicación", "prompt", "configuración", "órdenes"),
+          ("anterior", "previa", "previas", "original", "todas", "todos", "sistema", "antes",
+           " tus ", " sus ")),
+    _Lang("pt", ("ignore", "ignora", "esqueça", "esqueca", "desconsidere", "despreze",
+                 "descarte", "não siga", "nao siga"),
+          ("instruç", "instruc", "regra", "diretriz", "diretrizes", "orientaç", "prompt",
+           "comando"),
+          ("anterior", "original", "originais", "todas", "todos", "sistema", "antes", " suas ",
+           " seus ")),
+    _Lang("it", ("ignora", "dimentica", "non tenere conto", "trascura", "scarta", "non seguire"),
+          ("istruzion", "regol", "direttiv", "linee guida", "prompt", "comand"),
+          ("precedent", "original", "tutte", "tutti", "sistema", " prima", " tue ", " tuoi ")),
+    _Lang("ru", ("игнорир", "проигнорир", "забудь", "забудьте", "не обращай", "отмени",
+                 "пренебреги", "не следуй"),
+          ("инструкци", "правил", "указани", "промпт", "настройк", "команд", "директив"),
+          ("предыдущ", "прежн", "раньше", "исходн", "все ", "всех", "системн", "свои")),
+    _Lang("vi", ("bỏ qua", "quên", "phớt lờ", "đừng để ý", "không tuân theo", "lờ đi",
+                 "đừng làm theo"),
+          ("hướng dẫn", "quy tắc", "chỉ dẫn", "chỉ thị", "lệnh", "lời nhắc hệ thống"),
+          ("trước", "tất cả", "mọi", "hệ thống", "ban đầu")),
+    _Lang("ar", ("تجاهل", "انس", "لا تلتفت", "تخط", "اهمل", "أهمل", "لا تتبع"),
+          ("التعليمات", "تعليمات", "القواعد", "الأوامر", "الإرشادات", "موجه النظام"),
+          ("السابقة", "جميع", "كل", "النظام", "من قبل")),
+    _Lang("nl", ("negeer", "vergeet", "volg niet"),
+          ("instructie", "regels", "richtlijn", "prompt", "opdracht"),
+          ("eerdere", "vorige", " alle", "systeem", "oorspronkelijke")),
+    _Lang("pl", ("zignoruj", "ignoruj", "zapomnij", "pomiń", "nie stosuj się"),
+          ("instrukcj", "zasad", "polece", "wytyczn", "prompt"),
+          ("poprzedni", "wcześniejsz", "wszystkie", "systemow")),
+    _Lang("id", ("abaikan", "lupakan", "jangan ikuti"),
+          ("instruksi", "aturan", "perintah", "pedoman", "prompt"),
+          ("sebelumnya", "semua", "sistem")),
+    _Lang("ko", ("무시", "잊", "무효", "따르지 마", "따르지 말"),
+          ("지시", "지침", "규칙", "명령", "프롬프트", "설정"),
+          ("이전", "앞서", "모든", "시스템", "기존"), verb_last=True),
+    _Lang("tr", ("yok say", "unut", "görmezden gel", "dikkate alma", "uyma", "önemseme"),
+          ("talimat", "kural", "yönerge", "komut", "istem"),
+          ("önceki", "tüm", "bütün", "sistem", "daha önce"), verb_last=True),
+    _Lang("ja", ("無視", "忘れ", "気にせず", "従わず", "従わない"),
+          ("指示", "ルール", "設定", "命令", "プロンプト"),
+          ("以前", "これまで", "すべて", "全て", "システム", "最初"), verb_last=True),
+    _Lang("zh", ("无视", "忽略", "不要再遵守", "不要遵守", "别再遵守", "作废", "不用理会"),
+          ("指示", "规则", "设定", "要求", "指令"),
+          ("之前", "先前", "以前", "所有", "全部", "系统", "统统"), verb_last=False),
+)
+
+
+def _override(lang: _Lang, strict: bool) -> ScanRule:
+    verb, noun, marker = _alt(lang.verbs), _alt(lang.nouns), _alt(lang.markers)
+    if lang.verb_last:
+        body = (marker + _SHORT_GAP + noun + _GAP + verb) if strict else (noun + _GAP + verb)
+        groups: tuple[tuple[str, ...], ...] = ((lang.markers if strict else lang.nouns),
+                                               lang.verbs)
+    else:
+        body = (verb + _GAP + "(?:" + marker + _SHORT_GAP + noun + "|" + noun + _SHORT_GAP
+                + marker + ")") if strict else (verb + _GAP + noun + r"\w{0,12}(?!\w)"
+                                                 + _PLATFORM_NOTE)
+        groups = (lang.verbs, lang.nouns)
+    if strict:
+        groups = (*groups, lang.markers)
+    name = "instructions" if strict else "set_aside_rules"
+    return ScanRule(
+        f"injection.{name}_{lang.code}", "injection", "injection_ml",
+        _rx(body, _I), review=not strict,
+        prefilter=tuple(tuple(w.lower() for w in g) for g in groups),
+        lead=0 if not lang.verb_last or not strict else None,
+    )
+
+
+# "The rules in this note take priority": a text that ranks itself above the
+# model's instructions, and a model told to drop its limits. Benign notes say
+# such things of style guides and wikis, so these flag for review.
+_PRIORITY = (
+    # en
+    r"\b(?:take|takes|have|has|get|gets) (?:priority|precedence)\b|\bsupersedes?\b"
+    r"|\b(?:replace|replaces|override|overrides|cancel|cancels) (?:all |any )?(?:your|the)"
+    r" (?:earlier |previous |prior |original )?(?:instructions|guidance|rules|setup)",
+    # fr
+    r"\b(?:remplacent|remplace|priment sur|prévalent sur|ont la priorité sur)\b",
+    # de
+    r"\bhaben vorrang vor\b|\bhat vorrang vor\b|\bersetzen alle\b",
+    # es
+    r"\btienen? prioridad sobre\b|\bprevalecen? sobre\b|\breemplazan?\b",
+    # pt
+    r"\btêm prioridade sobre\b|\btem prioridade sobre\b|\bprevalecem sobre\b",
+    # it
+    r"\bhanno la precedenza su\b|\bha la precedenza su\b|\bprevalgono su\b",
+    # ru
+    r"важнее (?:всех|любых)|имеют приоритет над|отменяют все",
+    # vi
+    r"được ưu tiên hơn|thay thế mọi",
+    # tr
+    r"önceliklidir|öncelik taşır",
+    # ar
+    r"لها الأولوية على|تلغي جميع",
+    # ko
+    r"보다 우선한다|보다 우선합니다|우선 적용",
+    # ja
+    r"より優先され|より優先します",
+    # zh
+    r"优先于|为准|以本条为准|规则优先",
+)
+_PRIORITY_LITERALS = (
+    "priority", "precedence", "supersede", "replace", "override", "cancel", "remplace",
+    "priment", "prévalent", "priorité", "vorrang", "ersetzen", "prioridad", "prevalece",
+    "reemplaza", "prioridade", "prevalecem", "precedenza", "prevalgono", "важнее",
+    "приоритет", "отменяют", "ưu tiên", "thay thế", "öncelik", "الأولوية", "تلغي", "우선",
+    "優先", "优先", "为准",
+)
+_NOUNS_ANY = (
+    "instruction", "guidance", "rules", "rule", "setup", "directive", "consigne", "règle",
+    "anweisung", "regel", "instruc", "regla", "norma", "instruç", "regra", "istruzion",
+    "regol", "инструкци", "правил", "указани", "chỉ thị", "quy tắc", "hướng dẫn", "talimat",
+    "kural", "chỉ dẫn", "تعليمات", "التعليمات", "القواعد", "지시", "규칙", "指示", "ルール",
+    "规则", "设定",
+    "指令", "guideline", "prompt", "configuration", "system message",
+)
+
+# Flattened: 'take priority over' may come before or after the nouns it ranks.
+_PRIORITY_RULE = (
+    "(?:" + "|".join(_PRIORITY) + ")"
+)
+
+
+
+# Sending the user's secrets somewhere, in any of the languages above.
+_SEND_VERBS = (
+    "send", "forward", "upload", "envoie", "envoyez", "transmets", "schick", "sende",
+    "übermittle", "envía", "envia", "envie", "manda", "invia", "inoltra", "отправь",
+    "перешли", "отправьте", "보내", "전송", "gửi", "gönder", "أرسل", "ارسل", "发到", "发给",
+    "发送", "上传", "送って", "送信", "stuur", "wyślij", "kirim",
+)
+_SECRET_NOUNS = (
+    "password", "credential", "api key", "token", "mot de passe", "mots de passe",
+    "passwört", "passwort", "kennw", "contraseña", "senha", "пароль", "пароли", "비밀번호",
+    "mật khẩu", "şifre", "كلمات المرور", "كلمة المرور", "密码", "パスワード", "wachtwoord",
+    "hasł", "kata sandi",
+)
+_EXFIL_DEST = r"(?:https?://|[A-Za-z0-9._-]{1,64}@[A-Za-z0-9-]{1,63}\.[A-Za-z.]{2,24})"
+# Hidden or system instructions, named to be shown.
+_HIDDEN = (
+    "hidden", "cachée", "cachées", "versteckt", "ocult", "oculta", "ocultas", "nascost",
+    "скрыт", "숨겨진", "ẩn", "المخفية", "隐藏", "隠された", "gizli", "ukryt", "tersembunyi",
+    "verborgen",
+)
+_SYSTEM_PROMPT = (
+    "prompt système", "prompt del sistema", "prompt de sistema",
+    "prompt di sistema", "systemprompt", "systemanweisung", "системный промпт",
+    "시스템 프롬프트", "lời nhắc hệ thống", "sistem istem", "موجه النظام", "系统提示词",
+    "システムプロンプト", "systeemprompt", "prompt systemow", "prompt sistem",
+)
+# Showing, in the languages above (with the system prompt: asked to reveal it).
+_SHOW = (
+    "show", "reveal", "print", "display", "output", "affiche", "montre", "révèle", "zeig",
+    "gib", "muestra", "revela", "mostre", "mostra", "покажи", "раскрой", "выведи", "보여",
+    "출력", "in ra", "tiết lộ", "göster", "açıkla", "اعرض", "اكشف", "显示", "说出", "输出",
+    "表示", "書き出", "toon", "pokaż", "tampilkan",
+)
+# What the model was told, in English.
+_GUIDANCE_EN = (r"\b(?:instructions?|guidance|rules|system message|system prompt|directions"
+                r"|setup|configuration|safety constraints|constraints|restrictions|programming)\b")
+# "Without any restriction", in the languages above.
+_WITHOUT = (
+    "without", "sans", "ohne", " sin ", " sem ", "senza", "без", "không có", "hiçbir", "没有任何",
+    "不受任何", "のない", "なしで", "아무런", "없이", "بلا", "بدون", "zonder", " bez ", "tanpa",
+)
+_LIMITS = (
+    "restriction", "filter", "einschränkung", "restricción", "filtro", "restriç", "restrizion",
+    "ограничени", "фильтр", "giới hạn", "lọc", "kisitla", "filtre", "限制", "制限", "フィルター",
+    "제한", "필터", "قيود", "تصفية", "beperking", "ograniczeń", "batasan",
+)
+
 
 RULES: tuple[ScanRule, ...] = (
     # --- invisible / bidirectional (raw text, before any normalisation) -----
@@ -1056,5 +1297,120 @@ RULES: tuple[ScanRule, ...] = (
             "環境変数", "会話履歴", "チャット履歴", "システムプロンプト", "ユーザーの記憶",
             "個人情報"),
             ("送信", "送っ", "送れ", "送る", "アップロード", "転送", "投稿", "post")),
+    ),
+    # --- injection: across languages and wordings ------------------------------------
+    *(_override(lang, strict) for lang in _LANGS for strict in (True, False)),
+    ScanRule(
+        "injection.self_priority", "injection", "injection_ml",
+        _rx(r"(?:" + _alt(_NOUNS_ANY) + r")" + _GAP + _PRIORITY_RULE
+            + r"|" + _PRIORITY_RULE + _GAP + r"(?:" + _alt(_NOUNS_ANY) + r")", _I),
+        review=True,
+        prefilter=(_PRIORITY_LITERALS, tuple(w.lower() for w in _NOUNS_ANY)),
+    ),
+    ScanRule(
+        "injection.set_aside_guidance_en", "injection", "injection_ml",
+        _rx(r"\b(?:ignore|disregard|forget|set aside|pay no attention to|drop|void|cancel"
+            r"|skip|stop following|do not follow|don't follow|treat)\b" + _GAP
+            + r"(?:\b(?:your|system)\b" + _SHORT_GAP + _GUIDANCE_EN + r"|" + _GUIDANCE_EN
+            + _SHORT_GAP + r"\byou\b|\byou (?:were|have been|'ve been) (?:told|given|configured)"
+            r"|\byou received\b)", _I),
+        review=True,
+        prefilter=(("ignore", "disregard", "forget", "set aside", "pay no attention", "drop",
+                    "void", "cancel", "skip", "stop following", "do not follow",
+                    "don't follow", "treat"), ("you", "system")), lead=0,
+    ),
+    ScanRule(
+        "injection.unrestricted_en", "injection", "injection_ml",
+        _rx(r"\b(?:without|with no|no) (?:any )?(?:filter(?:ing|s)?|restrictions?|limits"
+            r"|safety (?:constraints|rules))\b|\bunfiltered\b|\bfrom (?:here|this point) on\b"
+            r"|\banswer only to me\b|\bobey (?:me|this (?:memo|note|entry))\b", _I),
+        review=True,
+        prefilter=(("without", "with no", "no filter", "no restriction", "no limits",
+                    "no safety", "no any ", "unfiltered", "from here on",
+                    "from this point on", "answer only to me", "obey"),
+                   ("filter", "restriction", "limits", "safety", "from here on",
+                    "from this point on", "answer only to me", "obey")),
+    ),
+    ScanRule(
+        "injection.take_secrets_en", "injection", "injection_ml",
+        _rx(r"\b(?:send|forward|upload|email|copy|post|leak|print|dump|list|output|reveal"
+            r"|paste)\b" + _GAP + r"(?:\b(?:all|every|any|the user's|the users'|user's|users'"
+            r"|saved|stored|their)\b (?:(?:the|saved|stored|user's|users'|users|user) ){0,2}"
+            r"(?:api keys?|passwords?"
+            r"|credentials?|tokens?|secrets?|private keys?|ssh keys?)|id_rsa|\.ssh/)", _I),
+        review=True,
+        prefilter=(("send", "forward", "upload", "email", "copy", "post", "leak", "print",
+                    "dump", "list", "output", "reveal", "paste"),
+                   ("api key", "password", "credential", "token", "secret", "private key",
+                    "id_rsa", ".ssh/", "ssh key")), lead=0,
+    ),
+    ScanRule(
+        "injection.tool_call_json", "injection", "tool_call",
+        _rx(r"\"(?:tool_calls?|function_call|tool_use|tool_name)\" ?:"
+            r"|</?(?:tool_call|function_call|tool_use)>"
+            r"|\{ ?\"(?:tool|name|function)\" ?: ?\"[A-Za-z0-9_.-]{1,64}\" ?, ?"
+            r"\"(?:arguments|parameters|args|input)\" ?:"
+            r"|\bcall the tool\b|\buse the tool [A-Za-z0-9_.-]{1,64} with\b", _I),
+        review=True,
+        prefilter=(("tool_call", "function_call", "tool_use", "tool_name", '{"tool', '{"name',
+                    '{"function', '{ "tool', '{ "name', '{ "function', "call the tool",
+                    "use the tool"),),
+    ),
+    ScanRule(
+        "injection.exfiltrate_ml", "injection", "injection_ml",
+        _rx(_alt(_SEND_VERBS) + r"[^\n]{0,60}?(?<![A-Za-z0-9_])" + _alt(_SECRET_NOUNS)
+            + r"[^\n]{0,60}?" + _EXFIL_DEST
+            + r"|(?<![A-Za-z0-9_])" + _alt(_SECRET_NOUNS) + r"[^\n]{0,60}?" + _EXFIL_DEST
+            + r"[^\n]{0,60}?"
+            + _alt(_SEND_VERBS), _I),
+        prefilter=(tuple(w.lower() for w in _SEND_VERBS),
+                   tuple(w.lower() for w in _SECRET_NOUNS)),
+    ),
+    ScanRule(
+        "injection.hidden_instructions", "injection", "injection_ml",
+        _rx(_alt(_HIDDEN) + _SHORT_GAP + _alt(_NOUNS_ANY) + r"|" + _alt(_NOUNS_ANY) + _SHORT_GAP
+            + _alt(_HIDDEN) + r"|" + _alt(_SHOW) + _GAP + _alt(_SYSTEM_PROMPT) + r"|"
+            + _alt(_SYSTEM_PROMPT) + _GAP + _alt(_SHOW), _I),
+        review=True,
+        prefilter=(tuple(w.lower() for w in (*_HIDDEN, *_NOUNS_ANY, *_SYSTEM_PROMPT)),
+                   tuple(w.lower() for w in (*_HIDDEN, *_NOUNS_ANY, *_SHOW))),
+    ),
+    ScanRule(
+        "injection.unrestricted_ml", "injection", "injection_ml",
+        _rx(_alt(_WITHOUT) + _SHORT_GAP + _alt(_LIMITS), _I),
+        review=True,
+        prefilter=(tuple(w.lower() for w in _WITHOUT), tuple(w.lower() for w in _LIMITS)),
+    ),
+    # --- secrets in prose ------------------------------------------------------------
+    ScanRule(
+        "secret.password_in_prose", "secret", "prose",
+        _rx(r"(?<![A-Za-z0-9_$])(?:password|passwd|passphrase|passcode|shared secret"
+            r"|mot de passe|passwort"
+            r"|kennwort|contraseña|senha|пароль|비밀번호|암호|mật khẩu|şifre|parola"
+            r"|كلمة المرور|كلمة السر|パスワード|密码|密碼)"
+            r"(?P<between>(?: [^\s.:=\"`/{}()<>\[\]]{1,24})?(?: [^\s.:=\"`/{}()<>\[\]]{1,24})?"
+            r"(?: [^\s.:=\"`/{}()<>\[\]]{1,24})?(?: [^\s.:=\"`/{}()<>\[\]]{1,24})?)"
+            r"(?P<sep> (?:is|was|are|est|ist|lautet|es|é|è|là)\b|:|：|是|为|は|는|은) ?"
+            r"(?P<secret>[^\s\"'`,;，。]{4,64})", _I),
+        _prose_secret,
+        prefilter=(("password", "passwd", "passphrase", "passcode", "shared secret",
+                    "mot de passe", "passwort", "kennwort", "contraseña", "senha", "пароль",
+                    "비밀번호", "암호", "mật khẩu", "şifre", "parola", "كلمة المرور",
+                    "كلمة السر", "パスワード", "密码", "密碼"),), lead=0,
+    ),
+    ScanRule(
+        "secret.password_given", "secret", "prose",
+        _rx(r"\b(?:password|passphrase|passcode) (?P<secret>(?=[A-Za-z]{0,30}[^\sA-Za-z])"
+            r"[^\s\"'`,;]{6,64})", _I),
+        _prose_secret,
+        prefilter=(("password", "passphrase", "passcode"),), lead=0,
+    ),
+    ScanRule(
+        "secret.pin_in_prose", "secret", "prose",
+        _rx(r"\b(?:pin|pin code|code pin|pin-code|pin number|passcode|door code|alarm code"
+            r"|unlock code|access code|gate code|safe code)\b[^.\n\d]{0,20}?"
+            r"(?P<secret>(?<![\d.,])\d{4,8})(?![\d.,]\d)", _I),
+        prefilter=(("pin", "passcode", "door code", "alarm code", "unlock code", "access code",
+                    "gate code", "safe code"),), lead=0,
     ),
 )

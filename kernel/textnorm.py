@@ -8,10 +8,8 @@ percent-encoded runs, decoded within fixed bounds so that what they hide can be
 scanned with the same rules).
 
 Invariants:
-- pure: no clock, and no I/O at call time but one read of the confusables
-  table from the installed ``confusable_homoglyphs`` package, the first time
-  a non-ASCII letter is mapped (loading it costs an eighth of the daemon's
-  start-up, and most texts are ASCII);
+- pure and stateless: no clock, no I/O, no cache; the confusables table is
+  a constant (``kernel/lookalikes``, generated from TR39's data);
 - the shadow is built one original character at a time, so every piece maps
   back onto exactly one original character (offsets stay exact);
 - decoding is bounded: each run at most ``MAX_RUN_CHARS`` characters, the
@@ -27,9 +25,14 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import functools
+import html
+import itertools
 import re
 import unicodedata
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from memoryd.kernel.lookalikes import ASCII, LOOKALIKES
 
 __all__ = [
     "MAX_DECODED_CHARS",
@@ -37,10 +40,18 @@ __all__ = [
     "MAX_RUN_CHARS",
     "PERCENT_RUN_ESCAPES",
     "RUN_WORD_MIN",
+    "SHADOW_KINDS",
+    "VOCABULARY",
     "decode_run",
     "encoded_runs",
+    "entity_pieces",
+    "leet_text",
+    "may_disguise",
+    "repair_text",
+    "rot13_text",
     "shadow_char",
     "shadow_pieces",
+    "spaced_pieces",
     "wrapped_runs",
 ]
 
@@ -52,25 +63,12 @@ MAX_RUNS = 16
 MAX_RUN_CHARS = 8_192
 MAX_DECODED_CHARS = 16_384
 
-_SHADOW_CACHE = 8_192
+# Every character TR39 lists as confusable with an ASCII letter or digit, and
+# what it imitates (``kernel/lookalikes``, generated from the table): a
+# constant read-only mapping, loaded with the code.
+_LOOKALIKE: Mapping[str, str] = MappingProxyType(dict(zip(LOOKALIKES, ASCII.split(), strict=True)))
 
 
-def _ascii_lookalike(ch: str) -> str | None:
-    """The ASCII letter or digit ``ch`` is confusable with, if any (TR39 table)."""
-    from confusable_homoglyphs import confusables
-
-    found = confusables.is_confusable(ch, greedy=True)
-    if not found:
-        return None
-    for item in found:
-        for glyph in item.get("homoglyphs", ()):
-            c = glyph.get("c", "")
-            if c.isascii() and c.isalnum():
-                return str(c)
-    return None
-
-
-@functools.lru_cache(maxsize=_SHADOW_CACHE)
 def shadow_char(ch: str) -> str:
     """The skeleton of one character: what a reader would take it for."""
     if ch.isascii():
@@ -84,11 +82,7 @@ def shadow_char(ch: str) -> str:
     for part in unicodedata.normalize("NFD", folded):
         if unicodedata.category(part) in ("Mn", "Me"):
             continue  # combining marks inserted between letters hide words
-        if part.isascii():
-            out.append(part)
-            continue
-        look = _ascii_lookalike(part)
-        out.append(look if look is not None else part)
+        out.append(part if part.isascii() else _LOOKALIKE.get(part, part))
     return unicodedata.normalize("NFC", "".join(out))
 
 
@@ -132,7 +126,7 @@ _RUNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # The fewest characters a match of each pattern above spans. No pattern's
 # characters include whitespace, so a match lies inside one whitespace-free
 # word of the text: a text whose longest word is shorter holds no such run.
-_SHORTEST: dict[str, int] = {"percent": 9, "hex": 16, "base64": 16}
+_SHORTEST: Mapping[str, int] = MappingProxyType({"percent": 9, "hex": 16, "base64": 16})
 _FEWEST = min(_SHORTEST.values())
 # A percent run holds at least this many escapes ("%41%42%43").
 PERCENT_RUN_ESCAPES = 3
@@ -254,3 +248,233 @@ def decode_run(encoding: str, run: str) -> str | None:
     except (binascii.Error, ValueError):
         return None
     return _printable_text(raw)
+
+
+# --- shadows: what a text reads as once its disguise is taken off ---------------
+#
+# Each shadow is another reading of the text, scanned with the same rules;
+# a finding on one names its kind (``SHADOW_KINDS``). Two kinds change the
+# characters but not their number (``leet_text``, ``rot13_text``,
+# ``repair_text``: offsets stay those of the folded text); two replace
+# stretches (``entity_pieces``, ``spaced_pieces``: pieces mapped back onto
+# the original characters, as ``shadow_pieces``).
+
+SHADOW_KINDS = ("confusable", "html", "rot13", "leet", "spaced")
+
+# Words an instruction to a model is made of, in English: a word that is none
+# of them but becomes one when a look-alike letter or digit is read as the
+# letter it imitates ("lgnore", "1nstructions", "a11") is read as that word.
+# The list is of the rule table's vocabulary; it needs no other word, since a
+# shadow only matters where a rule can match it.
+VOCABULARY = frozenset("""
+a above act actual admin administrator all also and any are as assistant at
+be before bypass chat commands constraints context credentials data delete developer
+directives directions disable disregard do dump earlier email everything exfiltrate
+filters follow for forget former from full guardrails guidelines hidden i ignore
+in initial instead instruction instructions is it key keys leak limits mode my
+new no not now of old on only or orders original output override password passwords
+policies policy previous print prior programming prompt prompts real reveal
+root rules safety said secret secrets send system task tell the these this those
+to told token tokens true unrestricted upload user was were what will with you
+your
+""".split())
+
+# Characters that stand for letters in leetspeak; those that stand for two
+# (``1`` for i or l) list both, the first the more common.
+_LEET: Mapping[str, str] = MappingProxyType({
+    "0": "o", "1": "il", "3": "e", "4": "a", "5": "s", "6": "g", "7": "t", "8": "b",
+    "9": "g", "@": "a", "$": "s", "|": "il", "!": "i", "+": "t",
+})
+# Letters a look-alike capital I reads as in the skeleton (TR39 maps I to l).
+_I_LIKE = "l1|"
+# A word holding a leetspeak character; a word that may hide a look-alike I:
+# one starting with l, 1 or | before a consonant ("lgnore", "1nstructions"),
+# or capitals around a small l ("PREVlOUS").
+_LEET_WORD = re.compile(r"(?<![A-Za-z0-9@$|!+])[A-Za-z]{0,63}[0-9@$|!+][A-Za-z0-9@$|!+]{0,63}")
+_WORD = re.compile(r"(?<![A-Za-z0-9|])(?:[l1|][b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ][A-Za-z]{0,62}"
+                   r"|[A-Z]{1,63}l[A-Za-z]{0,63})")
+# More spellings than this of one word are not tried.
+_MAX_SPELLINGS = 64
+
+
+def _spellings(word: str, options: list[str]) -> str | None:
+    """The first spelling of ``word`` in ``VOCABULARY`` when each character
+    at position ``i`` may be read as any letter of ``options[i]``."""
+    count = 1
+    for opt in options:
+        count *= len(opt)
+        if count > _MAX_SPELLINGS:
+            return None
+    for letters in itertools.product(*options):
+        candidate = "".join(letters)
+        if candidate in VOCABULARY:
+            return candidate
+    return None
+
+
+def _same_case(source: str, letters: str) -> str:
+    return "".join(c.upper() if s.isupper() else c for s, c in zip(source, letters, strict=True))
+
+
+def leet_text(text: str) -> str:
+    """``text`` with each leetspeak word ("1gn0r3", "4ll") read as letters:
+    a word of letters and digits (or ``@$|!+``) holding both kinds, or a word
+    whose reading is a vocabulary word; ambiguous characters (``1``: i or l)
+    are read as the vocabulary asks, else as the first letter. Same length."""
+    def read(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if len(low) < 2 or low in VOCABULARY:
+            return word
+        letters = any(c.isalpha() for c in low)
+        options = [_LEET.get(c, c) for c in low]
+        found = _spellings(low, options)
+        if found is None:
+            if not letters or low.isdigit():
+                return word
+            found = "".join(o[0] for o in options)
+        return _same_case(word, found)
+
+    return _LEET_WORD.sub(read, text)
+
+
+def repair_text(text: str) -> str:
+    """``text`` with each word that is no vocabulary word but becomes one when
+    an ``l`` (or ``1``, ``|``) is read as ``i`` read so: the look-alike of a
+    capital I ("lgnore all previous instructions", a Greek or Cyrillic I in
+    the skeleton). Same length."""
+    def read(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if low in VOCABULARY or not any(c in _I_LIKE for c in low):
+            return word
+        options = [c + "i" if c in _I_LIKE else c for c in low]
+        found = _spellings(low, options)
+        return word if found is None else _same_case(word, found)
+
+    return _WORD.sub(read, text)
+
+
+_ROT13: Mapping[int, int] = MappingProxyType(str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+))
+
+
+_ROT13_BYTES = bytes.maketrans(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    b"NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
+
+
+def rot13_text(text: str) -> str:
+    """``text`` with its ASCII letters rotated by 13. Same length."""
+    if text.isascii():
+        return text.encode("ascii").translate(_ROT13_BYTES).decode("ascii")
+    return text.translate(_ROT13)
+
+
+# What a text must hold for a shadow other than rot13 (and the skeleton of
+# non-ASCII text) to differ from it: an HTML reference, three one-character
+# words in a row (the middle of five), a word a look-alike I may hide in, a
+# word mixing letters with leetspeak characters. Each pattern starts with
+# the character it needs, so the search skips to it; no match, no shadow.
+_MAY_DISGUISE = (
+    re.compile(r"&(?:#|[A-Za-z][A-Za-z0-9]{1,31};)"),
+    re.compile(r"[ \t\u00a0]\w[ \t\u00a0]{1,3}\w[ \t\u00a0]{1,3}\w(?!\S)"),
+    re.compile(r"[l1|](?<![A-Za-z0-9|][l1|])[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]"),
+    re.compile(r"l(?<=[A-Z]l)"),
+    re.compile(r"[0-9@$|!+](?:(?<=[A-Za-z].)|(?=[A-Za-z]))"),
+)
+
+
+def may_disguise(text: str) -> bool:
+    """Whether a look-alike-I, HTML, leetspeak or spaced shadow of the ASCII
+    ``text`` may differ from it (``False``: none does)."""
+    return any(pattern.search(text) is not None for pattern in _MAY_DISGUISE)
+
+
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def entity_pieces(text: str) -> list[tuple[str, int, int]] | None:
+    """``(piece, original offset, original length)`` of ``text`` with its
+    HTML character references (``&#73;``, ``&#x49;``, ``&amp;``) replaced by
+    the characters they stand for; ``None`` when it holds none."""
+    if "&" not in text:
+        return None
+    pieces: list[tuple[str, int, int]] = []
+    last = 0
+    for m in _ENTITY.finditer(text):
+        decoded = html.unescape(m.group(0))
+        if decoded == m.group(0):
+            continue
+        if m.start() > last:
+            pieces.append((text[last:m.start()], last, m.start() - last))
+        pieces.append((decoded, m.start(), m.end() - m.start()))
+        last = m.end()
+    if not pieces:
+        return None
+    if last < len(text):
+        pieces.append((text[last:], last, len(text) - last))
+    return pieces
+
+
+# Letters spelt out one at a time: five or more one-character words in a row.
+_SPACED = re.compile(r"(?<!\S)\w(?:[ \t\u00a0]{1,3}\w(?!\S)){4,4096}(?!\S)")
+_GAP = re.compile(r"[ \t\u00a0]{1,3}")
+# The longest vocabulary word (segmentation looks no further).
+_LONGEST_WORD = max(map(len, VOCABULARY))
+
+
+def _segment(letters: str) -> list[int] | None:
+    """Where to break ``letters`` (lower-case, no spaces) into vocabulary
+    words, longest word first at each point; ``None`` unless at least
+    four-fifths of the letters fall into words."""
+    breaks: list[int] = []
+    covered = 0
+    i = 0
+    n = len(letters)
+    while i < n:
+        for size in range(min(_LONGEST_WORD, n - i), 0, -1):
+            if letters[i:i + size] in VOCABULARY and (size > 1 or letters[i] in "ai"):
+                covered += size
+                i += size
+                breaks.append(i)
+                break
+        else:
+            i += 1
+    return breaks[:-1] if covered * 5 >= n * 4 else None
+
+
+def spaced_pieces(text: str) -> list[tuple[str, int, int]] | None:
+    """``text`` with words spelt letter by letter ("i g n o r e  a l l") read
+    as words: the letters of a run joined, a wider gap between two letters
+    than the run's narrowest read as a word break; a run spelt with one gap
+    throughout is broken into vocabulary words when they cover it (an access
+    key spelt out stays one word). ``None`` when there is no such run."""
+    pieces: list[tuple[str, int, int]] = []
+    last = 0
+    for m in _SPACED.finditer(text):
+        run = m.group(0)
+        gaps = list(_GAP.finditer(run))
+        narrow = min(len(g.group(0)) for g in gaps)
+        if m.start() > last:
+            pieces.append((text[last:m.start()], last, m.start() - last))
+        at = m.start()
+        letters = "".join(ch for ch in run if not ch.isspace())
+        split: set[int] = set()
+        if all(len(g.group(0)) == narrow for g in gaps) and letters.isalpha():
+            cut = _segment(letters.lower())
+            split = set(cut) if cut else set()
+        pieces.append((run[0], at, 1))
+        for k, g in enumerate(gaps, start=1):
+            wide = len(g.group(0)) > narrow or k in split
+            pieces.append((" " if wide else "", at + g.start(), g.end() - g.start()))
+            pieces.append((run[g.end()], at + g.end(), 1))
+        last = m.end()
+    if not pieces:
+        return None
+    if last < len(text):
+        pieces.append((text[last:], last, len(text) - last))
+    return pieces

@@ -20,11 +20,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("kernel", "audit")
 
-# Modules whose state is being taken out in a change of their own; each is
-# checked like every other module once it leaves this set, and the set is
-# meant to be empty. ``test_a_pending_module_still_needs_its_exemption``
-# fails as soon as one of them passes, so the set cannot outlive its reason.
-PENDING = frozenset({"kernel/scan.py", "kernel/textnorm.py"})
 
 # Constructors whose result a function can change in place.
 MUTABLE_CALLS = frozenset({
@@ -129,20 +124,9 @@ def _label(path: Path) -> str:
 
 
 def test_kernel_and_audit_modules_hold_no_mutable_state() -> None:
-    found = [line for path in _modules() if _label(path) not in PENDING
+    found = [line for path in _modules()
              for line in mutable_state(path.read_text(encoding="utf-8"), _label(path))]
     assert found == []
-
-
-def test_every_pending_module_exists() -> None:
-    assert {_label(path) for path in _modules()} >= PENDING
-
-
-@pytest.mark.parametrize("label", sorted(PENDING))
-def test_a_pending_module_still_needs_its_exemption(label: str) -> None:
-    # Once a pending module holds no state, it leaves PENDING and is checked.
-    assert mutable_state((REPO / label).read_text(encoding="utf-8"), label) != [], (
-        f"{label} holds no module-level state any more: remove it from PENDING")
 
 
 # --- the checker itself catches what it must --------------------------------

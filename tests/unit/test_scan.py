@@ -31,11 +31,13 @@ def test_finding_offsets_point_at_the_secret_in_the_original_text() -> None:
 
 
 def test_finding_holds_no_text() -> None:
-    # Ids, a category, offsets, the name of an encoding and a review flag:
-    # nothing that could carry the matched text.
+    # Ids, a category, offsets, the name of an encoding, a review flag and
+    # the name of a shadow: nothing that could carry the matched text.
     fields = {f.name: f.type for f in dataclasses.fields(Finding)}
-    assert set(fields) == {"rule_id", "category", "start", "end", "encoding", "review"}
+    assert set(fields) == {"rule_id", "category", "start", "end", "encoding", "review",
+                           "shadow"}
     assert fields["review"] == "bool" and fields["encoding"] == "str | None"
+    assert fields["shadow"] == "str | None"
 
 
 def test_fullwidth_injection_is_found_and_offsets_map_to_the_original() -> None:

@@ -120,7 +120,8 @@ def _reference_field_findings(fields: list[tuple[str, str]]) -> list[engine.Fiel
     # Every field scanned by the engine, then title, summary and body joined
     # in that order (fields of one name in the order given), as a verdict
     # reads them: the findings of the joined text that cross a field's end.
-    out = [engine.FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding, f.review)
+    out = [engine.FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding, f.review,
+                               f.shadow)
            for name, value in fields for f in scan_with_stats(value)[0]]
     parts = [value for name in ("title", "summary", "body") for n, value in fields if n == name]
     if len(parts) >= 2:
@@ -131,7 +132,7 @@ def _reference_field_findings(fields: list[tuple[str, str]]) -> list[engine.Fiel
         for f in _kept(scan_with_stats(" ".join(parts))[0]):
             if not any(a <= f.start and f.end <= b for a, b in bounds):
                 out.append(engine.FieldFinding(engine.JOINED_FIELD, f.rule_id, f.category,
-                                               f.start, f.end, None, f.review))
+                                               f.start, f.end, None, f.review, f.shadow))
     return out
 
 

@@ -143,7 +143,7 @@ def _all_characters() -> str:
 
 
 def test_case_aliases_cover_every_character_ignorecase_reads_as_an_ascii_letter() -> None:
-    table = str.maketrans(CASE_ALIASES)
+    table = str.maketrans(dict(CASE_ALIASES))
     for ch in re.findall("(?i)[a-z]", _all_characters()):
         lowered = ch.translate(table).lower()
         assert len(lowered) == 1 and "a" <= lowered <= "z", hex(ord(ch))
@@ -151,7 +151,7 @@ def test_case_aliases_cover_every_character_ignorecase_reads_as_an_ascii_letter(
 
 
 def test_lowering_with_the_aliases_keeps_every_offset() -> None:
-    table = str.maketrans(CASE_ALIASES)
+    table = str.maketrans(dict(CASE_ALIASES))
     text = _all_characters()
     assert len(text.translate(table).lower()) == len(text)
 
