@@ -225,6 +225,18 @@ class App:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         return await self.governance.deny(ctx, p)
 
+    async def memory_actions(self, ctx: CallContext,
+                             p: schema.MemoryActions) -> schema.AgentActionPage:
+        """The fate of the actions the caller's own task or token proposed
+        (status, decision time, the operator's reason); nothing else."""
+        await self._expire_before_read()
+
+        def run(tx: Tx) -> schema.AgentActionPage:
+            task = self._task(tx, ctx, p.task_id)
+            return actions.agent_actions(tx, task.task_id, task.token_id, task.owner, p)
+
+        return await self.store.run(run, write=False)
+
     async def _expire_before_read(self) -> None:
         try:
             await self.expire_actions()
@@ -350,6 +362,8 @@ class App:
               on_agent=True),
             m("memory.status", schema.MemoryStatus, self.memory_status, schema.StatusOut,
               on_agent=True),
+            m("memory.actions", schema.MemoryActions, self.memory_actions,
+              schema.AgentActionPage, on_agent=True),
             m("governance.action.list", schema.ActionList, self.action_list, schema.ActionPage),
             m("governance.action.get", schema.ActionRef, self.action_get, schema.ActionDetail),
             m("governance.action.approve", schema.ActionRef, self.action_approve,

@@ -48,7 +48,10 @@ WRITE_METHODS: frozenset[str] = frozenset(
     m for m, cap in GRANT_GATED_METHODS.items() if cap is Capability.MEMORY_WRITE
 )
 # Agent-channel methods every task may call; never listed in grants.
-UNGATED_METHODS: frozenset[str] = frozenset({"task.begin", "task.end", "memory.status"})
+# ``memory.actions`` answers only about the caller's own proposals (their
+# fate, never their content).
+UNGATED_METHODS: frozenset[str] = frozenset(
+    {"task.begin", "task.end", "memory.status", "memory.actions"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -391,6 +391,7 @@ def action_detail(result: object) -> str:
         ("created", result.get("created_at")),
         ("expires", result.get("expires_at")),
         ("decided", result.get("decided_at")),
+        *([("reason", result.get("reason"))] if result.get("reason") else []),
         ("policy hash", result.get("policy_hash")),
     ])
     resources = result.get("resources") or []

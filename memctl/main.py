@@ -368,7 +368,8 @@ def _pretty_json(result: Any) -> str:
 
 def _denied(result: Any) -> str:
     action = result.get("action_id") if isinstance(result, Mapping) else None
-    return f"denied {fmt.cell(action)}"
+    reason = result.get("reason") if isinstance(result, Mapping) else None
+    return f"denied {fmt.cell(action)}" + (f" (reason kept: {fmt.cell(reason)})" if reason else "")
 
 
 def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:

@@ -203,6 +203,15 @@ class ActionDeny(_P, frozen=True, kw_only=True):
     reason: ShortText | None = None
 
 
+class MemoryActions(_P, frozen=True, kw_only=True):
+    """``memory.actions``: the actions the caller's own task or token proposed."""
+
+    task_id: Id
+    action_id: Id | None = None
+    cursor: Annotated[str, Meta(max_length=1_024)] | None = None
+    page_size: Annotated[int, Meta(ge=1, le=50)] = 20
+
+
 class MemoryRead(_P, frozen=True, kw_only=True):
     task_id: Id | None = None
     identity: Identity | None = None
@@ -452,6 +461,8 @@ class ActionSummary(_R, kw_only=True):
     decided_at: str | None
     ops_summary: list[dict[str, Any]]
     proposed_by: Proposer
+    # The operator's reason for a denial (kept with the decision).
+    reason: str | None = None
 
 
 class ActionPage(_R, kw_only=True):
@@ -476,6 +487,26 @@ class ActionDenied(_R, kw_only=True):
 
     action_id: str
     status: Literal["denied"]
+    reason: str | None = None
+
+
+class AgentAction(_R, kw_only=True):
+    """One action as its proposer sees it: its fate, never its content."""
+
+    action_id: str
+    status: str
+    created_at: str
+    expires_at: str
+    decided_at: str | None
+    reason: str | None
+    entry_ids: list[str]
+
+
+class AgentActionPage(_R, kw_only=True):
+    """``memory.actions``."""
+
+    items: list[AgentAction]
+    next_cursor: str | None
 
 
 class PendingOut(_R, kw_only=True):

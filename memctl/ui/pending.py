@@ -97,8 +97,10 @@ async def _decide(ui: Ui, action_id: str, approve: bool, reason: str | None) -> 
                 "message": exc.detail_message or exc.message, "recovery": exc.recovery}
     entries = [e for e in (result.get("entries") or []) if isinstance(e, dict)] \
         if isinstance(result, dict) else []
+    kept = result.get("reason") if isinstance(result, dict) else None
     return {"action_id": action_id, "ok": True, "outcome": result.get("outcome")
-            if isinstance(result, dict) else None, "entries": entries}
+            if isinstance(result, dict) else None, "entries": entries,
+            "reason": kept if isinstance(kept, str) else None}
 
 
 async def approve(ui: Ui, request: Request) -> Response:

@@ -183,6 +183,34 @@ def test_bulk_decide_confirms_what_will_happen_first(page: Any, d: Daemon) -> No
     with d.control() as c:
         assert c.call("governance.action.get", {"action_id": first})["status"] == "denied"
         assert c.call("governance.action.get", {"action_id": second})["status"] == "denied"
+        for action in (first, second):  # the reason typed once is kept with each decision
+            assert c.call("governance.action.get", {"action_id": action})["reason"] == \
+                "not about work"
+    assert page.locator("main").inner_text().count("reason kept: not about work") == 2
+
+
+def test_deny_with_a_reason_keeps_it_and_shows_it(page: Any, d: Daemon) -> None:
+    action = _propose(d, "Font size", "Reads code at 16 pt.")
+    go(page, page.get_by_role("link", name="Pending"))
+    section = page.get_by_role("region", name=re.compile(action))
+    section.get_by_label("Reason").fill("only true on the laptop")
+    go(page, section.get_by_role("button", name=f"Deny {action}"))
+    assert "denied · reason kept: only true on the laptop" in page.locator("main").inner_text()
+    with d.control() as c:
+        shown = c.call("governance.action.get", {"action_id": action})
+    assert (shown["status"], shown["reason"]) == ("denied", "only true on the laptop")
+
+
+def test_a_secret_typed_as_a_deny_reason_is_refused_on_the_page(page: Any, d: Daemon) -> None:
+    action = _propose(d, "Paste slip", "Keeps notes in the wiki.")
+    go(page, page.get_by_role("link", name="Pending"))
+    section = page.get_by_role("region", name=re.compile(action))
+    section.get_by_label("Reason").fill("see ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")
+    go(page, section.get_by_role("button", name=f"Deny {action}"))
+    shown = page.locator("main").inner_text()
+    assert "secret_detected" in shown and "ghp_a1B2" not in shown
+    with d.control() as c:
+        assert c.call("governance.action.get", {"action_id": action})["status"] == "pending"
 
 
 def test_edit_with_a_conflict_shows_both_versions(page: Any, d: Daemon) -> None:
