@@ -182,6 +182,13 @@ def expire_actions(tx: Tx, now: str) -> int:
     return len(rows)
 
 
+def pending_by_owner(tx: Tx, now: str) -> dict[str, int]:
+    """Every owner's count of actions that still wait (control channel only)."""
+    return {r["owner"]: r["n"] for r in tx.all(
+        "SELECT owner, count(*) AS n FROM actions WHERE status = 'pending' AND expires_at > ?"
+        " GROUP BY owner ORDER BY owner", (now,))}
+
+
 def _outcome(row: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     """A decided action's result (an approval's operation and entries) and
     the operator's reason (a denial's), from its ``result`` column."""

@@ -316,8 +316,16 @@ class App:
                     if ctx.channel == "control" else View(owner, None))
             facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
                                 self.projection, self.ranker, self.ranker_reason)
-            return reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
+            out = reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
+            if ctx.channel == "control":
+                by_owner = actions.pending_by_owner(tx, now)
+                out.pending_all_owners = sum(by_owner.values())
+                if p.pending_by_owner:
+                    out.pending_by_owner = by_owner
+            return out
 
+        if ctx.channel != "control" and p.pending_by_owner:
+            raise Denied("channel_forbidden")
         return await self.store.run(run, write=False)
 
     # -- audit / policy ---------------------------------------------------------

@@ -167,12 +167,16 @@ def _add_entry_filters(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_memory_reads(tree: _Tree, subs: Any) -> None:
-    tree.add(subs, "status", "status", identity=True,
-             summary="show the daemon's health and the owner's state",
-             description="Show backend health, entry counts by status, pending actions, the "
-                         "audit head,\nthe owner's identity and consent switches, and the "
-                         "policy hash (memory.status).",
-             examples=("memctl status", "memctl --home /srv/memoryd status --json"))
+    status = tree.add(subs, "status", "status", identity=True,
+                      summary="show the daemon's health and the owner's state",
+                      description="Show backend health, entry counts by status, pending actions "
+                                  "(this identity's and every owner's), the audit head,\nthe "
+                                  "owner's identity and consent switches, and the policy hash "
+                                  "(memory.status).",
+                      examples=("memctl status", "memctl status --by-owner",
+                                "memctl --home /srv/memoryd status --json"))
+    status.add_argument("--by-owner", action="store_true",
+                        help="also count pending actions per owner")
     ls = tree.add(subs, "ls", "ls", identity=True,
                   summary="list or search entries",
                   description="List the owner's entries (memory.list), newest first, or search "

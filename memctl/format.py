@@ -223,7 +223,7 @@ def status(result: object) -> str:
                     f"{cell(_get(backend, 'sharing'))}"),
         ("health", health),
         ("entries", count_text),
-        ("pending actions", _get(result, "pending_actions")),
+        ("pending actions", _pending_count(result)),
         ("audit head", f"seq {cell(_get(audit, 'seq'))}, hash {cell(_get(audit, 'hash'), 19)}"),
         ("audit verified", _get(audit, "verified")),
         ("last checkpoint", _get(audit, "last_checkpoint")),
@@ -238,7 +238,22 @@ def status(result: object) -> str:
     ]
     if _get(result, "projection") is not None:
         lines.append(("projection", "on" if _get(result, "projection", "enabled") else "off"))
-    return _fields(lines)
+    text = _fields(lines)
+    by_owner = _get(result, "pending_by_owner")
+    if isinstance(by_owner, Mapping):
+        text += "\npending by owner:" + "".join(
+            f"\n  {cell(owner)}  {cell(n)}" for owner, n in by_owner.items()) if by_owner \
+            else "\npending by owner: none"
+    return text
+
+
+def _pending_count(result: object) -> object:
+    """This identity's pending actions, and every owner's when the daemon
+    counted them (control.sock)."""
+    mine, everyone = _get(result, "pending_actions"), _get(result, "pending_all_owners")
+    if everyone is None:
+        return mine
+    return f"{cell(mine)} for this identity, {cell(everyone)} in all (memctl pending)"
 
 
 def listing(result: object) -> str:

@@ -142,7 +142,8 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
 
 
 def build_status(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.status", _with_identity(args, {}))
+    by_owner = {"pending_by_owner": True} if getattr(args, "by_owner", False) else {}
+    return Request("memory.status", _with_identity(args, by_owner))
 
 
 _LS_FILTERS: Final = ("target", "scope", "statuses", "types", "search", "mode", "page_size")

@@ -249,6 +249,8 @@ class MemoryReceipt(_P, frozen=True, kw_only=True):
 class MemoryStatus(_P, frozen=True, kw_only=True):
     task_id: Id | None = None
     identity: Identity | None = None
+    # Control only: each owner's pending actions, by owner.
+    pending_by_owner: bool = False
 
 
 class MemoryJournal(_P, frozen=True, kw_only=True):
@@ -620,6 +622,10 @@ class StatusOut(_R, kw_only=True):
     policy: StatusPolicy
     projection: dict[str, Any]
     recall: dict[str, Any]
+    # Control only: every owner's pending actions (``pending_actions`` counts
+    # the acting identity's), and per owner when asked.
+    pending_all_owners: int | UnsetType = UNSET
+    pending_by_owner: dict[str, int] | UnsetType = UNSET
 
 
 class ContextOut(_R, kw_only=True):

@@ -312,6 +312,7 @@ def test_status_shows_backend_counts_and_policy(page: Any) -> None:
     text = page.locator("main").inner_text()
     for word in (backend(), "pending actions", "pol_", "rules"):
         assert word in text
+    assert re.search(r"\d+ for this identity, \d+ in all", text)
     shot(page, "status")
 
 

@@ -37,7 +37,8 @@ def test_the_unix_only_drop_in_narrows_it_for_a_local_store() -> None:
     assert _settings(text, "RestrictAddressFamilies") == ["", "AF_UNIX"]
 
 
-def _verify(tmp: Path, unit_text: str, drop_in: str | None = None) -> subprocess.CompletedProcess[str]:
+def _verify(tmp: Path, unit_text: str,
+            drop_in: str | None = None) -> subprocess.CompletedProcess[str]:
     # ExecStart must name an executable file for systemd to accept the unit:
     # this checkout's own memoryd stands in for ~/.local/bin/memoryd.
     memoryd = Path(sys.executable).parent / "memoryd"
