@@ -189,6 +189,23 @@ def test_bulk_decide_confirms_what_will_happen_first(page: Any, d: Daemon) -> No
     assert page.locator("main").inner_text().count("reason kept: not about work") == 2
 
 
+def test_navigation_counts_every_owners_pending_actions(page: Any, d: Daemon) -> None:
+    other = {"kind": "local", "subject": "nav-count-owner"}
+    with d.control() as c:
+        enable_consent(c, identity=other)
+        token = c.call("token.issue", {"identity": other})["token"]
+    with d.agent() as a:
+        task = a.call("task.begin", {"token": token})["task_id"]
+        a.call("memory.write", {"task_id": task, "action": "add", "entry": {
+            "type": "fact", "title": "Other owner", "body": "Waits for a decision."}})
+    with d.control() as c:
+        waiting = c.call("memory.status", {})["pending_all_owners"]
+    assert waiting >= 1
+    page.goto(origin(page) + "/memories")
+    link = page.get_by_role("navigation", name="Pages").get_by_role("link", name="Pending")
+    assert link.inner_text() == f"Pending ({waiting} waiting)"
+
+
 def test_deny_with_a_reason_keeps_it_and_shows_it(page: Any, d: Daemon) -> None:
     action = _propose(d, "Font size", "Reads code at 16 pt.")
     go(page, page.get_by_role("link", name="Pending"))
