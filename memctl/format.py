@@ -484,11 +484,11 @@ def tokens(result: object) -> str:
 
 def teams(result: object) -> str:
     rows = [[cell(t.get("scope")), cell(t.get("created_at")),
-             " ".join(cell(m.get("owner")) for m in _items(t, "members")) or "none"]
+             ", ".join(cell(m.get("owner"), 80) for m in _items(t, "members")) or "none"]
             for t in _items(result, "teams")]
     if not rows:
         return "no teams"
-    return table(["TEAM SCOPE", "CREATED", "MEMBERS (OWNER IDS)"], rows)
+    return table(["TEAM SCOPE", "CREATED", "MEMBERS (OWNERS, WITH THEIR TOKENS' LABELS)"], rows)
 
 
 def team_changed(result: object) -> str:

@@ -419,7 +419,7 @@ COMMANDS: Final[dict[str, Command]] = {
     "team create": Command(build_team_create, fmt.team_changed),
     "team add": Command(build_team_member, fmt.team_changed),
     "team remove": Command(build_team_member, fmt.team_changed),
-    "team ls": Command(build_team_ls, fmt.teams),
+    "team ls": Command(build_team_ls, fmt.teams, labelled=True),
     "token issue": Command(build_token_issue, fmt.token_issued),
     "token ls": Command(build_token_ls, fmt.tokens, labelled=True),
     "token revoke": Command(build_token_revoke, fmt.token_revoked),

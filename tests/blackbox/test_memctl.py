@@ -147,3 +147,13 @@ def test_terminal_escapes_never_reach_the_store(d: Daemon) -> None:
                     input=b"red \x1b[31mtext\x1b[0m", process=True)
     assert done.returncode != 0
     assert b"invisible_unicode" in done.stderr
+
+
+def test_team_ls_names_members_with_their_token_labels(d: Daemon) -> None:
+    issued = _json(d, "token", "issue", "--kind", "local", "--subject", "dora",
+                   "--label", "dora-desktop")
+    _ok(d, "team", "create", "ops")
+    _ok(d, "team", "add", "ops", "--identity-kind", "local", "--identity-subject", "dora")
+    listed = _ok(d, "team", "ls")
+    assert f"{issued['owner'][:12]}… (tokens: dora-desktop)" in listed
+    assert "token:dora-desktop (own_" not in listed

@@ -234,8 +234,10 @@ def test_a_token_label_names_the_proposer_and_never_reaches_agent_sock(dst: Daem
     pending = ok(dst, "pending")
     assert f"token:alice-laptop ({issued['token_id']})" in pending
     owner = issued["owner"]
-    assert f"token:alice-laptop ({owner[:12]}…)" in ok(dst, "token", "ls")
-    assert f"token:alice-laptop ({owner[:12]}…)" in ok(dst, "consent", *ALICE)
+    # An owner reads as an owner, with the labels of its tokens beside it.
+    assert f"{owner[:12]}… (tokens: alice-laptop)" in ok(dst, "token", "ls")
+    assert f"{owner[:12]}… (tokens: alice-laptop)" in ok(dst, "consent", *ALICE)
+    assert f"token:alice-laptop ({owner[:12]}" not in ok(dst, "consent", *ALICE)
     # Scripts get the daemon's answer as it is.
     assert js(dst, "consent", *ALICE)["owner"] == owner
     audit = dst.memctl("audit", "export").stdout

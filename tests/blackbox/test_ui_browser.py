@@ -206,6 +206,21 @@ def test_navigation_counts_every_owners_pending_actions(page: Any, d: Daemon) ->
     assert link.inner_text() == f"Pending ({waiting} waiting)"
 
 
+def test_pending_says_who_proposed_by_token_label(page: Any, d: Daemon) -> None:
+    kim = {"kind": "local", "subject": "kim"}
+    with d.control() as c:
+        enable_consent(c, identity=kim)
+        issued = c.call("token.issue", {"identity": kim, "label": "kim-laptop"})
+    with d.agent() as a:
+        task = a.call("task.begin", {"token": issued["token"]})["task_id"]
+        action = a.call("memory.write", {"task_id": task, "action": "add", "entry": {
+            "type": "fact", "title": "Kim's note", "body": "Standup is at ten."}})["action_id"]
+    go(page, page.get_by_role("link", name="Pending"))
+    text = page.get_by_role("region", name=re.compile(action)).inner_text()
+    assert f"proposed by token:kim-laptop ({issued['token_id']})" in text
+    assert f"owner {issued['owner'][:12]}… (tokens: kim-laptop)" in text
+
+
 def test_deny_with_a_reason_keeps_it_and_shows_it(page: Any, d: Daemon) -> None:
     action = _propose(d, "Font size", "Reads code at 16 pt.")
     go(page, page.get_by_role("link", name="Pending"))

@@ -635,6 +635,6 @@ def test_team_ls_shows_scopes_and_member_owner_ids() -> None:
          "members": [{"owner": "own_a", "added_at": "x"}, {"owner": "own_b", "added_at": "y"}]},
         {"name": "qa", "scope": "team:qa", "created_at": "2025-01-02T00:00:00Z",
          "members": []}]})
-    assert "team:ops" in out and "own_a own_b" in out
+    assert "team:ops" in out and "own_a, own_b" in out
     assert out.splitlines()[-1].split()[-1] == "none"
     assert fmt.teams({"teams": []}) == "no teams"
