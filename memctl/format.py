@@ -236,6 +236,8 @@ def status(result: object) -> str:
                     f"(version {cell(_get(consent_, 'version'))})"),
         ("policy hash", _get(result, "policy", "hash")),
     ]
+    if _get(result, "recall") is not None:
+        lines.append(("recall", _ranker(_get(result, "recall"))))
     if _get(result, "projection") is not None:
         lines.append(("projection", "on" if _get(result, "projection", "enabled") else "off"))
     text = _fields(lines)
@@ -245,6 +247,23 @@ def status(result: object) -> str:
             f"\n  {cell(owner)}  {cell(n)}" for owner, n in by_owner.items()) if by_owner \
             else "\npending by owner: none"
     return text
+
+
+_LEXICAL_BECAUSE: Final = {
+    "disabled": 'switched off: [recall] ranker = "lexical"',
+    "extra_not_installed": "the semantic extra is not installed",
+    "installed_not_loaded": "the semantic extra is installed; restart memoryd to load it",
+    "load_failed": "the embedding model failed to load; see memoryd's log",
+}
+
+
+def _ranker(recall: object) -> str:
+    """Which ranker orders recall, in plain words."""
+    if _get(recall, "ranker") == "hybrid":
+        return f"hybrid (model {cell(_get(recall, 'model'))})"
+    reason = _get(recall, "reason")
+    why = _LEXICAL_BECAUSE.get(reason, cell(reason)) if isinstance(reason, str) else None
+    return f"{cell(_get(recall, 'ranker'))}" + (f" ({why})" if why else "")
 
 
 def _pending_count(result: object) -> object:

@@ -391,8 +391,9 @@ def run_ui(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     try:
         from memoryd.memctl.ui import server
     except ImportError:
-        io.err("memctl ui: the web page's libraries are not installed; install memoryd[ui] "
-               "(pip install 'memoryd[ui]')")
+        io.err("memctl ui: the web page's libraries are not installed; they come with the "
+               "memoryd[ui] extra: from the checkout, pipx install --force '.[ui]' (or "
+               "pip install '.[ui]' in memoryd's venv)")
         return EXIT_FAILED
     return server.serve(args, io.stdout, io.stderr)
 

@@ -157,3 +157,9 @@ def test_team_ls_names_members_with_their_token_labels(d: Daemon) -> None:
     listed = _ok(d, "team", "ls")
     assert f"{issued['owner'][:12]}… (tokens: dora-desktop)" in listed
     assert "token:dora-desktop (own_" not in listed
+
+
+def test_status_says_which_ranker_runs_and_why(d: Daemon) -> None:
+    # The test daemon ranks lexically by configuration ([recall] ranker = "lexical").
+    shown = _ok(d, "status")
+    assert "recall:            lexical (switched off: [recall] ranker = \"lexical\")" in shown
