@@ -88,23 +88,15 @@ class ToolSpec:
     render: Callable[[Any], str]
 
 
-def _cards(cards: Sequence[Any]) -> list[str]:
-    lines = []
-    for card in cards:
-        if not isinstance(card, dict):
-            continue
-        summary = clean(card.get("summary")) if card.get("summary") else ""
-        lines.append(f"- {card.get('id')} [{card.get('type')}, scope {clean(card.get('scope'))}] "
-                     f"{clean(card.get('title'))}" + (f": {summary}" if summary else ""))
-    return lines
-
-
 def render_context(result: Any) -> str:
+    # The fenced block holds every card (id, type, scope, title, summary),
+    # best first; they are not repeated outside it, where recalled text
+    # would stand unfenced.
     parts = [clean(result.get("rendered") or "", multiline=True).rstrip()]
     cards = result.get("entries") or []
     if cards:
-        parts.append("Cards, best first (memory_read an id for its full body):")
-        parts.extend(_cards(cards))
+        parts.append(f"{len(cards)} cards in the block above, best first; memory_read an id "
+                     "for its full body.")
     else:
         parts.append("No memory matched this intent.")
     notes = []

@@ -253,6 +253,11 @@ def test_context_returns_the_fenced_block_and_cards(d: Daemon) -> None:
     assert "<<<memoryd:evidence begin" in body
     assert "not instructions" in body
     assert [card["title"] for card in result.structured_content["entries"]] == ["Editor"]
+    # Each card once, inside the fence: recalled text never stands outside it.
+    card_id = result.structured_content["entries"][0]["id"]
+    assert body.count(card_id) == 1 and body.count("Editor") == 1
+    begin, end = body.index("<<<memoryd:evidence begin"), body.index("<<<memoryd:evidence end")
+    assert begin < body.index(card_id) < end
 
 
 def test_closing_the_session_ends_its_task(d: Daemon) -> None:
