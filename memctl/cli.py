@@ -305,14 +305,21 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
                        description="Approve and apply a pending action "
                                    "(governance.action.approve). If its entries\nchanged "
                                    "since, it fails with decision_stale and nothing changes.",
-                       examples=("memctl approve act_01J...",))
-    approve.add_argument("action_id", metavar="ACTION_ID", help="action id")
+                       examples=("memctl approve act_01J...", "memctl approve act_A act_B",
+                                 "memctl approve --all-from local:alice"))
     deny = tree.add(subs, "deny", "deny", summary="deny a pending action",
                     description="Deny a pending action (governance.action.deny).",
                     examples=("memctl deny act_01J...",
-                              'memctl deny act_01J... --reason "not true"'))
-    deny.add_argument("action_id", metavar="ACTION_ID", help="action id")
-    deny.add_argument("--reason", help="why (kept with the decision)")
+                              'memctl deny act_01J... --reason "not true"',
+                              'memctl deny --all-from token:bob --reason "not about work"'))
+    for decide in (approve, deny):
+        decide.add_argument("action_id", metavar="ACTION_ID", nargs="*",
+                            help="action ids; each is decided by its own call")
+        decide.add_argument("--all-from", metavar="KIND:SUBJECT",
+                            help="every pending action of this identity (asks first)")
+        decide.add_argument("--yes", action="store_true",
+                            help="with --all-from: do not ask")
+    deny.add_argument("--reason", help="why (kept with the decision and shown to the agent)")
 
 
 def _add_consent_tokens(tree: _Tree, subs: Any) -> None:

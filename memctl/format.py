@@ -402,6 +402,44 @@ def actions(result: object) -> str:
     return "\n".join(parts)
 
 
+def items_of(result: object) -> list[Mapping[str, Any]]:
+    return _items(result)
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` terminal cells, with an ellipsis."""
+    if _cells(text) <= width:
+        return text
+    out = ""
+    for ch in text:
+        if _cells(out + ch) > width - 1:
+            break
+        out += ch
+    return out + "…"
+
+
+def pending_list(result: object, titles: Mapping[str, list[str]], width: int) -> str:
+    """Actions two lines each, fitted to ``width`` columns: the id, what it
+    does and its titles; then status, who proposed and when."""
+    width = max(width, 40)
+    lines = []
+    for a in _items(result):
+        action_id = cell(a.get("action_id"))
+        ops = "; ".join(_op_summary(o) for o in _ops(a)) or "-"
+        named = ", ".join(cell(t) for t in titles.get(str(a.get("action_id")), []))
+        head = f"{action_id}  {ops}" + (f"  {named}" if named else "")
+        lines.append(_fit(head, width))
+        lines.append(_fit(f"  {cell(a.get('status'))} · by "
+                          f"{proposer(a.get('proposed_by'), a.get('owner'))} · created "
+                          f"{cell(a.get('created_at'))} · expires {cell(a.get('expires_at'))}",
+                          width))
+    parts = ["\n".join(lines) if lines else "no actions"]
+    if _get(result, "next_cursor"):
+        parts.append(_fit(f"more: memctl pending --cursor {cell(_get(result, 'next_cursor'))}",
+                          width))
+    return "\n".join(parts)
+
+
 def proposer(by: object, owner: object) -> str:
     """Who proposed an action: the token (labelled by memctl when it has a
     label) or the channel."""

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -372,6 +373,96 @@ def _denied(result: Any) -> str:
     return f"denied {fmt.cell(action)}" + (f" (reason kept: {fmt.cell(reason)})" if reason else "")
 
 
+def _all_pending(rpc: Rpc) -> list[Mapping[str, Any]]:
+    """Every pending action, every page of governance.action.list."""
+    items: list[Mapping[str, Any]] = []
+    cursor = None
+    while True:
+        page = rpc.call("governance.action.list",
+                        {"status": "pending", **({"cursor": cursor} if cursor else {})})
+        items.extend(i for i in (page.get("items") or []) if isinstance(i, Mapping))
+        cursor = page.get("next_cursor") if isinstance(page, Mapping) else None
+        if not isinstance(cursor, str):
+            return items
+
+
+def _ids_from(args: argparse.Namespace, rpc: Rpc, io: Io, verb: str) -> list[str] | None:
+    """The ids named, and with --all-from every pending action of that
+    identity once the operator said yes (None: not confirmed)."""
+    ids = list(args.action_id or [])
+    if args.all_from is None:
+        if not ids:
+            raise UsageError("name at least one ACTION_ID, or --all-from KIND:SUBJECT")
+        return ids
+    kind, sep, subject = args.all_from.partition(":")
+    if not sep or not kind or not subject:
+        raise UsageError("--all-from takes KIND:SUBJECT, e.g. local:alice or token:bob")
+    owner = rpc.call("consent.get", {"identity": {"kind": kind, "subject": subject}})["owner"]
+    theirs = [str(a["action_id"]) for a in _all_pending(rpc) if a.get("owner") == owner]
+    io.out(f"{len(theirs)} pending actions from {fmt.cell(args.all_from)} "
+           f"({fmt.cell(owner, 20)}) will be {verb}")
+    if not theirs:
+        return ids or []
+    if not args.yes:
+        io.stdout.write(f"{verb[:-1].capitalize()} them? [y/N] ")
+        io.stdout.flush()
+        if io.stdin.readline().strip().lower() not in ("y", "yes"):
+            io.out(f"nothing was {verb}")
+            return None
+    return [*ids, *(i for i in theirs if i not in ids)]
+
+
+def _run_decide(args: argparse.Namespace, rpc: Rpc, io: Io, *, approve: bool) -> int:
+    verb = "approved" if approve else "denied"
+    ids = _ids_from(args, rpc, io, verb)
+    if ids is None:
+        return EXIT_FAILED
+    failed = 0
+    for action_id in ids:
+        one = argparse.Namespace(**{**vars(args), "action_id": [action_id]})
+        request = (build_approve if approve else build_deny)(one, io.read_text)
+        try:
+            result = rpc.call(request.method, request.params)
+        except RpcError as exc:
+            # Each action is decided by its own call: one failure does not
+            # stop the others.
+            failed += 1
+            io.err(f"memctl {args.key} {action_id}: not {verb}")
+            _report_rpc_error(io, exc, request.method, one)
+            continue
+        _emit(io, args, result, fmt.write_result if approve else _denied)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def run_approve(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    return _run_decide(args, rpc, io, approve=True)
+
+
+def run_deny(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    return _run_decide(args, rpc, io, approve=False)
+
+
+def run_pending(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    request = build_pending(args, io.read_text)
+    result = rpc.call(request.method, request.params)
+    if option(args, "json"):
+        _emit(io, args, result, fmt.generic)
+        return EXIT_OK
+    from memoryd.memctl.owners import labelled, load_labels
+
+    titles: dict[str, list[str]] = {}
+    for item in fmt.items_of(result):
+        if item.get("status") == "pending":
+            # The proposal's titles: control.sock shows the operator what waits.
+            detail = rpc.call("governance.action.get", {"action_id": item.get("action_id")})
+            titles[str(item.get("action_id"))] = [
+                str(op["entry"].get("title")) for op in (detail.get("ops") or [])
+                if isinstance(op, Mapping) and isinstance(op.get("entry"), Mapping)]
+    width = shutil.get_terminal_size((100, 24)).columns
+    io.out(fmt.pending_list(labelled(result, load_labels(rpc)), titles, width))
+    return EXIT_OK
+
+
 def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     # The bridge needs the optional MCP SDK (memoryd[mcp]): import it only
     # here, so every other subcommand works without it.
@@ -410,11 +501,11 @@ COMMANDS: Final[dict[str, Command]] = {
     "undo": Command(build_undo, fmt.write_result),
     "receipt": Command(build_receipt, fmt.receipt),
     "gc": Command(build_gc, fmt.gc, slow=True),
-    "pending": Command(build_pending, fmt.actions, labelled=True),
+    "pending": Command(build_pending, fmt.actions, labelled=True, run=run_pending),
     "pending show": Command(build_action, fmt.action_detail, labelled=True),
     "action": Command(build_action, fmt.action_detail, labelled=True),
-    "approve": Command(build_approve, fmt.write_result),
-    "deny": Command(build_deny, _denied),
+    "approve": Command(build_approve, fmt.write_result, run=run_approve),
+    "deny": Command(build_deny, _denied, run=run_deny),
     "consent": Command(build_consent, fmt.consent, labelled=True),
     "consent set": Command(None, run=run_consent_set),
     "team create": Command(build_team_create, fmt.team_changed),
