@@ -45,6 +45,7 @@ from memoryd.kernel.capability import Capability, Effect
 from memoryd.kernel.errors import Denied, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
+from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
@@ -52,6 +53,11 @@ if TYPE_CHECKING:
     from memoryd.daemon.projection import Projection
 
 log = structlog.get_logger()
+
+
+# Identity kinds (SPEC §7): local profiles, agent tokens, devices, passwords
+# and MEMORYD_USER_ID's users (docs/identities.md).
+KNOWN_KINDS = frozenset({"local", "token", "device", "password", "user"})
 
 
 def recall_reason_now(reason: str, find_spec: Callable[[str], object | None]) -> str:
@@ -144,7 +150,17 @@ class App:
     # -- callers --------------------------------------------------------------
 
     def owner_for_control(self, identity: schema.Identity | None) -> str:
+        if identity is not None and identity.kind not in self.known_kinds():
+            # A misspelled kind would name a new, empty owner: refused.
+            raise InvalidParams([{"path": "$.identity.kind",
+                                  "problem": "unknown_identity_kind"}])
         return self.default.owner if identity is None else ident.owner_of(self.hasher, identity)
+
+    def known_kinds(self) -> frozenset[str]:
+        """The identity kinds an operator may name: the usual ones, those
+        ``[identities]`` maps peer uids to, and the default identity's."""
+        return KNOWN_KINDS | {m.kind for m in self.config.identities.values()} | {
+            self.default.kind}
 
     def peer_owner(self, ctx: CallContext) -> str:
         """On agent.sock without a token: the peer uid's configured identity,

@@ -243,8 +243,7 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
                          lambda: app.policy),
         *checkpoints.methods(checkpointer, hasher, lambda who: owner_of(hasher, who),
                              govern=govern),
-        *teams.methods(app.store, app.clock, lambda who: owner_of(hasher, who),
-                       govern=govern),
+        *teams.methods(app.store, app.clock, app.owner_for_control, govern=govern),
         *lifecycle.methods(),
         *projection.methods(),
     ]

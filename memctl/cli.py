@@ -406,6 +406,10 @@ def _add_teams(tree: _Tree, subs: Any) -> None:
                        examples=(f"memctl team {verb} ops --identity-kind token "
                                  "--identity-subject alice",))
         cmd.add_argument("name", metavar="NAME", help="the team's name")
+        if verb == "add":
+            cmd.add_argument("--force", action="store_true",
+                             help="add an identity memoryd has never seen (no token, "
+                                  "consent or entries)")
     tree.add(tsubs, "ls", "team ls", summary="list teams and their members (owner ids)",
              description="List teams (team.list): each team's scope and its members' "
                          "owner ids.", examples=("memctl team ls",))

@@ -250,7 +250,7 @@ def status(result: object) -> str:
 
 
 _LEXICAL_BECAUSE: Final = {
-    "disabled": 'switched off: [recall] ranker = "lexical"',
+    "disabled": "switched off in memoryd.toml: [recall] ranker = lexical",
     "extra_not_installed": "the semantic extra is not installed",
     "installed_not_loaded": "the semantic extra is installed; restart memoryd to load it",
     "load_failed": "the embedding model failed to load; see memoryd's log",

@@ -211,6 +211,40 @@ def _emit(io: Io, args: argparse.Namespace, result: Any, render: Renderer,
         io.out(render(labelled(result, labels)))
 
 
+def _never_seen(rpc: Rpc, args: argparse.Namespace) -> str | None:
+    """The identity named on the command line, as KIND:SUBJECT, when memoryd
+    has never seen it: no consent record, no token, no entries (a typo in a
+    subject names a new, empty owner). None when seen, or none is named."""
+    named = identity_params(args)
+    if not named:
+        return None
+    if rpc.call("consent.get", named).get("version"):
+        return None
+    if rpc.call("token.list", named).get("items"):
+        return None
+    counts = rpc.call("memory.status", named).get("counts") or {}
+    if any(counts.values()):
+        return None
+    who = named["identity"]
+    return f"{who['kind']}:{who['subject']}"
+
+
+def _never_seen_warning(who: str) -> str:
+    return (f"memctl: warning: the identity {fmt.cell(who)} has never been seen (no token, "
+            "no consent, no entries); check its spelling")
+
+
+def run_team_add(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    unseen = _never_seen(rpc, args)
+    if unseen is not None:
+        io.err(_never_seen_warning(unseen))
+        if not args.force:
+            io.err("  what to do: issue it a token or set its consent first, or add it "
+                   "anyway with --force")
+            return EXIT_FAILED
+    return run_simple(COMMANDS["team add"], args, rpc, io)
+
+
 def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     probe = build_consent_set(args, 0)  # refuse an empty change before any call
     read = build_consent(args, io.read_text)
@@ -218,6 +252,11 @@ def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     version = current.get("version") if isinstance(current, Mapping) else None
     if not isinstance(version, int):
         raise BadReply("memoryd's consent.get answer has no version")
+    if version == 0:
+        # Setting consent is how a new identity is first set up: a warning only.
+        unseen = _never_seen(rpc, args)
+        if unseen is not None:
+            io.err(_never_seen_warning(unseen) + " (consent is set all the same)")
     request = build_consent_set(args, version)
     del probe
     try:
@@ -509,7 +548,7 @@ COMMANDS: Final[dict[str, Command]] = {
     "consent": Command(build_consent, fmt.consent, labelled=True),
     "consent set": Command(None, run=run_consent_set),
     "team create": Command(build_team_create, fmt.team_changed),
-    "team add": Command(build_team_member, fmt.team_changed),
+    "team add": Command(build_team_member, fmt.team_changed, run=run_team_add),
     "team remove": Command(build_team_member, fmt.team_changed),
     "team ls": Command(build_team_ls, fmt.teams, labelled=True),
     "token issue": Command(build_token_issue, fmt.token_issued),

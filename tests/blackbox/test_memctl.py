@@ -163,7 +163,8 @@ def test_team_ls_names_members_with_their_token_labels(d: Daemon) -> None:
 def test_status_says_which_ranker_runs_and_why(d: Daemon) -> None:
     # The test daemon ranks lexically by configuration ([recall] ranker = "lexical").
     shown = _ok(d, "status")
-    assert "recall:            lexical (switched off: [recall] ranker = \"lexical\")" in shown
+    assert "recall:            lexical (switched off in memoryd.toml: [recall] ranker = lexical)" \
+        in shown
 
 
 def _erin_task(d: Daemon) -> dict[str, Any]:

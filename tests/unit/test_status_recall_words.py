@@ -19,7 +19,7 @@ def _status(recall: dict[str, Any]) -> str:
 @pytest.mark.parametrize(("recall", "said"), [
     ({"ranker": "hybrid", "model": "nano-e5", "dim": 384}, "hybrid (model nano-e5)"),
     ({"ranker": "lexical", "reason": "disabled"},
-     'lexical (switched off: [recall] ranker = "lexical")'),
+     "lexical (switched off in memoryd.toml: [recall] ranker = lexical)"),
     ({"ranker": "lexical", "reason": "extra_not_installed"},
      "lexical (the semantic extra is not installed)"),
     ({"ranker": "lexical", "reason": "installed_not_loaded"},
