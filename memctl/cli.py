@@ -699,8 +699,8 @@ def build_parser() -> argparse.ArgumentParser:
           "3 memoryd not reachable; 4 the exchange broke (timeout, lost connection).",
     )
     parser.add_argument("--version", action=VersionAction)
-    parser.add_argument("--home", metavar="DIR", help="the memoryd home (before the "
-                        "subcommand)")
+    parser.add_argument("--home", metavar="DIR", help="the memoryd home (before or after "
+                        "the subcommand)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                         help="how long to wait for each answer (default 30)")
     subs = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
@@ -713,6 +713,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_GLOBAL_VALUED: Final = ("--home", "--timeout")
+
+
+def normalise(argv: Sequence[str]) -> list[str]:
+    """``argv`` with the global options in front wherever they were given
+    (``memctl status --home X``), and ``--json`` given before the command
+    moved after it (``memctl --json status``). Nothing after ``--`` moves."""
+    argv = list(argv)
+    end = argv.index("--") if "--" in argv else len(argv)
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < end:
+        arg = argv[i]
+        if arg in _GLOBAL_VALUED and i + 1 < end:
+            front += argv[i:i + 2]
+            i += 2
+            continue
+        if arg.split("=", 1)[0] in _GLOBAL_VALUED and "=" in arg:
+            front.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    command = next((n for n, a in enumerate(rest) if not a.startswith("-")), None)
+    if command is not None and "--json" in rest[:command]:
+        rest = [a for a in rest[:command] if a != "--json"] + rest[command:] + ["--json"]
+    return front + rest + argv[end:]
+
+
+def _suggest(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """A misspelled command gets the nearest one by name (exit 2)."""
+    import difflib
+    import sys
+
+    command = next((a for n, a in enumerate(argv) if not a.startswith("-")
+                    and (n == 0 or argv[n - 1] not in _GLOBAL_VALUED)), None)
+    choices = next((list(a.choices) for a in parser._actions
+                    if isinstance(a, argparse._SubParsersAction)), [])
+    if command is None or command in choices:
+        return
+    near = difflib.get_close_matches(command, choices, n=1)
+    hint = f"; did you mean '{near[0]}'?" if near else "; see memctl --help"
+    print(f"memctl: unknown command '{command}'{hint}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """Parse ``argv``; argparse's own exits (help, usage) propagate as SystemExit."""
-    return build_parser().parse_args(list(argv))
+    parser = build_parser()
+    args = normalise(argv)
+    _suggest(parser, args[: args.index("--")] if "--" in args else args)
+    return parser.parse_args(args)

@@ -230,3 +230,21 @@ def test_deny_all_from_an_identity_asks_first(d: Daemon) -> None:
                     input=b"y\n", process=True)
     assert done.returncode == 0, done.stderr
     assert [_status_of(d, i) for i in ids] == ["denied", "denied"]
+
+
+def test_global_options_are_accepted_before_or_after_the_command(d: Daemon) -> None:
+    # No --home in front: it comes after the command; --json before it.
+    env_without_home = {k: v for k, v in d.env.items() if k != "MEMORYD_HOME"}
+    for argv in (["--json", "status", "--home", str(d.home)],
+                 ["status", "--home", str(d.home), "--json"],
+                 ["status", f"--home={d.home}", "--timeout", "20", "--json"]):
+        done = subprocess.run([*MEMCTL, *argv], capture_output=True, env=env_without_home,
+                              cwd=REPO, timeout=60, check=False)
+        assert done.returncode == 0, (argv, done.stderr)
+        assert "backend" in json.loads(done.stdout)
+
+
+def test_a_misspelled_command_gets_a_suggestion(d: Daemon) -> None:
+    done = d.memctl("stauts", process=True)
+    assert done.returncode == 2
+    assert b"unknown command 'stauts'; did you mean 'status'?" in done.stderr
