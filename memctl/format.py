@@ -690,6 +690,11 @@ def imported(result: object) -> str:
         ("waiting for approval", len(_get(result, "pending") or [])),
         ("vouched for", _get(result, "promoted")),
     ])]
+    for problem in _items(result, "problems"):
+        entity = problem.get("entity")
+        lines.append(f"line {cell(problem.get('line'))}"
+                     + (f" (entity {cell(entity, 60)})" if entity else "")
+                     + f": {cell(problem.get('code'))}")
     if _get(result, "imported") and not _get(result, "promoted"):
         lines.append("imported entries are listed but not recalled until you vouch for them: "
                      "review with `memctl ls` / `memctl show ID`, then `memctl promote ID...`")

@@ -173,6 +173,23 @@ def test_a_rejected_entry_is_counted_and_the_rest_imported(
     assert b"AKIA" not in done.stdout + done.stderr
 
 
+def test_a_rejected_entry_is_named_by_its_line_and_entity(
+        dst: Daemon, tmp_path: Path) -> None:
+    lines = [{"type": "entity", "name": "Calm", "entityType": "note",
+              "observations": ["Nothing secret here"]},
+             {"type": "entity", "name": "Leaky", "entityType": "note",
+              "observations": ["aws key AKIAIOSFODNN7EXAMPLE here"]}]
+    path = tmp_path / "leaky.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    done = dst.memctl("import", str(path), "--scope", "project:leaky")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "line 2 (entity Leaky): secret_detected" in out
+    assert "AKIA" not in out + done.stderr.decode()
+    as_json = js(dst, "import", str(path), "--scope", "project:leaky2")
+    assert as_json["problems"] == [{"line": 2, "entity": "Leaky", "code": "secret_detected"}]
+
+
 def test_import_reads_the_mcp_memory_server_file_and_vouch_makes_it_recallable(
         dst: Daemon, tmp_path: Path) -> None:
     path = tmp_path / "memory.jsonl"
