@@ -676,10 +676,15 @@ def _report_rpc_error(io: Io, exc: RpcError, method: str | None,
 def _not_running(io: Io, exc: ConnectError) -> int:
     if not exc.path.exists():
         io.err(f"memctl: memoryd is not running (no socket at {exc.path})")
-        io.err("  what to do: start it with `memoryd serve` on the same home, "
-               "or point memctl at its home with --home DIR or MEMORYD_HOME")
+    elif str(exc).startswith("memoryd is not running"):
+        # A socket left by a daemon that did not stop cleanly: nobody serves it.
+        io.err(f"memctl: memoryd is not running (nothing answers at {exc.path}; the socket "
+               "was left by a daemon that did not stop cleanly)")
     else:
         io.err(f"memctl: {exc}")
+        return EXIT_NOT_RUNNING
+    io.err("  what to do: start it with `memoryd serve` on the same home (it replaces a "
+           "stale socket), or point memctl at its home with --home DIR or MEMORYD_HOME")
     return EXIT_NOT_RUNNING
 
 

@@ -209,7 +209,7 @@ def test_the_control_client_is_the_only_path(d: Daemon) -> None:
     assert [i["source"] for i in listed["items"] if i["title"] == "Via the page"] == ["user"]
 
 
-@pytest.mark.parametrize("wildcard", ["0.0.0.0", "::"])
+@pytest.mark.parametrize("wildcard", ["0.0.0.0", "::"])  # noqa: S104 (refused, never bound)
 def test_a_wildcard_host_is_refused_with_a_hint(d: Daemon, wildcard: str) -> None:
     # The page answers only the address it was bound to (Host header check),
     # so a wildcard would print an address that answers 421 from the LAN.
