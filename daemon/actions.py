@@ -206,7 +206,7 @@ def _action_summary(tx: Tx, row: dict[str, Any]) -> schema.ActionSummary:
         action_id=row["action_id"], status=row["status"], owner=row["owner"],
         created_at=row["created_at"], expires_at=row["expires_at"],
         decided_at=row["decided_at"], ops_summary=loads(row["ops_summary"]),
-        proposed_by=_proposer(tx, row), reason=_outcome(row)[1])
+        proposed_by=_proposer(tx, row))
 
 
 def _proposer(tx: Tx, row: dict[str, Any]) -> schema.Proposer:
@@ -241,6 +241,7 @@ def get_action(tx: Tx, action_id: str) -> schema.ActionDetail:
         content_hashes=loads(row["content_hashes"]),
         policy_hash=row["policy_hash"],
         result=_outcome(row)[0],
+        reason=_outcome(row)[1],
         # The operator (control channel) sees what they are asked to approve.
         ops=[
             {"action": o.action, "target": o.target, "scope": o.scope, "entry_id": o.entry_id,

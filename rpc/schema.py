@@ -463,8 +463,6 @@ class ActionSummary(_R, kw_only=True):
     decided_at: str | None
     ops_summary: list[dict[str, Any]]
     proposed_by: Proposer
-    # The operator's reason for a denial (kept with the decision).
-    reason: str | None = None
 
 
 class ActionPage(_R, kw_only=True):
@@ -482,6 +480,9 @@ class ActionDetail(ActionSummary, kw_only=True):
     policy_hash: str
     result: dict[str, Any] | None
     ops: list[dict[str, Any]] | None
+    # The operator's reason for a denial, kept with the decision (never in
+    # the listing, which carries no text).
+    reason: str | None = None
 
 
 class ActionDenied(_R, kw_only=True):

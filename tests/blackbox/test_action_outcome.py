@@ -81,8 +81,9 @@ def test_deny_reason_is_kept_and_shown_to_the_operator(d: Daemon) -> None:
         listed = c.call("governance.action.list", {"status": "denied"})["items"]
     assert shown["status"] == "denied"
     assert shown["reason"] == "not useful: the team standardised on bash"
-    assert [i["reason"] for i in listed if i["action_id"] == action_id] == [
-        "not useful: the team standardised on bash"]
+    # The listing carries no text: the reason is read with the action.
+    assert [i for i in listed if i["action_id"] == action_id]
+    assert "standardised" not in json.dumps(listed)
     human = d.memctl("action", action_id, process=True)
     assert human.returncode == 0, human.stderr
     assert b"reason" in human.stdout and b"the team standardised on bash" in human.stdout
