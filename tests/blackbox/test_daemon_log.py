@@ -15,7 +15,6 @@ import time
 from tests.harness import MEMORYD, REPO, running, short_tempdir
 
 
-
 def test_the_ready_line_names_the_home_and_both_sockets() -> None:
     with running() as d:
         ready = [json.loads(line) for line in d.log().splitlines()
