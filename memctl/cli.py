@@ -131,7 +131,9 @@ def _parents() -> _Parents:
     content.add_argument("--summary", help="short card text (default: derived from the body)")
     content.add_argument("--ttl-days", type=float, metavar="DAYS",
                          help="keep it this many days unless renewed (default by type)")
-    content.add_argument("--pinned", action="store_true", help="pin the entry")
+    content.add_argument("--pinned", action="store_true",
+                         help="mark the entry as pinned (shown by show; it still expires: "
+                              "give --ttl-days to keep it longer)")
     content.add_argument("--basis-kind", choices=BASIS_KINDS,
                          help="where the content comes from")
     content.add_argument("--basis-note", metavar="NOTE", help="a short note on the basis")
