@@ -402,6 +402,39 @@ def actions(result: object) -> str:
     return "\n".join(parts)
 
 
+def _whole(value: object) -> str:
+    """A count or a latency as a whole number ("-" when absent)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "-" if value is None else cell(value)
+    return str(round(value))
+
+
+def projection_report(result: object) -> str:
+    """``memory.projection.report`` as a few lines and a table per recall mode."""
+    outbox = _get(result, "outbox") or {}
+    parts = [f"mode: {cell(_get(result, 'mode'))}, projecting "
+             f"{'on' if _get(result, 'project') else 'off'}",
+             "outbox: " + (", ".join(f"{cell(k)} {cell(v)}" for k, v in outbox.items())
+                           if isinstance(outbox, Mapping) and outbox else "empty")
+             + (f" (oldest open since {cell(_get(result, 'oldest_open'))})"
+                if _get(result, "oldest_open") else "")]
+    modes = _get(result, "recall") or {}
+    rows = []
+    for mode, row in (modes.items() if isinstance(modes, Mapping) else []):
+        if not isinstance(row, Mapping):
+            continue
+        degraded = row.get("degraded") or {}
+        rows.append([cell(mode), *(_whole(row.get(k)) for k in (
+            "attempts", "ok", "returned", "kept", "flagged", "overlap", "local",
+            "mean_latency_ms", "max_latency_ms")),
+            ", ".join(f"{cell(k)} {cell(v)}" for k, v in sorted(degraded.items()))
+            if isinstance(degraded, Mapping) and degraded else "none"])
+    parts.append(table(["MODE", "ATTEMPTS", "OK", "RETURNED", "KEPT", "FLAGGED", "OVERLAP",
+                        "LOCAL", "MEAN MS", "MAX MS", "DEGRADED"], rows)
+                 if rows else "no external recall yet")
+    return "\n".join(parts)
+
+
 def items_of(result: object) -> list[Mapping[str, Any]]:
     return _items(result)
 
@@ -583,6 +616,13 @@ def context(result: object) -> str:
         parts.append("omitted: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in omitted.items()))
     if _get(result, "truncated"):
         parts.append("note: recall limits cut this snapshot")
+    external = _get(result, "coverage", "external")
+    if isinstance(external, Mapping):
+        if external.get("status") == "ok":
+            parts.append(f"external recall: {cell(external.get('items'))} items")
+        else:
+            parts.append(f"note: external recall degraded ({cell(external.get('reason'))}); "
+                         "only local memory is in this snapshot")
     rendered = _get(result, "rendered")
     parts.append("rendered:\n" + (_indent(clean(rendered, multiline=True))
                                   if rendered else "    (empty)"))

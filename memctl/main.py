@@ -572,7 +572,7 @@ COMMANDS: Final[dict[str, Command]] = {
     "projection authorize": Command(build_projection_authorize, fmt.generic),
     "projection retry": Command(build_projection_retry, fmt.generic),
     "projection reseed": Command(build_projection_reseed, fmt.generic),
-    "projection report": Command(build_projection_report, fmt.generic),
+    "projection report": Command(build_projection_report, fmt.projection_report),
     "ui": Command(None, run=run_ui, needs_daemon=False),
 }
 
