@@ -294,6 +294,9 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
     pending.add_argument("--status", choices=ACTION_STATUSES, help="which actions (default "
                          "pending)")
     pending.add_argument("--cursor", metavar="CURSOR", help="the next page")
+    pending.add_argument("--ids", action="store_true",
+                         help="print only the ids of every pending action, one a line (for "
+                              "scripts and shell completion)")
     inner = pending.add_subparsers(title="subcommands", metavar="show")
     detail = ("Show one action (governance.action.get) with the proposed operations, "
               "titles and\nbodies, so you can judge it before approving.")
@@ -315,8 +318,9 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
                               'memctl deny act_01J... --reason "not true"',
                               'memctl deny --all-from token:bob --reason "not about work"'))
     for decide in (approve, deny):
-        decide.add_argument("action_id", metavar="ACTION_ID", nargs="*",
-                            help="action ids; each is decided by its own call")
+        ids = decide.add_argument("action_id", metavar="ACTION_ID", nargs="*",
+                                  help="action ids; each is decided by its own call")
+        ids.complete = ACTION_IDS  # type: ignore[attr-defined]  # read by shtab
         decide.add_argument("--all-from", metavar="KIND:SUBJECT",
                             help="every pending action of this identity (asks first)")
         decide.add_argument("--yes", action="store_true",
@@ -611,6 +615,23 @@ def _add_transfer(tree: _Tree, subs: Any) -> None:
     promote.add_argument("ids", nargs="+", metavar="ID", help="entry id")
 
 
+# Shell completion of ACTION_ID: the ids `memctl pending --ids` prints (the
+# home is found as every memctl command finds it: MEMORYD_HOME, the default).
+ACTION_IDS: Final = {
+    "bash": "_memctl_action_ids",
+    "zsh": "_memctl_action_ids",
+    "fish": "(memctl pending --ids 2>/dev/null)",
+    "preamble": {
+        "bash": "_memctl_action_ids() {\n"
+                "  compgen -W \"$(memctl pending --ids 2>/dev/null)\" -- \"$1\"\n}\n",
+        "zsh": "_memctl_action_ids() {\n"
+               "  local -a ids\n"
+               "  ids=(${(f)\"$(memctl pending --ids 2>/dev/null)\"})\n"
+               "  compadd -a ids\n}\n",
+    },
+}
+
+
 def _add_edit_completion(tree: _Tree, subs: Any) -> None:
     edit = tree.add(
         subs, "edit", "edit", identity=True,
@@ -622,14 +643,15 @@ def _add_edit_completion(tree: _Tree, subs: Any) -> None:
         examples=("memctl edit ent_01J...", "EDITOR=nano memctl edit ent_01J..."))
     edit.add_argument("id", metavar="ID", help="entry id")
     completion = subs.add_parser(
-        "completion", help="print a shell completion script (bash or zsh)",
+        "completion", help="print a shell completion script (bash, zsh or fish)",
         description="Print the completion script for SHELL, generated from memctl's own "
                     "options.",
         epilog=_examples("memctl completion bash > ~/.local/share/bash-completion/completions/"
                          "memctl",
-                         "memctl completion zsh > ~/.zfunc/_memctl"),
+                         "memctl completion zsh > ~/.zfunc/_memctl",
+                         "memctl completion fish > ~/.config/fish/completions/memctl.fish"),
         formatter_class=_Formatter)
-    completion.add_argument("shell", choices=("bash", "zsh"), help="the shell")
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
     completion.set_defaults(key="completion")
 
 

@@ -482,6 +482,10 @@ def run_deny(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
 
 
 def run_pending(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    if args.ids:
+        for item in _all_pending(rpc):
+            io.out(str(item.get("action_id")))
+        return EXIT_OK
     request = build_pending(args, io.read_text)
     result = rpc.call(request.method, request.params)
     if option(args, "json"):
