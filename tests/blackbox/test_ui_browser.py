@@ -221,6 +221,60 @@ def test_pending_says_who_proposed_by_token_label(page: Any, d: Daemon) -> None:
     assert f"owner {issued['owner'][:12]}… (tokens: kim-laptop)" in text
 
 
+def test_table_cells_do_not_break_words_at_1280_px(d: Daemon, page: Any) -> None:
+    with d.control() as c:  # a long title takes the width the other columns need
+        c.call("memory.write", {"action": "add", "scope": "project:infrastructure-platform",
+                                "entry": {"type": "procedure", "title": " ".join(
+                                    ["Rotate the certificates of the ingress controllers"] * 6),
+                                    "body": "Rotate them every quarter."}})
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(origin(page) + "/memories")
+    broken = page.evaluate("""() => {
+        const out = [];
+        for (const td of document.querySelectorAll('main table td')) {
+            const text = td.innerText.trim();
+            // A new line between two letters or digits is a word broken in two.
+            const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const s = node.textContent;
+                let lastTop = null;
+                for (let i = 0; i < s.length; i++) {
+                    const range = document.createRange();
+                    range.setStart(node, i);
+                    range.setEnd(node, i + 1);
+                    const r = range.getClientRects()[0];
+                    if (!r) continue;
+                    const top = Math.round(r.top);
+                    if (lastTop !== null && top > lastTop && /[\\p{L}\\p{N}]/u.test(s[i])
+                            && /[\\p{L}\\p{N}]/u.test(s[i - 1])) {
+                        out.push(text);
+                        break;
+                    }
+                    lastTop = top;
+                }
+            }
+        }
+        return out;
+    }""")
+    assert broken == []
+
+
+def test_after_login_the_page_lands_on_the_queue_when_something_waits(
+        browser: Any, d: Daemon) -> None:
+    _propose(d, "Landing", "Something waits.")
+    # A login address works once: a second memctl ui prints a fresh one.
+    second = UiServer(d).start()
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.goto(second.login_url)
+        assert tab.url == f"{second.base}/pending"
+        assert tab.get_by_role("heading", name="Pending proposals").is_visible()
+    finally:
+        context.close()
+        second.stop()
+
+
 def test_deny_with_a_reason_keeps_it_and_shows_it(page: Any, d: Daemon) -> None:
     action = _propose(d, "Font size", "Reads code at 16 pt.")
     go(page, page.get_by_role("link", name="Pending"))
