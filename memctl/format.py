@@ -435,6 +435,26 @@ def projection_report(result: object) -> str:
     return "\n".join(parts)
 
 
+def projection_authorized(result: object) -> str:
+    """What would leave the host, item by item, then the counts."""
+    lines = []
+    for item in _items(result):
+        title = cell(item.get("title"), _TITLE_WIDTH) if item.get("title") else "(withdrawn)"
+        lines.append(f"  {cell(item.get('entry_id'))}  rev {cell(item.get('revision'))}  "
+                     f"{cell(item.get('action'))}  {title}")
+    approved = _get(result, "approved")
+    head = (f"{cell(_get(result, 'considered'))} items would leave this host"
+            + (f"; {cell(approved)} approved now" if approved else "") + ":")
+    outbox = _get(result, "outbox") or {}
+    parts = [head, *lines] if lines else ["nothing waits to leave this host"]
+    parts.append("outbox: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in outbox.items()
+                                        if v) if isinstance(outbox, Mapping) else "")
+    if lines and not approved:
+        parts.append("approve them with: memctl projection authorize --approve "
+                     "(or --entry ID for some)")
+    return "\n".join(p for p in parts if p)
+
+
 def items_of(result: object) -> list[Mapping[str, Any]]:
     return _items(result)
 

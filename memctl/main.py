@@ -573,7 +573,7 @@ COMMANDS: Final[dict[str, Command]] = {
     "promote": Command(None, run=run_promote),
     "edit": Command(None, run=run_edit),
     "completion": Command(None, run=run_completion, needs_daemon=False),
-    "projection authorize": Command(build_projection_authorize, fmt.generic),
+    "projection authorize": Command(build_projection_authorize, fmt.projection_authorized),
     "projection retry": Command(build_projection_retry, fmt.generic),
     "projection reseed": Command(build_projection_reseed, fmt.generic),
     "projection report": Command(build_projection_report, fmt.projection_report),

@@ -782,6 +782,9 @@ class ProjectionAuthorized(_R, kw_only=True):
     considered: int
     approved: int
     outbox: dict[str, int]
+    # What the items considered would send (control.sock only): each entry's
+    # id, title and revision, and whether it is sent or withdrawn.
+    items: list[dict[str, Any]] = msgspec.field(default_factory=list)
 
 
 class ProjectionRetried(_R, kw_only=True):
