@@ -241,7 +241,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         arguments={
             "intent": "what you are about to do, in a sentence or two; only this is used "
                       "as the query (the first 4,096 characters)",
-            "refresh": "\"compaction\" to take one fresh snapshot after a context compaction",
+            "refresh": "\"compaction\" to take the snapshot again after a context compaction "
+                       "(a new one only if what it holds changed)",
         },
         render=render_context,
     ),
