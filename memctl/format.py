@@ -278,12 +278,15 @@ def _pending_count(result: object) -> object:
 def listing(result: object) -> str:
     items = _items(result)
     search = _get(result, "mode") == "search"
-    headers = ["ID", "TYPE", "STATUS", "REV", "SCOPE", *(["SCORE"] if search else []), "TITLE"]
+    headers = ["ID", "TYPE", "STATUS", "REV", "SCOPE", "EXPIRES", *(["SCORE"] if search else []),
+               "TITLE"]
     rows = []
     for i in items:
         score = [] if not search else [_score(i.get("score"))]
+        expires = i.get("expires_at")
         rows.append([cell(i.get("id")), cell(i.get("type")), cell(i.get("status")),
-                     cell(i.get("revision")), cell(i.get("scope"), 28), *score,
+                     cell(i.get("revision")), cell(i.get("scope"), 28),
+                     cell(expires[:10]) if isinstance(expires, str) else "-", *score,
                      cell(i.get("title"), _TITLE_WIDTH)])
     parts = [table(headers, rows) if rows else "no entries"]
     for warning in _get(result, "coverage", "warnings") or []:

@@ -538,6 +538,8 @@ class ListItem(_R, kw_only=True):
     source: str
     basis_kind: str
     applicability: str
+    # When it leaves recall unless updated (retention, docs/lifecycle.md).
+    expires_at: str | None = None
     # Search mode only.
     snippet: str | UnsetType = UNSET
     score: float | UnsetType = UNSET

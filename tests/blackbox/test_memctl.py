@@ -248,3 +248,19 @@ def test_a_misspelled_command_gets_a_suggestion(d: Daemon) -> None:
     done = d.memctl("stauts", process=True)
     assert done.returncode == 2
     assert b"unknown command 'stauts'; did you mean 'status'?" in done.stderr
+
+
+def test_ls_and_show_say_when_an_entry_expires(d: Daemon) -> None:
+    done = d.memctl("write", "--type", "fact", "--title", "Short lived", "--ttl-days", "10",
+                    "--body-file", "-", "--json", input=b"Gone in ten days.", process=True)
+    assert done.returncode == 0, done.stderr
+    made = json.loads(done.stdout)["entries"][0]
+    expires = made["expires_at"]
+    listed = _json(d, "ls")
+    (item,) = [i for i in listed["items"] if i["id"] == made["id"]]
+    assert item["expires_at"] == expires
+    human = _ok(d, "ls")
+    assert "EXPIRES" in human.splitlines()[0]
+    row = next(line for line in human.splitlines() if made["id"] in line)
+    assert expires[:10] in row
+    assert "expires:" in _ok(d, "show", made["id"])
