@@ -37,7 +37,7 @@ from memoryd.daemon.writes import (
     audit_decision,
 )
 from memoryd.kernel.capability import Capability, Channel, Role, Subject
-from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
+from memoryd.kernel.errors import Conflict, CursorError, LimitExceeded, NotFound
 from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 
@@ -156,13 +156,16 @@ def load_pending(tx: Tx, action_id: str, now: str) -> tuple[dict[str, Any], Call
 
 
 def close_action(tx: Tx, action_id: str, status: str, now: str,
-                 result: Written | None) -> None:
-    # A decided action keeps no proposed text: only ids and hashes remain.
+                 result: Written | None, reason: str | None = None) -> None:
+    # A decided action keeps no proposed text: only ids and hashes remain,
+    # and the operator's own reason for a denial (docs/decisions/0240).
     summary = None
     if result is not None:
         summary = dumps({"operation_id": result.operation_id,
                          "entry_ids": [r["id"] for r in result.rows],
                          "revisions": [r["revision"] for r in result.rows]})
+    elif reason is not None:
+        summary = dumps({"reason": reason})
     tx.exec("UPDATE actions SET status = ?, decided_at = ?, proposal = NULL, result = ?"
             " WHERE action_id = ?", (status, now, summary, action_id))
 
@@ -177,6 +180,25 @@ def expire_actions(tx: Tx, now: str) -> int:
                  subject=audit_subject(row["owner"], channel="control", role="operator"),
                  details={"action_id": row["action_id"]})
     return len(rows)
+
+
+def pending_by_owner(tx: Tx, now: str) -> dict[str, int]:
+    """Every owner's count of actions that still wait (control channel only)."""
+    return {r["owner"]: r["n"] for r in tx.all(
+        "SELECT owner, count(*) AS n FROM actions WHERE status = 'pending' AND expires_at > ?"
+        " GROUP BY owner ORDER BY owner", (now,))}
+
+
+def _outcome(row: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """A decided action's result (an approval's operation and entries) and
+    the operator's reason (a denial's), from its ``result`` column."""
+    kept = loads(row["result"])
+    if not isinstance(kept, dict):
+        return None, None
+    if row["status"] == "denied":
+        reason = kept.get("reason")
+        return None, reason if isinstance(reason, str) else None
+    return kept, None
 
 
 def _action_summary(tx: Tx, row: dict[str, Any]) -> schema.ActionSummary:
@@ -218,7 +240,8 @@ def get_action(tx: Tx, action_id: str) -> schema.ActionDetail:
         resources=loads(row["resources"]),
         content_hashes=loads(row["content_hashes"]),
         policy_hash=row["policy_hash"],
-        result=loads(row["result"]),
+        result=_outcome(row)[0],
+        reason=_outcome(row)[1],
         # The operator (control channel) sees what they are asked to approve.
         ops=[
             {"action": o.action, "target": o.target, "scope": o.scope, "entry_id": o.entry_id,
@@ -226,6 +249,46 @@ def get_action(tx: Tx, action_id: str) -> schema.ActionDetail:
             for o in loaded_ops(stored)
         ] if stored else None,
     )
+
+
+def agent_actions(tx: Tx, task_id: str, token_id: str | None, owner: str,
+                  p: schema.MemoryActions) -> schema.AgentActionPage:
+    """The actions ``task_id`` or any task begun with ``token_id`` proposed,
+    newest first; one by id when asked. Any other action, another owner's or
+    another token's, is ``action_not_found`` as an id that does not exist."""
+    # A task begun without a token matches by its own id only ('' is no token id).
+    args: list[Any] = [owner, task_id, token_id or ""]
+    sql = ("SELECT a.action_id, a.status, a.created_at, a.expires_at, a.decided_at, a.result"
+           " FROM actions a LEFT JOIN tasks t ON t.task_id = a.task_id"
+           " WHERE a.owner = ? AND (a.task_id = ? OR t.token_id = ?)")
+    if p.action_id is not None:
+        row = tx.one(sql + " AND a.action_id = ?", (*args, p.action_id))
+        if row is None:
+            raise NotFound("action_not_found")
+        return schema.AgentActionPage(items=[_agent_action(row)], next_cursor=None)
+    if p.cursor is not None:
+        created, sep, after = p.cursor.partition("|")
+        if not sep or not after:
+            raise CursorError("cursor_invalid")
+        sql += " AND (a.created_at < ? OR (a.created_at = ? AND a.action_id < ?))"
+        args += [created, created, after]
+    rows = tx.all(sql + " ORDER BY a.created_at DESC, a.action_id DESC LIMIT ?",
+                  (*args, p.page_size + 1))
+    more = len(rows) > p.page_size
+    rows = rows[:p.page_size]
+    last = rows[-1] if more else None
+    return schema.AgentActionPage(
+        items=[_agent_action(r) for r in rows],
+        next_cursor=f"{last['created_at']}|{last['action_id']}" if last else None)
+
+
+def _agent_action(row: dict[str, Any]) -> schema.AgentAction:
+    result, reason = _outcome(row)
+    entry_ids = result.get("entry_ids") if result is not None else None
+    return schema.AgentAction(
+        action_id=row["action_id"], status=row["status"], created_at=row["created_at"],
+        expires_at=row["expires_at"], decided_at=row["decided_at"], reason=reason,
+        entry_ids=[str(e) for e in entry_ids] if isinstance(entry_ids, list) else [])
 
 
 def _entry_out(entry: dict[str, Any] | None) -> dict[str, Any] | None:

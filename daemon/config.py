@@ -324,7 +324,8 @@ def _check_store(s: StoreConfig) -> None:
         from psycopg.conninfo import conninfo_to_dict
     except ImportError:
         raise ConfigError("memoryd.toml: store.backend postgresql needs the postgresql"
-                          " extra (pip install 'memoryd[postgresql]')") from None
+                          " extra: from memoryd's checkout, pip install '.[postgresql]'"
+                          " in memoryd's environment") from None
     try:
         parts = conninfo_to_dict(s.dsn)
     except Exception:  # noqa: BLE001 (the driver's message may quote the DSN)

@@ -73,9 +73,16 @@ from memoryd.kernel.capability import (
     Subject,
 )
 from memoryd.kernel.entry_text import entry_texts, scope_texts
-from memoryd.kernel.errors import Conflict, Denied, LimitExceeded, MemorydError, NotFound
+from memoryd.kernel.errors import (
+    Conflict,
+    ContentRejected,
+    Denied,
+    LimitExceeded,
+    MemorydError,
+    NotFound,
+)
 from memoryd.kernel.policy import Policy
-from memoryd.kernel.scan import check_scopes, verdict_fields
+from memoryd.kernel.scan import check_fields, check_scopes, verdict_fields
 from memoryd.kernel.scan import scan as scan_text
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
@@ -372,6 +379,23 @@ def scan(proposal: Proposal, max_bytes: int, texts: OpTexts | None = None) -> Sc
         if e is not None and derived and e["summary"] != e["body"]:
             review.update(_cut_summary_review(e["title"], e["summary"]))
     return ScanVerdict(None, tuple(sorted(review)))
+
+
+def check_reason(reason: str) -> None:
+    """Refuse an operator's decision reason the content scan finds anything
+    in. It is kept and shown to the proposing agent, which no one reviews
+    for: a finding that would only flag an entry for review refuses it too
+    (as for a scope name)."""
+    found = check_fields([("reason", reason)], max_bytes=len(reason.encode("utf-8")),
+                         counted=[])
+    if found:
+        fired = {f.category for f in found}
+        code = next((c for category, c in (("invisible", "invisible_unicode"),
+                                           ("secret", "secret_detected"),
+                                           ("injection", "injection_detected"))
+                     if category in fired), "invisible_unicode")
+        raise ContentRejected(code, details={
+            "field": "reason", "rule_ids": sorted({f.rule_id for f in found})})
 
 
 def _cut_summary_review(title: str, summary: str) -> set[str]:
@@ -776,8 +800,15 @@ class Governance:
         return await self._answer(written, caller.reveals, now)
 
     async def deny(self, ctx: CallContext, p: schema.ActionDeny) -> schema.ActionDenied:
+        reason = p.reason if p.reason else None
+        if reason is not None:
+            check_reason(reason)
         await self.expire_actions()
         now = fmt(self.clock.now())
+        # The audit event carries the reason's keyed hash, never its text.
+        details = {"action_id": p.action_id}
+        if reason is not None:
+            details["reason_hash"] = self.hasher.content(reason)
 
         def run(tx: Tx) -> schema.ActionDenied:
             row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
@@ -786,9 +817,9 @@ class Governance:
                      capability=Capability.GOVERNANCE_DECIDE.value, effect="deny",
                      entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
                      content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
-                     details={"action_id": p.action_id})
-            actions.close_action(tx, p.action_id, "denied", now, None)
-            return schema.ActionDenied(action_id=p.action_id, status="denied")
+                     details=details)
+            actions.close_action(tx, p.action_id, "denied", now, None, reason=reason)
+            return schema.ActionDenied(action_id=p.action_id, status="denied", reason=reason)
 
         out = await self.store.run(run)
         log.info("action_denied", action_id=p.action_id)

@@ -590,6 +590,7 @@ class Projection:
                 sql += f" AND entry_id IN ({','.join('?' * len(ids))})"
                 args += ids
             rows = tx.all(sql + " ORDER BY seq", args)
+            items = [self._egress_item(tx, row) for row in rows]
             approved = 0
             if p.approve:
                 for row in rows:
@@ -600,13 +601,23 @@ class Projection:
             while self._decide_batch(tx) == BATCH:
                 pass
             return schema.ProjectionAuthorized(considered=len(rows), approved=approved,
-                                               outbox=outbox.counts(tx))
+                                               outbox=outbox.counts(tx), items=items)
 
         result = await self.store.run(run)
         self.wake()
         log.info("projection_authorized", considered=result.considered,
                  approved=result.approved)
         return result
+
+    def _egress_item(self, tx: Tx, row: dict[str, Any]) -> dict[str, Any]:
+        """What one outbox item would send, for the operator to review: the
+        entry's id, title and revision, sent (``replace``) or withdrawn."""
+        entry = tx.one("SELECT title, revision, status, eligible FROM entries WHERE id = ?",
+                       (row["entry_id"],))
+        live = entry is not None and entry["status"] == "active" and bool(entry["eligible"])
+        return {"entry_id": row["entry_id"], "title": entry["title"] if live and entry else None,
+                "revision": entry["revision"] if entry else None,
+                "action": "replace" if live else "remove"}
 
     def _approve_row(self, tx: Tx, row: dict[str, Any], now: str, under: str) -> int:
         """Approve the resources of one item that now require approval (never a deny)."""

@@ -277,7 +277,7 @@ def _item(row: dict[str, Any], now: str) -> schema.ListItem:
         status="expired" if entry.expired else entry.status,
         revision=entry.revision, scope=entry.scope, target=entry.target,
         source=entry.source, basis_kind=entry.basis.get("kind", "unknown"),
-        applicability=entry.applicability)
+        applicability=entry.applicability, expires_at=entry.expires_at)
 
 
 # --- receipts ----------------------------------------------------------------------

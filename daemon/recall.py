@@ -9,7 +9,8 @@ Invariants:
 - only the intent is a query, cut to ``recall.max_intent_chars`` code points;
 - the first call of a task freezes its snapshot; later calls return it
   unchanged (same ``snapshot_id``, cards and rendering) until a call with
-  ``refresh: "compaction"``, which freezes exactly one new snapshot; the one
+  ``refresh: "compaction"``, which freezes one new snapshot when what it
+  would hold changed (else keeps the one it has); the one
   exception is an entry removed since freezing: its text is destroyed by the
   removal (a store trigger) and it is withdrawn from the snapshot, because a
   removal must leave no copy of the text anywhere;

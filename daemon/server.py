@@ -99,6 +99,9 @@ class Server:
             for item in self.listeners:
                 if item.listener is not None:
                     await item.listener.aclose()
+                    # Ours (the home's lock is held): a clean stop leaves no
+                    # socket for a client to find and be refused by.
+                    item.path.unlink(missing_ok=True)
             # Idle connections hold no request: drop them now.
             for scope in list(self._idle_scopes):
                 scope.cancel()

@@ -56,7 +56,10 @@ WRITE_METHODS: frozenset[str] = frozenset(
 # a finished task's transcript is submitted.
 EXTRACT_GRANT = "transcript.submit"
 # Agent-channel methods every task may call; never listed in grants.
-UNGATED_METHODS: frozenset[str] = frozenset({"task.begin", "task.end", "memory.status"})
+# ``memory.actions`` answers only about the caller's own proposals (their
+# fate, never their content).
+UNGATED_METHODS: frozenset[str] = frozenset(
+    {"task.begin", "task.end", "memory.status", "memory.actions"})
 
 
 @dataclass(frozen=True, slots=True)

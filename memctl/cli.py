@@ -35,6 +35,7 @@ __all__ = [
     "STATUSES",
     "TARGETS",
     "build_parser",
+    "normalise",
     "option",
     "parse",
 ]
@@ -131,7 +132,9 @@ def _parents() -> _Parents:
     content.add_argument("--summary", help="short card text (default: derived from the body)")
     content.add_argument("--ttl-days", type=float, metavar="DAYS",
                          help="keep it this many days unless renewed (default by type)")
-    content.add_argument("--pinned", action="store_true", help="pin the entry")
+    content.add_argument("--pinned", action="store_true",
+                         help="mark the entry as pinned (shown by show; it still expires: "
+                              "give --ttl-days to keep it longer)")
     content.add_argument("--basis-kind", choices=BASIS_KINDS,
                          help="where the content comes from")
     content.add_argument("--basis-note", metavar="NOTE", help="a short note on the basis")
@@ -198,12 +201,16 @@ def _add_extract(tree: _Tree, subs: Any) -> None:
 
 
 def _add_memory_reads(tree: _Tree, subs: Any) -> None:
-    tree.add(subs, "status", "status", identity=True,
-             summary="show the daemon's health and the owner's state",
-             description="Show backend health, entry counts by status, pending actions, the "
-                         "audit head,\nthe owner's identity and consent switches, and the "
-                         "policy hash (memory.status).",
-             examples=("memctl status", "memctl --home /srv/memoryd status --json"))
+    status = tree.add(subs, "status", "status", identity=True,
+                      summary="show the daemon's health and the owner's state",
+                      description="Show backend health, entry counts by status, pending actions "
+                                  "(this identity's and every owner's), the audit head,\nthe "
+                                  "owner's identity and consent switches, and the policy hash "
+                                  "(memory.status).",
+                      examples=("memctl status", "memctl status --by-owner",
+                                "memctl --home /srv/memoryd status --json"))
+    status.add_argument("--by-owner", action="store_true",
+                        help="also count pending actions per owner")
     ls = tree.add(subs, "ls", "ls", identity=True,
                   summary="list or search entries",
                   description="List the owner's entries (memory.list), newest first, or search "
@@ -319,6 +326,9 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
     pending.add_argument("--status", choices=ACTION_STATUSES, help="which actions (default "
                          "pending)")
     pending.add_argument("--cursor", metavar="CURSOR", help="the next page")
+    pending.add_argument("--ids", action="store_true",
+                         help="print only the ids of every pending action, one a line (for "
+                              "scripts and shell completion)")
     inner = pending.add_subparsers(title="subcommands", metavar="show")
     detail = ("Show one action (governance.action.get) with the proposed operations, "
               "titles and\nbodies, so you can judge it before approving.")
@@ -332,14 +342,22 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
                        description="Approve and apply a pending action "
                                    "(governance.action.approve). If its entries\nchanged "
                                    "since, it fails with decision_stale and nothing changes.",
-                       examples=("memctl approve act_01J...",))
-    approve.add_argument("action_id", metavar="ACTION_ID", help="action id")
+                       examples=("memctl approve act_01J...", "memctl approve act_A act_B",
+                                 "memctl approve --all-from local:alice"))
     deny = tree.add(subs, "deny", "deny", summary="deny a pending action",
                     description="Deny a pending action (governance.action.deny).",
                     examples=("memctl deny act_01J...",
-                              'memctl deny act_01J... --reason "not true"'))
-    deny.add_argument("action_id", metavar="ACTION_ID", help="action id")
-    deny.add_argument("--reason", help="why (kept with the decision)")
+                              'memctl deny act_01J... --reason "not true"',
+                              'memctl deny --all-from token:bob --reason "not about work"'))
+    for decide in (approve, deny):
+        ids = decide.add_argument("action_id", metavar="ACTION_ID", nargs="*",
+                                  help="action ids; each is decided by its own call")
+        ids.complete = ACTION_IDS  # type: ignore[attr-defined]  # read by shtab
+        decide.add_argument("--all-from", metavar="KIND:SUBJECT",
+                            help="every pending action of this identity (asks first)")
+        decide.add_argument("--yes", action="store_true",
+                            help="with --all-from: do not ask")
+    deny.add_argument("--reason", help="why (kept with the decision and shown to the agent)")
 
 
 def _add_consent_tokens(tree: _Tree, subs: Any) -> None:
@@ -426,6 +444,10 @@ def _add_teams(tree: _Tree, subs: Any) -> None:
                        examples=(f"memctl team {verb} ops --identity-kind token "
                                  "--identity-subject alice",))
         cmd.add_argument("name", metavar="NAME", help="the team's name")
+        if verb == "add":
+            cmd.add_argument("--force", action="store_true",
+                             help="add an identity memoryd has never seen (no token, "
+                                  "consent or entries)")
     tree.add(tsubs, "ls", "team ls", summary="list teams and their members (owner ids)",
              description="List teams (team.list): each team's scope and its members' "
                          "owner ids.", examples=("memctl team ls",))
@@ -625,6 +647,23 @@ def _add_transfer(tree: _Tree, subs: Any) -> None:
     promote.add_argument("ids", nargs="+", metavar="ID", help="entry id")
 
 
+# Shell completion of ACTION_ID: the ids `memctl pending --ids` prints (the
+# home is found as every memctl command finds it: MEMORYD_HOME, the default).
+ACTION_IDS: Final = {
+    "bash": "_memctl_action_ids",
+    "zsh": "_memctl_action_ids",
+    "fish": "(memctl pending --ids 2>/dev/null)",
+    "preamble": {
+        "bash": "_memctl_action_ids() {\n"
+                "  compgen -W \"$(memctl pending --ids 2>/dev/null)\" -- \"$1\"\n}\n",
+        "zsh": "_memctl_action_ids() {\n"
+               "  local -a ids\n"
+               "  ids=(${(f)\"$(memctl pending --ids 2>/dev/null)\"})\n"
+               "  compadd -a ids\n}\n",
+    },
+}
+
+
 def _add_edit_completion(tree: _Tree, subs: Any) -> None:
     edit = tree.add(
         subs, "edit", "edit", identity=True,
@@ -636,14 +675,15 @@ def _add_edit_completion(tree: _Tree, subs: Any) -> None:
         examples=("memctl edit ent_01J...", "EDITOR=nano memctl edit ent_01J..."))
     edit.add_argument("id", metavar="ID", help="entry id")
     completion = subs.add_parser(
-        "completion", help="print a shell completion script (bash or zsh)",
+        "completion", help="print a shell completion script (bash, zsh or fish)",
         description="Print the completion script for SHELL, generated from memctl's own "
                     "options.",
         epilog=_examples("memctl completion bash > ~/.local/share/bash-completion/completions/"
                          "memctl",
-                         "memctl completion zsh > ~/.zfunc/_memctl"),
+                         "memctl completion zsh > ~/.zfunc/_memctl",
+                         "memctl completion fish > ~/.config/fish/completions/memctl.fish"),
         formatter_class=_Formatter)
-    completion.add_argument("shell", choices=("bash", "zsh"), help="the shell")
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
     completion.set_defaults(key="completion")
 
 
@@ -715,8 +755,8 @@ def build_parser() -> argparse.ArgumentParser:
           "3 memoryd not reachable; 4 the exchange broke (timeout, lost connection).",
     )
     parser.add_argument("--version", action=VersionAction)
-    parser.add_argument("--home", metavar="DIR", help="the memoryd home (before the "
-                        "subcommand)")
+    parser.add_argument("--home", metavar="DIR", help="the memoryd home (before or after "
+                        "the subcommand)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                         help="how long to wait for each answer (default 30)")
     subs = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
@@ -729,6 +769,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_GLOBAL_VALUED: Final = ("--home", "--timeout")
+
+
+def normalise(argv: Sequence[str]) -> list[str]:
+    """``argv`` with the global options in front wherever they were given
+    (``memctl status --home X``), and ``--json`` given before the command
+    moved after it (``memctl --json status``). Nothing after ``--`` moves."""
+    argv = list(argv)
+    end = argv.index("--") if "--" in argv else len(argv)
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < end:
+        arg = argv[i]
+        if arg in _GLOBAL_VALUED and i + 1 < end:
+            front += argv[i:i + 2]
+            i += 2
+            continue
+        if arg.split("=", 1)[0] in _GLOBAL_VALUED and "=" in arg:
+            front.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    command = next((n for n, a in enumerate(rest) if not a.startswith("-")), None)
+    if command is not None and "--json" in rest[:command]:
+        rest = [a for a in rest[:command] if a != "--json"] + rest[command:] + ["--json"]
+    return front + rest + argv[end:]
+
+
+def _suggest(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """A misspelled command gets the nearest one by name (exit 2)."""
+    import difflib
+    import sys
+
+    command = next((a for n, a in enumerate(argv) if not a.startswith("-")
+                    and (n == 0 or argv[n - 1] not in _GLOBAL_VALUED)), None)
+    choices = next((list(a.choices) for a in parser._actions
+                    if isinstance(a, argparse._SubParsersAction)), [])
+    if command is None or command in choices:
+        return
+    near = difflib.get_close_matches(command, choices, n=1)
+    hint = f"; did you mean '{near[0]}'?" if near else "; see memctl --help"
+    print(f"memctl: unknown command '{command}'{hint}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """Parse ``argv``; argparse's own exits (help, usage) propagate as SystemExit."""
-    return build_parser().parse_args(list(argv))
+    parser = build_parser()
+    args = normalise(argv)
+    _suggest(parser, args[: args.index("--")] if "--" in args else args)
+    return parser.parse_args(args)

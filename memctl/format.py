@@ -223,7 +223,7 @@ def status(result: object) -> str:
                     f"{cell(_get(backend, 'sharing'))}"),
         ("health", health),
         ("entries", count_text),
-        ("pending actions", _get(result, "pending_actions")),
+        ("pending actions", _pending_count(result)),
         ("audit head", f"seq {cell(_get(audit, 'seq'))}, hash {cell(_get(audit, 'hash'), 19)}"),
         ("audit verified", _get(audit, "verified")),
         ("last checkpoint", _get(audit, "last_checkpoint")),
@@ -236,20 +236,57 @@ def status(result: object) -> str:
                     f"(version {cell(_get(consent_, 'version'))})"),
         ("policy hash", _get(result, "policy", "hash")),
     ]
+    if _get(result, "recall") is not None:
+        lines.append(("recall", _ranker(_get(result, "recall"))))
     if _get(result, "projection") is not None:
         lines.append(("projection", "on" if _get(result, "projection", "enabled") else "off"))
-    return _fields(lines)
+    text = _fields(lines)
+    by_owner = _get(result, "pending_by_owner")
+    if isinstance(by_owner, Mapping):
+        text += "\npending by owner:" + "".join(
+            f"\n  {cell(owner)}  {cell(n)}" for owner, n in by_owner.items()) if by_owner \
+            else "\npending by owner: none"
+    return text
+
+
+_LEXICAL_BECAUSE: Final = {
+    "disabled": "switched off in memoryd.toml: [recall] ranker = lexical",
+    "extra_not_installed": "the semantic extra is not installed",
+    "installed_not_loaded": "the semantic extra is installed; restart memoryd to load it",
+    "load_failed": "the embedding model failed to load; see memoryd's log",
+}
+
+
+def _ranker(recall: object) -> str:
+    """Which ranker orders recall, in plain words."""
+    if _get(recall, "ranker") == "hybrid":
+        return f"hybrid (model {cell(_get(recall, 'model'))})"
+    reason = _get(recall, "reason")
+    why = _LEXICAL_BECAUSE.get(reason, cell(reason)) if isinstance(reason, str) else None
+    return f"{cell(_get(recall, 'ranker'))}" + (f" ({why})" if why else "")
+
+
+def _pending_count(result: object) -> object:
+    """This identity's pending actions, and every owner's when the daemon
+    counted them (control.sock)."""
+    mine, everyone = _get(result, "pending_actions"), _get(result, "pending_all_owners")
+    if everyone is None:
+        return mine
+    return f"{cell(mine)} for this identity, {cell(everyone)} in all (memctl pending)"
 
 
 def listing(result: object) -> str:
     items = _items(result)
     search = _get(result, "mode") == "search"
-    headers = ["ID", "TYPE", "STATUS", "REV", "SCOPE", *(["SCORE"] if search else []), "TITLE"]
+    headers = ["ID", "TYPE", "STATUS", "REV", "SCOPE", "EXPIRES", *(["SCORE"] if search else []),
+               "TITLE"]
     rows = []
     for i in items:
         score = [] if not search else [_score(i.get("score"))]
+        expires = i.get("expires_at")
         rows.append([cell(i.get("id")), cell(i.get("type")), cell(i.get("status")),
-                     cell(i.get("revision")), cell(i.get("scope"), 28), *score,
+                     cell(i.get("revision")), cell(i.get("scope"), 28),
+                     cell(expires[:10]) if isinstance(expires, str) else "-", *score,
                      cell(i.get("title"), _TITLE_WIDTH)])
     parts = [table(headers, rows) if rows else "no entries"]
     for warning in _get(result, "coverage", "warnings") or []:
@@ -368,6 +405,97 @@ def actions(result: object) -> str:
     return "\n".join(parts)
 
 
+def _whole(value: object) -> str:
+    """A count or a latency as a whole number ("-" when absent)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "-" if value is None else cell(value)
+    return str(round(value))
+
+
+def projection_report(result: object) -> str:
+    """``memory.projection.report`` as a few lines and a table per recall mode."""
+    outbox = _get(result, "outbox") or {}
+    parts = [f"mode: {cell(_get(result, 'mode'))}, projecting "
+             f"{'on' if _get(result, 'project') else 'off'}",
+             "outbox: " + (", ".join(f"{cell(k)} {cell(v)}" for k, v in outbox.items())
+                           if isinstance(outbox, Mapping) and outbox else "empty")
+             + (f" (oldest open since {cell(_get(result, 'oldest_open'))})"
+                if _get(result, "oldest_open") else "")]
+    modes = _get(result, "recall") or {}
+    rows = []
+    for mode, row in (modes.items() if isinstance(modes, Mapping) else []):
+        if not isinstance(row, Mapping):
+            continue
+        degraded = row.get("degraded") or {}
+        rows.append([cell(mode), *(_whole(row.get(k)) for k in (
+            "attempts", "ok", "returned", "kept", "flagged", "overlap", "local",
+            "mean_latency_ms", "max_latency_ms")),
+            ", ".join(f"{cell(k)} {cell(v)}" for k, v in sorted(degraded.items()))
+            if isinstance(degraded, Mapping) and degraded else "none"])
+    parts.append(table(["MODE", "ATTEMPTS", "OK", "RETURNED", "KEPT", "FLAGGED", "OVERLAP",
+                        "LOCAL", "MEAN MS", "MAX MS", "DEGRADED"], rows)
+                 if rows else "no external recall yet")
+    return "\n".join(parts)
+
+
+def projection_authorized(result: object) -> str:
+    """What would leave the host, item by item, then the counts."""
+    lines = []
+    for item in _items(result):
+        title = cell(item.get("title"), _TITLE_WIDTH) if item.get("title") else "(withdrawn)"
+        lines.append(f"  {cell(item.get('entry_id'))}  rev {cell(item.get('revision'))}  "
+                     f"{cell(item.get('action'))}  {title}")
+    approved = _get(result, "approved")
+    head = (f"{cell(_get(result, 'considered'))} items would leave this host"
+            + (f"; {cell(approved)} approved now" if approved else "") + ":")
+    outbox = _get(result, "outbox") or {}
+    parts = [head, *lines] if lines else ["nothing waits to leave this host"]
+    parts.append("outbox: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in outbox.items()
+                                        if v) if isinstance(outbox, Mapping) else "")
+    if lines and not approved:
+        parts.append("approve them with: memctl projection authorize --approve "
+                     "(or --entry ID for some)")
+    return "\n".join(p for p in parts if p)
+
+
+def items_of(result: object) -> list[Mapping[str, Any]]:
+    return _items(result)
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` terminal cells, with an ellipsis."""
+    if _cells(text) <= width:
+        return text
+    out = ""
+    for ch in text:
+        if _cells(out + ch) > width - 1:
+            break
+        out += ch
+    return out + "…"
+
+
+def pending_list(result: object, titles: Mapping[str, list[str]], width: int) -> str:
+    """Actions two lines each, fitted to ``width`` columns: the id, what it
+    does and its titles; then status, who proposed and when."""
+    width = max(width, 40)
+    lines = []
+    for a in _items(result):
+        action_id = cell(a.get("action_id"))
+        ops = "; ".join(_op_summary(o) for o in _ops(a)) or "-"
+        named = ", ".join(cell(t) for t in titles.get(str(a.get("action_id")), []))
+        head = f"{action_id}  {ops}" + (f"  {named}" if named else "")
+        lines.append(_fit(head, width))
+        lines.append(_fit(f"  {cell(a.get('status'))} · by "
+                          f"{proposer(a.get('proposed_by'), a.get('owner'))} · created "
+                          f"{cell(a.get('created_at'))} · expires {cell(a.get('expires_at'))}",
+                          width))
+    parts = ["\n".join(lines) if lines else "no actions"]
+    if _get(result, "next_cursor"):
+        parts.append(_fit(f"more: memctl pending --cursor {cell(_get(result, 'next_cursor'))}",
+                          width))
+    return "\n".join(parts)
+
+
 def proposer(by: object, owner: object) -> str:
     """Who proposed an action: the token (labelled by memctl when it has a
     label) or the channel."""
@@ -391,6 +519,7 @@ def action_detail(result: object) -> str:
         ("created", result.get("created_at")),
         ("expires", result.get("expires_at")),
         ("decided", result.get("decided_at")),
+        *([("reason", result.get("reason"))] if result.get("reason") else []),
         ("policy hash", result.get("policy_hash")),
     ])
     resources = result.get("resources") or []
@@ -468,11 +597,11 @@ def tokens(result: object) -> str:
 
 def teams(result: object) -> str:
     rows = [[cell(t.get("scope")), cell(t.get("created_at")),
-             " ".join(cell(m.get("owner")) for m in _items(t, "members")) or "none"]
+             ", ".join(cell(m.get("owner"), 80) for m in _items(t, "members")) or "none"]
             for t in _items(result, "teams")]
     if not rows:
         return "no teams"
-    return table(["TEAM SCOPE", "CREATED", "MEMBERS (OWNER IDS)"], rows)
+    return table(["TEAM SCOPE", "CREATED", "MEMBERS (OWNERS, WITH THEIR TOKENS' LABELS)"], rows)
 
 
 def team_changed(result: object) -> str:
@@ -510,6 +639,13 @@ def context(result: object) -> str:
         parts.append("omitted: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in omitted.items()))
     if _get(result, "truncated"):
         parts.append("note: recall limits cut this snapshot")
+    external = _get(result, "coverage", "external")
+    if isinstance(external, Mapping):
+        if external.get("status") == "ok":
+            parts.append(f"external recall: {cell(external.get('items'))} items")
+        else:
+            parts.append(f"note: external recall degraded ({cell(external.get('reason'))}); "
+                         "only local memory is in this snapshot")
     rendered = _get(result, "rendered")
     parts.append("rendered:\n" + (_indent(clean(rendered, multiline=True))
                                   if rendered else "    (empty)"))
@@ -617,6 +753,11 @@ def imported(result: object) -> str:
         ("waiting for approval", len(_get(result, "pending") or [])),
         ("vouched for", _get(result, "promoted")),
     ])]
+    for problem in _items(result, "problems"):
+        entity = problem.get("entity")
+        lines.append(f"line {cell(problem.get('line'))}"
+                     + (f" (entity {cell(entity, 60)})" if entity else "")
+                     + f": {cell(problem.get('code'))}")
     if _get(result, "imported") and not _get(result, "promoted"):
         lines.append("imported entries are listed but not recalled until you vouch for them: "
                      "review with `memctl ls` / `memctl show ID`, then `memctl promote ID...`")

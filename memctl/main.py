@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -211,6 +212,40 @@ def _emit(io: Io, args: argparse.Namespace, result: Any, render: Renderer,
         io.out(render(labelled(result, labels)))
 
 
+def _never_seen(rpc: Rpc, args: argparse.Namespace) -> str | None:
+    """The identity named on the command line, as KIND:SUBJECT, when memoryd
+    has never seen it: no consent record, no token, no entries (a typo in a
+    subject names a new, empty owner). None when seen, or none is named."""
+    named = identity_params(args)
+    if not named:
+        return None
+    if rpc.call("consent.get", named).get("version"):
+        return None
+    if rpc.call("token.list", named).get("items"):
+        return None
+    counts = rpc.call("memory.status", named).get("counts") or {}
+    if any(counts.values()):
+        return None
+    who = named["identity"]
+    return f"{who['kind']}:{who['subject']}"
+
+
+def _never_seen_warning(who: str) -> str:
+    return (f"memctl: warning: the identity {fmt.cell(who)} has never been seen (no token, "
+            "no consent, no entries); check its spelling")
+
+
+def run_team_add(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    unseen = _never_seen(rpc, args)
+    if unseen is not None:
+        io.err(_never_seen_warning(unseen))
+        if not args.force:
+            io.err("  what to do: issue it a token or set its consent first, or add it "
+                   "anyway with --force")
+            return EXIT_FAILED
+    return run_simple(COMMANDS["team add"], args, rpc, io)
+
+
 def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     probe = build_consent_set(args, 0)  # refuse an empty change before any call
     read = build_consent(args, io.read_text)
@@ -218,6 +253,11 @@ def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     version = current.get("version") if isinstance(current, Mapping) else None
     if not isinstance(version, int):
         raise BadReply("memoryd's consent.get answer has no version")
+    if version == 0:
+        # Setting consent is how a new identity is first set up: a warning only.
+        unseen = _never_seen(rpc, args)
+        if unseen is not None:
+            io.err(_never_seen_warning(unseen) + " (consent is set all the same)")
     request = build_consent_set(args, version)
     del probe
     try:
@@ -369,7 +409,102 @@ def _pretty_json(result: Any) -> str:
 
 def _denied(result: Any) -> str:
     action = result.get("action_id") if isinstance(result, Mapping) else None
-    return f"denied {fmt.cell(action)}"
+    reason = result.get("reason") if isinstance(result, Mapping) else None
+    return f"denied {fmt.cell(action)}" + (f" (reason kept: {fmt.cell(reason)})" if reason else "")
+
+
+def _all_pending(rpc: Rpc) -> list[Mapping[str, Any]]:
+    """Every pending action, every page of governance.action.list."""
+    items: list[Mapping[str, Any]] = []
+    cursor = None
+    while True:
+        page = rpc.call("governance.action.list",
+                        {"status": "pending", **({"cursor": cursor} if cursor else {})})
+        items.extend(i for i in (page.get("items") or []) if isinstance(i, Mapping))
+        cursor = page.get("next_cursor") if isinstance(page, Mapping) else None
+        if not isinstance(cursor, str):
+            return items
+
+
+def _ids_from(args: argparse.Namespace, rpc: Rpc, io: Io, verb: str) -> list[str] | None:
+    """The ids named, and with --all-from every pending action of that
+    identity once the operator said yes (None: not confirmed)."""
+    ids = list(args.action_id or [])
+    if args.all_from is None:
+        if not ids:
+            raise UsageError("name at least one ACTION_ID, or --all-from KIND:SUBJECT")
+        return ids
+    kind, sep, subject = args.all_from.partition(":")
+    if not sep or not kind or not subject:
+        raise UsageError("--all-from takes KIND:SUBJECT, e.g. local:alice or token:bob")
+    owner = rpc.call("consent.get", {"identity": {"kind": kind, "subject": subject}})["owner"]
+    theirs = [str(a["action_id"]) for a in _all_pending(rpc) if a.get("owner") == owner]
+    io.out(f"{len(theirs)} pending actions from {fmt.cell(args.all_from)} "
+           f"({fmt.cell(owner, 20)}) will be {verb}")
+    if not theirs:
+        return ids or []
+    if not args.yes:
+        io.stdout.write(f"{verb[:-1].capitalize()} them? [y/N] ")
+        io.stdout.flush()
+        if io.stdin.readline().strip().lower() not in ("y", "yes"):
+            io.out(f"nothing was {verb}")
+            return None
+    return [*ids, *(i for i in theirs if i not in ids)]
+
+
+def _run_decide(args: argparse.Namespace, rpc: Rpc, io: Io, *, approve: bool) -> int:
+    verb = "approved" if approve else "denied"
+    ids = _ids_from(args, rpc, io, verb)
+    if ids is None:
+        return EXIT_FAILED
+    failed = 0
+    for action_id in ids:
+        one = argparse.Namespace(**{**vars(args), "action_id": [action_id]})
+        request = (build_approve if approve else build_deny)(one, io.read_text)
+        try:
+            result = rpc.call(request.method, request.params)
+        except RpcError as exc:
+            # Each action is decided by its own call: one failure does not
+            # stop the others.
+            failed += 1
+            io.err(f"memctl {args.key} {action_id}: not {verb}")
+            _report_rpc_error(io, exc, request.method, one)
+            continue
+        _emit(io, args, result, fmt.write_result if approve else _denied)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def run_approve(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    return _run_decide(args, rpc, io, approve=True)
+
+
+def run_deny(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    return _run_decide(args, rpc, io, approve=False)
+
+
+def run_pending(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
+    if args.ids:
+        for item in _all_pending(rpc):
+            io.out(str(item.get("action_id")))
+        return EXIT_OK
+    request = build_pending(args, io.read_text)
+    result = rpc.call(request.method, request.params)
+    if option(args, "json"):
+        _emit(io, args, result, fmt.generic)
+        return EXIT_OK
+    from memoryd.memctl.owners import labelled, load_labels
+
+    titles: dict[str, list[str]] = {}
+    for item in fmt.items_of(result):
+        if item.get("status") == "pending":
+            # The proposal's titles: control.sock shows the operator what waits.
+            detail = rpc.call("governance.action.get", {"action_id": item.get("action_id")})
+            titles[str(item.get("action_id"))] = [
+                str(op["entry"].get("title")) for op in (detail.get("ops") or [])
+                if isinstance(op, Mapping) and isinstance(op.get("entry"), Mapping)]
+    width = shutil.get_terminal_size((100, 24)).columns
+    io.out(fmt.pending_list(labelled(result, load_labels(rpc)), titles, width))
+    return EXIT_OK
 
 
 def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
@@ -391,8 +526,9 @@ def run_ui(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     try:
         from memoryd.memctl.ui import server
     except ImportError:
-        io.err("memctl ui: the web page's libraries are not installed; install memoryd[ui] "
-               "(pip install 'memoryd[ui]')")
+        io.err("memctl ui: the web page's libraries are not installed; they come with the "
+               "memoryd[ui] extra: from the checkout, pipx install --force '.[ui]' (or "
+               "pip install '.[ui]' in memoryd's venv)")
         return EXIT_FAILED
     return server.serve(args, io.stdout, io.stderr)
 
@@ -409,11 +545,11 @@ COMMANDS: Final[dict[str, Command]] = {
     "undo": Command(build_undo, fmt.write_result),
     "receipt": Command(build_receipt, fmt.receipt),
     "gc": Command(build_gc, fmt.gc, slow=True),
-    "pending": Command(build_pending, fmt.actions, labelled=True),
+    "pending": Command(build_pending, fmt.actions, labelled=True, run=run_pending),
     "pending show": Command(build_action, fmt.action_detail, labelled=True),
     "action": Command(build_action, fmt.action_detail, labelled=True),
-    "approve": Command(build_approve, fmt.write_result),
-    "deny": Command(build_deny, _denied),
+    "approve": Command(build_approve, fmt.write_result, run=run_approve),
+    "deny": Command(build_deny, _denied, run=run_deny),
     "consent": Command(build_consent, fmt.consent, labelled=True),
     "consent set": Command(None, run=run_consent_set),
     "extract submit": Command(build_extract_submit, fmt.generic),
@@ -421,9 +557,9 @@ COMMANDS: Final[dict[str, Command]] = {
     "extract retry": Command(build_extract_job, fmt.generic),
     "extract drop": Command(build_extract_job, fmt.generic),
     "team create": Command(build_team_create, fmt.team_changed),
-    "team add": Command(build_team_member, fmt.team_changed),
+    "team add": Command(build_team_member, fmt.team_changed, run=run_team_add),
     "team remove": Command(build_team_member, fmt.team_changed),
-    "team ls": Command(build_team_ls, fmt.teams),
+    "team ls": Command(build_team_ls, fmt.teams, labelled=True),
     "token issue": Command(build_token_issue, fmt.token_issued),
     "token ls": Command(build_token_ls, fmt.tokens, labelled=True),
     "token revoke": Command(build_token_revoke, fmt.token_revoked),
@@ -442,10 +578,10 @@ COMMANDS: Final[dict[str, Command]] = {
     "promote": Command(None, run=run_promote),
     "edit": Command(None, run=run_edit),
     "completion": Command(None, run=run_completion, needs_daemon=False),
-    "projection authorize": Command(build_projection_authorize, fmt.generic),
+    "projection authorize": Command(build_projection_authorize, fmt.projection_authorized),
     "projection retry": Command(build_projection_retry, fmt.generic),
     "projection reseed": Command(build_projection_reseed, fmt.generic),
-    "projection report": Command(build_projection_report, fmt.generic),
+    "projection report": Command(build_projection_report, fmt.projection_report),
     "ui": Command(None, run=run_ui, needs_daemon=False),
 }
 
@@ -549,10 +685,15 @@ def _report_rpc_error(io: Io, exc: RpcError, method: str | None,
 def _not_running(io: Io, exc: ConnectError) -> int:
     if not exc.path.exists():
         io.err(f"memctl: memoryd is not running (no socket at {exc.path})")
-        io.err("  what to do: start it with `memoryd serve` on the same home, "
-               "or point memctl at its home with --home DIR or MEMORYD_HOME")
+    elif str(exc).startswith("memoryd is not running"):
+        # A socket left by a daemon that did not stop cleanly: nobody serves it.
+        io.err(f"memctl: memoryd is not running (nothing answers at {exc.path}; the socket "
+               "was left by a daemon that did not stop cleanly)")
     else:
         io.err(f"memctl: {exc}")
+        return EXIT_NOT_RUNNING
+    io.err("  what to do: start it with `memoryd serve` on the same home (it replaces a "
+           "stale socket), or point memctl at its home with --home DIR or MEMORYD_HOME")
     return EXIT_NOT_RUNNING
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "ToolSpec",
     "input_schema",
     "output_schema",
+    "render_actions",
     "render_context",
     "render_read",
     "render_search",
@@ -65,6 +66,8 @@ expected_revision.
 - A write answered "waiting for the operator's approval" is not applied yet: \
 do not resubmit it, carry on, and tell the user it awaits approval.
 - Never store secrets, credentials or anything the user did not mean to keep.
+- Before proposing a change again, memory_actions says what became of your \
+earlier proposals; never re-propose what the operator denied.
 - memory_status says which memory tools this session has and why."""
 
 
@@ -86,23 +89,15 @@ class ToolSpec:
     render: Callable[[Any], str]
 
 
-def _cards(cards: Sequence[Any]) -> list[str]:
-    lines = []
-    for card in cards:
-        if not isinstance(card, dict):
-            continue
-        summary = clean(card.get("summary")) if card.get("summary") else ""
-        lines.append(f"- {card.get('id')} [{card.get('type')}, scope {clean(card.get('scope'))}] "
-                     f"{clean(card.get('title'))}" + (f": {summary}" if summary else ""))
-    return lines
-
-
 def render_context(result: Any) -> str:
+    # The fenced block holds every card (id, type, scope, title, summary),
+    # best first; they are not repeated outside it, where recalled text
+    # would stand unfenced.
     parts = [clean(result.get("rendered") or "", multiline=True).rstrip()]
     cards = result.get("entries") or []
     if cards:
-        parts.append("Cards, best first (memory_read an id for its full body):")
-        parts.extend(_cards(cards))
+        parts.append(f"{len(cards)} cards in the block above, best first; memory_read an id "
+                     "for its full body.")
     else:
         parts.append("No memory matched this intent.")
     notes = []
@@ -198,6 +193,29 @@ def render_submitted(result: Any) -> str:
             "memory task has ended; a new one begins with your next memory call.")
 
 
+def render_actions(result: Any) -> str:
+    items = [i for i in result.get("items") or [] if isinstance(i, dict)]
+    if not items:
+        return "No proposals of this session's task or token."
+    lines = []
+    for item in items:
+        status = item.get("status")
+        line = f"- {item.get('action_id')}: {status}"
+        if item.get("decided_at"):
+            line += f" at {item.get('decided_at')}"
+        if item.get("reason"):
+            line += f"; the operator's reason: {clean(item.get('reason'))}"
+        if item.get("entry_ids"):
+            line += f"; entries {', '.join(str(e) for e in item['entry_ids'])}"
+        lines.append(line)
+    lines.append("A denied proposal was refused by the operator: do not propose it again "
+                 "unless the user asks; a pending one still waits; an expired one was never "
+                 "decided.")
+    if result.get("next_cursor"):
+        lines.append(f"More: pass cursor {result.get('next_cursor')}.")
+    return "\n".join(lines)
+
+
 TOOLS: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="memory_status",
@@ -234,7 +252,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         arguments={
             "intent": "what you are about to do, in a sentence or two; only this is used "
                       "as the query (the first 4,096 characters)",
-            "refresh": "\"compaction\" to take one fresh snapshot after a context compaction",
+            "refresh": "\"compaction\" to take the snapshot again after a context compaction "
+                       "(a new one only if what it holds changed)",
         },
         render=render_context,
     ),
@@ -345,6 +364,29 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         },
         render=render_submitted,
     ),
+    ToolSpec(
+        name="memory_actions",
+        method="memory.actions",
+        # Offered beside memory_write: only a task that may propose has
+        # proposals to ask about (the daemon serves it to every task).
+        grant="memory.write",
+        params=schema.MemoryActions,
+        title="What became of my proposals",
+        description=(
+            "The fate of the changes this session's task or token proposed: pending, "
+            "approved (with the entries it made), denied (with the operator's reason) or "
+            "expired, and when it was decided. Pass action_id (from memory_write's answer) "
+            "for one, or nothing for the newest first. Check it before proposing a change "
+            "again: never re-propose what the operator denied."
+        ),
+        read_only=True, destructive=False, idempotent=True,
+        arguments={
+            "action_id": "one action id (act_...) memory_write answered",
+            "cursor": "the next_cursor of the previous page",
+            "page_size": "1-50 actions a page (default 20)",
+        },
+        render=render_actions,
+    ),
 )
 
 TOOLS_BY_NAME: Final = {spec.name: spec for spec in TOOLS}
@@ -417,6 +459,12 @@ OUTPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         mode={"enum": ["list", "search"]}, next_cursor=_OPT_STR, coverage=_OBJ),
     "memory_read": _object(
         ("entries",), entries=_array_of(_ENTRY), pending=_array_of(_OBJ)),
+    "memory_actions": _object(
+        ("items",), items=_array_of(_shape(
+            ("action_id", "status", "created_at"),
+            "action_id, status, created_at, expires_at: string; decided_at, reason: string "
+            "or null; entry_ids: array of string")),
+        next_cursor=_OPT_STR),
     "memory_write": _object(
         ("outcome", "decision", "entries"),
         outcome={"enum": ["applied", "pending", "unchanged"]}, operation_id=_OPT_STR,

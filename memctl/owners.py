@@ -2,8 +2,9 @@
 
 Owns: the map from ``own_…`` owner ids and ``tok_…`` token ids to the labels
 the operator gave tokens (``memctl token issue --label``), read from
-``token.list`` on control.sock, and the rewriting of a result's owner and
-token ids into ``token:LABEL (own_5c1e…)`` before it is rendered.
+``token.list`` on control.sock, and the rewriting of a result's owner ids
+into ``own_5c1e… (tokens: LABEL)`` and token ids into ``token:LABEL (tok_…)``
+before it is rendered.
 
 Invariants:
 - only human output is rewritten: ``--json`` prints the daemon's answer as
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
-__all__ = ["Labels", "labelled", "load_labels"]
+__all__ = ["Labels", "labelled", "labels_from", "load_labels"]
 
 _SHOWN: Final = 8  # characters of an owner id's hash shown beside its label
 
@@ -39,7 +40,9 @@ class Labels:
             return owner
         short = owner[: len("own_") + _SHOWN] + "…" if len(owner) > len("own_") + _SHOWN \
             else owner
-        return f"{', '.join('token:' + n for n in names)} ({short})"
+        # The owner stays the owner: its tokens' labels are shown beside it,
+        # never in its place (a label names a token, not a person).
+        return f"{short} (tokens: {', '.join(names)})"
 
     def token(self, token_id: str) -> str:
         label = self.tokens.get(token_id)
@@ -55,6 +58,11 @@ def load_labels(rpc: _Rpc) -> Labels:
         result = rpc.call("token.list", {})
     except RpcError:
         return Labels()
+    return labels_from(result)
+
+
+def labels_from(result: Any) -> Labels:
+    """The labels in a ``token.list`` answer."""
     items = result.get("items") if isinstance(result, Mapping) else None
     labels = Labels()
     for item in items if isinstance(items, list) else []:

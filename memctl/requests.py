@@ -142,7 +142,8 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
 
 
 def build_status(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.status", _with_identity(args, {}))
+    by_owner = {"pending_by_owner": True} if getattr(args, "by_owner", False) else {}
+    return Request("memory.status", _with_identity(args, by_owner))
 
 
 _LS_FILTERS: Final = ("target", "scope", "statuses", "types", "search", "mode", "page_size")
@@ -276,13 +277,22 @@ def build_action(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("governance.action.get", {"action_id": args.action_id})
 
 
+def _one_id(args: argparse.Namespace) -> str:
+    ids = args.action_id
+    if isinstance(ids, list):
+        if len(ids) != 1:
+            raise UsageError("name one ACTION_ID here")
+        return str(ids[0])
+    return str(ids)
+
+
 def build_approve(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("governance.action.approve", {"action_id": args.action_id})
+    return Request("governance.action.approve", {"action_id": _one_id(args)})
 
 
 def build_deny(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("governance.action.deny",
-                   _drop_none({"action_id": args.action_id, "reason": args.reason}))
+                   _drop_none({"action_id": _one_id(args), "reason": args.reason}))
 
 
 def build_consent(args: argparse.Namespace, _read: Reader) -> Request:

@@ -108,6 +108,8 @@ class Candidate:
     target: str
     scope: str | None
     entry: dict[str, Any]
+    # The MCP memory server's entity name, to name a refused line by.
+    entity: str | None = None
 
 
 @dataclass
@@ -196,7 +198,7 @@ def _parse_mcp(numbered: Sequence[tuple[int, str]], scope: str | None) -> Parsed
         title = f"{name} ({entity_type})" if entity_type else name
         entry = {"type": "fact", "title": title, "body": "\n".join(lines),
                  "basis": {"kind": "unknown", "note": MCP_NOTE}}
-        parsed.candidates.append(Candidate(number, "memory", scope, entry))
+        parsed.candidates.append(Candidate(number, "memory", scope, entry, entity=name))
     return parsed
 
 
@@ -276,12 +278,19 @@ class ImportReport:
     rejected: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     promoted: int = 0
+    # Each refused entry: its line, its entity (MCP files) and the code.
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+    def refuse(self, cand: Candidate, code: str) -> None:
+        self.rejected[code] += 1
+        self.problems.append({"line": cand.line, "entity": cand.entity, "code": code})
 
     def wire(self) -> dict[str, Any]:
         return {"kind": self.kind, "read": self.read, "imported": len(self.imported),
                 "ids": self.imported, "pending": self.pending, "duplicates": self.duplicates,
                 "conflicts": self.conflicts, "rejected": dict(self.rejected),
-                "skipped": dict(self.skipped), "promoted": self.promoted}
+                "skipped": dict(self.skipped), "promoted": self.promoted,
+                "problems": self.problems}
 
 
 # Refusals of one entry that leave the rest of an import going.
@@ -324,12 +333,12 @@ def run_import(args: argparse.Namespace, rpc: _Rpc, text: str,
                 else:
                     report.conflicts += 1
             elif exc.data_code in _PER_ENTRY:
-                report.rejected[exc.data_code or "rejected"] += 1
+                report.refuse(cand, exc.data_code or "rejected")
             elif exc.code == INVALID_PARAMS:
                 # One line of a hostile or damaged file (a 5,000-character
                 # name, a basis that is not an object) must not stop the
                 # import half-way with no report of what was written.
-                report.rejected["invalid_entry"] += 1
+                report.refuse(cand, "invalid_entry")
             else:
                 raise
         else:

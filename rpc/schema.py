@@ -231,6 +231,15 @@ class ActionDeny(_P, frozen=True, kw_only=True):
     reason: ShortText | None = None
 
 
+class MemoryActions(_P, frozen=True, kw_only=True):
+    """``memory.actions``: the actions the caller's own task or token proposed."""
+
+    task_id: Id
+    action_id: Id | None = None
+    cursor: Annotated[str, Meta(max_length=1_024)] | None = None
+    page_size: Annotated[int, Meta(ge=1, le=50)] = 20
+
+
 class MemoryRead(_P, frozen=True, kw_only=True):
     task_id: Id | None = None
     identity: Identity | None = None
@@ -268,6 +277,8 @@ class MemoryReceipt(_P, frozen=True, kw_only=True):
 class MemoryStatus(_P, frozen=True, kw_only=True):
     task_id: Id | None = None
     identity: Identity | None = None
+    # Control only: each owner's pending actions, by owner.
+    pending_by_owner: bool = False
 
 
 class MemoryJournal(_P, frozen=True, kw_only=True):
@@ -515,6 +526,9 @@ class ActionDetail(ActionSummary, kw_only=True):
     policy_hash: str
     result: dict[str, Any] | None
     ops: list[dict[str, Any]] | None
+    # The operator's reason for a denial, kept with the decision (never in
+    # the listing, which carries no text).
+    reason: str | None = None
 
 
 class ActionDenied(_R, kw_only=True):
@@ -522,6 +536,26 @@ class ActionDenied(_R, kw_only=True):
 
     action_id: str
     status: Literal["denied"]
+    reason: str | None = None
+
+
+class AgentAction(_R, kw_only=True):
+    """One action as its proposer sees it: its fate, never its content."""
+
+    action_id: str
+    status: str
+    created_at: str
+    expires_at: str
+    decided_at: str | None
+    reason: str | None
+    entry_ids: list[str]
+
+
+class AgentActionPage(_R, kw_only=True):
+    """``memory.actions``."""
+
+    items: list[AgentAction]
+    next_cursor: str | None
 
 
 class PendingOut(_R, kw_only=True):
@@ -550,6 +584,8 @@ class ListItem(_R, kw_only=True):
     source: str
     basis_kind: str
     applicability: str
+    # When it leaves recall unless updated (retention, docs/lifecycle.md).
+    expires_at: str | None = None
     # Search mode only.
     snippet: str | UnsetType = UNSET
     score: float | UnsetType = UNSET
@@ -636,6 +672,10 @@ class StatusOut(_R, kw_only=True):
     projection: dict[str, Any]
     recall: dict[str, Any]
     extraction: dict[str, int] | None = None
+    # Control only: every owner's pending actions (``pending_actions`` counts
+    # the acting identity's), and per owner when asked.
+    pending_all_owners: int | UnsetType = UNSET
+    pending_by_owner: dict[str, int] | UnsetType = UNSET
 
 
 class ContextOut(_R, kw_only=True):
@@ -791,6 +831,9 @@ class ProjectionAuthorized(_R, kw_only=True):
     considered: int
     approved: int
     outbox: dict[str, int]
+    # What the items considered would send (control.sock only): each entry's
+    # id, title and revision, and whether it is sent or withdrawn.
+    items: list[dict[str, Any]] = msgspec.field(default_factory=list)
 
 
 class ProjectionRetried(_R, kw_only=True):

@@ -30,12 +30,23 @@ from memoryd.memctl.ui import admin, memories, pending
 from memoryd.memctl.ui.context import Handler, Rpc, Ui, page, see_other
 from memoryd.memctl.ui.present import make_environment
 from memoryd.memctl.ui.security import COOKIE, Guard, Sessions, allowed_hosts
+from memoryd.rpc.client import BadReply, ConnectError, ConnectionLost, RpcError
 
 __all__ = ["build"]
 
 
-async def _home(_ui: Ui, _request: Request) -> Response:
-    return see_other("/memories")
+async def _landing(ui: Ui) -> str:
+    """Where a session starts: the queue when something waits, else memories."""
+    try:
+        status = await ui.call("memory.status", {})
+    except (RpcError, ConnectError, ConnectionLost, BadReply, TimeoutError):
+        return "/memories"
+    waiting = status.get("pending_all_owners") if isinstance(status, dict) else None
+    return "/pending" if isinstance(waiting, int) and waiting > 0 else "/memories"
+
+
+async def _home(ui: Ui, _request: Request) -> Response:
+    return see_other(await _landing(ui))
 
 
 async def _logout(ui: Ui, request: Request) -> Response:
@@ -98,7 +109,7 @@ def build(rpc: Rpc, socket_path: Path, host: str, port: int, *,
                 csrf="", identity=None, notices=[], now=ui.now())
             return HTMLResponse(text, status_code=403)
         ui.log.info("ui_login")
-        response = RedirectResponse("/memories", status_code=303)
+        response = RedirectResponse(await _landing(ui), status_code=303)
         response.set_cookie(COOKIE, sid, path="/", httponly=True, samesite="strict")
         return response
 

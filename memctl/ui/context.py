@@ -92,6 +92,7 @@ class Ui:
             notices, session.notices[:] = list(session.notices), []
         first = "/" + request.url.path.split("/")[1]
         context.setdefault("active", _NAV_OF.get(first, first))
+        context.setdefault("pending_count", getattr(request.state, "pending_count", None))
         text = self.env.get_template(template).render(
             csrf=session.csrf if session else "", csrf_field=CSRF_FIELD,
             identity=session.identity if session else None, notices=notices,
@@ -117,6 +118,17 @@ def form_text(form: FormData, name: str, *, limit: int = 65_536) -> str | None:
     return value[:limit]
 
 
+async def _pending_count(ui: Ui) -> int | None:
+    """Every owner's pending actions, for the navigation (None: unknown;
+    the page itself then says why the daemon did not answer)."""
+    try:
+        status = await ui.call("memory.status", {})
+    except (RpcError, ConnectError, ConnectionLost, BadReply, TimeoutError):
+        return None
+    count = status.get("pending_all_owners") if isinstance(status, dict) else None
+    return count if isinstance(count, int) else None
+
+
 def page(ui: Ui, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     """Wrap ``handler`` for Starlette: error pages and the request log line."""
 
@@ -124,6 +136,8 @@ def page(ui: Ui, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         route = getattr(request.scope.get("route"), "path", "?")
         try:
+            if request.method == "GET":
+                request.state.pending_count = await _pending_count(ui)
             response = await handler(ui, request)
         except RpcError as exc:
             response = ui.render(request, "error.html", _STATUS_BY_CODE.get(exc.code, 502),

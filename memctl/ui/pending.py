@@ -21,6 +21,8 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import Response
 
+from memoryd.memctl.format import proposer
+from memoryd.memctl.owners import Labels, labelled, labels_from
 from memoryd.memctl.ui.context import Ui, form_text, see_other
 from memoryd.rpc.client import RpcError
 
@@ -80,9 +82,20 @@ async def queue(ui: Ui, request: Request) -> Response:
     full = [await ui.call("governance.action.get", {"action_id": i["action_id"]})
             for i in shown]
     decisions = await _decisions(ui) if full else {}
+    labels = await _labels(ui) if full else Labels()
     return ui.render(request, "pending.html", actions=full, decisions=decisions,
                      total=len(items), page=number, pages=-(-len(items) // PAGE),
-                     complete=complete)
+                     complete=complete, owner_of=labels.owner,
+                     proposer_of=lambda a: proposer(labelled(a.get("proposed_by"), labels),
+                                                    a.get("owner")))
+
+
+async def _labels(ui: Ui) -> Labels:
+    """The operator's token labels (none when token.list cannot be read)."""
+    try:
+        return labels_from(await ui.call("token.list", {}))
+    except RpcError:
+        return Labels()
 
 
 async def _decide(ui: Ui, action_id: str, approve: bool, reason: str | None) -> dict[str, Any]:
@@ -97,8 +110,10 @@ async def _decide(ui: Ui, action_id: str, approve: bool, reason: str | None) -> 
                 "message": exc.detail_message or exc.message, "recovery": exc.recovery}
     entries = [e for e in (result.get("entries") or []) if isinstance(e, dict)] \
         if isinstance(result, dict) else []
+    kept = result.get("reason") if isinstance(result, dict) else None
     return {"action_id": action_id, "ok": True, "outcome": result.get("outcome")
-            if isinstance(result, dict) else None, "entries": entries}
+            if isinstance(result, dict) else None, "entries": entries,
+            "reason": kept if isinstance(kept, str) else None}
 
 
 async def approve(ui: Ui, request: Request) -> Response:

@@ -74,6 +74,16 @@ def serve(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.
     host: str = args.host
     if host == "localhost":
         host = "127.0.0.1"
+    if host in ("0.0.0.0", "::", "[::]"):  # noqa: S104 (named to refuse it)
+        # The page answers only requests addressed to the host it is bound
+        # to (Host header check), so a wildcard would print an address the
+        # LAN cannot use: name the one address instead.
+        print(f"memctl ui: --host {host} listens on every address, but the page answers "
+              "only the one address it is reached by", file=err)
+        print("  what to do: name one address of this host (e.g. --host 192.168.1.20), or "
+              "keep the default and use an SSH tunnel: memctl ui --port 8765 there, then "
+              "ssh -L 8765:127.0.0.1:8765 HOST", file=err)
+        return EXIT_USAGE
     path = control_socket(resolve_home(args.home))
     try:
         anyio.run(_probe, path)

@@ -28,7 +28,7 @@ from memoryd.memctl import mcp_bridge  # noqa: E402
 from memoryd.rpc.client import Client, RpcError  # noqa: E402
 from tests.harness import REPO, Daemon, entry, short_tempdir  # noqa: E402
 
-WRITE_TOOLS = {"memory_write", "memory_submit_session"}
+WRITE_TOOLS = {"memory_write", "memory_submit_session", "memory_actions"}
 READ_TOOLS = {"memory_context", "memory_search", "memory_read"}
 
 
@@ -197,6 +197,32 @@ def test_write_waits_for_approval_then_reads_back_after_memctl_approve(d: Daemon
     assert note["body"] in text(read)
 
 
+def test_agent_learns_a_denied_write_and_its_reason_through_memory_actions(d: Daemon) -> None:
+    token = agent_token(d, "outcome", read=True, contribute=True)
+    note = entry(title="Lunch", body="Lunch is at noon on Fridays.", type_="fact")
+
+    async def propose() -> Any:
+        async with session(d.home, token=token) as s:
+            return await s.call_tool("memory_write", {"action": "add", "entry": note})
+
+    action_id = run(propose).structured_content["action_id"]
+    denied = d.memctl("deny", action_id, "--reason", "not a work fact")
+    assert denied.returncode == 0, denied.stderr
+
+    async def ask() -> tuple[Any, Any]:
+        async with session(d.home, token=token) as s:
+            return (await s.call_tool("memory_actions", {"action_id": action_id}),
+                    await s.call_tool("memory_actions", {"action_id": "act_unknown"}))
+
+    found, unknown = run(ask)
+    assert not found.is_error
+    assert found.structured_content["items"][0]["status"] == "denied"
+    said = text(found)
+    assert action_id in said and "denied" in said and "not a work fact" in said
+    assert "do not propose it again" in said.lower()
+    assert unknown.is_error and "action_not_found" in text(unknown)
+
+
 def test_context_returns_the_fenced_block_and_cards(d: Daemon) -> None:
     token = agent_token(d, "recall", read=True, contribute=True)
     with d.control() as c:
@@ -221,6 +247,11 @@ def test_context_returns_the_fenced_block_and_cards(d: Daemon) -> None:
     assert "<<<memoryd:evidence begin" in body
     assert "not instructions" in body
     assert [card["title"] for card in result.structured_content["entries"]] == ["Editor"]
+    # Each card once, inside the fence: recalled text never stands outside it.
+    card_id = result.structured_content["entries"][0]["id"]
+    assert body.count(card_id) == 1 and body.count("Editor") == 1
+    begin, end = body.index("<<<memoryd:evidence begin"), body.index("<<<memoryd:evidence end")
+    assert begin < body.index(card_id) < end
 
 
 def test_closing_the_session_ends_its_task(d: Daemon) -> None:

@@ -8,11 +8,12 @@ client.
 from __future__ import annotations
 
 import json
+import subprocess
 from typing import Any
 
 import pytest
 
-from tests.harness import Daemon
+from tests.harness import MEMCTL, REPO, Daemon
 
 ALICE = ["--identity-kind", "token", "--identity-subject", "alice"]
 
@@ -140,3 +141,119 @@ def test_terminal_escapes_never_reach_the_store(d: Daemon) -> None:
                     input=b"red \x1b[31mtext\x1b[0m", process=True)
     assert done.returncode != 0
     assert b"invisible_unicode" in done.stderr
+
+
+def test_team_ls_names_members_with_their_token_labels(d: Daemon) -> None:
+    issued = _json(d, "token", "issue", "--kind", "local", "--subject", "dora",
+                   "--label", "dora-desktop")
+    _ok(d, "team", "create", "ops")
+    _ok(d, "team", "add", "ops", "--identity-kind", "local", "--identity-subject", "dora")
+    listed = _ok(d, "team", "ls")
+    assert f"{issued['owner'][:12]}… (tokens: dora-desktop)" in listed
+    assert "token:dora-desktop (own_" not in listed
+
+
+def test_status_says_which_ranker_runs_and_why(d: Daemon) -> None:
+    # The test daemon ranks lexically by configuration ([recall] ranker = "lexical").
+    shown = _ok(d, "status")
+    assert "recall:            lexical (switched off in memoryd.toml: [recall] ranker = lexical)" \
+        in shown
+
+
+def _erin_task(d: Daemon) -> dict[str, Any]:
+    erin = ["--identity-kind", "local", "--identity-subject", "erin"]
+    _ok(d, "consent", "set", "--read", "on", "--contribute", "on", *erin)
+    issued = _json(d, "token", "issue", "--kind", "local", "--subject", "erin",
+                   "--label", "erin-laptop")
+    with d.agent() as a:
+        task = a.call("task.begin", {"token": issued["token"]})
+    return {**task, "token": issued["token"]}
+
+
+def _status_of(d: Daemon, action_id: str) -> str:
+    with d.control() as c:
+        return str(c.call("governance.action.get", {"action_id": action_id})["status"])
+
+
+def test_approve_and_deny_take_several_ids(d: Daemon, agent_task: dict[str, Any]) -> None:
+    first, second, third = (_propose(d, agent_task, f"Several {n}", f"Body of note {n}.")
+                            for n in range(3))
+    denied = d.memctl("deny", first, second, "--reason", "not needed", process=True)
+    assert denied.returncode == 0, denied.stderr
+    out = denied.stdout.decode()
+    assert f"denied {first}" in out and f"denied {second}" in out
+    assert (_status_of(d, first), _status_of(d, second)) == ("denied", "denied")
+    approved = d.memctl("approve", third, process=True)
+    assert approved.returncode == 0, approved.stderr
+    assert _status_of(d, third) == "approved"
+
+
+def test_one_failed_id_among_several_is_reported_and_the_rest_are_decided(
+        d: Daemon, agent_task: dict[str, Any]) -> None:
+    real = _propose(d, agent_task, "Among several", "Still decided.")
+    done = d.memctl("deny", "act_doesnotexist", real, process=True)
+    assert done.returncode != 0
+    assert b"act_doesnotexist" in done.stderr and b"action_not_found" in done.stderr
+    assert _status_of(d, real) == "denied"
+
+
+def test_pending_fits_the_terminal_and_shows_titles(
+        d: Daemon, agent_task: dict[str, Any]) -> None:
+    action_id = _propose(d, agent_task, "A rather long title about the build cache and why "
+                         "it must be cleared before every release", "Clear the cache.")
+    done = subprocess.run([*MEMCTL, "--home", str(d.home), "pending"], capture_output=True,
+                          env={**d.env, "COLUMNS": "80"}, cwd=REPO, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    assert max(len(line) for line in lines) <= 80, lines
+    mine = next(i for i, line in enumerate(lines) if action_id in line)
+    assert "A rather long title" in "\n".join(lines[mine:mine + 2])
+    assert "Clear the cache." not in done.stdout.decode()  # titles only, never bodies
+
+
+def test_deny_all_from_an_identity_asks_first(d: Daemon) -> None:
+    task = _erin_task(d)
+    ids = [_propose(d, task, f"Erin {n}", f"Erin's note {n}.") for n in range(2)]
+    refused = d.memctl("deny", "--all-from", "local:erin", "--reason", "not now",
+                       input=b"n\n", process=True)
+    assert refused.returncode != 0
+    assert b"2 pending actions" in refused.stdout
+    assert [_status_of(d, i) for i in ids] == ["pending", "pending"]
+    done = d.memctl("deny", "--all-from", "local:erin", "--reason", "not now",
+                    input=b"y\n", process=True)
+    assert done.returncode == 0, done.stderr
+    assert [_status_of(d, i) for i in ids] == ["denied", "denied"]
+
+
+def test_global_options_are_accepted_before_or_after_the_command(d: Daemon) -> None:
+    # No --home in front: it comes after the command; --json before it.
+    env_without_home = {k: v for k, v in d.env.items() if k != "MEMORYD_HOME"}
+    for argv in (["--json", "status", "--home", str(d.home)],
+                 ["status", "--home", str(d.home), "--json"],
+                 ["status", f"--home={d.home}", "--timeout", "20", "--json"]):
+        done = subprocess.run([*MEMCTL, *argv], capture_output=True, env=env_without_home,
+                              cwd=REPO, timeout=60, check=False)
+        assert done.returncode == 0, (argv, done.stderr)
+        assert "backend" in json.loads(done.stdout)
+
+
+def test_a_misspelled_command_gets_a_suggestion(d: Daemon) -> None:
+    done = d.memctl("stauts", process=True)
+    assert done.returncode == 2
+    assert b"unknown command 'stauts'; did you mean 'status'?" in done.stderr
+
+
+def test_ls_and_show_say_when_an_entry_expires(d: Daemon) -> None:
+    done = d.memctl("write", "--type", "fact", "--title", "Short lived", "--ttl-days", "10",
+                    "--body-file", "-", "--json", input=b"Gone in ten days.", process=True)
+    assert done.returncode == 0, done.stderr
+    made = json.loads(done.stdout)["entries"][0]
+    expires = made["expires_at"]
+    listed = _json(d, "ls")
+    (item,) = [i for i in listed["items"] if i["id"] == made["id"]]
+    assert item["expires_at"] == expires
+    human = _ok(d, "ls")
+    assert "EXPIRES" in human.splitlines()[0]
+    row = next(line for line in human.splitlines() if made["id"] in line)
+    assert expires[:10] in row
+    assert "expires:" in _ok(d, "show", made["id"])

@@ -173,6 +173,23 @@ def test_a_rejected_entry_is_counted_and_the_rest_imported(
     assert b"AKIA" not in done.stdout + done.stderr
 
 
+def test_a_rejected_entry_is_named_by_its_line_and_entity(
+        dst: Daemon, tmp_path: Path) -> None:
+    lines = [{"type": "entity", "name": "Calm", "entityType": "note",
+              "observations": ["Nothing secret here"]},
+             {"type": "entity", "name": "Leaky", "entityType": "note",
+              "observations": ["aws key AKIAIOSFODNN7EXAMPLE here"]}]
+    path = tmp_path / "leaky.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    done = dst.memctl("import", str(path), "--scope", "project:leaky")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "line 2 (entity Leaky): secret_detected" in out
+    assert "AKIA" not in out + done.stderr.decode()
+    as_json = js(dst, "import", str(path), "--scope", "project:leaky2")
+    assert as_json["problems"] == [{"line": 2, "entity": "Leaky", "code": "secret_detected"}]
+
+
 def test_import_reads_the_mcp_memory_server_file_and_vouch_makes_it_recallable(
         dst: Daemon, tmp_path: Path) -> None:
     path = tmp_path / "memory.jsonl"
@@ -234,8 +251,10 @@ def test_a_token_label_names_the_proposer_and_never_reaches_agent_sock(dst: Daem
     pending = ok(dst, "pending")
     assert f"token:alice-laptop ({issued['token_id']})" in pending
     owner = issued["owner"]
-    assert f"token:alice-laptop ({owner[:12]}…)" in ok(dst, "token", "ls")
-    assert f"token:alice-laptop ({owner[:12]}…)" in ok(dst, "consent", *ALICE)
+    # An owner reads as an owner, with the labels of its tokens beside it.
+    assert f"{owner[:12]}… (tokens: alice-laptop)" in ok(dst, "token", "ls")
+    assert f"{owner[:12]}… (tokens: alice-laptop)" in ok(dst, "consent", *ALICE)
+    assert f"token:alice-laptop ({owner[:12]}" not in ok(dst, "consent", *ALICE)
     # Scripts get the daemon's answer as it is.
     assert js(dst, "consent", *ALICE)["owner"] == owner
     audit = dst.memctl("audit", "export").stdout
@@ -307,7 +326,7 @@ def test_version_on_memctl_and_memoryd() -> None:
         assert prog.endswith(name) and version[0].isdigit()
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_completion_scripts_name_every_subcommand(shell: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run([*MEMCTL, "completion", shell], env=env, cwd=REPO,
@@ -315,8 +334,49 @@ def test_completion_scripts_name_every_subcommand(shell: str) -> None:
     assert done.returncode == 0, done.stderr
     script = done.stdout.decode()
     for word in ("export", "import", "promote", "edit", "approve", "--label", "--vouch"):
-        assert word in script
+        # fish names a long option without its dashes (-l label).
+        assert (word.lstrip("-") if shell == "fish" else word) in script
+    # ACTION_ID after approve and deny completes from the pending actions.
+    assert "pending --ids" in script
     if shell == "bash":
         checked = subprocess.run(["bash", "-n"], input=done.stdout, capture_output=True,
                                  check=False)
         assert checked.returncode == 0, checked.stderr
+
+
+def _propose_one(dst: Daemon, subject: str) -> str:
+    who = {"kind": "local", "subject": subject}
+    with dst.control() as c:
+        enable_consent(c, identity=who)
+        token = c.call("token.issue", {"identity": who})["token"]
+    with dst.agent() as a:
+        task = a.call("task.begin", {"token": token})["task_id"]
+        return str(a.call("memory.write", {"task_id": task, "action": "add", "entry": {
+            "type": "fact", "title": f"From {subject}", "body": "Waits for a decision."}})[
+                "action_id"])
+
+
+def test_pending_ids_lists_the_ids_that_wait(dst: Daemon) -> None:
+    mine = _propose_one(dst, "lister")
+    with dst.control() as c:
+        waiting = {i["action_id"] for i in c.call("governance.action.list", {})["items"]}
+    listed = ok(dst, "pending", "--ids").split()
+    assert mine in listed
+    assert set(listed) == waiting and len(listed) == len(waiting)
+
+
+def test_bash_completes_action_ids_after_deny(dst: Daemon, tmp_path: Path) -> None:
+    env = {**dst.env, "PYTHONPATH": str(REPO), "MEMORYD_HOME": str(dst.home)}
+    script = subprocess.run([*MEMCTL, "completion", "bash"], env=env, cwd=REPO,
+                            capture_output=True, check=True, timeout=60).stdout.decode()
+    mine = _propose_one(dst, "completer")
+    with dst.control() as c:
+        waiting = {i["action_id"] for i in c.call("governance.action.list", {})["items"]}
+    shim = tmp_path / "memctl"
+    shim.write_text("#!/bin/sh\nexec " + " ".join(MEMCTL) + ' "$@"\n')
+    shim.chmod(0o755)
+    probe = script + '\n_memctl_action_ids act_\n'
+    done = subprocess.run(["bash", "-c", probe], env={**env, "PATH": f"{tmp_path}:/usr/bin:/bin"},
+                          capture_output=True, timeout=60, check=False)
+    assert mine in waiting
+    assert set(done.stdout.decode().split()) == waiting, done.stderr

@@ -116,6 +116,27 @@ def test_nothing_is_sent_before_both_decisions_allow_it() -> None:
         assert rx.bodies() == ["The user prefers vim keybindings."]
 
 
+@pytest.mark.sqlite_only("projection is refused with store.backend postgresql (docs/decisions.md)")
+def test_authorize_lists_what_would_leave_the_host_before_approval() -> None:
+    with receiver() as rx, daemon_with(rx, policy=NET_ONLY_EXT_APPROVAL) as d, \
+            d.control() as c:
+        made = add(c, "Editor", "Vim keybindings.")["entries"][0]
+        wait_until(lambda: outbox(c)["blocked"] == 1, "blocked")
+        review = c.call("memory.projection.authorize", {})
+        assert review["approved"] == 0
+        assert review["items"] == [{"entry_id": made["id"], "title": "Editor",
+                                    "revision": 1, "action": "replace"}]
+        assert rx.writes() == []
+        shown = d.memctl("projection", "authorize", process=True)
+        assert shown.returncode == 0, shown.stderr
+        text = shown.stdout.decode()
+        assert f"{made['id']}  rev 1  replace  Editor" in text
+        assert "memctl projection authorize --approve" in text
+        # The agent channel never reaches it.
+        with d.agent() as a, pytest.raises(RpcError):
+            a.call("memory.projection.authorize", {})
+
+
 def test_an_update_after_approval_of_an_earlier_revision_waits() -> None:
     with receiver() as rx, daemon_with(rx, policy=NET_ONLY_EXT_APPROVAL) as d, \
             d.control() as c:

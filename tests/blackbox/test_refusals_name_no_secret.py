@@ -177,8 +177,9 @@ def _stored_bytes(daemon: Daemon) -> bytes:
 
 def test_hashed_and_unkept_texts_never_reach_the_store_files(held: Daemon) -> None:
     # Only keyed hashes of an identity, a cited user message and an intent
-    # are kept, and a query or a deny reason not at all: none of them may
-    # reach a page of the database or its WAL (nor the log or the chain).
+    # are kept, and a query not at all: none of them may reach a page of the
+    # database or its WAL (nor the log or the chain). A deny reason is kept
+    # with its decision, and is never in the log or the chain.
     canary = {k: f"Cnry{k}{uuid.uuid4().hex[:8]}" for k in (
         "subject", "issuer", "message", "intent", "query", "deny")}
     with held.control() as c, held.agent() as a:
@@ -198,6 +199,13 @@ def test_hashed_and_unkept_texts_never_reach_the_store_files(held: Daemon) -> No
         status = json.dumps(c.call("memory.status", {"identity": ident}))
     stored, log = _stored_bytes(held), held.log()
     for name, text in canary.items():
-        assert text.encode() not in stored, name
+        if name != "deny":
+            assert text.encode() not in stored, name
         assert text not in log and text not in exported and text not in status, name
+    # A deny reason is kept with the decision, for the operator and the
+    # proposing agent (docs/decisions/0240-deny-reason-and-agent-outcome.md):
+    # stored, and still never in the log, the chain or status.
+    with held.control() as c:
+        assert c.call("governance.action.get",
+                      {"action_id": out["action_id"]})["reason"] == canary["deny"]
     assert token.encode() not in stored and token not in log

@@ -441,3 +441,24 @@ def test_one_agent_uid_cannot_take_every_agent_slot(other_user: pwd.struct_passw
         finally:
             for c in held:
                 c.close()
+
+
+def test_a_clean_stop_removes_its_sockets_and_memctl_says_what_to_do() -> None:
+    with running() as d:
+        assert d.agent_path.exists() and d.control_path.exists()
+        assert d.stop() == 0
+        assert not d.agent_path.exists() and not d.control_path.exists()
+        done = d.memctl("status", process=True)
+        assert done.returncode == 3
+        assert b"memoryd is not running" in done.stderr
+        assert b"what to do: start it with `memoryd serve`" in done.stderr
+
+
+def test_memctl_against_a_stale_socket_says_what_to_do() -> None:
+    with running() as d:
+        d.kill()  # no clean stop: the socket stays behind
+        assert d.control_path.exists()
+        done = d.memctl("status", process=True)
+        assert done.returncode == 3
+        assert b"memoryd is not running" in done.stderr
+        assert b"what to do: start it with `memoryd serve`" in done.stderr

@@ -347,7 +347,8 @@ def test_memctl_team_commands(w: World) -> None:
     who = fresh_identity("frank-")
     ident = ["--identity-kind", who["kind"], "--identity-subject", who["subject"]]
     assert w.d.memctl("team", "create", "infra").returncode == 0
-    added = w.d.memctl("team", "add", "infra", *ident, "--json")
+    # A fresh identity memoryd has never seen: adding it takes --force.
+    added = w.d.memctl("team", "add", "infra", *ident, "--force", "--json")
     assert added.returncode == 0, added.stderr
     owner = json.loads(added.stdout.decode())["member"]
     listed = w.d.memctl("team", "ls", "--json")

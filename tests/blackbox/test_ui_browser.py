@@ -183,6 +183,120 @@ def test_bulk_decide_confirms_what_will_happen_first(page: Any, d: Daemon) -> No
     with d.control() as c:
         assert c.call("governance.action.get", {"action_id": first})["status"] == "denied"
         assert c.call("governance.action.get", {"action_id": second})["status"] == "denied"
+        for action in (first, second):  # the reason typed once is kept with each decision
+            assert c.call("governance.action.get", {"action_id": action})["reason"] == \
+                "not about work"
+    assert page.locator("main").inner_text().count("reason kept: not about work") == 2
+
+
+def test_navigation_counts_every_owners_pending_actions(page: Any, d: Daemon) -> None:
+    other = {"kind": "local", "subject": "nav-count-owner"}
+    with d.control() as c:
+        enable_consent(c, identity=other)
+        token = c.call("token.issue", {"identity": other})["token"]
+    with d.agent() as a:
+        task = a.call("task.begin", {"token": token})["task_id"]
+        a.call("memory.write", {"task_id": task, "action": "add", "entry": {
+            "type": "fact", "title": "Other owner", "body": "Waits for a decision."}})
+    with d.control() as c:
+        waiting = c.call("memory.status", {})["pending_all_owners"]
+    assert waiting >= 1
+    page.goto(origin(page) + "/memories")
+    link = page.get_by_role("navigation", name="Pages").get_by_role("link", name="Pending")
+    assert link.inner_text() == f"Pending ({waiting} waiting)"
+
+
+def test_pending_says_who_proposed_by_token_label(page: Any, d: Daemon) -> None:
+    kim = {"kind": "local", "subject": "kim"}
+    with d.control() as c:
+        enable_consent(c, identity=kim)
+        issued = c.call("token.issue", {"identity": kim, "label": "kim-laptop"})
+    with d.agent() as a:
+        task = a.call("task.begin", {"token": issued["token"]})["task_id"]
+        action = a.call("memory.write", {"task_id": task, "action": "add", "entry": {
+            "type": "fact", "title": "Kim's note", "body": "Standup is at ten."}})["action_id"]
+    go(page, page.get_by_role("link", name="Pending"))
+    text = page.get_by_role("region", name=re.compile(action)).inner_text()
+    assert f"proposed by token:kim-laptop ({issued['token_id']})" in text
+    assert f"owner {issued['owner'][:12]}… (tokens: kim-laptop)" in text
+
+
+def test_table_cells_do_not_break_words_at_1280_px(d: Daemon, page: Any) -> None:
+    with d.control() as c:  # a long title takes the width the other columns need
+        c.call("memory.write", {"action": "add", "scope": "project:infrastructure-platform",
+                                "entry": {"type": "procedure", "title": " ".join(
+                                    ["Rotate the certificates of the ingress controllers"] * 6),
+                                    "body": "Rotate them every quarter."}})
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(origin(page) + "/memories")
+    broken = page.evaluate("""() => {
+        const out = [];
+        for (const td of document.querySelectorAll('main table td')) {
+            const text = td.innerText.trim();
+            // A new line between two letters or digits is a word broken in two.
+            const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const s = node.textContent;
+                let lastTop = null;
+                for (let i = 0; i < s.length; i++) {
+                    const range = document.createRange();
+                    range.setStart(node, i);
+                    range.setEnd(node, i + 1);
+                    const r = range.getClientRects()[0];
+                    if (!r) continue;
+                    const top = Math.round(r.top);
+                    if (lastTop !== null && top > lastTop && /[\\p{L}\\p{N}]/u.test(s[i])
+                            && /[\\p{L}\\p{N}]/u.test(s[i - 1])) {
+                        out.push(text);
+                        break;
+                    }
+                    lastTop = top;
+                }
+            }
+        }
+        return out;
+    }""")
+    assert broken == []
+
+
+def test_after_login_the_page_lands_on_the_queue_when_something_waits(
+        browser: Any, d: Daemon) -> None:
+    _propose(d, "Landing", "Something waits.")
+    # A login address works once: a second memctl ui prints a fresh one.
+    second = UiServer(d).start()
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.goto(second.login_url)
+        assert tab.url == f"{second.base}/pending"
+        assert tab.get_by_role("heading", name="Pending proposals").is_visible()
+    finally:
+        context.close()
+        second.stop()
+
+
+def test_deny_with_a_reason_keeps_it_and_shows_it(page: Any, d: Daemon) -> None:
+    action = _propose(d, "Font size", "Reads code at 16 pt.")
+    go(page, page.get_by_role("link", name="Pending"))
+    section = page.get_by_role("region", name=re.compile(action))
+    section.get_by_label("Reason").fill("only true on the laptop")
+    go(page, section.get_by_role("button", name=f"Deny {action}"))
+    assert "denied · reason kept: only true on the laptop" in page.locator("main").inner_text()
+    with d.control() as c:
+        shown = c.call("governance.action.get", {"action_id": action})
+    assert (shown["status"], shown["reason"]) == ("denied", "only true on the laptop")
+
+
+def test_a_secret_typed_as_a_deny_reason_is_refused_on_the_page(page: Any, d: Daemon) -> None:
+    action = _propose(d, "Paste slip", "Keeps notes in the wiki.")
+    go(page, page.get_by_role("link", name="Pending"))
+    section = page.get_by_role("region", name=re.compile(action))
+    section.get_by_label("Reason").fill("see ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")
+    go(page, section.get_by_role("button", name=f"Deny {action}"))
+    shown = page.locator("main").inner_text()
+    assert "secret_detected" in shown and "ghp_a1B2" not in shown
+    with d.control() as c:
+        assert c.call("governance.action.get", {"action_id": action})["status"] == "pending"
 
 
 def test_edit_with_a_conflict_shows_both_versions(page: Any, d: Daemon) -> None:
@@ -284,6 +398,7 @@ def test_status_shows_backend_counts_and_policy(page: Any) -> None:
     text = page.locator("main").inner_text()
     for word in (backend(), "pending actions", "pol_", "rules"):
         assert word in text
+    assert re.search(r"\d+ for this identity, \d+ in all", text)
     shot(page, "status")
 
 

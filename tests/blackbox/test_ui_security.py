@@ -201,3 +201,14 @@ def test_the_control_client_is_the_only_path(d: Daemon) -> None:
     with Client(d.control_path) as c:
         listed = c.call("memory.list", {"query": "memctl"})
     assert [i["source"] for i in listed["items"] if i["title"] == "Via the page"] == ["user"]
+
+
+@pytest.mark.parametrize("wildcard", ["0.0.0.0", "::"])  # noqa: S104 (refused, never bound)
+def test_a_wildcard_host_is_refused_with_a_hint(d: Daemon, wildcard: str) -> None:
+    # The page answers only the address it was bound to (Host header check),
+    # so a wildcard would print an address that answers 421 from the LAN.
+    done = d.memctl("ui", "--host", wildcard, process=True, timeout=30)
+    assert done.returncode == 2
+    said = done.stderr.decode()
+    assert f"--host {wildcard} listens on every address" in said
+    assert "name one address of this host" in said and "ssh -L" in said

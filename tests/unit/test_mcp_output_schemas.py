@@ -37,6 +37,10 @@ REQUIRED: dict[str, dict[str, list[str]]] = {
         "": ["entries"],
         "entries": ["id", "target", "scope", "type", "title", "status", "revision"],
     },
+    "memory_actions": {
+        "": ["items"],
+        "items": ["action_id", "status", "created_at"],
+    },
     "memory_write": {
         "": ["outcome", "decision", "entries"],
         "decision": ["effect"],

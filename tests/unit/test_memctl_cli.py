@@ -529,11 +529,12 @@ def test_status_shows_the_operator_facts() -> None:
 
 def test_listing_is_a_table_with_the_next_cursor() -> None:
     text = fmt.listing({"items": [{"id": "ent_A", "type": "fact", "status": "active",
-                                   "revision": 2, "scope": "default", "title": "Sky"}],
+                                   "revision": 2, "scope": "default", "title": "Sky",
+                                   "expires_at": "2027-03-01T00:00:00.000000Z"}],
                         "mode": "list", "next_cursor": "CUR", "coverage": {"complete": True}})
     header, row = text.splitlines()[:2]
-    assert header.split() == ["ID", "TYPE", "STATUS", "REV", "SCOPE", "TITLE"]
-    assert row.split() == ["ent_A", "fact", "active", "2", "default", "Sky"]
+    assert header.split() == ["ID", "TYPE", "STATUS", "REV", "SCOPE", "EXPIRES", "TITLE"]
+    assert row.split() == ["ent_A", "fact", "active", "2", "default", "2027-03-01", "Sky"]
     assert "memctl ls --cursor CUR" in text
 
 
@@ -655,6 +656,6 @@ def test_team_ls_shows_scopes_and_member_owner_ids() -> None:
          "members": [{"owner": "own_a", "added_at": "x"}, {"owner": "own_b", "added_at": "y"}]},
         {"name": "qa", "scope": "team:qa", "created_at": "2025-01-02T00:00:00Z",
          "members": []}]})
-    assert "team:ops" in out and "own_a own_b" in out
+    assert "team:ops" in out and "own_a, own_b" in out
     assert out.splitlines()[-1].split()[-1] == "none"
     assert fmt.teams({"teams": []}) == "no teams"
