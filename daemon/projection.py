@@ -301,7 +301,7 @@ class Projection:
         """Send the oldest authorised item; False when there is nothing to send now."""
         now_dt = self.clock.now()
         lease_until = fmt(plus(now_dt, seconds=self.cfg.lease_s))
-        job = await self.store.run(lambda tx: self._lease(tx, fmt(now_dt), lease_until))
+        job = await self.store.run(lambda tx: self._lease(tx, now_dt, lease_until))
         if job is None:
             return False
         if isinstance(job, str):  # "again": decided anew, nothing sent
@@ -318,7 +318,14 @@ class Projection:
         self.last_error = kind
         return cont
 
-    def _lease(self, tx: Tx, now: str, lease_until: str) -> dict[str, Any] | str | None:
+    def _lease(self, tx: Tx, now_dt: datetime, lease_until: str
+               ) -> dict[str, Any] | str | None:
+        # Each send renews the sender lease in its own transaction: a pass
+        # that outlasts the lease sends nothing more once another daemon has
+        # taken it over (it would send beside the new holder).
+        if not self._hold(tx, now_dt):
+            return None
+        now = fmt(now_dt)
         row = outbox.head_pending(tx)
         if row is None or (row["next_at"] is not None and row["next_at"] > now):
             # Strictly in order: the head's backoff holds back everything behind it.
