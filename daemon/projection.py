@@ -138,11 +138,11 @@ class Projection:
         return "doc_" + _short(self.hasher.content_of("projection-document", entry_id))
 
     def _under(self, tx: Tx) -> str:
-        """What an approval and a decision are bound to: the sender's start, this
-        endpoint, the policy in force."""
-        held = outbox.sender(tx)
+        """What an approval and a decision are bound to: the start of the sender
+        whose lease runs now, this endpoint, the policy in force."""
+        epoch = outbox.live_epoch(tx, fmt(self.clock.now()))
         label = self.endpoint.label if self.endpoint else "-"
-        return f"{held[1] if held else '-'}|{label}|{self.policy().hash}"
+        return f"{epoch or '-'}|{label}|{self.policy().hash}"
 
     def _hold(self, tx: Tx, now_dt: datetime, *, force: bool = False) -> bool:
         """Take or renew the sender lease; True when this daemon holds it."""
@@ -185,7 +185,10 @@ class Projection:
             if self.projecting or alone:
                 outbox.set_enabled(tx, self.projecting)
             moved: dict[str, int] = {}
-            if self.projecting and self._hold(tx, now_dt, force=alone):
+            # Alone on its store, the daemon takes the lease even when it does
+            # not project: its new epoch voids the approvals of its last start.
+            held = (self.projecting or alone) and self._hold(tx, now_dt, force=alone)
+            if self.projecting and held:
                 moved = outbox.restart(tx, now)
             tx.audit("projection_started", now, details={
                 "mode": self.cfg.mode, "project": self.projecting, "adapter": ADAPTER,

@@ -218,6 +218,14 @@ def sender(tx: Tx) -> tuple[str, str] | None:
     return None if row is None else (str(row["holder"]), str(row["epoch"]))
 
 
+def live_epoch(tx: Tx, now: str) -> str | None:
+    """The epoch of a lease still running at ``now`` (None: none runs). An
+    expired lease binds nothing: its sender died or hung, and what it was
+    given ends with it."""
+    row = tx.one("SELECT epoch, until FROM projection_sender WHERE id = 1")
+    return None if row is None or row["until"] <= now else str(row["epoch"])
+
+
 def approve(tx: Tx, under: str, resource: str) -> bool:
     """Record an approval; False if it was there already."""
     return tx.exec("INSERT OR IGNORE INTO projection_approvals(under, resource) VALUES (?, ?)",
