@@ -827,7 +827,7 @@ class Governance:
         def run(tx: Tx) -> writes.Written | Refusal:
             steps = undo.plan(tx, owner, p.operation_id)
             ops = [s.op for s in steps]
-            verdict = self.gate.decide_write(caller, ops, policy)
+            verdict = self.gate.decide_write(caller, ops, policy, undo.touched(steps))
             writes.audit_decision(tx, caller, verdict, ops, now)
             if verdict.effect is not Effect.ALLOW:
                 # An undo applies now or not at all: there is no pending undo,
