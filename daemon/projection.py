@@ -185,11 +185,14 @@ class Projection:
             if self.projecting or alone:
                 outbox.set_enabled(tx, self.projecting)
             moved: dict[str, int] = {}
-            # Alone on its store, the daemon takes the lease even when it does
-            # not project: its new epoch voids the approvals of its last start.
-            held = (self.projecting or alone) and self._hold(tx, now_dt, force=alone)
-            if self.projecting and held:
-                moved = outbox.restart(tx, now)
+            if self.projecting:
+                if self._hold(tx, now_dt, force=alone):
+                    moved = outbox.restart(tx, now)
+            else:
+                # Not sending from this start on: the lease of this home's
+                # last start (alone on its store: whatever held it) ends now,
+                # and the approvals bound to it with it.
+                outbox.release(tx, None if alone else self.holder)
             tx.audit("projection_started", now, details={
                 "mode": self.cfg.mode, "project": self.projecting, "adapter": ADAPTER,
                 "endpoint_host": self.endpoint.label if self.endpoint else None, **moved})
