@@ -314,15 +314,42 @@ class Projection:
             return True
         assert self.provider is not None
         started = time.monotonic()
-        try:
-            await anyio.to_thread.run_sync(self._deliver, job)
-            kind = None
-        except ProviderError as exc:
-            kind = exc.kind
+        async with anyio.create_task_group() as renewing:
+            # A delivery may outlast the lease: while it runs, the lease and
+            # the item's own lease are renewed, so no other daemon takes
+            # either over from a sender that is alive and working.
+            renewing.start_soon(self._keep_leases, job)
+            try:
+                await anyio.to_thread.run_sync(self._deliver, job)
+                kind = None
+            except ProviderError as exc:
+                kind = exc.kind
+            finally:
+                renewing.cancel_scope.cancel()
         latency = round((time.monotonic() - started) * 1000, 1)
         cont = await self.store.run(lambda tx: self._settle(tx, job, kind, latency))
         self.last_error = kind
         return cont
+
+    async def _keep_leases(self, job: dict[str, Any]) -> None:
+        """Renew the sender lease and ``job``'s item lease every third of
+        ``lease_s`` until cancelled (its delivery is over)."""
+        def renew(tx: Tx) -> None:
+            now_dt = self.clock.now()
+            if self._hold(tx, now_dt):
+                tx.exec("UPDATE projection_outbox SET lease_until = ? WHERE entry_id = ?"
+                        " AND generation = ? AND state = 'processing'",
+                        (fmt(plus(now_dt, seconds=self.cfg.lease_s)), job["entry_id"],
+                         job["generation"]))
+
+        while True:
+            await anyio.sleep(self.cfg.lease_s / 3)
+            try:
+                await self.store.run(renew)
+            except Unavailable:
+                # The store is away: the leases run out as they would if
+                # this daemon had died, and the delivery goes on regardless.
+                log.warning("projection_lease_not_renewed", reason="store_unavailable")
 
     def _lease(self, tx: Tx, now_dt: datetime, lease_until: str
                ) -> dict[str, Any] | str | None:
