@@ -115,6 +115,23 @@ class Refusal:
     fields: dict[str, Any] = field(default_factory=dict)  # ids and rule ids only
 
 
+def _task_open(tx: Tx, task_id: str | None, now: str) -> bool:
+    """Whether task ``task_id`` still runs (not ended, not expired, its
+    token live): while it does, its frozen view still holds."""
+    if task_id is None:
+        return False
+    row = tx.one("SELECT ended_at, expires_at, token_id FROM tasks WHERE task_id = ?",
+                 (task_id,))
+    if row is None or row["ended_at"] is not None or row["expires_at"] <= now:
+        return False
+    if row["token_id"] is not None:
+        try:
+            gate.check_token_live(tx, row["token_id"], now)
+        except Denied:
+            return False
+    return True
+
+
 def _policy_denied(verdict: Verdict, **details: Any) -> Denied:
     return Denied("policy_denied", details={
         "decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids), **details})
@@ -764,6 +781,12 @@ class Governance:
                 # Not the proposal that was scanned and decided (it cannot
                 # change while pending; fail closed if it somehow did).
                 raise Conflict("decision_stale")
+            if not _task_open(tx, caller.task_id, now):
+                # The proposing task's frozen view ended with it: a team
+                # scope is written for the proposal's owner only while it is
+                # a member now, as a control write for it would be.
+                teams.check_task_scopes(tx, caller.subject.owner, tuple(
+                    o.scope for o in proposal.ops if o.target == "memory" and o.scope is not None))
             if again.effect is Effect.DENY:
                 # Refused, and the action stays pending (docs/decisions.md):
                 # the operator may deny it, or change the policy and approve again.
@@ -841,7 +864,7 @@ class Governance:
         def run(tx: Tx) -> writes.Written | Refusal:
             steps = undo.plan(tx, owner, p.operation_id)
             ops = [s.op for s in steps]
-            verdict = self.gate.decide_write(caller, ops, policy)
+            verdict = self.gate.decide_write(caller, ops, policy, undo.touched(steps))
             writes.audit_decision(tx, caller, verdict, ops, now)
             if verdict.effect is not Effect.ALLOW:
                 # An undo applies now or not at all: there is no pending undo,

@@ -143,11 +143,11 @@ class Projection:
         return "doc_" + _short(self.hasher.content_of("projection-document", entry_id))
 
     def _under(self, tx: Tx) -> str:
-        """What an approval and a decision are bound to: the sender's start, this
-        endpoint, the policy in force."""
-        held = outbox.sender(tx)
+        """What an approval and a decision are bound to: the start of the sender
+        whose lease runs now, this endpoint, the policy in force."""
+        epoch = outbox.live_epoch(tx, fmt(self.clock.now()))
         label = self.endpoint.label if self.endpoint else "-"
-        return f"{held[1] if held else '-'}|{label}|{self.policy().hash}"
+        return f"{epoch or '-'}|{label}|{self.policy().hash}"
 
     def _hold(self, tx: Tx, now_dt: datetime, *, force: bool = False) -> bool:
         """Take or renew the sender lease; True when this daemon holds it."""
@@ -190,8 +190,14 @@ class Projection:
             if self.projecting or alone:
                 outbox.set_enabled(tx, self.projecting)
             moved: dict[str, int] = {}
-            if self.projecting and self._hold(tx, now_dt, force=alone):
-                moved = outbox.restart(tx, now)
+            if self.projecting:
+                if self._hold(tx, now_dt, force=alone):
+                    moved = outbox.restart(tx, now)
+            else:
+                # Not sending from this start on: the lease of this home's
+                # last start (alone on its store: whatever held it) ends now,
+                # and the approvals bound to it with it.
+                outbox.release(tx, None if alone else self.holder)
             tx.audit("projection_started", now, details={
                 "mode": self.cfg.mode, "project": self.projecting, "adapter": ADAPTER,
                 "endpoint_host": self.endpoint.label if self.endpoint else None, **moved})
@@ -306,24 +312,58 @@ class Projection:
         """Send the oldest authorised item; False when there is nothing to send now."""
         now_dt = self.clock.now()
         lease_until = fmt(plus(now_dt, seconds=self.cfg.lease_s))
-        job = await self.store.run(lambda tx: self._lease(tx, fmt(now_dt), lease_until))
+        job = await self.store.run(lambda tx: self._lease(tx, now_dt, lease_until))
         if job is None:
             return False
         if isinstance(job, str):  # "again": decided anew, nothing sent
             return True
         assert self.provider is not None
         started = time.monotonic()
-        try:
-            await anyio.to_thread.run_sync(self._deliver, job)
-            kind = None
-        except ProviderError as exc:
-            kind = exc.kind
+        async with anyio.create_task_group() as renewing:
+            # A delivery may outlast the lease: while it runs, the lease and
+            # the item's own lease are renewed, so no other daemon takes
+            # either over from a sender that is alive and working.
+            renewing.start_soon(self._keep_leases, job)
+            try:
+                await anyio.to_thread.run_sync(self._deliver, job)
+                kind = None
+            except ProviderError as exc:
+                kind = exc.kind
+            finally:
+                renewing.cancel_scope.cancel()
         latency = round((time.monotonic() - started) * 1000, 1)
         cont = await self.store.run(lambda tx: self._settle(tx, job, kind, latency))
         self.last_error = kind
         return cont
 
-    def _lease(self, tx: Tx, now: str, lease_until: str) -> dict[str, Any] | str | None:
+    async def _keep_leases(self, job: dict[str, Any]) -> None:
+        """Renew the sender lease and ``job``'s item lease every third of
+        ``lease_s`` until cancelled (its delivery is over)."""
+        def renew(tx: Tx) -> None:
+            now_dt = self.clock.now()
+            if self._hold(tx, now_dt):
+                tx.exec("UPDATE projection_outbox SET lease_until = ? WHERE entry_id = ?"
+                        " AND generation = ? AND state = 'processing'",
+                        (fmt(plus(now_dt, seconds=self.cfg.lease_s)), job["entry_id"],
+                         job["generation"]))
+
+        while True:
+            await anyio.sleep(self.cfg.lease_s / 3)
+            try:
+                await self.store.run(renew)
+            except Unavailable:
+                # The store is away: the leases run out as they would if
+                # this daemon had died, and the delivery goes on regardless.
+                log.warning("projection_lease_not_renewed", reason="store_unavailable")
+
+    def _lease(self, tx: Tx, now_dt: datetime, lease_until: str
+               ) -> dict[str, Any] | str | None:
+        # Each send renews the sender lease in its own transaction: a pass
+        # that outlasts the lease sends nothing more once another daemon has
+        # taken it over (it would send beside the new holder).
+        if not self._hold(tx, now_dt):
+            return None
+        now = fmt(now_dt)
         row = outbox.head_pending(tx)
         if row is None or (row["next_at"] is not None and row["next_at"] > now):
             # Strictly in order: the head's backoff holds back everything behind it.

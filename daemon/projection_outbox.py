@@ -212,10 +212,29 @@ def hold(tx: Tx, holder: str, epoch: str, now: str, until: str, *, force: bool =
     return epoch
 
 
+def release(tx: Tx, holder: str | None) -> None:
+    """End the sender lease (only ``holder``'s, when given): the approvals
+    bound to its epoch are void with it."""
+    if holder is None:
+        ended = tx.exec("DELETE FROM projection_sender")
+    else:
+        ended = tx.exec("DELETE FROM projection_sender WHERE holder = ?", (holder,))
+    if ended:
+        tx.exec("DELETE FROM projection_approvals")
+
+
 def sender(tx: Tx) -> tuple[str, str] | None:
     """The lease's holder and epoch, expired or not (None before any daemon sent)."""
     row = tx.one("SELECT holder, epoch FROM projection_sender WHERE id = 1")
     return None if row is None else (str(row["holder"]), str(row["epoch"]))
+
+
+def live_epoch(tx: Tx, now: str) -> str | None:
+    """The epoch of a lease still running at ``now`` (None: none runs). An
+    expired lease binds nothing: its sender died or hung, and what it was
+    given ends with it."""
+    row = tx.one("SELECT epoch, until FROM projection_sender WHERE id = 1")
+    return None if row is None or row["until"] <= now else str(row["epoch"])
 
 
 def approve(tx: Tx, under: str, resource: str) -> bool:

@@ -69,9 +69,10 @@ def promote(tx: Tx, channel: str, owner: str, p: PromoteParams, gate: Gate, poli
                       owner=owner, task_id=None)
     decision_id = random_id("dec")
     chosen = [r for r in rows if r["source"] == "import"]
+    # The entry's type is part of what is vouched for: a rule on ``type`` holds.
     resources = [Resource(target=r["target"], scope=r["scope"], action="promote",
                           entry_id=r["id"], expected_revision=r["revision"],
-                          content_hash=r["content_hash"]) for r in chosen]
+                          content_hash=r["content_hash"], type=r["type"]) for r in chosen]
     for resource in resources:
         d = gate.decide(subject, Capability.GOVERNANCE_DECIDE, resource, policy=policy,
                         decision_id=decision_id)

@@ -87,11 +87,22 @@ def plan(tx: Tx, owner: str, operation_id: str) -> list[Step]:
                 raise Conflict("revision_conflict", details={
                     "entry_id": row["id"], "missing_revision": item["revision_before"]})
             chash = restore["content_hash"]
+        # The op carries what the entry will be: the restored revision's
+        # type for a replace (the type it has now is decided as well, as for
+        # any write that changes an entry's type: ``touched``).
         op = Op(action="undo", target=row["target"], scope=row["scope"],
                 entry_id=row["id"], expected_revision=row["revision"],
-                entry={"type": row["type"]}, content_hash=chash)
+                entry={"type": restore["type"] if restore is not None else row["type"]},
+                content_hash=chash)
         steps.append(Step(item, row, op, restore))
     return steps
+
+
+def touched(steps: list[Step]) -> dict[int, str]:
+    """Per step, the type its entry has now where the undo writes another
+    (``gate.Gate.decide_write`` decides both)."""
+    return {i: s.row["type"] for i, s in enumerate(steps)
+            if s.op.entry is not None and s.op.entry["type"] != s.row["type"]}
 
 
 def _impossible(reason: str, **details: Any) -> Conflict:

@@ -5,13 +5,15 @@ It keeps documents per bank in memory, enforces "newest generation wins"
 (an older generation gets 409, as the protocol says), records every request
 it answered (method, bank, document, generation, title), and can be taken
 down and brought back on the same port, or told to answer recalls with
-chosen items, a status, a redirect or malformed JSON.
+chosen items, a status, a redirect or malformed JSON, or to take its time
+over each document it is sent (``put_delay_s``: a slow provider).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,6 +43,9 @@ class Receiver:
     recall_mode: str = "ok"  # ok | status500 | redirect | malformed | oversized
     # Every request as it came off the wire: its path and body bytes.
     wire: list[bytes] = field(default_factory=list)
+    put_delay_s: float = 0.0  # how long each PUT takes before it is answered
+    in_flight: int = 0  # PUTs being answered now
+    most_in_flight: int = 0  # the most PUTs ever answered at once
     lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
@@ -128,6 +133,14 @@ def _handler(rx: Receiver) -> type[BaseHTTPRequestHandler]:
             with rx.lock:
                 rx.seen.append(Seen("PUT", bank, doc, body["generation"], body["title"],
                                     self.headers.get("Authorization")))
+                rx.in_flight += 1
+                rx.most_in_flight = max(rx.most_in_flight, rx.in_flight)
+            try:
+                if rx.put_delay_s:
+                    time.sleep(rx.put_delay_s)
+            finally:
+                with rx.lock:
+                    rx.in_flight -= 1
             if not self._authorised():
                 return self._reply(401, {"error": "auth"})
             with rx.lock:

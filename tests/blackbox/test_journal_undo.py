@@ -238,6 +238,29 @@ def test_undo_denied_by_policy_changes_nothing(c: Client, d: Daemon) -> None:
         c.call("policy.reload", {})
 
 
+def test_undo_of_a_replace_is_decided_on_the_type_it_restores(c: Client, d: Daemon) -> None:
+    # The undo writes the old revision back, its type included: a rule on
+    # that type holds for it as for any write that would make such an entry.
+    me = who()
+    e = add(c, me, title="Deploy", type="procedure", body="Run the deploy script.")["entries"][0]
+    out = write(c, me, action="replace", id=e["id"], expected_revision=1,
+                entry=entry(title="Deploy", body="Deploys are paused.", type="fact"))
+    d.home.joinpath("policy.toml").write_text(
+        '[[rule]]\nid = "no-procedures"\neffect = "deny"\ncapability = "MemoryWrite"\n'
+        'type = "procedure"\n')
+    try:
+        c.call("policy.reload", {})
+        with pytest.raises(RpcError) as err:
+            undo(c, me, out["operation_id"])
+        assert err.value.data_code == "policy_denied"
+        assert err.value.details["rule_ids"] == ["no-procedures"]
+        current = read(c, me, e["id"])
+        assert (current["type"], current["revision"]) == ("fact", 2)
+    finally:
+        d.home.joinpath("policy.toml").write_text("")
+        c.call("policy.reload", {})
+
+
 # --- memctl ------------------------------------------------------------------------------
 
 

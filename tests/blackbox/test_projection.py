@@ -398,3 +398,39 @@ def test_a_credential_file_readable_by_others_is_refused() -> None:
         d.stop()
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+NET_APPROVAL_EXT_ALLOWED = """
+[[rule]]
+id = "net"
+effect = "requires_approval"
+capability = "NetworkAccess"
+
+[[rule]]
+id = "ext"
+effect = "allow"
+capability = "MemoryExternalize"
+"""
+
+
+def test_an_approval_does_not_outlive_a_restart_that_stops_projecting() -> None:
+    # Approvals hold "since this start": a restart voids them, also one into
+    # recall only (project = false), where nothing can approve again.
+    with receiver() as rx, daemon_with(rx, policy=NET_APPROVAL_EXT_ALLOWED) as d:
+        with d.control() as c:
+            add(c, "Deploy", "Deploys go through staging.")
+            wait_until(lambda: outbox(c)["blocked"] == 1, "blocked for approval")
+            assert c.call("memory.projection.authorize", {"approve": True})["approved"] == 1
+            wait_until(lambda: outbox(c)["completed"] == 1, "sent after approval")
+            assert _context(c, "deploy")["coverage"]["external"]["status"] == "ok"
+        d.stop()
+        toml = d.home / "memoryd.toml"
+        toml.write_text(toml.read_text().replace("project = true", "project = false"))
+        d.start()
+        asked = len([s for s in rx.seen if s.method == "POST"])
+        with d.control() as c:
+            assert c.call("memory.status", {})["projection"]["approvals"] == 0
+            external = _context(c, "deploy")["coverage"]["external"]
+            assert (external["status"], external["reason"]) == (
+                "degraded", "network_approval_required")
+        assert len([s for s in rx.seen if s.method == "POST"]) == asked

@@ -111,3 +111,42 @@ def test_a_sender_that_dies_hands_the_outbox_on_when_its_lease_runs_out() -> Non
             add(c, "Second", "Written after the first daemon died.")
             wait_until(lambda: outbox(c)["completed"] == 2, "sent by the survivor")
         assert sorted(s.title for s in rx.puts()) == ["First", "Second"]
+
+
+def test_one_daemon_sends_at_a_time_through_a_backlog_longer_than_its_lease() -> None:
+    # A slow provider: one pass through a backlog outlasts the sender lease
+    # several times over (each send does not). Whichever daemon holds the
+    # lease, one sends at a time: the provider never has two documents in
+    # flight at once, no item goes out twice, and items go out in order.
+    with receiver() as rx, two_daemons(rx, ALLOW_BOTH, lease=0.4) as (a, b):
+        rx.put_delay_s = 0.1
+        titles = [f"Backlog {i}" for i in range(16)]
+        with a.control() as c:
+            for i, title in enumerate(titles):
+                add(c, title, f"Item {i} of a backlog.")
+            wait_until(lambda: outbox(c)["completed"] == len(titles), "all sent",
+                       timeout=60.0)
+        sent = [s.title for s in rx.puts()]
+        assert rx.most_in_flight == 1, "two daemons sent at once"
+        assert sorted(sent) == sorted(titles), "an item was sent twice or never"
+        assert sent == titles, "items went out of order"
+        with b.control() as c:
+            assert _count(c, "projection_sent") == len(titles)
+
+
+def test_a_send_that_outlasts_the_lease_is_not_sent_again_by_the_other_daemon() -> None:
+    # One document takes the provider longer than the sender lease: the
+    # sender is alive and working, so the lease stays with it and the other
+    # daemon neither takes the item over nor sends it a second time.
+    with receiver() as rx, two_daemons(rx, ALLOW_BOTH, lease=0.3) as (a, b):
+        rx.put_delay_s = 1.2
+        titles = ["Slow one", "Slow two"]
+        with a.control() as c:
+            for title in titles:
+                add(c, title, f"{title} takes its time at the provider.")
+            wait_until(lambda: outbox(c)["completed"] == len(titles), "all sent",
+                       timeout=60.0)
+        assert rx.most_in_flight == 1, "two daemons sent at once"
+        assert [s.title for s in rx.puts()] == titles, "an item was sent twice"
+        with b.control() as c:
+            assert _count(c, "projection_sent") == len(titles)

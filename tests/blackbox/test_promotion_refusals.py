@@ -16,7 +16,8 @@ from tests.harness import entry
 # The peer uid of every connection the tests make maps to this identity.
 PEER = {"kind": "local", "subject": "attack-peer"}
 CONFIG = f'[identities."{os.getuid()}"]\nkind = "{PEER["kind"]}"\nsubject = "{PEER["subject"]}"\n'
-# Agent writes apply at once (no approval), and promotions in secret:* are denied.
+# Agent writes apply at once (no approval), and promotions in secret:* and of
+# procedures are denied.
 POLICY = """
 [[rule]]
 id = "agent-writes-apply"
@@ -28,6 +29,12 @@ effect = "allow"
 id = "no-promotion-of-secrets"
 capability = ["GovernanceDecide"]
 scope = "secret:*"
+effect = "deny"
+
+[[rule]]
+id = "no-promotion-of-procedures"
+capability = ["GovernanceDecide"]
+type = "procedure"
 effect = "deny"
 """
 # How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
@@ -57,3 +64,20 @@ def test_a_promotion_denied_by_policy_says_policy_denied(c: Client) -> None:
     assert err.details["decision_id"].startswith("dec_")
     shown = c.call("memory.read", {"ids": [e["id"]]})["entries"][0]
     assert shown["source"] == "import"
+
+
+def _imported(c: Client, title: str, body: str, type_: str) -> dict[str, Any]:
+    out = c.call("memory.write", {"action": "add", "scope": "ops", "source": "import",
+                                  "entry": entry(title, body, type_)})
+    return out["entries"][0]  # type: ignore[no-any-return]
+
+
+def test_a_promotion_is_decided_on_the_type_of_the_entry_it_vouches_for(c: Client) -> None:
+    e = _imported(c, "Imported runbook", "restart the worker, then the queue", "procedure")
+    err = refused(c.call, "memory.promote", {"ids": [e["id"]]})
+    assert (err.code, err.data_code) == (-32001, "policy_denied")
+    assert err.details["rule_ids"] == ["no-promotion-of-procedures"]
+    assert c.call("memory.read", {"ids": [e["id"]]})["entries"][0]["source"] == "import"
+    # Another type in the same scope is vouched for as before.
+    other = _imported(c, "Imported fact", "the queue lives on host b", "fact")
+    assert c.call("memory.promote", {"ids": [other["id"]]})["promoted"][0]["id"] == other["id"]

@@ -409,3 +409,29 @@ def test_imported_team_entries_are_vouched_for_by_a_member_only(w: World) -> Non
         task = _begin(a, w, "bob", [TEAM])["task_id"]
         snap = a.call("memory.context", {"task_id": task, "intent": "ibis notes wiki"})
         assert eid in {card["id"] for card in snap["entries"]}
+
+
+def test_a_proposal_into_a_team_is_approved_only_while_its_author_is_a_member() -> None:
+    # The approval writes into the team for the proposal's owner, as a
+    # control write for that identity would: a member removed since it
+    # proposed is no longer one, whatever the task that proposed it held.
+    with running() as d, d.control() as c, d.agent() as a:
+        who, token = _lone_member(c, "erin-")
+        task = a.call("task.begin", {"token": token, "scopes": [TEAM]})["task_id"]
+        out = a.call("memory.write", {"task_id": task, "action": "add",
+                                      "entry": entry("Plover", "plover rota starts monday")})
+        assert out["outcome"] == "pending"
+        a.call("task.end", {"task_id": task})
+        c.call("team.remove", {"name": "ops", "identity": who})
+        with pytest.raises(RpcError) as err:
+            c.call("governance.action.approve", {"action_id": out["action_id"]})
+        assert (err.value.code, err.value.data["code"]) == (-32001, "scope_mismatch")
+        # Nothing landed in the team, and the action waits as it was.
+        c.call("team.add", {"name": "ops", "identity": who})
+        listed = c.call("memory.list", {"identity": who, "scope": TEAM})["items"]
+        assert listed == []
+        pending = c.call("governance.action.get", {"action_id": out["action_id"]})
+        assert pending["status"] == "pending"
+        # A member again: the same approval goes through.
+        applied = c.call("governance.action.approve", {"action_id": out["action_id"]})
+        assert applied["entries"][0]["scope"] == TEAM
