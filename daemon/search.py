@@ -298,6 +298,12 @@ class Plan:
     common_dropped: int
     only_common: bool
 
+    @property
+    def scored(self) -> tuple[str, ...]:
+        """The index terms scoring counts: the terms' stems and CJK grams
+        (``index_terms``), the same tokens that selected the candidates."""
+        return index_terms(self.terms)
+
     def stats(self) -> dict[str, Any]:
         return {"terms": len(self.terms), "stop_dropped": self.stop_dropped,
                 "common_dropped": self.common_dropped, "only_common": self.only_common}
@@ -377,141 +383,131 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
+# The index's own tokenizer on a private in-memory connection, one per
+# thread (a connection is used by one thread at a time): what scoring counts
+# is what FTS5 made of the same text, stems included.
+_local = threading.local()
+
+
+def _tokenizer() -> apsw.FTS5Tokenizer:
+    tokenizer: apsw.FTS5Tokenizer | None = getattr(_local, "tokenizer", None)
+    if tokenizer is None:
+        _local.conn = apsw.Connection(":memory:")
+        tokenizer = _local.tokenizer = _local.conn.fts5_tokenizer(
+            "porter", TOKENIZER.split()[1:])
+    return tokenizer
+
+
+def tokenize(raw: bytes) -> list[str]:
+    """The tokens the index's tokenizer (porter over unicode61) makes of
+    UTF-8 ``raw``, in order: folded, diacritics removed, English words stemmed."""
+    found = _tokenizer()(raw, apsw.FTS5_TOKENIZE_DOCUMENT, None, include_offsets=False,
+                         include_colocated=False)
+    return cast(list[str], found)
+
+
 def index_tokens(text: str | None) -> list[str]:
-    """The tokens the index holds for ``text`` (pre-split, then unicode61-like)."""
-    return [_fold(word) for word in _WORD.findall(fts_text(text))]
+    """The tokens the index holds for ``text``: pre-split (``fts_text``), then
+    the index's own tokenizer (``tokenize``)."""
+    if not text:
+        return []
+    return tokenize(fts_text(text).encode("utf-8", "surrogatepass"))
 
 
-# In ASCII text a token is a run of letters and digits and folds to its
-# lower case; no CJK run is there to pre-split.
+def index_terms(terms: Iterable[str]) -> tuple[str, ...]:
+    """What the index holds for query terms (``query_terms``' pieces, CJK
+    already split): each term's tokens (its stem for an English word), in
+    order, each once. Scoring counts these, the terms that selected the
+    candidates, so an entry found through a stem ("painting" for "paint")
+    scores as one found through the word itself."""
+    out: dict[str, None] = {}
+    for term in terms:
+        out.update(dict.fromkeys(tokenize(term.encode("utf-8", "surrogatepass"))))
+    return tuple(out)
+
+
+# In ASCII text a token is a run of letters and digits, lowered, then
+# stemmed: the ranker's fast path (``TermCounter``) looks for the runs whose
+# stem is a term.
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
-# A character outside ASCII that is part of a token: a letter or digit, or
-# any character the CJK pre-split reads as CJK (an ideograph newer than the
-# interpreter's Unicode tables is not a letter to ``re`` but is a token to
-# ``_WORD``). Only such a character can fold or lower into something a token
-# holds: every letter that lowers into ASCII (the Kelvin sign, dotted capital
-# I) is one.
-_NON_ASCII_WORD = re.compile(f"(?![\\x00-\\x7f])(?:[^\\W_]|[{_CJK_CLASS}])")
-
-
-def tokens_are_ascii(text: str) -> bool:
-    """True when ``text`` tokenises as ASCII text does: its characters outside
-    ASCII ("…", "—", "€", a no-break space) only separate tokens. A summary
-    cut with an ellipsis is such a text; its tokens are then the runs of
-    ``[a-z0-9]`` of its lower case, as for ASCII text."""
-    return text.isascii() or _NON_ASCII_WORD.search(text) is None
 
 
 def term_counts(text: str | None) -> Counter[str]:
-    """How often each token of ``index_tokens(text)`` occurs, in one pass.
-
-    Ranking counts query terms in every candidate's text; tokenising each
-    word in Python was most of a recall's time. ASCII text (most notes) is
-    lowered and split by one regular expression in C; anything else takes
-    ``index_tokens``. Equal to ``Counter(index_tokens(text))`` for every text
-    (a property test holds it). Nothing is cached: no word of a text stays
-    in memory after the call."""
+    """How often each token of ``index_tokens(text)`` occurs. Nothing is
+    cached: no word of a text stays in memory after the call."""
     if not text:
         return Counter()
-    if tokens_are_ascii(text):
-        return Counter(_ASCII_TOKEN.findall(text.lower()))
     return Counter(index_tokens(text))
 
 
-# CJK ideographs (Unified and Extension A). Each folds to itself (a test
-# checks every one), so in a text whose only token characters outside ASCII
-# are these, the index's tokens are the ``[a-z0-9]`` runs of its lower case
-# plus the unigrams and bigrams of its ideograph runs.
-_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff"
-_IDEOGRAPH_TERM = re.compile(f"[{_IDEOGRAPHS}]{{1,2}}")
-# A character outside ASCII and the ideographs that is part of a token: a
-# letter or digit, or any character the CJK pre-split reads as CJK (a kana
-# middle dot is one).
-_OTHER_TOKEN_CHAR = re.compile(f"(?![\\x00-\\x7f{_IDEOGRAPHS}])(?:[^\\W_]|[{_CJK_CLASS}])")
-
-
-def tokens_are_simple(text: str) -> bool:
-    """True when ``text`` tokenises as ASCII runs and ideograph runs only:
-    its other characters outside ASCII ("…", "—", a no-break space) only
-    separate tokens. Every text ``tokens_are_ascii`` admits is one; so is
-    Chinese text among English words."""
-    return text.isascii() or _OTHER_TOKEN_CHAR.search(text) is None
-
-
-def _occurrences(text: str, term: str) -> int:
-    """How often ``term`` occurs in ``text``, overlapping occurrences too
-    (a run "好好好" holds the bigram "好好" twice)."""
-    if len(term) == 1 or term[0] != term[-1]:
-        return text.count(term)  # no two occurrences of it can overlap
-    n = 0
-    at = text.find(term)
-    while at != -1:
-        n += 1
-        at = text.find(term, at + 1)
-    return n
+def _ascii_tokens(text: str) -> str | None:
+    """``text`` as ASCII with the same tokens, or None when it has none:
+    ASCII text itself, or ASCII text ending in the ellipsis of a cut summary
+    (a separator)."""
+    if text.isascii():
+        return text
+    if text[-1] == "\u2026" and text[:-1].isascii():
+        return text[:-1]
+    return None
 
 
 # ASCII text's tokens through bytes: each letter lowered, each digit kept,
-# every other byte (punctuation, spaces, and all bytes of a character
-# outside ASCII in UTF-8) a space. What is left between the spaces are the
-# ``[a-z0-9]`` runs of the text's lower case: the text's tokens wherever
-# ``tokens_are_simple`` holds (no other character outside ASCII is part of
-# a token or lowers into ASCII), as the tests hold.
+# every other byte a space. What is left between the spaces are the
+# ``[a-z0-9]`` runs of the text's lower case: its tokens before stemming.
 _TOKEN_BYTES = bytes(b + 32 if 65 <= b <= 90 else b if 48 <= b <= 57 or 97 <= b <= 122 else 32
                      for b in range(256))
 
 
 def spaced_tokens(text: str) -> bytes:
-    """``text``'s ASCII tokens (the ``[a-z0-9]`` runs of its lower case) as
-    bytes, with a space before the first, after the last, and at least two
-    between any two: each occurrence of a token ``t`` is then one
-    non-overlapping occurrence of ``b" t "``, so ``count`` counts it, with
-    no object made per token."""
-    return (" " + text + " ").encode("utf-8", "surrogatepass").translate(
-        _TOKEN_BYTES).replace(b" ", b"  ")
+    """ASCII ``text``'s runs of ``[a-z0-9]`` (lowered) as bytes, with a space
+    before the first, after the last, and at least two between any two: each
+    occurrence of a run ``w`` is then one non-overlapping occurrence of
+    ``b" w "``, so ``count`` counts it, with no object made per token."""
+    return (" " + text + " ").encode("ascii").translate(_TOKEN_BYTES).replace(b" ", b"  ")
 
 
 class TermCounter:
-    """Counts one plan's terms in candidate texts, equal to ``term_counts``
-    for those terms (a property test holds it). In a text of ASCII and
-    ideograph runs only (``tokens_are_simple``, nearly every stored text)
-    only the terms are looked for: the ASCII ones as ``b" term "`` in the
-    text's ``spaced_tokens`` (a search in C per term, no Python step per
-    token), the ideograph ones by counting their occurrences, which are
-    their unigram or bigram tokens (an ideograph bigram lies inside one
-    run); other text is tokenised in full."""
+    """Counts one plan's index terms (``index_terms``: stems, CJK unigrams
+    and bigrams) in candidate texts, equal to ``term_counts`` for those
+    terms (a property test holds it).
 
-    __slots__ = ("ideographs", "needles", "slot")
+    Text outside ASCII is tokenised in full by the index's own tokenizer
+    (``term_counts``). In ASCII text (nearly every stored text) only the
+    terms' forms are looked for: the distinct words of the texts whose stem
+    is a term (``needles``), each as ``b" word "`` in the texts'
+    ``spaced_tokens`` (a search in C per form, no Python step per token)."""
+
+    __slots__ = ("ascii_terms", "slot")
 
     def __init__(self, terms: tuple[str, ...]) -> None:
-        # An ASCII text's tokens are runs of [a-z0-9] once lowered; a term of
-        # anything else can never equal one of them.
-        self.needles = tuple((i, f" {t} ".encode()) for i, t in enumerate(terms)
-                             if _ASCII_TOKEN.fullmatch(t))
+        # An ASCII text's tokens are the stems of its runs of [a-z0-9] once
+        # lowered; a term of anything else can never equal one of them.
+        self.ascii_terms = {t: i for i, t in enumerate(terms) if _ASCII_TOKEN.fullmatch(t)}
         self.slot = {t: i for i, t in enumerate(terms)}
-        # Terms of one or two ideographs: the only other tokens such a text holds.
-        self.ideographs = tuple((i, t) for i, t in enumerate(terms)
-                                if _IDEOGRAPH_TERM.fullmatch(t))
 
-    def add_spaced(self, spaced: bytes, weight: float, tf: list[float]) -> None:
-        """Add ``weight`` times each ASCII term's count in ``spaced`` (a
-        text's ``spaced_tokens``) to its slot of ``tf``."""
-        for i, needle in self.needles:
-            n = spaced.count(needle)
-            if n:
-                tf[i] += weight * n
+    def needles(self, spaced: bytes) -> list[tuple[int, bytes]]:
+        """The forms of the ASCII terms in ``spaced`` (``spaced_tokens`` or
+        ``_joined_tokens``): each distinct word there whose stem is a term,
+        as ``b" word "`` beside the term's slot. The words are stemmed in
+        one call of the index's tokenizer (a word of ``[a-z0-9]`` is one
+        token, so the stems line up with the words)."""
+        if not self.ascii_terms:
+            return []
+        words = list(set(spaced.split()))
+        stems = tokenize(b" ".join(words))
+        assert len(stems) == len(words)  # one token per ASCII word
+        slots = self.ascii_terms
+        return [(slots[stem], b" " + word + b" ")
+                for word, stem in zip(words, stems, strict=True) if stem in slots]
 
     def add(self, text: str, weight: float, tf: list[float]) -> None:
         """Add ``weight`` times each term's count in ``text`` to its slot of ``tf``
         (slots in the order of the terms given)."""
-        if text.isascii() or _OTHER_TOKEN_CHAR.search(text) is None:
-            if self.needles:
-                self.add_spaced(spaced_tokens(text), weight, tf)
-            if self.ideographs and not text.isascii():
-                for i, term in self.ideographs:
-                    n = _occurrences(text, term)
-                    if n:
-                        tf[i] += weight * n
+        plain = _ascii_tokens(text) if text else ""
+        if plain is not None:
+            spaced = spaced_tokens(plain)
+            for i, needle in self.needles(spaced):
+                tf[i] += weight * spaced.count(needle)
             return
         counts = term_counts(text)
         for t, i in self.slot.items():
@@ -532,25 +528,33 @@ class TermCounter:
         """Add ``weights[j]`` times each term's count in ``texts[j]`` to slot
         ``i`` of ``tfs[j]`` (made, every slot 0, for the first term
         ``texts[j]`` holds; a text that holds none gets no row): ``add`` for
-        every text, with the ASCII terms of all the simple texts searched in
-        one buffer.
+        every text, with the forms of all the ASCII texts searched in one
+        buffer.
 
-        The buffer is the texts joined by single spaces, encoded one byte a
-        character and translated as ``spaced_tokens`` does, each step one
-        call in C for all the texts (``_joined_tokens``): a text's tokens are
-        its characters' offsets there, and each occurrence of ``b" term "`` is
-        one token equal to the term (two can share a space, so each search
-        goes on from the last one's end space). Only occurrences are visited
-        in Python, not texts times terms: they are sorted by position and
-        handed to their texts in one walk over the texts' lengths. A text
-        outside ASCII is looked at alone first: one that is not simple is
-        counted in full (``term_counts``) and left out of the buffer; a simple
-        one adds its ideograph terms as ``add`` does."""
+        The buffer is the texts joined by single spaces, translated as
+        ``spaced_tokens`` does (``_joined_tokens``): a text's tokens are its
+        characters' offsets there, and each occurrence of ``b" form "`` is one
+        token equal to the form (two can share a space, so each search goes
+        on from the last one's end space). Only occurrences are visited in
+        Python, not texts times terms: they are sorted by position and handed
+        to their texts in one walk over the texts' lengths. A text outside
+        ASCII is counted alone, in full, and left out of the buffer."""
         n_terms = len(self.slot)
-        plain: Sequence[str] = texts
-        if not all(map(str.isascii, texts)):
-            plain = self._outside_ascii(texts, weights, tfs)
-        if not self.needles:
+        plain: list[str] = []
+        for j, text in enumerate(texts):
+            ascii_text = _ascii_tokens(text) if text else ""
+            if ascii_text is None:
+                ascii_text = ""
+                counts = term_counts(text)
+                for t, i in self.slot.items():
+                    found = counts.get(t)
+                    if found:
+                        tf = tfs.get(j)
+                        if tf is None:
+                            tf = tfs[j] = [0.0] * n_terms
+                        tf[i] += weights[j] * found
+            plain.append(ascii_text)
+        if not self.ascii_terms:
             return
         joined = _joined_tokens(plain)
         find = joined.find
@@ -558,22 +562,22 @@ class TermCounter:
         # slot, and the slot: one sort orders them by position.
         shift = n_terms.bit_length()
         slot_bits = (1 << shift) - 1
-        found: list[int] = []
-        for i, needle in self.needles:
+        found_at: list[int] = []
+        for i, needle in self.needles(joined):
             step = len(needle) - 1
             at = find(needle)
             while at >= 0:
-                found.append(at << shift | i)
+                found_at.append(at << shift | i)
                 at = find(needle, at + step)
-        if not found:
+        if not found_at:
             return
-        found.sort()
+        found_at.sort()
         lengths = list(map(len, plain))
         # Text j's characters lie after its leading space and before
         # offset ``end``, its trailing space (the next text's leading one).
         j = 0
         end = lengths[0] + 1
-        for hit in found:
+        for hit in found_at:
             at = hit >> shift
             while at >= end:
                 j += 1
@@ -583,56 +587,14 @@ class TermCounter:
                 tf = tfs[j] = [0.0] * n_terms
             tf[hit & slot_bits] += weights[j]
 
-    def _outside_ascii(self, texts: Sequence[str], weights: Sequence[float],
-                       tfs: dict[int, list[float]]) -> list[str]:
-        """``add_all``'s look at each text outside ASCII: the texts as the
-        buffer takes them (one not simple blanked, having been counted here
-        in full; an ellipsis ending an ASCII text dropped, so the buffer can
-        stay ASCII), with the ideograph terms of the simple ones added."""
-        n_terms = len(self.slot)
-        plain = list(texts)
-        for j in itertools.compress(range(len(texts)),
-                                    map(operator.not_, map(str.isascii, texts))):
-            text = texts[j]
-            if text[-1] == "\u2026" and text[:-1].isascii():
-                # A summary cut with an ellipsis: ASCII text but for a
-                # separator (tokens_are_simple, without its look at every
-                # character), so no ideograph either, and the same tokens
-                # without it.
-                plain[j] = text[:-1]
-                continue
-            weight = weights[j]
-            if _OTHER_TOKEN_CHAR.search(text) is None:
-                for i, term in self.ideographs:
-                    n = _occurrences(text, term)
-                    if n:
-                        tf = tfs.get(j)
-                        if tf is None:
-                            tf = tfs[j] = [0.0] * n_terms
-                        tf[i] += weight * n
-                continue
-            plain[j] = ""
-            counts = term_counts(text)
-            for t, i in self.slot.items():
-                found = counts.get(t)
-                if found:
-                    tf = tfs.get(j)
-                    if tf is None:
-                        tf = tfs[j] = [0.0] * n_terms
-                    tf[i] += weight * found
-        return plain
-
 
 def _joined_tokens(texts: Sequence[str]) -> bytes:
-    """``texts`` joined by single spaces, with a space before the first and
-    after the last, as bytes translated by ``_TOKEN_BYTES``
-    (``spaced_tokens`` without the doubled spaces). Every character becomes
-    one byte (one outside ASCII a ``?``, which the translation makes a
-    space, as it does every byte of such a character in UTF-8), so text
-    ``j`` starts one byte after the end of text ``j - 1``. A token lies
-    inside one text: the texts are tokenised as they are alone."""
-    ascii_bytes = " ".join(texts).encode("ascii", "replace")
-    return b"".join((b" ", ascii_bytes, b" ")).translate(_TOKEN_BYTES)
+    """ASCII ``texts`` joined by single spaces, with a space before the
+    first and after the last, as bytes translated by ``_TOKEN_BYTES``
+    (``spaced_tokens`` without the doubled spaces): text ``j`` starts one
+    byte after the end of text ``j - 1``. A token lies inside one text: the
+    texts are tokenised as they are alone."""
+    return b"".join((b" ", " ".join(texts).encode("ascii"), b" ")).translate(_TOKEN_BYTES)
 
 
 def namespaces_in(spaces: Iterable[tuple[str, str]], alias: str = ""
@@ -833,7 +795,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
                      " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where, args)
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(texts), 1.0)
     _keys, ids, titles, summaries, bodies = zip(*texts, strict=True)
-    top = best(scores(p.terms, titles, summaries, bodies, stats), ids, limit, after)
+    top = best(scores(p.scored, titles, summaries, bodies, stats), ids, limit, after)
     if rows is None and columns is not None and rest is not None:
         # Each kept row as one tuple, the candidate's (key, id, title,
         # summary, body) followed by its other columns (``rest``, read after
