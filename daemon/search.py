@@ -47,6 +47,7 @@ Invariants:
 
 from __future__ import annotations
 
+import datetime
 import functools
 import itertools
 import math
@@ -65,6 +66,9 @@ if TYPE_CHECKING:
     from memoryd.daemon.txn import Tx
 
 FTS_FUNCTION = "memoryd_fts_text"
+# The index form of an entry's body column: ``body_text`` of its body,
+# context and observed time, pre-split.
+FTS_BODY = "memoryd_fts_body"
 # BM25 column weights: a match in the title says most about an entry, then
 # its summary (the card text), then the body.
 WEIGHTS = (10.0, 5.0, 1.0)
@@ -143,6 +147,42 @@ def fts_text(text: str | None) -> str:
     return _CJK_RUN.sub(split, text)
 
 
+# An entry's observed time in words, as English speaks of dates.
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+
+
+def when_words(observed_at: str | None) -> str:
+    """The calendar date ``observed_at`` starts with, in words: weekday, day,
+    month and year ("Saturday 8 March 2025"), so "what did she do in March"
+    can match; "" for no date. PostgreSQL's index writes the same words
+    (``to_char(date, 'FMDay FMDD FMMonth YYYY')``, daemon/store_pg.py)."""
+    m = _DATE.match(observed_at or "")
+    if m is None:
+        return ""
+    try:
+        day = datetime.date(int(m[1]), int(m[2]), int(m[3]))
+    except ValueError:
+        return ""
+    return f"{_WEEKDAYS[day.weekday()]} {day.day} {_MONTHS[day.month - 1]} {day.year:04d}"
+
+
+def body_text(body: str, context: str | None, observed_at: str | None) -> str:
+    """What the index holds and ranking scores as an entry's body: the body,
+    then its context and its observed time in words, each on its own line
+    (only the body when it has neither)."""
+    if not context and not observed_at:
+        return body
+    return "\n".join(part for part in (body, context, when_words(observed_at)) if part)
+
+
+def _sql_fts_body(*args: Any) -> str:
+    body, context, observed_at = (a if isinstance(a, str) else None for a in args)
+    return fts_text(body_text(body or "", context, observed_at))
+
+
 def _sql_fts_text(*args: Any) -> str:
     # SQLite hands over whatever the column holds; only text is indexed.
     value = args[0] if args else None
@@ -158,6 +198,10 @@ def register(conn: apsw.Connection) -> None:
     """
     conn.create_scalar_function(
         FTS_FUNCTION, _sql_fts_text, 1, deterministic=True,
+        flags=getattr(apsw, "SQLITE_INNOCUOUS", 0x200000),
+    )
+    conn.create_scalar_function(
+        FTS_BODY, _sql_fts_body, 3, deterministic=True,
         flags=getattr(apsw, "SQLITE_INNOCUOUS", 0x200000),
     )
 
@@ -212,10 +256,14 @@ def rebuild_index(conn: apsw.Connection) -> None:
     the body does not: with ``detail=none`` the index holds the same set of
     (term, entry) pairs either way, so only a summary of its own is indexed.
     """
+    columns = {str(r["name"] if isinstance(r, dict) else r[1])
+               for r in conn.execute("PRAGMA table_xinfo(entries)")}
+    # A store migrated from before entries kept a context has none to index.
+    more = ("context, observed_at" if "context" in columns else "NULL, NULL")
     conn.execute(
-        "INSERT INTO entries_fts(rowid, title, summary, body)"
+        "INSERT INTO entries_fts(rowid, title, summary, body)"  # noqa: S608 (our names)
         " SELECT key, memoryd_fts_text(title), memoryd_fts_text(summary_text),"
-        " memoryd_fts_text(body) FROM entries")
+        f" {FTS_BODY}(body, {more}) FROM entries")
 
 
 def query_terms(text: str) -> tuple[list[str], int]:
@@ -257,7 +305,8 @@ def quote(term: str) -> str:
 @functools.cache
 def _query_tokenizer() -> tuple[threading.Lock, apsw.FTS5Tokenizer]:
     # The index's own tokenizer, on a private in-memory connection (one
-    # thread at a time may use it): what FTS5 makes of a query term.
+    # thread at a time may use it): what FTS5 makes of a query term, and
+    # of the words ranking counts (``tokenize``).
     conn = apsw.Connection(":memory:")
     return threading.Lock(), conn.fts5_tokenizer("porter", TOKENIZER.split()[1:])
 
@@ -383,26 +432,13 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-# The index's own tokenizer on a private in-memory connection, one per
-# thread (a connection is used by one thread at a time): what scoring counts
-# is what FTS5 made of the same text, stems included.
-_local = threading.local()
-
-
-def _tokenizer() -> apsw.FTS5Tokenizer:
-    tokenizer: apsw.FTS5Tokenizer | None = getattr(_local, "tokenizer", None)
-    if tokenizer is None:
-        _local.conn = apsw.Connection(":memory:")
-        tokenizer = _local.tokenizer = _local.conn.fts5_tokenizer(
-            "porter", TOKENIZER.split()[1:])
-    return tokenizer
-
-
 def tokenize(raw: bytes) -> list[str]:
     """The tokens the index's tokenizer (porter over unicode61) makes of
     UTF-8 ``raw``, in order: folded, diacritics removed, English words stemmed."""
-    found = _tokenizer()(raw, apsw.FTS5_TOKENIZE_DOCUMENT, None, include_offsets=False,
-                         include_colocated=False)
+    lock, tokenizer = _query_tokenizer()
+    with lock:
+        found = tokenizer(raw, apsw.FTS5_TOKENIZE_DOCUMENT, None, include_offsets=False,
+                          include_colocated=False)
     return cast(list[str], found)
 
 
@@ -473,41 +509,53 @@ class TermCounter:
 
     Text outside ASCII is tokenised in full by the index's own tokenizer
     (``term_counts``). In ASCII text (nearly every stored text) only the
-    terms' forms are looked for: the distinct words of the texts whose stem
-    is a term (``needles``), each as ``b" word "`` in the texts'
-    ``spaced_tokens`` (a search in C per form, no Python step per token)."""
+    words that can stem to a term are looked at (``occurrences``): Porter
+    rewrites a word's end only, so a word whose stem is a term starts with
+    that term less its last letter (a test holds this against the
+    tokenizer). Those words are found by a search in C per term, and their
+    distinct forms stemmed in one call of the tokenizer."""
 
-    __slots__ = ("ascii_terms", "slot")
+    __slots__ = ("ascii_terms", "prefixes", "slot")
 
     def __init__(self, terms: tuple[str, ...]) -> None:
         # An ASCII text's tokens are the stems of its runs of [a-z0-9] once
         # lowered; a term of anything else can never equal one of them.
         self.ascii_terms = {t: i for i, t in enumerate(terms) if _ASCII_TOKEN.fullmatch(t)}
         self.slot = {t: i for i, t in enumerate(terms)}
+        # How each word that can stem to a term starts, after its space.
+        self.prefixes = tuple(dict.fromkeys(
+            b" " + t[:max(1, len(t) - 1)].encode() for t in self.ascii_terms))
 
-    def needles(self, spaced: bytes) -> list[tuple[int, bytes]]:
-        """The forms of the ASCII terms in ``spaced`` (``spaced_tokens`` or
-        ``_joined_tokens``): each distinct word there whose stem is a term,
-        as ``b" word "`` beside the term's slot. The words are stemmed in
-        one call of the index's tokenizer (a word of ``[a-z0-9]`` is one
-        token, so the stems line up with the words)."""
-        if not self.ascii_terms:
+    def occurrences(self, spaced: bytes) -> list[tuple[int, int]]:
+        """Each word of ``spaced`` (``spaced_tokens`` or ``_joined_tokens``)
+        whose stem is a term, as (offset of the space before it, the term's
+        slot), in no particular order."""
+        words: dict[int, bytes] = {}
+        find = spaced.find
+        for prefix in self.prefixes:
+            at = find(prefix)
+            while at >= 0:
+                end = find(b" ", at + 1)  # the text ends with a space
+                words[at] = spaced[at + 1:end]
+                at = find(prefix, end)
+        if not words:
             return []
-        words = list(set(spaced.split()))
-        stems = tokenize(b" ".join(words))
-        assert len(stems) == len(words)  # one token per ASCII word
+        distinct = list(set(words.values()))
+        stems = tokenize(b" ".join(distinct))
+        assert len(stems) == len(distinct)  # one token per ASCII word
         slots = self.ascii_terms
-        return [(slots[stem], b" " + word + b" ")
-                for word, stem in zip(words, stems, strict=True) if stem in slots]
+        slot_of = {word: slots[stem] for word, stem in zip(distinct, stems, strict=True)
+                   if stem in slots}
+        return [(at, slot_of[word]) for at, word in words.items() if word in slot_of]
 
     def add(self, text: str, weight: float, tf: list[float]) -> None:
         """Add ``weight`` times each term's count in ``text`` to its slot of ``tf``
         (slots in the order of the terms given)."""
         plain = _ascii_tokens(text) if text else ""
         if plain is not None:
-            spaced = spaced_tokens(plain)
-            for i, needle in self.needles(spaced):
-                tf[i] += weight * spaced.count(needle)
+            if self.prefixes:
+                for _at, i in self.occurrences(spaced_tokens(plain)):
+                    tf[i] += weight
             return
         counts = term_counts(text)
         for t, i in self.slot.items():
@@ -528,56 +576,34 @@ class TermCounter:
         """Add ``weights[j]`` times each term's count in ``texts[j]`` to slot
         ``i`` of ``tfs[j]`` (made, every slot 0, for the first term
         ``texts[j]`` holds; a text that holds none gets no row): ``add`` for
-        every text, with the forms of all the ASCII texts searched in one
-        buffer.
+        every text, with all the ASCII texts searched in one buffer.
 
         The buffer is the texts joined by single spaces, translated as
         ``spaced_tokens`` does (``_joined_tokens``): a text's tokens are its
-        characters' offsets there, and each occurrence of ``b" form "`` is one
-        token equal to the form (two can share a space, so each search goes
-        on from the last one's end space). Only occurrences are visited in
-        Python, not texts times terms: they are sorted by position and handed
-        to their texts in one walk over the texts' lengths. A text outside
-        ASCII is counted alone, in full, and left out of the buffer."""
+        characters' offsets there. Only occurrences are visited in Python,
+        not texts times terms: they are sorted by position and handed to
+        their texts in one walk over the texts' lengths. A text outside ASCII
+        is counted alone, in full, and left out of the buffer."""
         n_terms = len(self.slot)
-        plain: list[str] = []
-        for j, text in enumerate(texts):
-            ascii_text = _ascii_tokens(text) if text else ""
-            if ascii_text is None:
-                ascii_text = ""
-                counts = term_counts(text)
-                for t, i in self.slot.items():
-                    found = counts.get(t)
-                    if found:
-                        tf = tfs.get(j)
-                        if tf is None:
-                            tf = tfs[j] = [0.0] * n_terms
-                        tf[i] += weights[j] * found
-            plain.append(ascii_text)
-        if not self.ascii_terms:
+        plain: Sequence[str] = texts
+        if not all(map(str.isascii, texts)):
+            plain = self._outside_ascii(texts, weights, tfs)
+        if not self.prefixes:
             return
         joined = _joined_tokens(plain)
-        find = joined.find
         # Each occurrence as its position shifted past the bits of a term's
         # slot, and the slot: one sort orders them by position.
         shift = n_terms.bit_length()
         slot_bits = (1 << shift) - 1
-        found_at: list[int] = []
-        for i, needle in self.needles(joined):
-            step = len(needle) - 1
-            at = find(needle)
-            while at >= 0:
-                found_at.append(at << shift | i)
-                at = find(needle, at + step)
-        if not found_at:
+        found = sorted(at << shift | i for at, i in self.occurrences(joined))
+        if not found:
             return
-        found_at.sort()
         lengths = list(map(len, plain))
         # Text j's characters lie after its leading space and before
         # offset ``end``, its trailing space (the next text's leading one).
         j = 0
         end = lengths[0] + 1
-        for hit in found_at:
+        for hit in found:
             at = hit >> shift
             while at >= end:
                 j += 1
@@ -586,6 +612,31 @@ class TermCounter:
             if tf is None:
                 tf = tfs[j] = [0.0] * n_terms
             tf[hit & slot_bits] += weights[j]
+
+    def _outside_ascii(self, texts: Sequence[str], weights: Sequence[float],
+                       tfs: dict[int, list[float]]) -> list[str]:
+        """``add_all``'s look at each text outside ASCII: counted here in
+        full and blanked in the texts the buffer takes (an ASCII text ending
+        in an ellipsis goes there without it)."""
+        n_terms = len(self.slot)
+        plain = list(texts)
+        for j, text in enumerate(texts):
+            if text.isascii():
+                continue
+            ascii_text = _ascii_tokens(text)
+            if ascii_text is not None:
+                plain[j] = ascii_text
+                continue
+            plain[j] = ""
+            counts = term_counts(text)
+            for t, i in self.slot.items():
+                found = counts.get(t)
+                if found:
+                    tf = tfs.get(j)
+                    if tf is None:
+                        tf = tfs[j] = [0.0] * n_terms
+                    tf[i] += weights[j] * found
+        return plain
 
 
 def _joined_tokens(texts: Sequence[str]) -> bytes:
@@ -634,7 +685,8 @@ def view_stats(tx: Tx, owner: str, spaces: Sequence[tuple[str, str]],
                    " coalesce(sum(active_chars), 0) AS chars FROM scope_usage"
                    " WHERE owner = ? AND " + within, (owner, *flat))
     lapsed = tx.one("SELECT count(*) AS n, coalesce(sum(length(title) + length(summary)"  # noqa: S608 (placeholders only)
-                    " + length(body)), 0) AS chars FROM entries WHERE status = 'active'"
+                    " + length(body) + coalesce(length(context), 0)), 0) AS chars"
+                    " FROM entries WHERE status = 'active'"
                     " AND expires_at <= ? AND owner = ? AND " + within,
                     (now, owner, *flat))
     assert total is not None and lapsed is not None
@@ -742,7 +794,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     # caller keeps are read for the top ``limit`` alone, after the cut, in
     # the same transaction (one snapshot): each row becomes a Python dict,
     # and a candidate set runs to thousands of rows.
-    scored_columns = ("id", "title", "summary", "body")
+    scored_columns = ("id", "title", "summary", "body", "context", "observed_at")
     later: str | None = None
     rest: tuple[str, ...] | None = None
     if tx.dialect == "postgresql":
@@ -766,7 +818,8 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         # the filter is read once (``where`` names ``e``'s columns). The
         # order of the rows decides nothing: they are sorted by (score, id)
         # below, and ids are unique.
-        sql = ("SELECT e.key, e.id, e.title, e.summary, e.body FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+        sql = ("SELECT e.key, e.id, e.title, e.summary, e.body, e.context, e.observed_at"  # noqa: S608 (no client text in SQL)
+               " FROM entries_fts AS f"
                " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
                + where)
         sql_args = (p.match, *args)
@@ -779,26 +832,31 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
             later = "*"
         elif rest:
             later = ", ".join(("key", *rest))
-    # Each candidate as (key, id, title, summary, body); on PostgreSQL the
+    # Each candidate as (key, id, title, summary, body, context, observed_at);
+    # on PostgreSQL the
     # rows themselves are kept for the answer (``rows``).
     rows: list[dict[str, Any]] | None = None
     texts: list[tuple[Any, ...]]
     if later is None and tx.dialect == "postgresql":
         rows = tx.all(sql, sql_args)
-        texts = [(None, r["id"], r["title"], r["summary"], r["body"]) for r in rows]
+        texts = [(None, r["id"], r["title"], r["summary"], r["body"], r["context"],
+                  r["observed_at"]) for r in rows]
     else:
         texts = tx.tuples(sql, sql_args)
     if not texts:
         return []
     if stats is None:
         row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
-                     " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where, args)
+                     " + length(e.body) + coalesce(length(e.context), 0)) AS avgdl"
+                     " FROM entries AS e WHERE " + where, args)
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(texts), 1.0)
-    _keys, ids, titles, summaries, bodies = zip(*texts, strict=True)
+    _keys, ids, titles, summaries, bodies, contexts, observed = zip(*texts, strict=True)
+    # The body is scored with the context and observed time the index holds beside it.
+    bodies = tuple(map(body_text, bodies, contexts, observed))
     top = best(scores(p.scored, titles, summaries, bodies, stats), ids, limit, after)
     if rows is None and columns is not None and rest is not None:
         # Each kept row as one tuple, the candidate's (key, id, title,
-        # summary, body) followed by its other columns (``rest``, read after
+        # summary, body, context, observed_at) followed by its other columns (``rest``, read after
         # the cut), and each of ``columns`` a place in it: a dict per row
         # made in one call, with no dict per row in between.
         extra: dict[int, tuple[Any, ...]] = {}
