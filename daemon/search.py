@@ -502,6 +502,16 @@ def spaced_tokens(text: str) -> bytes:
     return (" " + text + " ").encode("ascii").translate(_TOKEN_BYTES).replace(b" ", b"  ")
 
 
+def form_prefix(stem: str) -> str:
+    """How every word whose Porter stem is ``stem`` starts: the stem itself,
+    or the stem less its last letter when that letter is one a rewrite can
+    leave where the word had another (``e`` of "hoping" → "hope", ``i`` of
+    "happy" → "happi", ``l`` of "-bility" → "-bl"). Porter rewrites a word's
+    end only, never its first letter; a property test holds this against
+    the tokenizer."""
+    return stem[:-1] if len(stem) > 1 and stem[-1] in "eil" else stem
+
+
 class TermCounter:
     """Counts one plan's index terms (``index_terms``: stems, CJK unigrams
     and bigrams) in candidate texts, equal to ``term_counts`` for those
@@ -509,11 +519,9 @@ class TermCounter:
 
     Text outside ASCII is tokenised in full by the index's own tokenizer
     (``term_counts``). In ASCII text (nearly every stored text) only the
-    words that can stem to a term are looked at (``occurrences``): Porter
-    rewrites a word's end only, so a word whose stem is a term starts with
-    that term less its last letter (a test holds this against the
-    tokenizer). Those words are found by a search in C per term, and their
-    distinct forms stemmed in one call of the tokenizer."""
+    words that can stem to a term are looked at (``occurrences``): those
+    that start with its ``form_prefix``, found by a search in C per term,
+    and their distinct forms stemmed in one call of the tokenizer."""
 
     __slots__ = ("ascii_terms", "prefixes", "slot")
 
@@ -523,8 +531,8 @@ class TermCounter:
         self.ascii_terms = {t: i for i, t in enumerate(terms) if _ASCII_TOKEN.fullmatch(t)}
         self.slot = {t: i for i, t in enumerate(terms)}
         # How each word that can stem to a term starts, after its space.
-        self.prefixes = tuple(dict.fromkeys(
-            b" " + t[:max(1, len(t) - 1)].encode() for t in self.ascii_terms))
+        self.prefixes = tuple(dict.fromkeys(b" " + form_prefix(t).encode()
+                                            for t in self.ascii_terms))
 
     def occurrences(self, spaced: bytes) -> list[tuple[int, int]]:
         """Each word of ``spaced`` (``spaced_tokens`` or ``_joined_tokens``)
@@ -851,8 +859,10 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
                      " FROM entries AS e WHERE " + where, args)
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(texts), 1.0)
     _keys, ids, titles, summaries, bodies, contexts, observed = zip(*texts, strict=True)
-    # The body is scored with the context and observed time the index holds beside it.
-    bodies = tuple(map(body_text, bodies, contexts, observed))
+    # The body is scored with the context and observed time the index holds
+    # beside it (most candidates have neither).
+    if any(contexts) or any(observed):
+        bodies = tuple(map(body_text, bodies, contexts, observed))
     top = best(scores(p.scored, titles, summaries, bodies, stats), ids, limit, after)
     if rows is None and columns is not None and rest is not None:
         # Each kept row as one tuple, the candidate's (key, id, title,
