@@ -1,18 +1,68 @@
-"""Recall quality: recall@1, recall@5 and MRR of lexical and hybrid ranking, side by side.
+"""Recall quality: how often the memory a question needs is ranked near the top.
 
-Uses the labelled set ``tests/data/recall_quality.json`` (memories, fillers
-and queries, each query naming the memory it needs; ``paraphrase`` queries
-share no content word with their memory, ``lexical`` ones do). For each
-ranker it starts a real memoryd on a temporary home (``[recall] ranker``
-``"lexical"`` or ``"auto"``), stores every memory and filler on the control
-channel, waits until the worker has embedded them all (hybrid), then asks
-each query as an agent task's ``memory.context`` intent and finds the rank of
-the needed memory among the snapshot's cards (cards are best first; a memory
-not among them has no rank). The snapshot limit is raised to 20 cards, so
-the cards are the ranking and not a cut of it.
+Two sets, each measured on a real memoryd started on a temporary home (SQLite):
 
-    .venv/bin/python bench/recall_quality.py            # table
-    .venv/bin/python bench/recall_quality.py --json out.json
+``--set labelled`` (the default): recall@1, recall@5 and MRR of lexical and
+hybrid ranking on ``tests/data/recall_quality.json`` (memories, fillers and
+queries, each query naming the memory it needs; ``paraphrase`` queries share
+no content word with their memory, ``lexical`` ones do). For each ranker it
+starts a daemon (``[recall] ranker`` ``"lexical"`` or ``"auto"``), stores
+every memory and filler on the control channel, waits until the worker has
+embedded them all (hybrid), then asks each query as an agent task's
+``memory.context`` intent and finds the rank of the needed memory among the
+snapshot's cards (best first; a memory not among them has no rank). The
+snapshot limit is raised to 20 cards, so the cards are the ranking and not a
+cut of it.
+
+``--set conversations``: recall@5, recall@10 and MRR per question category,
+on the conversation set ``tests/data/conversations/`` (see its README), dev
+and held-out questions reported apart. The protocol is an agent runner's:
+
+- each conversation belongs to an owner of its own (a local identity with
+  read and contribute consent and an agent token), so ranking statistics are
+  per conversation; the policy allows agent writes to the benchmark's scope;
+- every turn is stored as ONE entry, written through ``agent.sock`` in a task
+  begun with the token: ``memory.write`` ``target: memory, action: add``, type
+  ``fact``, title ``"<speaker>, <day> <month> <year> #<n>"`` (the session's date
+  and the turn's place in it: titles are unique in a scope),
+  body ``"<speaker>: <text>"``;
+- each question is asked in a new task as the intent of ``memory.context``
+  (snapshot limit 20 cards) and as the query of ``memory.list`` search
+  (page size 20); the ranking is the cards', or the items', order;
+- the rankers: ``lexical`` (``ranker = "lexical"``), ``hybrid``
+  (``ranker = "auto"`` with the semantic extra, which the test extra installs;
+  the bench waits until every turn is embedded; skipped, with a note, when
+  the extra is missing) and ``bm25``, a plain Okapi BM25 computed here over
+  the same texts (title and body, and the context when ``--with-context``),
+  one index per conversation, tokenised the same way for both languages:
+  lower-cased runs of letters and digits, and two-character sequences of CJK
+  runs; no stemming, no stop words.
+
+Recall@k of a question is the FRACTION of its evidence turns among the first
+k (a question with two evidence turns and one of them in the top 5 scores 0.5
+at recall@5); MRR is the mean of 1/rank of the first evidence turn found (0
+when none is among the 20 returned). Figures are means over the questions of
+a category; ``overall`` is over all questions.
+
+    .venv/bin/python bench/recall_quality.py                       # labelled set
+    .venv/bin/python bench/recall_quality.py --set conversations   # full run
+    .venv/bin/python bench/recall_quality.py --set conversations --quick
+
+Options of ``--set conversations``:
+
+- ``--split dev|heldout|all`` which questions (default ``all``; tune on
+  ``dev`` only);
+- ``--rankers lexical,hybrid,bm25`` which rankers (default all three);
+- ``--limit N`` at most N questions per conversation, spread evenly over its
+  list (so over the categories) for a quick look;
+- ``--with-context`` adds the previous turn of the same session, as
+  ``"<speaker>: <text>"``, in the entry's ``context`` field (searched, not
+  shown; a daemon without the field refuses the write);
+- ``--with-time`` adds the session date in the entry's ``observed_at`` field
+  (the time the entry speaks of; same caveat);
+- ``--quick`` lexical and bm25, dev split, 20 questions per conversation: the
+  CI smoke run (printed, never asserted);
+- ``--json out.json`` also writes the figures (both sets).
 
 Needs the semantic extra for the hybrid column (``pip install -e '.[semantic]'``).
 """
@@ -21,36 +71,135 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
 import sys
+import tempfile
 import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.harness import enable_consent, entry, running
+from memoryd.rpc.client import Client, RpcError
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_quality.json"
+REPO = Path(__file__).resolve().parent.parent
+
+DATA = REPO / "tests" / "data" / "recall_quality.json"
+CONVERSATIONS = REPO / "tests" / "data" / "conversations"
 CONFIG = ("[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\n"
           "ranker = \"{ranker}\"\n")
+MEMORYD = [sys.executable, "-m", "memoryd.daemon.cli"]
 
 
-def _wait_embedded(c: Any, want: int, timeout: float = 600.0) -> dict[str, Any]:
+# --- a daemon on a temporary home ------------------------------------------------
+
+class Daemon:
+    """``memoryd serve`` on a new home under ``root``, with its config and policy."""
+
+    def __init__(self, root: Path, config: str, policy: str | None = None) -> None:
+        self.home = root / "h"
+        self.home.mkdir(mode=0o700)
+        self.log_path = root / "memoryd.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+        for name, text in (("memoryd.toml", config), ("policy.toml", policy)):
+            if text is not None:
+                (self.home / name).write_text(text, encoding="utf-8")
+                (self.home / name).chmod(0o600)
+
+    def start(self, timeout: float = 30.0) -> None:
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("MEMORYD_HOME", "MEMORYD_IDENTITY_JSON", "MEMORYD_TOKEN",
+                            "MEMORYD_USER_ID")}
+        env["PYTHONPATH"] = str(REPO)
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(  # noqa: S603 - this interpreter, our own daemon
+                [*MEMORYD, "serve", "--home", str(self.home)],
+                stdout=log, stderr=log, env=env, cwd=REPO)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"memoryd exited with {self.proc.returncode}: "
+                                 + self.log_path.read_text(errors="replace")[-2000:])
+            sockets = self.home / "run"
+            if (sockets / "control.sock").exists() and (sockets / "agent.sock").exists():
+                try:
+                    with self.control() as c:
+                        c.call("memory.status", {})
+                    return
+                except (OSError, RpcError):
+                    pass
+            time.sleep(0.05)
+        raise SystemExit("memoryd did not become ready")
+
+    def control(self) -> Client:
+        return Client(self.home / "run" / "control.sock", timeout=120)
+
+    def agent(self) -> Client:
+        return Client(self.home / "run" / "agent.sock", timeout=120)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@contextmanager
+def running(config: str, policy: str | None = None) -> Iterator[Daemon]:
+    # AF_UNIX paths are limited to ~107 bytes: keep the home short.
+    root = Path(tempfile.mkdtemp(prefix="md", dir="/tmp"))
+    d = Daemon(root, config, policy)
+    try:
+        d.start()
+        yield d
+    finally:
+        try:
+            d.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def enable_consent(c: Client, identity: dict[str, Any] | None = None) -> None:
+    params: dict[str, Any] = {} if identity is None else {"identity": identity}
+    version = c.call("consent.get", params)["version"]
+    c.call("consent.set", {**params, "read": True, "contribute": True,
+                           "learn_from_tools": False, "version": version})
+
+
+def _wait_embedded(c: Client, want: int, identity: dict[str, Any] | None = None,
+                   timeout: float = 1800.0) -> dict[str, Any]:
+    params: dict[str, Any] = {} if identity is None else {"identity": identity}
     deadline = time.monotonic() + timeout
     while True:
-        recall = c.call("memory.status", {})["recall"]
+        recall = c.call("memory.status", params)["recall"]
         if recall["ranker"] != "hybrid":
             return dict(recall)
-        if recall["embedded"] >= want and recall["queued"] == 0:
+        if (recall["embedded"] >= want and recall["queued"] == 0
+                and recall.get("index", "exact") == "exact"):
             return dict(recall)
         if time.monotonic() > deadline:
             raise SystemExit("the embedding worker did not finish in time")
         time.sleep(0.2)
 
 
+# --- the labelled set ---------------------------------------------------------------
+
 def ranks(ranker: str, data: dict[str, Any]) -> tuple[list[int | None], dict[str, Any]]:
     """The rank (1-based) of each query's memory under ``ranker``, and status.recall."""
-    with running(config=CONFIG.format(ranker=ranker)) as d:
+    with running(CONFIG.format(ranker=ranker)) as d:
         ids: dict[str, str] = {}
         with d.control() as c:
             enable_consent(c)
@@ -58,7 +207,8 @@ def ranks(ranker: str, data: dict[str, Any]) -> tuple[list[int | None], dict[str
             items += [(f"filler{i}", f) for i, f in enumerate(data["fillers"])]
             for key, m in items:
                 out = c.call("memory.write", {"target": "memory", "action": "add",
-                                              "entry": entry(m["title"], m["body"], "fact")})
+                                              "entry": {"type": "fact", "title": m["title"],
+                                                        "body": m["body"]}})
                 ids[key] = out["entries"][0]["id"]
             recall = _wait_embedded(c, len(items))
         found: list[int | None] = []
@@ -80,10 +230,7 @@ def metrics(found: list[int | None]) -> dict[str, float]:
             "mrr": sum(1.0 / r for r in found if r is not None) / n}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", type=Path, help="also write the figures here")
-    args = parser.parse_args(argv)
+def labelled(json_out: Path | None) -> int:
     data = json.loads(DATA.read_text(encoding="utf-8"))
     kinds = [q["kind"] for q in data["queries"]]
     langs = ["zh" if any("\u4e00" <= ch <= "\u9fff" for ch in q["q"]) else "en"
@@ -114,9 +261,273 @@ def main(argv: list[str] | None = None) -> int:
             n = m["n"]
             cells.append(f"{m['recall@1']:>12.3f} {m['recall@5']:>6.3f} {m['mrr']:>6.3f}")
         print(f"{row:<16} {n:>3}  " + "  ".join(cells))
+    if json_out:
+        json_out.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+# --- the conversation set -----------------------------------------------------------
+
+SCOPE = "bench:conversation"
+CONV_CONFIG = ("scope_budget_bytes = 1000000000\nmax_open_tasks = 100000\n"
+               "[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\n"
+               "ranker = \"{ranker}\"\n")
+CONV_POLICY = f"""
+[[rule]]
+id = "bench-conversation-writes"
+effect = "allow"
+description = "the recall benchmark stores every turn of a conversation"
+capability = "MemoryWrite"
+channel = "agent"
+scope = "{SCOPE}"
+"""
+CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain", "paraphrase")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+TOP = 20
+# Runs of letters/digits that are not CJK, and runs of CJK ideographs.
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\W_\u3400-\u9fff\uf900-\ufaff]+")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased words; a CJK run as its two-character sequences (a lone
+    character as itself)."""
+    out: list[str] = []
+    for run in _TOKEN.findall(text.lower()):
+        if _CJK_RUN.fullmatch(run) and len(run) > 1:
+            out.extend(run[i:i + 2] for i in range(len(run) - 1))
+        else:
+            out.append(run)
+    return out
+
+
+class BM25:
+    """Okapi BM25 (k1 1.2, b 0.75, idf ln(1 + (N - n + .5) / (n + .5)))."""
+
+    def __init__(self, docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.tf = [Counter(d) for d in docs]
+        self.lengths = [len(d) for d in docs]
+        self.avg = sum(self.lengths) / max(1, len(docs))
+        df = Counter(t for d in docs for t in set(d))
+        self.idf = {t: math.log(1 + (len(docs) - n + 0.5) / (n + 0.5)) for t, n in df.items()}
+
+    def top(self, query: list[str], k: int) -> list[int]:
+        scores: list[tuple[float, int]] = []
+        terms = set(query) & self.idf.keys()
+        for i, tf in enumerate(self.tf):
+            norm = self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+            s = sum(self.idf[t] * tf[t] * (self.k1 + 1) / (tf[t] + norm)
+                    for t in terms if t in tf)
+            if s > 0:
+                scores.append((-s, i))
+        return [i for _, i in sorted(scores)[:k]]
+
+
+def load_conversations() -> list[dict[str, Any]]:
+    return [json.loads(p.read_text(encoding="utf-8"))
+            for p in sorted(CONVERSATIONS.glob("conv-*.json"))]
+
+
+def pick(conversation: dict[str, Any], split: str, limit: int | None) -> list[dict[str, Any]]:
+    """The conversation's questions of ``split``; with ``limit``, that many spread
+    evenly over the list (the list runs category by category)."""
+    qs = [q for q in conversation["questions"] if split == "all" or q["split"] == split]
+    if limit is not None and len(qs) > limit:
+        qs = [qs[i * len(qs) // limit] for i in range(limit)]
+    return qs
+
+
+def turn_entries(conversation: dict[str, Any], with_context: bool,
+                 with_time: bool) -> list[tuple[str, dict[str, Any]]]:
+    """(turn id, entry) for every turn, in order."""
+    out = []
+    for session in conversation["sessions"]:
+        day = datetime.fromisoformat(session["date"])
+        date = f"{day.day} {MONTHS[day.month - 1]} {day.year}"
+        previous: dict[str, Any] | None = None
+        for n, turn in enumerate(session["turns"], 1):
+            # A scope's active titles are unique: the turn's place in its session
+            # tells two turns of one speaker on one day apart.
+            entry: dict[str, Any] = {
+                "type": "fact",
+                "title": f"{turn['speaker']}, {date} #{n}",
+                "body": f"{turn['speaker']}: {turn['text']}"}
+            if with_context and previous is not None:
+                entry["context"] = f"{previous['speaker']}: {previous['text']}"
+            if with_time:
+                entry["observed_at"] = session["date"]
+            out.append((turn["id"], entry))
+            previous = turn
+    return out
+
+
+def memoryd_rankings(ranker: str, conversations: list[dict[str, Any]],
+                     questions: dict[str, list[dict[str, Any]]], with_context: bool,
+                     with_time: bool) -> tuple[dict[str, dict[str, list[str]]], dict[str, Any]]:
+    """For ``memory.context`` and ``memory.list``: each question's ranked turn ids,
+    and status.recall of the last owner."""
+    found: dict[str, dict[str, list[str]]] = {"context": {}, "list": {}}
+    recall: dict[str, Any] = {}
+    with running(CONV_CONFIG.format(ranker=ranker), CONV_POLICY) as d, d.control() as c:
+        for conversation in conversations:
+            identity = {"kind": "local", "subject": "bench-" + conversation["id"]}
+            enable_consent(c, identity)
+            token = c.call("token.issue", {"identity": identity})["token"]
+            turn_of: dict[str, str] = {}
+            entries = turn_entries(conversation, with_context, with_time)
+            with d.agent() as a:
+                task = a.call("task.begin", {"token": token, "scopes": [SCOPE]})["task_id"]
+                for turn_id, entry in entries:
+                    try:
+                        out = a.call("memory.write", {"task_id": task, "target": "memory",
+                                                      "action": "add", "scope": SCOPE,
+                                                      "entry": entry})
+                    except RpcError as exc:
+                        extra = [f for f in ("context", "observed_at") if f in entry]
+                        raise SystemExit(f"a turn's write was refused ({exc}); this daemon "
+                                         "may not take the entry fields "
+                                         f"{', '.join(extra)}" if extra else
+                                         f"a turn's write was refused ({exc})") from None
+                    if out["outcome"] != "applied":
+                        raise SystemExit(f"a turn's write was not applied: {out['outcome']}")
+                    turn_of[out["entries"][0]["id"]] = turn_id
+                a.call("task.end", {"task_id": task})
+            recall = _wait_embedded(c, len(entries), identity)
+            with d.agent() as a:
+                for q in questions[conversation["id"]]:
+                    task = a.call("task.begin", {"token": token, "scopes": [SCOPE]})["task_id"]
+                    snap = a.call("memory.context", {"task_id": task, "intent": q["question"]})
+                    found["context"][q["id"]] = [turn_of[card["id"]] for card in snap["entries"]]
+                    hits = a.call("memory.list", {"task_id": task, "query": q["question"],
+                                                  "mode": "search", "page_size": TOP})
+                    found["list"][q["id"]] = [turn_of[item["id"]] for item in hits["items"]]
+                    a.call("task.end", {"task_id": task})
+    return found, recall
+
+
+def bm25_rankings(conversations: list[dict[str, Any]], questions: dict[str, list[dict[str, Any]]],
+                  with_context: bool) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for conversation in conversations:
+        entries = turn_entries(conversation, with_context, False)
+        index = BM25([tokens(" ".join((e["title"], e["body"], e.get("context", ""))))
+                      for _, e in entries])
+        for q in questions[conversation["id"]]:
+            found[q["id"]] = [entries[i][0] for i in index.top(tokens(q["question"]), TOP)]
+    return found
+
+
+def scores(ranked: list[str], evidence: list[str]) -> dict[str, float]:
+    want = set(evidence)
+    first = next((i + 1 for i, t in enumerate(ranked) if t in want), None)
+    return {"recall@5": len(want & set(ranked[:5])) / len(want),
+            "recall@10": len(want & set(ranked[:10])) / len(want),
+            "mrr": 1.0 / first if first else 0.0}
+
+
+def summarise(found: dict[str, list[str]], asked: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per split and category (and overall): n and the mean of each figure."""
+    table: dict[str, Any] = {}
+    for split in ("dev", "heldout"):
+        rows: dict[str, Any] = {}
+        for category in (*CATEGORIES, "overall"):
+            picked = [scores(found[q["id"]], q["evidence"]) for q in asked
+                      if q["split"] == split and category in ("overall", q["category"])]
+            if picked:
+                rows[category] = {"n": len(picked), **{
+                    k: sum(p[k] for p in picked) / len(picked)
+                    for k in ("recall@5", "recall@10", "mrr")}}
+        if rows:
+            table[split] = rows
+    return table
+
+
+def print_tables(systems: dict[str, dict[str, Any]]) -> None:
+    for split in ("dev", "heldout"):
+        present = {name: t[split] for name, t in systems.items() if split in t}
+        if not present:
+            continue
+        print(f"\n{split}: recall@5 / recall@10 / MRR of the evidence turns")
+        print(f"{'category':<12} {'n':>4}  " + "  ".join(f"{name:>20}" for name in present))
+        for category in (*CATEGORIES, "overall"):
+            rows = [t.get(category) for t in present.values()]
+            n = next((r["n"] for r in rows if r), 0)
+            if not n:
+                continue
+            cells = [f"{r['recall@5']:>6.3f} {r['recall@10']:>6.3f} {r['mrr']:>6.3f}"
+                     if r else f"{'-':>20}" for r in rows]
+            print(f"{category:<12} {n:>4}  " + "  ".join(cells))
+
+
+def conversations(args: argparse.Namespace) -> int:
+    rankers = [r.strip() for r in args.rankers.split(",") if r.strip()]
+    unknown = set(rankers) - {"lexical", "hybrid", "bm25"}
+    if unknown:
+        raise SystemExit(f"unknown rankers: {', '.join(sorted(unknown))}")
+    every = load_conversations()
+    questions = {c["id"]: pick(c, args.split, args.limit) for c in every}
+    chosen = [c for c in every if questions[c["id"]]]
+    asked = [q for c in chosen for q in questions[c["id"]]]
+    t0 = time.monotonic()
+    systems: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    for ranker in rankers:
+        if ranker == "bm25":
+            systems["bm25"] = summarise(bm25_rankings(chosen, questions, args.with_context),
+                                        asked)
+            continue
+        found, recall = memoryd_rankings("lexical" if ranker == "lexical" else "auto", chosen,
+                                         questions, args.with_context, args.with_time)
+        if ranker == "hybrid" and recall.get("ranker") != "hybrid":
+            notes.append("hybrid skipped: the semantic extra is not installed")
+            continue
+        if ranker == "hybrid":
+            notes.append(f"hybrid model: {recall.get('model')}")
+        systems[ranker] = summarise(found["context"], asked)
+        systems[ranker + ":list"] = summarise(found["list"], asked)
+    turns = sum(len(s["turns"]) for c in chosen for s in c["sessions"])
+    print(f"conversation set: {len(chosen)} conversations, {turns} turns, {len(asked)} "
+          f"questions (split {args.split}"
+          + (f", at most {args.limit} per conversation" if args.limit else "")
+          + (", with context" if args.with_context else "")
+          + (", with time" if args.with_time else "") + ")")
+    print("systems: <ranker> is memory.context, <ranker>:list is memory.list search; "
+          "recall@k is the fraction of evidence turns in the top k")
+    print_tables(systems)
+    for note in notes:
+        print(note)
+    print(f"\n{time.monotonic() - t0:.0f} s")
     if args.json:
+        out = {"set": "conversations", "split": args.split, "limit": args.limit,
+               "with_context": args.with_context, "with_time": args.with_time,
+               "conversations": [c["id"] for c in chosen], "turns": turns,
+               "questions": len(asked), "systems": systems, "notes": notes}
         args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--set", choices=("labelled", "conversations"), default="labelled")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--split", choices=("dev", "heldout", "all"), default="all")
+    parser.add_argument("--rankers", default="lexical,hybrid,bm25")
+    parser.add_argument("--limit", type=int, help="at most N questions per conversation")
+    parser.add_argument("--with-context", action="store_true",
+                        help="store the previous turn in each entry's context field")
+    parser.add_argument("--with-time", action="store_true",
+                        help="store the session date in each entry's observed_at field")
+    parser.add_argument("--quick", action="store_true",
+                        help="lexical and bm25, dev split, 20 questions per conversation")
+    args = parser.parse_args(argv)
+    if args.set == "labelled":
+        return labelled(args.json)
+    if args.quick:
+        args.rankers, args.split, args.limit = "lexical,bm25", "dev", args.limit or 20
+    if args.limit is not None and args.limit < 1:
+        parser.error("--limit must be at least 1")
+    return conversations(args)
 
 
 if __name__ == "__main__":
