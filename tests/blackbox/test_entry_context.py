@@ -10,6 +10,7 @@ words. Runs on either backend (``--backend postgresql``).
 from __future__ import annotations
 
 import secrets
+import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,18 @@ import pytest
 
 from memoryd.rpc.client import Client, RpcError
 from tests.blackbox.test_deletion import hits
-from tests.harness import GITHUB_TOKEN, Daemon, enable_consent, entry, exported_audit, running
+from tests.harness import (
+    GITHUB_TOKEN,
+    Daemon,
+    enable_consent,
+    entry,
+    exported_audit,
+    pg_connect,
+    pg_store_of,
+    pg_store_section,
+    running,
+    short_tempdir,
+)
 
 CONFIG = ("scope_budget_bytes = 4000\n"
           "[recall]\nmax_entries = 3\nmax_intent_chars = 4096\nranker = \"lexical\"\n")
@@ -167,3 +179,40 @@ def test_no_context_text_in_the_log_audit_or_status(d: Daemon) -> None:
     assert canary.lower() not in audit.lower()
     assert canary not in d.log()
     assert canary not in str(snapshot)
+
+
+def test_a_version_2_postgresql_schema_is_migrated_to_keep_context_and_time() -> None:
+    """PostgreSQL's schema version 2 had no context or observed time: opening
+    it adds them in one transaction, every memory stays searchable, and new
+    entries are indexed with both."""
+    root = short_tempdir()
+    try:
+        dm = Daemon(root / "h", config=pg_store_section(), ranker="lexical")
+        dm.start()
+        with dm.control() as c:
+            kept = _add(c, "v2", "Herons", "Herons fish in the shallows.")
+        dm.stop()
+        pg = pg_store_of(dm.home)
+        assert pg is not None
+        with pg_connect(*pg) as conn:
+            for table in ("entries", "revisions"):
+                conn.execute(f"ALTER TABLE {table} DROP COLUMN context,"  # noqa: S608 (test constants)
+                             " DROP COLUMN observed_at")
+            conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        dm = Daemon(root / "h", config=pg_store_section(pg[1]), ranker="lexical")
+        dm.start()
+        with dm.control() as c:
+            found = c.call("memory.list", {"query": "herons"})["items"]
+            assert [i["id"] for i in found] == [kept["id"]]
+            turn = _add(c, "v2", "Turn 2", "Yes, by the lake.",
+                        context="Did you see the cormorants?", observed_at="2025-03-08")
+            for query in ("cormorants", "March 2025"):
+                found = c.call("memory.list", {"query": query})["items"]
+                assert [i["id"] for i in found] == [turn["id"]], query
+        dm.stop()
+        with pg_connect(*pg) as conn:
+            version = conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == ("3",)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
