@@ -196,7 +196,7 @@ def test_a_version_2_postgresql_schema_is_migrated_to_keep_context_and_time() ->
         assert pg is not None
         with pg_connect(*pg) as conn:
             for table in ("entries", "revisions"):
-                conn.execute(f"ALTER TABLE {table} DROP COLUMN context,"  # noqa: S608 (test constants)
+                conn.execute(f"ALTER TABLE {table} DROP COLUMN context,"
                              " DROP COLUMN observed_at")
             conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
         dm = Daemon(root / "h", config=pg_store_section(pg[1]), ranker="lexical")
