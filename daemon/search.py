@@ -519,10 +519,9 @@ class TermCounter:
 
     Text outside ASCII is tokenised in full by the index's own tokenizer
     (``term_counts``). In ASCII text (nearly every stored text) only the
-    words that can stem to a term are looked at (``needles``): those that
-    start with its ``form_prefix``, found in C, their distinct forms
-    stemmed in one call of the tokenizer, and each form that stems to a term
-    counted by a search in C."""
+    words that can stem to a term are looked at (``occurrences``): those
+    that start with its ``form_prefix``, found by a search in C per term,
+    and their distinct forms stemmed in one call of the tokenizer."""
 
     __slots__ = ("ascii_terms", "prefixes", "slot")
 
@@ -531,28 +530,31 @@ class TermCounter:
         # lowered; a term of anything else can never equal one of them.
         self.ascii_terms = {t: i for i, t in enumerate(terms) if _ASCII_TOKEN.fullmatch(t)}
         self.slot = {t: i for i, t in enumerate(terms)}
-        # Each word that can stem to a term: its space, its form_prefix, the rest.
-        self.prefixes = tuple(re.compile(re.escape(b" " + p.encode()) + b"[a-z0-9]*")
-                              for p in dict.fromkeys(map(form_prefix, self.ascii_terms)))
+        # How each word that can stem to a term starts, after its space.
+        self.prefixes = tuple(dict.fromkeys(b" " + form_prefix(t).encode()
+                                            for t in self.ascii_terms))
 
-    def needles(self, spaced: bytes) -> list[tuple[int, bytes]]:
-        """The forms of the ASCII terms in ``spaced`` (``spaced_tokens`` or
-        ``_joined_tokens``): each distinct word there whose stem is a term,
-        as ``b" word "`` beside the term's slot. The words that start with a
-        term's ``form_prefix`` are found in C and stemmed in one call of the
-        index's tokenizer (a word of ``[a-z0-9]`` is one token, so the stems
-        line up with the words)."""
-        words: set[bytes] = set()
+    def occurrences(self, spaced: bytes) -> list[tuple[int, int]]:
+        """Each word of ``spaced`` (``spaced_tokens`` or ``_joined_tokens``)
+        whose stem is a term, as (offset of the space before it, the term's
+        slot), in no particular order."""
+        words: dict[int, bytes] = {}
+        find = spaced.find
         for prefix in self.prefixes:
-            words.update(prefix.findall(spaced))
+            at = find(prefix)
+            while at >= 0:
+                end = find(b" ", at + 1)  # the text ends with a space
+                words[at] = spaced[at + 1:end]
+                at = find(prefix, end)
         if not words:
             return []
-        distinct = list(words)  # each b" word"
-        stems = tokenize(b"".join(distinct))
+        distinct = list(set(words.values()))
+        stems = tokenize(b" ".join(distinct))
         assert len(stems) == len(distinct)  # one token per ASCII word
         slots = self.ascii_terms
-        return [(slots[stem], word + b" ") for word, stem in zip(distinct, stems, strict=True)
-                if stem in slots]
+        slot_of = {word: slots[stem] for word, stem in zip(distinct, stems, strict=True)
+                   if stem in slots}
+        return [(at, slot_of[word]) for at, word in words.items() if word in slot_of]
 
     def add(self, text: str, weight: float, tf: list[float]) -> None:
         """Add ``weight`` times each term's count in ``text`` to its slot of ``tf``
@@ -560,9 +562,8 @@ class TermCounter:
         plain = _ascii_tokens(text) if text else ""
         if plain is not None:
             if self.prefixes:
-                spaced = spaced_tokens(plain)
-                for i, needle in self.needles(spaced):
-                    tf[i] += weight * spaced.count(needle)
+                for _at, i in self.occurrences(spaced_tokens(plain)):
+                    tf[i] += weight
             return
         counts = term_counts(text)
         for t, i in self.slot.items():
@@ -588,9 +589,7 @@ class TermCounter:
         The buffer is the texts joined by single spaces, translated as
         ``spaced_tokens`` does (``_joined_tokens``): a text's tokens are its
         characters' offsets there. Only occurrences are visited in Python,
-        not texts times terms: each form is searched as ``b" form "`` (two
-        can share a space, so each search goes on from the last one's end
-        space), and the occurrences are sorted by position and handed to
+        not texts times terms: they are sorted by position and handed to
         their texts in one walk over the texts' lengths. A text outside ASCII
         is counted alone, in full, and left out of the buffer."""
         n_terms = len(self.slot)
@@ -602,19 +601,11 @@ class TermCounter:
         joined = _joined_tokens(plain)
         # Each occurrence as its position shifted past the bits of a term's
         # slot, and the slot: one sort orders them by position.
-        find = joined.find
         shift = n_terms.bit_length()
         slot_bits = (1 << shift) - 1
-        found: list[int] = []
-        for i, needle in self.needles(joined):
-            step = len(needle) - 1
-            at = find(needle)
-            while at >= 0:
-                found.append(at << shift | i)
-                at = find(needle, at + step)
+        found = sorted(at << shift | i for at, i in self.occurrences(joined))
         if not found:
             return
-        found.sort()
         lengths = list(map(len, plain))
         # Text j's characters lie after its leading space and before
         # offset ``end``, its trailing space (the next text's leading one).
