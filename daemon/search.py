@@ -523,7 +523,7 @@ class TermCounter:
     that start with its ``form_prefix``, found by a search in C per term,
     and their distinct forms stemmed in one call of the tokenizer."""
 
-    __slots__ = ("ascii_terms", "prefixes", "slot", "slot_of")
+    __slots__ = ("ascii_terms", "prefixes", "slot")
 
     def __init__(self, terms: tuple[str, ...]) -> None:
         # An ASCII text's tokens are the stems of its runs of [a-z0-9] once
@@ -533,10 +533,6 @@ class TermCounter:
         # How each word that can stem to a term starts, after its space.
         self.prefixes = tuple(dict.fromkeys(b" " + form_prefix(t).encode()
                                             for t in self.ascii_terms))
-        # The words already stemmed by this counter (a plan's, for one
-        # ranking: the fields of the same candidates share most words), and
-        # the term slot each one's stem is, or None.
-        self.slot_of: dict[bytes, int | None] = {}
 
     def occurrences(self, spaced: bytes) -> list[tuple[int, int]]:
         """Each word of ``spaced`` (``spaced_tokens`` or ``_joined_tokens``)
@@ -552,15 +548,13 @@ class TermCounter:
                 at = find(prefix, end)
         if not words:
             return []
-        slot_of = self.slot_of
-        new = [word for word in set(words.values()) if word not in slot_of]
-        if new:
-            stems = tokenize(b" ".join(new))
-            assert len(stems) == len(new)  # one token per ASCII word
-            slots = self.ascii_terms
-            slot_of.update(zip(new, map(slots.get, stems), strict=True))
-        return [(at, i) for at, i in zip(words, map(slot_of.__getitem__, words.values()),
-                                          strict=True) if i is not None]
+        distinct = list(set(words.values()))
+        stems = tokenize(b" ".join(distinct))
+        assert len(stems) == len(distinct)  # one token per ASCII word
+        slots = self.ascii_terms
+        slot_of = {word: slots[stem] for word, stem in zip(distinct, stems, strict=True)
+                   if stem in slots}
+        return [(at, slot_of[word]) for at, word in words.items() if word in slot_of]
 
     def add(self, text: str, weight: float, tf: list[float]) -> None:
         """Add ``weight`` times each term's count in ``text`` to its slot of ``tf``
