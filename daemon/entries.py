@@ -76,6 +76,25 @@ def _moment(text: str) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
+# An observed time as its writer gives it: an ISO 8601 calendar date, or a
+# date-time with an optional offset.
+_OBSERVED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+                       r"(?:[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?"
+                       r"(?:[Zz]|[+-][0-9]{2}:?[0-9]{2})?)?")
+
+
+def is_observed_time(text: str) -> bool:
+    """True for an ISO 8601 date (``2025-03-08``) or date-time
+    (``2025-03-08T14:05:00Z``, an offset optional) naming a real day and time."""
+    if _OBSERVED.fullmatch(text) is None:
+        return False
+    try:
+        datetime.fromisoformat(text.replace("z", "Z").replace("t", "T"))
+    except ValueError:
+        return False
+    return True
+
+
 def applicability(validity: dict[str, Any] | None, now: str) -> str:
     if not validity:
         return "unrecorded"
@@ -120,6 +139,8 @@ def to_wire(row: dict[str, Any], now: str) -> schema.Entry:
         applicability=applicability(validity, now),
         expired=row["status"] == "expired"
         or (row["status"] == "active" and row["expires_at"] <= now),
+        context=row.get("context"),
+        observed_at=row.get("observed_at"),
     )
 
 
@@ -301,10 +322,17 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
         "use_count": 0, "last_used_at": None, "superseded_by": None,
         "content_hash": content_hash_, "evidence_hash": provenance.evidence_hash,
         "archive_reason": None, "status_at": now,
+        "context": _given(entry.get("context", UNSET)),
+        "observed_at": _given(entry.get("observed_at", UNSET)),
     }
     stored = _as_stored(tx, row)
     tx.exec(_insert_sql(tuple(stored)), tuple(stored.values()))
     return row
+
+
+def _given(value: Any) -> Any:
+    """A field's value as stored: None for one left out (UNSET)."""
+    return None if value is UNSET else value
 
 
 @functools.cache
@@ -388,7 +416,8 @@ def destroy(tx: Tx, entry_id: str, now: str) -> dict[str, Any]:
     row = tx.one("SELECT revision FROM entries WHERE id = ?", (entry_id,))
     assert row is not None
     tx.exec("UPDATE revisions SET type = NULL, title = NULL, body = NULL, summary = NULL,"
-            " basis = NULL, validity = NULL WHERE entry_id = ?", (entry_id,))
+            " basis = NULL, validity = NULL, context = NULL, observed_at = NULL"
+            " WHERE entry_id = ?", (entry_id,))
     # Pending proposals that would change this entry carry text about it: they
     # can never apply now, so they fail and drop their proposals.
     for action in tx.all("SELECT action_id, entry_ids FROM actions WHERE status = 'pending'"):
@@ -396,7 +425,8 @@ def destroy(tx: Tx, entry_id: str, now: str) -> dict[str, Any]:
             tx.exec("UPDATE actions SET status = 'failed', proposal = NULL, decided_at = ?"
                     " WHERE action_id = ?", (now, action["action_id"]))
     return update(tx, entry_id, title="", body="", summary="", basis=dumps({"kind": "unknown"}),
-                  validity=None, archive_reason=None, status="removed",
+                  validity=None, context=None, observed_at=None, archive_reason=None,
+                  status="removed",
                   revision=row["revision"] + 1, updated_at=now, status_at=now,
                   evidence_hash=None)
 

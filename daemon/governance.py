@@ -57,7 +57,7 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon import actions, entries, gate, tasks, teams, undo, writes
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
-from memoryd.daemon.entries import View, content_hash, derive_summary
+from memoryd.daemon.entries import View, content_hash, derive_summary, is_observed_time
 from memoryd.daemon.gate import Caller as Resolved
 from memoryd.daemon.ids import is_entry_id, random_id
 from memoryd.daemon.store import Store, Tx
@@ -269,6 +269,9 @@ def _op_error(o: schema.WriteOp, path: str) -> Problem | None:
     if (needs_entry and e is not None and e.validity and e.validity.until is not None
             and not _is_time(e.validity.until)):
         return _bad(f"{path}.entry.validity.until", "RFC 3339 date-time")
+    if needs_entry and e is not None and isinstance(e.observed_at, str) and not is_observed_time(
+            e.observed_at):
+        return _bad(f"{path}.entry.observed_at", "ISO 8601 date or date-time")
     return None
 
 
@@ -292,6 +295,8 @@ def _op(o: schema.WriteOp, target: str | None, scope: str | None, path: str,
             "basis": msgspec.to_builtins(e.basis) if e.basis is not msgspec.UNSET else e.basis,
             "validity": (msgspec.to_builtins(e.validity)
                          if e.validity is not msgspec.UNSET else e.validity),
+            "context": e.context,
+            "observed_at": e.observed_at,
             "ttl_days": e.ttl_days,
             "pinned": e.pinned,
         }

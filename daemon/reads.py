@@ -26,7 +26,7 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.audit.packing import first_needed, unpack_rows
 from memoryd.daemon import search
 from memoryd.daemon.cursors import Cursor, seal, unseal
-from memoryd.daemon.entries import View, load, redact_secrets, to_wire
+from memoryd.daemon.entries import View, is_observed_time, load, redact_secrets, to_wire
 from memoryd.daemon.store import Tx, loads
 from memoryd.daemon.writes import receipt_wire
 from memoryd.kernel.errors import CursorError, NotFound
@@ -99,7 +99,8 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
 def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schema.MemoryList,
                  now: str, ranker: Ranker | None = None) -> schema.ListPage:
     filters_given = any(v is not None for v in (p.target, p.scope, p.query, p.mode, p.statuses,
-                                                 p.types, p.page_size))
+                                                 p.types, p.page_size, p.observed_after,
+                                                 p.observed_before))
     if p.cursor is not None:
         if filters_given:
             raise CursorError("cursor_mixed_with_filters")
@@ -156,6 +157,14 @@ def list_entries(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, p: schem
     if p.types:
         clauses.append("type IN (" + ",".join("?" * len(p.types)) + ")")
         args.extend(p.types)
+    for name, bound, op in (("observed_after", p.observed_after, ">="),
+                            ("observed_before", p.observed_before, "<")):
+        if bound is None:
+            continue
+        if not is_observed_time(bound):
+            raise InvalidParams([{"path": f"$.{name}", "expected": "ISO 8601 date or date-time"}])
+        clauses.append(f"observed_at {op} ?")
+        args.append(bound)
     scopes = (sorted({f"{t}/{s}" for t, s in view.namespaces}) if view.namespaces
               else ["*", *(f"{t}/{s}" for t, s in view.team_spaces())])
     if mode == "search":
@@ -199,7 +208,8 @@ def _totalled_spaces(tx: Tx, view: View, p: schema.MemoryList,
     namespaces are the ones its totals name (a row per namespace that ever
     held an active entry); their ``owner`` column is the view's alone.
     """
-    if set(statuses) != {EntryStatus.ACTIVE} or p.types or view.team_spaces():
+    if (set(statuses) != {EntryStatus.ACTIVE} or p.types or view.team_spaces()
+            or p.observed_after is not None or p.observed_before is not None):
         return None
     if view.namespaces is not None:
         # As ``View.rows``: a personal row in a team-named scope is not seen.

@@ -69,7 +69,7 @@ _FENCE_END = "<<<memoryd:evidence end snapshot={sid}>>>"
 # What freezing reads of each candidate: no body (cards carry none), so the
 # ranked query sorts and returns small rows.
 _CANDIDATE_COLUMNS = ("id", "title", "summary", "type", "scope", "target", "revision",
-                      "content_hash", "source", "eligible", "updated_at")
+                      "content_hash", "source", "eligible", "updated_at", "observed_at")
 
 
 # --- measuring ----------------------------------------------------------------
@@ -131,16 +131,22 @@ def _escape_line(text: str) -> str:
 
 
 def card_of(row: dict[str, Any]) -> dict[str, Any]:
-    return {"id": row["id"], "title": redact_secrets(row["title"]),
+    card = {"id": row["id"], "title": redact_secrets(row["title"]),
             "summary": redact_secrets(row["summary"]),
             "type": row["type"], "scope": row["scope"], "target": row["target"],
             "score": row["score"]}
+    if row.get("observed_at"):
+        card["observed_at"] = row["observed_at"]
+    return card
 
 
 def line_of(card: dict[str, Any]) -> str:
     shown = {"id": card["id"], "type": card["type"],
              "scope": f"{card['target']}/{card['scope']}",
              "title": card["title"], "summary": card["summary"]}
+    if card.get("observed_at"):
+        # When the entry speaks of (its writer's word): shown, never its context.
+        shown["observed_at"] = card["observed_at"]
     return _escape_line(json.dumps(shown, ensure_ascii=False, separators=(",", ":")))
 
 

@@ -47,6 +47,7 @@ Invariants:
 
 from __future__ import annotations
 
+import datetime
 import functools
 import itertools
 import math
@@ -65,6 +66,9 @@ if TYPE_CHECKING:
     from memoryd.daemon.txn import Tx
 
 FTS_FUNCTION = "memoryd_fts_text"
+# The index form of an entry's body column: ``body_text`` of its body,
+# context and observed time, pre-split.
+FTS_BODY = "memoryd_fts_body"
 # BM25 column weights: a match in the title says most about an entry, then
 # its summary (the card text), then the body.
 WEIGHTS = (10.0, 5.0, 1.0)
@@ -143,6 +147,42 @@ def fts_text(text: str | None) -> str:
     return _CJK_RUN.sub(split, text)
 
 
+# An entry's observed time in words, as English speaks of dates.
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+
+
+def when_words(observed_at: str | None) -> str:
+    """The calendar date ``observed_at`` starts with, in words: weekday, day,
+    month and year ("Saturday 8 March 2025"), so "what did she do in March"
+    can match; "" for no date. PostgreSQL's index writes the same words
+    (``to_char(date, 'FMDay FMDD FMMonth YYYY')``, daemon/store_pg.py)."""
+    m = _DATE.match(observed_at or "")
+    if m is None:
+        return ""
+    try:
+        day = datetime.date(int(m[1]), int(m[2]), int(m[3]))
+    except ValueError:
+        return ""
+    return f"{_WEEKDAYS[day.weekday()]} {day.day} {_MONTHS[day.month - 1]} {day.year:04d}"
+
+
+def body_text(body: str, context: str | None, observed_at: str | None) -> str:
+    """What the index holds and ranking scores as an entry's body: the body,
+    then its context and its observed time in words, each on its own line
+    (only the body when it has neither)."""
+    if not context and not observed_at:
+        return body
+    return "\n".join(part for part in (body, context, when_words(observed_at)) if part)
+
+
+def _sql_fts_body(*args: Any) -> str:
+    body, context, observed_at = (a if isinstance(a, str) else None for a in args)
+    return fts_text(body_text(body or "", context, observed_at))
+
+
 def _sql_fts_text(*args: Any) -> str:
     # SQLite hands over whatever the column holds; only text is indexed.
     value = args[0] if args else None
@@ -158,6 +198,10 @@ def register(conn: apsw.Connection) -> None:
     """
     conn.create_scalar_function(
         FTS_FUNCTION, _sql_fts_text, 1, deterministic=True,
+        flags=getattr(apsw, "SQLITE_INNOCUOUS", 0x200000),
+    )
+    conn.create_scalar_function(
+        FTS_BODY, _sql_fts_body, 3, deterministic=True,
         flags=getattr(apsw, "SQLITE_INNOCUOUS", 0x200000),
     )
 
@@ -212,10 +256,14 @@ def rebuild_index(conn: apsw.Connection) -> None:
     the body does not: with ``detail=none`` the index holds the same set of
     (term, entry) pairs either way, so only a summary of its own is indexed.
     """
+    columns = {str(r["name"] if isinstance(r, dict) else r[1])
+               for r in conn.execute("PRAGMA table_xinfo(entries)")}
+    # A store migrated from before entries kept a context has none to index.
+    more = ("context, observed_at" if "context" in columns else "NULL, NULL")
     conn.execute(
-        "INSERT INTO entries_fts(rowid, title, summary, body)"
+        "INSERT INTO entries_fts(rowid, title, summary, body)"  # noqa: S608 (our names)
         " SELECT key, memoryd_fts_text(title), memoryd_fts_text(summary_text),"
-        " memoryd_fts_text(body) FROM entries")
+        f" {FTS_BODY}(body, {more}) FROM entries")
 
 
 def query_terms(text: str) -> tuple[list[str], int]:
@@ -257,7 +305,8 @@ def quote(term: str) -> str:
 @functools.cache
 def _query_tokenizer() -> tuple[threading.Lock, apsw.FTS5Tokenizer]:
     # The index's own tokenizer, on a private in-memory connection (one
-    # thread at a time may use it): what FTS5 makes of a query term.
+    # thread at a time may use it): what FTS5 makes of a query term, and
+    # of the words ranking counts (``tokenize``).
     conn = apsw.Connection(":memory:")
     return threading.Lock(), conn.fts5_tokenizer("porter", TOKENIZER.split()[1:])
 
@@ -297,6 +346,12 @@ class Plan:
     stop_dropped: int
     common_dropped: int
     only_common: bool
+
+    @property
+    def scored(self) -> tuple[str, ...]:
+        """The index terms scoring counts: the terms' stems and CJK grams
+        (``index_terms``), the same tokens that selected the candidates."""
+        return index_terms(self.terms)
 
     def stats(self) -> dict[str, Any]:
         return {"terms": len(self.terms), "stop_dropped": self.stop_dropped,
@@ -377,141 +432,138 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
+def tokenize(raw: bytes) -> list[str]:
+    """The tokens the index's tokenizer (porter over unicode61) makes of
+    UTF-8 ``raw``, in order: folded, diacritics removed, English words stemmed."""
+    lock, tokenizer = _query_tokenizer()
+    with lock:
+        found = tokenizer(raw, apsw.FTS5_TOKENIZE_DOCUMENT, None, include_offsets=False,
+                          include_colocated=False)
+    return cast(list[str], found)
+
+
 def index_tokens(text: str | None) -> list[str]:
-    """The tokens the index holds for ``text`` (pre-split, then unicode61-like)."""
-    return [_fold(word) for word in _WORD.findall(fts_text(text))]
+    """The tokens the index holds for ``text``: pre-split (``fts_text``), then
+    the index's own tokenizer (``tokenize``)."""
+    if not text:
+        return []
+    return tokenize(fts_text(text).encode("utf-8", "surrogatepass"))
 
 
-# In ASCII text a token is a run of letters and digits and folds to its
-# lower case; no CJK run is there to pre-split.
+def index_terms(terms: Iterable[str]) -> tuple[str, ...]:
+    """What the index holds for query terms (``query_terms``' pieces, CJK
+    already split): each term's tokens (its stem for an English word), in
+    order, each once. Scoring counts these, the terms that selected the
+    candidates, so an entry found through a stem ("painting" for "paint")
+    scores as one found through the word itself."""
+    out: dict[str, None] = {}
+    for term in terms:
+        out.update(dict.fromkeys(tokenize(term.encode("utf-8", "surrogatepass"))))
+    return tuple(out)
+
+
+# In ASCII text a token is a run of letters and digits, lowered, then
+# stemmed: the ranker's fast path (``TermCounter``) looks for the runs whose
+# stem is a term.
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
-# A character outside ASCII that is part of a token: a letter or digit, or
-# any character the CJK pre-split reads as CJK (an ideograph newer than the
-# interpreter's Unicode tables is not a letter to ``re`` but is a token to
-# ``_WORD``). Only such a character can fold or lower into something a token
-# holds: every letter that lowers into ASCII (the Kelvin sign, dotted capital
-# I) is one.
-_NON_ASCII_WORD = re.compile(f"(?![\\x00-\\x7f])(?:[^\\W_]|[{_CJK_CLASS}])")
-
-
-def tokens_are_ascii(text: str) -> bool:
-    """True when ``text`` tokenises as ASCII text does: its characters outside
-    ASCII ("…", "—", "€", a no-break space) only separate tokens. A summary
-    cut with an ellipsis is such a text; its tokens are then the runs of
-    ``[a-z0-9]`` of its lower case, as for ASCII text."""
-    return text.isascii() or _NON_ASCII_WORD.search(text) is None
 
 
 def term_counts(text: str | None) -> Counter[str]:
-    """How often each token of ``index_tokens(text)`` occurs, in one pass.
-
-    Ranking counts query terms in every candidate's text; tokenising each
-    word in Python was most of a recall's time. ASCII text (most notes) is
-    lowered and split by one regular expression in C; anything else takes
-    ``index_tokens``. Equal to ``Counter(index_tokens(text))`` for every text
-    (a property test holds it). Nothing is cached: no word of a text stays
-    in memory after the call."""
+    """How often each token of ``index_tokens(text)`` occurs. Nothing is
+    cached: no word of a text stays in memory after the call."""
     if not text:
         return Counter()
-    if tokens_are_ascii(text):
-        return Counter(_ASCII_TOKEN.findall(text.lower()))
     return Counter(index_tokens(text))
 
 
-# CJK ideographs (Unified and Extension A). Each folds to itself (a test
-# checks every one), so in a text whose only token characters outside ASCII
-# are these, the index's tokens are the ``[a-z0-9]`` runs of its lower case
-# plus the unigrams and bigrams of its ideograph runs.
-_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff"
-_IDEOGRAPH_TERM = re.compile(f"[{_IDEOGRAPHS}]{{1,2}}")
-# A character outside ASCII and the ideographs that is part of a token: a
-# letter or digit, or any character the CJK pre-split reads as CJK (a kana
-# middle dot is one).
-_OTHER_TOKEN_CHAR = re.compile(f"(?![\\x00-\\x7f{_IDEOGRAPHS}])(?:[^\\W_]|[{_CJK_CLASS}])")
-
-
-def tokens_are_simple(text: str) -> bool:
-    """True when ``text`` tokenises as ASCII runs and ideograph runs only:
-    its other characters outside ASCII ("…", "—", a no-break space) only
-    separate tokens. Every text ``tokens_are_ascii`` admits is one; so is
-    Chinese text among English words."""
-    return text.isascii() or _OTHER_TOKEN_CHAR.search(text) is None
-
-
-def _occurrences(text: str, term: str) -> int:
-    """How often ``term`` occurs in ``text``, overlapping occurrences too
-    (a run "好好好" holds the bigram "好好" twice)."""
-    if len(term) == 1 or term[0] != term[-1]:
-        return text.count(term)  # no two occurrences of it can overlap
-    n = 0
-    at = text.find(term)
-    while at != -1:
-        n += 1
-        at = text.find(term, at + 1)
-    return n
+def _ascii_tokens(text: str) -> str | None:
+    """``text`` as ASCII with the same tokens, or None when it has none:
+    ASCII text itself, or ASCII text ending in the ellipsis of a cut summary
+    (a separator)."""
+    if text.isascii():
+        return text
+    if text[-1] == "\u2026" and text[:-1].isascii():
+        return text[:-1]
+    return None
 
 
 # ASCII text's tokens through bytes: each letter lowered, each digit kept,
-# every other byte (punctuation, spaces, and all bytes of a character
-# outside ASCII in UTF-8) a space. What is left between the spaces are the
-# ``[a-z0-9]`` runs of the text's lower case: the text's tokens wherever
-# ``tokens_are_simple`` holds (no other character outside ASCII is part of
-# a token or lowers into ASCII), as the tests hold.
+# every other byte a space. What is left between the spaces are the
+# ``[a-z0-9]`` runs of the text's lower case: its tokens before stemming.
 _TOKEN_BYTES = bytes(b + 32 if 65 <= b <= 90 else b if 48 <= b <= 57 or 97 <= b <= 122 else 32
                      for b in range(256))
 
 
 def spaced_tokens(text: str) -> bytes:
-    """``text``'s ASCII tokens (the ``[a-z0-9]`` runs of its lower case) as
-    bytes, with a space before the first, after the last, and at least two
-    between any two: each occurrence of a token ``t`` is then one
-    non-overlapping occurrence of ``b" t "``, so ``count`` counts it, with
-    no object made per token."""
-    return (" " + text + " ").encode("utf-8", "surrogatepass").translate(
-        _TOKEN_BYTES).replace(b" ", b"  ")
+    """ASCII ``text``'s runs of ``[a-z0-9]`` (lowered) as bytes, with a space
+    before the first, after the last, and at least two between any two: each
+    occurrence of a run ``w`` is then one non-overlapping occurrence of
+    ``b" w "``, so ``count`` counts it, with no object made per token."""
+    return (" " + text + " ").encode("ascii").translate(_TOKEN_BYTES).replace(b" ", b"  ")
+
+
+def form_prefix(stem: str) -> str:
+    """How every word whose Porter stem is ``stem`` starts: the stem itself,
+    or the stem less its last letter when that letter is one a rewrite can
+    leave where the word had another (``e`` of "hoping" → "hope", ``i`` of
+    "happy" → "happi", ``l`` of "-bility" → "-bl"). Porter rewrites a word's
+    end only, never its first letter; a property test holds this against
+    the tokenizer."""
+    return stem[:-1] if len(stem) > 1 and stem[-1] in "eil" else stem
 
 
 class TermCounter:
-    """Counts one plan's terms in candidate texts, equal to ``term_counts``
-    for those terms (a property test holds it). In a text of ASCII and
-    ideograph runs only (``tokens_are_simple``, nearly every stored text)
-    only the terms are looked for: the ASCII ones as ``b" term "`` in the
-    text's ``spaced_tokens`` (a search in C per term, no Python step per
-    token), the ideograph ones by counting their occurrences, which are
-    their unigram or bigram tokens (an ideograph bigram lies inside one
-    run); other text is tokenised in full."""
+    """Counts one plan's index terms (``index_terms``: stems, CJK unigrams
+    and bigrams) in candidate texts, equal to ``term_counts`` for those
+    terms (a property test holds it).
 
-    __slots__ = ("ideographs", "needles", "slot")
+    Text outside ASCII is tokenised in full by the index's own tokenizer
+    (``term_counts``). In ASCII text (nearly every stored text) only the
+    words that can stem to a term are looked at (``occurrences``): those
+    that start with its ``form_prefix``, found by a search in C per term,
+    and their distinct forms stemmed in one call of the tokenizer."""
+
+    __slots__ = ("ascii_terms", "prefixes", "slot")
 
     def __init__(self, terms: tuple[str, ...]) -> None:
-        # An ASCII text's tokens are runs of [a-z0-9] once lowered; a term of
-        # anything else can never equal one of them.
-        self.needles = tuple((i, f" {t} ".encode()) for i, t in enumerate(terms)
-                             if _ASCII_TOKEN.fullmatch(t))
+        # An ASCII text's tokens are the stems of its runs of [a-z0-9] once
+        # lowered; a term of anything else can never equal one of them.
+        self.ascii_terms = {t: i for i, t in enumerate(terms) if _ASCII_TOKEN.fullmatch(t)}
         self.slot = {t: i for i, t in enumerate(terms)}
-        # Terms of one or two ideographs: the only other tokens such a text holds.
-        self.ideographs = tuple((i, t) for i, t in enumerate(terms)
-                                if _IDEOGRAPH_TERM.fullmatch(t))
+        # How each word that can stem to a term starts, after its space.
+        self.prefixes = tuple(dict.fromkeys(b" " + form_prefix(t).encode()
+                                            for t in self.ascii_terms))
 
-    def add_spaced(self, spaced: bytes, weight: float, tf: list[float]) -> None:
-        """Add ``weight`` times each ASCII term's count in ``spaced`` (a
-        text's ``spaced_tokens``) to its slot of ``tf``."""
-        for i, needle in self.needles:
-            n = spaced.count(needle)
-            if n:
-                tf[i] += weight * n
+    def occurrences(self, spaced: bytes) -> list[tuple[int, int]]:
+        """Each word of ``spaced`` (``spaced_tokens`` or ``_joined_tokens``)
+        whose stem is a term, as (offset of the space before it, the term's
+        slot), in no particular order."""
+        words: dict[int, bytes] = {}
+        find = spaced.find
+        for prefix in self.prefixes:
+            at = find(prefix)
+            while at >= 0:
+                end = find(b" ", at + 1)  # the text ends with a space
+                words[at] = spaced[at + 1:end]
+                at = find(prefix, end)
+        if not words:
+            return []
+        distinct = list(set(words.values()))
+        stems = tokenize(b" ".join(distinct))
+        assert len(stems) == len(distinct)  # one token per ASCII word
+        slots = self.ascii_terms
+        slot_of = {word: slots[stem] for word, stem in zip(distinct, stems, strict=True)
+                   if stem in slots}
+        return [(at, slot_of[word]) for at, word in words.items() if word in slot_of]
 
     def add(self, text: str, weight: float, tf: list[float]) -> None:
         """Add ``weight`` times each term's count in ``text`` to its slot of ``tf``
         (slots in the order of the terms given)."""
-        if text.isascii() or _OTHER_TOKEN_CHAR.search(text) is None:
-            if self.needles:
-                self.add_spaced(spaced_tokens(text), weight, tf)
-            if self.ideographs and not text.isascii():
-                for i, term in self.ideographs:
-                    n = _occurrences(text, term)
-                    if n:
-                        tf[i] += weight * n
+        plain = _ascii_tokens(text) if text else ""
+        if plain is not None:
+            if self.prefixes:
+                for _at, i in self.occurrences(spaced_tokens(plain)):
+                    tf[i] += weight
             return
         counts = term_counts(text)
         for t, i in self.slot.items():
@@ -532,42 +584,28 @@ class TermCounter:
         """Add ``weights[j]`` times each term's count in ``texts[j]`` to slot
         ``i`` of ``tfs[j]`` (made, every slot 0, for the first term
         ``texts[j]`` holds; a text that holds none gets no row): ``add`` for
-        every text, with the ASCII terms of all the simple texts searched in
-        one buffer.
+        every text, with all the ASCII texts searched in one buffer.
 
-        The buffer is the texts joined by single spaces, encoded one byte a
-        character and translated as ``spaced_tokens`` does, each step one
-        call in C for all the texts (``_joined_tokens``): a text's tokens are
-        its characters' offsets there, and each occurrence of ``b" term "`` is
-        one token equal to the term (two can share a space, so each search
-        goes on from the last one's end space). Only occurrences are visited
-        in Python, not texts times terms: they are sorted by position and
-        handed to their texts in one walk over the texts' lengths. A text
-        outside ASCII is looked at alone first: one that is not simple is
-        counted in full (``term_counts``) and left out of the buffer; a simple
-        one adds its ideograph terms as ``add`` does."""
+        The buffer is the texts joined by single spaces, translated as
+        ``spaced_tokens`` does (``_joined_tokens``): a text's tokens are its
+        characters' offsets there. Only occurrences are visited in Python,
+        not texts times terms: they are sorted by position and handed to
+        their texts in one walk over the texts' lengths. A text outside ASCII
+        is counted alone, in full, and left out of the buffer."""
         n_terms = len(self.slot)
         plain: Sequence[str] = texts
         if not all(map(str.isascii, texts)):
             plain = self._outside_ascii(texts, weights, tfs)
-        if not self.needles:
+        if not self.prefixes:
             return
         joined = _joined_tokens(plain)
-        find = joined.find
         # Each occurrence as its position shifted past the bits of a term's
         # slot, and the slot: one sort orders them by position.
         shift = n_terms.bit_length()
         slot_bits = (1 << shift) - 1
-        found: list[int] = []
-        for i, needle in self.needles:
-            step = len(needle) - 1
-            at = find(needle)
-            while at >= 0:
-                found.append(at << shift | i)
-                at = find(needle, at + step)
+        found = sorted(at << shift | i for at, i in self.occurrences(joined))
         if not found:
             return
-        found.sort()
         lengths = list(map(len, plain))
         # Text j's characters lie after its leading space and before
         # offset ``end``, its trailing space (the next text's leading one).
@@ -585,31 +623,17 @@ class TermCounter:
 
     def _outside_ascii(self, texts: Sequence[str], weights: Sequence[float],
                        tfs: dict[int, list[float]]) -> list[str]:
-        """``add_all``'s look at each text outside ASCII: the texts as the
-        buffer takes them (one not simple blanked, having been counted here
-        in full; an ellipsis ending an ASCII text dropped, so the buffer can
-        stay ASCII), with the ideograph terms of the simple ones added."""
+        """``add_all``'s look at each text outside ASCII: counted here in
+        full and blanked in the texts the buffer takes (an ASCII text ending
+        in an ellipsis goes there without it)."""
         n_terms = len(self.slot)
         plain = list(texts)
-        for j in itertools.compress(range(len(texts)),
-                                    map(operator.not_, map(str.isascii, texts))):
-            text = texts[j]
-            if text[-1] == "\u2026" and text[:-1].isascii():
-                # A summary cut with an ellipsis: ASCII text but for a
-                # separator (tokens_are_simple, without its look at every
-                # character), so no ideograph either, and the same tokens
-                # without it.
-                plain[j] = text[:-1]
+        for j, text in enumerate(texts):
+            if text.isascii():
                 continue
-            weight = weights[j]
-            if _OTHER_TOKEN_CHAR.search(text) is None:
-                for i, term in self.ideographs:
-                    n = _occurrences(text, term)
-                    if n:
-                        tf = tfs.get(j)
-                        if tf is None:
-                            tf = tfs[j] = [0.0] * n_terms
-                        tf[i] += weight * n
+            ascii_text = _ascii_tokens(text)
+            if ascii_text is not None:
+                plain[j] = ascii_text
                 continue
             plain[j] = ""
             counts = term_counts(text)
@@ -619,20 +643,17 @@ class TermCounter:
                     tf = tfs.get(j)
                     if tf is None:
                         tf = tfs[j] = [0.0] * n_terms
-                    tf[i] += weight * found
+                    tf[i] += weights[j] * found
         return plain
 
 
 def _joined_tokens(texts: Sequence[str]) -> bytes:
-    """``texts`` joined by single spaces, with a space before the first and
-    after the last, as bytes translated by ``_TOKEN_BYTES``
-    (``spaced_tokens`` without the doubled spaces). Every character becomes
-    one byte (one outside ASCII a ``?``, which the translation makes a
-    space, as it does every byte of such a character in UTF-8), so text
-    ``j`` starts one byte after the end of text ``j - 1``. A token lies
-    inside one text: the texts are tokenised as they are alone."""
-    ascii_bytes = " ".join(texts).encode("ascii", "replace")
-    return b"".join((b" ", ascii_bytes, b" ")).translate(_TOKEN_BYTES)
+    """ASCII ``texts`` joined by single spaces, with a space before the
+    first and after the last, as bytes translated by ``_TOKEN_BYTES``
+    (``spaced_tokens`` without the doubled spaces): text ``j`` starts one
+    byte after the end of text ``j - 1``. A token lies inside one text: the
+    texts are tokenised as they are alone."""
+    return b"".join((b" ", " ".join(texts).encode("ascii"), b" ")).translate(_TOKEN_BYTES)
 
 
 def namespaces_in(spaces: Iterable[tuple[str, str]], alias: str = ""
@@ -672,7 +693,8 @@ def view_stats(tx: Tx, owner: str, spaces: Sequence[tuple[str, str]],
                    " coalesce(sum(active_chars), 0) AS chars FROM scope_usage"
                    " WHERE owner = ? AND " + within, (owner, *flat))
     lapsed = tx.one("SELECT count(*) AS n, coalesce(sum(length(title) + length(summary)"  # noqa: S608 (placeholders only)
-                    " + length(body)), 0) AS chars FROM entries WHERE status = 'active'"
+                    " + length(body) + coalesce(length(context), 0)), 0) AS chars"
+                    " FROM entries WHERE status = 'active'"
                     " AND expires_at <= ? AND owner = ? AND " + within,
                     (now, owner, *flat))
     assert total is not None and lapsed is not None
@@ -780,7 +802,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     # caller keeps are read for the top ``limit`` alone, after the cut, in
     # the same transaction (one snapshot): each row becomes a Python dict,
     # and a candidate set runs to thousands of rows.
-    scored_columns = ("id", "title", "summary", "body")
+    scored_columns = ("id", "title", "summary", "body", "context", "observed_at")
     later: str | None = None
     rest: tuple[str, ...] | None = None
     if tx.dialect == "postgresql":
@@ -804,7 +826,8 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         # the filter is read once (``where`` names ``e``'s columns). The
         # order of the rows decides nothing: they are sorted by (score, id)
         # below, and ids are unique.
-        sql = ("SELECT e.key, e.id, e.title, e.summary, e.body FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+        sql = ("SELECT e.key, e.id, e.title, e.summary, e.body, e.context, e.observed_at"  # noqa: S608 (no client text in SQL)
+               " FROM entries_fts AS f"
                " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
                + where)
         sql_args = (p.match, *args)
@@ -817,26 +840,33 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
             later = "*"
         elif rest:
             later = ", ".join(("key", *rest))
-    # Each candidate as (key, id, title, summary, body); on PostgreSQL the
+    # Each candidate as (key, id, title, summary, body, context, observed_at);
+    # on PostgreSQL the
     # rows themselves are kept for the answer (``rows``).
     rows: list[dict[str, Any]] | None = None
     texts: list[tuple[Any, ...]]
     if later is None and tx.dialect == "postgresql":
         rows = tx.all(sql, sql_args)
-        texts = [(None, r["id"], r["title"], r["summary"], r["body"]) for r in rows]
+        texts = [(None, r["id"], r["title"], r["summary"], r["body"], r["context"],
+                  r["observed_at"]) for r in rows]
     else:
         texts = tx.tuples(sql, sql_args)
     if not texts:
         return []
     if stats is None:
         row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
-                     " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where, args)
+                     " + length(e.body) + coalesce(length(e.context), 0)) AS avgdl"
+                     " FROM entries AS e WHERE " + where, args)
         stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(texts), 1.0)
-    _keys, ids, titles, summaries, bodies = zip(*texts, strict=True)
-    top = best(scores(p.terms, titles, summaries, bodies, stats), ids, limit, after)
+    _keys, ids, titles, summaries, bodies, contexts, observed = zip(*texts, strict=True)
+    # The body is scored with the context and observed time the index holds
+    # beside it (most candidates have neither).
+    if any(contexts) or any(observed):
+        bodies = tuple(map(body_text, bodies, contexts, observed))
+    top = best(scores(p.scored, titles, summaries, bodies, stats), ids, limit, after)
     if rows is None and columns is not None and rest is not None:
         # Each kept row as one tuple, the candidate's (key, id, title,
-        # summary, body) followed by its other columns (``rest``, read after
+        # summary, body, context, observed_at) followed by its other columns (``rest``, read after
         # the cut), and each of ``columns`` a place in it: a dict per row
         # made in one call, with no dict per row in between.
         extra: dict[int, tuple[Any, ...]] = {}

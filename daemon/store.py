@@ -57,7 +57,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 class StoreVersionError(Exception):
@@ -247,10 +247,27 @@ def _with_rows(rows: Iterator[tuple[int, bytes, Any]]) -> Iterator[
         yield unpacker.feed(seq, bytes(body), hsh), (seq, bytes(body), hsh)
 
 
+def _migrate_9_to_10(conn: apsw.Connection) -> None:
+    # Version 10 lets an entry keep its surroundings and its time: ``context``
+    # (indexed and searched, not shown as the body) and ``observed_at`` (the
+    # time the entry speaks of, indexed in words), in entries and in the
+    # revisions a replace leaves. Existing rows hold neither, so the index
+    # keeps every token it has; its triggers are made again by SEARCH_SCHEMA
+    # with the new columns (an older table made by a step above may already
+    # have them).
+    for table in ("entries", "revisions"):
+        columns = {str(r["name"]) for r in conn.execute(f"PRAGMA table_xinfo({table})")}
+        for column in ("context", "observed_at"):
+            if column not in columns:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+    for name in ("entries_search_ai", "entries_search_au", "entries_search_ad"):
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+
+
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
     1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
     5: _migrate_5_to_6, 6: _migrate_6_to_7, 7: _migrate_7_to_8,
-    8: _migrate_8_to_9}
+    8: _migrate_8_to_9, 9: _migrate_9_to_10}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)
@@ -314,7 +331,7 @@ ENTRIES_TABLE = f"""CREATE TABLE IF NOT EXISTS entries(
     THEN '{HASH_PREFIX}' || lower(hex(content_key)) ELSE content_key END) VIRTUAL,
   evidence_hash TEXT, archive_reason TEXT, status_text TEXT,
   status_at TEXT GENERATED ALWAYS AS (CASE WHEN status_text IS NULL THEN updated_at
-    ELSE nullif(status_text, '') END) VIRTUAL)"""
+    ELSE nullif(status_text, '') END) VIRTUAL, context TEXT, observed_at TEXT)"""
 # Columns version 7 derives from what it stores (ENTRIES_TABLE).
 DERIVED_COLUMNS = ("basis", "updated_at", "renewed_at", "content_hash", "status_at")
 # The columns every version's entries table has, stored or derived (version
@@ -368,7 +385,7 @@ CREATE TABLE IF NOT EXISTS scope_usage(
 CREATE TABLE IF NOT EXISTS revisions(
   entry_id TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT, title TEXT, body TEXT,
   summary TEXT, basis TEXT, validity TEXT, content_hash TEXT NOT NULL,
-  created_at TEXT NOT NULL, PRIMARY KEY(entry_id, revision));
+  created_at TEXT NOT NULL, context TEXT, observed_at TEXT, PRIMARY KEY(entry_id, revision));
 CREATE TABLE IF NOT EXISTS operations(
   operation_id TEXT PRIMARY KEY, owner TEXT NOT NULL, ts TEXT NOT NULL,
   action TEXT NOT NULL, channel TEXT NOT NULL, items TEXT NOT NULL,
@@ -410,22 +427,25 @@ def _stored(row: str) -> str:
     summary stored once as the body still counts: the budget measures the
     entry's text, not how the row keeps it)."""
     return " + ".join(f"coalesce(length(CAST({row}.{col} AS BLOB)), 0)"
-                      for col in ("title", "body", "summary", "basis", "validity"))
+                      for col in ("title", "body", "summary", "basis", "validity", "context",
+                                  "observed_at"))
 
 
 # Active stored bytes per namespace: every text column of the entry (title,
-# summary, body, basis, validity), not the body alone, so no field can grow a
+# summary, body, basis, validity, context, observed_at), not the body alone, so no field can grow a
 # scope past its budget. Triggers keep it in step with entries in the writer's
 # own transaction, whatever path changes an entry (write, archive, supersede,
 # undo, expiry, removal, gc), so the check costs one lookup, not a sum over
 # the scope. They are dropped and made again at every open, and the totals
 # recounted when the way of counting changed (USAGE_COUNTS in meta).
 def _chars(row: str) -> str:
-    """SQL for an entry's length as BM25 measures it: characters of its text."""
-    return f"length({row}.title) + length({row}.summary) + length({row}.body)"
+    """SQL for an entry's length as BM25 measures it: characters of its text
+    (its context included: it is searched as the body is)."""
+    return (f"length({row}.title) + length({row}.summary) + length({row}.body)"
+            f" + coalesce(length({row}.context), 0)")
 
 
-USAGE_COUNTS = "all_text_columns,docs,chars"
+USAGE_COUNTS = "all_text_columns,docs,chars,context"
 USAGE_TRIGGERS = f"""
 DROP TRIGGER IF EXISTS entries_usage_ai;
 DROP TRIGGER IF EXISTS entries_usage_au;
@@ -439,8 +459,8 @@ WHEN new.status = 'active' BEGIN
         active_docs = active_docs + 1, active_chars = active_chars + excluded.active_chars;
 END;
 CREATE TRIGGER entries_usage_au
-AFTER UPDATE OF status, title, body, summary_text, basis_text, validity, owner, target,
-  scope ON entries
+AFTER UPDATE OF status, title, body, summary_text, basis_text, validity, context,
+  observed_at, owner, target, scope ON entries
 WHEN old.status = 'active' OR new.status = 'active' BEGIN
   UPDATE scope_usage SET active_bytes = active_bytes - ({_stored("old")}),
       active_docs = active_docs - 1, active_chars = active_chars - ({_chars("old")})
@@ -467,12 +487,13 @@ END;
 REVISION_TRIGGER = """
 DROP TRIGGER IF EXISTS entries_revision_au;
 CREATE TRIGGER entries_revision_au
-AFTER UPDATE OF type, title, body, summary_text, basis_text, validity ON entries
+AFTER UPDATE OF type, title, body, summary_text, basis_text, validity, context, observed_at
+  ON entries
 WHEN new.status <> 'removed' BEGIN
   INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary, basis,
-    validity, content_hash, created_at)
+    validity, content_hash, created_at, context, observed_at)
   VALUES (old.id, old.revision, old.type, old.title, old.body, old.summary, old.basis,
-    old.validity, old.content_hash, old.updated_at);
+    old.validity, old.content_hash, old.updated_at, old.context, old.observed_at);
 END;
 """
 RECOUNT_USAGE = f"""
@@ -484,8 +505,9 @@ INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_
 
 
 # Lexical index (daemon/search.py) and frozen recall snapshots (daemon/recall.py).
-# The index's rowid is the entry's ``key``. The FTS5 table is contentless:
-# tokens only, never a copy of the text. Rows leave it through FTS5's
+# The index's rowid is the entry's ``key``. Its body column holds the body,
+# the entry's context and its observed time in words (search.FTS_BODY).
+# The FTS5 table is contentless: tokens only, never a copy of the text. Rows leave it through FTS5's
 # 'delete' command with the old text (which the index function re-tokenises
 # identically), because only that path honours 'secure-delete'
 # (contentless_delete=1 tables keep the deleted tokens behind tombstones). A
@@ -500,18 +522,23 @@ CREATE TABLE IF NOT EXISTS snapshot_cards(
 CREATE INDEX IF NOT EXISTS snapshot_cards_entry ON snapshot_cards(entry_id);
 CREATE TRIGGER IF NOT EXISTS entries_search_ai AFTER INSERT ON entries BEGIN
   INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
-    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text), memoryd_fts_text(new.body));
+    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text),
+    {search.FTS_BODY}(new.body, new.context, new.observed_at));
 END;
-CREATE TRIGGER IF NOT EXISTS entries_search_au AFTER UPDATE OF title, summary_text, body ON entries
+CREATE TRIGGER IF NOT EXISTS entries_search_au
+AFTER UPDATE OF title, summary_text, body, context, observed_at ON entries
 BEGIN
   INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
-    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text), memoryd_fts_text(old.body));
+    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text),
+    {search.FTS_BODY}(old.body, old.context, old.observed_at));
   INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
-    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text), memoryd_fts_text(new.body));
+    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text),
+    {search.FTS_BODY}(new.body, new.context, new.observed_at));
 END;
 CREATE TRIGGER IF NOT EXISTS entries_search_ad AFTER DELETE ON entries BEGIN
   INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
-    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text), memoryd_fts_text(old.body));
+    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text),
+    {search.FTS_BODY}(old.body, old.context, old.observed_at));
   UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = old.id;
 END;
 CREATE TRIGGER IF NOT EXISTS snapshot_cards_removed AFTER UPDATE OF status ON entries

@@ -65,7 +65,7 @@ T = TypeVar("T")
 
 # The PostgreSQL schema has its own version line (it is not a copy of the
 # SQLite file's history): MIGRATIONS takes a database from its key to the next.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 UNREACHABLE_HINT = ("the PostgreSQL database cannot be reached; memoryd reconnects by itself"
                     " when it returns; the operator should check memctl status")
@@ -100,7 +100,8 @@ CREATE TABLE IF NOT EXISTS entries(
   created_at {_T} NOT NULL, updated_at {_T} NOT NULL, renewed_at {_T} NOT NULL,
   ttl_days DOUBLE PRECISION NOT NULL, expires_at {_T} NOT NULL,
   use_count BIGINT NOT NULL DEFAULT 0, last_used_at {_T}, superseded_by {_T},
-  content_hash {_T} NOT NULL, evidence_hash {_T}, archive_reason {_T}, status_at {_T});
+  content_hash {_T} NOT NULL, evidence_hash {_T}, archive_reason {_T}, status_at {_T},
+  context {_T}, observed_at {_T});
 CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
   ON entries(owner, target, scope, title) WHERE status = 'active';
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
@@ -118,7 +119,7 @@ CREATE TABLE IF NOT EXISTS scope_usage(
 CREATE TABLE IF NOT EXISTS revisions(
   entry_id {_T} NOT NULL, revision BIGINT NOT NULL, type {_T}, title {_T}, body {_T},
   summary {_T}, basis {_T}, validity {_T}, content_hash {_T} NOT NULL,
-  created_at {_T} NOT NULL, PRIMARY KEY(entry_id, revision));
+  created_at {_T} NOT NULL, context {_T}, observed_at {_T}, PRIMARY KEY(entry_id, revision));
 CREATE TABLE IF NOT EXISTS operations(
   operation_id {_T} PRIMARY KEY, owner {_T} NOT NULL, ts {_T} NOT NULL,
   action {_T} NOT NULL, channel {_T} NOT NULL, items {_T} NOT NULL,
@@ -234,18 +235,38 @@ RETURNS tsvector LANGUAGE sql IMMUTABLE AS $$
                      || ' ' || memoryd_fts_text(body))
 $$;
 
+-- An entry's observed time in words, as daemon/search.py's when_words:
+-- "Saturday 8 March 2025" for a value starting with that calendar date.
+CREATE OR REPLACE FUNCTION memoryd_when_words(observed_at text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN observed_at ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}'
+    THEN to_char(to_date(left(observed_at, 10), 'YYYY-MM-DD'), 'FMDay FMDD FMMonth YYYY')
+    ELSE '' END
+$$;
+
+-- The body is indexed with the entry's context and observed time beside it
+-- (daemon/search.py's body_text).
+CREATE OR REPLACE FUNCTION memoryd_fts_doc(title text, summary text, body text, context text,
+                                           observed_at text)
+RETURNS tsvector LANGUAGE sql IMMUTABLE AS $$
+  SELECT to_tsvector('english', memoryd_fts_text(title) || ' ' || memoryd_fts_text(summary)
+                     || ' ' || memoryd_fts_text(body) || ' ' || memoryd_fts_text(context)
+                     || ' ' || memoryd_when_words(observed_at))
+$$;
+
 CREATE OR REPLACE FUNCTION memoryd_stored(e entries) RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $$
   SELECT coalesce(octet_length(e.title), 0) + coalesce(octet_length(e.body), 0)
        + coalesce(octet_length(e.summary), 0) + coalesce(octet_length(e.basis), 0)
-       + coalesce(octet_length(e.validity), 0)
+       + coalesce(octet_length(e.validity), 0) + coalesce(octet_length(e.context), 0)
+       + coalesce(octet_length(e.observed_at), 0)
 $$;
 
 -- What SQLite's triggers do (daemon/store.py, daemon/vectors.py), in one
 -- function per event, inside the writer's own transaction.
 CREATE OR REPLACE FUNCTION memoryd_chars(e entries) RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $$
-  SELECT length(e.title) + length(e.summary) + length(e.body)
+  SELECT length(e.title) + length(e.summary) + length(e.body) + coalesce(length(e.context), 0)
 $$;
 
 CREATE OR REPLACE FUNCTION memoryd_entries_changed() RETURNS trigger
@@ -270,14 +291,17 @@ BEGIN
   IF TG_OP = 'UPDATE' AND NEW.status <> 'removed' AND (
       NEW.type IS DISTINCT FROM OLD.type OR NEW.title IS DISTINCT FROM OLD.title
       OR NEW.body IS DISTINCT FROM OLD.body OR NEW.summary IS DISTINCT FROM OLD.summary
-      OR NEW.basis IS DISTINCT FROM OLD.basis OR NEW.validity IS DISTINCT FROM OLD.validity) THEN
+      OR NEW.basis IS DISTINCT FROM OLD.basis OR NEW.validity IS DISTINCT FROM OLD.validity
+      OR NEW.context IS DISTINCT FROM OLD.context
+      OR NEW.observed_at IS DISTINCT FROM OLD.observed_at) THEN
     INSERT INTO revisions(entry_id, revision, type, title, body, summary, basis, validity,
-                          content_hash, created_at)
+                          content_hash, created_at, context, observed_at)
       VALUES (OLD.id, OLD.revision, OLD.type, OLD.title, OLD.body, OLD.summary, OLD.basis,
-              OLD.validity, OLD.content_hash, OLD.updated_at)
+              OLD.validity, OLD.content_hash, OLD.updated_at, OLD.context, OLD.observed_at)
       ON CONFLICT(entry_id, revision) DO UPDATE SET type = excluded.type,
         title = excluded.title, body = excluded.body, summary = excluded.summary,
         basis = excluded.basis, validity = excluded.validity,
+        context = excluded.context, observed_at = excluded.observed_at,
         content_hash = excluded.content_hash, created_at = excluded.created_at;
   END IF;
   IF TG_OP = 'DELETE' THEN
@@ -288,9 +312,12 @@ BEGIN
     RETURN OLD;
   END IF;
   IF TG_OP = 'INSERT' OR NEW.title IS DISTINCT FROM OLD.title
-      OR NEW.summary IS DISTINCT FROM OLD.summary OR NEW.body IS DISTINCT FROM OLD.body THEN
+      OR NEW.summary IS DISTINCT FROM OLD.summary OR NEW.body IS DISTINCT FROM OLD.body
+      OR NEW.context IS DISTINCT FROM OLD.context
+      OR NEW.observed_at IS DISTINCT FROM OLD.observed_at THEN
     INSERT INTO search_index(entry_id, doc)
-      VALUES (NEW.id, memoryd_fts_doc(NEW.title, NEW.summary, NEW.body))
+      VALUES (NEW.id, memoryd_fts_doc(NEW.title, NEW.summary, NEW.body, NEW.context,
+                                      NEW.observed_at))
       ON CONFLICT(entry_id) DO UPDATE SET doc = excluded.doc;
   END IF;
   IF TG_OP = 'UPDATE' AND NEW.status = 'removed' AND OLD.status IS DISTINCT FROM 'removed' THEN
@@ -399,7 +426,17 @@ def _migrate_1_to_2(conn: psycopg.Connection[Any]) -> None:
                  " WHERE status = 'active' ON CONFLICT DO NOTHING")
 
 
-MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {1: _migrate_1_to_2}
+def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
+    """Version 3: an entry's context and observed time (daemon/store.py's
+    version 10). Existing rows hold neither, so their index documents stay
+    as they are; FUNCTIONS indexes and counts the new columns from here on."""
+    for table in ("entries", "revisions"):
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS context {_T},"
+                     f" ADD COLUMN IF NOT EXISTS observed_at {_T}")
+
+
+MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {
+    1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 
 # --- the dialect seam ------------------------------------------------------------

@@ -140,7 +140,9 @@ def apply(tx: Tx, owner: str, steps: list[Step], limits: Limits,
                 entries.check_budget(tx, row["owner"], *where, delta, budget)
             after = entries.update(tx, row["id"], type=old["type"], title=old["title"],
                                    body=old["body"], summary=old["summary"], basis=old["basis"],
-                                   validity=old["validity"], content_hash=old["content_hash"],
+                                   validity=old["validity"], context=old.get("context"),
+                                   observed_at=old.get("observed_at"),
+                                   content_hash=old["content_hash"],
                                    **_renewal(row, now_dt))
         else:  # supersede (the old entry) or archive: it becomes active again
             entries.check_title(tx, row["owner"], *where, row["title"], row["id"])

@@ -89,7 +89,7 @@ class Caller:
 
 # The fields of a new entry a caller may leave out (``msgspec.UNSET`` in an
 # op's entry): a replace keeps the entry's own, an add takes the default.
-UNSET_FIELDS = ("basis", "validity")
+UNSET_FIELDS = ("basis", "validity", "context", "observed_at")
 _LEGACY_UNSET = "unset"
 
 
@@ -378,6 +378,11 @@ def _apply_ops(
             same_text = (e["type"], e["title"], e["body"], e["summary"]) == (
                 cur["type"], cur["title"], cur["body"], cur["summary"])
             validity = loads(cur["validity"]) if e["validity"] is UNSET else e["validity"]
+            # Left out, the entry keeps its own; null clears it.
+            context = cur["context"] if e["context"] is UNSET else e["context"]
+            observed_at = cur["observed_at"] if e["observed_at"] is UNSET else e["observed_at"]
+            same_text = same_text and (context, observed_at) == (cur["context"],
+                                                                  cur["observed_at"])
             if e["basis"] in (UNSET, None):
                 basis = loads(cur["basis"])
                 if not same_text:
@@ -400,7 +405,8 @@ def _apply_ops(
                 tx, cur["id"], type=e["type"], title=e["title"], body=e["body"],
                 summary=e["summary"], basis=dumps(basis),
                 validity=dumps(validity) if validity else None, pinned=int(e["pinned"]),
-                revision=cur["revision"] + 1, updated_at=now, renewed_at=now,
+                context=context, observed_at=observed_at, revision=cur["revision"] + 1,
+                updated_at=now, renewed_at=now,
                 ttl_days=float(ttl), expires_at=fmt(plus(now_dt, days=float(ttl))),
                 content_hash=op.content_hash, source=proposal.provenance.source,
                 eligible=int(proposal.provenance.eligible),

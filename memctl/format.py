@@ -337,10 +337,15 @@ def _entry(e: Mapping[str, Any]) -> str:
         ("used", f"{cell(e.get('use_count'))} times, last {cell(e.get('last_used_at'))}"),
         ("superseded by", e.get("superseded_by")),
         ("content hash", e.get("content_hash")),
+        ("observed", e.get("observed_at")),
         ("summary", e.get("summary")),
     ])
     body = e.get("body")
     body_text = _indent(clean(body, multiline=True)) if body else "    (no body)"
+    context = e.get("context")
+    if context:
+        # Searched with the entry, never shown as its body.
+        body_text += "\ncontext:\n" + _indent(clean(context, multiline=True))
     return f"{head}\nbody:\n{body_text}"
 
 

@@ -65,13 +65,13 @@ FORMAT_VERSION: Final = 1
 EXPORT_FIELDS: Final = ("id", "target", "scope", "type", "title", "body", "summary", "status",
                         "revision", "source", "basis", "validity", "pinned", "ttl_days",
                         "created_at", "updated_at", "renewed_at", "expires_at",
-                        "superseded_by")
+                        "superseded_by", "context", "observed_at")
 # What memory.read takes at once, and what memory.promote takes at once.
 READ_BATCH: Final = 10
 PROMOTE_BATCH: Final = 50
 # Entry fields an import may carry into memory.write's entry (SPEC §9).
 _ENTRY_IN: Final = ("type", "title", "body", "summary", "basis", "validity", "ttl_days",
-                    "pinned")
+                    "pinned", "context", "observed_at")
 _TYPES: Final = ENTRY_TYPES
 MCP_NOTE: Final = "imported from an MCP memory server file"
 

@@ -82,6 +82,12 @@ class EntryIn(_P, frozen=True, kw_only=True):
     validity: Validity | UnsetType | None = UNSET
     ttl_days: Annotated[float, Meta(gt=0, le=36_500)] | None = None
     pinned: bool = False
+    # Text searched with the entry but not shown as its body (the turn before
+    # it, the session it belongs to): scanned, counted and removed as the body.
+    context: Annotated[str, Meta(max_length=16_384)] | UnsetType | None = UNSET
+    # The time the entry speaks of, given by its writer (a session's date):
+    # an ISO 8601 date or date-time, checked by the write path.
+    observed_at: Annotated[str, Meta(max_length=40)] | UnsetType | None = UNSET
 
 
 class CoveredBy(_P, frozen=True, kw_only=True):
@@ -258,6 +264,10 @@ class MemoryList(_P, frozen=True, kw_only=True):
     types: Annotated[list[EntryType], Meta(min_length=1, max_length=4)] | None = None
     page_size: Annotated[int, Meta(ge=1, le=20)] | None = None
     cursor: Annotated[str, Meta(min_length=1, max_length=2_048)] | None = None
+    # Entries whose observed_at is at or after / before these (ISO 8601,
+    # compared as written): an entry without one is left out.
+    observed_after: Annotated[str, Meta(max_length=40)] | None = None
+    observed_before: Annotated[str, Meta(max_length=40)] | None = None
 
 
 class MemoryContext(_P, frozen=True, kw_only=True):
@@ -360,6 +370,8 @@ class Entry(_R, kw_only=True):
     content_hash: str
     applicability: str
     expired: bool
+    context: str | None = None
+    observed_at: str | None = None
 
 
 class DecisionOut(_R, kw_only=True):

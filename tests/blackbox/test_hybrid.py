@@ -395,7 +395,7 @@ def test_a_version_1_postgresql_schema_is_embedded_when_opened() -> None:
         with pg_connect(*pg) as conn:
             version = conn.execute(
                 "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        assert version == ("2",)
+        assert version == ("3",)
         assert [(e["title"], e["body"], e["status"]) for e in read] == [
             (VIM[0], VIM[1], "active"),
             ("Printer", "The second-floor printer needs the blue driver.", "archived")]

@@ -208,7 +208,7 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 9
+    assert _version(db) == SCHEMA_VERSION == 10
 
 
 def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:
@@ -400,7 +400,7 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 9
+    assert _version(db) == SCHEMA_VERSION == 10
     # Every audit row repacked: the prev hash the row before holds is not
     # stored again, and each body is packed against the one before it (V2);
     # the rows written since, one stream per block (V3).
@@ -518,7 +518,7 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 9
+    assert _version(db) == SCHEMA_VERSION == 10
     # The migration stores each row as this version writes it.
     migrated = _stored(db)
     assert {i: migrated[i] for i in (short, based, archived)} == {
@@ -529,3 +529,86 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     assert migrated[archived]["updated_text"] is not None
     assert migrated[archived]["status_text"] is None
     assert isinstance(migrated[short]["content_key"], bytes)
+
+
+# Version 8's lexical index triggers: the body column indexed alone.
+_V8_SEARCH_TRIGGERS = """
+CREATE TRIGGER entries_search_ai AFTER INSERT ON entries BEGIN
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
+    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text), memoryd_fts_text(new.body));
+END;
+CREATE TRIGGER entries_search_au AFTER UPDATE OF title, summary_text, body ON entries
+BEGIN
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
+    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text), memoryd_fts_text(old.body));
+  INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
+    memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text), memoryd_fts_text(new.body));
+END;
+CREATE TRIGGER entries_search_ad AFTER DELETE ON entries BEGIN
+  INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
+    memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text), memoryd_fts_text(old.body));
+  UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = old.id;
+END;
+"""
+
+
+def _as_version_9(db: Path) -> None:
+    """Take a current store back to version 9: no context or observed time
+    in entries or revisions, the index's triggers of that version, and its
+    way of counting a scope's usage."""
+    conn = apsw.Connection(str(db))
+    search.register(conn)
+    try:
+        with conn:
+            for name in ("entries_search_ai", "entries_search_au", "entries_search_ad",
+                         "entries_usage_ai", "entries_usage_au", "entries_usage_ad",
+                         "entries_revision_au"):
+                conn.execute(f"DROP TRIGGER {name}")
+            for table in ("entries", "revisions"):
+                for column in ("context", "observed_at"):
+                    conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+            conn.execute(_V8_SEARCH_TRIGGERS)
+            conn.execute("UPDATE meta SET value = 'all_text_columns,docs,chars'"
+                         " WHERE key = 'usage_counts'")
+            conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    finally:
+        conn.close()
+
+
+def test_a_version_9_store_is_migrated_to_keep_context_and_time(home: Path) -> None:
+    db = home / "memory.db"
+    d = Daemon(home, ranker="lexical")
+    d.start()
+    try:
+        with d.control() as c:
+            add = _adder(c)
+            kept = add("Herons", "Herons fish in the shallows.")
+            removed = add("Egrets", "Egrets nest in the reeds.")
+    finally:
+        d.stop()
+    _as_version_9(db)
+    assert _version(db) == 9
+    d = Daemon(home, ranker="lexical")
+    d.start()
+    try:
+        with d.control() as c:
+            assert [i["id"] for i in c.call("memory.list", {"query": "herons"})["items"]] == [kept]
+            read = c.call("memory.read", {"ids": [kept]})["entries"][0]
+            assert (read["context"], read["observed_at"]) == (None, None)
+            # The new columns are indexed, counted and removed as the body is.
+            turn = c.call("memory.write", {"target": "memory", "action": "add", "entry": entry(
+                title="Turn 2", body="Yes, by the lake.", context="Did you see the cormorants?",
+                observed_at="2025-03-08")})["entries"][0]
+            for query in ("cormorants", "March 2025"):
+                listed = c.call("memory.list", {"query": query})["items"]
+                assert [i["id"] for i in listed] == [turn["id"]], query
+            c.call("memory.write", {"target": "memory", "action": "remove", "id": removed,
+                                    "expected_revision": 1})
+            assert c.call("memory.list", {"query": "egrets"})["items"] == []
+            assert c.call("audit.verify", {})["ok"] is True
+    finally:
+        d.stop()
+    assert _version(db) == SCHEMA_VERSION == 10
+    # The usage totals were recounted with the context columns.
+    assert _rows(db, "SELECT value FROM meta WHERE key = 'usage_counts'") == [
+        ("all_text_columns,docs,chars,context",)]

@@ -89,13 +89,15 @@ def _reference(tx: Any, p: search.Plan, where: str, args: tuple[Any, ...], limit
             for token, n in Counter(search.index_tokens(text)).items():
                 tf[token] += weight * n
         tfs.append(tf)
-    df = {t: sum(1 for tf in tfs if tf[t]) for t in p.terms}
+    # The terms the index matched: each query term's stem or CJK gram.
+    terms = search.index_terms(p.terms)
+    df = {t: sum(1 for tf in tfs if tf[t]) for t in terms}
     scored = []
     for row, tf in zip(rows, tfs, strict=True):
         dl = len(row["title"]) + len(row["summary"]) + len(row["body"])
         norm = search.BM25_K1 * (1 - search.BM25_B + search.BM25_B * dl / max(avgdl, 1.0))
         score = 0.0
-        for t in p.terms:
+        for t in terms:
             if tf[t]:
                 idf = max(1e-6, math.log((n_docs - df[t] + 0.5) / (df[t] + 0.5)))
                 score += idf * (tf[t] * (search.BM25_K1 + 1)) / (tf[t] + norm)

@@ -32,7 +32,13 @@ def test_status_names_the_ranker_in_plain_words(recall: dict[str, Any], said: st
 
 
 def test_an_extra_installed_after_start_reads_as_installed_not_loaded() -> None:
-    assert recall_reason_now("extra_not_installed", lambda _name: object()) == \
+    assert recall_reason_now("extra_not_installed", False, lambda _name: object()) == \
         "installed_not_loaded"
-    assert recall_reason_now("extra_not_installed", lambda _name: None) == "extra_not_installed"
-    assert recall_reason_now("disabled", lambda _name: object()) == "disabled"
+    assert recall_reason_now("extra_not_installed", False, lambda _name: None) == \
+        "extra_not_installed"
+    assert recall_reason_now("disabled", False, lambda _name: object()) == "disabled"
+
+
+def test_an_extra_present_at_start_that_failed_to_import_is_not_called_loadable() -> None:
+    assert recall_reason_now("extra_not_installed", True, lambda _name: object()) == \
+        "extra_not_installed"
