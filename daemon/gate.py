@@ -153,7 +153,7 @@ class ReadCheck:
         return list(out)
 
     def worth_auditing(self) -> bool:
-        """Implicit allows are not audited one by one (docs/decisions.md)."""
+        """Implicit allows are not audited one by one (docs/decisions/0009)."""
         every = [*self.decisions.values(), *([self.refused] if self.refused else [])]
         return bool(self.counts["denied"] or self.refused
                     or any(d.explicit for d in every))

@@ -793,7 +793,7 @@ class Governance:
                 teams.check_task_scopes(tx, caller.subject.owner, tuple(
                     o.scope for o in proposal.ops if o.target == "memory" and o.scope is not None))
             if again.effect is Effect.DENY:
-                # Refused, and the action stays pending (docs/decisions.md):
+                # Refused, and the action stays pending (docs/decisions/0025):
                 # the operator may deny it, or change the policy and approve again.
                 writes.audit_decision(tx, caller, again, proposal.ops, now,
                                       withheld=scanned.withheld,

@@ -103,7 +103,7 @@ def _migrate_3_to_4(conn: apsw.Connection) -> None:
 def _migrate_4_to_5(conn: apsw.Connection) -> None:
     # Team scopes (daemon/teams.py): membership tables, empty. Entries of an
     # older store keep their owners; a scope named ``team:…`` there stays its
-    # writer's own (docs/decisions.md, "Team scopes").
+    # writer's own (docs/decisions/0022-team-scopes.md).
     conn.execute(TEAM_SCHEMA)
 
 
@@ -276,7 +276,7 @@ MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
 # (owner, target, scope, title) WHERE status = 'active' served the title
 # check of a write (entries.check_title), which entries_listing's (owner,
 # title) prefix answers as well; the check, not the index, refuses a
-# duplicate (docs/decisions.md, "Storage that costs what it holds").
+# duplicate (docs/decisions/0040-no-unique-index-on-active-titles.md).
 DROPPED_INDEXES: tuple[str, ...] = ("entries_scope", "entries_active_title")
 
 # Version 6's entries table (the step from version 5 copies rows into it;

@@ -407,7 +407,7 @@ TOOLS_BY_NAME: Final = {spec.name: spec for spec in TOOLS}
 # jsonschema) pays for every subschema it visits, a declared field of every
 # item of an array included (45 k instructions each in the Python SDK), so
 # declaring the nested fields cost more than the rest of the client's call
-# (docs/decisions.md, "MCP output schemas: typed at the top, named below").
+# (docs/decisions/0053-mcp-output-schemas-typed-at-the-top-named-below.md).
 
 _OBJ: Final = {"type": "object"}
 _STR: Final = {"type": "string"}

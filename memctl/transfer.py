@@ -18,7 +18,7 @@ Invariants:
 - import writes through ``memory.write`` (one ``add`` per entry, with
   ``source: "import"``): every entry is decided by the kernel, scanned and
   audited like any other write, and a rejected entry is counted and skipped
-  without stopping the rest (docs/decisions.md says why not one batch);
+  without stopping the rest (docs/decisions/0006 says why not one batch);
 - an imported entry is listed but never recalled until the operator vouches
   for it (``--vouch``, or ``memctl promote ID…`` after review), which is
   ``memory.promote``, a control-only, audited change of provenance;

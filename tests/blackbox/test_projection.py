@@ -116,7 +116,6 @@ def test_nothing_is_sent_before_both_decisions_allow_it() -> None:
         assert rx.bodies() == ["The user prefers vim keybindings."]
 
 
-@pytest.mark.sqlite_only("projection is refused with store.backend postgresql (docs/decisions.md)")
 def test_authorize_lists_what_would_leave_the_host_before_approval() -> None:
     with receiver() as rx, daemon_with(rx, policy=NET_ONLY_EXT_APPROVAL) as d, \
             d.control() as c:
