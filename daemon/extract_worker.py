@@ -206,17 +206,21 @@ class Extraction:
 
     async def run(self) -> None:
         """Drain the queue, one job at a time, until cancelled."""
-        if self.store.sharing == "single-host":
-            # This home's last run stopped mid-job: its jobs go back to the
-            # queue, to be taken in turn like any other.
-            now = fmt(self.clock.now())
-            await self.store.run(lambda tx: queue.release_all(tx, now))
+        # This home's last run stopped mid-job: its jobs go back to the queue,
+        # to be taken in turn like any other. A store that refuses writes now
+        # (a damaged chain, an outage) is asked again on the next round: the
+        # daemon goes on serving meanwhile.
+        released = self.store.sharing != "single-host"
         while True:
+            worked = False
             try:
+                if not released:
+                    now = fmt(self.clock.now())
+                    await self.store.run(lambda tx: queue.release_all(tx, now))
+                    released = True
                 worked = await self.step()
             except Exception as exc:  # noqa: BLE001 (the worker must outlive one bad job)
                 log.warning("extraction_step_failed", exc_type=type(exc).__name__)
-                worked = False
             if not worked:
                 wait = self.config.poll_interval_s
                 if self._paused_until is not None:

@@ -414,7 +414,7 @@ CREATE TRIGGER vectors_changed AFTER INSERT OR DELETE ON entry_vectors
 
 
 def _migrate_1_to_2(conn: psycopg.Connection[Any]) -> None:
-    """Version 2: hybrid recall on PostgreSQL (docs/decisions/0037-postgresql-schema-version-2-carries-hybrid-recall.md).
+    """Version 2: hybrid recall on PostgreSQL (docs/decisions/0037).
 
     The queue gets its claim columns (SCHEMA then makes the change feed, and
     FUNCTIONS the triggers that queue entries and fill the feed). Version 1

@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from typing import Any, Final, Protocol, TextIO
 
 from memoryd.kernel.retention import ENTRY_TYPES
+from memoryd.kernel.scan import scan
 from memoryd.memctl.cli import option
 from memoryd.memctl.requests import UsageError, identity_params
 
@@ -267,6 +268,19 @@ def run_export(args: argparse.Namespace, rpc: _Rpc, out: TextIO,
 # --- import ------------------------------------------------------------------------
 
 
+# An entity name longer than this is not repeated in a refusal's line.
+_ENTITY_SHOWN_MAX: Final = 80
+
+
+def _shown_entity(name: str | None) -> str | None:
+    """The entity name a refused line is named by, when it is safe to repeat:
+    short, and holding nothing the scanner finds (the name is the entry's
+    title, and may be what was refused). Otherwise the line number alone."""
+    if name is None or len(name) > _ENTITY_SHOWN_MAX or scan(name):
+        return None
+    return name
+
+
 @dataclass
 class ImportReport:
     kind: str
@@ -283,7 +297,8 @@ class ImportReport:
 
     def refuse(self, cand: Candidate, code: str) -> None:
         self.rejected[code] += 1
-        self.problems.append({"line": cand.line, "entity": cand.entity, "code": code})
+        self.problems.append({"line": cand.line, "entity": _shown_entity(cand.entity),
+                              "code": code})
 
     def wire(self) -> dict[str, Any]:
         return {"kind": self.kind, "read": self.read, "imported": len(self.imported),

@@ -71,13 +71,14 @@ def test_a_field_left_out_is_left_out_of_the_stored_proposal(tmp_path: Path) -> 
         assert proposed["outcome"] == "pending"
         stored = await stored_proposal(daemon, proposed["action_id"])
         (op,) = stored["ops"]
-        assert "basis" not in op["entry"] and "validity" not in op["entry"]
+        assert not {"basis", "validity", "context", "observed_at"} & set(op["entry"])
         assert LEGACY_UNSET not in json.dumps(stored)
         shown = await daemon.call("control", "governance.action.get",
                                   {"action_id": proposed["action_id"]})
         # The operator sees every field, in the order a caller writes them.
         assert list(shown["ops"][0]["entry"]) == [
-            "type", "title", "body", "summary", "basis", "validity", "ttl_days", "pinned"]
+            "type", "title", "body", "summary", "basis", "validity", "ttl_days", "pinned",
+            "context", "observed_at"]
         assert shown["ops"][0]["entry"]["basis"] is None
         assert shown["ops"][0]["entry"]["validity"] is None
 
