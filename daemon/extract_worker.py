@@ -215,8 +215,7 @@ class Extraction:
             worked = False
             try:
                 if not released:
-                    now = fmt(self.clock.now())
-                    await self.store.run(lambda tx: queue.release_all(tx, now))
+                    await self.store.run(self._release_all)
                     released = True
                 worked = await self.step()
             except Exception as exc:  # noqa: BLE001 (the worker must outlive one bad job)
@@ -230,6 +229,9 @@ class Extraction:
                 self._wake = anyio.Event()
                 with anyio.move_on_after(wait):
                     await self._wake.wait()
+
+    def _release_all(self, tx: Tx) -> None:
+        queue.release_all(tx, fmt(self.clock.now()))
 
     async def _scrub(self) -> None:
         await anyio.to_thread.run_sync(self.store.checkpoint_wal)
