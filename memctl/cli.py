@@ -341,7 +341,9 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
     approve = tree.add(subs, "approve", "approve", summary="approve a pending action",
                        description="Approve and apply a pending action "
                                    "(governance.action.approve). If its entries\nchanged "
-                                   "since, it fails with decision_stale and nothing changes.",
+                                   "since, it fails with decision_stale and nothing changes;\n"
+                                   "if its title was taken since, --as-supersede makes it "
+                                   "supersede the entry holding it.",
                        examples=("memctl approve act_01J...", "memctl approve act_A act_B",
                                  "memctl approve --all-from local:alice"))
     deny = tree.add(subs, "deny", "deny", summary="deny a pending action",
@@ -357,6 +359,9 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
                             help="every pending action of this identity (asks first)")
         decide.add_argument("--yes", action="store_true",
                             help="with --all-from: do not ask")
+    approve.add_argument("--as-supersede", action="store_true",
+                         help="an added entry whose title an active entry took since it was "
+                              "proposed supersedes that entry instead of failing")
     deny.add_argument("--reason", help="why (kept with the decision and shown to the agent)")
 
 

@@ -661,6 +661,13 @@ class _NoDaemon:
         pass
 
 
+def _one(value: Any) -> Any:
+    """A single id from an option that may hold a list of them."""
+    if isinstance(value, list):
+        return value[0] if len(value) == 1 else None
+    return value
+
+
 def _report_rpc_error(io: Io, exc: RpcError, method: str | None,
                       args: argparse.Namespace | None = None) -> None:
     # The wire's recovery speaks methods and fields; at the shell, say it in
@@ -669,7 +676,7 @@ def _report_rpc_error(io: Io, exc: RpcError, method: str | None,
 
     known = {} if args is None else {
         "entry": option(args, "id") or option(args, "replace"),
-        "action": option(args, "action_id")}
+        "action": _one(option(args, "action_id"))}
     recovery = hints.hint(exc.data_code, command=None if args is None else args.key,
                           details=exc.details,
                           args={k: v for k, v in known.items() if v is not None}) \
