@@ -133,8 +133,8 @@ def _parents() -> _Parents:
     content.add_argument("--ttl-days", type=float, metavar="DAYS",
                          help="keep it this many days unless renewed (default by type)")
     content.add_argument("--pinned", action="store_true",
-                         help="mark the entry as pinned (shown by show; it still expires: "
-                              "give --ttl-days to keep it longer)")
+                         help="keep the entry until it is changed or removed: a pinned "
+                              "entry does not expire")
     content.add_argument("--basis-kind", choices=BASIS_KINDS,
                          help="where the content comes from")
     content.add_argument("--basis-note", metavar="NOTE", help="a short note on the basis")
@@ -319,13 +319,19 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
     pending = tree.add(subs, "pending", "pending",
                        summary="list actions waiting for a decision",
                        description="List governed changes (governance.action.list), pending "
-                                   "ones by default.\n`memctl pending show ID` shows one in "
-                                   "full.",
-                       examples=("memctl pending", "memctl pending --status denied",
+                                   "ones by default:\nevery one that waits, page after page. "
+                                   "Other statuses show one page of 50\n(--all: every page). "
+                                   "`memctl pending show ID` shows one in full.",
+                       examples=("memctl pending", "memctl pending --limit 20",
+                                 "memctl pending --status denied --all",
                                  "memctl pending show act_01J..."))
     pending.add_argument("--status", choices=ACTION_STATUSES, help="which actions (default "
                          "pending)")
-    pending.add_argument("--cursor", metavar="CURSOR", help="the next page")
+    pending.add_argument("--cursor", metavar="CURSOR", help="one page, from this cursor")
+    pending.add_argument("--limit", type=_positive_int, metavar="N",
+                         help="show at most N actions")
+    pending.add_argument("--all", action="store_true",
+                         help="follow every page (the default for pending actions)")
     pending.add_argument("--ids", action="store_true",
                          help="print only the ids of every pending action, one a line (for "
                               "scripts and shell completion)")
