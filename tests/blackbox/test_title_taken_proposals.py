@@ -61,6 +61,8 @@ def test_a_title_taken_is_refused_when_proposed(c: Client, a: Client) -> None:
     assert err.data["details"]["entry_id"] == held["id"]
     recovery = err.data["recovery"]
     assert "replace" in recovery and "supersede" in recovery
+    said = json.dumps(err.data)
+    assert "Editor" not in said and "emacs" not in said and "vim" not in said
     assert _pending_of(c) == before  # nothing was queued
 
 
