@@ -258,7 +258,7 @@ class App:
         await self._expire_before_read()
         return await self.store.run(lambda tx: actions.get_action(tx, p.action_id), write=False)
 
-    async def action_approve(self, ctx: CallContext, p: schema.ActionRef) -> schema.WriteResult:
+    async def action_approve(self, ctx: CallContext, p: schema.ActionApprove) -> schema.WriteResult:
         self.require_governance(ctx, Capability.GOVERNANCE_DECIDE)
         return await self.governance.approve(ctx, p)
 
@@ -434,7 +434,7 @@ class App:
               schema.AgentActionPage, on_agent=True),
             m("governance.action.list", schema.ActionList, self.action_list, schema.ActionPage),
             m("governance.action.get", schema.ActionRef, self.action_get, schema.ActionDetail),
-            m("governance.action.approve", schema.ActionRef, self.action_approve,
+            m("governance.action.approve", schema.ActionApprove, self.action_approve,
               schema.WriteResult),
             m("governance.action.deny", schema.ActionDeny, self.action_deny,
               schema.ActionDenied),

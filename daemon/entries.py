@@ -40,7 +40,7 @@ from memoryd.daemon.ids import entry_id as new_entry_id
 from memoryd.daemon.search import namespaces_in
 from memoryd.daemon.store import DEFAULT_BASIS, HASH_PREFIX, Tx, dumps, loads
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
-from memoryd.kernel.retention import default_ttl_days
+from memoryd.kernel.retention import NEVER_EXPIRES, default_ttl_days
 from memoryd.kernel.scan import RULES, redact
 from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
@@ -300,6 +300,12 @@ class Provenance:
     evidence_hash: str | None = None
 
 
+def expiry(now_dt: datetime, ttl_days: float, pinned: bool | int) -> str:
+    """``expires_at`` for an entry renewed at ``now_dt``: ``ttl_days`` later,
+    or never (``NEVER_EXPIRES``) for a pinned entry (docs/decisions/0341)."""
+    return NEVER_EXPIRES if pinned else fmt(plus(now_dt, days=ttl_days))
+
+
 def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
            content_hash_: str | None, provenance: Provenance, now_dt: datetime) -> dict[str, Any]:
     """Store a new active entry (revision 1); returns the row.
@@ -318,7 +324,8 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
         "source": provenance.source, "eligible": int(provenance.eligible),
         "basis": dumps(basis), "validity": dumps(validity) if validity else None,
         "pinned": int(entry["pinned"]), "created_at": now, "updated_at": now,
-        "renewed_at": now, "ttl_days": float(ttl), "expires_at": fmt(plus(now_dt, days=ttl)),
+        "renewed_at": now, "ttl_days": float(ttl),
+        "expires_at": expiry(now_dt, ttl, entry["pinned"]),
         "use_count": 0, "last_used_at": None, "superseded_by": None,
         "content_hash": content_hash_, "evidence_hash": provenance.evidence_hash,
         "archive_reason": None, "status_at": now,

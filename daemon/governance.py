@@ -485,6 +485,38 @@ def touched_types(tx: Tx, view: View, ops: list[Op]) -> dict[int, str]:
     return out
 
 
+def _check_new_titles(tx: Tx, caller: Caller, proposal: Proposal) -> None:
+    """Refuse, before it is queued, a proposal that can only fail at approval:
+    an ``add`` whose title an active entry of its scope holds
+    (``duplicate_title``, naming the holder). Only where the caller may read
+    the scope: a task without read learns nothing of what is stored, and its
+    proposal waits as any other (docs/decisions/0340)."""
+    for op in proposal.ops:
+        if op.action == "add" and op.entry is not None and caller.reveals(*op.namespace):
+            entries.check_title(tx, caller.view.holder(*op.namespace), *op.namespace,
+                                op.entry["title"], None)
+
+
+def as_supersede(tx: Tx, caller: Caller, proposal: Proposal) -> Proposal:
+    """``proposal`` with each ``add`` whose title an active entry of its scope
+    now holds turned into a ``supersede`` of that entry at its current
+    revision (the operator approving a stale proposal, docs/decisions/0340).
+    The writer refuses any other revision, so the holder cannot change
+    between this read and the write unnoticed."""
+    ops = []
+    for op in proposal.ops:
+        if op.action == "add" and op.entry is not None:
+            held = tx.one("SELECT id, revision FROM entries WHERE owner = ? AND target = ?"
+                          " AND scope = ? AND title = ? AND status = 'active'",
+                          (caller.view.holder(*op.namespace), *op.namespace,
+                           op.entry["title"]))
+            if held is not None:
+                op = dataclasses.replace(op, action="supersede", entry_id=held["id"],
+                                         expected_revision=int(held["revision"]))
+        ops.append(op)
+    return Proposal(ops, proposal.provenance)
+
+
 def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
     body = msgspec.structs.replace(p, idempotency_key=None)
     return hasher.content(_canonical.encode(body).decode())
@@ -635,6 +667,7 @@ class Governance:
             # A finding no rule can judge: the operator decides.
             verdict = for_review(verdict)
         if verdict.effect is Effect.REQUIRES_APPROVAL:
+            _check_new_titles(tx, caller, proposal)
             written = actions.propose(tx, caller, proposal, verdict, self.hasher, now_dt,
                                       self.config.pending_ttl_days,
                                       self.config.max_pending_actions)
@@ -755,7 +788,7 @@ class Governance:
             await self.scrub_wal()
         return expired
 
-    async def approve(self, ctx: CallContext, p: schema.ActionRef) -> schema.WriteResult:
+    async def approve(self, ctx: CallContext, p: schema.ActionApprove) -> schema.WriteResult:
         await self.expire_actions()
         now_dt = self.clock.now()
         now = fmt(now_dt)
@@ -763,6 +796,9 @@ class Governance:
         # again, before the writer, by the same scan that passed it.
         def pending(tx: Tx) -> tuple[dict[str, Any], Caller, Proposal, dict[int, str]]:
             row, caller, proposal = actions.load_pending(tx, p.action_id, now)
+            if p.as_supersede:
+                # Decided, scanned and applied as the supersede it becomes.
+                proposal = as_supersede(tx, caller, proposal)
             return row, caller, proposal, touched_types(tx, caller.view, proposal.ops)
 
         read, caller, proposal, touched = await self.store.run(pending, write=False)
@@ -817,7 +853,8 @@ class Governance:
                      resource=verdict.resources[0], decision_id=verdict.decision_id,
                      effect="allow", entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
                      content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
-                     details={"action_id": p.action_id})
+                     details={"action_id": p.action_id,
+                              **({"as_supersede": True} if p.as_supersede else {})})
             written = writes.apply(tx, caller, proposal, verdict, self._limits(), now_dt,
                                    conflict_code="decision_stale", action_id=p.action_id)
             actions.close_action(tx, p.action_id, "approved", now, written)

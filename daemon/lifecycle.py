@@ -79,9 +79,11 @@ def _audit_by_owner(tx: Tx, kind: str, now: str, rows: list[dict[str, Any]]) -> 
 
 
 def expire_batch(tx: Tx, now: str, limit: int = BATCH) -> int:
-    """Mark up to ``limit`` active entries past ``expires_at`` as ``expired``."""
+    """Mark up to ``limit`` active entries past ``expires_at`` as ``expired``
+    (never a pinned one: it does not expire)."""
     rows = tx.all("SELECT id, owner, revision FROM entries WHERE status = 'active'"
-                  " AND expires_at <= ? ORDER BY expires_at LIMIT ?", (now, limit))
+                  " AND pinned = 0 AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+                  (now, limit))
     done = []
     for row in rows:
         # A status change is a new revision, so a holder of the old one can tell.

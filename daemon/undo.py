@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from memoryd.daemon import entries, teams
-from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.clock import fmt
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx
 from memoryd.daemon.writes import Limits, Op, pack_items, unpack_items
@@ -113,7 +113,7 @@ def _impossible(reason: str, **details: Any) -> Conflict:
 def _renewal(row: dict[str, Any], now_dt: datetime) -> dict[str, Any]:
     now = fmt(now_dt)
     return {"revision": row["revision"] + 1, "updated_at": now, "status_at": now,
-            "renewed_at": now, "expires_at": fmt(plus(now_dt, days=row["ttl_days"]))}
+            "renewed_at": now, "expires_at": entries.expiry(now_dt, row["ttl_days"], row["pinned"])}
 
 
 def apply(tx: Tx, owner: str, steps: list[Step], limits: Limits,

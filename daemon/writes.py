@@ -34,7 +34,7 @@ import msgspec
 from msgspec import UNSET
 
 from memoryd.daemon import entries
-from memoryd.daemon.clock import fmt, plus
+from memoryd.daemon.clock import fmt
 from memoryd.daemon.entries import Provenance, View
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.store import Tx, dumps, loads
@@ -407,7 +407,7 @@ def _apply_ops(
                 validity=dumps(validity) if validity else None, pinned=int(e["pinned"]),
                 context=context, observed_at=observed_at, revision=cur["revision"] + 1,
                 updated_at=now, renewed_at=now,
-                ttl_days=float(ttl), expires_at=fmt(plus(now_dt, days=float(ttl))),
+                ttl_days=float(ttl), expires_at=entries.expiry(now_dt, float(ttl), e["pinned"]),
                 content_hash=op.content_hash, source=proposal.provenance.source,
                 eligible=int(proposal.provenance.eligible),
                 evidence_hash=proposal.provenance.evidence_hash,

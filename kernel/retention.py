@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_TTL_DAYS",
     "ENTRY_STATUSES",
     "ENTRY_TYPES",
+    "NEVER_EXPIRES",
     "EntryStatus",
     "EntryType",
     "default_ttl_days",
@@ -61,6 +62,12 @@ DEFAULT_TTL_DAYS: Mapping[EntryType, int] = MappingProxyType({
     EntryType.FACT: 120,
     EntryType.LESSON: 120,
 })
+
+
+# The ``expires_at`` of a pinned entry: later than any time a clock reads,
+# so every "past expires_at" comparison (recall, listings, the janitor) keeps
+# it, and it sorts after every real expiry (docs/decisions/0341).
+NEVER_EXPIRES = "9999-12-31T23:59:59.999999Z"
 
 
 def default_ttl_days(entry_type: EntryType | str) -> int:

@@ -133,8 +133,8 @@ def _parents() -> _Parents:
     content.add_argument("--ttl-days", type=float, metavar="DAYS",
                          help="keep it this many days unless renewed (default by type)")
     content.add_argument("--pinned", action="store_true",
-                         help="mark the entry as pinned (shown by show; it still expires: "
-                              "give --ttl-days to keep it longer)")
+                         help="keep the entry until it is changed or removed: a pinned "
+                              "entry does not expire")
     content.add_argument("--basis-kind", choices=BASIS_KINDS,
                          help="where the content comes from")
     content.add_argument("--basis-note", metavar="NOTE", help="a short note on the basis")
@@ -319,13 +319,19 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
     pending = tree.add(subs, "pending", "pending",
                        summary="list actions waiting for a decision",
                        description="List governed changes (governance.action.list), pending "
-                                   "ones by default.\n`memctl pending show ID` shows one in "
-                                   "full.",
-                       examples=("memctl pending", "memctl pending --status denied",
+                                   "ones by default:\nevery one that waits, page after page. "
+                                   "Other statuses show one page of 50\n(--all: every page). "
+                                   "`memctl pending show ID` shows one in full.",
+                       examples=("memctl pending", "memctl pending --limit 20",
+                                 "memctl pending --status denied --all",
                                  "memctl pending show act_01J..."))
     pending.add_argument("--status", choices=ACTION_STATUSES, help="which actions (default "
                          "pending)")
-    pending.add_argument("--cursor", metavar="CURSOR", help="the next page")
+    pending.add_argument("--cursor", metavar="CURSOR", help="one page, from this cursor")
+    pending.add_argument("--limit", type=_positive_int, metavar="N",
+                         help="show at most N actions")
+    pending.add_argument("--all", action="store_true",
+                         help="follow every page (the default for pending actions)")
     pending.add_argument("--ids", action="store_true",
                          help="print only the ids of every pending action, one a line (for "
                               "scripts and shell completion)")
@@ -341,7 +347,9 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
     approve = tree.add(subs, "approve", "approve", summary="approve a pending action",
                        description="Approve and apply a pending action "
                                    "(governance.action.approve). If its entries\nchanged "
-                                   "since, it fails with decision_stale and nothing changes.",
+                                   "since, it fails with decision_stale and nothing changes;\n"
+                                   "if its title was taken since, --as-supersede makes it "
+                                   "supersede the entry holding it.",
                        examples=("memctl approve act_01J...", "memctl approve act_A act_B",
                                  "memctl approve --all-from local:alice"))
     deny = tree.add(subs, "deny", "deny", summary="deny a pending action",
@@ -357,6 +365,9 @@ def _add_governance(tree: _Tree, subs: Any) -> None:
                             help="every pending action of this identity (asks first)")
         decide.add_argument("--yes", action="store_true",
                             help="with --all-from: do not ask")
+    approve.add_argument("--as-supersede", action="store_true",
+                         help="an added entry whose title an active entry took since it was "
+                              "proposed supersedes that entry instead of failing")
     deny.add_argument("--reason", help="why (kept with the decision and shown to the agent)")
 
 

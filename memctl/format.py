@@ -24,6 +24,8 @@ from typing import Any, Final
 
 from wcwidth import wcswidth
 
+from memoryd.kernel.retention import NEVER_EXPIRES
+
 __all__ = [
     "action_detail",
     "actions",
@@ -275,6 +277,19 @@ def _pending_count(result: object) -> object:
     return f"{cell(mine)} for this identity, {cell(everyone)} in all (memctl pending)"
 
 
+# How a pinned entry's expiry reads (it has none: docs/lifecycle.md).
+NEVER_PINNED: Final = "never (pinned)"
+
+
+def _expires(expires: object, *, short: bool = False) -> str:
+    """An entry's ``expires_at`` as the operator reads it."""
+    if expires == NEVER_EXPIRES:
+        return NEVER_PINNED
+    if not isinstance(expires, str):
+        return "-"
+    return cell(expires[:10] if short else expires)
+
+
 def listing(result: object) -> str:
     items = _items(result)
     search = _get(result, "mode") == "search"
@@ -283,10 +298,9 @@ def listing(result: object) -> str:
     rows = []
     for i in items:
         score = [] if not search else [_score(i.get("score"))]
-        expires = i.get("expires_at")
         rows.append([cell(i.get("id")), cell(i.get("type")), cell(i.get("status")),
                      cell(i.get("revision")), cell(i.get("scope"), 28),
-                     cell(expires[:10]) if isinstance(expires, str) else "-", *score,
+                     _expires(i.get("expires_at"), short=True), *score,
                      cell(i.get("title"), _TITLE_WIDTH)])
     parts = [table(headers, rows) if rows else "no entries"]
     for warning in _get(result, "coverage", "warnings") or []:
@@ -333,7 +347,7 @@ def _entry(e: Mapping[str, Any]) -> str:
         ("pinned", e.get("pinned")),
         ("created", e.get("created_at")),
         ("updated", e.get("updated_at")),
-        ("expires", e.get("expires_at")),
+        ("expires", _expires(e.get("expires_at"))),
         ("used", f"{cell(e.get('use_count'))} times, last {cell(e.get('last_used_at'))}"),
         ("superseded by", e.get("superseded_by")),
         ("content hash", e.get("content_hash")),

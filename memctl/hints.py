@@ -41,6 +41,10 @@ HINTS: Final[dict[str, str]] = {
     "duplicate_title": "an active entry has this title: see it with `memctl show {entry}`, "
                        "then `memctl edit {entry}` or `memctl supersede {entry} --rev N ...`, "
                        "or choose another --title",
+    # At approval, the title was taken after the action was proposed.
+    "duplicate_title@approve": "an active entry took this title since it was proposed: "
+                               "`memctl approve {action} --as-supersede` makes the proposal "
+                               "supersede it, or `memctl deny {action}`",
     "decision_stale": "the entries changed since the proposal: `memctl deny {action}` and "
                       "let the agent propose again",
     "already_decided": "nothing changed; see it with `memctl action {action}`",
@@ -95,7 +99,7 @@ def hint(code: str | None, *, command: str | None = None,
     """The memctl hint for ``code``, or None when memctl has none."""
     reason = details.get("reason") if isinstance(details, Mapping) else None
     template = HINTS.get(f"{code}/{reason}") if isinstance(reason, str) else None
-    template = template or HINTS.get(code or "")
+    template = template or HINTS.get(f"{code}@{command}") or HINTS.get(code or "")
     if template is None:
         return None
     # What the daemon reports wins over the command line: a duplicate title

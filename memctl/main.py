@@ -482,13 +482,40 @@ def run_deny(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     return _run_decide(args, rpc, io, approve=False)
 
 
+def _pending_pages(args: argparse.Namespace, rpc: Rpc,
+                   io: Io) -> tuple[dict[str, Any], bool]:
+    """The listing ``memctl pending`` shows, and whether more were left out.
+    With --cursor: that one page. Otherwise the pages are followed: for
+    pending actions (or with --all) to the end, else one page; --limit N
+    stops at N actions."""
+    request = build_pending(args, io.read_text)
+    if args.cursor is not None:
+        if args.limit is not None or args.all:
+            raise UsageError("--cursor shows one page; leave out --limit and --all")
+        return rpc.call(request.method, request.params), False
+    follow = args.all or args.status in (None, "pending")
+    items: list[Any] = []
+    params = dict(request.params)
+    while True:
+        page = rpc.call(request.method, params)
+        items.extend(fmt.items_of(page))
+        cursor = page.get("next_cursor") if isinstance(page, Mapping) else None
+        if args.limit is not None and len(items) >= args.limit:
+            more = len(items) > args.limit or isinstance(cursor, str)
+            return {"items": items[:args.limit], "next_cursor": None}, more
+        if not isinstance(cursor, str):
+            return {"items": items, "next_cursor": None}, False
+        if not follow:
+            return {"items": items, "next_cursor": cursor}, False
+        params = {"cursor": cursor}
+
+
 def run_pending(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     if args.ids:
         for item in _all_pending(rpc):
             io.out(str(item.get("action_id")))
         return EXIT_OK
-    request = build_pending(args, io.read_text)
-    result = rpc.call(request.method, request.params)
+    result, more = _pending_pages(args, rpc, io)
     if option(args, "json"):
         _emit(io, args, result, fmt.generic)
         return EXIT_OK
@@ -504,6 +531,9 @@ def run_pending(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
                 if isinstance(op, Mapping) and isinstance(op.get("entry"), Mapping)]
     width = shutil.get_terminal_size((100, 24)).columns
     io.out(fmt.pending_list(labelled(result, load_labels(rpc)), titles, width))
+    if more:
+        status = "" if args.status in (None, "pending") else f" --status {args.status}"
+        io.out(f"more: memctl pending{status} --all")
     return EXIT_OK
 
 
@@ -661,6 +691,13 @@ class _NoDaemon:
         pass
 
 
+def _one(value: Any) -> Any:
+    """A single id from an option that may hold a list of them."""
+    if isinstance(value, list):
+        return value[0] if len(value) == 1 else None
+    return value
+
+
 def _report_rpc_error(io: Io, exc: RpcError, method: str | None,
                       args: argparse.Namespace | None = None) -> None:
     # The wire's recovery speaks methods and fields; at the shell, say it in
@@ -669,7 +706,7 @@ def _report_rpc_error(io: Io, exc: RpcError, method: str | None,
 
     known = {} if args is None else {
         "entry": option(args, "id") or option(args, "replace"),
-        "action": option(args, "action_id")}
+        "action": _one(option(args, "action_id"))}
     recovery = hints.hint(exc.data_code, command=None if args is None else args.key,
                           details=exc.details,
                           args={k: v for k, v in known.items() if v is not None}) \

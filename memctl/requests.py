@@ -287,7 +287,10 @@ def _one_id(args: argparse.Namespace) -> str:
 
 
 def build_approve(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("governance.action.approve", {"action_id": _one_id(args)})
+    params: dict[str, Any] = {"action_id": _one_id(args)}
+    if getattr(args, "as_supersede", False):
+        params["as_supersede"] = True
+    return Request("governance.action.approve", params)
 
 
 def build_deny(args: argparse.Namespace, _read: Reader) -> Request:

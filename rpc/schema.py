@@ -232,6 +232,14 @@ class ActionRef(_P, frozen=True, kw_only=True):
     action_id: Id
 
 
+class ActionApprove(_P, frozen=True, kw_only=True):
+    """``governance.action.approve``. ``as_supersede``: an ``add`` whose title
+    an active entry of its scope holds now supersedes that entry."""
+
+    action_id: Id
+    as_supersede: bool = False
+
+
 class ActionDeny(_P, frozen=True, kw_only=True):
     action_id: Id
     reason: ShortText | None = None

@@ -24,6 +24,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from memoryd.kernel.retention import NEVER_EXPIRES
 from memoryd.memctl import format as fmt
 
 __all__ = ["has_hidden", "make_environment", "parse_time", "relative"]
@@ -48,7 +49,10 @@ def _span(seconds: float) -> str:
 
 
 def relative(value: object, now: datetime) -> str:
-    """``3 d ago`` / ``in 119 d`` for a timestamp; ``-`` when there is none."""
+    """``3 d ago`` / ``in 119 d`` for a timestamp; ``-`` when there is none;
+    ``never (pinned)`` for a pinned entry's expiry."""
+    if value == NEVER_EXPIRES:
+        return fmt.NEVER_PINNED
     when = parse_time(value)
     if when is None:
         return "-"

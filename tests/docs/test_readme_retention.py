@@ -1,5 +1,5 @@
 """A newcomer reads in the README that memories expire and are then purged,
-with the figures the daemon uses, and that pinning does not stop it."""
+with the figures the daemon uses, and that a pinned entry never expires."""
 
 from __future__ import annotations
 
@@ -14,5 +14,6 @@ def test_the_readme_says_memories_expire_and_when() -> None:
     grace = RetentionConfig().purge_grace_days
     assert f"expire {int(low)}–{int(high)} days after their last update" in text
     assert f"purged {int(grace)} days later" in text
-    assert "`--pinned` does not stop it" in text
+    assert "A pinned entry (`memctl write --pinned`) never expires" in text
+    assert "`never (pinned)`" in text
     assert "memctl show ID" in text

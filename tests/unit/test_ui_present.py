@@ -63,6 +63,13 @@ def test_listing_escapes_titles_and_snippets() -> None:
     assert "\u200b" not in html and "\u202e" not in html and "\x1b" not in html
 
 
+def test_entry_page_says_a_pinned_entry_never_expires() -> None:
+    html = _render("entry.html", e=_entry(title="T", body="B", pinned=True,
+                                          expires_at="9999-12-31T23:59:59.999999Z"),
+                   pending=[], revisions=[], revisions_complete=True, conflict=None)
+    assert "never (pinned)" in html and "9999" not in html
+
+
 def test_an_expression_cannot_skip_the_cleaning() -> None:
     # finalize cleans every {{ }} output, even without a filter.
     env = make_environment(lambda: NOW)
@@ -76,6 +83,7 @@ def test_an_expression_cannot_skip_the_cleaning() -> None:
     ("2027-01-10T00:00:00Z", "in 1 y"),
     (None, "-"),
     ("not a time", "-"),
+    ("9999-12-31T23:59:59.999999Z", "never (pinned)"),  # a pinned entry's expiry
 ])
 def test_relative_times(stamp: object, expected: str) -> None:
     assert relative(stamp, NOW) == expected
