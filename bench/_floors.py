@@ -39,7 +39,7 @@ from typing import Any
 
 import apsw
 
-from memoryd.daemon import search
+from memoryd.daemon.retrieval import search
 from memoryd.rpc.client import Client
 
 # The echo server runs in a child so its CPU time is not the client's.
@@ -219,7 +219,7 @@ class _ReadTx:
         self.conn = conn
 
     def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
-        from memoryd.daemon.store_pg import translate
+        from memoryd.daemon.storage.store_pg import translate
 
         row: dict[str, Any] | None = self.conn.execute(translate(sql), tuple(args)).fetchone()
         return row
@@ -244,7 +244,7 @@ def pg_fts_floor(dsn: str, schema: str, n: int, vocabulary: list[str],
     """Ranked top-12 in the server over the daemon's ``search_index`` for the
     terms its plan keeps of three words (``fts_floor``'s queries); None when
     the schema has no index (or no query keeps a term)."""
-    from memoryd.daemon.store_pg import translate
+    from memoryd.daemon.storage.store_pg import translate
 
     with _pg_reader(dsn, schema) as conn:
         if conn.execute("SELECT to_regclass('search_index') AS t").fetchone()["t"] is None:

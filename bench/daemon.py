@@ -31,8 +31,8 @@ from memoryd.daemon.app import App
 from memoryd.daemon.clock import Clock, SystemClock
 from memoryd.daemon.compose import Composed, compose
 from memoryd.daemon.config import load_config
-from memoryd.daemon.lifecycle import Lifecycle
-from memoryd.daemon.store import Store
+from memoryd.daemon.pipeline.lifecycle import Lifecycle
+from memoryd.daemon.storage.store import Store
 from memoryd.rpc.client import Client, RpcError
 from memoryd.rpc.framing import encode_value
 from memoryd.rpc.protocol import CallContext, Dispatcher

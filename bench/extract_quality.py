@@ -5,7 +5,7 @@ Scores the built-in extractor on the labelled set in
 split (``tune``, ``holdout``) and over all: precision (candidates that are a
 memory a careful person would keep) and recall (kept memories found). A
 candidate matches a kept memory when one holds the other once case, width,
-spaces and punctuation are folded (daemon/extractors.py ``normalised``).
+spaces and punctuation are folded (daemon/extraction/extractors.py ``normalised``).
 
 The language-model extractor is checked against a scripted OpenAI-compatible
 endpoint on loopback (the protocol, not a model): every labelled memory quoted
@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from memoryd.daemon.config import ExtractModelConfig
-from memoryd.daemon.extract_model import ModelExtractor
-from memoryd.daemon.extractors import Builtin, normalised
-from memoryd.daemon.projection_provider import parse_endpoint
-from memoryd.daemon.transcripts import Turn
+from memoryd.daemon.external.projection_provider import parse_endpoint
+from memoryd.daemon.extraction.extract_model import ModelExtractor
+from memoryd.daemon.extraction.extractors import Builtin, normalised
+from memoryd.daemon.extraction.transcripts import Turn
 from memoryd.rpc.client import Client
 
 REPO = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ set again for every setting. This replays it instead: a real memoryd
 (``ranker = "lexical"``) stores the set and answers each question with a
 ``memory.list`` search (the BM25 order and scores the hybrid ranker fuses,
 up to 100 candidates), the packaged model embeds every entry and question
-once, as the daemon's worker and ranker do, and ``daemon.hybrid.fuse``
+once, as the daemon's worker and ranker do, and ``daemon.semantic.hybrid.fuse``
 (with the query floor of ``Ranker.floor``) orders them. It prints recall@5
 and recall@10 per category for lexical, vectors alone, the reciprocal rank
 fusion the ranker used before, and the fusion at its constants; ``--grid``
@@ -112,9 +112,9 @@ def rrf(*lists: Sequence[str], k: int = 60) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
-    from memoryd.daemon import hybrid
     from memoryd.daemon.config import RecallConfig
-    from memoryd.daemon.embedding import entry_text, load
+    from memoryd.daemon.semantic import hybrid
+    from memoryd.daemon.semantic.embedding import entry_text, load
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=("labelled", "conversations"), default="conversations")

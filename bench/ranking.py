@@ -5,7 +5,7 @@ Usage, from the repository root::
     .venv/bin/python bench/ranking.py [--sizes 1000 10000 100000] [--queries N] [--json FILE]
 
 For each size, fills a fresh store (the daemon's own schema and triggers,
-``daemon/store.py``) with that many entries straight through SQL, three
+``daemon/storage/store.py``) with that many entries straight through SQL, three
 quarters one owner's in three scopes, the rest another owner's; then, for the
 same queries as ``bench/recall.py`` (rare words mixed with very common ones),
 times what ``memory.context`` does to rank in one read transaction: the plan
@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.daemon import short_tempdir
 from bench.recall import _body, _vocab, queries
-from memoryd.daemon import search
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.retrieval import search
+from memoryd.daemon.storage.store import SqliteStore, Tx
 
 NOW = "2026-12-01T00:00:00.000000Z"
 OWNER = "own_bench_a"

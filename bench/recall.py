@@ -33,7 +33,7 @@ import apsw
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.daemon import enable_consent, running
-from memoryd.daemon import search
+from memoryd.daemon.retrieval import search
 
 CONFIG = "scope_budget_bytes = 1000000000\n"
 COMMON = ["project", "notes", "team", "build", "service", "user"]

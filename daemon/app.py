@@ -4,7 +4,7 @@ Owns: the policy in force (loading policy.toml), resolving each call's caller
 (channel, identity, task, view) and the owner it acts for, running a read
 through the gate, and the handlers of memory.write/read/list/receipt/status,
 governance actions, audit export and policy, with their method table. Other
-modules declare their own (tasks, tokens and consent: daemon/access.py);
+modules declare their own (tasks, tokens and consent: daemon/access/access.py);
 daemon/cli.py joins them.
 
 Invariants:
@@ -30,19 +30,22 @@ import msgspec
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import actions, extract_queue, reads, tasks, teams
 from memoryd.daemon import home as home_mod
-from memoryd.daemon import identity as ident
+from memoryd.daemon.access import identity as ident
+from memoryd.daemon.access import tasks, teams
+from memoryd.daemon.access.gate import Caller, ControlCall, Gate, ReadCheck
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
-from memoryd.daemon.entries import View
-from memoryd.daemon.extract_worker import Extraction
-from memoryd.daemon.extractors import Builtin
-from memoryd.daemon.gate import Caller, ControlCall, Gate, ReadCheck
-from memoryd.daemon.governance import Governance
+from memoryd.daemon.extraction import extract_queue
+from memoryd.daemon.extraction.extract_worker import Extraction
+from memoryd.daemon.extraction.extractors import Builtin
 from memoryd.daemon.home import Home
-from memoryd.daemon.store import Store
-from memoryd.daemon.txn import Tx, audit_subject
+from memoryd.daemon.pipeline import actions
+from memoryd.daemon.pipeline.entries import View
+from memoryd.daemon.pipeline.governance import Governance
+from memoryd.daemon.retrieval import reads
+from memoryd.daemon.storage.store import Store
+from memoryd.daemon.storage.txn import Tx, audit_subject
 from memoryd.kernel.capability import Capability, Effect
 from memoryd.kernel.errors import Denied, Unavailable
 from memoryd.kernel.policy import EMPTY_POLICY, Policy, PolicyError, load_policy
@@ -51,9 +54,9 @@ from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext, Handler, MethodSpec
 
 if TYPE_CHECKING:
-    from memoryd.daemon.extractors import Extractor
-    from memoryd.daemon.hybrid import Ranker
-    from memoryd.daemon.projection import Projection
+    from memoryd.daemon.external.projection import Projection
+    from memoryd.daemon.extraction.extractors import Extractor
+    from memoryd.daemon.semantic.hybrid import Ranker
 
 log = structlog.get_logger()
 
@@ -83,7 +86,7 @@ class App:
     store: Store
     clock: Clock
     default: ident.Who
-    # Settles a removal's delete receipt after its commit (daemon/lifecycle.py
+    # Settles a removal's delete receipt after its commit (daemon/pipeline/lifecycle.py
     # ``Receipts.settle``), for the write path.
     settle: Callable[[str], Awaitable[schema.ReceiptOut]]
     policy: Policy = EMPTY_POLICY
@@ -444,17 +447,17 @@ class App:
               schema.PolicyExplained),
         ]
 
-    # The hybrid ranker (daemon/hybrid.py) when the semantic extra is loaded;
+    # The hybrid ranker (daemon/semantic/hybrid.py) when the semantic extra is loaded;
     # None ranks lexically, and ``ranker_reason`` says why.
     ranker: Ranker | None = None
     ranker_reason: str = "extra_not_installed"
-    # External memory (daemon/projection.py, given by daemon/cli.py): the
+    # External memory (daemon/external/projection.py, given by daemon/cli.py): the
     # status section and external recall ask it; None means off.
     projection: Projection | None = None
-    # The extractor the extraction worker asks (daemon/extractors.py; the
+    # The extractor the extraction worker asks (daemon/extraction/extractors.py; the
     # language-model one is given by daemon/cli.py); None: the built-in one.
     extractor: Extractor | None = None
-    # Extraction from finished tasks (daemon/extract_worker.py): task.end
+    # Extraction from finished tasks (daemon/extraction/extract_worker.py): task.end
     # submits through it, its worker drains the queue.
     extraction: Extraction = field(init=False)
 

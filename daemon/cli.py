@@ -90,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
 def _copy_store(args: argparse.Namespace) -> int:
     import msgspec
 
-    from memoryd.daemon.storecopy import CopyError, conninfo, copy_home
+    from memoryd.daemon.storage.storecopy import CopyError, conninfo, copy_home
 
     os.umask(0o077)
     home = resolve_home(args.home)

@@ -26,35 +26,31 @@ from typing import TYPE_CHECKING
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import (
-    backup,
-    checkpoints,
-    embedding,
-    extract_model,
-    extract_worker,
-    promote,
-    recall,
-    teams,
-)
 from memoryd.daemon import home as home_mod
-from memoryd.daemon.access import Access
+from memoryd.daemon.access import teams
+from memoryd.daemon.access.access import Access
+from memoryd.daemon.access.identity import IdentityError, Who, default_identity, owner_of
 from memoryd.daemon.app import App
-from memoryd.daemon.backends import BackendError, check_shared_secret, open_store
 from memoryd.daemon.clock import Clock
 from memoryd.daemon.config import Config
+from memoryd.daemon.external.projection import Projection
+from memoryd.daemon.external.projection import build as build_projection
+from memoryd.daemon.external.projection_provider import CredentialError, EndpointError
+from memoryd.daemon.extraction import extract_model, extract_worker
 from memoryd.daemon.home import Home
-from memoryd.daemon.identity import IdentityError, Who, default_identity, owner_of
-from memoryd.daemon.lifecycle import Lifecycle, Receipts
-from memoryd.daemon.projection import Projection
-from memoryd.daemon.projection import build as build_projection
-from memoryd.daemon.projection_provider import CredentialError, EndpointError
-from memoryd.daemon.store import Store, StoreVersionError
+from memoryd.daemon.pipeline import promote
+from memoryd.daemon.pipeline.lifecycle import Lifecycle, Receipts
+from memoryd.daemon.retrieval import recall
+from memoryd.daemon.semantic import embedding
+from memoryd.daemon.storage import backup, checkpoints
+from memoryd.daemon.storage.backends import BackendError, check_shared_secret, open_store
+from memoryd.daemon.storage.store import Store, StoreVersionError
 from memoryd.kernel.capability import Capability, Decision, Resource, Subject
 from memoryd.kernel.errors import Unavailable
 from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec, tables
 
 if TYPE_CHECKING:
-    from memoryd.daemon.hybrid import Ranker
+    from memoryd.daemon.semantic.hybrid import Ranker
 
 __all__ = ["ComposeError", "Composed", "compose", "method_table"]
 
@@ -90,7 +86,7 @@ def compose(home: Home, config: Config, *, clock: Clock, environ: Mapping[str, s
     ``semantic``: load the embedding model for hybrid recall when the config
     and the install allow (``False``: lexical recall, as an install without
     the ``semantic`` extra). ``faults``: failures the delete receipts inject
-    (daemon/lifecycle.py ``FAULTS``); nothing but tests names one."""
+    (daemon/pipeline/lifecycle.py ``FAULTS``); nothing but tests names one."""
     try:
         hasher = KeyedHasher(home_mod.root_secret(home))
         home_mod.signing_key(home)  # a malformed key is one line here, not a traceback later
@@ -194,20 +190,20 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
 
 
 def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
-    """Hybrid recall when the semantic extra is installed (daemon/embedding.py);
+    """Hybrid recall when the semantic extra is installed (daemon/semantic/embedding.py);
     else none (lexical), with the reason ``memory.status`` gives. The same on
     both stores: on a shared one the index follows every daemon's vector
     changes through the database (the worker), and recall checks each vector
-    candidate against the store either way (daemon/hybrid.py)."""
+    candidate against the store either way (daemon/semantic/hybrid.py)."""
     loaded = embedding.load(config.recall)
     ranker = None
     if loaded.embedder is not None:
-        from memoryd.daemon import hybrid
+        from memoryd.daemon.semantic import hybrid
 
         index = hybrid.Index(loaded.embedder.dim)
         # This writer's own deletions, at COMMIT (SQLite's update hook).
         store.vector_changes.subscribe(index.forget)
-        from memoryd.daemon.intent import load_judge
+        from memoryd.daemon.semantic.intent import load_judge
 
         worker = embedding.Worker(store, loaded.embedder, index,
                                   judge=load_judge(loaded.embedder))

@@ -43,7 +43,7 @@ class RecallConfig(_Section, frozen=True, kw_only=True):
     max_age_days: float = 365.0
     max_intent_chars: int = 4_096
     # "auto": hybrid (lexical + vectors) when the semantic extra is installed,
-    # else lexical; "lexical": never load the model (daemon/embedding.py).
+    # else lexical; "lexical": never load the model (daemon/semantic/embedding.py).
     ranker: Literal["auto", "lexical"] = "auto"
     # Threads the embedding engine may use for one call.
     embed_threads: int = 1
@@ -367,7 +367,7 @@ def _check_projection(p: ProjectionConfig) -> None:
         raise ConfigError("memoryd.toml: set one of projection.credential_env and"
                           " projection.credential_file")
     # Imported here: the endpoint rules live with the provider adapter.
-    from memoryd.daemon.projection_provider import EndpointError, parse_endpoint
+    from memoryd.daemon.external.projection_provider import EndpointError, parse_endpoint
 
     try:
         parse_endpoint(p.endpoint)

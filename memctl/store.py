@@ -1,6 +1,6 @@
 """``memctl store copy --to DSN``: move a stopped SQLite home into PostgreSQL.
 
-Owns: handing the copy to ``memoryd copy-store`` (daemon/storecopy.py) for
+Owns: handing the copy to ``memoryd copy-store`` (daemon/storage/storecopy.py) for
 the home memctl was pointed at, and passing its summary and its refusals on.
 
 Invariants:

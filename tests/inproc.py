@@ -7,7 +7,7 @@ tables and ``Dispatcher`` with a ``CallContext`` per channel, exactly as frames
 from a socket would.
 
 It is also the only way to inject a failure: ``faults`` for the delete
-receipts (daemon/lifecycle.py ``FAULTS``) and ``store.fail_next_commit`` for a
+receipts (daemon/pipeline/lifecycle.py ``FAULTS``) and ``store.fail_next_commit`` for a
 failed COMMIT. ``memoryd serve`` reads no test switch. Composing again on the
 same home is a restart. Black-box tests (real process, real sockets) stay the
 rule for everything else.

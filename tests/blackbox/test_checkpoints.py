@@ -54,7 +54,7 @@ def _edit_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> None:
         # The search index follows entries through triggers that call a
         # function of the daemon's; an intruder's tool would need it too.
         try:
-            from memoryd.daemon import search
+            from memoryd.daemon.retrieval import search
         except ImportError:  # the index is not there (yet): nothing to register
             pass
         else:
@@ -297,7 +297,7 @@ def test_memory_verify_names_an_entry_edited_behind_the_daemon(fresh: Daemon) ->
 def test_memory_verify_names_an_entry_with_no_audit_event(fresh: Daemon) -> None:
     fresh.stop()
     # SQLite's file keeps what a row can derive in columns of its own
-    # (daemon/store.py, ENTRIES_TABLE: the summary in summary_text, the
+    # (daemon/storage/store.py, ENTRIES_TABLE: the summary in summary_text, the
     # basis in basis_text, ...); PostgreSQL's table keeps every value as is.
     stored = (("summary", "basis", "updated_at", "renewed_at", "content_hash", "status_at")
               if pg_store_of(fresh.home) is not None else

@@ -3,7 +3,7 @@
 A removed entry's text must be gone from every file under the home (memory.db,
 its -wal and -shm, keys) and from the log; receipts say how far that is
 proven. Failures are injected on the in-process seam (tests/inproc.py,
-daemon/lifecycle.py FAULTS).
+daemon/pipeline/lifecycle.py FAULTS).
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def test_receipt_event_is_audited_without_text(d: Daemon) -> None:
 # --- receipt statuses under injected failures ----------------------------------------------
 #
 # On the in-process seam (tests/inproc.py), which alone can inject these
-# failures (daemon/lifecycle.py FAULTS); composing again on the same home is
+# failures (daemon/pipeline/lifecycle.py FAULTS); composing again on the same home is
 # the restart after a crash.
 
 

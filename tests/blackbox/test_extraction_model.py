@@ -1,5 +1,5 @@
 """The language-model extractor against a scripted OpenAI-compatible endpoint
-on loopback (daemon/extract_model.py): governed egress, the answer's spans
+on loopback (daemon/extraction/extract_model.py): governed egress, the answer's spans
 checked against the user's turns, and a throttling endpoint that defers the
 job without a storm."""
 

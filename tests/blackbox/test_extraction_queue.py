@@ -14,11 +14,11 @@ from typing import Any
 import anyio
 import pytest
 
-from memoryd.daemon import extract_queue
 from memoryd.daemon.clock import fmt
-from memoryd.daemon.extract_worker import Extraction, ProviderError
-from memoryd.daemon.extractors import Builtin, Extracted
-from memoryd.daemon.transcripts import Turn, decode
+from memoryd.daemon.extraction import extract_queue
+from memoryd.daemon.extraction.extract_worker import Extraction, ProviderError
+from memoryd.daemon.extraction.extractors import Builtin, Extracted
+from memoryd.daemon.extraction.transcripts import Turn, decode
 from tests.harness import backend, short_tempdir
 from tests.inproc import FakeClock, InProcess, composed
 

@@ -3,7 +3,7 @@
 ``memory.read`` of an id the caller's view does not hold answers as for an id
 never issued: the same error, code, message, recovery and details (the id
 itself aside, echoed in both). The view filters the query, so a foreign row
-is never fetched (daemon/entries.py ``load``); that they also take the same
+is never fetched (daemon/pipeline/entries.py ``load``); that they also take the same
 time is measured, not asserted, by ``bench/read_timing.py``.
 """
 
@@ -95,8 +95,8 @@ class _Fetched:
 def test_reading_a_foreign_id_fetches_no_row_as_an_absent_one_does(tmp_path: Any) -> None:
     import anyio
 
-    from memoryd.daemon.entries import View, load
-    from memoryd.daemon.identity import owner_of
+    from memoryd.daemon.access.identity import owner_of
+    from memoryd.daemon.pipeline.entries import View, load
     from memoryd.rpc import schema
     from tests.harness import backend, pg_store_section
     from tests.inproc import composed

@@ -24,7 +24,7 @@ import anyio
 import pytest
 from structlog.testing import capture_logs
 
-from memoryd.daemon import governance
+from memoryd.daemon.pipeline import governance
 from memoryd.kernel import scan as kernel_scan
 from tests.harness import entry, fresh_identity
 from tests.inproc import CallFailed, InProcess, composed

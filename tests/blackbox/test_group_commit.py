@@ -23,7 +23,7 @@ import pytest
 
 from memoryd.audit.packing import TAG_V3
 from memoryd.daemon.clock import fmt
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.storage.store import SqliteStore, Tx
 from memoryd.kernel.errors import Unavailable
 from memoryd.rpc.client import Client
 from tests.harness import Daemon, entry, running

@@ -63,7 +63,7 @@ PARAPHRASE_ZH = "星期五能不能部署新版本"
 
 
 # SQLite stores updated_at as updated_text (NULL when it is created_at), and
-# renewed_at and status_at as NULL when they are updated_at (daemon/store.py,
+# renewed_at and status_at as NULL when they are updated_at (daemon/storage/store.py,
 # ENTRIES_TABLE): they keep the values they read before the change.
 _AGED_ON_SQLITE = ("UPDATE entries SET updated_text = '2000-01-01T00:00:00.000000Z',"
                    " renewed_text = renewed_at, status_text = status_at WHERE id = ?")
@@ -325,7 +325,7 @@ def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
         # What version 2 wrote: an unstemmed index and no vector tables.
         conn = apsw.Connection(str(dm.home / "memory.db"))
         try:
-            from memoryd.daemon import search
+            from memoryd.daemon.retrieval import search
             search.register(conn)
             with conn:
                 for name in ("entries_vec_ai", "entries_vec_text", "entries_vec_status",

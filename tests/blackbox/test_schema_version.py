@@ -20,9 +20,9 @@ import apsw
 import pytest
 
 from memoryd.audit.packing import TAG_V1, TAG_V2, TAG_V3, row_of, unpack_rows
-from memoryd.daemon import search
-from memoryd.daemon.store import ENTRIES_V6, ENTRY_COLUMNS, SCHEMA_VERSION
-from memoryd.daemon.writes import unpack_items
+from memoryd.daemon.pipeline.writes import unpack_items
+from memoryd.daemon.retrieval import search
+from memoryd.daemon.storage.store import ENTRIES_V6, ENTRY_COLUMNS, SCHEMA_VERSION
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import MEMORYD, Daemon, entry
 
@@ -239,7 +239,7 @@ def test_a_short_add_stores_its_text_once(home: Path) -> None:
 
 
 # Version 5's entries table, its indexes and its lexical index, as that
-# version's daemon/store.py made them: the summary stored beside the body,
+# version's daemon/storage/store.py made them: the summary stored beside the body,
 # the index keyed through search_keys and keeping token positions, and a
 # unique index on active titles.
 _V5_ENTRIES = """
@@ -417,7 +417,7 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     assert kept[own] == "A card on echidnas."
 
 
-# Version 6's entries table, as that version's daemon/store.py made it: every
+# Version 6's entries table, as that version's daemon/storage/store.py made it: every
 # time, the basis and the content hash's text stored as read.
 _V6_ENTRIES = ENTRIES_V6.replace("CREATE TABLE IF NOT EXISTS entries(",
                                  "CREATE TABLE entries_v6(", 1)

@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 
-from memoryd.daemon.store import Tx
+from memoryd.daemon.storage.store import Tx
 from tests.harness import entry, fresh_identity
 from tests.inproc import InProcess, composed
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import anyio
 
+from memoryd.daemon.access.identity import revoke_token
 from memoryd.daemon.clock import fmt
-from memoryd.daemon.identity import revoke_token
 from memoryd.rpc.client import Client
 from tests.harness import Daemon, enable_consent, entry, expect, fresh_identity
 from tests.inproc import CallFailed, FakeClock, InProcess, composed

@@ -18,9 +18,9 @@ import psycopg
 import pytest
 
 from memoryd.daemon import home as home_mod
-from memoryd.daemon.backends import open_store
 from memoryd.daemon.config import load_config
-from memoryd.daemon.store import Store
+from memoryd.daemon.storage.backends import open_store
+from memoryd.daemon.storage.store import Store
 from tests.harness import PG_DSN
 
 BACKENDS = ("sqlite", "postgresql")

@@ -15,8 +15,8 @@ import anyio
 import pytest
 
 from memoryd.audit.chain import EMPTY_HEAD
-from memoryd.daemon.backends import BackendError
-from memoryd.daemon.store import Tx
+from memoryd.daemon.storage.backends import BackendError
+from memoryd.daemon.storage.store import Tx
 from tests.contract.conftest import opened
 from tests.harness import entry
 from tests.inproc import CallFailed, InProcess, composed
@@ -223,7 +223,7 @@ def test_revisions_audit_rows_and_usage_totals_follow_schema_4(tmp_path: Path,
     it replaced; audit rows are audit/packing.py's form; the running totals
     view_stats reads equal a scan of the owner's view."""
     from memoryd.audit.packing import unpack_rows
-    from memoryd.daemon.search import view_stats
+    from memoryd.daemon.retrieval.search import view_stats
 
     async def body(daemon: InProcess) -> Any:
         kept = await add(daemon, "Kept", "Stays as written.")

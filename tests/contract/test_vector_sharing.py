@@ -1,12 +1,12 @@
 """The vector index against a store other writers change: every backend, then
 two daemons on one PostgreSQL database.
 
-A daemon's in-memory index (daemon/hybrid.py) can hold a vector its store no
+A daemon's in-memory index (daemon/semantic/hybrid.py) can hold a vector its store no
 longer has: on PostgreSQL another daemon removed, archived or rewrote the
 entry, and this daemon has not followed the change yet. Recall must never
 rank such a vector: each candidate is checked against the store's current
 row and vector in the read that ranks it. The index then follows the
-database's change feed (daemon/vectors.py): the other daemon's new vectors
+database's change feed (daemon/semantic/vectors.py): the other daemon's new vectors
 become searchable here, its deletions leave memory here, and each queued
 entry is claimed by one daemon's worker at a time.
 
@@ -24,14 +24,15 @@ from typing import Any
 import anyio
 import pytest
 
-from memoryd.daemon import search, vectors
-from memoryd.daemon.store import Store, Tx
+from memoryd.daemon.retrieval import search
+from memoryd.daemon.semantic import vectors
+from memoryd.daemon.storage.store import Store, Tx
 from tests.contract.conftest import opened, pg_section
 
 np = pytest.importorskip("numpy")
-hybrid = pytest.importorskip("memoryd.daemon.hybrid")
-embedding = pytest.importorskip("memoryd.daemon.embedding")
-quantise = pytest.importorskip("memoryd.daemon.quantise")
+hybrid = pytest.importorskip("memoryd.daemon.semantic.hybrid")
+embedding = pytest.importorskip("memoryd.daemon.semantic.embedding")
+quantise = pytest.importorskip("memoryd.daemon.semantic.quantise")
 
 NOW = "2026-01-01T00:00:00.000000Z"
 OWNER = "own_a"
@@ -58,7 +59,7 @@ class FixedModel:
 # The columns a value is written to where SQLite keeps it apart from the
 # column it is read as: ``summary`` is generated over ``summary_text``,
 # ``basis`` over ``basis_text``, the times over ``*_text`` and
-# ``content_hash`` over ``content_key`` (daemon/store.py, ENTRIES_TABLE).
+# ``content_hash`` over ``content_key`` (daemon/storage/store.py, ENTRIES_TABLE).
 _SQLITE_STORED = {"summary": "summary_text", "basis": "basis_text",
                   "updated_at": "updated_text", "renewed_at": "renewed_text",
                   "content_hash": "content_key"}

@@ -22,8 +22,8 @@ import pytest
 from memoryd.daemon import compose
 from memoryd.daemon.app import App
 from memoryd.daemon.config import Config
-from memoryd.daemon.lifecycle import Receipts
-from memoryd.daemon.projection import Projection
+from memoryd.daemon.external.projection import Projection
+from memoryd.daemon.pipeline.lifecycle import Receipts
 from memoryd.rpc.protocol import MethodSpec
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.daemon.store import SqliteStore
+from memoryd.daemon.storage.store import SqliteStore
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memoryd.daemon.clock import fmt
-from memoryd.daemon.entries import applicability
+from memoryd.daemon.pipeline.entries import applicability
 
 NOW = fmt(datetime(2026, 1, 1, 12, tzinfo=UTC))
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DAEMON = ROOT / "daemon"
 # The modules that compose the daemon: the only ones that know the App.
 COMPOSERS = {DAEMON / "app.py", DAEMON / "compose.py"}
-SOURCES = [*sorted(DAEMON.glob("*.py")), ROOT / "tests" / "inproc.py"]
+SOURCES = [*sorted(DAEMON.rglob("*.py")), ROOT / "tests" / "inproc.py"]
 # Where memoryd is built to be run: the daemon itself, the in-process tests
 # and the benchmarks.
 BUILDERS = [*SOURCES, *sorted((ROOT / "bench").glob("*.py"))]
@@ -54,7 +54,7 @@ def app_fields_set_from_outside(tree: ast.AST) -> list[str]:
 
 
 def test_only_the_composers_know_the_app() -> None:
-    knowing = [p.name for p in SOURCES if p.parent == DAEMON and p not in COMPOSERS
+    knowing = [p.name for p in SOURCES if DAEMON in p.parents and p not in COMPOSERS
                and imports_app(ast.parse(p.read_text()))]
     assert knowing == [], f"services take their collaborators, not the App: {knowing}"
 
@@ -88,7 +88,8 @@ def test_the_checks_see_what_they_look_for() -> None:
 
 
 def test_tasks_tokens_and_consent_are_served_by_their_own_module() -> None:
-    from memoryd.daemon import access, compose
+    from memoryd.daemon import compose
+    from memoryd.daemon.access import access
 
     # Declaring a table calls no collaborator, so none is given.
     app = App(config=Config(), home=None, hasher=None, store=None,  # type: ignore[arg-type]

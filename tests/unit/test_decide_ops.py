@@ -1,5 +1,5 @@
 """``Gate.decide_write`` for one op decides it without the fold over many: the
-verdict is the one the fold over every op's decision gives (daemon/gate.py)."""
+verdict is the one the fold over every op's decision gives (daemon/access/gate.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon.gate import Gate
-from memoryd.daemon.governance import control_caller
-from memoryd.daemon.writes import Caller, Op
+from memoryd.daemon.access.gate import Gate
+from memoryd.daemon.pipeline.governance import control_caller
+from memoryd.daemon.pipeline.writes import Caller, Op
 from memoryd.kernel.capability import Channel, Role, Subject
 from memoryd.kernel.retention import EntryType
 from tests.unit.test_kernel_decide_pure import POLICIES

@@ -1,4 +1,4 @@
-"""Entry rows have one owner: only daemon/entries.py changes them.
+"""Entry rows have one owner: only daemon/pipeline/entries.py changes them.
 
 Retention, undo, recall's use counts, promotion and the write path all go
 through its public functions. Read from the source: an SQL string anywhere
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 DAEMON = Path(__file__).resolve().parents[2] / "daemon"
-OWNER = "entries.py"
-SCHEMAS = ("store.py", "store_pg.py")
+OWNER = "pipeline/entries.py"
+SCHEMAS = ("storage/store.py", "storage/store_pg.py")
 CHANGE = re.compile(
     r"\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+"
     r"(?:entries|revisions)\b", re.IGNORECASE)
@@ -43,9 +43,13 @@ def test_the_checker_tells_changes_from_reads(sql: str, found: bool) -> None:
     assert bool(row_changes(f"x = {sql!r}\n")) is found
 
 
-@pytest.mark.parametrize("path", sorted(p for p in DAEMON.glob("*.py")
-                                        if p.name != OWNER and p.name not in SCHEMAS),
-                         ids=lambda p: p.name)
+def _name(path: Path) -> str:
+    return path.relative_to(DAEMON).as_posix()
+
+
+@pytest.mark.parametrize("path", sorted(p for p in DAEMON.rglob("*.py")
+                                        if _name(p) != OWNER and _name(p) not in SCHEMAS),
+                         ids=_name)
 def test_only_entries_py_changes_entry_rows(path: Path) -> None:
     assert row_changes(path.read_text(encoding="utf-8")) == [], (
-        f"{path.name} changes entry rows itself; use daemon/entries.py")
+        f"{_name(path)} changes entry rows itself; use daemon/pipeline/entries.py")

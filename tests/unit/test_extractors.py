@@ -1,5 +1,5 @@
-"""The built-in extractor and the transcript reader (daemon/extractors.py,
-daemon/transcripts.py), and the labelled set the benchmark scores."""
+"""The built-in extractor and the transcript reader (daemon/extraction/extractors.py,
+daemon/extraction/transcripts.py), and the labelled set the benchmark scores."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.daemon.extractors import Builtin
-from memoryd.daemon.transcripts import Turn, decode, encode, parse_jsonl
+from memoryd.daemon.extraction.extractors import Builtin
+from memoryd.daemon.extraction.transcripts import Turn, decode, encode, parse_jsonl
 from memoryd.kernel.errors import LimitExceeded
 from memoryd.rpc.errors import InvalidParams
 

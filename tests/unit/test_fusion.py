@@ -1,4 +1,4 @@
-"""The hybrid ranker's fusion (daemon/hybrid.py ``fuse``): it adds to lexical
+"""The hybrid ranker's fusion (daemon/semantic/hybrid.py ``fuse``): it adds to lexical
 ranking, and never lets an entry middling in both lists pass a strong
 lexical top hit."""
 
@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("numpy", reason="the semantic extra is part of the test extra")
 
-from memoryd.daemon.hybrid import SPAN, WEIGHT, fuse
+from memoryd.daemon.semantic.hybrid import SPAN, WEIGHT, fuse
 
 FLOOR = 0.82
 

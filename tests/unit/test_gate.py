@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon.entries import View
-from memoryd.daemon.gate import READ_ACTIONS, Caller, Gate, ReadCheck, refusal
+from memoryd.daemon.access.gate import READ_ACTIONS, Caller, Gate, ReadCheck, refusal
+from memoryd.daemon.pipeline.entries import View
 from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Role, Subject
 from memoryd.kernel.errors import Denied
 from memoryd.kernel.grants import READ_METHODS

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon import actions, governance
-from memoryd.daemon.entries import derive_summary
-from memoryd.daemon.writes import Proposal
+from memoryd.daemon.pipeline import actions, governance
+from memoryd.daemon.pipeline.entries import derive_summary
+from memoryd.daemon.pipeline.writes import Proposal
 from memoryd.kernel.entry_text import entry_texts
 from memoryd.rpc import schema
 

@@ -6,9 +6,10 @@ test_layering.py: a function-level import and a ``TYPE_CHECKING`` block count
 like a top-level ``import``, because a type that needs the other module is a
 dependency on it all the same.
 
-An edge goes to the module named: ``from memoryd.daemon import search`` is an
-edge to ``memoryd.daemon.search``; ``from memoryd.daemon.store import Tx`` is
-an edge to ``memoryd.daemon.store``.
+An edge goes to the module named: ``from memoryd.daemon.retrieval import search``
+is an edge to ``memoryd.daemon.retrieval.search``; ``from
+memoryd.daemon.storage.store import Tx`` is an edge to
+``memoryd.daemon.storage.store``.
 """
 
 from __future__ import annotations

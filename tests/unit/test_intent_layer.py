@@ -1,4 +1,4 @@
-"""The intent layer (daemon/intent.py): a trained head over the packaged
+"""The intent layer (daemon/semantic/intent.py): a trained head over the packaged
 model's passage vectors. Its findings flag for review and never refuse,
 and hold a rule id, a field name and offsets: never text."""
 
@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memoryd.daemon import intent_head
-from memoryd.daemon.intent import INTENT_RULE, IntentJudge, load_judge
+from memoryd.daemon.semantic import intent_head
+from memoryd.daemon.semantic.intent import INTENT_RULE, IntentJudge, load_judge
 from memoryd.kernel.scan import FieldFinding
 
 

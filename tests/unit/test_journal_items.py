@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from memoryd.daemon.writes import pack_items, unpack_items
+from memoryd.daemon.pipeline.writes import pack_items, unpack_items
 
 ADD = {"action": "add", "entry_id": "ent_01M8R29GR1HN148BNCZ9QW3KWQ", "revision_before": None,
        "revision_after": 1, "content_hash": "b3k:" + "f9" * 32}

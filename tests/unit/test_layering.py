@@ -184,7 +184,7 @@ def test_a_backward_edge_in_a_file_is_reported(tmp_path: Path, pkg: str, source:
 
 # The one module of ours that may call the kernel's ``decide()``: every other
 # decision (writes, approvals, promotion, projection) is asked of the gate.
-DECIDES = frozenset({"daemon/gate.py"})
+DECIDES = frozenset({"daemon/access/gate.py"})
 DECIDE_MODULES = frozenset({"kernel.decide", "memoryd.kernel.decide"})
 
 
@@ -212,12 +212,12 @@ def test_only_the_gate_calls_the_kernels_decide() -> None:
 
 
 @pytest.mark.parametrize(("name", "source", "caught"), [
-    ("daemon/promote.py", "from memoryd.kernel.decide import decide\n", True),
-    ("daemon/projection.py", "def f():\n    from kernel.decide import decide\n", True),
+    ("daemon/pipeline/promote.py", "from memoryd.kernel.decide import decide\n", True),
+    ("daemon/external/projection.py", "def f():\n    from kernel.decide import decide\n", True),
     ("daemon/x.py", "import memoryd.kernel.decide\n", True),
     ("daemon/x.py", "from memoryd.kernel import decide\n", True),
     ("memctl/x.py", "from memoryd.kernel.decide import DEFAULTS\n", True),
-    ("daemon/gate.py", "from memoryd.kernel.decide import decide\n", False),
+    ("daemon/access/gate.py", "from memoryd.kernel.decide import decide\n", False),
     ("kernel/x.py", "from memoryd.kernel.decide import decide\n", False),
     ("daemon/x.py", "from memoryd.kernel.capability import Decision\n", False),
 ])

@@ -10,7 +10,7 @@ psycopg = pytest.importorskip("psycopg")
 
 from psycopg.rows import dict_row  # noqa: E402
 
-from memoryd.daemon.store_pg import PgTx  # noqa: E402
+from memoryd.daemon.storage.store_pg import PgTx  # noqa: E402
 from tests.harness import PG_DSN  # noqa: E402
 
 

@@ -63,7 +63,7 @@ def foreign_private_uses(source: str) -> list[tuple[int, str]]:
     ("import m\nm._f()\n", [(2, "_f")]),
     ("class A:\n    def __init__(self):\n        self.app = 1\n    def g(self):\n"
      "        self.app._governance()\n", [(5, "_governance")]),
-    ("from memoryd.daemon.writes import _update\n", [(1, "_update")]),
+    ("from memoryd.daemon.pipeline.writes import _update\n", [(1, "_update")]),
     ("def _f():\n    pass\nclass T:\n    def __init__(self):\n        self._head = 1\n"
      "def g(t):\n    return t._head, _f()\n", []),
     ("def _head(cp):\n    pass\ndef g(tx):\n    return tx._head\n", [(4, "_head")]),
@@ -75,7 +75,9 @@ def test_the_checker_finds_foreign_private_names(source: str,
     assert foreign_private_uses(source) == expected
 
 
-@pytest.mark.parametrize("path", sorted(DAEMON.glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(DAEMON.rglob("*.py")),
+                         ids=lambda p: p.relative_to(DAEMON).as_posix())
 def test_no_daemon_module_uses_another_modules_private_names(path: Path) -> None:
     uses = foreign_private_uses(path.read_text(encoding="utf-8"))
-    assert uses == [], f"{path.name} uses private names of other modules: {uses}"
+    name = path.relative_to(DAEMON).as_posix()
+    assert uses == [], f"{name} uses private names of other modules: {uses}"

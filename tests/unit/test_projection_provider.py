@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.daemon.projection_provider import (
+from memoryd.daemon.external.projection_provider import (
     FAILURES,
     CredentialError,
     Document,

@@ -1,10 +1,10 @@
 """The projection sender lease: one daemon sends at a time, and a new sender
-voids every approval (daemon/projection_outbox.py)."""
+voids every approval (daemon/external/projection_outbox.py)."""
 
 from __future__ import annotations
 
-from memoryd.daemon import projection_outbox as outbox
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.external import projection_outbox as outbox
+from memoryd.daemon.storage.store import SqliteStore, Tx
 
 T0, T1, T2, T3 = ("2026-01-01T00:00:00.000Z", "2026-01-01T00:00:30.000Z",
                   "2026-01-01T00:01:00.000Z", "2026-01-01T00:01:30.000Z")

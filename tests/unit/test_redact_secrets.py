@@ -1,6 +1,6 @@
 """Shown text is redacted with the secret rules alone: the same output as every rule.
 
-``daemon.entries.redact_secrets`` runs only the scanner's secret rules,
+``daemon.pipeline.entries.redact_secrets`` runs only the scanner's secret rules,
 because redaction keeps only secret findings. This holds the two equal over
 the labelled scan corpus (every secret family, injections, clean text), so a
 rule change that made non-secret rules matter to redaction would show here.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memoryd.daemon.entries import redact_secrets
+from memoryd.daemon.pipeline.entries import redact_secrets
 from memoryd.kernel.scan import redact
 
 CORPUS = Path(__file__).parents[1] / "data" / "scan_corpus.jsonl"

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon import search
+from memoryd.daemon.retrieval import search
 
 # ASCII words (one a prefix of another), letters that fold, ideographs with
 # repeats (overlapping bigrams), kana, NUL and other control characters, the

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from memoryd.daemon import search
-from memoryd.daemon.store import SqliteStore
+from memoryd.daemon.retrieval import search
+from memoryd.daemon.storage.store import SqliteStore
 
 NOW = "2026-06-01T00:00:00.000000Z"
 WORDS = ["deploy", "rollback", "zebra", "quartz", "the", "notes", "cache", "Cache", "plan",

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon import search
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.retrieval import search
+from memoryd.daemon.storage.store import SqliteStore, Tx
 
 NOW = "2026-12-01T00:00:00.000000Z"
 PAST, FUTURE = "2026-11-01T00:00:00.000000Z", "2027-01-01T00:00:00.000000Z"

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon import search
-from memoryd.daemon.store import SqliteStore
+from memoryd.daemon.retrieval import search
+from memoryd.daemon.storage.store import SqliteStore
 
 # Inflected English (every Porter step), words that stem alike and words
 # that do not, digits, folding letters, CJK runs, and separators.

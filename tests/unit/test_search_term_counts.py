@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon import search
+from memoryd.daemon.retrieval import search
 
 # Letters that fold (É, ß, ﬁ), CJK, digits, underscores and punctuation:
 # the places where a shortcut could disagree with the reference.

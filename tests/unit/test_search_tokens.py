@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoryd.daemon import recall, search
-from memoryd.daemon.store import SqliteStore
+from memoryd.daemon.retrieval import recall, search
+from memoryd.daemon.storage.store import SqliteStore
 
 
 def test_cjk_run_is_indexed_as_unigrams_and_bigrams() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.daemon.backends import BackendError, password
 from memoryd.daemon.config import ConfigError, StoreConfig, load_config
-from memoryd.daemon.store_pg import translate
+from memoryd.daemon.storage.backends import BackendError, password
+from memoryd.daemon.storage.store_pg import translate
 
 CANARY = "pw-canary-7f3a91"
 

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.storage.store import SqliteStore, Tx
 from memoryd.kernel.errors import NotFound, Unavailable
 
 WHO: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="nobody")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from memoryd.daemon.store import SqliteStore, SqliteTx, _Job
+from memoryd.daemon.storage.store import SqliteStore, SqliteTx, _Job
 
 STATEMENTS = [
     ("SELECT * FROM meta ORDER BY key", ()),

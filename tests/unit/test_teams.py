@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon.entries import View
+from memoryd.daemon.pipeline.entries import View
 from memoryd.kernel.teams import is_team_scope, team_name, team_scope
 
 

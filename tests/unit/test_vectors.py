@@ -1,5 +1,5 @@
-"""Stored vectors follow their entry (daemon/vectors.py), and the hybrid
-ranker's pure parts hold their laws (daemon/hybrid.py): fusion is
+"""Stored vectors follow their entry (daemon/semantic/vectors.py), and the hybrid
+ranker's pure parts hold their laws (daemon/semantic/hybrid.py): fusion is
 deterministic with ties by id, quantisation keeps cosine, and the in-memory
 index drops what the store deleted.
 """
@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoryd.daemon import vectors
-from memoryd.daemon.store import SqliteStore, Tx
+from memoryd.daemon.semantic import vectors
+from memoryd.daemon.storage.store import SqliteStore, Tx
 
 np = pytest.importorskip("numpy")
-hybrid = pytest.importorskip("memoryd.daemon.hybrid")
-quantise = pytest.importorskip("memoryd.daemon.quantise")
+hybrid = pytest.importorskip("memoryd.daemon.semantic.hybrid")
+quantise = pytest.importorskip("memoryd.daemon.semantic.quantise")
 
 NOW = "2026-01-01T00:00:00.000000Z"
 
@@ -207,7 +207,7 @@ class _FakeEmbedder:
 
 
 def test_an_entry_not_yet_embedded_is_ranked_lexically_and_counted(store: SqliteStore) -> None:
-    from memoryd.daemon import search
+    from memoryd.daemon.retrieval import search
 
     index = hybrid.Index(3)
     index.ready = True

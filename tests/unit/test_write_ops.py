@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from memoryd.daemon.txn import audit_subject
-from memoryd.daemon.writes import Op, Verdict
+from memoryd.daemon.pipeline.writes import Op, Verdict
+from memoryd.daemon.storage.txn import audit_subject
 from memoryd.kernel.capability import Channel, Effect, Role, Subject
 
 

@@ -1,0 +1,175 @@
+"""The language-model extractor: an OpenAI-compatible chat endpoint.
+
+Owns: ``ModelExtractor``, which sends a finished task's turns to a chat
+completions endpoint (a local llama.cpp, vLLM or Ollama server, or a hosted
+one) configured in ``[extract.model]`` — HTTPS, or HTTP on loopback, with the
+credential from an environment variable or a 0600 file, exactly as projection
+takes its endpoint (daemon/external/projection_provider.py) — and reads its JSON answer.
+
+The answer must be a JSON object ``{"memories": [{"type", "title", "turn",
+"quote"}]}``: for each candidate the index of the user turn it rests on and
+the exact words quoted from it. A candidate whose quote is not found verbatim
+in that turn, or whose turn is not the user's, is dropped and counted
+(``not_verbatim``); so is one of an unknown type.
+
+Invariants:
+- a ``429``, a ``5xx``, a timeout or a connection failure is a transient
+  ``ProviderError`` (the worker defers the job with backoff); anything else
+  the endpoint answers outside the protocol is permanent (the job fails);
+- no error, log or exception carries the transcript, the answer, the
+  credential or the endpoint's path: class names only;
+- the worker decides ``NetworkAccess`` for the endpoint's host and
+  ``MemoryExternalize`` for the transcript before every request
+  (daemon/extraction/extract_worker.py): the transcript leaves the host.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ssl
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from memoryd.daemon.config import ExtractModelConfig
+from memoryd.daemon.external.projection_provider import (
+    CredentialError,
+    Endpoint,
+    EndpointError,
+    load_credential,
+    parse_endpoint,
+)
+from memoryd.daemon.extraction.extract_worker import ProviderError
+from memoryd.daemon.extraction.extractors import Candidate, Extracted
+from memoryd.daemon.extraction.transcripts import Turn
+from memoryd.kernel.retention import ENTRY_TYPES
+
+__all__ = ["PROMPT", "ModelExtractor", "build"]
+
+TYPES = frozenset(ENTRY_TYPES)
+PROMPT = (
+    "You read a finished session between a user and an assistant and pick what the "
+    "USER said that is worth remembering for future sessions: durable preferences, "
+    "facts about the user's systems, procedures and lessons. Never pick what the "
+    "assistant or a tool said, questions, or one-off requests. Answer only with a JSON "
+    'object {"memories": [{"type": "preference|fact|procedure|lesson", "title": '
+    '"a few words", "turn": <index of the user turn>, "quote": "the exact words of '
+    'that user turn, copied verbatim"}]}. Quote whole sentences; at most '
+)
+
+
+class _Memory(msgspec.Struct, frozen=True):
+    type: str
+    title: str
+    turn: int
+    quote: str
+
+
+class _Answer(msgspec.Struct, frozen=True):
+    memories: list[_Memory]
+
+
+class ModelExtractor:
+    """Candidates from an OpenAI-compatible chat completions endpoint."""
+
+    name = "model"
+
+    def __init__(self, endpoint: Endpoint, credential: str | None,
+                 cfg: ExtractModelConfig) -> None:
+        self.endpoint = endpoint
+        self._credential = credential
+        self.cfg = cfg
+
+    def __repr__(self) -> str:  # never the credential
+        return f"ModelExtractor({self.endpoint.label})"
+
+    def _request(self, turns: Sequence[Turn], max_candidates: int) -> bytes:
+        lines = [f"[{t.index}] {t.role}: {t.content}" for t in turns]
+        text = "\n".join(lines)[: self.cfg.max_input_chars]
+        return msgspec.json.encode({
+            "model": self.cfg.model,
+            "temperature": 0,
+            "response_format": {"type": "json_object"},
+            "messages": [
+                {"role": "system", "content": PROMPT + f"{max_candidates} memories."},
+                {"role": "user", "content": text},
+            ],
+        })
+
+    def _post(self, body: bytes) -> bytes:
+        e = self.endpoint
+        conn: http.client.HTTPConnection
+        if e.scheme == "https":
+            conn = http.client.HTTPSConnection(e.host, e.port, timeout=self.cfg.timeout_s,
+                                               context=ssl.create_default_context())
+        else:
+            conn = http.client.HTTPConnection(e.host, e.port, timeout=self.cfg.timeout_s)
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._credential is not None:
+            headers["Authorization"] = f"Bearer {self._credential}"
+        try:
+            conn.request("POST", e.base_path + "/chat/completions", body=body, headers=headers)
+            resp = conn.getresponse()
+            try:
+                data = resp.read(self.cfg.max_response_bytes + 1)
+            finally:
+                resp.close()
+        except TimeoutError:
+            raise ProviderError("timeout") from None
+        except (OSError, http.client.HTTPException):
+            raise ProviderError("transport") from None
+        finally:
+            conn.close()
+        if resp.status == 429 or resp.status >= 500:
+            raise ProviderError("throttled" if resp.status == 429 else "server_error")
+        if not 200 <= resp.status < 300:
+            raise ProviderError("refused", transient=False)
+        if len(data) > self.cfg.max_response_bytes:
+            raise ProviderError("oversized", transient=False)
+        return data
+
+    def extract(self, turns: Sequence[Turn], max_candidates: int) -> Extracted:
+        data = self._post(self._request(turns, max_candidates))
+        try:
+            reply: Any = msgspec.json.decode(data)
+            content = reply["choices"][0]["message"]["content"]
+            answer = msgspec.json.decode(content, type=_Answer)
+        except (msgspec.DecodeError, msgspec.ValidationError, KeyError, IndexError, TypeError):
+            raise ProviderError("malformed", transient=False) from None
+        out = Extracted()
+        by_index = {t.index: t for t in turns}
+        for m in answer.memories:
+            turn = by_index.get(m.turn)
+            quote = m.quote.strip()
+            start = turn.content.find(quote) if turn is not None and quote else -1
+            if turn is None or turn.role != "user" or start < 0:
+                out.dropped["not_verbatim"] = out.dropped.get("not_verbatim", 0) + 1
+                continue
+            if m.type not in TYPES:
+                out.dropped["unknown_type"] = out.dropped.get("unknown_type", 0) + 1
+                continue
+            if len(out.candidates) >= max_candidates:
+                out.dropped["over_cap"] = out.dropped.get("over_cap", 0) + 1
+                continue
+            title = m.title.strip()[:80] or quote[:40]
+            out.candidates.append(Candidate(m.type, title, quote, turn.index, start,
+                                            start + len(quote)))
+        return out
+
+
+def build(cfg: ExtractModelConfig, home: Path, environ: Mapping[str, str]) -> ModelExtractor:
+    """The extractor ``[extract.model]`` configures; ``EndpointError`` or
+    ``CredentialError`` (naming the key, never its value) when it cannot be."""
+    if cfg.endpoint is None:
+        raise EndpointError("extract.model.endpoint is required for extractor = \"model\"")
+    try:
+        endpoint = parse_endpoint(cfg.endpoint)
+    except EndpointError as exc:
+        raise EndpointError(f"extract.model.endpoint {exc}") from None
+    try:
+        credential = load_credential(cfg.credential_env, cfg.credential_file, home, environ)
+    except CredentialError as exc:
+        raise CredentialError(str(exc).replace("projection.", "extract.model.")) from None
+    return ModelExtractor(endpoint, credential, cfg)

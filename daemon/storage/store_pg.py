@@ -1,0 +1,984 @@
+"""The primary store on PostgreSQL (psycopg 3 and its pool): memory shared across hosts.
+
+Owns: the PostgreSQL schema, its version check and migration, the writer
+thread's group commit, the one audit chain several daemons append to, and the
+SQL dialect seam (``PgTx``) that runs the daemon's portable statements.
+
+The daemon's modules speak one SQL: SQLite's, written to be portable where
+it costs nothing. ``PgTx`` carries it to PostgreSQL through a small, cached
+rewrite (``translate``): ``?`` placeholders become ``%s``, ``INSERT OR
+IGNORE`` becomes ``ON CONFLICT DO NOTHING``, ``INSERT OR REPLACE`` an upsert
+on the table's key (``_KEYS``), and the two catalogue probes SQLite spells
+its own way are spelled PostgreSQL's way. The few queries that cannot be
+portable (full-text matching) ask ``tx.dialect`` (daemon/retrieval/search.py).
+
+Invariants:
+- every governed change and its audit events commit in one transaction;
+- the audit chain has one head for every daemon on the database: each write
+  group takes the row lock on ``audit_head`` first, so appends from several
+  daemons serialise and the chain never forks (the cost is measured in
+  docs/performance.md); ``expected_revision`` and idempotency checks read
+  under the same lock, so they hold across hosts;
+- a write group runs on this daemon's one writer connection, each job in its
+  own SAVEPOINT, and COMMITs once (group commit); nothing is acknowledged
+  before COMMIT returned;
+- reads run on pooled connections in READ ONLY transactions: a read can never
+  write or fork the chain;
+- every vector row written or deleted, by any daemon, is a ``vector_feed``
+  row numbered in commit order (the writer holds the head's lock): each
+  daemon's vector index follows the feed (daemon/semantic/vectors.py);
+- when the database cannot be reached every call answers ``store_unavailable``
+  with a recovery hint and ``memory.status`` says ``database_unreachable``;
+  nothing falls back to a local store, and the pool reconnects by itself;
+- the DSN and its password never reach a log, an error or ``memory.status``:
+  connection failures are reported by a fixed reason, never by the driver's
+  message (which names the server).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+import anyio
+import psycopg
+import psycopg_pool
+import structlog
+from psycopg.adapt import Dumper
+from psycopg.rows import dict_row, tuple_row
+from psycopg.types.numeric import FloatLoader
+
+from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_row, verify_chain
+from memoryd.audit.event import EventSubject
+from memoryd.audit.packing import first_needed, row_of, unpack_rows
+from memoryd.daemon.extraction import extract_queue
+from memoryd.daemon.semantic import vectors
+from memoryd.daemon.storage.store import StoreVersionError, next_group, readable_version
+from memoryd.kernel.errors import Unavailable
+
+T = TypeVar("T")
+
+# The PostgreSQL schema has its own version line (it is not a copy of the
+# SQLite file's history): MIGRATIONS takes a database from its key to the next.
+SCHEMA_VERSION = 3
+
+UNREACHABLE_HINT = ("the PostgreSQL database cannot be reached; memoryd reconnects by itself"
+                    " when it returns; the operator should check memctl status")
+
+# Text compares byte-wise ("C"), as SQLite's does: listings page in the same
+# order on both backends, whatever the database's locale.
+_T = 'TEXT COLLATE "C"'
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key {_T} PRIMARY KEY, value {_T} NOT NULL);
+CREATE TABLE IF NOT EXISTS consent(
+  owner {_T} PRIMARY KEY, read BIGINT NOT NULL, contribute BIGINT NOT NULL,
+  learn_from_tools BIGINT NOT NULL, version BIGINT NOT NULL, updated_at {_T} NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens(
+  token_id {_T} PRIMARY KEY, token_hash {_T} NOT NULL UNIQUE, owner {_T} NOT NULL,
+  kind {_T} NOT NULL, scopes {_T}, created_at {_T} NOT NULL, expires_at {_T},
+  revoked_at {_T});
+CREATE TABLE IF NOT EXISTS token_labels(token_id {_T} PRIMARY KEY, label {_T} NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks(
+  task_id {_T} PRIMARY KEY, owner {_T} NOT NULL, peer_uid BIGINT NOT NULL,
+  channel {_T} NOT NULL, role {_T} NOT NULL, parent_task {_T}, scopes {_T} NOT NULL,
+  user_scope {_T} NOT NULL, consent {_T} NOT NULL, grants {_T} NOT NULL,
+  tools_used BIGINT NOT NULL, token_id {_T}, created_at {_T} NOT NULL,
+  expires_at {_T} NOT NULL, ended_at {_T}, snapshot {_T});
+CREATE INDEX IF NOT EXISTS tasks_owner ON tasks(owner, ended_at);
+CREATE INDEX IF NOT EXISTS tasks_begun ON tasks(owner, created_at);
+CREATE TABLE IF NOT EXISTS entries(
+  id {_T} PRIMARY KEY, owner {_T} NOT NULL, target {_T} NOT NULL, scope {_T} NOT NULL,
+  type {_T} NOT NULL, title {_T} NOT NULL, body {_T} NOT NULL, summary {_T} NOT NULL,
+  status {_T} NOT NULL, revision BIGINT NOT NULL, source {_T} NOT NULL,
+  eligible BIGINT NOT NULL, basis {_T} NOT NULL, validity {_T}, pinned BIGINT NOT NULL,
+  created_at {_T} NOT NULL, updated_at {_T} NOT NULL, renewed_at {_T} NOT NULL,
+  ttl_days DOUBLE PRECISION NOT NULL, expires_at {_T} NOT NULL,
+  use_count BIGINT NOT NULL DEFAULT 0, last_used_at {_T}, superseded_by {_T},
+  content_hash {_T} NOT NULL, evidence_hash {_T}, archive_reason {_T}, status_at {_T},
+  context {_T}, observed_at {_T});
+CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
+  ON entries(owner, target, scope, title) WHERE status = 'active';
+CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
+-- memory.list pages in (title, id) order; the index holds every column the
+-- listing filters on (as daemon/storage/store.py's).
+CREATE INDEX IF NOT EXISTS entries_listing
+  ON entries(owner, title, id, target, scope, status, expires_at);
+-- Active stored bytes per namespace (the scope budget), and the active
+-- entries' count and length in characters: BM25's statistics for recall
+-- (search.view_stats). memoryd_entries_changed keeps them in step.
+CREATE TABLE IF NOT EXISTS scope_usage(
+  owner {_T} NOT NULL, target {_T} NOT NULL, scope {_T} NOT NULL,
+  active_bytes BIGINT NOT NULL, active_docs BIGINT NOT NULL DEFAULT 0,
+  active_chars BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(owner, target, scope));
+CREATE TABLE IF NOT EXISTS revisions(
+  entry_id {_T} NOT NULL, revision BIGINT NOT NULL, type {_T}, title {_T}, body {_T},
+  summary {_T}, basis {_T}, validity {_T}, content_hash {_T} NOT NULL,
+  created_at {_T} NOT NULL, context {_T}, observed_at {_T}, PRIMARY KEY(entry_id, revision));
+CREATE TABLE IF NOT EXISTS operations(
+  operation_id {_T} PRIMARY KEY, owner {_T} NOT NULL, ts {_T} NOT NULL,
+  action {_T} NOT NULL, channel {_T} NOT NULL, items {_T} NOT NULL,
+  undo_of {_T}, undone_by {_T});
+CREATE INDEX IF NOT EXISTS operations_owner ON operations(owner, ts);
+CREATE TABLE IF NOT EXISTS actions(
+  action_id {_T} PRIMARY KEY, owner {_T} NOT NULL, status {_T} NOT NULL,
+  created_at {_T} NOT NULL, expires_at {_T} NOT NULL, decided_at {_T},
+  task_id {_T}, channel {_T} NOT NULL, proposal {_T}, proposal_key {_T} NOT NULL,
+  resources {_T} NOT NULL, content_hashes {_T} NOT NULL, policy_hash {_T} NOT NULL,
+  ops_summary {_T} NOT NULL, entry_ids {_T} NOT NULL, result {_T});
+CREATE INDEX IF NOT EXISTS actions_status ON actions(status, expires_at);
+CREATE INDEX IF NOT EXISTS actions_owner ON actions(owner, status);
+CREATE INDEX IF NOT EXISTS actions_key ON actions(owner, proposal_key, status);
+CREATE TABLE IF NOT EXISTS idempotency(
+  owner {_T} NOT NULL, key {_T} NOT NULL, request_hash {_T} NOT NULL,
+  answer {_T} NOT NULL, created_at {_T} NOT NULL, PRIMARY KEY(owner, key));
+CREATE TABLE IF NOT EXISTS receipts(
+  receipt_id {_T} PRIMARY KEY, owner {_T} NOT NULL, entry_id {_T} NOT NULL,
+  status {_T} NOT NULL, created_at {_T} NOT NULL, updated_at {_T} NOT NULL);
+-- One row per event in audit/packing.py's form (the body deflated, the hash
+-- as 32 bytes), as daemon/storage/store.py keeps it: readers unpack either the same way.
+CREATE TABLE IF NOT EXISTS audit(seq BIGINT PRIMARY KEY, body BYTEA NOT NULL, hash BYTEA NOT NULL);
+-- The chain's one head: every write group locks this row first (FOR UPDATE),
+-- so daemons on several hosts append one after another, never side by side.
+CREATE TABLE IF NOT EXISTS audit_head(
+  id BIGINT PRIMARY KEY CHECK (id = 1), seq BIGINT NOT NULL, hash {_T} NOT NULL);
+-- Each daemon signs checkpoints with its own key: one row per (seq, key).
+CREATE TABLE IF NOT EXISTS checkpoints(
+  seq BIGINT NOT NULL, hash {_T} NOT NULL, ts {_T} NOT NULL, signature {_T} NOT NULL,
+  public_key {_T} NOT NULL, PRIMARY KEY(seq, public_key));
+-- Team scopes (daemon/access/teams.py): which owners share a team:NAME scope, as
+-- daemon/storage/store.py's TEAM_SCHEMA.
+CREATE TABLE IF NOT EXISTS teams(scope {_T} PRIMARY KEY, created_at {_T} NOT NULL);
+CREATE TABLE IF NOT EXISTS team_members(
+  scope {_T} NOT NULL REFERENCES teams(scope), member {_T} NOT NULL,
+  added_at {_T} NOT NULL, PRIMARY KEY(scope, member));
+CREATE INDEX IF NOT EXISTS team_members_member ON team_members(member, scope);
+-- Lexical index: one tsvector per entry, never a copy of the text.
+CREATE TABLE IF NOT EXISTS search_index(entry_id {_T} PRIMARY KEY, doc tsvector NOT NULL);
+CREATE INDEX IF NOT EXISTS search_index_doc ON search_index USING gin(doc);
+CREATE TABLE IF NOT EXISTS snapshot_cards(
+  task_id {_T} NOT NULL, pos BIGINT NOT NULL, entry_id {_T} NOT NULL, card {_T}, line {_T},
+  PRIMARY KEY(task_id, pos));
+CREATE INDEX IF NOT EXISTS snapshot_cards_entry ON snapshot_cards(entry_id);
+CREATE TABLE IF NOT EXISTS entry_vectors(
+  vid BIGSERIAL PRIMARY KEY, entry_id {_T} NOT NULL UNIQUE, model {_T} NOT NULL,
+  dim BIGINT NOT NULL, scale DOUBLE PRECISION NOT NULL, vec BYTEA NOT NULL,
+  content_hash {_T} NOT NULL);
+-- A queued entry is claimed by one daemon's worker for a lease (daemon/semantic/vectors.py).
+CREATE TABLE IF NOT EXISTS embed_queue(entry_id {_T} PRIMARY KEY, claimed_by {_T},
+  claimed_until TIMESTAMPTZ);
+-- Every vector row written or deleted, numbered in commit order: how each
+-- daemon's in-memory index follows the others' (ids and numbers, no text).
+CREATE TABLE IF NOT EXISTS vector_feed(
+  seq BIGSERIAL PRIMARY KEY, vid BIGINT NOT NULL, entry_id {_T} NOT NULL, op {_T} NOT NULL);
+CREATE TABLE IF NOT EXISTS projection_outbox(
+  entry_id {_T} PRIMARY KEY, owner {_T} NOT NULL, target {_T} NOT NULL, scope {_T} NOT NULL,
+  generation BIGINT NOT NULL, seq BIGINT NOT NULL, state {_T} NOT NULL,
+  action {_T}, revision BIGINT, content_hash {_T}, resource {_T}, decided_generation BIGINT,
+  decided_under {_T}, acked_generation BIGINT NOT NULL DEFAULT 0,
+  projected BIGINT NOT NULL DEFAULT 0, attempts BIGINT NOT NULL DEFAULT 0,
+  next_at {_T}, lease_until {_T}, reason {_T}, updated_at {_T} NOT NULL);
+CREATE INDEX IF NOT EXISTS projection_outbox_state ON projection_outbox(state, seq);
+-- One daemon sends at a time, and approvals are bound to its start
+-- (daemon/external/projection_outbox.py).
+CREATE TABLE IF NOT EXISTS projection_sender(
+  id BIGINT PRIMARY KEY CHECK (id = 1), holder {_T} NOT NULL, epoch {_T} NOT NULL,
+  until {_T} NOT NULL);
+CREATE TABLE IF NOT EXISTS projection_approvals(
+  under {_T} NOT NULL, resource {_T} NOT NULL, PRIMARY KEY(under, resource));
+CREATE TABLE IF NOT EXISTS projection_recall(
+  id BIGSERIAL PRIMARY KEY, ts {_T} NOT NULL, task_id {_T}, mode {_T} NOT NULL,
+  status {_T} NOT NULL, reason {_T}, returned BIGINT NOT NULL, kept BIGINT NOT NULL,
+  flagged BIGINT NOT NULL, overlap BIGINT NOT NULL, local BIGINT NOT NULL,
+  latency_ms DOUBLE PRECISION NOT NULL);
+"""
+
+# CJK runs become their characters plus overlapping bigrams, as
+# daemon/retrieval/search.py's fts_text does for SQLite, so a Chinese word query finds
+# the same entries on both backends.
+FUNCTIONS = r"""
+CREATE OR REPLACE FUNCTION memoryd_fts_text(t text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  out text := '';
+  piece text;
+  i int;
+BEGIN
+  IF t IS NULL THEN RETURN ''; END IF;
+  FOR piece IN SELECT m[1] FROM regexp_matches(t,
+      '([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+|'
+      '[^\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)', 'g') AS m
+  LOOP
+    IF piece ~ '^[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]' THEN
+      FOR i IN 1..length(piece) LOOP
+        out := out || ' ' || substr(piece, i, 1);
+      END LOOP;
+      FOR i IN 1..length(piece) - 1 LOOP
+        out := out || ' ' || substr(piece, i, 2);
+      END LOOP;
+      out := out || ' ';
+    ELSE
+      out := out || piece;
+    END IF;
+  END LOOP;
+  RETURN out;
+END $$;
+
+CREATE OR REPLACE FUNCTION memoryd_fts_doc(title text, summary text, body text)
+RETURNS tsvector LANGUAGE sql IMMUTABLE AS $$
+  SELECT to_tsvector('english', memoryd_fts_text(title) || ' ' || memoryd_fts_text(summary)
+                     || ' ' || memoryd_fts_text(body))
+$$;
+
+-- An entry's observed time in words, as daemon/retrieval/search.py's when_words:
+-- "Saturday 8 March 2025" for a value starting with that calendar date.
+CREATE OR REPLACE FUNCTION memoryd_when_words(observed_at text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN observed_at ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}'
+    THEN to_char(to_date(left(observed_at, 10), 'YYYY-MM-DD'), 'FMDay FMDD FMMonth YYYY')
+    ELSE '' END
+$$;
+
+-- The body is indexed with the entry's context and observed time beside it
+-- (daemon/retrieval/search.py's body_text).
+CREATE OR REPLACE FUNCTION memoryd_fts_doc(title text, summary text, body text, context text,
+                                           observed_at text)
+RETURNS tsvector LANGUAGE sql IMMUTABLE AS $$
+  SELECT to_tsvector('english', memoryd_fts_text(title) || ' ' || memoryd_fts_text(summary)
+                     || ' ' || memoryd_fts_text(body) || ' ' || memoryd_fts_text(context)
+                     || ' ' || memoryd_when_words(observed_at))
+$$;
+
+CREATE OR REPLACE FUNCTION memoryd_stored(e entries) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(octet_length(e.title), 0) + coalesce(octet_length(e.body), 0)
+       + coalesce(octet_length(e.summary), 0) + coalesce(octet_length(e.basis), 0)
+       + coalesce(octet_length(e.validity), 0) + coalesce(octet_length(e.context), 0)
+       + coalesce(octet_length(e.observed_at), 0)
+$$;
+
+-- What SQLite's triggers do (daemon/storage/store.py, daemon/semantic/vectors.py), in one
+-- function per event, inside the writer's own transaction.
+CREATE OR REPLACE FUNCTION memoryd_chars(e entries) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT length(e.title) + length(e.summary) + length(e.body) + coalesce(length(e.context), 0)
+$$;
+
+CREATE OR REPLACE FUNCTION memoryd_entries_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'active' THEN
+    UPDATE scope_usage SET active_bytes = active_bytes - memoryd_stored(OLD),
+        active_docs = active_docs - 1, active_chars = active_chars - memoryd_chars(OLD)
+      WHERE owner = OLD.owner AND target = OLD.target AND scope = OLD.scope;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.status = 'active' THEN
+    INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_chars)
+      VALUES (NEW.owner, NEW.target, NEW.scope, memoryd_stored(NEW), 1, memoryd_chars(NEW))
+      ON CONFLICT(owner, target, scope) DO UPDATE
+      SET active_bytes = scope_usage.active_bytes + excluded.active_bytes,
+          active_docs = scope_usage.active_docs + 1,
+          active_chars = scope_usage.active_chars + excluded.active_chars;
+  END IF;
+  -- A revision row keeps text an entry no longer holds, for memory.undo of a
+  -- replace (daemon/storage/store.py's REVISION_TRIGGER): written when a change
+  -- rewrites the content, never for an add, never for a removal.
+  IF TG_OP = 'UPDATE' AND NEW.status <> 'removed' AND (
+      NEW.type IS DISTINCT FROM OLD.type OR NEW.title IS DISTINCT FROM OLD.title
+      OR NEW.body IS DISTINCT FROM OLD.body OR NEW.summary IS DISTINCT FROM OLD.summary
+      OR NEW.basis IS DISTINCT FROM OLD.basis OR NEW.validity IS DISTINCT FROM OLD.validity
+      OR NEW.context IS DISTINCT FROM OLD.context
+      OR NEW.observed_at IS DISTINCT FROM OLD.observed_at) THEN
+    INSERT INTO revisions(entry_id, revision, type, title, body, summary, basis, validity,
+                          content_hash, created_at, context, observed_at)
+      VALUES (OLD.id, OLD.revision, OLD.type, OLD.title, OLD.body, OLD.summary, OLD.basis,
+              OLD.validity, OLD.content_hash, OLD.updated_at, OLD.context, OLD.observed_at)
+      ON CONFLICT(entry_id, revision) DO UPDATE SET type = excluded.type,
+        title = excluded.title, body = excluded.body, summary = excluded.summary,
+        basis = excluded.basis, validity = excluded.validity,
+        context = excluded.context, observed_at = excluded.observed_at,
+        content_hash = excluded.content_hash, created_at = excluded.created_at;
+  END IF;
+  IF TG_OP = 'DELETE' THEN
+    DELETE FROM search_index WHERE entry_id = OLD.id;
+    UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = OLD.id;
+    DELETE FROM entry_vectors WHERE entry_id = OLD.id;
+    DELETE FROM embed_queue WHERE entry_id = OLD.id;
+    RETURN OLD;
+  END IF;
+  IF TG_OP = 'INSERT' OR NEW.title IS DISTINCT FROM OLD.title
+      OR NEW.summary IS DISTINCT FROM OLD.summary OR NEW.body IS DISTINCT FROM OLD.body
+      OR NEW.context IS DISTINCT FROM OLD.context
+      OR NEW.observed_at IS DISTINCT FROM OLD.observed_at THEN
+    INSERT INTO search_index(entry_id, doc)
+      VALUES (NEW.id, memoryd_fts_doc(NEW.title, NEW.summary, NEW.body, NEW.context,
+                                      NEW.observed_at))
+      ON CONFLICT(entry_id) DO UPDATE SET doc = excluded.doc;
+  END IF;
+  IF TG_OP = 'UPDATE' AND NEW.status = 'removed' AND OLD.status IS DISTINCT FROM 'removed' THEN
+    UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = NEW.id;
+  END IF;
+  -- A vector lives only as long as the active text it was made from
+  -- (daemon/semantic/vectors.py); the content hash counts as text, as SQLite's
+  -- trigger fires on every rewrite of the content.
+  IF TG_OP = 'UPDATE' AND (NEW.status <> 'active' OR NEW.type IS DISTINCT FROM OLD.type
+      OR NEW.title IS DISTINCT FROM OLD.title OR NEW.body IS DISTINCT FROM OLD.body
+      OR NEW.content_hash IS DISTINCT FROM OLD.content_hash) THEN
+    DELETE FROM entry_vectors WHERE entry_id = OLD.id;
+    IF NEW.status <> 'active' THEN
+      DELETE FROM embed_queue WHERE entry_id = OLD.id;
+    END IF;
+  END IF;
+  -- An entry that becomes active, or whose text changes while active, waits
+  -- for a vector of the text it holds now: a claim taken on older text is void.
+  IF NEW.status = 'active' AND (TG_OP = 'INSERT' OR OLD.status IS DISTINCT FROM 'active'
+      OR NEW.type IS DISTINCT FROM OLD.type OR NEW.title IS DISTINCT FROM OLD.title
+      OR NEW.body IS DISTINCT FROM OLD.body
+      OR NEW.content_hash IS DISTINCT FROM OLD.content_hash) THEN
+    INSERT INTO embed_queue(entry_id) VALUES (NEW.id)
+      ON CONFLICT(entry_id) DO UPDATE SET claimed_by = NULL, claimed_until = NULL;
+  END IF;
+  RETURN NEW;
+END $$;
+
+-- The feed's numbers must follow commit order, or a daemon reading it could
+-- pass a row that commits after it read. Every daemon's write group holds the
+-- chain head's row lock from its start to its COMMIT (PostgresStore); any
+-- other writer of vectors takes it here, before its row is numbered.
+CREATE OR REPLACE FUNCTION memoryd_vectors_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM audit_head WHERE id = 1 FOR UPDATE;
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO vector_feed(vid, entry_id, op) VALUES (OLD.vid, OLD.entry_id, 'delete');
+    RETURN OLD;
+  END IF;
+  INSERT INTO vector_feed(vid, entry_id, op) VALUES (NEW.vid, NEW.entry_id, 'insert');
+  RETURN NEW;
+END $$;
+
+CREATE OR REPLACE FUNCTION memoryd_tasks_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    DELETE FROM snapshot_cards WHERE task_id = OLD.task_id;
+    RETURN OLD;
+  END IF;
+  IF NEW.snapshot IS NULL AND OLD.snapshot IS NOT NULL THEN
+    DELETE FROM snapshot_cards WHERE task_id = NEW.task_id;
+  END IF;
+  RETURN NEW;
+END $$;
+
+-- The projection outbox's desired state, written in the change's own
+-- transaction (daemon/external/projection_outbox.py's SQLite triggers, the same
+-- columns): only while meta.projection = 'on'. Write groups take the chain's
+-- head lock first, so max(seq) + 1 is never taken twice.
+CREATE OR REPLACE FUNCTION memoryd_projection_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM meta WHERE key = 'projection' AND value = 'on') THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO projection_outbox(entry_id, owner, target, scope, generation, seq, state,
+                                updated_at)
+  VALUES (NEW.id, NEW.owner, NEW.target, NEW.scope, 1,
+          (SELECT coalesce(max(seq), 0) + 1 FROM projection_outbox), 'dirty',
+          to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+  ON CONFLICT(entry_id) DO UPDATE SET
+    generation = projection_outbox.generation + 1, seq = excluded.seq, attempts = 0,
+    next_at = NULL,
+    state = CASE WHEN projection_outbox.state = 'reconcile' THEN 'reconcile' ELSE 'dirty' END,
+    updated_at = excluded.updated_at;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS projection_changed ON entries;
+CREATE TRIGGER projection_changed
+  AFTER INSERT OR UPDATE OF status, revision, content_hash, eligible ON entries
+  FOR EACH ROW EXECUTE FUNCTION memoryd_projection_changed();
+DROP TRIGGER IF EXISTS entries_changed ON entries;
+CREATE TRIGGER entries_changed AFTER INSERT OR UPDATE OR DELETE ON entries
+  FOR EACH ROW EXECUTE FUNCTION memoryd_entries_changed();
+DROP TRIGGER IF EXISTS tasks_changed ON tasks;
+CREATE TRIGGER tasks_changed AFTER UPDATE OF snapshot OR DELETE ON tasks
+  FOR EACH ROW EXECUTE FUNCTION memoryd_tasks_changed();
+DROP TRIGGER IF EXISTS vectors_changed ON entry_vectors;
+CREATE TRIGGER vectors_changed AFTER INSERT OR DELETE ON entry_vectors
+  FOR EACH ROW EXECUTE FUNCTION memoryd_vectors_changed();
+"""
+
+
+def _migrate_1_to_2(conn: psycopg.Connection[Any]) -> None:
+    """Version 2: hybrid recall on PostgreSQL (docs/decisions/0037).
+
+    The queue gets its claim columns (SCHEMA then makes the change feed, and
+    FUNCTIONS the triggers that queue entries and fill the feed). Version 1
+    never queued an entry, its recall being lexical: every active entry is
+    queued now, in the same transaction as the rest of the migration."""
+    conn.execute(f"ALTER TABLE embed_queue ADD COLUMN IF NOT EXISTS claimed_by {_T},"
+                 " ADD COLUMN IF NOT EXISTS claimed_until TIMESTAMPTZ")
+    conn.execute("INSERT INTO embed_queue(entry_id) SELECT id FROM entries"
+                 " WHERE status = 'active' ON CONFLICT DO NOTHING")
+
+
+def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
+    """Version 3: an entry's context and observed time (daemon/storage/store.py's
+    version 10). Existing rows hold neither, so their index documents stay
+    as they are; FUNCTIONS indexes and counts the new columns from here on."""
+    for table in ("entries", "revisions"):
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS context {_T},"
+                     f" ADD COLUMN IF NOT EXISTS observed_at {_T}")
+
+
+MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {
+    1: _migrate_1_to_2, 2: _migrate_2_to_3}
+
+
+# --- the dialect seam ------------------------------------------------------------
+
+# The key INSERT OR REPLACE replaces on, per table (only tables it is used on).
+_KEYS: dict[str, tuple[str, ...]] = {
+    "meta": ("key",), "revisions": ("entry_id", "revision"),
+    "checkpoints": ("seq", "public_key"),
+}
+_OR_REPLACE = re.compile(r"INSERT OR REPLACE INTO (\w+)\s*\(([^)]*)\)(.*)", re.S)
+_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"FROM sqlite_master WHERE name = '(\w+)'"),
+     r"FROM pg_tables WHERE schemaname = current_schema() AND tablename = '\1'"),
+    (re.compile(r"\binstr\(([\w.]+), \?\) > 0"), r"strpos(\1, ?) > 0"),
+    # SQLite's unary plus keeps its planner off an index; PostgreSQL has no
+    # unary plus on text, and plans without the hint.
+    (re.compile(r"\(\+(?=[a-z_])"), "("),
+    # The elements of a JSON array of strings, as rows of one column `value`.
+    (re.compile(r"SELECT value FROM json_each\(\?\)"),
+     "SELECT value FROM json_array_elements_text(?::json)"),
+)
+_translated: dict[str, str] = {}
+
+
+def translate(sql: str) -> str:
+    """``sql`` as the daemon writes it (SQLite), in PostgreSQL's spelling. Cached."""
+    done = _translated.get(sql)
+    if done is not None:
+        return done
+    out = sql
+    for pattern, replacement in _REWRITES:
+        out = pattern.sub(replacement, out)
+    tail = ""
+    if "INSERT OR IGNORE INTO" in out:
+        out = out.replace("INSERT OR IGNORE INTO", "INSERT INTO")
+        tail = " ON CONFLICT DO NOTHING"
+    replace = _OR_REPLACE.search(out)
+    if replace is not None:
+        table, cols = replace.group(1), [c.strip() for c in replace.group(2).split(",")]
+        keys = _KEYS[table]  # a table without a declared key is a bug: fail loudly
+        sets = ", ".join(f"{c} = excluded.{c}" for c in cols if c not in keys)
+        out = (out[:replace.start()] + f"INSERT INTO {table}({', '.join(cols)})"
+               + replace.group(3))
+        tail = f" ON CONFLICT({', '.join(keys)}) DO " + (f"UPDATE SET {sets}" if sets
+                                                         else "NOTHING")
+    out = out.rstrip().rstrip(";") + tail
+    out = out.replace("%", "%%").replace("?", "%s")
+    _translated[sql] = out
+    return out
+
+
+# A ``rows`` walk's cursor names (unique on the connection while open), and
+# how many rows each of its fetches brings.
+_WALK_NAMES = itertools.count(1)
+WALK_FETCH = 256
+
+
+class _BoolAsInt(Dumper):
+    """Python booleans land in the integer flag columns, as they do in SQLite."""
+
+    oid = psycopg.adapters.types["int8"].oid
+
+    def dump(self, obj: Any) -> bytes:
+        return b"1" if obj else b"0"
+
+
+class PgTx:
+    """One open transaction on PostgreSQL; the same face as ``store.Tx``."""
+
+    dialect = "postgresql"
+
+    def __init__(self, conn: psycopg.Connection[Any], store: PostgresStore,
+                 head: ChainHead) -> None:
+        self.conn = conn
+        self._store = store
+        self._head = head
+        # The ``rows`` walks begun and not yet ended (``close`` ends them).
+        self._walks: set[psycopg.ServerCursor[Any]] = set()
+
+    def close(self) -> None:
+        """End every walk left unfinished, before the store ends the job's
+        savepoint or the transaction (a cursor closed later, from whatever
+        thread drops the walk, would run CLOSE in some other transaction)."""
+        while self._walks:
+            self._walks.pop().close()
+
+    @property
+    def head(self) -> ChainHead:
+        return self._head
+
+    def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
+        row: dict[str, Any] | None = self.conn.execute(translate(sql), tuple(args)).fetchone()
+        return row
+
+    def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return list(self.conn.execute(translate(sql), tuple(args)).fetchall())
+
+    def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.conn.cursor(row_factory=tuple_row) as cur:
+            return list(cur.execute(translate(sql), tuple(args)).fetchall())
+
+    def exec(self, sql: str, args: Sequence[Any] = ()) -> int:
+        cur = self.conn.execute(translate(sql), tuple(args))
+        return max(cur.rowcount, 0)
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
+        """Rows one at a time, for walks over a whole table.
+
+        The caller may run other statements on this transaction between two
+        rows, as on SQLite: the walk is a server-side cursor fetched
+        ``WALK_FETCH`` rows at a time, which holds the connection only while
+        a fetch runs. (``Cursor.stream`` holds psycopg's connection lock from
+        its first row to its last: the next statement of the same thread
+        waited on that lock for ever, and so did the savepoint's release or
+        the COMMIT after a walk left unfinished.)"""
+        cur = self.conn.cursor(name=f"memoryd_walk_{next(_WALK_NAMES)}")
+        cur.itersize = WALK_FETCH
+        self._walks.add(cur)
+        try:
+            cur.execute(translate(sql), tuple(args))
+            yield from cur
+        finally:
+            self._walks.discard(cur)
+            if not cur.closed:  # ``close`` ended it already: not even the lock
+                cur.close()
+
+    def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent:
+        """Append one event to the chain; the group holds the head's row lock."""
+        subject = fields.pop("subject", None)
+        if isinstance(subject, dict):
+            subject = EventSubject(**subject)
+        stored = next_row(self._head, kind, ts, subject=subject, **fields)
+        self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (%s, %s, %s)",
+                          row_of(stored))
+        self.conn.execute("UPDATE audit_head SET seq = %s, hash = %s WHERE id = 1",
+                          (stored.seq, stored.hash))
+        self._head = ChainHead(seq=stored.seq, hash=stored.hash)
+        return stored
+
+
+# --- the store ---------------------------------------------------------------------
+
+# Every table a removed entry's text (or its tokens, vectors, cards) may have
+# been in: what a removal rewrites before its receipt can say ``verified``.
+VACUUMED = ("entries", "revisions", "actions", "tasks", "snapshot_cards", "search_index",
+            "entry_vectors", "embed_queue")
+
+
+class _Job:
+    __slots__ = ("done", "error", "fn", "governed", "result")
+
+    def __init__(self, fn: Callable[[PgTx], Any], governed: bool) -> None:
+        self.fn = fn
+        self.governed = governed
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+
+    def finish(self, result: Any = None, error: BaseException | None = None) -> None:
+        self.result, self.error = result, error
+        self.done.set()
+
+    def wait(self) -> Any:
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+# How long a removal's receipt waits for transactions older than the removal
+# before it is left to the janitor (``checkpoint_wal``).
+SNAPSHOT_WAIT_S = 1.0
+
+# Whatever holds back what VACUUM may remove in this database, older than the
+# transaction id ``x`` (a 32-bit xid): another session's snapshot, a prepared
+# transaction, a replication slot.
+_OLDER_HOLDERS = """
+SELECT (SELECT count(*) FROM pg_stat_activity
+         WHERE pid <> pg_backend_pid() AND datname = current_database()
+           AND backend_xmin IS NOT NULL AND age(backend_xmin) > age(%(x)s::text::xid))
+     + (SELECT count(*) FROM pg_prepared_xacts
+         WHERE database = current_database() AND age(transaction) > age(%(x)s::text::xid))
+     + (SELECT count(*) FROM pg_replication_slots
+         WHERE (xmin IS NOT NULL AND age(xmin) > age(%(x)s::text::xid))
+            OR (catalog_xmin IS NOT NULL AND age(catalog_xmin) > age(%(x)s::text::xid)))
+       AS holders"""
+
+
+def _older_snapshots_end(conn: psycopg.Connection[Any], deadline: float) -> bool:
+    """Wait until nothing that began before now can still see a deleted row."""
+    # The next transaction id, read without taking one (txid_current would
+    # assign an id to this read for nothing).
+    row = conn.execute("SELECT (pg_snapshot_xmax(pg_current_snapshot())::text::bigint"
+                       " % 4294967296)::text").fetchone()
+    assert row is not None
+    xid = str(row[0])
+    while True:
+        held = conn.execute(_OLDER_HOLDERS, {"x": xid}).fetchone()
+        if held is None or not held[0]:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
+def _configure(schema: str) -> Callable[[psycopg.Connection[Any]], None]:
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        conn.adapters.register_dumper(bool, _BoolAsInt)
+        # avg() and sum() of integers are numeric: read them as floats, as SQLite gives.
+        conn.adapters.register_loader("numeric", FloatLoader)
+        conn.execute(f'SET search_path TO "{schema}"')  # validated: _SCHEMA_NAME
+        conn.commit()
+    return configure
+
+
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+def install(conn: psycopg.Connection[Any], schema: str) -> None:
+    """Create or migrate ``schema`` in one transaction, or refuse a newer one.
+
+    Inside a transaction the caller holds, this is a savepoint of it: the
+    store copy (daemon/storage/storecopy.py) makes the schema and fills it in one."""
+    if not _SCHEMA_NAME.match(schema):
+        raise StoreVersionError("[store] schema must be a lower-case SQL name")
+    conn.adapters.register_dumper(bool, _BoolAsInt)
+    conn.adapters.register_loader("numeric", FloatLoader)
+    with conn.transaction():
+        # Two daemons starting at once: one installs, the other waits and sees it.
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('memoryd_schema'))")
+        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')  # validated above
+        conn.execute(f'SET LOCAL search_path TO "{schema}"')
+        present = conn.execute(
+            "SELECT 1 FROM pg_tables WHERE schemaname = %s AND tablename = 'meta'",
+            (schema,)).fetchone()
+        if present:
+            row = conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = readable_version(
+                str(row["value"]) if row else "", SCHEMA_VERSION, "the PostgreSQL schema",
+                "it was not written by memoryd; point [store] schema at an empty one")
+            while version < SCHEMA_VERSION:
+                MIGRATIONS[version](conn)
+                version += 1
+        conn.execute(SCHEMA)
+        # The extraction queue (daemon/extraction/extract_queue.py): new tables only.
+        conn.execute(extract_queue.SCHEMA)
+        conn.execute(FUNCTIONS)
+        conn.execute("INSERT INTO audit_head(id, seq, hash) VALUES (1, %s, %s)"
+                     " ON CONFLICT(id) DO NOTHING", (EMPTY_HEAD.seq, EMPTY_HEAD.hash))
+        conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', %s)"
+                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                     (str(SCHEMA_VERSION),))
+
+
+class PostgresStore:
+    """PostgreSQL behind one writer connection (group commit) and a pool of readers."""
+
+    kind = "postgresql"
+    sharing = "multi-host"
+    # Other daemons change the same rows: no in-process number can vouch for
+    # an authorization, so every write reads it in its transaction.
+    authz_generation: int | None = None
+    max_group = 64
+    readers = 4
+
+    def __init__(self, conninfo: str, *, schema: str = "memoryd",
+                 connect_timeout: float = 5.0) -> None:
+        if not _SCHEMA_NAME.match(schema):
+            raise StoreVersionError("[store] schema must be a lower-case SQL name")
+        self.schema = schema
+        # Never told anything here: on a database several daemons write, the
+        # vector index follows the database's feed instead (daemon/semantic/embedding.py).
+        self.vector_changes = vectors.Changes()
+        self.degraded: str | None = None
+        self.fail_next_commit: Exception | None = None
+        self._log = structlog.get_logger()
+        # psycopg and its pool log connection failures with the server's
+        # address (and, for some errors, more of the DSN): never let them
+        # reach the daemon's log. Outages are logged as store_unreachable.
+        for name in ("psycopg", "psycopg.pool"):
+            quiet = logging.getLogger(name)
+            quiet.addHandler(logging.NullHandler())
+            quiet.propagate = False
+        self._conninfo = conninfo
+        self._timeout = connect_timeout
+        self._closed = False
+        self._writer_ident: int | None = None
+        self._group_head = EMPTY_HEAD
+        self._known_head = EMPTY_HEAD
+        self._local = threading.local()
+        # The writer's own connection; made again when the database returns.
+        self._wconn: psycopg.Connection[Any] | None = None
+        try:
+            conn = self._connect(configure=False)
+        except psycopg.Error:
+            raise StoreVersionError(
+                "the PostgreSQL database cannot be reached (check [store] dsn and that the"
+                " server runs); memoryd did not start") from None
+        with conn:
+            self._install(conn)
+        self._pool: psycopg_pool.ConnectionPool[Any] = psycopg_pool.ConnectionPool(
+            conninfo, min_size=1, max_size=self.readers, open=True,
+            kwargs={"row_factory": dict_row, "connect_timeout": int(connect_timeout)},
+            configure=_configure(schema), check=psycopg_pool.ConnectionPool.check_connection,
+            timeout=connect_timeout, name="memoryd-readers")
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._writer_loop, name="store-writer-pg",
+                                        daemon=True)
+        self._writer.start()
+
+    # -- connections ------------------------------------------------------------
+
+    def _connect(self, *, configure: bool = True) -> psycopg.Connection[Any]:
+        conn: psycopg.Connection[Any] = psycopg.connect(
+            self._conninfo, row_factory=dict_row, connect_timeout=int(self._timeout))
+        if configure:
+            _configure(self.schema)(conn)
+        return conn
+
+    def _install(self, conn: psycopg.Connection[Any]) -> None:
+        install(conn, self.schema)
+
+    def _writer_conn(self) -> psycopg.Connection[Any]:
+        conn = self._wconn
+        if conn is not None and not conn.closed and not conn.broken:
+            return conn
+        if conn is not None:
+            conn.close()
+        self._wconn = None
+        conn = self._connect()
+        self._wconn = conn
+        return conn
+
+    def _unreachable(self) -> Unavailable:
+        if self.degraded != "database_unreachable":
+            self._log.warning("store_unreachable", backend=self.kind)
+        self.degraded = "database_unreachable"
+        return Unavailable("store_unavailable", recovery=UNREACHABLE_HINT,
+                           details={"reason": "database_unreachable"})
+
+    def _reachable(self) -> None:
+        if self.degraded == "database_unreachable":
+            self.degraded = None
+            self._log.info("store_reconnected", backend=self.kind)
+
+    # -- the chain head -------------------------------------------------------------
+
+    @property
+    def head(self) -> ChainHead:
+        """Inside a write job: the group's own head. Elsewhere: the newest committed event."""
+        if threading.get_ident() == self._writer_ident:
+            return self._group_head
+        # Inside a read: that read's own snapshot (and no second connection,
+        # which a full pool could not give).
+        inside: PgTx | None = getattr(self._local, "tx", None)
+        query = "SELECT seq, hash FROM audit_head WHERE id = 1"
+        try:
+            row = (inside.one(query) if inside is not None
+                   else self._read(lambda tx: tx.one(query)))
+        except Unavailable:
+            # The database is away: the newest head this daemon saw. Callers
+            # such as the checkpoint poll must not die of an outage; every
+            # call that needs the store still answers store_unavailable.
+            return self._known_head
+        self._known_head = EMPTY_HEAD if row is None else ChainHead(seq=row["seq"],
+                                                                   hash=row["hash"])
+        return self._known_head
+
+    # -- transactions ------------------------------------------------------------------
+
+    def run_sync(self, fn: Callable[[PgTx], T], *, write: bool = True,
+                 governed: bool = True) -> T:
+        if not write:
+            return self._read(fn)
+        if self._closed:
+            raise Unavailable("store_unavailable")
+        job = _Job(fn, governed)
+        self._jobs.put(job)
+        result: T = job.wait()
+        return result
+
+    async def run(self, fn: Callable[[PgTx], T], *, write: bool = True,
+                  governed: bool = True) -> T:
+        return await anyio.to_thread.run_sync(
+            lambda: self.run_sync(fn, write=write, governed=governed))
+
+    def _read(self, fn: Callable[[PgTx], T]) -> T:
+        try:
+            with self._pool.connection() as conn:
+                with conn.transaction():
+                    conn.execute("SET TRANSACTION READ ONLY")
+                    tx = PgTx(conn, self, EMPTY_HEAD)
+                    self._local.tx = tx
+                    try:
+                        result = fn(tx)
+                    finally:
+                        self._local.tx = None
+                        tx.close()
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout):
+            raise self._unreachable() from None
+        if self.degraded == "database_unreachable":
+            self._reachable()
+        return result
+
+    def _writer_loop(self) -> None:
+        self._writer_ident = threading.get_ident()
+        while True:
+            batch, stop = next_group(self._jobs, self.max_group)
+            if not batch:
+                return
+            self._run_group(batch)
+            if stop:
+                return
+
+    def _run_group(self, group: list[_Job]) -> None:
+        live = [j for j in group if not (j.governed and self.degraded not in
+                                         (None, "database_unreachable"))]
+        for job in group:
+            if job not in live:
+                job.finish(error=Unavailable("store_unavailable"))
+        if not live:
+            return
+        done: list[tuple[_Job, Any]] = []
+        failed: list[tuple[_Job, BaseException]] = []
+        try:
+            conn = self._writer_conn()
+            with conn.transaction():
+                # The row lock that serialises every daemon's appends (module docstring).
+                row = conn.execute(
+                    "SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE").fetchone()
+                if row is None:  # made with the schema; gone means someone removed it
+                    raise StoreVersionError("the audit chain's head row is missing")
+                head = ChainHead(seq=row["seq"], hash=row["hash"])
+                for job in live:
+                    self._group_head = head
+                    tx = PgTx(conn, self, head)
+                    try:
+                        with conn.transaction():  # a SAVEPOINT per job
+                            try:
+                                result = job.fn(tx)
+                            finally:
+                                tx.close()
+                    except psycopg.OperationalError:
+                        raise
+                    except BaseException as exc:  # noqa: BLE001 (handed to its caller)
+                        failed.append((job, exc))
+                        continue
+                    head = tx.head
+                    done.append((job, result))
+                if self.fail_next_commit is not None and done:
+                    injected, self.fail_next_commit = self.fail_next_commit, None
+                    raise injected
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout):
+            # The outcome of a COMMIT cut off is unknown: never acknowledged.
+            # The chain lives in the database, so nothing here can fork it;
+            # a client retries with its idempotency key.
+            lost = self._unreachable()
+            for job in live:
+                job.finish(error=lost)
+            return
+        except BaseException:  # noqa: BLE001 (the writer thread must outlive any failure)
+            for job in live:
+                job.finish(error=Unavailable("store_unavailable"))
+            return
+        finally:
+            self._group_head = EMPTY_HEAD
+        self._reachable()
+        for job, result in done:
+            job.finish(result)
+        for job, err in failed:
+            job.finish(error=err)
+
+    # -- audit ---------------------------------------------------------------------------
+
+    def audit_rows(self, after_seq: int = 0) -> Iterator[StoredEvent]:
+        """Every stored event after ``after_seq``, from one read snapshot."""
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION READ ONLY, ISOLATION LEVEL REPEATABLE READ")
+            with conn.cursor(row_factory=psycopg.rows.tuple_row) as cur:
+                # Rows copied from a SQLite home may be packed against the
+                # rows before them (audit/packing.py): read from there.
+                yield from unpack_rows(cur.stream(
+                    "SELECT seq, body, hash FROM audit WHERE seq >= %s ORDER BY seq",
+                    (first_needed(after_seq + 1),)), after_seq)
+
+    def verify_audit(self, expect: ChainHead | None = None) -> Any:
+        return verify_chain(self.audit_rows(), expect=expect)
+
+    def try_recover(self, expect: ChainHead | None = None) -> bool:
+        result = self.verify_audit(expect)
+        self.degraded = None if result.ok else "audit_chain_broken"
+        return bool(result.ok)
+
+    def checkpoint_wal(self) -> bool:
+        """Make removed text leave the database's files before a receipt says ``verified``.
+
+        PostgreSQL leaves a deleted row's bytes in its page (and an index's
+        entries) until the page is rewritten. ``VACUUM FULL`` writes each
+        table that may have held the text, and its indexes and TOAST, into
+        new files and truncates the old ones at commit; a ``CHECKPOINT``
+        then flushes them (skipped when the role may not). What stays in
+        ``pg_wal`` until recycled is named in docs/lifecycle.md. False when
+        any step failed: the receipt then says ``incomplete``.
+
+        ``VACUUM FULL`` keeps a deleted row some transaction may still see:
+        one whose snapshot is older than the removal (another daemon's long
+        read, an operator's open ``psql`` session, a prepared transaction, a
+        replication slot). So it runs only once no such holder is left, waited
+        for up to ``SNAPSHOT_WAIT_S``; while one remains this is False and the
+        janitor settles the receipt again later.
+        """
+        try:
+            with psycopg.connect(self._conninfo, autocommit=True,
+                                 connect_timeout=int(self._timeout)) as conn:
+                conn.execute(f'SET search_path TO "{self.schema}"')  # validated name
+                if not _older_snapshots_end(conn, time.monotonic() + SNAPSHOT_WAIT_S):
+                    return False
+                for table in VACUUMED:
+                    conn.execute(f"VACUUM FULL {table}")
+                try:
+                    conn.execute("CHECKPOINT")
+                except psycopg.errors.InsufficientPrivilege:
+                    pass  # the rewritten files are already all there is in base/
+        except psycopg.Error:
+            return False
+        return True
+
+    def external_copies(self) -> bool:
+        """True when WAL archiving or a replica may hold removed text beyond this server."""
+        row = self._read(lambda tx: tx.one(
+            "SELECT current_setting('archive_mode') AS archive,"
+            " (SELECT count(*) FROM pg_stat_replication) AS replicas"))
+        return row is not None and (row["archive"] != "off" or bool(row["replicas"]))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._jobs.put(None)
+        self._writer.join()
+        if self._wconn is not None:
+            self._wconn.close()
+        self._pool.close()
