@@ -473,6 +473,25 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["The gate code is 41827.", "PIN: 2233"],
         ["The PIN pad is broken.", "PIN is 4 digits long."],
     ),
+    "secret.credential_in_prose": (
+        ["Password changed to Zebra#2291 after the incident.", "Het wachtwoord is Tulp!Molen38",
+         "Hasło do serwera to Wisla#2024k", "카드 비밀번호는 5829 입니다.",
+         "Jenkins login: deploybot / Tr1cky&Pony", "The access token is a7f3c9e21b88d4"],
+        ["The password policy requires 12 characters.", "Reset your PIN at the bank.",
+         "The API key is stored in Vault under secret/weather.", "Rotate the token every 90 days.",
+         "The login page was upgraded to version 2.4.1.", "Login failed: E1042",
+         "The token expired at 2024-03-01.", "The password was reset at 14:30.",
+         "The secret is in commit 9fceb02d0ae598e95dc970b74767f19372d61af8"],
+    ),
+    "secret.credential_named_after": (
+        ["hunter2-xyz is the root password.", "Use marble77!fox as the password."],
+        ["v2.4.1 is the release with the password fix.", "ARM64 is the token for the arch."],
+    ),
+    "secret.separated_key": (
+        ["AKIA Z7QK 3M2X PLW4 R6TB", "x-o-x-b-2-4-9-8-7-1-0-1-1-1-1-1-A-b-C-d-E-f",
+         "s.k._.l.i.v.e._.4eC39HqLyjWDarjtT1zdp7dc"],
+        ["A K I A is short", "AKIA XXXX XXXX XXXX XXXX", "a s k me about the g h p rules"],
+    ),
 }
 
 RULES_BY_ID = {rule.id: rule for rule in RULES}
