@@ -444,6 +444,8 @@ def _prose_secret(m: re.Match[str]) -> bool:
     if value.lower().startswith(("http://", "https://", "<", "{", "$", "/", "\\")) or any(
             part in value for part in ("(", "${", "://")):
         return False
+    if _DATE_TIME_VERSION.fullmatch(value):
+        return False
     lower, upper, digit, symbol = _char_classes(value)
     letters = lower or upper
     return bool(letters and (digit or symbol)) or (digit and symbol)
@@ -462,7 +464,9 @@ _PASS_WORDS = (
     "code secret", "passwort", "kennwort", "geheimzahl", "contraseña", "clave", "senha",
     "пароль", "пин-код", "пин", "mật khẩu", "mã pin", "şifre", "şifresi", "parola",
     "wachtwoord", "hasło", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
-    "heslo", "jelszó", "كلمة المرور", "كلمة السر", "رمز المرور",
+    "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
+    "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "رمز المرور", "رمز عبور", "पासवर्ड",
+    "รหัสผ่าน",
     "密码", "密碼", "口令", "暗証番号", "パスワード", "비밀번호", "암호",
 )
 _TOKEN_WORDS = (
@@ -471,7 +475,7 @@ _TOKEN_WORDS = (
     "clé api", "clé secrète", "jeton", "schlüssel", "api-schlüssel", "clave api", "chave",
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
 )
-_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _LATIN_WORD = r"(?<!\w)(?:{})(?:[^\W\d_]{{0,3}})(?![^\W\d_])"
 _CRED_WORD = (
     r"(?P<word>" + _LATIN_WORD.format("|".join(
@@ -485,7 +489,8 @@ _CRED_WORD = (
 # CJK particle (the value then follows a CJK character).
 _CONNECT = (
     r"(?: (?:is|was|are|were|be|becomes|to|as|now|est|était|sera|en|ist|lautet|war|wird|es"
-    r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|hi|هي|هو|в|—|–|-|=>|:=)(?= )"
+    r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
+    r"|в|—|–|-|=>|:=)(?= )"
     r"| ?[:=：]| /|(?<=[" + _CJK + r"]))"
 )
 _NOW = r"(?: (?:now|jetzt|maintenant|désormais|ahora|agora|теперь|nu|teraz|ora|bây giờ)(?= ))?"
@@ -501,7 +506,8 @@ _CREDENTIAL_IN_PROSE = (
 # The value first, then what it is: "hunter2-xyz is the root password",
 # "use marble77!fox as the password".
 _CREDENTIAL_NAMED_AFTER = (
-    r"(?<![^\s\"'`(])[\"'`“]?" + _VALUE + r"[\"'`”]? (?:is|was|as|will be|=) "
+    r"(?<![^\s\"'`(])[\"'`“]?" + _VALUE + r"[\"'`”]?(?: (?:is|was|as|will be|=|est|ist|es|é|è"
+    r"|är|jest|to|là|—|-) | ?(?:是|就是|は|が|는|은|이|가) ?)"
     r"(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?" + _CRED_WORD
 )
 
@@ -512,7 +518,9 @@ _DATE_TIME_VERSION = re.compile(
     r"|\d{1,2}[:h]\d{2}(?::\d{2})?(?:am|pm|h|z|utc)?"  # 14:30, 9h15
     r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?"  # 10.0.0.1:8080
     r"|\d{1,9}(?:[.,]\d{1,6})?(?:[a-z]{1,3}|%|°)"  # 90d, 16gb, 12px, 3rd, 50%
-    r"|[a-z]{1,5}-?\d{1,6}"  # E1042, ERR-42, PR-4312, ARM64, HTTP401, sha256, ipv6
+    r"|(?-i:[A-Z]{1,5}-?\d{1,6})"  # E1042, ERR-42, PR-4312, ARM64, HTTP401
+    r"|(?:sha|md|ipv|http|utf|arm|x|base|aes|rsa|ec|mp|oauth|python|py|tls|ssl|win|node|java"
+    r"|php|es|cve|rfc|iso|h|s)-?\d{1,6}"  # sha256, ipv6, utf-8, python3, x86
     r"|#\d{1,9}|\+?\d{1,4}(?:[ -]\d{2,5}){1,4}",  # #1234, phone numbers
     re.IGNORECASE,
 )
@@ -1554,10 +1562,12 @@ RULES: tuple[ScanRule, ...] = (
     ScanRule(
         "secret.pin_in_prose", "secret", "prose",
         _rx(r"\b(?:pin|pin code|code pin|pin-code|pin number|passcode|door code|alarm code"
-            r"|unlock code|access code|gate code|safe code)\b[^.\n\d]{0,20}?"
+            r"|unlock code|access code|gate code|safe code|pincode|geheimzahl|пин-код|пин"
+            r"|mã pin|código pin|kod pin|pin-kod)\b[^.\n\d]{0,20}?"
             r"(?P<secret>(?<![\d.,])\d{4,8})(?![\d.,]\d)", _I),
         prefilter=(("pin", "passcode", "door code", "alarm code", "unlock code", "access code",
-                    "gate code", "safe code"),), lead=0,
+                    "gate code", "safe code", "geheimzahl", "пин", "código pin", "kod pin"),),
+        lead=0,
     ),
     ScanRule(
         "secret.credential_in_prose", "secret", "prose",
@@ -1569,7 +1579,9 @@ RULES: tuple[ScanRule, ...] = (
         "secret.credential_named_after", "secret", "prose",
         _rx(_CREDENTIAL_NAMED_AFTER, _I),
         _credential_in_prose,
-        prefilter=((" is ", " was ", " as ", " will be ", " = "),
+        prefilter=((" is ", " was ", " as ", " will be ", " = ", " est ", " ist ", " es ", " é ",
+                    " è ", " är ", " jest ", " to ", " là ", " — ", " - ", "是", "は", "が", "는",
+                    "은", "이", "가"),
                    tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS)),
     ),
     ScanRule(

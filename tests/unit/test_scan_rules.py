@@ -463,6 +463,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["The vault password is Kx9-plum-Radar", "le mot de passe est Vert#Pomme88",
          "Das Kennwort lautet Hafen-2020!"],
         ["The password policy is strict.", "The password is stored in the vault.",
+         "The password is sha256 hashed.", "The password is utf-8 encoded.",
          "password = getpass.getpass('Password: ')"],
     ),
     "secret.password_given": (
@@ -470,13 +471,14 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["change the password tomorrow", "password reset link expired"],
     ),
     "secret.pin_in_prose": (
-        ["The gate code is 41827.", "PIN: 2233"],
+        ["The gate code is 41827.", "PIN: 2233", "ПИН-код карты 2741."],
         ["The PIN pad is broken.", "PIN is 4 digits long."],
     ),
     "secret.credential_in_prose": (
         ["Password changed to Zebra#2291 after the incident.", "Het wachtwoord is Tulp!Molen38",
          "Hasło do serwera to Wisla#2024k", "카드 비밀번호는 5829 입니다.",
-         "Jenkins login: deploybot / Tr1cky&Pony", "The access token is a7f3c9e21b88d4"],
+         "Jenkins login: deploybot / Tr1cky&Pony", "The access token is a7f3c9e21b88d4",
+         "kata sandi adalah Kucing77!", "סיסמה היא Tapuz77!"],
         ["The password policy requires 12 characters.", "Reset your PIN at the bank.",
          "The API key is stored in Vault under secret/weather.", "Rotate the token every 90 days.",
          "The login page was upgraded to version 2.4.1.", "Login failed: E1042",
@@ -484,7 +486,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
          "The secret is in commit 9fceb02d0ae598e95dc970b74767f19372d61af8"],
     ),
     "secret.credential_named_after": (
-        ["hunter2-xyz is the root password.", "Use marble77!fox as the password."],
+        ["hunter2-xyz is the root password.", "Use marble77!fox as the password.",
+         "Rivage#88 est le mot de passe.", "Qiu2024!feng 是密码"],
         ["v2.4.1 is the release with the password fix.", "ARM64 is the token for the arch."],
     ),
     "secret.separated_key": (
