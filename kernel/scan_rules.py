@@ -583,8 +583,9 @@ _SEPARATED_KEY = (
 )
 _SEPARATED_LITERALS = tuple(
     lit for c in " .-" for lit in (
-        c.join("akia"), c.join("asia"), "g" + c + "h" + c, c.join("xox") + c, "s" + c + "k" + c + "_",
-        "akia" + c, "asia" + c))
+        c.join("akia"), c.join("asia"), "g" + c + "h" + c, c.join("xox") + c,
+        "s" + c + "k" + c + "_", "akia" + c, "asia" + c))
+
 _SEPARATED_FORMS = re.compile(
     r"(?:AKIA|ASIA)[A-Z0-9]{16}|gh[pousr]_[A-Za-z0-9]{36}|xox[baprs][A-Za-z0-9]{10,80}"
     r"|sk_(?:live|test)_[A-Za-z0-9]{16,80}"
