@@ -432,13 +432,15 @@ def quoted_for_warning(text: str, start: int, end: int) -> bool:
 
 
 _PROSE_WORDS = re.compile(r"[A-Za-z]{1,64}")
+_CJK_RUN = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def _prose_secret(m: re.Match[str]) -> bool:
     """A password named in prose and then given: the value mixes letters with
     digits or symbols (a word alone, "strict", "stored", is prose), is no
     placeholder, and sits no further than a few words from the name."""
-    value = m.group("secret").rstrip(".!?)")
+    # The value ends where CJK text resumes (the particle after it).
+    value = _CJK_RUN.split(m.group("secret"), maxsplit=1)[0].strip("「」『』.!?):")
     if len(value) < 4 or _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value):
         return False
     if value.lower().startswith(("http://", "https://", "<", "{", "$", "/", "\\")) or any(
@@ -494,7 +496,8 @@ _CONNECT = (
     r"| ?[:=：]| /|(?<=[" + _CJK + r"]))"
 )
 _NOW = r"(?: (?:now|jetzt|maintenant|désormais|ahora|agora|теперь|nu|teraz|ora|bây giờ)(?= ))?"
-_VALUE_CHARS = r"[^\s\"'`,;，。、“”«»「」()<>]"
+# A value stops at a CJK or Thai character: the particle or word after it.
+_VALUE_CHARS = r"[^\s\"'`,;，。、“”«»「」()<>" + _CJK + "]"
 # The value holds a digit or a symbol somewhere (a word alone is prose).
 _VALUE = (r"(?P<secret>(?=" + _VALUE_CHARS + r"{0,63}[0-9!#$%&*+@^~?=|\\])"
           + _VALUE_CHARS + r"{4,64})")
@@ -560,6 +563,10 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     lower, upper, digit, _ = _char_classes(value)
     letters = lower or upper or any(ch.isalpha() for ch in value)
     strong = any(ch in _STRONG_SYMBOL for ch in value)
+    if word.startswith(("login", "logon")) and not strong:
+        # A login is as often the user name ("the login is jsmith2") or a
+        # verb ("login to host-42"): only a value with a symbol is a password.
+        return False
     return bool((letters and digit) or (letters and strong) or (digit and strong))
 
 

@@ -464,11 +464,13 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
          "Das Kennwort lautet Hafen-2020!"],
         ["The password policy is strict.", "The password is stored in the vault.",
          "The password is sha256 hashed.", "The password is utf-8 encoded.",
+         "비밀번호는 2024년에 바뀌었습니다.",
          "password = getpass.getpass('Password: ')"],
     ),
     "secret.password_given": (
         ["log in with password Sunset-77x", "use passphrase orbit9-violet"],
-        ["change the password tomorrow", "password reset link expired"],
+        ["change the password tomorrow", "password reset link expired",
+         "Password reset: see ticket OPS-1234."],
     ),
     "secret.pin_in_prose": (
         ["The gate code is 41827.", "PIN: 2233", "ПИН-код карты 2741."],
@@ -483,7 +485,9 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
          "The API key is stored in Vault under secret/weather.", "Rotate the token every 90 days.",
          "The login page was upgraded to version 2.4.1.", "Login failed: E1042",
          "The token expired at 2024-03-01.", "The password was reset at 14:30.",
-         "The secret is in commit 9fceb02d0ae598e95dc970b74767f19372d61af8"],
+         "The secret is in commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+         "The user login is jsmith2.", "login to host-42 with your own account",
+         "비밀번호는 2024년에 바뀌었습니다."],
     ),
     "secret.credential_named_after": (
         ["hunter2-xyz is the root password.", "Use marble77!fox as the password.",
