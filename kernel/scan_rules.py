@@ -446,7 +446,8 @@ def _prose_secret(m: re.Match[str]) -> bool:
     if value.lower().startswith(("http://", "https://", "<", "{", "$", "/", "\\")) or any(
             part in value for part in ("(", "${", "://")):
         return False
-    if _DATE_TIME_VERSION.fullmatch(value):
+    if _DATE_TIME_VERSION.fullmatch(value) or (_CODE_NUMBER.fullmatch(value)
+                                                and len(value) <= 5):
         return False
     lower, upper, digit, symbol = _char_classes(value)
     letters = lower or upper
@@ -521,12 +522,13 @@ _DATE_TIME_VERSION = re.compile(
     r"|\d{1,2}[:h]\d{2}(?::\d{2})?(?:am|pm|h|z|utc)?"  # 14:30, 9h15
     r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?"  # 10.0.0.1:8080
     r"|\d{1,9}(?:[.,]\d{1,6})?(?:[a-z]{1,3}|%|°)"  # 90d, 16gb, 12px, 3rd, 50%
-    r"|(?-i:[A-Z]{1,5}-?\d{1,6})"  # E1042, ERR-42, PR-4312, ARM64, HTTP401
     r"|(?:sha|md|ipv|http|utf|arm|x|base|aes|rsa|ec|mp|oauth|python|py|tls|ssl|win|node|java"
     r"|php|es|cve|rfc|iso|h|s)-?\d{1,6}"  # sha256, ipv6, utf-8, python3, x86
     r"|#\d{1,9}|\+?\d{1,4}(?:[ -]\d{2,5}){1,4}",  # #1234, phone numbers
     re.IGNORECASE,
 )
+# An error, ticket or product number in capitals: E1042, ERR-42, PR-4312, ARM64.
+_CODE_NUMBER = re.compile(r"[A-Z]{1,5}-?\d{1,6}")
 _EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s]{1,253}\.[A-Za-z]{2,24}")
 _STRONG_SYMBOL = "!#$%&*+@^~?=|\\"
 _COMMIT_CONTEXT = re.compile(r"(?:commit|sha|hash|checksum|digest|revision|rev)\W{0,3}$",
@@ -555,6 +557,10 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
         return False
     if _EMAIL.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
         return False
+    if _CODE_NUMBER.fullmatch(value) and (not pass_word or len(value) <= 5):
+        # Given as a password, "TIGER2024" is one; after a token word, or as
+        # short as "E1042", it is an error or ticket number.
+        return False
     if _COMMIT_CONTEXT.search(m.string[max(0, m.start("secret") - 24):m.start("secret")]):
         return False
     if value.isdigit():
@@ -563,9 +569,11 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     lower, upper, digit, _ = _char_classes(value)
     letters = lower or upper or any(ch.isalpha() for ch in value)
     strong = any(ch in _STRONG_SYMBOL for ch in value)
-    if word.startswith(("login", "logon")) and not strong:
+    after_user = "/" in m.string[max(0, m.start("secret") - 3):m.start("secret")]
+    if word.startswith(("login", "logon")) and not strong and not after_user:
         # A login is as often the user name ("the login is jsmith2") or a
-        # verb ("login to host-42"): only a value with a symbol is a password.
+        # verb ("login to host-42"): only a value with a symbol, or the one
+        # after "user / ", is a password.
         return False
     return bool((letters and digit) or (letters and strong) or (digit and strong))
 

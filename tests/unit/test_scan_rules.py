@@ -480,7 +480,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["Password changed to Zebra#2291 after the incident.", "Het wachtwoord is Tulp!Molen38",
          "Hasło do serwera to Wisla#2024k", "카드 비밀번호는 5829 입니다.",
          "Jenkins login: deploybot / Tr1cky&Pony", "The access token is a7f3c9e21b88d4",
-         "kata sandi adalah Kucing77!", "סיסמה היא Tapuz77!"],
+         "kata sandi adalah Kucing77!", "סיסמה היא Tapuz77!", "Login: admin / hunter2"],
         ["The password policy requires 12 characters.", "Reset your PIN at the bank.",
          "The API key is stored in Vault under secret/weather.", "Rotate the token every 90 days.",
          "The login page was upgraded to version 2.4.1.", "Login failed: E1042",
