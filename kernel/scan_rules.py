@@ -479,7 +479,7 @@ _TOKEN_WORDS = (
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
 )
 _CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
-_LATIN_WORD = r"(?<!\w)(?:{})(?:[^\W\d_]{{0,3}})(?![^\W\d_])"
+_LATIN_WORD = r"(?<![\w.\-/])(?:{})(?:[^\W\d_]{{0,3}})(?![^\W\d_])"
 _CRED_WORD = (
     r"(?P<word>" + _LATIN_WORD.format("|".join(
         re.escape(w) for w in sorted(_PASS_WORDS + _TOKEN_WORDS, key=len, reverse=True)
@@ -500,12 +500,15 @@ _NOW = r"(?: (?:now|jetzt|maintenant|désormais|ahora|agora|теперь|nu|tera
 # A value stops at a CJK or Thai character: the particle or word after it.
 _VALUE_CHARS = r"[^\s\"'`,;，。、“”«»「」()<>" + _CJK + "]"
 # The value holds a digit or a symbol somewhere (a word alone is prose).
-_VALUE = (r"(?P<secret>(?=" + _VALUE_CHARS + r"{0,63}[0-9!#$%&*+@^~?=|\\])"
+_VALUE = (r"(?P<secret>(?![=:])(?=" + _VALUE_CHARS + r"{0,63}[0-9!#$%&*+@^~?=|\\])"
           + _VALUE_CHARS + r"{4,64})")
 _OPEN = r" ?[\"'`“«「]?"
 
 _CREDENTIAL_IN_PROSE = (
-    _CRED_WORD + r"(?:(?P<gap>[^.!?;\n。！？]{0,48}?)" + _CONNECT + _NOW + "| )" + _OPEN + _VALUE
+    # The gap stays in one clause of prose: no quote, bracket or assignment
+    # (code and markup beside the word are not its value).
+    _CRED_WORD + r"(?:(?P<gap>[^.!?;\n。！？\"'`()<>{}\[\]=]{0,48}?)" + _CONNECT + _NOW + "| )"
+    + _OPEN + _VALUE
 )
 # The value first, then what it is: "hunter2-xyz is the root password",
 # "use marble77!fox as the password".
@@ -524,7 +527,8 @@ _DATE_TIME_VERSION = re.compile(
     r"|\d{1,9}(?:[.,]\d{1,6})?(?:[a-z]{1,3}|%|°)"  # 90d, 16gb, 12px, 3rd, 50%
     r"|(?:sha|md|ipv|http|utf|arm|x|base|aes|rsa|ec|mp|oauth|python|py|tls|ssl|win|node|java"
     r"|php|es|cve|rfc|iso|h|s)-?\d{1,6}"  # sha256, ipv6, utf-8, python3, x86
-    r"|#\d{1,9}|\+?\d{1,4}(?:[ -]\d{2,5}){1,4}",  # #1234, phone numbers
+    r"|#\d{1,9}|\+?\d{1,4}(?:[ -]\d{2,5}){1,4}"  # #1234, phone numbers
+    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",  # a UUID: an id
     re.IGNORECASE,
 )
 # An error, ticket or product number in capitals: E1042, ERR-42, PR-4312, ARM64.

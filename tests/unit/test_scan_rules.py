@@ -487,7 +487,10 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
          "The token expired at 2024-03-01.", "The password was reset at 14:30.",
          "The secret is in commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
          "The user login is jsmith2.", "login to host-42 with your own account",
-         "비밀번호는 2024년에 바뀌었습니다."],
+         "비밀번호는 2024년에 바뀌었습니다.",
+         "SECRET_KEY = env('DJANGO_SECRET_KEY') ETag: \"4aa0ca052f3c4729\"",
+         "pip install 'acme-token==2.18.18'", "token: <your token here> The header is base64url",
+         "token: <your token here> 请求 eccf2699-99bb-4a29-bbd7-c6186b2e85a2"],
     ),
     "secret.credential_named_after": (
         ["hunter2-xyz is the root password.", "Use marble77!fox as the password.",
