@@ -273,6 +273,38 @@ def intent_table() -> None:
               f"one thread), against a 1 ms budget per write: it runs off the request path")
 
 
+PROSE_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secret_prose_corpus.jsonl"
+
+
+def prose_table() -> None:
+    """Secrets given in prose and their look-alikes
+    (tests/data/secret_prose_corpus.jsonl), dev and held-out rows apart."""
+    rows = [json.loads(line) for line in PROSE_CORPUS.read_text(encoding="utf-8").splitlines()]
+    print(f"| {'split':<8} | {'secrets refused':>16} | {'look-alikes refused':>19} |"
+          f" {'look-alikes flagged':>19} |")
+    print(f"| {'-' * 8} | {'-' * 16} | {'-' * 19} | {'-' * 19} |")
+    for split in ("dev", "held_out"):
+        seen: Counter[str] = Counter()
+        good: Counter[str] = Counter()
+        for r in rows:
+            if r["split"] != split:
+                continue
+            out, code = _rule_outcome(r["text"])
+            seen[r["category"]] += 1
+            if r["category"] == "secret":
+                good["secret"] += code == "secret_detected"
+            else:
+                good["refused"] += out == "refused"
+                good["flagged"] += out == "flagged"
+
+        def share(key: str, cat: str, good: Counter[str] = good,
+                  seen: Counter[str] = seen) -> str:
+            return f"{good[key]}/{seen[cat]} {good[key] / max(seen[cat], 1):.3f}"
+
+        print(f"| {split:<8} | {share('secret', 'secret'):>16} | {share('refused', 'benign'):>19} |"
+              f" {share('flagged', 'benign'):>19} |")
+
+
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
@@ -343,6 +375,8 @@ def main() -> None:
         corpus_table()
         print("\nnew set (tests/data/intent_corpus.jsonl), written to measure generalising:")
         intent_table()
+        print("\nsecrets in prose and look-alikes (tests/data/secret_prose_corpus.jsonl), rules:")
+        prose_table()
         return
 
     prefilter = "prefilter" in engine.scan.__kwdefaults__  # type: ignore[operator]

@@ -432,21 +432,195 @@ def quoted_for_warning(text: str, start: int, end: int) -> bool:
 
 
 _PROSE_WORDS = re.compile(r"[A-Za-z]{1,64}")
+_CJK_RUN = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def _prose_secret(m: re.Match[str]) -> bool:
     """A password named in prose and then given: the value mixes letters with
     digits or symbols (a word alone, "strict", "stored", is prose), is no
     placeholder, and sits no further than a few words from the name."""
-    value = m.group("secret").rstrip(".!?)")
+    # The value ends where CJK text resumes (the particle after it).
+    value = _CJK_RUN.split(m.group("secret"), maxsplit=1)[0].strip("「」『』.!?):")
     if len(value) < 4 or _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value):
         return False
     if value.lower().startswith(("http://", "https://", "<", "{", "$", "/", "\\")) or any(
             part in value for part in ("(", "${", "://")):
         return False
+    if _DATE_TIME_VERSION.fullmatch(value) or (_CODE_NUMBER.fullmatch(value)
+                                                and len(value) <= 5):
+        return False
     lower, upper, digit, symbol = _char_classes(value)
     letters = lower or upper
     return bool(letters and (digit or symbol)) or (digit and symbol)
+
+
+# --- credentials named in prose, in any of the languages below -------------------
+
+# Words that name a credential whose value may be digits alone (a PIN, a
+# door code, a numeric password), and words that name a key or token (whose
+# value is long). A bare "code" or "key" is not here: error codes, status
+# codes and the key to a door are prose.
+_PASS_WORDS = (
+    "password", "passwd", "passphrase", "passcode", "pass code", "pin", "pin code", "pincode",
+    "pin-code", "pin number", "door code", "alarm code", "unlock code", "access code",
+    "gate code", "safe code", "security code", "login", "mot de passe", "code pin",
+    "code secret", "passwort", "kennwort", "geheimzahl", "contraseña", "clave", "senha",
+    "пароль", "пин-код", "пин", "mật khẩu", "mã pin", "şifre", "şifresi", "parola",
+    "wachtwoord", "hasło", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
+    "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
+    "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "رمز المرور", "رمز عبور", "पासवर्ड",
+    "รหัสผ่าน",
+    "密码", "密碼", "口令", "暗証番号", "パスワード", "비밀번호", "암호",
+)
+_TOKEN_WORDS = (
+    "secret", "token", "api key", "api-key", "apikey", "access key", "secret key",
+    "private key", "license key", "licence key", "product key", "client secret", "bearer",
+    "clé api", "clé secrète", "jeton", "schlüssel", "api-schlüssel", "clave api", "chave",
+    "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
+)
+_CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_LATIN_WORD = r"(?<![\w.\-/])(?:{})(?:[^\W\d_]{{0,3}})(?![^\W\d_])"
+_CRED_WORD = (
+    r"(?P<word>" + _LATIN_WORD.format("|".join(
+        re.escape(w) for w in sorted(_PASS_WORDS + _TOKEN_WORDS, key=len, reverse=True)
+        if not re.search("[" + _CJK + "]", w)))
+    + "|" + "|".join(w for w in _PASS_WORDS + _TOKEN_WORDS if re.search("[" + _CJK + "]", w))
+    + ")"
+)
+# What joins the name to its value: a verb ("is", "was set to", "lautet",
+# "est"), a colon, an equals sign, a dash, a slash after a user name, or a
+# CJK particle (the value then follows a CJK character).
+_CONNECT = (
+    r"(?: (?:is|was|are|were|be|becomes|to|as|now|est|était|sera|en|ist|lautet|war|wird|es"
+    r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
+    r"|в|—|–|-|=>|:=)(?= )"
+    r"| ?[:=：]| /|(?<=[" + _CJK + r"]))"
+)
+_NOW = r"(?: (?:now|jetzt|maintenant|désormais|ahora|agora|теперь|nu|teraz|ora|bây giờ)(?= ))?"
+# A value stops at a CJK or Thai character: the particle or word after it.
+_VALUE_CHARS = r"[^\s\"'`,;，。、“”«»「」()<>" + _CJK + "]"
+# The value holds a digit or a symbol somewhere (a word alone is prose).
+_VALUE = (r"(?P<secret>(?![=:])(?=" + _VALUE_CHARS + r"{0,63}[0-9!#$%&*+@^~?=|\\])"
+          + _VALUE_CHARS + r"{4,64})")
+_OPEN = r" ?[\"'`“«「]?"
+
+_CREDENTIAL_IN_PROSE = (
+    # The gap stays in one clause of prose: no quote, bracket or assignment
+    # (code and markup beside the word are not its value).
+    _CRED_WORD + r"(?:(?P<gap>[^.!?;\n。！？\"'`()<>{}\[\]=]{0,48}?)" + _CONNECT + _NOW + "| )"
+    + _OPEN + _VALUE
+)
+# The value first, then what it is: "hunter2-xyz is the root password",
+# "use marble77!fox as the password".
+_CREDENTIAL_NAMED_AFTER = (
+    r"(?<![^\s\"'`(])[\"'`“]?" + _VALUE + r"[\"'`”]?(?: (?:is|was|as|will be|=|est|ist|es|é|è"
+    r"|är|jest|to|là|—|-) | ?(?:是|就是|は|が|는|은|이|가) ?)"
+    r"(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?" + _CRED_WORD
+)
+
+_DATE_TIME_VERSION = re.compile(
+    r"v?\d{1,6}(?:\.\d{1,6}){1,3}(?:[-+.][0-9a-z.]{1,16})?"  # 2.4.1, v1.2.3-rc1, 10.0.0.1
+    r"|\d{4}-\d{2}-\d{2}(?:t[\d:.]{1,12}z?)?"  # 2024-03-01, 2024-03-01T10:00Z
+    r"|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}"  # 01/03/2024
+    r"|\d{1,2}[:h]\d{2}(?::\d{2})?(?:am|pm|h|z|utc)?"  # 14:30, 9h15
+    r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?"  # 10.0.0.1:8080
+    r"|\d{1,9}(?:[.,]\d{1,6})?(?:[a-z]{1,3}|%|°)"  # 90d, 16gb, 12px, 3rd, 50%
+    r"|(?:sha|md|ipv|http|utf|arm|x|base|aes|rsa|ec|mp|oauth|python|py|tls|ssl|win|node|java"
+    r"|php|es|cve|rfc|iso|h|s)-?\d{1,6}"  # sha256, ipv6, utf-8, python3, x86
+    r"|#\d{1,9}|\+?\d{1,4}(?:[ -]\d{2,5}){1,4}"  # #1234, phone numbers
+    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",  # a UUID: an id
+    re.IGNORECASE,
+)
+# An error, ticket or product number in capitals: E1042, ERR-42, PR-4312, ARM64.
+_CODE_NUMBER = re.compile(r"[A-Z]{1,5}-?\d{1,6}")
+_EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s]{1,253}\.[A-Za-z]{2,24}")
+_STRONG_SYMBOL = "!#$%&*+@^~?=|\\"
+_COMMIT_CONTEXT = re.compile(r"(?:commit|sha|hash|checksum|digest|revision|rev)\W{0,3}$",
+                             re.IGNORECASE)
+
+
+def _credential_in_prose(m: re.Match[str]) -> bool:
+    """A credential named in prose and given beside its name.
+
+    The value must look like one: letters with digits or symbols, digits
+    with symbols, or (for a password or PIN) four to twelve digits that are
+    no year; never a placeholder, a reference to where the value is kept, a
+    path or address, a date, time, version, quantity, or an error, ticket or
+    standard's number; never a hash named as a commit.
+    """
+    word = m.group("word").lower()
+    value = m.group("secret").rstrip(".!?:)]}»”’'\"")
+    if len(value) < 4:
+        return False
+    pass_word = any(word.startswith(w) for w in _PASS_WORDS)
+    if not pass_word and len(value) < 8:
+        return False
+    if _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value):
+        return False
+    if "/" in value or "://" in value or value.startswith(("$", "{", "\\", "~")):
+        return False
+    if _EMAIL.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
+        return False
+    if _CODE_NUMBER.fullmatch(value) and (not pass_word or len(value) <= 5):
+        # Given as a password, "TIGER2024" is one; after a token word, or as
+        # short as "E1042", it is an error or ticket number.
+        return False
+    if _COMMIT_CONTEXT.search(m.string[max(0, m.start("secret") - 24):m.start("secret")]):
+        return False
+    if value.isdigit():
+        year = len(value) == 4 and value[:2] in ("19", "20")
+        return pass_word and len(value) <= 12 and not year
+    lower, upper, digit, _ = _char_classes(value)
+    letters = lower or upper or any(ch.isalpha() for ch in value)
+    strong = any(ch in _STRONG_SYMBOL for ch in value)
+    after_user = "/" in m.string[max(0, m.start("secret") - 3):m.start("secret")]
+    if word.startswith(("login", "logon")) and not strong and not after_user:
+        # A login is as often the user name ("the login is jsmith2") or a
+        # verb ("login to host-42"): only a value with a symbol, or the one
+        # after "user / ", is a password.
+        return False
+    return bool((letters and digit) or (letters and strong) or (digit and strong))
+
+
+# A provider's key spelt with its characters apart, one separator throughout
+# ("A.K.I.A.…", "x-o-x-b-…", "s.k._.l.i.v.e._.…", "g h p _ …"), or an access
+# key id in groups of four ("AKIA IOSF ODNN 7EXA MPLE").
+def _separated(c: str) -> str:
+    def apart(word: str) -> str:
+        return c.join(word)
+    prefix = ("|".join((apart("AKIA"), apart("ASIA"), apart("gh") + c + "[pousr]" + c + "_",
+                        apart("xox") + c + "[baprs]",
+                        apart("sk") + c + "_" + c + "(?:" + apart("live") + "|" + apart("test")
+                        + ")" + c + "_")))
+    return (r"(?:" + prefix + r")(?:(?:" + c + r"[A-Za-z0-9_]){8,80}|" + c
+            + r"[A-Za-z0-9]{12,80})")
+
+
+_SEPARATED_KEY = (
+    r"(?<![A-Za-z0-9])(?P<secret>" + "|".join(_separated(c) for c in (" ", r"\.", "-"))
+    + r"|(?:AKIA|ASIA)(?:[ .\-][A-Z0-9]{4}){4})"
+)
+_SEPARATED_LITERALS = tuple(
+    lit for c in " .-" for lit in (
+        c.join("akia"), c.join("asia"), "g" + c + "h" + c, c.join("xox") + c,
+        "s" + c + "k" + c + "_", "akia" + c, "asia" + c))
+
+_SEPARATED_FORMS = re.compile(
+    r"(?:AKIA|ASIA)[A-Z0-9]{16}|gh[pousr]_[A-Za-z0-9]{36}|xox[baprs][A-Za-z0-9]{10,80}"
+    r"|sk_(?:live|test)_[A-Za-z0-9]{16,80}"
+)
+
+
+def _separated_key(m: re.Match[str]) -> bool:
+    """Spelt apart (a plain key is its provider's rule's), and joined, a key
+    of its provider's form that is no documentation mask."""
+    value = m.group("secret")
+    joined = re.sub(r"[ .\-]", "", value)
+    form = _SEPARATED_FORMS.match(joined)
+    if form is None:
+        return False
+    key = form.group(0)
+    return len(set(key[-16:])) > 3 and not re.search(r"(.)\1{7}", key)
 
 
 # --- patterns ------------------------------------------------------------------
@@ -1408,9 +1582,32 @@ RULES: tuple[ScanRule, ...] = (
     ScanRule(
         "secret.pin_in_prose", "secret", "prose",
         _rx(r"\b(?:pin|pin code|code pin|pin-code|pin number|passcode|door code|alarm code"
-            r"|unlock code|access code|gate code|safe code)\b[^.\n\d]{0,20}?"
+            r"|unlock code|access code|gate code|safe code|pincode|geheimzahl|пин-код|пин"
+            r"|mã pin|código pin|kod pin|pin-kod)\b[^.\n\d]{0,20}?"
             r"(?P<secret>(?<![\d.,])\d{4,8})(?![\d.,]\d)", _I),
         prefilter=(("pin", "passcode", "door code", "alarm code", "unlock code", "access code",
-                    "gate code", "safe code"),), lead=0,
+                    "gate code", "safe code", "geheimzahl", "пин", "código pin", "kod pin"),),
+        lead=0,
+    ),
+    ScanRule(
+        "secret.credential_in_prose", "secret", "prose",
+        _rx(_CREDENTIAL_IN_PROSE, _I),
+        _credential_in_prose,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS),), lead=0,
+    ),
+    ScanRule(
+        "secret.credential_named_after", "secret", "prose",
+        _rx(_CREDENTIAL_NAMED_AFTER, _I),
+        _credential_in_prose,
+        prefilter=((" is ", " was ", " as ", " will be ", " = ", " est ", " ist ", " es ", " é ",
+                    " è ", " är ", " jest ", " to ", " là ", " — ", " - ", "是", "は", "が", "는",
+                    "은", "이", "가"),
+                   tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS)),
+    ),
+    ScanRule(
+        "secret.separated_key", "secret", "prose",
+        _rx(_SEPARATED_KEY, _I),
+        _separated_key,
+        prefilter=(_SEPARATED_LITERALS,), lead=0,
     ),
 )
