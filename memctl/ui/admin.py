@@ -112,7 +112,13 @@ async def identity_set(ui: Ui, request: Request) -> Response:
     form = await request.form()
     session = ui.session(request)
     kind, subject = form_text(form, "kind", limit=64), form_text(form, "subject", limit=256)
-    if form.get("default") == "yes" or not kind or not subject:
+    owner = form_text(form, "owner", limit=64) if form.get("pick") == "yes" else None
+    if owner:
+        # Subjects are kept only as keyed hashes: a known owner is named by
+        # its id (the daemon refuses one that is not an owner id).
+        session.identity = {"kind": "owner", "subject": owner}
+        ui.notice(request, "Acting for the owner you picked.")
+    elif form.get("default") == "yes" or not kind or not subject:
         session.identity = None
         ui.notice(request, "Acting for the daemon's default identity.")
     else:

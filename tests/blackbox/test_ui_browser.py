@@ -427,3 +427,21 @@ def test_dark_scheme_is_readable(ui: UiServer, browser: Any, page: Any) -> None:
     shot(page, "memories-dark")
     page.emulate_media(color_scheme="light")
     assert context is page.context
+
+
+def test_pick_a_known_owner_to_act_for_and_see_its_memory(page: Any, d: Daemon) -> None:
+    ash = {"kind": "local", "subject": "ash"}
+    with d.control() as c:
+        enable_consent(c, identity=ash)
+        c.call("memory.write", {"identity": ash, "action": "add", "entry": {
+            "type": "fact", "title": "Ash's rota", "body": "On call in even weeks."}})
+        owner = c.call("token.issue", {"identity": ash, "label": "ash-desk"})["owner"]
+    page.goto(origin(page) + "/memories")
+    assert "Ash's rota" not in page.locator("main").inner_text()
+    shown = f"{owner[:12]}… (tokens: ash-desk)"
+    page.get_by_label("Known owners").select_option(label=shown)
+    go(page, page.get_by_role("button", name="Act for owner"))
+    assert f"Acting for: {shown}" in page.locator("header").inner_text()
+    assert "Ash's rota" in page.locator("main").inner_text()
+    go(page, page.get_by_role("button", name="Default"))
+    assert "Ash's rota" not in page.locator("main").inner_text()
