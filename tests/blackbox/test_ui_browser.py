@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -445,3 +446,60 @@ def test_pick_a_known_owner_to_act_for_and_see_its_memory(page: Any, d: Daemon) 
     assert "Ash's rota" in page.locator("main").inner_text()
     go(page, page.get_by_role("button", name="Default"))
     assert "Ash's rota" not in page.locator("main").inner_text()
+
+
+PROJECTION_NEEDS_APPROVAL = """
+[[rule]]
+id = "net"
+effect = "allow"
+capability = "NetworkAccess"
+
+[[rule]]
+id = "ext"
+effect = "requires_approval"
+capability = "MemoryExternalize"
+"""
+
+
+def test_projection_review_lists_what_would_leave_before_approving(browser: Any) -> None:
+    from tests.provider_receiver import receiver
+
+    with receiver("tok-provider") as rx, running(
+            env={"MEMORYD_TEST_PROVIDER_TOKEN": "tok-provider"},
+            policy=PROJECTION_NEEDS_APPROVAL, config=f"""
+[projection]
+mode = "hybrid"
+project = true
+endpoint = "{rx.endpoint}"
+credential_env = "MEMORYD_TEST_PROVIDER_TOKEN"
+poll_interval_s = 0.05
+backoff_initial_s = 0.05
+backoff_max_s = 0.2
+timeout_s = 5
+""") as pd:
+        with pd.control() as c:
+            made = c.call("memory.write", {"action": "add", "entry": {
+                "type": "fact", "title": "Leaves on approval", "body": "Sent later."}})
+        entry_id = made["entries"][0]["id"]
+        with pd.control() as c:  # the projection worker decides it (blocked) first
+            for _ in range(3000):
+                if c.call("memory.status", {})["projection"]["outbox"].get("blocked"):
+                    break
+                time.sleep(0.01)
+        server = UiServer(pd).start()
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        try:
+            tab = context.new_page()
+            tab.goto(server.login_url)
+            go(tab, tab.get_by_role("link", name="Status"))
+            go(tab, tab.get_by_role("link", name="Review what would leave"))
+            rows = tab.get_by_role("table", name="Would leave this host").inner_text()
+            assert entry_id in rows and "Leaves on approval" in rows
+            assert rx.writes() == []
+            go(tab, tab.get_by_role("button", name="Approve what is listed"))
+            assert "Approved 1 item" in tab.locator("main").inner_text()
+            with pd.control() as c:
+                assert c.call("memory.projection.authorize", {})["items"] == []
+        finally:
+            context.close()
+            server.stop()
