@@ -96,6 +96,10 @@ class Ui:
         context.setdefault("pending_count", getattr(request.state, "pending_count", None))
         known = getattr(request.state, "known_owners", None) or []
         context.setdefault("known_owners", known)
+        shown_of = dict(known)
+        # Every owner the page shows carries its tokens' labels (subjects
+        # are kept only as keyed hashes and cannot be shown).
+        context.setdefault("owner_shown", lambda owner: shown_of.get(owner, owner))
         identity = session.identity if session else None
         context.setdefault("acting_shown", next(
             (shown for owner, shown in known if identity is not None
@@ -153,9 +157,8 @@ def page(ui: Ui, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         route = getattr(request.scope.get("route"), "path", "?")
         try:
-            if request.method == "GET":
-                request.state.pending_count, request.state.known_owners = \
-                    await _navigation(ui)
+            # POST answers that render a page (an issued token) name owners too.
+            request.state.pending_count, request.state.known_owners = await _navigation(ui)
             response = await handler(ui, request)
         except RpcError as exc:
             response = ui.render(request, "error.html", _STATUS_BY_CODE.get(exc.code, 502),

@@ -448,6 +448,23 @@ def test_pick_a_known_owner_to_act_for_and_see_its_memory(page: Any, d: Daemon) 
     assert "Ash's rota" not in page.locator("main").inner_text()
 
 
+def test_every_owner_the_page_shows_carries_its_token_labels(page: Any, d: Daemon) -> None:
+    fay = {"kind": "local", "subject": "fay"}
+    with d.control() as c:
+        owner = c.call("token.issue", {"identity": fay, "label": "fay-desk"})["owner"]
+    shown = f"{owner[:12]}… (tokens: fay-desk)"
+    page.goto(origin(page) + "/consent")
+    page.get_by_label("Known owners").select_option(label=shown)
+    go(page, page.get_by_role("button", name="Act for owner"))
+    main = page.locator("main").inner_text()
+    assert f"Owner {shown}" in main
+    assert owner not in main  # never bare where labels exist
+    go(page, page.get_by_role("link", name="Status"))
+    assert shown in page.locator("main").inner_text()
+    assert owner not in page.locator("main").inner_text()
+    go(page, page.get_by_role("button", name="Default"))
+
+
 PROJECTION_NEEDS_APPROVAL = """
 [[rule]]
 id = "net"
