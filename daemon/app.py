@@ -67,6 +67,14 @@ OWNER_KIND = "owner"
 _OWNER_ID = re.compile(r"own_[0-9a-f]{32}")
 
 
+def entries_by_owner(tx: Tx) -> dict[str, int]:
+    """Every owner's active entries (control channel only): the owners the
+    operator may act for, named by id since subjects are kept only hashed."""
+    return {r["owner"]: r["n"] for r in tx.all(
+        "SELECT owner, count(*) AS n FROM entries WHERE status = 'active'"
+        " GROUP BY owner ORDER BY owner", ())}
+
+
 def recall_reason_now(reason: str, found_at_start: bool,
                       find_spec: Callable[[str], object | None]) -> str:
     """Why the daemon ranks lexically, as of now: an extra that was missing
@@ -378,7 +386,8 @@ class App:
                 by_owner = actions.pending_by_owner(tx, now)
                 out = msgspec.structs.replace(
                     out, pending_all_owners=sum(by_owner.values()),
-                    **({"pending_by_owner": by_owner} if p.pending_by_owner else {}))
+                    **({"pending_by_owner": by_owner,
+                        "entries_by_owner": entries_by_owner(tx)} if p.pending_by_owner else {}))
             return out
 
         if ctx.channel != "control" and p.pending_by_owner:

@@ -133,7 +133,8 @@ def form_text(form: FormData, name: str, *, limit: int = 65_536) -> str | None:
 async def _navigation(ui: Ui) -> tuple[int | None, list[tuple[str, str]]]:
     """Every owner's pending actions (None: unknown; the page itself then
     says why the daemon did not answer), and the owners the page may act
-    for: those with pending actions or tokens, each by its token labels."""
+    for: those with entries, pending actions or tokens, each by its token
+    labels."""
     try:
         status = await ui.call("memory.status", {"pending_by_owner": True})
         tokens = await ui.call("token.list", {})
@@ -141,8 +142,10 @@ async def _navigation(ui: Ui) -> tuple[int | None, list[tuple[str, str]]]:
         return None, []
     count = status.get("pending_all_owners") if isinstance(status, dict) else None
     by_owner = status.get("pending_by_owner") if isinstance(status, dict) else None
+    holding = status.get("entries_by_owner") if isinstance(status, dict) else None
     labels = labels_from(tokens)
-    owners = set(labels.owners) | set(by_owner if isinstance(by_owner, dict) else {})
+    owners = set(labels.owners) | set(by_owner if isinstance(by_owner, dict) else {}) \
+        | set(holding if isinstance(holding, dict) else {})
     for item in tokens.get("items") or [] if isinstance(tokens, dict) else []:
         if isinstance(item, dict) and isinstance(item.get("owner"), str):
             owners.add(item["owner"])

@@ -61,3 +61,19 @@ def test_memctl_acts_for_an_owner_id(d: Daemon) -> None:
                     process=True)
     assert done.returncode == 0, done.stderr
     assert b"Lee's standup" in done.stdout
+
+
+def test_status_names_every_owner_that_holds_entries_on_control_only(d: Daemon) -> None:
+    owner = _owner(d)
+    with d.control() as c:
+        by_owner = c.call("memory.status", {"pending_by_owner": True})["entries_by_owner"]
+        assert by_owner[owner] == 1
+        assert "entries_by_owner" not in c.call("memory.status", {})
+
+
+def test_memctl_status_by_owner_lists_owners_with_entries_by_label(d: Daemon) -> None:
+    owner = _owner(d)
+    done = d.memctl("status", "--by-owner", process=True)
+    assert done.returncode == 0, done.stderr
+    holding = done.stdout.decode().split("entries by owner:")[1]
+    assert f"{owner[:12]}… (tokens: lee-desk" in holding

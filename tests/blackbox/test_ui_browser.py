@@ -448,6 +448,20 @@ def test_pick_a_known_owner_to_act_for_and_see_its_memory(page: Any, d: Daemon) 
     assert "Ash's rota" not in page.locator("main").inner_text()
 
 
+def test_the_owner_picker_offers_owners_that_only_hold_entries(page: Any, d: Daemon) -> None:
+    gus = {"kind": "local", "subject": "gus"}
+    with d.control() as c:
+        enable_consent(c, identity=gus)
+        c.call("memory.write", {"identity": gus, "action": "add", "entry": {
+            "type": "fact", "title": "Gus keeps this", "body": "No token, nothing waits."}})
+        owner = c.call("consent.get", {"identity": gus})["owner"]
+    page.goto(origin(page) + "/memories")
+    page.get_by_label("Known owners").select_option(value=owner)
+    go(page, page.get_by_role("button", name="Act for owner"))
+    assert "Gus keeps this" in page.locator("main").inner_text()
+    go(page, page.get_by_role("button", name="Default"))
+
+
 def test_every_owner_the_page_shows_carries_its_token_labels(page: Any, d: Daemon) -> None:
     fay = {"kind": "local", "subject": "fay"}
     with d.control() as c:
