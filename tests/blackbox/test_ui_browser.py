@@ -531,6 +531,9 @@ timeout_s = 5
             assert "Approved 1 item" in tab.locator("main").inner_text()
             with pd.control() as c:
                 assert c.call("memory.projection.authorize", {})["items"] == []
+            # Titles are for the page only: never in memctl ui's or the daemon's log.
+            assert "Leaves on approval" not in server.log()
+            assert "Leaves on approval" not in pd.log()
         finally:
             context.close()
             server.stop()
