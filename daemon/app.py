@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -64,6 +65,17 @@ log = structlog.get_logger()
 # Identity kinds (SPEC §7): local profiles, agent tokens, devices, passwords
 # and MEMORYD_USER_ID's users (docs/identities.md).
 KNOWN_KINDS = frozenset({"local", "token", "device", "password", "user"})
+# The kind that names an existing owner by its ``own_…`` id (control.sock).
+OWNER_KIND = "owner"
+_OWNER_ID = re.compile(r"own_[0-9a-f]{32}")
+
+
+def entries_by_owner(tx: Tx) -> dict[str, int]:
+    """Every owner's active entries (control channel only): the owners the
+    operator may act for, named by id since subjects are kept only hashed."""
+    return {r["owner"]: r["n"] for r in tx.all(
+        "SELECT owner, count(*) AS n FROM entries WHERE status = 'active'"
+        " GROUP BY owner ORDER BY owner", ())}
 
 
 def recall_reason_now(reason: str, found_at_start: bool,
@@ -168,6 +180,14 @@ class App:
     # -- callers --------------------------------------------------------------
 
     def owner_for_control(self, identity: schema.Identity | None) -> str:
+        if identity is not None and identity.kind == OWNER_KIND:
+            # Subjects are kept only as keyed hashes, so the operator can name
+            # an owner only by its id (control.sock only: the agent channel
+            # takes no identity at all).
+            if not _OWNER_ID.fullmatch(identity.subject) or identity.issuer is not None:
+                raise InvalidParams([{"path": "$.identity.subject",
+                                      "problem": "not_an_owner_id"}])
+            return identity.subject
         if identity is not None and identity.kind not in self.known_kinds():
             # A misspelled kind would name a new, empty owner: refused.
             raise InvalidParams([{"path": "$.identity.kind",
@@ -369,7 +389,8 @@ class App:
                 by_owner = actions.pending_by_owner(tx, now)
                 out = msgspec.structs.replace(
                     out, pending_all_owners=sum(by_owner.values()),
-                    **({"pending_by_owner": by_owner} if p.pending_by_owner else {}))
+                    **({"pending_by_owner": by_owner,
+                        "entries_by_owner": entries_by_owner(tx)} if p.pending_by_owner else {}))
             return out
 
         if ctx.channel != "control" and p.pending_by_owner:

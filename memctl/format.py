@@ -248,6 +248,11 @@ def status(result: object) -> str:
         text += "\npending by owner:" + "".join(
             f"\n  {cell(owner)}  {cell(n)}" for owner, n in by_owner.items()) if by_owner \
             else "\npending by owner: none"
+    holding = _get(result, "entries_by_owner")
+    if isinstance(holding, Mapping):
+        text += "\nentries by owner:" + "".join(
+            f"\n  {cell(owner)}  {cell(n)}" for owner, n in holding.items()) if holding \
+            else "\nentries by owner: none"
     return text
 
 

@@ -269,7 +269,12 @@ def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
                f"{version}) and writing it; nothing was changed (revision_conflict)")
         io.err("  what to do: check it with `memctl consent`, then run this command again")
         return EXIT_FAILED
-    _emit(io, args, result, fmt.consent)
+    labels = None
+    if not option(args, "json"):
+        from memoryd.memctl.owners import load_labels
+
+        labels = load_labels(rpc)
+    _emit(io, args, result, fmt.consent, labels)
     return EXIT_OK
 
 
@@ -587,10 +592,11 @@ COMMANDS: Final[dict[str, Command]] = {
     "extract retry": Command(build_extract_job, fmt.generic),
     "extract drop": Command(build_extract_job, fmt.generic),
     "team create": Command(build_team_create, fmt.team_changed),
-    "team add": Command(build_team_member, fmt.team_changed, run=run_team_add),
-    "team remove": Command(build_team_member, fmt.team_changed),
+    "team add": Command(build_team_member, fmt.team_changed, labelled=True,
+                        run=run_team_add),
+    "team remove": Command(build_team_member, fmt.team_changed, labelled=True),
     "team ls": Command(build_team_ls, fmt.teams, labelled=True),
-    "token issue": Command(build_token_issue, fmt.token_issued),
+    "token issue": Command(build_token_issue, fmt.token_issued, labelled=True),
     "token ls": Command(build_token_ls, fmt.tokens, labelled=True),
     "token revoke": Command(build_token_revoke, fmt.token_revoked),
     "context": Command(None, run=run_context),

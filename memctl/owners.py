@@ -79,7 +79,9 @@ def labels_from(result: Any) -> Labels:
 def labelled(value: Any, labels: Labels, key: str | None = None) -> Any:
     """``value`` with owner and token ids replaced by their labelled form."""
     if isinstance(value, Mapping):
-        return {k: labelled(v, labels, k) for k, v in value.items()}
+        # An owner id may be a key too (``pending_by_owner``).
+        return {labels.owner(k) if isinstance(k, str) and k in labels.owners else k:
+                labelled(v, labels, k) for k, v in value.items()}
     if isinstance(value, list):
         return [labelled(v, labels, key) for v in value]
     if isinstance(value, str):

@@ -696,6 +696,8 @@ class StatusOut(_R, kw_only=True):
     # the acting identity's), and per owner when asked.
     pending_all_owners: int | UnsetType = UNSET
     pending_by_owner: dict[str, int] | UnsetType = UNSET
+    # Control only, with ``pending_by_owner``: every owner's active entries.
+    entries_by_owner: dict[str, int] | UnsetType = UNSET
 
 
 class ContextOut(_R, kw_only=True):

@@ -39,6 +39,8 @@ __all__ = [
     "consent",
     "consent_set",
     "identity_set",
+    "projection",
+    "projection_approve",
     "status",
     "token_issue",
     "token_revoke",
@@ -112,7 +114,13 @@ async def identity_set(ui: Ui, request: Request) -> Response:
     form = await request.form()
     session = ui.session(request)
     kind, subject = form_text(form, "kind", limit=64), form_text(form, "subject", limit=256)
-    if form.get("default") == "yes" or not kind or not subject:
+    owner = form_text(form, "owner", limit=64) if form.get("pick") == "yes" else None
+    if owner:
+        # Subjects are kept only as keyed hashes: a known owner is named by
+        # its id (the daemon refuses one that is not an owner id).
+        session.identity = {"kind": "owner", "subject": owner}
+        ui.notice(request, "Acting for the owner you picked.")
+    elif form.get("default") == "yes" or not kind or not subject:
         session.identity = None
         ui.notice(request, "Acting for the daemon's default identity.")
     else:
@@ -124,6 +132,31 @@ async def identity_set(ui: Ui, request: Request) -> Response:
         ui.notice(request, "Acting for the identity you named.")
     back = form_text(form, "back") or "/memories"
     return see_other(back if back.startswith("/") and not back.startswith("//") else "/")
+
+
+# --- projection ------------------------------------------------------------------
+
+
+async def projection(ui: Ui, request: Request) -> Response:
+    # Without ``approve`` the daemon only decides blocked items again and
+    # lists what they would send (control.sock only).
+    review = await ui.call("memory.projection.authorize", {})
+    items = [i for i in review.get("items") or [] if isinstance(i, dict)]
+    return ui.render(request, "projection.html", review=review, items=items)
+
+
+async def projection_approve(ui: Ui, request: Request) -> Response:
+    form = await request.form()
+    # Approve the entries the operator saw listed, not whatever waits by now.
+    ids = [v for v in form.getlist("entry_id") if isinstance(v, str) and v][:100]
+    if not ids:
+        ui.notice(request, "Nothing was listed; nothing was approved.")
+        return see_other("/projection")
+    done = await ui.call("memory.projection.authorize", {"approve": True, "entry_ids": ids})
+    approved = done.get("approved")
+    ui.notice(request, f"Approved {approved} item{'' if approved == 1 else 's'} "
+                       "to leave this host.")
+    return see_other("/projection")
 
 
 # --- audit -----------------------------------------------------------------------

@@ -85,6 +85,8 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     ("/audit/checkpoint", ["POST"], admin.checkpoint),
     ("/journal/{operation_id}/undo", ["POST"], admin.undo),
     ("/status", ["GET"], admin.status),
+    ("/projection", ["GET"], admin.projection),
+    ("/projection/approve", ["POST"], admin.projection_approve),
     ("/logout", ["POST"], _logout),
 ]
 

@@ -31,6 +31,7 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from memoryd.memctl.owners import labels_from
 from memoryd.memctl.ui.security import CSRF_FIELD, Session, Sessions
 from memoryd.rpc.client import BadReply, ConnectError, ConnectionLost, RpcError
 
@@ -93,6 +94,17 @@ class Ui:
         first = "/" + request.url.path.split("/")[1]
         context.setdefault("active", _NAV_OF.get(first, first))
         context.setdefault("pending_count", getattr(request.state, "pending_count", None))
+        known = getattr(request.state, "known_owners", None) or []
+        context.setdefault("known_owners", known)
+        shown_of = dict(known)
+        # Every owner the page shows carries its tokens' labels (subjects
+        # are kept only as keyed hashes and cannot be shown).
+        context.setdefault("owner_shown", lambda owner: shown_of.get(owner, owner))
+        identity = session.identity if session else None
+        context.setdefault("acting_shown", next(
+            (shown for owner, shown in known if identity is not None
+             and identity.get("kind") == "owner" and identity.get("subject") == owner),
+            identity.get("subject") if identity and identity.get("kind") == "owner" else None))
         text = self.env.get_template(template).render(
             csrf=session.csrf if session else "", csrf_field=CSRF_FIELD,
             identity=session.identity if session else None, notices=notices,
@@ -118,15 +130,27 @@ def form_text(form: FormData, name: str, *, limit: int = 65_536) -> str | None:
     return value[:limit]
 
 
-async def _pending_count(ui: Ui) -> int | None:
-    """Every owner's pending actions, for the navigation (None: unknown;
-    the page itself then says why the daemon did not answer)."""
+async def _navigation(ui: Ui) -> tuple[int | None, list[tuple[str, str]]]:
+    """Every owner's pending actions (None: unknown; the page itself then
+    says why the daemon did not answer), and the owners the page may act
+    for: those with entries, pending actions or tokens, each by its token
+    labels."""
     try:
-        status = await ui.call("memory.status", {})
+        status = await ui.call("memory.status", {"pending_by_owner": True})
+        tokens = await ui.call("token.list", {})
     except (RpcError, ConnectError, ConnectionLost, BadReply, TimeoutError):
-        return None
+        return None, []
     count = status.get("pending_all_owners") if isinstance(status, dict) else None
-    return count if isinstance(count, int) else None
+    by_owner = status.get("pending_by_owner") if isinstance(status, dict) else None
+    holding = status.get("entries_by_owner") if isinstance(status, dict) else None
+    labels = labels_from(tokens)
+    owners = set(labels.owners) | set(by_owner if isinstance(by_owner, dict) else {}) \
+        | set(holding if isinstance(holding, dict) else {})
+    for item in tokens.get("items") or [] if isinstance(tokens, dict) else []:
+        if isinstance(item, dict) and isinstance(item.get("owner"), str):
+            owners.add(item["owner"])
+    known = sorted((labels.owner(o), o) for o in owners if o.startswith("own_"))
+    return (count if isinstance(count, int) else None), [(o, shown) for shown, o in known]
 
 
 def page(ui: Ui, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -136,8 +160,8 @@ def page(ui: Ui, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         route = getattr(request.scope.get("route"), "path", "?")
         try:
-            if request.method == "GET":
-                request.state.pending_count = await _pending_count(ui)
+            # POST answers that render a page (an issued token) name owners too.
+            request.state.pending_count, request.state.known_owners = await _navigation(ui)
             response = await handler(ui, request)
         except RpcError as exc:
             response = ui.render(request, "error.html", _STATUS_BY_CODE.get(exc.code, 502),

@@ -257,3 +257,21 @@ def test_ls_and_show_say_when_an_entry_expires(d: Daemon) -> None:
     row = next(line for line in human.splitlines() if made["id"] in line)
     assert expires[:10] in row
     assert "expires:" in _ok(d, "show", made["id"])
+
+
+def test_every_owner_memctl_prints_carries_its_token_labels(d: Daemon) -> None:
+    who = ["--identity-kind", "local", "--identity-subject", "eve"]
+    issued = _ok(d, "token", "issue", "--kind", "local", "--subject", "eve",
+                 "--label", "eve-desk")
+    shown = "… (tokens: eve-desk)"
+    assert shown in issued
+    _ok(d, "team", "create", "eve-team")
+    assert shown in _ok(d, "team", "add", "eve-team", *who)
+    assert shown in _ok(d, "consent", "set", "--read", "on", "--contribute", "on", *who)
+    token = _json(d, "token", "issue", "--kind", "local", "--subject", "eve")["token"]
+    with d.agent() as a:
+        task = a.call("task.begin", {"token": token})["task_id"]
+        a.call("memory.write", {"task_id": task, "action": "add", "entry": {
+            "type": "fact", "title": "Eve waits", "body": "A pending proposal."}})
+    by_owner = _ok(d, "status", "--by-owner")
+    assert shown in by_owner.split("pending by owner:")[1]

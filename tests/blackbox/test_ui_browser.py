@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -427,3 +428,112 @@ def test_dark_scheme_is_readable(ui: UiServer, browser: Any, page: Any) -> None:
     shot(page, "memories-dark")
     page.emulate_media(color_scheme="light")
     assert context is page.context
+
+
+def test_pick_a_known_owner_to_act_for_and_see_its_memory(page: Any, d: Daemon) -> None:
+    ash = {"kind": "local", "subject": "ash"}
+    with d.control() as c:
+        enable_consent(c, identity=ash)
+        c.call("memory.write", {"identity": ash, "action": "add", "entry": {
+            "type": "fact", "title": "Ash's rota", "body": "On call in even weeks."}})
+        owner = c.call("token.issue", {"identity": ash, "label": "ash-desk"})["owner"]
+    page.goto(origin(page) + "/memories")
+    assert "Ash's rota" not in page.locator("main").inner_text()
+    shown = f"{owner[:12]}… (tokens: ash-desk)"
+    page.get_by_label("Known owners").select_option(label=shown)
+    go(page, page.get_by_role("button", name="Act for owner"))
+    assert f"Acting for: {shown}" in page.locator("header").inner_text()
+    assert "Ash's rota" in page.locator("main").inner_text()
+    go(page, page.get_by_role("button", name="Default"))
+    assert "Ash's rota" not in page.locator("main").inner_text()
+
+
+def test_the_owner_picker_offers_owners_that_only_hold_entries(page: Any, d: Daemon) -> None:
+    gus = {"kind": "local", "subject": "gus"}
+    with d.control() as c:
+        enable_consent(c, identity=gus)
+        c.call("memory.write", {"identity": gus, "action": "add", "entry": {
+            "type": "fact", "title": "Gus keeps this", "body": "No token, nothing waits."}})
+        owner = c.call("consent.get", {"identity": gus})["owner"]
+    page.goto(origin(page) + "/memories")
+    page.get_by_label("Known owners").select_option(value=owner)
+    go(page, page.get_by_role("button", name="Act for owner"))
+    assert "Gus keeps this" in page.locator("main").inner_text()
+    go(page, page.get_by_role("button", name="Default"))
+
+
+def test_every_owner_the_page_shows_carries_its_token_labels(page: Any, d: Daemon) -> None:
+    fay = {"kind": "local", "subject": "fay"}
+    with d.control() as c:
+        owner = c.call("token.issue", {"identity": fay, "label": "fay-desk"})["owner"]
+    shown = f"{owner[:12]}… (tokens: fay-desk)"
+    page.goto(origin(page) + "/consent")
+    page.get_by_label("Known owners").select_option(label=shown)
+    go(page, page.get_by_role("button", name="Act for owner"))
+    main = page.locator("main").inner_text()
+    assert f"Owner {shown}" in main
+    assert owner not in main  # never bare where labels exist
+    go(page, page.get_by_role("link", name="Status"))
+    assert shown in page.locator("main").inner_text()
+    assert owner not in page.locator("main").inner_text()
+    go(page, page.get_by_role("button", name="Default"))
+
+
+PROJECTION_NEEDS_APPROVAL = """
+[[rule]]
+id = "net"
+effect = "allow"
+capability = "NetworkAccess"
+
+[[rule]]
+id = "ext"
+effect = "requires_approval"
+capability = "MemoryExternalize"
+"""
+
+
+def test_projection_review_lists_what_would_leave_before_approving(browser: Any) -> None:
+    from tests.provider_receiver import receiver
+
+    with receiver("tok-provider") as rx, running(
+            env={"MEMORYD_TEST_PROVIDER_TOKEN": "tok-provider"},
+            policy=PROJECTION_NEEDS_APPROVAL, config=f"""
+[projection]
+mode = "hybrid"
+project = true
+endpoint = "{rx.endpoint}"
+credential_env = "MEMORYD_TEST_PROVIDER_TOKEN"
+poll_interval_s = 0.05
+backoff_initial_s = 0.05
+backoff_max_s = 0.2
+timeout_s = 5
+""") as pd:
+        with pd.control() as c:
+            made = c.call("memory.write", {"action": "add", "entry": {
+                "type": "fact", "title": "Leaves on approval", "body": "Sent later."}})
+        entry_id = made["entries"][0]["id"]
+        with pd.control() as c:  # the projection worker decides it (blocked) first
+            for _ in range(3000):
+                if c.call("memory.status", {})["projection"]["outbox"].get("blocked"):
+                    break
+                time.sleep(0.01)
+        server = UiServer(pd).start()
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        try:
+            tab = context.new_page()
+            tab.goto(server.login_url)
+            go(tab, tab.get_by_role("link", name="Status"))
+            go(tab, tab.get_by_role("link", name="Review what would leave"))
+            rows = tab.get_by_role("table", name="Would leave this host").inner_text()
+            assert entry_id in rows and "Leaves on approval" in rows
+            assert rx.writes() == []
+            go(tab, tab.get_by_role("button", name="Approve what is listed"))
+            assert "Approved 1 item" in tab.locator("main").inner_text()
+            with pd.control() as c:
+                assert c.call("memory.projection.authorize", {})["items"] == []
+            # Titles are for the page only: never in memctl ui's or the daemon's log.
+            assert "Leaves on approval" not in server.log()
+            assert "Leaves on approval" not in pd.log()
+        finally:
+            context.close()
+            server.stop()

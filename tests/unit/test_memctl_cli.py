@@ -408,6 +408,7 @@ def test_consent_set_reads_version_then_sets() -> None:
         ("consent.get", {"identity": ALICE_ID}),
         ("consent.set", {"read": True, "contribute": False, "version": 7,
                          "identity": ALICE_ID}),
+        ("token.list", {}),  # after the change: the owner is shown with its labels
     ]
     assert "read:" in out and "on" in out
 
