@@ -97,5 +97,8 @@ def make_environment(now: Callable[[], datetime]) -> jinja2.Environment:
     env.filters["body"] = _body
     env.filters["formvalue"] = _formvalue
     env.filters["ago"] = lambda value: relative(value, now())
+    # An owner as the page shows it: with its token labels where the page
+    # knows them (each request's context gives the labels); else the id.
+    env.globals["owner_shown"] = lambda owner: owner
     env.tests["hidden"] = has_hidden
     return env
