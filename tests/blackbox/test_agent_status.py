@@ -8,44 +8,9 @@ On a real daemon over its sockets.
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
 from memoryd.rpc.client import Client
+from tests.blackbox.peer_daemon import DAEMON, PEER, add  # noqa: F401 (DAEMON: the d fixture reads it)
 from tests.harness import Daemon, entry, fresh_identity
-
-# The peer uid of every connection the tests make maps to this identity.
-PEER = {"kind": "local", "subject": "attack-peer"}
-
-
-CONFIG = f'[identities."{os.getuid()}"]\nkind = "{PEER["kind"]}"\nsubject = "{PEER["subject"]}"\n'
-
-
-# Agent writes apply at once (no approval), and promotions in secret:* are denied.
-POLICY = """
-[[rule]]
-id = "agent-writes-apply"
-capability = ["MemoryWrite"]
-channel = ["agent"]
-effect = "allow"
-
-[[rule]]
-id = "no-promotion-of-secrets"
-capability = ["GovernanceDecide"]
-scope = "secret:*"
-effect = "deny"
-"""
-
-
-# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
-DAEMON = {"config": CONFIG, "policy": POLICY}
-
-
-def add(c: Client, title: str, body: str, **extra: Any) -> dict[str, Any]:
-    out = c.call("memory.write", {"action": "add", "target": "memory",
-                                  "entry": entry(title, body), **extra})
-    assert out["outcome"] == "applied"
-    return out["entries"][0]  # type: ignore[no-any-return]
 
 
 def test_agent_status_without_a_task_speaks_for_the_peers_identity(

@@ -6,36 +6,10 @@ On a real daemon over its sockets.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
+from tests.blackbox.peer_daemon import DAEMON  # noqa: F401 (DAEMON: the d fixture reads it)
 from tests.harness import Daemon, fresh_identity
-
-# The peer uid of every connection the tests make maps to this identity.
-PEER = {"kind": "local", "subject": "attack-peer"}
-
-
-CONFIG = f'[identities."{os.getuid()}"]\nkind = "{PEER["kind"]}"\nsubject = "{PEER["subject"]}"\n'
-
-
-# Agent writes apply at once (no approval), and promotions in secret:* are denied.
-POLICY = """
-[[rule]]
-id = "agent-writes-apply"
-capability = ["MemoryWrite"]
-channel = ["agent"]
-effect = "allow"
-
-[[rule]]
-id = "no-promotion-of-secrets"
-capability = ["GovernanceDecide"]
-scope = "secret:*"
-effect = "deny"
-"""
-
-
-# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
-DAEMON = {"config": CONFIG, "policy": POLICY}
 
 
 def test_a_malformed_entry_does_not_abort_an_import_half_way(d: Daemon, tmp_path: Path) -> None:

@@ -5,32 +5,15 @@ On a real daemon over its sockets.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-import pytest
-
-from memoryd.rpc.client import Client, RpcError
+from memoryd.rpc.client import Client
+from tests.blackbox import peer_daemon
+from tests.blackbox.peer_daemon import add, refused
 from tests.harness import entry
 
-# The peer uid of every connection the tests make maps to this identity.
-PEER = {"kind": "local", "subject": "attack-peer"}
-CONFIG = f'[identities."{os.getuid()}"]\nkind = "{PEER["kind"]}"\nsubject = "{PEER["subject"]}"\n'
-# Agent writes apply at once (no approval), and promotions in secret:* and of
-# procedures are denied.
-POLICY = """
-[[rule]]
-id = "agent-writes-apply"
-capability = ["MemoryWrite"]
-channel = ["agent"]
-effect = "allow"
-
-[[rule]]
-id = "no-promotion-of-secrets"
-capability = ["GovernanceDecide"]
-scope = "secret:*"
-effect = "deny"
-
+# Procedures may not be promoted either.
+POLICY = peer_daemon.POLICY + """
 [[rule]]
 id = "no-promotion-of-procedures"
 capability = ["GovernanceDecide"]
@@ -38,21 +21,7 @@ type = "procedure"
 effect = "deny"
 """
 # How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
-DAEMON = {"config": CONFIG, "policy": POLICY}
-
-
-def refused(fn: Any, *args: Any) -> RpcError:
-    with pytest.raises(RpcError) as info:
-        fn(*args)
-    assert info.value.code != -32603, info.value.data
-    return info.value
-
-
-def add(c: Client, title: str, body: str, **extra: Any) -> dict[str, Any]:
-    out = c.call("memory.write", {"action": "add", "target": "memory",
-                                  "entry": entry(title, body), **extra})
-    assert out["outcome"] == "applied"
-    return out["entries"][0]  # type: ignore[no-any-return]
+DAEMON = {"config": peer_daemon.CONFIG, "policy": POLICY}
 
 
 def test_a_promotion_denied_by_policy_says_policy_denied(c: Client) -> None:

@@ -6,39 +6,9 @@ On a real daemon over its sockets.
 from __future__ import annotations
 
 import json
-import os
-from typing import Any
 
-import pytest
-
-from memoryd.rpc.client import Client, RpcError
-
-# The peer uid of every connection the tests make maps to this identity.
-PEER = {"kind": "local", "subject": "attack-peer"}
-CONFIG = f'[identities."{os.getuid()}"]\nkind = "{PEER["kind"]}"\nsubject = "{PEER["subject"]}"\n'
-# Agent writes apply at once (no approval), and promotions in secret:* are denied.
-POLICY = """
-[[rule]]
-id = "agent-writes-apply"
-capability = ["MemoryWrite"]
-channel = ["agent"]
-effect = "allow"
-
-[[rule]]
-id = "no-promotion-of-secrets"
-capability = ["GovernanceDecide"]
-scope = "secret:*"
-effect = "deny"
-"""
-# How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
-DAEMON = {"config": CONFIG, "policy": POLICY}
-
-
-def refused(fn: Any, *args: Any) -> RpcError:
-    with pytest.raises(RpcError) as info:
-        fn(*args)
-    assert info.value.code != -32603, info.value.data
-    return info.value
+from memoryd.rpc.client import Client
+from tests.blackbox.peer_daemon import DAEMON, refused  # noqa: F401 (DAEMON: the d fixture reads it)
 
 
 def test_undo_of_an_unknown_operation_does_not_echo_the_id(c: Client) -> None:
