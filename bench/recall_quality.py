@@ -72,23 +72,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import re
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.daemon import enable_consent, running
 from memoryd.rpc.client import Client, RpcError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,86 +91,11 @@ DATA = REPO / "tests" / "data" / "recall_quality.json"
 CONVERSATIONS = REPO / "tests" / "data" / "conversations"
 CONFIG = ("[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\n"
           "ranker = \"{ranker}\"\n")
-MEMORYD = [sys.executable, "-m", "memoryd.daemon.cli"]
 
 
-# --- a daemon on a temporary home ------------------------------------------------
-
-class Daemon:
-    """``memoryd serve`` on a new home under ``root``, with its config and policy."""
-
-    def __init__(self, root: Path, config: str, policy: str | None = None) -> None:
-        self.home = root / "h"
-        self.home.mkdir(mode=0o700)
-        self.log_path = root / "memoryd.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-        for name, text in (("memoryd.toml", config), ("policy.toml", policy)):
-            if text is not None:
-                (self.home / name).write_text(text, encoding="utf-8")
-                (self.home / name).chmod(0o600)
-
-    def start(self, timeout: float = 30.0) -> None:
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("MEMORYD_HOME", "MEMORYD_IDENTITY_JSON", "MEMORYD_TOKEN",
-                            "MEMORYD_USER_ID")}
-        env["PYTHONPATH"] = str(REPO)
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(  # noqa: S603 - this interpreter, our own daemon
-                [*MEMORYD, "serve", "--home", str(self.home)],
-                stdout=log, stderr=log, env=env, cwd=REPO)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise SystemExit(f"memoryd exited with {self.proc.returncode}: "
-                                 + self.log_path.read_text(errors="replace")[-2000:])
-            sockets = self.home / "run"
-            if (sockets / "control.sock").exists() and (sockets / "agent.sock").exists():
-                try:
-                    with self.control() as c:
-                        c.call("memory.status", {})
-                    return
-                except (OSError, RpcError):
-                    pass
-            time.sleep(0.05)
-        raise SystemExit("memoryd did not become ready")
-
-    def control(self) -> Client:
-        return Client(self.home / "run" / "control.sock", timeout=120)
-
-    def agent(self) -> Client:
-        return Client(self.home / "run" / "agent.sock", timeout=120)
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-@contextmanager
-def running(config: str, policy: str | None = None) -> Iterator[Daemon]:
-    # AF_UNIX paths are limited to ~107 bytes: keep the home short.
-    root = Path(tempfile.mkdtemp(prefix="md", dir="/tmp"))
-    d = Daemon(root, config, policy)
-    try:
-        d.start()
-        yield d
-    finally:
-        try:
-            d.stop()
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
-
-
-def enable_consent(c: Client, identity: dict[str, Any] | None = None) -> None:
-    params: dict[str, Any] = {} if identity is None else {"identity": identity}
-    version = c.call("consent.get", params)["version"]
-    c.call("consent.set", {**params, "read": True, "contribute": True,
-                           "learn_from_tools": False, "version": version})
+# The daemons are bench/daemon.py's: ``memoryd serve`` on a short temporary home.
+# Calls wait up to two minutes: a hybrid daemon embeds while it answers.
+CALL_TIMEOUT = 120.0
 
 
 def _wait_embedded(c: Client, want: int, identity: dict[str, Any] | None = None,
@@ -199,9 +118,9 @@ def _wait_embedded(c: Client, want: int, identity: dict[str, Any] | None = None,
 
 def ranks(ranker: str, data: dict[str, Any]) -> tuple[list[int | None], dict[str, Any]]:
     """The rank (1-based) of each query's memory under ``ranker``, and status.recall."""
-    with running(CONFIG.format(ranker=ranker)) as d:
+    with running(config=CONFIG.format(ranker=ranker)) as d:
         ids: dict[str, str] = {}
-        with d.control() as c:
+        with d.control(CALL_TIMEOUT) as c:
             enable_consent(c)
             items = [(m["key"], m) for m in data["memories"]]
             items += [(f"filler{i}", f) for i, f in enumerate(data["fillers"])]
@@ -212,7 +131,7 @@ def ranks(ranker: str, data: dict[str, Any]) -> tuple[list[int | None], dict[str
                 ids[key] = out["entries"][0]["id"]
             recall = _wait_embedded(c, len(items))
         found: list[int | None] = []
-        with d.agent() as a:
+        with d.agent(CALL_TIMEOUT) as a:
             for q in data["queries"]:
                 task = a.call("task.begin", {})["task_id"]
                 snap = a.call("memory.context", {"task_id": task, "intent": q["q"]})
@@ -369,14 +288,15 @@ def memoryd_rankings(ranker: str, conversations: list[dict[str, Any]],
     and status.recall of the last owner."""
     found: dict[str, dict[str, list[str]]] = {"context": {}, "list": {}}
     recall: dict[str, Any] = {}
-    with running(CONV_CONFIG.format(ranker=ranker), CONV_POLICY) as d, d.control() as c:
+    with running(config=CONV_CONFIG.format(ranker=ranker), policy=CONV_POLICY) as d, \
+            d.control(CALL_TIMEOUT) as c:
         for conversation in conversations:
             identity = {"kind": "local", "subject": "bench-" + conversation["id"]}
             enable_consent(c, identity)
             token = c.call("token.issue", {"identity": identity})["token"]
             turn_of: dict[str, str] = {}
             entries = turn_entries(conversation, with_context, with_time)
-            with d.agent() as a:
+            with d.agent(CALL_TIMEOUT) as a:
                 task = a.call("task.begin", {"token": token, "scopes": [SCOPE]})["task_id"]
                 for turn_id, entry in entries:
                     try:
@@ -394,7 +314,7 @@ def memoryd_rankings(ranker: str, conversations: list[dict[str, Any]],
                     turn_of[out["entries"][0]["id"]] = turn_id
                 a.call("task.end", {"task_id": task})
             recall = _wait_embedded(c, len(entries), identity)
-            with d.agent() as a:
+            with d.agent(CALL_TIMEOUT) as a:
                 for q in questions[conversation["id"]]:
                     task = a.call("task.begin", {"token": token, "scopes": [SCOPE]})["task_id"]
                     snap = a.call("memory.context", {"task_id": task, "intent": q["question"]})
