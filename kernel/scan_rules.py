@@ -479,11 +479,17 @@ _TOKEN_WORDS = (
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
 )
 _CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
-_LATIN_WORD = r"(?<![\w.\-/])(?:{})(?:[^\W\d_]{{0,3}})(?![^\W\d_])"
+# A word of the lists above with up to three letters of inflection after it
+# ("passwords", "паролем", "şifresi"); a word of three letters or fewer
+# ("pin", "пин") takes only a plural "s": longer, it starts other words
+# ("pinto", "pinball") that name no credential.
+_LATIN_WORD = (r"(?<![\w.\-/])(?:(?:{})(?:[^\W\d_]{{0,3}})|(?:{})s?)(?![^\W\d_])")
+_LATIN_CRED = tuple(sorted((w for w in _PASS_WORDS + _TOKEN_WORDS
+                            if not re.search("[" + _CJK + "]", w)), key=len, reverse=True))
 _CRED_WORD = (
-    r"(?P<word>" + _LATIN_WORD.format("|".join(
-        re.escape(w) for w in sorted(_PASS_WORDS + _TOKEN_WORDS, key=len, reverse=True)
-        if not re.search("[" + _CJK + "]", w)))
+    r"(?P<word>" + _LATIN_WORD.format(
+        "|".join(re.escape(w) for w in _LATIN_CRED if len(w) > 3),
+        "|".join(re.escape(w) for w in _LATIN_CRED if len(w) <= 3))
     + "|" + "|".join(w for w in _PASS_WORDS + _TOKEN_WORDS if re.search("[" + _CJK + "]", w))
     + ")"
 )

@@ -57,3 +57,19 @@ def test_refusal_never_echoes_the_value(text: str) -> None:
     said = json.dumps(raised.value.__dict__, default=str) + str(raised.value)
     for value in ("Qx7-harbour-19", "hunter2-xyz", "IOSF", "Berg7Tal#2"):
         assert value not in said
+
+
+@pytest.mark.parametrize("text", [
+    "Badik bargerfon pinto 5414",
+    "The Pinto 1974 is in the garage",
+    "Pinball 2000 was the last machine they made",
+    "pinnacle 2024 roadmap",
+])
+def test_a_word_that_only_begins_with_pin_names_no_credential(text: str) -> None:
+    # "pin" takes only a plural "s"; longer, it begins ordinary words.
+    assert _refusal(text) is None
+
+
+@pytest.mark.parametrize("text", ["My PIN is 4821", "PINs: 4821 and 7730", "пин 4821"])
+def test_a_pin_with_its_plural_is_still_a_credential(text: str) -> None:
+    assert _refusal(text) == "secret_detected"
