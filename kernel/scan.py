@@ -84,6 +84,7 @@ __all__ = [
     "CATEGORIES",
     "MAX_DETAIL_FINDINGS",
     "RULES",
+    "SECRET_RULES",
     "FieldFinding",
     "Finding",
     "ScanRule",
@@ -510,6 +511,8 @@ def _table(rules: tuple[ScanRule, ...]) -> _Table:
         return _RULES_TABLE
     if rules is _RULES_INJECTION:
         return _INJECTION_TABLE
+    if rules is SECRET_RULES:
+        return _SECRET_TABLE
     return _build_table(rules)
 
 
@@ -537,6 +540,11 @@ def _build_table(rules: tuple[ScanRule, ...]) -> _Table:
 _RULES_INJECTION: tuple[ScanRule, ...] = tuple(r for r in RULES if r.category == "injection")
 _RULES_TABLE = _build_table(RULES)
 _INJECTION_TABLE = _build_table(_RULES_INJECTION)
+# The secret rules alone: what redacting shown text runs (cards, snippets,
+# evidence). Their table is built with the module too: a table built per
+# call costs a search of a few hundred texts dozens of times its scanning.
+SECRET_RULES: tuple[ScanRule, ...] = tuple(r for r in RULES if r.category == "secret")
+_SECRET_TABLE = _build_table(SECRET_RULES)
 
 
 def _may(index: _Index, found: set[str]) -> set[int]:

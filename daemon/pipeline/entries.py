@@ -41,19 +41,15 @@ from memoryd.daemon.retrieval.search import namespaces_in
 from memoryd.daemon.storage.store import DEFAULT_BASIS, HASH_PREFIX, Tx, dumps, loads
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 from memoryd.kernel.retention import NEVER_EXPIRES, default_ttl_days
-from memoryd.kernel.scan import RULES, redact
+from memoryd.kernel.scan import SECRET_RULES, redact
 from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 
 SUMMARY_CHARS = 200
-# Redaction replaces secret findings only, so only the secret rules need to
-# run: the same output for about half the scanning.
-_SECRET_RULES = tuple(r for r in RULES if r.category == "secret")
-
-
 def redact_secrets(text: str) -> str:
-    """``text`` with credentials redacted by the scanner's secret rules (shown text)."""
-    return redact(text, _SECRET_RULES)
+    """``text`` with credentials redacted by the scanner's secret rules (shown
+    text): redaction replaces secret findings only, so only they need to run."""
+    return redact(text, SECRET_RULES)
 
 
 def derive_summary(body: str) -> str:
