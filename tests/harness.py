@@ -40,14 +40,14 @@ from memoryd.audit.packing import first_needed, unpack_rows
 from memoryd.rpc.client import Client, RpcError
 
 
-def shared_pair_on_fresh_schema(policy: str | None = None, ranker: str = "lexical"
-                                ) -> Iterator[tuple[Daemon, Daemon]]:
+def shared_pair_on_fresh_schema(policy: str | None = None, ranker: str = "lexical",
+                                config: str = "") -> Iterator[tuple[Daemon, Daemon]]:
     """``shared_pair`` on a new schema under a short temporary root, for a
     fixture to ``yield from``: both daemons stopped and the root removed
     after."""
     root = short_tempdir()
-    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], policy=policy,
-                                ranker=ranker)
+    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], config=config,
+                                policy=policy, ranker=ranker)
     try:
         yield first, second
     finally:

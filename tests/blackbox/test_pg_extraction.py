@@ -5,9 +5,7 @@ transcript is left in the database after the jobs end."""
 from __future__ import annotations
 
 import json
-import shutil
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -19,8 +17,7 @@ from tests.harness import (
     fresh_identity,
     pg_connect,
     pg_store_of,
-    shared_pair,
-    short_tempdir,
+    shared_pair_on_fresh_schema,
 )
 
 CONFIG = "[extract]\npoll_interval_s = 0.02\nlease_s = 5.0\n"
@@ -33,17 +30,7 @@ STATEMENTS = ["I prefer squash merges for every feature branch in this repositor
 
 @pytest.fixture(scope="module")
 def pair() -> Iterator[tuple[Daemon, Daemon]]:
-    root = short_tempdir()
-    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], config=CONFIG,
-                                policy=POLICY)
-    try:
-        yield first, second
-    finally:
-        try:
-            first.stop()
-            second.stop()
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
+    yield from shared_pair_on_fresh_schema(policy=POLICY, config=CONFIG)
 
 
 def test_each_job_is_claimed_once_across_daemons(pair: tuple[Daemon, Daemon]) -> None:
