@@ -322,6 +322,17 @@ class Facts:
     ranker_reason: str
 
 
+def _backend(facts: Facts, degraded: str | None) -> schema.StatusBackend:
+    """The store's part of ``memory.status``; ``degraded``: why it is, or None."""
+    store = facts.store
+    return schema.StatusBackend(
+        kind=store.kind,
+        durability=(f"wal+synchronous={facts.synchronous.lower()}"
+                    if store.kind == "sqlite" else "postgresql-commit"),
+        sharing=store.sharing, health="ok" if degraded is None else "degraded",
+        degraded_reason=degraded)
+
+
 def status(tx: Tx, facts: Facts, owner: str, task: Task | None, now: str,
            view: View, *, agent: bool = False) -> schema.StatusOut:
     """``view`` bounds the counts: a task counts only its own namespaces.
@@ -362,14 +373,7 @@ def status(tx: Tx, facts: Facts, owner: str, task: Task | None, now: str,
                 seq=cp["seq"], hash=cp["hash"], ts=cp["ts"]))
     is_default = owner == facts.default.owner
     return schema.StatusOut(
-        backend=schema.StatusBackend(
-            kind=store.kind,
-            durability=(f"wal+synchronous={facts.synchronous.lower()}"
-                        if store.kind == "sqlite" else "postgresql-commit"),
-            sharing=store.sharing,
-            health="ok" if store.degraded is None else "degraded",
-            degraded_reason=store.degraded,
-        ),
+        backend=_backend(facts, store.degraded),
         counts=counts,
         pending_actions=pending["n"] if pending else 0,
         audit=audit,
@@ -409,12 +413,7 @@ def outage_status(facts: Facts, owner: str, reason: str, *, agent: bool) -> sche
     audit = schema.StatusAudit(verified=store.degraded != "audit_chain_broken")
     is_default = owner == facts.default.owner
     return schema.StatusOut(
-        backend=schema.StatusBackend(
-            kind=store.kind,
-            durability=(f"wal+synchronous={facts.synchronous.lower()}"
-                        if store.kind == "sqlite" else "postgresql-commit"),
-            sharing=store.sharing, health="degraded",
-            degraded_reason=reason),
+        backend=_backend(facts, reason),
         counts={}, pending_actions=0, audit=audit,
         identity=schema.StatusIdentity(
             owner=owner, source=facts.default.source if is_default else "identity",
