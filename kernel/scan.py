@@ -61,7 +61,7 @@ import ahocorasick_rs
 
 from memoryd.kernel.entry_text import scope_texts, stored_bytes
 from memoryd.kernel.errors import ContentRejected, LimitExceeded
-from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule, quoted_for_warning
+from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule, mentioned_in_warning
 from memoryd.kernel.textnorm import (
     MAX_DECODED_CHARS,
     MAX_RUNS,
@@ -921,7 +921,7 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
     unique: dict[tuple[str, int, int, str | None], Finding] = {}
     for f in found:
         if f.category == "injection" and not f.review and f.encoding is None \
-                and quoted_for_warning(text, f.start, f.end):
+                and mentioned_in_warning(text, f.start, f.end):
             f = replace(f, review=True)
         key = (f.rule_id, f.start, f.end, f.encoding)
         held = unique.get(key)

@@ -35,6 +35,7 @@ import itertools
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -397,35 +398,125 @@ def _addressed_tag(m: re.Match[str]) -> bool:
 TAG_WINDOW = 300
 _TAG_EDGE = re.compile(r"<(?:system|sys>|instructions|developer|admin)", re.IGNORECASE)
 
-# Words around a quoted attack that show the note warns about it.
+# Words around a quoted or reported attack that show the note describes one:
+# an advisory, an incident review, a training note, a scam it warns about.
 _WARNING = re.compile(
     r"\b(?:attack(?:er|ers|s)?|phishing|injection|malicious|beware|warn(?:ing|s)?|never follow"
-    r"|do not follow|don't follow|suspicious|scam|red flag|example of|such as|looks like"
-    r"|jailbreak attempts?|incident|post-?mortem|hidden in|red team)\b"
+    r"|do not follow|don't follow|suspicious|scam(?:mer|mers|s)?|red flag|example of|such as"
+    r"|looks like|jailbreak attempts?|incident|post-?mortem|hidden in|red team|hack(?:er|ers)"
+    r"|fraud(?:ster|sters)?|fake|spam|social engineering|threat actors?|exploit(?:s|ed)?"
+    r"|compromised|breach|awareness|security training|payload|adversar(?:y|ial)"
+    r"|impersonat\w{0,5})\b"
     r"|malveillant\w{0,2}|attaquant\w{0,2}|hameçonnage|ne jamais (?:obéir|suivre)|angreifer"
     r"|bösartig\w{0,2}|sicherheitshinweis|malicios[oa]s?|atacantes?|nunca (?:obedecer|seguir)"
     r"|злоумышленник\w{0,3}|вредонос\w{0,4}|фишинг\w{0,2}|не выполнять|공격자?|악성|피싱"
     r"|kẻ tấn công|độc hại|saldırgan\w{0,3}|kötü amaçlı|مهاجم\w{0,2}|خبيث\w{0,2}"
     r"|攻击|注入|钓鱼|恶意|警惕|警告|不要照做|不要执行|复盘|事故|隐藏|攻擊|惡意|釣魚|復盤|隱藏"
-    r"|攻撃|インジェクション|注意|悪意",
+    r"|攻撃|インジェクション|注意|悪意"
+    r"|arnaque|escroquerie|pirate|betrug|sicherheitsschulung|estafa|fraude|golpe|truffa"
+    r"|attaccante|мошенни\w{0,4}|взлом\w{0,3}|хакер\w{0,2}|инцидент\w{0,2}|해커|사기|보안 교육"
+    r"|lừa đảo|tin tặc|dolandırıcı\w{0,3}|oltalama|احتيال|قراصنة|黑客|诈骗|詐騙|詐欺"
+    r"|フィッシング",
     re.IGNORECASE,
 )
-_OPEN_QUOTES = "\"'“‘「『`«"
-_CLOSE_QUOTES = "\"'”’」』`»"
-# How far around a quoted match the warning words are looked for.
+# Quotation marks: those that open, those that close (straight quotes and
+# German „…“ do both).
+_OPEN_QUOTES = "\"'`“‘„‚«‹「『《〈"
+_CLOSE_QUOTES = "\"'`”’“‘»›」』》〉"
+# How far around a mentioned match the quotes, frames and warning words are looked for.
 QUOTE_WINDOW = 200
+# How far before a match the verb that reports it is looked for.
+FRAME_WINDOW = 80
+
+# What introduces reported speech or an example: "the page told the agent
+# to …", "attackers write …", "a prompt like …", and their kin in the
+# languages of the rule table.
+_FRAME_BEFORE = re.compile(
+    r"\b(?:said|says|saying|wrote|writes|writing|write|asked|asks|asking|told|tells|telling"
+    r"|instructed|instructs|urged|urges|tried|tries|claimed|claims|demanded|demands"
+    r"|contained|contains|containing|included|includes|stated|states|like|such as"
+    r"|for example|for instance|along the lines of"
+    r"|dit|disait|disent|écrit|écrivait|écrivent|demandait|demande|demandé|ordonnait|exigeait"
+    r"|comme|tel(?:le)?s? que|par exemple|du genre"
+    r"|sagte|sagt|sagen|schrieb|schreibt|schreiben|forderte|fordert|bat|verlangte|verlangt"
+    r"|enthielt|enthält|wie|etwa|zum beispiel"
+    r"|dice|decía|dijo|dicen|escribió|escriben|escribe|escribía|pedía|pidió|pide|piden"
+    r"|exigía|contenía|como|por ejemplo|del tipo"
+    r"|diz|dizia|disse|dizem|escreveu|escrevem|escreve|pedia|pediu|pede|pedem|continha"
+    r"|do tipo|diceva|dicono|scrisse|scrivono|scrive|chiedeva|chiese|chiede|conteneva|come"
+    r"|ad esempio|per esempio"
+    r"|сказано|говорилось|говорит|писал[аи]?|пишут|пишет|написано|просил[аи]?|просит"
+    r"|требовал[аи]?|например|вроде|типа|как"
+    r"|zei|zegt|schreef|schrijven|schrijft|vroeg|vraagt|zoals|bijvoorbeeld"
+    r"|napisał[ai]?|piszą|pisze|prosił[ai]?|kazał[ai]?|na przykład"
+    r"|diyordu|diyor|dedi|yazıyordu|yazdı|yazıyor|istedi|istiyor|gibi|örneğin"
+    r"|viết|nói|yêu cầu|bảo|như|ví dụ|menulis|bilang|meminta|seperti|misalnya)\b"
+    r"|قال|تقول|يقول|كتب|يكتب|يكتبون|طلب|يطلب|مثل"
+    r"|写着|写道|写了|说|要求|让|叫|例如|比如|诸如|类似|像是|内容是|寫著|寫道|說|讓|譬如"
+    r"|例えば|たとえば|ような|という|예를 들어|같은|처럼",
+    re.IGNORECASE,
+)
+# Quoting particles of object-verb languages, right after what they report
+# ("…無視してと書いてある", "…무시하라고 씁니다", "… diye yazıyordu").
+_FRAME_AFTER = re.compile(r"[^.!?\n。！？]{0,4}?(?:と書|と言|などと|と要求|って|라고|다고|diye)")
+# The reader addressed: an instruction reported as told to "you" is told to the reader.
+_SECOND_PERSON = re.compile(
+    r"\b(?:you|your|yourself|vous|toi|dich|dir|usted|você|ты|вы|тебя|вас|тебе|вам|jij|jou"
+    r"|seni|bạn)\b|你|您|あなた|당신|أنت",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?\n。！？]")
 
 
-def quoted_for_warning(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` sits in quotes inside a note that warns about it.
+def _quoted(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` lies inside quotation marks on its line."""
+    lo = max(0, start - QUOTE_WINDOW, text.rfind("\n", 0, start) + 1)
+    inside = False
+    for i in range(lo, start):
+        ch = text[i]
+        if ch not in _OPEN_QUOTES and ch not in _CLOSE_QUOTES:
+            continue
+        if ch in "'`" and 0 < i and text[i - 1].isalnum() and i + 1 < len(text) \
+                and text[i + 1].isalnum():
+            continue  # an apostrophe ("don't"), not a quote
+        if ch in _OPEN_QUOTES and ch in _CLOSE_QUOTES:
+            inside = not inside
+        else:
+            inside = ch in _OPEN_QUOTES
+    if not inside:
+        return False
+    stop = text.find("\n", end, end + QUOTE_WINDOW)
+    tail = text[end:stop if stop != -1 else end + QUOTE_WINDOW]
+    return any(q in tail for q in _CLOSE_QUOTES)
 
-    Such a note (a security advisory quoting the phrase to look out for) is
-    most likely benign, but a rule cannot be sure: its finding flags the entry
-    for the operator's review instead of refusing it.
+
+def _reported(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is reported speech or an example: a verb
+    that reports it (or "like", "such as") earlier in its sentence, with no
+    "you" between (told to the reader, it is an instruction to the reader),
+    or a quoting particle right after it."""
+    before = text[max(0, start - FRAME_WINDOW):start]
+    ends = list(_SENTENCE_END.finditer(before))
+    if ends:
+        before = before[ends[-1].end():]
+    frames = list(_FRAME_BEFORE.finditer(before))
+    if frames and not _SECOND_PERSON.search(before, frames[-1].end()):
+        return True
+    return _FRAME_AFTER.match(text, end, end + 12) is not None
+
+
+def mentioned_in_warning(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is mentioned, not used: quoted or reported
+    inside a note that describes an attack.
+
+    Such a note (a security advisory quoting the phrase to look out for, an
+    incident review saying what the injected page told the agent) is most
+    likely benign, but a rule cannot be sure: its finding flags the entry
+    for the operator's review instead of refusing it. An instruction aimed
+    at the reader ("ignore all previous instructions", "the admin told you
+    to …") is used, not mentioned, and still refuses.
     """
-    lead = text[max(0, start - 3):start]
-    tail = text[end:end + 80]
-    if not any(q in lead for q in _OPEN_QUOTES) or not any(q in tail for q in _CLOSE_QUOTES):
+    if not (_quoted(text, start, end) or _reported(text, start, end)):
         return False
     window = text[max(0, start - QUOTE_WINDOW):start] + " " + text[end:end + QUOTE_WINDOW]
     return _WARNING.search(window) is not None
@@ -506,7 +597,8 @@ _NOW = r"(?: (?:now|jetzt|maintenant|désormais|ahora|agora|теперь|nu|tera
 # A value stops at a CJK or Thai character: the particle or word after it.
 _VALUE_CHARS = r"[^\s\"'`,;，。、“”«»「」()<>" + _CJK + "]"
 # The value holds a digit or a symbol somewhere (a word alone is prose).
-_VALUE = (r"(?P<secret>(?![=:])(?=" + _VALUE_CHARS + r"{0,63}[0-9!#$%&*+@^~?=|\\])"
+# (A digit of any script: ٢٠٢٤ is a year as much as 2024 is.)
+_VALUE = (r"(?P<secret>(?![=:])(?=" + _VALUE_CHARS + r"{0,63}[\d!#$%&*+@^~?=|\\])"
           + _VALUE_CHARS + r"{4,64})")
 _OPEN = r" ?[\"'`“«「]?"
 
@@ -523,6 +615,126 @@ _CREDENTIAL_NAMED_AFTER = (
     r"|är|jest|to|là|—|-) | ?(?:是|就是|は|が|는|은|이|가) ?)"
     r"(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?" + _CRED_WORD
 )
+
+# --- credentials given as words ---------------------------------------------------
+#
+# A passphrase of plain words ("correct horse battery staple"), a password in
+# letters of a script with no digit in it (МедведьСпит), a quoted word: the
+# value has no shape of its own, so where it sits decides. A password word
+# (not a PIN, login or token word: their values are not phrases) is the
+# subject, a connector follows, and the value is the whole rest of the clause:
+# three or more words none of which is a function word; two after a colon; one
+# in quotation marks, or one of a cased script other than Latin that changes
+# case inside (Latin camel case is the shape of product names: PostgreSQL).
+_PHRASE_WORDS = (
+    "password", "passwd", "passphrase", "passcode", "pass code", "mot de passe",
+    "passwort", "kennwort", "contraseña", "senha", "пароль", "mật khẩu", "şifre", "şifresi",
+    "wachtwoord", "hasło", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
+    "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
+    "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "رمز المرور", "رمز عبور", "पासवर्ड",
+    "รหัสผ่าน", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호",
+)
+_LATIN_PHRASE = tuple(sorted((w for w in _PHRASE_WORDS if not re.search("[" + _CJK + "]", w)),
+                             key=len, reverse=True))
+_PHRASE_WORD = (
+    r"(?P<word>(?<![\w.\-/])(?:" + "|".join(re.escape(w) for w in _LATIN_PHRASE)
+    + r")[^\W\d_]{0,3}(?![^\W\d_])|" + "|".join(w for w in _PHRASE_WORDS
+                                                if re.search("[" + _CJK + "]", w)) + ")"
+)
+# A word of letters, of any script.
+_LETTERS = r"[^\W\d_]{1,32}"
+_CREDENTIAL_AS_WORDS = (
+    _PHRASE_WORD
+    + r"(?P<gap>" + r"(?: [^\s.!?;:=\"'`()<>{}\[\]。！？：，,]{1,24})??" * 4 + ")"
+    + r"(?P<sep> ?[:=：]| (?:is|was|are|be|becomes|now|est|était|sera|ist|lautet|war|wird|es"
+    r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|adalah|ialah|είναι|היא|הוא|هي|هو"
+    r"|—|–|-)(?= )|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
+    + _NOW + r" ?(?P<open>[\"'`“‘«„「『]?)"
+    + r"(?P<secret>" + _LETTERS + (r"(?: " + _LETTERS + ")?") * 5 + ")"
+    + r"(?P<close>[\"'`”’»“」』]?)"
+    + r"(?= ?(?:[.,;:!?。，！？、)\]]|$)| (?:and|but|or|so|et|mais|und|aber|y|pero|e|ma|и|но"
+    r"|و)(?= )| ?(?:です|입니다|이다|だ))"
+)
+# Function words, and what a note says of a password rather than what it is:
+# a value holding one is a sentence, not a passphrase.
+_FUNCTION_WORDS = frozenset("""
+a an the this that these those it its is are was were be been being am not no none nor
+and or but if then than so as at by for from in into of off on onto out over per to under
+up upon via with within without about after before behind below above between through
+during until since while where when which who whom whose what how why here there now still
+also only just even very too more most less least much many few some any all each every
+both either neither same other such own my your his her our their we you he she they i me
+us them him one characters chars letters digits numbers symbols words days weeks months
+years hours minutes times attempts tries password passwords passphrase passcode pin code
+token key secret login ask see check contact call use get request find refer enter type
+share send available vault keychain bitwarden 1password lastpass keepass dashlane sso ldap
+reception whiteboard
+le la les l un une des du de d au aux à est sont était ce cet cette ces il elle on nous
+vous ils elles je tu ne pas plus et ou mais dans sur sous avec sans pour par en y que qui
+dont très trop aussi même tout tous toute toutes son sa ses mon ma mes ton ta tes notre
+votre leur leurs caractères chiffres lettres symboles mots jours mois
+der die das den dem des ein eine einen einem einer eines sind waren wird werden im ins am
+an auf aus bei mit nach von vor zu zum zur für über unter und oder aber nicht kein keine
+noch schon sehr auch nur es er sie wir ihr ich du man sein seine mein meine dein deine
+unser zeichen ziffern buchstaben wörter tage gespeichert
+el los las lo unos unas del al son está están pero ni con sin para por se su sus mi mis
+tus muy también caracteres dígitos letras palabras días
+o os as um uma do da dos das em no na nos nas é são não com sem seu sua meu minha muito
+il lo gli uno di della dei delle nel nella è sono non senza per che si suo mio mia molto
+anche caratteri cifre lettere parole giorni
+в во на с со и или но не нет по для от до из к ко у о об это этот эта как так же ли бы что
+он она они мы вы я ты его её их мой моя наш ваш очень тоже уже ещё символов символа цифр
+букв слов дней хранится
+في من على إلى الى عن مع لا أن ان هذا هذه ذلك تلك كان كانت أو ثم قد لم لن ما التي الذي
+""".split())
+# What a note says of a password in a word or two ("the password is case
+# sensitive", "Password: required"): with so few words, these are prose.
+_STATE_WORDS = frozenset("""
+required optional mandatory wrong incorrect invalid valid expired expiring weak
+strong short long empty blank missing unknown unset set changed reset rotated stored saved
+kept encrypted hashed hidden masked visible different default temporary new old case
+sensitive insensitive complex simple unique shared written printed sent needed locked
+unlocked disabled enabled enforced ok okay fine good bad random secure insecure compromised
+leaked known forgotten lost obligatoire requis incorrect faux erforderlich falsch ungültig
+obligatorio incorrecto obrigatória incorreta неверный неправильный обязателен верный
+""".split())
+# A letter in a cased script other than Latin (Cyrillic, Greek, Armenian, …).
+_NON_LATIN_CASED = re.compile(r"[\u0370-\u058f\u10a0-\u10ff\u1e00-\u1eff]")
+
+
+def _credential_as_words(m: re.Match[str]) -> bool:
+    """A password given as words: see ``_CREDENTIAL_AS_WORDS``."""
+    if _modified(m.group("gap")):
+        return False
+    before = m.string[max(0, m.start() - 8):m.start()].lower()
+    if re.search(r"(?:\b(?:de|des|du|del|di|da|do|dei|della)|d')\s?$", before):
+        # "politique de mot de passe", "política de contraseñas": the
+        # credential word names the kind of another noun, the subject.
+        return False
+    value = m.group("secret")
+    words = [w.lower() for w in value.split(" ")]
+    if any(w in _FUNCTION_WORDS for w in words):
+        return False
+    open_, close = m.group("open"), m.group("close")
+    if open_ and close:
+        # A quoted value is given verbatim, whatever its shape.
+        return len(value) >= 3 and not (len(words) == 1 and words[0] in _STATE_WORDS)
+    if open_ or close or _PLACEHOLDER.fullmatch(value):
+        return False
+    if words[0] in _STATE_WORDS or (len(words[0]) >= 5 and words[0].endswith(("ed", "ing"))):
+        # "was changed yesterday afternoon", "is expiring next week": a verb.
+        return False
+    if len(words) >= 3:
+        return True
+    if any(w in _STATE_WORDS for w in words):
+        return False
+    label = m.group("sep").strip() in (":", "=", "：")
+    if len(words) == 2:
+        return label
+    word = value
+    return (_NON_LATIN_CASED.search(word) is not None and len(word) >= 6
+            and any(a.islower() and b.isupper() for a, b in itertools.pairwise(word)))
+
 
 _DATE_TIME_VERSION = re.compile(
     r"v?\d{1,6}(?:\.\d{1,6}){1,3}(?:[-+.][0-9a-z.]{1,16})?"  # 2.4.1, v1.2.3-rc1, 10.0.0.1
@@ -545,6 +757,51 @@ _COMMIT_CONTEXT = re.compile(r"(?:commit|sha|hash|checksum|digest|revision|rev)\
                              re.IGNORECASE)
 
 
+def _ascii_digits(value: str) -> str:
+    """``value`` with each decimal digit of another script as its ASCII digit."""
+    if value.isascii():
+        return value
+    return "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() else ch for ch in value)
+
+
+# Words that name a code whose value is short (a PIN, a door code): there,
+# "AB123" is the code, not an error number.
+_CODE_WORDS = (
+    "pin", "passcode", "pass code", "door code", "alarm code", "unlock code", "access code",
+    "gate code", "safe code", "security code", "code pin", "geheimzahl", "пин", "mã pin",
+    "暗証番号",
+)
+
+
+def _code_word(word: str) -> bool:
+    return word.startswith(_CODE_WORDS)
+
+
+# Nouns that, right after a credential word, make it a modifier of something
+# else: "the password policy is …", "PIN pad is broken", "passphrase rotation
+# is quarterly" speak of a policy, a pad, a rotation, not of a credential's value.
+_HEAD_NOUNS = frozenset((
+    "policy", "policies", "rotation", "rotations", "manager", "managers", "field", "fields",
+    "pad", "pads", "prompt", "prompts", "reset", "resets", "length", "hint", "hints",
+    "requirement", "requirements", "rule", "rules", "strength", "expiry", "expiration",
+    "change", "changes", "entry", "entries", "reader", "screen", "box", "dialog", "form",
+    "protection", "hash", "hashes", "file", "files", "store", "vault", "generator", "history",
+    "recovery", "complexity", "check", "checks", "validation", "format", "page", "setting",
+    "settings", "option", "options", "lock", "lockout", "attempt", "attempts", "error",
+    "errors", "meter", "list", "lists", "spray", "spraying", "sharing", "reuse", "leak",
+    "leaks", "dump", "dumps", "audit", "update", "updates", "email", "mail", "link", "login",
+    "guidelines", "standard", "standards", "minimum", "maximum", "size", "type", "types",
+    "politique", "richtlinie", "política", "политика", "менеджер", "поле", "сброс", "длина",
+    "требования", "правила", "подсказка",
+))
+
+
+def _modified(gap: str | None) -> bool:
+    """Whether the gap after a credential word opens with a noun it modifies."""
+    words = (gap or "").split(maxsplit=1)
+    return bool(words) and words[0].lower().strip(",") in _HEAD_NOUNS
+
+
 def _credential_in_prose(m: re.Match[str]) -> bool:
     """A credential named in prose and given beside its name.
 
@@ -555,7 +812,8 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     standard's number; never a hash named as a commit.
     """
     word = m.group("word").lower()
-    value = m.group("secret").rstrip(".!?:)]}»”’'\"")
+    # Digits of other scripts (٢٠٢٤, ४८२१) are judged as the digits they are.
+    value = _ascii_digits(m.group("secret").rstrip(".!?:)]}»”’'\""))
     if len(value) < 4:
         return False
     pass_word = any(word.startswith(w) for w in _PASS_WORDS)
@@ -567,9 +825,15 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
         return False
     if _EMAIL.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
         return False
-    if _CODE_NUMBER.fullmatch(value) and (not pass_word or len(value) <= 5):
+    if _CODE_NUMBER.fullmatch(value) and (not pass_word or len(value) <= 5) and not (
+            _code_word(word) and m.group("gap") is not None
+            and not _modified(m.group("gap"))):
         # Given as a password, "TIGER2024" is one; after a token word, or as
-        # short as "E1042", it is an error or ticket number.
+        # short as "E1042", it is an error or ticket number. Given as a PIN
+        # or a door code ("PIN: AB123", "the passcode is AB123"), it is the
+        # code: such codes are short. Only with a connector ("PIN E1042"
+        # names an error) and with the code word as the subject ("PIN pad
+        # error: E1042" is about the pad).
         return False
     if _COMMIT_CONTEXT.search(m.string[max(0, m.start("secret") - 24):m.start("secret")]):
         return False
@@ -1160,7 +1424,11 @@ RULES: tuple[ScanRule, ...] = (
             r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey"
             r"|access[_-]?key|private[_-]?key|credentials?|auth)"
             r"[\"']? ?(?:=(?!=)|:|=>|:=) ?[\"'`]?"
-            r"(?P<secret>[^\s\"'`,;(){}\[\]<>=][^\s\"'`,;(){}\[\]<>]{5,255})",
+            # An auth scheme names how the value is sent, not the value: it is
+            # what follows ("Token: Bearer <redacted>" gives none).
+            r"(?:(?:bearer|basic|digest|token) )?"
+            r"(?P<secret>(?!(?:bearer|basic|digest)(?![^\s\"'`,;(){}\[\]<>]))"
+            r"[^\s\"'`,;(){}\[\]<>=][^\s\"'`,;(){}\[\]<>]{5,255})",
             _I,
         ),
         _credential_value,
@@ -1590,7 +1858,7 @@ RULES: tuple[ScanRule, ...] = (
         _rx(r"\b(?:pin|pin code|code pin|pin-code|pin number|passcode|door code|alarm code"
             r"|unlock code|access code|gate code|safe code|pincode|geheimzahl|пин-код|пин"
             r"|mã pin|código pin|kod pin|pin-kod)\b[^.\n\d]{0,20}?"
-            r"(?P<secret>(?<![\d.,])\d{4,8})(?![\d.,]\d)", _I),
+            r"(?P<secret>(?<![\w.,])\d{4,8})(?![\d.,]\d)", _I),
         prefilter=(("pin", "passcode", "door code", "alarm code", "unlock code", "access code",
                     "gate code", "safe code", "geheimzahl", "пин", "código pin", "kod pin"),),
         lead=0,
@@ -1609,6 +1877,12 @@ RULES: tuple[ScanRule, ...] = (
                     " è ", " är ", " jest ", " to ", " là ", " — ", " - ", "是", "は", "が", "는",
                     "은", "이", "가"),
                    tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS)),
+    ),
+    ScanRule(
+        "secret.credential_as_words", "secret", "prose",
+        _rx(_CREDENTIAL_AS_WORDS, _I),
+        _credential_as_words,
+        prefilter=(tuple(w.lower() for w in _PHRASE_WORDS),), lead=0,
     ),
     ScanRule(
         "secret.separated_key", "secret", "prose",

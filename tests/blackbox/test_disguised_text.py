@@ -65,6 +65,23 @@ def test_a_disguised_instruction_or_secret_is_refused_and_never_recalled(
     assert canary not in json.dumps(c.call("memory.status", {}))
 
 
+def test_a_passphrase_of_plain_words_is_refused_and_echoed_nowhere(
+        d: Daemon, c: Client, a: Client) -> None:
+    enable_consent(c)
+    task = a.call("task.begin", {"scopes": ["notes:passphrase"]})["task_id"]
+    phrase = "tundra marigold cobalt whistle"
+    body = f"The vault passphrase is {phrase}, keep it off the wiki."
+    err = expect(-32004, "secret_detected", a.call, "memory.write", {
+        "task_id": task, "action": "add", "entry": entry("Vault access", body, "fact")})
+    said = json.dumps({"message": err.message, "data": err.data}, ensure_ascii=False)
+    assert "secret.credential_as_words" in said
+    listed = json.dumps(c.call("memory.list", {}), ensure_ascii=False)
+    status = json.dumps(c.call("memory.status", {}), ensure_ascii=False)
+    for word in ("marigold", "cobalt whistle"):
+        assert word not in said and word not in listed and word not in status
+        assert word not in exported_audit(c) and word not in d.log()
+
+
 def test_an_alarming_but_benign_note_is_held_for_review_not_refused(
         d: Daemon, c: Client, a: Client) -> None:
     enable_consent(c)
