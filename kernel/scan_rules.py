@@ -406,14 +406,16 @@ _WARNING = re.compile(
     r"|looks like|jailbreak attempts?|incident|post-?mortem|hidden in|red team|hack(?:er|ers)"
     r"|fraud(?:ster|sters)?|fake|spam|social engineering|threat actors?|exploit(?:s|ed)?"
     r"|compromised|breach|awareness|security training|payload|adversar(?:y|ial)"
-    r"|impersonat\w{0,5})\b"
+    r"|impersonat\w{0,5}|pen-?tests?|penetration tests?|vulnerabilit(?:y|ies)|threats?"
+    r"|threat models?|drills?)\b"
     r"|malveillant\w{0,2}|attaquant\w{0,2}|hameçonnage|ne jamais (?:obéir|suivre)|angreifer"
     r"|bösartig\w{0,2}|sicherheitshinweis|malicios[oa]s?|atacantes?|nunca (?:obedecer|seguir)"
     r"|злоумышленник\w{0,3}|вредонос\w{0,4}|фишинг\w{0,2}|не выполнять|공격자?|악성|피싱"
     r"|kẻ tấn công|độc hại|saldırgan\w{0,3}|kötü amaçlı|مهاجم\w{0,2}|خبيث\w{0,2}"
     r"|攻击|注入|钓鱼|恶意|警惕|警告|不要照做|不要执行|复盘|事故|隐藏|攻擊|惡意|釣魚|復盤|隱藏"
     r"|攻撃|インジェクション|注意|悪意"
-    r"|arnaque|escroquerie|pirate|betrug|sicherheitsschulung|estafa|fraude|golpe|truffa"
+    r"|arnaque|escroquerie|pirate|betrug|sicherheitsschulung|estafa|fraude|golpe|golpistas?"
+    r"|truffa|骗子|騙子|培训|培訓|研修"
     r"|attaccante|мошенни\w{0,4}|взлом\w{0,3}|хакер\w{0,2}|инцидент\w{0,2}|해커|사기|보안 교육"
     r"|lừa đảo|tin tặc|dolandırıcı\w{0,3}|oltalama|احتيال|قراصنة|黑客|诈骗|詐騙|詐欺"
     r"|フィッシング",
@@ -456,6 +458,20 @@ _FRAME_BEFORE = re.compile(
     r"|例えば|たとえば|ような|という|예를 들어|같은|처럼",
     re.IGNORECASE,
 )
+# A verb after a subject and a modal ("the bot would reveal …", "a page can
+# tell …") states what someone does; an imperative has no subject. A subject
+# "you" makes it an instruction to the reader again.
+_STATED = re.compile(
+    r"\b(?!you\b)[\w']{1,32} (?:would|could|can|may|might|will|did|does|do)(?: not| never)? $",
+    re.IGNORECASE,
+)
+# A text named, then what it held: "the comment was <!-- … -->", "the subject
+# line read …".
+_TEXT_IS = re.compile(
+    r"\b(?:comment|message|mail|e-?mail|text|line|payload|prompt|string|page|note|title"
+    r"|subject|phrase|sentence|instruction|command)s? (?:was|were|is|are|read|reads)\b",
+    re.IGNORECASE,
+)
 # Quoting particles of object-verb languages, right after what they report
 # ("…無視してと書いてある", "…무시하라고 씁니다", "… diye yazıyordu").
 _FRAME_AFTER = re.compile(r"[^.!?\n。！？]{0,4}?(?:と書|と言|などと|と要求|って|라고|다고|diye)")
@@ -465,7 +481,9 @@ _SECOND_PERSON = re.compile(
     r"|seni|bạn)\b|你|您|あなた|당신|أنت",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?\n。！？]")
+# A sentence ends at a full stop, "!" or "?" before a space (not the "!" of
+# "<!--" or the dots of a host name), or at a line break.
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
@@ -499,8 +517,10 @@ def _reported(text: str, start: int, end: int) -> bool:
     ends = list(_SENTENCE_END.finditer(before))
     if ends:
         before = before[ends[-1].end():]
-    frames = list(_FRAME_BEFORE.finditer(before))
-    if frames and not _SECOND_PERSON.search(before, frames[-1].end()):
+    if _STATED.search(before):
+        return True
+    frames = list(_FRAME_BEFORE.finditer(before)) + list(_TEXT_IS.finditer(before))
+    if frames and not _SECOND_PERSON.search(before, max(f.end() for f in frames)):
         return True
     return _FRAME_AFTER.match(text, end, end + 12) is not None
 
@@ -641,8 +661,10 @@ _PHRASE_WORD = (
     + r")[^\W\d_]{0,3}(?![^\W\d_])|" + "|".join(w for w in _PHRASE_WORDS
                                                 if re.search("[" + _CJK + "]", w)) + ")"
 )
-# A word of letters, of any script.
-_LETTERS = r"[^\W\d_]{1,32}"
+# A word of letters, of any script, with the combining marks that spell it
+# (the vowel signs of Devanagari and its kin, Hebrew and Arabic points, accents).
+_LETTERS = (r"(?:[^\W\d_]|[\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
+            r"\u0900-\u0963\u0981-\u0df4]){1,32}")
 _CREDENTIAL_AS_WORDS = (
     _PHRASE_WORD
     + r"(?P<gap>" + r"(?: [^\s.!?;:=\"'`()<>{}\[\]。！？：，,]{1,24})??" * 4 + ")"
@@ -650,7 +672,8 @@ _CREDENTIAL_AS_WORDS = (
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|adalah|ialah|είναι|היא|הוא|هي|هو"
     r"|—|–|-)(?= )|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
     + _NOW + r" ?(?P<open>[\"'`“‘«„「『]?)"
-    + r"(?P<secret>" + _LETTERS + (r"(?: " + _LETTERS + ")?") * 5 + ")"
+    + r"(?P<secret>(?=[\d" + _CJK + r"]{0,23}\d)[\d" + _CJK + r"]{3,24}|" + _LETTERS
+    + (r"(?: " + _LETTERS + ")?") * 5 + ")"
     + r"(?P<close>[\"'`”’»“」』]?)"
     + r"(?= ?(?:[.,;:!?。，！？、)\]]|$)| (?:and|but|or|so|et|mais|und|aber|y|pero|e|ma|и|но"
     r"|و)(?= )| ?(?:です|입니다|이다|だ))"
@@ -698,6 +721,9 @@ unlocked disabled enabled enforced ok okay fine good bad random secure insecure 
 leaked known forgotten lost obligatoire requis incorrect faux erforderlich falsch ungültig
 obligatorio incorrecto obrigatória incorreta неверный неправильный обязателен верный
 """.split())
+# A number followed by what it counts, in Chinese, Japanese and Korean.
+_COUNTED = re.compile(r"\d(?:年|月|日|号|時|时|分|秒|文字|字|桁|位|个|個|回|次|件|人|歳|岁|円|元|天"
+                      r"|以上|以内|년|월|일|자|개|번|시|초|글자|세|원)")
 # A letter in a cased script other than Latin (Cyrillic, Greek, Armenian, …).
 _NON_LATIN_CASED = re.compile(r"[\u0370-\u058f\u10a0-\u10ff\u1e00-\u1eff]")
 
@@ -712,6 +738,11 @@ def _credential_as_words(m: re.Match[str]) -> bool:
         # credential word names the kind of another noun, the subject.
         return False
     value = m.group("secret")
+    if any(ch.isdigit() for ch in value):
+        # Kana, Hangul or Han letters with digits (さくら2024): a password,
+        # unless the digits count something (8文字, 2024年, 12자리).
+        digits = sum(ch.isdigit() for ch in value)
+        return 2 <= digits < len(value) and _COUNTED.search(value) is None
     words = [w.lower() for w in value.split(" ")]
     if any(w in _FUNCTION_WORDS for w in words):
         return False

@@ -49,6 +49,13 @@ def test_a_passphrase_of_plain_words_is_refused(text: str) -> None:
     "パスワードは「さくらさくら」です",
     "пароль: «вишнёвыйсад»",
     "密码是“长城长城”",
+    "パスワード：さくら2024",
+    "비밀번호: 한강다리2024",
+    "Ο κωδικός είναι ΓαλάζιοςΟυρανός",
+    "пароль — синий слон танцует",
+    "पासवर्ड: नीला हाथी नाचता",
+    "סיסמה: כחול ירוק אדום",
+    "κωδικός: θάλασσα βουνό ήλιος",
 ])
 def test_a_password_in_letters_of_another_script_is_refused(text: str) -> None:
     assert _refusal(text) == "secret_detected"
@@ -85,6 +92,10 @@ def test_a_short_code_after_a_pin_or_door_code_word_is_refused(text: str) -> Non
     "密码是错误的",
     "密码是8位数字",
     "パスワードは8文字以上です",
+    "비밀번호는 12자리 이상입니다",
+    "비밀번호는 2024년에 바뀌었습니다.",
+    "पासवर्ड बदल दिया गया है",
+    "Passwort: PostgreSQL",
     "The door code changed to the new format last week.",
     "The password is too short and too simple.",
     "Password strength meter: very weak, weak, fair, strong.",
