@@ -924,6 +924,8 @@ def _separated_key(m: re.Match[str]) -> bool:
     return len(set(key[-16:])) > 3 and not re.search(r"(.)\1{7}", key)
 
 
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+
 # --- patterns ------------------------------------------------------------------
 
 _I = re.IGNORECASE
@@ -1889,7 +1891,12 @@ RULES: tuple[ScanRule, ...] = (
         _rx(r"\b(?:pin|pin code|code pin|pin-code|pin number|passcode|door code|alarm code"
             r"|unlock code|access code|gate code|safe code|pincode|geheimzahl|пин-код|пин"
             r"|mã pin|código pin|kod pin|pin-kod)\b[^.\n\d]{0,20}?"
-            r"(?P<secret>(?<![\w.,])\d{4,8})(?![\d.,]\d)", _I),
+            # Four to eight digits, together or spelt apart with one
+            # separator throughout ("4 8 2 1", "4-8-2-1"; dots make a
+            # version), or as English
+            # number words ("four eight two one").
+            r"(?P<secret>(?<![\w.,])(?:\d{4,8}|\d(?: \d){3,7}|\d(?:-\d){3,7}"
+            r"|" + _DIGIT_WORD + r"(?:[ -]" + _DIGIT_WORD + r"){3,7}(?![\w-])))(?![\d.,]\d)", _I),
         prefilter=(("pin", "passcode", "door code", "alarm code", "unlock code", "access code",
                     "gate code", "safe code", "geheimzahl", "пин", "código pin", "kod pin"),),
         lead=0,

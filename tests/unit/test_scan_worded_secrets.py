@@ -68,8 +68,11 @@ def test_a_password_in_letters_of_another_script_is_refused(text: str) -> None:
     "The gate code is now XK42.",
     "alarm code: QZ7731",
     "The passcode for the storage unit is KT48, change it monthly.",
+    "PIN: 4 8 2 1",
+    "the alarm code is 7-7-3-1 then enter",
+    "my PIN is four eight two one",
 ])
-def test_a_short_code_after_a_pin_or_door_code_word_is_refused(text: str) -> None:
+def test_a_short_or_spelt_out_code_after_a_pin_or_door_code_word_is_refused(text: str) -> None:
     assert _refusal(text) == "secret_detected"
 
 
@@ -96,6 +99,9 @@ def test_a_short_code_after_a_pin_or_door_code_word_is_refused(text: str) -> Non
     "비밀번호는 2024년에 바뀌었습니다.",
     "पासवर्ड बदल दिया गया है",
     "Passwort: PostgreSQL",
+    "PIN version 1.2.3.4 is out",
+    "The PIN is four digits.",
+    "The PIN pad has keys one two three",
     "The door code changed to the new format last week.",
     "The password is too short and too simple.",
     "Password strength meter: very weak, weak, fair, strong.",
