@@ -95,13 +95,14 @@ def _chars(*spans: str) -> tuple[str, ...]:
 # --- validators --------------------------------------------------------------
 
 _PLACEHOLDER = re.compile(
-    r"[*xX.•#_-]{1,256}"  # masks: ****, xxxx, ...
+    r"[*xX.•●■█#_-]{1,256}"  # masks: ****, xxxx, ..., ████
     r"|\$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?"  # $VAR, ${VAR}
     r"|\{\{?[^{}]{0,64}\}\}?"  # {{ var }}, {var}
     r"|%\(?[A-Za-z_]{0,32}\)?s"  # %s, %(name)s
     r"|<[^<>]{0,64}>|\[[^\[\]]{0,64}\]"  # <password>, [token]
-    r"|(?i:password|passwd|pass|pwd|secret|token|changeme|none|null|nil|true|false"
-    r"|undefined|redacted|hidden|example|placeholder|your[_-]?[a-z_-]{0,32})"
+    # A word that stands for the value, bare or between masks (***REDACTED***).
+    r"|[*#_.-]{0,16}(?i:password|passwd|pass|pwd|secret|token|changeme|none|null|nil|true"
+    r"|false|undefined|redacted|hidden|example|placeholder|your[_-]?[a-z_-]{0,32})[*#_.-]{0,16}"
 )
 
 

@@ -125,8 +125,12 @@ def test_a_note_about_a_credential_without_its_value_is_stored(text: str) -> Non
     "Token: Bearer ${API_TOKEN}",
     "Authorization: Basic <credentials>",
     "Token: Bearer [REDACTED:secret.jwt]",
+    "Authorization: Bearer ***REDACTED***",
+    "password: ***REDACTED***",
+    "The root password is ***REDACTED***",
+    "The password is ████████",
 ])
-def test_a_redaction_marker_after_an_auth_scheme_is_no_credential(text: str) -> None:
+def test_a_redaction_marker_is_no_credential(text: str) -> None:
     assert _refusal(text) is None
 
 
