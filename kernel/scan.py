@@ -61,7 +61,13 @@ import ahocorasick_rs
 
 from memoryd.kernel.entry_text import scope_texts, stored_bytes
 from memoryd.kernel.errors import ContentRejected, LimitExceeded
-from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule, mentioned_in_warning
+from memoryd.kernel.scan_rules import (
+    CATEGORIES,
+    RULES,
+    ScanRule,
+    mentioned_in_warning,
+    shown_as_example,
+)
 from memoryd.kernel.textnorm import (
     MAX_DECODED_CHARS,
     MAX_RUNS,
@@ -516,6 +522,13 @@ def _table(rules: tuple[ScanRule, ...]) -> _Table:
     return _build_table(rules)
 
 
+def _in_context(rules: tuple[ScanRule, ...]) -> frozenset[str]:
+    """The ids of the rules of ``rules`` judged in context (``shown_as_example``)."""
+    if rules is RULES:
+        return _RULES_IN_CONTEXT
+    return frozenset(rule.id for rule in rules if rule.judged_in_context)
+
+
 def _injection_rules(rules: tuple[ScanRule, ...]) -> tuple[ScanRule, ...]:
     """The injection rules of ``rules`` (what the rot13 and leetspeak shadows run)."""
     if rules is RULES:
@@ -538,6 +551,7 @@ def _build_table(rules: tuple[ScanRule, ...]) -> _Table:
 # The default table's engine tables, built with the module (constants: the
 # kernel keeps no cache; a caller's own table is built on each call).
 _RULES_INJECTION: tuple[ScanRule, ...] = tuple(r for r in RULES if r.category == "injection")
+_RULES_IN_CONTEXT = frozenset(r.id for r in RULES if r.judged_in_context)
 _RULES_TABLE = _build_table(RULES)
 _INJECTION_TABLE = _build_table(_RULES_INJECTION)
 # The secret rules alone: what redacting shown text runs (cards, snippets,
@@ -919,9 +933,13 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
     if not found:
         return (), stats
     unique: dict[tuple[str, int, int, str | None], Finding] = {}
+    in_context = _in_context(rules)
     for f in found:
-        if f.category == "injection" and not f.review and f.encoding is None \
-                and mentioned_in_warning(text, f.start, f.end):
+        if f.review or f.encoding is not None:
+            pass
+        elif f.category == "injection" and mentioned_in_warning(text, f.start, f.end):
+            f = replace(f, review=True)
+        elif f.rule_id in in_context and shown_as_example(text, f.start):
             f = replace(f, review=True)
         key = (f.rule_id, f.start, f.end, f.encoding)
         held = unique.get(key)

@@ -50,6 +50,12 @@ class ScanRule:
     that looks like one (an install line piped to a shell in a runbook): its
     findings flag the entry for the operator's review instead of refusing it.
 
+    ``judged_in_context`` marks a rule whose value is a credential only by
+    where it sits (a password named in prose): a value the note shows as an
+    example ("weak passwords such as …") or advises against ("do not use …
+    as your password") flags for review instead of refusing
+    (``shown_as_example``). A provider's token is refused however it is shown.
+
     ``fallback`` marks a catch-all rule (generic high entropy) whose finding
     is dropped when a specific secret rule already covers the same characters,
     so a verdict names the most precise rule.
@@ -79,6 +85,7 @@ class ScanRule:
     lead: int | None = None
     min_run: int | None = None
     review: bool = False
+    judged_in_context: bool = False
 
 
 def _chars(*spans: str) -> tuple[str, ...]:
@@ -541,6 +548,32 @@ def mentioned_in_warning(text: str, start: int, end: int) -> bool:
         return False
     window = text[max(0, start - QUOTE_WINDOW):start] + " " + text[end:end + QUOTE_WINDOW]
     return _WARNING.search(window) is not None
+
+
+# A value shown as an example, or advised against, right before it in its
+# sentence: "weak passwords such as …", "do not use … as your password",
+# "never set the password to …".
+_EXAMPLE_BEFORE = re.compile(
+    r"(?:\b(?:such as|like|e\.g\.,?|for example,?|for instance,?|including|comme|wie|como"
+    r"|tels? que|zum beispiel|por ejemplo|например|вроде)|例如|比如|たとえば|예를 들어) ?[\"'“«]?$"
+    r"|\b(?:do not|don't|never|avoid|stop|n'utilisez jamais|ne jamais|niemals|nie|no uses"
+    r"|nunca|никогда не)\b[^.!?\n]{0,20}?\b(?:use|using|set|setting|choose|choosing|pick"
+    r"|reuse|reusing|utiliser|utilisez|verwende|verwenden|setze|uses|usar|pongas"
+    r"|используй\w{0,2}|ставь\w{0,2})\b[^.!?\n]{0,40}$",
+    re.IGNORECASE,
+)
+# How far before a value the example frame or advice is looked for.
+EXAMPLE_WINDOW = 80
+
+
+def shown_as_example(text: str, start: int) -> bool:
+    """Whether the value at ``text[start:]`` is shown as an example or advised
+    against in its sentence: no one's credential, but a rule cannot be sure."""
+    before = text[max(0, start - EXAMPLE_WINDOW):start]
+    ends = list(_SENTENCE_END.finditer(before))
+    if ends:
+        before = before[ends[-1].end():]
+    return _EXAMPLE_BEFORE.search(before) is not None
 
 
 _PROSE_WORDS = re.compile(r"[A-Za-z]{1,64}")
@@ -1879,6 +1912,7 @@ RULES: tuple[ScanRule, ...] = (
                     "mot de passe", "passwort", "kennwort", "contraseña", "senha", "пароль",
                     "비밀번호", "암호", "mật khẩu", "şifre", "parola", "كلمة المرور",
                     "كلمة السر", "パスワード", "密码", "密碼"),), lead=0,
+        judged_in_context=True,
     ),
     ScanRule(
         "secret.password_given", "secret", "prose",
@@ -1886,6 +1920,7 @@ RULES: tuple[ScanRule, ...] = (
             r"[^\s\"'`,;]{6,64})", _I),
         _prose_secret,
         prefilter=(("password", "passphrase", "passcode"),), lead=0,
+        judged_in_context=True,
     ),
     ScanRule(
         "secret.pin_in_prose", "secret", "prose",
@@ -1901,12 +1936,14 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=(("pin", "passcode", "door code", "alarm code", "unlock code", "access code",
                     "gate code", "safe code", "geheimzahl", "пин", "código pin", "kod pin"),),
         lead=0,
+        judged_in_context=True,
     ),
     ScanRule(
         "secret.credential_in_prose", "secret", "prose",
         _rx(_CREDENTIAL_IN_PROSE, _I),
         _credential_in_prose,
         prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS),), lead=0,
+        judged_in_context=True,
     ),
     ScanRule(
         "secret.credential_named_after", "secret", "prose",
@@ -1916,12 +1953,14 @@ RULES: tuple[ScanRule, ...] = (
                     " è ", " är ", " jest ", " to ", " là ", " — ", " - ", "是", "は", "が", "는",
                     "은", "이", "가"),
                    tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS)),
+        judged_in_context=True,
     ),
     ScanRule(
         "secret.credential_as_words", "secret", "prose",
         _rx(_CREDENTIAL_AS_WORDS, _I),
         _credential_as_words,
         prefilter=(tuple(w.lower() for w in _PHRASE_WORDS),), lead=0,
+        judged_in_context=True,
     ),
     ScanRule(
         "secret.separated_key", "secret", "prose",

@@ -80,3 +80,25 @@ def test_a_note_that_reports_an_attack_is_flagged_not_refused(text: str) -> None
 ])
 def test_an_instruction_aimed_at_the_reader_is_still_refused(text: str) -> None:
     assert _outcome(text) == "injection_detected"
+
+
+@pytest.mark.parametrize("text", [
+    "Do not use Welcome1 as your password.",
+    "Weak passwords such as Summer2024! are banned by the policy.",
+    "Never set the password to admin123 on a router.",
+    "Never use the password Hunter2! anywhere.",
+    "Security training: passwords such as Tr0ub4dor&3 are now easy to guess.",
+])
+def test_a_password_shown_as_a_bad_example_is_flagged_not_refused(text: str) -> None:
+    assert _outcome(text) == "flagged"
+
+
+@pytest.mark.parametrize("text", [
+    "Set the password to Xy7!abcQ on the router.",
+    "Use marble77!fox as the password.",
+    "The root password is hunter2-xyz, don't tell anyone.",
+    # A provider's token is live however it is shown.
+    "Passwords like ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 must never be committed.",
+])
+def test_a_password_given_or_a_token_shown_is_still_refused(text: str) -> None:
+    assert _outcome(text) == "secret_detected"
