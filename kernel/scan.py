@@ -65,6 +65,7 @@ from memoryd.kernel.scan_rules import (
     CATEGORIES,
     RULES,
     ScanRule,
+    may_mention,
     mentioned_in_warning,
     shown_as_example,
 )
@@ -934,11 +935,15 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
         return (), stats
     unique: dict[tuple[str, int, int, str | None], Finding] = {}
     in_context = _in_context(rules)
+    warned: bool | None = None  # whether the text holds a warning word, once asked
     for f in found:
         if f.review or f.encoding is not None:
             pass
-        elif f.category == "injection" and mentioned_in_warning(text, f.start, f.end):
-            f = replace(f, review=True)
+        elif f.category == "injection":
+            if warned is None:
+                warned = may_mention(text)
+            if warned and mentioned_in_warning(text, f.start, f.end):
+                f = replace(f, review=True)
         elif f.rule_id in in_context and shown_as_example(text, f.start):
             f = replace(f, review=True)
         key = (f.rule_id, f.start, f.end, f.encoding)

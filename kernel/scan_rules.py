@@ -494,21 +494,22 @@ _SECOND_PERSON = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
 
 
+# Quotation marks that only open, and those that only close.
+_ONLY_OPEN = "“‘„‚«‹「『《〈"
+_ONLY_CLOSE = "”’»›」』》〉"
+# A straight single quote or backtick that is no apostrophe ("don't").
+_STRAIGHT_SINGLE = re.compile(r"(?<![^\W_])['`]|['`](?![^\W_])")
+
+
 def _quoted(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` lies inside quotation marks on its line."""
+    """Whether ``text[start:end]`` lies inside quotation marks on its line:
+    an odd number of straight quotes before it, or a mark that only opens
+    after the last that only closes, and a closing mark after it."""
     lo = max(0, start - QUOTE_WINDOW, text.rfind("\n", 0, start) + 1)
-    inside = False
-    for i in range(lo, start):
-        ch = text[i]
-        if ch not in _OPEN_QUOTES and ch not in _CLOSE_QUOTES:
-            continue
-        if ch in "'`" and 0 < i and text[i - 1].isalnum() and i + 1 < len(text) \
-                and text[i + 1].isalnum():
-            continue  # an apostrophe ("don't"), not a quote
-        if ch in _OPEN_QUOTES and ch in _CLOSE_QUOTES:
-            inside = not inside
-        else:
-            inside = ch in _OPEN_QUOTES
+    opened = max((text.rfind(q, lo, start) for q in _ONLY_OPEN), default=-1)
+    closed = max((text.rfind(q, lo, start) for q in _ONLY_CLOSE), default=-1)
+    inside = (opened > closed or text.count('"', lo, start) % 2 == 1
+              or len(_STRAIGHT_SINGLE.findall(text, lo, start)) % 2 == 1)
     if not inside:
         return False
     stop = text.find("\n", end, end + QUOTE_WINDOW)
@@ -531,6 +532,12 @@ def _reported(text: str, start: int, end: int) -> bool:
     if frames and not _SECOND_PERSON.search(before, max(f.end() for f in frames)):
         return True
     return _FRAME_AFTER.match(text, end, end + 12) is not None
+
+
+def may_mention(text: str) -> bool:
+    """Whether ``text`` holds a word of a note about an attack anywhere: without
+    one, no finding of it is mentioned (``mentioned_in_warning``)."""
+    return _WARNING.search(text) is not None
 
 
 def mentioned_in_warning(text: str, start: int, end: int) -> bool:
@@ -695,19 +702,30 @@ _PHRASE_WORD = (
     + r")[^\W\d_]{0,3}(?![^\W\d_])|" + "|".join(w for w in _PHRASE_WORDS
                                                 if re.search("[" + _CJK + "]", w)) + ")"
 )
+def _nested(word: str, most: int, optional: str) -> str:
+    """Up to ``most`` repetitions of ``word`` as nested optional groups: each
+    count is reached one way only, so a failing match backtracks through
+    ``most`` choices, not through every way of spreading them over groups."""
+    out = ""
+    for _ in range(most):
+        out = "(?:" + word + out + ")" + optional
+    return out
+
+
 # A word of letters, of any script, with the combining marks that spell it
-# (the vowel signs of Devanagari and its kin, Hebrew and Arabic points, accents).
+# (the vowel signs of Devanagari and its kin, Hebrew and Arabic points,
+# accents); taken whole (possessive): a word is never part of a value.
 _LETTERS = (r"(?:[^\W\d_]|[\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
-            r"\u0900-\u0963\u0981-\u0df4]){1,32}")
+            r"\u0900-\u0963\u0981-\u0df4]){1,32}+")
 _CREDENTIAL_AS_WORDS = (
     _PHRASE_WORD
-    + r"(?P<gap>" + r"(?: [^\s.!?;:=\"'`()<>{}\[\]。！？：，,]{1,24})??" * 4 + ")"
+    + r"(?P<gap>" + _nested(r" [^\s.!?;:=\"'`()<>{}\[\]。！？：，,]{1,24}+", 4, "??") + ")"
     + r"(?P<sep> ?[:=：]| (?:is|was|are|be|becomes|now|est|était|sera|ist|lautet|war|wird|es"
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|adalah|ialah|είναι|היא|הוא|هي|هو"
     r"|—|–|-)(?= )|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
     + _NOW + r" ?(?P<open>[\"'`“‘«„「『]?)"
     + r"(?P<secret>(?=[\d" + _CJK + r"]{0,23}\d)[\d" + _CJK + r"]{3,24}|" + _LETTERS
-    + (r"(?: " + _LETTERS + ")?") * 5 + ")"
+    + _nested(" " + _LETTERS, 5, "?") + ")"
     + r"(?P<close>[\"'`”’»“」』]?)"
     + r"(?= ?(?:[.,;:!?。，！？、)\]]|$)| (?:and|but|or|so|et|mais|und|aber|y|pero|e|ma|и|но"
     r"|و)(?= )| ?(?:です|입니다|이다|だ))"
