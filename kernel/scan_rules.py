@@ -747,19 +747,22 @@ reception whiteboard
 le la les l un une des du de d au aux à est sont était ce cet cette ces il elle on nous
 vous ils elles je tu ne pas plus et ou mais dans sur sous avec sans pour par en y que qui
 dont très trop aussi même tout tous toute toutes son sa ses mon ma mes ton ta tes notre
-votre leur leurs caractères chiffres lettres symboles mots jours mois
+votre leur leurs caractères chiffres lettres symboles mots jours mois voir voyez demander
+demandez
 der die das den dem des ein eine einen einem einer eines sind waren wird werden im ins am
 an auf aus bei mit nach von vor zu zum zur für über unter und oder aber nicht kein keine
 noch schon sehr auch nur es er sie wir ihr ich du man sein seine mein meine dein deine
-unser zeichen ziffern buchstaben wörter tage gespeichert
+unser zeichen ziffern buchstaben wörter tage gespeichert beim vom bis um durch gegen ohne
+seit bitte siehe fragen erfragen nachfragen
 el los las lo unos unas del al son está están pero ni con sin para por se su sus mi mis
-tus muy también caracteres dígitos letras palabras días
-o os as um uma do da dos das em no na nos nas é são não com sem seu sua meu minha muito
+tus muy también caracteres dígitos letras palabras días ver véase pedir pregunta preguntar
+o os as um uma do da dos das em no na nos nas é são não com sem seu sua meu minha muito ao
+aos às veja pergunte perguntar
 il lo gli uno di della dei delle nel nella è sono non senza per che si suo mio mia molto
-anche caratteri cifre lettere parole giorni
+anche caratteri cifre lettere parole giorni al alla vedi chiedi chiedere
 в во на с со и или но не нет по для от до из к ко у о об это этот эта как так же ли бы что
 он она они мы вы я ты его её их мой моя наш ваш очень тоже уже ещё символов символа цифр
-букв слов дней хранится
+букв слов дней хранится см смотри спросить спроси узнать
 في من على إلى الى عن مع لا أن ان هذا هذه ذلك تلك كان كانت أو ثم قد لم لن ما التي الذي
 """.split())
 # What a note says of a password in a word or two ("the password is case
@@ -847,12 +850,13 @@ def _ascii_digits(value: str) -> str:
     return "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() else ch for ch in value)
 
 
-# Words that name a code whose value is short (a PIN, a door code): there,
-# "AB123" is the code, not an error number.
+# Words that name a code that opens a door, a device or an account, whose
+# value is short (a PIN, a door code): there, "AB123" is the code, not an
+# error number. An access or security code is as often an invitation to a
+# meeting or a course ("access code: RM204"), so it is not here.
 _CODE_WORDS = (
-    "pin", "passcode", "pass code", "door code", "alarm code", "unlock code", "access code",
-    "gate code", "safe code", "security code", "code pin", "geheimzahl", "пин", "mã pin",
-    "暗証番号",
+    "pin", "passcode", "pass code", "door code", "alarm code", "unlock code", "gate code",
+    "safe code", "code pin", "geheimzahl", "пин", "mã pin", "暗証番号",
 )
 
 
