@@ -42,7 +42,8 @@ def test_the_scan_set_spans_languages() -> None:
     rows = _rows(SCAN)
     injection_langs = {r["lang"] for r in rows if r["category"] == "injection"}
     assert len(injection_langs) >= 10
-    assert {"en", "zh", "ja", "es", "fr", "de", "pt", "ru", "ko", "ar", "hi", "it"} <= injection_langs
+    promised = {"en", "zh", "ja", "es", "fr", "de", "pt", "ru", "ko", "ar", "hi", "it"}
+    assert promised <= injection_langs
     for category in ("secret", "alarming", "benign"):
         assert len({r["lang"] for r in rows if r["category"] == category}) >= 5, category
 
