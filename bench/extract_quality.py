@@ -3,7 +3,9 @@
 Scores the built-in extractor on the labelled set in
 ``tests/data/extraction/transcripts.jsonl`` (read as data) and prints, per
 split (``tune``, ``holdout``) and over all: precision (candidates that are a
-memory a careful person would keep) and recall (kept memories found). A
+memory a careful person would keep) and recall (kept memories found); then
+the same on ``tests/data/extraction/fresh.jsonl``, a set written without
+looking at the extractor and never used to tune it, in a row of its own. A
 candidate matches a kept memory when one holds the other once case, width,
 spaces and punctuation are folded (daemon/extraction/extractors.py ``normalised``).
 
@@ -45,10 +47,11 @@ from memoryd.rpc.client import Client
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data" / "extraction" / "transcripts.jsonl"
+FRESH = REPO / "tests" / "data" / "extraction" / "fresh.jsonl"
 
 
-def load() -> list[dict[str, Any]]:
-    with DATA.open(encoding="utf-8") as fh:
+def load(path: Path = DATA) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
@@ -216,6 +219,11 @@ def main() -> int:
         s = score(chosen)
         print(f"  {split or 'all':8} cases={s['cases']:3} candidates={s['candidates']:3}"
               f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
+    s = score(load(FRESH))
+    print("built-in extractor on tests/data/extraction/fresh.jsonl"
+          " (written blind, never tuned on)")
+    print(f"  {'fresh':8} cases={s['cases']:3} candidates={s['candidates']:3}"
+          f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
     if not args.no_model:
         m = model_protocol(cases)
         print(f"language-model extractor, scripted endpoint: proposed {m['proposed']} of"
