@@ -27,6 +27,7 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -42,11 +43,11 @@ from memoryd.daemon.access.tasks import Task
 from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import ExtractConfig
 from memoryd.daemon.extraction import extract_queue as queue
-from memoryd.daemon.extraction import transcripts
+from memoryd.daemon.extraction import transcripts, updates
 from memoryd.daemon.extraction.extractors import Builtin, Candidate, Extractor
 from memoryd.daemon.pipeline import governance as gov
 from memoryd.daemon.pipeline.entries import View
-from memoryd.daemon.pipeline.writes import Caller
+from memoryd.daemon.pipeline.writes import Caller, Proposal
 from memoryd.daemon.storage.store import Store, Tx
 from memoryd.kernel.capability import (
     Capability,
@@ -386,16 +387,10 @@ class Extraction:
             refs.insert(0, f"task:{job.task_id}")
         caller = self._caller(job)
         holder = caller.view.holder("memory", job.scope)
-        # An active entry of the scope under the same title is the one the
-        # user's statement updates: it is proposed as a supersede of it.
-        same = await self.store.run(lambda tx: tx.one(
-            "SELECT id, revision FROM entries WHERE owner = ? AND target = 'memory'"
-            " AND scope = ? AND status = 'active' AND title = ?",
-            (holder, job.scope, cand.title)), write=False)
+        # Drafted as an add; the transaction below reads the scope's active
+        # entries and makes it a supersede of the one it updates, if any.
         p = schema.MemoryWrite(
-            action="add" if same is None else "supersede", scope=job.scope,
-            id=None if same is None else same["id"],
-            expected_revision=None if same is None else same["revision"],
+            action="add", scope=job.scope,
             entry=schema.EntryIn(type=cand.type, title=cand.title, body=cand.body,  # type: ignore[arg-type]
                                  basis=schema.Basis(kind="observed", note=_NOTE, refs=refs)),
             source="extraction", evidence=schema.Evidence(user_message=turn.content))
@@ -421,18 +416,27 @@ class Extraction:
             if proposal is None or verdict is None:
                 queue.advance(tx, job.job_id, "refused", now)
                 return "refused"
-            if tx.one("SELECT 1 AS x FROM entries WHERE owner = ? AND target = 'memory'"
-                      " AND scope = ? AND status = 'active' AND body = ?",
-                      (holder, job.scope, cand.body)) is not None:
+            # What the statement does to the scope's active entries is read
+            # here, in the transaction that writes its outcome: a repeat is
+            # dropped, an update becomes a supersede of the entry at the
+            # revision read now (the writer refuses any other).
+            found = updates.match(cand.type, cand.title, cand.body,
+                                  _active(tx, holder, job.scope))
+            if found is not None and found.kind == "repeat":
                 queue.advance(tx, job.job_id, "dropped", now)
                 return "dropped"
-            # The types of the entries a supersede changes are read here,
-            # where the entries are, and decided on too (as every write is).
-            touched = (gov.touched_types(tx, caller.view, proposal.ops)
-                       if caller.read_allowed else {})
-            decided = (self.gate.decide_write(caller, proposal.ops, policy, touched)
-                       if touched else verdict)
-            out = self.governance.outcome(tx, caller, proposal, decided, scanned, now_dt)
+            written, decided = proposal, verdict
+            if found is not None:
+                written = Proposal(
+                    [dataclasses.replace(op, action="supersede", entry_id=found.entry_id,
+                                         expected_revision=found.revision)
+                     for op in proposal.ops], proposal.provenance)
+                # The type of the entry it replaces is decided on too (an
+                # entry under the same title may be of another type).
+                decided = self.gate.decide_write(
+                    caller, written.ops, policy,
+                    gov.touched_types(tx, caller.view, written.ops))
+            out = self.governance.outcome(tx, caller, written, decided, scanned, now_dt)
             if isinstance(out, gov.Refusal):
                 result = "refused"
             else:
@@ -457,6 +461,15 @@ class Extraction:
 
             got = await self.store.run(skip)
         return got is not None
+
+
+def _active(tx: Tx, holder: str, scope: str) -> list[updates.Stored]:
+    """The active entries of the candidate's scope, newest first."""
+    return [updates.Stored(r["id"], int(r["revision"]), r["type"], r["title"], r["body"])
+            for r in tx.all("SELECT id, revision, type, title, body FROM entries"
+                            " WHERE owner = ? AND target = 'memory' AND scope = ?"
+                            " AND status = 'active' ORDER BY updated_at DESC, id",
+                            (holder, scope))]
 
 
 def _verbatim(c: Candidate, by_index: dict[int, transcripts.Turn]) -> bool:

@@ -67,7 +67,9 @@ def normalised(text: str) -> str:
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 # Sentence ends: Latin terminators followed by a space or the end, CJK
 # terminators anywhere, and line breaks.
-_SENTENCE = re.compile(r"[^.!?。！？；\n]+(?:[.!?](?=\s|$)|[。！？；]|(?=\n)|$)")
+# A Latin terminator inside a word ("3.12", "e.g") ends no sentence.
+_SENTENCE = re.compile(r"(?:[^.!?。！？；\n]|[.!?](?=[^\s.!?]))+"
+                       r"(?:[.!?](?=\s|$)|[。！？；]|(?=\n)|$)")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"[A-Za-z0-9_'-]+")
 
@@ -93,8 +95,10 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "i like", "i don't like", "i do not like", "i hate", "i love", "please always",
         "please never", "always use", "never use", "don't ever", "do not ever",
         "from now on", "going forward", "in the future", "by default", "i want you to",
+        "i now prefer", "i no longer like", "i no longer want",
         "don't use", "do not use", "use tabs", "use spaces",
-        "我喜欢", "我更喜欢", "我偏好", "我习惯", "我不喜欢", "请总是", "请始终", "以后",
+        "我喜欢", "我更喜欢", "我现在更喜欢", "我现在喜欢", "我偏好", "我习惯", "我不喜欢",
+        "请总是", "请始终", "以后",
         "永远不要", "不要再", "别再", "默认用", "默认使用", "一律", "总是用", "统一用",
     )),
     ("fact", (
@@ -102,9 +106,12 @@ _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "our team", "our service", "our services", "our cluster", "our database",
         "our api", "our repo", "our project", "our on-call", "our oncall", "our ci",
         "our staging", "our production", "my name is", "i work on", "i'm on the",
-        "i am on the", "the project uses", "this project uses", "this repo uses",
+        "i am on the", "we switched to", "we moved to", "we migrated to", "we now use",
+        "we no longer use", "we've switched", "we've moved", "the project uses",
+        "this project uses", "this repo uses",
         "the repo uses", "is hosted on", "is deployed to", "runs on", "lives in",
-        "我们用", "我们使用", "我们的", "我叫", "项目使用", "项目用", "部署在", "运行在",
+        "我们用", "我们使用", "我们改用", "我们现在用", "我们换成", "我们不再用", "我们的",
+        "我叫", "项目使用", "项目用", "部署在", "运行在",
         "我负责", "团队用", "仓库用",
     )),
 )

@@ -99,3 +99,17 @@ def test_the_labelled_set_is_whole() -> None:
         users = [t["content"] for t in case["turns"] if t["role"] == "user"]
         for body in case["keep"]:
             assert any(body in u for u in users), case["id"]
+
+
+def test_a_version_number_does_not_end_a_sentence() -> None:
+    assert extract(("user", "Good. We use Python 3.12 for all services in this repo.")) == [
+        ("fact", "We use Python 3.12 for all services in this repo.")]
+
+
+def test_a_statement_that_a_tool_changed_is_proposed() -> None:
+    assert [b for _t, b in extract(
+        ("user", "我们改用 yarn 管理依赖了。"),
+        ("user", "我现在更喜欢用两个空格缩进。"),
+        ("user", "We switched to Argo CD for every deploy of the billing service."),
+    )] == ["我们改用 yarn 管理依赖了。", "我现在更喜欢用两个空格缩进。",
+           "We switched to Argo CD for every deploy of the billing service."]
