@@ -9,6 +9,12 @@ looking at the extractor and never used to tune it, in a row of its own. A
 candidate matches a kept memory when one holds the other once case, width,
 spaces and punctuation are folded (daemon/extraction/extractors.py ``normalised``).
 
+Cases that list ``active`` entries (what the scope held before the task) are
+also scored for what each candidate does to them (daemon/extraction/updates.py,
+the rule the worker applies): precision and recall of the ``supersede``
+proposals (a candidate proposed as the update of the labelled entry) and of
+the repeats dropped, against the case's ``supersedes`` and ``repeats``.
+
 The language-model extractor is checked against a scripted OpenAI-compatible
 endpoint on loopback (the protocol, not a model): every labelled memory quoted
 verbatim must be proposed with its span, and every quote that is not a user
@@ -43,6 +49,7 @@ from memoryd.daemon.external.projection_provider import parse_endpoint
 from memoryd.daemon.extraction.extract_model import ModelExtractor
 from memoryd.daemon.extraction.extractors import Builtin, normalised
 from memoryd.daemon.extraction.transcripts import Turn
+from memoryd.daemon.extraction.updates import Stored, match
 from memoryd.rpc.client import Client
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,6 +83,47 @@ def score(cases: list[dict[str, Any]], max_candidates: int = 8) -> dict[str, flo
     return {"cases": len(cases), "candidates": proposed, "kept": kept,
             "precision": correct / proposed if proposed else 1.0,
             "recall": found / kept if kept else 1.0}
+
+
+def _ratio(hit: int, total: int) -> float:
+    return hit / total if total else 1.0
+
+
+def updates(cases: list[dict[str, Any]], max_candidates: int = 8) -> dict[str, Any]:
+    """What the candidates do to each case's active entries, against its
+    labels: per kind (``update``: proposed as a supersede of entry i;
+    ``repeat``: dropped as a repeat of entry i), how many were proposed, how
+    many of those are labelled, and how many labels were found."""
+    extractor = Builtin()
+    out: dict[str, Any] = {"cases": 0}
+    for kind in ("update", "repeat"):
+        out[kind] = {"proposed": 0, "correct": 0, "labelled": 0, "found": 0}
+    for case in cases:
+        if not case.get("active"):
+            continue
+        out["cases"] += 1
+        stored = [Stored(f"e{i}", 1, e["type"], e["title"], e["body"])
+                  for i, e in enumerate(case["active"])]
+        labels = {"update": [(s["keep"], s["entry"]) for s in case.get("supersedes", [])],
+                  "repeat": [(s["keep"], s["entry"]) for s in case.get("repeats", [])]}
+        got: dict[str, list[tuple[str, int]]] = {"update": [], "repeat": []}
+        for cand in extractor.extract(turns_of(case), max_candidates).candidates:
+            found = match(cand.type, cand.title, cand.body, stored)
+            if found is not None:
+                got[found.kind].append((cand.body, int(found.entry_id[1:])))
+        for kind, pairs in got.items():
+            tally = out[kind]
+            tally["proposed"] += len(pairs)
+            tally["correct"] += sum(1 for body, i in pairs
+                                    if any(_matches(body, k) and i == e for k, e in labels[kind]))
+            tally["labelled"] += len(labels[kind])
+            tally["found"] += sum(1 for k, e in labels[kind]
+                                  if any(_matches(body, k) and i == e for body, i in pairs))
+    for kind in ("update", "repeat"):
+        tally = out[kind]
+        tally["precision"] = _ratio(tally["correct"], tally["proposed"])
+        tally["recall"] = _ratio(tally["found"], tally["labelled"])
+    return out
 
 
 class _Scripted(ThreadingHTTPServer):
@@ -224,6 +272,15 @@ def main() -> int:
           " (written blind, never tuned on)")
     print(f"  {'fresh':8} cases={s['cases']:3} candidates={s['candidates']:3}"
           f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
+    print("what candidates do to the scope's active entries (cases with entries)")
+    for split in ("tune", "holdout", None):
+        chosen = [c for c in cases if split is None or c["split"] == split]
+        u = updates(chosen)
+        for kind, name in (("update", "supersede"), ("repeat", "repeat")):
+            t = u[kind]
+            print(f"  {split or 'all':8} cases={u['cases']:3} {name:9} proposed={t['proposed']:3}"
+                  f" labelled={t['labelled']:3} precision={t['precision']:.2f}"
+                  f" recall={t['recall']:.2f}")
     if not args.no_model:
         m = model_protocol(cases)
         print(f"language-model extractor, scripted endpoint: proposed {m['proposed']} of"
