@@ -32,6 +32,7 @@ import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import anyio
 import structlog
@@ -66,11 +67,17 @@ from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
 
+if TYPE_CHECKING:
+    from memoryd.daemon.semantic.embedding import Embedder
+
 __all__ = ["Extraction", "ProviderError", "methods"]
 
 log = structlog.get_logger()
 
 _NOTE = "extracted from a finished task's user turn"
+# Entries of the scope embedded beside a candidate at most (the closest by
+# their words): bounds the model's work per candidate.
+_NEAR_ENTRIES = 16
 
 
 class ProviderError(Exception):
@@ -97,6 +104,9 @@ class Extraction:
     control: ControlCall
     boot_id: str
     extractor: Extractor = field(default_factory=Builtin)
+    # The semantic extra's model (daemon/semantic/embedding.py), when loaded:
+    # paraphrases of an entry or of another candidate are dropped as repeats.
+    embedder: Embedder | None = None
     _wake: anyio.Event | None = field(default=None, init=False, repr=False)
     # After a provider's refusal no job is claimed before this moment: a
     # throttled provider is not asked again for every queued job in turn.
@@ -309,6 +319,11 @@ class Extraction:
             by_index = {t.index: t for t in turns}
             kept = [c for c in extracted.candidates if _verbatim(c, by_index)]
             dropped = sum(extracted.dropped.values()) + len(extracted.candidates) - len(kept)
+            if self.embedder is not None and len(kept) > 1:
+                repeated = await anyio.to_thread.run_sync(
+                    self._repeats_within, self.embedder, kept)
+                dropped += sum(repeated)
+                kept = [c for c, r in zip(kept, repeated, strict=True) if not r]
             items = [asdict(c) for c in kept[:self.config.max_candidates]]
             dropped += len(kept) - len(items)
             now = fmt(self.clock.now())
@@ -378,6 +393,23 @@ class Extraction:
             default_scope=job.scope, user_scope=job.user_scope, channel="agent",
             read_allowed=False, task_id=job.task_id)
 
+    def _repeats_within(self, embedder: Embedder, kept: list[Candidate]) -> list[bool]:
+        bodies = [c.body for c in kept]
+        return updates.same_as_earlier(bodies, _cosines(embedder, bodies))
+
+    async def _near(self, embedder: Embedder, holder: str, scope: str,
+                    cand: Candidate) -> dict[str, float]:
+        """Entry id → cosine with the candidate, for the scope's entries that
+        share enough words to be a paraphrase of it (embedded here, off the
+        store's transactions; the transaction reads the entries again)."""
+        stored = await self.store.run(lambda tx: _active(tx, holder, scope), write=False)
+        close = updates.shortlist(cand.body, stored, _NEAR_ENTRIES)
+        if not close:
+            return {}
+        cos = await anyio.to_thread.run_sync(
+            _cosines, embedder, [cand.body, *(e.body for e in close)])
+        return {e.entry_id: cos[0][i + 1] for i, e in enumerate(close)}
+
     async def _propose(self, job: queue.Job, cand: Candidate,
                        by_index: dict[int, transcripts.Turn], i: int) -> bool:
         """Candidate ``i`` as a governed write; False when the claim was lost."""
@@ -387,6 +419,8 @@ class Extraction:
             refs.insert(0, f"task:{job.task_id}")
         caller = self._caller(job)
         holder = caller.view.holder("memory", job.scope)
+        near = (None if self.embedder is None
+                else await self._near(self.embedder, holder, job.scope, cand))
         # Drafted as an add; the transaction below reads the scope's active
         # entries and makes it a supersede of the one it updates, if any.
         p = schema.MemoryWrite(
@@ -421,7 +455,7 @@ class Extraction:
             # dropped, an update becomes a supersede of the entry at the
             # revision read now (the writer refuses any other).
             found = updates.match(cand.type, cand.title, cand.body,
-                                  _active(tx, holder, job.scope))
+                                  _active(tx, holder, job.scope), near)
             if found is not None and found.kind == "repeat":
                 queue.advance(tx, job.job_id, "dropped", now)
                 return "dropped"
@@ -461,6 +495,15 @@ class Extraction:
 
             got = await self.store.run(skip)
         return got is not None
+
+
+def _cosines(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """The embeddings' cosines, row by row (the model's rows are unit length)."""
+    import numpy as np  # part of the semantic extra, as the model is
+
+    rows = np.asarray(embedder.passages(texts), dtype=np.float32)
+    cos: list[list[float]] = (rows @ rows.T).tolist()
+    return cos
 
 
 def _active(tx: Tx, holder: str, scope: str) -> list[updates.Stored]:

@@ -29,6 +29,12 @@ The rule, by principle rather than by example:
   statement that only adds words adds detail and replaces nothing.
 - An entry under the candidate's own title is updated whatever it says (an
   ``add`` under a held title could never be applied).
+- With the ``semantic`` extra, the cosine of the two statements' embeddings
+  (``near``) adds one kind of repeat the words miss, a paraphrase: cosine at
+  least ``NEAR``, the same polarity, the same values, and no update by the
+  words. The model places "port 5432" and "port 6432" side by side (cosine
+  about 0.97-0.99), and "our staging/production database" too, so the
+  embedding never makes an update, and never overrules a value that differs.
 
 Invariants:
 - a repeat wins over an update, the entry under the same title over any
@@ -40,16 +46,22 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["SUBJECT", "SUBJECT_CUED", "Match", "Statement", "Stored", "match", "statement"]
+__all__ = ["NEAR", "SUBJECT", "SUBJECT_CUED", "Match", "Statement", "Stored", "match",
+           "same_as_earlier", "shortlist", "statement"]
 
 # The overlap two statements need to be about one subject; a change cue
 # ("now", "switched to", "改用") lets a little less through, since the
 # user said outright that something changed.
 SUBJECT = 0.6
 SUBJECT_CUED = 0.55
+# Cosine (multilingual-e5-small, daemon/semantic/embedding.py) at or above
+# which two statements with the same values and polarity say the same: a
+# paraphrase scores 0.98 and more, another subject of the same shape
+# ("our production database…" beside "our staging database…") about 0.97.
+NEAR = 0.98
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,15 +169,31 @@ def updates(new: Statement, old: Statement) -> float | None:
     return None
 
 
-def match(kind: str, title: str, body: str, stored: Sequence[Stored]) -> Match | None:
+def _values(s: Statement) -> frozenset[str]:
+    return frozenset(w for w in s.words if _is_value(w))
+
+
+def _paraphrase(new: Statement, old: Statement, cosine: float | None) -> bool:
+    """A repeat in other words: near-identical embeddings, the same polarity
+    and values, and no update by the words."""
+    return (cosine is not None and cosine >= NEAR and new.negated == old.negated
+            and _values(new) == _values(old) and updates(new, old) is None)
+
+
+def match(kind: str, title: str, body: str, stored: Sequence[Stored],
+          near: Mapping[str, float] | None = None) -> Match | None:
     """What the candidate (``kind``, ``title``, ``body``) does to ``stored``,
-    the active entries of its scope: a repeat, an update, or None (an add)."""
+    the active entries of its scope: a repeat, an update, or None (an add).
+    ``near``: entry id → cosine of the candidate's and the entry's
+    embeddings, where the semantic extra computed one."""
     new = statement(body)
     best: tuple[float, Stored] | None = None
     for entry in stored:
         old = statement(entry.body)
         if entry.body == body or (new.words and new.words == old.words
                                   and new.negated == old.negated):
+            return Match("repeat", entry.entry_id, entry.revision)
+        if _paraphrase(new, old, None if near is None else near.get(entry.entry_id)):
             return Match("repeat", entry.entry_id, entry.revision)
         if entry.title == title:
             score: float | None = 2.0  # above any overlap: see the module's invariants
@@ -178,3 +206,29 @@ def match(kind: str, title: str, body: str, stored: Sequence[Stored]) -> Match |
     if best is None:
         return None
     return Match("update", best[1].entry_id, best[1].revision)
+
+
+def same_as_earlier(bodies: Sequence[str], cosines: Sequence[Sequence[float]]) -> list[bool]:
+    """Per candidate of one job, whether it repeats an earlier one that is
+    kept: the same words, or (``cosines[i][j]``, the embeddings' cosine) a
+    paraphrase by the rule ``match`` applies to entries."""
+    said = [statement(b) for b in bodies]
+    out: list[bool] = []
+    for i, new in enumerate(said):
+        out.append(any(
+            not out[j] and ((new.words and new.words == said[j].words
+                             and new.negated == said[j].negated)
+                            or _paraphrase(new, said[j], cosines[i][j]))
+            for j in range(i)))
+    return out
+
+
+def shortlist(body: str, stored: Sequence[Stored], limit: int) -> list[Stored]:
+    """The entries worth embedding beside the candidate: those sharing at
+    least a third of its content words (a paraphrase shares more), closest
+    first, at most ``limit``."""
+    new = statement(body)
+    scored = [(_overlap(new.words, statement(e.body).words), i, e)
+              for i, e in enumerate(stored)]
+    return [e for score, _i, e in sorted(scored, key=lambda t: (-t[0], t[1]))
+            if score >= 1 / 3][:limit]

@@ -26,6 +26,8 @@ from tests.harness import Daemon, exported_audit, running
 
 OLD_PORT = "Our staging database listens on port 5432."
 NEW_PORT = "Our staging database now listens on port 6432."
+PREFERRED = "I prefer pytest fixtures over setUp methods in every test file."
+PARAPHRASE = "In every test file, I'd rather use pytest fixtures than setUp methods."
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +152,14 @@ def test_an_update_leaves_no_transcript_text_behind(d: Daemon, c: Client, a: Cli
     for text in seen:
         for secret in ("zebracanaryupdate", "zebracanaryother", NEW_PORT, OLD_PORT):
             assert secret not in text
+
+
+def test_without_the_semantic_extra_a_paraphrase_is_an_add(c: Client, a: Client) -> None:
+    # Its words differ: only the model's embeddings tell it is a repeat
+    # (tests/blackbox/test_extraction_semantic.py).
+    ident, token = owner_with_token(c)
+    seed(c, ident, "preference", "Fixtures", PREFERRED)
+    task, job = extracted(c, a, ident, token, PARAPHRASE)
+    assert (job["proposed"], job["dropped"]) == (1, 0)
+    _action, op = only_op(c, task["owner"])
+    assert (op["action"], op["entry"]["body"]) == ("add", PARAPHRASE)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.daemon.extraction.updates import Stored, match
+from memoryd.daemon.extraction.updates import Stored, match, same_as_earlier
 
 
 def one(kind: str, body: str, title: str = "Some title") -> list[Stored]:
@@ -106,3 +106,42 @@ def test_a_repeat_wins_over_an_update_of_another_entry() -> None:
     ]
     got = match("fact", "New", "Our staging database listens on port 6432.", stored)
     assert got is not None and (got.kind, got.entry_id) == ("repeat", "mem_b")
+
+
+# With the semantic extra, the cosine of the two statements' embeddings.
+PARAPHRASE = ("preference", "I prefer pytest fixtures over setUp methods in every test file.",
+              "In every test file, I'd rather use pytest fixtures than setUp methods.")
+
+
+def test_a_near_identical_embedding_makes_a_paraphrase_a_repeat() -> None:
+    kind, old, new = PARAPHRASE
+    assert match(kind, "New", new, one(kind, old)) is None
+    got = match(kind, "New", new, one(kind, old), near={"mem_1": 0.985})
+    assert got is not None and (got.kind, got.entry_id) == ("repeat", "mem_1")
+
+
+def test_an_embedding_below_near_identical_leaves_the_lexical_answer() -> None:
+    kind, old, new = PARAPHRASE
+    assert match(kind, "New", new, one(kind, old), near={"mem_1": 0.97}) is None
+
+
+@pytest.mark.parametrize(("kind", "old", "new"), UPDATES)
+def test_a_near_identical_embedding_never_hides_a_new_value(kind: str, old: str,
+                                                           new: str) -> None:
+    # The model puts "port 5432" and "port 6432" side by side: the words decide.
+    got = match(kind, "New", new, one(kind, old), near={"mem_1": 0.995})
+    assert got is not None and got.kind == "update"
+
+
+@pytest.mark.parametrize(("kind", "old", "new"), [UNRELATED[i] for i in (2, 3, 5)])
+def test_a_near_identical_embedding_never_makes_other_values_a_repeat(
+        kind: str, old: str, new: str) -> None:
+    assert match(kind, "New", new, one(kind, old), near={"mem_1": 0.995}) is None
+
+
+def test_candidates_of_one_job_that_say_the_same_are_kept_once() -> None:
+    bodies = [PARAPHRASE[1], PARAPHRASE[2], "Our staging database listens on port 5432.",
+              "Our staging database listens on port 6432."]
+    cosines = [[1.0, 0.985, 0.5, 0.5], [0.985, 1.0, 0.5, 0.5],
+               [0.5, 0.5, 1.0, 0.99], [0.5, 0.5, 0.99, 1.0]]
+    assert same_as_earlier(bodies, cosines) == [False, True, False, False]
