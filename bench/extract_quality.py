@@ -23,7 +23,8 @@ verbatim must be proposed with its span, and every quote that is not a user
 turn's words dropped and counted.
 
 Then the cost, pinned to one core: transcripts the extractor reads per minute
-(the extractor alone), and jobs per minute through a real daemon (``task.end``
+(the extractor alone), the update rule's time per candidate against 1,000
+active entries, and jobs per minute through a real daemon (``task.end``
 with a transcript, to the job's end: claim, extract, scan, decide, propose,
 destroy, WAL truncation), with the set's transcripts submitted in a loop.
 
@@ -230,6 +231,20 @@ def pin_one_core() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
+def rule_cost(cases: list[dict[str, Any]], entries: int = 1000) -> float:
+    """CPU milliseconds the worker's update rule takes for one candidate
+    against ``entries`` active entries of its scope (the set's kept memories,
+    numbered so none repeats another)."""
+    kept = [k for c in cases for k in c["keep"]]
+    stored = [Stored(f"e{i}", 1, "fact", f"t{i}", f"{kept[i % len(kept)]} ({i})")
+              for i in range(entries)]
+    probes = kept[:20]
+    start = time.process_time()
+    for body in probes:
+        match("fact", "probe", body, stored)
+    return (time.process_time() - start) / len(probes) * 1000
+
+
 def extractor_rate(cases: list[dict[str, Any]], seconds: float = 2.0) -> float:
     extractor = Builtin()
     done = 0
@@ -326,6 +341,8 @@ def main() -> int:
               " quotes that are not the user's words")
     pin_one_core()
     print(f"extractor alone, 1 core: {extractor_rate(cases):,.0f} transcripts/minute")
+    print(f"update rule, 1 core: {rule_cost(cases):.1f} ms per candidate against 1,000 active"
+          " entries of its scope")
     if not args.no_daemon:
         print(f"through the daemon, 1 core: {daemon_rate(cases, args.jobs):,.0f} jobs/minute"
               f" ({args.jobs} jobs, task.end to the job's end)")
