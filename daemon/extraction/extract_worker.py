@@ -17,7 +17,10 @@ Invariants:
   was on; a subagent's task never submits; a revoked token's task cannot end
   (the gate refuses it), so it submits nothing;
 - a candidate is proposed only when its body is exactly the span of a user
-  turn it names; one repeating an active entry of its scope is dropped;
+  turn it names; one repeating an active entry of its scope is dropped, and
+  one updating an entry is a ``supersede`` of it (daemon/extraction/updates.py),
+  both judged on the entries read in the transaction that writes the
+  outcome;
 - each candidate is handled in its own transaction that also advances the
   job's progress, so a crash mid-job resumes after the last one handled:
   nothing is proposed or applied twice, and no job is lost;
