@@ -81,6 +81,10 @@ _NOTE = "extracted from a finished task's user turn"
 # Entries of the scope embedded beside a candidate at most (the closest by
 # their words): bounds the model's work per candidate.
 _NEAR_ENTRIES = 16
+# A candidate is compared with at most this many of its scope's active
+# entries (the most recently updated) besides the one under its own title:
+# the comparison costs about 25 ms of one core per 1,000 entries.
+_COMPARED = 1_000
 
 
 class ProviderError(Exception):
@@ -400,12 +404,11 @@ class Extraction:
         bodies = [c.body for c in kept]
         return updates.same_as_earlier(bodies, _cosines(embedder, bodies))
 
-    async def _near(self, embedder: Embedder, holder: str, scope: str,
+    async def _near(self, embedder: Embedder, stored: list[updates.Stored],
                     cand: Candidate) -> dict[str, float]:
-        """Entry id → cosine with the candidate, for the scope's entries that
-        share enough words to be a paraphrase of it (embedded here, off the
-        store's transactions; the transaction reads the entries again)."""
-        stored = await self.store.run(lambda tx: _active(tx, holder, scope), write=False)
+        """Entry id → cosine with the candidate, for the entries of ``stored``
+        that share enough words to be a paraphrase of it (embedded in a
+        worker thread, outside every store transaction)."""
         close = updates.shortlist(cand.body, stored, _NEAR_ENTRIES)
         if not close:
             return {}
@@ -422,10 +425,17 @@ class Extraction:
             refs.insert(0, f"task:{job.task_id}")
         caller = self._caller(job)
         holder = caller.view.holder("memory", job.scope)
+        # What the statement does to the scope's active entries is read
+        # before its transaction, so that a long comparison never holds the
+        # store's writer: a repeat is dropped; an update becomes a supersede
+        # of the entry at the revision read here, which the writer refuses
+        # if the entry changed meanwhile.
+        stored = await self.store.run(
+            lambda tx: _active(tx, holder, job.scope, cand.title), write=False)
         near = (None if self.embedder is None
-                else await self._near(self.embedder, holder, job.scope, cand))
-        # Drafted as an add; the transaction below reads the scope's active
-        # entries and makes it a supersede of the one it updates, if any.
+                else await self._near(self.embedder, stored, cand))
+        found = await anyio.to_thread.run_sync(
+            updates.match, cand.type, cand.title, cand.body, stored, near)
         p = schema.MemoryWrite(
             action="add", scope=job.scope,
             entry=schema.EntryIn(type=cand.type, title=cand.title, body=cand.body,  # type: ignore[arg-type]
@@ -453,12 +463,6 @@ class Extraction:
             if proposal is None or verdict is None:
                 queue.advance(tx, job.job_id, "refused", now)
                 return "refused"
-            # What the statement does to the scope's active entries is read
-            # here, in the transaction that writes its outcome: a repeat is
-            # dropped, an update becomes a supersede of the entry at the
-            # revision read now (the writer refuses any other).
-            found = updates.match(cand.type, cand.title, cand.body,
-                                  _active(tx, holder, job.scope), near)
             if found is not None and found.kind == "repeat":
                 queue.advance(tx, job.job_id, "dropped", now)
                 return "dropped"
@@ -509,13 +513,21 @@ def _cosines(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     return cos
 
 
-def _active(tx: Tx, holder: str, scope: str) -> list[updates.Stored]:
-    """The active entries of the candidate's scope, newest first."""
-    return [updates.Stored(r["id"], int(r["revision"]), r["type"], r["title"], r["body"])
-            for r in tx.all("SELECT id, revision, type, title, body FROM entries"
-                            " WHERE owner = ? AND target = 'memory' AND scope = ?"
-                            " AND status = 'active' ORDER BY updated_at DESC, id",
-                            (holder, scope))]
+def _active(tx: Tx, holder: str, scope: str, title: str) -> list[updates.Stored]:
+    """The active entries a candidate is compared with: the one under its
+    title, and the scope's ``_COMPARED`` most recently updated, newest first."""
+    cols = "SELECT id, revision, type, title, body FROM entries" \
+        " WHERE owner = ? AND target = 'memory' AND scope = ? AND status = 'active'"
+    rows = [*tx.all(cols + " AND title = ?", (holder, scope, title)),
+            *tx.all(cols + " ORDER BY updated_at DESC, id LIMIT ?", (holder, scope, _COMPARED))]
+    seen: set[str] = set()
+    out = []
+    for r in rows:
+        if r["id"] not in seen:
+            seen.add(r["id"])
+            out.append(updates.Stored(r["id"], int(r["revision"]), r["type"], r["title"],
+                                      r["body"]))
+    return out
 
 
 def _verbatim(c: Candidate, by_index: dict[int, transcripts.Turn]) -> bool:

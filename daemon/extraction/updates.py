@@ -4,8 +4,9 @@ Owns: the rule that says whether a candidate statement *repeats* an active
 entry (it is dropped), *updates* one (it is proposed as a ``supersede`` of
 it) or is new (an ``add``), and the words it reads to say so. Pure: it takes
 the candidate and the entries as arguments; the worker
-(daemon/extraction/extract_worker.py) reads the entries in the transaction
-that writes the candidate's outcome.
+(daemon/extraction/extract_worker.py) reads them (the one under the
+candidate's title and the scope's newest) just before the transaction that
+writes the candidate's outcome, which names the revision it read.
 
 The rule, by principle rather than by example:
 
