@@ -5,7 +5,9 @@ Scores the built-in extractor on the labelled set in
 split (``tune``, ``holdout``) and over all: precision (candidates that are a
 memory a careful person would keep) and recall (kept memories found); then
 the same on ``tests/data/extraction/fresh.jsonl``, a set written without
-looking at the extractor and never used to tune it, in a row of its own. A
+looking at the extractor and never used to tune it, in a row of its own;
+and on ``tests/data/extraction/dev2.jsonl``, a second labelled set (tune and
+holdout rows) written before the rules that read it were changed. A
 candidate matches a kept memory when one holds the other once case, width,
 spaces and punctuation are folded (daemon/extraction/extractors.py ``normalised``).
 
@@ -48,6 +50,7 @@ from memoryd.rpc.client import Client
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data" / "extraction" / "transcripts.jsonl"
 FRESH = REPO / "tests" / "data" / "extraction" / "fresh.jsonl"
+DEV2 = REPO / "tests" / "data" / "extraction" / "dev2.jsonl"
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
@@ -218,6 +221,12 @@ def main() -> int:
         chosen = [c for c in cases if split is None or c["split"] == split]
         s = score(chosen)
         print(f"  {split or 'all':8} cases={s['cases']:3} candidates={s['candidates']:3}"
+              f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
+    dev2 = load(DEV2)
+    print("built-in extractor on tests/data/extraction/dev2.jsonl")
+    for split in ("tune", "holdout"):
+        s = score([c for c in dev2 if c["split"] == split])
+        print(f"  {'dev2-' + split:13} cases={s['cases']:3} candidates={s['candidates']:3}"
               f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
     s = score(load(FRESH))
     print("built-in extractor on tests/data/extraction/fresh.jsonl"
