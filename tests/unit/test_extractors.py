@@ -48,6 +48,93 @@ def test_questions_code_and_one_off_requests_are_left_out() -> None:
     ) == []
 
 
+def kept(*sentences: str) -> dict[str, str]:
+    """Each sentence said in a user turn of its own: {body: type} of those proposed."""
+    return {b: t for t, b in extract(*(("user", s) for s in sentences))}
+
+
+def test_conventions_stated_by_the_team_are_kept() -> None:
+    assert kept(
+        "We squash-merge every pull request into main.",
+        "Our convention is that feature flags are removed within two releases.",
+        "We agreed on 100 columns as the line length last quarter.",
+        "我们组要求每个 PR 都要有人评审。",
+        "函数名统一用英文，注释可以写中文。",
+    ) == {
+        "We squash-merge every pull request into main.": "fact",
+        "Our convention is that feature flags are removed within two releases.": "fact",
+        "We agreed on 100 columns as the line length last quarter.": "fact",
+        "我们组要求每个 PR 都要有人评审。": "fact",
+        "函数名统一用英文，注释可以写中文。": "preference",
+    }
+
+
+def test_facts_about_named_systems_are_kept() -> None:
+    got = kept(
+        "Heads up: the build agents run Ubuntu 22.04 with Python 3.11.",
+        "The session store is Redis 7 on the shared cache cluster.",
+        "Staging uses local-path volumes and production uses gp3.",
+        "For context, I'm the on-call lead for the search team.",
+        "测试环境的数据库是 PostgreSQL 15，每晚重建一次。",
+        "我是负责基础设施的，平时主要用 Terraform。",
+    )
+    assert set(got.values()) == {"fact"} and len(got) == 6
+
+
+def test_procedures_over_several_sentences_are_kept() -> None:
+    got = kept(
+        "First you bump the version in setup.cfg. Then you tag the release and push the tag.",
+        "When a disk fills up, rotate the logs first, then grow the volume.",
+        "Whenever a deploy is rolled back, post the reason in the release channel.",
+        "先在从库上确认复制延迟为零。然后再切换写流量。",
+        "重启数据库之前，一定要先确认主从同步没有延迟。",
+    )
+    assert got == {
+        "First you bump the version in setup.cfg.": "procedure",
+        "Then you tag the release and push the tag.": "procedure",
+        "When a disk fills up, rotate the logs first, then grow the volume.": "procedure",
+        "Whenever a deploy is rolled back, post the reason in the release channel.": "procedure",
+        "先在从库上确认复制延迟为零。": "procedure",
+        "然后再切换写流量。": "procedure",
+        "重启数据库之前，一定要先确认主从同步没有延迟。": "procedure",
+    }
+
+
+def test_lessons_are_kept() -> None:
+    got = kept(
+        "Last time the certificate expired because the renewal job ran under a removed account.",
+        "A schema change without a warm-up step makes checkout fall over, otherwise it is fine.",
+        "上次缓存没设过期时间，结果把内存吃光了。",
+        "上回切换时忘了停写流量，结果出现了双写。",
+    )
+    assert set(got.values()) == {"lesson"} and len(got) == 4
+
+
+def test_inline_code_does_not_hide_a_durable_sentence() -> None:
+    assert kept("Never edit the generated files in `web/src/api/` by hand.") == {
+        "Never edit the generated files in `web/src/api/` by hand.": "preference"}
+
+
+def test_requests_status_guesses_and_quotes_are_left_out() -> None:
+    assert kept(
+        "Restart the ingress controller in staging.",
+        "Roll back for now.",
+        "The build is green now, thanks.",
+        "Maybe we should switch to pnpm at some point.",
+        "You said we should always pin every dependency, I'm not sure about that.",
+        "We're seeing 502s on the gateway right now.",
+        "The login page renders twice on every keystroke.",
+        "When the build finishes, deploy it to staging and tell me.",
+        "First look at the pod logs, then let me know what you see.",
+        "That deploy flushed the cache.",
+        "先这样吧，谢谢。",
+        "现在先把副本扩到十个。",
+        "可能是昨天的配置改动，我不确定。",
+        "你刚才说每个服务都要加缓存，这个我们还没定。",
+        "集群现在 CPU 有点高，你看一下。",
+    ) == {}
+
+
 def test_spans_are_the_turns_own_characters_and_repeats_are_dropped() -> None:
     turns = [Turn("user", "ok.  I prefer short commit messages in English.", 0),
              Turn("user", "I PREFER short commit messages in English!", 3)]
