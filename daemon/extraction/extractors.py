@@ -97,7 +97,8 @@ _LESSON = _cues(
     # a cause found, a past failure and what it taught
     "lessons?", "learned the hard way", "turns out", "turned out", "root cause",
     "the problem was", "the fix was", "bit us", "caused the outage", "we learned",
-    "mistake was", "never again", "last time", "seen this before",
+    "mistake was", "never again", "last time", "seen this before", "got burned",
+    "got bitten", "burned us",
     "otherwise", "which is why", "that's why", "for exactly this reason",
     "教训", "原来是", "根本原因", "根因", "踩过坑", "踩坑", "问题出在", "上次", "上回",
     "结果", "否则", "就会", "问题是")
@@ -108,6 +109,7 @@ _PROCEDURE = _cues(
     "to rollback", "the way to", "the steps are", "step one", "first run", "first, run",
     "make sure to", "make sure you", "remember to", "always run", "next time",
     "whenever", r"(?:when|if|before|after|every time|each time) (?:a|an|any|you|we)",
+    r"^to [a-z]+ [^,]{3,60},",
     "部署前", "发布前", "上线前", "合并前", "步骤", "先运行", "先跑", "记得", "流程",
     "回滚时", "重启前", "下次", "每当", "每次", "之前", "是这样做的", "手册")
 _PREFERENCE = _cues(
@@ -117,7 +119,7 @@ _PREFERENCE = _cues(
     "please never", "always use", "never use", "don't ever", "do not ever",
     "from now on", "going forward", "in the future", "by default", "i want you to",
     "don't use", "do not use", "use tabs", "use spaces", "generally", "in general",
-    "as a rule", "i care",
+    "as a rule", "i care", "i'd like", "i would like", "i don't want",
     "我喜欢", "我更喜欢", "我偏好", "我习惯", "我不喜欢", "不太喜欢", "请总是", "请始终",
     "以后", "永远不要", "不要再", "别再", "默认", "一律", "总是用", "统一", "最好", "一般")
 _FACT = _cues(
@@ -148,7 +150,7 @@ _COPULAR = re.compile(
     r"(?:[\w.'-]+\s){1,4}?(?:is|are|runs?|uses?|lives?|has|have|rotates?|"
     r"shares?|stores?|belongs?|points?|needs?|requires?|expects?|sits?)\s"
     r"(?!(?:now|still|currently|green|red|down|up|broken|done|ready|fine|"
-    r"healthy|slow|stuck|failing|back|empty|full|at|not|too|on|in)\b)"
+    r"healthy|slow|stuck|failing|back|empty|full|at|not|too|on|in|for)\b)"
     r"|^[^，,]{2,20}的[^，,]{1,12}是")
 _USES = re.compile(r"(?<![\w'])(?!(?:it|this|that)\b)[a-z][\w.-]* uses(?![\w'])")
 # Weaker signs of a lasting statement; two different ones make one keep it.
@@ -159,9 +161,15 @@ _WEAK: tuple[re.Pattern[str], ...] = (
                r"may|will|won't|'ll|'re|are|'d|would|need|needs|want|\w+ed)\b)[a-z-]+"
                r"|(?<![\w'])our(?![\w'])|我们"),
     # a quantifier over all cases
-    re.compile(r"(?<![\w'])(?:every|each|any|everything|everywhere)(?![\w'])"
+    re.compile(r"(?<![\w'])(?:every|each|any|everything|everywhere|all|per)(?![\w'])"
                r"|所有|每|都|一律"),
-    re.compile(r"(?:^|\bwe |\bi |\byou |\bis |\bare |\bbe |, )(?:always|never)(?![\w'])"),
+    re.compile(r"(?:^|(?<!\band)(?<!\bbut)(?<!\bor) |, )(?:always|never)(?![\w'])"),
+    # how often, habitually: "…refreshed weekly", "on fridays"
+    re.compile(r"(?<![\w'])(?:hourly|daily|nightly|weekly|monthly|on (?:mondays|tuesdays|"
+               r"wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays))(?![\w'])"
+               r"|工作日|周末"),
+    # a team or a quantifier over no one: "the frontend team owns…", "nothing goes…"
+    re.compile(r"(?<![\w'])(?:team|nothing|nobody|no one)(?![\w'])"),
     # a contrast with what is not done: "…, not pip-tools", "…，不在应用里配"
     re.compile(r", (?:not|never|rather than|instead of|no) |而不是|，不[在是用]"),
     # a subject that is no particular thing: "memory limits should…", "secrets live…"
@@ -190,35 +198,39 @@ _EVENT = re.compile(
     r"|^(?:it|that)\b|^(?:always|never) (?:the|seen|been|had|a|an)\b"
     r"|\bon my (?:machine|laptop|side)\b|\blocally\b|^the new\b|must have (?:been|\w+ed)"
     r"|[,;:]\s*(?:and\s+|so\s+)?(?:please\s+)?[a-z]+\s+(?:it|that|this|them)(?: up)?[.!]?$"
-    r"|\bwhile (?:we|i)\b"
+    r"|\bwhile (?:we|i)\b|\b(?:today|yesterday|this morning|this afternoon)\b"
+    r"|\b(?:failing|crashed|crashing|spiking|twice|gaps|is down|are down|keeps \w+ing|"
+    r"backed up|piling up|never (?:finishes|completes|returns|works|ends|starts|loads))\b"
     r"|\b(?:this|next|by|before|until|on) (?:monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday|week|sprint)\b"
-    r"|了(?:[，。！,.!]|$)|(?<!每)(?:周|星期)[一二三四五六日天末]|不对|有问题|快满")
+    r"|了(?:[，。！,.!]|$)|(?:这|下|上)(?:周|星期)|(?:周|星期)[一二三四五六日天末]之前"
+    r"|不对|有问题|快满|有点高|涨得|报错|挂了|昨天|今天")
 # A step of a procedure told over several sentences: counted when the turn
-# opens at least two of its sentences so.
+# opens at least two of its sentences so and tells a way of doing something
+# (a procedure's cue in the turn, or steps said of anyone: "first you…"),
+# not the steps of today's task ("first rebase. then push.").
 _SEQUENCE = re.compile(r"^(?:first|then|next|after that|finally|second|third|step \d)\b"
                        r"|^(?:先|然后|接着|最后|再)")
+_ANYONE = re.compile(r"(?<![\w'])(?:you|we|one)(?![\w'])|我们|一般|通常")
 # Cues against: a question, a guess, a request or a remark of the moment, the
 # assistant's words quoted back, a symptom being reported.
 _AGAINST = _cues(
     "maybe", "might", "perhaps", "probably", "i think", "i guess", "not sure",
     "at some point", "i wonder",
-    "now", "for now", "right now", "at the moment", "currently", "yet", "today",
-    "tonight", "tomorrow", "yesterday", "this morning", "again", "this one", "later",
+    "now", "for now", "right now", "at the moment", "currently", "yet", "tonight",
+    "tomorrow", "again", "this one", "later",
     "you said", "you mentioned", "you suggested", "as you said", "you wrote",
     "thanks", "thank you",
-    "failing", "crashed", "crashing", "spiking", "twice", "gaps", "is down", "are down",
-    r"keeps \w+ing", r"we(?:'re| are) (?!using\b|running\b)\w+ing",
     "可能", "也许", "大概", "或许", "不确定", "还没定", "现在", "目前", "暂时", "刚才",
-    "一下", "吧", "谢谢", "你说", "你刚才", "你提到", "有点高", "涨得", "报错", "挂了",
-    "昨天", "今天", "刚刚", "马上", "快看", "我觉得", "我感觉", "好像", "似乎")
+    "一下", "吧", "谢谢", "你说", "你刚才", "你提到", "刚刚", "马上", "快看", "我觉得",
+    "我感觉", "好像", "似乎")
 _LASTING = re.compile(r"from now on|never again|以后|下次")
 # Openings of a one-off request, a question or an acknowledgement.
 _ONE_OFF = re.compile(
     r"^(?:can you|could you|would you|will you|please (?:fix|run|add|check|look|do)|let's|"
     r"lets|ok|okay|thanks|thank you|what|why|how|where|when (?:is|are|do|does|did|will)|"
     r"which|who|is there|are there|do you|does|did|hmm|now|try|never mind|good|great|"
-    r"nice|right|ugh|yes|no,|sure)\b"
+    r"nice|right|ugh|yes|no,|sure|sorry)\b"
     r"|^(?:帮我|请帮|能不能|可以帮|为什么|怎么|什么|谢谢|好的|不错|嗯|那)")
 _MIN_WORDS = 5
 _MIN_CJK = 6
@@ -308,10 +320,14 @@ class Builtin:
             if turn.role != "user":
                 continue
             spans = _sentences(turn.content)
-            steps = sum(1 for a, b in spans if _SEQUENCE.match(turn.content[a:b].casefold()))
+            sentences = [turn.content[a:b].casefold() for a, b in spans]
+            steps = [s for s in sentences if _SEQUENCE.match(s)]
+            in_sequence = len(steps) >= 2 and (
+                any(_PROCEDURE.search(s) for s in sentences)
+                or any(_ANYONE.search(s) for s in steps))
             for start, end in spans:
                 body = turn.content[start:end]
-                kind = _classify(body, in_sequence=steps >= 2)
+                kind = _classify(body, in_sequence=in_sequence)
                 if kind is None:
                     continue
                 key = normalised(body)

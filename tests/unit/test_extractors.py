@@ -86,10 +86,11 @@ def test_procedures_over_several_sentences_are_kept() -> None:
         "First you bump the version in setup.cfg. Then you tag the release and push the tag.",
         "When a disk fills up, rotate the logs first, then grow the volume.",
         "Whenever a deploy is rolled back, post the reason in the release channel.",
-        "先在从库上确认复制延迟为零。然后再切换写流量。",
+        "切换主库是这样做的。先在从库上确认复制延迟为零。然后再切换写流量。",
         "重启数据库之前，一定要先确认主从同步没有延迟。",
     )
     assert got == {
+        "切换主库是这样做的。": "procedure",
         "First you bump the version in setup.cfg.": "procedure",
         "Then you tag the release and push the tag.": "procedure",
         "When a disk fills up, rotate the logs first, then grow the volume.": "procedure",
@@ -126,12 +127,42 @@ def test_requests_status_guesses_and_quotes_are_left_out() -> None:
         "The login page renders twice on every keystroke.",
         "When the build finishes, deploy it to staging and tell me.",
         "First look at the pod logs, then let me know what you see.",
+        "First rebase the branch on main. Then run the tests and push it.",
+        "先把分支合到主干上。然后跑一遍测试再推上去。",
         "That deploy flushed the cache.",
         "先这样吧，谢谢。",
         "现在先把副本扩到十个。",
         "可能是昨天的配置改动，我不确定。",
         "你刚才说每个服务都要加缓存，这个我们还没定。",
         "集群现在 CPU 有点高，你看一下。",
+    ) == {}
+
+
+def test_a_lesson_may_tell_of_a_failure_and_a_habit_of_a_weekday() -> None:
+    assert kept(
+        "以前因为没有限流，一个爬虫把服务打挂了，所以公开接口都要加限流。",
+        "We got burned by a one-day DNS TTL once, so keep TTLs at five minutes.",
+        "发布只在工作日进行，每个周五下午都不发布。",
+        "To rotate the certificates, renew them with certbot, then reload nginx.",
+        "I'd like commit messages in the imperative mood.",
+    ) == {
+        "以前因为没有限流，一个爬虫把服务打挂了，所以公开接口都要加限流。": "lesson",
+        "We got burned by a one-day DNS TTL once, so keep TTLs at five minutes.": "lesson",
+        "发布只在工作日进行，每个周五下午都不发布。": "fact",
+        "To rotate the certificates, renew them with certbot, then reload nginx.": "procedure",
+        "I'd like commit messages in the imperative mood.": "preference",
+    }
+
+
+def test_events_corrections_and_symptoms_are_left_out() -> None:
+    assert kept(
+        "Sorry, I meant the orders table, not the order_items table.",
+        "The job runs for hours and never finishes.",
+        "The worker queue has 40k messages backed up.",
+        "Every pod in the namespace restarted at 02:13.",
+        "Our traffic doubled over the weekend because of the campaign.",
+        "We must have missed a config change somewhere.",
+        "我们这次发布要推迟到下周。",
     ) == {}
 
 
