@@ -108,7 +108,8 @@ _PROCEDURE = _cues(
     "before releasing", "before a release", "to deploy", "to release", "to roll back",
     "to rollback", "the way to", "the steps are", "step one", "first run", "first, run",
     "make sure to", "make sure you", "remember to", "always run", "next time",
-    "whenever", r"(?:when|if|before|after|every time|each time) (?:a|an|any|you|we)",
+    "whenever", r"(?:when|if|before|after|every time|each time) (?:a|an|any|we|"
+    r"you(?! (?:need|want|like|prefer|can|could|have time)\b))",
     r"^to [a-z]+ [^,]{3,60},",
     "部署前", "发布前", "上线前", "合并前", "步骤", "先运行", "先跑", "记得", "流程",
     "回滚时", "重启前", "下次", "每当", "每次", "之前", "是这样做的", "手册")
@@ -142,7 +143,7 @@ _FACT = _cues(
 _RULE = re.compile(
     r"(?<![\w'])(?:must|has to|have to|is required|are required|by hand)(?![\w'])"
     r"|^(?:(?:also|and|so|but)[ ,]+)?(?:please\s+)?(?:always|never|don't|do not|avoid)\s"
-    r"|必须|一定要|只能|不要|不能|禁止|永远")
+    r"|必须|一定要|只能|不要|不能|禁止|永远|都要|都得")
 # A fact about a named thing: "the CI runners are arm64", "…的数据库是…",
 # "staging uses local-path".
 _COPULAR = re.compile(
@@ -150,9 +151,11 @@ _COPULAR = re.compile(
     r"(?:[\w.'-]+\s){1,4}?(?:is|are|runs?|uses?|lives?|has|have|rotates?|"
     r"shares?|stores?|belongs?|points?|needs?|requires?|expects?|sits?)\s"
     r"(?!(?:now|still|currently|green|red|down|up|broken|done|ready|fine|"
-    r"healthy|slow|stuck|failing|back|empty|full|at|not|too|on|in|for)\b)"
+    r"healthy|slow|stuck|failing|back|empty|full|at|not|too|on|in|for|gone|fixed|"
+    r"resolved|working)\b)"
     r"|^[^，,]{2,20}的[^，,]{1,12}是")
-_USES = re.compile(r"(?<![\w'])(?!(?:it|this|that)\b)[a-z][\w.-]* uses(?![\w'])")
+_USES = re.compile(r"(?<![\w'])(?!(?:it|this|that)\b)[a-z][\w.-]* uses(?![\w'])"
+                   r"|(?<![\w'])[a-z][\w.-]*[a-z]s use(?![\w'])")
 # Weaker signs of a lasting statement; two different ones make one keep it.
 _WEAK: tuple[re.Pattern[str], ...] = (
     # the team speaks: "we squash-merge…", "our …", "我们…"
@@ -161,8 +164,8 @@ _WEAK: tuple[re.Pattern[str], ...] = (
                r"may|will|won't|'ll|'re|are|'d|would|need|needs|want|\w+ed)\b)[a-z-]+"
                r"|(?<![\w'])our(?![\w'])|我们"),
     # a quantifier over all cases
-    re.compile(r"(?<![\w'])(?:every|each|any|everything|everywhere|all|per)(?![\w'])"
-               r"|所有|每|都|一律"),
+    re.compile(r"(?<![\w'])(?:every|each|any|anything|anyone|everyone|everything|"
+               r"everywhere|all|per)(?![\w'])|所有|任何|每|都|一律"),
     re.compile(r"(?:^|(?<!\band)(?<!\bbut)(?<!\bor) |, )(?:always|never)(?![\w'])"),
     # how often, habitually: "…refreshed weekly", "on fridays"
     re.compile(r"(?<![\w'])(?:hourly|daily|nightly|weekly|monthly|on (?:mondays|tuesdays|"
@@ -190,13 +193,14 @@ _EVENT = re.compile(
     r"|\b(?:went|broke|lost|got|saw|came|fell|took|forgot)\b"
     r"|\d\s?%|\b(?:is|are|am)\s+(?!using\b|running\b)\w+ing\b|'(?:re|m)\s+(?!using\b)\w+ing\b"
     r"|\b(?:wrong|misleading|flaky|broken|confusing|incorrect|not working|doesn't work)\b"
-    r"|\b(?:after|during|since) the (?:deploy|restart|change|release|migration|upgrade|"
-    r"incident|outage|rollout)\b"
+    r"|\b(?:after|during|since) (?:the|your|my|our|this|that) (?:deploy|restart|change|"
+    r"release|migration|upgrade|incident|outage|rollout|fix)\b"
     r"|^(?:the|this|that) (?:error|issue|problem|bug|failure|crash|exception)s? (?:is|are)\b"
     r"|\b(?:fix|rename|change|revert|remove|delete|update|merge|check|try|move|do)\s+"
     r"(?:it|that|this|them)\b"
     r"|^(?:it|that)\b|^(?:always|never) (?:the|seen|been|had|a|an)\b"
-    r"|\bon my (?:machine|laptop|side)\b|\blocally\b|^the new\b|must have (?:been|\w+ed)"
+    r"|\bon my (?:machine|laptop|side)\b|\blocally\b|must have (?:been|\w+ed)"
+    r"|^the (?:new|latest|current|last|old|previous)\b"
     r"|[,;:]\s*(?:and\s+|so\s+)?(?:please\s+)?[a-z]+\s+(?:it|that|this|them)(?: up)?[.!]?$"
     r"|\bwhile (?:we|i)\b|\b(?:today|yesterday|this morning|this afternoon)\b"
     r"|\b(?:failing|crashed|crashing|spiking|twice|gaps|is down|are down|keeps \w+ing|"
@@ -220,7 +224,7 @@ _AGAINST = _cues(
     "now", "for now", "right now", "at the moment", "currently", "yet", "tonight",
     "tomorrow", "again", "this one", "later",
     "you said", "you mentioned", "you suggested", "as you said", "you wrote",
-    "thanks", "thank you",
+    "thanks", "thank you", r"if you (?:need|want) (?:it|them|that|one)",
     "可能", "也许", "大概", "或许", "不确定", "还没定", "现在", "目前", "暂时", "刚才",
     "一下", "吧", "谢谢", "你说", "你刚才", "你提到", "刚刚", "马上", "快看", "我觉得",
     "我感觉", "好像", "似乎")

@@ -166,6 +166,21 @@ def test_events_corrections_and_symptoms_are_left_out() -> None:
     ) == {}
 
 
+def test_quantified_rules_are_kept_and_news_of_the_moment_is_not() -> None:
+    assert kept(
+        "Anything that touches the ledger needs a second reviewer, never just one.",
+        "Our Kafka topics use six partitions.",
+        "线上环境的任何变更都要有人复核。",
+        "The latest build has the fix.",
+        "The leak is gone after your change.",
+        "The dashboard link is pinned in the channel if you need it.",
+    ) == {
+        "Anything that touches the ledger needs a second reviewer, never just one.": "fact",
+        "Our Kafka topics use six partitions.": "fact",
+        "线上环境的任何变更都要有人复核。": "fact",
+    }
+
+
 def test_spans_are_the_turns_own_characters_and_repeats_are_dropped() -> None:
     turns = [Turn("user", "ok.  I prefer short commit messages in English.", 0),
              Turn("user", "I PREFER short commit messages in English!", 3)]
