@@ -14,6 +14,7 @@ from memoryd.kernel.errors import LimitExceeded
 from memoryd.rpc.errors import InvalidParams
 
 SET = Path(__file__).resolve().parents[1] / "data" / "extraction" / "transcripts.jsonl"
+DEV2 = SET.with_name("dev2.jsonl")
 
 
 def extract(*turns: tuple[str, str], cap: int = 8) -> list[tuple[str, str]]:
@@ -230,5 +231,24 @@ def test_the_labelled_set_is_whole() -> None:
     assert len(cases) // 4 <= len(held) <= len(cases) // 2
     for case in cases:
         users = [t["content"] for t in case["turns"] if t["role"] == "user"]
+        for body in case["keep"]:
+            assert any(body in u for u in users), case["id"]
+
+
+def test_the_second_labelled_set_is_whole_and_its_own() -> None:
+    cases = [json.loads(line) for line in DEV2.read_text(encoding="utf-8").splitlines()]
+    assert len(cases) >= 20
+    assert {c["lang"] for c in cases} == {"en", "zh"}
+    assert {c["domain"] for c in cases} == {"coding", "sre"}
+    held = [c for c in cases if c["split"] == "holdout"]
+    assert {c["split"] for c in cases} == {"tune", "holdout"}
+    assert len(cases) // 4 <= len(held) <= len(cases) // 2
+    assert any(not c["keep"] for c in cases), "no transcript where nothing is kept"
+    older = [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines()]
+    assert not {c["id"] for c in cases} & {c["id"] for c in older}
+    older_turns = {t["content"] for c in older for t in c["turns"] if t["role"] == "user"}
+    for case in cases:
+        users = [t["content"] for t in case["turns"] if t["role"] == "user"]
+        assert not set(users) & older_turns, case["id"]
         for body in case["keep"]:
             assert any(body in u for u in users), case["id"]
