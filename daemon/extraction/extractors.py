@@ -90,9 +90,8 @@ def _cues(*patterns: str) -> re.Pattern[str]:
     return re.compile("|".join(parts))
 
 
-# What makes a sentence durable, by the kind of statement it is. A sentence
-# is kept when it holds at least one cue and none of the cues against
-# (below); its type is the first kind, in this order, whose cue it holds.
+# What makes a sentence durable, by the kind of statement it is; ``_classify``
+# weighs them, with the cues against, in the order it states.
 _LESSON = _cues(
     # a cause found, a past failure and what it taught
     "lessons?", "learned the hard way", "turns out", "turned out", "root cause",
@@ -216,8 +215,9 @@ _EVENT = re.compile(
 _SEQUENCE = re.compile(r"^(?:first|then|next|after that|finally|second|third|step \d)\b"
                        r"|^(?:先|然后|接着|最后|再)")
 _ANYONE = re.compile(r"(?<![\w'])(?:you|we|one)(?![\w'])|我们|一般|通常")
-# Cues against: a question, a guess, a request or a remark of the moment, the
-# assistant's words quoted back, a symptom being reported.
+# Cues against, whatever else the sentence holds: a guess, a remark of the
+# moment, the assistant's words quoted back, thanks, an aside offered for the
+# task at hand.
 _AGAINST = _cues(
     "maybe", "might", "perhaps", "probably", "i think", "i guess", "not sure",
     "at some point", "i wonder",
@@ -268,7 +268,11 @@ def _looks_like_code(sentence: str) -> bool:
 
 
 def _classify(sentence: str, in_sequence: bool = False) -> str | None:
-    """The type of a durable statement, or None for anything else.
+    """The type of a durable statement, or None for anything else: left out
+    on a question, a one-off opening, code, a length out of bounds or a cue
+    against; a lesson; left out on an event of the moment; a procedure,
+    preference or fact by its cue, a step of a told procedure; a copular
+    fact, a rule, or two weaker signs.
     ``in_sequence``: the sentence is a step of several its turn tells."""
     low = sentence.casefold()
     if "?" in low or "？" in low or _ONE_OFF.match(low) or _looks_like_code(sentence):
@@ -290,9 +294,9 @@ def _classify(sentence: str, in_sequence: bool = False) -> str | None:
             return kind
     if in_sequence and _SEQUENCE.match(low):
         return "procedure"
-    weak = sum(1 for cue in _WEAK if cue.search(low))
     if _COPULAR.search(low) or _USES.search(low):
         return "fact"
+    weak = sum(1 for cue in _WEAK if cue.search(low))
     if _RULE.search(low) or weak >= 2:
         # A rule with a subject of its own is a fact about that subject;
         # one without (an imperative) is how the user wants things done.
