@@ -90,12 +90,15 @@ _COMPARED = 1_000
 class ProviderError(Exception):
     """A failure of an extractor's provider. Transient (throttled, 5xx,
     timeout): the job is deferred with backoff and jitter; otherwise the job
-    fails. ``code`` names it and is all it carries."""
+    fails. ``code`` names it; ``retry_after`` is the seconds the provider
+    asked for (its ``Retry-After``), if it did. Nothing else is carried."""
 
-    def __init__(self, code: str, *, transient: bool = True) -> None:
+    def __init__(self, code: str, *, transient: bool = True,
+                 retry_after: float | None = None) -> None:
         super().__init__(code)
         self.code = code
         self.transient = transient
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -118,6 +121,8 @@ class Extraction:
     # After a provider's refusal no job is claimed before this moment: a
     # throttled provider is not asked again for every queued job in turn.
     _paused_until: datetime | None = field(default=None, init=False, repr=False)
+    # The provider's transient refusals in a row (none since its last answer).
+    _refusals: int = field(default=0, init=False, repr=False)
 
     # -- submission ---------------------------------------------------------------
 
@@ -321,8 +326,10 @@ class Extraction:
                 extracted = await anyio.to_thread.run_sync(
                     self.extractor.extract, turns, self.config.max_candidates)
             except ProviderError as exc:
-                await self._defer(job, exc.code, final=not exc.transient)
+                await self._defer(job, exc.code, final=not exc.transient,
+                                  retry_after=exc.retry_after)
                 return
+            self._refusals = 0
             by_index = {t.index: t for t in turns}
             kept = [c for c in extracted.candidates if _verbatim(c, by_index)]
             dropped = sum(extracted.dropped.values()) + len(extracted.candidates) - len(kept)
@@ -363,10 +370,16 @@ class Extraction:
             await self._scrub()
             log.info("extraction_finished", job_id=job.job_id, candidates=len(items))
 
-    async def _defer(self, job: queue.Job, code: str, *, final: bool = False) -> None:
+    async def _defer(self, job: queue.Job, code: str, *, final: bool = False,
+                     retry_after: float | None = None) -> None:
         now_dt = self.clock.now()
         now = fmt(now_dt)
-        if final or job.attempts >= self.config.max_attempts:
+        # A throttle (429) says "later", not that this job is at fault: it
+        # spends none of the job's attempts, and the job waits out the
+        # throttle (at most retention_hours). A 5xx or a timeout may be the
+        # job's own doing, so those spend one.
+        spent = code != "throttled"
+        if final or (spent and job.attempts >= self.config.max_attempts):
             def fail(tx: Tx) -> None:
                 if queue.holds(tx, job.job_id, self.worker_id) is not None:
                     queue.fail(tx, job.job_id, now, code)
@@ -375,20 +388,28 @@ class Extraction:
             await self._scrub()
             log.warning("extraction_failed", job_id=job.job_id, code=code)
             return
-        # Exponential backoff with full jitter: a throttled provider sees the
-        # queue come back spread out, never as a burst.
+        # The worker pauses, not only the job: each refusal in a row at least
+        # doubles the pause (half the doubled delay, plus jitter up to the
+        # other half), so a throttled provider is asked a handful of times
+        # however long the queue, and the queue comes back spread out. A
+        # Retry-After is waited for, up to backoff_max_s.
+        self._refusals += 1
+        doublings = max(self._refusals, job.attempts if spent else 1) - 1
         ceiling = min(self.config.backoff_max_s,
-                      self.config.backoff_initial_s * 2 ** (job.attempts - 1))
-        delay = self.config.backoff_initial_s / 2 + random.uniform(0, ceiling)
+                      self.config.backoff_initial_s * 2 ** doublings)
+        delay = ceiling / 2 + random.uniform(0, ceiling / 2)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.config.backoff_max_s))
         self._paused_until = max(self._paused_until or now_dt, plus(now_dt, seconds=delay))
         not_before = fmt(self._paused_until)
 
         def defer(tx: Tx) -> None:
             if queue.holds(tx, job.job_id, self.worker_id) is not None:
-                queue.defer(tx, job.job_id, not_before, now, code)
+                queue.defer(tx, job.job_id, not_before, now, code, spent=spent)
 
         await self.store.run(defer)
-        log.info("extraction_deferred", job_id=job.job_id, code=code, attempts=job.attempts)
+        log.info("extraction_deferred", job_id=job.job_id, code=code, attempts=job.attempts,
+                 pause_s=round(delay, 1))
 
     def _caller(self, job: queue.Job) -> Caller:
         owner = job.owner
