@@ -38,8 +38,9 @@ import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO
+from typing import Any, Final, Protocol, TextIO
 
 from memoryd.memctl import format as fmt
 from memoryd.memctl.backup import run_backup
@@ -99,9 +100,6 @@ from memoryd.memctl.requests import (
 from memoryd.memctl.store import run_store_copy
 from memoryd.rpc.client import BadReply, Client, ConnectError, ConnectionLost, RpcError
 from memoryd.rpc.paths import control_socket, resolve_home
-
-if TYPE_CHECKING:
-    from memoryd.memctl.owners import Labels
 
 __all__ = [
     "ACTION_STATUSES",
@@ -201,15 +199,17 @@ class Command:
 
 
 def _emit(io: Io, args: argparse.Namespace, result: Any, render: Renderer,
-          labels: Labels | None = None) -> None:
+          labels_from: Rpc | None = None) -> None:
+    """Print ``result``: as JSON with --json, else rendered, owners and
+    tokens shown by the operator's labels when ``labels_from`` is given."""
     if option(args, "json"):
         io.out(json.dumps(result, indent=2, ensure_ascii=False))
-    elif labels is None:
-        io.out(render(result))
-    else:
-        from memoryd.memctl.owners import labelled
+        return
+    if labels_from is not None:
+        from memoryd.memctl.owners import labelled, load_labels
 
-        io.out(render(labelled(result, labels)))
+        result = labelled(result, load_labels(labels_from))
+    io.out(render(result))
 
 
 def _never_seen(rpc: Rpc, args: argparse.Namespace) -> str | None:
@@ -269,12 +269,7 @@ def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
                f"{version}) and writing it; nothing was changed (revision_conflict)")
         io.err("  what to do: check it with `memctl consent`, then run this command again")
         return EXIT_FAILED
-    labels = None
-    if not option(args, "json"):
-        from memoryd.memctl.owners import load_labels
-
-        labels = load_labels(rpc)
-    _emit(io, args, result, fmt.consent, labels)
+    _emit(io, args, result, fmt.consent, rpc)
     return EXIT_OK
 
 
@@ -399,12 +394,9 @@ def run_completion(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
 # --- the table ---------------------------------------------------------------------
 
 
-def _verify_judge(result: Any) -> int:
-    return EXIT_OK if isinstance(result, Mapping) and result.get("ok") is True else EXIT_FAILED
-
-
-def _policy_judge(result: Any) -> int:
-    return EXIT_OK if isinstance(result, Mapping) and result.get("loaded") is True \
+def _ok_if(field: str) -> Callable[[Any], int]:
+    """Exit 0 when the result's ``field`` is true, else 1."""
+    return lambda result: EXIT_OK if isinstance(result, Mapping) and result.get(field) is True \
         else EXIT_FAILED
 
 
@@ -479,14 +471,6 @@ def _run_decide(args: argparse.Namespace, rpc: Rpc, io: Io, *, approve: bool) ->
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def run_approve(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
-    return _run_decide(args, rpc, io, approve=True)
-
-
-def run_deny(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
-    return _run_decide(args, rpc, io, approve=False)
-
-
 def _pending_pages(args: argparse.Namespace, rpc: Rpc,
                    io: Io) -> tuple[dict[str, Any], bool]:
     """The listing ``memctl pending`` shows, and whether more were left out.
@@ -542,29 +526,30 @@ def run_pending(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     return EXIT_OK
 
 
+def _no_extra(io: Io, extra: str, missing: str) -> int:
+    # memoryd is not on PyPI: name the extra, install it from the checkout.
+    io.err(f"memctl {extra}: {missing} with the memoryd[{extra}] extra: from the checkout, "
+           f"pipx install --force '.[{extra}]' (or pip install '.[{extra}]' in memoryd's venv)")
+    return EXIT_FAILED
+
+
+# The bridge (the MCP SDK) and the web page come with optional extras: they
+# are imported only here, so every other subcommand works without them.
+
+
 def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
-    # The bridge needs the optional MCP SDK (memoryd[mcp]): import it only
-    # here, so every other subcommand works without it.
     try:
         from memoryd.memctl import mcp_bridge
     except ImportError:
-        # memoryd is not on PyPI: name the extra, install it from the checkout.
-        io.err("memctl mcp: the MCP SDK is not installed; it comes with the memoryd[mcp] "
-               "extra: from the checkout, pipx install --force '.[mcp]' (or "
-               "pip install '.[mcp]' in memoryd's venv)")
-        return EXIT_FAILED
+        return _no_extra(io, "mcp", "the MCP SDK is not installed; it comes")
     return mcp_bridge.main(args.bridge_args, home=args.home, timeout=args.timeout)
 
 
 def run_ui(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
-    # The web page needs the optional ui extra (memoryd[ui]): import it only here.
     try:
         from memoryd.memctl.ui import server
     except ImportError:
-        io.err("memctl ui: the web page's libraries are not installed; they come with the "
-               "memoryd[ui] extra: from the checkout, pipx install --force '.[ui]' (or "
-               "pip install '.[ui]' in memoryd's venv)")
-        return EXIT_FAILED
+        return _no_extra(io, "ui", "the web page's libraries are not installed; they come")
     return server.serve(args, io.stdout, io.stderr)
 
 
@@ -583,8 +568,8 @@ COMMANDS: Final[dict[str, Command]] = {
     "pending": Command(build_pending, fmt.actions, labelled=True, run=run_pending),
     "pending show": Command(build_action, fmt.action_detail, labelled=True),
     "action": Command(build_action, fmt.action_detail, labelled=True),
-    "approve": Command(build_approve, fmt.write_result, run=run_approve),
-    "deny": Command(build_deny, _denied, run=run_deny),
+    "approve": Command(build_approve, fmt.write_result, run=partial(_run_decide, approve=True)),
+    "deny": Command(build_deny, _denied, run=partial(_run_decide, approve=False)),
     "consent": Command(build_consent, fmt.consent, labelled=True),
     "consent set": Command(None, run=run_consent_set),
     "extract submit": Command(build_extract_submit, fmt.generic),
@@ -600,10 +585,10 @@ COMMANDS: Final[dict[str, Command]] = {
     "token ls": Command(build_token_ls, fmt.tokens, labelled=True),
     "token revoke": Command(build_token_revoke, fmt.token_revoked),
     "context": Command(None, run=run_context),
-    "audit verify": Command(build_audit_verify, fmt.verify, _verify_judge, slow=True),
+    "audit verify": Command(build_audit_verify, fmt.verify, _ok_if("ok"), slow=True),
     "audit export": Command(None, run=run_audit_export),
     "audit checkpoint": Command(build_audit_checkpoint, _pretty_json),
-    "policy reload": Command(build_policy_reload, fmt.policy_reload, _policy_judge),
+    "policy reload": Command(build_policy_reload, fmt.policy_reload, _ok_if("loaded")),
     "policy explain": Command(build_policy_explain, fmt.policy_explain),
     "scan": Command(None, run=run_scan, needs_daemon=False),
     "mcp": Command(None, run=run_mcp, needs_daemon=False),
@@ -648,12 +633,7 @@ def run_simple(command: Command, args: argparse.Namespace, rpc: Rpc, io: Io) -> 
             result = rpc.call(request.method, request.params)
     else:
         result = rpc.call(request.method, request.params)
-    labels = None
-    if command.labelled and not option(args, "json"):
-        from memoryd.memctl.owners import load_labels
-
-        labels = load_labels(rpc)
-    _emit(io, args, result, command.render, labels)
+    _emit(io, args, result, command.render, rpc if command.labelled else None)
     return command.judge(result)
 
 
