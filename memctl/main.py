@@ -55,46 +55,34 @@ from memoryd.memctl.cli import (
     option,
     parse,
 )
-from memoryd.memctl.extract import build_extract_job, build_extract_status, build_extract_submit
 from memoryd.memctl.progress import bar, waiting
 from memoryd.memctl.requests import (
     Builder,
     Request,
     UsageError,
-    build_action,
     build_approve,
     build_archive,
-    build_audit_checkpoint,
     build_audit_export_page,
     build_audit_verify,
     build_backup,
-    build_consent,
     build_consent_set,
     build_deny,
-    build_gc,
+    build_extract_submit,
     build_journal,
     build_ls,
     build_pending,
     build_policy_explain,
-    build_policy_reload,
     build_projection_authorize,
-    build_projection_report,
-    build_projection_reseed,
     build_projection_retry,
-    build_receipt,
     build_rm,
     build_show,
     build_status,
     build_supersede,
     build_task_begin,
-    build_team_create,
-    build_team_ls,
     build_team_member,
     build_token_issue,
-    build_token_ls,
-    build_token_revoke,
-    build_undo,
     build_write,
+    call,
     identity_params,
 )
 from memoryd.memctl.store import run_store_copy
@@ -248,8 +236,7 @@ def run_team_add(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
 
 def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     probe = build_consent_set(args, 0)  # refuse an empty change before any call
-    read = build_consent(args, io.read_text)
-    current = rpc.call(read.method, read.params)
+    current = rpc.call("consent.get", identity_params(args))
     version = current.get("version") if isinstance(current, Mapping) else None
     if not isinstance(version, int):
         raise BadReply("memoryd's consent.get answer has no version")
@@ -553,6 +540,8 @@ def run_ui(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
     return server.serve(args, io.stdout, io.stderr)
 
 
+_SHOW_ACTION: Final = Command(call("governance.action.get", "action_id"), fmt.action_detail,
+                              labelled=True)
 COMMANDS: Final[dict[str, Command]] = {
     "status": Command(build_status, fmt.status, labelled=True),
     "ls": Command(build_ls, fmt.listing),
@@ -562,33 +551,33 @@ COMMANDS: Final[dict[str, Command]] = {
     "archive": Command(build_archive, fmt.write_result, locate=True),
     "supersede": Command(build_supersede, fmt.write_result, locate=True),
     "journal": Command(build_journal, fmt.journal),
-    "undo": Command(build_undo, fmt.write_result),
-    "receipt": Command(build_receipt, fmt.receipt),
-    "gc": Command(build_gc, fmt.gc, slow=True),
+    "undo": Command(call("memory.undo", "operation_id", identity=True), fmt.write_result),
+    "receipt": Command(call("memory.receipt", "receipt_id", identity=True), fmt.receipt),
+    "gc": Command(call("memory.gc"), fmt.gc, slow=True),
     "pending": Command(build_pending, fmt.actions, labelled=True, run=run_pending),
-    "pending show": Command(build_action, fmt.action_detail, labelled=True),
-    "action": Command(build_action, fmt.action_detail, labelled=True),
+    "pending show": _SHOW_ACTION,
+    "action": _SHOW_ACTION,
     "approve": Command(build_approve, fmt.write_result, run=partial(_run_decide, approve=True)),
     "deny": Command(build_deny, _denied, run=partial(_run_decide, approve=False)),
-    "consent": Command(build_consent, fmt.consent, labelled=True),
+    "consent": Command(call("consent.get", identity=True), fmt.consent, labelled=True),
     "consent set": Command(None, run=run_consent_set),
     "extract submit": Command(build_extract_submit, fmt.generic),
-    "extract status": Command(build_extract_status, fmt.generic),
-    "extract retry": Command(build_extract_job, fmt.generic),
-    "extract drop": Command(build_extract_job, fmt.generic),
-    "team create": Command(build_team_create, fmt.team_changed),
+    "extract status": Command(call("extract.status", identity=True), fmt.generic),
+    "extract retry": Command(call("extract.retry", "job_id"), fmt.generic),
+    "extract drop": Command(call("extract.drop", "job_id"), fmt.generic),
+    "team create": Command(call("team.create", "name"), fmt.team_changed),
     "team add": Command(build_team_member, fmt.team_changed, labelled=True,
                         run=run_team_add),
     "team remove": Command(build_team_member, fmt.team_changed, labelled=True),
-    "team ls": Command(build_team_ls, fmt.teams, labelled=True),
+    "team ls": Command(call("team.list"), fmt.teams, labelled=True),
     "token issue": Command(build_token_issue, fmt.token_issued, labelled=True),
-    "token ls": Command(build_token_ls, fmt.tokens, labelled=True),
-    "token revoke": Command(build_token_revoke, fmt.token_revoked),
+    "token ls": Command(call("token.list", identity=True), fmt.tokens, labelled=True),
+    "token revoke": Command(call("token.revoke", "token_id"), fmt.token_revoked),
     "context": Command(None, run=run_context),
     "audit verify": Command(build_audit_verify, fmt.verify, _ok_if("ok"), slow=True),
     "audit export": Command(None, run=run_audit_export),
-    "audit checkpoint": Command(build_audit_checkpoint, _pretty_json),
-    "policy reload": Command(build_policy_reload, fmt.policy_reload, _ok_if("loaded")),
+    "audit checkpoint": Command(call("audit.checkpoint"), _pretty_json),
+    "policy reload": Command(call("policy.reload"), fmt.policy_reload, _ok_if("loaded")),
     "policy explain": Command(build_policy_explain, fmt.policy_explain),
     "scan": Command(None, run=run_scan, needs_daemon=False),
     "mcp": Command(None, run=run_mcp, needs_daemon=False),
@@ -601,8 +590,8 @@ COMMANDS: Final[dict[str, Command]] = {
     "completion": Command(None, run=run_completion, needs_daemon=False),
     "projection authorize": Command(build_projection_authorize, fmt.projection_authorized),
     "projection retry": Command(build_projection_retry, fmt.generic),
-    "projection reseed": Command(build_projection_reseed, fmt.generic),
-    "projection report": Command(build_projection_report, fmt.projection_report),
+    "projection reseed": Command(call("memory.projection.reseed"), fmt.generic),
+    "projection report": Command(call("memory.projection.report"), fmt.projection_report),
     "ui": Command(None, run=run_ui, needs_daemon=False),
 }
 

@@ -34,40 +34,29 @@ __all__ = [
     "Reader",
     "Request",
     "UsageError",
-    "build_action",
     "build_approve",
     "build_archive",
-    "build_audit_checkpoint",
     "build_audit_export_page",
     "build_audit_verify",
     "build_backup",
-    "build_consent",
     "build_consent_set",
     "build_deny",
-    "build_gc",
+    "build_extract_submit",
     "build_journal",
     "build_ls",
     "build_pending",
     "build_policy_explain",
-    "build_policy_reload",
     "build_projection_authorize",
-    "build_projection_report",
-    "build_projection_reseed",
     "build_projection_retry",
-    "build_receipt",
     "build_rm",
     "build_show",
     "build_status",
     "build_supersede",
     "build_task_begin",
-    "build_team_create",
-    "build_team_ls",
     "build_team_member",
     "build_token_issue",
-    "build_token_ls",
-    "build_token_revoke",
-    "build_undo",
     "build_write",
+    "call",
     "identity_params",
 ]
 
@@ -139,6 +128,17 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
 
 
 # --- builders: pure functions from arguments to a request -----------------------
+
+
+def call(method: str, *names: str, identity: bool = False) -> Builder:
+    """The builder of a request whose params are the arguments ``names``
+    as given, with ``identity`` the identity the command line names."""
+
+    def build(args: argparse.Namespace, _read: Reader) -> Request:
+        params = {name: getattr(args, name) for name in names}
+        return Request(method, _with_identity(args, params) if identity else params)
+
+    return build
 
 
 def build_status(args: argparse.Namespace, _read: Reader) -> Request:
@@ -256,25 +256,9 @@ def build_journal(args: argparse.Namespace, _read: Reader) -> Request:
         args, _drop_none({"cursor": args.cursor, "page_size": args.page_size})))
 
 
-def build_undo(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.undo", _with_identity(args, {"operation_id": args.operation_id}))
-
-
-def build_receipt(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.receipt", _with_identity(args, {"receipt_id": args.receipt_id}))
-
-
-def build_gc(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.gc", {})
-
-
 def build_pending(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("governance.action.list",
                    _drop_none({"status": args.status, "cursor": args.cursor}))
-
-
-def build_action(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("governance.action.get", {"action_id": args.action_id})
 
 
 def _one_id(args: argparse.Namespace) -> str:
@@ -298,10 +282,6 @@ def build_deny(args: argparse.Namespace, _read: Reader) -> Request:
                    _drop_none({"action_id": _one_id(args), "reason": args.reason}))
 
 
-def build_consent(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("consent.get", _with_identity(args, {}))
-
-
 def build_consent_set(args: argparse.Namespace, version: int) -> Request:
     """consent.set for the switches given, against the ``version`` just read."""
     switches = _drop_none({"read": args.read, "contribute": args.contribute,
@@ -322,18 +302,6 @@ def build_token_issue(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("token.issue", params)
 
 
-def build_token_ls(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("token.list", _with_identity(args, {}))
-
-
-def build_token_revoke(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("token.revoke", {"token_id": args.token_id})
-
-
-def build_team_create(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("team.create", {"name": args.name})
-
-
 def build_team_member(args: argparse.Namespace, _read: Reader) -> Request:
     """team.add / team.remove: the member is named, never the default identity."""
     ident = _identity(args)
@@ -342,8 +310,10 @@ def build_team_member(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("team." + args.key.split()[1], {"name": args.name, "identity": ident})
 
 
-def build_team_ls(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("team.list", {})
+def build_extract_submit(args: argparse.Namespace, read: Reader) -> Request:
+    """A transcript file (JSON Lines; the daemon reads and bounds it)."""
+    params = _drop_none({"jsonl": read(args.file), "scope": args.scope})
+    return Request("extract.submit", _with_identity(args, params))
 
 
 def build_task_begin(args: argparse.Namespace) -> Request:
@@ -368,14 +338,6 @@ def build_audit_export_page(args: argparse.Namespace, after_seq: int) -> Request
     return Request("audit.export", {"after_seq": after_seq, "limit": args.limit})
 
 
-def build_audit_checkpoint(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("audit.checkpoint", {})
-
-
-def build_policy_reload(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("policy.reload", {})
-
-
 def build_policy_explain(args: argparse.Namespace, _read: Reader) -> Request:
     params: dict[str, Any] = {"capability": args.capability, "channel": args.channel,
                               "target": args.target, "scope": args.scope}
@@ -394,14 +356,6 @@ def build_projection_authorize(args: argparse.Namespace, _read: Reader) -> Reque
 
 def build_projection_retry(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("memory.projection.retry", _drop_none({"entry_ids": args.entry_ids or None}))
-
-
-def build_projection_reseed(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.projection.reseed", {})
-
-
-def build_projection_report(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.projection.report", {})
 
 
 def build_backup(args: argparse.Namespace, _read: Reader) -> Request:
