@@ -42,7 +42,7 @@ from typing import Any, Final
 import anyio
 import anyio.lowlevel
 import msgspec
-from anyio.abc import SocketAttribute, SocketStream
+from anyio.abc import AsyncResource, SocketAttribute, SocketStream
 
 from memoryd.rpc.framing import CLOSED, NEED_DATA, FrameReader, FrameTooLarge, IncompleteFrame
 
@@ -422,7 +422,7 @@ class Client:
 # --- async --------------------------------------------------------------
 
 
-class AsyncClient:
+class AsyncClient(AsyncResource):
     """The same API as ``Client`` with ``async`` methods, on anyio.
 
     ``wait_in_place`` (seconds, default 0: never) lets a call whose answer
@@ -488,13 +488,6 @@ class AsyncClient:
             anyio.notify_closing(sock)
         if stream is not None:
             await stream.aclose()
-
-    async def __aenter__(self) -> AsyncClient:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
 
     async def call(self, method: str, params: Mapping[str, Any] | None = None, /,
                    **kw: Any) -> Any:
