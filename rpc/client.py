@@ -311,10 +311,7 @@ class Client:
         """Call ``method`` and return its result; an error reply raises
         ``RpcError``. Params come from ``params`` and/or keywords."""
         id_, frame = self._codec.call(method, _params(params, kw))
-        line = self._exchange(frame, self.timeout)
-        if line is None:
-            raise ConnectionLost("memoryd closed the connection before answering")
-        return self._read(self._codec.read_call, line, id_)
+        return self._read(self._codec.read_call, self._exchange(frame, self.timeout), id_)
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None, /,
                **kw: Any) -> None:
@@ -328,10 +325,8 @@ class Client:
         if not calls:
             return []
         ids, frame = self._codec.batch(calls)
-        line = self._exchange(frame, self.timeout)
-        if line is None:
-            raise ConnectionLost("memoryd closed the connection before answering")
-        results: list[Any] = self._read(self._codec.read_batch, line, ids)
+        results: list[Any] = self._read(self._codec.read_batch,
+                                        self._exchange(frame, self.timeout), ids)
         return results
 
     def send_raw(self, line: bytes, *, expect_reply: bool = True,
@@ -346,7 +341,9 @@ class Client:
 
     # transport
 
-    def _read(self, reader: Any, line: bytes, ids: Any) -> Any:
+    def _read(self, reader: Any, line: bytes | None, ids: Any) -> Any:
+        if line is None:
+            raise ConnectionLost("memoryd closed the connection before answering")
         try:
             return reader(line, ids)
         except BadReply:
@@ -492,10 +489,8 @@ class AsyncClient(AsyncResource):
     async def call(self, method: str, params: Mapping[str, Any] | None = None, /,
                    **kw: Any) -> Any:
         id_, frame = self._codec.call(method, _params(params, kw))
-        line = await self._exchange(frame, self.timeout)
-        if line is None:
-            raise ConnectionLost("memoryd closed the connection before answering")
-        return await self._read(self._codec.read_call, line, id_)
+        return await self._read(self._codec.read_call, await self._exchange(frame, self.timeout),
+                                id_)
 
     async def notify(self, method: str, params: Mapping[str, Any] | None = None, /,
                      **kw: Any) -> None:
@@ -505,10 +500,8 @@ class AsyncClient(AsyncResource):
         if not calls:
             return []
         ids, frame = self._codec.batch(calls)
-        line = await self._exchange(frame, self.timeout)
-        if line is None:
-            raise ConnectionLost("memoryd closed the connection before answering")
-        results: list[Any] = await self._read(self._codec.read_batch, line, ids)
+        results: list[Any] = await self._read(
+            self._codec.read_batch, await self._exchange(frame, self.timeout), ids)
         return results
 
     async def send_raw(self, line: bytes, *, expect_reply: bool = True,
@@ -517,7 +510,9 @@ class AsyncClient(AsyncResource):
             line += b"\n"
         return await self._exchange(line, (timeout or self.timeout) if expect_reply else None)
 
-    async def _read(self, reader: Any, line: bytes, ids: Any) -> Any:
+    async def _read(self, reader: Any, line: bytes | None, ids: Any) -> Any:
+        if line is None:
+            raise ConnectionLost("memoryd closed the connection before answering")
         try:
             return reader(line, ids)
         except BadReply:
