@@ -37,10 +37,10 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Final, Protocol, TextIO
+from typing import Any, Final
 
 from memoryd.memctl import format as fmt
 from memoryd.memctl.backup import run_backup
@@ -58,7 +58,9 @@ from memoryd.memctl.cli import (
 from memoryd.memctl.progress import bar, waiting
 from memoryd.memctl.requests import (
     Builder,
+    Io,
     Request,
+    Rpc,
     UsageError,
     build_approve,
     build_archive,
@@ -118,41 +120,6 @@ EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_NOT_RUNNING: Final = 3
 EXIT_TRANSPORT: Final = 4
-
-
-class Rpc(Protocol):
-    """What memctl needs of a client (``rpc.client.Client`` fits)."""
-
-    def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
-
-    def close(self) -> None: ...
-
-
-@dataclass
-class Io:
-    stdout: TextIO = field(default_factory=lambda: sys.stdout)
-    stderr: TextIO = field(default_factory=lambda: sys.stderr)
-    stdin: TextIO = field(default_factory=lambda: sys.stdin)
-
-    def read_text(self, path: str) -> str:
-        """A file's text, or stdin's for ``-``; one final newline is dropped."""
-        try:
-            if path == "-":
-                raw = getattr(self.stdin, "buffer", None)
-                text = raw.read().decode("utf-8") if raw is not None else self.stdin.read()
-            else:
-                text = Path(path).read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise UsageError(f"{'stdin' if path == '-' else path} is not UTF-8 text") from None
-        except OSError as exc:
-            raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-        return text.removesuffix("\n")
-
-    def out(self, text: str) -> None:
-        print(text, file=self.stdout)
-
-    def err(self, text: str) -> None:
-        print(text, file=self.stderr)
 
 
 Renderer = Callable[[Any], str]

@@ -2,7 +2,8 @@
 the JSON-RPC request they stand for.
 
 Owns: ``Request`` (method, params and any notes for stderr), ``UsageError``
-for command lines refused before any call, and one ``build_*`` function per
+for command lines refused before any call, what every command runs with
+(``Rpc``, the client; ``Io``, the streams), and one ``build_*`` function per
 request memctl can make. The command table in ``memoryd.memctl.main`` says which
 builder serves which subcommand; multi-call runners there use the builders
 here for each of their calls.
@@ -23,16 +24,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Protocol, TextIO
 
 from memoryd.memctl.cli import ENTRY_TYPES, option
 
 __all__ = [
     "Builder",
+    "Io",
     "Reader",
     "Request",
+    "Rpc",
     "UsageError",
     "build_approve",
     "build_archive",
@@ -63,6 +68,41 @@ __all__ = [
 
 class UsageError(Exception):
     """A command line memctl refuses before talking to the daemon."""
+
+
+class Rpc(Protocol):
+    """What memctl needs of a client (``rpc.client.Client`` fits)."""
+
+    def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class Io:
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    stdin: TextIO = field(default_factory=lambda: sys.stdin)
+
+    def read_text(self, path: str) -> str:
+        """A file's text, or stdin's for ``-``; one final newline is dropped."""
+        try:
+            if path == "-":
+                raw = getattr(self.stdin, "buffer", None)
+                text = raw.read().decode("utf-8") if raw is not None else self.stdin.read()
+            else:
+                text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{'stdin' if path == '-' else path} is not UTF-8 text") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return text.removesuffix("\n")
+
+    def out(self, text: str) -> None:
+        print(text, file=self.stdout)
+
+    def err(self, text: str) -> None:
+        print(text, file=self.stderr)
 
 
 @dataclass(frozen=True)
