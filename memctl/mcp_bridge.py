@@ -231,9 +231,6 @@ def _broken(exc: Exception) -> BridgeError:
     )
 
 
-_ARGUMENTS: dict[str, frozenset[str]] = {}
-
-
 # An argument name the bridge repeats in an error: an identifier's form,
 # no longer than any argument a tool takes is.
 _NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -250,13 +247,6 @@ def _nameable(name: str) -> bool:
     from memoryd.kernel.scan import scan
 
     return not scan(name) and not scan(name.replace("_", " "))
-
-
-def _argument_names(spec: ToolSpec) -> frozenset[str]:
-    names = _ARGUMENTS.get(spec.name)
-    if names is None:
-        names = _ARGUMENTS[spec.name] = frozenset(input_schema(spec)["properties"])
-    return names
 
 
 # --- the bridge -------------------------------------------------------------------
@@ -331,13 +321,16 @@ class Bridge:
     async def close(self) -> None:
         task, self.task = self.task, None
         try:
-            if task is not None:
-                await self.client.call("task.end", {"task_id": task["task_id"]})
-        except (ConnectError, RpcError, ConnectionLost, BadReply, TimeoutError):
-            # The task expires on its own (task TTL); nothing more to do here.
-            pass
+            await self._end(task)
         finally:
             await self.client.aclose()
+
+    async def _end(self, task: dict[str, Any] | None) -> None:
+        if task is not None:
+            try:
+                await self.client.call("task.end", {"task_id": task["task_id"]})
+            except (ConnectError, RpcError, ConnectionLost, BadReply, TimeoutError):
+                pass  # the task expires on its own (task TTL)
 
     # grants that change during the session
 
@@ -393,11 +386,7 @@ class Bridge:
         before = [s.name for s in self.granted()]
         if self.task is None or await self._stale():
             old, self.task = self.task, None
-            if old is not None:
-                try:
-                    await self.client.call("task.end", {"task_id": old["task_id"]})
-                except (ConnectError, RpcError, ConnectionLost, BadReply, TimeoutError):
-                    pass  # it expires with the task TTL
+            await self._end(old)
             await self.ensure_task()
         return [s.name for s in self.granted()] != before
 
@@ -465,7 +454,7 @@ class Bridge:
                 errors=[{"path": f"$.{k}", "problem": "not an argument of this tool"}
                         for k in owned],
             )
-        known = _argument_names(spec)
+        known = frozenset(spec.params.__struct_fields__) - BRIDGE_OWNED
         unknown = [k for k in arguments if k not in known]
         if unknown:
             # Name each one (a name, never a value), so the model can fix its
