@@ -361,26 +361,21 @@ def run_import(args: argparse.Namespace, rpc: Rpc, text: str,
         if progress is not None:
             progress.update(1)
     if option(args, "vouch") and report.imported:
-        report.promoted = promote_ids(rpc, report.imported, who)
+        report.promoted = len(promote_ids(rpc, report.imported, who)["promoted"])
     return report
 
 
-def promote_ids(rpc: Rpc, ids: Sequence[str], who: Mapping[str, Any]) -> int:
-    promoted = 0
-    for start in range(0, len(ids), PROMOTE_BATCH):
-        out = rpc.call("memory.promote", {"ids": list(ids[start:start + PROMOTE_BATCH]), **who})
-        promoted += len(out.get("promoted", [])) if isinstance(out, Mapping) else 0
-    return promoted
-
-
-def run_promote(args: argparse.Namespace, rpc: Rpc) -> dict[str, Any]:
-    ids = list(dict.fromkeys(args.ids))
-    who = identity_params(args)
+def promote_ids(rpc: Rpc, ids: Sequence[str], who: Mapping[str, Any]) -> dict[str, Any]:
+    """memory.promote for ``ids``, in batches: the entries promoted and those left as they were."""
     promoted: list[Any] = []
     unchanged: list[Any] = []
     for start in range(0, len(ids), PROMOTE_BATCH):
-        out = rpc.call("memory.promote", {"ids": ids[start:start + PROMOTE_BATCH], **who})
+        out = rpc.call("memory.promote", {"ids": list(ids[start:start + PROMOTE_BATCH]), **who})
         if isinstance(out, Mapping):
             promoted.extend(out.get("promoted", []))
             unchanged.extend(out.get("unchanged", []))
     return {"promoted": promoted, "unchanged": unchanged}
+
+
+def run_promote(args: argparse.Namespace, rpc: Rpc) -> dict[str, Any]:
+    return promote_ids(rpc, list(dict.fromkeys(args.ids)), identity_params(args))
