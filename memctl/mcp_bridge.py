@@ -279,8 +279,6 @@ class Bridge:
         # The MCP session (its connection-wide channel), known from the first
         # request; change notifications go out on it.
         self.connection: Any = None
-        # The tools the task's grants allow, with the task they were read from.
-        self._granted: tuple[dict[str, Any] | None, tuple[ToolSpec, ...]] | None = None
 
     # lifecycle
 
@@ -400,15 +398,8 @@ class Bridge:
     # tools
 
     def granted(self) -> list[ToolSpec]:
-        # Worked out once per task (a task's grants never change; a change
-        # of grants is a new task), not on every call.
-        task = self.task
-        cached = self._granted
-        if cached is None or cached[0] is not task:
-            grants = set(task.get("grants") or []) if task else set()
-            cached = self._granted = (
-                task, tuple(spec for spec in TOOLS if spec.grant is None or spec.grant in grants))
-        return list(cached[1])
+        grants = set(self.task.get("grants") or []) if self.task else set()
+        return [spec for spec in TOOLS if spec.grant is None or spec.grant in grants]
 
     async def list_tools(self) -> list[types.Tool]:
         await self.ensure_task()
