@@ -45,9 +45,7 @@ from typing import Any, Final
 from memoryd.memctl import format as fmt
 from memoryd.memctl.backup import run_backup
 from memoryd.memctl.cli import (
-    ACTION_STATUSES,
     BASIS_KINDS,
-    DEFAULT_MAX_BODY_BYTES,
     ENTRY_TYPES,
     STATUSES,
     TARGETS,
@@ -92,10 +90,8 @@ from memoryd.rpc.client import BadReply, Client, ConnectError, ConnectionLost, R
 from memoryd.rpc.paths import control_socket, resolve_home
 
 __all__ = [
-    "ACTION_STATUSES",
     "BASIS_KINDS",
     "COMMANDS",
-    "DEFAULT_MAX_BODY_BYTES",
     "ENTRY_TYPES",
     "EXIT_FAILED",
     "EXIT_NOT_RUNNING",
