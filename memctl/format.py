@@ -28,7 +28,6 @@ from memoryd.kernel.retention import NEVER_EXPIRES
 
 __all__ = [
     "action_detail",
-    "actions",
     "cell",
     "clean",
     "consent",
@@ -424,18 +423,6 @@ def _op_summary(op: Mapping[str, Any]) -> str:
     if entry:
         where += f" {cell(entry)}@{cell(op.get('expected_revision'))}"
     return f"{cell(op.get('action'))} {where}"
-
-
-def actions(result: object) -> str:
-    rows = [[cell(a.get("action_id")), cell(a.get("status")), cell(a.get("created_at")),
-             cell(a.get("expires_at")), proposer(a.get("proposed_by"), a.get("owner")),
-             "; ".join(_op_summary(o) for o in _ops(a)) or "-"]
-            for a in _items(result)]
-    parts = [table(["ACTION", "STATUS", "CREATED", "EXPIRES", "PROPOSED BY", "OPERATIONS"],
-                   rows)
-             if rows else "no actions"]
-    parts += _more(result, "memctl pending")
-    return "\n".join(parts)
 
 
 def _whole(value: object) -> str:

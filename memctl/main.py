@@ -517,7 +517,7 @@ COMMANDS: Final[dict[str, Command]] = {
     "undo": Command(call("memory.undo", "operation_id", identity=True), fmt.write_result),
     "receipt": Command(call("memory.receipt", "receipt_id", identity=True), fmt.receipt),
     "gc": Command(call("memory.gc"), fmt.gc, slow=True),
-    "pending": Command(build_pending, fmt.actions, labelled=True, run=run_pending),
+    "pending": Command(build_pending, run=run_pending),
     "pending show": _SHOW_ACTION,
     "action": _SHOW_ACTION,
     "approve": Command(build_approve, fmt.write_result, run=partial(_run_decide, approve=True)),
