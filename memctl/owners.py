@@ -49,7 +49,7 @@ class Labels:
 
 def load_labels(rpc: Rpc) -> Labels:
     """The operator's labels; none when token.list cannot be read (output
-    then shows bare ids, as before labels existed)."""
+    then shows bare ids)."""
     from memoryd.rpc.client import RpcError
 
     try:
