@@ -47,12 +47,10 @@ __all__ = [
     "build_consent_set",
     "build_deny",
     "build_extract_submit",
-    "build_journal",
     "build_ls",
     "build_pending",
     "build_policy_explain",
     "build_projection_authorize",
-    "build_projection_retry",
     "build_rm",
     "build_show",
     "build_status",
@@ -172,13 +170,16 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
 
 def call(method: str, *names: str, identity: bool = False) -> Builder:
     """The builder of a request whose params are the arguments ``names``
-    as given, with ``identity`` the identity the command line names."""
+    that were given, with ``identity`` the identity the command line names."""
 
     def build(args: argparse.Namespace, _read: Reader) -> Request:
-        params = {name: getattr(args, name) for name in names}
+        params = _drop_none({name: getattr(args, name) for name in names})
         return Request(method, _with_identity(args, params) if identity else params)
 
     return build
+
+
+build_pending: Final = call("governance.action.list", "status", "cursor")
 
 
 def build_status(args: argparse.Namespace, _read: Reader) -> Request:
@@ -291,16 +292,6 @@ def build_supersede(args: argparse.Namespace, read: Reader) -> Request:
         args, "supersede", id=args.id, expected_revision=args.rev, entry=_entry(args, read)))
 
 
-def build_journal(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.journal", _with_identity(
-        args, _drop_none({"cursor": args.cursor, "page_size": args.page_size})))
-
-
-def build_pending(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("governance.action.list",
-                   _drop_none({"status": args.status, "cursor": args.cursor}))
-
-
 def _one_id(args: argparse.Namespace) -> str:
     ids = args.action_id
     if isinstance(ids, list):
@@ -392,10 +383,6 @@ def build_projection_authorize(args: argparse.Namespace, _read: Reader) -> Reque
     return Request("memory.projection.authorize",
                    _drop_none({"entry_ids": args.entry_ids or None,
                                "approve": True if args.approve else None}))
-
-
-def build_projection_retry(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.projection.retry", _drop_none({"entry_ids": args.entry_ids or None}))
 
 
 def build_backup(args: argparse.Namespace, _read: Reader) -> Request:
