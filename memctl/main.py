@@ -196,7 +196,7 @@ def run_team_add(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
 
 
 def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
-    probe = build_consent_set(args, 0)  # refuse an empty change before any call
+    build_consent_set(args, 0)  # refuses an empty change before any call
     current = rpc.call("consent.get", identity_params(args))
     version = current.get("version") if isinstance(current, Mapping) else None
     if not isinstance(version, int):
@@ -207,7 +207,6 @@ def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
         if unseen is not None:
             io.err(_never_seen_warning(unseen) + " (consent is set all the same)")
     request = build_consent_set(args, version)
-    del probe
     try:
         result = rpc.call(request.method, request.params)
     except RpcError as exc:
