@@ -59,6 +59,7 @@ __all__ = [
 
 _TITLE_WIDTH: Final = 72
 _SECRET_KEYS: Final = frozenset({"token"})
+_SWITCHES: Final = ("read", "contribute", "learn_from_tools")  # an owner's consent
 
 
 # --- text hygiene ----------------------------------------------------------
@@ -247,10 +248,8 @@ def status(result: object) -> str:
         ("owner", _get(ident, "owner")),
         ("identity source", _get(ident, "source")),
         ("identity verified", _get(ident, "identity_verified")),
-        ("consent", f"read {_onoff(_get(consent_, 'read'))}, "
-                    f"contribute {_onoff(_get(consent_, 'contribute'))}, "
-                    f"learn_from_tools {_onoff(_get(consent_, 'learn_from_tools'))} "
-                    f"(version {cell(_get(consent_, 'version'))})"),
+        ("consent", ", ".join(f"{k} {_onoff(_get(consent_, k))}" for k in _SWITCHES)
+         + f" (version {cell(_get(consent_, 'version'))})"),
         ("policy hash", _get(result, "policy", "hash")),
     ]
     if _get(result, "recall") is not None:
@@ -576,13 +575,9 @@ def _proposed_entry(entry: Mapping[str, Any]) -> str:
 
 
 def consent(result: object) -> str:
-    return _fields([
-        ("owner", _get(result, "owner")),
-        ("read", _onoff(_get(result, "read"))),
-        ("contribute", _onoff(_get(result, "contribute"))),
-        ("learn_from_tools", _onoff(_get(result, "learn_from_tools"))),
-        ("version", _get(result, "version")),
-    ])
+    return _fields([("owner", _get(result, "owner")),
+                    *((k, _onoff(_get(result, k))) for k in _SWITCHES),
+                    ("version", _get(result, "version"))])
 
 
 def token_issued(result: object) -> str:
