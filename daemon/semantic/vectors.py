@@ -3,10 +3,10 @@ the triggers that keep both in step with ``entries``.
 
 Owns: the ``entry_vectors`` and ``embed_queue`` tables, the triggers that
 destroy a vector the moment its entry stops being active or its text
-changes, how committed deletions reach the in-memory index (``Changes`` on
-SQLite, the ``vector_feed`` on a database several daemons share), the
-claims that give each queued entry to one worker at a time, and the small
-read/write helpers the embedding worker and the hybrid ranker use. Nothing
+changes, the claims that give each queued entry to one worker at a time,
+and the small read/write helpers the embedding worker and the hybrid ranker
+use (the ranker reads the vectors of a caller's view at each query:
+daemon/semantic/hybrid.py). Nothing
 here needs the ``semantic`` extra: the schema and its deletion triggers
 exist in every store, so a store embedded once keeps destroying vectors on
 removal even if the extra is later uninstalled. (The PostgreSQL schema's
@@ -23,19 +23,12 @@ Invariants:
 - the queue and the vectors hold ids, hashes and numbers, never text;
 - vectors are int8 with one float scale each (``quantise``), tagged with the
   model id that made them; only the current model's vectors are ranked;
-- a vector row is known by its ``vid``, never reused, so a reader can tell
-  the row it holds from the one that replaced it;
-- on a shared store (PostgreSQL) every vector row written or deleted is one
-  ``vector_feed`` row, numbered in commit order: each daemon's index follows
-  the others' changes from it, and one that fell behind the pruned part of
-  the feed loads every vector again; a queued entry is claimed by one
-  worker for a lease, so two daemons do not embed it twice.
+- on a shared store (PostgreSQL) a queued entry is claimed by one worker
+  for a lease, so two daemons do not embed it twice.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -74,63 +67,6 @@ CREATE TRIGGER IF NOT EXISTS entries_vec_ad AFTER DELETE ON entries BEGIN
   DELETE FROM embed_queue WHERE entry_id = old.id;
 END;
 """  # noqa: S608 (built from our own constants only)
-
-
-class Changes:
-    """Vector rows the writer deleted, told to the in-memory index once they commit.
-
-    The writer connection's update hook (``register``) notes every deleted
-    ``entry_vectors`` row by its ``vid`` (AUTOINCREMENT: never reused). The
-    store settles them after each transaction: on COMMIT they go to the
-    listeners (the index drops them), on rollback they are discarded. A
-    savepoint rolled back inside a committed group may report a deletion
-    that did not happen; the index re-reads such entries from the store
-    (``hybrid.Index`` suspects), so the store stays the truth.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pending: list[int] = []
-        self._listeners: list[Callable[[list[int]], None]] = []
-
-    def subscribe(self, on_gone: Callable[[list[int]], None]) -> None:
-        with self._lock:
-            self._listeners.append(on_gone)
-
-    def deleted(self, vid: int) -> None:
-        with self._lock:
-            self._pending.append(vid)
-
-    def settle(self, *, committed: bool) -> None:
-        with self._lock:
-            gone, self._pending = self._pending, []
-            listeners = list(self._listeners)
-        if committed and gone:
-            for listener in listeners:
-                listener(gone)
-
-
-# The writer connection's watch on deleted vector rows: a TEMP trigger (the
-# connection's own, never stored in the file) calling back into Python for
-# those rows only. An update hook was told of every row change of every
-# table (about eight a write, each a Python call) to find these.
-_DELETED_FUNCTION = "memoryd_vector_deleted"
-_WATCH = (f"CREATE TEMP TRIGGER IF NOT EXISTS memoryd_vector_deleted AFTER DELETE"
-          f" ON main.entry_vectors BEGIN SELECT {_DELETED_FUNCTION}(old.vid); END")
-
-
-def register(conn: apsw.Connection, changes: Changes) -> None:
-    """Watch ``conn`` for deleted vector rows (the writer's connection is the
-    one that deletes), once its schema holds ``entry_vectors`` (``install``).
-
-    A TEMP trigger belongs to the connection: it fires for every deletion this
-    connection makes (a cascade or a trigger's too) and for none of another's."""
-
-    def deleted(*args: Any) -> None:
-        changes.deleted(int(args[0]))  # old.vid: an INTEGER PRIMARY KEY
-
-    conn.create_scalar_function(_DELETED_FUNCTION, deleted, 1)
-    conn.execute(_WATCH)
 
 
 def install(conn: apsw.Connection) -> None:
@@ -193,8 +129,8 @@ def store_vectors(tx: Tx, model: str, dim: int, items: list[tuple[str, str, floa
                          " AND content_hash = ?", (entry_id, content_hash))
         if current is None:
             continue
-        # Delete, then insert: the old row's deletion is reported like any
-        # other (a REPLACE would delete it silently).
+        # Delete, then insert: the old row's bytes are zeroed like any
+        # other deleted row's.
         tx.exec("DELETE FROM entry_vectors WHERE entry_id = ?", (entry_id,))
         tx.exec("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec,"
                 " content_hash) VALUES (?, ?, ?, ?, ?, ?)",
@@ -257,49 +193,6 @@ def release(tx: Tx, worker: str, entry_ids: list[str]) -> None:
             f" WHERE claimed_by = ? AND entry_id IN ({marks})", (worker, *entry_ids))
 
 
-# --- the change feed: how a daemon follows vectors other daemons change ------------
-
-# Feed rows read per round, and kept once every daemon could have read them:
-# a daemon further behind than KEEP_FEED rows loads every vector again.
-FEED_PAGE = 2_000
-KEEP_FEED = 100_000
-
-
-def feed_head(tx: Tx) -> int:
-    """The newest feed row: where a daemon that just loaded every vector follows on from.
-
-    Read before the vectors themselves, so a change committed between the
-    two reads is in both (following it again changes nothing)."""
-    row = tx.one("SELECT coalesce(max(seq), 0) AS seq FROM vector_feed")
-    return int(row["seq"]) if row else 0
-
-
-def feed_since(tx: Tx, after: int, limit: int = FEED_PAGE) -> tuple[list[dict[str, Any]], int]:
-    """Feed rows after ``after`` (oldest first), and the newest seq pruned.
-
-    The rows are read first: a prune committed between the two reads then
-    shows in the second, and the caller loads everything again rather than
-    miss the rows it removed. Rows arrive in commit order: every write of a
-    vector holds the audit chain's head lock (store_pg's triggers)."""
-    rows = tx.all("SELECT seq, vid, entry_id, op FROM vector_feed WHERE seq > ?"
-                  " ORDER BY seq LIMIT ?", (after, limit))
-    pruned = tx.one("SELECT value FROM meta WHERE key = 'vector_feed_pruned'")
-    return rows, int(pruned["value"]) if pruned else 0
-
-
-def prune_feed(tx: Tx, keep: int = KEEP_FEED) -> int:
-    """Drop feed rows older than the newest ``keep``; the rows dropped."""
-    head = feed_head(tx)
-    upto = head - keep
-    row = tx.one("SELECT value FROM meta WHERE key = 'vector_feed_pruned'")
-    if upto <= (int(row["value"]) if row else 0):
-        return 0
-    n = tx.exec("DELETE FROM vector_feed WHERE seq <= ?", (upto,))
-    tx.exec("INSERT INTO meta(key, value) VALUES ('vector_feed_pruned', ?)"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(upto),))
-    return n
-
-
 def backlog(tx: Tx) -> int:
     row = tx.one("SELECT count(*) AS n FROM embed_queue")
     return int(row["n"]) if row else 0
@@ -312,12 +205,8 @@ def owner_backlog(tx: Tx, where: str, args: tuple[Any, ...]) -> int:
     return int(row["n"]) if row else 0
 
 
-def load_rows(tx: Tx, model: str, ids: list[str] | None = None) -> list[dict[str, Any]]:
-    """Stored vectors of ``model`` with their entry's owner and namespace."""
-    sql = ("SELECT v.vid, v.entry_id, v.scale, v.vec, e.owner, e.target, e.scope FROM entry_vectors"
-           " AS v JOIN entries AS e ON e.id = v.entry_id WHERE v.model = ?"
-           " AND e.status = 'active'")
-    if ids is None:
-        return tx.all(sql, (model,))
-    marks = ",".join("?" * len(ids))
-    return tx.all(sql + f" AND v.entry_id IN ({marks})", (model, *ids))
+def owner_count(tx: Tx, owner: str, model: str) -> int:
+    """The owner's stored vectors of ``model``."""
+    row = tx.one("SELECT count(*) AS n FROM entry_vectors AS v JOIN entries AS e"
+                 " ON e.id = v.entry_id WHERE e.owner = ? AND v.model = ?", (owner, model))
+    return int(row["n"]) if row else 0

@@ -94,37 +94,34 @@ def fill(tx: Tx) -> None:
                                      []) == [entry_id]
 
 
-# (name, owner, namespaces or None, the caller's SQL filter, its arguments)
+# (name, the caller's SQL filter, its arguments): an owner's view
 VIEWS = [
-    ("owner_a_all", "own_a", None, "e.owner = ? AND e.status = 'active'", ("own_a",)),
-    ("owner_a_memory", "own_a", [("memory", "default"), ("memory", "work")],
-     "e.owner = ? AND e.target = 'memory' AND e.scope IN ('default', 'work')"
+    ("owner_a_all", "e.owner = ? AND e.status = 'active'", ("own_a",)),
+    ("owner_a_memory", "e.owner = ? AND e.target = 'memory' AND e.scope IN ('default', 'work')"
      " AND e.status = 'active'", ("own_a",)),
-    ("owner_b_all", "own_b", None, "e.owner = ? AND e.status = 'active'", ("own_b",)),
+    ("owner_b_all", "e.owner = ? AND e.status = 'active'", ("own_b",)),
 ]
 QUERIES = [f"{word} zzzz" for word in WORDS] + ["bravo note", "delta note"]
 LIMITS = (50, 12)
 
 
 def ranker_for(store: Store) -> Any:
-    """The daemon's hybrid ranker over ``store``, ready to rank."""
-    index = hybrid.Index(DIM)
-    index.add_rows(store.run_sync(lambda tx: vectors.load_rows(tx, MODEL), write=False))
-    index.ready = True
-    return hybrid.Ranker(Model(), index, worker=None)
+    """The daemon's hybrid ranker over ``store``: it searches the store's vectors."""
+    return hybrid.Ranker(Model(), worker=None)
 
 
 def ranked(store: Store) -> dict[str, list[list[Any]]]:
     """Every view's ranked (id, fused score) for every query and limit."""
     ranker = ranker_for(store)
     out: dict[str, list[list[Any]]] = {}
-    for name, owner, spaces, where, args in VIEWS:
+    for name, where, args in VIEWS:
         for query in QUERIES:
             for limit in LIMITS:
-                def rank(tx: Tx, query: str = query, limit: int = limit) -> list[list[Any]]:
+                def rank(tx: Tx, query: str = query, limit: int = limit, where: str = where,
+                         args: tuple[str, ...] = args) -> list[list[Any]]:
                     plan = search.plan(tx, query, where, args)
                     qvec = np.asarray(Model().query(query), dtype=np.float32)
-                    rows, info = ranker.ranked(tx, plan, where, args, limit, owner, spaces, qvec)
+                    rows, info = ranker.ranked(tx, plan, where, args, limit, qvec)
                     assert info["ranker"] == "hybrid"
                     return [[r["id"], r["score"]] for r in rows]
 
