@@ -198,7 +198,8 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
         # Hybrid: the same filter, lexical and vector candidates fused
         # (daemon/semantic/hybrid.py); everything below applies unchanged.
         rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, qvec,
-                                          columns=_CANDIDATE_COLUMNS, stats=stats)
+                                          view.rows("p."), columns=_CANDIDATE_COLUMNS,
+                                          stats=stats)
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()

@@ -160,7 +160,9 @@ class Worker:
         self.started = False
 
     async def start(self) -> None:
-        """Queue what a new model must re-embed, and embed the ranker's anchors."""
+        """Queue what a new model must re-embed, embed the ranker's anchors, and
+        pack the vectors a store from before the packs holds (recall is
+        lexical until they are: ``vector_index_loading``)."""
         model = self.embedder.model_id
         self.progress.requeued_for_model = await self.store.run(
             lambda tx: vectors.requeue_for_model(tx, model), governed=False)
@@ -169,6 +171,11 @@ class Worker:
         if self.prepare is not None:
             await anyio.to_thread.run_sync(self.prepare, limiter=self._limiter)
         self.started = True
+        packed = 0
+        while await self.store.run(vectors.unpacked, write=False):
+            packed += await self.store.run(vectors.pack_unpacked, governed=False)
+        if packed:
+            log.info("vectors_packed", model=model, vectors=packed)
 
     async def run(self) -> None:
         self.progress.running = True

@@ -40,7 +40,6 @@ Invariants:
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -89,34 +88,44 @@ VECTOR_CANDIDATES = 50
 # The model reads 512 tokens at once; a longer intent is embedded from its
 # first characters (the whole intent still goes to the lexical plan).
 QUERY_CHARS = 1_000
-# Vector rows read and scored at a time: what one query holds of the view's
-# vectors at once (4,096 rows of 384 dimensions: 6 MiB as float32).
-CHUNK = 4_096
 
 
-def nearest(tx: Tx, model: str, q: Vector, where: str, args: tuple[Any, ...], k: int,
+def nearest(tx: Tx, model: str, q: Vector, spaces: str, args: Sequence[Any], k: int,
             floor: float = MIN_SIMILARITY) -> list[tuple[str, float]]:
-    """The ``k`` nearest stored vectors of ``model`` among the rows the caller's
-    filter ``where`` on ``e`` admits, best first (ties by id): ``(entry id, cosine)``.
+    """The ``k`` nearest stored vectors of ``model`` in the namespaces the
+    filter ``spaces`` on ``p`` admits (the caller's view: ``View.rows("p.")``),
+    best first, ties by id: ``(entry id, cosine)``. Below ``floor``, none.
 
-    Exact: every vector of the view is read in this transaction (its entry's
-    current text only: the content hash must match) and scored, a chunk at a
-    time; nothing is kept once the answer is out. Below ``floor``, none."""
+    Exact: every pack of those namespaces is read in this transaction and
+    each of its live vectors scored (one matrix-vector product per pack);
+    nothing is kept once the answer is out."""
     dim = len(q)
-    walk = tx.rows("SELECT v.entry_id, v.scale, v.vec FROM entries AS e"  # noqa: S608 (no client text in SQL)
-                   " JOIN entry_vectors AS v ON v.entry_id = e.id"
-                   " AND v.content_hash = e.content_hash"
-                   f" WHERE v.model = ? AND v.dim = ? AND {where}", (model, dim, *args))
-    hits: list[tuple[str, float]] = []
-    while chunk := list(itertools.islice(walk, CHUNK)):
-        scales = np.array([r["scale"] for r in chunk], dtype=np.float32)
-        mat = (np.frombuffer(b"".join(bytes(r["vec"]) for r in chunk), dtype=np.int8)
-               .reshape(len(chunk), dim).astype(np.float32) * scales[:, None])
+    found: list[tuple[Any, Any]] = []
+    for pack in tx.rows("SELECT p.used, p.vids, p.scales, p.vecs FROM vector_packs AS p"  # noqa: S608 (no client text in SQL)
+                        f" WHERE p.model = ? AND p.dim = ? AND {spaces}", (model, dim, *args)):
+        n = int(pack["used"])
+        vids = np.frombuffer(pack["vids"], dtype="<i8", count=n)
+        scales = np.frombuffer(pack["scales"], dtype="<f4", count=n).astype(np.float32)
+        mat = (np.frombuffer(pack["vecs"], dtype=np.int8, count=n * dim).reshape(n, dim)
+               .astype(np.float32) * scales[:, None])
         scores = mat @ q
-        hits += [(chunk[i]["entry_id"], round(float(scores[i]), 6))
-                 for i in np.flatnonzero(scores >= floor)]
-        if len(hits) > 4 * k:
-            hits = sorted(hits, key=lambda h: (-h[1], h[0]))[:k]
+        keep = (vids > 0) & (scores >= floor)
+        found.append((vids[keep], scores[keep]))
+    if not found:
+        return []
+    ids = np.concatenate([v for v, _ in found])
+    cosines = np.concatenate([c for _, c in found])
+    if len(cosines) > k:
+        # Every vector that may tie with the k-th best once rounded stays in:
+        # ties are broken by id.
+        pick = cosines >= -np.partition(-cosines, k - 1)[k - 1] - 1e-6
+        ids, cosines = ids[pick], cosines[pick]
+    score_of = {int(v): round(float(c), 6) for v, c in zip(ids, cosines, strict=True)}
+    hits = [(str(r["entry_id"]), score_of[int(r["vid"])]) for r in tx.all(
+        "WITH c(vector_candidate) AS (SELECT value FROM json_each(?))"
+        " SELECT v.vid, v.entry_id FROM c CROSS JOIN entry_vectors AS v"
+        " JOIN entries AS e ON e.id = v.entry_id AND e.content_hash = v.content_hash"
+        " WHERE v.vid = CAST(c.vector_candidate AS BIGINT)", (json.dumps(list(score_of)),))]
     return sorted(hits, key=lambda h: (-h[1], h[0]))[:k]
 
 
@@ -199,25 +208,27 @@ class Ranker:
         return np.asarray(self.embedder.query(text[:QUERY_CHARS]), dtype=np.float32)
 
     def ranked(self, tx: Tx, plan: search.Plan, where: str, args: tuple[Any, ...],
-               limit: int, qvec: Vector | None, columns: tuple[str, ...] | None = None,
-               stats: tuple[int, float] | None = None,
+               limit: int, qvec: Vector | None, spaces: tuple[str, Sequence[Any]],
+               columns: tuple[str, ...] | None = None, stats: tuple[int, float] | None = None,
                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Fused candidates (best first, ``score`` = fused score) and what ranked them.
-        ``where`` on ``e`` is the caller's view (its owner's rows and the team
-        scopes it holds): both lists come from it alone. ``stats``: the view's
-        BM25 statistics when the caller has them."""
+        ``where`` on ``e`` is the caller's filter; ``spaces`` its view as a
+        filter on ``p``, the packs' owner, target and scope (``View.rows("p.")``):
+        vector neighbours come from the view's namespaces, and each takes a
+        rank only if ``where`` admits it. ``stats``: the view's BM25
+        statistics when the caller has them."""
         picked = columns if columns is None or "id" in columns else ("id", *columns)
         lexical = search.ranked(tx, plan, where, args, limit, columns=picked, stats=stats)
         info = self.info(tx, where, args)
-        if qvec is None:
+        if qvec is None or info["ranker"] != "hybrid":
             return lexical, info
         by_id = {r["id"]: r for r in lexical}
         floor = self.floor(qvec)
-        near = nearest(tx, self.embedder.model_id, qvec, where, args,
+        near = nearest(tx, self.embedder.model_id, qvec, spaces[0], spaces[1],
                        min(limit, VECTOR_CANDIDATES), floor)
         read_rows(tx, [entry_id for entry_id, _ in near], where, args, picked, by_id)
-        fused = fuse([(r["id"], r["score"]) for r in lexical],
-                     [hit for hit in near if hit[0] in by_id], floor)
+        near = [hit for hit in near if hit[0] in by_id]
+        fused = fuse([(r["id"], r["score"]) for r in lexical], near, floor)
         rows = []
         for entry_id, score in fused[:limit]:
             row = dict(by_id[entry_id])
@@ -233,7 +244,10 @@ class Ranker:
             unembedded = vectors.owner_backlog(tx, where, args)
         out: dict[str, Any] = {"ranker": "hybrid", "model": self.embedder.model_id,
                                "unembedded": unembedded}
-        if unembedded:
+        if vectors.unpacked(tx):
+            out["ranker"] = "lexical"
+            out["reason"] = "vector_index_loading"
+        elif unembedded:
             out["note"] = "entries not yet embedded are ranked lexically"
         return out
 
@@ -243,7 +257,7 @@ class Ranker:
 
     def status(self, tx: Tx, owner: str) -> dict[str, Any]:
         queued = vectors.owner_backlog(tx, "e.owner = ?", (owner,)) if vectors.backlog(tx) else 0
-        return {**self.identity(), "index": "exact",
+        return {**self.identity(), "index": "loading" if vectors.unpacked(tx) else "exact",
                 "embedded": vectors.owner_count(tx, owner, self.embedder.model_id),
                 "queued": queued,
                 "reembedding": queued > 0 and self.worker.progress.requeued_for_model > 0,

@@ -29,6 +29,7 @@ Invariants:
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -66,7 +67,31 @@ CREATE TRIGGER IF NOT EXISTS entries_vec_ad AFTER DELETE ON entries BEGIN
   DELETE FROM entry_vectors WHERE entry_id = old.id;
   DELETE FROM embed_queue WHERE entry_id = old.id;
 END;
+CREATE TABLE IF NOT EXISTS vector_packs(
+  id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, target TEXT NOT NULL,
+  scope TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, used INTEGER NOT NULL,
+  live INTEGER NOT NULL, vids BLOB NOT NULL, scales BLOB NOT NULL, vecs BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS vector_packs_space ON vector_packs(owner, target, scope, model);
 """  # noqa: S608 (built from our own constants only)
+
+# A deleted vector row's slot in its pack is zeroed in the same statement:
+# its vid (0: no vector), its scale and its bytes (secure_delete zeroes the
+# pages the old pack row held); a pack left without a live slot goes.
+PACKED = """
+CREATE INDEX IF NOT EXISTS entry_vectors_unpacked ON entry_vectors(vid) WHERE pack IS NULL;
+CREATE TRIGGER IF NOT EXISTS entry_vectors_unpack AFTER DELETE ON entry_vectors
+WHEN old.pack IS NOT NULL BEGIN
+  UPDATE vector_packs SET live = live - 1,
+    vids = CAST(substr(vids, 1, old.slot * 8) || zeroblob(8)
+                || substr(vids, old.slot * 8 + 9) AS BLOB),
+    scales = CAST(substr(scales, 1, old.slot * 4) || zeroblob(4)
+                  || substr(scales, old.slot * 4 + 5) AS BLOB),
+    vecs = CAST(substr(vecs, 1, old.slot * dim) || zeroblob(dim)
+                || substr(vecs, (old.slot + 1) * dim + 1) AS BLOB)
+  WHERE id = old.pack;
+  DELETE FROM vector_packs WHERE id = old.pack AND live = 0;
+END;
+"""
 
 
 def install(conn: apsw.Connection) -> None:
@@ -78,6 +103,11 @@ def install(conn: apsw.Connection) -> None:
     fresh = not list(conn.execute(
         "SELECT 1 FROM sqlite_master WHERE name = 'embed_queue'"))
     conn.execute(SCHEMA)
+    columns = {str(r["name"]) for r in conn.execute("PRAGMA table_info(entry_vectors)")}
+    if "pack" not in columns:  # a store from before the packs: its vectors are packed at start
+        conn.execute("ALTER TABLE entry_vectors ADD COLUMN pack INTEGER")
+        conn.execute("ALTER TABLE entry_vectors ADD COLUMN slot INTEGER")
+    conn.execute(PACKED)
     if fresh:
         conn.execute("INSERT OR IGNORE INTO embed_queue(entry_id)"  # noqa: S608 (a constant)
                      f" SELECT id FROM entries WHERE status = 'active' AND {EMBEDDING}")
@@ -132,15 +162,91 @@ def store_vectors(tx: Tx, model: str, dim: int, items: list[tuple[str, str, floa
         # Delete, then insert: the old row's bytes are zeroed like any
         # other deleted row's.
         tx.exec("DELETE FROM entry_vectors WHERE entry_id = ?", (entry_id,))
-        tx.exec("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec,"
-                " content_hash) VALUES (?, ?, ?, ?, ?, ?)",
-                (entry_id, model, dim, scale, blob, content_hash))
+        row = tx.one("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec,"
+                     " content_hash) VALUES (?, ?, ?, ?, ?, ?) RETURNING vid",
+                     (entry_id, model, dim, scale, blob, content_hash))
+        assert row is not None
+        space = tx.one("SELECT owner, target, scope FROM entries WHERE id = ?", (entry_id,))
+        assert space is not None
+        append(tx, space, model, dim, [(int(row["vid"]), scale, blob)])
         tx.exec("DELETE FROM embed_queue WHERE entry_id = ?", (entry_id,))
         stored.append(entry_id)
     for entry_id in drop:
         tx.exec("DELETE FROM embed_queue WHERE entry_id = ? AND NOT EXISTS (SELECT 1"
                 " FROM entries WHERE id = ? AND status = 'active')", (entry_id, entry_id))
     return stored
+
+
+# --- packs: each namespace's vectors, a few hundred to a row, for search ----------
+
+# Vectors per pack row: a search reads one row per PACK vectors of the view
+# (a pack of 384-dimension vectors is ~100 KB), and storing one vector
+# rewrites at most one pack.
+PACK = 256
+
+
+def _pack_bytes(rows: list[tuple[int, float, bytes]]) -> tuple[bytes, bytes, bytes]:
+    vids = b"".join(vid.to_bytes(8, "little") for vid, _, _ in rows)
+    scales = b"".join(struct.pack("<f", scale) for _, scale, _ in rows)
+    return vids, scales, b"".join(blob for _, _, blob in rows)
+
+
+def append(tx: Tx, space: dict[str, Any], model: str, dim: int,
+           rows: list[tuple[int, float, bytes]], *, fill: bool = True) -> None:
+    """Put ``(vid, scale, int8 bytes)`` rows of one namespace into its packs:
+    with ``fill``, the newest pack with room first, one at a time (its slot
+    is the one the database hands out, so two daemons appending at once
+    never share one); the rest in new packs of up to ``PACK``."""
+    key = (space["owner"], space["target"], space["scope"], model, dim)
+    while rows:
+        free = None if not fill else tx.one(
+            "SELECT id FROM vector_packs WHERE owner = ? AND target = ? AND scope = ?"
+            " AND model = ? AND dim = ? AND used < ? ORDER BY id DESC LIMIT 1", (*key, PACK))
+        if free is not None:
+            vid = rows[0][0]
+            vids, scales, vecs = _pack_bytes([rows[0]])
+            # SQLite's || makes text of two blobs: the bytes, cast back.
+            cat = "CAST({0} || ? AS BLOB)" if tx.dialect == "sqlite" else "{0} || ?"
+            put = tx.one(f"UPDATE vector_packs SET used = used + 1, live = live + 1,"  # noqa: S608 (constants)
+                         f" vids = {cat.format('vids')}, scales = {cat.format('scales')},"
+                         f" vecs = {cat.format('vecs')}"
+                         " WHERE id = ? AND used < ? RETURNING used - 1 AS slot",
+                         (vids, scales, vecs, free["id"], PACK))
+            if put is not None:
+                tx.exec("UPDATE entry_vectors SET pack = ?, slot = ? WHERE vid = ?",
+                        (free["id"], put["slot"], vid))
+                rows = rows[1:]
+            continue
+        part, rows = rows[:PACK], rows[PACK:]
+        vids, scales, vecs = _pack_bytes(part)
+        made = tx.one("INSERT INTO vector_packs(owner, target, scope, model, dim, used, live,"
+                      " vids, scales, vecs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                      (*key, len(part), len(part), vids, scales, vecs))
+        assert made is not None
+        for slot, (vid, _, _) in enumerate(part):
+            tx.exec("UPDATE entry_vectors SET pack = ?, slot = ? WHERE vid = ?",
+                    (made["id"], slot, vid))
+
+
+def unpacked(tx: Tx) -> bool:
+    """Whether stored vectors wait to be packed (a store from before the packs)."""
+    return tx.one("SELECT 1 AS x FROM entry_vectors WHERE pack IS NULL LIMIT 1") is not None
+
+
+def pack_unpacked(tx: Tx, limit: int = 4_096) -> int:
+    """Pack up to ``limit`` stored vectors that are in no pack; how many."""
+    lock = " FOR UPDATE OF v SKIP LOCKED" if tx.dialect == "postgresql" else ""
+    rows = tx.all("SELECT v.vid, v.model, v.dim, v.scale, v.vec, e.owner, e.target, e.scope"  # noqa: S608 (a constant)
+                  " FROM entry_vectors AS v JOIN entries AS e ON e.id = v.entry_id"
+                  f" WHERE v.pack IS NULL ORDER BY v.vid LIMIT ?{lock}", (limit,))
+    groups: dict[tuple[Any, ...], list[tuple[int, float, bytes]]] = {}
+    for r in rows:
+        key = (r["owner"], r["target"], r["scope"], r["model"], int(r["dim"]))
+        groups.setdefault(key, []).append((int(r["vid"]), float(r["scale"]), bytes(r["vec"])))
+    for (owner, target, scope, model, dim), part in groups.items():
+        append(tx, {"owner": owner, "target": target, "scope": scope}, model, dim, part,
+               fill=False)
+    return len(rows)
 
 
 # --- claims: one worker per queued entry on a shared store -------------------------

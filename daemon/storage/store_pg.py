@@ -168,6 +168,16 @@ CREATE TABLE IF NOT EXISTS entry_vectors(
   vid BIGSERIAL PRIMARY KEY, entry_id {_T} NOT NULL UNIQUE, model {_T} NOT NULL,
   dim BIGINT NOT NULL, scale DOUBLE PRECISION NOT NULL, vec BYTEA NOT NULL,
   content_hash {_T} NOT NULL);
+ALTER TABLE entry_vectors ADD COLUMN IF NOT EXISTS pack BIGINT,
+  ADD COLUMN IF NOT EXISTS slot BIGINT;
+CREATE INDEX IF NOT EXISTS entry_vectors_unpacked ON entry_vectors(vid) WHERE pack IS NULL;
+-- Each namespace's vectors, a few hundred to a row: what a search reads
+-- (daemon/semantic/vectors.py, "packs").
+CREATE TABLE IF NOT EXISTS vector_packs(
+  id BIGSERIAL PRIMARY KEY, owner {_T} NOT NULL, target {_T} NOT NULL, scope {_T} NOT NULL,
+  model {_T} NOT NULL, dim BIGINT NOT NULL, used BIGINT NOT NULL, live BIGINT NOT NULL,
+  vids BYTEA NOT NULL, scales BYTEA NOT NULL, vecs BYTEA NOT NULL);
+CREATE INDEX IF NOT EXISTS vector_packs_space ON vector_packs(owner, target, scope, model);
 -- A queued entry is claimed by one daemon's worker for a lease (daemon/semantic/vectors.py).
 CREATE TABLE IF NOT EXISTS embed_queue(entry_id {_T} PRIMARY KEY, claimed_by {_T},
   claimed_until TIMESTAMPTZ);
@@ -386,6 +396,25 @@ CREATE TRIGGER entries_changed AFTER INSERT OR UPDATE OR DELETE ON entries
 DROP TRIGGER IF EXISTS tasks_changed ON tasks;
 CREATE TRIGGER tasks_changed AFTER UPDATE OF snapshot OR DELETE ON tasks
   FOR EACH ROW EXECUTE FUNCTION memoryd_tasks_changed();
+-- A deleted vector's slot in its pack is zeroed in the same transaction
+-- (daemon/semantic/vectors.py, PACKED); a pack without a live slot goes.
+CREATE OR REPLACE FUNCTION memoryd_vector_unpacked() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.pack IS NOT NULL THEN
+    UPDATE vector_packs SET live = live - 1,
+      vids = overlay(vids PLACING '\x0000000000000000'::bytea FROM OLD.slot::int * 8 + 1 FOR 8),
+      scales = overlay(scales PLACING '\x00000000'::bytea FROM OLD.slot::int * 4 + 1 FOR 4),
+      vecs = overlay(vecs PLACING decode(repeat('00', dim::int), 'hex')
+                     FROM OLD.slot::int * dim::int + 1 FOR dim::int)
+    WHERE id = OLD.pack;
+    DELETE FROM vector_packs WHERE id = OLD.pack AND live = 0;
+  END IF;
+  RETURN OLD;
+END $$;
+DROP TRIGGER IF EXISTS vectors_unpacked ON entry_vectors;
+CREATE TRIGGER vectors_unpacked AFTER DELETE ON entry_vectors
+  FOR EACH ROW EXECUTE FUNCTION memoryd_vector_unpacked();
 -- Vectors are searched in the store at each query (docs/decisions/0410): the
 -- change feed each daemon's in-memory copy followed is gone where it was.
 DROP TRIGGER IF EXISTS vectors_changed ON entry_vectors;
@@ -564,7 +593,7 @@ class PgTx:
 # Every table a removed entry's text (or its tokens, vectors, cards) may have
 # been in: what a removal rewrites before its receipt can say ``verified``.
 VACUUMED = ("entries", "revisions", "actions", "tasks", "snapshot_cards", "search_index",
-            "entry_vectors", "embed_queue")
+            "entry_vectors", "vector_packs", "embed_queue")
 
 
 class _Job:

@@ -94,12 +94,13 @@ def fill(tx: Tx) -> None:
                                      []) == [entry_id]
 
 
-# (name, the caller's SQL filter, its arguments): an owner's view
+# (name, the caller's view as a filter on owner, target and scope, its
+# arguments): ``{a}`` is the table's alias
 VIEWS = [
-    ("owner_a_all", "e.owner = ? AND e.status = 'active'", ("own_a",)),
-    ("owner_a_memory", "e.owner = ? AND e.target = 'memory' AND e.scope IN ('default', 'work')"
-     " AND e.status = 'active'", ("own_a",)),
-    ("owner_b_all", "e.owner = ? AND e.status = 'active'", ("own_b",)),
+    ("owner_a_all", "{a}owner = ?", ("own_a",)),
+    ("owner_a_memory", "{a}owner = ? AND {a}target = 'memory' AND {a}scope IN ('default', 'work')",
+     ("own_a",)),
+    ("owner_b_all", "{a}owner = ?", ("own_b",)),
 ]
 QUERIES = [f"{word} zzzz" for word in WORDS] + ["bravo note", "delta note"]
 LIMITS = (50, 12)
@@ -114,14 +115,17 @@ def ranked(store: Store) -> dict[str, list[list[Any]]]:
     """Every view's ranked (id, fused score) for every query and limit."""
     ranker = ranker_for(store)
     out: dict[str, list[list[Any]]] = {}
-    for name, where, args in VIEWS:
+    for name, view, args in VIEWS:
+        where = view.format(a="e.") + " AND e.status = 'active'"
+        spaces = (view.format(a="p."), args)
         for query in QUERIES:
             for limit in LIMITS:
                 def rank(tx: Tx, query: str = query, limit: int = limit, where: str = where,
-                         args: tuple[str, ...] = args) -> list[list[Any]]:
+                         args: tuple[str, ...] = args,
+                         spaces: tuple[str, tuple[str, ...]] = spaces) -> list[list[Any]]:
                     plan = search.plan(tx, query, where, args)
                     qvec = np.asarray(Model().query(query), dtype=np.float32)
-                    rows, info = ranker.ranked(tx, plan, where, args, limit, qvec)
+                    rows, info = ranker.ranked(tx, plan, where, args, limit, qvec, spaces)
                     assert info["ranker"] == "hybrid"
                     return [[r["id"], r["score"]] for r in rows]
 

@@ -90,7 +90,7 @@ def vector_ids(store: Store, ranker: Any, where: str) -> tuple[list[str], dict[s
     def rank(tx: Tx) -> tuple[list[str], dict[str, Any]]:
         args = (OWNER,)
         plan = search.plan(tx, "zzzz", where, args)
-        rows, info = ranker.ranked(tx, plan, where, args, 50, AXIS)
+        rows, info = ranker.ranked(tx, plan, where, args, 50, AXIS, ("p.owner = ?", args))
         return [r["id"] for r in rows], info
 
     return store.run_sync(rank, write=False)
@@ -137,6 +137,28 @@ def test_a_vector_the_store_no_longer_holds_is_never_ranked(
         assert info["vector_candidates"] == 1
 
 
+@pytest.mark.parametrize(("name", "sql"), CHANGES, ids=[c[0] for c in CHANGES])
+def test_a_deleted_vectors_bytes_leave_its_pack(
+        tmp_path: Path, store_config: str, name: str, sql: str) -> None:
+    with opened(tmp_path / "h", store_config) as store:
+        def fill(tx: Tx) -> None:
+            add_entry(tx, "ent_1")
+            add_entry(tx, "ent_2")
+            assert vectors.store_vectors(
+                tx, FixedModel.model_id, 3, [("ent_1", "h1", 0.5, b"\x11\x12\x13"),
+                                             ("ent_2", "h1", 0.5, b"\x21\x22\x23")],
+                []) == ["ent_1", "ent_2"]
+
+        store.run_sync(fill)
+        store.run_sync(lambda tx: tx.exec(sql.format(summary=column(tx, "summary"),
+                                                   content_hash=column(tx, "content_hash")),
+                                        ("ent_1",)))
+        packs = store.run_sync(lambda tx: tx.all("SELECT live, vecs FROM vector_packs"),
+                               write=False)
+        assert [(p["live"], bytes(p["vecs"])) for p in packs] == [
+            (1, b"\x00\x00\x00\x21\x22\x23")]
+
+
 def test_a_vector_stored_again_for_the_same_text_is_ranked_once(
         tmp_path: Path, store_config: str) -> None:
     with opened(tmp_path / "h", store_config) as store:
@@ -179,7 +201,7 @@ def steps(*workers: Any, rounds: int = 1) -> None:
 def held(store: Store) -> set[str]:
     """The entries whose vectors a search through ``store`` finds."""
     return set(store.run_sync(lambda tx: [entry_id for entry_id, _ in hybrid.nearest(
-        tx, FixedModel.model_id, AXIS, "e.owner = ?", (OWNER,), 100, floor=-1)], write=False))
+        tx, FixedModel.model_id, AXIS, "p.owner = ?", (OWNER,), 100, floor=-1)], write=False))
 
 
 def test_each_queued_entry_is_claimed_by_one_worker_until_its_lease_ends(
