@@ -3,7 +3,7 @@
 Usage, from the repository root::
 
     .venv/bin/python bench/run.py [--quick | --tiny] [--backend {sqlite,postgresql}]
-                                  [--sizes N ...] [--json FILE]
+                                  [--sizes N ...] [--recall] [--json FILE]
 
 Starts a real daemon on a temporary home under /tmp, drives it over
 ``agent.sock`` and ``control.sock`` with ``rpc.client.Client``, measures the
@@ -19,7 +19,9 @@ table and, with ``--json``, writes::
      instructions: {available, entries, calls, write_instructions,
                     read_instructions, search_instructions, context_instructions},
      storage: {notes, bytes_per_entry, bytes_per_audit_event, tables, ...},
-     embedding: {model, dim, load_s, entries_per_s, query_p50_us, model_rss_mib}}
+     embedding: {model, dim, load_s, entries_per_s, query_p50_us, model_rss_mib},
+     recall: {SIZE: {entries, fts_p99_us, rss_lexical_mib, rss_hybrid_mib,
+                     peak_rss_hybrid_mib}}}
 
 ``instructions`` comes from ``bench/instructions.py`` (callgrind counts per
 call in the daemon process), ``schema_floor`` from ``bench/schema_floor.py``
@@ -27,11 +29,15 @@ call in the daemon process), ``schema_floor`` from ``bench/schema_floor.py``
 floor beside the two-row commit floor) and ``storage`` from
 ``bench/storage.py``.
 
-With the semantic extra installed, ``memory.context`` is also measured with
-the hybrid ranker (``context_hybrid_10k`` / ``_100k``; ``--quick``: 3k) on
-the same store, next to the lexical one and the raw FTS5 floor; the main
-daemon runs with ``ranker = "lexical"`` so the other scenarios are not
-measured beside a busy embedding worker.
+The recall series, at every fill size and on either backend: ``memory.context``
+and search (``context_SIZE``, ``search_SIZE``) against the raw full-text
+floor measured on the same store at that size, and the daemon's RSS; with
+the semantic extra installed, the same calls with the hybrid ranker
+(``context_hybrid_SIZE``, ``search_hybrid_SIZE``) on the same store, every
+entry given a vector, its RSS and its cold start until the ranker is ready
+(``cold_start_hybrid_SIZE``). The main daemon runs with ``ranker =
+"lexical"`` so the other scenarios are not measured beside a busy embedding
+worker. ``--recall`` runs the recall series and the cold start only.
 
 ``--backend postgresql`` puts the daemon's home on a fresh schema of the
 server named by ``MEMORYD_TEST_PG_DSN`` (default: local, trust, database
@@ -41,7 +47,7 @@ row, head update and COMMIT, with and without the head's row lock;
 ``pg_fts``: the daemon's planned tsquery ranked top-12 in the server), plus
 ``two_daemons``: two homes on one schema, an agent writer on each; every
 acknowledged write is counted, the schema's rows are counted, and the chain
-is verified from both homes after. Hybrid recall, the schema floor and the
+is verified from both homes after. The schema floor and the
 instruction counts are SQLite's only and are skipped with a note; storage is
 measured with ``pg_total_relation_size``. The JSON then also holds
 ``floors.commit_nolock_p50_us``, ``floors.head_lock_cost_us``,

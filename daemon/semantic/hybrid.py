@@ -41,7 +41,7 @@ Invariants:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -101,8 +101,7 @@ def nearest(tx: Tx, model: str, q: Vector, spaces: str, args: Sequence[Any], k: 
     nothing is kept once the answer is out."""
     dim = len(q)
     found: list[tuple[Any, Any]] = []
-    for pack in tx.rows("SELECT p.used, p.vids, p.scales, p.vecs FROM vector_packs AS p"  # noqa: S608 (no client text in SQL)
-                        f" WHERE p.model = ? AND p.dim = ? AND {spaces}", (model, dim, *args)):
+    for pack in _packs(tx, model, dim, spaces, args):
         n = int(pack["used"])
         vids = np.frombuffer(pack["vids"], dtype="<i8", count=n)
         scales = np.frombuffer(pack["scales"], dtype="<f4", count=n).astype(np.float32)
@@ -127,6 +126,25 @@ def nearest(tx: Tx, model: str, q: Vector, spaces: str, args: Sequence[Any], k: 
         " JOIN entries AS e ON e.id = v.entry_id AND e.content_hash = v.content_hash"
         " WHERE v.vid = CAST(c.vector_candidate AS BIGINT)", (json.dumps(list(score_of)),))]
     return sorted(hits, key=lambda h: (-h[1], h[0]))[:k]
+
+
+# Packs read per statement: what a search holds of the view's vectors at once
+# (16 packs of 384-dimension vectors: ~1.6 MB).
+PAGE = 16
+
+
+def _packs(tx: Tx, model: str, dim: int, spaces: str,
+           args: Sequence[Any]) -> Iterator[dict[str, Any]]:
+    """The packs of the namespaces ``spaces`` admits, ``PAGE`` at a time: their
+    ids first (the namespace index covers them), then each page by id."""
+    ids = [r["id"] for r in tx.all("SELECT p.id FROM vector_packs AS p"  # noqa: S608 (no client text in SQL)
+                                   f" WHERE p.model = ? AND p.dim = ? AND {spaces}"
+                                   " ORDER BY p.id", (model, dim, *args))]
+    for at in range(0, len(ids), PAGE):
+        yield from tx.all("WITH c(pack) AS (SELECT value FROM json_each(?))"
+                          " SELECT p.used, p.vids, p.scales, p.vecs FROM c CROSS JOIN"
+                          " vector_packs AS p WHERE p.id = CAST(c.pack AS BIGINT)",
+                          (json.dumps(ids[at:at + PAGE]),))
 
 
 def read_rows(tx: Tx, ids: Sequence[str], where: str, args: tuple[Any, ...],
