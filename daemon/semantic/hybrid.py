@@ -262,12 +262,19 @@ class Ranker:
             unembedded = vectors.owner_backlog(tx, where, args)
         out: dict[str, Any] = {"ranker": "hybrid", "model": self.embedder.model_id,
                                "unembedded": unembedded}
-        if vectors.unpacked(tx):
+        if not self.ready(tx):
             out["ranker"] = "lexical"
             out["reason"] = "vector_index_loading"
         elif unembedded:
             out["note"] = "entries not yet embedded are ranked lexically"
         return out
+
+    def ready(self, tx: Tx) -> bool:
+        """Whether vector search answers: the worker has started (the anchors
+        are embedded, so no call pays for them) and every stored vector is
+        packed. (No worker: a ranker built on its own, ready.)"""
+        started = self.worker is None or self.worker.started
+        return started and not vectors.unpacked(tx)
 
     def identity(self) -> dict[str, Any]:
         """Which ranker and model answer: what status shows on every socket."""
@@ -275,7 +282,7 @@ class Ranker:
 
     def status(self, tx: Tx, owner: str) -> dict[str, Any]:
         queued = vectors.owner_backlog(tx, "e.owner = ?", (owner,)) if vectors.backlog(tx) else 0
-        return {**self.identity(), "index": "loading" if vectors.unpacked(tx) else "exact",
+        return {**self.identity(), "index": "exact" if self.ready(tx) else "loading",
                 "embedded": vectors.owner_count(tx, owner, self.embedder.model_id),
                 "queued": queued,
                 "reembedding": queued > 0 and self.worker.progress.requeued_for_model > 0,
