@@ -144,7 +144,7 @@ def _packs(tx: Tx, model: str, dim: int, spaces: str,
         yield from tx.all("WITH c(pack) AS (SELECT value FROM json_each(?))"
                           " SELECT p.used, p.vids, p.scales, p.vecs FROM c CROSS JOIN"
                           " vector_packs AS p WHERE p.id = CAST(c.pack AS BIGINT)",
-                          (json.dumps(ids[at:at + PAGE]),))
+                          (json.dumps(ids[at:at + PAGE]),), binary=True)
 
 
 def read_rows(tx: Tx, ids: Sequence[str], where: str, args: tuple[Any, ...],

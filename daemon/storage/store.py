@@ -653,7 +653,8 @@ class SqliteTx:
         for row in cursor:
             yield dict(zip(names, row, strict=True))
 
-    def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    def all(self, sql: str, args: Sequence[Any] = (), *,
+            binary: bool = False) -> list[dict[str, Any]]:
         cursor = self._cursor
         cursor.execute(sql, args)
         names = self._store.column_names(cursor, sql)

@@ -542,8 +542,9 @@ class PgTx:
         row: dict[str, Any] | None = self.conn.execute(translate(sql), tuple(args)).fetchone()
         return row
 
-    def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        return list(self.conn.execute(translate(sql), tuple(args)).fetchall())
+    def all(self, sql: str, args: Sequence[Any] = (), *,
+            binary: bool = False) -> list[dict[str, Any]]:
+        return list(self.conn.execute(translate(sql), tuple(args), binary=binary).fetchall())
 
     def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self.conn.cursor(row_factory=tuple_row) as cur:
