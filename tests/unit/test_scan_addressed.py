@@ -100,3 +100,10 @@ def test_the_same_verb_and_object_without_a_reader_do_not_fire() -> None:
     assert not scan("Switch off the content filters in the old water tank.", (rule,))
     # The mark must be in the match's sentence, not in the one before.
     assert not scan("You asked about the tank. Switch off the filters first.", (rule,))
+
+
+def test_everyday_notes_in_every_language_are_stored() -> None:
+    notes = [r for r in ROWS if r["category"] == "clean"]
+    assert {r["lang"] for r in notes} >= set(LANGS)
+    for row in notes:
+        assert _outcome(row["text"]) == "stored", row["text"]
