@@ -117,31 +117,16 @@ def _seal(prev_hash: str, body: EventBody) -> tuple[AuditEvent, bytes]:
     return AuditEvent(**fields, hash=hash_), raw
 
 
-def next_stored(
-    head: ChainHead,
-    kind: str,
-    ts: str,
-    *,
-    subject: EventSubject | None = None,
-    capability: str | None = None,
-    resource: str | None = None,
-    decision_id: str | None = None,
-    effect: str | None = None,
-    rule_ids: Sequence[str] = (),
-    entry_ids: Sequence[str] = (),
-    revisions: Sequence[int] = (),
-    content_hashes: Sequence[str] = (),
-    details: dict[str, DetailValue] | None = None,
-) -> tuple[AuditEvent, StoredEvent]:
+def next_stored(head: ChainHead, kind: str, ts: str,
+                **fields: Any) -> tuple[AuditEvent, StoredEvent]:
     """The event that follows ``head`` and the row to persist for it.
 
-    The canonical bytes are encoded once: the same bytes are hashed and stored.
+    The keywords are the event's own fields: ``subject``, ``capability``,
+    ``resource``, ``decision_id``, ``effect``, ``rule_ids``, ``entry_ids``,
+    ``revisions``, ``content_hashes`` and ``details``. The canonical bytes
+    are encoded once: the same bytes are hashed and stored.
     """
-    event, raw = _seal(head.hash, _next_body(
-        head, kind, ts, subject=subject, capability=capability, resource=resource,
-        decision_id=decision_id, effect=effect, rule_ids=rule_ids, entry_ids=entry_ids,
-        revisions=revisions, content_hashes=content_hashes, details=details,
-    ))
+    event, raw = _seal(head.hash, _next_body(head, kind, ts, **fields))
     return event, StoredEvent(event.seq, raw, event.hash)
 
 

@@ -43,20 +43,17 @@ KEY_BYTES = 32
 SIGNATURE_BYTES = 64
 
 
-class Checkpoint(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """A signed ``(seq, hash, ts)``: what ``memctl audit checkpoint`` prints."""
-
-    seq: int
-    hash: str
-    ts: str
-    signature: str
-    public_key: str
-
-
 class _Signed(msgspec.Struct, frozen=True, kw_only=True):
     seq: int
     hash: str
     ts: str
+
+
+class Checkpoint(_Signed, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A signed ``(seq, hash, ts)``: what ``memctl audit checkpoint`` prints."""
+
+    signature: str
+    public_key: str
 
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
@@ -69,11 +66,9 @@ def checkpoint_message(seq: int, head_hash: str, ts: str) -> bytes:
 
 
 def _check_point(seq: object, head_hash: object, ts: object) -> None:
-    if type(seq) is not int or seq < 0:
-        raise AuditError("malformed_checkpoint")
-    if type(head_hash) is not str or HEX64.fullmatch(head_hash) is None:
-        raise AuditError("malformed_checkpoint")
-    if type(ts) is not str or TIMESTAMP.fullmatch(ts) is None:
+    if not (type(seq) is int and seq >= 0
+            and type(head_hash) is str and HEX64.fullmatch(head_hash) is not None
+            and type(ts) is str and TIMESTAMP.fullmatch(ts) is not None):
         raise AuditError("malformed_checkpoint")
 
 

@@ -3,7 +3,7 @@
 Usage, from the repository root::
 
     .venv/bin/python bench/run.py [--quick | --tiny] [--backend {sqlite,postgresql}]
-                                  [--sizes N ...] [--json FILE]
+                                  [--sizes N ...] [--recall] [--json FILE]
 
 Starts a real daemon on a temporary home under /tmp, drives it over
 ``agent.sock`` and ``control.sock`` with ``rpc.client.Client``, measures the
@@ -19,7 +19,9 @@ table and, with ``--json``, writes::
      instructions: {available, entries, calls, write_instructions,
                     read_instructions, search_instructions, context_instructions},
      storage: {notes, bytes_per_entry, bytes_per_audit_event, tables, ...},
-     embedding: {model, dim, load_s, entries_per_s, query_p50_us, model_rss_mib}}
+     embedding: {model, dim, load_s, entries_per_s, query_p50_us, model_rss_mib},
+     recall: {SIZE: {entries, fts_p99_us, rss_lexical_mib, rss_hybrid_mib,
+                     peak_rss_hybrid_mib}}}
 
 ``instructions`` comes from ``bench/instructions.py`` (callgrind counts per
 call in the daemon process), ``schema_floor`` from ``bench/schema_floor.py``
@@ -27,11 +29,15 @@ call in the daemon process), ``schema_floor`` from ``bench/schema_floor.py``
 floor beside the two-row commit floor) and ``storage`` from
 ``bench/storage.py``.
 
-With the semantic extra installed, ``memory.context`` is also measured with
-the hybrid ranker (``context_hybrid_10k`` / ``_100k``; ``--quick``: 3k) on
-the same store, next to the lexical one and the raw FTS5 floor; the main
-daemon runs with ``ranker = "lexical"`` so the other scenarios are not
-measured beside a busy embedding worker.
+The recall series, at every fill size and on either backend: ``memory.context``
+and search (``context_SIZE``, ``search_SIZE``) against the raw full-text
+floor measured on the same store at that size, and the daemon's RSS; with
+the semantic extra installed, the same calls with the hybrid ranker
+(``context_hybrid_SIZE``, ``search_hybrid_SIZE``) on the same store, every
+entry given a vector, its RSS and its cold start until the ranker is ready
+(``cold_start_hybrid_SIZE``). The main daemon runs with ``ranker =
+"lexical"`` so the other scenarios are not measured beside a busy embedding
+worker. ``--recall`` runs the recall series and the cold start only.
 
 ``--backend postgresql`` puts the daemon's home on a fresh schema of the
 server named by ``MEMORYD_TEST_PG_DSN`` (default: local, trust, database
@@ -41,7 +47,7 @@ row, head update and COMMIT, with and without the head's row lock;
 ``pg_fts``: the daemon's planned tsquery ranked top-12 in the server), plus
 ``two_daemons``: two homes on one schema, an agent writer on each; every
 acknowledged write is counted, the schema's rows are counted, and the chain
-is verified from both homes after. Hybrid recall, the schema floor and the
+is verified from both homes after. The schema floor and the
 instruction counts are SQLite's only and are skipped with a note; storage is
 measured with ``pg_total_relation_size``. The JSON then also holds
 ``floors.commit_nolock_p50_us``, ``floors.head_lock_cost_us``,
@@ -136,7 +142,7 @@ class Profile:
 
     mode: str
     sizes: tuple[int, ...]
-    hybrid: tuple[int, ...]  # sizes at which the hybrid ranker's memory.context is measured too
+    hybrid: tuple[int, ...]  # sizes at which the hybrid ranker is measured too
     ops: int  # timed calls per write, approve and read scenario (and per floor)
     per_client: int  # writes per client in write_allow_8c
     context: int  # memory.context samples per size
@@ -148,10 +154,11 @@ class Profile:
     schema_writes: int
     instructions: tuple[int, int] | None  # (entries, calls); None: not counted
     storage_notes: int
+    recall_only: bool = False  # fill, recall and cold start only (``--recall``)
 
 
 PROFILES = {
-    "full": Profile("full", (1_000, 10_000, 100_000), (10_000, 100_000), ops=1_000,
+    "full": Profile("full", (1_000, 10_000, 100_000), (1_000, 10_000, 100_000), ops=1_000,
                     per_client=250, context=100, budget_s=60.0, starts=5, chain=200_000,
                     embed=256, two_daemons=500, schema_writes=500,
                     instructions=(10_000, 20), storage_notes=20_000),
@@ -240,6 +247,8 @@ class Bench:
         self.ids: list[str] = []
         self.results: dict[str, dict[str, float]] = {}
         self.notes: list[str] = []
+        # Recall by store size (its label): the figures that are not latencies.
+        self.recall: dict[str, dict[str, float]] = {}
         # Seconds a read scenario may take before it stops early (reported in notes).
         self.budget = budget_s
 
@@ -378,6 +387,15 @@ class Bench:
                               "candidates fused per call on average")
         return samples
 
+    def search(self, n: int, size: int, name: str = "search") -> None:
+        """``memory.list`` in search mode, two corpus words, one task over every fill scope."""
+        task = self.begin(self.agent, FILL)
+        samples = timed(lambda: self.agent.call(
+            "memory.list", {"task_id": task, "mode": "search", "query": self.corpus.text(2),
+                            "page_size": 20}), n, self.budget)
+        self.results[f"{name}_{_label(size)}"] = summary(samples)
+        self.agent.call("task.end", {"task_id": task})
+
     def audit_verify(self) -> None:
         t0 = time.perf_counter()
         out = self.control.call("audit.verify", {})
@@ -439,14 +457,15 @@ def embedding_cost(corpus: Corpus, n: int) -> dict[str, Any] | None:
             "pool": pool}
 
 
-def _rss_kib(pid: int) -> int:
+def _rss_kib(pid: int, field: str = "VmRSS") -> int:
+    """The process's resident set (``VmHWM``: its peak), KiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1])
     return 0
 
 
-def inject_vectors(db: Path, model: str, dim: int, pool: Any, seed: int = 11) -> int:
+def inject_vectors(home: Path, model: str, dim: int, pool: Any, seed: int = 11) -> int:
     """Give every active entry a vector of ``model`` (daemon stopped), as the worker would.
 
     Embedding 100k entries at the measured rate takes hours on two cores, so
@@ -455,7 +474,8 @@ def inject_vectors(db: Path, model: str, dim: int, pool: Any, seed: int = 11) ->
     quantises. Their cosines to real intents are the model's, so the
     neighbour floor lets through as many candidates as real vectors would,
     and the cost measured is the real path's. Quality is measured by
-    bench/recall_quality.py, on real embeddings of real text.
+    bench/recall_quality.py, on real embeddings of real text. On PostgreSQL
+    the home's schema gets the same rows.
     """
     import numpy as np
 
@@ -463,49 +483,70 @@ def inject_vectors(db: Path, model: str, dim: int, pool: Any, seed: int = 11) ->
 
     rng = np.random.default_rng(seed)
     base = np.vstack(pool).astype(np.float32)
-    conn = apsw.Connection(str(db))
+
+    def made(rows: list[tuple[str, str]]) -> Iterator[tuple[Any, ...]]:
+        for i, (entry_id, content_hash) in enumerate(rows):
+            vec = base[i % len(base)] + rng.normal(0.0, 0.01, dim).astype(np.float32)
+            scale, blob = quantise(vec / np.linalg.norm(vec))
+            yield entry_id, model, dim, scale, blob, content_hash
+
+    insert = ("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec, content_hash)"
+              " VALUES ({0}, {0}, {0}, {0}, {0}, {0}) ON CONFLICT(entry_id) DO UPDATE SET"
+              " model = excluded.model, dim = excluded.dim, scale = excluded.scale,"
+              " vec = excluded.vec, content_hash = excluded.content_hash")
+    meta = ("INSERT INTO meta(key, value) VALUES ('vector_model', {0})"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+    store = pg_store_of(home)
+    if store is not None:
+        with pg_connect(*store) as pg:
+            rows = [(str(a), str(b)) for a, b in pg.execute(
+                "SELECT id, content_hash FROM entries WHERE status = 'active'").fetchall()]
+            pg.execute("DELETE FROM embed_queue")
+            with pg.cursor() as cur:
+                cur.executemany(insert.format("%s"), list(made(rows)))
+            pg.execute(meta.format("%s"), (model,))
+        return len(rows)
+    conn = apsw.Connection(str(home / "memory.db"))
     try:
         rows = list(conn.execute("SELECT id, content_hash FROM entries WHERE status = 'active'"))
         with conn:
             conn.execute("DELETE FROM embed_queue")
-            for i, (entry_id, content_hash) in enumerate(rows):
-                vec = base[i % len(base)] + rng.normal(0.0, 0.01, dim).astype(np.float32)
-                scale, blob = quantise(vec / np.linalg.norm(vec))
-                conn.execute("INSERT OR REPLACE INTO entry_vectors(entry_id, model, dim, scale,"
-                             " vec, content_hash) VALUES (?, ?, ?, ?, ?, ?)",
-                             (entry_id, model, dim, scale, blob, content_hash))
-            conn.execute("INSERT INTO meta(key, value) VALUES ('vector_model', ?)"
-                         " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (model,))
+            conn.executemany(insert.format("?"), made(rows))
+            conn.execute(meta.format("?"), (model,))
     finally:
         conn.close()
     return len(rows)
 
 
-def hybrid_context(d: Daemon, b: Bench, size: int, samples: int, model: str,
-                   dim: int, pool: Any) -> None:
-    """Restart with the hybrid ranker over a fully embedded store, time memory.context, go back."""
+def hybrid_context(d: Daemon, b: Bench, size: int, profile: Profile, config: str,
+                   cost: dict[str, Any]) -> None:
+    """Restart with the hybrid ranker over a fully embedded store; time
+    memory.context and search, read the daemon's RSS, time its cold start
+    (until its ranker is ready); then go back to the lexical daemon."""
     b.close()
     d.stop()
-    inject_vectors(d.home / "memory.db", model, dim, pool)
-    (d.home / "memoryd.toml").write_text(CONFIG_FOR.format(ranker="auto"))
-    d.start()
+    inject_vectors(d.home, cost["model"], cost["dim"], cost["pool"])
+    if pg_store_of(d.home) is not None:
+        analyze(d.home)
+    hybrid = config.replace('ranker = "lexical"', 'ranker = "auto"')
+    (d.home / "memoryd.toml").write_text(hybrid)
+    # The first start after the vectors were written packs them (as a store
+    # from before the packs is, once): not a cold start, not counted.
+    starts = cold_start(d, profile.starts + 1, ready=True)[1:]
     b.reconnect()
-    deadline = time.perf_counter() + 300
-    while b.control.call("memory.status", {})["recall"].get("index") != "exact":
-        if time.perf_counter() > deadline:
-            raise SystemExit("bench: the vector index did not load")
-        time.sleep(0.05)
-    rss = _rss_kib(d.proc.pid) if d.proc else 0
-    b.context(samples, size, name="context_hybrid")
-    b.notes.append(f"context_hybrid_{_label(size)}: daemon RSS {rss // 1024} MiB with the "
-                   "model and every vector loaded")
+    b.context(profile.context, size, name="context_hybrid")
+    b.search(profile.ops, size, name="search_hybrid")
+    pid = d.proc.pid if d.proc else 0
+    label = _label(size)
+    b.results[f"cold_start_hybrid_{label}"] = summary(starts)
+    b.recall.setdefault(label, {}).update(
+        rss_hybrid_mib=round(_rss_kib(pid) / 1024, 1),
+        peak_rss_hybrid_mib=round(_rss_kib(pid, "VmHWM") / 1024, 1))
     b.close()
     d.stop()
-    (d.home / "memoryd.toml").write_text(CONFIG)
+    (d.home / "memoryd.toml").write_text(config)
     d.start()
     b.reconnect()
-    b.notes.append(f"context_{_label(size)}: daemon RSS (lexical) "
-                   f"{(_rss_kib(d.proc.pid) if d.proc else 0) // 1024} MiB")
 
 
 def _label(n: int) -> str:
@@ -527,8 +568,9 @@ def chain_verify(count: int) -> dict[str, float]:
             "ops_per_s": round(best, 1)}
 
 
-def cold_start(d: Daemon, runs: int) -> list[float]:
-    """Stop, then time a fresh process until both sockets answer ``memory.status``."""
+def cold_start(d: Daemon, runs: int, ready: bool = False) -> list[float]:
+    """Stop, then time a fresh process until both sockets answer ``memory.status``
+    (``ready``: and its hybrid ranker says its vector search is ready)."""
     samples = []
     for _ in range(runs):
         d.stop()
@@ -540,12 +582,14 @@ def cold_start(d: Daemon, runs: int) -> list[float]:
                 raise SystemExit("bench: the daemon did not come back")
             try:
                 with Client(d.control_path, timeout=5) as c:
-                    c.call("memory.status", {})
+                    recall = c.call("memory.status", {}).get("recall", {})
                 with Client(d.agent_path, timeout=5) as a:
                     a.call("memory.status", {})
-                break
+                if not ready or recall.get("index") == "exact":
+                    break
             except (OSError, RpcError):
-                time.sleep(0.002)
+                pass
+            time.sleep(0.002)
         samples.append(time.perf_counter() - t0)
     return samples
 
@@ -656,6 +700,7 @@ def print_table(out: dict[str, Any]) -> None:
     print("\nratios:")
     for name, value in out["ratios"].items():
         print(f"  {name:<32} {'-' if value is None else f'{value:.2f}'}")
+    print_recall(out)
     if out.get("two_daemons"):
         t = out["two_daemons"]
         print(f"\ntwo daemons: {t['acknowledged']} of {t['expected']} writes acknowledged, "
@@ -669,6 +714,36 @@ def print_table(out: dict[str, Any]) -> None:
               f"p99 {e['query_p99_us']} µs, model RSS +{e['model_rss_mib']} MiB")
     for note in out.get("notes", []):
         print(f"note: {note}")
+
+
+def print_recall(out: dict[str, Any]) -> None:
+    """Recall by store size: p99 in ms and each one's ratio, RSS in MiB, cold start p50 in s."""
+    if not out.get("recall"):
+        return
+    s, r = out["scenarios"], out["ratios"]
+
+    def p99(name: str) -> str:
+        return f"{s[name]['p99_us'] / 1000:.1f}" if name in s else "-"
+
+    def ratio(name: str) -> str:
+        return f"{r[name]:.2f}" if r.get(name) is not None else "-"
+
+    print(f"\n{'recall':<8} {'fts':>6} {'context':>8} {'×fts':>6} {'search':>7} {'×fts':>6}"
+          f" {'ctx hyb':>8} {'×lex':>5} {'srch hyb':>8} {'×lex':>5} {'RSS lex':>8}"
+          f" {'RSS hyb':>8} {'peak':>6} {'start hyb':>9}")
+    for label, row in out["recall"].items():
+        fts = row.get("fts_p99_us")
+        started = s.get(f"cold_start_hybrid_{label}")
+        start = "-" if started is None else f"{started['p50_us'] / 1e6:.2f}"
+        print(f"{label:<8} {'-' if fts is None else f'{fts / 1000:.1f}':>6}"
+              f" {p99(f'context_{label}'):>8} {ratio(f'context_vs_fts_{label}'):>6}"
+              f" {p99(f'search_{label}'):>7} {ratio(f'search_vs_fts_{label}'):>6}"
+              f" {p99(f'context_hybrid_{label}'):>8}"
+              f" {ratio(f'context_hybrid_vs_lexical_{label}'):>5}"
+              f" {p99(f'search_hybrid_{label}'):>8} {ratio(f'search_hybrid_vs_lexical_{label}'):>5}"
+              f" {row.get('rss_lexical_mib', '-'):>8} {row.get('rss_hybrid_mib', '-'):>8}"
+              f" {row.get('peak_rss_hybrid_mib', '-'):>6}"
+              f" {start:>9}")
 
 
 def fresh_schema() -> str:
@@ -699,9 +774,7 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
     sizes = profile.sizes
     root = short_tempdir()
     d = Daemon(root / "h", config=config, policy=POLICY)
-    # Hybrid recall is not used on PostgreSQL yet (docs/postgresql.md).
-    cost = (embedding_cost(Corpus(seed=5), profile.embed)
-            if profile.embed and not pg else None)
+    cost = embedding_cost(Corpus(seed=5), profile.embed) if profile.embed else None
     commit_nolock: list[float] | None = None
     details: dict[str, Any] = {}
     try:
@@ -710,15 +783,9 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
         d.start()
         b = Bench(d, profile.budget_s)
         try:
-            context: list[float] | None = None
-            for size in sizes:
-                b.fill(size)
-                if pg:
-                    analyze(d.home)
-                context = b.context(profile.context, size)
-                if cost is not None and size in profile.hybrid:
-                    hybrid_context(d, b, size, profile.context, cost["model"], cost["dim"],
-                                   cost["pool"])
+            context = recall_series(d, b, profile, config, cost)
+            if profile.recall_only:
+                return recall_only(d, b, profile, backend, cost)
             # Where the context series stops, the rest is measured at the same size.
             # The commit floor right before the writes: the disk's fsync time
             # drifts with whatever else the machine does.
@@ -759,8 +826,7 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
             details["two_daemons"] = two_daemons(b, profile.two_daemons)
             b.notes.append("analyze: the store's tables were analyzed after each fill, as "
                            "autovacuum would have on a default server")
-            b.notes.append("hybrid skipped: hybrid recall is not used on PostgreSQL yet")
-        elif cost is None:
+        if cost is None:
             b.notes.append("hybrid skipped: " + ("the semantic extra is not installed"
                                                  if profile.embed else f"a {profile.mode} run"))
     finally:
@@ -791,27 +857,77 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
     if "two_daemons" in s:
         ratios["two_daemons_vs_1c"] = round(s["two_daemons"]["ops_per_s"]
                                             / s["write_allow_1c"]["ops_per_s"], 3)
-    hybrid = [k for k in s if k.startswith("context_hybrid_")]
-    if hybrid:
-        size = hybrid[-1].removeprefix("context_hybrid_")
-        ratios[f"context_hybrid_vs_lexical_{size}"] = round(
-            s[hybrid[-1]]["p99_us"] / s[f"context_{size}"]["p99_us"], 3)
-        # Goals at 10k (docs/recall.md): p50 at most twice lexical's, p99 at most 100 ms.
-        for name in hybrid:
-            at = name.removeprefix("context_hybrid_")
-            ratios[f"context_hybrid_vs_lexical_p50_{at}"] = round(
-                s[name]["p50_us"] / s[f"context_{at}"]["p50_us"], 3)
-            ratios[f"context_hybrid_p99_vs_100ms_{at}"] = round(s[name]["p99_us"] / 100_000, 3)
+    ratios |= recall_ratios(b)
     return {"machine": machine(backend), "backend": backend, "mode": profile.mode,
             "entries": b.entries, "floors": floors, "scenarios": s, "ratios": ratios,
             "embedding": None if cost is None else {k: v for k, v in cost.items() if k != "pool"},
-            **details, "notes": b.notes}
+            "recall": b.recall, **details, "notes": b.notes}
+
+
+def recall_series(d: Daemon, b: Bench, profile: Profile, config: str,
+                  cost: dict[str, Any] | None) -> list[float] | None:
+    """At each size: fill, then memory.context and search (lexical), the FTS
+    floor on the same store, the daemon's RSS; with the model, the same calls
+    with the hybrid ranker (``hybrid_context``). The last context samples."""
+    context: list[float] | None = None
+    for size in profile.sizes:
+        b.fill(size)
+        store = pg_store_of(d.home)
+        if store is not None:
+            analyze(d.home)
+        context = b.context(profile.context, size)
+        b.search(profile.ops, size)
+        fts = (_floors.pg_fts_floor(*store, profile.ops, b.corpus.words) if store is not None
+               else _floors.fts_floor(d.home / "memory.db", profile.ops, b.corpus.words))
+        b.recall[_label(size)] = {
+            "entries": b.entries,
+            "fts_p99_us": None if fts is None else round(pct(fts, 0.99) * 1e6, 1),
+            "rss_lexical_mib": round(_rss_kib(d.proc.pid if d.proc else 0) / 1024, 1)}
+        if cost is not None and size in profile.hybrid:
+            hybrid_context(d, b, size, profile, config, cost)
+    b.notes.append("recall: at each size the store is filled, memory.context and search "
+                   "timed, and the raw full-text floor measured on the same store; hybrid: "
+                   "the daemon restarted with the model over vectors for every entry, cold "
+                   "start timed until its ranker is ready, RSS read after its calls")
+    return context
+
+
+def recall_ratios(b: Bench) -> dict[str, float | None]:
+    """Context and search against the FTS floor, hybrid against lexical, at each size."""
+    s = b.results
+    out: dict[str, float | None] = {}
+    for label, r in b.recall.items():
+        fts = r.get("fts_p99_us")
+        for name in ("context", "search"):
+            if f"{name}_{label}" in s and fts:
+                out[f"{name}_vs_fts_{label}"] = round(s[f"{name}_{label}"]["p99_us"] / fts, 3)
+            if f"{name}_hybrid_{label}" in s:
+                out[f"{name}_hybrid_vs_lexical_{label}"] = round(
+                    s[f"{name}_hybrid_{label}"]["p99_us"] / s[f"{name}_{label}"]["p99_us"], 3)
+    return out
+
+
+def recall_only(d: Daemon, b: Bench, profile: Profile, backend: str,
+                cost: dict[str, Any] | None) -> dict[str, Any]:
+    """``--recall``: the recall series and the lexical daemon's cold start, nothing else."""
+    b.close()
+    b.results["cold_start"] = summary(cold_start(d, profile.starts))
+    b.notes.append(f"cold_start: {b.entries} entries, lexical; start of a new process "
+                   "until both sockets answer memory.status")
+    return {"machine": machine(backend), "backend": backend, "mode": profile.mode + "+recall",
+            "entries": b.entries, "floors": {}, "scenarios": b.results,
+            "ratios": recall_ratios(b), "recall": b.recall,
+            "embedding": None if cost is None else {k: v for k, v in cost.items() if k != "pool"},
+            "notes": b.notes}
 
 
 def measure(profile: Profile, backend: str = "sqlite") -> dict[str, Any]:
     """``run``, then the measures that each take a daemon of their own."""
     started = time.perf_counter()
     out = run(profile, backend)
+    if profile.recall_only:
+        out["elapsed_s"] = round(time.perf_counter() - started, 1)
+        return out
     # Measured after the run, each on a daemon of its own: the instruction
     # counts under callgrind (deterministic where latency is not), and the
     # bytes a fixed workload of agent notes leaves on disk.
@@ -848,18 +964,24 @@ def main(argv: list[str] | None = None) -> int:
                         help="the daemon's primary store (default: sqlite)")
     parser.add_argument("--sizes", type=int, nargs="+", metavar="N",
                         help="fill the store to these sizes instead of the profile's")
+    parser.add_argument("--recall", action="store_true",
+                        help="only the recall series (context, search, hybrid, RSS, cold start)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     profile = PROFILES["tiny" if args.tiny else "quick" if args.quick else "full"]
     if args.sizes:
-        profile = replace(profile, sizes=tuple(sorted(args.sizes)))
+        profile = replace(profile, sizes=tuple(sorted(args.sizes)),
+                          hybrid=tuple(sorted(args.sizes)) if profile.embed else ())
+    if args.recall:
+        profile = replace(profile, recall_only=True)
     out = measure(profile, args.backend)
     print_table(out)
     from bench import instructions, storage
 
     if "instructions" in out:
         instructions.print_table(out["instructions"])
-    storage.print_table(out["storage"])
+    if "storage" in out:
+        storage.print_table(out["storage"])
     print(f"\n{out['mode']} run on {out['backend']}: {out['entries']} entries, "
           f"{out['elapsed_s']} s")
     if args.json:

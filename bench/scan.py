@@ -15,7 +15,9 @@ generalises (tests/data/intent_corpus.jsonl: injections in sixteen
 languages and disguises, secrets in prose, benign and alarming notes), its
 dev and held-out rows apart, with the rules alone and, when the
 ``semantic`` extra is installed, with the intent layer
-(``daemon/semantic/intent.py``), and that layer's cost per text.
+(``daemon/semantic/intent.py``), and that layer's cost per text; last,
+the fresh set (tests/data/scan_fresh.jsonl), written without reading the
+rules and never used to tune them, with the rules alone and with the layer.
 
 Every memory.write and approval scans its content, so the scan sits on the
 write path. The figures here are wall-clock (``time.perf_counter``) means over
@@ -218,11 +220,10 @@ def _judge() -> object | None:
     return IntentJudge(_Embedder())
 
 
-def intent_table() -> None:
+def intent_table(judge: object | None) -> None:
     """The new set's figures (tests/data/intent_corpus.jsonl), dev and held-out
-    rows apart, with the rules alone and with the intent layer."""
+    rows apart, with the rules alone and with the intent layer ``judge``."""
     rows = [json.loads(line) for line in INTENT_CORPUS.read_text(encoding="utf-8").splitlines()]
-    judge = _judge()
     layers = [("rules", False)] + ([("rules + intent layer", True)] if judge is not None else [])
     if judge is None:
         print("intent layer: the semantic extra is not installed; rules alone")
@@ -271,6 +272,51 @@ def intent_table() -> None:
     if judge is not None:
         print(f"intent layer cost: {cost_ms:.1f} ms per text (one embedding and the head, "
               f"one thread), against a 1 ms budget per write: it runs off the request path")
+
+
+FRESH_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "scan_fresh.jsonl"
+
+
+def fresh_table(judge: object | None) -> None:
+    """The fresh set's figures (tests/data/scan_fresh.jsonl), written without
+    reading the rules and never used to tune them or the intent layer: with
+    the rules alone and, when ``judge`` is given, with the intent layer."""
+    rows = [json.loads(line) for line in FRESH_CORPUS.read_text(encoding="utf-8").splitlines()]
+    flags = {r["text"]: bool(judge.judge([("body", r["text"])]))  # type: ignore[attr-defined]
+             for r in rows} if judge is not None else {}
+    layers = [("rules", False)] + ([("rules + intent layer", True)] if judge is not None else [])
+    outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
+    print(f"| {'layer':<21} | {'injections stopped or flagged':>30} | {'secrets refused':>16} |"
+          f" {'alarming refused':>16} | {'alarming flagged':>16} | {'benign refused':>14} |"
+          f" {'benign flagged':>14} |")
+    print(f"| {'-' * 21} | {'-' * 30} | {'-' * 16} | {'-' * 16} | {'-' * 16} | {'-' * 14} |"
+          f" {'-' * 14} |")
+    for name, semantic in layers:
+        seen: Counter[str] = Counter()
+        good: Counter[str] = Counter()
+        for r in rows:
+            out, code = outcome[r["text"]]
+            if semantic and out == "stored" and flags[r["text"]]:
+                out = "flagged"
+            cat = r["category"]
+            seen[cat] += 1
+            if cat == "injection":
+                good["injection"] += out != "stored"
+            elif cat == "secret":
+                good["secret"] += code == "secret_detected"
+            else:
+                good[cat + "_refused"] += out == "refused"
+                good[cat + "_flagged"] += out == "flagged"
+
+        def share(key: str, cat: str, good: Counter[str] = good,
+                  seen: Counter[str] = seen) -> str:
+            return f"{good[key]}/{seen[cat]} {good[key] / max(seen[cat], 1):.3f}"
+
+        print(f"| {name:<21} | {share('injection', 'injection'):>30} |"
+              f" {share('secret', 'secret'):>16} | {share('alarming_refused', 'alarming'):>16} |"
+              f" {share('alarming_flagged', 'alarming'):>16} |"
+              f" {share('benign_refused', 'benign'):>14} |"
+              f" {share('benign_flagged', 'benign'):>14} |")
 
 
 PROSE_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secret_prose_corpus.jsonl"
@@ -374,9 +420,12 @@ def main() -> None:
         print("labelled corpus (tests/data/scan_corpus.jsonl), rules:")
         corpus_table()
         print("\nnew set (tests/data/intent_corpus.jsonl), written to measure generalising:")
-        intent_table()
+        judge = _judge()
+        intent_table(judge)
         print("\nsecrets in prose and look-alikes (tests/data/secret_prose_corpus.jsonl), rules:")
         prose_table()
+        print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
+        fresh_table(judge)
         return
 
     prefilter = "prefilter" in engine.scan.__kwdefaults__  # type: ignore[operator]

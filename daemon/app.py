@@ -122,7 +122,8 @@ class App:
             store=self.store, clock=self.clock, hasher=self.hasher, gate=self.gate,
             governance=self.governance, policy=lambda: self.policy, config=self.config.extract,
             entry_max_bytes=self.config.entry_max_bytes, control=self.control,
-            boot_id=self.boot_id, extractor=self.extractor or Builtin())
+            boot_id=self.boot_id, extractor=self.extractor or Builtin(),
+            embedder=None if self.ranker is None else self.ranker.embedder)
 
     # -- policy ---------------------------------------------------------------
 

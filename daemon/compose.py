@@ -192,22 +192,16 @@ def method_table(app: App, checkpointer: checkpoints.Checkpointer, lifecycle: Li
 def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
     """Hybrid recall when the semantic extra is installed (daemon/semantic/embedding.py);
     else none (lexical), with the reason ``memory.status`` gives. The same on
-    both stores: on a shared one the index follows every daemon's vector
-    changes through the database (the worker), and recall checks each vector
-    candidate against the store either way (daemon/semantic/hybrid.py)."""
+    both stores: the vectors stay in the store, searched at each query
+    (daemon/semantic/hybrid.py)."""
     loaded = embedding.load(config.recall)
     ranker = None
     if loaded.embedder is not None:
         from memoryd.daemon.semantic import hybrid
-
-        index = hybrid.Index(loaded.embedder.dim)
-        # This writer's own deletions, at COMMIT (SQLite's update hook).
-        store.vector_changes.subscribe(index.forget)
         from memoryd.daemon.semantic.intent import load_judge
 
-        worker = embedding.Worker(store, loaded.embedder, index,
-                                  judge=load_judge(loaded.embedder))
-        ranker = hybrid.Ranker(loaded.embedder, index, worker)
+        worker = embedding.Worker(store, loaded.embedder, judge=load_judge(loaded.embedder))
+        ranker = hybrid.Ranker(loaded.embedder, worker)
         worker.prepare = ranker.prepare
     structlog.get_logger().info(
         "recall_ranker", ranker="hybrid" if ranker else "lexical", reason=loaded.reason,

@@ -353,8 +353,9 @@ class _Group:
 
 def _group(literals: tuple[str, ...]) -> _Group:
     # Lower-cased here too: an upper-case literal would never be found in the
-    # lower-cased view and would hide its rule.
-    return _Group(tuple(literal.lower() for literal in literals))
+    # lower-cased view and would hide its rule; and mapped as the view is, so
+    # a literal with a Turkish dotless i ("kullanıcı") is found in it.
+    return _Group(tuple(literal.translate(_ALIAS_TABLE).lower() for literal in literals))
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,8 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memoryd.kernel import scan_intent
+
 CATEGORIES = ("secret", "injection", "invisible")
 
 
@@ -1918,6 +1920,15 @@ RULES: tuple[ScanRule, ...] = (
         review=True,
         prefilter=(tuple(w.lower() for w in _WITHOUT), tuple(w.lower() for w in _LIMITS)),
     ),
+    # An instruction aimed at the reader: an intent's verb and object in a
+    # sentence that addresses a model (kernel/scan_intent.py), per language.
+    *(ScanRule(
+        f"injection.addressed_{lang.code}", "injection", "injection_ml",
+        _rx(scan_intent.pattern(lang), _I),
+        scan_intent.aimed_near(lang),
+        review=True,
+        prefilter=scan_intent.prefilter(lang), lead=0,
+    ) for lang in scan_intent.ADDRESSED),
     # --- secrets in prose ------------------------------------------------------------
     ScanRule(
         "secret.password_in_prose", "secret", "prose",

@@ -21,27 +21,17 @@ import argparse
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from memoryd.memctl import format as fmt
 from memoryd.memctl.cli import option
-from memoryd.memctl.requests import UsageError
+from memoryd.memctl.requests import Io, Rpc, UsageError
 from memoryd.rpc.client import RpcError
 
 __all__ = ["backup_summary", "run_backup", "verify_summary"]
 
 
-class _Rpc(Protocol):
-    def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
-
-
-class _Io(Protocol):
-    def out(self, text: str) -> None: ...
-
-    def err(self, text: str) -> None: ...
-
-
-def _refused(io: _Io, exc: RpcError, doing: str, path: str, what_to_do: str) -> int:
+def _refused(io: Io, exc: RpcError, doing: str, path: str, what_to_do: str) -> int:
     reasons = [str(e.get("expected")) for e in exc.errors or []
                if isinstance(e, Mapping) and e.get("path") == "$.path"]
     if exc.data_code != "invalid_params" or not reasons:
@@ -82,11 +72,11 @@ def verify_summary(result: Any) -> str:
     return "\n".join(lines)
 
 
-def _emit(io: _Io, args: argparse.Namespace, result: Any, text: str) -> None:
+def _emit(io: Io, args: argparse.Namespace, result: Any, text: str) -> None:
     io.out(json.dumps(result, indent=2, ensure_ascii=False) if option(args, "json") else text)
 
 
-def run_backup(args: argparse.Namespace, rpc: _Rpc, io: _Io) -> int:
+def run_backup(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     """``memctl backup DEST`` or ``memctl backup verify FOLDER``."""
     if args.folder is not None:
         if args.dest != "verify":
@@ -105,7 +95,7 @@ def run_backup(args: argparse.Namespace, rpc: _Rpc, io: _Io) -> int:
     return 0
 
 
-def _verify(args: argparse.Namespace, rpc: _Rpc, io: _Io, path: str) -> int:
+def _verify(args: argparse.Namespace, rpc: Rpc, io: Io, path: str) -> int:
     try:
         result = rpc.call("admin.backup_verify", {"path": path})
     except RpcError as exc:

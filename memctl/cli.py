@@ -159,6 +159,15 @@ class _Tree:
         parser.set_defaults(key=key)
         return parser
 
+    @staticmethod
+    def group(subs: Any, name: str, *, summary: str, description: str,
+              examples: tuple[str, ...] = ()) -> Any:
+        """A command whose subcommands do the work (``memctl audit verify``)."""
+        parser = subs.add_parser(name, help=summary, description=description,
+                                 epilog=_examples(*examples) if examples else None,
+                                 formatter_class=_Formatter)
+        return parser.add_subparsers(title="subcommands", required=True)
+
 
 def _add_entry_filters(parser: argparse.ArgumentParser) -> None:
     """--target, --scope and --status, as `ls` and `export` filter entries."""
@@ -171,12 +180,10 @@ def _add_entry_filters(parser: argparse.ArgumentParser) -> None:
 
 def _add_extract(tree: _Tree, subs: Any) -> None:
     """``memctl extract``: submit a transcript, watch the queue (docs/extraction.md)."""
-    ext = subs.add_parser("extract", help="learn from finished tasks' transcripts",
-                          description="Extraction: a finished task's transcript is queued, "
-                                      "and the user's durable\nstatements in it become pending "
-                                      "proposals (docs/extraction.md).")
-    esubs = ext.add_subparsers(title="subcommands", metavar="{submit,status,retry,drop}",
-                               required=True)
+    esubs = tree.group(subs, "extract", summary="learn from finished tasks' transcripts",
+                       description="Extraction: a finished task's transcript is queued, "
+                                   "and the user's durable\nstatements in it become pending "
+                                   "proposals (docs/extraction.md).")
     submit = tree.add(esubs, "submit", "extract submit", identity=True,
                       summary="queue a transcript file (JSON Lines) for extraction",
                       description="Queue FILE (JSON Lines of {role, content, ts?} turns, or - "
@@ -258,15 +265,12 @@ def _add_memory_writes(tree: _Tree, subs: Any) -> None:
                        help="with --replace: the revision being replaced")
     write.add_argument("--json-params", metavar="FILE",
                        help="send the memory.write params in FILE (- for stdin) as they are")
-    rev_help = "the entry's current revision (see memctl show ID)"
     rm = tree.add(subs, "rm", "rm", identity=True, extra=(p.place,),
                   summary="remove an entry (its body is destroyed)",
                   description="Remove an entry (memory.write action remove): the body is "
                               "destroyed, a tombstone\nis kept and a delete receipt returned. "
                               "A removal cannot be undone.",
                   examples=("memctl rm ent_01J... --rev 2",))
-    rm.add_argument("id", metavar="ID", help="entry id")
-    rm.add_argument("--rev", type=_positive_int, required=True, metavar="N", help=rev_help)
     archive = tree.add(subs, "archive", "archive", identity=True, extra=(p.place,),
                        summary="archive an entry (leaves recall, body kept)",
                        description="Archive an entry (memory.write action archive). With "
@@ -275,20 +279,20 @@ def _add_memory_writes(tree: _Tree, subs: Any) -> None:
                        examples=('memctl archive ent_A --rev 2 --reason "outdated"',
                                  'memctl archive ent_A --rev 2 --reason merged '
                                  "--covered-by ent_B --covered-rev 4"))
-    archive.add_argument("id", metavar="ID", help="entry id")
-    archive.add_argument("--rev", type=_positive_int, required=True, metavar="N", help=rev_help)
-    archive.add_argument("--reason", required=True, help="why it is archived")
-    archive.add_argument("--covered-by", metavar="ID", help="the entry that covers this one")
-    archive.add_argument("--covered-rev", type=_positive_int, metavar="N",
-                         help="that entry's current revision")
     sup = tree.add(subs, "supersede", "supersede", identity=True, extra=(p.place, p.entry),
                    summary="replace an entry by a new one with its own id",
                    description="Supersede an entry (memory.write action supersede): a new "
                                "entry is written and the\nold one points at it.",
                    examples=("memctl supersede ent_A --rev 2 --type fact --title T "
                              "--body-file new.md",))
-    sup.add_argument("id", metavar="ID", help="entry id")
-    sup.add_argument("--rev", type=_positive_int, required=True, metavar="N", help=rev_help)
+    for known in (rm, archive, sup):
+        known.add_argument("id", metavar="ID", help="entry id")
+        known.add_argument("--rev", type=_positive_int, required=True, metavar="N",
+                           help="the entry's current revision (see memctl show ID)")
+    archive.add_argument("--reason", required=True, help="why it is archived")
+    archive.add_argument("--covered-by", metavar="ID", help="the entry that covers this one")
+    archive.add_argument("--covered-rev", type=_positive_int, metavar="N",
+                         help="that entry's current revision")
 
 
 def _add_history(tree: _Tree, subs: Any) -> None:
@@ -392,14 +396,11 @@ def _add_consent_tokens(tree: _Tree, subs: Any) -> None:
                        ("contribute", "tasks may propose writes"),
                        ("learn-from-tools", "tasks that used external tools may contribute")):
         cset.add_argument(f"--{name}", type=_switch, metavar="on|off", help=what)
-    token = subs.add_parser("token", help="issue, list and revoke agent tokens",
-                            description="Agent tokens: an agent runner presents one to act "
-                                        "for an owner.",
-                            epilog=_examples("memctl token issue --kind local --subject alice",
-                                             "memctl token ls", "memctl token revoke tok_..."),
-                            formatter_class=_Formatter)
-    tsubs = token.add_subparsers(title="subcommands", metavar="{issue,ls,revoke}",
-                                 required=True)
+    tsubs = tree.group(subs, "token", summary="issue, list and revoke agent tokens",
+                       description="Agent tokens: an agent runner presents one to act for an "
+                                   "owner.",
+                       examples=("memctl token issue --kind local --subject alice",
+                                 "memctl token ls", "memctl token revoke tok_..."))
     issue = tree.add(tsubs, "issue", "token issue", summary="issue a token",
                      description="Issue an agent token (token.issue). It is printed once and "
                                  "cannot be shown again.",
@@ -429,17 +430,13 @@ def _add_consent_tokens(tree: _Tree, subs: Any) -> None:
 
 
 def _add_teams(tree: _Tree, subs: Any) -> None:
-    team = subs.add_parser("team", help="create teams and manage who shares a team scope",
-                           description="Teams: a scope team:NAME shared by the owners you make "
-                                       "its members.\nA task may use it only if its identity "
-                                       "is a member when the task begins.",
-                           epilog=_examples("memctl team create ops",
-                                            "memctl team add ops --identity-kind token "
-                                            "--identity-subject alice",
-                                            "memctl team ls"),
-                           formatter_class=_Formatter)
-    tsubs = team.add_subparsers(title="subcommands", metavar="{create,add,remove,ls}",
-                                required=True)
+    tsubs = tree.group(subs, "team", summary="create teams and manage who shares a team scope",
+                       description="Teams: a scope team:NAME shared by the owners you make "
+                                   "its members.\nA task may use it only if its identity is a "
+                                   "member when the task begins.",
+                       examples=("memctl team create ops", "memctl team add ops "
+                                 "--identity-kind token --identity-subject alice",
+                                 "memctl team ls"))
     create = tree.add(tsubs, "create", "team create", summary="create a team",
                       description="Create a team (team.create); its memory scope is "
                                   "team:NAME. It starts\nwith no members.",
@@ -493,15 +490,11 @@ def _add_recall(tree: _Tree, subs: Any) -> None:
 
 
 def _add_audit_policy(tree: _Tree, subs: Any) -> None:
-    audit = subs.add_parser("audit", help="verify, export or checkpoint the audit chain",
-                            description="The hash-chained audit log.",
-                            epilog=_examples("memctl audit verify",
-                                             "memctl audit checkpoint > cp.json",
-                                             "memctl audit verify --checkpoint cp.json",
-                                             "memctl audit export > audit.jsonl"),
-                            formatter_class=_Formatter)
-    asubs = audit.add_subparsers(title="subcommands", metavar="{verify,export,checkpoint}",
-                                 required=True)
+    asubs = tree.group(subs, "audit", summary="verify, export or checkpoint the audit chain",
+                       description="The hash-chained audit log.",
+                       examples=("memctl audit verify", "memctl audit checkpoint > cp.json",
+                                 "memctl audit verify --checkpoint cp.json",
+                                 "memctl audit export > audit.jsonl"))
     verify = tree.add(asubs, "verify", "audit verify", summary="re-walk the chain",
                       description="Re-walk the audit chain (audit.verify) and report the first "
                                   "bad sequence number.\nWith --checkpoint, also detect "
@@ -525,11 +518,9 @@ def _add_audit_policy(tree: _Tree, subs: Any) -> None:
                          "JSON; keep it\nsomewhere else and pass it to `audit verify "
                          "--checkpoint` later.",
              examples=("memctl audit checkpoint > cp.json",))
-    policy = subs.add_parser("policy", help="reload policy.toml",
-                             description="The kernel policy (HOME/policy.toml).",
-                             epilog=_examples("memctl policy reload"), formatter_class=_Formatter)
-    psubs = policy.add_subparsers(title="subcommands", metavar="{reload,explain}",
-                                  required=True)
+    psubs = tree.group(subs, "policy", summary="reload policy.toml",
+                       description="The kernel policy (HOME/policy.toml).",
+                       examples=("memctl policy reload",))
     tree.add(psubs, "reload", "policy reload", summary="reload policy.toml",
              description="Reload policy.toml (policy.reload). An invalid file is refused and "
                          "the previous\npolicy stays; memctl then prints why and exits 1.",
@@ -595,12 +586,10 @@ def _add_bridge_backup(tree: _Tree, subs: Any) -> None:
 
 
 def _add_store(tree: _Tree, subs: Any) -> None:
-    store = subs.add_parser("store", help="move the home's memory to another primary store",
-                            description="The home's primary store (docs/postgresql.md).",
-                            epilog=_examples("memctl store copy --to 'host=db dbname=memory'"
-                                             " --password-env MEMORYD_PG_PASSWORD"),
-                            formatter_class=_Formatter)
-    ssubs = store.add_subparsers(title="subcommands", metavar="{copy}", required=True)
+    ssubs = tree.group(subs, "store", summary="move the home's memory to another primary store",
+                       description="The home's primary store (docs/postgresql.md).",
+                       examples=("memctl store copy --to 'host=db dbname=memory' "
+                                 "--password-env MEMORYD_PG_PASSWORD",))
     copy = tree.add(ssubs, "copy", "store copy", summary="copy a stopped home into PostgreSQL",
                     description="Copy a stopped home's memory, pending actions, receipts, "
                                 "tasks, tokens, consent,\nteams and audit chain from memory.db "
@@ -699,14 +688,12 @@ def _add_edit_completion(tree: _Tree, subs: Any) -> None:
 
 
 def _add_projection(tree: _Tree, subs: Any) -> None:
-    proj = subs.add_parser("projection", help="govern projection to an external memory service",
-                           description="External memory (docs/projection.md): the outbox "
-                                       "and external recall.",
-                           epilog=_examples("memctl projection report",
-                                            "memctl projection authorize --approve"),
-                           formatter_class=_Formatter)
-    psubs = proj.add_subparsers(title="subcommands",
-                                metavar="{authorize,retry,reseed,report}", required=True)
+    psubs = tree.group(subs, "projection",
+                       summary="govern projection to an external memory service",
+                       description="External memory (docs/projection.md): the outbox and "
+                                   "external recall.",
+                       examples=("memctl projection report",
+                                 "memctl projection authorize --approve"))
     auth = tree.add(psubs, "authorize", "projection authorize",
                     summary="decide blocked items again (and approve them)",
                     description="Ask the kernel again for every blocked item "
@@ -717,14 +704,13 @@ def _add_projection(tree: _Tree, subs: Any) -> None:
                               "memctl projection authorize --approve --entry ent_01J..."))
     auth.add_argument("--approve", action="store_true",
                       help="approve what requires approval now")
-    auth.add_argument("--entry", dest="entry_ids", action="append", metavar="ID",
-                      help="only this entry's item (repeatable)")
     retry = tree.add(psubs, "retry", "projection retry", summary="move failed items back",
                      description="Move failed items back to be decided and sent again "
                                  "(memory.projection.retry).",
                      examples=("memctl projection retry",))
-    retry.add_argument("--entry", dest="entry_ids", action="append", metavar="ID",
-                       help="only this entry's item (repeatable)")
+    for cmd in (auth, retry):
+        cmd.add_argument("--entry", dest="entry_ids", action="append", metavar="ID",
+                         help="only this entry's item (repeatable)")
     tree.add(psubs, "reseed", "projection reseed", summary="rebuild the remote side",
              description="Send every document again from local state with a new generation;\n"
                          "lifts the fence an ambiguous outcome set (memory.projection.reseed).",

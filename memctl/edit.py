@@ -33,27 +33,17 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from memoryd.memctl import format as fmt
 from memoryd.memctl.cli import ENTRY_TYPES, option
-from memoryd.memctl.requests import UsageError, identity_params
+from memoryd.memctl.requests import Io, Rpc, UsageError, identity_params
 
 __all__ = ["Edited", "parse", "render", "run"]
 
 # Kept as they are; basis is left to the daemon, which keeps it only when the
 # content is unchanged (an edited text has not been attributed again).
 _KEEP: Final = ("summary", "validity", "ttl_days", "pinned")
-
-
-class _Rpc(Protocol):
-    def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
-
-
-class _Io(Protocol):
-    def out(self, text: str) -> None: ...
-
-    def err(self, text: str) -> None: ...
 
 
 # (title, type, body) read back from the file.
@@ -118,7 +108,7 @@ def _edit_in_editor(text: str) -> str:
         return path.read_text(encoding="utf-8")
 
 
-def run(args: argparse.Namespace, rpc: _Rpc, io: _Io) -> int:
+def run(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     who = identity_params(args)
     found = rpc.call("memory.read", {"ids": [args.id], **who})
     entries = found.get("entries") if isinstance(found, Mapping) else None

@@ -28,7 +28,6 @@ from memoryd.kernel.retention import NEVER_EXPIRES
 
 __all__ = [
     "action_detail",
-    "actions",
     "cell",
     "clean",
     "consent",
@@ -60,6 +59,7 @@ __all__ = [
 
 _TITLE_WIDTH: Final = 72
 _SECRET_KEYS: Final = frozenset({"token"})
+_SWITCHES: Final = ("read", "contribute", "learn_from_tools")  # an owner's consent
 
 
 # --- text hygiene ----------------------------------------------------------
@@ -177,6 +177,25 @@ def _fields(pairs: Iterable[tuple[str, object]]) -> str:
     return "\n".join(f"{(k + ':').ljust(width)} {_scalar(v)}" for k, v in pairs)
 
 
+def _named(result: object, *keys: str) -> str:
+    """Fields of ``result`` labelled by their keys (``created_at`` reads ``created``)."""
+    return _fields((k.removesuffix("_id").removesuffix("_at").replace("_", " "), _get(result, k))
+                   for k in keys)
+
+
+def _counts(value: object, empty: str = "none") -> str:
+    """A mapping of counts as ``a 1, b 2``; ``empty`` when there are none."""
+    if not isinstance(value, Mapping) or not value:
+        return empty
+    return ", ".join(f"{cell(k)} {cell(v)}" for k, v in value.items())
+
+
+def _more(result: object, command: str) -> list[str]:
+    """The command for the next page, when there is one."""
+    cursor = _get(result, "next_cursor")
+    return [f"more: {command} --cursor {cell(cursor)}"] if cursor else []
+
+
 def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line else prefix.rstrip() for line in text.split("\n"))
 
@@ -214,9 +233,6 @@ def status(result: object) -> str:
     health = _scalar(_get(backend, "health"))
     if _get(backend, "degraded_reason"):
         health += f" ({cell(_get(backend, 'degraded_reason'))})"
-    counts = _get(result, "counts")
-    count_text = (", ".join(f"{cell(k)} {cell(v)}" for k, v in counts.items())
-                  if isinstance(counts, Mapping) and counts else "none")
     audit = _get(result, "audit") or {}
     ident = _get(result, "identity") or {}
     consent_ = _get(result, "consent") or {}
@@ -224,7 +240,7 @@ def status(result: object) -> str:
         ("backend", f"{cell(_get(backend, 'kind'))}, {cell(_get(backend, 'durability'))}, "
                     f"{cell(_get(backend, 'sharing'))}"),
         ("health", health),
-        ("entries", count_text),
+        ("entries", _counts(_get(result, "counts"))),
         ("pending actions", _pending_count(result)),
         ("audit head", f"seq {cell(_get(audit, 'seq'))}, hash {cell(_get(audit, 'hash'), 19)}"),
         ("audit verified", _get(audit, "verified")),
@@ -232,10 +248,8 @@ def status(result: object) -> str:
         ("owner", _get(ident, "owner")),
         ("identity source", _get(ident, "source")),
         ("identity verified", _get(ident, "identity_verified")),
-        ("consent", f"read {_onoff(_get(consent_, 'read'))}, "
-                    f"contribute {_onoff(_get(consent_, 'contribute'))}, "
-                    f"learn_from_tools {_onoff(_get(consent_, 'learn_from_tools'))} "
-                    f"(version {cell(_get(consent_, 'version'))})"),
+        ("consent", ", ".join(f"{k} {_onoff(_get(consent_, k))}" for k in _SWITCHES)
+         + f" (version {cell(_get(consent_, 'version'))})"),
         ("policy hash", _get(result, "policy", "hash")),
     ]
     if _get(result, "recall") is not None:
@@ -243,16 +257,11 @@ def status(result: object) -> str:
     if _get(result, "projection") is not None:
         lines.append(("projection", "on" if _get(result, "projection", "enabled") else "off"))
     text = _fields(lines)
-    by_owner = _get(result, "pending_by_owner")
-    if isinstance(by_owner, Mapping):
-        text += "\npending by owner:" + "".join(
-            f"\n  {cell(owner)}  {cell(n)}" for owner, n in by_owner.items()) if by_owner \
-            else "\npending by owner: none"
-    holding = _get(result, "entries_by_owner")
-    if isinstance(holding, Mapping):
-        text += "\nentries by owner:" + "".join(
-            f"\n  {cell(owner)}  {cell(n)}" for owner, n in holding.items()) if holding \
-            else "\nentries by owner: none"
+    for key in ("pending_by_owner", "entries_by_owner"):
+        per_owner = _get(result, key)
+        if isinstance(per_owner, Mapping):
+            text += f"\n{key.replace('_', ' ')}:" + ("".join(
+                f"\n  {cell(owner)}  {cell(n)}" for owner, n in per_owner.items()) or " none")
     return text
 
 
@@ -312,8 +321,7 @@ def listing(result: object) -> str:
         parts.append(f"warning: {cell(warning)}")
     if _get(result, "coverage", "complete") is False:
         parts.append("warning: some records could not be read; this listing is incomplete")
-    if _get(result, "next_cursor"):
-        parts.append(f"more: memctl ls --cursor {cell(_get(result, 'next_cursor'))}")
+    parts += _more(result, "memctl ls")
     return "\n".join(parts)
 
 
@@ -416,19 +424,6 @@ def _op_summary(op: Mapping[str, Any]) -> str:
     return f"{cell(op.get('action'))} {where}"
 
 
-def actions(result: object) -> str:
-    rows = [[cell(a.get("action_id")), cell(a.get("status")), cell(a.get("created_at")),
-             cell(a.get("expires_at")), proposer(a.get("proposed_by"), a.get("owner")),
-             "; ".join(_op_summary(o) for o in _ops(a)) or "-"]
-            for a in _items(result)]
-    parts = [table(["ACTION", "STATUS", "CREATED", "EXPIRES", "PROPOSED BY", "OPERATIONS"],
-                   rows)
-             if rows else "no actions"]
-    if _get(result, "next_cursor"):
-        parts.append(f"more: memctl pending --cursor {cell(_get(result, 'next_cursor'))}")
-    return "\n".join(parts)
-
-
 def _whole(value: object) -> str:
     """A count or a latency as a whole number ("-" when absent)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -438,11 +433,9 @@ def _whole(value: object) -> str:
 
 def projection_report(result: object) -> str:
     """``memory.projection.report`` as a few lines and a table per recall mode."""
-    outbox = _get(result, "outbox") or {}
     parts = [f"mode: {cell(_get(result, 'mode'))}, projecting "
              f"{'on' if _get(result, 'project') else 'off'}",
-             "outbox: " + (", ".join(f"{cell(k)} {cell(v)}" for k, v in outbox.items())
-                           if isinstance(outbox, Mapping) and outbox else "empty")
+             "outbox: " + _counts(_get(result, "outbox"), "empty")
              + (f" (oldest open since {cell(_get(result, 'oldest_open'))})"
                 if _get(result, "oldest_open") else "")]
     modes = _get(result, "recall") or {}
@@ -450,12 +443,11 @@ def projection_report(result: object) -> str:
     for mode, row in (modes.items() if isinstance(modes, Mapping) else []):
         if not isinstance(row, Mapping):
             continue
-        degraded = row.get("degraded") or {}
+        degraded = row.get("degraded")
         rows.append([cell(mode), *(_whole(row.get(k)) for k in (
             "attempts", "ok", "returned", "kept", "flagged", "overlap", "local",
             "mean_latency_ms", "max_latency_ms")),
-            ", ".join(f"{cell(k)} {cell(v)}" for k, v in sorted(degraded.items()))
-            if isinstance(degraded, Mapping) and degraded else "none"])
+            _counts(dict(sorted(degraded.items())) if isinstance(degraded, Mapping) else None)])
     parts.append(table(["MODE", "ATTEMPTS", "OK", "RETURNED", "KEPT", "FLAGGED", "OVERLAP",
                         "LOCAL", "MEAN MS", "MAX MS", "DEGRADED"], rows)
                  if rows else "no external recall yet")
@@ -472,10 +464,10 @@ def projection_authorized(result: object) -> str:
     approved = _get(result, "approved")
     head = (f"{cell(_get(result, 'considered'))} items would leave this host"
             + (f"; {cell(approved)} approved now" if approved else "") + ":")
-    outbox = _get(result, "outbox") or {}
+    outbox = _get(result, "outbox")
     parts = [head, *lines] if lines else ["nothing waits to leave this host"]
-    parts.append("outbox: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in outbox.items()
-                                        if v) if isinstance(outbox, Mapping) else "")
+    if isinstance(outbox, Mapping):
+        parts.append("outbox: " + _counts({k: v for k, v in outbox.items() if v}, ""))
     if lines and not approved:
         parts.append("approve them with: memctl projection authorize --approve "
                      "(or --entry ID for some)")
@@ -514,9 +506,7 @@ def pending_list(result: object, titles: Mapping[str, list[str]], width: int) ->
                           f"{cell(a.get('created_at'))} · expires {cell(a.get('expires_at'))}",
                           width))
     parts = ["\n".join(lines) if lines else "no actions"]
-    if _get(result, "next_cursor"):
-        parts.append(_fit(f"more: memctl pending --cursor {cell(_get(result, 'next_cursor'))}",
-                          width))
+    parts += [_fit(more, width) for more in _more(result, "memctl pending")]
     return "\n".join(parts)
 
 
@@ -585,13 +575,9 @@ def _proposed_entry(entry: Mapping[str, Any]) -> str:
 
 
 def consent(result: object) -> str:
-    return _fields([
-        ("owner", _get(result, "owner")),
-        ("read", _onoff(_get(result, "read"))),
-        ("contribute", _onoff(_get(result, "contribute"))),
-        ("learn_from_tools", _onoff(_get(result, "learn_from_tools"))),
-        ("version", _get(result, "version")),
-    ])
+    return _fields([("owner", _get(result, "owner")),
+                    *((k, _onoff(_get(result, k))) for k in _SWITCHES),
+                    ("version", _get(result, "version"))])
 
 
 def token_issued(result: object) -> str:
@@ -660,7 +646,7 @@ def context(result: object) -> str:
                  if rows else "no cards")
     omitted = _get(result, "omitted")
     if isinstance(omitted, Mapping) and omitted:
-        parts.append("omitted: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in omitted.items()))
+        parts.append("omitted: " + _counts(omitted))
     if _get(result, "truncated"):
         parts.append("note: recall limits cut this snapshot")
     external = _get(result, "coverage", "external")
@@ -733,28 +719,16 @@ def journal(result: object) -> str:
                      cell(op.get("channel")), entries_, note])
     parts = [table(["OPERATION", "WHEN", "ACTION", "CHANNEL", "ENTRIES", "NOTE"], rows)
              if rows else "no operations"]
-    if _get(result, "next_cursor"):
-        parts.append(f"more: memctl journal --cursor {cell(_get(result, 'next_cursor'))}")
+    parts += _more(result, "memctl journal")
     return "\n".join(parts)
 
 
 def gc(result: object) -> str:
-    return _fields([
-        ("expired", _get(result, "expired")),
-        ("purged", _get(result, "purged")),
-        ("actions expired", _get(result, "actions_expired")),
-        ("receipts rechecked", _get(result, "receipts_rechecked")),
-    ])
+    return _named(result, "expired", "purged", "actions_expired", "receipts_rechecked")
 
 
 def receipt(result: object) -> str:
-    return _fields([
-        ("receipt", _get(result, "receipt_id")),
-        ("entry", _get(result, "entry_id")),
-        ("status", _get(result, "status")),
-        ("created", _get(result, "created_at")),
-        ("updated", _get(result, "updated_at")),
-    ])
+    return _named(result, "receipt_id", "entry_id", "status", "created_at", "updated_at")
 
 
 def exported(result: object) -> str:
@@ -763,17 +737,13 @@ def exported(result: object) -> str:
 
 
 def imported(result: object) -> str:
-    rejected = _get(result, "rejected") or {}
-    skipped = _get(result, "skipped") or {}
     lines = [_fields([
         ("read", f"{cell(_get(result, 'read'))} entries ({cell(_get(result, 'kind'))} file)"),
         ("imported", _get(result, "imported")),
         ("duplicates skipped", _get(result, "duplicates")),
         ("title conflicts skipped", _get(result, "conflicts")),
-        ("rejected", ", ".join(f"{cell(k)} {cell(v)}" for k, v in rejected.items())
-         if isinstance(rejected, Mapping) and rejected else 0),
-        ("other lines skipped", ", ".join(f"{cell(k)} {cell(v)}" for k, v in skipped.items())
-         if isinstance(skipped, Mapping) and skipped else 0),
+        ("rejected", _counts(_get(result, "rejected"), "0")),
+        ("other lines skipped", _counts(_get(result, "skipped"), "0")),
         ("waiting for approval", len(_get(result, "pending") or [])),
         ("vouched for", _get(result, "promoted")),
     ])]

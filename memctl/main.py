@@ -37,16 +37,15 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO
+from typing import Any, Final
 
 from memoryd.memctl import format as fmt
 from memoryd.memctl.backup import run_backup
 from memoryd.memctl.cli import (
-    ACTION_STATUSES,
     BASIS_KINDS,
-    DEFAULT_MAX_BODY_BYTES,
     ENTRY_TYPES,
     STATUSES,
     TARGETS,
@@ -54,60 +53,43 @@ from memoryd.memctl.cli import (
     option,
     parse,
 )
-from memoryd.memctl.extract import build_extract_job, build_extract_status, build_extract_submit
 from memoryd.memctl.progress import bar, waiting
 from memoryd.memctl.requests import (
     Builder,
+    Io,
     Request,
+    Rpc,
     UsageError,
-    build_action,
     build_approve,
     build_archive,
-    build_audit_checkpoint,
     build_audit_export_page,
     build_audit_verify,
     build_backup,
-    build_consent,
     build_consent_set,
     build_deny,
-    build_gc,
-    build_journal,
+    build_extract_submit,
     build_ls,
     build_pending,
     build_policy_explain,
-    build_policy_reload,
     build_projection_authorize,
-    build_projection_report,
-    build_projection_reseed,
-    build_projection_retry,
-    build_receipt,
     build_rm,
     build_show,
     build_status,
     build_supersede,
     build_task_begin,
-    build_team_create,
-    build_team_ls,
     build_team_member,
     build_token_issue,
-    build_token_ls,
-    build_token_revoke,
-    build_undo,
     build_write,
+    call,
     identity_params,
 )
 from memoryd.memctl.store import run_store_copy
 from memoryd.rpc.client import BadReply, Client, ConnectError, ConnectionLost, RpcError
 from memoryd.rpc.paths import control_socket, resolve_home
 
-if TYPE_CHECKING:
-    from memoryd.memctl.owners import Labels
-
 __all__ = [
-    "ACTION_STATUSES",
     "BASIS_KINDS",
     "COMMANDS",
-    "DEFAULT_MAX_BODY_BYTES",
     "ENTRY_TYPES",
     "EXIT_FAILED",
     "EXIT_NOT_RUNNING",
@@ -132,41 +114,6 @@ EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_NOT_RUNNING: Final = 3
 EXIT_TRANSPORT: Final = 4
-
-
-class Rpc(Protocol):
-    """What memctl needs of a client (``rpc.client.Client`` fits)."""
-
-    def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
-
-    def close(self) -> None: ...
-
-
-@dataclass
-class Io:
-    stdout: TextIO = field(default_factory=lambda: sys.stdout)
-    stderr: TextIO = field(default_factory=lambda: sys.stderr)
-    stdin: TextIO = field(default_factory=lambda: sys.stdin)
-
-    def read_text(self, path: str) -> str:
-        """A file's text, or stdin's for ``-``; one final newline is dropped."""
-        try:
-            if path == "-":
-                raw = getattr(self.stdin, "buffer", None)
-                text = raw.read().decode("utf-8") if raw is not None else self.stdin.read()
-            else:
-                text = Path(path).read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise UsageError(f"{'stdin' if path == '-' else path} is not UTF-8 text") from None
-        except OSError as exc:
-            raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-        return text.removesuffix("\n")
-
-    def out(self, text: str) -> None:
-        print(text, file=self.stdout)
-
-    def err(self, text: str) -> None:
-        print(text, file=self.stderr)
 
 
 Renderer = Callable[[Any], str]
@@ -201,15 +148,17 @@ class Command:
 
 
 def _emit(io: Io, args: argparse.Namespace, result: Any, render: Renderer,
-          labels: Labels | None = None) -> None:
+          labels_from: Rpc | None = None) -> None:
+    """Print ``result``: as JSON with --json, else rendered, owners and
+    tokens shown by the operator's labels when ``labels_from`` is given."""
     if option(args, "json"):
         io.out(json.dumps(result, indent=2, ensure_ascii=False))
-    elif labels is None:
-        io.out(render(result))
-    else:
-        from memoryd.memctl.owners import labelled
+        return
+    if labels_from is not None:
+        from memoryd.memctl.owners import labelled, load_labels
 
-        io.out(render(labelled(result, labels)))
+        result = labelled(result, load_labels(labels_from))
+    io.out(render(result))
 
 
 def _never_seen(rpc: Rpc, args: argparse.Namespace) -> str | None:
@@ -247,9 +196,8 @@ def run_team_add(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
 
 
 def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
-    probe = build_consent_set(args, 0)  # refuse an empty change before any call
-    read = build_consent(args, io.read_text)
-    current = rpc.call(read.method, read.params)
+    build_consent_set(args, 0)  # refuses an empty change before any call
+    current = rpc.call("consent.get", identity_params(args))
     version = current.get("version") if isinstance(current, Mapping) else None
     if not isinstance(version, int):
         raise BadReply("memoryd's consent.get answer has no version")
@@ -259,7 +207,6 @@ def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
         if unseen is not None:
             io.err(_never_seen_warning(unseen) + " (consent is set all the same)")
     request = build_consent_set(args, version)
-    del probe
     try:
         result = rpc.call(request.method, request.params)
     except RpcError as exc:
@@ -269,12 +216,7 @@ def run_consent_set(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
                f"{version}) and writing it; nothing was changed (revision_conflict)")
         io.err("  what to do: check it with `memctl consent`, then run this command again")
         return EXIT_FAILED
-    labels = None
-    if not option(args, "json"):
-        from memoryd.memctl.owners import load_labels
-
-        labels = load_labels(rpc)
-    _emit(io, args, result, fmt.consent, labels)
+    _emit(io, args, result, fmt.consent, rpc)
     return EXIT_OK
 
 
@@ -399,12 +341,9 @@ def run_completion(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
 # --- the table ---------------------------------------------------------------------
 
 
-def _verify_judge(result: Any) -> int:
-    return EXIT_OK if isinstance(result, Mapping) and result.get("ok") is True else EXIT_FAILED
-
-
-def _policy_judge(result: Any) -> int:
-    return EXIT_OK if isinstance(result, Mapping) and result.get("loaded") is True \
+def _ok_if(field: str) -> Callable[[Any], int]:
+    """Exit 0 when the result's ``field`` is true, else 1."""
+    return lambda result: EXIT_OK if isinstance(result, Mapping) and result.get(field) is True \
         else EXIT_FAILED
 
 
@@ -479,14 +418,6 @@ def _run_decide(args: argparse.Namespace, rpc: Rpc, io: Io, *, approve: bool) ->
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def run_approve(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
-    return _run_decide(args, rpc, io, approve=True)
-
-
-def run_deny(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
-    return _run_decide(args, rpc, io, approve=False)
-
-
 def _pending_pages(args: argparse.Namespace, rpc: Rpc,
                    io: Io) -> tuple[dict[str, Any], bool]:
     """The listing ``memctl pending`` shows, and whether more were left out.
@@ -542,32 +473,35 @@ def run_pending(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     return EXIT_OK
 
 
+def _no_extra(io: Io, extra: str, missing: str) -> int:
+    # memoryd is not on PyPI: name the extra, install it from the checkout.
+    io.err(f"memctl {extra}: {missing} with the memoryd[{extra}] extra: from the checkout, "
+           f"pipx install --force '.[{extra}]' (or pip install '.[{extra}]' in memoryd's venv)")
+    return EXIT_FAILED
+
+
+# The bridge (the MCP SDK) and the web page come with optional extras: they
+# are imported only here, so every other subcommand works without them.
+
+
 def run_mcp(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
-    # The bridge needs the optional MCP SDK (memoryd[mcp]): import it only
-    # here, so every other subcommand works without it.
     try:
         from memoryd.memctl import mcp_bridge
     except ImportError:
-        # memoryd is not on PyPI: name the extra, install it from the checkout.
-        io.err("memctl mcp: the MCP SDK is not installed; it comes with the memoryd[mcp] "
-               "extra: from the checkout, pipx install --force '.[mcp]' (or "
-               "pip install '.[mcp]' in memoryd's venv)")
-        return EXIT_FAILED
+        return _no_extra(io, "mcp", "the MCP SDK is not installed; it comes")
     return mcp_bridge.main(args.bridge_args, home=args.home, timeout=args.timeout)
 
 
 def run_ui(args: argparse.Namespace, _rpc: Rpc, io: Io) -> int:
-    # The web page needs the optional ui extra (memoryd[ui]): import it only here.
     try:
         from memoryd.memctl.ui import server
     except ImportError:
-        io.err("memctl ui: the web page's libraries are not installed; they come with the "
-               "memoryd[ui] extra: from the checkout, pipx install --force '.[ui]' (or "
-               "pip install '.[ui]' in memoryd's venv)")
-        return EXIT_FAILED
+        return _no_extra(io, "ui", "the web page's libraries are not installed; they come")
     return server.serve(args, io.stdout, io.stderr)
 
 
+_SHOW_ACTION: Final = Command(call("governance.action.get", "action_id"), fmt.action_detail,
+                              labelled=True)
 COMMANDS: Final[dict[str, Command]] = {
     "status": Command(build_status, fmt.status, labelled=True),
     "ls": Command(build_ls, fmt.listing),
@@ -576,34 +510,34 @@ COMMANDS: Final[dict[str, Command]] = {
     "rm": Command(build_rm, fmt.write_result, locate=True),
     "archive": Command(build_archive, fmt.write_result, locate=True),
     "supersede": Command(build_supersede, fmt.write_result, locate=True),
-    "journal": Command(build_journal, fmt.journal),
-    "undo": Command(build_undo, fmt.write_result),
-    "receipt": Command(build_receipt, fmt.receipt),
-    "gc": Command(build_gc, fmt.gc, slow=True),
-    "pending": Command(build_pending, fmt.actions, labelled=True, run=run_pending),
-    "pending show": Command(build_action, fmt.action_detail, labelled=True),
-    "action": Command(build_action, fmt.action_detail, labelled=True),
-    "approve": Command(build_approve, fmt.write_result, run=run_approve),
-    "deny": Command(build_deny, _denied, run=run_deny),
-    "consent": Command(build_consent, fmt.consent, labelled=True),
+    "journal": Command(call("memory.journal", "cursor", "page_size", identity=True), fmt.journal),
+    "undo": Command(call("memory.undo", "operation_id", identity=True), fmt.write_result),
+    "receipt": Command(call("memory.receipt", "receipt_id", identity=True), fmt.receipt),
+    "gc": Command(call("memory.gc"), fmt.gc, slow=True),
+    "pending": Command(build_pending, run=run_pending),
+    "pending show": _SHOW_ACTION,
+    "action": _SHOW_ACTION,
+    "approve": Command(build_approve, fmt.write_result, run=partial(_run_decide, approve=True)),
+    "deny": Command(build_deny, _denied, run=partial(_run_decide, approve=False)),
+    "consent": Command(call("consent.get", identity=True), fmt.consent, labelled=True),
     "consent set": Command(None, run=run_consent_set),
     "extract submit": Command(build_extract_submit, fmt.generic),
-    "extract status": Command(build_extract_status, fmt.generic),
-    "extract retry": Command(build_extract_job, fmt.generic),
-    "extract drop": Command(build_extract_job, fmt.generic),
-    "team create": Command(build_team_create, fmt.team_changed),
+    "extract status": Command(call("extract.status", identity=True), fmt.generic),
+    "extract retry": Command(call("extract.retry", "job_id"), fmt.generic),
+    "extract drop": Command(call("extract.drop", "job_id"), fmt.generic),
+    "team create": Command(call("team.create", "name"), fmt.team_changed),
     "team add": Command(build_team_member, fmt.team_changed, labelled=True,
                         run=run_team_add),
     "team remove": Command(build_team_member, fmt.team_changed, labelled=True),
-    "team ls": Command(build_team_ls, fmt.teams, labelled=True),
+    "team ls": Command(call("team.list"), fmt.teams, labelled=True),
     "token issue": Command(build_token_issue, fmt.token_issued, labelled=True),
-    "token ls": Command(build_token_ls, fmt.tokens, labelled=True),
-    "token revoke": Command(build_token_revoke, fmt.token_revoked),
+    "token ls": Command(call("token.list", identity=True), fmt.tokens, labelled=True),
+    "token revoke": Command(call("token.revoke", "token_id"), fmt.token_revoked),
     "context": Command(None, run=run_context),
-    "audit verify": Command(build_audit_verify, fmt.verify, _verify_judge, slow=True),
+    "audit verify": Command(build_audit_verify, fmt.verify, _ok_if("ok"), slow=True),
     "audit export": Command(None, run=run_audit_export),
-    "audit checkpoint": Command(build_audit_checkpoint, _pretty_json),
-    "policy reload": Command(build_policy_reload, fmt.policy_reload, _policy_judge),
+    "audit checkpoint": Command(call("audit.checkpoint"), _pretty_json),
+    "policy reload": Command(call("policy.reload"), fmt.policy_reload, _ok_if("loaded")),
     "policy explain": Command(build_policy_explain, fmt.policy_explain),
     "scan": Command(None, run=run_scan, needs_daemon=False),
     "mcp": Command(None, run=run_mcp, needs_daemon=False),
@@ -615,9 +549,9 @@ COMMANDS: Final[dict[str, Command]] = {
     "edit": Command(None, run=run_edit),
     "completion": Command(None, run=run_completion, needs_daemon=False),
     "projection authorize": Command(build_projection_authorize, fmt.projection_authorized),
-    "projection retry": Command(build_projection_retry, fmt.generic),
-    "projection reseed": Command(build_projection_reseed, fmt.generic),
-    "projection report": Command(build_projection_report, fmt.projection_report),
+    "projection retry": Command(call("memory.projection.retry", "entry_ids"), fmt.generic),
+    "projection reseed": Command(call("memory.projection.reseed"), fmt.generic),
+    "projection report": Command(call("memory.projection.report"), fmt.projection_report),
     "ui": Command(None, run=run_ui, needs_daemon=False),
 }
 
@@ -648,12 +582,7 @@ def run_simple(command: Command, args: argparse.Namespace, rpc: Rpc, io: Io) -> 
             result = rpc.call(request.method, request.params)
     else:
         result = rpc.call(request.method, request.params)
-    labels = None
-    if command.labelled and not option(args, "json"):
-        from memoryd.memctl.owners import load_labels
-
-        labels = load_labels(rpc)
-    _emit(io, args, result, command.render, labels)
+    _emit(io, args, result, command.render, rpc if command.labelled else None)
     return command.judge(result)
 
 

@@ -231,9 +231,6 @@ def _broken(exc: Exception) -> BridgeError:
     )
 
 
-_ARGUMENTS: dict[str, frozenset[str]] = {}
-
-
 # An argument name the bridge repeats in an error: an identifier's form,
 # no longer than any argument a tool takes is.
 _NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -250,13 +247,6 @@ def _nameable(name: str) -> bool:
     from memoryd.kernel.scan import scan
 
     return not scan(name) and not scan(name.replace("_", " "))
-
-
-def _argument_names(spec: ToolSpec) -> frozenset[str]:
-    names = _ARGUMENTS.get(spec.name)
-    if names is None:
-        names = _ARGUMENTS[spec.name] = frozenset(input_schema(spec)["properties"])
-    return names
 
 
 # --- the bridge -------------------------------------------------------------------
@@ -289,8 +279,6 @@ class Bridge:
         # The MCP session (its connection-wide channel), known from the first
         # request; change notifications go out on it.
         self.connection: Any = None
-        # The tools the task's grants allow, with the task they were read from.
-        self._granted: tuple[dict[str, Any] | None, tuple[ToolSpec, ...]] | None = None
 
     # lifecycle
 
@@ -331,13 +319,16 @@ class Bridge:
     async def close(self) -> None:
         task, self.task = self.task, None
         try:
-            if task is not None:
-                await self.client.call("task.end", {"task_id": task["task_id"]})
-        except (ConnectError, RpcError, ConnectionLost, BadReply, TimeoutError):
-            # The task expires on its own (task TTL); nothing more to do here.
-            pass
+            await self._end(task)
         finally:
             await self.client.aclose()
+
+    async def _end(self, task: dict[str, Any] | None) -> None:
+        if task is not None:
+            try:
+                await self.client.call("task.end", {"task_id": task["task_id"]})
+            except (ConnectError, RpcError, ConnectionLost, BadReply, TimeoutError):
+                pass  # the task expires on its own (task TTL)
 
     # grants that change during the session
 
@@ -393,11 +384,7 @@ class Bridge:
         before = [s.name for s in self.granted()]
         if self.task is None or await self._stale():
             old, self.task = self.task, None
-            if old is not None:
-                try:
-                    await self.client.call("task.end", {"task_id": old["task_id"]})
-                except (ConnectError, RpcError, ConnectionLost, BadReply, TimeoutError):
-                    pass  # it expires with the task TTL
+            await self._end(old)
             await self.ensure_task()
         return [s.name for s in self.granted()] != before
 
@@ -411,15 +398,8 @@ class Bridge:
     # tools
 
     def granted(self) -> list[ToolSpec]:
-        # Worked out once per task (a task's grants never change; a change
-        # of grants is a new task), not on every call.
-        task = self.task
-        cached = self._granted
-        if cached is None or cached[0] is not task:
-            grants = set(task.get("grants") or []) if task else set()
-            cached = self._granted = (
-                task, tuple(spec for spec in TOOLS if spec.grant is None or spec.grant in grants))
-        return list(cached[1])
+        grants = set(self.task.get("grants") or []) if self.task else set()
+        return [spec for spec in TOOLS if spec.grant is None or spec.grant in grants]
 
     async def list_tools(self) -> list[types.Tool]:
         await self.ensure_task()
@@ -465,7 +445,7 @@ class Bridge:
                 errors=[{"path": f"$.{k}", "problem": "not an argument of this tool"}
                         for k in owned],
             )
-        known = _argument_names(spec)
+        known = frozenset(spec.params.__struct_fields__) - BRIDGE_OWNED
         unknown = [k for k in arguments if k not in known]
         if unknown:
             # Name each one (a name, never a value), so the model can fix its

@@ -52,11 +52,11 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 import anyio
 import mcp_types as types
+from anyio.abc import AsyncResource
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -82,7 +82,7 @@ T = TypeVar("T")
 ENVELOPE_KEY: Final = types.PROTOCOL_VERSION_META_KEY
 
 
-class Replay(Generic[T]):
+class Replay(AsyncResource, Generic[T]):
     """A read stream that hands out ``held`` (if any) before what ``rest``
     has, and closes ``rest`` when closed."""
 
@@ -107,13 +107,6 @@ class Replay(Generic[T]):
     async def aclose(self) -> None:
         self._held.clear()
         await self._rest.aclose()
-
-    async def __aenter__(self) -> Replay[T]:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
 
 
 def _enveloped(params: Mapping[str, Any] | None) -> bool:

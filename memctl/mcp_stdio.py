@@ -44,12 +44,12 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import TracebackType
 from typing import Final
 
 import anyio
 import anyio.lowlevel
 import mcp_types as types
+from anyio.abc import AsyncResource
 from mcp.shared.message import SessionMessage
 
 __all__ = ["MessageReader", "MessageWriter", "PipeLines", "PipeWriter", "is_pipe", "loop_stdio",
@@ -209,7 +209,7 @@ class PipeWriter:
         await anyio.lowlevel.checkpoint()
 
 
-class MessageReader:
+class MessageReader(AsyncResource):
     """The server's read stream: one message (or the exception its line
     raised) per line of ``lines``."""
 
@@ -240,15 +240,8 @@ class MessageReader:
         self._lines.close()
         await anyio.lowlevel.checkpoint()
 
-    async def __aenter__(self) -> MessageReader:
-        return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
-
-
-class MessageWriter:
+class MessageWriter(AsyncResource):
     """The server's write stream: each message as one line on ``out``."""
 
     def __init__(self, out: PipeWriter) -> None:
@@ -283,13 +276,6 @@ class MessageWriter:
     async def aclose(self) -> None:
         self._closed = True
         await anyio.lowlevel.checkpoint()
-
-    async def __aenter__(self) -> MessageWriter:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
 
 
 def _claim(fd: int, replacement: int) -> int:

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final
+
+from memoryd.memctl.requests import Rpc
 
 __all__ = ["Labels", "labelled", "labels_from", "load_labels"]
 
 _SHOWN: Final = 8  # characters of an owner id's hash shown beside its label
-
-
-class _Rpc(Protocol):
-    def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -49,9 +47,9 @@ class Labels:
         return f"token:{label} ({token_id})" if label else token_id
 
 
-def load_labels(rpc: _Rpc) -> Labels:
+def load_labels(rpc: Rpc) -> Labels:
     """The operator's labels; none when token.list cannot be read (output
-    then shows bare ids, as before labels existed)."""
+    then shows bare ids)."""
     from memoryd.rpc.client import RpcError
 
     try:

@@ -2,7 +2,8 @@
 the JSON-RPC request they stand for.
 
 Owns: ``Request`` (method, params and any notes for stderr), ``UsageError``
-for command lines refused before any call, and one ``build_*`` function per
+for command lines refused before any call, what every command runs with
+(``Rpc``, the client; ``Io``, the streams), and one ``build_*`` function per
 request memctl can make. The command table in ``memoryd.memctl.main`` says which
 builder serves which subcommand; multi-call runners there use the builders
 here for each of their calls.
@@ -23,57 +24,83 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Protocol, TextIO
 
 from memoryd.memctl.cli import ENTRY_TYPES, option
 
 __all__ = [
     "Builder",
+    "Io",
     "Reader",
     "Request",
+    "Rpc",
     "UsageError",
-    "build_action",
     "build_approve",
     "build_archive",
-    "build_audit_checkpoint",
     "build_audit_export_page",
     "build_audit_verify",
     "build_backup",
-    "build_consent",
     "build_consent_set",
     "build_deny",
-    "build_gc",
-    "build_journal",
+    "build_extract_submit",
     "build_ls",
     "build_pending",
     "build_policy_explain",
-    "build_policy_reload",
     "build_projection_authorize",
-    "build_projection_report",
-    "build_projection_reseed",
-    "build_projection_retry",
-    "build_receipt",
     "build_rm",
     "build_show",
     "build_status",
     "build_supersede",
     "build_task_begin",
-    "build_team_create",
-    "build_team_ls",
     "build_team_member",
     "build_token_issue",
-    "build_token_ls",
-    "build_token_revoke",
-    "build_undo",
     "build_write",
+    "call",
     "identity_params",
 ]
 
 
 class UsageError(Exception):
     """A command line memctl refuses before talking to the daemon."""
+
+
+class Rpc(Protocol):
+    """What memctl needs of a client (``rpc.client.Client`` fits)."""
+
+    def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class Io:
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    stdin: TextIO = field(default_factory=lambda: sys.stdin)
+
+    def read_text(self, path: str) -> str:
+        """A file's text, or stdin's for ``-``; one final newline is dropped."""
+        try:
+            if path == "-":
+                raw = getattr(self.stdin, "buffer", None)
+                text = raw.read().decode("utf-8") if raw is not None else self.stdin.read()
+            else:
+                text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{'stdin' if path == '-' else path} is not UTF-8 text") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return text.removesuffix("\n")
+
+    def out(self, text: str) -> None:
+        print(text, file=self.stdout)
+
+    def err(self, text: str) -> None:
+        print(text, file=self.stderr)
 
 
 @dataclass(frozen=True)
@@ -139,6 +166,20 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
 
 
 # --- builders: pure functions from arguments to a request -----------------------
+
+
+def call(method: str, *names: str, identity: bool = False) -> Builder:
+    """The builder of a request whose params are the arguments ``names``
+    that were given, with ``identity`` the identity the command line names."""
+
+    def build(args: argparse.Namespace, _read: Reader) -> Request:
+        params = _drop_none({name: getattr(args, name) for name in names})
+        return Request(method, _with_identity(args, params) if identity else params)
+
+    return build
+
+
+build_pending: Final = call("governance.action.list", "status", "cursor")
 
 
 def build_status(args: argparse.Namespace, _read: Reader) -> Request:
@@ -251,32 +292,6 @@ def build_supersede(args: argparse.Namespace, read: Reader) -> Request:
         args, "supersede", id=args.id, expected_revision=args.rev, entry=_entry(args, read)))
 
 
-def build_journal(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.journal", _with_identity(
-        args, _drop_none({"cursor": args.cursor, "page_size": args.page_size})))
-
-
-def build_undo(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.undo", _with_identity(args, {"operation_id": args.operation_id}))
-
-
-def build_receipt(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.receipt", _with_identity(args, {"receipt_id": args.receipt_id}))
-
-
-def build_gc(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.gc", {})
-
-
-def build_pending(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("governance.action.list",
-                   _drop_none({"status": args.status, "cursor": args.cursor}))
-
-
-def build_action(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("governance.action.get", {"action_id": args.action_id})
-
-
 def _one_id(args: argparse.Namespace) -> str:
     ids = args.action_id
     if isinstance(ids, list):
@@ -296,10 +311,6 @@ def build_approve(args: argparse.Namespace, _read: Reader) -> Request:
 def build_deny(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("governance.action.deny",
                    _drop_none({"action_id": _one_id(args), "reason": args.reason}))
-
-
-def build_consent(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("consent.get", _with_identity(args, {}))
 
 
 def build_consent_set(args: argparse.Namespace, version: int) -> Request:
@@ -322,18 +333,6 @@ def build_token_issue(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("token.issue", params)
 
 
-def build_token_ls(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("token.list", _with_identity(args, {}))
-
-
-def build_token_revoke(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("token.revoke", {"token_id": args.token_id})
-
-
-def build_team_create(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("team.create", {"name": args.name})
-
-
 def build_team_member(args: argparse.Namespace, _read: Reader) -> Request:
     """team.add / team.remove: the member is named, never the default identity."""
     ident = _identity(args)
@@ -342,8 +341,10 @@ def build_team_member(args: argparse.Namespace, _read: Reader) -> Request:
     return Request("team." + args.key.split()[1], {"name": args.name, "identity": ident})
 
 
-def build_team_ls(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("team.list", {})
+def build_extract_submit(args: argparse.Namespace, read: Reader) -> Request:
+    """A transcript file (JSON Lines; the daemon reads and bounds it)."""
+    params = _drop_none({"jsonl": read(args.file), "scope": args.scope})
+    return Request("extract.submit", _with_identity(args, params))
 
 
 def build_task_begin(args: argparse.Namespace) -> Request:
@@ -368,14 +369,6 @@ def build_audit_export_page(args: argparse.Namespace, after_seq: int) -> Request
     return Request("audit.export", {"after_seq": after_seq, "limit": args.limit})
 
 
-def build_audit_checkpoint(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("audit.checkpoint", {})
-
-
-def build_policy_reload(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("policy.reload", {})
-
-
 def build_policy_explain(args: argparse.Namespace, _read: Reader) -> Request:
     params: dict[str, Any] = {"capability": args.capability, "channel": args.channel,
                               "target": args.target, "scope": args.scope}
@@ -390,18 +383,6 @@ def build_projection_authorize(args: argparse.Namespace, _read: Reader) -> Reque
     return Request("memory.projection.authorize",
                    _drop_none({"entry_ids": args.entry_ids or None,
                                "approve": True if args.approve else None}))
-
-
-def build_projection_retry(args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.projection.retry", _drop_none({"entry_ids": args.entry_ids or None}))
-
-
-def build_projection_reseed(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.projection.reseed", {})
-
-
-def build_projection_report(_args: argparse.Namespace, _read: Reader) -> Request:
-    return Request("memory.projection.report", {})
 
 
 def build_backup(args: argparse.Namespace, _read: Reader) -> Request:

@@ -17,21 +17,15 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-from typing import Protocol
 
 from memoryd.memctl.cli import option
+from memoryd.memctl.requests import Io
 from memoryd.rpc.paths import resolve_home
 
 __all__ = ["run_store_copy"]
 
 
-class _Io(Protocol):
-    def out(self, text: str) -> None: ...
-
-    def err(self, text: str) -> None: ...
-
-
-def run_store_copy(args: argparse.Namespace, _rpc: object, io: _Io) -> int:
+def run_store_copy(args: argparse.Namespace, _rpc: object, io: Io) -> int:
     """Run ``memoryd copy-store`` on this home; its exit status is memctl's."""
     argv = [sys.executable, "-m", "memoryd.daemon.cli", "copy-store",
             "--home", str(resolve_home(option(args, "home"))),

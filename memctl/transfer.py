@@ -43,7 +43,7 @@ from typing import Any, Final, Protocol, TextIO
 from memoryd.kernel.retention import ENTRY_TYPES
 from memoryd.kernel.scan import scan
 from memoryd.memctl.cli import option
-from memoryd.memctl.requests import UsageError, identity_params
+from memoryd.memctl.requests import Rpc, UsageError, identity_params
 
 __all__ = [
     "EXPORT_FIELDS",
@@ -75,10 +75,6 @@ _ENTRY_IN: Final = ("type", "title", "body", "summary", "basis", "validity", "tt
                     "pinned", "context", "observed_at")
 _TYPES: Final = ENTRY_TYPES
 MCP_NOTE: Final = "imported from an MCP memory server file"
-
-
-class _Rpc(Protocol):
-    def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any: ...
 
 
 class _Progress(Protocol):
@@ -206,7 +202,7 @@ def _parse_mcp(numbered: Sequence[tuple[int, str]], scope: str | None) -> Parsed
 # --- export ------------------------------------------------------------------------
 
 
-def _list_pages(rpc: _Rpc, params: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
+def _list_pages(rpc: Rpc, params: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
     page = rpc.call("memory.list", dict(params))
     while True:
         items = page.get("items") if isinstance(page, Mapping) else None
@@ -234,7 +230,7 @@ def _open_output(path: str | None, stdout: TextIO) -> TextIO:
     return os.fdopen(fd, "w", encoding="utf-8")
 
 
-def run_export(args: argparse.Namespace, rpc: _Rpc, out: TextIO,
+def run_export(args: argparse.Namespace, rpc: Rpc, out: TextIO,
                progress: _Progress | None = None) -> dict[str, Any]:
     """Write the export; answers the summary memctl prints on stderr."""
     filters: dict[str, Any] = {k: v for k, v in (
@@ -323,7 +319,7 @@ def _same(existing: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
     return existing.get("type") == entry.get("type") and existing.get("body") == entry.get("body")
 
 
-def run_import(args: argparse.Namespace, rpc: _Rpc, text: str,
+def run_import(args: argparse.Namespace, rpc: Rpc, text: str,
                progress: _Progress | None = None) -> ImportReport:
     from memoryd.rpc.client import RpcError
 
@@ -365,26 +361,21 @@ def run_import(args: argparse.Namespace, rpc: _Rpc, text: str,
         if progress is not None:
             progress.update(1)
     if option(args, "vouch") and report.imported:
-        report.promoted = promote_ids(rpc, report.imported, who)
+        report.promoted = len(promote_ids(rpc, report.imported, who)["promoted"])
     return report
 
 
-def promote_ids(rpc: _Rpc, ids: Sequence[str], who: Mapping[str, Any]) -> int:
-    promoted = 0
-    for start in range(0, len(ids), PROMOTE_BATCH):
-        out = rpc.call("memory.promote", {"ids": list(ids[start:start + PROMOTE_BATCH]), **who})
-        promoted += len(out.get("promoted", [])) if isinstance(out, Mapping) else 0
-    return promoted
-
-
-def run_promote(args: argparse.Namespace, rpc: _Rpc) -> dict[str, Any]:
-    ids = list(dict.fromkeys(args.ids))
-    who = identity_params(args)
+def promote_ids(rpc: Rpc, ids: Sequence[str], who: Mapping[str, Any]) -> dict[str, Any]:
+    """memory.promote for ``ids``, in batches: the entries promoted and those left as they were."""
     promoted: list[Any] = []
     unchanged: list[Any] = []
     for start in range(0, len(ids), PROMOTE_BATCH):
-        out = rpc.call("memory.promote", {"ids": ids[start:start + PROMOTE_BATCH], **who})
+        out = rpc.call("memory.promote", {"ids": list(ids[start:start + PROMOTE_BATCH]), **who})
         if isinstance(out, Mapping):
             promoted.extend(out.get("promoted", []))
             unchanged.extend(out.get("unchanged", []))
     return {"promoted": promoted, "unchanged": unchanged}
+
+
+def run_promote(args: argparse.Namespace, rpc: Rpc) -> dict[str, Any]:
+    return promote_ids(rpc, list(dict.fromkeys(args.ids)), identity_params(args))

@@ -42,7 +42,7 @@ from typing import Any, Final
 import anyio
 import anyio.lowlevel
 import msgspec
-from anyio.abc import SocketAttribute, SocketStream
+from anyio.abc import AsyncResource, SocketAttribute, SocketStream
 
 from memoryd.rpc.framing import CLOSED, NEED_DATA, FrameReader, FrameTooLarge, IncompleteFrame
 
@@ -311,10 +311,7 @@ class Client:
         """Call ``method`` and return its result; an error reply raises
         ``RpcError``. Params come from ``params`` and/or keywords."""
         id_, frame = self._codec.call(method, _params(params, kw))
-        line = self._exchange(frame, self.timeout)
-        if line is None:
-            raise ConnectionLost("memoryd closed the connection before answering")
-        return self._read(self._codec.read_call, line, id_)
+        return self._read(self._codec.read_call, self._exchange(frame, self.timeout), id_)
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None, /,
                **kw: Any) -> None:
@@ -328,10 +325,8 @@ class Client:
         if not calls:
             return []
         ids, frame = self._codec.batch(calls)
-        line = self._exchange(frame, self.timeout)
-        if line is None:
-            raise ConnectionLost("memoryd closed the connection before answering")
-        results: list[Any] = self._read(self._codec.read_batch, line, ids)
+        results: list[Any] = self._read(self._codec.read_batch,
+                                        self._exchange(frame, self.timeout), ids)
         return results
 
     def send_raw(self, line: bytes, *, expect_reply: bool = True,
@@ -346,7 +341,9 @@ class Client:
 
     # transport
 
-    def _read(self, reader: Any, line: bytes, ids: Any) -> Any:
+    def _read(self, reader: Any, line: bytes | None, ids: Any) -> Any:
+        if line is None:
+            raise ConnectionLost("memoryd closed the connection before answering")
         try:
             return reader(line, ids)
         except BadReply:
@@ -422,7 +419,7 @@ class Client:
 # --- async --------------------------------------------------------------
 
 
-class AsyncClient:
+class AsyncClient(AsyncResource):
     """The same API as ``Client`` with ``async`` methods, on anyio.
 
     ``wait_in_place`` (seconds, default 0: never) lets a call whose answer
@@ -489,20 +486,11 @@ class AsyncClient:
         if stream is not None:
             await stream.aclose()
 
-    async def __aenter__(self) -> AsyncClient:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
-
     async def call(self, method: str, params: Mapping[str, Any] | None = None, /,
                    **kw: Any) -> Any:
         id_, frame = self._codec.call(method, _params(params, kw))
-        line = await self._exchange(frame, self.timeout)
-        if line is None:
-            raise ConnectionLost("memoryd closed the connection before answering")
-        return await self._read(self._codec.read_call, line, id_)
+        return await self._read(self._codec.read_call, await self._exchange(frame, self.timeout),
+                                id_)
 
     async def notify(self, method: str, params: Mapping[str, Any] | None = None, /,
                      **kw: Any) -> None:
@@ -512,10 +500,8 @@ class AsyncClient:
         if not calls:
             return []
         ids, frame = self._codec.batch(calls)
-        line = await self._exchange(frame, self.timeout)
-        if line is None:
-            raise ConnectionLost("memoryd closed the connection before answering")
-        results: list[Any] = await self._read(self._codec.read_batch, line, ids)
+        results: list[Any] = await self._read(
+            self._codec.read_batch, await self._exchange(frame, self.timeout), ids)
         return results
 
     async def send_raw(self, line: bytes, *, expect_reply: bool = True,
@@ -524,7 +510,9 @@ class AsyncClient:
             line += b"\n"
         return await self._exchange(line, (timeout or self.timeout) if expect_reply else None)
 
-    async def _read(self, reader: Any, line: bytes, ids: Any) -> Any:
+    async def _read(self, reader: Any, line: bytes | None, ids: Any) -> Any:
+        if line is None:
+            raise ConnectionLost("memoryd closed the connection before answering")
         try:
             return reader(line, ids)
         except BadReply:

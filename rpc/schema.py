@@ -99,6 +99,19 @@ class Evidence(_P, frozen=True, kw_only=True):
     user_message: Text
 
 
+class IdentityOnly(_P, frozen=True, kw_only=True):
+    """The identity acted for on control.sock (default: the daemon's own)."""
+
+    identity: Identity | None = None
+
+
+class _Caller(_P, frozen=True, kw_only=True):
+    """The caller of a method both sockets serve: a task, or an identity."""
+
+    task_id: Id | None = None
+    identity: Identity | None = None
+
+
 class WriteOp(_P, frozen=True, kw_only=True):
     action: Literal["add", "replace", "supersede", "archive", "remove"]
     target: Target | None = None
@@ -143,10 +156,6 @@ class TaskBegin(_P, frozen=True, kw_only=True):
     tools_used: bool = False
 
 
-class TaskRef(_P, frozen=True, kw_only=True):
-    task_id: Id
-
-
 class TranscriptTurn(_P, frozen=True, kw_only=True):
     """One turn of a finished task's transcript (docs/extraction.md)."""
 
@@ -162,10 +171,9 @@ class TaskEnd(_P, frozen=True, kw_only=True):
     transcript: Annotated[list[TranscriptTurn], Meta(max_length=100_000)] | None = None
 
 
-class ExtractSubmit(_P, frozen=True, kw_only=True):
+class ExtractSubmit(IdentityOnly, frozen=True, kw_only=True):
     """``extract.submit`` (control): a transcript as JSON Lines, for an identity."""
 
-    identity: Identity | None = None
     jsonl: Annotated[str, Meta(min_length=1)]
     scope: ScopeName | None = None
 
@@ -181,12 +189,7 @@ class TaskResume(_P, frozen=True, kw_only=True):
     token: Annotated[str, Meta(min_length=1, max_length=512)] | None = None
 
 
-class IdentityOnly(_P, frozen=True, kw_only=True):
-    identity: Identity | None = None
-
-
-class ConsentSet(_P, frozen=True, kw_only=True):
-    identity: Identity | None = None
+class ConsentSet(IdentityOnly, frozen=True, kw_only=True):
     read: bool | None = None
     contribute: bool | None = None
     learn_from_tools: bool | None = None
@@ -206,9 +209,7 @@ class TokenRevoke(_P, frozen=True, kw_only=True):
     token_id: Id
 
 
-class MemoryWrite(_P, frozen=True, kw_only=True):
-    task_id: Id | None = None
-    identity: Identity | None = None
+class MemoryWrite(_Caller, frozen=True, kw_only=True):
     target: Target = "memory"
     scope: ScopeName | None = None
     action: Action
@@ -254,16 +255,12 @@ class MemoryActions(_P, frozen=True, kw_only=True):
     page_size: Annotated[int, Meta(ge=1, le=50)] = 20
 
 
-class MemoryRead(_P, frozen=True, kw_only=True):
-    task_id: Id | None = None
-    identity: Identity | None = None
+class MemoryRead(_Caller, frozen=True, kw_only=True):
     ids: Annotated[list[Id], Meta(min_length=1, max_length=10)]
     include_pending: bool = False
 
 
-class MemoryList(_P, frozen=True, kw_only=True):
-    task_id: Id | None = None
-    identity: Identity | None = None
+class MemoryList(_Caller, frozen=True, kw_only=True):
     target: Target | None = None
     scope: ScopeName | None = None
     query: Annotated[str, Meta(max_length=4_096)] | None = None
@@ -286,27 +283,21 @@ class MemoryContext(_P, frozen=True, kw_only=True):
     refresh: Literal["compaction"] | None = None
 
 
-class MemoryReceipt(_P, frozen=True, kw_only=True):
-    task_id: Id | None = None
-    identity: Identity | None = None
+class MemoryReceipt(_Caller, frozen=True, kw_only=True):
     receipt_id: Id
 
 
-class MemoryStatus(_P, frozen=True, kw_only=True):
-    task_id: Id | None = None
-    identity: Identity | None = None
+class MemoryStatus(_Caller, frozen=True, kw_only=True):
     # Control only: each owner's pending actions, by owner.
     pending_by_owner: bool = False
 
 
-class MemoryJournal(_P, frozen=True, kw_only=True):
-    identity: Identity | None = None
+class MemoryJournal(IdentityOnly, frozen=True, kw_only=True):
     cursor: Annotated[str, Meta(max_length=1_024)] | None = None
     page_size: Annotated[int, Meta(ge=1, le=100)] = 20
 
 
-class MemoryUndo(_P, frozen=True, kw_only=True):
-    identity: Identity | None = None
+class MemoryUndo(IdentityOnly, frozen=True, kw_only=True):
     operation_id: Id
 
 
@@ -319,23 +310,19 @@ class AuditExport(_P, frozen=True, kw_only=True):
     limit: Annotated[int, Meta(ge=1, le=100_000)] = 10_000
 
 
-class ProjectionAuthorize(_P, frozen=True, kw_only=True):
-    """``memory.projection.authorize``: decide blocked items again; with
-    ``approve``, approve exactly the revisions that now require approval."""
-
-    entry_ids: Annotated[list[Id], Meta(min_length=1, max_length=100)] | None = None
-    approve: bool = False
-
-
 class ProjectionRetry(_P, frozen=True, kw_only=True):
     entry_ids: Annotated[list[Id], Meta(min_length=1, max_length=100)] | None = None
 
 
-# --- results ---------------------------------------------------------------
+class ProjectionAuthorize(ProjectionRetry, frozen=True, kw_only=True):
+    """``memory.projection.authorize``: decide blocked items again; with
+    ``approve``, approve exactly the revisions that now require approval."""
 
+    approve: bool = False
 
 
 TeamName = Annotated[str, Meta(min_length=1, max_length=63, pattern=f"^{TEAM_NAME.pattern}$")]
+
 
 class TeamCreate(_P, frozen=True, kw_only=True):
     name: TeamName
@@ -346,8 +333,11 @@ class TeamMember(_P, frozen=True, kw_only=True):
     identity: Identity
 
 
-class TeamList(_P, frozen=True, kw_only=True):
-    pass
+TeamList = NoParams
+
+
+# --- results ---------------------------------------------------------------
+
 
 class _R(msgspec.Struct, kw_only=True, omit_defaults=False):
     """Base of result Structs."""
@@ -760,9 +750,7 @@ class CheckpointOut(Checkpointed, kw_only=True):
     public_key: str
 
 
-class CheckpointRef(_R, kw_only=True):
-    seq: int
-    hash: str
+class CheckpointRef(ChainHeadOut, kw_only=True):
     source: Literal["given", "daemon"]
 
 

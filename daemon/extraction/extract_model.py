@@ -14,7 +14,8 @@ in that turn, or whose turn is not the user's, is dropped and counted
 
 Invariants:
 - a ``429``, a ``5xx``, a timeout or a connection failure is a transient
-  ``ProviderError`` (the worker defers the job with backoff); anything else
+  ``ProviderError`` (the worker defers the job with backoff), carrying the
+  seconds of the answer's ``Retry-After`` when it has one; anything else
   the endpoint answers outside the protocol is permanent (the job fails);
 - no error, log or exception carries the transcript, the answer, the
   credential or the endpoint's path: class names only;
@@ -28,6 +29,8 @@ from __future__ import annotations
 import http.client
 import ssl
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +49,7 @@ from memoryd.daemon.extraction.extractors import Candidate, Extracted
 from memoryd.daemon.extraction.transcripts import Turn
 from memoryd.kernel.retention import ENTRY_TYPES
 
-__all__ = ["PROMPT", "ModelExtractor", "build"]
+__all__ = ["PROMPT", "ModelExtractor", "build", "retry_after"]
 
 TYPES = frozenset(ENTRY_TYPES)
 PROMPT = (
@@ -123,7 +126,8 @@ class ModelExtractor:
         finally:
             conn.close()
         if resp.status == 429 or resp.status >= 500:
-            raise ProviderError("throttled" if resp.status == 429 else "server_error")
+            raise ProviderError("throttled" if resp.status == 429 else "server_error",
+                                retry_after=retry_after(resp.getheader("Retry-After")))
         if not 200 <= resp.status < 300:
             raise ProviderError("refused", transient=False)
         if len(data) > self.cfg.max_response_bytes:
@@ -157,6 +161,23 @@ class ModelExtractor:
             out.candidates.append(Candidate(m.type, title, quote, turn.index, start,
                                             start + len(quote)))
         return out
+
+
+def retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """The seconds a ``Retry-After`` header asks for (delay-seconds or an
+    HTTP date, RFC 9110 10.2.3); None when absent or unreadable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def build(cfg: ExtractModelConfig, home: Path, environ: Mapping[str, str]) -> ModelExtractor:

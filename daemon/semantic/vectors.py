@@ -3,10 +3,10 @@ the triggers that keep both in step with ``entries``.
 
 Owns: the ``entry_vectors`` and ``embed_queue`` tables, the triggers that
 destroy a vector the moment its entry stops being active or its text
-changes, how committed deletions reach the in-memory index (``Changes`` on
-SQLite, the ``vector_feed`` on a database several daemons share), the
-claims that give each queued entry to one worker at a time, and the small
-read/write helpers the embedding worker and the hybrid ranker use. Nothing
+changes, the claims that give each queued entry to one worker at a time,
+and the small read/write helpers the embedding worker and the hybrid ranker
+use (the ranker reads the vectors of a caller's view at each query:
+daemon/semantic/hybrid.py). Nothing
 here needs the ``semantic`` extra: the schema and its deletion triggers
 exist in every store, so a store embedded once keeps destroying vectors on
 removal even if the extra is later uninstalled. (The PostgreSQL schema's
@@ -23,19 +23,13 @@ Invariants:
 - the queue and the vectors hold ids, hashes and numbers, never text;
 - vectors are int8 with one float scale each (``quantise``), tagged with the
   model id that made them; only the current model's vectors are ranked;
-- a vector row is known by its ``vid``, never reused, so a reader can tell
-  the row it holds from the one that replaced it;
-- on a shared store (PostgreSQL) every vector row written or deleted is one
-  ``vector_feed`` row, numbered in commit order: each daemon's index follows
-  the others' changes from it, and one that fell behind the pruned part of
-  the feed loads every vector again; a queued entry is claimed by one
-  worker for a lease, so two daemons do not embed it twice.
+- on a shared store (PostgreSQL) a queued entry is claimed by one worker
+  for a lease, so two daemons do not embed it twice.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
+import struct
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -73,64 +67,31 @@ CREATE TRIGGER IF NOT EXISTS entries_vec_ad AFTER DELETE ON entries BEGIN
   DELETE FROM entry_vectors WHERE entry_id = old.id;
   DELETE FROM embed_queue WHERE entry_id = old.id;
 END;
+CREATE TABLE IF NOT EXISTS vector_packs(
+  id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, target TEXT NOT NULL,
+  scope TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, used INTEGER NOT NULL,
+  live INTEGER NOT NULL, vids BLOB NOT NULL, scales BLOB NOT NULL, vecs BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS vector_packs_space ON vector_packs(owner, target, scope, model);
 """  # noqa: S608 (built from our own constants only)
 
-
-class Changes:
-    """Vector rows the writer deleted, told to the in-memory index once they commit.
-
-    The writer connection's update hook (``register``) notes every deleted
-    ``entry_vectors`` row by its ``vid`` (AUTOINCREMENT: never reused). The
-    store settles them after each transaction: on COMMIT they go to the
-    listeners (the index drops them), on rollback they are discarded. A
-    savepoint rolled back inside a committed group may report a deletion
-    that did not happen; the index re-reads such entries from the store
-    (``hybrid.Index`` suspects), so the store stays the truth.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pending: list[int] = []
-        self._listeners: list[Callable[[list[int]], None]] = []
-
-    def subscribe(self, on_gone: Callable[[list[int]], None]) -> None:
-        with self._lock:
-            self._listeners.append(on_gone)
-
-    def deleted(self, vid: int) -> None:
-        with self._lock:
-            self._pending.append(vid)
-
-    def settle(self, *, committed: bool) -> None:
-        with self._lock:
-            gone, self._pending = self._pending, []
-            listeners = list(self._listeners)
-        if committed and gone:
-            for listener in listeners:
-                listener(gone)
-
-
-# The writer connection's watch on deleted vector rows: a TEMP trigger (the
-# connection's own, never stored in the file) calling back into Python for
-# those rows only. An update hook was told of every row change of every
-# table (about eight a write, each a Python call) to find these.
-_DELETED_FUNCTION = "memoryd_vector_deleted"
-_WATCH = (f"CREATE TEMP TRIGGER IF NOT EXISTS memoryd_vector_deleted AFTER DELETE"
-          f" ON main.entry_vectors BEGIN SELECT {_DELETED_FUNCTION}(old.vid); END")
-
-
-def register(conn: apsw.Connection, changes: Changes) -> None:
-    """Watch ``conn`` for deleted vector rows (the writer's connection is the
-    one that deletes), once its schema holds ``entry_vectors`` (``install``).
-
-    A TEMP trigger belongs to the connection: it fires for every deletion this
-    connection makes (a cascade or a trigger's too) and for none of another's."""
-
-    def deleted(*args: Any) -> None:
-        changes.deleted(int(args[0]))  # old.vid: an INTEGER PRIMARY KEY
-
-    conn.create_scalar_function(_DELETED_FUNCTION, deleted, 1)
-    conn.execute(_WATCH)
+# A deleted vector row's slot in its pack is zeroed in the same statement:
+# its vid (0: no vector), its scale and its bytes (secure_delete zeroes the
+# pages the old pack row held); a pack left without a live slot goes.
+PACKED = """
+CREATE INDEX IF NOT EXISTS entry_vectors_unpacked ON entry_vectors(vid) WHERE pack IS NULL;
+CREATE TRIGGER IF NOT EXISTS entry_vectors_unpack AFTER DELETE ON entry_vectors
+WHEN old.pack IS NOT NULL BEGIN
+  UPDATE vector_packs SET live = live - 1,
+    vids = CAST(substr(vids, 1, old.slot * 8) || zeroblob(8)
+                || substr(vids, old.slot * 8 + 9) AS BLOB),
+    scales = CAST(substr(scales, 1, old.slot * 4) || zeroblob(4)
+                  || substr(scales, old.slot * 4 + 5) AS BLOB),
+    vecs = CAST(substr(vecs, 1, old.slot * dim) || zeroblob(dim)
+                || substr(vecs, (old.slot + 1) * dim + 1) AS BLOB)
+  WHERE id = old.pack;
+  DELETE FROM vector_packs WHERE id = old.pack AND live = 0;
+END;
+"""
 
 
 def install(conn: apsw.Connection) -> None:
@@ -142,6 +103,11 @@ def install(conn: apsw.Connection) -> None:
     fresh = not list(conn.execute(
         "SELECT 1 FROM sqlite_master WHERE name = 'embed_queue'"))
     conn.execute(SCHEMA)
+    columns = {str(r["name"]) for r in conn.execute("PRAGMA table_info(entry_vectors)")}
+    if "pack" not in columns:  # a store from before the packs: its vectors are packed at start
+        conn.execute("ALTER TABLE entry_vectors ADD COLUMN pack INTEGER")
+        conn.execute("ALTER TABLE entry_vectors ADD COLUMN slot INTEGER")
+    conn.execute(PACKED)
     if fresh:
         conn.execute("INSERT OR IGNORE INTO embed_queue(entry_id)"  # noqa: S608 (a constant)
                      f" SELECT id FROM entries WHERE status = 'active' AND {EMBEDDING}")
@@ -193,18 +159,94 @@ def store_vectors(tx: Tx, model: str, dim: int, items: list[tuple[str, str, floa
                          " AND content_hash = ?", (entry_id, content_hash))
         if current is None:
             continue
-        # Delete, then insert: the old row's deletion is reported like any
-        # other (a REPLACE would delete it silently).
+        # Delete, then insert: the old row's bytes are zeroed like any
+        # other deleted row's.
         tx.exec("DELETE FROM entry_vectors WHERE entry_id = ?", (entry_id,))
-        tx.exec("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec,"
-                " content_hash) VALUES (?, ?, ?, ?, ?, ?)",
-                (entry_id, model, dim, scale, blob, content_hash))
+        row = tx.one("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec,"
+                     " content_hash) VALUES (?, ?, ?, ?, ?, ?) RETURNING vid",
+                     (entry_id, model, dim, scale, blob, content_hash))
+        assert row is not None
+        space = tx.one("SELECT owner, target, scope FROM entries WHERE id = ?", (entry_id,))
+        assert space is not None
+        append(tx, space, model, dim, [(int(row["vid"]), scale, blob)])
         tx.exec("DELETE FROM embed_queue WHERE entry_id = ?", (entry_id,))
         stored.append(entry_id)
     for entry_id in drop:
         tx.exec("DELETE FROM embed_queue WHERE entry_id = ? AND NOT EXISTS (SELECT 1"
                 " FROM entries WHERE id = ? AND status = 'active')", (entry_id, entry_id))
     return stored
+
+
+# --- packs: each namespace's vectors, a few hundred to a row, for search ----------
+
+# Vectors per pack row: a search reads one row per PACK vectors of the view
+# (a pack of 384-dimension vectors is ~100 KB), and storing one vector
+# rewrites at most one pack.
+PACK = 256
+
+
+def _pack_bytes(rows: list[tuple[int, float, bytes]]) -> tuple[bytes, bytes, bytes]:
+    vids = b"".join(vid.to_bytes(8, "little") for vid, _, _ in rows)
+    scales = b"".join(struct.pack("<f", scale) for _, scale, _ in rows)
+    return vids, scales, b"".join(blob for _, _, blob in rows)
+
+
+def append(tx: Tx, space: dict[str, Any], model: str, dim: int,
+           rows: list[tuple[int, float, bytes]], *, fill: bool = True) -> None:
+    """Put ``(vid, scale, int8 bytes)`` rows of one namespace into its packs:
+    with ``fill``, the newest pack with room first, one at a time (its slot
+    is the one the database hands out, so two daemons appending at once
+    never share one); the rest in new packs of up to ``PACK``."""
+    key = (space["owner"], space["target"], space["scope"], model, dim)
+    while rows:
+        free = None if not fill else tx.one(
+            "SELECT id FROM vector_packs WHERE owner = ? AND target = ? AND scope = ?"
+            " AND model = ? AND dim = ? AND used < ? ORDER BY id DESC LIMIT 1", (*key, PACK))
+        if free is not None:
+            vid = rows[0][0]
+            vids, scales, vecs = _pack_bytes([rows[0]])
+            # SQLite's || makes text of two blobs: the bytes, cast back.
+            cat = "CAST({0} || ? AS BLOB)" if tx.dialect == "sqlite" else "{0} || ?"
+            put = tx.one(f"UPDATE vector_packs SET used = used + 1, live = live + 1,"  # noqa: S608 (constants)
+                         f" vids = {cat.format('vids')}, scales = {cat.format('scales')},"
+                         f" vecs = {cat.format('vecs')}"
+                         " WHERE id = ? AND used < ? RETURNING used - 1 AS slot",
+                         (vids, scales, vecs, free["id"], PACK))
+            if put is not None:
+                tx.exec("UPDATE entry_vectors SET pack = ?, slot = ? WHERE vid = ?",
+                        (free["id"], put["slot"], vid))
+                rows = rows[1:]
+            continue
+        part, rows = rows[:PACK], rows[PACK:]
+        vids, scales, vecs = _pack_bytes(part)
+        made = tx.one("INSERT INTO vector_packs(owner, target, scope, model, dim, used, live,"
+                      " vids, scales, vecs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                      (*key, len(part), len(part), vids, scales, vecs))
+        assert made is not None
+        for slot, (vid, _, _) in enumerate(part):
+            tx.exec("UPDATE entry_vectors SET pack = ?, slot = ? WHERE vid = ?",
+                    (made["id"], slot, vid))
+
+
+def unpacked(tx: Tx) -> bool:
+    """Whether stored vectors wait to be packed (a store from before the packs)."""
+    return tx.one("SELECT 1 AS x FROM entry_vectors WHERE pack IS NULL LIMIT 1") is not None
+
+
+def pack_unpacked(tx: Tx, limit: int = 4_096) -> int:
+    """Pack up to ``limit`` stored vectors that are in no pack; how many."""
+    lock = " FOR UPDATE OF v SKIP LOCKED" if tx.dialect == "postgresql" else ""
+    rows = tx.all("SELECT v.vid, v.model, v.dim, v.scale, v.vec, e.owner, e.target, e.scope"  # noqa: S608 (a constant)
+                  " FROM entry_vectors AS v JOIN entries AS e ON e.id = v.entry_id"
+                  f" WHERE v.pack IS NULL ORDER BY v.vid LIMIT ?{lock}", (limit,))
+    groups: dict[tuple[Any, ...], list[tuple[int, float, bytes]]] = {}
+    for r in rows:
+        key = (r["owner"], r["target"], r["scope"], r["model"], int(r["dim"]))
+        groups.setdefault(key, []).append((int(r["vid"]), float(r["scale"]), bytes(r["vec"])))
+    for (owner, target, scope, model, dim), part in groups.items():
+        append(tx, {"owner": owner, "target": target, "scope": scope}, model, dim, part,
+               fill=False)
+    return len(rows)
 
 
 # --- claims: one worker per queued entry on a shared store -------------------------
@@ -257,49 +299,6 @@ def release(tx: Tx, worker: str, entry_ids: list[str]) -> None:
             f" WHERE claimed_by = ? AND entry_id IN ({marks})", (worker, *entry_ids))
 
 
-# --- the change feed: how a daemon follows vectors other daemons change ------------
-
-# Feed rows read per round, and kept once every daemon could have read them:
-# a daemon further behind than KEEP_FEED rows loads every vector again.
-FEED_PAGE = 2_000
-KEEP_FEED = 100_000
-
-
-def feed_head(tx: Tx) -> int:
-    """The newest feed row: where a daemon that just loaded every vector follows on from.
-
-    Read before the vectors themselves, so a change committed between the
-    two reads is in both (following it again changes nothing)."""
-    row = tx.one("SELECT coalesce(max(seq), 0) AS seq FROM vector_feed")
-    return int(row["seq"]) if row else 0
-
-
-def feed_since(tx: Tx, after: int, limit: int = FEED_PAGE) -> tuple[list[dict[str, Any]], int]:
-    """Feed rows after ``after`` (oldest first), and the newest seq pruned.
-
-    The rows are read first: a prune committed between the two reads then
-    shows in the second, and the caller loads everything again rather than
-    miss the rows it removed. Rows arrive in commit order: every write of a
-    vector holds the audit chain's head lock (store_pg's triggers)."""
-    rows = tx.all("SELECT seq, vid, entry_id, op FROM vector_feed WHERE seq > ?"
-                  " ORDER BY seq LIMIT ?", (after, limit))
-    pruned = tx.one("SELECT value FROM meta WHERE key = 'vector_feed_pruned'")
-    return rows, int(pruned["value"]) if pruned else 0
-
-
-def prune_feed(tx: Tx, keep: int = KEEP_FEED) -> int:
-    """Drop feed rows older than the newest ``keep``; the rows dropped."""
-    head = feed_head(tx)
-    upto = head - keep
-    row = tx.one("SELECT value FROM meta WHERE key = 'vector_feed_pruned'")
-    if upto <= (int(row["value"]) if row else 0):
-        return 0
-    n = tx.exec("DELETE FROM vector_feed WHERE seq <= ?", (upto,))
-    tx.exec("INSERT INTO meta(key, value) VALUES ('vector_feed_pruned', ?)"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(upto),))
-    return n
-
-
 def backlog(tx: Tx) -> int:
     row = tx.one("SELECT count(*) AS n FROM embed_queue")
     return int(row["n"]) if row else 0
@@ -312,12 +311,8 @@ def owner_backlog(tx: Tx, where: str, args: tuple[Any, ...]) -> int:
     return int(row["n"]) if row else 0
 
 
-def load_rows(tx: Tx, model: str, ids: list[str] | None = None) -> list[dict[str, Any]]:
-    """Stored vectors of ``model`` with their entry's owner and namespace."""
-    sql = ("SELECT v.vid, v.entry_id, v.scale, v.vec, e.owner, e.target, e.scope FROM entry_vectors"
-           " AS v JOIN entries AS e ON e.id = v.entry_id WHERE v.model = ?"
-           " AND e.status = 'active'")
-    if ids is None:
-        return tx.all(sql, (model,))
-    marks = ",".join("?" * len(ids))
-    return tx.all(sql + f" AND v.entry_id IN ({marks})", (model, *ids))
+def owner_count(tx: Tx, owner: str, model: str) -> int:
+    """The owner's stored vectors of ``model``."""
+    row = tx.one("SELECT count(*) AS n FROM entry_vectors AS v JOIN entries AS e"
+                 " ON e.id = v.entry_id WHERE e.owner = ? AND v.model = ?", (owner, model))
+    return int(row["n"]) if row else 0

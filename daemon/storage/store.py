@@ -653,7 +653,8 @@ class SqliteTx:
         for row in cursor:
             yield dict(zip(names, row, strict=True))
 
-    def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    def all(self, sql: str, args: Sequence[Any] = (), *,
+            binary: bool = False) -> list[dict[str, Any]]:
         cursor = self._cursor
         cursor.execute(sql, args)
         names = self._store.column_names(cursor, sql)
@@ -689,7 +690,6 @@ class Store(Protocol):
     kind: str
     sharing: str
     degraded: str | None
-    vector_changes: vectors.Changes
     fail_next_commit: Exception | None
     # A number that moves whenever a row of tasks, tokens or consent changes
     # (on the writer thread, as the change is made); None where the store
@@ -898,9 +898,6 @@ class SqliteStore:
             "PRAGMA foreign_keys=ON",
             "PRAGMA trusted_schema=OFF",
         )
-        # What the vector triggers report (daemon/semantic/vectors.py); the hybrid
-        # ranker's in-memory index listens to it.
-        self.vector_changes = vectors.Changes()
         # The writer's V3 packer (writer thread only): its stream starts anew
         # in every process, so it never continues rows it did not pack.
         self.packer = Packer()
@@ -947,9 +944,8 @@ class SqliteStore:
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
-        # The writer's watches, on the schema just settled: deleted vector
-        # rows, and every change to a row an agent write's authorization reads.
-        vectors.register(self.conn, self.vector_changes)
+        # The writer's watch, on the schema just settled: every change to a
+        # row an agent write's authorization reads.
         self.conn.create_scalar_function(_AUTHZ_FUNCTION, self._authz_changed, 0)
         self.conn.execute(_AUTHZ_WATCH)
         self.conn.execute("PRAGMA wal_autocheckpoint=0").fetchall()
@@ -1161,8 +1157,6 @@ class SqliteStore:
     def _run_group(self, group: list[_Job]) -> None:
         conn = self.conn
         head = self.head
-        # Deletions noted by a group that did not commit never happened.
-        self.vector_changes.settle(committed=False)
         done: list[tuple[_Job, Any]] = []
         failed: list[tuple[_Job, BaseException]] = []
         single = len(group) == 1
@@ -1245,7 +1239,6 @@ class SqliteStore:
                 job.finish(error=err)
             return
         self.head = head
-        self.vector_changes.settle(committed=True)
         answered = [job for job, result in done if job.finish(result, later=True)]
         answered += [job for job, err in failed if job.finish(error=err, later=True)]
         _Job.tell_loops(answered)

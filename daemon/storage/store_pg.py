@@ -24,9 +24,8 @@ Invariants:
   before COMMIT returned;
 - reads run on pooled connections in READ ONLY transactions: a read can never
   write or fork the chain;
-- every vector row written or deleted, by any daemon, is a ``vector_feed``
-  row numbered in commit order (the writer holds the head's lock): each
-  daemon's vector index follows the feed (daemon/semantic/vectors.py);
+- vectors are searched where they are stored, at each query
+  (daemon/semantic/hybrid.py): no daemon holds a copy to keep in step;
 - when the database cannot be reached every call answers ``store_unavailable``
   with a recovery hint and ``memory.status`` says ``database_unreachable``;
   nothing falls back to a local store, and the pool reconnects by itself;
@@ -58,7 +57,6 @@ from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_row, ve
 from memoryd.audit.event import EventSubject
 from memoryd.audit.packing import first_needed, row_of, unpack_rows
 from memoryd.daemon.extraction import extract_queue
-from memoryd.daemon.semantic import vectors
 from memoryd.daemon.storage.store import StoreVersionError, next_group, readable_version
 from memoryd.kernel.errors import Unavailable
 
@@ -170,13 +168,19 @@ CREATE TABLE IF NOT EXISTS entry_vectors(
   vid BIGSERIAL PRIMARY KEY, entry_id {_T} NOT NULL UNIQUE, model {_T} NOT NULL,
   dim BIGINT NOT NULL, scale DOUBLE PRECISION NOT NULL, vec BYTEA NOT NULL,
   content_hash {_T} NOT NULL);
+ALTER TABLE entry_vectors ADD COLUMN IF NOT EXISTS pack BIGINT,
+  ADD COLUMN IF NOT EXISTS slot BIGINT;
+CREATE INDEX IF NOT EXISTS entry_vectors_unpacked ON entry_vectors(vid) WHERE pack IS NULL;
+-- Each namespace's vectors, a few hundred to a row: what a search reads
+-- (daemon/semantic/vectors.py, "packs").
+CREATE TABLE IF NOT EXISTS vector_packs(
+  id BIGSERIAL PRIMARY KEY, owner {_T} NOT NULL, target {_T} NOT NULL, scope {_T} NOT NULL,
+  model {_T} NOT NULL, dim BIGINT NOT NULL, used BIGINT NOT NULL, live BIGINT NOT NULL,
+  vids BYTEA NOT NULL, scales BYTEA NOT NULL, vecs BYTEA NOT NULL);
+CREATE INDEX IF NOT EXISTS vector_packs_space ON vector_packs(owner, target, scope, model);
 -- A queued entry is claimed by one daemon's worker for a lease (daemon/semantic/vectors.py).
 CREATE TABLE IF NOT EXISTS embed_queue(entry_id {_T} PRIMARY KEY, claimed_by {_T},
   claimed_until TIMESTAMPTZ);
--- Every vector row written or deleted, numbered in commit order: how each
--- daemon's in-memory index follows the others' (ids and numbers, no text).
-CREATE TABLE IF NOT EXISTS vector_feed(
-  seq BIGSERIAL PRIMARY KEY, vid BIGINT NOT NULL, entry_id {_T} NOT NULL, op {_T} NOT NULL);
 CREATE TABLE IF NOT EXISTS projection_outbox(
   entry_id {_T} PRIMARY KEY, owner {_T} NOT NULL, target {_T} NOT NULL, scope {_T} NOT NULL,
   generation BIGINT NOT NULL, seq BIGINT NOT NULL, state {_T} NOT NULL,
@@ -347,22 +351,6 @@ BEGIN
   RETURN NEW;
 END $$;
 
--- The feed's numbers must follow commit order, or a daemon reading it could
--- pass a row that commits after it read. Every daemon's write group holds the
--- chain head's row lock from its start to its COMMIT (PostgresStore); any
--- other writer of vectors takes it here, before its row is numbered.
-CREATE OR REPLACE FUNCTION memoryd_vectors_changed() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM 1 FROM audit_head WHERE id = 1 FOR UPDATE;
-  IF TG_OP = 'DELETE' THEN
-    INSERT INTO vector_feed(vid, entry_id, op) VALUES (OLD.vid, OLD.entry_id, 'delete');
-    RETURN OLD;
-  END IF;
-  INSERT INTO vector_feed(vid, entry_id, op) VALUES (NEW.vid, NEW.entry_id, 'insert');
-  RETURN NEW;
-END $$;
-
 CREATE OR REPLACE FUNCTION memoryd_tasks_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -408,19 +396,41 @@ CREATE TRIGGER entries_changed AFTER INSERT OR UPDATE OR DELETE ON entries
 DROP TRIGGER IF EXISTS tasks_changed ON tasks;
 CREATE TRIGGER tasks_changed AFTER UPDATE OF snapshot OR DELETE ON tasks
   FOR EACH ROW EXECUTE FUNCTION memoryd_tasks_changed();
+-- A deleted vector's slot in its pack is zeroed in the same transaction
+-- (daemon/semantic/vectors.py, PACKED); a pack without a live slot goes.
+CREATE OR REPLACE FUNCTION memoryd_vector_unpacked() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.pack IS NOT NULL THEN
+    UPDATE vector_packs SET live = live - 1,
+      vids = overlay(vids PLACING '\x0000000000000000'::bytea FROM OLD.slot::int * 8 + 1 FOR 8),
+      scales = overlay(scales PLACING '\x00000000'::bytea FROM OLD.slot::int * 4 + 1 FOR 4),
+      vecs = overlay(vecs PLACING decode(repeat('00', dim::int), 'hex')
+                     FROM OLD.slot::int * dim::int + 1 FOR dim::int)
+    WHERE id = OLD.pack;
+    DELETE FROM vector_packs WHERE id = OLD.pack AND live = 0;
+  END IF;
+  RETURN OLD;
+END $$;
+DROP TRIGGER IF EXISTS vectors_unpacked ON entry_vectors;
+CREATE TRIGGER vectors_unpacked AFTER DELETE ON entry_vectors
+  FOR EACH ROW EXECUTE FUNCTION memoryd_vector_unpacked();
+-- Vectors are searched in the store at each query (docs/decisions/0410): the
+-- change feed each daemon's in-memory copy followed is gone where it was.
 DROP TRIGGER IF EXISTS vectors_changed ON entry_vectors;
-CREATE TRIGGER vectors_changed AFTER INSERT OR DELETE ON entry_vectors
-  FOR EACH ROW EXECUTE FUNCTION memoryd_vectors_changed();
+DROP FUNCTION IF EXISTS memoryd_vectors_changed();
+DROP TABLE IF EXISTS vector_feed;
+DELETE FROM meta WHERE key = 'vector_feed_pruned';
 """
 
 
 def _migrate_1_to_2(conn: psycopg.Connection[Any]) -> None:
     """Version 2: hybrid recall on PostgreSQL (docs/decisions/0037).
 
-    The queue gets its claim columns (SCHEMA then makes the change feed, and
-    FUNCTIONS the triggers that queue entries and fill the feed). Version 1
-    never queued an entry, its recall being lexical: every active entry is
-    queued now, in the same transaction as the rest of the migration."""
+    The queue gets its claim columns (FUNCTIONS then makes the triggers that
+    queue entries). Version 1 never queued an entry, its recall being
+    lexical: every active entry is queued now, in the same transaction as the
+    rest of the migration."""
     conn.execute(f"ALTER TABLE embed_queue ADD COLUMN IF NOT EXISTS claimed_by {_T},"
                  " ADD COLUMN IF NOT EXISTS claimed_until TIMESTAMPTZ")
     conn.execute("INSERT INTO embed_queue(entry_id) SELECT id FROM entries"
@@ -532,8 +542,9 @@ class PgTx:
         row: dict[str, Any] | None = self.conn.execute(translate(sql), tuple(args)).fetchone()
         return row
 
-    def all(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        return list(self.conn.execute(translate(sql), tuple(args)).fetchall())
+    def all(self, sql: str, args: Sequence[Any] = (), *,
+            binary: bool = False) -> list[dict[str, Any]]:
+        return list(self.conn.execute(translate(sql), tuple(args), binary=binary).fetchall())
 
     def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self.conn.cursor(row_factory=tuple_row) as cur:
@@ -583,7 +594,7 @@ class PgTx:
 # Every table a removed entry's text (or its tokens, vectors, cards) may have
 # been in: what a removal rewrites before its receipt can say ``verified``.
 VACUUMED = ("entries", "revisions", "actions", "tasks", "snapshot_cards", "search_index",
-            "entry_vectors", "embed_queue")
+            "entry_vectors", "vector_packs", "embed_queue")
 
 
 class _Job:
@@ -709,9 +720,6 @@ class PostgresStore:
         if not _SCHEMA_NAME.match(schema):
             raise StoreVersionError("[store] schema must be a lower-case SQL name")
         self.schema = schema
-        # Never told anything here: on a database several daemons write, the
-        # vector index follows the database's feed instead (daemon/semantic/embedding.py).
-        self.vector_changes = vectors.Changes()
         self.degraded: str | None = None
         self.fail_next_commit: Exception | None = None
         self._log = structlog.get_logger()

@@ -53,11 +53,22 @@ EVENT_WINDOW: Final = 5_000
 MAX_JOBS: Final = 16
 
 
-async def consent(ui: Ui, request: Request) -> Response:
+async def consent(ui: Ui, request: Request, *, conflict: bool = False) -> Response:
+    """The Consent and tokens page; with ``conflict``, after a refused change (409)."""
     current = await ui.call("consent.get", ui.params(request))
     tokens = await ui.call("token.list", ui.params(request))
-    return ui.render(request, "consent.html", consent=current, conflict=False,
+    return ui.render(request, "consent.html", 409 if conflict else 200, consent=current,
+                     conflict=conflict,
                      tokens=[t for t in tokens.get("items") or [] if isinstance(t, dict)])
+
+
+def _identity(form: Any) -> dict[str, str] | None:
+    """The identity a form names (kind, subject and an optional issuer)."""
+    kind, subject = form_text(form, "kind", limit=64), form_text(form, "subject", limit=256)
+    if not kind or not subject:
+        return None
+    issuer = form_text(form, "issuer", limit=256)
+    return {"kind": kind, "subject": subject, **({"issuer": issuer} if issuer else {})}
 
 
 async def consent_set(ui: Ui, request: Request) -> Response:
@@ -73,24 +84,17 @@ async def consent_set(ui: Ui, request: Request) -> Response:
     except RpcError as exc:
         if exc.data_code != "revision_conflict":
             raise
-        current = await ui.call("consent.get", ui.params(request))
-        tokens = await ui.call("token.list", ui.params(request))
-        return ui.render(request, "consent.html", 409, consent=current, conflict=True,
-                         tokens=[t for t in tokens.get("items") or [] if isinstance(t, dict)])
+        return await consent(ui, request, conflict=True)
     ui.notice(request, "Consent saved; it applies to tasks begun from now on.")
     return see_other("/consent")
 
 
 async def token_issue(ui: Ui, request: Request) -> Response:
     form = await request.form()
-    kind, subject = form_text(form, "kind", limit=64), form_text(form, "subject", limit=256)
-    if not kind or not subject:
+    identity = _identity(form)
+    if identity is None:
         ui.notice(request, "A token needs an identity kind and subject.")
         return see_other("/consent")
-    identity = {"kind": kind, "subject": subject}
-    issuer = form_text(form, "issuer", limit=256)
-    if issuer:
-        identity["issuer"] = issuer
     params: dict[str, Any] = {"identity": identity}
     scopes = [s.strip() for s in (form_text(form, "scopes", limit=2_048) or "").split(",")
               if s.strip()]
@@ -113,22 +117,18 @@ async def token_revoke(ui: Ui, request: Request) -> Response:
 async def identity_set(ui: Ui, request: Request) -> Response:
     form = await request.form()
     session = ui.session(request)
-    kind, subject = form_text(form, "kind", limit=64), form_text(form, "subject", limit=256)
+    named = _identity(form)
     owner = form_text(form, "owner", limit=64) if form.get("pick") == "yes" else None
     if owner:
         # Subjects are kept only as keyed hashes: a known owner is named by
         # its id (the daemon refuses one that is not an owner id).
         session.identity = {"kind": "owner", "subject": owner}
         ui.notice(request, "Acting for the owner you picked.")
-    elif form.get("default") == "yes" or not kind or not subject:
+    elif form.get("default") == "yes" or named is None:
         session.identity = None
         ui.notice(request, "Acting for the daemon's default identity.")
     else:
-        identity = {"kind": kind, "subject": subject}
-        issuer = form_text(form, "issuer", limit=256)
-        if issuer:
-            identity["issuer"] = issuer
-        session.identity = identity
+        session.identity = named
         ui.notice(request, "Acting for the identity you named.")
     back = form_text(form, "back") or "/memories"
     return see_other(back if back.startswith("/") and not back.startswith("//") else "/")

@@ -73,23 +73,14 @@ def _page_number(request: Request) -> int:
 async def search(ui: Ui, request: Request) -> Response:
     """POST /memories: keep the filters server-side, then show page one."""
     form = await request.form()
-    query = form_text(form, "query", limit=4_096)
-    params: dict[str, Any] = {"page_size": PAGE_SIZE}
     target = form_text(form, "target")
-    if target in TARGETS:
-        params["target"] = target
-    scope = form_text(form, "scope", limit=128)
-    if scope:
-        params["scope"] = scope
-    if query:
-        params["query"] = query
-    statuses = _choices(form, "status", STATUSES)
-    if statuses:
-        params["statuses"] = statuses
-    types = _choices(form, "type", ENTRY_TYPES)
-    if types:
-        params["types"] = types
-    view = Listing(params, tuple(_choices(form, "source", SOURCES)))
+    params = {"page_size": PAGE_SIZE, "target": target if target in TARGETS else None,
+              "scope": form_text(form, "scope", limit=128),
+              "query": form_text(form, "query", limit=4_096),
+              "statuses": _choices(form, "status", STATUSES),
+              "types": _choices(form, "type", ENTRY_TYPES)}
+    view = Listing({k: v for k, v in params.items() if v},
+                   tuple(_choices(form, "source", SOURCES)))
     key = ui.session(request).keep(view)
     return see_other(f"/memories?v={key}")
 
@@ -120,11 +111,9 @@ async def listing(ui: Ui, request: Request) -> Response:
                                "last_used_at", "expired")}}
             for i in items if not view.sources or i.get("source") in view.sources]
     following = result.get("next_cursor")
+    del view.cursors[number:]
     if isinstance(following, str):
-        del view.cursors[number:]
         view.cursors.append(following)
-    else:
-        del view.cursors[number:]
     return ui.render(request, "memories.html", stale=False, key=key, view=view, page=number,
                      items=rows, hidden_by_source=len(items) - len(rows), result=result,
                      more=isinstance(following, str), **_form_choices())

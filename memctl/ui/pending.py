@@ -108,11 +108,10 @@ async def _decide(ui: Ui, action_id: str, approve: bool, reason: str | None) -> 
     except RpcError as exc:
         return {"action_id": action_id, "ok": False, "code": exc.data_code,
                 "message": exc.detail_message or exc.message, "recovery": exc.recovery}
-    entries = [e for e in (result.get("entries") or []) if isinstance(e, dict)] \
-        if isinstance(result, dict) else []
-    kept = result.get("reason") if isinstance(result, dict) else None
-    return {"action_id": action_id, "ok": True, "outcome": result.get("outcome")
-            if isinstance(result, dict) else None, "entries": entries,
+    answer = result if isinstance(result, dict) else {}
+    kept = answer.get("reason")
+    return {"action_id": action_id, "ok": True, "outcome": answer.get("outcome"),
+            "entries": [e for e in answer.get("entries") or [] if isinstance(e, dict)],
             "reason": kept if isinstance(kept, str) else None}
 
 

@@ -32,7 +32,8 @@ pytestmark = pytest.mark.skipif(
 COMMAND = "bench/run.py --tiny --backend postgresql"
 
 # The scenarios bench/run.py measures on SQLite, at the tiny profile's one size.
-SCENARIOS = {"context_200", "context", "write_allow_1c", "write_allow_8c", "propose", "approve",
+SCENARIOS = {"context_200", "search_200", "context", "write_allow_1c", "write_allow_8c",
+             "propose", "approve",
              "read", "list", "list_only", "search_only", "audit_verify", "cold_start",
              "audit_verify_chain"}
 

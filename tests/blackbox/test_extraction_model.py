@@ -31,11 +31,12 @@ ANSWER = {"memories": [
 
 
 class Scripted(ThreadingHTTPServer):
-    """Answers each POST with the next status of ``script`` (then 200 and ANSWER)."""
+    """Answers each POST with the next status of ``script`` (then 200 and
+    ANSWER); a ``(status, seconds)`` item adds a ``Retry-After``."""
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
-        self.script: list[int] = []
+        self.script: list[int | tuple[int, int]] = []
         self.requests: list[dict[str, Any]] = []
         self.times: list[float] = []
 
@@ -47,11 +48,14 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         self.server.requests.append(json.loads(body))
         self.server.times.append(time.monotonic())
-        status = self.server.script.pop(0) if self.server.script else 200
+        item = self.server.script.pop(0) if self.server.script else 200
+        status, retry = item if isinstance(item, tuple) else (item, None)
         reply = (json.dumps({"choices": [{"message": {"role": "assistant",
                                                       "content": json.dumps(ANSWER)}}]})
                  if status == 200 else "{}").encode()
         self.send_response(status)
+        if retry is not None:
+            self.send_header("Retry-After", str(retry))
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(reply)))
         self.end_headers()
@@ -134,9 +138,25 @@ def test_a_throttling_endpoint_defers_the_job_without_a_storm(endpoint: Scripted
         with d.control() as c:
             job = run_job(d, c)
             assert job["state"] == "done" and job["proposed"] == 1
-            assert job["attempts"] == 4
+            # The 503 spent an attempt, the 429s none (a throttle is not the job's).
+            assert job["attempts"] == 2
     # One request per attempt, each after a backoff of at least half the
     # initial delay: never a burst.
     assert len(endpoint.requests) == 4
     gaps = [b - a for a, b in zip(endpoint.times, endpoint.times[1:], strict=False)]
     assert all(gap >= 0.2 for gap in gaps), gaps
+
+
+def test_a_throttle_waits_its_retry_after_and_spends_no_attempt(endpoint: Scripted) -> None:
+    endpoint.requests.clear()
+    endpoint.times.clear()
+    # More 429s than max_attempts (5), the first asking for a second: more
+    # than its backoff (0.2 to 0.4 s), as much as backoff_max_s.
+    endpoint.script[:] = [(429, 1), 429, 429, 429, 429, 429]
+    with running(config=config(endpoint), policy=POLICY) as d:
+        with d.control() as c:
+            job = run_job(d, c)
+            assert (job["state"], job["proposed"], job["attempts"]) == ("done", 1, 1)
+    assert len(endpoint.requests) == 7
+    # Nothing was sent before the Retry-After had passed.
+    assert endpoint.times[1] - endpoint.times[0] >= 1.0

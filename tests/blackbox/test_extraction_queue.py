@@ -33,18 +33,20 @@ TURNS = [{"role": "user", "content": "I prefer short commit messages in the impe
 
 
 class Throttled:
-    """A provider that refuses while ``refusing``, counting every call."""
+    """A provider that refuses (``code``: a 429 by default) while
+    ``refusing``, counting every call."""
 
     name = "throttled"
 
-    def __init__(self) -> None:
+    def __init__(self, code: str = "throttled") -> None:
         self.calls = 0
         self.refusing = True
+        self.code = code
 
     def extract(self, turns: Sequence[Turn], max_candidates: int) -> Extracted:
         self.calls += 1
         if self.refusing:
-            raise ProviderError("throttled")
+            raise ProviderError(self.code)
         return Builtin().extract(turns, max_candidates)
 
 
@@ -123,7 +125,9 @@ def test_spent_attempts_fail_the_job_and_destroy_its_transcript(home: Path) -> N
 
     async def go() -> None:
         with composed(home, clock=clock, config=CONFIG) as p:
-            throttled = Throttled()
+            # A 5xx spends an attempt (a throttle does not:
+            # tests/blackbox/test_extraction_throttle.py).
+            throttled = Throttled("server_error")
             worker(p).extractor = throttled
             [job_id] = await submit(p)
             for _ in range(3):
@@ -131,7 +135,7 @@ def test_spent_attempts_fail_the_job_and_destroy_its_transcript(home: Path) -> N
                 clock.advance(seconds=200)
             job = (await jobs_of(p))[job_id]
             assert (job["state"], job["attempts"], job["last_error"]) == (
-                "failed", 3, "throttled")
+                "failed", 3, "server_error")
             assert transcripts_left(p) == 0
 
     anyio.run(go, backend="asyncio")

@@ -377,8 +377,6 @@ def test_a_version_1_postgresql_schema_is_embedded_when_opened() -> None:
         assert pg is not None
         # What version 1 wrote: a queue without claims, no change feed, nothing queued.
         with pg_connect(*pg) as conn:
-            conn.execute("DROP TABLE vector_feed CASCADE")
-            conn.execute("DROP FUNCTION memoryd_vectors_changed() CASCADE")
             conn.execute("DELETE FROM embed_queue")
             conn.execute("ALTER TABLE embed_queue DROP COLUMN claimed_by,"
                          " DROP COLUMN claimed_until")

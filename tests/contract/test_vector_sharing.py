@@ -1,14 +1,12 @@
-"""The vector index against a store other writers change: every backend, then
+"""Vector search against a store other writers change: every backend, then
 two daemons on one PostgreSQL database.
 
-A daemon's in-memory index (daemon/semantic/hybrid.py) can hold a vector its store no
-longer has: on PostgreSQL another daemon removed, archived or rewrote the
-entry, and this daemon has not followed the change yet. Recall must never
-rank such a vector: each candidate is checked against the store's current
-row and vector in the read that ranks it. The index then follows the
-database's change feed (daemon/semantic/vectors.py): the other daemon's new vectors
-become searchable here, its deletions leave memory here, and each queued
-entry is claimed by one daemon's worker at a time.
+The hybrid ranker (daemon/semantic/hybrid.py) searches the vectors the store
+holds at the moment of the query, in the read that ranks: a vector removed,
+archived or rewritten by any writer (on PostgreSQL, another daemon) is never
+ranked again, and one another daemon stored is ranked at once, with nothing
+to follow. Each queued entry is claimed by one daemon's worker at a time
+(daemon/semantic/vectors.py).
 
 The model is a stand-in with fixed vectors: what is tested is the
 bookkeeping, not the embedding.
@@ -92,22 +90,18 @@ def vector_ids(store: Store, ranker: Any, where: str) -> tuple[list[str], dict[s
     def rank(tx: Tx) -> tuple[list[str], dict[str, Any]]:
         args = (OWNER,)
         plan = search.plan(tx, "zzzz", where, args)
-        rows, info = ranker.ranked(tx, plan, where, args, 50, OWNER, None, AXIS)
+        rows, info = ranker.ranked(tx, plan, where, args, 50, AXIS, ("p.owner = ?", args))
         return [r["id"] for r in rows], info
 
     return store.run_sync(rank, write=False)
 
 
 def ready_ranker(store: Store) -> Any:
-    """A ranker whose index holds the store's vectors now, and is told of nothing after."""
-    index = hybrid.Index(3)
-    index.add_rows(store.run_sync(lambda tx: vectors.load_rows(tx, FixedModel.model_id),
-                                  write=False))
-    index.ready = True
-    return hybrid.Ranker(FixedModel(), index, worker=None)
+    """The daemon's ranker, made before the changes a test makes to ``store``."""
+    return hybrid.Ranker(FixedModel(), worker=None)
 
 
-# --- every backend: a stale index is checked against the store -----------------------
+# --- every backend: what the store no longer holds is never ranked -------------------
 
 CHANGES = [
     ("archived", "UPDATE entries SET status = 'archived' WHERE id = ?"),
@@ -143,10 +137,30 @@ def test_a_vector_the_store_no_longer_holds_is_never_ranked(
         assert info["vector_candidates"] == 1
 
 
-def test_a_vector_stored_again_for_the_same_text_is_ranked_by_its_new_row(
+@pytest.mark.parametrize(("name", "sql"), CHANGES, ids=[c[0] for c in CHANGES])
+def test_a_deleted_vectors_bytes_leave_its_pack(
+        tmp_path: Path, store_config: str, name: str, sql: str) -> None:
+    with opened(tmp_path / "h", store_config) as store:
+        def fill(tx: Tx) -> None:
+            add_entry(tx, "ent_1")
+            add_entry(tx, "ent_2")
+            assert vectors.store_vectors(
+                tx, FixedModel.model_id, 3, [("ent_1", "h1", 0.5, b"\x11\x12\x13"),
+                                             ("ent_2", "h1", 0.5, b"\x21\x22\x23")],
+                []) == ["ent_1", "ent_2"]
+
+        store.run_sync(fill)
+        store.run_sync(lambda tx: tx.exec(sql.format(summary=column(tx, "summary"),
+                                                   content_hash=column(tx, "content_hash")),
+                                        ("ent_1",)))
+        packs = store.run_sync(lambda tx: tx.all("SELECT live, vecs FROM vector_packs"),
+                               write=False)
+        assert [(p["live"], bytes(p["vecs"])) for p in packs] == [
+            (1, b"\x00\x00\x00\x21\x22\x23")]
+
+
+def test_a_vector_stored_again_for_the_same_text_is_ranked_once(
         tmp_path: Path, store_config: str) -> None:
-    """The check is by the stored row (its ``vid``), not by the entry: the
-    index's old row of an entry embedded again is not taken for the new one."""
     with opened(tmp_path / "h", store_config) as store:
         def fill(tx: Tx) -> None:
             add_entry(tx, "ent_1")
@@ -155,9 +169,7 @@ def test_a_vector_stored_again_for_the_same_text_is_ranked_by_its_new_row(
         store.run_sync(fill)
         ranker = ready_ranker(store)
         store.run_sync(lambda tx: embed(tx, "ent_1"))
-        assert vector_ids(store, ranker, "e.owner = ?")[0] == []
-        fresh = ready_ranker(store)
-        assert vector_ids(store, fresh, "e.owner = ?")[0] == ["ent_1"]
+        assert vector_ids(store, ranker, "e.owner = ?")[0] == ["ent_1"]
 
 
 # --- two daemons on one PostgreSQL database -------------------------------------------
@@ -171,16 +183,14 @@ def two_daemons(tmp: Path, schema: str) -> Iterator[tuple[Store, Store]]:
 
 
 def worker(store: Store) -> Any:
-    index = hybrid.Index(3)
-    store.vector_changes.subscribe(index.forget)
-    return embedding.Worker(store, FixedModel(), index)
+    return embedding.Worker(store, FixedModel())
 
 
 def steps(*workers: Any, rounds: int = 1) -> None:
     """Start each worker that has not started, then run ``rounds`` rounds of each."""
     async def go() -> None:
         for w in workers:
-            if not w.index.ready:
+            if not w.started:
                 await w.start()
         for _ in range(rounds):
             for w in workers:
@@ -188,8 +198,10 @@ def steps(*workers: Any, rounds: int = 1) -> None:
     anyio.run(go, backend="asyncio")
 
 
-def held(w: Any) -> set[str]:
-    return {entry_id for entry_id, _, _ in w.index.nearest(OWNER, None, AXIS, 100, floor=-1)}
+def held(store: Store) -> set[str]:
+    """The entries whose vectors a search through ``store`` finds."""
+    return set(store.run_sync(lambda tx: [entry_id for entry_id, _ in hybrid.nearest(
+        tx, FixedModel.model_id, AXIS, "p.owner = ?", (OWNER,), 100, floor=-1)], write=False))
 
 
 def test_each_queued_entry_is_claimed_by_one_worker_until_its_lease_ends(
@@ -216,7 +228,7 @@ def test_each_queued_entry_is_claimed_by_one_worker_until_its_lease_ends(
         assert sorted(r["id"] for r in taken) == sorted(r["id"] for r in a)
 
 
-def test_workers_on_one_database_embed_each_entry_once_and_both_indexes_hold_it(
+def test_workers_on_one_database_embed_each_entry_once_and_both_search_it(
         tmp_path: Path, pg_schema: str) -> None:
     with two_daemons(tmp_path, pg_schema) as (first, second):
         wa, wb = worker(first), worker(second)
@@ -229,16 +241,12 @@ def test_workers_on_one_database_embed_each_entry_once_and_both_indexes_hold_it(
         first.run_sync(fill)
         steps(wa, wb, rounds=3)
         made = {f"ent_{i:02}" for i in range(12)}
-        assert held(wa) == made and held(wb) == made
+        assert held(first) == made and held(second) == made
         assert wa.progress.embedded + wb.progress.embedded == 12
         assert wa.progress.embedded > 0 and wb.progress.embedded > 0
-        inserts = first.run_sync(lambda tx: tx.all(
-            "SELECT entry_id, count(*) AS n FROM vector_feed WHERE op = 'insert'"
-            " GROUP BY entry_id"), write=False)
-        assert {r["entry_id"]: r["n"] for r in inserts} == {e: 1 for e in made}
 
 
-def test_an_index_follows_the_other_daemons_deletions_and_rewrites(
+def test_one_daemons_deletions_and_rewrites_leave_the_others_search_at_once(
         tmp_path: Path, pg_schema: str) -> None:
     with two_daemons(tmp_path, pg_schema) as (first, second):
         wa, wb = worker(first), worker(second)
@@ -249,7 +257,7 @@ def test_an_index_follows_the_other_daemons_deletions_and_rewrites(
 
         first.run_sync(fill)
         steps(wa, wb, rounds=2)
-        assert held(wb) == {"ent_0", "ent_1", "ent_2", "ent_3"}
+        assert held(second) == {"ent_0", "ent_1", "ent_2", "ent_3"}
 
         def change(tx: Tx) -> None:
             tx.exec("UPDATE entries SET status = 'archived' WHERE id = 'ent_0'")
@@ -259,31 +267,10 @@ def test_an_index_follows_the_other_daemons_deletions_and_rewrites(
             tx.exec("UPDATE entries SET body = 'other', content_hash = 'h2' WHERE id = 'ent_3'")
 
         first.run_sync(change)
-        assert wb.index.count(OWNER) == 4
-        # The second daemon's worker follows what the first did (and embeds nothing yet).
-        assert anyio.run(wb.follow, backend="asyncio") is True
-        assert held(wb) == set()
-        assert wb.index.count(OWNER) == 0
-        # The rewritten entry is queued again; embedded by either, held by both.
+        # The second daemon's search sees it with no round of its worker.
+        assert held(second) == set()
+        assert second.run_sync(lambda tx: vectors.owner_count(tx, OWNER, FixedModel.model_id),
+                               write=False) == 0
+        # The rewritten entry is queued again; embedded by either, found by both.
         steps(wa, wb, rounds=2)
-        assert held(wa) == held(wb) == {"ent_3"}
-
-
-def test_an_index_behind_the_pruned_feed_is_loaded_again(
-        tmp_path: Path, pg_schema: str) -> None:
-    with two_daemons(tmp_path, pg_schema) as (first, second):
-        wa, wb = worker(first), worker(second)
-        steps(wa, wb)
-
-        def fill(tx: Tx) -> None:
-            for i in range(3):
-                add_entry(tx, f"ent_{i}")
-                embed(tx, f"ent_{i}")
-            tx.exec("DELETE FROM entries WHERE id = 'ent_0'")
-
-        first.run_sync(fill)
-        first.run_sync(lambda tx: vectors.prune_feed(tx, keep=0), governed=False)
-        assert first.run_sync(lambda tx: tx.all("SELECT seq FROM vector_feed"),
-                              write=False) == []
-        steps(wb)
-        assert held(wb) == {"ent_1", "ent_2"}
+        assert held(first) == held(second) == {"ent_3"}

