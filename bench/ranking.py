@@ -9,9 +9,10 @@ For each size, fills a fresh store (the daemon's own schema and triggers,
 quarters one owner's in three scopes, the rest another owner's; then, for the
 same queries as ``bench/recall.py`` (rare words mixed with very common ones),
 times what ``memory.context`` does to rank in one read transaction: the plan
-(``search.plan``), the view's BM25 statistics (``search.view_stats``) and
-the ranked candidates (``search.ranked``, recall's limit and filter: the
-owner's active entries in two of its scopes). The floor is the raw FTS5
+(``postings.plan``), the view's BM25 statistics (``search.view_stats``) and
+the ranked candidates (``postings.ranked``, recall's limit and filter: the
+owner's active entries in two of its scopes), read from the owner's postings
+(daemon/retrieval/postings.py) as recall reads them. The floor is the raw FTS5
 query of the same planned expression, ordered by FTS5's bm25, top 12, on the
 same connection. No socket, no freezing commit, no embedding model: this is
 the lexical ranking alone, the part that grows with the store.
@@ -36,6 +37,11 @@ from bench.recall import _body, _vocab, queries
 from memoryd.daemon.retrieval import search
 from memoryd.daemon.storage.store import SqliteStore, Tx
 
+try:
+    from memoryd.daemon.retrieval import postings
+except ImportError:  # code from before postings, for "before" runs
+    postings = None  # type: ignore[assignment]
+
 NOW = "2026-12-01T00:00:00.000000Z"
 OWNER = "own_bench_a"
 SPACES = (("memory", "s0"), ("memory", "s1"))
@@ -43,6 +49,7 @@ WHERE = ("e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
          + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in SPACES) + ")")
 ARGS = (OWNER, NOW, *(x for pair in SPACES for x in pair))
 LIMIT = 200  # recall's CANDIDATES
+VIEW = None if postings is None else postings.OwnView(OWNER, SPACES, NOW)
 
 
 def fill(store: SqliteStore, n: int) -> None:
@@ -83,12 +90,16 @@ def run_size(n: int, k: int) -> dict[str, Any]:
 
             def one(tx: Tx, q: str) -> None:
                 t = time.perf_counter()
-                plan = search.plan(tx, q, WHERE, ARGS)
-                if plan.match is not None and hasattr(search, "view_stats"):
-                    stats = search.view_stats(tx, OWNER, SPACES, NOW)
-                    search.ranked(tx, plan, WHERE, ARGS, LIMIT, stats=stats)
-                elif plan.match is not None:  # code from before view_stats, for "before" runs
-                    search.ranked(tx, plan, WHERE, ARGS, LIMIT)
+                if postings is not None:
+                    plan = postings.plan(tx, q, WHERE, ARGS, VIEW)
+                    if plan.match is not None:
+                        stats = search.view_stats(tx, OWNER, SPACES, NOW)
+                        postings.ranked(tx, plan, WHERE, ARGS, LIMIT, stats=stats, view=VIEW)
+                else:  # code from before postings, for "before" runs
+                    plan = search.plan(tx, q, WHERE, ARGS)
+                    if plan.match is not None:
+                        stats = search.view_stats(tx, OWNER, SPACES, NOW)
+                        search.ranked(tx, plan, WHERE, ARGS, LIMIT, stats=stats)
                 ranking.append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
                 if plan.match is not None:

@@ -42,7 +42,7 @@ from msgspec import UNSET
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.config import load_config
 from memoryd.daemon.pipeline import entries
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import postings, search
 from memoryd.daemon.storage.backends import open_store
 from memoryd.daemon.storage.store import Store, Tx
 from tests.contract.conftest import BACKENDS, drop_schema, pg_section
@@ -229,15 +229,18 @@ def reference(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, flo
 
 
 def daemon_ranking(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, float]]:
-    """What recall and search run for ``view``: plan, statistics, ranked."""
+    """What recall and search run for ``view``: plan, statistics, ranked.
+
+    A view of whole namespaces is read from postings (on SQLite); one a type
+    filter narrows goes through the index, with a scan for its statistics."""
     where, args = view.where()
-    p = search.plan(tx, query, where, args)
+    own = None if view.types else postings.OwnView(view.owner, view.spaces, NOW)
+    p = postings.plan(tx, query, where, args, own)
     if p.match is None:
         return []
-    # Running totals hold the view's statistics unless a type filter narrows it.
     stats = None if view.types else search.view_stats(tx, view.owner, view.spaces, NOW)
-    return [(r["id"], r["score"])
-            for r in search.ranked(tx, p, where, args, limit, columns=("id",), stats=stats)]
+    return [(r["id"], r["score"]) for r in postings.ranked(
+        tx, p, where, args, limit, columns=("id",), stats=stats, view=own)]
 
 
 def both(store: Store, query: str, view: View, limit: int = 200
