@@ -196,10 +196,13 @@ def entry_terms(title: str, summary: str, body: str, context: str | None,
     and ``body_text``) with its weighted count: each column's weight
     (``WEIGHTS``) times the term's count there, summed. What ranking counts
     of an entry, as whole numbers (the weights are)."""
-    counts: Counter[str] = Counter()
     w_title, w_summary, w_body = (int(w) for w in WEIGHTS)
-    for text, weight in ((title, w_title), (summary, w_summary),
-                         (body_text(body, context, observed_at), w_body)):
+    whole = body_text(body, context, observed_at)
+    # A short note's summary is its body: its text is tokenised once, at both weights.
+    fields = ([(title, w_title), (whole, w_summary + w_body)] if summary == whole
+              else [(title, w_title), (summary, w_summary), (whole, w_body)])
+    counts: Counter[str] = Counter()
+    for text, weight in fields:
         for token, n in Counter(index_tokens(text)).items():
             counts[token] += weight * n
     return dict(counts)
