@@ -215,48 +215,46 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
         stats = search.view_stats(tx, view.owner, view.spaces, view.now)
     lapsed = set(_lapsed(tx, view))
     scored = p.scored  # the distinct tokens, in the plan's order
-    slot = {t: i for i, t in enumerate(scored)}
     within = f"space IN ({_marks(len(spaces))})"
-    rows: list[tuple[Any, ...]]
+    # The candidates: the view's rows of the scored terms; when only
+    # over-common terms were left, the rarest one's newest COMMON_SCAN
+    # entries (keys follow insertion, as the index's rowids do).
+    # Lapsed entries never.
+    among = within + f" AND term IN ({_marks(len(scored))})"
+    among_args: list[Any] = [*spaces, *scored]
     if p.only_common:
-        # The view's newest entries holding the rarest term (keys follow
-        # insertion, as the index's rowids do).
-        rows = [(k, tokens[0], tf, dl) for k, tf, dl in tx.tuples(
-            "SELECT key, tf, dl FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
+        newest = [k for (k,) in tx.tuples(
+            "SELECT key FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
             + " AND term = ? ORDER BY key DESC LIMIT ?",
             (*spaces, tokens[0], search.COMMON_SCAN + len(lapsed)))
             if k not in lapsed][:search.COMMON_SCAN]
-    else:
-        rows = [r for r in tx.tuples(
-            "SELECT key, term, tf, dl FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
-            + f" AND term IN ({_marks(len(scored))})", (*spaces, *scored))
-            if r[0] not in lapsed]
-    if not rows:
+        among += f" AND key IN ({_marks(len(newest))})"
+        among_args += newest
+    elif lapsed:
+        among += f" AND key NOT IN ({_marks(len(lapsed))})"
+        among_args += sorted(lapsed)
+    # Each term's frequency among the candidates, as search.scores counts it.
+    held = dict(tx.tuples("SELECT term, count(*) FROM entry_terms WHERE "  # noqa: S608 (placeholders only)
+                          + among + " GROUP BY term", among_args))
+    if not held:
         return []
-    n_terms = len(scored)
-    tfs: dict[int, list[float]] = {}
-    lengths: dict[int, int] = {}
-    for key, term, tf, dl in rows:
-        counts = tfs.get(key)
-        if counts is None:
-            counts = tfs[key] = [0.0] * n_terms
-            lengths[key] = dl
-        counts[slot[term]] = float(tf)
-    # As search.scores: each term's frequency among the candidates, BM25
-    # with FTS5's parameters over the view's statistics, summed term by
-    # term in the plan's order (the same floats).
     n_docs, avgdl = stats
-    df = [len(tfs) - column.count(0.0) for column in zip(*tfs.values(), strict=True)]
-    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
-    k1 = search.BM25_K1 + 1
-    unscaled, per_char = 1 - search.BM25_B, max(avgdl, 1.0)
-    bm25_k1, bm25_b = search.BM25_K1, search.BM25_B
-    keys = list(tfs)
-    score: dict[int, float] = {}
-    for key in keys:
-        norm = bm25_k1 * (unscaled + bm25_b * lengths[key] / per_char)
-        raw = sum([w * (f * k1) / (f + norm) for w, f in zip(idf, tfs[key]) if f])  # noqa: B905 (one slot per term)
-        score[key] = round(raw, 9)
+    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5)))
+           for d in (int(held.get(t, 0)) for t in scored)]
+    # BM25 in SQL: per candidate, each term's part where it holds the term,
+    # added in the plan's order, with search.scores' operations in its order
+    # (IEEE doubles either way: the same floats). Rounding stays in Python.
+    norm = "? * (? + ? * dl / ?)"
+    norm_args = (search.BM25_K1, 1 - search.BM25_B, search.BM25_B, max(avgdl, 1.0))
+    parts = " + ".join(f"(CASE WHEN f{i} THEN ? * (f{i} * ?) / (f{i} + {norm}) ELSE 0 END)"
+                       for i in range(len(scored)))
+    counts = ", ".join(f"sum(CASE WHEN term = ? THEN tf ELSE 0 END) AS f{i}"
+                       for i in range(len(scored)))
+    rows = tx.tuples(
+        f"SELECT key, {parts} FROM (SELECT key, max(dl) AS dl, {counts}"  # noqa: S608 (placeholders only)
+        " FROM entry_terms WHERE " + among + " GROUP BY key)",
+        (*(x for w in idf for x in (w, search.BM25_K1 + 1, *norm_args)), *scored, *among_args))
+    score = {key: round(raw, 9) for key, raw in rows}
     return _top(tx, score, limit, after, columns)
 
 
