@@ -202,9 +202,9 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
            view: OwnView | None = None) -> list[dict[str, Any]]:
     """``search.ranked(tx, p, where, args, limit, after, columns, stats)``,
     read from postings when ``where`` is ``view``'s filter: each
-    candidate's weighted counts and length are numbers here, its text is
-    never read, and only the rows kept (with the ties at the cut) are read
-    from ``entries``."""
+    candidate's BM25 is computed in SQL from its stored counts and length,
+    its text is never read, and only the rows kept (with the ties at the
+    cut) are read from ``entries``."""
     tokens = _tokens(p.terms)
     if view is None or tx.dialect != "sqlite" or p.match is None or tokens is None:
         return search.ranked(tx, p, where, args, limit, after, columns, stats)
