@@ -152,13 +152,13 @@ def _space_ids(tx: Tx, view: OwnView) -> list[int]:
         (view.owner, *flat))]
 
 
-def _lapsed(tx: Tx, view: OwnView) -> list[int]:
-    """Keys of the view's active entries already past expiry (the janitor
-    marks them later): they hold rows, and the view does not admit them."""
+def _lapsed(view: OwnView) -> tuple[str, tuple[Any, ...]]:
+    """A query of the keys of the view's active entries already past expiry
+    (the janitor marks them later): they hold rows, and the view does not
+    admit them. A subquery, never a list of values: there may be many."""
     within, flat = search.namespaces_in(view.spaces)
-    return [int(r[0]) for r in tx.tuples(
-        "SELECT key FROM entries WHERE status = 'active' AND expires_at <= ?"  # noqa: S608 (placeholders only)
-        " AND owner = ? AND " + within, (view.now, view.owner, *flat))]
+    return ("SELECT key FROM entries WHERE status = 'active' AND expires_at <= ?"  # noqa: S608 (placeholders only)
+            " AND owner = ? AND " + within, (view.now, view.owner, *flat))
 
 
 def _marks(n: int) -> str:
@@ -176,21 +176,22 @@ def plan(tx: Tx, text: str, where: str, args: tuple[Any, ...],
     spaces = _space_ids(tx, view)
     if not spaces:
         return search.plan_of(terms, stopped, [0] * len(terms))
-    lapsed = _lapsed(tx, view)
+    lapsed, lapsed_args = _lapsed(view)
+    n_lapsed = int(tx.tuples(f"SELECT count(*) FROM ({lapsed})", lapsed_args)[0][0])  # noqa: S608 (placeholders only)
     cap = search.COMMON_DOCS + 1
     # Each term's rows in the view, counted up to the cap plus the lapsed
     # entries (which may hold it); then those are taken out.
     probe = ("(SELECT count(*) FROM (SELECT 1 FROM entry_terms"  # noqa: S608 (placeholders only)
              f" WHERE space IN ({_marks(len(spaces))}) AND term = ? LIMIT ?))")
     row = tx.tuples("SELECT " + ", ".join([probe] * len(tokens)),
-                    tuple(x for t in tokens for x in (*spaces, t, cap + len(lapsed))))[0]
+                    tuple(x for t in tokens for x in (*spaces, t, cap + n_lapsed)))[0]
     counts = [int(n) for n in row]
-    if lapsed:
+    if n_lapsed:
         held = dict(tx.tuples(
             "SELECT term, count(*) FROM entry_terms"  # noqa: S608 (placeholders only)
             f" WHERE space IN ({_marks(len(spaces))}) AND term IN ({_marks(len(tokens))})"
-            f" AND key IN ({_marks(len(lapsed))}) GROUP BY term",
-            (*spaces, *tokens, *lapsed)))
+            f" AND key IN ({lapsed}) GROUP BY term",
+            (*spaces, *tokens, *lapsed_args)))
         counts = [n - int(held.get(t, 0)) for n, t in zip(counts, tokens, strict=True)]
     return search.plan_of(terms, stopped, [min(cap, n) for n in counts])
 
@@ -213,7 +214,7 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
         return []
     if stats is None:
         stats = search.view_stats(tx, view.owner, view.spaces, view.now)
-    lapsed = set(_lapsed(tx, view))
+    lapsed, lapsed_args = _lapsed(view)
     scored = p.scored  # the distinct tokens, in the plan's order
     within = f"space IN ({_marks(len(spaces))})"
     # The candidates: the view's rows of the scored terms; when only
@@ -222,17 +223,15 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
     # Lapsed entries never.
     among = within + f" AND term IN ({_marks(len(scored))})"
     among_args: list[Any] = [*spaces, *scored]
+    among += f" AND key NOT IN ({lapsed})"
+    among_args += lapsed_args
     if p.only_common:
         newest = [k for (k,) in tx.tuples(
             "SELECT key FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
-            + " AND term = ? ORDER BY key DESC LIMIT ?",
-            (*spaces, tokens[0], search.COMMON_SCAN + len(lapsed)))
-            if k not in lapsed][:search.COMMON_SCAN]
+            + f" AND term = ? AND key NOT IN ({lapsed}) ORDER BY key DESC LIMIT ?",
+            (*spaces, tokens[0], *lapsed_args, search.COMMON_SCAN))]
         among += f" AND key IN ({_marks(len(newest))})"
         among_args += newest
-    elif lapsed:
-        among += f" AND key NOT IN ({_marks(len(lapsed))})"
-        among_args += sorted(lapsed)
     # Each term's frequency among the candidates, as search.scores counts it.
     held = dict(tx.tuples("SELECT term, count(*) FROM entry_terms WHERE "  # noqa: S608 (placeholders only)
                           + among + " GROUP BY term", among_args))
