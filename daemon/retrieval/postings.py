@@ -152,13 +152,18 @@ def _space_ids(tx: Tx, view: OwnView) -> list[int]:
         (view.owner, *flat))]
 
 
-def _lapsed(view: OwnView) -> tuple[str, tuple[Any, ...]]:
+def _lapsed_sql(view: OwnView) -> tuple[str, tuple[Any, ...]]:
     """A query of the keys of the view's active entries already past expiry
     (the janitor marks them later): they hold rows, and the view does not
-    admit them. A subquery, never a list of values: there may be many."""
+    admit them."""
     within, flat = search.namespaces_in(view.spaces)
     return ("SELECT key FROM entries WHERE status = 'active' AND expires_at <= ?"  # noqa: S608 (placeholders only)
             " AND owner = ? AND " + within, (view.now, view.owner, *flat))
+
+
+def _lapsed(tx: Tx, view: OwnView) -> list[int]:
+    sql, args = _lapsed_sql(view)
+    return [int(r[0]) for r in tx.tuples(sql, args)]
 
 
 def _marks(n: int) -> str:
@@ -176,21 +181,22 @@ def plan(tx: Tx, text: str, where: str, args: tuple[Any, ...],
     spaces = _space_ids(tx, view)
     if not spaces:
         return search.plan_of(terms, stopped, [0] * len(terms))
-    lapsed, lapsed_args = _lapsed(view)
-    n_lapsed = int(tx.tuples(f"SELECT count(*) FROM ({lapsed})", lapsed_args)[0][0])  # noqa: S608 (placeholders only)
+    lapsed = _lapsed(tx, view)
     cap = search.COMMON_DOCS + 1
     # Each term's rows in the view, counted up to the cap plus the lapsed
     # entries (which may hold it); then those are taken out.
     probe = ("(SELECT count(*) FROM (SELECT 1 FROM entry_terms"  # noqa: S608 (placeholders only)
              f" WHERE space IN ({_marks(len(spaces))}) AND term = ? LIMIT ?))")
     row = tx.tuples("SELECT " + ", ".join([probe] * len(tokens)),
-                    tuple(x for t in tokens for x in (*spaces, t, cap + n_lapsed)))[0]
+                    tuple(x for t in tokens for x in (*spaces, t, cap + len(lapsed))))[0]
     counts = [int(n) for n in row]
-    if n_lapsed:
+    if lapsed:
+        # A subquery, not the keys: there may be more than SQLite binds.
+        lapsed_sql, lapsed_args = _lapsed_sql(view)
         held = dict(tx.tuples(
             "SELECT term, count(*) FROM entry_terms"  # noqa: S608 (placeholders only)
             f" WHERE space IN ({_marks(len(spaces))}) AND term IN ({_marks(len(tokens))})"
-            f" AND key IN ({lapsed}) GROUP BY term",
+            f" AND key IN ({lapsed_sql}) GROUP BY term",
             (*spaces, *tokens, *lapsed_args)))
         counts = [n - int(held.get(t, 0)) for n, t in zip(counts, tokens, strict=True)]
     return search.plan_of(terms, stopped, [min(cap, n) for n in counts])
@@ -203,9 +209,9 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
            view: OwnView | None = None) -> list[dict[str, Any]]:
     """``search.ranked(tx, p, where, args, limit, after, columns, stats)``,
     read from postings when ``where`` is ``view``'s filter: each
-    candidate's BM25 is computed in SQL from its stored counts and length,
-    its text is never read, and only the rows kept (with the ties at the
-    cut) are read from ``entries``."""
+    candidate's weighted counts and length are numbers here, its text is
+    never read, and only the rows kept (with the ties at the cut) are read
+    from ``entries``."""
     tokens = _tokens(p.terms)
     if view is None or tx.dialect != "sqlite" or p.match is None or tokens is None:
         return search.ranked(tx, p, where, args, limit, after, columns, stats)
@@ -214,46 +220,50 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
         return []
     if stats is None:
         stats = search.view_stats(tx, view.owner, view.spaces, view.now)
-    lapsed, lapsed_args = _lapsed(view)
+    lapsed = set(_lapsed(tx, view))
     scored = p.scored  # the distinct tokens, in the plan's order
+    slot = {t: i for i, t in enumerate(scored)}
     within = f"space IN ({_marks(len(spaces))})"
-    # The candidates: the view's rows of the scored terms; when only
-    # over-common terms were left, the rarest one's newest COMMON_SCAN
-    # entries (keys follow insertion, as the index's rowids do).
-    # Lapsed entries never.
-    among = within + f" AND term IN ({_marks(len(scored))})"
-    among_args: list[Any] = [*spaces, *scored]
-    among += f" AND key NOT IN ({lapsed})"
-    among_args += lapsed_args
+    rows: list[tuple[Any, ...]]
     if p.only_common:
-        newest = [k for (k,) in tx.tuples(
-            "SELECT key FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
-            + f" AND term = ? AND key NOT IN ({lapsed}) ORDER BY key DESC LIMIT ?",
-            (*spaces, tokens[0], *lapsed_args, search.COMMON_SCAN))]
-        among += f" AND key IN ({_marks(len(newest))})"
-        among_args += newest
-    # Each term's frequency among the candidates, as search.scores counts it.
-    held = dict(tx.tuples("SELECT term, count(*) FROM entry_terms WHERE "  # noqa: S608 (placeholders only)
-                          + among + " GROUP BY term", among_args))
-    if not held:
+        # The view's newest entries holding the rarest term (keys follow
+        # insertion, as the index's rowids do).
+        rows = [(k, tokens[0], tf, dl) for k, tf, dl in tx.tuples(
+            "SELECT key, tf, dl FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
+            + " AND term = ? ORDER BY key DESC LIMIT ?",
+            (*spaces, tokens[0], search.COMMON_SCAN + len(lapsed)))
+            if k not in lapsed][:search.COMMON_SCAN]
+    else:
+        rows = [r for r in tx.tuples(
+            "SELECT key, term, tf, dl FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
+            + f" AND term IN ({_marks(len(scored))})", (*spaces, *scored))
+            if r[0] not in lapsed]
+    if not rows:
         return []
+    n_terms = len(scored)
+    tfs: dict[int, list[float]] = {}
+    lengths: dict[int, int] = {}
+    for key, term, tf, dl in rows:
+        counts = tfs.get(key)
+        if counts is None:
+            counts = tfs[key] = [0.0] * n_terms
+            lengths[key] = dl
+        counts[slot[term]] = float(tf)
+    # As search.scores: each term's frequency among the candidates, BM25
+    # with FTS5's parameters over the view's statistics, summed term by
+    # term in the plan's order (the same floats).
     n_docs, avgdl = stats
-    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5)))
-           for d in (int(held.get(t, 0)) for t in scored)]
-    # BM25 in SQL: per candidate, each term's part where it holds the term,
-    # added in the plan's order, with search.scores' operations in its order
-    # (IEEE doubles either way: the same floats). Rounding stays in Python.
-    norm = "? * (? + ? * dl / ?)"
-    norm_args = (search.BM25_K1, 1 - search.BM25_B, search.BM25_B, max(avgdl, 1.0))
-    parts = " + ".join(f"(CASE WHEN f{i} THEN ? * (f{i} * ?) / (f{i} + {norm}) ELSE 0 END)"
-                       for i in range(len(scored)))
-    counts = ", ".join(f"sum(CASE WHEN term = ? THEN tf ELSE 0 END) AS f{i}"
-                       for i in range(len(scored)))
-    rows = tx.tuples(
-        f"SELECT key, {parts} FROM (SELECT key, max(dl) AS dl, {counts}"  # noqa: S608 (placeholders only)
-        " FROM entry_terms WHERE " + among + " GROUP BY key)",
-        (*(x for w in idf for x in (w, search.BM25_K1 + 1, *norm_args)), *scored, *among_args))
-    score = {key: round(raw, 9) for key, raw in rows}
+    df = [len(tfs) - column.count(0.0) for column in zip(*tfs.values(), strict=True)]
+    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
+    k1 = search.BM25_K1 + 1
+    unscaled, per_char = 1 - search.BM25_B, max(avgdl, 1.0)
+    bm25_k1, bm25_b = search.BM25_K1, search.BM25_B
+    keys = list(tfs)
+    score: dict[int, float] = {}
+    for key in keys:
+        norm = bm25_k1 * (unscaled + bm25_b * lengths[key] / per_char)
+        raw = sum([w * (f * k1) / (f + norm) for w, f in zip(idf, tfs[key]) if f])  # noqa: B905 (one slot per term)
+        score[key] = round(raw, 9)
     return _top(tx, score, limit, after, columns)
 
 
