@@ -3,15 +3,23 @@
 Usage, from the repository root::
 
     .venv/bin/python bench/ranking.py [--sizes 1000 10000 100000] [--queries N] [--json FILE]
+    .venv/bin/python bench/ranking.py --sizes 10000 --other 30000
+
+``--other N`` instead ranks the first size's queries on two stores holding
+the same entries of the owner, the second with N more of another owner's
+entries in the same words, alternately query by query: whether another
+owner's use of the same words moves the owner's time (beyond the machine's
+noise) or any answer.
 
 For each size, fills a fresh store (the daemon's own schema and triggers,
 ``daemon/storage/store.py``) with that many entries straight through SQL, three
 quarters one owner's in three scopes, the rest another owner's; then, for the
 same queries as ``bench/recall.py`` (rare words mixed with very common ones),
 times what ``memory.context`` does to rank in one read transaction: the plan
-(``search.plan``), the view's BM25 statistics (``search.view_stats``) and
-the ranked candidates (``search.ranked``, recall's limit and filter: the
-owner's active entries in two of its scopes). The floor is the raw FTS5
+(``postings.plan``), the view's BM25 statistics (``search.view_stats``) and
+the ranked candidates (``postings.ranked``, recall's limit and filter: the
+owner's active entries in two of its scopes), read from the owner's postings
+(daemon/retrieval/postings.py) as recall reads them. The floor is the raw FTS5
 query of the same planned expression, ordered by FTS5's bm25, top 12, on the
 same connection. No socket, no freezing commit, no embedding model: this is
 the lexical ranking alone, the part that grows with the store.
@@ -36,6 +44,11 @@ from bench.recall import _body, _vocab, queries
 from memoryd.daemon.retrieval import search
 from memoryd.daemon.storage.store import SqliteStore, Tx
 
+try:
+    from memoryd.daemon.retrieval import postings
+except ImportError:  # code from before postings, for "before" runs
+    postings = None  # type: ignore[assignment]
+
 NOW = "2026-12-01T00:00:00.000000Z"
 OWNER = "own_bench_a"
 SPACES = (("memory", "s0"), ("memory", "s1"))
@@ -43,9 +56,12 @@ WHERE = ("e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
          + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in SPACES) + ")")
 ARGS = (OWNER, NOW, *(x for pair in SPACES for x in pair))
 LIMIT = 200  # recall's CANDIDATES
+VIEW = None if postings is None else postings.OwnView(OWNER, SPACES, NOW)
 
 
-def fill(store: SqliteStore, n: int) -> None:
+def fill(store: SqliteStore, n: int, other: int = 0) -> None:
+    """``n`` entries, three quarters ``OWNER``'s; then ``other`` more of
+    another owner's, written with the same words."""
     vocab = _vocab()
     weights = [1.0 / (rank + 1) for rank in range(len(vocab))]  # Zipf
     rng = random.Random(n)
@@ -59,16 +75,67 @@ def fill(store: SqliteStore, n: int) -> None:
                 " renewed_text, ttl_days, expires_at, content_key, status_text) VALUES"
                 " (?, ?, 'memory', ?, 'fact', ?, ?, ?, 'active', 1, 'agent', 1, '{}', 0,"
                 " ?, ?, ?, 120, '2099-01-01T00:00:00.000000Z', 'h', ?)",
-                (f"ent_{i:08d}", OWNER if i % 4 else "own_bench_b", f"s{i % 3}",
+                (f"ent_{i:08d}", OWNER if i % 4 and i < n else "own_bench_b", f"s{i % 3}",
                  f"note {i}", body, body[:80], NOW, NOW, NOW, NOW))
 
-    for lo in range(0, n, 5_000):
-        store.run_sync(lambda tx, lo=lo: batch(tx, lo, min(n, lo + 5_000)))
+    for lo in range(0, n + other, 5_000):
+        store.run_sync(lambda tx, lo=lo: batch(tx, lo, min(n + other, lo + 5_000)))
 
 
 def _pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def rank(tx: Tx, q: str) -> list[dict[str, Any]]:
+    """What ``memory.context`` does to rank ``q`` for OWNER's view."""
+    if postings is not None:
+        plan = postings.plan(tx, q, WHERE, ARGS, VIEW)
+        if plan.match is None:
+            return []
+        stats = search.view_stats(tx, OWNER, SPACES, NOW)
+        return postings.ranked(tx, plan, WHERE, ARGS, LIMIT, stats=stats, view=VIEW)
+    # code from before postings, for "before" runs
+    plan = search.plan(tx, q, WHERE, ARGS)
+    if plan.match is None:
+        return []
+    stats = search.view_stats(tx, OWNER, SPACES, NOW)
+    return search.ranked(tx, plan, WHERE, ARGS, LIMIT, stats=stats)
+
+
+def run_isolation(n: int, other: int, k: int) -> dict[str, Any]:
+    """OWNER's ranking on two stores holding the same OWNER entries, the
+    second with ``other`` more of another owner's entries in the same
+    words: timed query by query, alternately, so the machine's load falls
+    on both alike; and whether every answer is the same."""
+    roots = [short_tempdir(), short_tempdir()]
+    stores: list[SqliteStore] = []
+    try:
+        for root, extra in zip(roots, (0, other), strict=True):
+            stores.append(SqliteStore(root / "memory.db", synchronous="OFF"))
+            fill(stores[-1], n, extra)
+        qs = queries(random.Random(1), _vocab(), k)
+        times: list[list[float]] = [[], []]
+        answers: list[list[Any]] = [[], []]
+        for q in qs[:5]:  # warm the page caches
+            for store in stores:
+                store.run_sync(lambda tx, q=q: rank(tx, q), write=False)
+        for q in qs:
+            for at, store in enumerate(stores):
+                t = time.perf_counter()
+                answers[at].append(store.run_sync(lambda tx, q=q: rank(tx, q), write=False))
+                times[at].append((time.perf_counter() - t) * 1000)
+    finally:
+        for store in stores:
+            store.close()
+        for root in roots:
+            shutil.rmtree(root, ignore_errors=True)
+    return {"entries": n, "other_owner_entries": other, "queries": k,
+            "alone_p50_ms": round(statistics.median(times[0]), 3),
+            "alone_p90_ms": round(_pct(times[0], 0.9), 3),
+            "beside_p50_ms": round(statistics.median(times[1]), 3),
+            "beside_p90_ms": round(_pct(times[1], 0.9), 3),
+            "answers_equal": answers[0] == answers[1]}
 
 
 def run_size(n: int, k: int) -> dict[str, Any]:
@@ -83,13 +150,10 @@ def run_size(n: int, k: int) -> dict[str, Any]:
 
             def one(tx: Tx, q: str) -> None:
                 t = time.perf_counter()
-                plan = search.plan(tx, q, WHERE, ARGS)
-                if plan.match is not None and hasattr(search, "view_stats"):
-                    stats = search.view_stats(tx, OWNER, SPACES, NOW)
-                    search.ranked(tx, plan, WHERE, ARGS, LIMIT, stats=stats)
-                elif plan.match is not None:  # code from before view_stats, for "before" runs
-                    search.ranked(tx, plan, WHERE, ARGS, LIMIT)
+                rank(tx, q)
                 ranking.append((time.perf_counter() - t) * 1000)
+                # The floor ranks the same plan (made either way, it is the same).
+                plan = search.plan(tx, q, WHERE, ARGS)
                 t = time.perf_counter()
                 if plan.match is not None:
                     tx.all("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
@@ -124,7 +188,19 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--other", type=int, metavar="N",
+                        help="instead: the first size's ranking alone and beside another"
+                             " owner's N more entries in the same words")
     args = parser.parse_args()
+    if args.other:
+        r = run_isolation(args.sizes[0], args.other, args.queries)
+        print(f"{r['entries']:>7} entries: ranking p50 {r['alone_p50_ms']:.2f} ms"
+              f"  p90 {r['alone_p90_ms']:.2f} ms;  beside another owner's"
+              f" {r['other_owner_entries']}: p50 {r['beside_p50_ms']:.2f} ms"
+              f"  p90 {r['beside_p90_ms']:.2f} ms;  answers equal: {r['answers_equal']}")
+        if args.json:
+            args.json.write_text(json.dumps(r, indent=2) + "\n")
+        return 0
     results = []
     for n in args.sizes:
         r = run_size(n, args.queries)

@@ -26,7 +26,7 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.audit.packing import first_needed, unpack_rows
 from memoryd.daemon.pipeline.entries import View, is_observed_time, load, redact_secrets, to_wire
 from memoryd.daemon.pipeline.writes import receipt_wire
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import postings, search
 from memoryd.daemon.retrieval.cursors import Cursor, seal, unseal
 from memoryd.daemon.storage.store import Tx, loads
 from memoryd.kernel.errors import CursorError, NotFound
@@ -240,12 +240,15 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
     ``totalled``: the namespaces whose running totals are the filter's BM25
     statistics (``_totalled_spaces``), sparing a scan of the view.
     """
-    plan = search.plan(tx, query, where, args)
+    # A filter of whole namespaces is planned and ranked from their postings.
+    own = None if totalled is None else postings.OwnView(view.owner, tuple(totalled), now)
+    plan = postings.plan(tx, query, where, args, own)
     stats = (search.view_stats(tx, view.owner, totalled, now)
              if totalled is not None and plan.match is not None else None)
     ranking: dict[str, Any] = {"ranker": "lexical"}
     if ranker is None:
-        rows = search.ranked(tx, plan, where, args, page_size + 1, after, stats=stats)
+        rows = postings.ranked(tx, plan, where, args, page_size + 1, after, stats=stats,
+                               view=own)
     else:
         qvec = ranker.embed_query_now(query)
         fused, ranking = ranker.ranked(tx, plan, where, args, HYBRID_CANDIDATES, qvec,

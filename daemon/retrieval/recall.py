@@ -45,7 +45,7 @@ from memoryd.daemon.external import projection
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.pipeline import entries
 from memoryd.daemon.pipeline.entries import redact_secrets
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import postings, search
 from memoryd.daemon.storage.store import Tx, dumps, loads
 from memoryd.daemon.storage.txn import audit_subject
 from memoryd.kernel.capability import Capability, Effect
@@ -185,14 +185,18 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
     seen, seen_args = view.rows("e.")
     where = seen + " AND e.status = 'active' AND e.expires_at > ?"
     args: tuple[Any, ...] = (*seen_args, now)
-    plan = search.plan(tx, intent, where, args)
+    # Without team scopes the filter is the owner's active, unexpired
+    # entries of its namespaces: planned and ranked from that view's
+    # postings. (A view with team scopes spans several holders' rows: it
+    # goes through the index, and its statistics are a scan.)
+    own = None if view.teams else postings.OwnView(task.owner, tuple(spaces), now)
+    plan = postings.plan(tx, intent, where, args, own)
     # BM25's statistics of this very view, from running totals (no scan).
-    # (A view with team scopes spans several holders' totals: it is scanned.)
     stats = (search.view_stats(tx, task.owner, spaces, now)
              if plan.match is not None and not view.teams else None)
     if app.ranker is None:
-        rows = search.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS,
-                             stats=stats)
+        rows = postings.ranked(tx, plan, where, args, CANDIDATES, columns=_CANDIDATE_COLUMNS,
+                               stats=stats, view=own)
         ranking: dict[str, Any] = {"ranker": "lexical", "reason": app.ranker_reason}
     else:
         # Hybrid: the same filter, lexical and vector candidates fused

@@ -61,6 +61,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import apsw
+import msgspec
 
 if TYPE_CHECKING:
     from memoryd.daemon.storage.txn import Tx
@@ -189,21 +190,71 @@ def _sql_fts_text(*args: Any) -> str:
     return fts_text(value if isinstance(value, str) else None)
 
 
-def register(conn: apsw.Connection) -> None:
-    """Make ``memoryd_fts_text`` callable on ``conn`` (the index triggers need it).
+def entry_terms(title: str, summary: str, body: str, context: str | None,
+                observed_at: str | None) -> dict[str, int]:
+    """Each index term of an entry (``index_tokens`` of its title, summary
+    and ``body_text``) with its weighted count: each column's weight
+    (``WEIGHTS``) times the term's count there, summed. What ranking counts
+    of an entry, as whole numbers (the weights are)."""
+    w_title, w_summary, w_body = (int(w) for w in WEIGHTS)
+    whole = body_text(body, context, observed_at)
+    # A short note's summary is its body: its text is tokenised once, at both weights.
+    fields = ([(title, w_title), (whole, w_summary + w_body)] if summary == whole
+              else [(title, w_title), (summary, w_summary), (whole, w_body)])
+    counts: Counter[str] = Counter()
+    for text, weight in fields:
+        for token, n in Counter(index_tokens(text)).items():
+            counts[token] += weight * n
+    return dict(counts)
 
-    Any connection that writes ``entries`` must call this first. It is
-    deterministic and innocuous, so it may run inside triggers while
+
+def doc_length(title: str, summary: str, body: str, context: str | None,
+               observed_at: str | None) -> int:
+    """An entry's length as BM25 measures a candidate: characters of its
+    title, summary and ``body_text``."""
+    return len(title) + len(summary) + len(body_text(body, context, observed_at))
+
+
+_json_terms = msgspec.json.Encoder(order="sorted")
+
+
+def _entry_args(args: tuple[Any, ...]) -> tuple[str, str, str, str | None, str | None]:
+    title, summary, body, context, observed_at = (a if isinstance(a, str) else None
+                                                  for a in args)
+    return title or "", summary or "", body or "", context, observed_at
+
+
+def _sql_entry_terms(*args: Any) -> str:
+    # A JSON object {term: weighted count}, read by json_each in the
+    # triggers that keep entry_terms (daemon/retrieval/postings.py).
+    return _json_terms.encode(entry_terms(*_entry_args(args))).decode()
+
+
+def _sql_doc_length(*args: Any) -> int:
+    return doc_length(*_entry_args(args))
+
+
+ENTRY_TERMS_FUNCTION = "memoryd_entry_terms"
+DOC_LENGTH_FUNCTION = "memoryd_doc_length"
+
+
+def register(conn: apsw.Connection) -> None:
+    """Make ``memoryd_fts_text`` and the other index functions callable on
+    ``conn`` (the index triggers need them).
+
+    Any connection that writes ``entries`` must call this first. They are
+    deterministic and innocuous, so they may run inside triggers while
     ``trusted_schema`` is off.
     """
-    conn.create_scalar_function(
-        FTS_FUNCTION, _sql_fts_text, 1, deterministic=True,
-        flags=getattr(apsw, "SQLITE_INNOCUOUS", 0x200000),
-    )
-    conn.create_scalar_function(
-        FTS_BODY, _sql_fts_body, 3, deterministic=True,
-        flags=getattr(apsw, "SQLITE_INNOCUOUS", 0x200000),
-    )
+    innocuous = getattr(apsw, "SQLITE_INNOCUOUS", 0x200000)
+    conn.create_scalar_function(FTS_FUNCTION, _sql_fts_text, 1, deterministic=True,
+                                flags=innocuous)
+    conn.create_scalar_function(FTS_BODY, _sql_fts_body, 3, deterministic=True,
+                                flags=innocuous)
+    conn.create_scalar_function(ENTRY_TERMS_FUNCTION, _sql_entry_terms, 5, deterministic=True,
+                                flags=innocuous)
+    conn.create_scalar_function(DOC_LENGTH_FUNCTION, _sql_doc_length, 5, deterministic=True,
+                                flags=innocuous)
 
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -395,8 +446,14 @@ def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> 
     terms, stopped = query_terms(text)
     if not terms:
         return Plan(None, (), stopped, 0, only_common=False)
-    freqs = [(df, i, t) for i, (t, df)
-             in enumerate(zip(terms, doc_freqs(tx, terms, COMMON_DOCS, where, args), strict=True))]
+    return plan_of(terms, stopped, doc_freqs(tx, terms, COMMON_DOCS, where, args))
+
+
+def plan_of(terms: Sequence[str], stopped: int, dfs: Sequence[int]) -> Plan:
+    """The plan of query terms ``terms`` (``query_terms``, ``stopped`` stop
+    words dropped) whose document frequencies in the view, each counted up
+    to ``COMMON_DOCS + 1``, are ``dfs``."""
+    freqs = [(df, i, t) for i, (t, df) in enumerate(zip(terms, dfs, strict=True))]
     present = [f for f in freqs if f[0] > 0]
     if not present:
         # Nothing matches anything: a cheap, empty query still answers.

@@ -50,7 +50,7 @@ from memoryd.audit.packing import (
 )
 from memoryd.daemon.external import projection_outbox
 from memoryd.daemon.extraction import extract_queue
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import postings, search
 from memoryd.daemon.semantic import vectors
 from memoryd.daemon.storage.txn import Tx as Tx  # the one Tx protocol, re-exported
 from memoryd.kernel.errors import Unavailable
@@ -60,7 +60,7 @@ T = TypeVar("T")
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 class StoreVersionError(Exception):
@@ -267,10 +267,19 @@ def _migrate_9_to_10(conn: apsw.Connection) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
 
 
+def _migrate_10_to_11(conn: apsw.Connection) -> None:
+    # Version 11 keeps each active entry's index terms as numbers, per
+    # namespace (daemon/retrieval/postings.py): made and filled from the
+    # entries by postings.install, at this open. Its triggers call a
+    # function only this memoryd registers, so an older one must not open
+    # the store (it would refuse every write).
+    postings.install(conn)
+
+
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
     1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
     5: _migrate_5_to_6, 6: _migrate_6_to_7, 7: _migrate_7_to_8,
-    8: _migrate_8_to_9, 9: _migrate_9_to_10}
+    8: _migrate_8_to_9, 9: _migrate_9_to_10, 10: _migrate_10_to_11}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)
@@ -932,6 +941,9 @@ class SqliteStore:
                 self.conn.execute("INSERT OR REPLACE INTO meta(key, value)"
                                   " VALUES ('usage_counts', ?)", (USAGE_COUNTS,))
             self.conn.execute(SEARCH_SCHEMA)
+            # Each active entry's index terms as numbers, per namespace: what
+            # an owner's ranking reads (daemon/retrieval/postings.py).
+            postings.install(self.conn)
             # The projection outbox (daemon/external/projection_outbox.py): its triggers
             # record desired state in the same transaction as each change.
             self.conn.execute(projection_outbox.SCHEMA)

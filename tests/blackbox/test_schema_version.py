@@ -137,6 +137,27 @@ def test_a_store_from_before_teams_is_migrated_to_hold_them(home: Path) -> None:
         assert [t["scope"] for t in c.call("team.list", {})["teams"]] == ["team:ops"]
 
 
+# What version 11 added: each active entry's index terms per namespace
+# (daemon/retrieval/postings.py). Every older version's form lacks them.
+_BEFORE_11 = """
+DROP TRIGGER entry_terms_ai; DROP TRIGGER entry_terms_au; DROP TRIGGER entry_terms_ad;
+DROP TABLE entry_terms; DROP TABLE term_spaces;
+"""
+
+
+def test_a_version_10_store_gets_every_active_entrys_terms_once(home: Path) -> None:
+    # Ranking reads an owner's terms from entry_terms: a store without them
+    # gets them when opened, and its search finds what it held.
+    with _reopened_as(home, 10, _BEFORE_11) as c:
+        items = c.call("memory.list", {"query": "kept starts"})["items"]
+        assert [i["title"] for i in items] == ["kept across starts"]
+    db = home / "memory.db"
+    [(title, summary, body)] = _rows(db, "SELECT title, summary, body FROM entries")
+    held = dict(_rows(db, "SELECT term, tf FROM entry_terms"))
+    assert held == search.entry_terms(title, summary, body, None, None)
+    assert {"kept", "across", "start"} <= set(held)
+
+
 def _as_version_3(db: Path) -> None:
     """Rewrite a current store in version 3's form: audit bodies as canonical
     JSON and hashes as hex text, and a revision row copying every entry's
@@ -144,6 +165,7 @@ def _as_version_3(db: Path) -> None:
     conn = apsw.Connection(str(db))
     try:
         with conn:
+            conn.execute(_BEFORE_11)
             rows = conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq").fetchall()
             for event in unpack_rows(rows):
                 conn.execute("UPDATE audit SET body = ?, hash = ? WHERE seq = ?",
@@ -208,7 +230,7 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 10
+    assert _version(db) == SCHEMA_VERSION == 11
 
 
 def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:
@@ -296,6 +318,7 @@ def _as_version_5(db: Path) -> None:
     search.register(conn)
     try:
         with conn:
+            conn.execute(_BEFORE_11)
             conn.execute(_V5_ENTRIES)
             conn.execute(f"INSERT INTO entries_v5({cols}, summary)"  # noqa: S608 (our names)
                          f" SELECT {cols}, summary FROM entries")
@@ -400,7 +423,7 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 10
+    assert _version(db) == SCHEMA_VERSION == 11
     # Every audit row repacked: the prev hash the row before holds is not
     # stored again, and each body is packed against the one before it (V2);
     # the rows written since, one stream per block (V3).
@@ -431,6 +454,7 @@ def _as_version_6(db: Path) -> None:
     search.register(conn)
     try:
         with conn:
+            conn.execute(_BEFORE_11)
             conn.execute(_V6_ENTRIES)
             conn.execute(f"INSERT INTO entries_v6(key, summary_text, {cols})"  # noqa: S608 (our names)
                          f" SELECT key, summary_text, {cols} FROM entries ORDER BY key")
@@ -518,7 +542,7 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 10
+    assert _version(db) == SCHEMA_VERSION == 11
     # The migration stores each row as this version writes it.
     migrated = _stored(db)
     assert {i: migrated[i] for i in (short, based, archived)} == {
@@ -560,6 +584,7 @@ def _as_version_9(db: Path) -> None:
     search.register(conn)
     try:
         with conn:
+            conn.execute(_BEFORE_11)
             for name in ("entries_search_ai", "entries_search_au", "entries_search_ad",
                          "entries_usage_ai", "entries_usage_au", "entries_usage_ad",
                          "entries_revision_au"):
@@ -608,7 +633,7 @@ def test_a_version_9_store_is_migrated_to_keep_context_and_time(home: Path) -> N
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 10
+    assert _version(db) == SCHEMA_VERSION == 11
     # The usage totals were recounted with the context columns.
     assert _rows(db, "SELECT value FROM meta WHERE key = 'usage_counts'") == [
         ("all_text_columns,docs,chars,context",)]

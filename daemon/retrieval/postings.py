@@ -1,0 +1,303 @@
+"""Per-view term statistics on SQLite: every active entry's index terms, as numbers, by namespace.
+
+Owns: ``term_spaces`` (an integer per (owner, target, scope)) and
+``entry_terms`` (space, term, entry key, weighted count, entry length): a
+row per index term of every active entry, kept by triggers on ``entries``;
+and the plan and ranking of a query over one owner's whole namespaces read
+from them (``plan``, ``ranked``, for an ``OwnView``).
+
+Why. Ranking uses the caller's view only (docs/decisions/0009, "Ranking is
+per owner"). Through the FTS5 index, which holds every owner's entries, each
+probe of a term's frequency and each candidate is a match joined to
+``entries`` to apply the view's filter, and each candidate's text is read
+and tokenised to count its terms. Here one owner's postings of a term are
+one range of the primary key per namespace: a term's frequency in the view
+is a count over that range (the index alone), and a candidate's counts are
+numbers written once, when the entry was. Another owner's rows are never
+read, so the time of a search does not grow with another owner's use of the
+same words.
+
+Invariants:
+- ``entry_terms`` holds, for every active entry and only for those, the
+  rows ``search.entry_terms`` and ``search.doc_length`` give of its text,
+  under its namespace's space; the triggers keep them in the writer's
+  transaction, and an entry that stops being active (archive, supersede,
+  removal, deletion) or moves takes its rows with it. With ``secure_delete``
+  the freed cells are zeroed, as the entry's own.
+- ``plan`` and ``ranked`` answer exactly what ``search.plan`` and
+  ``search.ranked`` answer for the filter "``owner``'s active, unexpired
+  entries in ``spaces``" (tests/contract/test_ranking_contract.py holds
+  it): the active entries already past expiry that the janitor has not
+  marked yet hold rows here, and are read from ``entries`` and taken out.
+- a query whose terms are not one index token each (a term the tokenizer
+  splits, a term it drops), any other filter, and PostgreSQL are answered
+  by ``search.plan`` and ``search.ranked``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import apsw
+
+from memoryd.daemon.retrieval import search
+
+if TYPE_CHECKING:
+    from memoryd.daemon.storage.txn import Tx
+
+# An entry's terms and length, of row ``{r}``: search.entry_terms and search.doc_length.
+_ENTRY = "({r}.title, {r}.summary, {r}.body, {r}.context, {r}.observed_at)"
+_TERMS = search.ENTRY_TERMS_FUNCTION + _ENTRY
+_LENGTH = search.DOC_LENGTH_FUNCTION + _ENTRY
+
+
+def _insert_rows(r: str) -> str:
+    """SQL adding the rows of entry ``r`` (``new`` or a table alias) when it is active."""
+    return f"""
+  INSERT OR IGNORE INTO term_spaces(owner, target, scope)
+    SELECT {r}.owner, {r}.target, {r}.scope WHERE {r}.status = 'active';
+  INSERT INTO entry_terms(space, term, key, tf, dl)
+    SELECT s.id, t.key, {r}.key, t.value, {_LENGTH.format(r=r)}
+    FROM term_spaces AS s, json_each({_TERMS.format(r=r)}) AS t
+    WHERE {r}.status = 'active'
+      AND s.owner = {r}.owner AND s.target = {r}.target AND s.scope = {r}.scope;"""  # noqa: S608 (our own names only)
+
+
+# The rows of entry ``old`` are found again from its text: the same terms
+# (the function is deterministic), each one look-up of the primary key.
+_DELETE_OLD = f"""
+  DELETE FROM entry_terms WHERE old.status = 'active' AND key = old.key
+    AND space = (SELECT id FROM term_spaces
+                 WHERE owner = old.owner AND target = old.target AND scope = old.scope)
+    AND term IN (SELECT key FROM json_each({_TERMS.format(r="old")}));"""  # noqa: S608 (our own names only)
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS term_spaces(
+  id INTEGER PRIMARY KEY, owner TEXT NOT NULL, target TEXT NOT NULL, scope TEXT NOT NULL,
+  UNIQUE(owner, target, scope));
+CREATE TABLE IF NOT EXISTS entry_terms(
+  space INTEGER NOT NULL, term TEXT NOT NULL, key INTEGER NOT NULL, tf INTEGER NOT NULL,
+  dl INTEGER NOT NULL, PRIMARY KEY(space, term, key)) WITHOUT ROWID;
+DROP TRIGGER IF EXISTS entry_terms_ai;
+DROP TRIGGER IF EXISTS entry_terms_au;
+DROP TRIGGER IF EXISTS entry_terms_ad;
+CREATE TRIGGER entry_terms_ai AFTER INSERT ON entries WHEN new.status = 'active' BEGIN
+{_insert_rows("new")}
+END;
+CREATE TRIGGER entry_terms_au
+AFTER UPDATE OF status, title, summary_text, body, context, observed_at, owner, target, scope
+  ON entries
+WHEN old.status = 'active' OR new.status = 'active' BEGIN
+{_DELETE_OLD}
+{_insert_rows("new")}
+END;
+CREATE TRIGGER entry_terms_ad AFTER DELETE ON entries WHEN old.status = 'active' BEGIN
+{_DELETE_OLD}
+END;
+"""
+
+# Every active entry's rows, for a store that has none yet.
+FILL = f"""
+INSERT OR IGNORE INTO term_spaces(owner, target, scope)
+  SELECT DISTINCT owner, target, scope FROM entries WHERE status = 'active';
+INSERT INTO entry_terms(space, term, key, tf, dl)
+  SELECT s.id, t.key, e.key, t.value, {_LENGTH.format(r="e")}
+  FROM entries AS e CROSS JOIN term_spaces AS s, json_each({_TERMS.format(r="e")}) AS t
+  WHERE e.status = 'active'
+    AND s.owner = e.owner AND s.target = e.target AND s.scope = e.scope;
+"""  # noqa: S608 (the SQL is built from our own constants only)
+
+
+def install(conn: apsw.Connection) -> None:
+    """Make the tables and their triggers (inside the opening transaction);
+    a store without the tables gets every active entry's rows once."""
+    made = not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'entry_terms'").fetchall()
+    conn.execute(SCHEMA)
+    if made:
+        conn.execute(FILL)
+
+
+@dataclass(frozen=True, slots=True)
+class OwnView:
+    """A filter of the one shape ``plan`` and ``ranked`` read from postings:
+    ``owner``'s active entries unexpired at ``now`` in ``spaces``, and
+    nothing else."""
+
+    owner: str
+    spaces: tuple[tuple[str, str], ...]
+    now: str
+
+
+def _tokens(terms: Sequence[str]) -> list[str] | None:
+    """Each query term's one index token, or None if some term has not exactly one."""
+    out = []
+    for term in terms:
+        tokens = search.index_terms((term,))
+        if len(tokens) != 1:
+            return None
+        out.append(tokens[0])
+    return out
+
+
+def _space_ids(tx: Tx, view: OwnView) -> list[int]:
+    if not view.spaces:
+        return []
+    within, flat = search.namespaces_in(view.spaces)
+    return [int(r[0]) for r in tx.tuples(
+        "SELECT id FROM term_spaces WHERE owner = ? AND " + within,  # noqa: S608 (placeholders only)
+        (view.owner, *flat))]
+
+
+def _lapsed_sql(view: OwnView) -> tuple[str, tuple[Any, ...]]:
+    """A query of the keys of the view's active entries already past expiry
+    (the janitor marks them later): they hold rows, and the view does not
+    admit them."""
+    within, flat = search.namespaces_in(view.spaces)
+    return ("SELECT key FROM entries WHERE status = 'active' AND expires_at <= ?"  # noqa: S608 (placeholders only)
+            " AND owner = ? AND " + within, (view.now, view.owner, *flat))
+
+
+def _lapsed(tx: Tx, view: OwnView) -> list[int]:
+    sql, args = _lapsed_sql(view)
+    return [int(r[0]) for r in tx.tuples(sql, args)]
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+def plan(tx: Tx, text: str, where: str, args: tuple[Any, ...],
+         view: OwnView | None) -> search.Plan:
+    """``search.plan(tx, text, where, args)``, read from postings when
+    ``where`` is ``view``'s filter (the caller says so by giving it)."""
+    terms, stopped = search.query_terms(text)
+    tokens = _tokens(terms)
+    if view is None or tx.dialect != "sqlite" or not terms or tokens is None:
+        return search.plan(tx, text, where, args)
+    spaces = _space_ids(tx, view)
+    if not spaces:
+        return search.plan_of(terms, stopped, [0] * len(terms))
+    lapsed = _lapsed(tx, view)
+    cap = search.COMMON_DOCS + 1
+    # Each term's rows in the view, counted up to the cap plus the lapsed
+    # entries (which may hold it); then those are taken out.
+    probe = ("(SELECT count(*) FROM (SELECT 1 FROM entry_terms"  # noqa: S608 (placeholders only)
+             f" WHERE space IN ({_marks(len(spaces))}) AND term = ? LIMIT ?))")
+    row = tx.tuples("SELECT " + ", ".join([probe] * len(tokens)),
+                    tuple(x for t in tokens for x in (*spaces, t, cap + len(lapsed))))[0]
+    counts = [int(n) for n in row]
+    if lapsed:
+        # A subquery, not the keys: there may be more than SQLite binds.
+        lapsed_sql, lapsed_args = _lapsed_sql(view)
+        held = dict(tx.tuples(
+            "SELECT term, count(*) FROM entry_terms"  # noqa: S608 (placeholders only)
+            f" WHERE space IN ({_marks(len(spaces))}) AND term IN ({_marks(len(tokens))})"
+            f" AND key IN ({lapsed_sql}) GROUP BY term",
+            (*spaces, *tokens, *lapsed_args)))
+        counts = [n - int(held.get(t, 0)) for n, t in zip(counts, tokens, strict=True)]
+    return search.plan_of(terms, stopped, [min(cap, n) for n in counts])
+
+
+def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int,
+           after: tuple[float, str] | None = None,
+           columns: tuple[str, ...] | None = None,
+           stats: tuple[int, float] | None = None,
+           view: OwnView | None = None) -> list[dict[str, Any]]:
+    """``search.ranked(tx, p, where, args, limit, after, columns, stats)``,
+    read from postings when ``where`` is ``view``'s filter: each
+    candidate's weighted counts and length are numbers here, its text is
+    never read, and only the rows kept (with the ties at the cut) are read
+    from ``entries``."""
+    tokens = _tokens(p.terms)
+    if view is None or tx.dialect != "sqlite" or p.match is None or tokens is None:
+        return search.ranked(tx, p, where, args, limit, after, columns, stats)
+    spaces = _space_ids(tx, view)
+    if not spaces or limit <= 0:
+        return []
+    if stats is None:
+        stats = search.view_stats(tx, view.owner, view.spaces, view.now)
+    lapsed = set(_lapsed(tx, view))
+    scored = p.scored  # the distinct tokens, in the plan's order
+    slot = {t: i for i, t in enumerate(scored)}
+    within = f"space IN ({_marks(len(spaces))})"
+    rows: list[tuple[Any, ...]]
+    if p.only_common:
+        # The view's newest entries holding the rarest term (keys follow
+        # insertion, as the index's rowids do).
+        rows = [(k, tokens[0], tf, dl) for k, tf, dl in tx.tuples(
+            "SELECT key, tf, dl FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
+            + " AND term = ? ORDER BY key DESC LIMIT ?",
+            (*spaces, tokens[0], search.COMMON_SCAN + len(lapsed)))
+            if k not in lapsed][:search.COMMON_SCAN]
+    else:
+        rows = [r for r in tx.tuples(
+            "SELECT key, term, tf, dl FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
+            + f" AND term IN ({_marks(len(scored))})", (*spaces, *scored))
+            if r[0] not in lapsed]
+    if not rows:
+        return []
+    n_terms = len(scored)
+    tfs: dict[int, list[float]] = {}
+    lengths: dict[int, int] = {}
+    for key, term, tf, dl in rows:
+        counts = tfs.get(key)
+        if counts is None:
+            counts = tfs[key] = [0.0] * n_terms
+            lengths[key] = dl
+        counts[slot[term]] = float(tf)
+    # As search.scores: each term's frequency among the candidates, BM25
+    # with FTS5's parameters over the view's statistics, summed term by
+    # term in the plan's order (the same floats).
+    n_docs, avgdl = stats
+    df = [len(tfs) - column.count(0.0) for column in zip(*tfs.values(), strict=True)]
+    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
+    k1 = search.BM25_K1 + 1
+    unscaled, per_char = 1 - search.BM25_B, max(avgdl, 1.0)
+    bm25_k1, bm25_b = search.BM25_K1, search.BM25_B
+    keys = list(tfs)
+    score: dict[int, float] = {}
+    for key in keys:
+        norm = bm25_k1 * (unscaled + bm25_b * lengths[key] / per_char)
+        raw = sum([w * (f * k1) / (f + norm) for w, f in zip(idf, tfs[key]) if f])  # noqa: B905 (one slot per term)
+        score[key] = round(raw, 9)
+    return _top(tx, score, limit, after, columns)
+
+
+def _top(tx: Tx, score: dict[int, float], limit: int, after: tuple[float, str] | None,
+         columns: tuple[str, ...] | None) -> list[dict[str, Any]]:
+    """The best ``limit`` of the candidates ``score`` holds (key: rounded
+    score), score descending then id ascending, below ``after`` when given;
+    each the entry's columns (``columns`` only, when given) plus ``score``.
+
+    Ids order ties, and only the rows that can be kept are read: those
+    scoring at least the ``limit``-th best score, counting in the ones at
+    the cursor's own score that its id may still rule out."""
+    order = sorted(score, key=score.__getitem__, reverse=True)
+    extra = 0
+    if after is not None:
+        order = [k for k in order if score[k] <= after[0]]
+        extra = sum(1 for k in order if score[k] == after[0])
+    reach = limit + extra
+    if len(order) > reach:
+        floor = score[order[reach - 1]]
+        order = [k for k in order if score[k] >= floor]
+    if not order:
+        return []
+    wanted = "*" if columns is None else ", ".join(dict.fromkeys(("key", "id", *columns)))
+    rows = {r["key"]: r for r in tx.all(
+        "SELECT " + wanted + " FROM entries WHERE key IN ("  # noqa: S608 (our column names, placeholders)
+        + _marks(len(order)) + ")", tuple(order))}
+    ranked = sorted((-score[k], rows[k]["id"], k) for k in order
+                    if after is None or score[k] < after[0]
+                    or (score[k] == after[0] and rows[k]["id"] > after[1]))
+    out = []
+    for neg, _id, key in ranked[:limit]:
+        row = rows[key]
+        kept = dict(row) if columns is None else {c: row[c] for c in columns}
+        kept["score"] = -neg
+        out.append(kept)
+    return out
