@@ -282,8 +282,8 @@ _REFERENCE = re.compile(
 
 
 # A value that opens with a counted number: 2024年, 8位, 12자리.
-_COUNTED_FIRST = re.compile(r"\d{1,8}(?:年|月|日|号|時|时|分|秒|文字|字|桁|位|个|個|回|次|天|以上|以内"
-                            r"|년|월|일|자|개|번|글자)")
+_COUNTED_FIRST = re.compile(r"\d{1,8}(?:年|月|日|号|時|时|分|秒|文字|字|桁|位|个|個|回|次|天"
+                            r"|以上|以内|년|월|일|자|개|번|글자)")
 
 
 def _credential_value(m: re.Match[str]) -> bool:
@@ -1066,8 +1066,8 @@ def _abbreviated_password(m: re.Match[str]) -> bool:
     value = m.group("secret").rstrip(".!?:")
     if len(value) < 4 or "_" in value or "/" in value or value.startswith(("$", "~", "\\")):
         return False
-    if _PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value) or _CODE_NUMBER.fullmatch(
-            value) or value.lower() in _DESCRIBING:
+    if (_PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value)
+            or _CODE_NUMBER.fullmatch(value) or value.lower() in _DESCRIBING):
         return False
     if value.isdigit():
         return m.group("word").lower() != "pass" and 4 <= len(value) <= 12
@@ -2183,7 +2183,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.abbreviated_password", "secret", "prose",
         _rx(_ABBREVIATED, _I),
         _abbreviated_password,
-        prefilter=(("pw",  "pass"),), lead=0,
+        prefilter=(("pw", "pass"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(
@@ -2199,6 +2199,7 @@ RULES: tuple[ScanRule, ...] = (
         _seed_phrase,
         prefilter=(("seed", "recovery", "mnemonic", "wallet words", "助记", "助記", "恢复短语",
                     "恢復短語"),), lead=0,
+        judged_in_context=True,
     ),
     ScanRule(
         "secret.backup_codes", "secret", "prose",
