@@ -1080,11 +1080,12 @@ def _abbreviated_password(m: re.Match[str]) -> bool:
 # dishwasher as the password", "set correct-horse as the wifi passphrase".
 _WORD_OR_JOINED = r"[^\W\d_]{2,24}" + _nested(r"-(?:[^\W\d_]{2,24}|\d{1,6})", 4, "?")
 _GIVEN_BEFORE = (
-    r"(?<![\w-])(?:use|using|set|choose|chose|pick|picked|make|made|try|nimm|nehmen|verwende"
-    r"|utilise|utilisez|utiliser|usa|usar|use|escolha|elige)"
-    r" (?P<secret>" + _WORD_OR_JOINED + _nested(" " + _WORD_OR_JOINED, 5, "?") + ")"
-    r" (?:as|als|comme|como) (?:(?:the|my|our|your|a|das|dein|unser|le|la|mon|notre|el|tu|o|a)"
-    r" )?" + _nested(r"[^\W\d_]{1,20} ", 2, "??") + _PHRASE_WORD
+    r"(?<![\w-])(?:use|used|using|set|choose|chose|chosen|pick|picked|make|made|try|nimm|nehmen"
+    r"|verwende|utilise|utilisez|utiliser|usa|usar|escolha|elige)"
+    r" [\"'“‘]?(?P<secret>" + _WORD_OR_JOINED + _nested(" " + _WORD_OR_JOINED, 5, "?") + ")"
+    r"[\"'”’]? (?:as|als|comme|como)"
+    r" (?:(?:the|my|our|your|a|das|dein|unser|le|la|mon|notre|el|tu|o|a) )?"
+    + _nested(r"[^\W\d_]{1,20} ", 2, "??") + _PHRASE_WORD
     + r"(?= ?(?:[.,;:!?)]|$)| (?:for|on|of|to|at|in|für|pour|para|du|de|del)(?= ))"
 )
 # Words that say what kind of value to use, not which.

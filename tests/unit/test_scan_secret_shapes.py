@@ -144,6 +144,8 @@ def test_pass_in_its_other_senses_is_stored(text: str) -> None:
     "use velvet-otter-42 as the password",
     "nimm Sonnenblume als Passwort",
     "utilise papillon bleu comme mot de passe",
+    'I used "quietstorm" as my passphrase',
+    "she picked 'lantern moss' as the vault passphrase",
 ])
 def test_a_passphrase_given_before_its_name_is_refused(text: str) -> None:
     assert _refusal(text) == "secret_detected"
