@@ -281,6 +281,11 @@ _REFERENCE = re.compile(
 )
 
 
+# A value that opens with a counted number: 2024年, 8位, 12자리.
+_COUNTED_FIRST = re.compile(r"\d{1,8}(?:年|月|日|号|時|时|分|秒|文字|字|桁|位|个|個|回|次|天"
+                            r"|以上|以内|년|월|일|자|개|번|글자)")
+
+
 def _credential_value(m: re.Match[str]) -> bool:
     """An assignment's value looks like a credential, not prose or code.
 
@@ -295,7 +300,19 @@ def _credential_value(m: re.Match[str]) -> bool:
     following = m.string[m.end() : m.end() + 1]
     if following in ("(", "[", "{", ".") and _IDENTIFIER.fullmatch(value):
         return False
-    if _REFERENCE.fullmatch(value):
+    if _REFERENCE.fullmatch(value) or value.lower() in _DESCRIBING:
+        # "password: Bitwarden", "password: 1Password": where it is kept.
+        return False
+    if value.isalpha() and re.match(r" [^\W\d_]", m.string[m.end():m.end() + 2]):
+        # A word that goes on into a phrase ("Guest password: Available At
+        # Reception", "password: Bitwarden Shared Vault") is prose; a
+        # password of words is the worded rule's to judge.
+        return False
+    if value.startswith(("/", "~/")):
+        # "pwd: /home/alice/src": a path.
+        return False
+    if _COUNTED_FIRST.match(value):
+        # "密码为2024年设置的": the number counts years, days, characters.
         return False
     lower, upper, digit, symbol = _char_classes(value.replace("_", "").replace("-", "")
                                                 .replace(".", ""))
@@ -597,11 +614,17 @@ def _prose_secret(m: re.Match[str]) -> bool:
     value = _CJK_RUN.split(m.group("secret"), maxsplit=1)[0].strip("「」『』.!?):")
     if len(value) < 4 or _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value):
         return False
+    if value.lower() in _DESCRIBING:
+        return False
     if value.lower().startswith(("http://", "https://", "<", "{", "$", "/", "\\")) or any(
             part in value for part in ("(", "${", "://")):
         return False
     if _DATE_TIME_VERSION.fullmatch(value) or (_CODE_NUMBER.fullmatch(value)
                                                 and len(value) <= 5):
+        return False
+    if re.fullmatch(r"[A-Za-z]{1,32}(?:-[A-Za-z]{1,32}){1,3}", value) and any(
+            part in _STATE_WORDS or part in _DESCRIBING for part in value.lower().split("-")):
+        # "case-sensitive", "write-protected": a word of description.
         return False
     lower, upper, digit, symbol = _char_classes(value)
     letters = lower or upper
@@ -809,7 +832,10 @@ def _credential_as_words(m: re.Match[str]) -> bool:
         return len(value) >= 3 and not (len(words) == 1 and words[0] in _STATE_WORDS)
     if open_ or close or _PLACEHOLDER.fullmatch(value):
         return False
-    if words[0] in _STATE_WORDS or (len(words[0]) >= 5 and words[0].endswith(("ed", "ing"))):
+    # A capitalised word alone may end so and be a noun (Schmetterling).
+    noun = len(words) == 1 and value[0].isupper() and words[0].endswith("ing")
+    if words[0] in _STATE_WORDS or (len(words[0]) >= 5 and words[0].endswith(("ed", "ing"))
+                                    and not noun):
         # "was changed yesterday afternoon", "is expiring next week": a verb.
         return False
     if len(words) >= 3:
@@ -820,8 +846,51 @@ def _credential_as_words(m: re.Match[str]) -> bool:
     if len(words) == 2:
         return label
     word = value
-    return (_NON_LATIN_CASED.search(word) is not None and len(word) >= 6
-            and any(a.islower() and b.isupper() for a, b in itertools.pairwise(word)))
+    camel = any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))
+    if _NON_LATIN_CASED.search(word) is not None and len(word) >= 6 and camel:
+        return True
+    # One word after "to" is the object of a verb ("send the passwords to
+    # https://…"), after "=" a name in code (password=prompt); a run of CJK
+    # text has no word boundary to end at.
+    sep = m.group("sep").strip()
+    if sep in ("to", "=") or _CJK_RUN.search(word) or m.string.startswith("://", m.end("close")):
+        return False
+    return not camel and _one_word_password(word)
+
+
+# What a note says a password is, or where it is, in one word: "the password
+# is correct", "Password: optional", "Passwort: Bitwarden". Words that say
+# neither (swordfish, Sonnenblume) are the password.
+_DESCRIBING = frozenset("""
+correct right fine safe secret sensitive confidential private public personal individual
+identical similar same generic static dynamic numeric alphanumeric important sufficient
+insufficient consistent temporary permanent mandatory optional enough here there below
+above elsewhere offline online tbd todo pending none nothing unchanged
+1password bitwarden keepass keepassxc lastpass dashlane keeper vault keychain vaultwarden
+onepassword passbolt sso ldap okta reception whiteboard
+vide aucun inconnu correct secret requise
+leer geheim richtig unbekannt abgelaufen geändert gesetzt notwendig nötig vertraulich
+vacío vacía secreto correcta correcto incorrecta obligatoria desconocido caducado
+vazio vazia secreta correta desconhecido
+пустой секретный правильный неизвестен обязательно
+""".split())
+# English endings of words that describe: expired, expiring, configurable,
+# visible, useful, useless, ambiguous, protective.
+_DESCRIBING_ENDINGS = ("ed", "ing", "able", "ible", "ful", "less", "ous", "ive")
+
+
+def _one_word_password(word: str) -> bool:
+    """One word given as a password that ends its clause: no word of state,
+    pointer or description, no all-capital abbreviation (TBD, N/A)."""
+    lower = word.lower()
+    if len(word) < 4 or not word.isalpha() or word.isupper() or lower in _STATE_WORDS:
+        return False
+    if lower in _DESCRIBING or lower in _FUNCTION_WORDS:
+        return False
+    # A capitalised noun may end so (Schmetterling): "ing" only in lower case.
+    endings = _DESCRIBING_ENDINGS[:1] + _DESCRIBING_ENDINGS[2:] if word[0].isupper() \
+        else _DESCRIBING_ENDINGS
+    return not (word.isascii() and len(word) >= 5 and lower.endswith(endings))
 
 
 _DATE_TIME_VERSION = re.compile(
@@ -908,7 +977,7 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     pass_word = any(word.startswith(w) for w in _PASS_WORDS)
     if not pass_word and len(value) < 8:
         return False
-    if _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value):
+    if _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value) or value.lower() in _DESCRIBING:
         return False
     if "/" in value or "://" in value or value.startswith(("$", "{", "\\", "~")):
         return False
@@ -980,6 +1049,122 @@ def _separated_key(m: re.Match[str]) -> bool:
         return False
     key = form.group(0)
     return len(set(key[-16:])) > 3 and not re.search(r"(.)\1{7}", key)
+
+
+# --- passwords by other names, and secrets with no name of a password -----------
+
+# "pw", "pwd" and "pass" are a password only with a connector and a value of
+# a password's shape: "pass the test", "PASS: test_login_2", "pwd: /home"
+# are a verb, a test result and a shell command.
+_ABBREVIATED = (
+    r"(?<![\w.\-/])(?P<word>pwd?|pass)(?: is|\s?[:=]) ?[\"'`]?"
+    r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{4,64})"
+)
+
+
+def _abbreviated_password(m: re.Match[str]) -> bool:
+    value = m.group("secret").rstrip(".!?:")
+    if len(value) < 4 or "_" in value or "/" in value or value.startswith(("$", "~", "\\")):
+        return False
+    if (_PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value)
+            or _CODE_NUMBER.fullmatch(value) or value.lower() in _DESCRIBING):
+        return False
+    if value.isdigit():
+        return m.group("word").lower() != "pass" and 4 <= len(value) <= 12
+    lower, upper, digit, _ = _char_classes(value)
+    strong = any(ch in _STRONG_SYMBOL for ch in value)
+    return len(value) >= 6 and bool(((lower or upper) and (digit or strong)) or (digit and strong))
+
+
+# The value first, then its name, in plain words: "use purple monkey
+# dishwasher as the password", "set correct-horse as the wifi passphrase".
+_WORD_OR_JOINED = r"[^\W\d_]{2,24}" + _nested(r"-(?:[^\W\d_]{2,24}|\d{1,6})", 4, "?")
+_GIVEN_BEFORE = (
+    r"(?<![\w-])(?:use|used|using|set|choose|chose|chosen|pick|picked|make|made|try|nimm|nehmen"
+    r"|verwende|utilise|utilisez|utiliser|usa|usar|escolha|elige)"
+    r" [\"'“‘]?(?P<secret>" + _WORD_OR_JOINED + _nested(" " + _WORD_OR_JOINED, 5, "?") + ")"
+    r"[\"'”’]? (?:as|als|comme|como)"
+    r" (?:(?:the|my|our|your|a|das|dein|unser|le|la|mon|notre|el|tu|o|a) )?"
+    + _nested(r"[^\W\d_]{1,20} ", 2, "??") + _PHRASE_WORD
+    + r"(?= ?(?:[.,;:!?)]|$)| (?:for|on|of|to|at|in|für|pour|para|du|de|del)(?= ))"
+)
+# Words that say what kind of value to use, not which.
+_KIND_WORDS = frozenset("""
+something anything nothing everything words word sentence phrase name birthday date number
+default usual standard same random strong weak long short new old unique different
+""".split())
+
+
+def _given_before(m: re.Match[str]) -> bool:
+    words = m.group("secret").split(" ")
+    if any(w.lower() in _FUNCTION_WORDS or w.lower() in _KIND_WORDS
+           or w.lower() in _STATE_WORDS or w.lower() in _DESCRIBING for w in words):
+        return False
+    if len(words) == 1 and "-" not in words[0]:
+        return _one_word_password(words[0]) and not any(
+            a.islower() and b.isupper() for a, b in itertools.pairwise(words[0]))
+    return not any(w.isascii() and len(w) >= 5 and w.lower().endswith(_DESCRIBING_ENDINGS[2:])
+                   for w in words)
+
+
+# A wallet's seed: 12, 15, 18, 21 or 24 lower-case words (the word lists of
+# BIP-39 hold words of three to eight letters, none of the function words
+# of English), or as many Chinese characters apart, after its name.
+_SEED = (
+    r"(?i:(?<![\w-])(?:(?:secret )?recovery[ -](?:phrase|words|seed)|seed(?:[ -](?:phrase|words))?"
+    r"|mnemonic(?:[ -]phrase)?|wallet words)"
+    r"|助记词|助記詞|恢复短语|恢復短語|助记短语)"
+    r"(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
+    r"(?P<secret>[a-z]{3,8}" + r"(?:, ?|\s{1,4})[a-z]{3,8}" * 11
+    + _nested(r"(?:, ?|\s{1,4})[a-z]{3,8}", 12, "?")
+    + r"|[\u4e00-\u9fff](?:[ ,，、][\u4e00-\u9fff]){11,23})"
+    r"(?![\w-]|(?:, ?|\s{1,4})[A-Za-z\u4e00-\u9fff])"
+)
+_NOT_SEED_WORDS = frozenset("""
+the and that you with for are was this from your our have has not but can will then when
+into they them what which its his her were been onto than also just very some
+""".split())
+
+
+def _seed_phrase(m: re.Match[str]) -> bool:
+    words = re.split(r"[\s,，、]+", m.group("secret"))
+    return len(words) in (12, 15, 18, 21, 24) and not any(w in _NOT_SEED_WORDS for w in words)
+
+
+# Two-factor backup codes: two or more codes of one form listed after their name.
+_CODE = r"(?:\d{4,5}[- ]\d{4,5}|[a-z0-9]{8,10})"
+_BACKUP_CODES = (
+    r"(?i:(?<![\w-])(?:(?:2fa|mfa|otp|two[- ]factor|backup|recovery|emergency|scratch)"
+    r"(?:[ -](?:backup|recovery))?[ -]codes|wiederherstellungscodes|sicherungscodes|backup-codes"
+    r"|codes de (?:secours|récupération|sauvegarde)|códigos de (?:respaldo|recuperación)"
+    r"|резервные коды|коды восстановления)|备用码|恢复码|バックアップコード)"
+    r"(?: ?[:：]| (?:are|sind|sont|son|были))\s{0,4}"
+    r"(?P<secret>" + _CODE + r"(?:, ?| and |\s{1,4})" + _CODE
+    + _nested(r"(?:, ?| and |\s{1,4})" + _CODE, 14, "?") + r")(?![\w-])"
+)
+
+
+def _backup_codes(m: re.Match[str]) -> bool:
+    codes = re.findall(_CODE, m.group("secret"), re.IGNORECASE)
+    return len(codes) >= 2 and all(any(ch.isdigit() for ch in c) for c in codes)
+
+
+# A lock's combination: three or four numbers under 100, one separator
+# throughout, ending the clause, after the word for a combination.
+_COMBINATION = (
+    r"(?i:(?<![\w-])(?:combination|combo|kombination|combinaison|combinación|combinação"
+    r"|combinazione|combinatie|kombinasjon|комбинация|шифр))"
+    r"(?P<gap>[^.\n\d:=]{0,30}?)(?: ?[:=]| (?:is|ist|lautet|est|es|é|è|är|er))\s?"
+    r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?)"
+    r"(?=\s?(?:[.;!?)]|,(?!\d)|$))"
+)
+_NOT_LOCK = re.compile(r"\b(?:key|keys|keyboard|shortcut|drug|drugs|therapy|flags?|colou?rs?)\b",
+                       re.IGNORECASE)
+
+
+def _combination(m: re.Match[str]) -> bool:
+    before = m.string[max(0, m.start() - 12):m.start()]
+    return _NOT_LOCK.search(m.group("gap") + " " + before) is None
 
 
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
@@ -1993,6 +2178,44 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_CREDENTIAL_AS_WORDS, _I),
         _credential_as_words,
         prefilter=(tuple(w.lower() for w in _PHRASE_WORDS),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.abbreviated_password", "secret", "prose",
+        _rx(_ABBREVIATED, _I),
+        _abbreviated_password,
+        prefilter=(("pw", "pass"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.credential_given_before", "secret", "prose",
+        _rx(_GIVEN_BEFORE, _I),
+        _given_before,
+        prefilter=((" as ", " als ", " comme ", " como "), tuple(w.lower() for w in _PHRASE_WORDS)),
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.seed_phrase", "secret", "prose",
+        _rx(_SEED),
+        _seed_phrase,
+        prefilter=(("seed", "recovery", "mnemonic", "wallet words", "助记", "助記", "恢复短语",
+                    "恢復短語"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.backup_codes", "secret", "prose",
+        _rx(_BACKUP_CODES),
+        _backup_codes,
+        prefilter=(("codes", "коды", "备用码", "恢复码", "バックアップコード", "códigos"),),
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.lock_combination", "secret", "prose",
+        _rx(_COMBINATION),
+        _combination,
+        prefilter=(("combination", "combo", "kombination", "combinaison", "combinación",
+                    "combinação", "combinazione", "combinatie", "kombinasjon", "комбинация",
+                    "шифр"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(

@@ -583,6 +583,27 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
          "s.k._.l.i.v.e._.4eC39HqLyjWDarjtT1zdp7dc"],
         ["A K I A is short", "AKIA XXXX XXXX XXXX XXXX", "a s k me about the g h p rules"],
     ),
+    "secret.abbreviated_password": (
+        ["pw: hunter22", "pass = Tr0ub4dor", "PWD: 48213977"],
+        ["pass the test", "PASS: test_login_2", "pwd: /home/alice"],
+    ),
+    "secret.credential_given_before": (
+        ["use purple monkey dishwasher as the password", "set correct-horse as the passphrase"],
+        ["use the vault as the password store", "use four random words as the passphrase"],
+    ),
+    "secret.seed_phrase": (
+        ["seed: abandon ability able about above absent absorb abstract absurd abuse access"
+         " accident"],
+        ["seed: 42", "the seed phrase is twelve words you write down"],
+    ),
+    "secret.backup_codes": (
+        ["backup codes: 1234-5678, 2345-6789", "recovery codes: a1b2c3d4 e5f6g7h8"],
+        ["backup codes: stored in 1Password", "recovery codes: 10 generated, 2 used"],
+    ),
+    "secret.lock_combination": (
+        ["the safe combination is 12-34-56", "Kombination: 7 14 21"],
+        ["key combination: Ctrl-Alt-Del", "the winning combination is 4-3-3 formation"],
+    ),
 }
 
 RULES_BY_ID = {rule.id: rule for rule in RULES}
