@@ -127,6 +127,7 @@ CONFIG_FOR = """
 scope_budget_bytes = 1000000000
 max_pending_actions = 100000
 max_open_tasks = 100000
+max_tasks_per_hour = 1000000
 [recall]
 ranker = "{ranker}"
 """
