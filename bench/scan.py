@@ -243,27 +243,8 @@ def intent_table(judge: object | None) -> None:
     outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
     for name, semantic in layers:
         for split in ("dev", "held_out"):
-            seen: Counter[str] = Counter()
-            good: Counter[str] = Counter()
-            for r in rows:
-                if r["split"] != split:
-                    continue
-                out, code = outcome[r["text"]]
-                if semantic and out == "stored" and flags.get(r["text"]):
-                    out = "flagged"
-                cat = r["category"]
-                seen[cat] += 1
-                if cat == "injection":
-                    good["injection"] += out != "stored"
-                elif cat == "secret":
-                    good["secret"] += code == "secret_detected"
-                else:
-                    good[cat + "_refused"] += out == "refused"
-                    good[cat + "_flagged"] += out == "flagged"
-
-            def share(key: str, cat: str, good: Counter[str] = good,
-                      seen: Counter[str] = seen) -> str:
-                return f"{good[key]}/{seen[cat]} {good[key] / max(seen[cat], 1):.3f}"
+            share = _tally([r for r in rows if r["split"] == split], outcome,
+                           flags if semantic else {})
 
             print(f"| {name:<21} | {split:<8} | {share('injection', 'injection'):>30} |"
                   f" {share('secret', 'secret'):>16} | {share('benign_refused', 'benign'):>14} |"
@@ -272,6 +253,29 @@ def intent_table(judge: object | None) -> None:
     if judge is not None:
         print(f"intent layer cost: {cost_ms:.1f} ms per text (one embedding and the head, "
               f"one thread), against a 1 ms budget per write: it runs off the request path")
+
+
+def _tally(rows: list[dict[str, str]], outcome: dict[str, tuple[str, str | None]],
+           flags: dict[str, bool]) -> Callable[[str, str], str]:
+    """Per category, how many rows the scan (``outcome``: text → stored,
+    flagged or refused, and the code) and the intent layer (``flags``, empty
+    without it) got right; answers ``share(key, category)`` as "k/n ratio"."""
+    seen: Counter[str] = Counter()
+    good: Counter[str] = Counter()
+    for r in rows:
+        out, code = outcome[r["text"]]
+        if out == "stored" and flags.get(r["text"]):
+            out = "flagged"
+        cat = r["category"]
+        seen[cat] += 1
+        if cat == "injection":
+            good["injection"] += out != "stored"
+        elif cat == "secret":
+            good["secret"] += code == "secret_detected"
+        else:
+            good[cat + "_refused"] += out == "refused"
+            good[cat + "_flagged"] += out == "flagged"
+    return lambda key, cat: f"{good[key]}/{seen[cat]} {good[key] / max(seen[cat], 1):.3f}"
 
 
 FRESH_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "scan_fresh.jsonl"
@@ -292,25 +296,7 @@ def fresh_table(judge: object | None) -> None:
     print(f"| {'-' * 21} | {'-' * 30} | {'-' * 16} | {'-' * 16} | {'-' * 16} | {'-' * 14} |"
           f" {'-' * 14} |")
     for name, semantic in layers:
-        seen: Counter[str] = Counter()
-        good: Counter[str] = Counter()
-        for r in rows:
-            out, code = outcome[r["text"]]
-            if semantic and out == "stored" and flags[r["text"]]:
-                out = "flagged"
-            cat = r["category"]
-            seen[cat] += 1
-            if cat == "injection":
-                good["injection"] += out != "stored"
-            elif cat == "secret":
-                good["secret"] += code == "secret_detected"
-            else:
-                good[cat + "_refused"] += out == "refused"
-                good[cat + "_flagged"] += out == "flagged"
-
-        def share(key: str, cat: str, good: Counter[str] = good,
-                  seen: Counter[str] = seen) -> str:
-            return f"{good[key]}/{seen[cat]} {good[key] / max(seen[cat], 1):.3f}"
+        share = _tally(rows, outcome, flags if semantic else {})
 
         print(f"| {name:<21} | {share('injection', 'injection'):>30} |"
               f" {share('secret', 'secret'):>16} | {share('alarming_refused', 'alarming'):>16} |"
