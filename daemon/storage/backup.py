@@ -63,15 +63,8 @@ class BackupRefused(Exception):
     """The destination cannot take a backup; the message says why."""
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_file(path: Path) -> None:
+def _fsync(path: Path) -> None:
+    """Flush a file's or a directory's entries to disk (both open read-only)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -135,17 +128,17 @@ def make_backup(home: Home, dest: Path) -> schema.BackupMade:
             if key.is_file() and not key.is_symlink() and not key.name.endswith(".tmp"):
                 shutil.copyfile(key, dest / "keys" / key.name)
                 os.chmod(dest / "keys" / key.name, 0o600)
-                _fsync_file(dest / "keys" / key.name)
+                _fsync(dest / "keys" / key.name)
                 files.append(f"keys/{key.name}")
         for name in CONFIG_FILES:
             if (home.path / name).is_file() and not (home.path / name).is_symlink():
                 shutil.copyfile(home.path / name, dest / name)
                 os.chmod(dest / name, 0o600)
-                _fsync_file(dest / name)
+                _fsync(dest / name)
                 files.append(name)
-        _fsync_file(dest / "memory.db")
-        _fsync_dir(dest / "keys")
-        _fsync_dir(dest)
+        _fsync(dest / "memory.db")
+        _fsync(dest / "keys")
+        _fsync(dest)
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise
