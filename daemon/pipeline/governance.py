@@ -492,6 +492,27 @@ def for_review(verdict: Verdict) -> Verdict:
                                rule_ids=(*verdict.rule_ids, "scan.review"))
 
 
+def _pending(tx: Tx, p: schema.ActionApprove,
+             now: str) -> tuple[dict[str, Any], Caller, Proposal, dict[int, str]]:
+    """The pending action an approval decides, as it will be applied (with
+    ``as_supersede``, as the supersede it becomes), and the stored types of
+    the entries it changes."""
+    row, caller, proposal = actions.load_pending(tx, p.action_id, now)
+    if p.as_supersede:
+        proposal = actions.as_supersede(tx, caller, proposal)
+    return row, caller, proposal, writes.touched_types(tx, caller.view, proposal.ops)
+
+
+def _audit_action(tx: Tx, event: str, owner: str, ops: list[Op], now: str,
+                  **fields: Any) -> None:
+    """The operator's decision on a pending action, on the audit chain: the
+    ids and keyed content hashes of what it changes, never its text."""
+    tx.audit(event, now, subject=audit_subject(owner, channel="control", role="operator"),
+             capability=Capability.GOVERNANCE_DECIDE.value,
+             entry_ids=[o.entry_id for o in ops if o.entry_id],
+             content_hashes=[o.content_hash for o in ops if o.content_hash], **fields)
+
+
 def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
     body = msgspec.structs.replace(p, idempotency_key=None)
     return hasher.content(_canonical.encode(body).decode())
@@ -758,14 +779,8 @@ class Governance:
         now = fmt(now_dt)
         # Content rules may have tightened since the proposal: it is scanned
         # again, before the writer, by the same scan that passed it.
-        def pending(tx: Tx) -> tuple[dict[str, Any], Caller, Proposal, dict[int, str]]:
-            row, caller, proposal = actions.load_pending(tx, p.action_id, now)
-            if p.as_supersede:
-                # Decided, scanned and applied as the supersede it becomes.
-                proposal = actions.as_supersede(tx, caller, proposal)
-            return row, caller, proposal, writes.touched_types(tx, caller.view, proposal.ops)
-
-        read, caller, proposal, touched = await self.store.run(pending, write=False)
+        read, caller, proposal, touched = await self.store.run(
+            lambda tx: _pending(tx, p, now), write=False)
         scanned = await self._scan(proposal)
         policy = self.policy()
         # Decided again under the policy in force: a rule added since it was
@@ -804,14 +819,10 @@ class Governance:
                 # Stays pending, like a refused approval; the rejection is on record.
                 return _rejection(tx, caller, verdict, proposal.ops, scanned, now,
                                   "approval_rejected", action_id=p.action_id)
-            tx.audit("action_approved", now,
-                     subject=audit_subject(row["owner"], channel="control", role="operator"),
-                     capability=Capability.GOVERNANCE_DECIDE.value,
-                     resource=verdict.resources[0], decision_id=verdict.decision_id,
-                     effect="allow", entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
-                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
-                     details={"action_id": p.action_id,
-                              **({"as_supersede": True} if p.as_supersede else {})})
+            _audit_action(tx, "action_approved", row["owner"], proposal.ops, now,
+                          resource=verdict.resources[0], decision_id=verdict.decision_id,
+                          effect="allow", details={"action_id": p.action_id, **(
+                              {"as_supersede": True} if p.as_supersede else {})})
             written = writes.apply(tx, caller, proposal, verdict, self._limits(), now_dt,
                                    conflict_code="decision_stale", action_id=p.action_id)
             actions.close_action(tx, p.action_id, "approved", now, written)
@@ -834,12 +845,8 @@ class Governance:
 
         def run(tx: Tx) -> schema.ActionDenied:
             row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
-            tx.audit("action_denied", now,
-                     subject=audit_subject(row["owner"], channel="control", role="operator"),
-                     capability=Capability.GOVERNANCE_DECIDE.value, effect="deny",
-                     entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
-                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
-                     details=details)
+            _audit_action(tx, "action_denied", row["owner"], proposal.ops, now,
+                          effect="deny", details=details)
             actions.close_action(tx, p.action_id, "denied", now, None, reason=reason)
             return schema.ActionDenied(action_id=p.action_id, status="denied", reason=reason)
 
