@@ -56,6 +56,7 @@ from memoryd.memctl.mcp_tools import (
     ToolSpec,
     input_schema,
     output_schema,
+    tool_result,
 )
 from memoryd.rpc.client import AsyncClient, BadReply, ConnectError, ConnectionLost, RpcError
 from memoryd.rpc.paths import agent_socket, resolve_home
@@ -110,18 +111,6 @@ class BridgeError(Exception):
         self.message = message
         self.recovery = recovery
         self.errors = errors
-
-
-def tool_result(text: str, structured: dict[str, Any], *,
-                is_error: bool = False) -> dict[str, Any]:
-    """A ``tools/call`` result in its wire form: what
-    ``types.CallToolResult(content=[TextContent(text)], structured_content=...,
-    is_error=...)`` dumps to (by alias, JSON mode, without None). The SDK
-    checks and shapes it for the session's protocol version as it does a
-    model, so the client sees the same answer without the bridge building
-    and dumping a model per call."""
-    return {"content": [{"type": "text", "text": text}], "structuredContent": structured,
-            "isError": is_error, "resultType": "complete"}
 
 
 def _error_result(payload: dict[str, Any]) -> dict[str, Any]:

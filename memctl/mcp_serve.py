@@ -71,6 +71,8 @@ from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
+from memoryd.memctl.mcp_tools import tool_result
+
 if TYPE_CHECKING:  # the stream protocols Server.run itself is typed with
     from mcp.shared._stream_protocols import ReadStream, WriteStream
 
@@ -184,7 +186,7 @@ TOOLS_CALL: Final = "tools/call"
 # The params a call may carry to be served directly: anything else (a _meta,
 # a task, a field of a later schema) goes through the SDK's checks.
 _CALL_KEYS: Final = frozenset({"name", "arguments"})
-# The bridge's result form (memctl.mcp_bridge.tool_result) and its one item.
+# The bridge's result form (memctl.mcp_tools.tool_result) and its one item.
 _RESULT_KEYS: Final = frozenset({"content", "structuredContent", "isError", "resultType"})
 _ITEM_KEYS: Final = frozenset({"type", "text"})
 
@@ -219,12 +221,9 @@ class _Shape:
 
 
 def _probes() -> list[dict[str, Any]]:
-    def form(text: str, structured: dict[str, Any], is_error: bool) -> dict[str, Any]:
-        return {"content": [{"type": "text", "text": text}], "structuredContent": structured,
-                "isError": is_error, "resultType": "complete"}
-
-    return [form("probe", {"a": [1, 2.5, None, True, "x"], "b": {"c": {}}}, False),
-            form("", {}, True), form("two\nlines é", {"error": {"code": "c"}}, False)]
+    return [tool_result("probe", {"a": [1, 2.5, None, True, "x"], "b": {"c": {}}}),
+            tool_result("", {}, is_error=True),
+            tool_result("two\nlines é", {"error": {"code": "c"}})]
 
 
 def _wire(value: Any) -> str:

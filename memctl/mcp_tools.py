@@ -6,8 +6,9 @@ Owns: ``TOOLS`` (per tool: the RPC method it calls, the grant it needs, its
 params type, its title, description and annotations, a description of each
 argument and a renderer for its answer), the server's ``INSTRUCTIONS``, and
 ``input_schema``, which derives a tool's JSON Schema from the typed params
-the daemon itself decodes. Which tools a session is offered, and calling
-them, is ``memoryd.memctl.mcp_bridge``.
+the daemon itself decodes, and ``tool_result``, the one wire form of a
+tool's answer. Which tools a session is offered, and calling them, is
+``memoryd.memctl.mcp_bridge``.
 
 Invariants:
 - a tool's arguments are the RPC params minus ``BRIDGE_OWNED``
@@ -49,6 +50,7 @@ __all__ = [
     "render_status",
     "render_submitted",
     "render_write",
+    "tool_result",
 ]
 
 # Params the bridge fills in itself; a tool never takes them as arguments.
@@ -87,6 +89,18 @@ class ToolSpec:
     idempotent: bool
     arguments: dict[str, str]
     render: Callable[[Any], str]
+
+
+def tool_result(text: str, structured: dict[str, Any], *,
+                is_error: bool = False) -> dict[str, Any]:
+    """A ``tools/call`` result in its wire form: what
+    ``types.CallToolResult(content=[TextContent(text)], structured_content=...,
+    is_error=...)`` dumps to (by alias, JSON mode, without None). The SDK
+    checks and shapes it for the session's protocol version as it does a
+    model, so the client sees the same answer without the bridge building
+    and dumping a model per call."""
+    return {"content": [{"type": "text", "text": text}], "structuredContent": structured,
+            "isError": is_error, "resultType": "complete"}
 
 
 def render_context(result: Any) -> str:

@@ -350,7 +350,7 @@ class Gate:
     def decide_write(self, caller: Writer, ops: list[Op], policy: Policy,
                      touched: Mapping[int, str] | None = None) -> Verdict:
         """The decision over a write's ``ops``: the most restrictive of each
-        op's. ``touched`` (``governance.touched_types``): an op whose stored
+        op's. ``touched`` (``writes.touched_types``): an op whose stored
         entry has another type is decided on that type as well, so a rule on
         ``type`` holds for the entry an op archives, removes or overwrites.
         The resource strings stay the ops' own (what approval re-derives

@@ -51,7 +51,7 @@ from memoryd.daemon.extraction import transcripts, updates
 from memoryd.daemon.extraction.extractors import Builtin, Candidate, Extractor
 from memoryd.daemon.pipeline import governance as gov
 from memoryd.daemon.pipeline.entries import View
-from memoryd.daemon.pipeline.writes import Caller, Proposal
+from memoryd.daemon.pipeline.writes import Caller, Proposal, touched_types
 from memoryd.daemon.storage.store import Store, Tx
 from memoryd.kernel.capability import (
     Capability,
@@ -497,7 +497,7 @@ class Extraction:
                 # entry under the same title may be of another type).
                 decided = self.gate.decide_write(
                     caller, written.ops, policy,
-                    gov.touched_types(tx, caller.view, written.ops))
+                    touched_types(tx, caller.view, written.ops))
             out = self.governance.outcome(tx, caller, written, decided, scanned, now_dt)
             if isinstance(out, gov.Refusal):
                 result = "refused"

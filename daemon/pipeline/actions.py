@@ -1,8 +1,9 @@
 """Pending actions: proposals that wait for the operator's decision (SPEC §5 step 4).
 
 Owns: storing a proposal with its exact operations, resource strings, keyed
-content hashes and policy hash; returning the same action for an identical
-proposal; loading one for approval (re-deriving its resource strings); closing
+content hashes and policy hash, refusing one whose new title is taken;
+returning the same action for an identical proposal; loading one for approval
+(re-deriving its resource strings, or as a supersede: ``as_supersede``); closing
 it on approve, deny or expiry; listing and showing actions to the operator.
 
 Invariants:
@@ -24,6 +25,7 @@ import msgspec
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.ids import random_id
+from memoryd.daemon.pipeline import entries
 from memoryd.daemon.pipeline.entries import View
 from memoryd.daemon.pipeline.writes import (
     Caller,
@@ -57,6 +59,7 @@ def propose(
     tx: Tx, caller: Caller, proposal: Proposal, verdict: Verdict, hasher: KeyedHasher,
     now_dt: datetime, pending_ttl_days: float, max_pending: int,
 ) -> Written:
+    _check_new_titles(tx, caller, proposal)
     now = fmt(now_dt)
     owner = caller.subject.owner
     key = proposal_key(hasher, owner, proposal.ops, proposal.provenance)
@@ -102,6 +105,36 @@ def propose(
              content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
              details={"action_id": action_id, "policy_hash": verdict.policy_hash})
     return Written(outcome="pending", action_id=action_id, decision=verdict.wire())
+
+
+def _check_new_titles(tx: Tx, caller: Caller, proposal: Proposal) -> None:
+    """Refuse, before it is queued, a proposal that can only fail at approval:
+    an ``add`` whose title an active entry of its scope holds
+    (``duplicate_title``, naming the holder). Only where the caller may read
+    the scope: a task without read learns nothing of what is stored, and its
+    proposal waits as any other (docs/decisions/0340)."""
+    for op in proposal.ops:
+        if op.action == "add" and op.entry is not None and caller.reveals(*op.namespace):
+            entries.check_title(tx, caller.view.holder(*op.namespace), *op.namespace,
+                                op.entry["title"], None)
+
+
+def as_supersede(tx: Tx, caller: Caller, proposal: Proposal) -> Proposal:
+    """``proposal`` with each ``add`` whose title an active entry of its scope
+    now holds turned into a ``supersede`` of that entry at its current
+    revision (the operator approving a stale proposal, docs/decisions/0340).
+    The writer refuses any other revision, so the holder cannot change
+    between this read and the write unnoticed."""
+    ops = []
+    for op in proposal.ops:
+        if op.action == "add" and op.entry is not None:
+            held = entries.titled(tx, caller.view.holder(*op.namespace), *op.namespace,
+                                  op.entry["title"])
+            if held is not None:
+                op = dataclasses.replace(op, action="supersede", entry_id=held["id"],
+                                         expected_revision=int(held["revision"]))
+        ops.append(op)
+    return Proposal(ops, proposal.provenance)
 
 
 def stored_ops(ops: list[Op]) -> dict[str, Any]:

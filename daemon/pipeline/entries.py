@@ -250,11 +250,18 @@ def at_revision(tx: Tx, view: View, entry_id: str, target: str, scope: str,
     return row
 
 
+def titled(tx: Tx, owner: str, target: str, scope: str, title: str) -> dict[str, Any] | None:
+    """The id and revision of the active entry that holds ``title`` in one
+    namespace, or None (titles are unique among a namespace's active entries)."""
+    return tx.one("SELECT id, revision FROM entries WHERE owner = ? AND target = ?"
+                  " AND scope = ? AND title = ? AND status = 'active'",
+                  (owner, target, scope, title))
+
+
 def check_title(tx: Tx, owner: str, target: str, scope: str, title: str,
                 except_id: str | None, *, reveal: bool = True) -> None:
     """Refuse a second active entry with ``title`` in one namespace."""
-    row = tx.one("SELECT id FROM entries WHERE owner = ? AND target = ? AND scope = ?"
-                 " AND title = ? AND status = 'active'", (owner, target, scope, title))
+    row = titled(tx, owner, target, scope, title)
     if row is not None and row["id"] != except_id:
         # The holder's id is stored state: only a caller that may read gets it.
         raise Conflict("duplicate_title", details={"entry_id": row["id"]} if reveal else None)

@@ -59,7 +59,7 @@ from memoryd.daemon.access.gate import Caller as Resolved
 from memoryd.daemon.clock import Clock, fmt
 from memoryd.daemon.config import Config
 from memoryd.daemon.ids import is_entry_id, random_id
-from memoryd.daemon.pipeline import actions, entries, undo, writes
+from memoryd.daemon.pipeline import actions, undo, writes
 from memoryd.daemon.pipeline.entries import View, content_hash, derive_summary, is_observed_time
 from memoryd.daemon.pipeline.writes import (
     MAX_OPS,
@@ -141,9 +141,21 @@ def _task_open(tx: Tx, task_id: str | None, now: str) -> bool:
     return True
 
 
-def _policy_denied(verdict: Verdict, **details: Any) -> Denied:
-    return Denied("policy_denied", details={
-        "decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids), **details})
+def _denial(verdict: Verdict, event: str, **details: Any) -> Refusal:
+    """A policy denial of ``verdict``: the error names its decision, rules and
+    ``details``; the log line its action (if any), decision and rules."""
+    ids = {"decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids)}
+    action = {"action_id": details["action_id"]} if "action_id" in details else {}
+    return Refusal(Denied("policy_denied", details={**ids, **details}), event, {**action, **ids})
+
+
+def _rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op], scanned: ScanVerdict,
+               now: str, event: str, **fields: Any) -> Refusal:
+    """A content rejection: its audit event now, its error after the commit."""
+    assert scanned.error is not None
+    writes.audit_rejection(tx, caller, verdict, ops, scanned.error, now,
+                           withheld=scanned.withheld, rule_ids=scanned.refused_by)
+    return Refusal(scanned.error, event, {**fields, "code": scanned.error.code})
 
 
 def control_caller(owner: str) -> Caller:
@@ -480,50 +492,25 @@ def for_review(verdict: Verdict) -> Verdict:
                                rule_ids=(*verdict.rule_ids, "scan.review"))
 
 
-def touched_types(tx: Tx, view: View, ops: list[Op]) -> dict[int, str]:
-    """Per op position, the stored type of the entry the op changes where it
-    is not the type the op's resource carries (an archive or remove carries
-    none; a replace may write another): what ``gate.Gate.decide_write`` decides too."""
-    out = {}
-    for i, op in enumerate(ops):
-        if op.entry_id is None:
-            continue
-        found = entries.stored_type(tx, view, op.entry_id, *op.namespace)
-        if found is not None and found != (op.entry["type"] if op.entry else None):
-            out[i] = found
-    return out
+def _pending(tx: Tx, p: schema.ActionApprove,
+             now: str) -> tuple[dict[str, Any], Caller, Proposal, dict[int, str]]:
+    """The pending action an approval decides, as it will be applied (with
+    ``as_supersede``, as the supersede it becomes), and the stored types of
+    the entries it changes."""
+    row, caller, proposal = actions.load_pending(tx, p.action_id, now)
+    if p.as_supersede:
+        proposal = actions.as_supersede(tx, caller, proposal)
+    return row, caller, proposal, writes.touched_types(tx, caller.view, proposal.ops)
 
 
-def _check_new_titles(tx: Tx, caller: Caller, proposal: Proposal) -> None:
-    """Refuse, before it is queued, a proposal that can only fail at approval:
-    an ``add`` whose title an active entry of its scope holds
-    (``duplicate_title``, naming the holder). Only where the caller may read
-    the scope: a task without read learns nothing of what is stored, and its
-    proposal waits as any other (docs/decisions/0340)."""
-    for op in proposal.ops:
-        if op.action == "add" and op.entry is not None and caller.reveals(*op.namespace):
-            entries.check_title(tx, caller.view.holder(*op.namespace), *op.namespace,
-                                op.entry["title"], None)
-
-
-def as_supersede(tx: Tx, caller: Caller, proposal: Proposal) -> Proposal:
-    """``proposal`` with each ``add`` whose title an active entry of its scope
-    now holds turned into a ``supersede`` of that entry at its current
-    revision (the operator approving a stale proposal, docs/decisions/0340).
-    The writer refuses any other revision, so the holder cannot change
-    between this read and the write unnoticed."""
-    ops = []
-    for op in proposal.ops:
-        if op.action == "add" and op.entry is not None:
-            held = tx.one("SELECT id, revision FROM entries WHERE owner = ? AND target = ?"
-                          " AND scope = ? AND title = ? AND status = 'active'",
-                          (caller.view.holder(*op.namespace), *op.namespace,
-                           op.entry["title"]))
-            if held is not None:
-                op = dataclasses.replace(op, action="supersede", entry_id=held["id"],
-                                         expected_revision=int(held["revision"]))
-        ops.append(op)
-    return Proposal(ops, proposal.provenance)
+def _audit_action(tx: Tx, event: str, owner: str, ops: list[Op], now: str,
+                  **fields: Any) -> None:
+    """The operator's decision on a pending action, on the audit chain: the
+    ids and keyed content hashes of what it changes, never its text."""
+    tx.audit(event, now, subject=audit_subject(owner, channel="control", role="operator"),
+             capability=Capability.GOVERNANCE_DECIDE.value,
+             entry_ids=[o.entry_id for o in ops if o.entry_id],
+             content_hashes=[o.content_hash for o in ops if o.content_hash], **fields)
 
 
 def request_hash(hasher: KeyedHasher, p: schema.MemoryWrite) -> str:
@@ -655,28 +642,22 @@ class Governance:
 
     # -- the shared tail: outcome, propose | apply --------------------------------
 
-    def _outcome(self, tx: Tx, caller: Caller, proposal: Proposal,
-                 verdict: Verdict, scanned: ScanVerdict,
-                 now_dt: datetime) -> writes.Written | Refusal:
+    def outcome(self, tx: Tx, caller: Caller, proposal: Proposal, verdict: Verdict,
+                scanned: ScanVerdict, now_dt: datetime) -> writes.Written | Refusal:
+        """The shared tail of a proposal drafted, scanned and decided: by
+        ``write``, and for an extracted candidate (daemon/extraction/extract_worker.py)."""
         now = fmt(now_dt)
         if verdict.effect is Effect.DENY:
             writes.audit_decision(tx, caller, verdict, proposal.ops, now,
                                   withheld=scanned.withheld)
-            return Refusal(
-                _policy_denied(verdict, policy_hash=verdict.policy_hash,
-                               explicit=verdict.explicit),
-                "write_denied",
-                {"decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids)})
+            return _denial(verdict, "write_denied", policy_hash=verdict.policy_hash,
+                           explicit=verdict.explicit)
         if scanned.error is not None:
-            writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
-                                       withheld=scanned.withheld,
-                                       rule_ids=scanned.refused_by)
-            return Refusal(scanned.error, "write_rejected", {"code": scanned.error.code})
+            return _rejection(tx, caller, verdict, proposal.ops, scanned, now, "write_rejected")
         if scanned.review and caller.channel == "agent" and verdict.effect is Effect.ALLOW:
             # A finding no rule can judge: the operator decides.
             verdict = for_review(verdict)
         if verdict.effect is Effect.REQUIRES_APPROVAL:
-            _check_new_titles(tx, caller, proposal)
             written = actions.propose(tx, caller, proposal, verdict, self.hasher, now_dt,
                                       self.config.pending_ttl_days,
                                       self.config.max_pending_actions)
@@ -685,12 +666,6 @@ class Governance:
         if scanned.review:
             written.warnings.append(REVIEW_WARNING)
         return written
-
-    def outcome(self, tx: Tx, caller: Caller, proposal: Proposal, verdict: Verdict,
-                scanned: ScanVerdict, now_dt: datetime) -> writes.Written | Refusal:
-        """The shared tail for a proposal drafted, scanned and decided outside
-        ``write`` (an extracted candidate, daemon/extraction/extract_worker.py)."""
-        return self._outcome(tx, caller, proposal, verdict, scanned, now_dt)
 
     # -- memory.write -------------------------------------------------------------
 
@@ -723,7 +698,7 @@ class Governance:
                 if replay is not None:
                     return replay
             proposal, verdict = self._decide(tx, caller, drafted, decided, policy)
-            out = self._outcome(tx, caller, proposal, verdict, scanned, now_dt)
+            out = self.outcome(tx, caller, proposal, verdict, scanned, now_dt)
             if isinstance(out, writes.Written):
                 writes.remember(tx, caller.subject.owner, p.idempotency_key, rhash, out, now)
             return out
@@ -778,7 +753,8 @@ class Governance:
         read learns nothing from them (its writes all wait for the operator,
         whose approval decides on them)."""
         proposal = decided[0] if decided is not None else resolve(drafted, caller)
-        touched = touched_types(tx, caller.view, proposal.ops) if caller.read_allowed else {}
+        touched = (writes.touched_types(tx, caller.view, proposal.ops)
+                   if caller.read_allowed else {})
         if decided is not None and not touched:
             return decided
         return proposal, self.gate.decide_write(caller, proposal.ops, policy, touched)
@@ -803,14 +779,8 @@ class Governance:
         now = fmt(now_dt)
         # Content rules may have tightened since the proposal: it is scanned
         # again, before the writer, by the same scan that passed it.
-        def pending(tx: Tx) -> tuple[dict[str, Any], Caller, Proposal, dict[int, str]]:
-            row, caller, proposal = actions.load_pending(tx, p.action_id, now)
-            if p.as_supersede:
-                # Decided, scanned and applied as the supersede it becomes.
-                proposal = as_supersede(tx, caller, proposal)
-            return row, caller, proposal, touched_types(tx, caller.view, proposal.ops)
-
-        read, caller, proposal, touched = await self.store.run(pending, write=False)
+        read, caller, proposal, touched = await self.store.run(
+            lambda tx: _pending(tx, p, now), write=False)
         scanned = await self._scan(proposal)
         policy = self.policy()
         # Decided again under the policy in force: a rule added since it was
@@ -843,27 +813,16 @@ class Governance:
                 writes.audit_decision(tx, caller, again, proposal.ops, now,
                                       withheld=scanned.withheld,
                                       action_id=p.action_id)
-                return Refusal(
-                    _policy_denied(again, policy_hash=again.policy_hash,
-                                   explicit=again.explicit, action_id=p.action_id),
-                    "approval_refused",
-                    {"action_id": p.action_id, "decision_id": again.decision_id,
-                     "rule_ids": list(again.rule_ids)})
+                return _denial(again, "approval_refused", policy_hash=again.policy_hash,
+                               explicit=again.explicit, action_id=p.action_id)
             if scanned.error is not None:
                 # Stays pending, like a refused approval; the rejection is on record.
-                writes.audit_rejection(tx, caller, verdict, proposal.ops, scanned.error, now,
-                                           withheld=scanned.withheld,
-                                           rule_ids=scanned.refused_by)
-                return Refusal(scanned.error, "approval_rejected",
-                               {"action_id": p.action_id, "code": scanned.error.code})
-            tx.audit("action_approved", now,
-                     subject=audit_subject(row["owner"], channel="control", role="operator"),
-                     capability=Capability.GOVERNANCE_DECIDE.value,
-                     resource=verdict.resources[0], decision_id=verdict.decision_id,
-                     effect="allow", entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
-                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
-                     details={"action_id": p.action_id,
-                              **({"as_supersede": True} if p.as_supersede else {})})
+                return _rejection(tx, caller, verdict, proposal.ops, scanned, now,
+                                  "approval_rejected", action_id=p.action_id)
+            _audit_action(tx, "action_approved", row["owner"], proposal.ops, now,
+                          resource=verdict.resources[0], decision_id=verdict.decision_id,
+                          effect="allow", details={"action_id": p.action_id, **(
+                              {"as_supersede": True} if p.as_supersede else {})})
             written = writes.apply(tx, caller, proposal, verdict, self._limits(), now_dt,
                                    conflict_code="decision_stale", action_id=p.action_id)
             actions.close_action(tx, p.action_id, "approved", now, written)
@@ -886,12 +845,8 @@ class Governance:
 
         def run(tx: Tx) -> schema.ActionDenied:
             row, _caller, proposal = actions.load_pending(tx, p.action_id, now)
-            tx.audit("action_denied", now,
-                     subject=audit_subject(row["owner"], channel="control", role="operator"),
-                     capability=Capability.GOVERNANCE_DECIDE.value, effect="deny",
-                     entry_ids=[o.entry_id for o in proposal.ops if o.entry_id],
-                     content_hashes=[o.content_hash for o in proposal.ops if o.content_hash],
-                     details=details)
+            _audit_action(tx, "action_denied", row["owner"], proposal.ops, now,
+                          effect="deny", details=details)
             actions.close_action(tx, p.action_id, "denied", now, None, reason=reason)
             return schema.ActionDenied(action_id=p.action_id, status="denied", reason=reason)
 
@@ -920,11 +875,8 @@ class Governance:
             if verdict.effect is not Effect.ALLOW:
                 # An undo applies now or not at all: there is no pending undo,
                 # so anything short of allow refuses it (fail closed).
-                return Refusal(
-                    _policy_denied(verdict, effect=verdict.effect.value,
-                                   explicit=verdict.explicit),
-                    "undo_denied",
-                    {"decision_id": verdict.decision_id, "rule_ids": list(verdict.rule_ids)})
+                return _denial(verdict, "undo_denied", effect=verdict.effect.value,
+                               explicit=verdict.explicit)
             rows, items = undo.apply(tx, owner, steps, limits, now_dt)
             operation_id = undo.record(tx, owner, p.operation_id, items, now)
             applied = writes.Applied(operation_id, rows, [], [], unchanged=False)

@@ -1,7 +1,8 @@
 """The governed write path's steps inside the writer's transaction (SPEC §5).
 
 Owns: the shapes a write travels in (``Caller``, ``Op``, ``Proposal``,
-``Verdict``, ``Written``); idempotency records; applying operations
+``Verdict``, ``Written``); the stored types a decision reads
+(``touched_types``); idempotency records; applying operations
 (through daemon/pipeline/entries.py, the owner of entry rows) with their receipts; and
 the audit events that describe a decision, an operation or a rejection. The
 order of the steps, and the steps that need no store (normalise, scan,
@@ -219,6 +220,20 @@ def audit_decision(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op], now:
         details={"policy_hash": verdict.policy_hash, "explicit": verdict.explicit,
                  "resources": resources, **details},
     )
+
+
+def touched_types(tx: Tx, view: View, ops: list[Op]) -> dict[int, str]:
+    """Per op position, the stored type of the entry the op changes where it
+    is not the type the op's resource carries (an archive or remove carries
+    none; a replace may write another): what ``gate.Gate.decide_write`` decides too."""
+    out = {}
+    for i, op in enumerate(ops):
+        if op.entry_id is None:
+            continue
+        found = entries.stored_type(tx, view, op.entry_id, *op.namespace)
+        if found is not None and found != (op.entry["type"] if op.entry else None):
+            out[i] = found
+    return out
 
 
 # --- idempotency -------------------------------------------------------------

@@ -25,8 +25,8 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
-from memoryd.kernel.retention import ENTRY_STATUSES
-from memoryd.kernel.retention import ENTRY_TYPES as ENTRY_TYPE_NAMES
+# The choices the command line offers, which a unit test holds to rpc/schema.py.
+from memoryd.memctl.cli import BASIS_KINDS, ENTRY_TYPES, STATUSES, TARGETS
 from memoryd.memctl.ui.context import Ui, form_text, see_other
 from memoryd.rpc.client import RpcError
 
@@ -42,11 +42,7 @@ __all__ = [
     "supersede",
 ]
 
-ENTRY_TYPES: Final = ENTRY_TYPE_NAMES
-STATUSES: Final = ENTRY_STATUSES
 SOURCES: Final = ("user", "agent", "extraction", "import", "unknown")
-TARGETS: Final = ("memory", "user")
-BASIS_KINDS: Final = ("human", "observed", "derived", "unknown")
 PAGE_SIZE: Final = 20
 # How many journal operations the Entry page reads to list an entry's revisions.
 REVISION_SCAN: Final = 500
