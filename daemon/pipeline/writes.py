@@ -350,7 +350,7 @@ def _apply_ops(
     removed: list[str] = []
     items: list[dict[str, Any]] = []
     unchanged_count = 0
-    # Every stored byte counts toward the scope budget (store.USAGE_TRIGGERS),
+    # Every stored byte counts toward the scope budget (sqlite_schema.USAGE_TRIGGERS),
     # so it is checked on the totals the triggers leave, not on a guess.
     # A team scope's rows are held by the team (daemon/access/teams.py): titles,
     # budgets and new rows are the team's there, the caller's elsewhere.
