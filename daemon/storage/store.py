@@ -58,7 +58,7 @@ def loads(text: str | None) -> Any:
     return None if text is None else _decode_json.decode(text)
 
 
-class SqliteTx:
+class SqliteTx(Tx):
     """One open transaction on SQLite.
 
     ``dialect`` names the SQL the connection speaks: the daemon's statements

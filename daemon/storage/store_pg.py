@@ -58,6 +58,7 @@ from memoryd.audit.event import EventSubject
 from memoryd.audit.packing import first_needed, row_of, unpack_rows
 from memoryd.daemon.extraction import extract_queue
 from memoryd.daemon.storage.store import StoreVersionError, next_group, readable_version
+from memoryd.daemon.storage.txn import Tx
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -517,7 +518,7 @@ class _BoolAsInt(Dumper):
         return b"1" if obj else b"0"
 
 
-class PgTx:
+class PgTx(Tx):
     """One open transaction on PostgreSQL; the same face as ``store.Tx``."""
 
     dialect = "postgresql"
