@@ -31,15 +31,12 @@ from memoryd.daemon.external import projection_outbox
 from memoryd.daemon.extraction import extract_queue
 from memoryd.daemon.retrieval import postings, search
 from memoryd.daemon.semantic import vectors
+from memoryd.daemon.storage.seam import readable_version
 
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
 SCHEMA_VERSION = 11
-
-
-class StoreVersionError(Exception):
-    """The store's schema version is not one this memoryd can open."""
 
 
 def _migrate_1_to_2(conn: apsw.Connection) -> None:
@@ -541,18 +538,6 @@ CREATE TRIGGER IF NOT EXISTS snapshot_cards_task_gone AFTER DELETE ON tasks BEGI
   DELETE FROM snapshot_cards WHERE task_id = old.task_id;
 END;
 """  # noqa: S608 (the SQL is built from our own constants only)
-
-
-def readable_version(text: str, current: int, store: str, unreadable: str) -> int:
-    """The schema version ``text`` names, refused when unreadable or newer than ``current``."""
-    if not text.isdigit():
-        raise StoreVersionError(f"{store} has no readable schema version: {unreadable}")
-    version = int(text)
-    if version > current:
-        raise StoreVersionError(
-            f"{store} has schema version {version}, newer than this memoryd's"
-            f" {current}: upgrade memoryd (the store was left unchanged)")
-    return version
 
 
 def _upgrade(conn: apsw.Connection) -> None:

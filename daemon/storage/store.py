@@ -34,13 +34,12 @@ import anyio
 import apsw
 import msgspec
 
-from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_row, verify_chain
-from memoryd.audit.event import EventSubject
+from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, verify_chain
 from memoryd.audit.packing import Packer, first_needed, unpack_hash, unpack_rows
 from memoryd.daemon.retrieval import search
-from memoryd.daemon.storage.sqlite_schema import StoreVersionError as StoreVersionError
+from memoryd.daemon.storage.seam import Job, audit_row, next_group
+from memoryd.daemon.storage.seam import StoreVersionError as StoreVersionError
 from memoryd.daemon.storage.sqlite_schema import install
-from memoryd.daemon.storage.sqlite_schema import readable_version as readable_version
 from memoryd.daemon.storage.txn import Tx as Tx  # the one Tx protocol, re-exported
 from memoryd.kernel.errors import Unavailable
 
@@ -130,10 +129,7 @@ class SqliteTx(Tx):
 
     def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent:
         """Append one event to the chain inside this transaction; the row stored."""
-        subject = fields.pop("subject", None)
-        if isinstance(subject, dict):
-            subject = EventSubject(**subject)
-        stored = next_row(self._head, kind, ts, subject=subject, **fields)
+        stored = audit_row(self._head, kind, ts, fields)
         # V3 (audit/packing.py): the store's one packer goes on with its
         # stream only when this row follows the row it packed last; a job or
         # group rolled back since leaves a head it did not pack last.
@@ -178,28 +174,6 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
-J = TypeVar("J")
-
-
-def next_group(jobs: queue.SimpleQueue[J | None], max_group: int) -> tuple[list[J], bool]:
-    """A writer's next group: the first job (waited for), then every job
-    already queued, up to ``max_group``; and whether the stop mark (None)
-    was met. An empty group means stop now."""
-    first = jobs.get()
-    if first is None:
-        return [], True
-    batch = [first]
-    while len(batch) < max_group:
-        try:
-            job = jobs.get_nowait()
-        except queue.Empty:
-            break
-        if job is None:
-            return batch, True
-        batch.append(job)
-    return batch, False
-
-
 # The tables whose rows an agent write's authorization reads (daemon/access/gate.py):
 # a task's row (ended?), its token's (revoked?), the owner's consent. A new
 # task or token changes nothing already verified; any other change does.
@@ -223,94 +197,6 @@ _COLUMNS_KEPT = 2048
 
 def _row_trace(cursor: apsw.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     return {d[0]: v for d, v in zip(cursor.get_description(), row, strict=True)}
-
-
-def _resolve_all(jobs: list[_Job]) -> None:
-    for job in jobs:
-        job._resolve()
-
-
-def _call_on(loop: asyncio.AbstractEventLoop, jobs: list[_Job]) -> None:
-    try:
-        loop.call_soon_threadsafe(_resolve_all, jobs)
-    except RuntimeError:  # the loop is closed: nobody is waiting any more
-        pass
-
-
-class _Job:
-    """One unit of work for the writer thread, and how its caller is answered."""
-
-    __slots__ = (
-        "_event",
-        "_future",
-        "_loop",
-        "error",
-        "fn",
-        "governed",
-        "raw",
-        "result",
-        "settled",
-    )
-
-    def __init__(self, fn: Callable[..., Any], *, governed: bool = True, raw: bool = False,
-                 loop: asyncio.AbstractEventLoop | None = None) -> None:
-        self.fn = fn
-        self.governed = governed  # refused while the store is degraded
-        self.raw = raw  # runs outside any transaction, between groups
-        self.result: Any = None
-        self.error: BaseException | None = None
-        self.settled = False
-        self._loop = loop
-        self._future: asyncio.Future[Any] | None = loop.create_future() if loop else None
-        self._event = None if loop else threading.Event()
-
-    def finish(self, result: Any = None, error: BaseException | None = None, *,
-               later: bool = False) -> bool:
-        """Settle the job and tell its caller; with ``later``, the caller of a
-        job on an event loop is told by ``tell_loops`` (once per loop for a
-        whole group). True if this call settled it."""
-        if self.settled:
-            return False
-        self.settled = True
-        self.result, self.error = result, error
-        if self._loop is not None:
-            if not later:
-                _call_on(self._loop, [self])
-        else:
-            assert self._event is not None
-            self._event.set()
-        return True
-
-    def _resolve(self) -> None:
-        assert self._future is not None
-        if self._future.done():  # the caller went away; the work is done regardless
-            return
-        if self.error is not None:
-            self._future.set_exception(self.error)
-        else:
-            self._future.set_result(self.result)
-
-    @staticmethod
-    def tell_loops(jobs: list[_Job]) -> None:
-        """Answer the callers of ``jobs`` that wait on event loops: one wake-up
-        per loop, however many of its callers the group held."""
-        by_loop: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
-        for job in jobs:
-            if job._loop is not None:
-                by_loop.setdefault(job._loop, []).append(job)
-        for loop, waiting in by_loop.items():
-            _call_on(loop, waiting)
-
-    async def wait_async(self) -> Any:
-        assert self._future is not None
-        return await self._future
-
-    def wait(self) -> Any:
-        assert self._event is not None
-        self._event.wait()
-        if self.error is not None:
-            raise self.error
-        return self.result
 
 
 class SqliteStore:
@@ -400,17 +286,17 @@ class SqliteStore:
             self._read_pool.put(rconn)
         self._read_limiter = anyio.CapacityLimiter(self.readers)
         # Reads from the event loop run on these threads, one per read
-        # connection, answered like a write (``_Job``): anyio's worker-thread
+        # connection, answered like a write (``Job``): anyio's worker-thread
         # hop (a limiter, a shielded scope, a thread pool's bookkeeping) cost
         # ~250 K instructions per read against ~60 K for a queue and one
         # call into the loop.
-        self._read_jobs: queue.SimpleQueue[tuple[_Job, contextvars.Context] | None] = (
+        self._read_jobs: queue.SimpleQueue[tuple[Job, contextvars.Context] | None] = (
             queue.SimpleQueue())
         self._readers = [threading.Thread(target=self._reader_loop, name=f"store-reader-{i}",
                                           daemon=True) for i in range(self.readers)]
         for reader in self._readers:
             reader.start()
-        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._writer_loop, name="store-writer",
                                         daemon=True)
         self._writer.start()
@@ -487,7 +373,7 @@ class SqliteStore:
         the store is degraded, as reads do."""
         if not write:
             return self._read(fn)
-        job = _Job(fn, governed=governed)
+        job = Job(fn, governed=governed)
         self._submit(job)
         return job.wait()
 
@@ -503,16 +389,16 @@ class SqliteStore:
         if not write:
             if self._closed:
                 raise Unavailable("store_unavailable")
-            read = _Job(fn, loop=loop)
+            read = Job(fn, loop=loop)
             # The caller's context goes with the read, as anyio's hop took
             # it (log lines bound to the connection keep its id).
             self._read_jobs.put((read, contextvars.copy_context()))
             return await read.wait_async()
-        job = _Job(fn, governed=governed, loop=loop)
+        job = Job(fn, governed=governed, loop=loop)
         self._submit(job)
         return await job.wait_async()
 
-    def _submit(self, job: _Job) -> None:
+    def _submit(self, job: Job) -> None:
         if self._closed:
             raise Unavailable("store_unavailable")
         self._jobs.put(job)
@@ -547,7 +433,7 @@ class SqliteStore:
             batch, stop = next_group(self._jobs, self.max_group)
             if not batch:
                 return
-            group: list[_Job] = []
+            group: list[Job] = []
             for job in batch:
                 if job.raw:
                     self._commit_group(group)
@@ -565,7 +451,7 @@ class SqliteStore:
             if stop:
                 return
 
-    def _commit_group(self, group: list[_Job]) -> None:
+    def _commit_group(self, group: list[Job]) -> None:
         if not group:
             return
         try:
@@ -582,11 +468,11 @@ class SqliteStore:
             for job in group:
                 job.finish(error=Unavailable("store_unavailable"))
 
-    def _run_group(self, group: list[_Job]) -> None:
+    def _run_group(self, group: list[Job]) -> None:
         conn = self.conn
         head = self.head
-        done: list[tuple[_Job, Any]] = []
-        failed: list[tuple[_Job, BaseException]] = []
+        done: list[tuple[Job, Any]] = []
+        failed: list[tuple[Job, BaseException]] = []
         single = len(group) == 1
         conn.execute("BEGIN IMMEDIATE")
         # Holding the write lock now, nobody else commits until this group
@@ -669,11 +555,11 @@ class SqliteStore:
         self.head = head
         answered = [job for job, result in done if job.finish(result, later=True)]
         answered += [job for job, err in failed if job.finish(error=err, later=True)]
-        _Job.tell_loops(answered)
+        Job.tell_loops(answered)
 
     def _writer_call(self, fn: Callable[[apsw.Connection], T]) -> T:
         """Run ``fn(conn)`` on the writer thread, between groups, outside a transaction."""
-        job = _Job(fn, governed=False, raw=True)
+        job = Job(fn, governed=False, raw=True)
         self._submit(job)
         return job.wait()
 
