@@ -4,7 +4,8 @@ groups, the audit row an append stores, and the schema version check.
 Owns: ``Job`` (one unit of work for a store's writer or reader thread, and
 how its caller is answered), ``next_group`` (the jobs a writer commits
 together), ``audit_row`` (the event a ``Tx.audit`` appends, chained to the
-transaction's head) and ``readable_version`` (the version a store's schema
+transaction's head), ``head_of`` (the head a stored audit row names) and
+``readable_version`` (the version a store's schema
 names, refused when this memoryd cannot open it).
 
 Invariants: a job is settled once, and its caller told once; a group never
@@ -17,11 +18,12 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from memoryd.audit.chain import ChainHead, StoredEvent, next_row
+from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_row
 from memoryd.audit.event import EventSubject
+from memoryd.audit.packing import unpack_hash
 
 
 class StoreVersionError(Exception):
@@ -47,6 +49,17 @@ def audit_row(head: ChainHead, kind: str, ts: str, fields: dict[str, Any]) -> St
     if isinstance(subject, dict):
         subject = EventSubject(**subject)
     return next_row(head, kind, ts, subject=subject, **fields)
+
+
+# The newest audit row of a SQLite file, its hash in any stored form.
+NEWEST_AUDIT_ROW = "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"
+
+
+def head_of(rows: Iterable[Sequence[Any]]) -> ChainHead:
+    """The chain head the first of ``rows`` (seq, hash) names; EMPTY_HEAD for none."""
+    for seq, hsh in rows:
+        return ChainHead(seq=int(seq), hash=unpack_hash(hsh))
+    return EMPTY_HEAD
 
 
 J = TypeVar("J")

@@ -34,10 +34,10 @@ import anyio
 import apsw
 import msgspec
 
-from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, verify_chain
-from memoryd.audit.packing import Packer, first_needed, unpack_hash, unpack_rows
+from memoryd.audit.chain import ChainHead, StoredEvent, verify_chain
+from memoryd.audit.packing import Packer, first_needed, unpack_rows
 from memoryd.daemon.retrieval import search
-from memoryd.daemon.storage.seam import Job, audit_row, next_group
+from memoryd.daemon.storage.seam import NEWEST_AUDIT_ROW, Job, audit_row, head_of, next_group
 from memoryd.daemon.storage.seam import StoreVersionError as StoreVersionError
 from memoryd.daemon.storage.sqlite_schema import install
 from memoryd.daemon.storage.txn import Tx as Tx  # the one Tx protocol, re-exported
@@ -344,9 +344,7 @@ class SqliteStore:
     def _last_head(conn: apsw.Connection) -> ChainHead:
         cursor = conn.cursor()
         cursor.row_trace = None
-        for seq, hsh in cursor.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"):
-            return ChainHead(seq=seq, hash=unpack_hash(hsh))
-        return EMPTY_HEAD
+        return head_of(cursor.execute(NEWEST_AUDIT_ROW))
 
     @property
     def head(self) -> ChainHead:
