@@ -73,9 +73,7 @@ _OWNER_ID = re.compile(r"own_[0-9a-f]{32}")
 def entries_by_owner(tx: Tx) -> dict[str, int]:
     """Every owner's active entries (control channel only): the owners the
     operator may act for, named by id since subjects are kept only hashed."""
-    return {r["owner"]: r["n"] for r in tx.all(
-        "SELECT owner, count(*) AS n FROM entries WHERE status = 'active'"
-        " GROUP BY owner ORDER BY owner", ())}
+    return tx.active_counts()
 
 
 def recall_reason_now(reason: str, found_at_start: bool,

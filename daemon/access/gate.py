@@ -503,8 +503,7 @@ class Gate:
         if view.namespaces is not None:
             spaces = set(view.namespaces)
         else:
-            spaces = {(r["target"], r["scope"]) for r in tx.all(
-                "SELECT DISTINCT target, scope FROM entries WHERE owner = ?", (view.owner,))}
+            spaces = tx.namespaces(view.owner)
             spaces.update(view.team_spaces())
         allowed = set()
         for target, scope in spaces:
@@ -566,7 +565,7 @@ class Gate:
 def check_token_live(tx: Tx, token_id: str, now: str) -> str | None:
     """Refuse a task whose token has been revoked or has expired; else the
     token's expiry (None: it does not expire)."""
-    row = tx.one("SELECT expires_at, revoked_at FROM tokens WHERE token_id = ?", (token_id,))
+    row = tx.token_state(token_id)
     if row is None or row["revoked_at"] is not None or (
             row["expires_at"] is not None and parse(row["expires_at"]) <= parse(now)):
         raise Denied("policy_denied", details={"reason": "token_not_accepted"},

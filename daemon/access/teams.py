@@ -1,7 +1,7 @@
 """Teams: who shares a ``team:NAME`` scope, as the operator decided.
 
 Owns: the rows of the ``teams`` and ``team_members`` tables (their DDL is
-``store.TEAM_SCHEMA``, beside every other table), the operator's membership
+``sqlite_schema.TEAM_SCHEMA``, beside every other table), the operator's membership
 changes (``team.create | add | remove | list``, control channel only, each
 one audit event in the same transaction), and the one membership question
 the rest of the daemon asks: which team scopes an owner may use *now*.

@@ -537,10 +537,7 @@ def _cosines(embedder: Embedder, texts: list[str]) -> list[list[float]]:
 def _active(tx: Tx, holder: str, scope: str, title: str) -> list[updates.Stored]:
     """The active entries a candidate is compared with: the one under its
     title, and the scope's ``_COMPARED`` most recently updated, newest first."""
-    cols = "SELECT id, revision, type, title, body FROM entries" \
-        " WHERE owner = ? AND target = 'memory' AND scope = ? AND status = 'active'"
-    rows = [*tx.all(cols + " AND title = ?", (holder, scope, title)),
-            *tx.all(cols + " ORDER BY updated_at DESC, id LIMIT ?", (holder, scope, _COMPARED))]
+    rows = tx.compared_entries(holder, scope, title, _COMPARED)
     seen: set[str] = set()
     out = []
     for r in rows:

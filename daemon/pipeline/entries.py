@@ -38,7 +38,8 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.ids import entry_id as new_entry_id
 from memoryd.daemon.retrieval.search import namespaces_in
-from memoryd.daemon.storage.store import DEFAULT_BASIS, HASH_PREFIX, Tx, dumps, loads
+from memoryd.daemon.storage.sqlite_schema import DEFAULT_BASIS, HASH_PREFIX
+from memoryd.daemon.storage.store import Tx, dumps, loads
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 from memoryd.kernel.retention import NEVER_EXPIRES, default_ttl_days
 from memoryd.kernel.scan import SECRET_RULES, redact
@@ -352,7 +353,7 @@ def _insert_sql(columns: tuple[str, ...]) -> str:
             f" VALUES ({', '.join('?' * len(columns))})")
 
 
-# Columns a write may give that SQLite derives from other columns (daemon/storage/store.py,
+# Columns a write may give that SQLite derives from other columns (daemon/storage/sqlite_schema.py,
 # ENTRIES_TABLE): what _as_stored needs of the row to store them.
 _TIMES = ("created_at", "updated_at", "renewed_at", "status_at")
 _DERIVING = ("summary", "body", *_TIMES)
@@ -363,7 +364,7 @@ def _as_stored(tx: Tx, changes: dict[str, Any],
                current: dict[str, Any] | None = None) -> dict[str, Any]:
     """The columns to write for ``changes`` on ``tx``'s backend.
 
-    SQLite stores no value the row derives (daemon/storage/store.py, ENTRIES_TABLE):
+    SQLite stores no value the row derives (daemon/storage/sqlite_schema.py, ENTRIES_TABLE):
     it writes ``summary_text`` (NULL for a summary equal to the body),
     ``basis_text`` (NULL for DEFAULT_BASIS), ``updated_text``,
     ``renewed_text`` and ``status_text`` (NULL for a time equal to the one it

@@ -55,8 +55,7 @@ class Step:
 
 def plan(tx: Tx, owner: str, operation_id: str) -> list[Step]:
     """Check an operation can be undone now; the steps in reverse order of application."""
-    op_row = tx.one("SELECT * FROM operations WHERE operation_id = ? AND owner = ?",
-                    (operation_id, owner))
+    op_row = tx.operation(operation_id, owner)
     if op_row is None:
         # Name the field, not the value: an id param is any short string,
         # and errors never echo what the client sent (SPEC §3).
@@ -82,8 +81,7 @@ def plan(tx: Tx, owner: str, operation_id: str) -> list[Step]:
         restore = None
         chash = row["content_hash"]
         if item["action"] == "replace":
-            restore = tx.one("SELECT * FROM revisions WHERE entry_id = ? AND revision = ?",
-                             (row["id"], item["revision_before"]))
+            restore = tx.revision(row["id"], item["revision_before"])
             if restore is None or restore["body"] is None:
                 raise Conflict("revision_conflict", details={
                     "entry_id": row["id"], "missing_revision": item["revision_before"]})
@@ -162,9 +160,7 @@ def apply(tx: Tx, owner: str, steps: list[Step], limits: Limits,
 def record(tx: Tx, owner: str, undo_of: str, items: list[dict[str, Any]], now: str) -> str:
     """The undo's own journal operation, linked both ways; returns its id."""
     operation_id = random_id("op")
-    tx.exec("INSERT INTO operations(operation_id, owner, ts, action, channel, items,"
-            " undo_of) VALUES (?, ?, ?, 'undo', 'control', ?, ?)",
-            (operation_id, owner, now, pack_items(items), undo_of))
-    tx.exec("UPDATE operations SET undone_by = ? WHERE operation_id = ?",
-            (operation_id, undo_of))
+    tx.record_operation(operation_id, owner, now, "undo", "control", pack_items(items),
+                        undo_of)
+    tx.mark_undone(undo_of, operation_id)
     return operation_id

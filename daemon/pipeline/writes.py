@@ -278,8 +278,7 @@ def idempotent_replay(tx: Tx, owner: str, key: str, rhash: str, view: View,
                       *, read_allowed: bool = True,
                       reveals: Callable[[str, str], bool] = lambda _t, _s: True,
                       ) -> Written | None:
-    row = tx.one("SELECT request_hash, answer FROM idempotency WHERE owner = ? AND key = ?",
-                 (owner, key))
+    row = tx.remembered(owner, key)
     if row is None:
         return None
     if row["request_hash"] != rhash:
@@ -296,7 +295,7 @@ def idempotent_replay(tx: Tx, owner: str, key: str, rhash: str, view: View,
         written.rows = []
         written.refs = list(zip(answer["entry_ids"], answer["revisions"], strict=True))
     if answer.get("receipt_id"):
-        rrow = tx.one("SELECT * FROM receipts WHERE receipt_id = ?", (answer["receipt_id"],))
+        rrow = tx.receipt(answer["receipt_id"])
         if rrow is not None:
             written.receipts = [receipt_wire(rrow)]
     return written
@@ -316,15 +315,13 @@ def remember(tx: Tx, owner: str, key: str | None, rhash: str, written: Written,
         "receipt_id": written.receipts[0].receipt_id if written.receipts else None,
         "warnings": written.warnings,
     }
-    tx.exec("INSERT INTO idempotency(owner, key, request_hash, answer, created_at)"
-            " VALUES (?, ?, ?, ?, ?)", (owner, key, rhash, dumps(answer), now))
+    tx.remember(owner, key, rhash, dumps(answer), now)
 
 
 def new_receipt(tx: Tx, owner: str, entry_id: str, now: str) -> schema.ReceiptOut:
     """A pending receipt for a removal, settled after its commit."""
     receipt_id = random_id("rcp")
-    tx.exec("INSERT INTO receipts(receipt_id, owner, entry_id, status, created_at, updated_at)"
-            " VALUES (?, ?, ?, 'pending', ?, ?)", (receipt_id, owner, entry_id, now, now))
+    tx.add_receipt(receipt_id, owner, entry_id, now)
     return schema.ReceiptOut(receipt_id=receipt_id, entry_id=entry_id, status="pending",
                              created_at=now, updated_at=now)
 
@@ -365,7 +362,7 @@ def _apply_ops(
     removed: list[str] = []
     items: list[dict[str, Any]] = []
     unchanged_count = 0
-    # Every stored byte counts toward the scope budget (store.USAGE_TRIGGERS),
+    # Every stored byte counts toward the scope budget (sqlite_schema.USAGE_TRIGGERS),
     # so it is checked on the totals the triggers leave, not on a guess.
     # A team scope's rows are held by the team (daemon/access/teams.py): titles,
     # budgets and new rows are the team's there, the caller's elsewhere.
@@ -472,11 +469,9 @@ def _apply_ops(
     if not items:
         return Applied(None, rows, warnings, removed, unchanged=unchanged_count > 0)
     operation_id = random_id("op")
-    tx.exec("INSERT INTO operations(operation_id, owner, ts, action, channel, items)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (operation_id, owner, now,
-             proposal.ops[0].action if len(proposal.ops) == 1 else "batch",
-             caller.channel, pack_items(items)))
+    tx.record_operation(operation_id, owner, now,
+                        proposal.ops[0].action if len(proposal.ops) == 1 else "batch",
+                        caller.channel, pack_items(items))
     return Applied(operation_id, rows, warnings, removed, unchanged=False)
 
 

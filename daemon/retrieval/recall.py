@@ -266,8 +266,7 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
     previous = task.snapshot
     if refresh and previous is not None and previous.get("manifest") == manifest:
         header = {**previous, "coalesced": int(previous.get("coalesced", 0)) + 1}
-        tx.exec("UPDATE tasks SET snapshot = ? WHERE task_id = ?",
-                (dumps(header), task.task_id))
+        tx.set_snapshot(task.task_id, dumps(header))
         return assemble(tx, header)
     coalesced = int(previous.get("coalesced", 0)) if previous is not None else 0
     header = {
@@ -294,15 +293,10 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
     if external is not None:
         # External evidence (daemon/external/projection.py) is frozen with the snapshot.
         header["external"] = {k: v for k, v in external.items() if k != "documents"}
-    tx.exec("DELETE FROM snapshot_cards WHERE task_id = ?", (task.task_id,))
-    if cards:
-        # One statement for the cards (at most CANDIDATES of them, five
-        # values each: far below either backend's limit on parameters).
-        tx.exec("INSERT INTO snapshot_cards(task_id, pos, entry_id, card, line) VALUES "  # noqa: S608 (placeholders only)
-                + ", ".join(["(?, ?, ?, ?, ?)"] * len(cards)),
-                [x for pos, (card, line) in enumerate(zip(cards, lines, strict=True))
-                 for x in (task.task_id, pos, card["id"], dumps(card), line)])
-    tx.exec("UPDATE tasks SET snapshot = ? WHERE task_id = ?", (dumps(header), task.task_id))
+    # At most CANDIDATES cards, in one statement.
+    tx.set_cards(task.task_id, [(card["id"], dumps(card), line)
+                                for card, line in zip(cards, lines, strict=True)])
+    tx.set_snapshot(task.task_id, dumps(header))
     entries.note_use(tx, [r["id"] for r in chosen], now)
     tx.audit(
         "snapshot_frozen", now,
@@ -335,8 +329,7 @@ def assemble(tx: Tx, header: dict[str, Any],
     lines: list[str] = []
     withdrawn = 0
     hidden = 0
-    for row in tx.all("SELECT card, line FROM snapshot_cards WHERE task_id = ? ORDER BY pos",
-                      (header["task_id"],)):
+    for row in tx.cards(header["task_id"]):
         if row["card"] is None:
             withdrawn += 1
             continue

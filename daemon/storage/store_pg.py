@@ -53,11 +53,12 @@ from psycopg.adapt import Dumper
 from psycopg.rows import dict_row, tuple_row
 from psycopg.types.numeric import FloatLoader
 
-from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, next_row, verify_chain
-from memoryd.audit.event import EventSubject
+from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, verify_chain
 from memoryd.audit.packing import first_needed, row_of, unpack_rows
 from memoryd.daemon.extraction import extract_queue
-from memoryd.daemon.storage.store import StoreVersionError, next_group, readable_version
+from memoryd.daemon.storage.seam import Job as _Job
+from memoryd.daemon.storage.seam import StoreVersionError, audit_row, next_group, readable_version
+from memoryd.daemon.storage.txn import Tx
 from memoryd.kernel.errors import Unavailable
 
 T = TypeVar("T")
@@ -517,7 +518,7 @@ class _BoolAsInt(Dumper):
         return b"1" if obj else b"0"
 
 
-class PgTx:
+class PgTx(Tx):
     """One open transaction on PostgreSQL; the same face as ``store.Tx``."""
 
     dialect = "postgresql"
@@ -580,10 +581,7 @@ class PgTx:
 
     def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent:
         """Append one event to the chain; the group holds the head's row lock."""
-        subject = fields.pop("subject", None)
-        if isinstance(subject, dict):
-            subject = EventSubject(**subject)
-        stored = next_row(self._head, kind, ts, subject=subject, **fields)
+        stored = audit_row(self._head, kind, ts, fields)
         self.conn.execute("INSERT INTO audit(seq, body, hash) VALUES (%s, %s, %s)",
                           row_of(stored))
         self.conn.execute("UPDATE audit_head SET seq = %s, hash = %s WHERE id = 1",
@@ -598,27 +596,6 @@ class PgTx:
 # been in: what a removal rewrites before its receipt can say ``verified``.
 VACUUMED = ("entries", "revisions", "actions", "tasks", "snapshot_cards", "search_index",
             "entry_vectors", "vector_packs", "embed_queue")
-
-
-class _Job:
-    __slots__ = ("done", "error", "fn", "governed", "result")
-
-    def __init__(self, fn: Callable[[PgTx], Any], governed: bool) -> None:
-        self.fn = fn
-        self.governed = governed
-        self.result: Any = None
-        self.error: BaseException | None = None
-        self.done = threading.Event()
-
-    def finish(self, result: Any = None, error: BaseException | None = None) -> None:
-        self.result, self.error = result, error
-        self.done.set()
-
-    def wait(self) -> Any:
-        self.done.wait()
-        if self.error is not None:
-            raise self.error
-        return self.result
 
 
 # How long a removal's receipt waits for transactions older than the removal
@@ -838,7 +815,7 @@ class PostgresStore:
             return self._read(fn)
         if self._closed:
             raise Unavailable("store_unavailable")
-        job = _Job(fn, governed)
+        job = _Job(fn, governed=governed)
         self._jobs.put(job)
         result: T = job.wait()
         return result

@@ -30,10 +30,11 @@ from typing import Any
 import msgspec
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, verify_chain
-from memoryd.audit.packing import unpack_hash, unpack_rows
+from memoryd.audit.packing import unpack_rows
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.config import ConfigError, StoreConfig, load_config
 from memoryd.daemon.storage.backends import BackendError, password
+from memoryd.daemon.storage.seam import NEWEST_AUDIT_ROW, head_of
 
 # The tables copied row for row, in an order that satisfies team_members'
 # reference. Left out on purpose: scope_usage and search_index (the entries
@@ -84,12 +85,6 @@ def _columns(db: sqlite3.Connection, table: str) -> list[str]:
             if str(r[1]) not in skip]
 
 
-def _head(db: sqlite3.Connection) -> ChainHead:
-    rows = [(int(s), unpack_hash(h)) for s, h in db.execute(
-        "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")]
-    return EMPTY_HEAD if not rows else ChainHead(seq=rows[0][0], hash=rows[0][1])
-
-
 def conninfo(dsn: str, store: StoreConfig, env: Mapping[str, str], home: Path) -> str:
     """``dsn`` with the password ``store`` names; a password in ``dsn`` itself is refused."""
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -133,7 +128,7 @@ def copy_home(home_path: Path, target: str, schema: str) -> Summary:
         db = sqlite3.connect(f"file:{home.db}?mode=ro", uri=True)
         try:
             present = _source_tables(db)
-            head = _head(db)
+            head = head_of(db.execute(NEWEST_AUDIT_ROW))
             try:
                 conn = psycopg.connect(target, row_factory=dict_row, connect_timeout=10)
             except psycopg.Error:

@@ -297,7 +297,7 @@ def test_memory_verify_names_an_entry_edited_behind_the_daemon(fresh: Daemon) ->
 def test_memory_verify_names_an_entry_with_no_audit_event(fresh: Daemon) -> None:
     fresh.stop()
     # SQLite's file keeps what a row can derive in columns of its own
-    # (daemon/storage/store.py, ENTRIES_TABLE: the summary in summary_text, the
+    # (daemon/storage/sqlite_schema.py, ENTRIES_TABLE: the summary in summary_text, the
     # basis in basis_text, ...); PostgreSQL's table keeps every value as is.
     stored = (("summary", "basis", "updated_at", "renewed_at", "content_hash", "status_at")
               if pg_store_of(fresh.home) is not None else

@@ -20,7 +20,7 @@ CONFIG = "[recall]\nmax_entries = 3\nmax_intent_chars = 4096\nranker = \"lexical
 
 
 # SQLite stores updated_at as updated_text (NULL when it is created_at), and
-# renewed_at and status_at as NULL when they are updated_at (daemon/storage/store.py,
+# renewed_at and status_at as NULL when they are updated_at (daemon/storage/sqlite_schema.py,
 # ENTRIES_TABLE): they keep the values they read before the change.
 _AGED_ON_SQLITE = ("UPDATE entries SET updated_text = '2000-01-01T00:00:00.000000Z',"
                    " renewed_text = renewed_at, status_text = status_at WHERE id = ?")

@@ -22,7 +22,7 @@ import pytest
 from memoryd.audit.packing import TAG_V1, TAG_V2, TAG_V3, row_of, unpack_rows
 from memoryd.daemon.pipeline.writes import unpack_items
 from memoryd.daemon.retrieval import search
-from memoryd.daemon.storage.store import ENTRIES_V6, ENTRY_COLUMNS, SCHEMA_VERSION
+from memoryd.daemon.storage.sqlite_schema import ENTRIES_V6, ENTRY_COLUMNS, SCHEMA_VERSION
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import MEMORYD, Daemon, entry
 

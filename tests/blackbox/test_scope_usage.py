@@ -1,7 +1,7 @@
 """Black-box: the scope budget's running total stays equal to the bytes it stands for.
 
 The write path checks a scope's budget against ``scope_usage``, a per-scope
-total kept by store triggers (daemon/storage/store.py) instead of a sum over the
+total kept by store triggers (daemon/storage/sqlite_schema.py) instead of a sum over the
 scope on every write. These tests drive every kind of change through the real
 sockets and compare that total with the sum it replaces, read from the
 daemon's own database (its SQLite file on a read-only connection, or its

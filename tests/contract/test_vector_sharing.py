@@ -57,7 +57,7 @@ class FixedModel:
 # The columns a value is written to where SQLite keeps it apart from the
 # column it is read as: ``summary`` is generated over ``summary_text``,
 # ``basis`` over ``basis_text``, the times over ``*_text`` and
-# ``content_hash`` over ``content_key`` (daemon/storage/store.py, ENTRIES_TABLE).
+# ``content_hash`` over ``content_key`` (daemon/storage/sqlite_schema.py, ENTRIES_TABLE).
 _SQLITE_STORED = {"summary": "summary_text", "basis": "basis_text",
                   "updated_at": "updated_text", "renewed_at": "renewed_text",
                   "content_hash": "content_key"}

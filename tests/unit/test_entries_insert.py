@@ -28,7 +28,7 @@ def test_every_column_holds_the_value_insert_returned(tmp_path: Path) -> None:
                                                   (row["id"],)), write=False)
         assert stored is not None
         # Beyond what readers see, SQLite keeps the index key and the stored
-        # forms of the derived columns (daemon/storage/store.py, ENTRIES_TABLE).
+        # forms of the derived columns (daemon/storage/sqlite_schema.py, ENTRIES_TABLE).
         assert set(stored) - set(row) == {"key", "summary_text", "basis_text", "updated_text",
                                           "renewed_text", "status_text", "content_key"}
         assert stored["summary_text"] is None  # the summary is the body

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from memoryd.daemon.storage.store import SqliteStore, SqliteTx, _Job
+from memoryd.daemon.storage.seam import Job as _Job
+from memoryd.daemon.storage.store import SqliteStore, SqliteTx
 
 STATEMENTS = [
     ("SELECT * FROM meta ORDER BY key", ()),
