@@ -13,6 +13,12 @@ governed write (daemon/pipeline/governance.py): scanned, decided, then proposed
 Invariants:
 - nothing of a transcript reaches a log, an audit event, an error or status:
   ids, codes and counts only;
+- a job writes only while its owner may: ``contribute`` on, and a team
+  scope only while the owner is a member (the task that submitted it has
+  ended, so its frozen view no longer holds). Asked when the job is taken,
+  before the transcript goes to any extractor (a refusal fails the job and
+  destroys the transcript), and again in each candidate's transaction;
+  ``extract.submit`` refuses a team scope to a non-member at once;
 - a tool turn is stored only when the owner's ``learn_from_tools`` switch
   was on; a subagent's task never submits; a revoked token's task cannot end
   (the gate refuses it), so it submits nothing;
@@ -41,6 +47,7 @@ import anyio
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon.access import teams
 from memoryd.daemon.access.gate import ControlCall, Gate
 from memoryd.daemon.access.identity import read_consent
 from memoryd.daemon.access.tasks import Task
@@ -189,6 +196,9 @@ class Extraction:
         subject = Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner)
 
         def run(tx: Tx) -> schema.ExtractSubmitted:
+            # A team scope is the owner's only while it is a member, as for
+            # a control write acting for it (daemon/access/teams.py).
+            teams.check_task_scopes(tx, owner, (scope,))
             consent = read_consent(tx, owner).consent
             return self._submit(tx, subject, consent, scope, turns, now_dt, "control")
 
@@ -314,6 +324,12 @@ class Extraction:
 
     async def _work(self, claimed: queue.Claimed) -> None:
         job = claimed.job
+        refused = await self.store.run(lambda tx: _standing(tx, job), write=False)
+        if refused is not None:
+            # Consent withdrawn or the team left since the submission: the
+            # transcript goes nowhere and is destroyed with the job.
+            await self._defer(job, refused, final=True)
+            return
         turns = transcripts.decode(claimed.transcript)
         if claimed.candidates is None:
             label = getattr(self.extractor, "endpoint", None)
@@ -481,7 +497,7 @@ class Extraction:
             row = queue.holds(tx, job.job_id, self.worker_id, self._lease(now_dt))
             if row is None or row["progress"] != i:
                 return None
-            if proposal is None or verdict is None:
+            if proposal is None or verdict is None or _standing(tx, job) is not None:
                 queue.advance(tx, job.job_id, "refused", now)
                 return "refused"
             if found is not None and found.kind == "repeat":
@@ -532,6 +548,19 @@ def _cosines(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     rows = np.asarray(embedder.passages(texts), dtype=np.float32)
     cos: list[list[float]] = (rows @ rows.T).tolist()
     return cos
+
+
+def _standing(tx: Tx, job: queue.Job) -> str | None:
+    """Why ``job``'s owner may not write its scope now (a refusal's code),
+    or None: ``contribute`` must still be on, and a team scope's membership
+    still held. The task that submitted the job has ended: its frozen consent
+    and team scopes no longer speak for the owner (as an approval of its
+    proposals re-checks membership, daemon/pipeline/governance.py)."""
+    if not read_consent(tx, job.owner).consent.contribute:
+        return "consent_required"
+    if is_team_scope("memory", job.scope) and job.scope not in teams.current(tx, job.owner):
+        return "scope_mismatch"
+    return None
 
 
 def _active(tx: Tx, holder: str, scope: str, title: str) -> list[updates.Stored]:
