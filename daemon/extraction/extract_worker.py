@@ -31,7 +31,8 @@ Invariants:
   job's progress, so a crash mid-job resumes after the last one handled:
   nothing is proposed or applied twice, and no job is lost;
 - a job's transcript is destroyed in the transaction that ends it, and the
-  WAL is truncated after it (SQLite).
+  WAL is truncated after it (SQLite); a truncation a reader kept from
+  completing is tried again on every round until it does.
 """
 
 from __future__ import annotations
@@ -130,6 +131,10 @@ class Extraction:
     _paused_until: datetime | None = field(default=None, init=False, repr=False)
     # The provider's transient refusals in a row (none since its last answer).
     _refusals: int = field(default=0, init=False, repr=False)
+    # A job's end deleted a transcript but the WAL could not be truncated
+    # (a reader's snapshot held it): its frames still hold the text, and
+    # every round tries again until the truncation completes.
+    _unscrubbed: bool = field(default=False, init=False, repr=False)
 
     # -- submission ---------------------------------------------------------------
 
@@ -267,7 +272,8 @@ class Extraction:
         queue.release_all(tx, fmt(self.clock.now()))
 
     async def _scrub(self) -> None:
-        await anyio.to_thread.run_sync(self.store.checkpoint_wal)
+        done = await anyio.to_thread.run_sync(self.store.checkpoint_wal)
+        self._unscrubbed = not done
 
     async def step(self) -> bool:
         """Expire what is past its time, then take one ready job through;
@@ -275,7 +281,7 @@ class Extraction:
         now_dt = self.clock.now()
         now = fmt(now_dt)
         expired = await self.store.run(lambda tx: queue.expire(tx, now))
-        if expired:
+        if expired or self._unscrubbed:
             await self._scrub()
         if self._paused_until is not None and now_dt < self._paused_until:
             return False
