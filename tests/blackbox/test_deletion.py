@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import apsw
 import pytest
 import structlog
 
@@ -152,6 +153,40 @@ def test_an_expired_proposal_leaves_no_text_in_any_file(tmp_path: Path) -> None:
         anyio.run(go, backend="asyncio")
     assert logs, "nothing was logged: the check below would hold vacuously"
     assert canary[6:] not in repr(logs)
+
+
+@pytest.mark.sqlite_only("a reader's snapshot holding SQLite's WAL")
+def test_text_a_reader_held_in_the_wal_leaves_it_by_the_next_janitor_pass(
+        tmp_path: Path) -> None:
+    """A denial (or a purge) truncates the WAL once; a reader's open snapshot
+    makes that give up, and the frames with the dropped text stay in
+    ``memory.db-wal``. The janitor's next pass truncates it then, whatever
+    else it finds to do."""
+    canary = "zq" + secrets.token_hex(12)
+    needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
+    home = tmp_path / "h"
+
+    async def go() -> None:
+        with composed(home, clock=FakeClock()) as daemon:
+            await daemon.call("control", "consent.set", {
+                "read": True, "contribute": True, "version": 0})
+            task = (await daemon.call("agent", "task.begin", {}))["task_id"]
+            pending = await daemon.call("agent", "memory.write", {
+                "task_id": task, "action": "add", "entry": canary_entry(canary)})
+            reader = apsw.Connection(str(home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+            try:
+                reader.execute("BEGIN")
+                reader.execute("SELECT count(*) FROM entries").fetchall()
+                await daemon.call("control", "governance.action.deny",
+                                  {"action_id": pending["action_id"]})
+                assert hits(home, needles) == ["memory.db-wal"]  # held back by the reader
+            finally:
+                reader.execute("COMMIT")
+                reader.close()
+            assert await daemon.sweep() == {"expired": 0, "purged": 0, "receipts_rechecked": 0}
+            assert hits(home, needles) == []
+
+    anyio.run(go, backend="asyncio")
 
 
 def canary_entry(canary: str) -> dict[str, Any]:
