@@ -19,6 +19,9 @@ Invariants:
   before the transcript goes to any extractor (a refusal fails the job and
   destroys the transcript), and again in each candidate's transaction;
   ``extract.submit`` refuses a team scope to a non-member at once;
+- a transcript goes to an extractor off the host only when the policy
+  allows both the host and the transcript's leaving, and the scanner finds
+  no credential in it (else the job fails: ``transcript_secret_detected``);
 - a tool turn is stored only when the owner's ``learn_from_tools`` switch
   was on; a subagent's task never submits; a revoked token's task cannot end
   (the gate refuses it), so it submits nothing;
@@ -54,6 +57,7 @@ from memoryd.daemon.access.identity import read_consent
 from memoryd.daemon.access.tasks import Task
 from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import ExtractConfig
+from memoryd.daemon.external import egress
 from memoryd.daemon.extraction import extract_queue as queue
 from memoryd.daemon.extraction import transcripts, updates
 from memoryd.daemon.extraction.extractors import Builtin, Candidate, Extractor
@@ -93,6 +97,9 @@ _NEAR_ENTRIES = 16
 # entries (the most recently updated) besides the one under its own title:
 # the comparison costs about 25 ms of one core per 1,000 entries.
 _COMPARED = 1_000
+# Why a job's transcript was not sent to an extractor's endpoint: a
+# credential in it (daemon/external/egress.py).
+TRANSCRIPT_WITHHELD = "transcript_secret_detected"
 
 
 class ProviderError(Exception):
@@ -341,6 +348,11 @@ class Extraction:
             label = getattr(self.extractor, "endpoint", None)
             if label is not None:
                 refused = await self.store.run(lambda tx: self._egress(tx, job, label.label))
+                if refused is None and egress.withheld(
+                        "\n".join(t.content for t in turns)) is not None:
+                    # Text that leaves the host is scanned first: a credential
+                    # anywhere in it skips the call (never a redacted copy).
+                    refused = TRANSCRIPT_WITHHELD
                 if refused is not None:
                     await self._defer(job, refused, final=True)
                     return
