@@ -155,6 +155,36 @@ def test_an_expired_proposal_leaves_no_text_in_any_file(tmp_path: Path) -> None:
     assert canary[6:] not in repr(logs)
 
 
+def test_purged_text_is_gone_from_every_file_under_the_home(tmp_path: Path) -> None:
+    """Retention's purge destroys an expired entry's text as a removal does:
+    its row, revisions, the search index and the per-namespace postings, with
+    the WAL truncated after; its searchable context too."""
+    canary = "zq" + secrets.token_hex(12)
+    needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
+    home, clock = tmp_path / "h", FakeClock()
+
+    async def go() -> None:
+        with composed(home, clock=clock, config="[retention]\npurge_grace_days = 1\n") as p:
+            first = (await p.call("control", "memory.write", {
+                "action": "add", "scope": "purge", "entry": entry(
+                    title=f"Canary {canary}", body=f"Body {canary}.", ttl_days=1,
+                    context=f"said beside {canary}")}))["entries"][0]
+            await p.call("control", "memory.write", {
+                "action": "replace", "scope": "purge", "id": first["id"], "expected_revision": 1,
+                "entry": entry(title=f"Canary {canary}", body=f"Again {canary}.", ttl_days=1)})
+            await p.call("control", "memory.write", {
+                "action": "add", "scope": "purge", "entry": entry(title="Stays", body="Kept.")})
+            assert (await p.call("control", "memory.list", {"query": canary}))["items"]
+            assert hits(home, needles)
+            clock.advance(days=1, seconds=1)
+            assert (await p.sweep())["expired"] == 1
+            clock.advance(days=1, seconds=1)
+            assert (await p.sweep())["purged"] == 1
+            assert hits(home, needles) == []
+
+    anyio.run(go, backend="asyncio")
+
+
 @pytest.mark.sqlite_only("a reader's snapshot holding SQLite's WAL")
 def test_text_a_reader_held_in_the_wal_leaves_it_by_the_next_janitor_pass(
         tmp_path: Path) -> None:
