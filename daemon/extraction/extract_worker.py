@@ -13,6 +13,15 @@ governed write (daemon/pipeline/governance.py): scanned, decided, then proposed
 Invariants:
 - nothing of a transcript reaches a log, an audit event, an error or status:
   ids, codes and counts only;
+- a job writes only while its owner may: ``contribute`` on, and a team
+  scope only while the owner is a member (the task that submitted it has
+  ended, so its frozen view no longer holds). Asked when the job is taken,
+  before the transcript goes to any extractor (a refusal fails the job and
+  destroys the transcript), and again in each candidate's transaction;
+  ``extract.submit`` refuses a team scope to a non-member at once;
+- a transcript goes to an extractor off the host only when the policy
+  allows both the host and the transcript's leaving, and the scanner finds
+  no credential in it (else the job fails: ``transcript_secret_detected``);
 - a tool turn is stored only when the owner's ``learn_from_tools`` switch
   was on; a subagent's task never submits; a revoked token's task cannot end
   (the gate refuses it), so it submits nothing;
@@ -25,7 +34,8 @@ Invariants:
   job's progress, so a crash mid-job resumes after the last one handled:
   nothing is proposed or applied twice, and no job is lost;
 - a job's transcript is destroyed in the transaction that ends it, and the
-  WAL is truncated after it (SQLite).
+  WAL is truncated after it (SQLite); a truncation a reader kept from
+  completing is tried again on every round until it does.
 """
 
 from __future__ import annotations
@@ -41,11 +51,13 @@ import anyio
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
+from memoryd.daemon.access import teams
 from memoryd.daemon.access.gate import ControlCall, Gate
 from memoryd.daemon.access.identity import read_consent
 from memoryd.daemon.access.tasks import Task
 from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import ExtractConfig
+from memoryd.daemon.external import egress
 from memoryd.daemon.extraction import extract_queue as queue
 from memoryd.daemon.extraction import transcripts, updates
 from memoryd.daemon.extraction.extractors import Builtin, Candidate, Extractor
@@ -85,6 +97,9 @@ _NEAR_ENTRIES = 16
 # entries (the most recently updated) besides the one under its own title:
 # the comparison costs about 25 ms of one core per 1,000 entries.
 _COMPARED = 1_000
+# Why a job's transcript was not sent to an extractor's endpoint: a
+# credential in it (daemon/external/egress.py).
+TRANSCRIPT_WITHHELD = "transcript_secret_detected"
 
 
 class ProviderError(Exception):
@@ -123,6 +138,10 @@ class Extraction:
     _paused_until: datetime | None = field(default=None, init=False, repr=False)
     # The provider's transient refusals in a row (none since its last answer).
     _refusals: int = field(default=0, init=False, repr=False)
+    # A job's end deleted a transcript but the WAL could not be truncated
+    # (a reader's snapshot held it): its frames still hold the text, and
+    # every round tries again until the truncation completes.
+    _unscrubbed: bool = field(default=False, init=False, repr=False)
 
     # -- submission ---------------------------------------------------------------
 
@@ -189,6 +208,9 @@ class Extraction:
         subject = Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner)
 
         def run(tx: Tx) -> schema.ExtractSubmitted:
+            # A team scope is the owner's only while it is a member, as for
+            # a control write acting for it (daemon/access/teams.py).
+            teams.check_task_scopes(tx, owner, (scope,))
             consent = read_consent(tx, owner).consent
             return self._submit(tx, subject, consent, scope, turns, now_dt, "control")
 
@@ -257,7 +279,8 @@ class Extraction:
         queue.release_all(tx, fmt(self.clock.now()))
 
     async def _scrub(self) -> None:
-        await anyio.to_thread.run_sync(self.store.checkpoint_wal)
+        done = await anyio.to_thread.run_sync(self.store.checkpoint_wal)
+        self._unscrubbed = not done
 
     async def step(self) -> bool:
         """Expire what is past its time, then take one ready job through;
@@ -265,7 +288,7 @@ class Extraction:
         now_dt = self.clock.now()
         now = fmt(now_dt)
         expired = await self.store.run(lambda tx: queue.expire(tx, now))
-        if expired:
+        if expired or self._unscrubbed:
             await self._scrub()
         if self._paused_until is not None and now_dt < self._paused_until:
             return False
@@ -314,11 +337,22 @@ class Extraction:
 
     async def _work(self, claimed: queue.Claimed) -> None:
         job = claimed.job
+        refused = await self.store.run(lambda tx: _standing(tx, job), write=False)
+        if refused is not None:
+            # Consent withdrawn or the team left since the submission: the
+            # transcript goes nowhere and is destroyed with the job.
+            await self._defer(job, refused, final=True)
+            return
         turns = transcripts.decode(claimed.transcript)
         if claimed.candidates is None:
             label = getattr(self.extractor, "endpoint", None)
             if label is not None:
                 refused = await self.store.run(lambda tx: self._egress(tx, job, label.label))
+                if refused is None and egress.withheld(
+                        "\n".join(t.content for t in turns)) is not None:
+                    # Text that leaves the host is scanned first: a credential
+                    # anywhere in it skips the call (never a redacted copy).
+                    refused = TRANSCRIPT_WITHHELD
                 if refused is not None:
                     await self._defer(job, refused, final=True)
                     return
@@ -481,7 +515,7 @@ class Extraction:
             row = queue.holds(tx, job.job_id, self.worker_id, self._lease(now_dt))
             if row is None or row["progress"] != i:
                 return None
-            if proposal is None or verdict is None:
+            if proposal is None or verdict is None or _standing(tx, job) is not None:
                 queue.advance(tx, job.job_id, "refused", now)
                 return "refused"
             if found is not None and found.kind == "repeat":
@@ -532,6 +566,19 @@ def _cosines(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     rows = np.asarray(embedder.passages(texts), dtype=np.float32)
     cos: list[list[float]] = (rows @ rows.T).tolist()
     return cos
+
+
+def _standing(tx: Tx, job: queue.Job) -> str | None:
+    """Why ``job``'s owner may not write its scope now (a refusal's code),
+    or None: ``contribute`` must still be on, and a team scope's membership
+    still held. The task that submitted the job has ended: its frozen consent
+    and team scopes no longer speak for the owner (as an approval of its
+    proposals re-checks membership, daemon/pipeline/governance.py)."""
+    if not read_consent(tx, job.owner).consent.contribute:
+        return "consent_required"
+    if is_team_scope("memory", job.scope) and job.scope not in teams.current(tx, job.owner):
+        return "scope_mismatch"
+    return None
 
 
 def _active(tx: Tx, holder: str, scope: str, title: str) -> list[updates.Stored]:

@@ -336,7 +336,12 @@ class Lifecycle:
             purged += n
             if n < BATCH:
                 break
-        if purged:
+        if purged or store.sharing == "single-host":
+            # On SQLite every pass truncates the WAL: a truncation that a
+            # denial, an expired proposal or an extraction job's end tried
+            # while a reader's snapshot held the WAL gave up, and the frames
+            # holding the dropped text would stay until some removal. (On
+            # PostgreSQL the same step rewrites every table: left to purges.)
             await anyio.to_thread.run_sync(self.receipts.checkpoint)
         open_receipts = await store.run(lambda tx: [r["receipt_id"] for r in tx.all(
             "SELECT receipt_id FROM receipts WHERE status IN ('pending', 'interrupted',"

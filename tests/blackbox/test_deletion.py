@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import apsw
 import pytest
 import structlog
 
@@ -152,6 +153,70 @@ def test_an_expired_proposal_leaves_no_text_in_any_file(tmp_path: Path) -> None:
         anyio.run(go, backend="asyncio")
     assert logs, "nothing was logged: the check below would hold vacuously"
     assert canary[6:] not in repr(logs)
+
+
+def test_purged_text_is_gone_from_every_file_under_the_home(tmp_path: Path) -> None:
+    """Retention's purge destroys an expired entry's text as a removal does:
+    its row, revisions, the search index and the per-namespace postings, with
+    the WAL truncated after; its searchable context too."""
+    canary = "zq" + secrets.token_hex(12)
+    needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
+    home, clock = tmp_path / "h", FakeClock()
+
+    async def go() -> None:
+        with composed(home, clock=clock, config="[retention]\npurge_grace_days = 1\n") as p:
+            first = (await p.call("control", "memory.write", {
+                "action": "add", "scope": "purge", "entry": entry(
+                    title=f"Canary {canary}", body=f"Body {canary}.", ttl_days=1,
+                    context=f"said beside {canary}")}))["entries"][0]
+            await p.call("control", "memory.write", {
+                "action": "replace", "scope": "purge", "id": first["id"], "expected_revision": 1,
+                "entry": entry(title=f"Canary {canary}", body=f"Again {canary}.", ttl_days=1)})
+            await p.call("control", "memory.write", {
+                "action": "add", "scope": "purge", "entry": entry(title="Stays", body="Kept.")})
+            assert (await p.call("control", "memory.list", {"query": canary}))["items"]
+            assert hits(home, needles)
+            clock.advance(days=1, seconds=1)
+            assert (await p.sweep())["expired"] == 1
+            clock.advance(days=1, seconds=1)
+            assert (await p.sweep())["purged"] == 1
+            assert hits(home, needles) == []
+
+    anyio.run(go, backend="asyncio")
+
+
+@pytest.mark.sqlite_only("a reader's snapshot holding SQLite's WAL")
+def test_text_a_reader_held_in_the_wal_leaves_it_by_the_next_janitor_pass(
+        tmp_path: Path) -> None:
+    """A denial (or a purge) truncates the WAL once; a reader's open snapshot
+    makes that give up, and the frames with the dropped text stay in
+    ``memory.db-wal``. The janitor's next pass truncates it then, whatever
+    else it finds to do."""
+    canary = "zq" + secrets.token_hex(12)
+    needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
+    home = tmp_path / "h"
+
+    async def go() -> None:
+        with composed(home, clock=FakeClock()) as daemon:
+            await daemon.call("control", "consent.set", {
+                "read": True, "contribute": True, "version": 0})
+            task = (await daemon.call("agent", "task.begin", {}))["task_id"]
+            pending = await daemon.call("agent", "memory.write", {
+                "task_id": task, "action": "add", "entry": canary_entry(canary)})
+            reader = apsw.Connection(str(home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+            try:
+                reader.execute("BEGIN")
+                reader.execute("SELECT count(*) FROM entries").fetchall()
+                await daemon.call("control", "governance.action.deny",
+                                  {"action_id": pending["action_id"]})
+                assert hits(home, needles) == ["memory.db-wal"]  # held back by the reader
+            finally:
+                reader.execute("COMMIT")
+                reader.close()
+            assert await daemon.sweep() == {"expired": 0, "purged": 0, "receipts_rechecked": 0}
+            assert hits(home, needles) == []
+
+    anyio.run(go, backend="asyncio")
 
 
 def canary_entry(canary: str) -> dict[str, Any]:

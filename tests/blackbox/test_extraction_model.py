@@ -6,6 +6,8 @@ job without a storm."""
 from __future__ import annotations
 
 import json
+import secrets
+import string
 import threading
 import time
 from collections.abc import Iterator
@@ -127,6 +129,35 @@ def test_the_transcript_never_leaves_without_policy(endpoint: Scripted) -> None:
         with d.control() as c:
             job = run_job(d, c)
             assert (job["state"], job["last_error"]) == ("failed", "network_denied")
+    assert endpoint.requests == []
+
+
+def test_a_transcript_holding_a_credential_is_not_sent(endpoint: Scripted) -> None:
+    """Text the daemon sends out is scanned first (the intent to external
+    recall, the transcript to an extractor): a credential anywhere in what
+    would be sent skips the call, and the job says why."""
+    endpoint.requests.clear()
+    token = "ghp_" + "".join(secrets.choice(string.ascii_letters + string.digits)
+                             for _ in range(36))
+    with running(config=config(endpoint), policy=POLICY) as d:
+        with d.control() as c:
+            enable_consent(c)
+            with d.agent() as a:
+                task = a.call("task.begin", {})
+                ended = a.call("task.end", {"task_id": task["task_id"], "transcript": [
+                    *TRANSCRIPT, {"role": "user", "content": f"my token is {token}, keep it"}]})
+            job_id = ended["extraction"]["job_id"]
+            deadline = time.monotonic() + 30
+            job: dict[str, Any] = {}
+            while time.monotonic() < deadline:
+                job = next(j for j in c.call("extract.status", {})["jobs"]
+                           if j["job_id"] == job_id)
+                if job["state"] not in ("queued", "running"):
+                    break
+                time.sleep(0.05)
+            assert (job["state"], job["last_error"]) == ("failed", "transcript_secret_detected")
+            assert c.call("governance.action.list", {"status": "pending"})["items"] == []
+            assert token not in d.log() and token not in exported_audit(c)
     assert endpoint.requests == []
 
 
