@@ -145,9 +145,11 @@ ALWAYS_ON: tuple[AlwaysOn, ...] = (
     ),
     AlwaysOn(
         "extraction_needs_contribute",
-        "a transcript is submitted only for a main task of an owner who contributes",
+        "a transcript is submitted only for a main task of an owner who contributes "
+        "(and learns from tools, for a task that used them)",
         # The grant comes from the owner's consent (``grants.extract_grants``):
-        # none for a subagent, none without ``contribute``.
+        # none for a subagent, none without ``contribute``, none for a task
+        # that used external tools without ``learn_from_tools``.
         lambda a: a.capability is Capability.MEMORY_EXTRACT and EXTRACT_GRANT not in a.grants,
     ),
     AlwaysOn(

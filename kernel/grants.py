@@ -107,11 +107,16 @@ def grants_for(
     return frozenset(granted)
 
 
-def extract_grants(consent: Consent, role: Role | str) -> frozenset[str]:
+def extract_grants(consent: Consent, role: Role | str,
+                   tools_used: bool = False) -> frozenset[str]:
     """The kernel's grants for a ``MemoryExtract`` question: the submission
     grant for a main task (or the operator) of an owner whose ``contribute``
-    switch is on; nothing for a subagent, whatever its parent's consent.
-    ``learn_from_tools`` decides which turns are read, not the submission."""
+    switch is on, and for a task begun with ``tools_used`` (it used external
+    tools: browser, MCP, web search) only with ``learn_from_tools`` on too, as
+    for its writes; nothing for a subagent, whatever its parent's consent.
+    Otherwise ``learn_from_tools`` decides which turns are read."""
     if Role(role) is Role.SUBAGENT or not consent.contribute:
+        return frozenset()
+    if tools_used and not consent.learn_from_tools:
         return frozenset()
     return frozenset({EXTRACT_GRANT})

@@ -411,8 +411,8 @@ class Gate:
             raise refusal(d)
         return d
 
-    def submission(self, subject: Subject, consent: Consent,
-                   scope: str) -> tuple[Decision, Resource]:
+    def submission(self, subject: Subject, consent: Consent, scope: str,
+                   tools_used: bool = False) -> tuple[Decision, Resource]:
         """The kernel's decision on submitting a finished task's transcript
         for extraction (``MemoryExtract``, docs/extraction.md). The owner's
         consent (a task's frozen one, or the operator's owner's now) is the
@@ -420,7 +420,7 @@ class Gate:
         resource = Resource(target="memory", scope=scope, action=EXTRACT_ACTION, entry_id=None,
                             expected_revision=None, content_hash=None)
         return self.decide(subject, Capability.MEMORY_EXTRACT, resource,
-                           grants=extract_grants(consent, subject.role)), resource
+                           grants=extract_grants(consent, subject.role, tools_used)), resource
 
     def egress(self, owner: str, capability: Capability, resource: Resource) -> Decision:
         """The kernel's decision on sending something off the host for

@@ -22,9 +22,10 @@ Invariants:
 - a transcript goes to an extractor off the host only when the policy
   allows both the host and the transcript's leaving, and the scanner finds
   no credential in it (else the job fails: ``transcript_secret_detected``);
-- a tool turn is stored only when the owner's ``learn_from_tools`` switch
-  was on; a subagent's task never submits; a revoked token's task cannot end
-  (the gate refuses it), so it submits nothing;
+- a task begun with ``tools_used`` submits only when the owner's
+  ``learn_from_tools`` switch was on too (SPEC §7, §11); a tool turn is
+  stored only when that switch was on; a subagent's task never submits; a
+  revoked token's task cannot end (the gate refuses it), so it submits nothing;
 - a candidate is proposed only when its body is exactly the span of a user
   turn it names; one repeating an active entry of its scope is dropped, and
   one updating an entry is a ``supersede`` of it (daemon/extraction/updates.py),
@@ -147,10 +148,10 @@ class Extraction:
 
     def _submit(self, tx: Tx, subject: Subject, consent: Consent, scope: str,
                 turns: list[transcripts.Turn], now_dt: datetime,
-                channel: str) -> schema.ExtractSubmitted:
+                channel: str, tools_used: bool = False) -> schema.ExtractSubmitted:
         """Decide, audit and (when allowed) queue one transcript, in ``tx``."""
         now = fmt(now_dt)
-        decision, resource = self.gate.submission(subject, consent, scope)
+        decision, resource = self.gate.submission(subject, consent, scope, tools_used)
         kept = [t for t in turns if t.role != "tool" or consent.learn_from_tools]
         job_id = None
         if decision.effect is Effect.ALLOW:
@@ -187,7 +188,7 @@ class Extraction:
         subject = Subject(channel=Channel(task.channel), role=Role(task.role), owner=task.owner,
                           task_id=task.task_id)
         return self._submit(tx, subject, task.consent, task.scopes[0], turns, now_dt,
-                            task.channel)
+                            task.channel, task.tools_used)
 
     def notify(self) -> None:
         """Wake the worker (from the event loop, after a submission committed)."""

@@ -122,6 +122,21 @@ def test_consent_off_submits_nothing(c: Client, a: Client) -> None:
     assert '"MemoryExtract"' in exported_audit(c)
 
 
+@pytest.mark.parametrize("learn", [False, True])
+def test_a_task_that_used_external_tools_submits_only_when_learning_from_tools(
+        c: Client, a: Client, learn: bool) -> None:
+    # SPEC §7 and §11: a task begun with tools_used is eligible for
+    # extraction only when learn_from_tools is on too, as for its writes.
+    ident, token = owner_with_token(c, learn_from_tools=learn)
+    _task, ended = end_with(a, token, TRANSCRIPT, tools_used=True)
+    assert ended["extraction"]["queued"] is learn
+    if learn:
+        assert wait_done(c, ended["extraction"]["job_id"], ident)["state"] == "done"
+    else:
+        assert ended["extraction"]["refused"] == "consent_required"
+        assert c.call("extract.status", {"identity": ident})["jobs"] == []
+
+
 def test_a_subagents_task_never_submits(c: Client, a: Client) -> None:
     ident, token = owner_with_token(c)
     parent = a.call("task.begin", {"token": token})

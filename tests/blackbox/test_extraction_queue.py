@@ -204,13 +204,16 @@ def test_a_crash_between_candidates_resumes_without_proposing_twice(home: Path) 
     anyio.run(restarted, backend="asyncio")
 
 
-@pytest.mark.parametrize("learn", [False, True])
-def test_tool_output_is_kept_only_when_learning_from_tools(home: Path, learn: bool) -> None:
+@pytest.mark.parametrize(("tools_used", "learn"), [(False, False), (False, True), (True, True)])
+def test_tool_output_is_kept_only_when_learning_from_tools(
+        home: Path, tools_used: bool, learn: bool) -> None:
+    # A task begun with tools_used and learn_from_tools off submits nothing
+    # (test_extraction.py); otherwise a tool turn is kept only when learning.
     async def go() -> list[str]:
         with composed(home, clock=FakeClock(), config=CONFIG) as p:
             await p.call("control", "consent.set", {"read": True, "contribute": True,
                                                     "learn_from_tools": learn, "version": 0})
-            task = await p.call("agent", "task.begin", {"tools_used": True})
+            task = await p.call("agent", "task.begin", {"tools_used": tools_used})
             await p.call("agent", "task.end", {"task_id": task["task_id"], "transcript": [
                 *TURNS, {"role": "tool", "content": "We use the tool output here."}]})
             row = p.store.run_sync(lambda tx: tx.one("SELECT body FROM extract_transcripts"),
