@@ -35,6 +35,9 @@ from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 __all__ = ["SCHEMA", "STATES", "Claimed", "Job", "claim", "counts", "drop", "enqueue",
            "expire", "finish", "list_jobs", "release_all", "retry"]
 
+# The table that holds a job's transcript until the job ends.
+TRANSCRIPTS = "extract_transcripts"
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS extract_jobs(
   job_id TEXT PRIMARY KEY, owner TEXT NOT NULL, task_id TEXT, channel TEXT NOT NULL,

@@ -98,6 +98,9 @@ _NEAR_ENTRIES = 16
 # entries (the most recently updated) besides the one under its own title:
 # the comparison costs about 25 ms of one core per 1,000 entries.
 _COMPARED = 1_000
+# The table a job's transcript (and its candidates) lived in: what a job's
+# end makes leave the database's files (``Store.checkpoint_wal``).
+SCRUBBED = (queue.TRANSCRIPTS,)
 # Why a job's transcript was not sent to an extractor's endpoint: a
 # credential in it (daemon/external/egress.py).
 TRANSCRIPT_WITHHELD = "transcript_secret_detected"
@@ -280,7 +283,7 @@ class Extraction:
         queue.release_all(tx, fmt(self.clock.now()))
 
     async def _scrub(self) -> None:
-        done = await anyio.to_thread.run_sync(self.store.checkpoint_wal)
+        done = await anyio.to_thread.run_sync(self.store.checkpoint_wal, SCRUBBED)
         self._unscrubbed = not done
 
     async def step(self) -> bool:

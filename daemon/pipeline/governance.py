@@ -764,7 +764,7 @@ class Governance:
     async def scrub_wal(self) -> None:
         """Move the WAL into the database and truncate it, as removal does: a
         dropped proposal's old pages must not linger in ``memory.db-wal``."""
-        await anyio.to_thread.run_sync(self.store.checkpoint_wal)
+        await anyio.to_thread.run_sync(self.store.checkpoint_wal, ("actions",))
 
     async def expire_actions(self) -> int:
         now = fmt(self.clock.now())

@@ -167,7 +167,10 @@ class Store(Protocol):
 
     def try_recover(self, expect: ChainHead | None = None) -> bool: ...
 
-    def checkpoint_wal(self) -> bool: ...
+    def checkpoint_wal(self, tables: tuple[str, ...] = ()) -> bool:
+        """Make deleted rows' bytes leave the files; ``tables`` names where
+        they were (empty: every table a removed entry may have been in)."""
+        ...
 
     def external_copies(self) -> bool: ...
 
@@ -618,8 +621,9 @@ class SqliteStore:
         self._writer_call(settle)
         return bool(result.ok)
 
-    def checkpoint_wal(self) -> bool:
-        """Checkpoint and truncate the WAL; False when it could not complete (busy)."""
+    def checkpoint_wal(self, tables: tuple[str, ...] = ()) -> bool:
+        """Checkpoint and truncate the WAL; False when it could not complete
+        (busy). The WAL is the file's, whichever ``tables`` held the rows."""
         def truncate(conn: apsw.Connection) -> bool:
             cursor = conn.cursor()
             cursor.row_trace = None

@@ -932,14 +932,16 @@ class PostgresStore:
         self.degraded = None if result.ok else "audit_chain_broken"
         return bool(result.ok)
 
-    def checkpoint_wal(self) -> bool:
+    def checkpoint_wal(self, tables: tuple[str, ...] = ()) -> bool:
         """Make removed text leave the database's files before a receipt says ``verified``.
 
         PostgreSQL leaves a deleted row's bytes in its page (and an index's
         entries) until the page is rewritten. ``VACUUM FULL`` writes each
         table that may have held the text, and its indexes and TOAST, into
         new files and truncates the old ones at commit; a ``CHECKPOINT``
-        then flushes them (skipped when the role may not). What stays in
+        then flushes them (skipped when the role may not). ``tables`` names
+        the tables the deleted rows were in (a job's transcript, a dropped
+        proposal); empty, every table a removed entry's text may have been in. What stays in
         ``pg_wal`` until recycled is named in docs/lifecycle.md. False when
         any step failed: the receipt then says ``incomplete``.
 
@@ -956,8 +958,8 @@ class PostgresStore:
                 conn.execute(f'SET search_path TO "{self.schema}"')  # validated name
                 if not _older_snapshots_end(conn, time.monotonic() + SNAPSHOT_WAIT_S):
                     return False
-                for table in VACUUMED:
-                    conn.execute(f"VACUUM FULL {table}")
+                for table in tables or VACUUMED:
+                    conn.execute(f"VACUUM FULL {table}")  # names from this package's callers
                 try:
                     conn.execute("CHECKPOINT")
                 except psycopg.errors.InsufficientPrivilege:

@@ -7,8 +7,10 @@ it runs in the PostgreSQL leg only.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,4 +108,26 @@ def test_a_snapshot_older_than_the_removal_keeps_the_receipt_from_saying_verifie
         c.call("memory.gc", {})
         receipt = c.call("memory.receipt", {"receipt_id": out["receipt"]["receipt_id"]})
     assert receipt["status"] == "verified"
+    assert _files_holding(base, canary.encode()) == []
+
+
+def test_an_ended_jobs_transcript_is_gone_from_the_database_files() -> None:
+    """A transcript is destroyed when its job ends (docs/extraction.md): on
+    PostgreSQL its row's bytes must leave the table's pages too, not wait in
+    a dead tuple for some later rewrite."""
+    canary = "pgtranscript" + secrets.token_hex(12)
+    base = _base_dir()
+    turn = {"role": "user", "content": f"Could you check why the {canary} build failed?"}
+    with running(config="[extract]\npoll_interval_s = 0.05\n") as d, d.control() as c:
+        enable_consent(c)
+        job_id = c.call("extract.submit", {"jsonl": json.dumps(turn) + "\n"})["job_id"]
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            job = next(j for j in c.call("extract.status", {})["jobs"] if j["job_id"] == job_id)
+            if job["state"] not in ("queued", "running"):
+                break
+            time.sleep(0.05)
+        assert job["state"] == "done"
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
     assert _files_holding(base, canary.encode()) == []
