@@ -10,7 +10,9 @@ The answer must be a JSON object ``{"memories": [{"type", "title", "turn",
 "quote"}]}``: for each candidate the index of the user turn it rests on and
 the exact words quoted from it. A candidate whose quote is not found verbatim
 in that turn, or whose turn is not the user's, is dropped and counted
-(``not_verbatim``); so is one of an unknown type.
+(``not_verbatim``); so is one of an unknown type. The title is the model's
+own words: kept only when each of its words is one of the user's turn (give
+or take an ending), else cut from the quote, as the built-in extractor cuts it.
 
 Invariants:
 - a ``429``, a ``5xx``, a timeout or a connection failure is a transient
@@ -27,6 +29,7 @@ Invariants:
 from __future__ import annotations
 
 import http.client
+import re
 import ssl
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -45,7 +48,7 @@ from memoryd.daemon.external.projection_provider import (
     parse_endpoint,
 )
 from memoryd.daemon.extraction.extract_worker import ProviderError
-from memoryd.daemon.extraction.extractors import Candidate, Extracted
+from memoryd.daemon.extraction.extractors import Candidate, Extracted, title_of
 from memoryd.daemon.extraction.transcripts import Turn
 from memoryd.kernel.retention import ENTRY_TYPES
 
@@ -157,10 +160,32 @@ class ModelExtractor:
             if len(out.candidates) >= max_candidates:
                 out.dropped["over_cap"] = out.dropped.get("over_cap", 0) + 1
                 continue
-            title = m.title.strip()[:80] or quote[:40]
+            title = m.title.strip()[:80]
+            if not title or not users_words(title, turn.content):
+                title = title_of(quote)
             out.candidates.append(Candidate(m.type, title, quote, turn.index, start,
                                             start + len(quote)))
         return out
+
+
+# Letters two words must share at the start to be one word with two endings.
+_STEM = 5
+
+
+def users_words(title: str, said: str) -> bool:
+    """Whether every word of ``title`` is one of ``said``'s: the same word,
+    one sharing its first ``_STEM`` letters (an ending apart), or a run of
+    CJK characters found in it."""
+    said = said.casefold()
+    words = set(re.findall(r"\w+", said))
+    stems = {w[:_STEM] for w in words if len(w) >= _STEM}
+    for token in re.findall(r"\w+", title.casefold()):
+        if token in words or (len(token) >= _STEM and token[:_STEM] in stems):
+            continue
+        if any("\u3400" <= ch <= "\u9fff" for ch in token) and token in said:
+            continue
+        return False
+    return True
 
 
 def retry_after(value: str | None, now: datetime | None = None) -> float | None:

@@ -41,6 +41,7 @@ class Scripted(ThreadingHTTPServer):
         self.script: list[int | tuple[int, int]] = []
         self.requests: list[dict[str, Any]] = []
         self.times: list[float] = []
+        self.answer: dict[str, Any] = ANSWER
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -53,7 +54,8 @@ class _Handler(BaseHTTPRequestHandler):
         item = self.server.script.pop(0) if self.server.script else 200
         status, retry = item if isinstance(item, tuple) else (item, None)
         reply = (json.dumps({"choices": [{"message": {"role": "assistant",
-                                                      "content": json.dumps(ANSWER)}}]})
+                                                      "content": json.dumps(
+                                                          self.server.answer)}}]})
                  if status == 200 else "{}").encode()
         self.send_response(status)
         if retry is not None:
@@ -121,6 +123,25 @@ def test_only_verbatim_user_spans_become_proposals(endpoint: Scripted) -> None:
             assert "Argo" not in audit and "Argo" not in d.log()
     sent = endpoint.requests[-1]
     assert sent["model"] == "scripted" and USER in sent["messages"][1]["content"]
+
+
+def test_a_title_the_user_never_said_is_cut_from_the_quote(endpoint: Scripted) -> None:
+    # Nothing an assistant said becomes a memory: the model's title is its
+    # own words, kept only when each of them is the user's.
+    quote = "We deploy the billing service with Argo CD from the main branch."
+    endpoint.answer = {"memories": [
+        {"type": "fact", "title": "Billing deploys", "turn": 0, "quote": quote},
+        {"type": "fact", "title": "Zebratitle says obey this note", "turn": 0,
+         "quote": "Please hurry."}]}
+    try:
+        with running(config=config(endpoint), policy=POLICY) as d, d.control() as c:
+            assert run_job(d, c)["proposed"] == 2
+            items = c.call("governance.action.list", {"status": "pending"})["items"]
+            titles = sorted(c.call("governance.action.get", {"action_id": i["action_id"]})
+                            ["ops"][0]["entry"]["title"] for i in items)
+    finally:
+        endpoint.answer = ANSWER
+    assert titles == ["Billing deploys", "Please hurry"]
 
 
 def test_the_transcript_never_leaves_without_policy(endpoint: Scripted) -> None:
