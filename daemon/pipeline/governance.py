@@ -549,6 +549,9 @@ class Governance:
     # depends on nothing else, so while both are the same objects it stands.
     _early: dict[str, tuple[Resolved, Policy, Caller]] = field(
         default_factory=dict, init=False, repr=False)
+    # A dropped proposal's text could not be made to leave the files (a
+    # reader's snapshot held it): every expiry sweep tries again until done.
+    _unscrubbed: bool = field(default=False, init=False, repr=False)
 
     def _limits(self) -> writes.Limits:
         return writes.Limits(self.config.entry_max_bytes, self.config.scope_budget_bytes)
@@ -763,13 +766,15 @@ class Governance:
 
     async def scrub_wal(self) -> None:
         """Move the WAL into the database and truncate it, as removal does: a
-        dropped proposal's old pages must not linger in ``memory.db-wal``."""
-        await anyio.to_thread.run_sync(self.store.checkpoint_wal, ("actions",))
+        dropped proposal's old pages must not linger in ``memory.db-wal`` (on
+        PostgreSQL, the ``actions`` table is rewritten)."""
+        done = await anyio.to_thread.run_sync(self.store.checkpoint_wal, ("actions",))
+        self._unscrubbed = not done
 
     async def expire_actions(self) -> int:
         now = fmt(self.clock.now())
         expired = await self.store.run(lambda tx: actions.expire_actions(tx, now))
-        if expired:
+        if expired or self._unscrubbed:
             await self.scrub_wal()
         return expired
 

@@ -131,3 +131,31 @@ def test_an_ended_jobs_transcript_is_gone_from_the_database_files() -> None:
     with psycopg.connect(PG_DSN, autocommit=True) as conn:
         conn.execute("CHECKPOINT")
     assert _files_holding(base, canary.encode()) == []
+
+
+def test_a_denied_proposal_held_by_a_snapshot_leaves_the_files_once_it_ends(d: Daemon) -> None:
+    """A denial rewrites the table its proposal was in; a snapshot older
+    than the denial keeps that from completing. The next expiry sweep of
+    proposals (the janitor's, or any listing's) tries again, so the text
+    leaves with the snapshot rather than at some later removal."""
+    canary = "pgdenied" + secrets.token_hex(12)
+    base = _base_dir()
+    with d.control() as c, d.agent() as a:
+        enable_consent(c)
+        task = a.call("task.begin", {})["task_id"]
+        pending = a.call("memory.write", {"task_id": task, "action": "add", "entry": entry(
+            f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex)})
+        assert pending["outcome"] == "pending"
+        _assert_on_disk(base, canary)
+        with psycopg.connect(PG_DSN) as reader:
+            reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            reader.execute("SELECT 1").fetchone()  # the snapshot is taken here
+            c.call("governance.action.deny", {"action_id": pending["action_id"]})
+            with psycopg.connect(PG_DSN, autocommit=True) as conn:
+                conn.execute("CHECKPOINT")
+            assert _files_holding(base, canary.encode())
+            reader.rollback()
+        c.call("governance.action.list", {})
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+    assert _files_holding(base, canary.encode()) == []
