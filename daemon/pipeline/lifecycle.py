@@ -341,7 +341,8 @@ class Lifecycle:
             # denial, an expired proposal or an extraction job's end tried
             # while a reader's snapshot held the WAL gave up, and the frames
             # holding the dropped text would stay until some removal. (On
-            # PostgreSQL the same step rewrites every table: left to purges.)
+            # PostgreSQL the same step rewrites every table: left to purges;
+            # a denial's and a job's own table is retried by their owners.)
             await anyio.to_thread.run_sync(self.receipts.checkpoint)
         open_receipts = await store.run(lambda tx: [r["receipt_id"] for r in tx.all(
             "SELECT receipt_id FROM receipts WHERE status IN ('pending', 'interrupted',"
