@@ -68,6 +68,7 @@ from memoryd.kernel.scan_rules import (
     may_mention,
     mentioned_in_warning,
     shown_as_example,
+    trivial_code,
 )
 from memoryd.kernel.textnorm import (
     MAX_DECODED_CHARS,
@@ -945,7 +946,8 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
                 warned = may_mention(text)
             if warned and mentioned_in_warning(text, f.start, f.end):
                 f = replace(f, review=True)
-        elif f.rule_id in in_context and shown_as_example(text, f.start):
+        elif f.rule_id in in_context and (shown_as_example(text, f.start)
+                                          or trivial_code(text[f.start:f.end])):
             f = replace(f, review=True)
         key = (f.rule_id, f.start, f.end, f.encoding)
         held = unique.get(key)

@@ -105,6 +105,9 @@ def _chars(*spans: str) -> tuple[str, ...]:
 
 _PLACEHOLDER = re.compile(
     r"[*xX.•●■█#_-]{1,256}"  # masks: ****, xxxx, ..., ████
+    # A masked value shows no more than a prefix or its last four: ghp_****,
+    # sk_live_xxxxxxxx, ****1234.
+    r"|[A-Za-z0-9]{0,12}[_-]{0,2}(?:[*•●■█]{4,256}|[xX]{6,256})[A-Za-z0-9]{0,4}"
     r"|\$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?"  # $VAR, ${VAR}
     r"|\{\{?[^{}]{0,64}\}\}?"  # {{ var }}, {var}
     r"|%\(?[A-Za-z_]{0,32}\)?s"  # %s, %(name)s
@@ -434,7 +437,8 @@ _WARNING = re.compile(
     r"|fraud(?:ster|sters)?|fake|spam|social engineering|threat actors?|exploit(?:s|ed)?"
     r"|compromised|breach|awareness|security training|payload|adversar(?:y|ial)"
     r"|impersonat\w{0,5}|pen-?tests?|penetration tests?|vulnerabilit(?:y|ies)|threats?"
-    r"|threat models?|drills?)\b"
+    r"|threat models?|drills?|report (?:it|this|them|that|such \w{1,20}) to)\b"
+    r"|signalez-l[ea]s?|melden sie|an die it melden|repórtal[oa]s?|сообщите (?:в|об)"
     r"|malveillant\w{0,2}|attaquant\w{0,2}|hameçonnage|ne jamais (?:obéir|suivre)|angreifer"
     r"|bösartig\w{0,2}|sicherheitshinweis|malicios[oa]s?|atacantes?|nunca (?:obedecer|seguir)"
     r"|злоумышленник\w{0,3}|вредонос\w{0,4}|фишинг\w{0,2}|не выполнять|공격자?|악성|피싱"
@@ -585,9 +589,30 @@ _EXAMPLE_BEFORE = re.compile(
     r"|\b(?:do not|don't|never|avoid|stop|n'utilisez jamais|ne jamais|niemals|nie|no uses"
     r"|nunca|никогда не)\b[^.!?\n]{0,20}?\b(?:use|using|set|setting|choose|choosing|pick"
     r"|reuse|reusing|utiliser|utilisez|verwende|verwenden|setze|uses|usar|pongas"
-    r"|используй\w{0,2}|ставь\w{0,2})\b[^.!?\n]{0,40}$",
+    r"|используй\w{0,2}|ставь\w{0,2})\b[^.!?\n]{0,40}$"
+    # A value a rule forbids: "must not be", "ne doit pas être", "darf nicht".
+    r"|\b(?:(?:must|should|may|can|will|shall) (?:not|never)|mustn't|shouldn't|cannot|can't"
+    r"|won't) (?:be|contain|include|equal|start with)\b[^.!?\n]{0,20}$"
+    r"|\b(?:ne (?:doit|peut|devrait) (?:pas|jamais) être|darf nicht|dürfen nicht|soll nicht"
+    r"|no (?:debe|puede|debería) ser|não (?:deve|pode) ser|non (?:deve|può) essere"
+    r"|не (?:должен|должна|может|должно) быть)\b[^.!?\n]{0,20}$",
     re.IGNORECASE,
 )
+
+
+def trivial_code(value: str) -> bool:
+    """Whether ``value`` is a code on every list of weak ones: four or more
+    digits all the same (0000) or counting up or down by one (1234, 9876).
+    A note names such a code to forbid or report it far more often than to
+    give it, so a finding of it flags for review instead of refusing."""
+    groups = value.replace("-", " ").split()
+    if len(groups) > 1 and any(len(g) > 1 for g in groups):
+        return False  # a lock's numbers (12-34-56), not one code
+    digits = "".join(groups)
+    if len(digits) < 4 or not all(d.isascii() and d.isdigit() for d in digits):
+        return False
+    steps = {(int(b) - int(a)) % 10 for a, b in itertools.pairwise(digits)}
+    return steps in ({0}, {1}, {9})
 # How far before a value the example frame or advice is looked for.
 EXAMPLE_WINDOW = 80
 
@@ -640,7 +665,11 @@ def _prose_secret(m: re.Match[str]) -> bool:
 _PASS_WORDS = (
     "password", "passwd", "passphrase", "passcode", "pass code", "pin", "pin code", "pincode",
     "pin-code", "pin number", "door code", "alarm code", "unlock code", "access code",
-    "gate code", "safe code", "security code", "login", "mot de passe", "code pin",
+    "gate code", "safe code", "security code", "keypad code", "entry code", "garage code",
+    "lock code", "code de la porte", "code d'entrée", "code porte", "türcode", "torcode",
+    "código de la puerta", "código da porta", "codice della porta", "код домофона",
+    "код от двери", "код двери", "код замка", "门禁码", "門禁碼",
+    "login", "mot de passe", "code pin",
     "code secret", "passwort", "kennwort", "geheimzahl", "contraseña", "clave", "senha",
     "пароль", "пин-код", "пин", "mật khẩu", "mã pin", "şifre", "şifresi", "parola",
     "wachtwoord", "hasło", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
@@ -723,7 +752,9 @@ _PHRASE_WORDS = (
 _LATIN_PHRASE = tuple(sorted((w for w in _PHRASE_WORDS if not re.search("[" + _CJK + "]", w)),
                              key=len, reverse=True))
 _PHRASE_WORD = (
-    r"(?P<word>(?<![\w.\-/])(?:" + "|".join(re.escape(w) for w in _LATIN_PHRASE)
+    # A compound's last part counts: WLAN-Passwort.
+    r"(?P<word>(?:(?<![\w.\-/])|(?<=[^\W\d_]{2}-))(?:"
+    + "|".join(re.escape(w) for w in _LATIN_PHRASE)
     + r")[^\W\d_]{0,3}(?![^\W\d_])|" + "|".join(w for w in _PHRASE_WORDS
                                                 if re.search("[" + _CJK + "]", w)) + ")"
 )
@@ -740,6 +771,12 @@ def _nested(word: str, most: int, optional: str) -> str:
 # A word of letters, of any script, with the combining marks that spell it
 # (the vowel signs of Devanagari and its kin, Hebrew and Arabic points,
 # accents); taken whole (possessive): a word is never part of a value.
+# What ends a clause that gives a value: a conjunction ("girasol y el usuario
+# es admin") or a copula after it ("sakuramochi です"); a passphrase's words
+# run on only where neither follows.
+_CLAUSE_ENDS = (r" (?:and|but|or|so|et|mais|und|aber|y|pero|e|ma|и|но|و)(?= )"
+                r"| ?(?:です|입니다|이다|だ)")
+_CLAUSE_GOES_ON = "(?!" + _CLAUSE_ENDS + ")"
 _LETTERS = (r"(?:[^\W\d_]|[\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
             r"\u0900-\u0963\u0981-\u0df4]){1,32}+")
 _CREDENTIAL_AS_WORDS = (
@@ -750,10 +787,9 @@ _CREDENTIAL_AS_WORDS = (
     r"|—|–|-)(?= )|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
     + _NOW + r" ?(?P<open>[\"'`“‘«„「『]?)"
     + r"(?P<secret>(?=[\d" + _CJK + r"]{0,23}\d)[\d" + _CJK + r"]{3,24}|" + _LETTERS
-    + _nested(" " + _LETTERS, 5, "?") + ")"
+    + _nested(_CLAUSE_GOES_ON + " " + _LETTERS, 5, "?") + ")"
     + r"(?P<close>[\"'`”’»“」』]?)"
-    + r"(?= ?(?:[.,;:!?。，！？、)\]]|$)| (?:and|but|or|so|et|mais|und|aber|y|pero|e|ma|и|но"
-    r"|و)(?= )| ?(?:です|입니다|이다|だ))"
+    + r"(?= ?(?:[.,;:!?。，！？、)\]]|$)|" + _CLAUSE_ENDS + ")"
 )
 # Function words, and what a note says of a password rather than what it is:
 # a value holding one is a sentence, not a passphrase.
@@ -808,6 +844,22 @@ _COUNTED = re.compile(r"\d(?:年|月|日|号|時|时|分|秒|文字|字|桁|位|
 _NON_LATIN_CASED = re.compile(r"[\u0370-\u058f\u10a0-\u10ff\u1e00-\u1eff]")
 
 
+# A conjunction and the word after it; and the words that open a clause with
+# a subject of its own (a determiner or a pronoun).
+_CONJUNCTION_THEN = re.compile(r" (?:and|but|or|so|et|mais|und|aber|y|pero|e|ma|и|но|و)"
+                               r" ([^\W\d_]{1,16})", re.IGNORECASE)
+_NEW_SUBJECT = frozenset("""
+the a an this that these those my your his her our their its it we you he she they i
+nobody everyone everybody someone somebody nothing no
+le la les l un une ce cette ces mon ma mes son sa ses notre votre leur il elle on nous vous ils
+der die das den ein eine mein meine sein seine unser es er sie wir ihr ich du man
+el los las un una mi mis su sus tu nuestro él ella nosotros usted yo
+o os as um uma meu minha seu sua ele ela nós você eu
+il lo gli uno una mio mia suo sua io lui lei noi voi loro
+это этот эта мой моя его её их наш ваш он она они мы вы я ты
+""".split())
+
+
 def _credential_as_words(m: re.Match[str]) -> bool:
     """A password given as words: see ``_CREDENTIAL_AS_WORDS``."""
     if _modified(m.group("gap")):
@@ -818,6 +870,13 @@ def _credential_as_words(m: re.Match[str]) -> bool:
         # credential word names the kind of another noun, the subject.
         return False
     value = m.group("secret")
+    after = _CONJUNCTION_THEN.match(m.string, m.end("close"))
+    if " " not in value and after is not None and after.group(1).lower() not in _NEW_SUBJECT:
+        # "is personal and must not be shared": what follows the
+        # conjunction still speaks of the password, so the one word before
+        # it describes it. A word ends at a conjunction only where a clause
+        # with a subject of its own begins ("girasol y el usuario es admin").
+        return False
     if any(ch.isdigit() for ch in value):
         # Kana, Hangul or Han letters with digits (さくら2024): a password,
         # unless the digits count something (8文字, 2024年, 12자리).
@@ -927,7 +986,10 @@ def _ascii_digits(value: str) -> str:
 # meeting or a course ("access code: RM204"), so it is not here.
 _CODE_WORDS = (
     "pin", "passcode", "pass code", "door code", "alarm code", "unlock code", "gate code",
-    "safe code", "code pin", "geheimzahl", "пин", "mã pin", "暗証番号",
+    "safe code", "keypad code", "entry code", "garage code", "lock code", "code de la porte",
+    "code d'entrée", "code porte", "türcode", "torcode", "código de la puerta",
+    "código da porta", "codice della porta", "код домофона", "код от двери", "код двери",
+    "код замка", "门禁码", "門禁碼", "code pin", "geheimzahl", "пин", "mã pin", "暗証番号",
 )
 
 
@@ -1053,11 +1115,18 @@ def _separated_key(m: re.Match[str]) -> bool:
 
 # --- passwords by other names, and secrets with no name of a password -----------
 
+# What a credential is for, between its name and a colon: "for the cold
+# wallet", "fürs NAS", "del server", "от почты" (a preposition and up to
+# three words, no digit, in one clause).
+_WHAT_FOR = (r" (?:for|of|on|to|at|für|fürs|vom|von|zum|zur|pour|du|de|des|del|della|dello"
+             r"|di|da|do|dos|para|от|для|voor|van|för|till)"
+             + _nested(r" [^\W\d_][^\s\d.,;:=!?]{0,23}+", 3, "?"))
+
 # "pw", "pwd" and "pass" are a password only with a connector and a value of
 # a password's shape: "pass the test", "PASS: test_login_2", "pwd: /home"
 # are a verb, a test result and a shell command.
 _ABBREVIATED = (
-    r"(?<![\w.\-/])(?P<word>pwd?|pass)(?: is|\s?[:=]) ?[\"'`]?"
+    r"(?<![\w.\-/])(?P<word>pwd?|pass)(?: is|\s?[:=]|" + _WHAT_FOR + r"\s?[:=]) ?[\"'`]?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{4,64})"
 )
 
@@ -1114,7 +1183,7 @@ _SEED = (
     r"(?i:(?<![\w-])(?:(?:secret )?recovery[ -](?:phrase|words|seed)|seed(?:[ -](?:phrase|words))?"
     r"|mnemonic(?:[ -]phrase)?|wallet words)"
     r"|助记词|助記詞|恢复短语|恢復短語|助记短语)"
-    r"(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
+    r"(?:" + _WHAT_FOR + r")?(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
     r"(?P<secret>[a-z]{3,8}" + r"(?:, ?|\s{1,4})[a-z]{3,8}" * 11
     + _nested(r"(?:, ?|\s{1,4})[a-z]{3,8}", 12, "?")
     + r"|[\u4e00-\u9fff](?:[ ,，、][\u4e00-\u9fff]){11,23})"
@@ -1132,31 +1201,54 @@ def _seed_phrase(m: re.Match[str]) -> bool:
 
 
 # Two-factor backup codes: two or more codes of one form listed after their name.
-_CODE = r"(?:\d{4,5}[- ]\d{4,5}|[a-z0-9]{8,10})"
+# A code: two groups of four or five letters and digits, or five to ten of
+# them, a digit in each (words are not codes).
+_CODE = (r"(?:(?=[a-z]{0,4}\d)[a-z0-9]{4,5}[- ](?=[a-z]{0,4}\d)[a-z0-9]{4,5}"
+         r"|(?=[a-z]{0,9}\d)[a-z0-9]{5,10})")
+_CODES_APART = r"(?:, ?| ?/ ?| and | et | und | y | e | и |、|，|\s{1,4})"
 _BACKUP_CODES = (
-    r"(?i:(?<![\w-])(?:(?:2fa|mfa|otp|two[- ]factor|backup|recovery|emergency|scratch)"
-    r"(?:[ -](?:backup|recovery))?[ -]codes|wiederherstellungscodes|sicherungscodes|backup-codes"
-    r"|codes de (?:secours|récupération|sauvegarde)|códigos de (?:respaldo|recuperación)"
-    r"|резервные коды|коды восстановления)|备用码|恢复码|バックアップコード)"
-    r"(?: ?[:：]| (?:are|sind|sont|son|были))\s{0,4}"
-    r"(?P<secret>" + _CODE + r"(?:, ?| and |\s{1,4})" + _CODE
-    + _nested(r"(?:, ?| and |\s{1,4})" + _CODE, 14, "?") + r")(?![\w-])"
+    r"(?i:(?<![\w-])(?:(?:2fa|mfa|otp|two[- ]factor|2-step|backup|recovery|emergency|scratch"
+    r"|spare|one-time)(?:[ -](?:backup|recovery|verification|login))?[ -]codes"
+    r"|(?:wiederherstellungs|sicherungs|notfall|backup-|reserve)codes"
+    r"|codes (?:de (?:secours|récupération|sauvegarde|backup)|à usage unique)"
+    r"|c[óo]digos (?:de )?(?:respaldo|recuperación|recuperação|backup|emergencia|reserva)"
+    r"|codici (?:di )?(?:backup|recupero|emergenza|riserva)"
+    r"|резервные коды|коды восстановления|запасные коды)"
+    r"|备用(?:验证)?码|恢复码|备份码|備用(?:驗證)?碼|復原碼|バックアップコード|リカバリーコード"
+    r"|予備(?:の)?コード|백업 ?코드|복구 ?코드)"
+    r"(?:" + _WHAT_FOR + r")?(?: [A-Z][\w-]{1,23})?"
+    r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}"
+    r"(?P<secret>" + _CODE + _CODES_APART + _CODE
+    + _nested(_CODES_APART + _CODE, 14, "?") + r")(?![\w-])"
 )
 
 
 def _backup_codes(m: re.Match[str]) -> bool:
+    """Two or more codes of one form (one length, a digit in each)."""
     codes = re.findall(_CODE, m.group("secret"), re.IGNORECASE)
-    return len(codes) >= 2 and all(any(ch.isdigit() for ch in c) for c in codes)
+    return (len(codes) >= 2 and all(any(ch.isdigit() for ch in c) for c in codes)
+            and len({len(c) for c in codes}) == 1)
 
 
 # A lock's combination: three or four numbers under 100, one separator
 # throughout, ending the clause, after the word for a combination.
+# A number under 100 in English words: "twelve", "thirty-four".
+_NUMBER_WORD = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+                r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine)(?![^\W\d_]))?"
+                r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+                r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?![^\W\d_])")
 _COMBINATION = (
-    r"(?i:(?<![\w-])(?:combination|combo|kombination|combinaison|combinación|combinação"
-    r"|combinazione|combinatie|kombinasjon|комбинация|шифр))"
-    r"(?P<gap>[^.\n\d:=]{0,30}?)(?: ?[:=]| (?:is|ist|lautet|est|es|é|è|är|er))\s?"
-    r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?)"
-    r"(?=\s?(?:[.;!?)]|,(?!\d)|$))"
+    r"(?:(?i:(?<![\w-])(?:combination|combo|combinaison|combinación|combinação"
+    r"|combinazione|combinatie|kombinasjon|комбинация|шифр)|kombination)"
+    # A safe or a combination lock in Chinese or Japanese, then its number
+    # (信用金庫 is a bank).
+    r"|(?<!信用)(?:保险箱|保險箱|保险柜|保險櫃|密码锁|密碼鎖|金庫|ダイヤル錠))"
+    r"(?P<gap>[^.\n\d:=。]{0,30}?)"
+    r"(?: ?[:=：]| (?:is|ist|lautet|est|es|é|è|är|er)| ?(?:是|为|為|は))\s?"
+    r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?"
+    r"|(?i:" + _NUMBER_WORD + r"(?P<wsep>,? | ?[/–] | - )" + _NUMBER_WORD + r"(?P=wsep)"
+    + _NUMBER_WORD + r"(?:(?P=wsep)" + _NUMBER_WORD + r")?))"
+    r"(?=\s?(?:[.;!?)。]|,(?!\d)|$))"
 )
 _NOT_LOCK = re.compile(r"\b(?:key|keys|keyboard|shortcut|drug|drugs|therapy|flags?|colou?rs?)\b",
                        re.IGNORECASE)
@@ -1168,6 +1260,56 @@ def _combination(m: re.Match[str]) -> bool:
 
 
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+
+# --- a code spelt out: digits apart, in words, or in Chinese numerals --------------
+#
+# A PIN, a door code or a numeric password is as often said as written:
+# "4 8 2 7", "quatre deux sept un", "neun drei null sechs", "五三九二八一".
+# After a password or code word, four to twelve digits given one by one end
+# the clause: that is the code, in any of these languages. Counting words
+# ("one of the two", "deux fois") never run four digits long.
+_DIGIT_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    "zéro", "un", "deux", "trois", "quatre", "cinq", "sept", "huit", "neuf",
+    "null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun",
+    "cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve",
+    "um", "dois", "três", "quatro", "sete", "oito", "nove",
+    "due", "tre", "quattro", "cinque", "sei", "sette", "otto",
+    "nul", "een", "twee", "drie", "vijf", "zes", "zeven", "negen",
+    "ноль", "нуль", "один", "одна", "два", "две", "три", "четыре", "пять", "шесть", "семь",
+    "восемь", "девять",
+)
+_DIGIT_WORD_ANY = (r"(?<![^\W\d_])(?:" + "|".join(sorted(set(_DIGIT_WORDS), key=len, reverse=True))
+                   + r")(?![^\W\d_])")
+_HAN_DIGITS = "〇零一二三四五六七八九"
+_SPELT_OUT = (
+    _CRED_WORD
+    + r"(?P<gap>[^.!?;\n。！？\d\"'`()<>{}\[\]=]{0,32}?)"
+    + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|—|–|-)(?= )"
+    r"| ?(?:是|为|為|は|는|은|이|가)|)"
+    + r"(?: ?|(?<=[" + _CJK + r"]))(?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}"
+    + r"|" + _DIGIT_WORD_ANY + (r"(?:,? |-)" + _DIGIT_WORD_ANY) * 3
+    + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 8, "?")
+    + r"|[" + _HAN_DIGITS + r"]{4,12})"
+    + r"(?![\w-]|[" + _HAN_DIGITS + r"十百千万萬年])"
+)
+
+
+def _spelt_out(m: re.Match[str]) -> bool:
+    """Four to twelve digits (``_SPELT_OUT``) given as a password or code:
+    not after a token word (a key is not spoken digit by digit), a login, or
+    a word that modifies another noun ("PIN policy"), never a year."""
+    word = m.group("word").lower()
+    if not any(word.startswith(w) for w in _PASS_WORDS) or word.startswith("login"):
+        return False
+    if _modified(m.group("gap")):
+        return False
+    value = m.group("secret")
+    digits = [part for part in re.split(r"[ ,-]+", value) if part]
+    if len(digits) == 1:  # Chinese numerals, one character a digit
+        digits = list(value)
+    year = len(digits) == 4 and "".join(digits[:2]) in ("19", "20", "一九", "二〇", "二零")
+    return not year
 
 # --- patterns ------------------------------------------------------------------
 
@@ -1199,6 +1341,12 @@ _PLATFORM_NOTE = (
     r"(?:mac ?os|macs?|os x|windows|win(?:32|64)|linux|ubuntu|debian|fedora|centos|rhel|arch"
     r"|alpine|ios|ipad ?os|android|wsl|freebsd|chrome ?os|intel|arm64|apple silicon|m1|x86"
     r"|versions?|releases?|v?\d|python \d|node \d|installs?|builds?)\b)"
+)
+# "Ignore the previous instructions in the README": steps in a document
+# people follow, replaced by newer ones, not the guidance of the model.
+_DOCUMENT_NOTE = (
+    r"(?! (?:in|of|from) the (?:readme|wiki|runbook|manual|handbook|guide|docs|documentation"
+    r"|install guide|setup guide|ticket|checklist|chapter|section|old doc|onboarding doc)s?\b)"
 )
 
 _SENSITIVE_EN = (
@@ -1737,7 +1885,8 @@ RULES: tuple[ScanRule, ...] = (
             r"(?:(?:previous|prior|above|earlier|preceding|foregoing|original|initial|system"
             r"|developer|safety|existing|former|old|current) )"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails|rules"
-            r"|messages|context|commands|orders|constraints|programming)\b" + _PLATFORM_NOTE +
+            r"|messages|context|commands|orders|constraints|programming)\b" + _PLATFORM_NOTE
+            + _DOCUMENT_NOTE +
             r"|\b(?:ignore|disregard|forget) (?:all|any|every|your) (?:of )?(?:the |your )?"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails"
             r"|constraints|programming)\b"
@@ -2164,6 +2313,13 @@ RULES: tuple[ScanRule, ...] = (
         judged_in_context=True,
     ),
     ScanRule(
+        "secret.code_spelt_out", "secret", "prose",
+        _rx(_SPELT_OUT, _I),
+        _spelt_out,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
         "secret.credential_named_after", "secret", "prose",
         _rx(_CREDENTIAL_NAMED_AFTER, _I),
         _credential_in_prose,
@@ -2206,7 +2362,8 @@ RULES: tuple[ScanRule, ...] = (
         "secret.backup_codes", "secret", "prose",
         _rx(_BACKUP_CODES),
         _backup_codes,
-        prefilter=(("codes", "коды", "备用码", "恢复码", "バックアップコード", "códigos"),),
+        prefilter=(("codes", "коды", "códigos", "codigos", "codici", "码", "碼", "コード",
+                    "코드"),),
         judged_in_context=True,
     ),
     ScanRule(
@@ -2215,7 +2372,8 @@ RULES: tuple[ScanRule, ...] = (
         _combination,
         prefilter=(("combination", "combo", "kombination", "combinaison", "combinación",
                     "combinação", "combinazione", "combinatie", "kombinasjon", "комбинация",
-                    "шифр"),), lead=0,
+                    "шифр", "保险箱", "保險箱", "保险柜", "保險櫃", "密码锁", "密碼鎖", "金庫",
+                    "ダイヤル錠"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(

@@ -572,8 +572,11 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["the vault passphrase is correct horse battery staple",
          "wifi password: purple monkey dishwasher", "Пароль администратора: МедведьСпит",
          "The password is \"swordfish\".", "パスワードは「さくらさくら」です",
-         "كلمة المرور هي قمر شمس نجمة"],
-        ["the password policy is twelve characters", "passphrase rotation is quarterly",
+         "كلمة المرور هي قمر شمس نجمة",
+         "Das WLAN-Passwort ist Schneeflocke, der Schlüssel hängt am Haken.",
+         "La contraseña es ventana y el usuario es root."],
+        ["The password is personal and must never be shared.",
+         "the password policy is twelve characters", "passphrase rotation is quarterly",
          "The password is stored in the team vault.", "The password is case sensitive.",
          "Password: required", "Passwort: PostgreSQL", "Пароль: неверный", "密码是错误的",
          "La politique de mot de passe : douze caractères minimum"],
@@ -584,8 +587,10 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["A K I A is short", "AKIA XXXX XXXX XXXX XXXX", "a s k me about the g h p rules"],
     ),
     "secret.abbreviated_password": (
-        ["pw: hunter22", "pass = Tr0ub4dor", "PWD: 48213977"],
-        ["pass the test", "PASS: test_login_2", "pwd: /home/alice"],
+        ["pw: hunter22", "pass = Tr0ub4dor", "PWD: 48213977", "pw for the printer: Kx9!plm2",
+         "pass für das NAS: Otter8Brücke"],
+        ["pass the test", "PASS: test_login_2", "pwd: /home/alice",
+         "pass for the test: test_login_2", "pass rate for the suite: 98%"],
     ),
     "secret.credential_given_before": (
         ["use purple monkey dishwasher as the password", "set correct-horse as the passphrase"],
@@ -593,16 +598,32 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "secret.seed_phrase": (
         ["seed: abandon ability able about above absent absorb abstract absurd abuse access"
-         " accident"],
+         " accident",
+         "recovery phrase for the hardware wallet: abandon ability able about above absent"
+         " absorb abstract absurd abuse access accident"],
         ["seed: 42", "the seed phrase is twelve words you write down"],
     ),
     "secret.backup_codes": (
-        ["backup codes: 1234-5678, 2345-6789", "recovery codes: a1b2c3d4 e5f6g7h8"],
-        ["backup codes: stored in 1Password", "recovery codes: 10 generated, 2 used"],
+        ["backup codes: 1234-5678, 2345-6789", "recovery codes: a1b2c3d4 e5f6g7h8",
+         "GitLab recovery codes 7k2m9-x4p8q 3n6v1-w8r5t", "备用验证码：73810, 92645",
+         "Códigos de recuperación para Google: 4471 2208 / 9903 1175"],
+        ["backup codes: stored in 1Password", "recovery codes: 10 generated, 2 used",
+         "backup codes: keep them offline and print them", "backup codes 12345 and 678901"],
     ),
     "secret.lock_combination": (
-        ["the safe combination is 12-34-56", "Kombination: 7 14 21"],
-        ["key combination: Ctrl-Alt-Del", "the winning combination is 4-3-3 formation"],
+        ["the safe combination is 12-34-56", "Kombination: 7 14 21",
+         "the locker combination is nine, twenty-two, fourteen", "Tresorkombination: 3-17-29",
+         "保险柜密码是 12-40-7"],
+        ["key combination: Ctrl-Alt-Del", "the winning combination is 4-3-3 formation",
+         "信用金庫の番号は 12-34-56", "the combination lock broke, we need a new one."],
+    ),
+    "secret.code_spelt_out": (
+        ["the door code is 4 8 2 1", "Code de la porte : six neuf trois deux",
+         "Meine PIN lautet acht eins vier null.", "密码：六一八二七三",
+         "password: one two three four five six", "비밀번호 7 0 4 2"],
+        ["the PIN policy is 1 2 3 4 blocked", "The password must be one of two or three.",
+         "密码是二〇二四年设置的", "the token is 1 2 3 4 5 6", "login: one two three four",
+         "Die PIN-Richtlinie verlangt sechs Ziffern"],
     ),
 }
 
