@@ -665,7 +665,8 @@ def _prose_secret(m: re.Match[str]) -> bool:
 _PASS_WORDS = (
     "password", "passwd", "passphrase", "passcode", "pass code", "pin", "pin code", "pincode",
     "pin-code", "pin number", "door code", "alarm code", "unlock code", "access code",
-    "gate code", "safe code", "security code", "keypad code", "entry code", "garage code",
+    "gate code", "safe code", "security code", "keypad", "digicode", "entry code",
+    "garage code",
     "lock code", "code de la porte", "code d'entrée", "code porte", "türcode", "torcode",
     "código de la puerta", "código da porta", "codice della porta", "код домофона",
     "код от двери", "код двери", "код замка", "门禁码", "門禁碼",
@@ -685,6 +686,29 @@ _TOKEN_WORDS = (
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
 )
 _CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+# A code named by what it opens: "codice del cancello", "código de la
+# alarma", "code du portail", "код от ворот", "Tresorcode". Its value is a
+# PIN's, like a door code's.
+_LOCK_CODE = (
+    r"(?:code|c[óo]digo|codice|код|kod)(?: (?:de|du|del|de la|da|do|della|dell'|dello|dei"
+    r"|от|для|do|van|voor))?(?: (?:la|l'|el|le|o|a|il|lo|the))? ?(?:porte|portail|alarme|garage"
+    r"|coffre|immeuble|entrée|puerta|portón|portal|alarma|garaje|caja fuerte|porta|portão"
+    r"|cofre|cancello|portone|allarme|cassaforte|garagem|двери|домофона|ворот|подъезда"
+    r"|сигнализации|сейфа|deur|poort|alarm)(?![^\W\d_])"
+    r"|(?:tür|tor|alarm|tresor|safe|garagen|haustür|eingangs)code"
+)
+_LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
+# Every match of ``_LOCK_CODE`` starts with one of these (the prefilter's promise).
+_LOCK_CODE_LITERALS = ("code", "código", "codigo", "codice", "код", "kod", "tür", "tor",
+                       "alarm", "tresor", "safe", "garagen", "haustür", "eingangs")
+
+
+def _pass_word(word: str) -> bool:
+    """Whether ``word`` (lower case) names a credential whose value may be
+    digits alone: a password, a PIN, a code that opens something."""
+    return word.startswith(_PASS_WORDS) or _LOCK_CODE_WORD.match(word) is not None
+
+
 # A word of the lists above with up to three letters of inflection after it
 # ("passwords", "паролем", "şifresi"); a word of three letters or fewer
 # ("pin", "пин") takes only a plural "s": longer, it starts other words
@@ -697,7 +721,7 @@ _CRED_WORD = (
         "|".join(re.escape(w) for w in _LATIN_CRED if len(w) > 3),
         "|".join(re.escape(w) for w in _LATIN_CRED if len(w) <= 3))
     + "|" + "|".join(w for w in _PASS_WORDS + _TOKEN_WORDS if re.search("[" + _CJK + "]", w))
-    + ")"
+    + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
 )
 # What joins the name to its value: a verb ("is", "was set to", "lautet",
 # "est"), a colon, an equals sign, a dash, a slash after a user name, or a
@@ -789,7 +813,8 @@ _CREDENTIAL_AS_WORDS = (
     + r"(?P<secret>(?=[\d" + _CJK + r"]{0,23}\d)[\d" + _CJK + r"]{3,24}|" + _LETTERS
     + _nested(_CLAUSE_GOES_ON + " " + _LETTERS, 5, "?") + ")"
     + r"(?P<close>[\"'`”’»“」』]?)"
-    + r"(?= ?(?:[.,;:!?。，！？、)\]]|$)|" + _CLAUSE_ENDS + ")"
+    + r"(?= ?(?:[.,;:!?。，！？、)\]]|$)|" + _CLAUSE_ENDS
+    + r"| ?(?:예요|이에요|이야|야)(?![\uac00-\ud7af]))"
 )
 # Function words, and what a note says of a password rather than what it is:
 # a value holding one is a sentence, not a passphrase.
@@ -860,6 +885,10 @@ il lo gli uno una mio mia suo sua io lui lei noi voi loro
 """.split())
 
 
+_HANGUL_WORD = re.compile("[\uac00-\ud7af]{2,16}")
+_COPULA_KO = re.compile(" ?(?:입니다|이다|예요|이에요|야|이야)(?![\uac00-\ud7af])")
+
+
 def _credential_as_words(m: re.Match[str]) -> bool:
     """A password given as words: see ``_CREDENTIAL_AS_WORDS``."""
     if _modified(m.group("gap")):
@@ -912,6 +941,10 @@ def _credential_as_words(m: re.Match[str]) -> bool:
     # https://…"), after "=" a name in code (password=prompt); a run of CJK
     # text has no word boundary to end at.
     sep = m.group("sep").strip()
+    if _HANGUL_WORD.fullmatch(word) and _COPULA_KO.match(m.string, m.end("close")):
+        # Korean writes its words apart: one Hangul word between the topic
+        # particle and the copula (비밀번호는 바다고양이 입니다) is the value.
+        return len(word) >= 3 and word not in _DESCRIBING
     if sep in ("to", "=") or _CJK_RUN.search(word) or m.string.startswith("://", m.end("close")):
         return False
     return not camel and _one_word_password(word)
@@ -932,6 +965,7 @@ leer geheim richtig unbekannt abgelaufen geändert gesetzt notwendig nötig vert
 vacío vacía secreto correcta correcto incorrecta obligatoria desconocido caducado
 vazio vazia secreta correta desconhecido
 пустой секретный правильный неизвестен обязательно
+필수 선택 비공개 공개 만료 변경 필요 동일 없음 임시 보안 비밀
 """.split())
 # English endings of words that describe: expired, expiring, configurable,
 # visible, useful, useless, ambiguous, protective.
@@ -986,7 +1020,8 @@ def _ascii_digits(value: str) -> str:
 # meeting or a course ("access code: RM204"), so it is not here.
 _CODE_WORDS = (
     "pin", "passcode", "pass code", "door code", "alarm code", "unlock code", "gate code",
-    "safe code", "keypad code", "entry code", "garage code", "lock code", "code de la porte",
+    "safe code", "keypad", "digicode", "entry code", "garage code", "lock code",
+    "code de la porte",
     "code d'entrée", "code porte", "türcode", "torcode", "código de la puerta",
     "código da porta", "codice della porta", "код домофона", "код от двери", "код двери",
     "код замка", "门禁码", "門禁碼", "code pin", "geheimzahl", "пин", "mã pin", "暗証番号",
@@ -994,7 +1029,7 @@ _CODE_WORDS = (
 
 
 def _code_word(word: str) -> bool:
-    return word.startswith(_CODE_WORDS)
+    return word.startswith(_CODE_WORDS) or _LOCK_CODE_WORD.match(word) is not None
 
 
 # Nouns that, right after a credential word, make it a modifier of something
@@ -1036,7 +1071,7 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     value = _ascii_digits(m.group("secret").rstrip(".!?:)]}»”’'\""))
     if len(value) < 4:
         return False
-    pass_word = any(word.startswith(w) for w in _PASS_WORDS)
+    pass_word = _pass_word(word)
     if not pass_word and len(value) < 8:
         return False
     if _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value) or value.lower() in _DESCRIBING:
@@ -1088,12 +1123,20 @@ def _separated(c: str) -> str:
 
 _SEPARATED_KEY = (
     r"(?<![A-Za-z0-9])(?P<secret>" + "|".join(_separated(c) for c in (" ", r"\.", "-"))
-    + r"|(?:AKIA|ASIA)(?:[ .\-][A-Z0-9]{4}){4})"
+    + r"|(?:AKIA|ASIA)(?:[ .\-][A-Z0-9]{4}){4}"
+    # Or split across lines (to fit a chat or a terminal), a piece a line;
+    # folded, a line break reads as a space.
+    + r"|(?P<pieces>(?:AKIA|ASIA|gh[pousr]_|xox[baprs]-|sk_(?:live|test)_)[A-Za-z0-9_-]{1,80}"
+    r"(?:[ \t]{0,4}\r?\n[ \t]{0,8}|[ \t]{1,4})[A-Za-z0-9_-]{1,80}"
+    r"(?:(?:[ \t]{0,4}\r?\n[ \t]{0,8}|[ \t]{1,4})[A-Za-z0-9_-]{1,80})?"
+    r"(?:(?:[ \t]{0,4}\r?\n[ \t]{0,8}|[ \t]{1,4})[A-Za-z0-9_-]{1,80})?))"
 )
-_SEPARATED_LITERALS = tuple(
-    lit for c in " .-" for lit in (
+_SEPARATED_LITERALS = (
+    *(lit for c in " .-" for lit in (
         c.join("akia"), c.join("asia"), "g" + c + "h" + c, c.join("xox") + c,
-        "s" + c + "k" + c + "_", "akia" + c, "asia" + c))
+        "s" + c + "k" + c + "_", "akia" + c, "asia" + c)),
+    "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xoxb-", "xoxa-", "xoxp-", "xoxr-",
+    "xoxs-", "sk_live_", "sk_test_")
 
 _SEPARATED_FORMS = re.compile(
     r"(?:AKIA|ASIA)[A-Z0-9]{16}|gh[pousr]_[A-Za-z0-9]{36}|xox[baprs][A-Za-z0-9]{10,80}"
@@ -1105,11 +1148,16 @@ def _separated_key(m: re.Match[str]) -> bool:
     """Spelt apart (a plain key is its provider's rule's), and joined, a key
     of its provider's form that is no documentation mask."""
     value = m.group("secret")
-    joined = re.sub(r"[ .\-]", "", value)
+    joined = re.sub(r"[\s.\-]", "", value)
     form = _SEPARATED_FORMS.match(joined)
     if form is None:
         return False
     key = form.group(0)
+    if m.group("pieces") is not None and (
+            sum(ch.isdigit() for ch in key) < 2 or _SEPARATED_FORMS.match(value.split()[0])):
+        # Pieces of words ("AKIA PREFIX FOR KEYS USED"), not of a random key;
+        # or a whole key and the next word (its provider's rule's finding).
+        return False
     return len(set(key[-16:])) > 3 and not re.search(r"(.)\1{7}", key)
 
 
@@ -1126,13 +1174,28 @@ _WHAT_FOR = (r" (?:for|of|on|to|at|für|fürs|vom|von|zum|zur|pour|du|de|des|del
 # a password's shape: "pass the test", "PASS: test_login_2", "pwd: /home"
 # are a verb, a test result and a shell command.
 _ABBREVIATED = (
-    r"(?<![\w.\-/])(?P<word>pwd?|pass)(?: is|\s?[:=]|" + _WHAT_FOR + r"\s?[:=]) ?[\"'`]?"
+    r"(?<![\w.\-/])(?P<word>pwd?|pass)"
+    r"(?: is|\s?[:=]|" + _WHAT_FOR + r"\s?[:=]|(?P<bare> )) ?[\"'`]?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{4,64})"
 )
 
 
+# A user named just before: "as backup_user, pass …", "user: ops pw …".
+_USER_BEFORE = re.compile(
+    r"(?:\b(?:user(?:name)?|login|utilisateur|usuario|usuário|utente|пользователь|логин)\b:?"
+    r" ?[\w.@-]{1,40}"
+    # After "as", an account's name: one with a digit or a mark, or root or admin.
+    r"|\b(?:as|als|en tant que|como|под) (?:[\w]{0,20}[\d_.@-][\w.@-]{0,40}|root|admin"
+    r"|administrator|postgres))[,;]? ?$", re.IGNORECASE)
+
+
 def _abbreviated_password(m: re.Match[str]) -> bool:
-    value = m.group("secret").rstrip(".!?:")
+    value = m.group("secret").rstrip(".!?:,;")
+    if m.group("bare") is not None and not _USER_BEFORE.search(
+            m.string[max(0, m.start() - 60):m.start()]):
+        # With no connector, "pass" is a verb ("pass C++17 to the
+        # compiler"); after a user's name it is that user's password.
+        return False
     if len(value) < 4 or "_" in value or "/" in value or value.startswith(("$", "~", "\\")):
         return False
     if (_PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value)
@@ -1216,7 +1279,7 @@ _BACKUP_CODES = (
     r"|резервные коды|коды восстановления|запасные коды)"
     r"|备用(?:验证)?码|恢复码|备份码|備用(?:驗證)?碼|復原碼|バックアップコード|リカバリーコード"
     r"|予備(?:の)?コード|백업 ?코드|복구 ?코드)"
-    r"(?:" + _WHAT_FOR + r")?(?: [A-Z][\w-]{1,23})?"
+    r"(?:" + _WHAT_FOR + r")?(?:,? [A-Z][\w-]{1,23})?"
     r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}"
     r"(?P<secret>" + _CODE + _CODES_APART + _CODE
     + _nested(_CODES_APART + _CODE, 14, "?") + r")(?![\w-])"
@@ -1239,7 +1302,10 @@ _NUMBER_WORD = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
                 r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?![^\W\d_])")
 _COMBINATION = (
     r"(?:(?i:(?<![\w-])(?:combination|combo|combinaison|combinación|combinação"
-    r"|combinazione|combinatie|kombinasjon|комбинация|шифр)|kombination)"
+    r"|combinazione|combinatie|kombinasjon|комбинация|шифр"
+    # A lock that opens by numbers, named instead: its numbers are its combination.
+    r"|(?:gym |school |bike |bicycle )?locker|padlock|bike lock|cadenas|candado|lucchetto"
+    r"|cadeado|кодовый замок)|kombination|zahlenschloss)"
     # A safe or a combination lock in Chinese or Japanese, then its number
     # (信用金庫 is a bank).
     r"|(?<!信用)(?:保险箱|保險箱|保险柜|保險櫃|密码锁|密碼鎖|金庫|ダイヤル錠))"
@@ -1300,7 +1366,7 @@ def _spelt_out(m: re.Match[str]) -> bool:
     not after a token word (a key is not spoken digit by digit), a login, or
     a word that modifies another noun ("PIN policy"), never a year."""
     word = m.group("word").lower()
-    if not any(word.startswith(w) for w in _PASS_WORDS) or word.startswith("login"):
+    if not _pass_word(word) or word.startswith("login"):
         return False
     if _modified(m.group("gap")):
         return False
@@ -2309,14 +2375,15 @@ RULES: tuple[ScanRule, ...] = (
         "secret.credential_in_prose", "secret", "prose",
         _rx(_CREDENTIAL_IN_PROSE, _I),
         _credential_in_prose,
-        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS),), lead=0,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS,),
+        lead=0,
         judged_in_context=True,
     ),
     ScanRule(
         "secret.code_spelt_out", "secret", "prose",
         _rx(_SPELT_OUT, _I),
         _spelt_out,
-        prefilter=(tuple(w.lower() for w in _PASS_WORDS),), lead=0,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS,), lead=0,
         judged_in_context=True,
     ),
     ScanRule(
@@ -2326,7 +2393,7 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=((" is ", " was ", " as ", " will be ", " = ", " est ", " ist ", " es ", " é ",
                     " è ", " är ", " jest ", " to ", " là ", " — ", " - ", "是", "は", "が", "는",
                     "은", "이", "가"),
-                   tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS)),
+                   tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS),
         judged_in_context=True,
     ),
     ScanRule(
@@ -2371,6 +2438,8 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_COMBINATION),
         _combination,
         prefilter=(("combination", "combo", "kombination", "combinaison", "combinación",
+                    "gym ", "school ", "bike ", "bicycle ", "locker", "padlock", "cadenas",
+                    "candado", "lucchetto", "cadeado", "кодовый", "zahlenschloss",
                     "combinação", "combinazione", "combinatie", "kombinasjon", "комбинация",
                     "шифр", "保险箱", "保險箱", "保险柜", "保險櫃", "密码锁", "密碼鎖", "金庫",
                     "ダイヤル錠"),), lead=0,
