@@ -689,18 +689,24 @@ _CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 # A code named by what it opens: "codice del cancello", "código de la
 # alarma", "code du portail", "код от ворот", "Tresorcode". Its value is a
 # PIN's, like a door code's.
+_LOCKS = (
+    "porte", "portail", "alarme", "garage", "coffre", "immeuble", "entrée", "puerta", "portón",
+    "portal", "alarma", "garaje", "caja fuerte", "porta", "portão", "cofre", "cancello",
+    "portone", "allarme", "cassaforte", "garagem", "двери", "домофона", "ворот", "подъезда",
+    "сигнализации", "сейфа", "deur", "poort", "alarm",
+)
+_LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
+                   "haustürcode", "eingangscode")
 _LOCK_CODE = (
     r"(?:code|c[óo]digo|codice|код|kod)(?: (?:de|du|del|de la|da|do|della|dell'|dello|dei"
-    r"|от|для|do|van|voor))?(?: (?:la|l'|el|le|o|a|il|lo|the))? ?(?:porte|portail|alarme|garage"
-    r"|coffre|immeuble|entrée|puerta|portón|portal|alarma|garaje|caja fuerte|porta|portão"
-    r"|cofre|cancello|portone|allarme|cassaforte|garagem|двери|домофона|ворот|подъезда"
-    r"|сигнализации|сейфа|deur|poort|alarm)(?![^\W\d_])"
-    r"|(?:tür|tor|alarm|tresor|safe|garagen|haustür|eingangs)code"
+    r"|от|для|do|van|voor))?(?: (?:la|l'|el|le|o|a|il|lo|the))? ?(?:"
+    + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
 )
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
-# Every match of ``_LOCK_CODE`` starts with one of these (the prefilter's promise).
-_LOCK_CODE_LITERALS = ("code", "código", "codigo", "codice", "код", "kod", "tür", "tor",
-                       "alarm", "tresor", "safe", "garagen", "haustür", "eingangs")
+# Every match of ``_LOCK_CODE`` holds one of these no further than
+# ``LOCK_CODE_LEAD`` characters from its start (the prefilter's promise).
+_LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS
+LOCK_CODE_LEAD = len("codice") + len(" della") + len(" the") + len(" ")
 
 
 def _pass_word(word: str) -> bool:
@@ -2376,14 +2382,15 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_CREDENTIAL_IN_PROSE, _I),
         _credential_in_prose,
         prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS,),
-        lead=0,
+        lead=LOCK_CODE_LEAD,
         judged_in_context=True,
     ),
     ScanRule(
         "secret.code_spelt_out", "secret", "prose",
         _rx(_SPELT_OUT, _I),
         _spelt_out,
-        prefilter=(tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS,), lead=0,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS,),
+        lead=LOCK_CODE_LEAD,
         judged_in_context=True,
     ),
     ScanRule(
