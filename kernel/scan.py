@@ -67,6 +67,7 @@ from memoryd.kernel.scan_rules import (
     ScanRule,
     may_mention,
     mentioned_in_warning,
+    reported_dead,
     shown_as_example,
     trivial_code,
 )
@@ -947,7 +948,8 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
             if warned and mentioned_in_warning(text, f.start, f.end):
                 f = replace(f, review=True)
         elif f.rule_id in in_context and (shown_as_example(text, f.start)
-                                          or trivial_code(text[f.start:f.end])):
+                                          or trivial_code(text[f.start:f.end])
+                                          or reported_dead(text, f.start, f.end)):
             f = replace(f, review=True)
         key = (f.rule_id, f.start, f.end, f.encoding)
         held = unique.get(key)

@@ -240,7 +240,7 @@ def looks_random(token: str, *, min_len: int = 24) -> bool:
 
 
 # Hash notations (subresource integrity, go.sum) carry base64 digests, not keys.
-_HASH_CONTEXT = re.compile(r"(?:sha(?:256|384|512)[-:]|h1:)$")
+_HASH_CONTEXT = re.compile(r"(?:sha(?:256|384|512)[-:]|h1:)$", re.IGNORECASE)
 
 
 def _generic_entropy(m: re.Match[str]) -> bool:
@@ -625,6 +625,48 @@ def shown_as_example(text: str, start: int) -> bool:
     if ends:
         before = before[ends[-1].end():]
     return _EXAMPLE_BEFORE.search(before) is not None
+
+
+# A value the note reports as dead: after it in its sentence, revoked,
+# rotated, reset, disabled, expired, no longer valid; or named old or
+# former before it. ("was reset to X" gives the new value: only what
+# follows the value counts.)
+_DEAD_AFTER = re.compile(
+    r"^[^.!?\n。！？]{0,40}?(?:\b(?:was|were|has been|have been|got|is now|are now|now)"
+    r"(?: (?:already|immediately|since|automatically|then))? (?:reset|revoked|rotated|disabled"
+    r"|deactivated|invalidated|expired|changed|replaced|deleted|removed|blocked|retired"
+    r"|cancell?ed)\b|\bno longer (?:valid|works|work|active|in use|accepted)\b"
+    r"|\ba été (?:révoqué|changé|réinitialisé|désactivé|supprimé)|\bwurde (?:widerrufen"
+    r"|geändert|zurückgesetzt|deaktiviert|gesperrt|gelöscht)|\bfue (?:revocad|cambiad"
+    r"|desactivad|eliminad)|\bfoi (?:revogad|trocad|desativad)|\bè stat[oa] (?:revocat"
+    r"|cambiat|disattivat)|\b(?:был|была|было|были) (?:отозван|сброшен|изменен|заблокирован"
+    r"|удален))",
+    re.IGNORECASE,
+)
+_DEAD_BEFORE = re.compile(
+    r"\b(?:old|former|previous|revoked|expired|leaked|ancien(?:ne)?|alte[ns]?|antigu[oa]"
+    r"|vecchi[oa]|стар(?:ый|ая|ое))\b[^.!?\n]{0,30}$",
+    re.IGNORECASE,
+)
+# Words before a credential word that make its value an example.
+_MADE_UP = re.compile(
+    r"\b(?:dummy|fake|sample|example|made-up|fictional|bogus|exemple|beispiel|ejemplo"
+    r"|exemplo|esempio|пример\w{0,2})\b[^.!?\n]{0,24}$",
+    re.IGNORECASE,
+)
+
+
+def reported_dead(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``text[start:end]`` is reported as no longer
+    valid, or made up: an incident note names the leaked, revoked or old
+    value; a rule cannot be sure, so it flags for review."""
+    before = text[max(0, start - EXAMPLE_WINDOW):start]
+    ends = list(_SENTENCE_END.finditer(before))
+    if ends:
+        before = before[ends[-1].end():]
+    if _DEAD_BEFORE.search(before) or _MADE_UP.search(before):
+        return True
+    return _DEAD_AFTER.match(text[end:end + EXAMPLE_WINDOW]) is not None
 
 
 _PROSE_WORDS = re.compile(r"[A-Za-z]{1,64}")
@@ -1417,8 +1459,11 @@ _PLATFORM_NOTE = (
 # "Ignore the previous instructions in the README": steps in a document
 # people follow, replaced by newer ones, not the guidance of the model.
 _DOCUMENT_NOTE = (
-    r"(?! (?:in|of|from) the (?:readme|wiki|runbook|manual|handbook|guide|docs|documentation"
-    r"|install guide|setup guide|ticket|checklist|chapter|section|old doc|onboarding doc)s?\b)"
+    r"(?! (?:in|of|from|on) the (?:readme|wiki|runbook|manual|handbook|guide|docs|documentation"
+    r"|install guide|setup guide|ticket|checklist|chapter|section|old doc|onboarding doc"
+    r"|whiteboard|notice board|intranet|memo)s?\b"
+    # or a person's: "the previous instructions I sent", "… we posted".
+    r"| (?:i|we) (?:sent|gave|posted|wrote|shared|emailed|mailed)\b)"
 )
 
 _SENSITIVE_EN = (
