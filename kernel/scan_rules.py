@@ -993,7 +993,9 @@ def _credential_as_words(m: re.Match[str]) -> bool:
         # Korean writes its words apart: one Hangul word between the topic
         # particle and the copula (비밀번호는 바다고양이 입니다) is the value.
         return len(word) >= 3 and word not in _DESCRIBING
-    if sep in ("to", "=") or _CJK_RUN.search(word) or m.string.startswith("://", m.end("close")):
+    # In Polish, "to" is the copula: "Hasło do wifi to malinowy".
+    verb_to = sep == "to" and not m.group("word").lower().startswith(("hasł", "hasl"))
+    if verb_to or sep == "=" or _CJK_RUN.search(word) or m.string.startswith("://", m.end("close")):
         return False
     return not camel and _one_word_password(word)
 
@@ -1327,7 +1329,7 @@ _BACKUP_CODES = (
     r"|резервные коды|коды восстановления|запасные коды)"
     r"|备用(?:验证)?码|恢复码|备份码|備用(?:驗證)?碼|復原碼|バックアップコード|リカバリーコード"
     r"|予備(?:の)?コード|백업 ?코드|복구 ?코드)"
-    r"(?:" + _WHAT_FOR + r")?(?:,? [A-Z][\w-]{1,23})?"
+    r"(?:" + _WHAT_FOR + r")?(?:,? [A-Z][\w-]{1,23})?(?: ?\([^()\n]{1,40}\))?"
     r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}"
     r"(?P<secret>" + _CODE + _CODES_APART + _CODE
     + _nested(_CODES_APART + _CODE, 14, "?") + r")(?![\w-])"

@@ -577,7 +577,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
          "The password is \"swordfish\".", "パスワードは「さくらさくら」です",
          "كلمة المرور هي قمر شمس نجمة",
          "Das WLAN-Passwort ist Schneeflocke, der Schlüssel hängt am Haken.",
-         "La contraseña es ventana y el usuario es root.", "비밀번호는 바다고양이 입니다."],
+         "La contraseña es ventana y el usuario es root.", "비밀번호는 바다고양이 입니다.",
+         "Hasło do serwera to jeżyna, a login to admin."],
         ["The password is personal and must never be shared.", "비밀번호는 필수 입니다.",
          "the password policy is twelve characters", "passphrase rotation is quarterly",
          "The password is stored in the team vault.", "The password is case sensitive.",
@@ -615,6 +616,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     "secret.backup_codes": (
         ["backup codes: 1234-5678, 2345-6789", "recovery codes: a1b2c3d4 e5f6g7h8",
          "Spare backup codes, Twitter: 71293048 55018273 90347712",
+         "Recovery codes (print them): 5521-0937 8804-1162",
          "GitLab recovery codes 7k2m9-x4p8q 3n6v1-w8r5t", "备用验证码：73810, 92645",
          "Códigos de recuperación para Google: 4471 2208 / 9903 1175"],
         ["backup codes: stored in 1Password", "recovery codes: 10 generated, 2 used",
