@@ -15,9 +15,12 @@ generalises (tests/data/intent_corpus.jsonl: injections in sixteen
 languages and disguises, secrets in prose, benign and alarming notes), its
 dev and held-out rows apart, with the rules alone and, when the
 ``semantic`` extra is installed, with the intent layer
-(``daemon/semantic/intent.py``), and that layer's cost per text; last,
-the fresh set (tests/data/scan_fresh.jsonl), written without reading the
-rules and never used to tune them, with the rules alone and with the layer.
+(``daemon/semantic/intent.py``), and that layer's cost per text; then
+the secrets in prose and their look-alikes (tests/data/secret_prose_corpus.jsonl)
+and the second such set with notes that only sound alarming
+(tests/data/secret_prose_dev2.jsonl), dev and held-out rows apart; last, the
+fresh set (tests/data/scan_fresh.jsonl), written without reading the rules and
+never used to tune them, with the rules alone and with the layer.
 
 Every memory.write and approval scans its content, so the scan sits on the
 write path. The figures here are wall-clock (``time.perf_counter``) means over
@@ -337,6 +340,24 @@ def prose_table() -> None:
               f" {share('flagged', 'benign'):>19} |")
 
 
+DEV2_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secret_prose_dev2.jsonl"
+
+
+def dev2_table() -> None:
+    """Secrets in prose and notes that only sound alarming
+    (tests/data/secret_prose_dev2.jsonl), dev and held-out rows apart."""
+    rows = [json.loads(line) for line in DEV2_CORPUS.read_text(encoding="utf-8").splitlines()]
+    outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
+    print(f"| {'split':<8} | {'secrets refused':>16} | {'alarming refused':>16} |"
+          f" {'alarming flagged':>16} |")
+    print(f"| {'-' * 8} | {'-' * 16} | {'-' * 16} | {'-' * 16} |")
+    for split in ("dev", "held_out"):
+        share = _tally([r for r in rows if r["split"] == split], outcome, {})
+        print(f"| {split:<8} | {share('secret', 'secret'):>16} |"
+              f" {share('alarming_refused', 'alarming'):>16} |"
+              f" {share('alarming_flagged', 'alarming'):>16} |")
+
+
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
@@ -410,6 +431,8 @@ def main() -> None:
         intent_table(judge)
         print("\nsecrets in prose and look-alikes (tests/data/secret_prose_corpus.jsonl), rules:")
         prose_table()
+        print("\nsecrets in prose and alarming notes (tests/data/secret_prose_dev2.jsonl), rules:")
+        dev2_table()
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)
         return

@@ -105,6 +105,9 @@ def _chars(*spans: str) -> tuple[str, ...]:
 
 _PLACEHOLDER = re.compile(
     r"[*xX.•●■█#_-]{1,256}"  # masks: ****, xxxx, ..., ████
+    # A masked value shows no more than a prefix or its last four: ghp_****,
+    # sk_live_xxxxxxxx, ****1234.
+    r"|[A-Za-z0-9]{0,12}[_-]{0,2}(?:[*•●■█]{4,256}|[xX]{6,256})[A-Za-z0-9]{0,4}"
     r"|\$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?"  # $VAR, ${VAR}
     r"|\{\{?[^{}]{0,64}\}\}?"  # {{ var }}, {var}
     r"|%\(?[A-Za-z_]{0,32}\)?s"  # %s, %(name)s
@@ -237,7 +240,7 @@ def looks_random(token: str, *, min_len: int = 24) -> bool:
 
 
 # Hash notations (subresource integrity, go.sum) carry base64 digests, not keys.
-_HASH_CONTEXT = re.compile(r"(?:sha(?:256|384|512)[-:]|h1:)$")
+_HASH_CONTEXT = re.compile(r"(?:sha(?:256|384|512)[-:]|h1:)$", re.IGNORECASE)
 
 
 def _generic_entropy(m: re.Match[str]) -> bool:
@@ -434,7 +437,8 @@ _WARNING = re.compile(
     r"|fraud(?:ster|sters)?|fake|spam|social engineering|threat actors?|exploit(?:s|ed)?"
     r"|compromised|breach|awareness|security training|payload|adversar(?:y|ial)"
     r"|impersonat\w{0,5}|pen-?tests?|penetration tests?|vulnerabilit(?:y|ies)|threats?"
-    r"|threat models?|drills?)\b"
+    r"|threat models?|drills?|report (?:it|this|them|that|such \w{1,20}) to)\b"
+    r"|signalez-l[ea]s?|melden sie|an die it melden|repórtal[oa]s?|сообщите (?:в|об)"
     r"|malveillant\w{0,2}|attaquant\w{0,2}|hameçonnage|ne jamais (?:obéir|suivre)|angreifer"
     r"|bösartig\w{0,2}|sicherheitshinweis|malicios[oa]s?|atacantes?|nunca (?:obedecer|seguir)"
     r"|злоумышленник\w{0,3}|вредонос\w{0,4}|фишинг\w{0,2}|не выполнять|공격자?|악성|피싱"
@@ -585,9 +589,30 @@ _EXAMPLE_BEFORE = re.compile(
     r"|\b(?:do not|don't|never|avoid|stop|n'utilisez jamais|ne jamais|niemals|nie|no uses"
     r"|nunca|никогда не)\b[^.!?\n]{0,20}?\b(?:use|using|set|setting|choose|choosing|pick"
     r"|reuse|reusing|utiliser|utilisez|verwende|verwenden|setze|uses|usar|pongas"
-    r"|используй\w{0,2}|ставь\w{0,2})\b[^.!?\n]{0,40}$",
+    r"|используй\w{0,2}|ставь\w{0,2})\b[^.!?\n]{0,40}$"
+    # A value a rule forbids: "must not be", "ne doit pas être", "darf nicht".
+    r"|\b(?:(?:must|should|may|can|will|shall) (?:not|never)|mustn't|shouldn't|cannot|can't"
+    r"|won't) (?:be|contain|include|equal|start with)\b[^.!?\n]{0,20}$"
+    r"|\b(?:ne (?:doit|peut|devrait) (?:pas|jamais) être|darf nicht|dürfen nicht|soll nicht"
+    r"|no (?:debe|puede|debería) ser|não (?:deve|pode) ser|non (?:deve|può) essere"
+    r"|не (?:должен|должна|может|должно) быть)\b[^.!?\n]{0,20}$",
     re.IGNORECASE,
 )
+
+
+def trivial_code(value: str) -> bool:
+    """Whether ``value`` is a code on every list of weak ones: four or more
+    digits all the same (0000) or counting up or down by one (1234, 9876).
+    A note names such a code to forbid or report it far more often than to
+    give it, so a finding of it flags for review instead of refusing."""
+    groups = value.replace("-", " ").split()
+    if len(groups) > 1 and any(len(g) > 1 for g in groups):
+        return False  # a lock's numbers (12-34-56), not one code
+    digits = "".join(groups)
+    if len(digits) < 4 or not all(d.isascii() and d.isdigit() for d in digits):
+        return False
+    steps = {(int(b) - int(a)) % 10 for a, b in itertools.pairwise(digits)}
+    return steps in ({0}, {1}, {9})
 # How far before a value the example frame or advice is looked for.
 EXAMPLE_WINDOW = 80
 
@@ -600,6 +625,48 @@ def shown_as_example(text: str, start: int) -> bool:
     if ends:
         before = before[ends[-1].end():]
     return _EXAMPLE_BEFORE.search(before) is not None
+
+
+# A value the note reports as dead: after it in its sentence, revoked,
+# rotated, reset, disabled, expired, no longer valid; or named old or
+# former before it. ("was reset to X" gives the new value: only what
+# follows the value counts.)
+_DEAD_AFTER = re.compile(
+    r"^[^.!?\n。！？]{0,40}?(?:\b(?:was|were|has been|have been|got|is now|are now|now)"
+    r"(?: (?:already|immediately|since|automatically|then))? (?:reset|revoked|rotated|disabled"
+    r"|deactivated|invalidated|expired|changed|replaced|deleted|removed|blocked|retired"
+    r"|cancell?ed)\b|\bno longer (?:valid|works|work|active|in use|accepted)\b"
+    r"|\ba été (?:révoqué|changé|réinitialisé|désactivé|supprimé)|\bwurde (?:widerrufen"
+    r"|geändert|zurückgesetzt|deaktiviert|gesperrt|gelöscht)|\bfue (?:revocad|cambiad"
+    r"|desactivad|eliminad)|\bfoi (?:revogad|trocad|desativad)|\bè stat[oa] (?:revocat"
+    r"|cambiat|disattivat)|\b(?:был|была|было|были) (?:отозван|сброшен|изменен|заблокирован"
+    r"|удален))",
+    re.IGNORECASE,
+)
+_DEAD_BEFORE = re.compile(
+    r"\b(?:old|former|previous|revoked|expired|leaked|ancien(?:ne)?|alte[ns]?|antigu[oa]"
+    r"|vecchi[oa]|стар(?:ый|ая|ое))\b[^.!?\n]{0,30}$",
+    re.IGNORECASE,
+)
+# Words before a credential word that make its value an example.
+_MADE_UP = re.compile(
+    r"\b(?:dummy|fake|sample|example|made-up|fictional|bogus|exemple|beispiel|ejemplo"
+    r"|exemplo|esempio|пример\w{0,2})\b[^.!?\n]{0,24}$",
+    re.IGNORECASE,
+)
+
+
+def reported_dead(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``text[start:end]`` is reported as no longer
+    valid, or made up: an incident note names the leaked, revoked or old
+    value; a rule cannot be sure, so it flags for review."""
+    before = text[max(0, start - EXAMPLE_WINDOW):start]
+    ends = list(_SENTENCE_END.finditer(before))
+    if ends:
+        before = before[ends[-1].end():]
+    if _DEAD_BEFORE.search(before) or _MADE_UP.search(before):
+        return True
+    return _DEAD_AFTER.match(text[end:end + EXAMPLE_WINDOW]) is not None
 
 
 _PROSE_WORDS = re.compile(r"[A-Za-z]{1,64}")
@@ -640,7 +707,12 @@ def _prose_secret(m: re.Match[str]) -> bool:
 _PASS_WORDS = (
     "password", "passwd", "passphrase", "passcode", "pass code", "pin", "pin code", "pincode",
     "pin-code", "pin number", "door code", "alarm code", "unlock code", "access code",
-    "gate code", "safe code", "security code", "login", "mot de passe", "code pin",
+    "gate code", "safe code", "security code", "keypad", "digicode", "entry code",
+    "garage code",
+    "lock code", "code de la porte", "code d'entrée", "code porte", "türcode", "torcode",
+    "código de la puerta", "código da porta", "codice della porta", "код домофона",
+    "код от двери", "код двери", "код замка", "门禁码", "門禁碼",
+    "login", "mot de passe", "code pin",
     "code secret", "passwort", "kennwort", "geheimzahl", "contraseña", "clave", "senha",
     "пароль", "пин-код", "пин", "mật khẩu", "mã pin", "şifre", "şifresi", "parola",
     "wachtwoord", "hasło", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
@@ -656,6 +728,35 @@ _TOKEN_WORDS = (
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
 )
 _CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+# A code named by what it opens: "codice del cancello", "código de la
+# alarma", "code du portail", "код от ворот", "Tresorcode". Its value is a
+# PIN's, like a door code's.
+_LOCKS = (
+    "porte", "portail", "alarme", "garage", "coffre", "immeuble", "entrée", "puerta", "portón",
+    "portal", "alarma", "garaje", "caja fuerte", "porta", "portão", "cofre", "cancello",
+    "portone", "allarme", "cassaforte", "garagem", "двери", "домофона", "ворот", "подъезда",
+    "сигнализации", "сейфа", "deur", "poort", "alarm",
+)
+_LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
+                   "haustürcode", "eingangscode")
+_LOCK_CODE = (
+    r"(?:code|c[óo]digo|codice|код|kod)(?: (?:de|du|del|de la|da|do|della|dell'|dello|dei"
+    r"|от|для|do|van|voor))?(?: (?:la|l'|el|le|o|a|il|lo|the))? ?(?:"
+    + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
+)
+_LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
+# Every match of ``_LOCK_CODE`` holds one of these no further than
+# ``LOCK_CODE_LEAD`` characters from its start (the prefilter's promise).
+_LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS
+LOCK_CODE_LEAD = len("codice") + len(" della") + len(" the") + len(" ")
+
+
+def _pass_word(word: str) -> bool:
+    """Whether ``word`` (lower case) names a credential whose value may be
+    digits alone: a password, a PIN, a code that opens something."""
+    return word.startswith(_PASS_WORDS) or _LOCK_CODE_WORD.match(word) is not None
+
+
 # A word of the lists above with up to three letters of inflection after it
 # ("passwords", "паролем", "şifresi"); a word of three letters or fewer
 # ("pin", "пин") takes only a plural "s": longer, it starts other words
@@ -668,7 +769,7 @@ _CRED_WORD = (
         "|".join(re.escape(w) for w in _LATIN_CRED if len(w) > 3),
         "|".join(re.escape(w) for w in _LATIN_CRED if len(w) <= 3))
     + "|" + "|".join(w for w in _PASS_WORDS + _TOKEN_WORDS if re.search("[" + _CJK + "]", w))
-    + ")"
+    + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
 )
 # What joins the name to its value: a verb ("is", "was set to", "lautet",
 # "est"), a colon, an equals sign, a dash, a slash after a user name, or a
@@ -723,7 +824,9 @@ _PHRASE_WORDS = (
 _LATIN_PHRASE = tuple(sorted((w for w in _PHRASE_WORDS if not re.search("[" + _CJK + "]", w)),
                              key=len, reverse=True))
 _PHRASE_WORD = (
-    r"(?P<word>(?<![\w.\-/])(?:" + "|".join(re.escape(w) for w in _LATIN_PHRASE)
+    # A compound's last part counts: WLAN-Passwort.
+    r"(?P<word>(?:(?<![\w.\-/])|(?<=[^\W\d_]{2}-))(?:"
+    + "|".join(re.escape(w) for w in _LATIN_PHRASE)
     + r")[^\W\d_]{0,3}(?![^\W\d_])|" + "|".join(w for w in _PHRASE_WORDS
                                                 if re.search("[" + _CJK + "]", w)) + ")"
 )
@@ -740,6 +843,12 @@ def _nested(word: str, most: int, optional: str) -> str:
 # A word of letters, of any script, with the combining marks that spell it
 # (the vowel signs of Devanagari and its kin, Hebrew and Arabic points,
 # accents); taken whole (possessive): a word is never part of a value.
+# What ends a clause that gives a value: a conjunction ("girasol y el usuario
+# es admin") or a copula after it ("sakuramochi です"); a passphrase's words
+# run on only where neither follows.
+_CLAUSE_ENDS = (r" (?:and|but|or|so|et|mais|und|aber|y|pero|e|ma|и|но|و)(?= )"
+                r"| ?(?:です|입니다|이다|だ)")
+_CLAUSE_GOES_ON = "(?!" + _CLAUSE_ENDS + ")"
 _LETTERS = (r"(?:[^\W\d_]|[\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
             r"\u0900-\u0963\u0981-\u0df4]){1,32}+")
 _CREDENTIAL_AS_WORDS = (
@@ -750,10 +859,10 @@ _CREDENTIAL_AS_WORDS = (
     r"|—|–|-)(?= )|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
     + _NOW + r" ?(?P<open>[\"'`“‘«„「『]?)"
     + r"(?P<secret>(?=[\d" + _CJK + r"]{0,23}\d)[\d" + _CJK + r"]{3,24}|" + _LETTERS
-    + _nested(" " + _LETTERS, 5, "?") + ")"
+    + _nested(_CLAUSE_GOES_ON + " " + _LETTERS, 5, "?") + ")"
     + r"(?P<close>[\"'`”’»“」』]?)"
-    + r"(?= ?(?:[.,;:!?。，！？、)\]]|$)| (?:and|but|or|so|et|mais|und|aber|y|pero|e|ma|и|но"
-    r"|و)(?= )| ?(?:です|입니다|이다|だ))"
+    + r"(?= ?(?:[.,;:!?。，！？、)\]]|$)|" + _CLAUSE_ENDS
+    + r"| ?(?:예요|이에요|이야|야)(?![\uac00-\ud7af]))"
 )
 # Function words, and what a note says of a password rather than what it is:
 # a value holding one is a sentence, not a passphrase.
@@ -808,6 +917,26 @@ _COUNTED = re.compile(r"\d(?:年|月|日|号|時|时|分|秒|文字|字|桁|位|
 _NON_LATIN_CASED = re.compile(r"[\u0370-\u058f\u10a0-\u10ff\u1e00-\u1eff]")
 
 
+# A conjunction and the word after it; and the words that open a clause with
+# a subject of its own (a determiner or a pronoun).
+_CONJUNCTION_THEN = re.compile(r" (?:and|but|or|so|et|mais|und|aber|y|pero|e|ma|и|но|و)"
+                               r" ([^\W\d_]{1,16})", re.IGNORECASE)
+_NEW_SUBJECT = frozenset("""
+the a an this that these those my your his her our their its it we you he she they i
+nobody everyone everybody someone somebody nothing no
+le la les l un une ce cette ces mon ma mes son sa ses notre votre leur il elle on nous vous ils
+der die das den ein eine mein meine sein seine unser es er sie wir ihr ich du man
+el los las un una mi mis su sus tu nuestro él ella nosotros usted yo
+o os as um uma meu minha seu sua ele ela nós você eu
+il lo gli uno una mio mia suo sua io lui lei noi voi loro
+это этот эта мой моя его её их наш ваш он она они мы вы я ты
+""".split())
+
+
+_HANGUL_WORD = re.compile("[\uac00-\ud7af]{2,16}")
+_COPULA_KO = re.compile(" ?(?:입니다|이다|예요|이에요|야|이야)(?![\uac00-\ud7af])")
+
+
 def _credential_as_words(m: re.Match[str]) -> bool:
     """A password given as words: see ``_CREDENTIAL_AS_WORDS``."""
     if _modified(m.group("gap")):
@@ -818,6 +947,13 @@ def _credential_as_words(m: re.Match[str]) -> bool:
         # credential word names the kind of another noun, the subject.
         return False
     value = m.group("secret")
+    after = _CONJUNCTION_THEN.match(m.string, m.end("close"))
+    if " " not in value and after is not None and after.group(1).lower() not in _NEW_SUBJECT:
+        # "is personal and must not be shared": what follows the
+        # conjunction still speaks of the password, so the one word before
+        # it describes it. A word ends at a conjunction only where a clause
+        # with a subject of its own begins ("girasol y el usuario es admin").
+        return False
     if any(ch.isdigit() for ch in value):
         # Kana, Hangul or Han letters with digits (さくら2024): a password,
         # unless the digits count something (8文字, 2024年, 12자리).
@@ -853,7 +989,13 @@ def _credential_as_words(m: re.Match[str]) -> bool:
     # https://…"), after "=" a name in code (password=prompt); a run of CJK
     # text has no word boundary to end at.
     sep = m.group("sep").strip()
-    if sep in ("to", "=") or _CJK_RUN.search(word) or m.string.startswith("://", m.end("close")):
+    if _HANGUL_WORD.fullmatch(word) and _COPULA_KO.match(m.string, m.end("close")):
+        # Korean writes its words apart: one Hangul word between the topic
+        # particle and the copula (비밀번호는 바다고양이 입니다) is the value.
+        return len(word) >= 3 and word not in _DESCRIBING
+    # In Polish, "to" is the copula: "Hasło do wifi to malinowy".
+    verb_to = sep == "to" and not m.group("word").lower().startswith(("hasł", "hasl"))
+    if verb_to or sep == "=" or _CJK_RUN.search(word) or m.string.startswith("://", m.end("close")):
         return False
     return not camel and _one_word_password(word)
 
@@ -873,6 +1015,7 @@ leer geheim richtig unbekannt abgelaufen geändert gesetzt notwendig nötig vert
 vacío vacía secreto correcta correcto incorrecta obligatoria desconocido caducado
 vazio vazia secreta correta desconhecido
 пустой секретный правильный неизвестен обязательно
+필수 선택 비공개 공개 만료 변경 필요 동일 없음 임시 보안 비밀
 """.split())
 # English endings of words that describe: expired, expiring, configurable,
 # visible, useful, useless, ambiguous, protective.
@@ -927,12 +1070,16 @@ def _ascii_digits(value: str) -> str:
 # meeting or a course ("access code: RM204"), so it is not here.
 _CODE_WORDS = (
     "pin", "passcode", "pass code", "door code", "alarm code", "unlock code", "gate code",
-    "safe code", "code pin", "geheimzahl", "пин", "mã pin", "暗証番号",
+    "safe code", "keypad", "digicode", "entry code", "garage code", "lock code",
+    "code de la porte",
+    "code d'entrée", "code porte", "türcode", "torcode", "código de la puerta",
+    "código da porta", "codice della porta", "код домофона", "код от двери", "код двери",
+    "код замка", "门禁码", "門禁碼", "code pin", "geheimzahl", "пин", "mã pin", "暗証番号",
 )
 
 
 def _code_word(word: str) -> bool:
-    return word.startswith(_CODE_WORDS)
+    return word.startswith(_CODE_WORDS) or _LOCK_CODE_WORD.match(word) is not None
 
 
 # Nouns that, right after a credential word, make it a modifier of something
@@ -974,7 +1121,7 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     value = _ascii_digits(m.group("secret").rstrip(".!?:)]}»”’'\""))
     if len(value) < 4:
         return False
-    pass_word = any(word.startswith(w) for w in _PASS_WORDS)
+    pass_word = _pass_word(word)
     if not pass_word and len(value) < 8:
         return False
     if _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value) or value.lower() in _DESCRIBING:
@@ -1026,12 +1173,20 @@ def _separated(c: str) -> str:
 
 _SEPARATED_KEY = (
     r"(?<![A-Za-z0-9])(?P<secret>" + "|".join(_separated(c) for c in (" ", r"\.", "-"))
-    + r"|(?:AKIA|ASIA)(?:[ .\-][A-Z0-9]{4}){4})"
+    + r"|(?:AKIA|ASIA)(?:[ .\-][A-Z0-9]{4}){4}"
+    # Or split across lines (to fit a chat or a terminal), a piece a line;
+    # folded, a line break reads as a space.
+    + r"|(?P<pieces>(?:AKIA|ASIA|gh[pousr]_|xox[baprs]-|sk_(?:live|test)_)[A-Za-z0-9_-]{1,80}"
+    r"(?:[ \t]{0,4}\r?\n[ \t]{0,8}|[ \t]{1,4})[A-Za-z0-9_-]{1,80}"
+    r"(?:(?:[ \t]{0,4}\r?\n[ \t]{0,8}|[ \t]{1,4})[A-Za-z0-9_-]{1,80})?"
+    r"(?:(?:[ \t]{0,4}\r?\n[ \t]{0,8}|[ \t]{1,4})[A-Za-z0-9_-]{1,80})?))"
 )
-_SEPARATED_LITERALS = tuple(
-    lit for c in " .-" for lit in (
+_SEPARATED_LITERALS = (
+    *(lit for c in " .-" for lit in (
         c.join("akia"), c.join("asia"), "g" + c + "h" + c, c.join("xox") + c,
-        "s" + c + "k" + c + "_", "akia" + c, "asia" + c))
+        "s" + c + "k" + c + "_", "akia" + c, "asia" + c)),
+    "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xoxb-", "xoxa-", "xoxp-", "xoxr-",
+    "xoxs-", "sk_live_", "sk_test_")
 
 _SEPARATED_FORMS = re.compile(
     r"(?:AKIA|ASIA)[A-Z0-9]{16}|gh[pousr]_[A-Za-z0-9]{36}|xox[baprs][A-Za-z0-9]{10,80}"
@@ -1043,27 +1198,54 @@ def _separated_key(m: re.Match[str]) -> bool:
     """Spelt apart (a plain key is its provider's rule's), and joined, a key
     of its provider's form that is no documentation mask."""
     value = m.group("secret")
-    joined = re.sub(r"[ .\-]", "", value)
+    joined = re.sub(r"[\s.\-]", "", value)
     form = _SEPARATED_FORMS.match(joined)
     if form is None:
         return False
     key = form.group(0)
+    if m.group("pieces") is not None and (
+            sum(ch.isdigit() for ch in key) < 2 or _SEPARATED_FORMS.match(value.split()[0])):
+        # Pieces of words ("AKIA PREFIX FOR KEYS USED"), not of a random key;
+        # or a whole key and the next word (its provider's rule's finding).
+        return False
     return len(set(key[-16:])) > 3 and not re.search(r"(.)\1{7}", key)
 
 
 # --- passwords by other names, and secrets with no name of a password -----------
 
+# What a credential is for, between its name and a colon: "for the cold
+# wallet", "fürs NAS", "del server", "от почты" (a preposition and up to
+# three words, no digit, in one clause).
+_WHAT_FOR = (r" (?:for|of|on|to|at|für|fürs|vom|von|zum|zur|pour|du|de|des|del|della|dello"
+             r"|di|da|do|dos|para|от|для|voor|van|för|till)"
+             + _nested(r" [^\W\d_][^\s\d.,;:=!?]{0,23}+", 3, "?"))
+
 # "pw", "pwd" and "pass" are a password only with a connector and a value of
 # a password's shape: "pass the test", "PASS: test_login_2", "pwd: /home"
 # are a verb, a test result and a shell command.
 _ABBREVIATED = (
-    r"(?<![\w.\-/])(?P<word>pwd?|pass)(?: is|\s?[:=]) ?[\"'`]?"
+    r"(?<![\w.\-/])(?P<word>pwd?|pass)"
+    r"(?: is|\s?[:=]|" + _WHAT_FOR + r"\s?[:=]|(?P<bare> )) ?[\"'`]?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{4,64})"
 )
 
 
+# A user named just before: "as backup_user, pass …", "user: ops pw …".
+_USER_BEFORE = re.compile(
+    r"(?:\b(?:user(?:name)?|login|utilisateur|usuario|usuário|utente|пользователь|логин)\b:?"
+    r" ?[\w.@-]{1,40}"
+    # After "as", an account's name: one with a digit or a mark, or root or admin.
+    r"|\b(?:as|als|en tant que|como|под) (?:[\w]{0,20}[\d_.@-][\w.@-]{0,40}|root|admin"
+    r"|administrator|postgres))[,;]? ?$", re.IGNORECASE)
+
+
 def _abbreviated_password(m: re.Match[str]) -> bool:
-    value = m.group("secret").rstrip(".!?:")
+    value = m.group("secret").rstrip(".!?:,;")
+    if m.group("bare") is not None and not _USER_BEFORE.search(
+            m.string[max(0, m.start() - 60):m.start()]):
+        # With no connector, "pass" is a verb ("pass C++17 to the
+        # compiler"); after a user's name it is that user's password.
+        return False
     if len(value) < 4 or "_" in value or "/" in value or value.startswith(("$", "~", "\\")):
         return False
     if (_PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value)
@@ -1114,7 +1296,7 @@ _SEED = (
     r"(?i:(?<![\w-])(?:(?:secret )?recovery[ -](?:phrase|words|seed)|seed(?:[ -](?:phrase|words))?"
     r"|mnemonic(?:[ -]phrase)?|wallet words)"
     r"|助记词|助記詞|恢复短语|恢復短語|助记短语)"
-    r"(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
+    r"(?:" + _WHAT_FOR + r")?(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
     r"(?P<secret>[a-z]{3,8}" + r"(?:, ?|\s{1,4})[a-z]{3,8}" * 11
     + _nested(r"(?:, ?|\s{1,4})[a-z]{3,8}", 12, "?")
     + r"|[\u4e00-\u9fff](?:[ ,，、][\u4e00-\u9fff]){11,23})"
@@ -1132,31 +1314,57 @@ def _seed_phrase(m: re.Match[str]) -> bool:
 
 
 # Two-factor backup codes: two or more codes of one form listed after their name.
-_CODE = r"(?:\d{4,5}[- ]\d{4,5}|[a-z0-9]{8,10})"
+# A code: two groups of four or five letters and digits, or five to ten of
+# them, a digit in each (words are not codes).
+_CODE = (r"(?:(?=[a-z]{0,4}\d)[a-z0-9]{4,5}[- ](?=[a-z]{0,4}\d)[a-z0-9]{4,5}"
+         r"|(?=[a-z]{0,9}\d)[a-z0-9]{5,10})")
+_CODES_APART = r"(?:, ?| ?/ ?| and | et | und | y | e | и |、|，|\s{1,4})"
 _BACKUP_CODES = (
-    r"(?i:(?<![\w-])(?:(?:2fa|mfa|otp|two[- ]factor|backup|recovery|emergency|scratch)"
-    r"(?:[ -](?:backup|recovery))?[ -]codes|wiederherstellungscodes|sicherungscodes|backup-codes"
-    r"|codes de (?:secours|récupération|sauvegarde)|códigos de (?:respaldo|recuperación)"
-    r"|резервные коды|коды восстановления)|备用码|恢复码|バックアップコード)"
-    r"(?: ?[:：]| (?:are|sind|sont|son|были))\s{0,4}"
-    r"(?P<secret>" + _CODE + r"(?:, ?| and |\s{1,4})" + _CODE
-    + _nested(r"(?:, ?| and |\s{1,4})" + _CODE, 14, "?") + r")(?![\w-])"
+    r"(?i:(?<![\w-])(?:(?:2fa|mfa|otp|two[- ]factor|2-step|backup|recovery|emergency|scratch"
+    r"|spare|one-time)(?:[ -](?:backup|recovery|verification|login))?[ -]codes"
+    r"|(?:wiederherstellungs|sicherungs|notfall|backup-|reserve)codes"
+    r"|codes (?:de (?:secours|récupération|sauvegarde|backup)|à usage unique)"
+    r"|c[óo]digos (?:de )?(?:respaldo|recuperación|recuperação|backup|emergencia|reserva)"
+    r"|codici (?:di )?(?:backup|recupero|emergenza|riserva)"
+    r"|резервные коды|коды восстановления|запасные коды)"
+    r"|备用(?:验证)?码|恢复码|备份码|備用(?:驗證)?碼|復原碼|バックアップコード|リカバリーコード"
+    r"|予備(?:の)?コード|백업 ?코드|복구 ?코드)"
+    r"(?:" + _WHAT_FOR + r")?(?:,? [A-Z][\w-]{1,23})?(?: ?\([^()\n]{1,40}\))?"
+    r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}"
+    r"(?P<secret>" + _CODE + _CODES_APART + _CODE
+    + _nested(_CODES_APART + _CODE, 14, "?") + r")(?![\w-])"
 )
 
 
 def _backup_codes(m: re.Match[str]) -> bool:
+    """Two or more codes of one form (one length, a digit in each)."""
     codes = re.findall(_CODE, m.group("secret"), re.IGNORECASE)
-    return len(codes) >= 2 and all(any(ch.isdigit() for ch in c) for c in codes)
+    return (len(codes) >= 2 and all(any(ch.isdigit() for ch in c) for c in codes)
+            and len({len(c) for c in codes}) == 1)
 
 
 # A lock's combination: three or four numbers under 100, one separator
 # throughout, ending the clause, after the word for a combination.
+# A number under 100 in English words: "twelve", "thirty-four".
+_NUMBER_WORD = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+                r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine)(?![^\W\d_]))?"
+                r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+                r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?![^\W\d_])")
 _COMBINATION = (
-    r"(?i:(?<![\w-])(?:combination|combo|kombination|combinaison|combinación|combinação"
-    r"|combinazione|combinatie|kombinasjon|комбинация|шифр))"
-    r"(?P<gap>[^.\n\d:=]{0,30}?)(?: ?[:=]| (?:is|ist|lautet|est|es|é|è|är|er))\s?"
-    r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?)"
-    r"(?=\s?(?:[.;!?)]|,(?!\d)|$))"
+    r"(?:(?i:(?<![\w-])(?:combination|combo|combinaison|combinación|combinação"
+    r"|combinazione|combinatie|kombinasjon|комбинация|шифр"
+    # A lock that opens by numbers, named instead: its numbers are its combination.
+    r"|(?:gym |school |bike |bicycle )?locker|padlock|bike lock|cadenas|candado|lucchetto"
+    r"|cadeado|кодовый замок)|kombination|zahlenschloss)"
+    # A safe or a combination lock in Chinese or Japanese, then its number
+    # (信用金庫 is a bank).
+    r"|(?<!信用)(?:保险箱|保險箱|保险柜|保險櫃|密码锁|密碼鎖|金庫|ダイヤル錠))"
+    r"(?P<gap>[^.\n\d:=。]{0,30}?)"
+    r"(?: ?[:=：]| (?:is|ist|lautet|est|es|é|è|är|er)| ?(?:是|为|為|は))\s?"
+    r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?"
+    r"|(?i:" + _NUMBER_WORD + r"(?P<wsep>,? | ?[/–] | - )" + _NUMBER_WORD + r"(?P=wsep)"
+    + _NUMBER_WORD + r"(?:(?P=wsep)" + _NUMBER_WORD + r")?))"
+    r"(?=\s?(?:[.;!?)。]|,(?!\d)|$))"
 )
 _NOT_LOCK = re.compile(r"\b(?:key|keys|keyboard|shortcut|drug|drugs|therapy|flags?|colou?rs?)\b",
                        re.IGNORECASE)
@@ -1168,6 +1376,56 @@ def _combination(m: re.Match[str]) -> bool:
 
 
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+
+# --- a code spelt out: digits apart, in words, or in Chinese numerals --------------
+#
+# A PIN, a door code or a numeric password is as often said as written:
+# "4 8 2 7", "quatre deux sept un", "neun drei null sechs", "五三九二八一".
+# After a password or code word, four to twelve digits given one by one end
+# the clause: that is the code, in any of these languages. Counting words
+# ("one of the two", "deux fois") never run four digits long.
+_DIGIT_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    "zéro", "un", "deux", "trois", "quatre", "cinq", "sept", "huit", "neuf",
+    "null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun",
+    "cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve",
+    "um", "dois", "três", "quatro", "sete", "oito", "nove",
+    "due", "tre", "quattro", "cinque", "sei", "sette", "otto",
+    "nul", "een", "twee", "drie", "vijf", "zes", "zeven", "negen",
+    "ноль", "нуль", "один", "одна", "два", "две", "три", "четыре", "пять", "шесть", "семь",
+    "восемь", "девять",
+)
+_DIGIT_WORD_ANY = (r"(?<![^\W\d_])(?:" + "|".join(sorted(set(_DIGIT_WORDS), key=len, reverse=True))
+                   + r")(?![^\W\d_])")
+_HAN_DIGITS = "〇零一二三四五六七八九"
+_SPELT_OUT = (
+    _CRED_WORD
+    + r"(?P<gap>[^.!?;\n。！？\d\"'`()<>{}\[\]=]{0,32}?)"
+    + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|—|–|-)(?= )"
+    r"| ?(?:是|为|為|は|는|은|이|가)|)"
+    + r"(?: ?|(?<=[" + _CJK + r"]))(?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}"
+    + r"|" + _DIGIT_WORD_ANY + (r"(?:,? |-)" + _DIGIT_WORD_ANY) * 3
+    + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 8, "?")
+    + r"|[" + _HAN_DIGITS + r"]{4,12})"
+    + r"(?![\w-]|[" + _HAN_DIGITS + r"十百千万萬年])"
+)
+
+
+def _spelt_out(m: re.Match[str]) -> bool:
+    """Four to twelve digits (``_SPELT_OUT``) given as a password or code:
+    not after a token word (a key is not spoken digit by digit), a login, or
+    a word that modifies another noun ("PIN policy"), never a year."""
+    word = m.group("word").lower()
+    if not _pass_word(word) or word.startswith("login"):
+        return False
+    if _modified(m.group("gap")):
+        return False
+    value = m.group("secret")
+    digits = [part for part in re.split(r"[ ,-]+", value) if part]
+    if len(digits) == 1:  # Chinese numerals, one character a digit
+        digits = list(value)
+    year = len(digits) == 4 and "".join(digits[:2]) in ("19", "20", "一九", "二〇", "二零")
+    return not year
 
 # --- patterns ------------------------------------------------------------------
 
@@ -1199,6 +1457,15 @@ _PLATFORM_NOTE = (
     r"(?:mac ?os|macs?|os x|windows|win(?:32|64)|linux|ubuntu|debian|fedora|centos|rhel|arch"
     r"|alpine|ios|ipad ?os|android|wsl|freebsd|chrome ?os|intel|arm64|apple silicon|m1|x86"
     r"|versions?|releases?|v?\d|python \d|node \d|installs?|builds?)\b)"
+)
+# "Ignore the previous instructions in the README": steps in a document
+# people follow, replaced by newer ones, not the guidance of the model.
+_DOCUMENT_NOTE = (
+    r"(?! (?:in|of|from|on) the (?:readme|wiki|runbook|manual|handbook|guide|docs|documentation"
+    r"|install guide|setup guide|ticket|checklist|chapter|section|old doc|onboarding doc"
+    r"|whiteboard|notice board|intranet|memo)s?\b"
+    # or a person's: "the previous instructions I sent", "… we posted".
+    r"| (?:i|we) (?:sent|gave|posted|wrote|shared|emailed|mailed)\b)"
 )
 
 _SENSITIVE_EN = (
@@ -1737,7 +2004,8 @@ RULES: tuple[ScanRule, ...] = (
             r"(?:(?:previous|prior|above|earlier|preceding|foregoing|original|initial|system"
             r"|developer|safety|existing|former|old|current) )"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails|rules"
-            r"|messages|context|commands|orders|constraints|programming)\b" + _PLATFORM_NOTE +
+            r"|messages|context|commands|orders|constraints|programming)\b" + _PLATFORM_NOTE
+            + _DOCUMENT_NOTE +
             r"|\b(?:ignore|disregard|forget) (?:all|any|every|your) (?:of )?(?:the |your )?"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails"
             r"|constraints|programming)\b"
@@ -2160,7 +2428,16 @@ RULES: tuple[ScanRule, ...] = (
         "secret.credential_in_prose", "secret", "prose",
         _rx(_CREDENTIAL_IN_PROSE, _I),
         _credential_in_prose,
-        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS),), lead=0,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS,),
+        lead=LOCK_CODE_LEAD,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.code_spelt_out", "secret", "prose",
+        _rx(_SPELT_OUT, _I),
+        _spelt_out,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS,),
+        lead=LOCK_CODE_LEAD,
         judged_in_context=True,
     ),
     ScanRule(
@@ -2170,7 +2447,7 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=((" is ", " was ", " as ", " will be ", " = ", " est ", " ist ", " es ", " é ",
                     " è ", " är ", " jest ", " to ", " là ", " — ", " - ", "是", "は", "が", "는",
                     "은", "이", "가"),
-                   tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS)),
+                   tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS),
         judged_in_context=True,
     ),
     ScanRule(
@@ -2206,7 +2483,8 @@ RULES: tuple[ScanRule, ...] = (
         "secret.backup_codes", "secret", "prose",
         _rx(_BACKUP_CODES),
         _backup_codes,
-        prefilter=(("codes", "коды", "备用码", "恢复码", "バックアップコード", "códigos"),),
+        prefilter=(("codes", "коды", "códigos", "codigos", "codici", "码", "碼", "コード",
+                    "코드"),),
         judged_in_context=True,
     ),
     ScanRule(
@@ -2214,8 +2492,11 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_COMBINATION),
         _combination,
         prefilter=(("combination", "combo", "kombination", "combinaison", "combinación",
+                    "gym ", "school ", "bike ", "bicycle ", "locker", "padlock", "cadenas",
+                    "candado", "lucchetto", "cadeado", "кодовый", "zahlenschloss",
                     "combinação", "combinazione", "combinatie", "kombinasjon", "комбинация",
-                    "шифр"),), lead=0,
+                    "шифр", "保险箱", "保險箱", "保险柜", "保險櫃", "密码锁", "密碼鎖", "金庫",
+                    "ダイヤル錠"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(
