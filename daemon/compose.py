@@ -203,6 +203,9 @@ def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
         worker = embedding.Worker(store, loaded.embedder, judge=load_judge(loaded.embedder))
         ranker = hybrid.Ranker(loaded.embedder, worker)
         worker.prepare = ranker.prepare
+        # Embedded while the chain is verified and the sockets open (the
+        # worker's own call waits for it): what readiness waited for after.
+        ranker.prepare_soon()
     structlog.get_logger().info(
         "recall_ranker", ranker="hybrid" if ranker else "lexical", reason=loaded.reason,
         model=loaded.embedder.model_id if loaded.embedder else None)

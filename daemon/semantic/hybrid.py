@@ -41,11 +41,13 @@ Invariants:
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import numpy as np
+import structlog
 
 from memoryd.daemon.retrieval import search
 from memoryd.daemon.semantic import vectors
@@ -54,6 +56,8 @@ from memoryd.daemon.semantic.quantise import Vector
 if TYPE_CHECKING:
     from memoryd.daemon.semantic.embedding import Embedder, Worker
     from memoryd.daemon.storage.txn import Tx
+
+log = structlog.get_logger()
 
 # Score-aware fusion (``fuse``; docs/recall.md has the measurements they
 # were chosen from): the vector strength's weight against the lexical top
@@ -198,11 +202,31 @@ class Ranker:
         self.worker = worker
         self._limiter = anyio.CapacityLimiter(1)
         self._anchors: Vector | None = None
+        self._anchors_lock = threading.Lock()
 
     def prepare(self) -> None:
-        """Embed the anchor sentences (the worker calls this at start, off the request path)."""
-        if self._anchors is None:
-            self._anchors = np.asarray(self.embedder.passages(list(ANCHORS)), dtype=np.float32)
+        """Embed the anchor sentences, once: the first caller embeds them, any
+        other waits for it (the worker calls this at start, off the request path)."""
+        with self._anchors_lock:
+            if self._anchors is None:
+                self._anchors = np.asarray(self.embedder.passages(list(ANCHORS)),
+                                           dtype=np.float32)
+
+    def prepare_soon(self) -> threading.Thread:
+        """Start ``prepare`` on a thread of its own, as the daemon starts: the
+        model's engine runs outside the GIL, so the anchors are embedded on
+        the other core while the audit chain is verified and the sockets
+        open, not after. A failure here is left to the worker's own call,
+        which retries and counts it."""
+        def run() -> None:
+            try:
+                self.prepare()
+            except (OSError, RuntimeError, ValueError) as exc:
+                log.warning("anchors_not_embedded", exc_type=type(exc).__name__)
+
+        thread = threading.Thread(target=run, name="memoryd-anchors", daemon=True)
+        thread.start()
+        return thread
 
     def floor(self, qvec: Vector, margin: float = MARGIN) -> float:
         """The cosine a neighbour of this query must reach (see ``MARGIN``)."""
