@@ -40,6 +40,7 @@ Invariants:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Iterator, Sequence
@@ -52,6 +53,7 @@ import structlog
 from memoryd.daemon.retrieval import search
 from memoryd.daemon.semantic import vectors
 from memoryd.daemon.semantic.quantise import Vector
+from memoryd.kernel.errors import Unavailable
 
 if TYPE_CHECKING:
     from memoryd.daemon.semantic.embedding import Embedder, Worker
@@ -205,12 +207,50 @@ class Ranker:
         self._anchors_lock = threading.Lock()
 
     def prepare(self) -> None:
-        """Embed the anchor sentences, once: the first caller embeds them, any
-        other waits for it (the worker calls this at start, off the request path)."""
+        """The anchor sentences' vectors, once: the first caller reads them from
+        the store or embeds them, any other waits for it (the worker calls this
+        at start, off the request path).
+
+        Embedded once per model and set of sentences and kept in the store
+        (``vectors.keep_anchors``), beside the entries' vectors: a later start,
+        or another daemon on the same store, reads the very same floats
+        instead of spending the model's time on them again."""
         with self._anchors_lock:
-            if self._anchors is None:
-                self._anchors = np.asarray(self.embedder.passages(list(ANCHORS)),
-                                           dtype=np.float32)
+            if self._anchors is not None:
+                return
+            anchors = self._kept_anchors()
+            if anchors is None:
+                anchors = np.asarray(self.embedder.passages(list(ANCHORS)), dtype=np.float32)
+                self._keep_anchors(anchors)
+            self._anchors = anchors
+
+    def _anchors_key(self) -> str:
+        sentences = hashlib.sha256("\n".join(ANCHORS).encode("utf-8")).hexdigest()[:16]
+        return f"{self.embedder.model_id}/{self.embedder.dim}/{sentences}"
+
+    def _kept_anchors(self) -> Vector | None:
+        store = None if self.worker is None else self.worker.store
+        if store is None:
+            return None
+        key = self._anchors_key()
+        try:
+            data = store.run_sync(lambda tx: vectors.kept_anchors(tx, key), write=False)
+        except Unavailable:
+            return None
+        dim = self.embedder.dim
+        if data is None or len(data) != len(ANCHORS) * dim * 4:
+            return None
+        return np.frombuffer(data, dtype="<f4").reshape(len(ANCHORS), dim).astype(np.float32)
+
+    def _keep_anchors(self, anchors: Vector) -> None:
+        store = None if self.worker is None else self.worker.store
+        if store is None:
+            return
+        key, data = self._anchors_key(), anchors.astype("<f4").tobytes()
+        try:
+            store.run_sync(lambda tx: vectors.keep_anchors(tx, key, data), governed=False)
+        except Unavailable:
+            log.warning("anchors_not_kept", reason="store_unavailable")
 
     def prepare_soon(self) -> threading.Thread:
         """Start ``prepare`` on a thread of its own, as the daemon starts: the

@@ -1,13 +1,14 @@
 """The semantic loader's start-up: both engine handles read one mapping of
 the model file, embed exactly as the package's own handle does, and the
-ranker's anchors are embedded once, on a thread of their own, as the daemon
-starts (daemon/semantic/embedding.py ``shared_handles``, hybrid.py
-``Ranker.prepare_soon``)."""
+ranker's anchors are embedded once per model, on a thread of their own as
+the daemon starts, and kept in the store for the next start
+(daemon/semantic/embedding.py ``shared_handles``, hybrid.py ``Ranker.prepare``)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from memoryd.daemon.semantic import hybrid  # noqa: E402 (needs numpy)
+from memoryd.daemon.storage.store import SqliteStore  # noqa: E402
 
 TEXTS = ["The meeting was moved to another room.", "部署之前先在预发环境跑一遍测试",
          "Le rapport est dû le mois prochain.", "x"]
@@ -71,3 +73,38 @@ def test_the_anchors_are_embedded_once_on_their_own_thread() -> None:
     assert embedder.calls == 1
     assert ranker.floor(np.ones(4, dtype=np.float32) / 2) >= hybrid.MIN_SIMILARITY
     assert embedder.calls == 1
+
+
+class Numbered(CountingEmbedder):
+    """Distinct rows, so a kept copy can be told from a fresh one."""
+
+    def __init__(self, model_id: str = "numbered") -> None:
+        super().__init__()
+        self.model_id = model_id
+        self.release.set()
+
+    def passages(self, texts: Sequence[str]) -> Any:
+        self.calls += 1
+        return np.arange(len(texts) * self.dim, dtype=np.float32).reshape(len(texts), self.dim)
+
+
+def test_the_anchors_are_embedded_once_per_model_and_kept_in_the_store(
+        store: SqliteStore) -> None:
+    first = Numbered()
+    ranker = hybrid.Ranker(first, SimpleNamespace(store=store))  # type: ignore[arg-type]
+    ranker.prepare()
+    assert first.calls == 1
+    # A later start on the same store reads the very same floats.
+    again = Numbered()
+    restarted = hybrid.Ranker(again, SimpleNamespace(store=store))  # type: ignore[arg-type]
+    restarted.prepare()
+    assert again.calls == 0
+    qvec = np.ones(4, dtype=np.float32) / 2
+    assert restarted.floor(qvec) == ranker.floor(qvec)
+    # Another model embeds its own, and they replace the kept ones.
+    other = Numbered("another-model")
+    hybrid.Ranker(other, SimpleNamespace(store=store)).prepare()  # type: ignore[arg-type]
+    assert other.calls == 1
+    late = Numbered()
+    hybrid.Ranker(late, SimpleNamespace(store=store)).prepare()  # type: ignore[arg-type]
+    assert late.calls == 1
