@@ -57,6 +57,7 @@ from memoryd.kernel.errors import Unavailable
 
 if TYPE_CHECKING:
     from memoryd.daemon.semantic.embedding import Embedder, Worker
+    from memoryd.daemon.storage.store import Store
     from memoryd.daemon.storage.txn import Tx
 
 log = structlog.get_logger()
@@ -228,8 +229,13 @@ class Ranker:
         sentences = hashlib.sha256("\n".join(ANCHORS).encode("utf-8")).hexdigest()[:16]
         return f"{self.embedder.model_id}/{self.embedder.dim}/{sentences}"
 
+    def _store(self) -> Store | None:
+        # A ranker built without a worker (tests, benchmarks) keeps nothing.
+        worker: Worker | None = self.worker
+        return None if worker is None else worker.store
+
     def _kept_anchors(self) -> Vector | None:
-        store = None if self.worker is None else self.worker.store
+        store = self._store()
         if store is None:
             return None
         key = self._anchors_key()
@@ -243,7 +249,7 @@ class Ranker:
         return np.frombuffer(data, dtype="<f4").reshape(len(ANCHORS), dim).astype(np.float32)
 
     def _keep_anchors(self, anchors: Vector) -> None:
-        store = None if self.worker is None else self.worker.store
+        store = self._store()
         if store is None:
             return
         key, data = self._anchors_key(), anchors.astype("<f4").tobytes()
