@@ -775,6 +775,12 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
     sizes = profile.sizes
     root = short_tempdir()
     d = Daemon(root / "h", config=config, policy=POLICY)
+    # The daemon runs with its bytecode cached, as an installed package's is
+    # (pip compiles it): under PYTHONDONTWRITEBYTECODE=1 on a source tree,
+    # every cold start would first compile memoryd's modules (about 0.4 s).
+    # The cache lives in this run's temporary root; the first start fills it.
+    d.env.pop("PYTHONDONTWRITEBYTECODE", None)
+    d.env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
     cost = embedding_cost(Corpus(seed=5), profile.embed) if profile.embed else None
     commit_nolock: list[float] | None = None
     details: dict[str, Any] = {}

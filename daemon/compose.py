@@ -36,12 +36,11 @@ from memoryd.daemon.config import Config
 from memoryd.daemon.external.projection import Projection
 from memoryd.daemon.external.projection import build as build_projection
 from memoryd.daemon.external.projection_provider import CredentialError, EndpointError
-from memoryd.daemon.extraction import extract_model, extract_worker
+from memoryd.daemon.extraction import extract_worker
 from memoryd.daemon.home import Home
 from memoryd.daemon.pipeline import promote
 from memoryd.daemon.pipeline.lifecycle import Lifecycle, Receipts
 from memoryd.daemon.retrieval import recall
-from memoryd.daemon.semantic import embedding
 from memoryd.daemon.storage import backup, checkpoints
 from memoryd.daemon.storage.backends import BackendError, check_shared_secret, open_store
 from memoryd.daemon.storage.store import Store, StoreVersionError
@@ -126,6 +125,8 @@ def _compose(home: Home, config: Config, clock: Clock, environ: Mapping[str, str
     ranker, ranker_reason = _ranker(config, store) if semantic else (None, "disabled")
     extractor = None
     if config.extract.extractor == "model":
+        from memoryd.daemon.extraction import extract_model
+
         try:
             extractor = extract_model.build(config.extract.model, home.path, environ)
         except (CredentialError, EndpointError) as exc:
@@ -194,6 +195,14 @@ def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
     else none (lexical), with the reason ``memory.status`` gives. The same on
     both stores: the vectors stay in the store, searched at each query
     (daemon/semantic/hybrid.py)."""
+    log = structlog.get_logger()
+    if config.recall.ranker == "lexical":
+        # Switched off: nothing of the semantic extra is imported, not even
+        # its loader (tests/unit/test_startup_imports.py).
+        log.info("recall_ranker", ranker="lexical", reason="disabled", model=None)
+        return None, "disabled"
+    from memoryd.daemon.semantic import embedding
+
     loaded = embedding.load(config.recall)
     ranker = None
     if loaded.embedder is not None:
@@ -203,7 +212,10 @@ def _ranker(config: Config, store: Store) -> tuple[Ranker | None, str]:
         worker = embedding.Worker(store, loaded.embedder, judge=load_judge(loaded.embedder))
         ranker = hybrid.Ranker(loaded.embedder, worker)
         worker.prepare = ranker.prepare
-    structlog.get_logger().info(
+        # Embedded while the chain is verified and the sockets open (the
+        # worker's own call waits for it): what readiness waited for after.
+        ranker.prepare_soon()
+    log.info(
         "recall_ranker", ranker="hybrid" if ranker else "lexical", reason=loaded.reason,
         model=loaded.embedder.model_id if loaded.embedder else None)
     return ranker, loaded.reason

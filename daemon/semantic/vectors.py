@@ -29,6 +29,7 @@ Invariants:
 
 from __future__ import annotations
 
+import base64
 import struct
 from typing import TYPE_CHECKING, Any
 
@@ -121,6 +122,33 @@ def scale_of(max_abs: float) -> float:
 
 
 # --- what the worker reads and writes --------------------------------------------
+
+# The meta row that keeps the hybrid ranker's anchor vectors (hybrid.py
+# ``Ranker.prepare``): "KEY\nBASE64" of little-endian float32 rows, KEY naming
+# the model and the anchor sentences they were embedded from.
+ANCHORS_KEY = "vector_anchors"
+
+
+def kept_anchors(tx: Tx, key: str) -> bytes | None:
+    """The anchor vectors kept for ``key``, or None (none kept, or for another key)."""
+    row = tx.one("SELECT value FROM meta WHERE key = ?", (ANCHORS_KEY,))
+    if row is None:
+        return None
+    kept_key, _, blob = str(row["value"]).partition("\n")
+    if kept_key != key:
+        return None
+    try:
+        return base64.b64decode(blob, validate=True)
+    except ValueError:  # binascii.Error is one
+        return None
+
+
+def keep_anchors(tx: Tx, key: str, data: bytes) -> None:
+    """Keep the anchor vectors embedded for ``key``; any kept before are replaced."""
+    tx.exec("INSERT INTO meta(key, value) VALUES (?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (ANCHORS_KEY, key + "\n" + base64.b64encode(data).decode("ascii")))
+
 
 def requeue_for_model(tx: Tx, model: str) -> int:
     """Queue every active entry without a vector of ``model``; once per model
