@@ -137,8 +137,8 @@ CREATE TABLE IF NOT EXISTS term_spaces(
   scope {_PG_T} NOT NULL, UNIQUE(owner, target, scope));
 -- tf and dl ride in the key's index: a term's rows are read from it alone.
 CREATE TABLE IF NOT EXISTS entry_terms(
-  space BIGINT NOT NULL, term {_PG_T} NOT NULL, key {_PG_T} NOT NULL, tf BIGINT NOT NULL,
-  dl BIGINT NOT NULL, PRIMARY KEY(space, term, key) INCLUDE (tf, dl));
+  space BIGINT NOT NULL, term {_PG_T} NOT NULL, key {_PG_T} NOT NULL, tf INTEGER NOT NULL,
+  dl INTEGER NOT NULL, PRIMARY KEY(space, term, key) INCLUDE (tf, dl));
 """
 
 _W_TITLE, _W_SUMMARY, _W_BODY = (int(w) for w in search.WEIGHTS)
