@@ -163,7 +163,8 @@ CREATE OR REPLACE FUNCTION memoryd_terms_add(e entries) RETURNS void
 LANGUAGE sql AS $$
   INSERT INTO term_spaces(owner, target, scope) SELECT e.owner, e.target, e.scope
     WHERE NOT EXISTS (SELECT 1 FROM term_spaces
-                      WHERE owner = e.owner AND target = e.target AND scope = e.scope);
+                      WHERE owner = e.owner AND target = e.target AND scope = e.scope)
+    ON CONFLICT DO NOTHING;
   INSERT INTO entry_terms(space, term, key, tf, dl)
     SELECT s.id, u.lexeme, e.id, memoryd_term_weight(u.weights), memoryd_doc_length(e)
     FROM term_spaces AS s, search_index AS f, unnest(f.doc) AS u
