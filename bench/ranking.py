@@ -4,6 +4,12 @@ Usage, from the repository root::
 
     .venv/bin/python bench/ranking.py [--sizes 1000 10000 100000] [--queries N] [--json FILE]
     .venv/bin/python bench/ranking.py --sizes 10000 --other 30000
+    .venv/bin/python bench/ranking.py --sizes 10000 --backend postgresql
+
+``--backend postgresql`` does the same on fresh schemas of the test
+database (``MEMORYD_TEST_PG_DSN``, as bench/daemon.py), dropped after; its
+floor is the server's own ranked query over the daemon's ``search_index``
+(``ts_rank``, top 12), as bench/_floors.py's.
 
 ``--other N`` instead ranks the first size's queries on two stores holding
 the same entries of the owner, the second with N more of another owner's
@@ -34,12 +40,15 @@ import shutil
 import statistics
 import sys
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.daemon import short_tempdir
+from bench.daemon import PG_DSN, short_tempdir
 from bench.recall import _body, _vocab, queries
 from memoryd.daemon.retrieval import search
 from memoryd.daemon.storage.store import SqliteStore, Tx
@@ -59,7 +68,41 @@ LIMIT = 200  # recall's CANDIDATES
 VIEW = None if postings is None else postings.OwnView(OWNER, SPACES, NOW)
 
 
-def fill(store: SqliteStore, n: int, other: int = 0) -> None:
+# The same row on PostgreSQL, whose entries name a few columns otherwise.
+_PG_INSERT = (
+    "INSERT INTO entries(id, owner, target, scope, type, title, body, summary, status, revision,"
+    " source, eligible, basis, pinned, created_at, updated_at, renewed_at, ttl_days, expires_at,"
+    " content_hash, status_at) VALUES (?, ?, 'memory', ?, 'fact', ?, ?, ?, 'active', 1, 'agent',"
+    " 1, '{}', 0, ?, ?, ?, 120, '2099-01-01T00:00:00.000000Z', 'h', ?)")
+
+
+@contextmanager
+def opened(backend: str) -> Iterator[Any]:
+    """A fresh store: a SQLite file, or a PostgreSQL schema; removed after."""
+    if backend == "postgresql":
+        from memoryd.daemon.storage.store_pg import PostgresStore
+
+        schema = "b_" + uuid.uuid4().hex[:16]
+        pg = PostgresStore(PG_DSN, schema=schema)
+        try:
+            yield pg
+        finally:
+            pg.close()
+            import psycopg
+
+            with psycopg.connect(PG_DSN, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        return
+    root = short_tempdir()
+    store = SqliteStore(root / "memory.db", synchronous="OFF")
+    try:
+        yield store
+    finally:
+        store.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def fill(store: Any, n: int, other: int = 0) -> None:
     """``n`` entries, three quarters ``OWNER``'s; then ``other`` more of
     another owner's, written with the same words."""
     vocab = _vocab()
@@ -69,6 +112,11 @@ def fill(store: SqliteStore, n: int, other: int = 0) -> None:
     def batch(tx: Tx, lo: int, hi: int) -> None:
         for i in range(lo, hi):
             body = _body(rng, vocab, weights)
+            if tx.dialect == "postgresql":
+                tx.exec(_PG_INSERT, (
+                    f"ent_{i:08d}", OWNER if i % 4 and i < n else "own_bench_b", f"s{i % 3}",
+                    f"note {i}", body, body[:80], NOW, NOW, NOW, NOW))
+                continue
             tx.exec(
                 "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
                 " status, revision, source, eligible, basis_text, pinned, created_at, updated_text,"
@@ -80,6 +128,10 @@ def fill(store: SqliteStore, n: int, other: int = 0) -> None:
 
     for lo in range(0, n + other, 5_000):
         store.run_sync(lambda tx, lo=lo: batch(tx, lo, min(n + other, lo + 5_000)))
+    if store.kind == "postgresql":
+        # The planner's statistics of the rows written, as autovacuum's
+        # analyse gives them once a table has grown: without them it guesses.
+        store.run_sync(lambda tx: tx.exec("ANALYZE"))
 
 
 def _pct(samples: list[float], q: float) -> float:
@@ -103,17 +155,15 @@ def rank(tx: Tx, q: str) -> list[dict[str, Any]]:
     return search.ranked(tx, plan, WHERE, ARGS, LIMIT, stats=stats)
 
 
-def run_isolation(n: int, other: int, k: int) -> dict[str, Any]:
+def run_isolation(n: int, other: int, k: int, backend: str = "sqlite") -> dict[str, Any]:
     """OWNER's ranking on two stores holding the same OWNER entries, the
     second with ``other`` more of another owner's entries in the same
     words: timed query by query, alternately, so the machine's load falls
     on both alike; and whether every answer is the same."""
-    roots = [short_tempdir(), short_tempdir()]
-    stores: list[SqliteStore] = []
-    try:
-        for root, extra in zip(roots, (0, other), strict=True):
-            stores.append(SqliteStore(root / "memory.db", synchronous="OFF"))
-            fill(stores[-1], n, extra)
+    with opened(backend) as alone, opened(backend) as beside:
+        stores = [alone, beside]
+        for store, extra in zip(stores, (0, other), strict=True):
+            fill(store, n, extra)
         qs = queries(random.Random(1), _vocab(), k)
         times: list[list[float]] = [[], []]
         answers: list[list[Any]] = [[], []]
@@ -125,11 +175,6 @@ def run_isolation(n: int, other: int, k: int) -> dict[str, Any]:
                 t = time.perf_counter()
                 answers[at].append(store.run_sync(lambda tx, q=q: rank(tx, q), write=False))
                 times[at].append((time.perf_counter() - t) * 1000)
-    finally:
-        for store in stores:
-            store.close()
-        for root in roots:
-            shutil.rmtree(root, ignore_errors=True)
     return {"entries": n, "other_owner_entries": other, "queries": k,
             "alone_p50_ms": round(statistics.median(times[0]), 3),
             "alone_p90_ms": round(_pct(times[0], 0.9), 3),
@@ -138,39 +183,41 @@ def run_isolation(n: int, other: int, k: int) -> dict[str, Any]:
             "answers_equal": answers[0] == answers[1]}
 
 
-def run_size(n: int, k: int) -> dict[str, Any]:
-    root = short_tempdir()
-    try:
-        store = SqliteStore(root / "memory.db", synchronous="OFF")
-        try:
-            fill(store, n)
-            qs = queries(random.Random(1), _vocab(), k)
-            ranking: list[float] = []
-            floor: list[float] = []
+def _floor(tx: Tx, plan: search.Plan) -> None:
+    """The planned FTS query, ranked by the index itself, top 12."""
+    if tx.dialect == "postgresql":
+        tx.all("SELECT f.entry_id, ts_rank(f.doc, t.q) AS score FROM search_index AS f,"  # noqa: S608 (placeholders only)
+               " (SELECT " + search.pg_query(len(plan.terms)) + " AS q) AS t"
+               " WHERE f.doc @@ t.q ORDER BY score DESC LIMIT 12", plan.terms)
+        return
+    tx.all("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
+           " ORDER BY bm25(entries_fts, ?, ?, ?) LIMIT 12", (plan.match, *search.WEIGHTS))
 
-            def one(tx: Tx, q: str) -> None:
-                t = time.perf_counter()
-                rank(tx, q)
-                ranking.append((time.perf_counter() - t) * 1000)
-                # The floor ranks the same plan (made either way, it is the same).
-                plan = search.plan(tx, q, WHERE, ARGS)
-                t = time.perf_counter()
-                if plan.match is not None:
-                    tx.all("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
-                           " ORDER BY bm25(entries_fts, ?, ?, ?) LIMIT 12",
-                           (plan.match, *search.WEIGHTS))
-                floor.append((time.perf_counter() - t) * 1000)
 
-            for q in qs[:5]:  # warm the page cache
-                store.run_sync(lambda tx, q=q: one(tx, q), write=False)
-            ranking.clear()
-            floor.clear()
-            for q in qs:
-                store.run_sync(lambda tx, q=q: one(tx, q), write=False)
-        finally:
-            store.close()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+def run_size(n: int, k: int, backend: str = "sqlite") -> dict[str, Any]:
+    with opened(backend) as store:
+        fill(store, n)
+        qs = queries(random.Random(1), _vocab(), k)
+        ranking: list[float] = []
+        floor: list[float] = []
+
+        def one(tx: Tx, q: str) -> None:
+            t = time.perf_counter()
+            rank(tx, q)
+            ranking.append((time.perf_counter() - t) * 1000)
+            # The floor ranks the same plan (made either way, it is the same).
+            plan = search.plan(tx, q, WHERE, ARGS)
+            t = time.perf_counter()
+            if plan.match is not None:
+                _floor(tx, plan)
+            floor.append((time.perf_counter() - t) * 1000)
+
+        for q in qs[:5]:  # warm the page cache
+            store.run_sync(lambda tx, q=q: one(tx, q), write=False)
+        ranking.clear()
+        floor.clear()
+        for q in qs:
+            store.run_sync(lambda tx, q=q: one(tx, q), write=False)
     out = {
         "entries": n, "queries": k,
         "ranking_p50_ms": round(statistics.median(ranking), 3),
@@ -188,12 +235,13 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--other", type=int, metavar="N",
                         help="instead: the first size's ranking alone and beside another"
                              " owner's N more entries in the same words")
     args = parser.parse_args()
     if args.other:
-        r = run_isolation(args.sizes[0], args.other, args.queries)
+        r = run_isolation(args.sizes[0], args.other, args.queries, args.backend)
         print(f"{r['entries']:>7} entries: ranking p50 {r['alone_p50_ms']:.2f} ms"
               f"  p90 {r['alone_p90_ms']:.2f} ms;  beside another owner's"
               f" {r['other_owner_entries']}: p50 {r['beside_p50_ms']:.2f} ms"
@@ -203,7 +251,7 @@ def main() -> int:
         return 0
     results = []
     for n in args.sizes:
-        r = run_size(n, args.queries)
+        r = run_size(n, args.queries, args.backend)
         results.append(r)
         print(f"{n:>7} entries: ranking p50 {r['ranking_p50_ms']:8.2f} ms"
               f"  p99 {r['ranking_p99_ms']:8.2f} ms   fts_planned p50"

@@ -1,4 +1,4 @@
-"""Per-view term statistics on SQLite: every active entry's index terms, as numbers, by namespace.
+"""Per-view term statistics: every active entry's index terms, as numbers, by namespace.
 
 Owns: ``term_spaces`` (an integer per (owner, target, scope)) and
 ``entry_terms`` (space, term, entry key, weighted count, entry length): a
@@ -30,13 +30,20 @@ Invariants:
   it): the active entries already past expiry that the janitor has not
   marked yet hold rows here, and are read from ``entries`` and taken out.
 - a query whose terms are not one index token each (a term the tokenizer
-  splits, a term it drops), any other filter, and PostgreSQL are answered
-  by ``search.plan`` and ``search.ranked``.
+  splits, a term it drops) and any other filter are answered by
+  ``search.plan`` and ``search.ranked``.
+
+PostgreSQL keeps the same two tables (``PG_SCHEMA``, ``PG_FUNCTIONS``),
+filled from each entry's stored ``tsvector`` (``search_index.doc``, whose
+positions carry their column as a weight: title A, summary B, body D) by
+the entries trigger of daemon/storage/store_pg.py, in the writer's
+transaction: a term there is an english lexeme, ``tf`` the weighted count of
+its positions, ``key`` the entry's id (entries have no integer key there).
+Its ranking is the same arithmetic over its own lexemes (docs/decisions/0460).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -121,6 +128,76 @@ def install(conn: apsw.Connection) -> None:
         conn.execute(FILL)
 
 
+# --- PostgreSQL ------------------------------------------------------------------
+
+_PG_T = 'TEXT COLLATE "C"'
+PG_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS term_spaces(
+  id BIGSERIAL PRIMARY KEY, owner {_PG_T} NOT NULL, target {_PG_T} NOT NULL,
+  scope {_PG_T} NOT NULL, UNIQUE(owner, target, scope));
+-- tf and dl ride in the key's index: a term's rows are read from it alone.
+CREATE TABLE IF NOT EXISTS entry_terms(
+  space BIGINT NOT NULL, term {_PG_T} NOT NULL, key {_PG_T} NOT NULL, tf INTEGER NOT NULL,
+  dl INTEGER NOT NULL, PRIMARY KEY(space, term, key) INCLUDE (tf, dl));
+"""
+
+_W_TITLE, _W_SUMMARY, _W_BODY = (int(w) for w in search.WEIGHTS)
+# Called by memoryd_entries_changed (daemon/storage/store_pg.py): the
+# rows of an entry are added from its index document once that is written,
+# and dropped (found again from the same document, each one look-up of the
+# key) before it is rewritten or deleted.
+PG_FUNCTIONS = f"""
+-- An entry's length as BM25 measures it: search.doc_length.
+CREATE OR REPLACE FUNCTION memoryd_doc_length(e entries) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT length(e.title) + length(e.summary) + length(array_to_string(array_remove(
+    ARRAY[e.body, e.context, memoryd_when_words(e.observed_at)], ''), E'\n'))
+$$;
+-- A lexeme's weighted count: each of its positions counts its column's weight.
+CREATE OR REPLACE FUNCTION memoryd_term_weight(weights text[]) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(sum(CASE w WHEN 'A' THEN {_W_TITLE} WHEN 'B' THEN {_W_SUMMARY}
+                      ELSE {_W_BODY} END), 0) FROM unnest(weights) AS w
+$$;
+CREATE OR REPLACE FUNCTION memoryd_terms_add(e entries) RETURNS void
+LANGUAGE sql AS $$
+  INSERT INTO term_spaces(owner, target, scope) SELECT e.owner, e.target, e.scope
+    WHERE NOT EXISTS (SELECT 1 FROM term_spaces
+                      WHERE owner = e.owner AND target = e.target AND scope = e.scope)
+    ON CONFLICT DO NOTHING;
+  INSERT INTO entry_terms(space, term, key, tf, dl)
+    SELECT s.id, u.lexeme, e.id, memoryd_term_weight(u.weights), memoryd_doc_length(e)
+    FROM term_spaces AS s, search_index AS f, unnest(f.doc) AS u
+    WHERE s.owner = e.owner AND s.target = e.target AND s.scope = e.scope
+      AND f.entry_id = e.id;
+$$;
+CREATE OR REPLACE FUNCTION memoryd_terms_drop(e entries) RETURNS void
+LANGUAGE sql AS $$
+  DELETE FROM entry_terms WHERE key = e.id
+    AND space = (SELECT id FROM term_spaces
+                 WHERE owner = e.owner AND target = e.target AND scope = e.scope)
+    AND term = ANY(tsvector_to_array((SELECT doc FROM search_index WHERE entry_id = e.id)));
+$$;
+"""  # noqa: S608 (the SQL is built from our own constants only)
+
+# Every index document made again (its columns weighted), then every active
+# entry's rows, for a store that has none yet.
+PG_FILL = """
+UPDATE search_index AS f SET doc = memoryd_fts_doc(e.title, e.summary, e.body, e.context,
+                                                  e.observed_at)
+  FROM entries AS e WHERE e.id = f.entry_id;
+INSERT INTO term_spaces(owner, target, scope)
+  SELECT DISTINCT owner, target, scope FROM entries WHERE status = 'active'
+  ON CONFLICT DO NOTHING;
+INSERT INTO entry_terms(space, term, key, tf, dl)
+  SELECT s.id, u.lexeme, e.id, memoryd_term_weight(u.weights), memoryd_doc_length(e)
+  FROM entries AS e JOIN term_spaces AS s
+    ON s.owner = e.owner AND s.target = e.target AND s.scope = e.scope
+  JOIN search_index AS f ON f.entry_id = e.id, unnest(f.doc) AS u
+  WHERE e.status = 'active';
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class OwnView:
     """A filter of the one shape ``plan`` and ``ranked`` read from postings:
@@ -132,15 +209,22 @@ class OwnView:
     now: str
 
 
-def _tokens(terms: Sequence[str]) -> list[str] | None:
-    """Each query term's one index token, or None if some term has not exactly one."""
+def _tokens(tx: Tx, terms: Sequence[str]) -> list[str] | None:
+    """Each query term's one index token (on PostgreSQL its one lexeme), or
+    None if some term has not exactly one."""
+    per_term = (search.pg_lexemes(tx, terms) if tx.dialect == "postgresql"
+                else [list(search.index_terms((term,))) for term in terms])
     out = []
-    for term in terms:
-        tokens = search.index_terms((term,))
+    for tokens in per_term:
         if len(tokens) != 1:
             return None
         out.append(tokens[0])
     return out
+
+
+def _key(tx: Tx) -> str:
+    """The column of ``entries`` that ``entry_terms.key`` holds."""
+    return "id" if tx.dialect == "postgresql" else "key"
 
 
 def _space_ids(tx: Tx, view: OwnView) -> list[int]:
@@ -152,18 +236,18 @@ def _space_ids(tx: Tx, view: OwnView) -> list[int]:
         (view.owner, *flat))]
 
 
-def _lapsed_sql(view: OwnView) -> tuple[str, tuple[Any, ...]]:
-    """A query of the keys of the view's active entries already past expiry
-    (the janitor marks them later): they hold rows, and the view does not
-    admit them."""
+def _lapsed_sql(view: OwnView, key: str) -> tuple[str, tuple[Any, ...]]:
+    """A query of the keys (column ``key`` of ``entries``) of the view's
+    active entries already past expiry (the janitor marks them later): they
+    hold rows, and the view does not admit them."""
     within, flat = search.namespaces_in(view.spaces)
-    return ("SELECT key FROM entries WHERE status = 'active' AND expires_at <= ?"  # noqa: S608 (placeholders only)
+    return (f"SELECT {key} FROM entries WHERE status = 'active' AND expires_at <= ?"  # noqa: S608 (placeholders only)
             " AND owner = ? AND " + within, (view.now, view.owner, *flat))
 
 
-def _lapsed(tx: Tx, view: OwnView) -> list[int]:
-    sql, args = _lapsed_sql(view)
-    return [int(r[0]) for r in tx.tuples(sql, args)]
+def _lapsed(tx: Tx, view: OwnView) -> list[Any]:
+    sql, args = _lapsed_sql(view, _key(tx))
+    return [r[0] for r in tx.tuples(sql, args)]
 
 
 def _marks(n: int) -> str:
@@ -175,8 +259,8 @@ def plan(tx: Tx, text: str, where: str, args: tuple[Any, ...],
     """``search.plan(tx, text, where, args)``, read from postings when
     ``where`` is ``view``'s filter (the caller says so by giving it)."""
     terms, stopped = search.query_terms(text)
-    tokens = _tokens(terms)
-    if view is None or tx.dialect != "sqlite" or not terms or tokens is None:
+    tokens = None if view is None or not terms else _tokens(tx, terms)
+    if view is None or tokens is None:
         return search.plan(tx, text, where, args)
     spaces = _space_ids(tx, view)
     if not spaces:
@@ -186,13 +270,13 @@ def plan(tx: Tx, text: str, where: str, args: tuple[Any, ...],
     # Each term's rows in the view, counted up to the cap plus the lapsed
     # entries (which may hold it); then those are taken out.
     probe = ("(SELECT count(*) FROM (SELECT 1 FROM entry_terms"  # noqa: S608 (placeholders only)
-             f" WHERE space IN ({_marks(len(spaces))}) AND term = ? LIMIT ?))")
+             f" WHERE space IN ({_marks(len(spaces))}) AND term = ? LIMIT ?) AS hits)")
     row = tx.tuples("SELECT " + ", ".join([probe] * len(tokens)),
                     tuple(x for t in tokens for x in (*spaces, t, cap + len(lapsed))))[0]
     counts = [int(n) for n in row]
     if lapsed:
         # A subquery, not the keys: there may be more than SQLite binds.
-        lapsed_sql, lapsed_args = _lapsed_sql(view)
+        lapsed_sql, lapsed_args = _lapsed_sql(view, _key(tx))
         held = dict(tx.tuples(
             "SELECT term, count(*) FROM entry_terms"  # noqa: S608 (placeholders only)
             f" WHERE space IN ({_marks(len(spaces))}) AND term IN ({_marks(len(tokens))})"
@@ -212,8 +296,8 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
     candidate's weighted counts and length are numbers here, its text is
     never read, and only the rows kept (with the ties at the cut) are read
     from ``entries``."""
-    tokens = _tokens(p.terms)
-    if view is None or tx.dialect != "sqlite" or p.match is None or tokens is None:
+    tokens = None if view is None or p.match is None else _tokens(tx, p.terms)
+    if view is None or tokens is None:
         return search.ranked(tx, p, where, args, limit, after, columns, stats)
     spaces = _space_ids(tx, view)
     if not spaces or limit <= 0:
@@ -221,7 +305,8 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
     if stats is None:
         stats = search.view_stats(tx, view.owner, view.spaces, view.now)
     lapsed = set(_lapsed(tx, view))
-    scored = p.scored  # the distinct tokens, in the plan's order
+    # The distinct tokens, in the plan's order (``p.scored`` on SQLite).
+    scored = tuple(dict.fromkeys(tokens))
     slot = {t: i for i, t in enumerate(scored)}
     within = f"space IN ({_marks(len(spaces))})"
     rows: list[tuple[Any, ...]]
@@ -241,8 +326,8 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
     if not rows:
         return []
     n_terms = len(scored)
-    tfs: dict[int, list[float]] = {}
-    lengths: dict[int, int] = {}
+    tfs: dict[Any, list[float]] = {}
+    lengths: dict[Any, int] = {}
     for key, term, tf, dl in rows:
         counts = tfs.get(key)
         if counts is None:
@@ -252,22 +337,11 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
     # As search.scores: each term's frequency among the candidates, BM25
     # with FTS5's parameters over the view's statistics, summed term by
     # term in the plan's order (the same floats).
-    n_docs, avgdl = stats
-    df = [len(tfs) - column.count(0.0) for column in zip(*tfs.values(), strict=True)]
-    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
-    k1 = search.BM25_K1 + 1
-    unscaled, per_char = 1 - search.BM25_B, max(avgdl, 1.0)
-    bm25_k1, bm25_b = search.BM25_K1, search.BM25_B
-    keys = list(tfs)
-    score: dict[int, float] = {}
-    for key in keys:
-        norm = bm25_k1 * (unscaled + bm25_b * lengths[key] / per_char)
-        raw = sum([w * (f * k1) / (f + norm) for w, f in zip(idf, tfs[key]) if f])  # noqa: B905 (one slot per term)
-        score[key] = round(raw, 9)
+    score = search.bm25(tfs, lengths, stats)
     return _top(tx, score, limit, after, columns)
 
 
-def _top(tx: Tx, score: dict[int, float], limit: int, after: tuple[float, str] | None,
+def _top(tx: Tx, score: dict[Any, float], limit: int, after: tuple[float, str] | None,
          columns: tuple[str, ...] | None) -> list[dict[str, Any]]:
     """The best ``limit`` of the candidates ``score`` holds (key: rounded
     score), score descending then id ascending, below ``after`` when given;
@@ -287,9 +361,10 @@ def _top(tx: Tx, score: dict[int, float], limit: int, after: tuple[float, str] |
         order = [k for k in order if score[k] >= floor]
     if not order:
         return []
-    wanted = "*" if columns is None else ", ".join(dict.fromkeys(("key", "id", *columns)))
-    rows = {r["key"]: r for r in tx.all(
-        "SELECT " + wanted + " FROM entries WHERE key IN ("  # noqa: S608 (our column names, placeholders)
+    key = _key(tx)
+    wanted = "*" if columns is None else ", ".join(dict.fromkeys((key, "id", *columns)))
+    rows = {r[key]: r for r in tx.all(
+        "SELECT " + wanted + f" FROM entries WHERE {key} IN ("  # noqa: S608 (our column names, placeholders)
         + _marks(len(order)) + ")", tuple(order))}
     ranked = sorted((-score[k], rows[k]["id"], k) for k in order
                     if after is None or score[k] < after[0]

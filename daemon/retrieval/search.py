@@ -854,60 +854,35 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     """
     if p.match is None:
         return []
+    if tx.dialect == "postgresql":
+        return _ranked_pg(tx, p, where, args, limit, after, columns, stats)
     sql_args: tuple[Any, ...]
     # What scoring reads of each candidate. On SQLite the other columns the
     # caller keeps are read for the top ``limit`` alone, after the cut, in
     # the same transaction (one snapshot): each row becomes a Python dict,
     # and a candidate set runs to thousands of rows.
     scored_columns = ("id", "title", "summary", "body", "context", "observed_at")
+    # The candidates and their text in one join: each row that passes the
+    # filter is read once (``where`` names ``e``'s columns). The order of
+    # the rows decides nothing: they are sorted by (score, id) below, and
+    # ids are unique.
+    sql = ("SELECT e.key, e.id, e.title, e.summary, e.body, e.context, e.observed_at"  # noqa: S608 (no client text in SQL)
+           " FROM entries_fts AS f"
+           " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
+           + where)
+    sql_args = (p.match, *args)
+    if p.only_common:
+        sql += " ORDER BY f.rowid DESC LIMIT ?"  # the owner's newest matches
+        sql_args += (COMMON_SCAN,)
+    rest = (None if columns is None
+            else tuple(c for c in columns if c not in scored_columns))
     later: str | None = None
-    rest: tuple[str, ...] | None = None
-    if tx.dialect == "postgresql":
-        # The same candidates by another index: a tsvector per entry; ranking
-        # below is this module's own, identical on both backends. One
-        # statement: a write transaction there reads each statement's own
-        # committed rows, and a second one could see another revision.
-        wanted = "e.*" if columns is None else ", ".join(
-            f"e.{c}" for c in dict.fromkeys((*scored_columns, *columns)))
-        sql = ("SELECT " + wanted + " FROM search_index AS f"  # noqa: S608 (no client text in SQL)
-               " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(len(p.terms))
-               + " AND e.id = f.entry_id AND " + where)
-        sql_args = (*p.terms, *args)
-        if p.only_common:
-            # The owner's newest matches, never the index's; ids follow
-            # creation order (daemon/ids.py).
-            sql += " ORDER BY e.id DESC LIMIT ?"
-            sql_args += (COMMON_SCAN,)
-    else:
-        # The candidates and their text in one join: each row that passes
-        # the filter is read once (``where`` names ``e``'s columns). The
-        # order of the rows decides nothing: they are sorted by (score, id)
-        # below, and ids are unique.
-        sql = ("SELECT e.key, e.id, e.title, e.summary, e.body, e.context, e.observed_at"  # noqa: S608 (no client text in SQL)
-               " FROM entries_fts AS f"
-               " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
-               + where)
-        sql_args = (p.match, *args)
-        if p.only_common:
-            sql += " ORDER BY f.rowid DESC LIMIT ?"  # the owner's newest matches
-            sql_args += (COMMON_SCAN,)
-        rest = (None if columns is None
-                else tuple(c for c in columns if c not in scored_columns))
-        if rest is None:
-            later = "*"
-        elif rest:
-            later = ", ".join(("key", *rest))
-    # Each candidate as (key, id, title, summary, body, context, observed_at);
-    # on PostgreSQL the
-    # rows themselves are kept for the answer (``rows``).
-    rows: list[dict[str, Any]] | None = None
-    texts: list[tuple[Any, ...]]
-    if later is None and tx.dialect == "postgresql":
-        rows = tx.all(sql, sql_args)
-        texts = [(None, r["id"], r["title"], r["summary"], r["body"], r["context"],
-                  r["observed_at"]) for r in rows]
-    else:
-        texts = tx.tuples(sql, sql_args)
+    if rest is None:
+        later = "*"
+    elif rest:
+        later = ", ".join(("key", *rest))
+    # Each candidate as (key, id, title, summary, body, context, observed_at).
+    texts: list[tuple[Any, ...]] = tx.tuples(sql, sql_args)
     if not texts:
         return []
     if stats is None:
@@ -921,7 +896,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     if any(contexts) or any(observed):
         bodies = tuple(map(body_text, bodies, contexts, observed))
     top = best(scores(p.scored, titles, summaries, bodies, stats), ids, limit, after)
-    if rows is None and columns is not None and rest is not None:
+    if columns is not None and rest is not None:
         # Each kept row as one tuple, the candidate's (key, id, title,
         # summary, body, context, observed_at) followed by its other columns (``rest``, read after
         # the cut), and each of ``columns`` a place in it: a dict per row
@@ -949,11 +924,101 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
             + ", ".join("?" * len(keyed)) + ")", keyed)}
     out = []
     for neg, _id, at in top:
-        key = texts[at][0]
-        if rows is not None:
-            kept = dict(rows[at]) if columns is None else {c: rows[at][c] for c in columns}
-        else:
-            kept = dict(full[key])
+        kept = dict(full[texts[at][0]])
+        kept["score"] = -neg
+        out.append(kept)
+    return out
+
+
+def pg_lexemes(tx: Tx, terms: Sequence[str]) -> list[list[str]]:
+    """What PostgreSQL's index holds for each query term: its english
+    lexemes, those ``plainto_tsquery('english', term)`` searches for (none
+    for a word the english configuration drops)."""
+    if not terms:
+        return []
+    rows = tx.tuples("SELECT i, tsvector_to_array(to_tsvector('english', t))"
+                     " FROM unnest(?::text[]) WITH ORDINALITY AS u(t, i)", (list(terms),))
+    got = {int(i): list(lexemes) for i, lexemes in rows}
+    return [got[i + 1] for i in range(len(terms))]
+
+
+def bm25(tfs: dict[Any, list[float]], lengths: dict[Any, int],
+         stats: tuple[int, float]) -> dict[Any, float]:
+    """BM25 of each candidate whose weighted term counts (one slot per
+    scored term, in the plan's order) are ``tfs[k]`` and length
+    ``lengths[k]``, with FTS5's parameters over ``stats`` (the view's
+    document count and average length), rounded to 9 places; the
+    candidates themselves give each term's document frequency. ``scores``'
+    arithmetic, term by term in the same order: the same floats."""
+    if not tfs:
+        return {}
+    n_docs, avgdl = stats
+    df = [len(tfs) - column.count(0.0) for column in zip(*tfs.values(), strict=True)]
+    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
+    k1 = BM25_K1 + 1
+    unscaled, per_char = 1 - BM25_B, max(avgdl, 1.0)
+    bm25_k1, bm25_b = BM25_K1, BM25_B
+    score: dict[Any, float] = {}
+    for key, tf in tfs.items():
+        norm = bm25_k1 * (unscaled + bm25_b * lengths[key] / per_char)
+        raw = sum([w * (f * k1) / (f + norm) for w, f in zip(idf, tf) if f])  # noqa: B905 (one slot per term)
+        score[key] = round(raw, 9)
+    return score
+
+
+def _ranked_pg(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
+               after: tuple[float, str] | None, columns: tuple[str, ...] | None,
+               stats: tuple[int, float] | None) -> list[dict[str, Any]]:
+    """``ranked`` on PostgreSQL, on its own lexemes (docs/decisions/0460).
+
+    The candidates are the entries the tsquery matches; each one's weighted
+    count of every scored lexeme (the english lexemes of the plan's terms)
+    and its length are read from its index document in the same statement
+    (its positions carry their column: ``memoryd_term_weight``) and from
+    ``memoryd_doc_length``: no text is read or tokenised in Python. One
+    statement: a write transaction there reads each statement's own
+    committed rows, and a second one could see another revision."""
+    scored = list(dict.fromkeys(x for lexemes in pg_lexemes(tx, p.terms) for x in lexemes))
+    if not scored:
+        return []
+    wanted = "e.*" if columns is None else ", ".join(
+        f"e.{c}" for c in dict.fromkeys(("id", *columns)))
+    sql = ("SELECT " + wanted + ", memoryd_doc_length(e) AS memoryd_dl, t.memoryd_terms,"  # noqa: S608 (no client text in SQL)
+           " t.memoryd_tfs FROM search_index AS f CROSS JOIN entries AS e"
+           " CROSS JOIN LATERAL (SELECT array_agg(u.lexeme) AS memoryd_terms,"
+           " array_agg(memoryd_term_weight(u.weights)) AS memoryd_tfs"
+           " FROM unnest(f.doc) AS u WHERE u.lexeme = ANY(?::text[])) AS t"
+           " WHERE f.doc @@ " + pg_query(len(p.terms)) + " AND e.id = f.entry_id AND " + where)
+    sql_args: tuple[Any, ...] = (scored, *p.terms, *args)
+    if p.only_common:
+        # The owner's newest matches, never the index's; ids follow
+        # creation order (daemon/ids.py).
+        sql += " ORDER BY e.id DESC LIMIT ?"
+        sql_args += (COMMON_SCAN,)
+    rows = tx.all(sql, sql_args)
+    if not rows:
+        return []
+    if stats is None:
+        row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
+                     " + length(e.body) + coalesce(length(e.context), 0)) AS avgdl"
+                     " FROM entries AS e WHERE " + where, args)
+        stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(rows), 1.0)
+    slot = {t: i for i, t in enumerate(scored)}
+    tfs: dict[int, list[float]] = {}
+    lengths: dict[int, int] = {}
+    for at, r in enumerate(rows):
+        counts = tfs[at] = [0.0] * len(scored)
+        lengths[at] = int(r["memoryd_dl"])
+        for term, tf in zip(r["memoryd_terms"] or (), r["memoryd_tfs"] or (), strict=True):
+            counts[slot[term]] = float(tf)
+    score = bm25(tfs, lengths, stats)
+    # A candidate holding no scored lexeme (none can: the tsquery matched
+    # them) would score 0, as ``scores`` gives it.
+    top = best([score[at] for at in range(len(rows))], [r["id"] for r in rows], limit, after)
+    out = []
+    for neg, _id, at in top:
+        kept = ({k: v for k, v in rows[at].items() if not k.startswith("memoryd_")}
+                if columns is None else {c: rows[at][c] for c in columns})
         kept["score"] = -neg
         out.append(kept)
     return out

@@ -56,6 +56,7 @@ from psycopg.types.numeric import FloatLoader
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, verify_chain
 from memoryd.audit.packing import first_needed, row_of, unpack_rows
 from memoryd.daemon.extraction import extract_queue
+from memoryd.daemon.retrieval import postings
 from memoryd.daemon.storage.seam import Job as _Job
 from memoryd.daemon.storage.seam import StoreVersionError, audit_row, next_group, readable_version
 from memoryd.daemon.storage.txn import Tx
@@ -65,7 +66,7 @@ T = TypeVar("T")
 
 # The PostgreSQL schema has its own version line (it is not a copy of the
 # SQLite file's history): MIGRATIONS takes a database from its key to the next.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 UNREACHABLE_HINT = ("the PostgreSQL database cannot be reached; memoryd reconnects by itself"
                     " when it returns; the operator should check memctl status")
@@ -254,13 +255,16 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- The body is indexed with the entry's context and observed time beside it
--- (daemon/retrieval/search.py's body_text).
+-- (daemon/retrieval/search.py's body_text). Each position carries its
+-- column as a weight (title A, summary B, body D): the per-owner postings
+-- count a lexeme's positions by column (daemon/retrieval/postings.py).
 CREATE OR REPLACE FUNCTION memoryd_fts_doc(title text, summary text, body text, context text,
                                            observed_at text)
 RETURNS tsvector LANGUAGE sql IMMUTABLE AS $$
-  SELECT to_tsvector('english', memoryd_fts_text(title) || ' ' || memoryd_fts_text(summary)
-                     || ' ' || memoryd_fts_text(body) || ' ' || memoryd_fts_text(context)
-                     || ' ' || memoryd_when_words(observed_at))
+  SELECT setweight(to_tsvector('english', memoryd_fts_text(title)), 'A')
+         || setweight(to_tsvector('english', memoryd_fts_text(summary)), 'B')
+         || to_tsvector('english', memoryd_fts_text(body) || ' ' || memoryd_fts_text(context)
+                        || ' ' || memoryd_when_words(observed_at))
 $$;
 
 CREATE OR REPLACE FUNCTION memoryd_stored(e entries) RETURNS bigint
@@ -280,7 +284,20 @@ $$;
 
 CREATE OR REPLACE FUNCTION memoryd_entries_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
+DECLARE
+  -- The change rewrites what an active entry's postings hold (its text,
+  -- status or namespace): they are dropped while its old document is
+  -- still there, and added again from the new one below.
+  moved boolean := TG_OP <> 'UPDATE' OR NEW.status IS DISTINCT FROM OLD.status
+    OR NEW.owner IS DISTINCT FROM OLD.owner OR NEW.target IS DISTINCT FROM OLD.target
+    OR NEW.scope IS DISTINCT FROM OLD.scope OR NEW.title IS DISTINCT FROM OLD.title
+    OR NEW.summary IS DISTINCT FROM OLD.summary OR NEW.body IS DISTINCT FROM OLD.body
+    OR NEW.context IS DISTINCT FROM OLD.context
+    OR NEW.observed_at IS DISTINCT FROM OLD.observed_at;
 BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'active' AND moved THEN
+    PERFORM memoryd_terms_drop(OLD);
+  END IF;
   IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'active' THEN
     UPDATE scope_usage SET active_bytes = active_bytes - memoryd_stored(OLD),
         active_docs = active_docs - 1, active_chars = active_chars - memoryd_chars(OLD)
@@ -328,6 +345,9 @@ BEGIN
       VALUES (NEW.id, memoryd_fts_doc(NEW.title, NEW.summary, NEW.body, NEW.context,
                                       NEW.observed_at))
       ON CONFLICT(entry_id) DO UPDATE SET doc = excluded.doc;
+  END IF;
+  IF NEW.status = 'active' AND moved THEN
+    PERFORM memoryd_terms_add(NEW);
   END IF;
   IF TG_OP = 'UPDATE' AND NEW.status = 'removed' AND OLD.status IS DISTINCT FROM 'removed' THEN
     UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = NEW.id;
@@ -450,8 +470,18 @@ def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
                      f" ADD COLUMN IF NOT EXISTS observed_at {_T}")
 
 
+def _migrate_3_to_4(conn: psycopg.Connection[Any]) -> None:
+    """Version 4: each owner's postings (daemon/retrieval/postings.py,
+    docs/decisions/0460). Nothing to alter: ``install`` makes the tables
+    and, for a store that had none, writes every index document again with
+    its columns' weights and fills the postings from them, once the
+    functions they need are made. An older memoryd refuses the store: its
+    functions would stop keeping the postings."""
+    del conn
+
+
 MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {
-    1: _migrate_1_to_2, 2: _migrate_2_to_3}
+    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
 
 
 # --- the dialect seam ------------------------------------------------------------
@@ -595,7 +625,7 @@ class PgTx(Tx):
 # Every table a removed entry's text (or its tokens, vectors, cards) may have
 # been in: what a removal rewrites before its receipt can say ``verified``.
 VACUUMED = ("entries", "revisions", "actions", "tasks", "snapshot_cards", "search_index",
-            "entry_vectors", "vector_packs", "embed_queue")
+            "entry_terms", "entry_vectors", "vector_packs", "embed_queue")
 
 
 # How long a removal's receipt waits for transactions older than the removal
@@ -673,11 +703,19 @@ def install(conn: psycopg.Connection[Any], schema: str) -> None:
             while version < SCHEMA_VERSION:
                 MIGRATIONS[version](conn)
                 version += 1
+        unfilled = conn.execute(
+            "SELECT 1 FROM pg_tables WHERE schemaname = %s AND tablename = 'entry_terms'",
+            (schema,)).fetchone() is None
         conn.execute(SCHEMA)
+        conn.execute(postings.PG_SCHEMA)
         conn.execute(INDEX_SETTINGS)
         # The extraction queue (daemon/extraction/extract_queue.py): new tables only.
         conn.execute(extract_queue.SCHEMA)
         conn.execute(FUNCTIONS)
+        conn.execute(postings.PG_FUNCTIONS)
+        if unfilled:
+            # Each owner's postings, from every active entry (none in a new schema).
+            conn.execute(postings.PG_FILL)
         conn.execute("INSERT INTO audit_head(id, seq, hash) VALUES (1, %s, %s)"
                      " ON CONFLICT(id) DO NOTHING", (EMPTY_HEAD.seq, EMPTY_HEAD.hash))
         conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', %s)"

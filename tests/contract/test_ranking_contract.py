@@ -11,15 +11,18 @@ view's rows alone.
 
 The reference here computes that function from the view's rows only, read
 with the view's own filter and nothing else: no index, no running totals,
-every text tokenised in full by the index's tokenizer (``search.index_tokens``,
-itself held to FTS5's vocabulary in tests/unit/test_search_stems.py), BM25
-written out. The ranked ids and scores (rounded as the daemon rounds them)
-must be equal, on SQLite and on PostgreSQL, for a fixed corpus of several
-owners sharing one vocabulary, for fixed queries and for generated ones.
+every text tokenised in full by the backend's tokenizer, BM25 written out.
+The ranked ids and scores (rounded as the daemon rounds them) must be equal,
+on SQLite and on PostgreSQL, for a fixed corpus of several owners sharing
+one vocabulary, for fixed queries and for generated ones.
 
-The vocabulary is one on which PostgreSQL's english stemmer and SQLite's
-porter agree, so both indexes select the same candidates; scoring is the
-same definition on both.
+Each backend ranks on its own index's terms (docs/decisions/0460): on
+SQLite FTS5's porter tokens (``search.index_tokens``, itself held to FTS5's
+vocabulary in tests/unit/test_search_stems.py), on PostgreSQL the english
+lexemes ``to_tsvector`` makes of each column apart. The vocabulary holds
+words the two stemmers agree on and words they do not ("generously": porter
+"gener", english "generous"), so the same query may rank otherwise on the
+two backends; within each, every path ranks as its reference.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ NAMESPACES = (("memory", "s0"), ("memory", "s1"), ("memory", "s2"), ("user", "u"
 WORDS = tuple(("deploy deploys deployed rollback rollbacks cache cached kernel kernels garden"
                " gardens lake lakes osprey ospreys heron river rivers tomato tomatoes invoice"
                " invoices budget printer printers meeting meetings quartz zebra walrus lantern"
+               " generous generously fairly fair skies sky news new"
                " 机器 学习 部署").split())
 COMMON = ("deploy", "cache", "lake", "meeting", "budget")
 RARE = ("quartz", "zebra", "walrus", "lantern")
@@ -158,15 +162,36 @@ def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 # --- the reference -------------------------------------------------------------------
 
 
-def _tokens(row: dict[str, Any]) -> tuple[Counter[str], Counter[str], Counter[str]]:
+Tokens = tuple[Counter[str], Counter[str], Counter[str]]
+
+
+def _tokens(row: dict[str, Any]) -> Tokens:
     body = search.body_text(row["body"], row["context"], row["observed_at"])
     return (Counter(search.index_tokens(row["title"])),
             Counter(search.index_tokens(row["summary"])), Counter(search.index_tokens(body)))
 
 
-def _holds(tokens: tuple[Counter[str], ...], term: str) -> bool:
-    # A query term matches an entry holding every one of its index tokens.
-    return all(any(c[t] for c in tokens) for t in search.index_terms((term,)))
+def _pg_tokens(tx: Tx, where: str, args: tuple[Any, ...]) -> dict[str, Tokens]:
+    """Each row's english lexemes and their counts, column by column (the
+    body with its context and observed time), as ``to_tsvector`` makes them
+    of the index form of each text alone."""
+    out: dict[str, Tokens] = {}
+    for r in tx.all("SELECT e.id FROM entries AS e WHERE " + where, args):  # noqa: S608 (test constants)
+        out[r["id"]] = (Counter(), Counter(), Counter())
+    for r in tx.all(
+            "SELECT e.id, c.n, u.lexeme, cardinality(u.positions) AS k FROM entries AS e,"  # noqa: S608 (test constants)
+            " LATERAL (VALUES (0, e.title), (1, e.summary), (2, concat_ws(' ', e.body,"
+            " e.context, memoryd_when_words(e.observed_at)))) AS c(n, t),"
+            " unnest(to_tsvector('english', memoryd_fts_text(c.t))) AS u WHERE " + where, args):
+        out[r["id"]][int(r["n"])][r["lexeme"]] += int(r["k"])
+    return out
+
+
+def _holds(tokens: Tokens, term_tokens: tuple[str, ...]) -> bool:
+    # A query term matches an entry holding every one of its index tokens
+    # (a term with none, a word PostgreSQL's english configuration drops,
+    # matches nothing).
+    return bool(term_tokens) and all(any(c[t] for c in tokens) for t in term_tokens)
 
 
 def reference(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, float]]:
@@ -175,13 +200,21 @@ def reference(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, flo
     where, args = view.where()
     rows = tx.all("SELECT e.id, e.title, e.summary, e.body, e.context, e.observed_at"  # noqa: S608 (test constants)
                   " FROM entries AS e WHERE " + where, args)
-    tokens = {r["id"]: _tokens(r) for r in rows}
     terms, _stopped = search.query_terms(query)
+    if tx.dialect == "postgresql":
+        tokens = _pg_tokens(tx, where, args)
+        term_tokens = {t: tuple(tx.one(
+            "SELECT tsvector_to_array(to_tsvector('english', ?)) AS l", (t,))["l"])  # type: ignore[index]
+            for t in terms}
+    else:
+        tokens = {r["id"]: _tokens(r) for r in rows}
+        term_tokens = {t: search.index_terms((t,)) for t in terms}
     # The plan: terms the view holds, rarest first while their document
     # frequencies fit the budget; if none fits, the rarest over the newest
     # entries holding it. A frequency is counted up to one past the
     # over-common limit (a bounded probe): terms past it tie, in query order.
-    df = {t: min(search.COMMON_DOCS + 1, sum(1 for tk in tokens.values() if _holds(tk, t)))
+    df = {t: min(search.COMMON_DOCS + 1,
+                 sum(1 for tk in tokens.values() if _holds(tk, term_tokens[t])))
           for t in terms}
     present = sorted((df[t], i, t) for i, t in enumerate(terms) if df[t])
     kept: list[str] = []
@@ -194,12 +227,13 @@ def reference(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, flo
     if present and not kept:
         rarest = present[0][2]
         kept = [rarest]
-        newest = sorted((r["id"] for r in rows if _holds(tokens[r["id"]], rarest)),
+        newest = sorted((r["id"] for r in rows if _holds(tokens[r["id"]], term_tokens[rarest])),
                         reverse=True)[:search.COMMON_SCAN]
         candidates = [r for r in rows if r["id"] in set(newest)]
     else:
         kept.sort(key=terms.index)
-        candidates = [r for r in rows if any(_holds(tokens[r["id"]], t) for t in kept)]
+        candidates = [r for r in rows
+                      if any(_holds(tokens[r["id"]], term_tokens[t]) for t in kept)]
     if not candidates:
         return []
     # The view's statistics: its entries and their mean length in characters.
@@ -207,7 +241,7 @@ def reference(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, flo
     chars = sum(len(r["title"]) + len(r["summary"]) + len(r["body"]) + len(r["context"] or "")
                 for r in rows)
     avgdl = chars / n_docs if chars else 1.0
-    scored = search.index_terms(kept)
+    scored = tuple(dict.fromkeys(x for t in kept for x in term_tokens[t]))
     tf: dict[str, list[float]] = {}
     for r in candidates:
         title, summary, body = tokens[r["id"]]
@@ -231,8 +265,8 @@ def reference(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, flo
 def daemon_ranking(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, float]]:
     """What recall and search run for ``view``: plan, statistics, ranked.
 
-    A view of whole namespaces is read from postings (on SQLite); one a type
-    filter narrows goes through the index, with a scan for its statistics."""
+    A view of whole namespaces is read from postings; one a type filter
+    narrows goes through the index, with a scan for its statistics."""
     where, args = view.where()
     own = None if view.types else postings.OwnView(view.owner, view.spaces, NOW)
     p = postings.plan(tx, query, where, args, own)
