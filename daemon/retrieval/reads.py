@@ -67,9 +67,9 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
     scope)`` says whether it may (a pending proposal's ops elsewhere)."""
     entries = []
     # One statement for every id; each is then answered in the order asked.
-    wanted = list(dict.fromkeys(ids))
-    rows = load_many(tx, view, wanted)
-    for entry_id in wanted:
+    asked = list(dict.fromkeys(ids))
+    rows = load_many(tx, view, asked)
+    for entry_id in asked:
         row = rows.get(entry_id)
         if row is None:
             # Name the missing id only when it has the shape of an id we issue:
