@@ -62,13 +62,19 @@ _LENGTH = search.DOC_LENGTH_FUNCTION + _ENTRY
 
 
 def _insert_rows(r: str) -> str:
-    """SQL adding the rows of entry ``r`` (``new`` or a table alias) when it is active."""
+    """SQL adding the rows of entry ``r`` (a trigger's ``new``) when it is active.
+
+    The length is the same on every row of the entry: it is computed once,
+    in a subquery without a FROM clause, which SQLite never flattens into
+    the join (written in the select list, the function ran once per term,
+    each call handing it the entry's whole text again)."""
     return f"""
   INSERT OR IGNORE INTO term_spaces(owner, target, scope)
     SELECT {r}.owner, {r}.target, {r}.scope WHERE {r}.status = 'active';
   INSERT INTO entry_terms(space, term, key, tf, dl)
-    SELECT s.id, t.key, {r}.key, t.value, {_LENGTH.format(r=r)}
-    FROM term_spaces AS s, json_each({_TERMS.format(r=r)}) AS t
+    SELECT s.id, t.key, {r}.key, t.value, d.dl
+    FROM (SELECT {_LENGTH.format(r=r)} AS dl) AS d, term_spaces AS s,
+      json_each({_TERMS.format(r=r)}) AS t
     WHERE {r}.status = 'active'
       AND s.owner = {r}.owner AND s.target = {r}.target AND s.scope = {r}.scope;"""  # noqa: S608 (our own names only)
 

@@ -24,7 +24,13 @@ import msgspec
 from memoryd.audit.chain import from_stored
 from memoryd.audit.keyed import KeyedHasher
 from memoryd.audit.packing import first_needed, unpack_rows
-from memoryd.daemon.pipeline.entries import View, is_observed_time, load, redact_secrets, to_wire
+from memoryd.daemon.pipeline.entries import (
+    View,
+    is_observed_time,
+    load_many,
+    redact_secrets,
+    to_wire,
+)
 from memoryd.daemon.pipeline.writes import receipt_wire
 from memoryd.daemon.retrieval import postings, search
 from memoryd.daemon.retrieval.cursors import Cursor, seal, unseal
@@ -60,8 +66,11 @@ def read(tx: Tx, view: View, ids: list[str], include_pending: bool, now: str,
     gate lets this caller read that namespace, and ``readable(target,
     scope)`` says whether it may (a pending proposal's ops elsewhere)."""
     entries = []
-    for entry_id in dict.fromkeys(ids):
-        row = load(tx, view, entry_id)
+    # One statement for every id; each is then answered in the order asked.
+    asked = list(dict.fromkeys(ids))
+    rows = load_many(tx, view, asked)
+    for entry_id in asked:
+        row = rows.get(entry_id)
         if row is None:
             # Name the missing id only when it has the shape of an id we issue:
             # anything else is client text, and errors never echo client text.
