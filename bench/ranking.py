@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.daemon import PG_DSN, short_tempdir
 from bench.recall import _body, _vocab, queries
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import search, text_index
 from memoryd.daemon.storage.store import SqliteStore, Tx
 
 try:
@@ -191,7 +191,7 @@ def _floor(tx: Tx, plan: search.Plan) -> None:
                " WHERE f.doc @@ t.q ORDER BY score DESC LIMIT 12", plan.terms)
         return
     tx.all("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
-           " ORDER BY bm25(entries_fts, ?, ?, ?) LIMIT 12", (plan.match, *search.WEIGHTS))
+           " ORDER BY bm25(entries_fts, ?, ?, ?) LIMIT 12", (plan.match, *text_index.WEIGHTS))
 
 
 def run_size(n: int, k: int, backend: str = "sqlite") -> dict[str, Any]:

@@ -33,7 +33,7 @@ import apsw
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.daemon import enable_consent, running
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import search, text_index
 
 CONFIG = "scope_budget_bytes = 1000000000\n"
 COMMON = ["project", "notes", "team", "build", "service", "user"]
@@ -102,7 +102,7 @@ def run_size(n: int, samples: int) -> dict[str, float]:
         rng = random.Random(1)
         qs = queries(rng, vocab, samples)
         ctx, lst, floor_plan, floor_naive = [], [], [], []
-        w = search.WEIGHTS
+        w = text_index.WEIGHTS
         with d.agent() as a:
             for q in qs:
                 task = a.call("task.begin", {})["task_id"]
@@ -125,7 +125,7 @@ def run_size(n: int, samples: int) -> dict[str, float]:
 
         for q in qs:
             plan = search.plan(_Tx(), q)  # type: ignore[arg-type]
-            naive = " OR ".join(search.quote(t.lower()) for t in q.split())
+            naive = " OR ".join(text_index.quote(t.lower()) for t in q.split())
             for expr, out in ((plan.match, floor_plan), (naive, floor_naive)):
                 t = time.perf_counter()
                 if expr:

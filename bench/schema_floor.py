@@ -39,7 +39,7 @@ import structlog
 
 from bench.daemon import composed, short_tempdir
 from bench.run import ALLOWED, CONFIG, POLICY, Corpus
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import text_index
 
 Statement = tuple[str, Any]
 
@@ -96,7 +96,7 @@ def capture(root: Path, writes: int) -> tuple[list[list[Statement]], Path, str]:
 
 def replay(db: Path, writes: list[list[Statement]], synchronous: str) -> dict[str, Any]:
     conn = apsw.Connection(str(db))
-    search.register(conn)  # the SQL functions the daemon's statements and triggers call
+    text_index.register(conn)  # the SQL functions the daemon's statements and triggers call
     try:
         for pragma in (f"PRAGMA synchronous={synchronous}", "PRAGMA secure_delete=ON",
                        "PRAGMA foreign_keys=ON", "PRAGMA journal_mode=WAL"):

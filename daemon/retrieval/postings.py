@@ -19,7 +19,7 @@ same words.
 
 Invariants:
 - ``entry_terms`` holds, for every active entry and only for those, the
-  rows ``search.entry_terms`` and ``search.doc_length`` give of its text,
+  rows ``text_index.entry_terms`` and ``text_index.doc_length`` give of its text,
   under its namespace's space; the triggers keep them in the writer's
   transaction, and an entry that stops being active (archive, supersede,
   removal, deletion) or moves takes its rows with it. With ``secure_delete``
@@ -50,15 +50,15 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import search, text_index
 
 if TYPE_CHECKING:
     from memoryd.daemon.storage.txn import Tx
 
-# An entry's terms and length, of row ``{r}``: search.entry_terms and search.doc_length.
+# An entry's terms and length, of row ``{r}``: text_index.entry_terms and text_index.doc_length.
 _ENTRY = "({r}.title, {r}.summary, {r}.body, {r}.context, {r}.observed_at)"
-_TERMS = search.ENTRY_TERMS_FUNCTION + _ENTRY
-_LENGTH = search.DOC_LENGTH_FUNCTION + _ENTRY
+_TERMS = text_index.ENTRY_TERMS_FUNCTION + _ENTRY
+_LENGTH = text_index.DOC_LENGTH_FUNCTION + _ENTRY
 
 
 def _insert_rows(r: str) -> str:
@@ -147,13 +147,13 @@ CREATE TABLE IF NOT EXISTS entry_terms(
   dl INTEGER NOT NULL, PRIMARY KEY(space, term, key) INCLUDE (tf, dl));
 """
 
-_W_TITLE, _W_SUMMARY, _W_BODY = (int(w) for w in search.WEIGHTS)
+_W_TITLE, _W_SUMMARY, _W_BODY = (int(w) for w in text_index.WEIGHTS)
 # Called by memoryd_entries_changed (daemon/storage/store_pg.py): the
 # rows of an entry are added from its index document once that is written,
 # and dropped (found again from the same document, each one look-up of the
 # key) before it is rewritten or deleted.
 PG_FUNCTIONS = f"""
--- An entry's length as BM25 measures it: search.doc_length.
+-- An entry's length as BM25 measures it: text_index.doc_length.
 CREATE OR REPLACE FUNCTION memoryd_doc_length(e entries) RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $$
   SELECT length(e.title) + length(e.summary) + length(array_to_string(array_remove(
@@ -219,7 +219,7 @@ def _tokens(tx: Tx, terms: Sequence[str]) -> list[str] | None:
     """Each query term's one index token (on PostgreSQL its one lexeme), or
     None if some term has not exactly one."""
     per_term = (search.pg_lexemes(tx, terms) if tx.dialect == "postgresql"
-                else [list(search.index_terms((term,))) for term in terms])
+                else [list(text_index.index_terms((term,))) for term in terms])
     out = []
     for tokens in per_term:
         if len(tokens) != 1:
@@ -264,7 +264,7 @@ def plan(tx: Tx, text: str, where: str, args: tuple[Any, ...],
          view: OwnView | None) -> search.Plan:
     """``search.plan(tx, text, where, args)``, read from postings when
     ``where`` is ``view``'s filter (the caller says so by giving it)."""
-    terms, stopped = search.query_terms(text)
+    terms, stopped = text_index.query_terms(text)
     tokens = None if view is None or not terms else _tokens(tx, terms)
     if view is None or tokens is None:
         return search.plan(tx, text, where, args)

@@ -29,7 +29,7 @@ from memoryd.audit.chain import EMPTY_HEAD, StoredEvent
 from memoryd.audit.packing import Unpacker, pack_body, pack_hash, pack_row
 from memoryd.daemon.external import projection_outbox
 from memoryd.daemon.extraction import extract_queue
-from memoryd.daemon.retrieval import postings, search
+from memoryd.daemon.retrieval import postings, text_index
 from memoryd.daemon.semantic import vectors
 from memoryd.daemon.storage.seam import readable_version
 
@@ -54,7 +54,7 @@ def _migrate_1_to_2(conn: apsw.Connection) -> None:
 def _migrate_2_to_3(conn: apsw.Connection) -> None:
     # Version 3 stems English in the lexical index (porter over unicode61);
     # the index is rebuilt in its current form by the step to version 6
-    # (search.ensure_index), which re-tokenises every entry. Version 3 also
+    # (text_index.ensure_index), which re-tokenises every entry. Version 3 also
     # keeps vectors (daemon/semantic/vectors.py): their tables are created and every
     # active entry is queued for embedding.
     vectors.install(conn)
@@ -87,7 +87,7 @@ def _migrate_5_to_6(conn: apsw.Connection) -> None:
     # schema 6"): an entry's summary equal to its body is not kept twice
     # (ENTRIES_TABLE), the lexical index is keyed by the entry's own integer
     # ``key`` (search_keys, the map beside it, is gone) and keeps no token
-    # positions (search.INDEX_OPTIONS), indexes no query reads are dropped
+    # positions (text_index.INDEX_OPTIONS), indexes no query reads are dropped
     # (DROPPED_INDEXES), nothing is queued for embedding before a model
     # embeds, and audit rows leave out what the chain derives. Entries are
     # copied into the new table with the index keys they had (their triggers
@@ -113,7 +113,7 @@ def _migrate_5_to_6(conn: apsw.Connection) -> None:
     conn.execute("DROP TABLE IF EXISTS search_keys")
     for name in DROPPED_INDEXES:
         conn.execute(f"DROP INDEX IF EXISTS {name}")
-    search.ensure_index(conn)
+    text_index.ensure_index(conn)
     # A store no model ever embedded keeps no embedding queue (vectors.EMBEDDING):
     # requeue_for_model queues every active entry when the first model comes.
     conn.execute(f"DELETE FROM embed_queue WHERE NOT {vectors.EMBEDDING}")  # noqa: S608 (a constant)
@@ -488,10 +488,10 @@ INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_
 """  # noqa: S608 (the SQL is built from our own column names only)
 
 
-# Lexical index (daemon/retrieval/search.py) and frozen recall snapshots
+# Lexical index (daemon/retrieval/text_index.py) and frozen recall snapshots
 # (daemon/retrieval/recall.py).
 # The index's rowid is the entry's ``key``. Its body column holds the body,
-# the entry's context and its observed time in words (search.FTS_BODY).
+# the entry's context and its observed time in words (text_index.FTS_BODY).
 # The FTS5 table is contentless: tokens only, never a copy of the text. Rows leave it through FTS5's
 # 'delete' command with the old text (which the index function re-tokenises
 # identically), because only that path honours 'secure-delete'
@@ -500,7 +500,7 @@ INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_
 # snapshot_cards, so removing an entry destroys its text in every snapshot
 # holding it (snapshot_cards_removed).
 SEARCH_SCHEMA = f"""
-{search.INDEX_TABLE};
+{text_index.INDEX_TABLE};
 CREATE TABLE IF NOT EXISTS snapshot_cards(
   task_id TEXT NOT NULL, pos INTEGER NOT NULL, entry_id TEXT NOT NULL, card TEXT, line TEXT,
   PRIMARY KEY(task_id, pos));
@@ -508,22 +508,22 @@ CREATE INDEX IF NOT EXISTS snapshot_cards_entry ON snapshot_cards(entry_id);
 CREATE TRIGGER IF NOT EXISTS entries_search_ai AFTER INSERT ON entries BEGIN
   INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
     memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text),
-    {search.FTS_BODY}(new.body, new.context, new.observed_at));
+    {text_index.FTS_BODY}(new.body, new.context, new.observed_at));
 END;
 CREATE TRIGGER IF NOT EXISTS entries_search_au
 AFTER UPDATE OF title, summary_text, body, context, observed_at ON entries
 BEGIN
   INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
     memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text),
-    {search.FTS_BODY}(old.body, old.context, old.observed_at));
+    {text_index.FTS_BODY}(old.body, old.context, old.observed_at));
   INSERT INTO entries_fts(rowid, title, summary, body) VALUES (new.key,
     memoryd_fts_text(new.title), memoryd_fts_text(new.summary_text),
-    {search.FTS_BODY}(new.body, new.context, new.observed_at));
+    {text_index.FTS_BODY}(new.body, new.context, new.observed_at));
 END;
 CREATE TRIGGER IF NOT EXISTS entries_search_ad AFTER DELETE ON entries BEGIN
   INSERT INTO entries_fts(entries_fts, rowid, title, summary, body) VALUES ('delete', old.key,
     memoryd_fts_text(old.title), memoryd_fts_text(old.summary_text),
-    {search.FTS_BODY}(old.body, old.context, old.observed_at));
+    {text_index.FTS_BODY}(old.body, old.context, old.observed_at));
   UPDATE snapshot_cards SET card = NULL, line = NULL WHERE entry_id = old.id;
 END;
 CREATE TRIGGER IF NOT EXISTS snapshot_cards_removed AFTER UPDATE OF status ON entries
@@ -591,7 +591,7 @@ def install(conn: apsw.Connection) -> None:
     conn.execute(extract_queue.SCHEMA)
     vectors.install(conn)
     # secure-delete: removed text must not linger in the index's pages either.
-    conn.execute(search.INDEX_SETTINGS)
+    conn.execute(text_index.INDEX_SETTINGS)
     conn.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
         (str(SCHEMA_VERSION),),

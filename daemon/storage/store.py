@@ -16,7 +16,7 @@ Invariants:
 - ``synchronous=FULL`` by default: an acknowledged write survives power loss;
 - ``secure_delete=ON``: freed pages are zeroed, so removed text does not linger
   in the file; the FTS5 index runs with ``secure-delete`` for the same reason;
-- every connection calls ``daemon.retrieval.search.register`` as it opens:
+- every connection calls ``daemon.retrieval.text_index.register`` as it opens:
   the schema's triggers on ``entries`` use its function.
 """
 
@@ -36,7 +36,7 @@ import msgspec
 
 from memoryd.audit.chain import ChainHead, StoredEvent, verify_chain
 from memoryd.audit.packing import Packer, first_needed, unpack_rows
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import text_index
 from memoryd.daemon.storage.seam import NEWEST_AUDIT_ROW, Job, audit_row, head_of, next_group
 from memoryd.daemon.storage.seam import StoreVersionError as StoreVersionError
 from memoryd.daemon.storage.sqlite_schema import install
@@ -320,7 +320,7 @@ class SqliteStore:
         conn.row_trace = _row_trace
         for pragma in self._pragmas:
             conn.execute(pragma).fetchall()
-        search.register(conn)
+        text_index.register(conn)
         return conn
 
     def column_names(self, cursor: apsw.Cursor, sql: str) -> tuple[str, ...]:

@@ -54,11 +54,11 @@ def _edit_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> None:
         # The search index follows entries through triggers that call a
         # function of the daemon's; an intruder's tool would need it too.
         try:
-            from memoryd.daemon.retrieval import search
+            from memoryd.daemon.retrieval import text_index
         except ImportError:  # the index is not there (yet): nothing to register
             pass
         else:
-            search.register(conn)
+            text_index.register(conn)
         with conn:
             conn.execute(sql, args)
     finally:

@@ -325,8 +325,8 @@ def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
         # What version 2 wrote: an unstemmed index and no vector tables.
         conn = apsw.Connection(str(dm.home / "memory.db"))
         try:
-            from memoryd.daemon.retrieval import search
-            search.register(conn)
+            from memoryd.daemon.retrieval import text_index
+            text_index.register(conn)
             with conn:
                 for name in ("entries_vec_ai", "entries_vec_text", "entries_vec_status",
                              "entries_vec_ad"):
@@ -336,7 +336,7 @@ def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
                 conn.execute("DROP TABLE entries_fts")
                 conn.execute("CREATE VIRTUAL TABLE entries_fts USING fts5(title, summary, body,"
                              " content='', tokenize='unicode61 remove_diacritics 2')")
-                search.rebuild_index(conn)
+                text_index.rebuild_index(conn)
                 conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
                 unstemmed = conn.execute("SELECT count(*) FROM entries_fts"
                                          " WHERE entries_fts MATCH '\"rollback\"'").fetchall()

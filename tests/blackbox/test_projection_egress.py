@@ -123,7 +123,7 @@ def test_a_document_holding_a_credential_is_never_sent_even_when_allowed() -> No
     # the document again and holds it back, whatever the policy allows.
     import apsw
 
-    from memoryd.daemon.retrieval.search import register
+    from memoryd.daemon.retrieval.text_index import register
 
     with receiver() as rx, daemon_with(rx) as d, d.control() as c:
         add(c, "Deploy", "Deploys go through staging.")

@@ -21,7 +21,7 @@ import pytest
 
 from memoryd.audit.packing import TAG_V1, TAG_V2, TAG_V3, row_of, unpack_rows
 from memoryd.daemon.pipeline.writes import unpack_items
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import text_index
 from memoryd.daemon.storage.sqlite_schema import ENTRIES_V6, ENTRY_COLUMNS, SCHEMA_VERSION
 from memoryd.rpc.client import Client, RpcError
 from tests.harness import MEMORYD, Daemon, entry
@@ -154,7 +154,7 @@ def test_a_version_10_store_gets_every_active_entrys_terms_once(home: Path) -> N
     db = home / "memory.db"
     [(title, summary, body)] = _rows(db, "SELECT title, summary, body FROM entries")
     held = dict(_rows(db, "SELECT term, tf FROM entry_terms"))
-    assert held == search.entry_terms(title, summary, body, None, None)
+    assert held == text_index.entry_terms(title, summary, body, None, None)
     assert {"kept", "across", "start"} <= set(held)
 
 
@@ -315,7 +315,7 @@ def _as_version_5(db: Path) -> None:
     every entry with the index key it has now."""
     cols = ", ".join(ENTRY_COLUMNS)
     conn = apsw.Connection(str(db))
-    search.register(conn)
+    text_index.register(conn)
     try:
         with conn:
             conn.execute(_BEFORE_11)
@@ -451,7 +451,7 @@ def _as_version_6(db: Path) -> None:
     every entry with the key and values it has now."""
     cols = ", ".join(ENTRY_COLUMNS)
     conn = apsw.Connection(str(db))
-    search.register(conn)
+    text_index.register(conn)
     try:
         with conn:
             conn.execute(_BEFORE_11)
@@ -581,7 +581,7 @@ def _as_version_9(db: Path) -> None:
     in entries or revisions, the index's triggers of that version, and its
     way of counting a scope's usage."""
     conn = apsw.Connection(str(db))
-    search.register(conn)
+    text_index.register(conn)
     try:
         with conn:
             conn.execute(_BEFORE_11)

@@ -21,7 +21,7 @@ import pytest
 from msgspec import UNSET
 
 from memoryd.daemon.pipeline import entries
-from memoryd.daemon.retrieval import postings, search
+from memoryd.daemon.retrieval import postings, search, text_index
 from memoryd.daemon.storage.store import Tx
 from tests.contract.conftest import opened, pg_section
 from tests.harness import PG_DSN
@@ -46,16 +46,16 @@ def _expected(tx: Tx) -> set[tuple[Any, ...]]:
     """What the rows must be: each active entry's lexemes, weighted by column
     (title, summary, body with its context and date), and its length."""
     out = set()
-    w_title, w_summary, w_body = (int(w) for w in search.WEIGHTS)
+    w_title, w_summary, w_body = (int(w) for w in text_index.WEIGHTS)
     for r in tx.all("SELECT id, owner, target, scope, title, summary, body, context,"
                     " observed_at FROM entries WHERE status = 'active'"):
-        body = search.body_text(r["body"], r["context"], r["observed_at"])
+        body = text_index.body_text(r["body"], r["context"], r["observed_at"])
         tf: Counter[str] = Counter()
         for text, weight in ((r["title"], w_title), (r["summary"], w_summary), (body, w_body)):
             for lexeme, k in _lexemes(tx, text).items():
                 tf[lexeme] += weight * k
-        dl = search.doc_length(r["title"], r["summary"], r["body"], r["context"],
-                               r["observed_at"])
+        dl = text_index.doc_length(r["title"], r["summary"], r["body"], r["context"],
+                                   r["observed_at"])
         out.update((r["owner"], r["target"], r["scope"], term, r["id"], n, dl)
                    for term, n in tf.items())
     return out

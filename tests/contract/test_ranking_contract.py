@@ -17,7 +17,7 @@ on SQLite and on PostgreSQL, for a fixed corpus of several owners sharing
 one vocabulary, for fixed queries and for generated ones.
 
 Each backend ranks on its own index's terms (docs/decisions/0460): on
-SQLite FTS5's porter tokens (``search.index_tokens``, itself held to FTS5's
+SQLite FTS5's porter tokens (``text_index.index_tokens``, itself held to FTS5's
 vocabulary in tests/unit/test_search_stems.py), on PostgreSQL the english
 lexemes ``to_tsvector`` makes of each column apart. The vocabulary holds
 words the two stemmers agree on and words they do not ("generously": porter
@@ -45,7 +45,7 @@ from msgspec import UNSET
 from memoryd.daemon import home as home_mod
 from memoryd.daemon.config import load_config
 from memoryd.daemon.pipeline import entries
-from memoryd.daemon.retrieval import postings, search
+from memoryd.daemon.retrieval import postings, search, text_index
 from memoryd.daemon.storage.backends import open_store
 from memoryd.daemon.storage.store import Store, Tx
 from tests.contract.conftest import BACKENDS, drop_schema, pg_section
@@ -166,9 +166,10 @@ Tokens = tuple[Counter[str], Counter[str], Counter[str]]
 
 
 def _tokens(row: dict[str, Any]) -> Tokens:
-    body = search.body_text(row["body"], row["context"], row["observed_at"])
-    return (Counter(search.index_tokens(row["title"])),
-            Counter(search.index_tokens(row["summary"])), Counter(search.index_tokens(body)))
+    body = text_index.body_text(row["body"], row["context"], row["observed_at"])
+    return (Counter(text_index.index_tokens(row["title"])),
+            Counter(text_index.index_tokens(row["summary"])),
+            Counter(text_index.index_tokens(body)))
 
 
 def _pg_tokens(tx: Tx, where: str, args: tuple[Any, ...]) -> dict[str, Tokens]:
@@ -200,7 +201,7 @@ def reference(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, flo
     where, args = view.where()
     rows = tx.all("SELECT e.id, e.title, e.summary, e.body, e.context, e.observed_at"  # noqa: S608 (test constants)
                   " FROM entries AS e WHERE " + where, args)
-    terms, _stopped = search.query_terms(query)
+    terms, _stopped = text_index.query_terms(query)
     if tx.dialect == "postgresql":
         tokens = _pg_tokens(tx, where, args)
         term_tokens = {t: tuple(tx.one(
@@ -208,7 +209,7 @@ def reference(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, flo
             for t in terms}
     else:
         tokens = {r["id"]: _tokens(r) for r in rows}
-        term_tokens = {t: search.index_terms((t,)) for t in terms}
+        term_tokens = {t: text_index.index_terms((t,)) for t in terms}
     # The plan: terms the view holds, rarest first while their document
     # frequencies fit the budget; if none fits, the rarest over the newest
     # entries holding it. A frequency is counted up to one past the
@@ -245,14 +246,14 @@ def reference(tx: Tx, query: str, view: View, limit: int) -> list[tuple[str, flo
     tf: dict[str, list[float]] = {}
     for r in candidates:
         title, summary, body = tokens[r["id"]]
-        tf[r["id"]] = [float(search.WEIGHTS[0] * title[t] + search.WEIGHTS[1] * summary[t]
-                             + search.WEIGHTS[2] * body[t]) for t in scored]
+        tf[r["id"]] = [float(text_index.WEIGHTS[0] * title[t] + text_index.WEIGHTS[1] * summary[t]
+                             + text_index.WEIGHTS[2] * body[t]) for t in scored]
     held = [sum(1 for f in tf.values() if f[i]) for i in range(len(scored))]
     idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in held]
     k1, b = search.BM25_K1, search.BM25_B
     out = []
     for r in candidates:
-        body = search.body_text(r["body"], r["context"], r["observed_at"])
+        body = text_index.body_text(r["body"], r["context"], r["observed_at"])
         dl = len(r["title"]) + len(r["summary"]) + len(body)
         norm = k1 * (1 - b + b * dl / max(avgdl, 1.0))
         score = sum([w * (f * (k1 + 1)) / (f + norm)

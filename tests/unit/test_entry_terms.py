@@ -17,7 +17,7 @@ from typing import Any
 from msgspec import UNSET
 
 from memoryd.daemon.pipeline import entries
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import text_index
 from memoryd.daemon.storage.store import SqliteStore, Tx
 
 WORDS = ["deploy", "Deploys", "rollback", "cache", "机器学习", "café", "x1", "the", "…"]
@@ -34,8 +34,8 @@ def _expected(tx: Tx) -> set[tuple[Any, ...]]:
     for r in tx.all("SELECT key, owner, target, scope, title, summary, body, context,"
                     " observed_at FROM entries WHERE status = 'active'"):
         texts = (r["title"], r["summary"], r["body"], r["context"], r["observed_at"])
-        dl = search.doc_length(*texts)
-        for term, tf in search.entry_terms(*texts).items():
+        dl = text_index.doc_length(*texts)
+        for term, tf in text_index.entry_terms(*texts).items():
             out.add((r["owner"], r["target"], r["scope"], term, r["key"], tf, dl))
     return out
 

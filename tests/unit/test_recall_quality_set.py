@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from memoryd.daemon.retrieval.search import STOP_CJK, STOP_WORDS
+from memoryd.daemon.retrieval.text_index import STOP_CJK, STOP_WORDS
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "recall_quality.json"
 SET: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))

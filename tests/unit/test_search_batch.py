@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import search, text_index
 
 # ASCII words (one a prefix of another), letters that fold, ideographs with
 # repeats (overlapping bigrams), kana, NUL and other control characters, the
@@ -53,7 +53,7 @@ def _reference_counts(terms: tuple[str, ...], texts: list[str],
                       weights: list[float]) -> dict[int, list[float]]:
     rows: dict[int, list[float]] = {}
     for j, (text, weight) in enumerate(zip(texts, weights, strict=True)):
-        counts = search.term_counts(text)
+        counts = text_index.term_counts(text)
         row = [weight * counts[t] for t in terms]
         if any(row):
             rows[j] = row
@@ -67,13 +67,13 @@ def test_counting_a_column_at_once_equals_counting_each_text_alone(
     texts = [t for t, _w in column]
     weights = [w for _t, w in column]
     got: dict[int, list[float]] = {}
-    search.TermCounter(terms).add_all(texts, weights, got)
+    text_index.TermCounter(terms).add_all(texts, weights, got)
     assert got == _reference_counts(terms, texts, weights)
 
 
 def test_adjacent_equal_tokens_and_texts_side_by_side_each_count() -> None:
     got: dict[int, list[float]] = {}
-    search.TermCounter(("plan", "x1")).add_all(
+    text_index.TermCounter(("plan", "x1")).add_all(
         ["plan plan", "plan", "x1…", "", "Plan.plan\x00plan", "planx1 x1plan"],
         [1.0, 10.0, 5.0, 1.0, 1.0, 1.0], got)
     assert got == {0: [2.0, 0.0], 1: [10.0, 0.0], 2: [0.0, 5.0], 4: [3.0, 0.0]}
@@ -85,8 +85,8 @@ def _reference_scores(terms: tuple[str, ...], candidates: list[tuple[str, str, s
     tfs = []
     for fields in candidates:
         tf: Counter[str] = Counter()
-        for text, weight in zip(fields, search.WEIGHTS, strict=True):
-            for token, n in search.term_counts(text).items():
+        for text, weight in zip(fields, text_index.WEIGHTS, strict=True):
+            for token, n in text_index.term_counts(text).items():
                 tf[token] += weight * n
         tfs.append(tf)
     df = {t: sum(1 for tf in tfs if tf[t]) for t in terms}

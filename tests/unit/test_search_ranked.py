@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import search, text_index
 from memoryd.daemon.storage.store import SqliteStore
 
 NOW = "2026-06-01T00:00:00.000000Z"
@@ -84,13 +84,13 @@ def _reference(tx: Any, p: search.Plan, where: str, args: tuple[Any, ...], limit
     tfs = []
     for row in rows:
         tf = Counter[str]()
-        for text, weight in zip((row["title"], row["summary"], row["body"]), search.WEIGHTS,
+        for text, weight in zip((row["title"], row["summary"], row["body"]), text_index.WEIGHTS,
                                 strict=True):
-            for token, n in Counter(search.index_tokens(text)).items():
+            for token, n in Counter(text_index.index_tokens(text)).items():
                 tf[token] += weight * n
         tfs.append(tf)
     # The terms the index matched: each query term's stem or CJK gram.
-    terms = search.index_terms(p.terms)
+    terms = text_index.index_terms(p.terms)
     df = {t: sum(1 for tf in tfs if tf[t]) for t in terms}
     scored = []
     for row, tf in zip(rows, tfs, strict=True):

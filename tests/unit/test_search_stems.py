@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import search, text_index
 from memoryd.daemon.storage.store import SqliteStore
 
 # Inflected English (every Porter step), words that stem alike and words
@@ -48,10 +48,10 @@ def _index_counts(texts: list[str]) -> list[Counter[str]]:
     (the index's tokenizer, over the same pre-split text)."""
     conn = apsw.Connection(":memory:")
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '"
-                 + search.TOKENIZER + "')")
+                 + text_index.TOKENIZER + "')")
     conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
     for i, text in enumerate(texts):
-        conn.execute("INSERT INTO t(rowid, x) VALUES (?, ?)", (i, search.fts_text(text)))
+        conn.execute("INSERT INTO t(rowid, x) VALUES (?, ?)", (i, text_index.fts_text(text)))
     out: list[Counter[str]] = [Counter() for _ in texts]
     for term, doc in conn.execute("SELECT term, doc FROM v"):
         out[int(doc)][str(term)] += 1
@@ -60,13 +60,13 @@ def _index_counts(texts: list[str]) -> list[Counter[str]]:
 
 def test_index_tokens_are_the_tokens_sqlites_index_holds() -> None:
     texts = [*WORDS, " ".join(WORDS)]
-    assert [Counter(search.index_tokens(t)) for t in texts] == _index_counts(texts)
+    assert [Counter(text_index.index_tokens(t)) for t in texts] == _index_counts(texts)
 
 
 @settings(max_examples=200)
 @given(st.lists(_TEXT | st.text(max_size=30), min_size=1, max_size=6))
 def test_term_counts_are_the_index_tokens_of_any_text(texts: list[str]) -> None:
-    assert [search.term_counts(t) for t in texts] == _index_counts(texts)
+    assert [text_index.term_counts(t) for t in texts] == _index_counts(texts)
 
 
 @settings(max_examples=200)
@@ -75,8 +75,8 @@ def test_a_query_words_stem_counts_every_form_the_index_matched(
         texts: list[str], query: list[str]) -> None:
     # The reference: the query's own index tokens, counted in each text's
     # index tokens. Batch and one-text counting agree with it.
-    terms = search.index_terms(search.query_terms(" ".join(query))[0])
-    counter = search.TermCounter(terms)
+    terms = text_index.index_terms(text_index.query_terms(" ".join(query))[0])
+    counter = text_index.TermCounter(terms)
     want = [Counter({t: c[t] for t in terms if c[t]}) for c in _index_counts(texts)]
     assert [counter.counts(t) for t in texts] == want
     batch: dict[int, list[float]] = {}
@@ -87,8 +87,8 @@ def test_a_query_words_stem_counts_every_form_the_index_matched(
 
 
 def test_index_terms_are_stems_and_cjk_grams_each_once() -> None:
-    terms, _ = search.query_terms("Painting paints 机器学习 café")
-    assert search.index_terms(terms) == ("paint", "机器", "器学", "学习", "cafe")
+    terms, _ = text_index.query_terms("Painting paints 机器学习 café")
+    assert text_index.index_terms(terms) == ("paint", "机器", "器学", "学习", "cafe")
 
 
 @pytest.fixture()
@@ -146,7 +146,7 @@ def test_a_word_starts_with_its_stems_form_prefix(words: list[str]) -> None:
     # What TermCounter's search for a term's forms rests on: Porter rewrites
     # the end of a word, never its first letter, and leaves at most an e, i
     # or l at the stem's end that the word does not hold there.
-    stems = search.tokenize(" ".join(words).encode())
+    stems = text_index.tokenize(" ".join(words).encode())
     assert len(stems) == len(words)
     for word, stem in zip(words, stems, strict=True):
-        assert word.startswith(search.form_prefix(stem)), (word, stem)
+        assert word.startswith(text_index.form_prefix(stem)), (word, stem)

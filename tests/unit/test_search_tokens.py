@@ -11,53 +11,54 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoryd.daemon.retrieval import recall, search
+from memoryd.daemon.retrieval import recall, search, text_index
 from memoryd.daemon.storage.store import SqliteStore
 
 
 def test_cjk_run_is_indexed_as_unigrams_and_bigrams() -> None:
-    assert search.fts_text("机器学习").split() == ["机", "器", "学", "习", "机器", "器学", "学习"]
+    assert text_index.fts_text("机器学习").split() == [
+        "机", "器", "学", "习", "机器", "器学", "学习"]
 
 
 def test_latin_text_is_indexed_unchanged() -> None:
-    assert search.fts_text("Deploy acme, then vim.") == "Deploy acme, then vim."
+    assert text_index.fts_text("Deploy acme, then vim.") == "Deploy acme, then vim."
 
 
 def test_mixed_text_splits_only_the_cjk_run() -> None:
-    assert search.fts_text("用vim编辑").split() == ["用", "vim", "编", "辑", "编辑"]
+    assert text_index.fts_text("用vim编辑").split() == ["用", "vim", "编", "辑", "编辑"]
 
 
 def test_two_character_query_is_one_bigram() -> None:
-    assert search.query_terms("部署")[0] == ["部署"]
+    assert text_index.query_terms("部署")[0] == ["部署"]
 
 
 def test_single_character_query_is_its_unigram() -> None:
-    assert search.query_terms("猫")[0] == ["猫"]
+    assert text_index.query_terms("猫")[0] == ["猫"]
 
 
 def test_english_stop_words_are_dropped_and_counted() -> None:
-    terms, stopped = search.query_terms("How do I deploy the service?")
+    terms, stopped = text_index.query_terms("How do I deploy the service?")
     assert terms == ["deploy", "service"]
     assert stopped == 4
 
 
 def test_chinese_particle_bigrams_are_dropped() -> None:
-    terms, _ = search.query_terms("我的猫")
+    terms, _ = text_index.query_terms("我的猫")
     assert "我的" not in terms
     assert "的猫" in terms
 
 
 def test_query_terms_are_folded_and_deduplicated() -> None:
-    assert search.query_terms("Café CAFE cafe")[0] == ["cafe"]
+    assert text_index.query_terms("Café CAFE cafe")[0] == ["cafe"]
 
 
 def test_query_terms_are_capped() -> None:
     text = " ".join(f"word{i}" for i in range(100))
-    assert len(search.query_terms(text)[0]) == search.MAX_TERMS
+    assert len(text_index.query_terms(text)[0]) == text_index.MAX_TERMS
 
 
 def test_quote_doubles_quotes_so_no_syntax_escapes() -> None:
-    assert search.quote('a"b') == '"a""b"'
+    assert text_index.quote('a"b') == '"a""b"'
 
 
 @pytest.fixture
@@ -80,10 +81,10 @@ def _add(store: SqliteStore, n: int, body: str) -> None:
 def test_a_term_the_tokenizer_splits_matches_its_pieces_without_a_phrase() -> None:
     # "½" folds to "1⁄2", which the index's tokenizer splits at the fraction
     # slash: an index without positions cannot run that as a phrase.
-    (term,), _ = search.query_terms("½")
-    assert search.match_term(term) == '("1" AND "2")'
-    assert search.match_term("zebra") == '"zebra"'
-    assert search.match_term("机器") == '"机器"'
+    (term,), _ = text_index.query_terms("½")
+    assert text_index.match_term(term) == '("1" AND "2")'
+    assert text_index.match_term("zebra") == '"zebra"'
+    assert text_index.match_term("机器") == '"机器"'
 
 
 def test_a_query_of_a_split_term_finds_the_entries_holding_its_pieces(
@@ -201,10 +202,10 @@ def test_token_units_count_extra_spaces_and_punctuation() -> None:
 def test_ascii_text_is_its_own_index_form() -> None:
     # fts_text returns ASCII text at once: no CJK range reaches ASCII, so the
     # CJK split would leave it unchanged anyway.
-    assert all(lo > 0x7F for lo, _hi in search._CJK_RANGES)
+    assert all(lo > 0x7F for lo, _hi in text_index._CJK_RANGES)
     every_ascii = "".join(map(chr, range(0x80)))
-    assert search._CJK_RUN.search(every_ascii) is None
-    assert search.fts_text(every_ascii) == every_ascii
+    assert text_index._CJK_RUN.search(every_ascii) is None
+    assert text_index.fts_text(every_ascii) == every_ascii
 
 
 def test_a_summary_that_is_the_body_counts_at_both_weights(store: SqliteStore) -> None:
