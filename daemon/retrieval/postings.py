@@ -36,7 +36,7 @@ Invariants:
 PostgreSQL keeps the same two tables (``PG_SCHEMA``, ``PG_FUNCTIONS``),
 filled from each entry's stored ``tsvector`` (``search_index.doc``, whose
 positions carry their column as a weight: title A, summary B, body D) by
-the entries trigger of daemon/storage/store_pg.py, in the writer's
+the entries trigger of daemon/storage/pg_schema.py, in the writer's
 transaction: a term there is an english lexeme, ``tf`` the weighted count of
 its positions, ``key`` the entry's id (entries have no integer key there).
 Its ranking is the same arithmetic over its own lexemes (docs/decisions/0460).
@@ -148,7 +148,7 @@ CREATE TABLE IF NOT EXISTS entry_terms(
 """
 
 _W_TITLE, _W_SUMMARY, _W_BODY = (int(w) for w in text_index.WEIGHTS)
-# Called by memoryd_entries_changed (daemon/storage/store_pg.py): the
+# Called by memoryd_entries_changed (daemon/storage/pg_schema.py): the
 # rows of an entry are added from its index document once that is written,
 # and dropped (found again from the same document, each one look-up of the
 # key) before it is rewritten or deleted.

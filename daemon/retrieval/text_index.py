@@ -140,7 +140,7 @@ def when_words(observed_at: str | None) -> str:
     """The calendar date ``observed_at`` starts with, in words: weekday, day,
     month and year ("Saturday 8 March 2025"), so "what did she do in March"
     can match; "" for no date. PostgreSQL's index writes the same words
-    (``to_char(date, 'FMDay FMDD FMMonth YYYY')``, daemon/storage/store_pg.py)."""
+    (``to_char(date, 'FMDay FMDD FMMonth YYYY')``, daemon/storage/pg_schema.py)."""
     m = _DATE.match(observed_at or "")
     if m is None:
         return ""

@@ -10,7 +10,7 @@ daemon/semantic/hybrid.py). Nothing
 here needs the ``semantic`` extra: the schema and its deletion triggers
 exist in every store, so a store embedded once keeps destroying vectors on
 removal even if the extra is later uninstalled. (The PostgreSQL schema's
-tables and triggers are in daemon/storage/store_pg.py; the statements here run on
+tables and triggers are in daemon/storage/pg_schema.py; the statements here run on
 both.)
 
 Invariants:

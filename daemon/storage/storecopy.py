@@ -107,7 +107,7 @@ def copy_home(home_path: Path, target: str, schema: str) -> Summary:
     import psycopg
     from psycopg.rows import dict_row
 
-    from memoryd.daemon.storage.store_pg import install
+    from memoryd.daemon.storage.pg_schema import install
 
     if not SCHEMA_NAME.match(schema):
         raise CopyError("--schema must be a lower-case SQL name")

@@ -18,7 +18,8 @@ import pytest
 
 DAEMON = Path(__file__).resolve().parents[2] / "daemon"
 OWNER = "pipeline/entries.py"
-SCHEMAS = ("storage/store.py", "storage/sqlite_schema.py", "storage/store_pg.py")
+SCHEMAS = ("storage/store.py", "storage/sqlite_schema.py", "storage/store_pg.py",
+           "storage/pg_schema.py")
 CHANGE = re.compile(
     r"\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+"
     r"(?:entries|revisions)\b", re.IGNORECASE)
