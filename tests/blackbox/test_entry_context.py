@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from memoryd.daemon.storage import pg_schema
 from memoryd.rpc.client import Client, RpcError
 from tests.blackbox.test_deletion import hits
 from tests.harness import (
@@ -213,6 +214,6 @@ def test_a_version_2_postgresql_schema_is_migrated_to_keep_context_and_time() ->
         with pg_connect(*pg) as conn:
             version = conn.execute(
                 "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        assert version == ("3",)
+        assert version == (str(pg_schema.SCHEMA_VERSION),)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -22,6 +22,7 @@ from typing import Any
 import apsw
 import pytest
 
+from memoryd.daemon.storage import pg_schema
 from memoryd.rpc.client import Client
 from tests.blackbox import test_isolation as isolation
 from tests.blackbox.test_deletion import hits
@@ -393,7 +394,7 @@ def test_a_version_1_postgresql_schema_is_embedded_when_opened() -> None:
         with pg_connect(*pg) as conn:
             version = conn.execute(
                 "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        assert version == ("3",)
+        assert version == (str(pg_schema.SCHEMA_VERSION),)
         assert [(e["title"], e["body"], e["status"]) for e in read] == [
             (VIM[0], VIM[1], "active"),
             ("Printer", "The second-floor printer needs the blue driver.", "archived")]
