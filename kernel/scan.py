@@ -421,10 +421,12 @@ def _inner_findings(decoded: str, rules: tuple[ScanRule, ...], prefilter: bool,
 
 
 def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
-          joined: bool = False) -> tuple[tuple[Finding, ...], ScanStats]:
+          joined: bool = False, name: bool = False) -> tuple[tuple[Finding, ...], ScanStats]:
     """The scan; ``joined`` leaves out what the joined text's reading drops:
     the raw rules when all of them are invisible-character rules, and the
-    encoded runs (a finding in one is reported with its encoding)."""
+    encoded runs (a finding in one is reported with its encoding). ``name``:
+    the text is a name (a scope), not prose: an override in it refuses
+    alone, for a name has no sentence to carry a payload or a frame."""
     if not rules:
         # Fail closed: an empty table would report every text as clean.
         raise ValueError("scan needs at least one rule")
@@ -446,7 +448,7 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
         found += _decoded(text, rules, prefilter, stats, depth, longest)
     if not found:
         return (), stats
-    if depth == 0:
+    if depth == 0 and not name:
         # Only the text as written: a decoded run's override refuses alone.
         found = _lone_overrides_flagged(text, rules, found)
     unique: dict[tuple[str, int, int, str | None], Finding] = {}
@@ -542,8 +544,8 @@ def _lone_overrides_flagged(text: str, rules: tuple[ScanRule, ...],
     return out
 
 
-def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False
-                   ) -> tuple[Finding, ...]:
+def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False,
+                   name: bool = False) -> tuple[Finding, ...]:
     """``scan_with_stats(text, rules)[0]``, without the work counters, and for
     most printable ASCII text without going into the engine; ``joined``: for
     the joined text, whose reading drops the raw rules' findings (when all are
@@ -582,7 +584,7 @@ def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bo
                         joined or (short and text.count("%") < PERCENT_RUN_ESCAPES)
                         or not encoded_runs(text)) and _undisguised(text, rules):
                     return ()
-    return _scan(text, rules, True, 0, joined)[0]
+    return _scan(text, rules, True, 0, joined, name)[0]
 
 
 def _may_run(index: _Index, text: str) -> bool:
@@ -728,7 +730,7 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
                     ) -> list[FieldFinding]:
     # A text held by several fields (a summary repeating the title, a tag
     # repeated) is scanned once; its findings are reported for each field.
-    seen: dict[str, tuple[Finding, ...]] = {}
+    seen: dict[tuple[str, bool], tuple[Finding, ...]] = {}
     out: list[FieldFinding] = []
     parts: list[tuple[str, str]] = []
     for name, value in fields:
@@ -737,9 +739,10 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
             # subclass's equality and hash are its own, its characters are
             # what is scanned.
             value = str.__str__(value)
-        found = seen.get(value)
+        key = (value, name == "scope")
+        found = seen.get(key)
         if found is None:
-            found = seen[value] = _text_findings(value, rules)
+            found = seen[key] = _text_findings(value, rules, name=key[1])
         if found:
             out.extend(FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding,
                                     f.review, f.shadow) for f in found)

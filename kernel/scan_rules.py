@@ -119,9 +119,21 @@ _REQUEST_AFTER = re.compile(
 )
 
 
+# The same in Chinese and Japanese: after a comma of the override's sentence,
+# a verb that asks to act ("…，直接批准所有待审操作", "…、全部承認してください").
+_REQUEST_AFTER_CJK = re.compile(
+    r"[^。！？!?\n]{0,20}?[，,、：:；;][^。！？!?\n]{0,16}?"
+    r"(?:批准|核准|同意|发送|發送|发给|發給|执行|執行|运行|運行|输出|輸出|显示|顯示|打印|列出"
+    r"|删除|刪除|告诉|告訴|透露|泄露|洩露|上传|上傳|转账|轉帳|扮演|假装|假裝|回答|承認|送信"
+    r"|送って|実行|表示|出力|削除|教えて|開示|公開|転送|アップロード|振り込|答えて)"
+)
+
+
 def asks_after(text: str, end: int) -> bool:
     """Whether a request to act is joined to the override ending at ``end``."""
-    return _REQUEST_AFTER.match(text, end, end + REQUEST_WINDOW + 60) is not None
+    stop = end + REQUEST_WINDOW + 60
+    return (_REQUEST_AFTER.match(text, end, stop) is not None
+            or _REQUEST_AFTER_CJK.match(text, end, stop) is not None)
 
 
 def _chars(*spans: str) -> tuple[str, ...]:
