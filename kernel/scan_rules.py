@@ -648,6 +648,33 @@ def quoted_mention(text: str, start: int, end: int) -> bool:
 _WORDS_OUTSIDE = re.compile(r"[^\W\d_]{2,40}")
 
 
+# Told to someone other than the reader: "Priya asked me to …", "the
+# ticket told the bot to …", "the mail urged staff to …". "Said to …" with
+# no one named is told to whoever reads it, and is left to the warning words.
+_TOLD_ANOTHER = re.compile(
+    r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|urged|urges|wanted"
+    r"|wants|ordered|orders|reminded|reminds|got|gets|pushed|pushes|tricked|tricks)"
+    r" (?:me|us|him|her|them|staff|everyone|people|employees|users|customers"
+    r"|(?:the|a|an|our|their|his|her|my) (?:[\w'-]{1,20} )?(?:agent|bot|chatbot|assistant"
+    r"|model|ai|llm|team|staff|intern|contractor|vendor|customer|user|employee|colleague"
+    r"|manager|admin|developer|engineer)s?|[A-Z][a-z]{1,20}) (?:to |into )",
+)
+
+
+def reported_of_another(text: str, start: int) -> bool:
+    """Whether the match at ``start`` is reported as told to someone other
+    than the reader, or stated of someone ("the bot would reveal …"), in
+    its sentence, with no "you" after the frame."""
+    before = text[max(0, start - FRAME_WINDOW):start]
+    ends = list(_SENTENCE_END.finditer(before))
+    if ends:
+        before = before[ends[-1].end():]
+    if _STATED.search(before):
+        return True
+    frames = list(_TOLD_ANOTHER.finditer(before))
+    return bool(frames) and not _SECOND_PERSON.search(before, frames[-1].end())
+
+
 def may_mention(text: str) -> bool:
     """Whether ``text`` holds a word of a note about an attack anywhere: without
     one, no finding of it is mentioned (``mentioned_in_warning``)."""
