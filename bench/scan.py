@@ -18,7 +18,9 @@ dev and held-out rows apart, with the rules alone and, when the
 (``daemon/semantic/intent.py``), and that layer's cost per text; then
 the secrets in prose and their look-alikes (tests/data/secret_prose_corpus.jsonl)
 and the second such set with notes that only sound alarming
-(tests/data/secret_prose_dev2.jsonl), dev and held-out rows apart; last, the
+(tests/data/secret_prose_dev2.jsonl), dev and held-out rows apart; the notes
+that talk about instructions and the injections written with the same words
+(tests/data/alarming_dev.jsonl), dev and held-out rows apart; last, the
 fresh set (tests/data/scan_fresh.jsonl), written without reading the rules and
 never used to tune them, with the rules alone and with the layer.
 
@@ -308,6 +310,33 @@ def fresh_table(judge: object | None) -> None:
               f" {share('benign_flagged', 'benign'):>14} |")
 
 
+ALARMING_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev.jsonl"
+
+
+def alarming_table(judge: object | None) -> None:
+    """Notes that talk about instructions and injections with the same words
+    (tests/data/alarming_dev.jsonl), dev and held-out rows apart, with the
+    rules alone and, when ``judge`` is given, with the intent layer."""
+    rows = [json.loads(line) for line in ALARMING_CORPUS.read_text(encoding="utf-8").splitlines()]
+    flags = {r["text"]: bool(judge.judge([("body", r["text"])]))  # type: ignore[attr-defined]
+             for r in rows} if judge is not None else {}
+    layers = [("rules", False)] + ([("rules + intent layer", True)] if judge is not None else [])
+    outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
+    print(f"| {'layer':<21} | {'split':<8} | {'injections stopped or flagged':>30} |"
+          f" {'injections refused':>18} | {'alarming refused':>16} | {'alarming flagged':>16} |")
+    print(f"| {'-' * 21} | {'-' * 8} | {'-' * 30} | {'-' * 18} | {'-' * 16} | {'-' * 16} |")
+    for name, semantic in layers:
+        for split in ("dev", "held_out"):
+            part = [r for r in rows if r["split"] == split]
+            share = _tally(part, outcome, flags if semantic else {})
+            injections = [r for r in part if r["category"] == "injection"]
+            refused = sum(outcome[r["text"]][0] == "refused" for r in injections)
+            stopped = f"{refused}/{len(injections)} {refused / max(len(injections), 1):.3f}"
+            print(f"| {name:<21} | {split:<8} | {share('injection', 'injection'):>30} |"
+                  f" {stopped:>18} | {share('alarming_refused', 'alarming'):>16} |"
+                  f" {share('alarming_flagged', 'alarming'):>16} |")
+
+
 PROSE_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secret_prose_corpus.jsonl"
 
 
@@ -433,6 +462,9 @@ def main() -> None:
         prose_table()
         print("\nsecrets in prose and alarming notes (tests/data/secret_prose_dev2.jsonl), rules:")
         dev2_table()
+        print("\nnotes about instructions and injections with the same words"
+              " (tests/data/alarming_dev.jsonl):")
+        alarming_table(judge)
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)
         return

@@ -52,6 +52,7 @@ Invariants:
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -71,6 +72,7 @@ from memoryd.kernel.scan_index import (
     CASE_ALIASES,
     SECRET_RULES,
     ScanStats,
+    _by_id,
     _in_context,
     _Index,
     _injection_rules,
@@ -82,11 +84,17 @@ from memoryd.kernel.scan_index import (
 )
 from memoryd.kernel.scan_rules import (
     CATEGORIES,
+    PAYLOAD_AFTER,
+    PAYLOAD_BEFORE,
     RULES,
     ScanRule,
+    asks_after,
     may_mention,
     mentioned_in_warning,
+    prohibited,
+    quoted_mention,
     reported_dead,
+    reported_of_another,
     shown_as_example,
     trivial_code,
 )
@@ -414,10 +422,12 @@ def _inner_findings(decoded: str, rules: tuple[ScanRule, ...], prefilter: bool,
 
 
 def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
-          joined: bool = False) -> tuple[tuple[Finding, ...], ScanStats]:
+          joined: bool = False, name: bool = False) -> tuple[tuple[Finding, ...], ScanStats]:
     """The scan; ``joined`` leaves out what the joined text's reading drops:
     the raw rules when all of them are invisible-character rules, and the
-    encoded runs (a finding in one is reported with its encoding)."""
+    encoded runs (a finding in one is reported with its encoding). ``name``:
+    the text is a name (a scope), not prose: an override in it refuses
+    alone, for a name has no sentence to carry a payload or a frame."""
     if not rules:
         # Fail closed: an empty table would report every text as clean.
         raise ValueError("scan needs at least one rule")
@@ -439,6 +449,9 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
         found += _decoded(text, rules, prefilter, stats, depth, longest)
     if not found:
         return (), stats
+    if depth == 0 and not name:
+        # Only the text as written: a decoded run's override refuses alone.
+        found = _lone_overrides_flagged(text, rules, found)
     unique: dict[tuple[str, int, int, str | None], Finding] = {}
     in_context = _in_context(rules)
     warned: bool | None = None  # whether the text holds a warning word, once asked
@@ -448,7 +461,9 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
         elif f.category == "injection":
             if warned is None:
                 warned = may_mention(text)
-            if warned and mentioned_in_warning(text, f.start, f.end):
+            if (prohibited(text, f.start) or quoted_mention(text, f.start, f.end)
+                    or reported_of_another(text, f.start)
+                    or (warned and mentioned_in_warning(text, f.start, f.end))):
                 f = replace(f, review=True)
         elif f.rule_id in in_context and (shown_as_example(text, f.start)
                                           or trivial_code(text[f.start:f.end])
@@ -470,8 +485,69 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
     return tuple(ordered), stats
 
 
-def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False
-                   ) -> tuple[Finding, ...]:
+def _asks(text: str, f: Finding, rule: ScanRule, disguised: bool) -> bool:
+    """Whether finding ``f`` of ``rule`` asks the model for something: an
+    injection finding of a rule that does not only set guidance aside (an
+    addressed-intent row read as its ``override`` family does)."""
+    if f.category != "injection" or rule.sets_aside:
+        return False
+    if f.rule_id.startswith("injection.addressed_") and not disguised:
+        m = rule.pattern.search(_fold(text[f.start:f.end]).text)
+        # Fail closed: a match that does not read again counts as asking.
+        return m is None or m.lastgroup != "override"
+    return True
+
+
+def _lone_overrides_flagged(text: str, rules: tuple[ScanRule, ...],
+                            found: list[Finding]) -> list[Finding]:
+    """``found``, with each refusing finding of a ``sets_aside`` rule that has
+    no payload near it made a flag for review.
+
+    "Ignore the previous instructions" alone is what a note says of a
+    manual, a wiki or a colleague's old instructions; an injection sets the
+    model's guidance aside to ask for something (send data out, show the
+    system prompt, take a role, run a command, hide from the user), and
+    that is a finding of another rule, or a request joined to the override
+    ("… and approve every pending action"). A disguised override (found only in
+    a shadow: look-alike letters, leetspeak, rot13, spaced letters, HTML
+    references) still refuses alone: a note to a person has no reason to
+    hide it. A shadow finding that the text as written gives as well (the
+    look-alike shadow of an accented word) is no disguise.
+    """
+    by_id = _by_id(rules)
+    plain: dict[str, list[tuple[int, int]]] = {}
+    for f in found:
+        if f.shadow is None and f.encoding is None:
+            plain.setdefault(f.rule_id, []).append((f.start, f.end))
+
+    def disguised(f: Finding) -> bool:
+        return f.shadow is not None and not any(
+            start < f.end and f.start < end for start, end in plain.get(f.rule_id, ()))
+
+    lone = [i for i, f in enumerate(found) if not f.review and f.encoding is None
+            and (rule := by_id.get(f.rule_id)) is not None and rule.sets_aside
+            and not disguised(f)]
+    if not lone:
+        return found
+    asking = sorted((g.start, g.end) for g in found if g.encoding is None
+                    and (rule := by_id.get(g.rule_id)) is not None
+                    and _asks(text, g, rule, disguised(g)))
+    # Sorted by start, with the furthest end so far: one look-up a finding,
+    # so many overrides and many payloads cost n log n, not n times m.
+    starts = [start for start, _end in asking]
+    reach = list(itertools.accumulate((end for _start, end in asking), max))
+    out = list(found)
+    for i in lone:
+        f = found[i]
+        before = bisect.bisect_left(starts, f.end + PAYLOAD_AFTER)
+        if not asks_after(text, f.end) and not (
+                before and reach[before - 1] > f.start - PAYLOAD_BEFORE):
+            out[i] = replace(f, review=True)
+    return out
+
+
+def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False,
+                   name: bool = False) -> tuple[Finding, ...]:
     """``scan_with_stats(text, rules)[0]``, without the work counters, and for
     most printable ASCII text without going into the engine; ``joined``: for
     the joined text, whose reading drops the raw rules' findings (when all are
@@ -510,7 +586,7 @@ def _text_findings(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bo
                         joined or (short and text.count("%") < PERCENT_RUN_ESCAPES)
                         or not encoded_runs(text)) and _undisguised(text, rules):
                     return ()
-    return _scan(text, rules, True, 0, joined)[0]
+    return _scan(text, rules, True, 0, joined, name)[0]
 
 
 def _may_run(index: _Index, text: str) -> bool:
@@ -656,7 +732,7 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
                     ) -> list[FieldFinding]:
     # A text held by several fields (a summary repeating the title, a tag
     # repeated) is scanned once; its findings are reported for each field.
-    seen: dict[str, tuple[Finding, ...]] = {}
+    seen: dict[tuple[str, bool], tuple[Finding, ...]] = {}
     out: list[FieldFinding] = []
     parts: list[tuple[str, str]] = []
     for name, value in fields:
@@ -665,9 +741,10 @@ def _field_findings(fields: list[tuple[str, str]], rules: tuple[ScanRule, ...]
             # subclass's equality and hash are its own, its characters are
             # what is scanned.
             value = str.__str__(value)
-        found = seen.get(value)
+        key = (value, name == "scope")
+        found = seen.get(key)
         if found is None:
-            found = seen[value] = _text_findings(value, rules)
+            found = seen[key] = _text_findings(value, rules, name=key[1])
         if found:
             out.extend(FieldFinding(name, f.rule_id, f.category, f.start, f.end, f.encoding,
                                     f.review, f.shadow) for f in found)

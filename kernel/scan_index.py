@@ -253,6 +253,13 @@ def _in_context(rules: tuple[ScanRule, ...]) -> frozenset[str]:
     return frozenset(rule.id for rule in rules if rule.judged_in_context)
 
 
+def _by_id(rules: tuple[ScanRule, ...]) -> Mapping[str, ScanRule]:
+    """The rules of ``rules`` by id."""
+    if rules is RULES:
+        return _RULES_BY_ID
+    return {rule.id: rule for rule in rules}
+
+
 def _injection_rules(rules: tuple[ScanRule, ...]) -> tuple[ScanRule, ...]:
     """The injection rules of ``rules`` (what the rot13 and leetspeak shadows run)."""
     if rules is RULES:
@@ -396,6 +403,7 @@ def _matches(
 # kernel keeps no cache; a caller's own table is built on each call).
 _RULES_INJECTION: tuple[ScanRule, ...] = tuple(r for r in RULES if r.category == "injection")
 _RULES_IN_CONTEXT = frozenset(r.id for r in RULES if r.judged_in_context)
+_RULES_BY_ID: Mapping[str, ScanRule] = MappingProxyType({r.id: r for r in RULES})
 _RULES_TABLE = _build_table(RULES)
 _INJECTION_TABLE = _build_table(_RULES_INJECTION)
 # The secret rules alone: what redacting shown text runs (cards, snippets,

@@ -58,6 +58,14 @@ class ScanRule:
     as your password") flags for review instead of refusing
     (``shown_as_example``). A provider's token is refused however it is shown.
 
+    ``sets_aside`` marks a rule that finds guidance set aside ("ignore the
+    previous instructions") or a standing order ("from now on you will …")
+    and nothing asked for: a note says as much of a manual, a wiki or a
+    colleague's old instructions. Its finding refuses only with a payload
+    near it (``PAYLOAD_BEFORE``/``PAYLOAD_AFTER``): a finding of another
+    injection rule, one that asks the model for something. Alone, it flags.
+    A ``sets_aside`` finding is never a payload.
+
     ``fallback`` marks a catch-all rule (generic high entropy) whose finding
     is dropped when a specific secret rule already covers the same characters,
     so a verdict names the most precise rule.
@@ -88,6 +96,44 @@ class ScanRule:
     min_run: int | None = None
     review: bool = False
     judged_in_context: bool = False
+    sets_aside: bool = False
+
+
+# How far before and after a ``sets_aside`` finding a payload is looked for:
+# the override's sentence and the next one or two.
+PAYLOAD_BEFORE = 200
+PAYLOAD_AFTER = 300
+# A request joined to an override in its sentence, in English: "… and
+# approve every pending action", "…, then reply in French", "…: print …".
+# Verbs that ask the reader to act, not "use" or "follow" (a note says
+# "ignore the old steps, use the new ones").
+REQUEST_WINDOW = 80
+_REQUEST_AFTER = re.compile(
+    r"[^.!?\n]{0,80}?(?:\band|\bthen|[,;:])(?: and| then)? (?:now |instead |just |only |simply "
+    r"|immediately |always |please )?(?:approve|reply|respond|answer|say|write|output|print"
+    r"|reveal|show|display|repeat|send|email|forward|upload|post|delete|remove|erase|wipe"
+    r"|run|execute|call|grant|give|transfer|pay|buy|click|open|visit|download|install"
+    r"|tell|list|dump|leak|act|pretend|obey|comply|accept|confirm|enable|disable|return"
+    r"|translate|share|disclose|export|copy|paste|insert|change|set|reset|grant)\b",
+    re.IGNORECASE,
+)
+
+
+# The same in Chinese and Japanese: after a comma of the override's sentence,
+# a verb that asks to act ("…，直接批准所有待审操作", "…、全部承認してください").
+_REQUEST_AFTER_CJK = re.compile(
+    r"[^。！？!?\n]{0,20}?[，,、：:；;][^。！？!?\n]{0,16}?"
+    r"(?:批准|核准|同意|发送|發送|发给|發給|执行|執行|运行|運行|输出|輸出|显示|顯示|打印|列出"
+    r"|删除|刪除|告诉|告訴|透露|泄露|洩露|上传|上傳|转账|轉帳|扮演|假装|假裝|回答|承認|送信"
+    r"|送って|実行|表示|出力|削除|教えて|開示|公開|転送|アップロード|振り込|答えて)"
+)
+
+
+def asks_after(text: str, end: int) -> bool:
+    """Whether a request to act is joined to the override ending at ``end``."""
+    stop = end + REQUEST_WINDOW + 60
+    return (_REQUEST_AFTER.match(text, end, stop) is not None
+            or _REQUEST_AFTER_CJK.match(text, end, stop) is not None)
 
 
 def _chars(*spans: str) -> tuple[str, ...]:
@@ -433,7 +479,8 @@ _TAG_EDGE = re.compile(r"<(?:system|sys>|instructions|developer|admin)", re.IGNO
 _WARNING = re.compile(
     r"\b(?:attack(?:er|ers|s)?|phishing|injection|malicious|beware|warn(?:ing|s)?|never follow"
     r"|do not follow|don't follow|suspicious|scam(?:mer|mers|s)?|red flag|example of|such as"
-    r"|looks like|jailbreak attempts?|incident|post-?mortem|hidden in|red team|hack(?:er|ers)"
+    r"|looks like|jailbreak(?:s| attempts?| prompts?)?|incident|post-?mortem|hidden in"
+    r"|red team|hack(?:er|ers)"
     r"|fraud(?:ster|sters)?|fake|spam|social engineering|threat actors?|exploit(?:s|ed)?"
     r"|compromised|breach|awareness|security training|payload|adversar(?:y|ial)"
     r"|impersonat\w{0,5}|pen-?tests?|penetration tests?|vulnerabilit(?:y|ies)|threats?"
@@ -469,6 +516,7 @@ _FRAME_BEFORE = re.compile(
     r"|instructed|instructs|urged|urges|tried|tries|claimed|claims|demanded|demands"
     r"|contained|contains|containing|included|includes|stated|states|like|such as"
     r"|for example|for instance|along the lines of"
+    r"|caught|blocked|detected|flagged|matched|quarantined|found|logged"
     r"|dit|disait|disent|écrit|écrivait|écrivent|demandait|demande|demandé|ordonnait|exigeait"
     r"|comme|tel(?:le)?s? que|par exemple|du genre"
     r"|sagte|sagt|sagen|schrieb|schreibt|schreiben|forderte|fordert|bat|verlangte|verlangt"
@@ -505,7 +553,9 @@ _TEXT_IS = re.compile(
 )
 # Quoting particles of object-verb languages, right after what they report
 # ("…無視してと書いてある", "…무시하라고 씁니다", "… diye yazıyordu").
-_FRAME_AFTER = re.compile(r"[^.!?\n。！？]{0,4}?(?:と書|と言|などと|と要求|って|라고|다고|diye)")
+_FRAME_AFTER = re.compile(r"[^.!?\n。！？]{0,4}?(?:と書|と言|などと|と要求|って|라고|다고|diye"
+                          # "You are now DAN is a famous jailbreak": the words named.
+                          r"|[\"'”’»]? (?:is|was|are|were) (?:a|an|the|one of the) )")
 # The reader addressed: an instruction reported as told to "you" is told to the reader.
 _SECOND_PERSON = re.compile(
     r"\b(?:you|your|yourself|vous|toi|dich|dir|usted|você|ты|вы|тебя|вас|тебе|вам|jij|jou"
@@ -555,6 +605,74 @@ def _reported(text: str, start: int, end: int) -> bool:
     if frames and not _SECOND_PERSON.search(before, max(f.end() for f in frames)):
         return True
     return _FRAME_AFTER.match(text, end, end + 12) is not None
+
+
+# A prohibition right before the match: "never send passwords to …", "do
+# not forward credentials to …", "the assistant should never reveal …". A
+# rule forbids what an injection asks for; it asks nothing.
+PROHIBITION_WINDOW = 40
+_PROHIBITED = re.compile(
+    r"(?:\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|shall not"
+    r"|may not|cannot|can't|won't|will not|is not allowed to|are not allowed to|no one may"
+    r"|nobody may|no one should|nobody should|ne (?:jamais|pas)|nunca|no|não|nie|niemals"
+    r"|nicht|non|mai|не|никогда не|niet|nooit|asla|hiçbir zaman)"
+    r"|不要|别|請勿|请勿|切勿|禁止|决不|絕不|絶対に)"
+    r" ?(?:(?:ever|please|accidentally|just|again|ever again|jamais|nunca|mai|nie) )?$",
+    re.IGNORECASE,
+)
+
+
+def prohibited(text: str, start: int) -> bool:
+    """Whether the match at ``start`` follows a prohibition in its sentence."""
+    return _PROHIBITED.search(text, max(0, start - PROHIBITION_WINDOW), start) is not None
+
+
+def quoted_mention(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is quoted inside a sentence that goes on
+    outside the quotation marks: 'the proxy blocks "ignore previous
+    instructions"', 'customers ask the bot "what is your system prompt?"'.
+    A text that is nothing but the quotation uses it."""
+    if not _quoted(text, start, end):
+        return False
+    # Within QUOTE_WINDOW on either side, as ``_quoted`` looks: bounded work.
+    lo = max(0, start - QUOTE_WINDOW,
+             text.rfind("\n", max(0, start - QUOTE_WINDOW), start) + 1)
+    hi = text.find("\n", end, end + QUOTE_WINDOW)
+    hi = min(len(text), end + QUOTE_WINDOW) if hi == -1 else hi
+    opened = max(text.rfind(q, lo, start) for q in _OPEN_QUOTES)
+    closed = min((i for q in _CLOSE_QUOTES if (i := text.find(q, end, hi)) != -1), default=hi)
+    outside = text[lo:max(opened, lo)] + " " + text[closed + 1:hi]
+    return len(_WORDS_OUTSIDE.findall(outside)) >= 3
+
+
+_WORDS_OUTSIDE = re.compile(r"[^\W\d_]{2,40}")
+
+
+# Told to someone other than the reader: "Priya asked me to …", "the
+# ticket told the bot to …", "the mail urged staff to …". "Said to …" with
+# no one named is told to whoever reads it, and is left to the warning words.
+_TOLD_ANOTHER = re.compile(
+    r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|urged|urges|wanted"
+    r"|wants|ordered|orders|reminded|reminds|got|gets|pushed|pushes|tricked|tricks)"
+    r" (?:me|us|him|her|them|staff|everyone|people|employees|users|customers"
+    r"|(?:the|a|an|our|their|his|her|my) (?:[\w'-]{1,20} )?(?:agent|bot|chatbot|assistant"
+    r"|model|ai|llm|team|staff|intern|contractor|vendor|customer|user|employee|colleague"
+    r"|manager|admin|developer|engineer)s?|[A-Z][a-z]{1,20}) (?:to |into )",
+)
+
+
+def reported_of_another(text: str, start: int) -> bool:
+    """Whether the match at ``start`` is reported as told to someone other
+    than the reader, or stated of someone ("the bot would reveal …"), in
+    its sentence, with no "you" after the frame."""
+    before = text[max(0, start - FRAME_WINDOW):start]
+    ends = list(_SENTENCE_END.finditer(before))
+    if ends:
+        before = before[ends[-1].end():]
+    if _STATED.search(before):
+        return True
+    frames = list(_TOLD_ANOTHER.finditer(before))
+    return bool(frames) and not _SECOND_PERSON.search(before, frames[-1].end())
 
 
 def may_mention(text: str) -> bool:
@@ -1612,7 +1730,7 @@ def _override(lang: _Lang, strict: bool) -> ScanRule:
     name = "instructions" if strict else "set_aside_rules"
     return ScanRule(
         f"injection.{name}_{lang.code}", "injection", "injection_ml",
-        _rx(body, _I), review=not strict,
+        _rx(body, _I), review=not strict, sets_aside=True,
         prefilter=tuple(tuple(w.lower() for w in g) for g in groups),
         lead=0 if not lang.verb_last or not strict else None,
     )
@@ -2017,6 +2135,7 @@ RULES: tuple[ScanRule, ...] = (
         ),
         prefilter=(("ignore", "disregard", "forget", "override", "bypass", "discard", "abandon",
             "your new", "your real", "your actual", "your true", "your updated"),), lead=0,
+        sets_aside=True,
     ),
     ScanRule(
         "injection.reveal_prompt_en", "injection", "injection_en",
@@ -2047,8 +2166,11 @@ RULES: tuple[ScanRule, ...] = (
             r"|dan|sudo|admin) mode|(?:an? |the )?(?:unrestricted|unfiltered|uncensored"
             r"|jailbroken|evil|different|new|rogue) (?:ai|assistant|model|chatbot|persona"
             r"|system|agent)|(?:free|freed|unbound|unrestricted|unfiltered|jailbroken)\b)"
-            r"|\bfrom now on,? (?:you (?:are|will|must|shall|should|have)|act as|pretend"
-            r"|respond as|ignore|your (?:role|name|instructions|only))"
+            # A standing order names a persona here; any other is
+            # injection.standing_order_en.
+            r"|\bfrom now on,? (?:you (?:are|will be|'re)|act as|pretend to be|respond as)"
+            r" (?:an? |the )?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|rogue"
+            r"|dan\b|stan\b|different (?:ai|assistant|model)|new (?:ai|assistant|model|persona))"
             r"|\b(?:act|behave|respond|operate) as (?:the |a |an )?(?:system(?: prompt"
             r"| administrator)?|root|dan|(?:an? )?unrestricted (?:ai|model|assistant)"
             r"|jailbroken (?:ai|model|assistant))\b(?! of| for| that| to| in| which)"
@@ -2062,6 +2184,15 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=(("you are", "you're", "from now on", "act as", "behave as", "respond as",
             "operate as", "developer mode", "dan mode", "jailbreak mode", "god mode",
             "do anything now", "pretend"),), lead=0,
+    ),
+    # "From now on you will …": what follows decides. A persona is
+    # role_hijack_en; "from now on you will review my PRs" is a team rule.
+    ScanRule(
+        "injection.standing_order_en", "injection", "injection_en",
+        _rx(r"\bfrom now on,? (?:you (?:are|will|must|shall|should|have)|act as|pretend"
+            r"|respond as|ignore|your (?:role|name|instructions|only))", _I),
+        prefilter=(("from now on",),), lead=0,
+        sets_aside=True,
     ),
     ScanRule(
         "injection.chat_template_en", "injection", "injection_en",
@@ -2132,6 +2263,7 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=(("忽略", "无视", "忽视", "不要理会", "别管", "忘记", "忘掉", "抛开", "跳过",
             "覆盖", "推翻", "你新", "你的新", "你真正的", "你的真正的"), ("指令", "指示", "提示",
             "设定", "约束", "限制", "规则", "任务", "目标")), lead=0,
+        sets_aside=True,
     ),
     ScanRule(
         "injection.reveal_prompt_zh", "injection", "injection_zh",
@@ -2205,6 +2337,7 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=(("忽略", "無視", "忽視", "不要理會", "別理會", "別管", "忘記", "忘掉", "拋開",
             "跳過", "覆蓋", "推翻", "你新", "你的新", "你真正的", "你的真正的"), ("指令", "指示",
             "提示", "設定", "約束", "限制", "規則", "任務", "目標")), lead=0,
+        sets_aside=True,
     ),
     ScanRule(
         "injection.reveal_prompt_zh_hant", "injection", "injection_zh_hant",
@@ -2252,6 +2385,7 @@ RULES: tuple[ScanRule, ...] = (
             r"|あなたの(?:新しい|本当の)(?:指示|任務|目的|命令)は"
         ),
         prefilter=(("無視", "忘れ", "破棄", "従わな", "あなたの新しい", "あなたの本当の"),),
+        sets_aside=True,
     ),
     ScanRule(
         "injection.reveal_prompt_ja", "injection", "injection_ja",
@@ -2298,6 +2432,7 @@ RULES: tuple[ScanRule, ...] = (
             + r"|" + _PRIORITY_RULE + _GAP + r"(?:" + _alt(_NOUNS_ANY) + r")", _I),
         review=True,
         prefilter=(_PRIORITY_LITERALS, tuple(w.lower() for w in _NOUNS_ANY)),
+        sets_aside=True,
     ),
     ScanRule(
         "injection.set_aside_guidance_en", "injection", "injection_ml",
@@ -2310,6 +2445,7 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=(("ignore", "disregard", "forget", "set aside", "pay no attention", "drop",
                     "void", "cancel", "skip", "stop following", "do not follow",
                     "don't follow", "treat"), ("you", "system")), lead=0,
+        sets_aside=True,
     ),
     ScanRule(
         "injection.unrestricted_en", "injection", "injection_ml",

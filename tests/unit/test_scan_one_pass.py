@@ -61,10 +61,10 @@ def test_identical_field_texts_are_scanned_once(monkeypatch: pytest.MonkeyPatch)
     scanned: list[str] = []
     real = engine._text_findings
 
-    def counting(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False
-                 ) -> tuple[Finding, ...]:
+    def counting(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False,
+                 name: bool = False) -> tuple[Finding, ...]:
         scanned.append(text)
-        return real(text, rules, joined=joined)
+        return real(text, rules, joined=joined, name=name)
 
     monkeypatch.setattr(engine, "_text_findings", counting)
     same = "Deploy with make release"
@@ -93,10 +93,10 @@ def test_every_verdict_reads_every_name_and_remembers_none(
     scanned: list[str] = []
     real = engine._text_findings
 
-    def counting(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False
-                 ) -> tuple[Finding, ...]:
+    def counting(text: str, rules: tuple[ScanRule, ...] = RULES, *, joined: bool = False,
+                 name: bool = False) -> tuple[Finding, ...]:
         scanned.append(text)
-        return real(text, rules, joined=joined)
+        return real(text, rules, joined=joined, name=name)
 
     monkeypatch.setattr(engine, "_text_findings", counting)
     clean = [("type", "fact"), ("scope", "project:clean-name-x1"), ("title", "Same title"),
