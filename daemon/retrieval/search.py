@@ -281,6 +281,17 @@ def best(raw: Sequence[float], ids: Sequence[str], limit: int,
     return picked[:limit]
 
 
+def _filtered_stats(tx: Tx, where: str, args: tuple[Any, ...],
+                    found: int) -> tuple[int, float]:
+    """The document count and average length of the entries ``where``
+    selects, when the caller has no ``view_stats`` (any other filter);
+    ``found`` counts the candidates, for a view with no row."""
+    row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
+                 " + length(e.body) + coalesce(length(e.context), 0)) AS avgdl"
+                 " FROM entries AS e WHERE " + where, args)
+    return (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (found, 1.0)
+
+
 def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
            after: tuple[float, str] | None = None,
            columns: tuple[str, ...] | None = None,
@@ -331,10 +342,7 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     if not texts:
         return []
     if stats is None:
-        row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
-                     " + length(e.body) + coalesce(length(e.context), 0)) AS avgdl"
-                     " FROM entries AS e WHERE " + where, args)
-        stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(texts), 1.0)
+        stats = _filtered_stats(tx, where, args, len(texts))
     _keys, ids, titles, summaries, bodies, contexts, observed = zip(*texts, strict=True)
     # The body is scored with the context and observed time the index holds
     # beside it (most candidates have neither).
@@ -444,10 +452,7 @@ def _ranked_pg(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     if not rows:
         return []
     if stats is None:
-        row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (no client text in SQL)
-                     " + length(e.body) + coalesce(length(e.context), 0)) AS avgdl"
-                     " FROM entries AS e WHERE " + where, args)
-        stats = (int(row["n"]), float(row["avgdl"] or 1.0)) if row else (len(rows), 1.0)
+        stats = _filtered_stats(tx, where, args, len(rows))
     slot = {t: i for i, t in enumerate(scored)}
     tfs: dict[int, list[float]] = {}
     lengths: dict[int, int] = {}
