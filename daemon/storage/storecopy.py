@@ -21,7 +21,6 @@ Invariants:
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -48,9 +47,6 @@ TABLES: tuple[str, ...] = (
     "operations", "actions", "idempotency", "receipts", "teams", "team_members",
     "checkpoints", "audit", "extract_jobs", "extract_transcripts",
 )
-
-
-SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
 class CopyError(Exception):
@@ -107,7 +103,7 @@ def copy_home(home_path: Path, target: str, schema: str) -> Summary:
     import psycopg
     from psycopg.rows import dict_row
 
-    from memoryd.daemon.storage.pg_schema import install
+    from memoryd.daemon.storage.pg_schema import SCHEMA_NAME, install
 
     if not SCHEMA_NAME.match(schema):
         raise CopyError("--schema must be a lower-case SQL name")
