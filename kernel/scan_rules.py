@@ -567,6 +567,14 @@ _SECOND_PERSON = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
 
 
+def _sentence_before(text: str, start: int, window: int) -> str:
+    """What of ``text`` precedes ``start`` in its sentence, at most ``window``
+    characters of it: the frame a rule reads a match or a value in."""
+    before = text[max(0, start - window):start]
+    ends = list(_SENTENCE_END.finditer(before))
+    return before[ends[-1].end():] if ends else before
+
+
 # Quotation marks that only open, and those that only close.
 _ONLY_OPEN = "“‘„‚«‹「『《〈"
 _ONLY_CLOSE = "”’»›」』》〉"
@@ -595,10 +603,7 @@ def _reported(text: str, start: int, end: int) -> bool:
     that reports it (or "like", "such as") earlier in its sentence, with no
     "you" between (told to the reader, it is an instruction to the reader),
     or a quoting particle right after it."""
-    before = text[max(0, start - FRAME_WINDOW):start]
-    ends = list(_SENTENCE_END.finditer(before))
-    if ends:
-        before = before[ends[-1].end():]
+    before = _sentence_before(text, start, FRAME_WINDOW)
     if _STATED.search(before):
         return True
     frames = list(_FRAME_BEFORE.finditer(before)) + list(_TEXT_IS.finditer(before))
@@ -665,10 +670,7 @@ def reported_of_another(text: str, start: int) -> bool:
     """Whether the match at ``start`` is reported as told to someone other
     than the reader, or stated of someone ("the bot would reveal …"), in
     its sentence, with no "you" after the frame."""
-    before = text[max(0, start - FRAME_WINDOW):start]
-    ends = list(_SENTENCE_END.finditer(before))
-    if ends:
-        before = before[ends[-1].end():]
+    before = _sentence_before(text, start, FRAME_WINDOW)
     if _STATED.search(before):
         return True
     frames = list(_TOLD_ANOTHER.finditer(before))
@@ -738,10 +740,7 @@ EXAMPLE_WINDOW = 80
 def shown_as_example(text: str, start: int) -> bool:
     """Whether the value at ``text[start:]`` is shown as an example or advised
     against in its sentence: no one's credential, but a rule cannot be sure."""
-    before = text[max(0, start - EXAMPLE_WINDOW):start]
-    ends = list(_SENTENCE_END.finditer(before))
-    if ends:
-        before = before[ends[-1].end():]
+    before = _sentence_before(text, start, EXAMPLE_WINDOW)
     return _EXAMPLE_BEFORE.search(before) is not None
 
 
@@ -778,10 +777,7 @@ def reported_dead(text: str, start: int, end: int) -> bool:
     """Whether the value at ``text[start:end]`` is reported as no longer
     valid, or made up: an incident note names the leaked, revoked or old
     value; a rule cannot be sure, so it flags for review."""
-    before = text[max(0, start - EXAMPLE_WINDOW):start]
-    ends = list(_SENTENCE_END.finditer(before))
-    if ends:
-        before = before[ends[-1].end():]
+    before = _sentence_before(text, start, EXAMPLE_WINDOW)
     if _DEAD_BEFORE.search(before) or _MADE_UP.search(before):
         return True
     return _DEAD_AFTER.match(text[end:end + EXAMPLE_WINDOW]) is not None
