@@ -44,13 +44,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+# The script lives outside the packages; make the repository importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.chat_endpoint import Reply, serving, user_text
 from memoryd.daemon.config import ExtractModelConfig
 from memoryd.daemon.external.projection_provider import parse_endpoint
 from memoryd.daemon.extraction.extract_model import ModelExtractor
@@ -163,23 +165,13 @@ def updates(cases: list[dict[str, Any]], max_candidates: int = 8,
     return out
 
 
-class _Scripted(ThreadingHTTPServer):
-    """An OpenAI-compatible endpoint on loopback that answers every request
-    with ``answer(request)``: the labelled memories quoted verbatim, plus one
-    quote that is not the user's words and one resting on an assistant turn."""
-
-    def __init__(self, cases: dict[str, dict[str, Any]]) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.cases = cases
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Scripted
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        text = body["messages"][1]["content"]
-        case = next(c for c in self.server.cases.values() if c["turns"][0]["content"] in text)
+def _scripted(cases: list[dict[str, Any]]) -> Callable[[dict[str, Any]], Reply]:
+    """What the scripted endpoint answers to every request: the labelled
+    memories quoted verbatim, plus one quote that is not the user's words
+    and one resting on an assistant turn."""
+    def reply(body: dict[str, Any]) -> Reply:
+        text = user_text(body)
+        case = next(c for c in cases if c["turns"][0]["content"] in text)
         memories = []
         for keep in case["keep"]:
             turn = next(i for i, t in enumerate(case["turns"])
@@ -190,28 +182,17 @@ class _Handler(BaseHTTPRequestHandler):
         assistant = next((i for i, t in enumerate(case["turns"]) if t["role"] == "assistant"), 1)
         memories.append({"type": "fact", "title": "not the user's", "turn": assistant,
                          "quote": case["turns"][assistant]["content"]})
-        reply = json.dumps({"choices": [{"message": {"role": "assistant", "content":
-                                                     json.dumps({"memories": memories})}}]})
-        data = reply.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        return 200, {}, json.dumps({"memories": memories})
 
-    def log_message(self, *_args: Any) -> None:
-        pass
+    return reply
 
 
 def model_protocol(cases: list[dict[str, Any]]) -> dict[str, int]:
     """The language-model extractor against a scripted endpoint: every
     labelled quote proposed with its span, every quote that is not a user
     turn's words dropped and counted."""
-    server = _Scripted({c["id"]: c for c in cases})
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        extractor = ModelExtractor(parse_endpoint(f"http://127.0.0.1:{server.server_port}/v1"),
+    with serving(_scripted(cases)) as server:
+        extractor = ModelExtractor(parse_endpoint(server.url),
                                    None, ExtractModelConfig(model="scripted"))
         proposed = spans_ok = dropped = kept = 0
         for case in cases:
@@ -223,9 +204,6 @@ def model_protocol(cases: list[dict[str, Any]]) -> dict[str, int]:
                             and turns[c.turn].role == "user")
             dropped += got.dropped.get("not_verbatim", 0)
             kept += len(case["keep"])
-    finally:
-        server.shutdown()
-        server.server_close()
     return {"labelled": kept, "proposed": proposed, "spans_verbatim": spans_ok,
             "not_verbatim_dropped": dropped, "not_verbatim_sent": 2 * len(cases)}
 

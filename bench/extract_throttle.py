@@ -32,12 +32,12 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.chat_endpoint import ChatEndpoint, Reply, user_text
 from bench.daemon import enable_consent, running
 from memoryd.rpc.client import Client, RpcError
 
@@ -58,43 +58,19 @@ class Endpoint:
     requests: list[tuple[float, int]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def answer(self, text: str) -> tuple[int, dict[str, str], bytes]:
+    def reply(self, body: dict[str, Any]) -> Reply:
         at = time.monotonic() - self.start
         with self.lock:
             refused = sum(1 for _, s in self.requests if s == 429)
             if self.refuse_from <= at < self.refuse_until:
                 self.requests.append((at, 429))
                 headers = {"Retry-After": str(self.retry_after)} if refused % 2 else {}
-                return 429, headers, b"{}"
+                return 429, headers, ""
             self.requests.append((at, 200))
-        match = re.search(r"^\[0\] user: (.*)$", text, re.MULTILINE)
+        match = re.search(r"^\[0\] user: (.*)$", user_text(body), re.MULTILINE)
         quote = match.group(1) if match else ""
-        content = json.dumps({"memories": [
+        return 200, {}, json.dumps({"memories": [
             {"type": "fact", "title": quote[:11], "turn": 0, "quote": quote}]})
-        return 200, {}, json.dumps(
-            {"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
-
-
-class _Server(ThreadingHTTPServer):
-    endpoint: Endpoint
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        status, headers, data = self.server.endpoint.answer(body["messages"][1]["content"])
-        self.send_response(status)
-        for k, v in headers.items():
-            self.send_header(k, v)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *_args: Any) -> None:
-        pass
 
 
 def sentence(n: int) -> str:
@@ -142,10 +118,12 @@ def main() -> int:
         args.minutes, args.throttle_minutes, args.throttle_at = 2.0, 1.0, 0.25
     refuse_from = args.throttle_at * 60
     refuse_until = refuse_from + args.throttle_minutes * 60
-    server = _Server(("127.0.0.1", 0), _Handler)
+    # The clock starts once the daemon is up; no request comes before.
+    endpoint = Endpoint(0.0, refuse_from, refuse_until, args.retry_after)
+    server = ChatEndpoint(endpoint.reply)
     config = ("[extract]\nextractor = \"model\"\n"
               f"max_jobs_per_minute = {args.rate}\nbackoff_max_s = {args.backoff_max}\n"
-              f"[extract.model]\nendpoint = \"http://127.0.0.1:{server.server_port}/v1\"\n"
+              f"[extract.model]\nendpoint = \"{server.url}\"\n"
               "model = \"scripted\"\n")
     print(f"endpoint refuses (429, every other with Retry-After: {args.retry_after}) from"
           f" {refuse_from:.0f} s to {refuse_until:.0f} s; a task every {args.submit_every:g} s"
@@ -159,8 +137,7 @@ def main() -> int:
     try:
         with running(config=config, policy=POLICY) as d, d.control() as c, d.agent() as a:
             enable_consent(c)
-            start = time.monotonic()
-            server.endpoint = Endpoint(start, refuse_from, refuse_until, args.retry_after)
+            start = endpoint.start = time.monotonic()
             thread.start()
             next_sample = 0.0
             stop_submitting = args.minutes * 60
@@ -190,7 +167,7 @@ def main() -> int:
     finally:
         server.shutdown()
         server.server_close()
-    requests = list(server.endpoint.requests)
+    requests = list(endpoint.requests)
     report(args, samples, submitted, requests, refuse_from, refuse_until)
     expected = [sentence(n) for n in range(len(submitted))]
     lost = len(submitted) - refused_submissions - final["done"]

@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 import secrets
 import string
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
+from bench.chat_endpoint import Reply, serving
 from memoryd.rpc.client import Client
 from tests.harness import Daemon, enable_consent, exported_audit, running
 
@@ -32,53 +31,32 @@ ANSWER = {"memories": [
 ]}
 
 
-class Scripted(ThreadingHTTPServer):
-    """Answers each POST with the next status of ``script`` (then 200 and
-    ANSWER); a ``(status, seconds)`` item adds a ``Retry-After``."""
+class Scripted:
+    """Answers each request with the next status of ``script`` (then 200 and
+    ``answer``); a ``(status, seconds)`` item adds a ``Retry-After``."""
 
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
         self.script: list[int | tuple[int, int]] = []
         self.requests: list[dict[str, Any]] = []
         self.times: list[float] = []
         self.answer: dict[str, Any] = ANSWER
+        self.url = ""
 
-
-class _Handler(BaseHTTPRequestHandler):
-    server: Scripted
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self.server.requests.append(json.loads(body))
-        self.server.times.append(time.monotonic())
-        item = self.server.script.pop(0) if self.server.script else 200
+    def reply(self, body: dict[str, Any]) -> Reply:
+        self.requests.append(body)
+        self.times.append(time.monotonic())
+        item = self.script.pop(0) if self.script else 200
         status, retry = item if isinstance(item, tuple) else (item, None)
-        reply = (json.dumps({"choices": [{"message": {"role": "assistant",
-                                                      "content": json.dumps(
-                                                          self.server.answer)}}]})
-                 if status == 200 else "{}").encode()
-        self.send_response(status)
-        if retry is not None:
-            self.send_header("Retry-After", str(retry))
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, *_args: Any) -> None:
-        pass
+        return status, {} if retry is None else {"Retry-After": str(retry)}, json.dumps(
+            self.answer)
 
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[Scripted]:
-    server = Scripted()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+    script = Scripted()
+    with serving(script.reply) as server:
+        script.url = server.url
+        yield script
 
 
 POLICY = ('[[rule]]\nid = "llm-host"\neffect = "allow"\ncapability = "NetworkAccess"\n\n'
@@ -89,7 +67,7 @@ POLICY = ('[[rule]]\nid = "llm-host"\neffect = "allow"\ncapability = "NetworkAcc
 def config(server: Scripted) -> str:
     return ("[extract]\nextractor = \"model\"\npoll_interval_s = 0.05\n"
             "backoff_initial_s = 0.4\nbackoff_max_s = 1.0\nmax_attempts = 5\n"
-            f"[extract.model]\nendpoint = \"http://127.0.0.1:{server.server_port}/v1\"\n"
+            f"[extract.model]\nendpoint = \"{server.url}\"\n"
             "model = \"scripted\"\n")
 
 

@@ -16,15 +16,13 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anyio
 import pytest
 
+from bench.chat_endpoint import Reply, serving, user_text
 from memoryd.daemon.extraction.extract_worker import Extraction
 from tests.harness import backend, short_tempdir
 from tests.inproc import FakeClock, InProcess, composed
@@ -57,63 +55,27 @@ class Endpoint:
     def elapsed(self) -> float:
         return self.clock.now().timestamp() - self.origin
 
-    def answer(self, text: str) -> tuple[int, int | None, bytes]:
+    def reply(self, body: dict[str, Any]) -> Reply:
         at = self.elapsed()
         start, end = self.throttle
         if start <= at < end:
             # Every other refusal says when to come back.
             retry = RETRY_AFTER if len(self.sent) % 2 else None
             self.sent.append(Sent(at, 429, retry))
-            return 429, retry, b"{}"
+            return 429, {} if retry is None else {"Retry-After": str(retry)}, ""
         self.sent.append(Sent(at, 200, None))
-        match = re.search(r"^\[0\] user: (.*)$", text, re.MULTILINE)
+        match = re.search(r"^\[0\] user: (.*)$", user_text(body), re.MULTILINE)
         assert match is not None
         quote = match.group(1)
         memories = [{"type": "fact", "title": quote[:11], "turn": 0, "quote": quote}]
-        content = json.dumps({"memories": memories})
-        return 200, None, json.dumps(
-            {"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
+        return 200, {}, json.dumps({"memories": memories})
 
 
-class _Server(ThreadingHTTPServer):
-    endpoint: Endpoint
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        status, retry, data = self.server.endpoint.answer(body["messages"][1]["content"])
-        self.send_response(status)
-        if retry is not None:
-            self.send_header("Retry-After", str(retry))
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *_args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def server() -> Iterator[_Server]:
-    s = _Server(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=s.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield s
-    finally:
-        s.shutdown()
-        s.server_close()
-
-
-def config(port: int) -> str:
+def config(url: str) -> str:
     return ("[extract]\nextractor = \"model\"\n"
             f"backoff_initial_s = {INITIAL}\nbackoff_max_s = {MAXIMUM}\n"
             f"max_jobs_per_minute = {CAP}\n"
-            f"[extract.model]\nendpoint = \"http://127.0.0.1:{port}/v1\"\nmodel = \"scripted\"\n")
+            f"[extract.model]\nendpoint = \"{url}\"\nmodel = \"scripted\"\n")
 
 
 def sentence(n: int) -> str:
@@ -181,15 +143,14 @@ def floors(sent: list[Sent]) -> list[float]:
     return out
 
 
-def test_five_minutes_of_throttling_back_off_then_drain_at_the_cap(server: _Server,
-                                                                     ) -> None:
+def test_five_minutes_of_throttling_back_off_then_drain_at_the_cap() -> None:
     clock = FakeClock()
     endpoint = Endpoint(clock, clock.now().timestamp(), throttle=(60.0, 360.0))
-    server.endpoint = endpoint
 
     async def go() -> None:
-        with composed(short_tempdir() / "h", clock=clock, config=config(server.server_port),
-                      policy=POLICY) as p:
+        with serving(endpoint.reply) as server, composed(
+                short_tempdir() / "h", clock=clock, config=config(server.url),
+                policy=POLICY) as p:
             jobs = await run(p, endpoint, until=1_200.0, submit_every=10.0,
                              submit_until=480.0)
             refused = [s for s in endpoint.sent if s.status == 429]
@@ -214,17 +175,17 @@ def test_five_minutes_of_throttling_back_off_then_drain_at_the_cap(server: _Serv
     anyio.run(go, backend="asyncio")
 
 
-def test_a_lone_job_outlasts_a_throttle_longer_than_its_attempts(server: _Server) -> None:
+def test_a_lone_job_outlasts_a_throttle_longer_than_its_attempts() -> None:
     # Six refusals in a row (max_attempts) come within about three minutes:
     # a throttle says "later", not that the job is at fault, so it spends no
     # attempt, and the job is done once the endpoint answers.
     clock = FakeClock()
     endpoint = Endpoint(clock, clock.now().timestamp(), throttle=(0.0, 600.0))
-    server.endpoint = endpoint
 
     async def go() -> None:
-        with composed(short_tempdir() / "h", clock=clock, config=config(server.server_port),
-                      policy=POLICY) as p:
+        with serving(endpoint.reply) as server, composed(
+                short_tempdir() / "h", clock=clock, config=config(server.url),
+                policy=POLICY) as p:
             [job_id] = await run(p, endpoint, until=1_000.0, submit_every=10.0,
                                  submit_until=1.0, tick=1.0)
             assert sum(1 for s in endpoint.sent if s.status == 429) >= 6
