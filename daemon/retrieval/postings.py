@@ -324,6 +324,9 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
             + " AND term = ? ORDER BY key DESC LIMIT ?",
             (*spaces, tokens[0], search.COMMON_SCAN + len(lapsed)))
             if k not in lapsed][:search.COMMON_SCAN]
+    elif len(scored) <= SCORED_IN_SQL:
+        return _top(tx, _best(tx, spaces, scored, lapsed, stats, limit, after),
+                    limit, after, columns)
     else:
         rows = [r for r in tx.tuples(
             "SELECT key, term, tf, dl FROM entry_terms WHERE " + within  # noqa: S608 (placeholders only)
@@ -345,6 +348,63 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
     # term in the plan's order (the same floats).
     score = search.bm25(tfs, lengths, stats)
     return _top(tx, score, limit, after, columns)
+
+
+# Up to this many distinct terms, the database computes the scores and
+# returns only the best (``_best``); a longer query's candidates are scored
+# here, by ``search.bm25``, from their counts.
+SCORED_IN_SQL = 16
+# A score is rounded to 9 places: a raw score moves by at most half of this.
+_ROUNDING = 1e-9
+_F = "CAST(? AS DOUBLE PRECISION)"
+
+
+def _best(tx: Tx, spaces: list[int], scored: tuple[str, ...], lapsed: set[Any],
+          stats: tuple[int, float], limit: int, after: tuple[float, str] | None,
+          ) -> dict[Any, float]:
+    """The rounded BM25 of the candidates ``_top`` may keep for ``limit``
+    rows below ``after``: computed by the database, which returns only the
+    best of them instead of every candidate's counts.
+
+    The arithmetic is ``search.bm25``'s, operation for operation (each
+    term's share ``w * (f * k1p) / (f + norm)``, added in the plan's order,
+    an absent term's share 0.0, which changes no sum; IEEE doubles on both
+    sides), so the floats are the same; rounding stays here. A candidate
+    left out scores at most the lowest raw score returned, so it cannot tie
+    or beat the last row ``_top`` keeps when that lowest score is more than
+    ``_ROUNDING`` below it; otherwise more are asked for."""
+    within = f"space IN ({_marks(len(spaces))}) AND term IN ({_marks(len(scored))})"
+    flat: tuple[Any, ...] = (*spaces, *scored)
+    if lapsed:
+        within += f" AND key NOT IN ({_marks(len(lapsed))})"
+        flat += tuple(lapsed)
+    held = dict(tx.tuples("SELECT term, count(*) FROM entry_terms WHERE "  # noqa: S608 (placeholders only)
+                          + within + " GROUP BY term", flat))
+    idf, (k1p, k1, unscaled, b, per_char) = search.bm25_weights(
+        [int(held.get(t, 0)) for t in scored], stats)
+    shares = " + ".join(f"coalesce({_F} * (f{i} * {_F}) / (f{i} + norm), 0.0)"
+                        for i in range(len(scored)))
+    counts = ", ".join(f"max(CASE WHEN term = ? THEN tf END) AS f{i}"
+                       for i in range(len(scored)))
+    sql = (f"SELECT key, raw FROM (SELECT key, {shares} AS raw FROM"  # noqa: S608 (placeholders only)
+           f" (SELECT key, {_F} * ({_F} + {_F} * max(dl) / {_F}) AS norm, {counts}"
+           f" FROM entry_terms WHERE {within} GROUP BY key) AS c) AS s"
+           + (f" WHERE raw <= {_F}" if after is not None else "")
+           + " ORDER BY raw DESC LIMIT ?")
+    args = (*(x for w in idf for x in (w, k1p)), k1, unscaled, b, per_char, *scored, *flat,
+            *((after[0] + _ROUNDING,) if after is not None else ()))
+    fetch = limit + 32
+    while True:
+        got = tx.tuples(sql, (*args, fetch))
+        score = {key: round(raw, 9) for key, raw in got}
+        if len(got) < fetch:
+            return score
+        eligible = sorted((s for s in score.values() if after is None or s <= after[0]),
+                          reverse=True)
+        reach = limit + (eligible.count(after[0]) if after is not None else 0)
+        if len(eligible) >= reach and got[-1][1] < eligible[reach - 1] - _ROUNDING:
+            return score
+        fetch *= 4
 
 
 def _top(tx: Tx, score: dict[Any, float], limit: int, after: tuple[float, str] | None,

@@ -395,6 +395,19 @@ def pg_lexemes(tx: Tx, terms: Sequence[str]) -> list[list[str]]:
     return [got[i + 1] for i in range(len(terms))]
 
 
+def bm25_weights(dfs: Sequence[int], stats: tuple[int, float]
+                 ) -> tuple[list[float], tuple[float, float, float, float, float]]:
+    """Each term's weight (its idf in a view of ``stats``, the document
+    count and average length, where ``dfs`` hold it) and the constants of
+    the term score ``w * (f * k1p) / (f + k1 * (unscaled + b * dl / per_char))``:
+    ``(k1p, k1, unscaled, b, per_char)``. FTS5's parameters; one definition
+    for every place that scores (``bm25`` and the database's own arithmetic
+    in daemon/retrieval/postings.py)."""
+    n_docs, avgdl = stats
+    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in dfs]
+    return idf, (BM25_K1 + 1, BM25_K1, 1 - BM25_B, BM25_B, max(avgdl, 1.0))
+
+
 def bm25(tfs: dict[Any, list[float]], lengths: dict[Any, int],
          stats: tuple[int, float]) -> dict[Any, float]:
     """BM25 of each candidate whose weighted term counts (one slot per
@@ -405,12 +418,8 @@ def bm25(tfs: dict[Any, list[float]], lengths: dict[Any, int],
     arithmetic, term by term in the same order: the same floats."""
     if not tfs:
         return {}
-    n_docs, avgdl = stats
     df = [len(tfs) - column.count(0.0) for column in zip(*tfs.values(), strict=True)]
-    idf = [max(1e-6, math.log((n_docs - d + 0.5) / (d + 0.5))) for d in df]
-    k1 = BM25_K1 + 1
-    unscaled, per_char = 1 - BM25_B, max(avgdl, 1.0)
-    bm25_k1, bm25_b = BM25_K1, BM25_B
+    idf, (k1, bm25_k1, unscaled, bm25_b, per_char) = bm25_weights(df, stats)
     score: dict[Any, float] = {}
     for key, tf in tfs.items():
         norm = bm25_k1 * (unscaled + bm25_b * lengths[key] / per_char)

@@ -70,7 +70,9 @@ QUERY_ONLY = ("nothing", "absent", "the", "and", "with", "的")
 QUERIES = ("deploy rollback", "osprey lake", "kernel kernels cached", "quartz", "zebra walrus",
            "机器学习", "部署 cache", "invoice budget", "the deploy of the cache", "nothing absent",
            "tomatoes river printer", "meeting invoice budget deploy lake", "lantern gardens",
-           "heron heron heron", "学习", "deployed caches zebra quartz walrus lantern")
+           "heron heron heron", "学习", "deployed caches zebra quartz walrus lantern",
+           # More distinct terms than the database scores itself (postings.SCORED_IN_SQL).
+           " ".join(WORDS[:24]))
 
 
 def _text(rng: random.Random, k: int) -> str:
@@ -297,6 +299,9 @@ def test_the_corpus_holds_what_the_contract_needs(store: Store) -> None:
         "SELECT count(*) AS n FROM entries WHERE status = 'active' AND expires_at <= ?",
         (NOW,)), write=False)
     assert lapsed is not None and int(lapsed["n"]) > 10
+    # Tied scores, which a cursor must go on from by id.
+    ranked = store.run_sync(lambda tx: reference(tx, "deploy", VIEWS[2], 10_000), write=False)
+    assert len({score for _id, score in ranked}) < len(ranked)
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=lambda v: f"{v.owner}-{len(v.spaces)}-{v.types}")
@@ -333,3 +338,32 @@ def test_generated_queries_rank_as_the_reference(store: Store, words: list[str],
                                                  limit: int) -> None:
     got, want = both(store, " ".join(words), view, limit)
     assert got == want
+
+
+@pytest.mark.parametrize("view", VIEWS[:5], ids=lambda v: f"{v.owner}-{len(v.spaces)}")
+@pytest.mark.parametrize("page", (1, 3, 7))
+def test_pages_below_a_cursor_rank_as_the_reference(store: Store, view: View, page: int) -> None:
+    # Ties are common (short notes of the same words): a cursor at a tied
+    # score must go on from its id, neither repeating nor skipping a row.
+    own = postings.OwnView(view.owner, view.spaces, NOW)
+    where, args = view.where()
+    stats = store.run_sync(lambda tx: search.view_stats(tx, view.owner, view.spaces, NOW),
+                           write=False)
+    for query in ("deploy cache lake", "meeting budget invoice", "osprey", "deploy"):
+        want = store.run_sync(lambda tx, q=query: reference(tx, q, view, 10_000), write=False)
+
+        def pages(tx: Tx, q: str = query) -> list[tuple[str, float]]:
+            p = postings.plan(tx, q, where, args, own)
+            out: list[tuple[str, float]] = []
+            after = None
+            while p.match is not None:
+                rows = postings.ranked(tx, p, where, args, page, after, columns=("id",),
+                                       stats=stats, view=own)
+                out += [(r["id"], r["score"]) for r in rows]
+                if len(rows) < page:
+                    break
+                after = (rows[-1]["score"], rows[-1]["id"])
+            return out
+
+        got = store.run_sync(pages, write=False)
+        assert got == want, query
