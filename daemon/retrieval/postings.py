@@ -247,8 +247,8 @@ def _lapsed_sql(view: OwnView, key: str) -> tuple[str, tuple[Any, ...]]:
     active entries already past expiry (the janitor marks them later): they
     hold rows, and the view does not admit them."""
     within, flat = search.namespaces_in(view.spaces)
-    return (f"SELECT {key} FROM entries WHERE status = 'active' AND expires_at <= ?"  # noqa: S608 (placeholders only)
-            " AND owner = ? AND " + within, (view.now, view.owner, *flat))
+    return (search.LAPSING.format(columns=key) + " AND " + within,
+            (view.now, view.owner, *flat))
 
 
 def _lapsed(tx: Tx, view: OwnView) -> list[Any]:

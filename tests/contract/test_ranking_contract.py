@@ -367,3 +367,19 @@ def test_pages_below_a_cursor_rank_as_the_reference(store: Store, view: View, pa
 
         got = store.run_sync(pages, write=False)
         assert got == want, query
+
+
+def test_an_owners_lapsed_entries_are_found_through_the_expiry_index(store: Store) -> None:
+    # Both recall statements that take the lapsed entries out of a view start
+    # from entries_expiry: walking every active entry of the owner instead
+    # (what PostgreSQL planned on a table not yet analysed) made each recall
+    # grow with the owner's store.
+    view = VIEWS[0]
+    within, flat = search.namespaces_in(view.spaces)
+    sql = search.LAPSING.format(columns="count(*)") + " AND " + within
+    plan = store.run_sync(lambda tx: tx.tuples(
+        ("EXPLAIN QUERY PLAN " if tx.dialect == "sqlite" else "EXPLAIN ") + sql,
+        (NOW, view.owner, *flat)), write=False)
+    text = " ".join(str(col) for row in plan for col in row)
+    assert "entries_expiry" in text, text
+    assert "entries_active_title" not in text, text
