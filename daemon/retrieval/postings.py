@@ -324,8 +324,9 @@ def ranked(tx: Tx, p: search.Plan, where: str, args: tuple[Any, ...], limit: int
             + " AND term = ? ORDER BY key DESC LIMIT ?",
             (*spaces, tokens[0], search.COMMON_SCAN + len(lapsed)))
             if k not in lapsed][:search.COMMON_SCAN]
-    elif len(scored) <= SCORED_IN_SQL:
-        return _top(tx, _best(tx, spaces, scored, lapsed, stats, limit, after),
+    elif p.freqs and len(scored) <= SCORED_IN_SQL:
+        freqs = dict(zip(tokens, p.freqs, strict=True))
+        return _top(tx, _best(tx, spaces, scored, lapsed, stats, limit, after, freqs),
                     limit, after, columns)
     else:
         rows = [r for r in tx.tuples(
@@ -361,7 +362,7 @@ _F = "CAST(? AS DOUBLE PRECISION)"
 
 def _best(tx: Tx, spaces: list[int], scored: tuple[str, ...], lapsed: set[Any],
           stats: tuple[int, float], limit: int, after: tuple[float, str] | None,
-          ) -> dict[Any, float]:
+          freqs: dict[str, int]) -> dict[Any, float]:
     """The rounded BM25 of the candidates ``_top`` may keep for ``limit``
     rows below ``after``: computed by the database, which returns only the
     best of them instead of every candidate's counts.
@@ -372,16 +373,15 @@ def _best(tx: Tx, spaces: list[int], scored: tuple[str, ...], lapsed: set[Any],
     sides), so the floats are the same; rounding stays here. A candidate
     left out scores at most the lowest raw score returned, so it cannot tie
     or beat the last row ``_top`` keeps when that lowest score is more than
-    ``_ROUNDING`` below it; otherwise more are asked for."""
+    ``_ROUNDING`` below it; otherwise more are asked for. ``freqs``: each
+    token's document frequency in the view, as the plan counted it."""
     within = f"space IN ({_marks(len(spaces))}) AND term IN ({_marks(len(scored))})"
     flat: tuple[Any, ...] = (*spaces, *scored)
     if lapsed:
         within += f" AND key NOT IN ({_marks(len(lapsed))})"
         flat += tuple(lapsed)
-    held = dict(tx.tuples("SELECT term, count(*) FROM entry_terms WHERE "  # noqa: S608 (placeholders only)
-                          + within + " GROUP BY term", flat))
     idf, (k1p, k1, unscaled, b, per_char) = search.bm25_weights(
-        [int(held.get(t, 0)) for t in scored], stats)
+        [freqs[t] for t in scored], stats)
     shares = " + ".join(f"coalesce({_F} * (f{i} * {_F}) / (f{i} + norm), 0.0)"
                         for i in range(len(scored)))
     counts = ", ".join(f"max(CASE WHEN term = ? THEN tf END) AS f{i}"

@@ -66,6 +66,10 @@ class Plan:
     stop_dropped: int
     common_dropped: int
     only_common: bool
+    # Each of ``terms``' document frequency in the view the plan was made
+    # for, when the plan kept them by their frequencies (exact: each at most
+    # ``COMMON_DOCS``); empty otherwise.
+    freqs: tuple[int, ...] = ()
 
     @property
     def scored(self) -> tuple[str, ...]:
@@ -142,7 +146,9 @@ def plan_of(terms: Sequence[str], stopped: int, dfs: Sequence[int]) -> Plan:
     # Keep query order in the expression so the plan reads like the query.
     order = {t: i for _df, i, t in present}
     kept.sort(key=order.__getitem__)
-    return Plan(" OR ".join(match_term(t) for t in kept), tuple(kept), stopped, dropped, False)
+    freq = {t: df for df, _i, t in present}
+    return Plan(" OR ".join(match_term(t) for t in kept), tuple(kept), stopped, dropped, False,
+                tuple(freq[t] for t in kept))
 
 
 def pg_query(n: int) -> str:
