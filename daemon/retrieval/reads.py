@@ -261,7 +261,7 @@ def _search_page(tx: Tx, hasher: KeyedHasher, boot_id: str, view: View, query: s
     else:
         qvec = ranker.embed_query_now(query)
         fused, ranking = ranker.ranked(tx, plan, where, args, HYBRID_CANDIDATES, qvec,
-                                       view.rows("p."), stats=stats)
+                                       view.rows("p."), stats=stats, view=own)
         if after is not None:
             fused = [r for r in fused
                      if r["score"] < after[0] or (r["score"] == after[0] and r["id"] > after[1])]

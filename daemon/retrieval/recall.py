@@ -203,7 +203,7 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
         # (daemon/semantic/hybrid.py); everything below applies unchanged.
         rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, qvec,
                                           view.rows("p."), columns=_CANDIDATE_COLUMNS,
-                                          stats=stats)
+                                          stats=stats, view=own)
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()

@@ -50,7 +50,7 @@ import anyio
 import numpy as np
 import structlog
 
-from memoryd.daemon.retrieval import search
+from memoryd.daemon.retrieval import postings, search
 from memoryd.daemon.semantic import vectors
 from memoryd.daemon.semantic.quantise import Vector
 from memoryd.kernel.errors import Unavailable
@@ -298,15 +298,19 @@ class Ranker:
     def ranked(self, tx: Tx, plan: search.Plan, where: str, args: tuple[Any, ...],
                limit: int, qvec: Vector | None, spaces: tuple[str, Sequence[Any]],
                columns: tuple[str, ...] | None = None, stats: tuple[int, float] | None = None,
+               view: postings.OwnView | None = None,
                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Fused candidates (best first, ``score`` = fused score) and what ranked them.
         ``where`` on ``e`` is the caller's filter; ``spaces`` its view as a
         filter on ``p``, the packs' owner, target and scope (``View.rows("p.")``):
         vector neighbours come from the view's namespaces, and each takes a
         rank only if ``where`` admits it. ``stats``: the view's BM25
-        statistics when the caller has them."""
+        statistics when the caller has them; ``view``: the owner's whole
+        namespaces when ``where`` is their filter (the lexical half is then
+        ranked from their postings, as the lexical ranker does)."""
         picked = columns if columns is None or "id" in columns else ("id", *columns)
-        lexical = search.ranked(tx, plan, where, args, limit, columns=picked, stats=stats)
+        lexical = postings.ranked(tx, plan, where, args, limit, columns=picked, stats=stats,
+                                  view=view)
         info = self.info(tx, where, args)
         if qvec is None or info["ranker"] != "hybrid":
             return lexical, info
