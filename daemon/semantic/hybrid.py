@@ -111,10 +111,7 @@ def nearest(tx: Tx, model: str, q: Vector, spaces: str, args: Sequence[Any], k: 
     for pack in _packs(tx, model, dim, spaces, args):
         n = int(pack["used"])
         vids = np.frombuffer(pack["vids"], dtype="<i8", count=n)
-        scales = np.frombuffer(pack["scales"], dtype="<f4", count=n).astype(np.float32)
-        mat = (np.frombuffer(pack["vecs"], dtype=np.int8, count=n * dim).reshape(n, dim)
-               .astype(np.float32) * scales[:, None])
-        scores = mat @ q
+        scores = pack_cosines(pack["vecs"], pack["scales"], n, q)
         keep = (vids > 0) & (scores >= floor)
         found.append((vids[keep], scores[keep]))
     if not found:
@@ -133,6 +130,15 @@ def nearest(tx: Tx, model: str, q: Vector, spaces: str, args: Sequence[Any], k: 
         " JOIN entries AS e ON e.id = v.entry_id AND e.content_hash = v.content_hash"
         " WHERE v.vid = CAST(c.vector_candidate AS BIGINT)", (json.dumps(list(score_of)),))]
     return sorted(hits, key=lambda h: (-h[1], h[0]))[:k]
+
+
+def pack_cosines(vecs: bytes, scales: bytes, n: int, q: Vector) -> Vector:
+    """The cosine of ``q`` with each of a pack's first ``n`` vectors: each
+    row's int8 codes times ``q``, then times the row's scale (one pass over
+    the codes; ``quantise.dequantise(scale, row) @ q`` up to float32
+    rounding: tests/unit/test_vectors.py)."""
+    codes = np.frombuffer(vecs, dtype=np.int8, count=n * len(q)).reshape(n, len(q))
+    return (codes.astype(np.float32) @ q) * np.frombuffer(scales, dtype="<f4", count=n)
 
 
 # Packs read per statement: what a search holds of the view's vectors at once

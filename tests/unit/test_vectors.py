@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memoryd.daemon.semantic import vectors
@@ -292,3 +292,21 @@ def test_an_entry_not_yet_embedded_is_ranked_lexically_and_counted(store: Sqlite
     assert ids == ["ent_1"]
     assert info["ranker"] == "hybrid" and info["unembedded"] == 1
     assert info["note"] == "entries not yet embedded are ranked lexically"
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.lists(st.floats(-1, 1, width=32), min_size=8, max_size=8),
+                     min_size=1, max_size=20),
+       q=st.lists(st.floats(-1, 1, width=32), min_size=8, max_size=8))
+def test_a_packs_cosines_are_its_dequantised_vectors_times_the_query(
+        rows: list[list[float]], q: list[float]) -> None:
+    # pack_cosines scales after the product; the reference dequantises each
+    # vector first. Equal up to float32 rounding, far below the 6 places
+    # a cosine is rounded to.
+    coded = [quantise.quantise(np.array(r, dtype=np.float32)) for r in rows]
+    query = np.array(q, dtype=np.float32)
+    got = hybrid.pack_cosines(b"".join(blob for _s, blob in coded),
+                              np.array([s for s, _b in coded], dtype="<f4").tobytes(),
+                              len(rows), query)
+    want = [float(quantise.dequantise(s, blob) @ query) for s, blob in coded]
+    assert np.allclose(got, want, rtol=0, atol=1e-6)
