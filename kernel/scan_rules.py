@@ -614,15 +614,18 @@ def _reported(text: str, start: int, end: int) -> bool:
 
 # A prohibition right before the match: "never send passwords to …", "do
 # not forward credentials to …", "the assistant should never reveal …". A
-# rule forbids what an injection asks for; it asks nothing.
-PROHIBITION_WINDOW = 40
+# rule forbids what an injection asks for; it asks nothing. It may forbid
+# through a causative and the one it names: "never let the agent act as
+# root", "do not allow the bot to reveal …".
+PROHIBITION_WINDOW = 80
 _PROHIBITED = re.compile(
     r"(?:\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|shall not"
     r"|may not|cannot|can't|won't|will not|is not allowed to|are not allowed to|no one may"
     r"|nobody may|no one should|nobody should|ne (?:jamais|pas)|nunca|no|não|nie|niemals"
     r"|nicht|non|mai|не|никогда не|niet|nooit|asla|hiçbir zaman)"
     r"|不要|别|請勿|请勿|切勿|禁止|决不|絕不|絶対に)"
-    r" ?(?:(?:ever|please|accidentally|just|again|ever again|jamais|nunca|mai|nie) )?$",
+    r" ?(?:(?:ever|please|accidentally|just|again|ever again|jamais|nunca|mai|nie) )?"
+    r"(?:\b(?:let|allow|permit|make|have)s? (?:[\w'’-]{1,20} ){1,3}(?:to )?)?$",
     re.IGNORECASE,
 )
 
@@ -666,15 +669,105 @@ _TOLD_ANOTHER = re.compile(
 )
 
 
-def reported_of_another(text: str, start: int) -> bool:
-    """Whether the match at ``start`` is reported as told to someone other
-    than the reader, or stated of someone ("the bot would reveal …"), in
-    its sentence, with no "you" after the frame."""
+# The model, named as the one a sentence is told to or as its subject.
+_MODEL = re.compile(
+    r"\b(?:assistants?|agents?|models?|ai|ia|ki|bots?|chatbots?|llms?|gpt|copilot"
+    r"|assistente|asistente|assistent|ассистент\w{0,2}|помощник\w{0,2}|ии|модель\w{0,2})\b"
+    r"|助手|人工智能|模型|代理|智能体|アシスタント|エージェント|어시스턴트|에이전트|모델",
+    re.IGNORECASE,
+)
+# Where data is sent: an address or a URL.
+_ADDRESS = re.compile(r"https?://|[\w.+-]{1,64}@[\w-]{1,63}\.[A-Za-z]{2,24}")
+# An instruction in the infinitive: "the wiki says to act as …", "how to act
+# as root", "use su - to act as root". The infinitive is told to no one.
+_INFINITIVE = re.compile(r"\bto $", re.IGNORECASE)
+# Where a clause starts inside a sentence: after a colon, a semicolon, a
+# comma, a dash or a parenthesis.
+_CLAUSE_START = re.compile(r"[:;,(—–：；，、]")
+# A subject before the verb in its clause: a determiner and at most five
+# words ("the nightly job", "le script de sauvegarde", "das Deploy-Skript").
+_ENGLISH_DETERMINERS = ("the", "a", "an", "this", "that", "these", "those", "our", "my", "his",
+                        "her", "their", "its", "every", "each", "some")
+_SUBJECT = re.compile(
+    r"^ ?(?:(?:" + "|".join(_ENGLISH_DETERMINERS) + r"|le|la|les|un|une|ce|cet|cette|ces|notre"
+    r"|nos|mon|ma|mes|der|die|das|ein|eine|dieser|diese|dieses|unser|unsere|jeder|jede|el|los"
+    r"|las|una|uno|este|esta|nuestro|nuestra|o|os|as|um|uma|esse|essa|nosso|nossa|il|lo|gli"
+    r"|questo|questa|de|het|een|dit|deze|onze|ons) |l['’])"
+    r"(?:[^\W\d_][\w'’./-]{0,30} ?){1,5}$",
+    re.IGNORECASE,
+)
+# An English verb inflected for a third person ("sends", "uploads"): an
+# imperative after an adverbial ("every hour send …") is not.
+_THIRD_PERSON_VERB = re.compile(r"[a-z]{2,30}s\b")
+# Chinese: a modal after a subject ("流水线会把…", "新版本会…显示") says what
+# happens; an order to the reader has none.
+_MODAL_ZH = re.compile(r"会|會|将会|將會|可以|能够|能夠")
+_READER_ZH = re.compile(r"你|您|あなた|당신")
+# Japanese: a state or an ability after the match ("…が有効になります",
+# "…を表示できます"), not a request ("…して", "…しなさい").
+_STATED_JA = re.compile(r"[^。！？\n]{0,2}?(?:になり|になる|になっ|でき|され)")
+
+
+def _clause_before(text: str, start: int) -> str:
+    """The clause of the sentence before ``start``: what follows its last
+    colon, semicolon, comma, dash or parenthesis."""
+    before = _sentence_before(text, start, FRAME_WINDOW)
+    cuts = list(_CLAUSE_START.finditer(before))
+    return before[cuts[-1].end():] if cuts else before
+
+
+def _sentence_of(text: str, start: int, end: int) -> str:
+    """The sentence of ``text[start:end]``, at most ``FRAME_WINDOW`` characters
+    before the match and ``QUOTE_WINDOW`` after it."""
+    stop = _SENTENCE_END.search(text, end, min(len(text), end + QUOTE_WINDOW))
+    return _sentence_before(text, start, FRAME_WINDOW) + text[start:stop.start() if stop
+                                                              else end + QUOTE_WINDOW]
+
+
+def _in_the_infinitive(text: str, start: int, end: int) -> bool:
+    """Whether the match is an infinitive told to no one: "to" right before
+    it, and its sentence names no reader ("you", the model) and it sends
+    nothing to an address (a reported instruction that names where data
+    goes is the attack however it is told)."""
+    if not _INFINITIVE.search(_sentence_before(text, start, FRAME_WINDOW)):
+        return False
+    sentence = _sentence_of(text, start, end)
+    return not (_SECOND_PERSON.search(sentence) or _MODEL.search(sentence)
+                or _ADDRESS.search(text, start, end))
+
+
+def _stated_of_a_subject(text: str, start: int, end: int) -> bool:
+    """Whether the match's verb has a subject before it in its clause that
+    is neither the reader nor the model: it states what something does
+    ("the nightly job uploads …", "le script envoie …", "流水线会把…",
+    "…を表示できます"). An imperative has no subject."""
+    clause = _clause_before(text, start)
+    if _SECOND_PERSON.search(clause) or _MODEL.search(clause):
+        return False
+    subject = _SUBJECT.match(clause)
+    if subject is not None and not _FRAME_BEFORE.search(clause) and not clause.endswith("to "):
+        english = clause.split(maxsplit=1)[0].lower() in _ENGLISH_DETERMINERS
+        return not english or _THIRD_PERSON_VERB.match(text, start) is not None
+    if _MODAL_ZH.search(clause) and not _READER_ZH.search(clause):
+        return True
+    return _STATED_JA.match(text, end, end + 12) is not None
+
+
+def reported_of_another(text: str, start: int, end: int | None = None) -> bool:
+    """Whether the match at ``start`` (ending at ``end``) is reported as told
+    to someone other than the reader, or stated of someone ("the bot would
+    reveal …", "the nightly job uploads …"), in its sentence, with no "you"
+    after the frame; or is an infinitive told to no one ("the wiki says to
+    act as …")."""
     before = _sentence_before(text, start, FRAME_WINDOW)
     if _STATED.search(before):
         return True
     frames = list(_TOLD_ANOTHER.finditer(before))
-    return bool(frames) and not _SECOND_PERSON.search(before, frames[-1].end())
+    if frames and not _SECOND_PERSON.search(before, frames[-1].end()):
+        return True
+    if end is None:
+        return False
+    return _in_the_infinitive(text, start, end) or _stated_of_a_subject(text, start, end)
 
 
 def may_mention(text: str) -> bool:
@@ -1582,6 +1675,16 @@ _DOCUMENT_NOTE = (
     r"| (?:i|we) (?:sent|gave|posted|wrote|shared|emailed|mailed)\b)"
 )
 
+# "Your rules of thumb", "your guidelines for writing release notes", "your
+# instructions from the landlord": a person's rules about a topic, or
+# someone's, not the guidance of the model (which has no topic but the
+# conversation it is in).
+_TOPIC_NOTE = (
+    r"(?! (?:of thumb\b|(?:for|on|about) (?!(?:this|the|our|your|my) )[a-z]{2,20}ing\b"
+    r"|from (?:the |a |an |your |my |our )?(?:client|customer|boss|manager|teacher|coach"
+    r"|lead|landlord|doctor|school|bank|team|company|hr|parents?)s?\b))"
+)
+
 _SENSITIVE_EN = (
     r"(?:passwords?|passwd|credentials?|secrets?|api[ _-]?keys?|access[ _-]?keys?"
     r"|(?:auth |access |session |bearer |api )?tokens?|cookies?|ssh keys?|private keys?"
@@ -2141,13 +2244,13 @@ RULES: tuple[ScanRule, ...] = (
             r"(?:(?:all|any|the|of|full|entire|complete|exact|original|hidden|secret|initial"
             r"|verbatim) ){0,3}your (?:(?:full|entire|complete|exact|original|hidden|secret"
             r"|initial) ){0,2}(?:system |developer |hidden |initial |original )?"
-            r"(?:prompt|instructions|rules|guidelines|directives)\b"
+            r"(?:prompt|instructions|rules|guidelines|directives)\b" + _TOPIC_NOTE +
             r"|\b(?:reveal|print|output|repeat|dump|leak|disclose|recite|show|display)"
             r" (?:the |all |any )?(?:(?:full|entire|complete|exact|original|hidden|secret) ){0,2}"
             r"(?:system|developer|hidden) prompt (?:verbatim|word for word|in full|above"
             r"|exactly|now)\b"
             r"|\bwhat (?:is|are|were) your (?:system |initial |original |hidden )?"
-            r"(?:prompt|instructions)\b",
+            r"(?:prompt|instructions)\b" + _TOPIC_NOTE,
             _I,
         ),
         prefilter=(("reveal", "print", "output", "repeat", "dump", "leak", "disclose", "recite",
