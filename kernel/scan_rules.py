@@ -678,9 +678,28 @@ _MODEL = re.compile(
 )
 # Where data is sent: an address or a URL.
 _ADDRESS = re.compile(r"https?://|[\w.+-]{1,64}@[\w-]{1,63}\.[A-Za-z]{2,24}")
-# An instruction in the infinitive: "the wiki says to act as …", "how to act
-# as root", "use su - to act as root". The infinitive is told to no one.
-_INFINITIVE = re.compile(r"\bto $", re.IGNORECASE)
+# An instruction in the infinitive ("the wiki says to act as …", "how to act
+# as root", "use su - to act as root"), or what a speaker before it says or
+# writes ("the onboarding page says: act as …", "Maria wrote that we should
+# act as …"): told to no one in particular.
+_TOLD_TO_NO_ONE = re.compile(
+    r"\bto $|(?<=\w) (?:says|said|say|writes|wrote|write|asks|asked|suggests|suggested"
+    r"|recommends|recommended|reads|read|states|stated|explains|explained|insists|insisted)"
+    r"(?: that)?(?: (?:we|they|he|she|people|everyone|staff|one|admins|users) (?:should|must"
+    r"|need to|needs to|have to|has to|can|may|ought to))?[:,]? $",
+    re.IGNORECASE,
+)
+# Marks only an instruction to a model needs, beside the model's names.
+_MODEL_MARKS = re.compile(r"system ?prompt|guardrail|jailbreak", re.IGNORECASE)
+# An article or a possessive right before a match makes it a noun: "the do
+# anything now prompt", "the hacker's developer mode enabled banner".
+_NAMED = re.compile(r"(?:\b(?:the|a|an|its|their|his|her|our|my)|\w['’]s) $", re.IGNORECASE)
+# A phrase the note defines: "developer mode enabled means verbose logs".
+_DEFINED = re.compile(r"[\"'”’»]? (?:means|meant|stands for|refers to|is short for)\b",
+                      re.IGNORECASE)
+# A verb after a relative pronoun has the noun before it as its subject:
+# "pods that act as root can escape".
+_RELATIVE = re.compile(r"[^\W\d_]{2,40} (?:that|which|who) $", re.IGNORECASE)
 # Where a clause starts inside a sentence: after a colon, a semicolon, a
 # comma, a dash or a parenthesis.
 _CLAUSE_START = re.compile(r"[:;,(—–：；，、]")
@@ -724,16 +743,17 @@ def _sentence_of(text: str, start: int, end: int) -> str:
                                                               else end + QUOTE_WINDOW]
 
 
-def _in_the_infinitive(text: str, start: int, end: int) -> bool:
-    """Whether the match is an infinitive told to no one: "to" right before
-    it, and its sentence names no reader ("you", the model) and it sends
-    nothing to an address (a reported instruction that names where data
-    goes is the attack however it is told)."""
-    if not _INFINITIVE.search(_sentence_before(text, start, FRAME_WINDOW)):
+def _told_to_no_one(text: str, start: int, end: int) -> bool:
+    """Whether the match is an infinitive or a speaker's words told to no
+    one: "to", or a speaker and what they say or write, right before it;
+    its sentence names no reader ("you", the model, the system prompt) and
+    it sends nothing to an address (a reported instruction that names where
+    data goes is the attack however it is told)."""
+    if not _TOLD_TO_NO_ONE.search(_sentence_before(text, start, FRAME_WINDOW)):
         return False
     sentence = _sentence_of(text, start, end)
     return not (_SECOND_PERSON.search(sentence) or _MODEL.search(sentence)
-                or _ADDRESS.search(text, start, end))
+                or _MODEL_MARKS.search(sentence) or _ADDRESS.search(text, start, end))
 
 
 def _stated_of_a_subject(text: str, start: int, end: int) -> bool:
@@ -744,6 +764,8 @@ def _stated_of_a_subject(text: str, start: int, end: int) -> bool:
     clause = _clause_before(text, start)
     if _SECOND_PERSON.search(clause) or _MODEL.search(clause):
         return False
+    if _RELATIVE.search(clause):
+        return True
     subject = _SUBJECT.match(clause)
     if subject is not None and not _FRAME_BEFORE.search(clause) and not clause.endswith("to "):
         english = clause.split(maxsplit=1)[0].lower() in _ENGLISH_DETERMINERS
@@ -757,8 +779,11 @@ def reported_of_another(text: str, start: int, end: int | None = None) -> bool:
     """Whether the match at ``start`` (ending at ``end``) is reported as told
     to someone other than the reader, or stated of someone ("the bot would
     reveal …", "the nightly job uploads …"), in its sentence, with no "you"
-    after the frame; or is an infinitive told to no one ("the wiki says to
-    act as …")."""
+    after the frame; or is told to no one ("the wiki says to act as …",
+    "the page says: act as …"); or is named, right after an article or a
+    possessive ("the do anything now prompt"), or defined ("… means verbose
+    logs"); or has a subject before it in its clause ("pods that act as
+    root", "the nightly job uploads …")."""
     before = _sentence_before(text, start, FRAME_WINDOW)
     if _STATED.search(before):
         return True
@@ -767,7 +792,9 @@ def reported_of_another(text: str, start: int, end: int | None = None) -> bool:
         return True
     if end is None:
         return False
-    return _in_the_infinitive(text, start, end) or _stated_of_a_subject(text, start, end)
+    return (_NAMED.search(_sentence_before(text, start, 24)) is not None
+            or _DEFINED.match(text, end, end + 24) is not None
+            or _told_to_no_one(text, start, end) or _stated_of_a_subject(text, start, end))
 
 
 def may_mention(text: str) -> bool:
@@ -1665,6 +1692,16 @@ _PLATFORM_NOTE = (
     r"|alpine|ios|ipad ?os|android|wsl|freebsd|chrome ?os|intel|arm64|apple silicon|m1|x86"
     r"|versions?|releases?|v?\d|python \d|node \d|installs?|builds?)\b)"
 )
+# "Forget the previous instructions for the coffee machine", "… about
+# expenses": a device's or a topic's instructions. The model's guidance is
+# about nothing but the conversation it is in.
+_TOPIC_OF_INSTRUCTIONS = (
+    r"(?! (?:for|about|on|regarding) (?:(?:the|a|an|our|my|your|this|that|these|those) )?"
+    r"(?!(?:this |the |our |your )?(?:conversation|chat|session|assistant|model|ai|agent|bot"
+    r"|system|user|task|prompt|reply|response|answer|request|turn|context|safety|security"
+    r"|secrets?|passwords?|credentials?|keys?|tokens?|data|privacy|confidentiality"
+    r"|disclosure|content|output|tools?|rules?|instructions?)s?\b)[a-z])"
+)
 # "Ignore the previous instructions in the README": steps in a document
 # people follow, replaced by newer ones, not the guidance of the model.
 _DOCUMENT_NOTE = (
@@ -2222,6 +2259,7 @@ RULES: tuple[ScanRule, ...] = (
             r"|developer|safety|existing|former|old|current) )"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails|rules"
             r"|messages|context|commands|orders|constraints|programming)\b" + _PLATFORM_NOTE
+            + _TOPIC_OF_INSTRUCTIONS
             + _DOCUMENT_NOTE +
             r"|\b(?:ignore|disregard|forget) (?:all|any|every|your) (?:of )?(?:the |your )?"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails"
@@ -2264,7 +2302,9 @@ RULES: tuple[ScanRule, ...] = (
             r"\byou are now (?:DAN|STAN|DUDE|AIM|in (?:developer|god|jailbreak|unrestricted"
             r"|dan|sudo|admin) mode|(?:an? |the )?(?:unrestricted|unfiltered|uncensored"
             r"|jailbroken|evil|different|new|rogue) (?:ai|assistant|model|chatbot|persona"
-            r"|system|agent)|(?:free|freed|unbound|unrestricted|unfiltered|jailbroken)\b)"
+            # "You are now free to move about the cabin": a permission.
+            r"|system|agent)|(?:free|freed|unbound|unrestricted|unfiltered|jailbroken)\b"
+            r"(?! to\b))"
             # A standing order names a persona here; any other is
             # injection.standing_order_en.
             r"|\bfrom now on,? (?:you (?:are|will be|'re)|act as|pretend to be|respond as)"
@@ -2380,13 +2420,24 @@ RULES: tuple[ScanRule, ...] = (
     ScanRule(
         "injection.role_hijack_zh", "injection", "injection_zh",
         _rx(
-            r"你现在是|从现在(?:开始|起)[,，]? ?你(?:是|将|要|必须|就是|只|不再)|你不再是"
+            r"(?:你现在是|从现在(?:开始|起)[,，]? ?你(?:是|将是|就是|要做|要成为)|你不再是)"
+            r" ?(?:DAN|一个)?(?:不受限制|没有限制|无限制|越狱|邪恶|未经审查|不受约束)"
+            r"|(?:你现在是|你就是) ?DAN"
             r"|(?:扮演|充当|假装是?)(?:系统|管理员|root|开发者|不受限制)"
             r"|进入(?:开发者|越狱|上帝|DAN)模式|你已(?:经)?被越狱|不受任何(?:限制|约束|规则)",
             _I,
         ),
-        prefilter=(("你现在是", "从现在", "你不再是", "扮演", "充当", "假装", "进入", "你已",
-            "不受任何"),), lead=0,
+        prefilter=(("你现在是", "从现在", "你不再是", "你就是", "扮演", "充当", "假装", "进入",
+            "你已", "不受任何"),), lead=0,
+    ),
+    # "从现在开始你要负责值班" is a team rule, as "from now on you will …" is:
+    # a standing order refuses only with a payload near it (a persona of an
+    # attack is injection.role_hijack_zh).
+    ScanRule(
+        "injection.standing_order_zh", "injection", "injection_zh",
+        _rx(r"你现在是|从现在(?:开始|起)[,，]? ?你(?:是|将|要|必须|就是|只|不再)|你不再是"),
+        prefilter=(("你现在是", "从现在", "你不再是"),), lead=0,
+        sets_aside=True,
     ),
     ScanRule(
         "injection.exfiltrate_zh", "injection", "injection_zh",
@@ -2454,13 +2505,21 @@ RULES: tuple[ScanRule, ...] = (
     ScanRule(
         "injection.role_hijack_zh_hant", "injection", "injection_zh_hant",
         _rx(
-            r"你現在是|從現在(?:開始|起)[,，]? ?你(?:是|將|要|必須|就是|只|不再)|你不再是"
+            r"(?:你現在是|從現在(?:開始|起)[,，]? ?你(?:是|將是|就是|要做|要成為)|你不再是)"
+            r" ?(?:DAN|一個)?(?:不受限制|沒有限制|無限制|越獄|邪惡|未經審查|不受約束)"
+            r"|(?:你現在是|你就是) ?DAN"
             r"|(?:扮演|充當|假裝是?)(?:系統|管理員|root|開發者|不受限制)"
             r"|進入(?:開發者|越獄|上帝|DAN)模式|你已(?:經)?被越獄|不受任何(?:限制|約束|規則)",
             _I,
         ),
-        prefilter=(("你現在是", "從現在", "你不再是", "扮演", "充當", "假裝", "進入", "你已",
-            "不受任何"),), lead=0,
+        prefilter=(("你現在是", "從現在", "你不再是", "你就是", "扮演", "充當", "假裝", "進入",
+            "你已", "不受任何"),), lead=0,
+    ),
+    ScanRule(
+        "injection.standing_order_zh_hant", "injection", "injection_zh_hant",
+        _rx(r"你現在是|從現在(?:開始|起)[,，]? ?你(?:是|將|要|必須|就是|只|不再)|你不再是"),
+        prefilter=(("你現在是", "從現在", "你不再是"),), lead=0,
+        sets_aside=True,
     ),
     ScanRule(
         "injection.exfiltrate_zh_hant", "injection", "injection_zh_hant",
@@ -2499,15 +2558,23 @@ RULES: tuple[ScanRule, ...] = (
     ScanRule(
         "injection.role_hijack_ja", "injection", "injection_ja",
         _rx(
-            r"あなたは今から|今からあなたは|これからあなたは[^\n。]{0,20}?(?:です|になります|として)"
-            r"|あなたはもう[^\n。]{0,12}?(?:ではありません|じゃない)"
+            r"(?:あなたは今から|今からあなたは|これからあなたは)[^\n。]{0,12}?(?:制限のない|制約のない"
+            r"|検閲のない|自由な|DAN|ジェイルブレイク|脱獄)"
             r"|(?:開発者|脱獄|DAN|ジェイルブレイク|ゴッド)モード(?:に|を|が|で)?(?:入|有効|オン|起動)"
             r"|(?:一切の|すべての|全ての)(?:制限|制約|ルール)(?:を受けない|から解放|なし|を無視)",
             _I,
         ),
-        prefilter=(("あなたは今から", "今からあなたは", "これからあなたは", "あなたはもう",
-            "モード",
+        prefilter=(("あなたは今から", "今からあなたは", "これからあなたは", "モード",
             "制限", "制約", "ルール"),),
+    ),
+    # "これからあなたはチームリーダーです" is a team rule: a standing order
+    # refuses only with a payload near it.
+    ScanRule(
+        "injection.standing_order_ja", "injection", "injection_ja",
+        _rx(r"あなたは今から|今からあなたは|これからあなたは[^\n。]{0,20}?(?:です|になります|として)"
+            r"|あなたはもう[^\n。]{0,12}?(?:ではありません|じゃない)"),
+        prefilter=(("あなたは今から", "今からあなたは", "これからあなたは", "あなたはもう"),),
+        sets_aside=True,
     ),
     ScanRule(
         "injection.exfiltrate_ja", "injection", "injection_ja",
