@@ -623,16 +623,29 @@ _PROHIBITED = re.compile(
     r"|may not|cannot|can't|won't|will not|is not allowed to|are not allowed to|no one may"
     r"|nobody may|no one should|nobody should|ne (?:jamais|pas)|nunca|no|não|nie|niemals"
     r"|nicht|non|mai|не|никогда не|niet|nooit|asla|hiçbir zaman)"
-    r"|不要|别|請勿|请勿|切勿|禁止|决不|絕不|絶対に)"
+    r"|不要|别|請勿|请勿|切勿|禁止|决不|绝不|絕不|絶対に|不能|不可以|不可|不得|不许|不許|不准"
+    r"|不準|严禁|嚴禁)"
     r" ?(?:(?:ever|please|accidentally|just|again|ever again|jamais|nunca|mai|nie) )?"
     r"(?:\b(?:let|allow|permit|make|have)s? (?:[\w'’-]{1,20} ){1,3}(?:to )?)?$",
     re.IGNORECASE,
 )
 
 
-def prohibited(text: str, start: int) -> bool:
-    """Whether the match at ``start`` follows a prohibition in its sentence."""
-    return _PROHIBITED.search(text, max(0, start - PROHIBITION_WINDOW), start) is not None
+# Japanese and Korean forbid after the verb: "…を表示してはいけません",
+# "…を表示しないでください", "…보여 주지 마세요".
+_PROHIBITED_AFTER = re.compile(
+    r"[^。！？.!?\n]{0,4}?(?:してはいけ|してはなら|してはだめ|してはダメ|しないで|させないで"
+    r"|させてはいけ|は禁止|を禁止|하지 마|지 마세요|지 마십시오|하면 안|해서는 안|면 안 됩)"
+)
+
+
+def prohibited(text: str, start: int, end: int | None = None) -> bool:
+    """Whether the match at ``start`` follows a prohibition in its sentence,
+    or, ending at ``end``, is followed by one of the languages that put it
+    after the verb."""
+    if _PROHIBITED.search(text, max(0, start - PROHIBITION_WINDOW), start) is not None:
+        return True
+    return end is not None and _PROHIBITED_AFTER.match(text, end, end + 16) is not None
 
 
 def quoted_mention(text: str, start: int, end: int) -> bool:
@@ -657,7 +670,8 @@ _WORDS_OUTSIDE = re.compile(r"[^\W\d_]{2,40}")
 
 
 # Told to someone other than the reader: "Priya asked me to …", "the
-# ticket told the bot to …", "the mail urged staff to …". "Said to …" with
+# ticket told the bot to …", "the mail urged staff to …", "I asked the
+# chatbot what is your system prompt". "Said to …" with
 # no one named is told to whoever reads it, and is left to the warning words.
 _TOLD_ANOTHER = re.compile(
     r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|urged|urges|wanted"
@@ -665,7 +679,7 @@ _TOLD_ANOTHER = re.compile(
     r" (?:me|us|him|her|them|staff|everyone|people|employees|users|customers"
     r"|(?:the|a|an|our|their|his|her|my) (?:[\w'-]{1,20} )?(?:agent|bot|chatbot|assistant"
     r"|model|ai|llm|team|staff|intern|contractor|vendor|customer|user|employee|colleague"
-    r"|manager|admin|developer|engineer)s?|[A-Z][a-z]{1,20}) (?:to |into )",
+    r"|manager|admin|developer|engineer)s?|[A-Z][a-z]{1,20}) (?:to |into |$)",
 )
 
 
@@ -718,6 +732,16 @@ _SUBJECT = re.compile(
 # An English verb inflected for a third person ("sends", "uploads"): an
 # imperative after an adverbial ("every hour send …") is not.
 _THIRD_PERSON_VERB = re.compile(r"[a-z]{2,30}s\b")
+# A verb after "I", "we" or "they" says what they do: "in the game I act
+# as the system administrator of the station".
+_FIRST_OR_THIRD_PERSON = re.compile(
+    r"(?:^|\s)(?:i|we|they|he|she)(?: (?:usually|often|always|sometimes|only|also|still"
+    r"|just|normally|mostly))? $",
+    re.IGNORECASE,
+)
+# Chinese: what a page or a person says ("维基上说…", "手册写着…"), told to no
+# one unless the sentence names the reader or the model.
+_SAID_ZH = re.compile(r"说|說|写着|寫著|写道|寫道|提到|建议|建議|规定|規定")
 # Chinese: a modal after a subject ("流水线会把…", "新版本会…显示") says what
 # happens; an order to the reader has none.
 _MODAL_ZH = re.compile(r"会|會|将会|將會|可以|能够|能夠")
@@ -749,11 +773,13 @@ def _told_to_no_one(text: str, start: int, end: int) -> bool:
     its sentence names no reader ("you", the model, the system prompt) and
     it sends nothing to an address (a reported instruction that names where
     data goes is the attack however it is told)."""
-    if not _TOLD_TO_NO_ONE.search(_sentence_before(text, start, FRAME_WINDOW)):
+    before = _sentence_before(text, start, FRAME_WINDOW)
+    if not (_TOLD_TO_NO_ONE.search(before) or _SAID_ZH.search(before)):
         return False
     sentence = _sentence_of(text, start, end)
     return not (_SECOND_PERSON.search(sentence) or _MODEL.search(sentence)
-                or _MODEL_MARKS.search(sentence) or _ADDRESS.search(text, start, end))
+                or _READER_ZH.search(sentence) or _MODEL_MARKS.search(sentence)
+                or _ADDRESS.search(text, start, end))
 
 
 def _stated_of_a_subject(text: str, start: int, end: int) -> bool:
@@ -764,7 +790,7 @@ def _stated_of_a_subject(text: str, start: int, end: int) -> bool:
     clause = _clause_before(text, start)
     if _SECOND_PERSON.search(clause) or _MODEL.search(clause):
         return False
-    if _RELATIVE.search(clause):
+    if _RELATIVE.search(clause) or _FIRST_OR_THIRD_PERSON.search(clause):
         return True
     subject = _SUBJECT.match(clause)
     if subject is not None and not _FRAME_BEFORE.search(clause) and not clause.endswith("to "):
