@@ -671,8 +671,8 @@ _WORDS_OUTSIDE = re.compile(r"[^\W\d_]{2,40}")
 
 # Told to someone other than the reader: "Priya asked me to …", "the
 # ticket told the bot to …", "the mail urged staff to …", "I asked the
-# chatbot what is your system prompt". "Said to …" with
-# no one named is told to whoever reads it, and is left to the warning words.
+# chatbot what is your system prompt". "Said to …" with no one named is
+# told to no one (``_told_to_no_one``) unless its sentence names the reader.
 _TOLD_ANOTHER = re.compile(
     r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|urged|urges|wanted"
     r"|wants|ordered|orders|reminded|reminds|got|gets|pushed|pushes|tricked|tricks)"
