@@ -20,7 +20,9 @@ the secrets in prose and their look-alikes (tests/data/secret_prose_corpus.jsonl
 and the second such set with notes that only sound alarming
 (tests/data/secret_prose_dev2.jsonl), dev and held-out rows apart; the notes
 that talk about instructions and the injections written with the same words
-(tests/data/alarming_dev.jsonl), dev and held-out rows apart; last, the
+(tests/data/alarming_dev.jsonl), dev and held-out rows apart, and the
+second such set in other shapes (post-mortems, pentest reports, personas,
+admin how-tos, code and config; tests/data/alarming_dev2.jsonl); last, the
 fresh set (tests/data/scan_fresh.jsonl), written without reading the rules and
 never used to tune them, with the rules alone and with the layer.
 
@@ -311,13 +313,15 @@ def fresh_table(judge: object | None) -> None:
 
 
 ALARMING_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev.jsonl"
+ALARMING_CORPUS2 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev2.jsonl"
 
 
-def alarming_table(judge: object | None) -> None:
+def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None:
     """Notes that talk about instructions and injections with the same words
-    (tests/data/alarming_dev.jsonl), dev and held-out rows apart, with the
-    rules alone and, when ``judge`` is given, with the intent layer."""
-    rows = [json.loads(line) for line in ALARMING_CORPUS.read_text(encoding="utf-8").splitlines()]
+    (``corpus``: tests/data/alarming_dev.jsonl, or the second set,
+    alarming_dev2.jsonl), dev and held-out rows apart, with the rules alone
+    and, when ``judge`` is given, with the intent layer."""
+    rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
     flags = {r["text"]: bool(judge.judge([("body", r["text"])]))  # type: ignore[attr-defined]
              for r in rows} if judge is not None else {}
     layers = [("rules", False)] + ([("rules + intent layer", True)] if judge is not None else [])
@@ -465,6 +469,10 @@ def main() -> None:
         print("\nnotes about instructions and injections with the same words"
               " (tests/data/alarming_dev.jsonl):")
         alarming_table(judge)
+        print("\nsecond set: post-mortems, pentest reports, training, personas, admin how-tos,"
+              " product prompts, moderation, fiction, code and config, and injections dressed"
+              " alike (tests/data/alarming_dev2.jsonl):")
+        alarming_table(judge, ALARMING_CORPUS2)
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)
         return

@@ -461,8 +461,8 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
         elif f.category == "injection":
             if warned is None:
                 warned = may_mention(text)
-            if (prohibited(text, f.start) or quoted_mention(text, f.start, f.end)
-                    or reported_of_another(text, f.start)
+            if (prohibited(text, f.start, f.end) or quoted_mention(text, f.start, f.end)
+                    or reported_of_another(text, f.start, f.end)
                     or (warned and mentioned_in_warning(text, f.start, f.end))):
                 f = replace(f, review=True)
         elif f.rule_id in in_context and (shown_as_example(text, f.start)

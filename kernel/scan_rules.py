@@ -614,22 +614,38 @@ def _reported(text: str, start: int, end: int) -> bool:
 
 # A prohibition right before the match: "never send passwords to …", "do
 # not forward credentials to …", "the assistant should never reveal …". A
-# rule forbids what an injection asks for; it asks nothing.
-PROHIBITION_WINDOW = 40
+# rule forbids what an injection asks for; it asks nothing. It may forbid
+# through a causative and the one it names: "never let the agent act as
+# root", "do not allow the bot to reveal …".
+PROHIBITION_WINDOW = 80
 _PROHIBITED = re.compile(
     r"(?:\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|shall not"
     r"|may not|cannot|can't|won't|will not|is not allowed to|are not allowed to|no one may"
     r"|nobody may|no one should|nobody should|ne (?:jamais|pas)|nunca|no|não|nie|niemals"
     r"|nicht|non|mai|не|никогда не|niet|nooit|asla|hiçbir zaman)"
-    r"|不要|别|請勿|请勿|切勿|禁止|决不|絕不|絶対に)"
-    r" ?(?:(?:ever|please|accidentally|just|again|ever again|jamais|nunca|mai|nie) )?$",
+    r"|不要|别|請勿|请勿|切勿|禁止|决不|绝不|絕不|絶対に|不能|不可以|不可|不得|不许|不許|不准"
+    r"|不準|严禁|嚴禁)"
+    r" ?(?:(?:ever|please|accidentally|just|again|ever again|jamais|nunca|mai|nie) )?"
+    r"(?:\b(?:let|allow|permit|make|have)s? (?:[\w'’-]{1,20} ){1,3}(?:to )?)?$",
     re.IGNORECASE,
 )
 
 
-def prohibited(text: str, start: int) -> bool:
-    """Whether the match at ``start`` follows a prohibition in its sentence."""
-    return _PROHIBITED.search(text, max(0, start - PROHIBITION_WINDOW), start) is not None
+# Japanese and Korean forbid after the verb: "…を表示してはいけません",
+# "…を表示しないでください", "…보여 주지 마세요".
+_PROHIBITED_AFTER = re.compile(
+    r"[^。！？.!?\n]{0,4}?(?:してはいけ|してはなら|してはだめ|してはダメ|しないで|させないで"
+    r"|させてはいけ|は禁止|を禁止|하지 마|지 마세요|지 마십시오|하면 안|해서는 안|면 안 됩)"
+)
+
+
+def prohibited(text: str, start: int, end: int | None = None) -> bool:
+    """Whether the match at ``start`` follows a prohibition in its sentence,
+    or, ending at ``end``, is followed by one of the languages that put it
+    after the verb."""
+    if _PROHIBITED.search(text, max(0, start - PROHIBITION_WINDOW), start) is not None:
+        return True
+    return end is not None and _PROHIBITED_AFTER.match(text, end, end + 16) is not None
 
 
 def quoted_mention(text: str, start: int, end: int) -> bool:
@@ -654,27 +670,157 @@ _WORDS_OUTSIDE = re.compile(r"[^\W\d_]{2,40}")
 
 
 # Told to someone other than the reader: "Priya asked me to …", "the
-# ticket told the bot to …", "the mail urged staff to …". "Said to …" with
-# no one named is told to whoever reads it, and is left to the warning words.
+# ticket told the bot to …", "the mail urged staff to …", "I asked the
+# chatbot what is your system prompt". "Said to …" with no one named is
+# told to no one (``_told_to_no_one``) unless its sentence names the reader.
 _TOLD_ANOTHER = re.compile(
     r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|urged|urges|wanted"
     r"|wants|ordered|orders|reminded|reminds|got|gets|pushed|pushes|tricked|tricks)"
     r" (?:me|us|him|her|them|staff|everyone|people|employees|users|customers"
     r"|(?:the|a|an|our|their|his|her|my) (?:[\w'-]{1,20} )?(?:agent|bot|chatbot|assistant"
     r"|model|ai|llm|team|staff|intern|contractor|vendor|customer|user|employee|colleague"
-    r"|manager|admin|developer|engineer)s?|[A-Z][a-z]{1,20}) (?:to |into )",
+    r"|manager|admin|developer|engineer)s?|[A-Z][a-z]{1,20}) (?:to |into |$)",
 )
 
 
-def reported_of_another(text: str, start: int) -> bool:
-    """Whether the match at ``start`` is reported as told to someone other
-    than the reader, or stated of someone ("the bot would reveal …"), in
-    its sentence, with no "you" after the frame."""
+# The model, named as the one a sentence is told to or as its subject.
+_MODEL = re.compile(
+    r"\b(?:assistants?|agents?|models?|ai|ia|ki|bots?|chatbots?|llms?|gpt|copilot"
+    r"|assistente|asistente|assistent|ассистент\w{0,2}|помощник\w{0,2}|ии|модель\w{0,2})\b"
+    r"|助手|人工智能|模型|代理|智能体|アシスタント|エージェント|어시스턴트|에이전트|모델",
+    re.IGNORECASE,
+)
+# Where data is sent: an address or a URL.
+_ADDRESS = re.compile(r"https?://|[\w.+-]{1,64}@[\w-]{1,63}\.[A-Za-z]{2,24}")
+# An instruction in the infinitive ("the wiki says to act as …", "how to act
+# as root", "use su - to act as root"), or what a speaker before it says or
+# writes ("the onboarding page says: act as …", "Maria wrote that we should
+# act as …"): told to no one in particular.
+_TOLD_TO_NO_ONE = re.compile(
+    r"\bto $|(?<=\w) (?:says|said|say|writes|wrote|write|asks|asked|suggests|suggested"
+    r"|recommends|recommended|reads|read|states|stated|explains|explained|insists|insisted)"
+    r"(?: that)?(?: (?:we|they|he|she|people|everyone|staff|one|admins|users) (?:should|must"
+    r"|need to|needs to|have to|has to|can|may|ought to))?[:,]? $",
+    re.IGNORECASE,
+)
+# Marks only an instruction to a model needs, beside the model's names.
+_MODEL_MARKS = re.compile(r"system ?prompt|guardrail|jailbreak", re.IGNORECASE)
+# An article or a possessive right before a match makes it a noun: "the do
+# anything now prompt", "the hacker's developer mode enabled banner".
+_NAMED = re.compile(r"(?:\b(?:the|a|an|its|their|his|her|our|my)|\w['’]s) $", re.IGNORECASE)
+# A phrase the note defines: "developer mode enabled means verbose logs".
+_DEFINED = re.compile(r"[\"'”’»]? (?:means|meant|stands for|refers to|is short for)\b",
+                      re.IGNORECASE)
+# A verb after a relative pronoun has the noun before it as its subject:
+# "pods that act as root can escape".
+_RELATIVE = re.compile(r"[^\W\d_]{2,40} (?:that|which|who) $", re.IGNORECASE)
+# Where a clause starts inside a sentence: after a colon, a semicolon, a
+# comma, a dash or a parenthesis.
+_CLAUSE_START = re.compile(r"[:;,(—–：；，、]")
+# A subject before the verb in its clause: a determiner and at most five
+# words ("the nightly job", "le script de sauvegarde", "das Deploy-Skript").
+_ENGLISH_DETERMINERS = ("the", "a", "an", "this", "that", "these", "those", "our", "my", "his",
+                        "her", "their", "its", "every", "each", "some")
+_SUBJECT = re.compile(
+    r"^ ?(?:(?:" + "|".join(_ENGLISH_DETERMINERS) + r"|le|la|les|un|une|ce|cet|cette|ces|notre"
+    r"|nos|mon|ma|mes|der|die|das|ein|eine|dieser|diese|dieses|unser|unsere|jeder|jede|el|los"
+    r"|las|una|uno|este|esta|nuestro|nuestra|o|os|as|um|uma|esse|essa|nosso|nossa|il|lo|gli"
+    r"|questo|questa|de|het|een|dit|deze|onze|ons) |l['’])"
+    r"(?:[^\W\d_][\w'’./-]{0,30} ?){1,5}$",
+    re.IGNORECASE,
+)
+# An English verb inflected for a third person ("sends", "uploads"): an
+# imperative after an adverbial ("every hour send …") is not.
+_THIRD_PERSON_VERB = re.compile(r"[a-z]{2,30}s\b")
+# A verb after "I", "we" or "they" says what they do: "in the game I act
+# as the system administrator of the station".
+_FIRST_OR_THIRD_PERSON = re.compile(
+    r"(?:^|\s)(?:i|we|they|he|she)(?: (?:usually|often|always|sometimes|only|also|still"
+    r"|just|normally|mostly))? $",
+    re.IGNORECASE,
+)
+# Chinese: what a page or a person says ("维基上说…", "手册写着…"), told to no
+# one unless the sentence names the reader or the model.
+_SAID_ZH = re.compile(r"说|說|写着|寫著|写道|寫道|提到|建议|建議|规定|規定")
+# Chinese: a modal after a subject ("流水线会把…", "新版本会…显示") says what
+# happens; an order to the reader has none.
+_MODAL_ZH = re.compile(r"会|會|将会|將會|可以|能够|能夠")
+_READER_ZH = re.compile(r"你|您|あなた|당신")
+# Japanese: a state or an ability after the match ("…が有効になります",
+# "…を表示できます"), not a request ("…して", "…しなさい").
+_STATED_JA = re.compile(r"[^。！？\n]{0,2}?(?:になり|になる|になっ|でき|され)")
+
+
+def _clause_before(text: str, start: int) -> str:
+    """The clause of the sentence before ``start``: what follows its last
+    colon, semicolon, comma, dash or parenthesis."""
+    before = _sentence_before(text, start, FRAME_WINDOW)
+    cuts = list(_CLAUSE_START.finditer(before))
+    return before[cuts[-1].end():] if cuts else before
+
+
+def _sentence_of(text: str, start: int, end: int) -> str:
+    """The sentence of ``text[start:end]``, at most ``FRAME_WINDOW`` characters
+    before the match and ``QUOTE_WINDOW`` after it."""
+    stop = _SENTENCE_END.search(text, end, min(len(text), end + QUOTE_WINDOW))
+    return _sentence_before(text, start, FRAME_WINDOW) + text[start:stop.start() if stop
+                                                              else end + QUOTE_WINDOW]
+
+
+def _told_to_no_one(text: str, start: int, end: int) -> bool:
+    """Whether the match is an infinitive or a speaker's words told to no
+    one: "to", or a speaker and what they say or write, right before it;
+    its sentence names no reader ("you", the model, the system prompt) and
+    it sends nothing to an address (a reported instruction that names where
+    data goes is the attack however it is told)."""
+    before = _sentence_before(text, start, FRAME_WINDOW)
+    if not (_TOLD_TO_NO_ONE.search(before) or _SAID_ZH.search(before)):
+        return False
+    sentence = _sentence_of(text, start, end)
+    return not (_SECOND_PERSON.search(sentence) or _MODEL.search(sentence)
+                or _READER_ZH.search(sentence) or _MODEL_MARKS.search(sentence)
+                or _ADDRESS.search(text, start, end))
+
+
+def _stated_of_a_subject(text: str, start: int, end: int) -> bool:
+    """Whether the match's verb has a subject before it in its clause that
+    is neither the reader nor the model: it states what something does
+    ("the nightly job uploads …", "le script envoie …", "流水线会把…",
+    "…を表示できます"). An imperative has no subject."""
+    clause = _clause_before(text, start)
+    if _SECOND_PERSON.search(clause) or _MODEL.search(clause):
+        return False
+    if _RELATIVE.search(clause) or _FIRST_OR_THIRD_PERSON.search(clause):
+        return True
+    subject = _SUBJECT.match(clause)
+    if subject is not None and not _FRAME_BEFORE.search(clause) and not clause.endswith("to "):
+        english = clause.split(maxsplit=1)[0].lower() in _ENGLISH_DETERMINERS
+        return not english or _THIRD_PERSON_VERB.match(text, start) is not None
+    if _MODAL_ZH.search(clause) and not _READER_ZH.search(clause):
+        return True
+    return _STATED_JA.match(text, end, end + 12) is not None
+
+
+def reported_of_another(text: str, start: int, end: int | None = None) -> bool:
+    """Whether the match at ``start`` (ending at ``end``) is reported as told
+    to someone other than the reader, or stated of someone ("the bot would
+    reveal …", "the nightly job uploads …"), in its sentence, with no "you"
+    after the frame; or is told to no one ("the wiki says to act as …",
+    "the page says: act as …"); or is named, right after an article or a
+    possessive ("the do anything now prompt"), or defined ("… means verbose
+    logs"); or has a subject before it in its clause ("pods that act as
+    root", "the nightly job uploads …")."""
     before = _sentence_before(text, start, FRAME_WINDOW)
     if _STATED.search(before):
         return True
     frames = list(_TOLD_ANOTHER.finditer(before))
-    return bool(frames) and not _SECOND_PERSON.search(before, frames[-1].end())
+    if frames and not _SECOND_PERSON.search(before, frames[-1].end()):
+        return True
+    if end is None:
+        return False
+    return (_NAMED.search(_sentence_before(text, start, 24)) is not None
+            or _DEFINED.match(text, end, end + 24) is not None
+            or _told_to_no_one(text, start, end) or _stated_of_a_subject(text, start, end))
 
 
 def may_mention(text: str) -> bool:
@@ -1572,6 +1718,16 @@ _PLATFORM_NOTE = (
     r"|alpine|ios|ipad ?os|android|wsl|freebsd|chrome ?os|intel|arm64|apple silicon|m1|x86"
     r"|versions?|releases?|v?\d|python \d|node \d|installs?|builds?)\b)"
 )
+# "Forget the previous instructions for the coffee machine", "… about
+# expenses": a device's or a topic's instructions. The model's guidance is
+# about nothing but the conversation it is in.
+_TOPIC_OF_INSTRUCTIONS = (
+    r"(?! (?:for|about|on|regarding) (?:(?:the|a|an|our|my|your|this|that|these|those) )?"
+    r"(?!(?:this |the |our |your )?(?:conversation|chat|session|assistant|model|ai|agent|bot"
+    r"|system|user|task|prompt|reply|response|answer|request|turn|context|safety|security"
+    r"|secrets?|passwords?|credentials?|keys?|tokens?|data|privacy|confidentiality"
+    r"|disclosure|content|output|tools?|rules?|instructions?)s?\b)[a-z])"
+)
 # "Ignore the previous instructions in the README": steps in a document
 # people follow, replaced by newer ones, not the guidance of the model.
 _DOCUMENT_NOTE = (
@@ -1580,6 +1736,16 @@ _DOCUMENT_NOTE = (
     r"|whiteboard|notice board|intranet|memo)s?\b"
     # or a person's: "the previous instructions I sent", "… we posted".
     r"| (?:i|we) (?:sent|gave|posted|wrote|shared|emailed|mailed)\b)"
+)
+
+# "Your rules of thumb", "your guidelines for writing release notes", "your
+# instructions from the landlord": a person's rules about a topic, or
+# someone's, not the guidance of the model (which has no topic but the
+# conversation it is in).
+_TOPIC_NOTE = (
+    r"(?! (?:of thumb\b|(?:for|on|about) (?!(?:this|the|our|your|my) )[a-z]{2,20}ing\b"
+    r"|from (?:the |a |an |your |my |our )?(?:client|customer|boss|manager|teacher|coach"
+    r"|lead|landlord|doctor|school|bank|team|company|hr|parents?)s?\b))"
 )
 
 _SENSITIVE_EN = (
@@ -2119,6 +2285,7 @@ RULES: tuple[ScanRule, ...] = (
             r"|developer|safety|existing|former|old|current) )"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails|rules"
             r"|messages|context|commands|orders|constraints|programming)\b" + _PLATFORM_NOTE
+            + _TOPIC_OF_INSTRUCTIONS
             + _DOCUMENT_NOTE +
             r"|\b(?:ignore|disregard|forget) (?:all|any|every|your) (?:of )?(?:the |your )?"
             r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails"
@@ -2141,13 +2308,13 @@ RULES: tuple[ScanRule, ...] = (
             r"(?:(?:all|any|the|of|full|entire|complete|exact|original|hidden|secret|initial"
             r"|verbatim) ){0,3}your (?:(?:full|entire|complete|exact|original|hidden|secret"
             r"|initial) ){0,2}(?:system |developer |hidden |initial |original )?"
-            r"(?:prompt|instructions|rules|guidelines|directives)\b"
+            r"(?:prompt|instructions|rules|guidelines|directives)\b" + _TOPIC_NOTE +
             r"|\b(?:reveal|print|output|repeat|dump|leak|disclose|recite|show|display)"
             r" (?:the |all |any )?(?:(?:full|entire|complete|exact|original|hidden|secret) ){0,2}"
             r"(?:system|developer|hidden) prompt (?:verbatim|word for word|in full|above"
             r"|exactly|now)\b"
             r"|\bwhat (?:is|are|were) your (?:system |initial |original |hidden )?"
-            r"(?:prompt|instructions)\b",
+            r"(?:prompt|instructions)\b" + _TOPIC_NOTE,
             _I,
         ),
         prefilter=(("reveal", "print", "output", "repeat", "dump", "leak", "disclose", "recite",
@@ -2161,7 +2328,9 @@ RULES: tuple[ScanRule, ...] = (
             r"\byou are now (?:DAN|STAN|DUDE|AIM|in (?:developer|god|jailbreak|unrestricted"
             r"|dan|sudo|admin) mode|(?:an? |the )?(?:unrestricted|unfiltered|uncensored"
             r"|jailbroken|evil|different|new|rogue) (?:ai|assistant|model|chatbot|persona"
-            r"|system|agent)|(?:free|freed|unbound|unrestricted|unfiltered|jailbroken)\b)"
+            # "You are now free to move about the cabin": a permission.
+            r"|system|agent)|(?:free|freed|unbound|unrestricted|unfiltered|jailbroken)\b"
+            r"(?! to\b))"
             # A standing order names a persona here; any other is
             # injection.standing_order_en.
             r"|\bfrom now on,? (?:you (?:are|will be|'re)|act as|pretend to be|respond as)"
@@ -2277,13 +2446,24 @@ RULES: tuple[ScanRule, ...] = (
     ScanRule(
         "injection.role_hijack_zh", "injection", "injection_zh",
         _rx(
-            r"你现在是|从现在(?:开始|起)[,，]? ?你(?:是|将|要|必须|就是|只|不再)|你不再是"
+            r"(?:你现在是|从现在(?:开始|起)[,，]? ?你(?:是|将是|就是|要做|要成为)|你不再是)"
+            r" ?(?:DAN|一个)?(?:不受限制|没有限制|无限制|越狱|邪恶|未经审查|不受约束)"
+            r"|(?:你现在是|你就是) ?DAN"
             r"|(?:扮演|充当|假装是?)(?:系统|管理员|root|开发者|不受限制)"
             r"|进入(?:开发者|越狱|上帝|DAN)模式|你已(?:经)?被越狱|不受任何(?:限制|约束|规则)",
             _I,
         ),
-        prefilter=(("你现在是", "从现在", "你不再是", "扮演", "充当", "假装", "进入", "你已",
-            "不受任何"),), lead=0,
+        prefilter=(("你现在是", "从现在", "你不再是", "你就是", "扮演", "充当", "假装", "进入",
+            "你已", "不受任何"),), lead=0,
+    ),
+    # "从现在开始你要负责值班" is a team rule, as "from now on you will …" is:
+    # a standing order refuses only with a payload near it (a persona of an
+    # attack is injection.role_hijack_zh).
+    ScanRule(
+        "injection.standing_order_zh", "injection", "injection_zh",
+        _rx(r"你现在是|从现在(?:开始|起)[,，]? ?你(?:是|将|要|必须|就是|只|不再)|你不再是"),
+        prefilter=(("你现在是", "从现在", "你不再是"),), lead=0,
+        sets_aside=True,
     ),
     ScanRule(
         "injection.exfiltrate_zh", "injection", "injection_zh",
@@ -2351,13 +2531,21 @@ RULES: tuple[ScanRule, ...] = (
     ScanRule(
         "injection.role_hijack_zh_hant", "injection", "injection_zh_hant",
         _rx(
-            r"你現在是|從現在(?:開始|起)[,，]? ?你(?:是|將|要|必須|就是|只|不再)|你不再是"
+            r"(?:你現在是|從現在(?:開始|起)[,，]? ?你(?:是|將是|就是|要做|要成為)|你不再是)"
+            r" ?(?:DAN|一個)?(?:不受限制|沒有限制|無限制|越獄|邪惡|未經審查|不受約束)"
+            r"|(?:你現在是|你就是) ?DAN"
             r"|(?:扮演|充當|假裝是?)(?:系統|管理員|root|開發者|不受限制)"
             r"|進入(?:開發者|越獄|上帝|DAN)模式|你已(?:經)?被越獄|不受任何(?:限制|約束|規則)",
             _I,
         ),
-        prefilter=(("你現在是", "從現在", "你不再是", "扮演", "充當", "假裝", "進入", "你已",
-            "不受任何"),), lead=0,
+        prefilter=(("你現在是", "從現在", "你不再是", "你就是", "扮演", "充當", "假裝", "進入",
+            "你已", "不受任何"),), lead=0,
+    ),
+    ScanRule(
+        "injection.standing_order_zh_hant", "injection", "injection_zh_hant",
+        _rx(r"你現在是|從現在(?:開始|起)[,，]? ?你(?:是|將|要|必須|就是|只|不再)|你不再是"),
+        prefilter=(("你現在是", "從現在", "你不再是"),), lead=0,
+        sets_aside=True,
     ),
     ScanRule(
         "injection.exfiltrate_zh_hant", "injection", "injection_zh_hant",
@@ -2396,15 +2584,23 @@ RULES: tuple[ScanRule, ...] = (
     ScanRule(
         "injection.role_hijack_ja", "injection", "injection_ja",
         _rx(
-            r"あなたは今から|今からあなたは|これからあなたは[^\n。]{0,20}?(?:です|になります|として)"
-            r"|あなたはもう[^\n。]{0,12}?(?:ではありません|じゃない)"
+            r"(?:あなたは今から|今からあなたは|これからあなたは)[^\n。]{0,12}?(?:制限のない|制約のない"
+            r"|検閲のない|自由な|DAN|ジェイルブレイク|脱獄)"
             r"|(?:開発者|脱獄|DAN|ジェイルブレイク|ゴッド)モード(?:に|を|が|で)?(?:入|有効|オン|起動)"
             r"|(?:一切の|すべての|全ての)(?:制限|制約|ルール)(?:を受けない|から解放|なし|を無視)",
             _I,
         ),
-        prefilter=(("あなたは今から", "今からあなたは", "これからあなたは", "あなたはもう",
-            "モード",
+        prefilter=(("あなたは今から", "今からあなたは", "これからあなたは", "モード",
             "制限", "制約", "ルール"),),
+    ),
+    # "これからあなたはチームリーダーです" is a team rule: a standing order
+    # refuses only with a payload near it.
+    ScanRule(
+        "injection.standing_order_ja", "injection", "injection_ja",
+        _rx(r"あなたは今から|今からあなたは|これからあなたは[^\n。]{0,20}?(?:です|になります|として)"
+            r"|あなたはもう[^\n。]{0,12}?(?:ではありません|じゃない)"),
+        prefilter=(("あなたは今から", "今からあなたは", "これからあなたは", "あなたはもう"),),
+        sets_aside=True,
     ),
     ScanRule(
         "injection.exfiltrate_ja", "injection", "injection_ja",
