@@ -265,16 +265,21 @@ DECLARE
     OR NEW.summary IS DISTINCT FROM OLD.summary OR NEW.body IS DISTINCT FROM OLD.body
     OR NEW.context IS DISTINCT FROM OLD.context
     OR NEW.observed_at IS DISTINCT FROM OLD.observed_at;
+  -- The change moves what the namespace's running totals count (as
+  -- SQLite's trigger, which fires on these columns only): a use count or a
+  -- timestamp alone leaves them as they are.
+  sized boolean := moved OR NEW.basis IS DISTINCT FROM OLD.basis
+    OR NEW.validity IS DISTINCT FROM OLD.validity;
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'active' AND moved THEN
     PERFORM memoryd_terms_drop(OLD);
   END IF;
-  IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'active' THEN
+  IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'active' AND sized THEN
     UPDATE scope_usage SET active_bytes = active_bytes - memoryd_stored(OLD),
         active_docs = active_docs - 1, active_chars = active_chars - memoryd_chars(OLD)
       WHERE owner = OLD.owner AND target = OLD.target AND scope = OLD.scope;
   END IF;
-  IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.status = 'active' THEN
+  IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.status = 'active' AND sized THEN
     INSERT INTO scope_usage(owner, target, scope, active_bytes, active_docs, active_chars)
       VALUES (NEW.owner, NEW.target, NEW.scope, memoryd_stored(NEW), 1, memoryd_chars(NEW))
       ON CONFLICT(owner, target, scope) DO UPDATE

@@ -268,6 +268,49 @@ def test_revisions_audit_rows_and_usage_totals_follow_schema_4(tmp_path: Path,
     assert stats[1] == pytest.approx(scanned[1])
 
 
+def test_a_recalls_use_count_leaves_the_running_totals_unwritten(tmp_path: Path,
+                                                                  store_config: str) -> None:
+    """Counting a recall touches the entries alone: no namespace's running
+    totals row is rewritten (on PostgreSQL each such rewrite was two
+    statements and a dead row of one hot row, twelve times per context
+    call). A change of text still moves them."""
+    from memoryd.daemon.pipeline import entries
+
+    def version(tx: Tx) -> Any:
+        # A row's version: PostgreSQL's xmin; on SQLite the rows the
+        # statement and its triggers changed.
+        if tx.dialect == "postgresql":
+            return tx.tuples("SELECT xmin::text, active_bytes, active_docs, active_chars"
+                             " FROM scope_usage")
+        return tx.tuples("SELECT total_changes(), active_bytes, active_docs, active_chars"
+                         " FROM scope_usage")
+
+    async def body(daemon: InProcess) -> Any:
+        made = await add(daemon, "Counted", "A note recalled twice.")
+        def count(tx: Tx) -> Any:
+            first = version(tx)
+            entries.note_use(tx, [made["id"]], "2026-12-06T00:00:00.000000Z")
+            return first, version(tx)
+
+        before, counted = daemon.store.run_sync(count)
+        await daemon.call("control", "memory.write", {
+            "target": "memory", "action": "replace", "id": made["id"], "expected_revision": 1,
+            "entry": entry("Counted", "A note recalled twice, then rewritten.", "fact")})
+        after = daemon.store.run_sync(version, write=False)
+        return before, counted, after
+
+    before, counted, after = run(store_config, tmp_path, body)
+    [(_v0, *totals0)] = before
+    [(v1, *totals1)] = counted
+    [(_v2, *totals2)] = after
+    assert totals1 == totals0
+    if isinstance(v1, str):  # PostgreSQL: the row was not rewritten
+        assert v1 == _v0
+    else:  # SQLite: the update and its triggers changed one row, the entry's
+        assert v1 - _v0 == 1
+    assert totals2 != totals0
+
+
 WALKED = [f"w:{i}" for i in range(5)]
 
 
