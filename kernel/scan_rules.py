@@ -865,6 +865,10 @@ _LOCKS = (
     "portone", "allarme", "cassaforte", "garagem", "двери", "домофона", "ворот", "подъезда",
     "сигнализации", "сейфа", "deur", "poort", "alarm", "alarmanlage", "tür", "haustür",
     "tresor", "schließfach",
+    # English names the lock after "code to" or "code for": "the code to the
+    # front door", "the code for the lockbox".
+    "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
+    "key box", "locker", "padlock",
     # A card's code is its PIN: "code de la carte", "código de la tarjeta".
     "carte", "carte bleue", "tarjeta", "cartão", "carta", "karte", "карты",
 )
@@ -872,7 +876,7 @@ _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode",
                    "haustürcode", "eingangscode")
 _LOCK_CODE = (
     r"(?:code|c[óo]digo|codice|код|kod)(?: (?:de|du|del|de la|da|do|della|dell'|dello|dei"
-    r"|от|для|do|van|voor|für|of|for))?(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
+    r"|от|для|do|van|voor|für|of|for|to))?(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
     + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
 )
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
@@ -880,6 +884,22 @@ _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
 # ``LOCK_CODE_LEAD`` characters from its start (the prefilter's promise).
 _LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS
 LOCK_CODE_LEAD = len("codice") + len(" della") + len(" the") + len(" ")
+
+
+# A code of another kind, named before "code": an error's, a status's, a
+# promotion's, a product's ("error code for the door controller: E4211").
+_OTHER_CODE_BEFORE = re.compile(
+    r"\b(?:error|status|exit|return|response|http|zip|postal|post|area|country|promo|promotion"
+    r"|discount|coupon|voucher|product|tracking|order|qr|bar|source|fehler|erreur|código de error"
+    r"|codice di errore|ошибк\w{0,2})[ -]?$", re.IGNORECASE)
+
+
+def _other_code(m: re.Match[str]) -> bool:
+    """Whether the code word of ``m`` ("code for the door") names an error's
+    or a product's code: the word before it says which."""
+    if not m.group("word").lower().startswith(("code", "código", "codigo", "codice", "код", "kod")):
+        return False
+    return _OTHER_CODE_BEFORE.search(m.string[max(0, m.start() - 24):m.start()]) is not None
 
 
 def _pass_word(word: str) -> bool:
@@ -1324,6 +1344,8 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     what = m.groupdict().get("what")
     if what is not None and not _named_what_for(m, what):
         return False
+    if _other_code(m):
+        return False
     # Digits of other scripts (٢٠٢٤, ४८२१) are judged as the digits they are.
     value = _ascii_digits(m.group("secret").rstrip(".!?:)]}»”’'\""))
     if len(value) < 4:
@@ -1642,7 +1664,7 @@ def _spelt_out(m: re.Match[str]) -> bool:
     not after a token word (a key is not spoken digit by digit), a login, or
     a word that modifies another noun ("PIN policy"), never a year."""
     word = m.group("word").lower()
-    if not _pass_word(word) or word.startswith("login"):
+    if not _pass_word(word) or word.startswith("login") or _other_code(m):
         return False
     if _modified(m.group("gap")):
         return False
@@ -1762,6 +1784,65 @@ _OPENS_WITH = (
 def _opens_with(m: re.Match[str]) -> bool:
     value = m.group("secret")
     return not (len(value) == 4 and value[:2] in ("19", "20"))
+
+
+# A Wi-Fi network's key named "key" (or "pass") after the network in its
+# sentence: "guest wifi: network BlueHouse, key 7HappyOtters!". Alone, "key"
+# names nothing; after a Wi-Fi word, a value of a password's shape is the
+# network's password (never the name of a cipher: WPA2-PSK, AES).
+_WIFI_KEY = (
+    r"(?i:(?<![\w-])(?:wi-?fi|wlan|ssid)(?![\w-])[^.!?;\n]{0,60}?(?<![\w-])(?:key|pass|clé|clave"
+    r"|chave|chiave|schlüssel|ключ)(?![\w-]))(?: ?[:=]| is| est| ist| es| é| è)? ?"
+    r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{6,64})"
+)
+_CIPHER = re.compile(r"(?:wpa|wep|psk|aes|tkip|ccmp|sae)", re.IGNORECASE)
+
+
+def _wifi_key(m: re.Match[str]) -> bool:
+    value = m.group("secret").rstrip(".!?:")
+    if _CIPHER.match(value) or _PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
+        return False
+    lower, upper, digit, _ = _char_classes(value)
+    strong = any(ch in _STRONG_SYMBOL for ch in value)
+    return len(value) >= 6 and bool(((lower or upper) and (digit or strong))
+                                     or (digit and strong))
+
+
+# A passphrase is a phrase: after its name and a colon, the rest of the line
+# (three to ten words, digits allowed: "Blue heron waits at 6am") is the
+# value, even with function words; never a rule about it ("at least four
+# words"), a pointer to where it is kept, or words of state.
+_PASSPHRASE_LINE = (
+    r"(?i:(?<![\w-])(?P<word>passphrase|pass phrase|phrase secrète|phrase de passe"
+    r"|frase secreta|frase de contraseña|frase-senha|парольная фраза|кодовая фраза))"
+    r"(?P<gap>[^.!?;:\n\"'`()<>{}\[\]=]{0,40}?) ?: ?"
+    r"(?P<secret>[^\W_][\w'-]{0,31}+" + _nested(r" [\w'-]{1,32}+", 9, "?") + r")"
+    r"(?= ?(?:[.!?]|$|\n))"
+)
+_PHRASE_RULE_WORDS = frozenset("""
+least most minimum maximum must should shall need needs required words word characters chars
+letters digits long length random strong weak example examples see ask stored kept saved
+vault manager keepass bitwarden 1password lastpass sticker envelope safe drawer rules policy
+mots caractères moins doit palabras caracteres menos debe слов символов минимум должна
+""".split())
+
+
+# A first word that points elsewhere or qualifies ("in the vault", "any
+# four words", "same as the disk's"); a phrase may open with an article.
+_POINTER_FIRST = frozenset("""
+at in on see ask use from with by under behind per any no none not same tbd n/a
+dans sur voir avec sous im auf mit siehe en con ver в на см
+""".split())
+
+
+def _passphrase_line(m: re.Match[str]) -> bool:
+    if _modified(m.group("gap")):
+        return False
+    words = [w.lower().strip("'-") for w in m.group("secret").split(" ")]
+    if not 3 <= len(words) <= 10 or words[0] in _POINTER_FIRST or words[0] in _STATE_WORDS:
+        return False
+    return not any(w in _PHRASE_RULE_WORDS or w in _KIND_WORDS or w in _DESCRIBING
+                   for w in words)
 
 
 # --- patterns ------------------------------------------------------------------
@@ -2888,6 +2969,24 @@ RULES: tuple[ScanRule, ...] = (
                     "abre com", "apre con", "apre com", "desbloquea con", "desbloquea com",
                     "sblocca con", "sblocca com", "öffnet mit", "entsperrt mit", "ouvre avec",
                     "déverrouille avec", "открывается"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.wifi_key", "secret", "prose",
+        _rx(_WIFI_KEY),
+        _wifi_key,
+        prefilter=(("wifi", "wi-fi", "wlan", "ssid"), ("key", "pass", "clé", "clave", "chave",
+                                                       "chiave", "schlüssel", "ключ")),
+        lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.passphrase_line", "secret", "prose",
+        _rx(_PASSPHRASE_LINE),
+        _passphrase_line,
+        prefilter=(("passphrase", "pass phrase", "phrase secrète", "phrase de passe",
+                    "frase secreta", "frase de contraseña", "frase-senha", "парольная фраза",
+                    "кодовая фраза"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(

@@ -670,6 +670,17 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["The season opens with 1200 visitors expected.", "The show opens with 2024.",
          "The door opens with a key."],
     ),
+    "secret.wifi_key": (
+        ["cabin wifi: network Fjord-Guest, key Lark7Meadow!", "WLAN im Büro, Schlüssel: Eule4Wald!"],
+        ["wifi: 5GHz band, key WPA2-PSK", "The wifi key rotation happens every 90 days.",
+         "wifi network key is on the sticker"],
+    ),
+    "secret.passphrase_line": (
+        ["Backup disk passphrase: the owl sleeps at noon",
+         "Phrase secrète du coffre : le chat dort sur 3 coussins"],
+        ["Passphrase: at least four words, no names.", "Passphrase: stored in the team vault",
+         "Passphrase: see the envelope in the safe", "Passphrase policy: five words or more"],
+    ),
 }
 
 RULES_BY_ID = {rule.id: rule for rule in RULES}

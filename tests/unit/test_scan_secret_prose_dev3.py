@@ -159,6 +159,27 @@ def test_an_account_and_its_password_with_a_slash_between_are_refused(text: str)
 
 
 @pytest.mark.parametrize("text", [
+    "cabin wifi: network Fjord-Guest, key Lark7Meadow!",
+    "Backup disk passphrase: the owl sleeps at noon",
+    "SSH passphrase: quiet-river copper lamp",
+    "the code to the front door is 4417",
+])
+def test_a_key_after_its_network_or_a_phrase_after_its_name_is_refused(text: str) -> None:
+    assert _outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize("text", [
+    "wifi: 5GHz band, key WPA2-PSK",
+    "Passphrase: at least four words, no names.",
+    "Passphrase: see the envelope in the safe",
+    "Error code for the door controller: E4211",
+    "Promo code for the gate shop: SUMMER2024",
+])
+def test_a_cipher_a_rule_or_an_error_code_is_no_secret(text: str) -> None:
+    assert _outcome(text) == "stored"
+
+
+@pytest.mark.parametrize("text", [
     "Set permissions to read / write for the group.",
     "Split the bill 50 / 50 with Sam.",
     "The course covers TCP / IP basics.",
