@@ -671,7 +671,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
          "The door opens with a key."],
     ),
     "secret.wifi_key": (
-        ["cabin wifi: network Fjord-Guest, key Lark7Meadow!", "WLAN im Büro, Schlüssel: Eule4Wald!"],
+        ["cabin wifi: network Fjord-Guest, key Lark7Meadow!",
+         "WLAN im Büro, Schlüssel: Eule4Wald!"],
         ["wifi: 5GHz band, key WPA2-PSK", "The wifi key rotation happens every 90 days.",
          "wifi network key is on the sticker"],
     ),
