@@ -960,6 +960,15 @@ def _prose_secret(m: re.Match[str]) -> bool:
 
 # --- credentials named in prose, in any of the languages below -------------------
 
+# The number that opens a lock, named after the lock in languages that put
+# the lock first ("लॉकर का कोड", "mã két sắt", "金庫の番号", "금고 번호"): a
+# bare "number" or "code" is prose (and 金庫 is also a bank: 信用金庫).
+_LOCK_NUMBERS = (
+    "लॉकर का कोड", "तिजोरी का कोड", "दरवाज़े का कोड", "दरवाजे का कोड", "गेट का कोड",
+    "mã két sắt", "mã két", "mã cửa", "mã khóa", "mã cổng",
+    "キーボックスの番号", "ロッカーの番号", "保险箱号码",
+    "금고 번호", "도어락 번호", "현관 번호", "사물함 번호",
+)
 # Words that name a credential whose value may be digits alone (a PIN, a
 # door code, a numeric password), and words that name a key or token (whose
 # value is long). A bare "code" or "key" is not here: error codes, status
@@ -974,11 +983,16 @@ _PASS_WORDS = (
     "код от двери", "код двери", "код замка", "门禁码", "門禁碼",
     "login", "mot de passe", "code pin",
     "code secret", "passwort", "kennwort", "geheimzahl", "contraseña", "clave", "senha",
-    "пароль", "пин-код", "пин", "mật khẩu", "mã pin", "şifre", "şifresi", "parola",
-    "wachtwoord", "hasło", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
+    "пароль", "парол", "пин-код", "пин", "mật khẩu", "mã pin", "şifre", "şifresi", "parola",
+    "wachtwoord", "hasło", "hasł", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
     "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
-    "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "رمز المرور", "رمز عبور", "पासवर्ड",
-    "รหัสผ่าน",
+    "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر", "رمز المرور",
+    "رمز عبور", "पासवर्ड", "पिन",
+    "รหัสผ่าน", "disarm code", "arming code", "비번",
+    # A Wi-Fi network's key is its password.
+    "wifi key", "wi-fi key", "wlan key", "wpa key", "network key", "clé wifi", "clé wi-fi",
+    "clé wpa", "wlan-schlüssel", "wlan-key",
+    *_LOCK_NUMBERS,
     "密码", "密碼", "口令", "暗証番号", "パスワード", "비밀번호", "암호",
 )
 _TOKEN_WORDS = (
@@ -995,13 +1009,20 @@ _LOCKS = (
     "porte", "portail", "alarme", "garage", "coffre", "immeuble", "entrée", "puerta", "portón",
     "portal", "alarma", "garaje", "caja fuerte", "porta", "portão", "cofre", "cancello",
     "portone", "allarme", "cassaforte", "garagem", "двери", "домофона", "ворот", "подъезда",
-    "сигнализации", "сейфа", "deur", "poort", "alarm",
+    "сигнализации", "сейфа", "deur", "poort", "alarm", "alarmanlage", "tür", "haustür",
+    "tresor", "schließfach",
+    # English names the lock after "code to" or "code for": "the code to the
+    # front door", "the code for the lockbox".
+    "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
+    "key box", "locker", "padlock",
+    # A card's code is its PIN: "code de la carte", "código de la tarjeta".
+    "carte", "carte bleue", "tarjeta", "cartão", "carta", "karte", "карты",
 )
 _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
                    "haustürcode", "eingangscode")
 _LOCK_CODE = (
     r"(?:code|c[óo]digo|codice|код|kod)(?: (?:de|du|del|de la|da|do|della|dell'|dello|dei"
-    r"|от|для|do|van|voor))?(?: (?:la|l'|el|le|o|a|il|lo|the))? ?(?:"
+    r"|от|для|do|van|voor|für|of|for|to))?(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
     + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
 )
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
@@ -1009,6 +1030,22 @@ _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
 # ``LOCK_CODE_LEAD`` characters from its start (the prefilter's promise).
 _LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS
 LOCK_CODE_LEAD = len("codice") + len(" della") + len(" the") + len(" ")
+
+
+# A code of another kind, named before "code": an error's, a status's, a
+# promotion's, a product's ("error code for the door controller: E4211").
+_OTHER_CODE_BEFORE = re.compile(
+    r"\b(?:error|status|exit|return|response|http|zip|postal|post|area|country|promo|promotion"
+    r"|discount|coupon|voucher|product|tracking|order|qr|bar|source|fehler|erreur|código de error"
+    r"|codice di errore|ошибк\w{0,2})[ -]?$", re.IGNORECASE)
+
+
+def _other_code(m: re.Match[str]) -> bool:
+    """Whether the code word of ``m`` ("code for the door") names an error's
+    or a product's code: the word before it says which."""
+    if not m.group("word").lower().startswith(("code", "código", "codigo", "codice", "код", "kod")):
+        return False
+    return _OTHER_CODE_BEFORE.search(m.string[max(0, m.start() - 24):m.start()]) is not None
 
 
 def _pass_word(word: str) -> bool:
@@ -1021,7 +1058,10 @@ def _pass_word(word: str) -> bool:
 # ("passwords", "паролем", "şifresi"); a word of three letters or fewer
 # ("pin", "пин") takes only a plural "s": longer, it starts other words
 # ("pinto", "pinball") that name no credential.
-_LATIN_WORD = (r"(?<![\w.\-/])(?:(?:{})(?:[^\W\d_]{{0,3}})|(?:{})s?)(?![^\W\d_])")
+# Arabic writes "and", "with", "for" and "so" as one letter joined to the
+# word (وكلمة المرور, بكلمة المرور): after one of them the word still starts.
+_LATIN_WORD = (r"(?:(?<![\w.\-/])|(?<=(?<![\w.\-/])[وبلف]))"
+               r"(?:(?:{})(?:[^\W\d_]{{0,3}})|(?:{})s?)(?![^\W\d_])")
 _LATIN_CRED = tuple(sorted((w for w in _PASS_WORDS + _TOKEN_WORDS
                             if not re.search("[" + _CJK + "]", w)), key=len, reverse=True))
 _CRED_WORD = (
@@ -1031,16 +1071,55 @@ _CRED_WORD = (
     + "|" + "|".join(w for w in _PASS_WORDS + _TOKEN_WORDS if re.search("[" + _CJK + "]", w))
     + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
 )
+def _nested(word: str, most: int, optional: str) -> str:
+    """Up to ``most`` repetitions of ``word`` as nested optional groups: each
+    count is reached one way only, so a failing match backtracks through
+    ``most`` choices, not through every way of spreading them over groups."""
+    out = ""
+    for _ in range(most):
+        out = "(?:" + word + out + ")" + optional
+    return out
+
+
+# What a credential is for, between its name and a colon: "for the cold
+# wallet", "fürs NAS", "del server", "от почты" (a preposition and up to
+# three words, no digit, in one clause).
+_WHAT_FOR_WORDS = frozenset("""
+for of on to at für fürs vom von zum zur pour du de des del della dello di da do dos para от для
+voor van för till
+""".split())
+_WHAT_FOR = (r" (?:for|of|on|to|at|für|fürs|vom|von|zum|zur|pour|du|de|des|del|della|dello"
+             r"|di|da|do|dos|para|от|для|voor|van|för|till)"
+             + _nested(r" [^\W\d_][^\s\d.,;:=!?]{0,23}+", 3, "?"))
+
+
+# "it's", "that's", "c'est": a copula with its subject, after the name or
+# after a question mark ("the wifi? it's …").
+_ITS = r"| ?\?? (?:it's|it is|that's|c'est|es ist|это)(?= )"
+# A clause's gap between a credential word and its connector: no quote,
+# bracket or assignment; an apostrophe only inside a word ("de l'immeuble",
+# "dell'allarme"), where it elides, never quotes.
+def _gap_char(also: str = "") -> str:
+    """One character of such a gap; ``also``: a class of characters it may
+    not be either."""
+    return r"(?:[^" + also + r".!?;\n。！？\"'`()<>{}\[\]=]|(?<=[^\W\d_])'(?=[^\W\d_]))"
+
+
+_GAP_CHAR = _gap_char()
 # What joins the name to its value: a verb ("is", "was set to", "lautet",
 # "est"), a colon, an equals sign, a dash, a slash after a user name, or a
 # CJK particle (the value then follows a CJK character).
 _CONNECT = (
     r"(?: (?:is|was|are|were|be|becomes|to|as|now|est|était|sera|en|ist|lautet|war|wird|es"
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
-    r"|в|—|–|-|=>|:=)(?= )"
+    r"|в|है|—|–|-|=>|:=)(?= )"
+    # A question and its answer ("my PIN? it's 3907"), or a demonstrative
+    # copula ("mon code de carte c'est 6194").
+    + _ITS +
     r"| ?[:=：]| /|(?<=[" + _CJK + r"]))"
 )
-_NOW = r"(?: (?:now|jetzt|maintenant|désormais|ahora|agora|теперь|nu|teraz|ora|bây giờ)(?= ))?"
+_NOW = (r"(?: (?:now|still|jetzt|noch|maintenant|désormais|toujours|ahora|todavía|agora|ainda"
+        r"|теперь|nu|teraz|ora|ancora|bây giờ)(?= ))?")
 # A value stops at a CJK or Thai character: the particle or word after it.
 _VALUE_CHARS = r"[^\s\"'`,;，。、“”«»「」()<>" + _CJK + "]"
 # The value holds a digit or a symbol somewhere (a word alone is prose).
@@ -1052,7 +1131,11 @@ _OPEN = r" ?[\"'`“«「]?"
 _CREDENTIAL_IN_PROSE = (
     # The gap stays in one clause of prose: no quote, bracket or assignment
     # (code and markup beside the word are not its value).
-    _CRED_WORD + r"(?:(?P<gap>[^.!?;\n。！？\"'`()<>{}\[\]=]{0,48}?)" + _CONNECT + _NOW + "| )"
+    _CRED_WORD + r"(?:(?P<gap>" + _GAP_CHAR + r"{0,48}?)" + _CONNECT + _NOW
+    # Or no connector at all: the value right after the name, or after what
+    # it is for ("Пароль от вайфая …", "password wifi …"; Russian and Turkish
+    # have no copula in the present): then the value must end the clause.
+    + r"|(?P<what>" + _WHAT_FOR + r"| [^\W\d_]{2,24}+)? )"
     + _OPEN + _VALUE
 )
 # The value first, then what it is: "hunter2-xyz is the root password",
@@ -1075,11 +1158,12 @@ _CREDENTIAL_NAMED_AFTER = (
 # case inside (Latin camel case is the shape of product names: PostgreSQL).
 _PHRASE_WORDS = (
     "password", "passwd", "passphrase", "passcode", "pass code", "mot de passe",
-    "passwort", "kennwort", "contraseña", "senha", "пароль", "mật khẩu", "şifre", "şifresi",
-    "wachtwoord", "hasło", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
-    "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
-    "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "رمز المرور", "رمز عبور", "पासवर्ड",
-    "รหัสผ่าน", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호",
+    "passwort", "kennwort", "contraseña", "senha", "пароль", "парол", "mật khẩu", "şifre",
+    "şifresi", "wachtwoord", "hasło", "haslo", "lösenord", "lösenordet", "adgangskode",
+    "salasana", "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo",
+    "κωδικός", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر",
+    "رمز المرور", "رمز عبور", "पासवर्ड", "รหัสผ่าน",
+    "密码", "密碼", "口令", "パスワード", "비밀번호", "암호",
 )
 _LATIN_PHRASE = tuple(sorted((w for w in _PHRASE_WORDS if not re.search("[" + _CJK + "]", w)),
                              key=len, reverse=True))
@@ -1090,16 +1174,6 @@ _PHRASE_WORD = (
     + r")[^\W\d_]{0,3}(?![^\W\d_])|" + "|".join(w for w in _PHRASE_WORDS
                                                 if re.search("[" + _CJK + "]", w)) + ")"
 )
-def _nested(word: str, most: int, optional: str) -> str:
-    """Up to ``most`` repetitions of ``word`` as nested optional groups: each
-    count is reached one way only, so a failing match backtracks through
-    ``most`` choices, not through every way of spreading them over groups."""
-    out = ""
-    for _ in range(most):
-        out = "(?:" + word + out + ")" + optional
-    return out
-
-
 # A word of letters, of any script, with the combining marks that spell it
 # (the vowel signs of Devanagari and its kin, Hebrew and Arabic points,
 # accents); taken whole (possessive): a word is never part of a value.
@@ -1194,6 +1268,10 @@ il lo gli uno una mio mia suo sua io lui lei noi voi loro
 
 
 _HANGUL_WORD = re.compile("[\uac00-\ud7af]{2,16}")
+# The endings of a Korean predicate (있어요, 합니다, 없다) and the particles
+# of place (뒷면에, 서랍에서, 팀장에게).
+_KO_PREDICATE = ("요", "다", "죠", "음", "함")
+_KO_PLACE = ("에", "에서", "에게", "한테")
 _COPULA_KO = re.compile(" ?(?:입니다|이다|예요|이에요|야|이야)(?![\uac00-\ud7af])")
 
 
@@ -1221,6 +1299,11 @@ def _credential_as_words(m: re.Match[str]) -> bool:
         return 2 <= digits < len(value) and _COUNTED.search(value) is None
     words = [w.lower() for w in value.split(" ")]
     if any(w in _FUNCTION_WORDS for w in words):
+        return False
+    if len(words) > 1 and _HANGUL_WORD.fullmatch(words[-1]) and (
+            words[-1].endswith(_KO_PREDICATE) or any(w.endswith(_KO_PLACE) for w in words)):
+        # A Korean clause that ends in a predicate ("공유기 뒷면에 있어요", on
+        # the back of the router) or says where: it tells of the password.
         return False
     open_, close = m.group("open"), m.group("close")
     if open_ and close:
@@ -1312,6 +1395,8 @@ _DATE_TIME_VERSION = re.compile(
 # An error, ticket or product number in capitals: E1042, ERR-42, PR-4312, ARM64.
 _CODE_NUMBER = re.compile(r"[A-Z]{1,5}-?\d{1,6}")
 _EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s]{1,253}\.[A-Za-z]{2,24}")
+# A lock's combination: three or four numbers under 100, one dash between.
+_COMBINATION_SHAPE = re.compile(r"\d{1,2}(?P<sep>[-–])\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?")
 _STRONG_SYMBOL = "!#$%&*+@^~?=|\\"
 _COMMIT_CONTEXT = re.compile(r"(?:commit|sha|hash|checksum|digest|revision|rev)\W{0,3}$",
                              re.IGNORECASE)
@@ -1335,6 +1420,7 @@ _CODE_WORDS = (
     "code d'entrée", "code porte", "türcode", "torcode", "código de la puerta",
     "código da porta", "codice della porta", "код домофона", "код от двери", "код двери",
     "код замка", "门禁码", "門禁碼", "code pin", "geheimzahl", "пин", "mã pin", "暗証番号",
+    "पिन", "disarm code", "arming code", *_LOCK_NUMBERS,
 )
 
 
@@ -1367,6 +1453,30 @@ def _modified(gap: str | None) -> bool:
     return bool(words) and words[0].lower().strip(",") in _HEAD_NOUNS
 
 
+# What ends a clause after a value: punctuation, the end, or a conjunction.
+_CLAUSE_END_AFTER = re.compile(r"\s?(?:[.,;:!?)。，、！？]|$)"
+                               r"|\s(?:and|then|but|und|dann|et|puis|y|e|и|а|ve|và|rồi)(?= )",
+                               re.IGNORECASE)
+
+
+def _named_what_for(m: re.Match[str], what: str) -> bool:
+    """With no connector, what stands between the name and the value says
+    what the credential is for ("от вайфая", "wifi"): no noun the name
+    modifies ("password reset"), no verb or description ("expired"), no bare
+    preposition (a user's name follows "password for"); and the value ends
+    its clause."""
+    words = what.split()
+    if _modified(what) or (len(words) == 1 and (words[0].lower() in _FUNCTION_WORDS
+                                                 or words[0].lower() in _WHAT_FOR_WORDS)):
+        return False
+    last = words[-1].lower()
+    if last in _STATE_WORDS or last in _DESCRIBING or last in _FUNCTION_WORDS or (
+            last.isascii() and last.endswith("ed")):
+        return False
+    value = m.group("secret")
+    return value.endswith((".", "!", "?")) or _CLAUSE_END_AFTER.match(m.string, m.end()) is not None
+
+
 def _credential_in_prose(m: re.Match[str]) -> bool:
     """A credential named in prose and given beside its name.
 
@@ -1377,6 +1487,11 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     standard's number; never a hash named as a commit.
     """
     word = m.group("word").lower()
+    what = m.groupdict().get("what")
+    if what is not None and not _named_what_for(m, what):
+        return False
+    if _other_code(m):
+        return False
     # Digits of other scripts (٢٠٢٤, ४८२१) are judged as the digits they are.
     value = _ascii_digits(m.group("secret").rstrip(".!?:)]}»”’'\""))
     if len(value) < 4:
@@ -1388,6 +1503,11 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
         return False
     if "/" in value or "://" in value or value.startswith(("$", "{", "\\", "~")):
         return False
+    if pass_word and _COMBINATION_SHAPE.fullmatch(value) and not _modified(m.group("gap")):
+        # After a PIN, lock or safe word, three or four numbers under 100
+        # with one dash are the lock's combination ("код от сейфа 21-40-08",
+        # "Kasa şifresi 15-32-8"), not a date or a phone number.
+        return True
     if _EMAIL.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
         return False
     if _CODE_NUMBER.fullmatch(value) and (not pass_word or len(value) <= 5) and not (
@@ -1472,13 +1592,6 @@ def _separated_key(m: re.Match[str]) -> bool:
 
 
 # --- passwords by other names, and secrets with no name of a password -----------
-
-# What a credential is for, between its name and a colon: "for the cold
-# wallet", "fürs NAS", "del server", "от почты" (a preposition and up to
-# three words, no digit, in one clause).
-_WHAT_FOR = (r" (?:for|of|on|to|at|für|fürs|vom|von|zum|zur|pour|du|de|des|del|della|dello"
-             r"|di|da|do|dos|para|от|для|voor|van|för|till)"
-             + _nested(r" [^\W\d_][^\s\d.,;:=!?]{0,23}+", 3, "?"))
 
 # "pw", "pwd" and "pass" are a password only with a connector and a value of
 # a password's shape: "pass the test", "PASS: test_login_2", "pwd: /home"
@@ -1576,7 +1689,7 @@ def _seed_phrase(m: re.Match[str]) -> bool:
 # Two-factor backup codes: two or more codes of one form listed after their name.
 # A code: two groups of four or five letters and digits, or five to ten of
 # them, a digit in each (words are not codes).
-_CODE = (r"(?:(?=[a-z]{0,4}\d)[a-z0-9]{4,5}[- ](?=[a-z]{0,4}\d)[a-z0-9]{4,5}"
+_CODE = (r"(?i:(?=[a-z]{0,4}\d)[a-z0-9]{4,5}[- ](?=[a-z]{0,4}\d)[a-z0-9]{4,5}"
          r"|(?=[a-z]{0,9}\d)[a-z0-9]{5,10})")
 _CODES_APART = r"(?:, ?| ?/ ?| and | et | und | y | e | и |、|，|\s{1,4})"
 _BACKUP_CODES = (
@@ -1615,12 +1728,18 @@ _COMBINATION = (
     r"|combinazione|combinatie|kombinasjon|комбинация|шифр"
     # A lock that opens by numbers, named instead: its numbers are its combination.
     r"|(?:gym |school |bike |bicycle )?locker|padlock|bike lock|cadenas|candado|lucchetto"
-    r"|cadeado|кодовый замок)|kombination|zahlenschloss)"
+    r"|cadeado|кодовый замок"
+    # A safe or a key box: what opens it is a combination.
+    r"|safe|lockbox|lock box|key ?box|key safe|strongbox|caja fuerte|cofre|cassaforte"
+    r"|coffre(?:-fort)?|kluis|sejf|сейф[а-я]{0,2}|két sắt)|kombination|zahlenschloss|Tresor)"
     # A safe or a combination lock in Chinese or Japanese, then its number
     # (信用金庫 is a bank).
     r"|(?<!信用)(?:保险箱|保險箱|保险柜|保險櫃|密码锁|密碼鎖|金庫|ダイヤル錠))"
     r"(?P<gap>[^.\n\d:=。]{0,30}?)"
-    r"(?: ?[:=：]| (?:is|ist|lautet|est|es|é|è|är|er)| ?(?:是|为|為|は))\s?"
+    r"(?: ?[:=：]| (?:is|ist|lautet|est|es|é|è|är|er|là)| ?(?:是|为|為|は)"
+    # Or the verb that opens it: "opens with", "abre con", "s'ouvre avec".
+    r"| (?i:(?:opens|unlocks|open|unlock) with|(?:abre|apre|abre-se) (?:con|com)"
+    r"|(?:s'ouvre|ouvre) avec|öffnet mit|открывается кодом))\s?"
     r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?"
     r"|(?i:" + _NUMBER_WORD + r"(?P<wsep>,? | ?[/–] | - )" + _NUMBER_WORD + r"(?P=wsep)"
     + _NUMBER_WORD + r"(?:(?P=wsep)" + _NUMBER_WORD + r")?))"
@@ -1654,19 +1773,34 @@ _DIGIT_WORDS = (
     "nul", "een", "twee", "drie", "vijf", "zes", "zeven", "negen",
     "ноль", "нуль", "один", "одна", "два", "две", "три", "четыре", "пять", "шесть", "семь",
     "восемь", "девять",
+    "sıfır", "bir", "iki", "üç", "dört", "beş", "altı", "yedi", "sekiz", "dokuz",
+    "jeden", "jedna", "dwa", "dwie", "trzy", "cztery", "pięć", "sześć", "siedem", "osiem",
+    "dziewięć",
+    "noll", "ett", "två", "fyra", "fem", "sex", "sju", "åtta", "nio",
+    "nol", "satu", "dua", "tiga", "empat", "lima", "enam", "tujuh", "delapan", "sembilan",
+    "không", "một", "hai", "ba", "bốn", "năm", "sáu", "bảy", "tám", "chín",
+    "μηδέν", "ένα", "δύο", "τρία", "τέσσερα", "πέντε", "έξι", "επτά", "εφτά", "οκτώ", "οχτώ",
+    "εννέα", "εννιά",
+    "शून्य", "एक", "दो", "तीन", "चार", "पांच", "पाँच", "छह", "छः", "सात", "आठ", "नौ",
+    "صفر", "واحد", "اثنان", "اثنين", "ثلاثة", "أربعة", "اربعة", "خمسة", "ستة", "سبعة",
+    "ثمانية", "تسعة",
 )
 _DIGIT_WORD_ANY = (r"(?<![^\W\d_])(?:" + "|".join(sorted(set(_DIGIT_WORDS), key=len, reverse=True))
                    + r")(?![^\W\d_])")
 _HAN_DIGITS = "〇零一二三四五六七八九"
+# Korean says a code's digits with the Sino-Korean numerals, written together
+# ("사칠일구"); a Hangul syllable after them makes a word of them.
+_HANGUL_DIGITS = "공영일이삼사오육칠팔구"
 _SPELT_OUT = (
     _CRED_WORD
-    + r"(?P<gap>[^.!?;\n。！？\d\"'`()<>{}\[\]=]{0,32}?)"
-    + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|—|–|-)(?= )"
-    r"| ?(?:是|为|為|は|는|은|이|가)|)"
+    + r"(?P<gap>" + _gap_char(r"\d") + r"{0,32}?)"
+    + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|là|है|—|–|-)(?= )" + _ITS
+    + r"| ?(?:是|为|為|は|는|은|이|가)|)"
     + r"(?: ?|(?<=[" + _CJK + r"]))(?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}"
     + r"|" + _DIGIT_WORD_ANY + (r"(?:,? |-)" + _DIGIT_WORD_ANY) * 3
     + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 8, "?")
-    + r"|[" + _HAN_DIGITS + r"]{4,12})"
+    + r"|[" + _HAN_DIGITS + r"]{4,12}|(?<![\uac00-\ud7af])[" + _HANGUL_DIGITS + r"]{4,12}"
+    + r"(?![\uac00-\ud7af]))"
     + r"(?![\w-]|[" + _HAN_DIGITS + r"十百千万萬年])"
 )
 
@@ -1676,7 +1810,7 @@ def _spelt_out(m: re.Match[str]) -> bool:
     not after a token word (a key is not spoken digit by digit), a login, or
     a word that modifies another noun ("PIN policy"), never a year."""
     word = m.group("word").lower()
-    if not _pass_word(word) or word.startswith("login"):
+    if not _pass_word(word) or word.startswith("login") or _other_code(m):
         return False
     if _modified(m.group("gap")):
         return False
@@ -1686,6 +1820,176 @@ def _spelt_out(m: re.Match[str]) -> bool:
         digits = list(value)
     year = len(digits) == 4 and "".join(digits[:2]) in ("19", "20", "一九", "二〇", "二零")
     return not year
+
+# --- a value bound to its name by the sentence, not by a copula -------------------
+#
+# A login instruction gives the password as the object of "with" ("log in as
+# admin with password greenhouse, then …", "mit dem Passwort Kuckuck an",
+# "avec le mot de passe framboise puis …", "с паролем …"): the one word after
+# the password word is its value when it ends the clause. A value with a digit
+# or a symbol is ``_CREDENTIAL_IN_PROSE``'s; this reading is for a word alone,
+# so it keeps the judgments of a one-word password and refuses the nouns a
+# password word names with ("password protection", "password access").
+_WITH_PASSWORD = (
+    r"(?:(?i:(?<![\w-])(?:with|using|and|mit|und|avec|et|con|y|com|e|с|и|bằng|và|ve|ile)"
+    r"(?: (?:the|a|my|your|this|dem|den|le|la|el|o|a|il|lo))?)|,) "
+    + _PHRASE_WORD
+    + r" [\"'“‘«]?(?P<secret>[^\W\d_]{4,32}+)[\"'”’»]?"
+    r"(?= ?(?:[.,;:!?)\]]|$)| (?i:and|then|to|und|dann|an|ein|et|puis|y|luego|e|poi"
+    r"|и|затем|ve|và|rồi)(?![^\W\d_]))"
+)
+# What a sentence says with a password that is not its value: when, where,
+# how, what for.
+_NOT_A_WORD_VALUE = frozenset("""
+again instead everywhere anywhere somewhere today tonight tomorrow yesterday first later
+once twice always never please directly yet maybe too access auth login logins only
+required provided supplied given below above authentication encryption protection
+""".split())
+
+
+def _given_with(m: re.Match[str]) -> bool:
+    """The word after "with password" is the password (``_WITH_PASSWORD``)."""
+    word = m.group("word").lower()
+    if word not in _PHRASE_WORDS and not word.startswith(("парол", "hasł")):
+        # "with passwords everywhere": a plural names no one password.
+        return False
+    value = m.group("secret")
+    lower = value.lower()
+    if lower in _NOT_A_WORD_VALUE or lower in _HEAD_NOUNS or lower in _KIND_WORDS:
+        return False
+    if value.isascii() and lower.endswith(("tion", "ment", "ness", "ity", "ly")):
+        # An abstract noun or an adverb: "with password authentication".
+        return False
+    if not value.isascii() and value.islower():
+        # An inflected noun that names whose password it is ("с паролем
+        # администратора"): only a word that changes case inside is a value.
+        return False
+    return _one_word_password(value)
+
+
+# A card's security code (CVV, CVC): three or four digits after its name.
+_CARD_CODE = (
+    r"(?i:(?<![\w-])(?P<word>cvv2?|cvc2?|cvn|csc|card security code|card verification (?:code"
+    r"|value)|código de seguridad|cryptogramme(?: visuel)?|kartenprüfnummer|код cvv|код cvc))"
+    r"(?P<gap>[^.!?;\n\d]{0,16}?)(?: ?[:=：]| (?:is|es|est|ist|é|è|это|—|-))? ?"
+    r"(?P<secret>(?<!\d)\d{3,4})(?![\w-])"
+)
+
+
+def _card_code(m: re.Match[str]) -> bool:
+    """Not after a word the code's name modifies ("the CVV field accepts …")."""
+    return not _modified(m.group("gap"))
+
+
+# An account and its password with a slash between ("admin / Gr8wall#22",
+# "anna@example.org / Kiwi2Kiwi!"), the shape of a chat's or a runbook's
+# credentials: the account is an address, an administrator's name, or any
+# name after a word for credentials in the clause.
+_ACCOUNT_SLASH = (
+    r"(?<![\w.@+-])(?P<user>[\w.+-]{1,64}@[\w-]{1,63}\.[\w-]{1,63}"
+    + _nested(r"\.[\w-]{1,63}", 3, "?") + r"|[\w.-]{2,32})"
+    r" / (?P<secret>[^\s\"'`,;()<>\[\]{}/]{6,64})(?![^\s.,;:!?])"
+)
+_ADMIN_NAMES = frozenset("""
+admin root administrator postgres sa pi ubuntu guest superuser sysadmin
+""".split())
+_CREDS_BEFORE = re.compile(
+    r"(?:\b(?:creds|credentials|login|log in|sign in|account|user(?:name)?|zugang|zugangsdaten"
+    r"|benutzer|acceso|usuario|accès|identifiants|utilisateur|accesso|utente|acesso|usuário"
+    r"|доступ|логин|учётка|учетка)\b|ログイン|登录|登錄|계정)[^.!?;\n]{0,40}$",
+    re.IGNORECASE,
+)
+
+
+def _account_slash(m: re.Match[str]) -> bool:
+    user = m.group("user")
+    if "@" not in user and user.lower() not in _ADMIN_NAMES and not _CREDS_BEFORE.search(
+            m.string[max(0, m.start() - 60):m.start()]):
+        return False
+    value = m.group("secret").rstrip(".,;:!?)")
+    if len(value) < 6 or _PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
+        return False
+    lower, upper, digit, _ = _char_classes(value)
+    strong = any(ch in _STRONG_SYMBOL for ch in value)
+    return bool(((lower or upper) and (digit or strong)) or (digit and strong))
+
+
+# A code that opens something, after the verb that says so: "the tablet
+# unlocks with 0 8 1 9", "la caja abre con 18-40-22".
+_OPENS_WITH = (
+    r"(?i:(?<![\w-])(?:unlocks?|unlocked|opens?|opened|disarms?|disarmed) with"
+    r"(?: (?:the|a))?(?: (?:code|pin|passcode|combination))?"
+    r"|(?<![\w-])(?:(?:abre|apre|desbloquea|sblocca) (?:con|com)|(?:öffnet|entsperrt) mit"
+    r"|(?:ouvre|déverrouille) avec|открывается(?: кодом)?))"
+    r" (?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}|\d{4,8}"
+    r"|\d{1,2}(?P<sep2>[-–]|, ?)\d{1,2}(?P=sep2)\d{1,2}(?:(?P=sep2)\d{1,2})?)"
+    r"(?=\s?(?:[.;!?)。]|,(?!\d)|$))"
+)
+
+
+def _opens_with(m: re.Match[str]) -> bool:
+    value = m.group("secret")
+    return not (len(value) == 4 and value[:2] in ("19", "20"))
+
+
+# A Wi-Fi network's key named "key" (or "pass") after the network in its
+# sentence: "guest wifi: network BlueHouse, key 7HappyOtters!". Alone, "key"
+# names nothing; after a Wi-Fi word, a value of a password's shape is the
+# network's password (never the name of a cipher: WPA2-PSK, AES).
+_WIFI_KEY = (
+    r"(?i:(?<![\w-])(?:wi-?fi|wlan|ssid)(?![\w-])[^.!?;\n]{0,60}?(?<![\w-])(?:key|pass|clé|clave"
+    r"|chave|chiave|schlüssel|ключ)(?![\w-]))(?: ?[:=]| is| est| ist| es| é| è)? ?"
+    r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{6,64})"
+)
+_CIPHER = re.compile(r"(?:wpa|wep|psk|aes|tkip|ccmp|sae)", re.IGNORECASE)
+
+
+def _wifi_key(m: re.Match[str]) -> bool:
+    value = m.group("secret").rstrip(".!?:")
+    if _CIPHER.match(value) or _PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
+        return False
+    lower, upper, digit, _ = _char_classes(value)
+    strong = any(ch in _STRONG_SYMBOL for ch in value)
+    return len(value) >= 6 and bool(((lower or upper) and (digit or strong))
+                                     or (digit and strong))
+
+
+# A passphrase is a phrase: after its name and a colon, the rest of the line
+# (three to ten words, digits allowed: "Blue heron waits at 6am") is the
+# value, even with function words; never a rule about it ("at least four
+# words"), a pointer to where it is kept, or words of state.
+_PASSPHRASE_LINE = (
+    r"(?i:(?<![\w-])(?P<word>passphrase|pass phrase|phrase secrète|phrase de passe"
+    r"|frase secreta|frase de contraseña|frase-senha|парольная фраза|кодовая фраза))"
+    r"(?P<gap>[^.!?;:\n\"'`()<>{}\[\]=]{0,40}?) ?: ?"
+    r"(?P<secret>[^\W_][\w'-]{0,31}+" + _nested(r" [\w'-]{1,32}+", 9, "?") + r")"
+    r"(?= ?(?:[.!?]|$|\n))"
+)
+_PHRASE_RULE_WORDS = frozenset("""
+least most minimum maximum must should shall need needs required words word characters chars
+letters digits long length random strong weak example examples see ask stored kept saved
+vault manager keepass bitwarden 1password lastpass sticker envelope safe drawer rules policy
+mots caractères moins doit palabras caracteres menos debe слов символов минимум должна
+""".split())
+
+
+# A first word that points elsewhere or qualifies ("in the vault", "any
+# four words", "same as the disk's"); a phrase may open with an article.
+_POINTER_FIRST = frozenset("""
+at in on see ask use from with by under behind per any no none not same tbd n/a
+dans sur voir avec sous im auf mit siehe en con ver в на см
+""".split())
+
+
+def _passphrase_line(m: re.Match[str]) -> bool:
+    if _modified(m.group("gap")):
+        return False
+    words = [w.lower().strip("'-") for w in m.group("secret").split(" ")]
+    if not 3 <= len(words) <= 10 or words[0] in _POINTER_FIRST or words[0] in _STATE_WORDS:
+        return False
+    return not any(w in _PHRASE_RULE_WORDS or w in _KIND_WORDS or w in _DESCRIBING
+                   for w in words)
+
 
 # --- patterns ------------------------------------------------------------------
 
@@ -2824,7 +3128,61 @@ RULES: tuple[ScanRule, ...] = (
                     "candado", "lucchetto", "cadeado", "кодовый", "zahlenschloss",
                     "combinação", "combinazione", "combinatie", "kombinasjon", "комбинация",
                     "шифр", "保险箱", "保險箱", "保险柜", "保險櫃", "密码锁", "密碼鎖", "金庫",
-                    "ダイヤル錠"),), lead=0,
+                    "ダイヤル錠", "safe", "lockbox", "lock box", "key box", "keybox", "key safe",
+                    "strongbox", "caja fuerte", "cofre", "cassaforte", "coffre", "kluis", "sejf",
+                    "сейф", "két sắt", "tresor"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.password_given_with", "secret", "prose",
+        _rx(_WITH_PASSWORD, _I),
+        _given_with,
+        prefilter=(tuple(w.lower() for w in _PHRASE_WORDS),),
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.card_security_code", "secret", "prose",
+        _rx(_CARD_CODE),
+        _card_code,
+        prefilter=(("cvv", "cvc", "cvn", "csc", "card security code", "card verification",
+                    "código de seguridad", "cryptogramme", "kartenprüfnummer", "код cvv",
+                    "код cvc"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.account_slash_password", "secret", "prose",
+        _rx(_ACCOUNT_SLASH),
+        _account_slash,
+        prefilter=((" / ",),),
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.code_opens", "secret", "prose",
+        _rx(_OPENS_WITH),
+        _opens_with,
+        prefilter=(("unlocks with", "unlock with", "unlocked with", "opens with", "open with",
+                    "opened with", "disarms with", "disarm with", "disarmed with", "abre con",
+                    "abre com", "apre con", "apre com", "desbloquea con", "desbloquea com",
+                    "sblocca con", "sblocca com", "öffnet mit", "entsperrt mit", "ouvre avec",
+                    "déverrouille avec", "открывается"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.wifi_key", "secret", "prose",
+        _rx(_WIFI_KEY),
+        _wifi_key,
+        prefilter=(("wifi", "wi-fi", "wlan", "ssid"), ("key", "pass", "clé", "clave", "chave",
+                                                       "chiave", "schlüssel", "ключ")),
+        lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.passphrase_line", "secret", "prose",
+        _rx(_PASSPHRASE_LINE),
+        _passphrase_line,
+        prefilter=(("passphrase", "pass phrase", "phrase secrète", "phrase de passe",
+                    "frase secreta", "frase de contraseña", "frase-senha", "парольная фраза",
+                    "кодовая фраза"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(

@@ -659,6 +659,43 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
          "密码是二〇二四年设置的", "the token is 1 2 3 4 5 6", "login: one two three four",
          "Die PIN-Richtlinie verlangt sechs Ziffern"],
     ),
+    "secret.password_given_with": (
+        ["log in as admin with password greenhouse, then restart nginx",
+         "Meld dich mit dem Passwort Eichhörnchen an.",
+         "Connectez-vous avec le mot de passe tournesol puis ouvrez le planning."],
+        ["Protect the archive with password protection.", "log in with passwords everywhere.",
+         "Log in with your password instead.", "Войдите с паролем администратора.",
+         "with password authentication disabled"],
+    ),
+    "secret.card_security_code": (
+        ["Card ending 4417, CVV 582, expires 09/27.", "CVC: 0193", "código de seguridad 774"],
+        ["The CVV is the 3-digit number on the back.", "CVV field accepts 000 in tests.",
+         "CVV2 errors: 14 this week"],
+    ),
+    "secret.account_slash_password": (
+        ["router: admin / Gr8wall#22", "Netflix: anna.b@example.com / Kiwi2Kiwi!",
+         "the staging creds are deployer / Hq3!mz8Lw"],
+        ["read / write", "Menu path: admin / Settings / Users", "split 50 / 50",
+         "ops / Release2024 board", "login page / Homepage"],
+    ),
+    "secret.code_opens": (
+        ["The garden gate unlocks with 7 3 0 2.", "The safe opens with 8-21-40.",
+         "La caja abre con 18-40-22."],
+        ["The season opens with 1200 visitors expected.", "The show opens with 2024.",
+         "The door opens with a key."],
+    ),
+    "secret.wifi_key": (
+        ["cabin wifi: network Fjord-Guest, key Lark7Meadow!",
+         "WLAN im Büro, Schlüssel: Eule4Wald!"],
+        ["wifi: 5GHz band, key WPA2-PSK", "The wifi key rotation happens every 90 days.",
+         "wifi network key is on the sticker"],
+    ),
+    "secret.passphrase_line": (
+        ["Backup disk passphrase: the owl sleeps at noon",
+         "Phrase secrète du coffre : le chat dort sur 3 coussins"],
+        ["Passphrase: at least four words, no names.", "Passphrase: stored in the team vault",
+         "Passphrase: see the envelope in the safe", "Passphrase policy: five words or more"],
+    ),
 }
 
 RULES_BY_ID = {rule.id: rule for rule in RULES}
