@@ -20,7 +20,9 @@ the secrets in prose and their look-alikes (tests/data/secret_prose_corpus.jsonl
 and the second such set with notes that only sound alarming
 (tests/data/secret_prose_dev2.jsonl), and the third, written before the
 rules were tuned on it, with benign notes that look like a credential
-(tests/data/secret_prose_dev3.jsonl), dev and held-out rows apart; the notes
+(tests/data/secret_prose_dev3.jsonl), and the fourth, in shapes the earlier
+ones hold few of (tests/data/secret_prose_dev4.jsonl), dev and held-out rows
+apart; the notes
 that talk about instructions and the injections written with the same words
 (tests/data/alarming_dev.jsonl), dev and held-out rows apart, and the
 second such set in other shapes (post-mortems, pentest reports, personas,
@@ -411,6 +413,24 @@ def dev3_table() -> None:
               f" {share('benign_flagged', 'benign'):>16} |")
 
 
+DEV4_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secret_prose_dev4.jsonl"
+
+
+def dev4_table() -> None:
+    """Secrets in prose in shapes the earlier sets hold few of, and benign notes that look
+    like one (tests/data/secret_prose_dev4.jsonl), dev and held-out rows apart."""
+    rows = [json.loads(line) for line in DEV4_CORPUS.read_text(encoding="utf-8").splitlines()]
+    outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
+    print(f"| {'split':<8} | {'secrets refused':>16} | {'benign refused':>16} |"
+          f" {'benign flagged':>16} |")
+    print(f"| {'-' * 8} | {'-' * 16} | {'-' * 16} | {'-' * 16} |")
+    for split in ("dev", "held_out"):
+        share = _tally([r for r in rows if r["split"] == split], outcome, {})
+        print(f"| {split:<8} | {share('secret', 'secret'):>16} |"
+              f" {share('benign_refused', 'benign'):>16} |"
+              f" {share('benign_flagged', 'benign'):>16} |")
+
+
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
@@ -489,6 +509,9 @@ def main() -> None:
         print("\nsecrets in prose and benign look-alikes (tests/data/secret_prose_dev3.jsonl),"
               " rules:")
         dev3_table()
+        print("\nsecrets in prose in new shapes and benign look-alikes"
+              " (tests/data/secret_prose_dev4.jsonl), rules:")
+        dev4_table()
         print("\nnotes about instructions and injections with the same words"
               " (tests/data/alarming_dev.jsonl):")
         alarming_table(judge)

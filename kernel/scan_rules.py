@@ -1010,7 +1010,8 @@ _LOCKS = (
     "portal", "alarma", "garaje", "caja fuerte", "porta", "portão", "cofre", "cancello",
     "portone", "allarme", "cassaforte", "garagem", "двери", "домофона", "ворот", "подъезда",
     "сигнализации", "сейфа", "deur", "poort", "alarm", "alarmanlage", "tür", "haustür",
-    "tresor", "schließfach",
+    "tresor", "schließfach", "калитки", "гаража", "шлагбаума", "furtki", "bramy", "förrådet",
+    "garaget", "dörren", "porten", "larmet", "garagen", "døren", "hoveddøren",
     # English names the lock after "code to" or "code for": "the code to the
     # front door", "the code for the lockbox".
     "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
@@ -1021,8 +1022,8 @@ _LOCKS = (
 _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
                    "haustürcode", "eingangscode")
 _LOCK_CODE = (
-    r"(?:code|c[óo]digo|codice|код|kod)(?: (?:de|du|del|de la|da|do|della|dell'|dello|dei"
-    r"|от|для|do|van|voor|für|of|for|to))?(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
+    r"(?:code|c[óo]digo|codice|код|kod|koden|kode|koden)(?: (?:de|du|del|de la|da|do|della"
+    r"|dell'|dello|dei|от|для|do|van|voor|für|of|for|to|till|til|až))?(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
     + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
 )
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
@@ -1145,6 +1146,73 @@ _CREDENTIAL_NAMED_AFTER = (
     r"|är|jest|to|là|—|-) | ?(?:是|就是|は|が|는|은|이|가) ?)"
     r"(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?" + _CRED_WORD
 )
+
+# A line that names a credential and ends in a colon binds it to what ends
+# the line after the colon, or, when nothing does, to the next line alone:
+# "API key (no prefix, paste it as is):\nq7Rt2…", "La password te la scrivo
+# qui sotto:\nRondine!Blu88", "Chave da API (sem prefixo): h2Kq8…". An aside
+# in brackets may stand between the name and the colon; a value quoted whole
+# ("GPG passphrase (don't lose it): \"the otter ate my 3rd sandwich\"") is
+# the value as the quotes mark it. The value is judged as
+# ``_CREDENTIAL_IN_PROSE``'s.
+_LINE_VALUE = (
+    _CRED_WORD + r"(?P<gap>[^\n.!?。！？:：]{0,80}?)[:：](?: {0,2}| {0,2}\n[ \t]{0,4})"
+    r"(?:(?P<secret>[^\s\"'`,;()<>\[\]{}“”«»「」]{4,64})"
+    r"|(?P<quote>[\"“«「])(?P<quoted>[^\"“”«»「」\n]{6,64})[\"”»」])"
+    r"[ \t]{0,4}(?:\n|$)"
+)
+
+
+def _line_value(m: re.Match[str]) -> bool:
+    """A value that ends a credential's line, or is the whole next line
+    (``_LINE_VALUE``); judged as a value in prose, or, quoted whole, as a
+    phrase of three words or more with no placeholder in it."""
+    if _modified(m.group("gap")) or _other_code(m):
+        return False
+    if m.group("quoted") is not None:
+        phrase = m.group("quoted")
+        words = phrase.split()
+        if _PLACEHOLDER.search(phrase) or any(ch in phrase for ch in "<>{}$*•"):
+            return False
+        return len(words) >= 3 and not all(w.lower() in _FUNCTION_WORDS for w in words)
+    return _credential_in_prose(m)
+
+
+# A table whose header names a password column binds the cell under it: in
+# "| service | user | password |", then "|---|---|---|", the first row's
+# third cell is the password. The row is read on its line, or after a space
+# where the text's lines were joined.
+_TABLE_ROW_EDGE = r"\|[ \t]*\n?[ \t]*\|"
+_PASSWORD_TABLE = (
+    r"\|(?P<head>[^\n]{1,200}?)" + _TABLE_ROW_EDGE + r"(?P<sep>[ :|-]{3,200}?)"
+    + _TABLE_ROW_EDGE + r"(?P<secret>[^\n]{1,300}?)\|(?=[ \t]*(?:\n|$| \|))"
+)
+_COLUMN_NAMES = frozenset("""
+password passwords passwort kennwort pass pw pwd passphrase pin passcode secret mdp contraseña
+clave senha пароль hasło wachtwoord lösenord şifre parola heslo 密码 密碼 パスワード 비밀번호
+""".split()) | {"mot de passe", "kata sandi", "mật khẩu"}
+
+
+def _password_table(m: re.Match[str]) -> bool:
+    """The cell of ``_PASSWORD_TABLE``'s first row under a password column
+    holds a value of a password's shape: letters with digits or symbols, or
+    four to twelve digits that are no year; no mask or placeholder."""
+    head = [c.strip().lower() for c in m.group("head").split("|")]
+    row = [c.strip() for c in m.group("secret").split("|")]
+    columns = [i for i, name in enumerate(head) if name in _COLUMN_NAMES]
+    if not columns or len(row) != len(head) or "-" not in m.group("sep"):
+        return False
+    value = row[columns[0]]
+    if not 4 <= len(value) <= 64 or " " in value or _PLACEHOLDER.fullmatch(value):
+        return False
+    if _REFERENCE.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value) or "://" in value:
+        return False
+    if value.isdigit():
+        return len(value) <= 12 and not (len(value) == 4 and value[:2] in ("19", "20"))
+    lower, upper, digit, _ = _char_classes(value)
+    strong = any(ch in _STRONG_SYMBOL for ch in value)
+    return bool(((lower or upper) and (digit or strong)) or (digit and strong))
+
 
 # --- credentials given as words ---------------------------------------------------
 #
@@ -1275,6 +1343,15 @@ _KO_PLACE = ("에", "에서", "에게", "한테")
 _COPULA_KO = re.compile(" ?(?:입니다|이다|예요|이에요|야|이야)(?![\uac00-\ud7af])")
 
 
+# Words of sameness: a password "the same as last year's" ("takie samo jak w
+# zeszłym roku", "dasselbe wie letztes Jahr") is compared to another, not given.
+_SAME_WORDS = frozenset("""
+same takie taki taka samo sama gleiche gleich dasselbe derselbe dieselbe même mismo misma
+mesmo mesma stesso stessa zelfde dezelfde hetzelfde samma samme такой такая такое тот та то
+aynı giống
+""".split())
+
+
 def _credential_as_words(m: re.Match[str]) -> bool:
     """A password given as words: see ``_CREDENTIAL_AS_WORDS``."""
     if _modified(m.group("gap")):
@@ -1298,7 +1375,7 @@ def _credential_as_words(m: re.Match[str]) -> bool:
         digits = sum(ch.isdigit() for ch in value)
         return 2 <= digits < len(value) and _COUNTED.search(value) is None
     words = [w.lower() for w in value.split(" ")]
-    if any(w in _FUNCTION_WORDS for w in words):
+    if any(w in _FUNCTION_WORDS or w in _SAME_WORDS for w in words):
         return False
     if len(words) > 1 and _HANGUL_WORD.fullmatch(words[-1]) and (
             words[-1].endswith(_KO_PREDICATE) or any(w.endswith(_KO_PLACE) for w in words)):
@@ -1614,12 +1691,16 @@ _USER_BEFORE = re.compile(
 
 def _abbreviated_password(m: re.Match[str]) -> bool:
     value = m.group("secret").rstrip(".!?:,;")
-    if m.group("bare") is not None and not _USER_BEFORE.search(
-            m.string[max(0, m.start() - 60):m.start()]):
+    user_before = _USER_BEFORE.search(m.string[max(0, m.start() - 60):m.start()]) is not None
+    if m.group("bare") is not None and not user_before:
         # With no connector, "pass" is a verb ("pass C++17 to the
         # compiler"); after a user's name it is that user's password.
         return False
-    if len(value) < 4 or "_" in value or "/" in value or value.startswith(("$", "~", "\\")):
+    if len(value) < 4 or "/" in value or value.startswith(("$", "~", "\\")):
+        return False
+    if "_" in value and not user_before:
+        # An identifier ("pass: skip_tests"), unless a user is named just
+        # before ("user: qa-runner pass: Mossy_Anvil_31").
         return False
     if (_PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value)
             or _CODE_NUMBER.fullmatch(value) or value.lower() in _DESCRIBING):
@@ -1665,15 +1746,23 @@ def _given_before(m: re.Match[str]) -> bool:
 # A wallet's seed: 12, 15, 18, 21 or 24 lower-case words (the word lists of
 # BIP-39 hold words of three to eight letters, none of the function words
 # of English), or as many Chinese characters apart, after its name.
+# Named in the languages of the sets, in order or numbered ("1 hammer 2
+# sugar …"), with an aside of up to three words before the colon ("recovery
+# phrase, in order:", "Фраза восстановления кошелька:").
+_SEED_WORD = r"(?:\d{1,2}[.)]?\s{1,2})?[^\W\d_]{3,8}"
 _SEED = (
     r"(?i:(?<![\w-])(?:(?:secret )?recovery[ -](?:phrase|words|seed)|seed(?:[ -](?:phrase|words))?"
-    r"|mnemonic(?:[ -]phrase)?|wallet words)"
+    r"|mnemonic(?:[ -]phrase)?|wallet words|phrase (?:de récupération|secrète de récupération)"
+    r"|frase (?:semilla|de recuperación|de recuperação|di recupero|de respaldo)"
+    r"|wiederherstellungsphrase|herstelzin|фраза восстановления|сид-фраза|seed-фраза"
+    r"|kurtarma ifadesi|fraza odzyskiwania)"
     r"|助记词|助記詞|恢复短语|恢復短語|助记短语)"
-    r"(?:" + _WHAT_FOR + r")?(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
-    r"(?P<secret>[a-z]{3,8}" + r"(?:, ?|\s{1,4})[a-z]{3,8}" * 11
-    + _nested(r"(?:, ?|\s{1,4})[a-z]{3,8}", 12, "?")
+    r"(?:" + _WHAT_FOR + r"|,?(?: [^\W\d_]{2,12}){1,3}(?= ?[:：]))?"
+    r"(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
+    r"(?P<secret>" + _SEED_WORD + r"(?:(?:, ?|\s{1,4})" + _SEED_WORD + r"){11}"
+    + _nested(r"(?:, ?|\s{1,4})" + _SEED_WORD, 12, "?")
     + r"|[\u4e00-\u9fff](?:[ ,，、][\u4e00-\u9fff]){11,23})"
-    r"(?![\w-]|(?:, ?|\s{1,4})[A-Za-z\u4e00-\u9fff])"
+    r"(?![\w-]|(?:, ?|\s{1,4})(?:\d{1,2}[.)]?\s{1,2})?[^\W\d_])"
 )
 _NOT_SEED_WORDS = frozenset("""
 the and that you with for are was this from your our have has not but can will then when
@@ -1682,8 +1771,16 @@ into they them what which its his her were been onto than also just very some
 
 
 def _seed_phrase(m: re.Match[str]) -> bool:
-    words = re.split(r"[\s,，、]+", m.group("secret"))
-    return len(words) in (12, 15, 18, 21, 24) and not any(w in _NOT_SEED_WORDS for w in words)
+    """12 to 24 lower-case words, none a function word; numbered, then 1, 2, … in order."""
+    parts = [p.rstrip(".)") for p in re.split(r"[\s,，、]+", m.group("secret")) if p]
+    numbers = [p for p in parts if p.isdigit()]
+    words = [p for p in parts if not p.isdigit()]
+    if numbers and numbers != [str(i) for i in range(1, len(words) + 1)]:
+        return False
+    return (len(words) in (12, 15, 18, 21, 24) and all(w.islower() or not w.isalpha()
+                                                        or not w.isascii() and w == w.lower()
+                                                        for w in words)
+            and not any(w in _NOT_SEED_WORDS for w in words))
 
 
 # Two-factor backup codes: two or more codes of one form listed after their name.
@@ -1691,7 +1788,8 @@ def _seed_phrase(m: re.Match[str]) -> bool:
 # them, a digit in each (words are not codes).
 _CODE = (r"(?i:(?=[a-z]{0,4}\d)[a-z0-9]{4,5}[- ](?=[a-z]{0,4}\d)[a-z0-9]{4,5}"
          r"|(?=[a-z]{0,9}\d)[a-z0-9]{5,10})")
-_CODES_APART = r"(?:, ?| ?/ ?| and | et | und | y | e | и |、|，|\s{1,4})"
+_CODES_APART = (r"(?:, ?| ?/ ?| and | et | und | y | e | и |、|，|\s{1,4}[-*•]\s{1,2}"
+                r"|\s{1,4})")
 _BACKUP_CODES = (
     r"(?i:(?<![\w-])(?:(?:2fa|mfa|otp|two[- ]factor|2-step|backup|recovery|emergency|scratch"
     r"|spare|one-time)(?:[ -](?:backup|recovery|verification|login))?[ -]codes"
@@ -1699,11 +1797,13 @@ _BACKUP_CODES = (
     r"|codes (?:de (?:secours|récupération|sauvegarde|backup)|à usage unique)"
     r"|c[óo]digos (?:de )?(?:respaldo|recuperación|recuperação|backup|emergencia|reserva)"
     r"|codici (?:di )?(?:backup|recupero|emergenza|riserva)"
-    r"|резервные коды|коды восстановления|запасные коды)"
+    r"|резервные коды|коды восстановления|запасные коды"
+    r"|kody (?:zapasowe|odzyskiwania|awaryjne)|(?:reserve|back-?up|herstel)codes|reservkoder"
+    r"|yedek kodlar[ıi]?|kode cadangan|mã dự phòng)"
     r"|备用(?:验证)?码|恢复码|备份码|備用(?:驗證)?碼|復原碼|バックアップコード|リカバリーコード"
     r"|予備(?:の)?コード|백업 ?코드|복구 ?코드)"
-    r"(?:" + _WHAT_FOR + r")?(?:,? [A-Z][\w-]{1,23})?(?: ?\([^()\n]{1,40}\))?"
-    r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}"
+    r"(?:" + _WHAT_FOR + r")?(?:,? [A-Z0-9][\w-]{1,23})?(?: ?\([^()\n]{1,40}\))?"
+    r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}(?:[-*•]\s{1,2})?"
     r"(?P<secret>" + _CODE + _CODES_APART + _CODE
     + _nested(_CODES_APART + _CODE, 14, "?") + r")(?![\w-])"
 )
@@ -1716,6 +1816,34 @@ def _backup_codes(m: re.Match[str]) -> bool:
             and len({len(c) for c in codes}) == 1)
 
 
+# Digits in words, in the languages of the sets (see ``_SPELT_OUT``).
+_DIGIT_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    "zéro", "un", "deux", "trois", "quatre", "cinq", "sept", "huit", "neuf",
+    "null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun",
+    "cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve",
+    "um", "dois", "três", "quatro", "sete", "oito", "nove",
+    "due", "tre", "quattro", "cinque", "sei", "sette", "otto",
+    "nul", "een", "twee", "drie", "vijf", "zes", "zeven", "negen",
+    "ноль", "нуль", "один", "одна", "два", "две", "три", "четыре", "пять", "шесть", "семь",
+    "восемь", "девять",
+    "sıfır", "bir", "iki", "üç", "dört", "beş", "altı", "yedi", "sekiz", "dokuz",
+    "jeden", "jedna", "dwa", "dwie", "trzy", "cztery", "pięć", "sześć", "siedem", "osiem",
+    "dziewięć",
+    "noll", "ett", "två", "fyra", "fem", "sex", "sju", "åtta", "nio",
+    "nula", "dva", "dvě", "tři", "čtyři", "pět", "šest", "sedm", "osm", "devět",
+    "en", "to", "tre", "fire", "seks", "syv", "otte", "ni",
+    "nol", "satu", "dua", "tiga", "empat", "lima", "enam", "tujuh", "delapan", "sembilan",
+    "không", "một", "hai", "ba", "bốn", "năm", "sáu", "bảy", "tám", "chín",
+    "μηδέν", "ένα", "δύο", "τρία", "τέσσερα", "πέντε", "έξι", "επτά", "εφτά", "οκτώ", "οχτώ",
+    "εννέα", "εννιά",
+    "शून्य", "एक", "दो", "तीन", "चार", "पांच", "पाँच", "छह", "छः", "सात", "आठ", "नौ",
+    "صفر", "واحد", "اثنان", "اثنين", "ثلاثة", "أربعة", "اربعة", "خمسة", "ستة", "سبعة",
+    "ثمانية", "تسعة",
+)
+_DIGIT_WORD_ANY = (r"(?<![^\W\d_])(?:" + "|".join(sorted(set(_DIGIT_WORDS), key=len, reverse=True))
+                   + r")(?![^\W\d_])")
+
 # A lock's combination: three or four numbers under 100, one separator
 # throughout, ending the clause, after the word for a combination.
 # A number under 100 in English words: "twelve", "thirty-four".
@@ -1723,27 +1851,33 @@ _NUMBER_WORD = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
                 r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine)(?![^\W\d_]))?"
                 r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
                 r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?![^\W\d_])")
+_COMBINATION_WORD = r"(?:" + _NUMBER_WORD + "|" + _DIGIT_WORD_ANY + ")"
 _COMBINATION = (
     r"(?:(?i:(?<![\w-])(?:combination|combo|combinaison|combinación|combinação"
     r"|combinazione|combinatie|kombinasjon|комбинация|шифр"
     # A lock that opens by numbers, named instead: its numbers are its combination.
     r"|(?:gym |school |bike |bicycle )?locker|padlock|bike lock|cadenas|candado|lucchetto"
-    r"|cadeado|кодовый замок"
+    r"|cadeado|кодовый замок|fietsslot|fietskluis|fahrradschloss|cykellås|kłódk[aię]"
+    r"|bisiklet kilidi"
     # A safe or a key box: what opens it is a combination.
     r"|safe|lockbox|lock box|key ?box|key safe|strongbox|caja fuerte|cofre|cassaforte"
     r"|coffre(?:-fort)?|kluis|sejf|сейф[а-я]{0,2}|két sắt)|kombination|zahlenschloss|Tresor)"
     # A safe or a combination lock in Chinese or Japanese, then its number
     # (信用金庫 is a bank).
-    r"|(?<!信用)(?:保险箱|保險箱|保险柜|保險櫃|密码锁|密碼鎖|金庫|ダイヤル錠))"
+    r"|(?<!信用)(?:保险箱|保險箱|保险柜|保險櫃|密码锁|密碼鎖|金庫|ダイヤル錠|南京錠"
+    r"|自転車のロック|自転車の鍵|自行车锁|車鎖))"
     r"(?P<gap>[^.\n\d:=。]{0,30}?)"
     r"(?: ?[:=：]| (?:is|ist|lautet|est|es|é|è|är|er|là)| ?(?:是|为|為|は)"
     # Or the verb that opens it: "opens with", "abre con", "s'ouvre avec".
     r"| (?i:(?:opens|unlocks|open|unlock) with|(?:abre|apre|abre-se) (?:con|com)"
     r"|(?:s'ouvre|ouvre) avec|öffnet mit|открывается кодом))\s?"
     r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?"
-    r"|(?i:" + _NUMBER_WORD + r"(?P<wsep>,? | ?[/–] | - )" + _NUMBER_WORD + r"(?P=wsep)"
-    + _NUMBER_WORD + r"(?:(?P=wsep)" + _NUMBER_WORD + r")?))"
-    r"(?=\s?(?:[.;!?)。]|,(?!\d)|$))"
+    # In words: English numbers under 100, or digits in any of the languages
+    # of ``_DIGIT_WORDS`` ("twee vier acht").
+    r"|(?i:" + _COMBINATION_WORD + r"(?P<wsep>,? | ?[/–] | - )" + _COMBINATION_WORD
+    + r"(?P=wsep)" + _COMBINATION_WORD + r"(?:(?P=wsep)" + _COMBINATION_WORD + r")?))"
+    # A Japanese copula may close the clause ("自転車のロックは 4-1-7 です").
+    r"(?=\s?(?:です|だ)?\s?(?:[.;!?)。]|,(?!\d)|$))"
 )
 _NOT_LOCK = re.compile(r"\b(?:key|keys|keyboard|shortcut|drug|drugs|therapy|flags?|colou?rs?)\b",
                        re.IGNORECASE)
@@ -1759,34 +1893,11 @@ _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 # --- a code spelt out: digits apart, in words, or in Chinese numerals --------------
 #
 # A PIN, a door code or a numeric password is as often said as written:
-# "4 8 2 7", "quatre deux sept un", "neun drei null sechs", "五三九二八一".
+# "4 8 2 7", "quatre deux sept un", "neun drei null sechs", "五三九二八一", or
+# in pairs: "61 07 23".
 # After a password or code word, four to twelve digits given one by one end
 # the clause: that is the code, in any of these languages. Counting words
 # ("one of the two", "deux fois") never run four digits long.
-_DIGIT_WORDS = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-    "zéro", "un", "deux", "trois", "quatre", "cinq", "sept", "huit", "neuf",
-    "null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun",
-    "cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve",
-    "um", "dois", "três", "quatro", "sete", "oito", "nove",
-    "due", "tre", "quattro", "cinque", "sei", "sette", "otto",
-    "nul", "een", "twee", "drie", "vijf", "zes", "zeven", "negen",
-    "ноль", "нуль", "один", "одна", "два", "две", "три", "четыре", "пять", "шесть", "семь",
-    "восемь", "девять",
-    "sıfır", "bir", "iki", "üç", "dört", "beş", "altı", "yedi", "sekiz", "dokuz",
-    "jeden", "jedna", "dwa", "dwie", "trzy", "cztery", "pięć", "sześć", "siedem", "osiem",
-    "dziewięć",
-    "noll", "ett", "två", "fyra", "fem", "sex", "sju", "åtta", "nio",
-    "nol", "satu", "dua", "tiga", "empat", "lima", "enam", "tujuh", "delapan", "sembilan",
-    "không", "một", "hai", "ba", "bốn", "năm", "sáu", "bảy", "tám", "chín",
-    "μηδέν", "ένα", "δύο", "τρία", "τέσσερα", "πέντε", "έξι", "επτά", "εφτά", "οκτώ", "οχτώ",
-    "εννέα", "εννιά",
-    "शून्य", "एक", "दो", "तीन", "चार", "पांच", "पाँच", "छह", "छः", "सात", "आठ", "नौ",
-    "صفر", "واحد", "اثنان", "اثنين", "ثلاثة", "أربعة", "اربعة", "خمسة", "ستة", "سبعة",
-    "ثمانية", "تسعة",
-)
-_DIGIT_WORD_ANY = (r"(?<![^\W\d_])(?:" + "|".join(sorted(set(_DIGIT_WORDS), key=len, reverse=True))
-                   + r")(?![^\W\d_])")
 _HAN_DIGITS = "〇零一二三四五六七八九"
 # Korean says a code's digits with the Sino-Korean numerals, written together
 # ("사칠일구"); a Hangul syllable after them makes a word of them.
@@ -1797,12 +1908,81 @@ _SPELT_OUT = (
     + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|là|है|—|–|-)(?= )" + _ITS
     + r"| ?(?:是|为|為|は|는|은|이|가)|)"
     + r"(?: ?|(?<=[" + _CJK + r"]))(?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}"
+    # Or read out in pairs, as a voicemail PIN or a gate code is said: "61 07 23".
+    + r"|\d\d(?: \d\d){1,3}"
     + r"|" + _DIGIT_WORD_ANY + (r"(?:,? |-)" + _DIGIT_WORD_ANY) * 3
     + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 8, "?")
     + r"|[" + _HAN_DIGITS + r"]{4,12}|(?<![\uac00-\ud7af])[" + _HANGUL_DIGITS + r"]{4,12}"
     + r"(?![\uac00-\ud7af]))"
     + r"(?![\w-]|[" + _HAN_DIGITS + r"十百千万萬年])"
 )
+
+
+# A code read out in pairs in words ("fifty-five, ninety, twelve",
+# "zweiundvierzig siebzehn", "trente-deux quatre-vingt-onze", "veintidós
+# cuarenta y ocho", "двадцать один сорок семь"): a number from ten to
+# ninety-nine in the words of the note's language, two to four of them (a
+# digit may close the code), after a password or code word, ending the clause.
+_UNITS = {
+    "en": "one|two|three|four|five|six|seven|eight|nine",
+    "es": "uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve",
+    "ru": "один|одна|два|две|три|четыре|пять|шесть|семь|восемь|девять",
+    "pl": "jeden|dwa|trzy|cztery|pięć|sześć|siedem|osiem|dziewięć",
+    "tr": "bir|iki|üç|dört|beş|altı|yedi|sekiz|dokuz",
+}
+_PAIR_WORDS = (
+    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:" + _UNITS["en"]
+    + r")(?![^\W\d_]))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen"
+    r"|nineteen"
+    r"|(?:(?:ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und)?(?:zwanzig|dreißig|vierzig"
+    r"|fünfzig|sechzig|siebzig|achtzig|neunzig)|zehn|elf|zwölf|dreizehn|vierzehn|fünfzehn"
+    r"|sechzehn|siebzehn|achtzehn|neunzehn"
+    r"|(?:vingt|trente|quarante|cinquante|soixante|quatre-vingts?)(?:-et-un|-et-onze"
+    r"|-(?:un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix-sept|dix-huit|dix-neuf|dix|onze"
+    r"|douze|treize|quatorze|quinze|seize))?|dix-sept|dix-huit|dix-neuf|dix|onze|douze|treize"
+    r"|quatorze|quinze|seize"
+    r"|(?:treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa)(?: y (?:" + _UNITS["es"]
+    + r"))?|veinti(?:uno|dós|dos|trés|tres|cuatro|cinco|séis|seis|siete|ocho|nueve)|veinte|diez"
+    r"|once|doce|trece|catorce|quince|dieciséis|diecisiete|dieciocho|diecinueve"
+    r"|(?:двадцать|тридцать|сорок|пятьдесят|шестьдесят|семьдесят|восемьдесят|девяносто)"
+    r"(?: (?:" + _UNITS["ru"] + r"))?|десять|одиннадцать|двенадцать|тринадцать|четырнадцать"
+    r"|пятнадцать|шестнадцать|семнадцать|восемнадцать|девятнадцать"
+    r"|(?:tjugo|trettio|fyrtio|femtio|sextio|sjuttio|åttio|nittio)(?:ett|en|två|tre|fyra|fem"
+    r"|sex|sju|åtta|nio)?|tio|elva|tolv|tretton|fjorton|femton|sexton|sjutton|arton|nitton"
+    r"|(?:dwadzieścia|trzydzieści|czterdzieści|pięćdziesiąt|sześćdziesiąt|siedemdziesiąt"
+    r"|osiemdziesiąt|dziewięćdziesiąt)(?: (?:" + _UNITS["pl"] + r"))?|dziesięć|jedenaście"
+    r"|dwanaście|trzynaście|czternaście|piętnaście|szesnaście|siedemnaście|osiemnaście"
+    r"|dziewiętnaście"
+    r"|(?:yirmi|otuz|kırk|elli|altmış|yetmiş|seksen|doksan)(?: (?:" + _UNITS["tr"] + r"))?)"
+    r"(?![^\W\d_])"
+)
+_PAIRS_APART = r"(?:,? )"
+_SPELT_IN_PAIRS = (
+    _CRED_WORD
+    + r"(?P<gap>" + _gap_char(r"\d") + r"{0,32}?)"
+    + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|jest|to|là|—|–|-)(?= )" + _ITS
+    + r"|)"
+    + r" ?(?P<secret>(?<![^\W\d_])" + _PAIR_WORDS + r"(?:" + _PAIRS_APART + _PAIR_WORDS + r"){1,3}"
+    + r"(?:" + _PAIRS_APART + _DIGIT_WORD_ANY + r")?)"
+    + r"(?=\s?(?:[.;!?)。]|,(?! ?[^\W\d_])|$))"
+)
+# Tens alone, which before another pair say a year ("nineteen eighty-four").
+_CENTURIES = frozenset("""
+nineteen twenty neunzehn zwanzig dix-neuf vingt diecinueve veinte девятнадцать двадцать nitton
+tjugo dziewiętnaście dwadzieścia
+""".split())
+
+
+def _spelt_in_pairs(m: re.Match[str]) -> bool:
+    """Two to four numbers in words read out as a code (``_SPELT_IN_PAIRS``),
+    after a password or code word that names no other noun; never a year."""
+    word = m.group("word").lower()
+    if not _pass_word(word) or word.startswith("login") or _other_code(m):
+        return False
+    if _modified(m.group("gap")):
+        return False
+    pairs = re.findall(_PAIR_WORDS, m.group("secret"), re.IGNORECASE)
+    return not (len(pairs) == 2 and pairs[0].lower() in _CENTURIES)
 
 
 def _spelt_out(m: re.Match[str]) -> bool:
@@ -1888,7 +2068,10 @@ def _card_code(m: re.Match[str]) -> bool:
 _ACCOUNT_SLASH = (
     r"(?<![\w.@+-])(?P<user>[\w.+-]{1,64}@[\w-]{1,63}\.[\w-]{1,63}"
     + _nested(r"\.[\w-]{1,63}", 3, "?") + r"|[\w.-]{2,32})"
-    r" / (?P<secret>[^\s\"'`,;()<>\[\]{}/]{6,64})(?![^\s.,;:!?])"
+    # The value bare or quoted ("admin / « Hibou-Gris-58 »"), and it may
+    # close an aside: "(admin / Gr8wall#22)".
+    r" / (?P<quote>[\"“«‘] ?)?(?P<secret>[^\s\"'`,;()<>\[\]{}/“”«»‘’]{6,64})"
+    r"(?(quote) ?[\"”»’])(?![^\s.,;:!?)\]])"
 )
 _ADMIN_NAMES = frozenset("""
 admin root administrator postgres sa pi ubuntu guest superuser sysadmin
@@ -1915,15 +2098,26 @@ def _account_slash(m: re.Match[str]) -> bool:
 
 
 # A code that opens something, after the verb that says so: "the tablet
-# unlocks with 0 8 1 9", "la caja abre con 18-40-22".
+# unlocks with 0 8 1 9", "la caja abre con 18-40-22", "die Alarmanlage
+# schaltest du mit 7391 aus".
 _OPENS_WITH = (
     r"(?i:(?<![\w-])(?:unlocks?|unlocked|opens?|opened|disarms?|disarmed) with"
     r"(?: (?:the|a))?(?: (?:code|pin|passcode|combination))?"
     r"|(?<![\w-])(?:(?:abre|apre|desbloquea|sblocca) (?:con|com)|(?:öffnet|entsperrt) mit"
-    r"|(?:ouvre|déverrouille) avec|открывается(?: кодом)?))"
+    r"|(?:ouvre|déverrouille) avec|открывается(?: кодом)?"
+    # A separable verb whose particle follows the code ("geht mit … auf",
+    # "schaltest du mit … aus", "zet je uit met …", "stänger du av med …"),
+    # or a verb that takes the code in the instrumental ("выключаешь кодом").
+    r"|(?:schalte|schaltest|schaltet|mach|machst|macht|geht|gehen|sperr|sperrst|sperrt)"
+    r"(?: (?:du|man|ihr|sie|es))? mit"
+    r"|(?:zet|zetten|doe|doet|maak|maakt|gaat)(?: (?:je|u|men|het))?(?: (?:uit|af|open))? met"
+    r"|(?:stänger|stäng|låser|lås|öppnar|öppna)(?: (?:du|man|ni))?(?: (?:av|upp))? med"
+    r"|(?:выключаешь|выключается|отключаешь|отключается|открываешь|снимаешь) кодом))"
     r" (?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}|\d{4,8}"
-    r"|\d{1,2}(?P<sep2>[-–]|, ?)\d{1,2}(?P=sep2)\d{1,2}(?:(?P=sep2)\d{1,2})?)"
-    r"(?=\s?(?:[.;!?)。]|,(?!\d)|$))"
+    r"|\d{1,2}(?P<sep2>[-–]|, ?)\d{1,2}(?P=sep2)\d{1,2}(?:(?P=sep2)\d{1,2})?"
+    # Three to eight digits said one by one: "mit sieben, drei, neun, eins".
+    r"|" + _DIGIT_WORD_ANY + r"(?:(?:,? |-)" + _DIGIT_WORD_ANY + r"){2,7})"
+    r"(?=(?: (?:auf|aus|ab|op|open|uit|af|av|upp))?\s?(?:[.;!?)。]|,(?!\d)|$))"
 )
 
 
@@ -3073,6 +3267,30 @@ RULES: tuple[ScanRule, ...] = (
         judged_in_context=True,
     ),
     ScanRule(
+        "secret.credential_line_value", "secret", "prose",
+        _rx(_LINE_VALUE, _I),
+        _line_value,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS,
+                   (":", "：")),
+        lead=LOCK_CODE_LEAD,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.password_table", "secret", "prose",
+        _rx(_PASSWORD_TABLE),
+        _password_table,
+        prefilter=(("|",), tuple(sorted(_COLUMN_NAMES))),
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.code_spelt_in_pairs", "secret", "prose",
+        _rx(_SPELT_IN_PAIRS, _I),
+        _spelt_in_pairs,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS,),
+        lead=LOCK_CODE_LEAD,
+        judged_in_context=True,
+    ),
+    ScanRule(
         "secret.credential_named_after", "secret", "prose",
         _rx(_CREDENTIAL_NAMED_AFTER, _I),
         _credential_in_prose,
@@ -3108,7 +3326,10 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_SEED),
         _seed_phrase,
         prefilter=(("seed", "recovery", "mnemonic", "wallet words", "助记", "助記", "恢复短语",
-                    "恢復短語"),), lead=0,
+                    "恢復短語", "phrase de", "phrase secrète de", "frase semilla", "frase de",
+                    "frase di", "wiederherstellungsphrase", "herstelzin", "фраза восстановления",
+                    "сид-фраза", "seed-фраза", "kurtarma ifadesi", "fraza odzyskiwania"),),
+        lead=0,
         judged_in_context=True,
     ),
     ScanRule(
@@ -3116,7 +3337,7 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_BACKUP_CODES),
         _backup_codes,
         prefilter=(("codes", "коды", "códigos", "codigos", "codici", "码", "碼", "コード",
-                    "코드"),),
+                    "코드", "kody", "koder", "kodlar", "kode", "mã dự phòng"),),
         judged_in_context=True,
     ),
     ScanRule(
@@ -3130,7 +3351,9 @@ RULES: tuple[ScanRule, ...] = (
                     "шифр", "保险箱", "保險箱", "保险柜", "保險櫃", "密码锁", "密碼鎖", "金庫",
                     "ダイヤル錠", "safe", "lockbox", "lock box", "key box", "keybox", "key safe",
                     "strongbox", "caja fuerte", "cofre", "cassaforte", "coffre", "kluis", "sejf",
-                    "сейф", "két sắt", "tresor"),), lead=0,
+                    "сейф", "két sắt", "tresor", "fietsslot", "fietskluis", "fahrradschloss",
+                    "cykellås", "kłódk", "bisiklet kilidi", "南京錠", "自転車のロック",
+                    "自転車の鍵", "自行车锁", "車鎖"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(
@@ -3164,7 +3387,11 @@ RULES: tuple[ScanRule, ...] = (
                     "opened with", "disarms with", "disarm with", "disarmed with", "abre con",
                     "abre com", "apre con", "apre com", "desbloquea con", "desbloquea com",
                     "sblocca con", "sblocca com", "öffnet mit", "entsperrt mit", "ouvre avec",
-                    "déverrouille avec", "открывается"),), lead=0,
+                    "déverrouille avec", "открывается", " mit ", " met ", " med ",
+                    " кодом "),),
+        # A separable verb's literal (" met ") follows the verb, its pronoun and
+        # its particle: "zetten het open met".
+        lead=len("zetten het open"),
         judged_in_context=True,
     ),
     ScanRule(
