@@ -1022,8 +1022,9 @@ _LOCKS = (
 _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
                    "haustürcode", "eingangscode")
 _LOCK_CODE = (
-    r"(?:code|c[óo]digo|codice|код|kod|koden|kode|koden)(?: (?:de|du|del|de la|da|do|della"
-    r"|dell'|dello|dei|от|для|do|van|voor|für|of|for|to|till|til|až))?(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
+    r"(?:code|c[óo]digo|codice|код|koden|kode|kod)(?: (?:de|du|del|de la|da|do|della"
+    r"|dell'|dello|dei|от|для|do|van|voor|für|of|for|to|till|til|až))?"
+    r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
     + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
 )
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
@@ -1167,7 +1168,11 @@ def _line_value(m: re.Match[str]) -> bool:
     """A value that ends a credential's line, or is the whole next line
     (``_LINE_VALUE``); judged as a value in prose, or, quoted whole, as a
     phrase of three words or more with no placeholder in it."""
-    if _modified(m.group("gap")) or _other_code(m):
+    gap = m.group("gap")
+    if _modified(gap) or _other_code(m) or any(
+            w.strip("(),").lower() in _HEAD_NOUNS for w in gap.split()):
+        # "Password (see the policy): …", "API key (format): …" speak of
+        # a rule or a form, not of the value.
         return False
     if m.group("quoted") is not None:
         phrase = m.group("quoted")
@@ -1777,9 +1782,7 @@ def _seed_phrase(m: re.Match[str]) -> bool:
     words = [p for p in parts if not p.isdigit()]
     if numbers and numbers != [str(i) for i in range(1, len(words) + 1)]:
         return False
-    return (len(words) in (12, 15, 18, 21, 24) and all(w.islower() or not w.isalpha()
-                                                        or not w.isascii() and w == w.lower()
-                                                        for w in words)
+    return (len(words) in (12, 15, 18, 21, 24) and all(w == w.lower() for w in words)
             and not any(w in _NOT_SEED_WORDS for w in words))
 
 
@@ -1802,7 +1805,7 @@ _BACKUP_CODES = (
     r"|yedek kodlar[ıi]?|kode cadangan|mã dự phòng)"
     r"|备用(?:验证)?码|恢复码|备份码|備用(?:驗證)?碼|復原碼|バックアップコード|リカバリーコード"
     r"|予備(?:の)?コード|백업 ?코드|복구 ?코드)"
-    r"(?:" + _WHAT_FOR + r")?(?:,? [A-Z0-9][\w-]{1,23})?(?: ?\([^()\n]{1,40}\))?"
+    r"(?:" + _WHAT_FOR + r")?(?:,? (?:[A-Z][\w-]{1,23}|\d[A-Z]{2,4}))?(?: ?\([^()\n]{1,40}\))?"
     r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}(?:[-*•]\s{1,2})?"
     r"(?P<secret>" + _CODE + _CODES_APART + _CODE
     + _nested(_CODES_APART + _CODE, 14, "?") + r")(?![\w-])"

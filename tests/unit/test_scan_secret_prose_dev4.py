@@ -1,0 +1,185 @@
+"""Secrets in prose in shapes the earlier sets hold few of, in many languages.
+
+Digits read out in pairs, as figures ("61 07 23") or as number words
+("zweiundvierzig siebzehn"); a code after a separable verb ("schaltest du mit
+… aus"); a value at the end of its name's line or alone on the next line; a
+password under a table's password column; a recovery phrase named in another
+language or numbered; backup codes in a list; a password after a user's name
+on the line before; an account and its quoted password. Each is refused as a
+secret. The notes that only look like one (a phone number or an order read
+out in pairs, a separable verb with no code, "the same as last year", a table
+with no password, a policy, a placeholder) are never refused.
+
+The set (tests/data/secret_prose_dev4.jsonl, written by
+tests/data/make_secret_prose_dev4.py) was written before the rules were tuned
+on it and keeps every third row of each category held out: only its dev rows
+are held to account here, so the held-out figure printed by
+``bench/scan.py --corpus`` stays a measure of how the rules generalise. The
+other examples are written for this file; none comes from a held-out row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from memoryd.kernel.scan import verdict_fields
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+ROWS = [json.loads(line) for line in
+        (DATA / "secret_prose_dev4.jsonl").read_text(encoding="utf-8").splitlines()]
+DEV_SECRETS = [r["text"] for r in ROWS if r["split"] == "dev" and r["category"] == "secret"]
+DEV_BENIGN = [r["text"] for r in ROWS if r["split"] == "dev" and r["category"] == "benign"]
+
+
+def _outcome(text: str) -> str:
+    refused, review = verdict_fields([("title", "note"), ("body", text)], max_bytes=100_000)
+    if refused is not None:
+        return refused.code
+    return "flagged" if review else "stored"
+
+
+def test_the_set_spans_languages_and_holds_a_third_out() -> None:
+    counts = Counter(r["category"] for r in ROWS)
+    assert counts["secret"] >= 60 and counts["benign"] >= 60
+    for category in ("secret", "benign"):
+        assert len({r["lang"] for r in ROWS if r["category"] == category}) >= 10, category
+        rows = [r for r in ROWS if r["category"] == category]
+        held = sum(r["split"] == "held_out" for r in rows)
+        assert held == len(rows) // 3
+    assert len({r["text"] for r in ROWS}) == len(ROWS), "a text appears twice"
+
+
+def test_the_set_carries_its_licence() -> None:
+    licence = (DATA / "secret_prose_dev4.LICENSE").read_text(encoding="utf-8")
+    assert "secret_prose_dev4.jsonl" in licence
+    assert "CC0-1.0" in licence and "Apache-2.0" in licence
+
+
+def test_the_dev_secrets_are_refused_nearly_all() -> None:
+    missed = [t for t in DEV_SECRETS if _outcome(t) != "secret_detected"]
+    # A floor, not every row: the set keeps shapes no rule reads yet.
+    assert len(missed) <= len(DEV_SECRETS) // 10, missed
+
+
+@pytest.mark.parametrize("text", DEV_BENIGN)
+def test_a_benign_look_alike_is_never_refused(text: str) -> None:
+    assert _outcome(text) in ("stored", "flagged")
+
+
+@pytest.mark.parametrize("text", [
+    "Mailbox PIN is 83 27 16.",
+    "门禁密码 45 90 12",
+    "Torcode: 27 64",
+    "Voicemail PIN: thirty-one, sixty-two",
+    "Der Code für die Haustür lautet dreiundvierzig elf.",
+    "Код от ворот: сорок два семнадцать",
+    "La clave de la alarma es treinta y uno doce.",
+])
+def test_digits_read_out_in_pairs_are_refused(text: str) -> None:
+    assert _outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize("text", [
+    "Call the desk on 07 83 27 16 44.",
+    "The PIN is nineteen eighty.",
+    "PIN policy: twenty, thirty or forty attempts",
+    "Bestellung 83 27 16 kommt morgen.",
+])
+def test_a_number_read_out_in_pairs_with_no_code_word_is_stored(text: str) -> None:
+    assert _outcome(text) == "stored"
+
+
+@pytest.mark.parametrize("text", [
+    "Das Hoftor machst du mit 3 9 1 4 auf.",
+    "Die Alarmanlage schaltet man mit 8203 ab.",
+    "De kluis gaat open met 6 1 7 3.",
+    "Larmet stäng av med 2 8 4 6.",
+    "Сигнализацию отключаешь кодом 7 7 3 1.",
+    "Der Schuppen geht mit vier, neun, zwei, acht auf.",
+])
+def test_a_code_after_a_separable_verb_is_refused(text: str) -> None:
+    assert _outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize("text", [
+    "Die Tür geht mit dem Chip auf.",
+    "Das Licht schaltest du mit dem Schalter links aus.",
+    "Het alarm zet je uit met de afstandsbediening.",
+])
+def test_a_separable_verb_with_no_code_is_stored(text: str) -> None:
+    assert _outcome(text) == "stored"
+
+
+@pytest.mark.parametrize("text", [
+    "API key (no prefix, paste it whole):\nZk4mT9qW2xLp7VcR8nBd",
+    "Passwort fürs Archiv, zur Sicherheit in der nächsten Zeile:\nKranich#Moor58",
+    "Clé API du service météo (sans préfixe) : Qp7Lw2Zx9Km4Rt8Vn3Bc",
+    "Signing key passphrase (typed exactly): \"seven pale moths at dawn\"",
+])
+def test_a_value_at_the_end_of_its_line_or_on_the_next_is_refused(text: str) -> None:
+    assert _outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize("text", [
+    "Password (see the policy): min12chars",
+    "API key:\n<your-key-here>",
+    "Password reset link:\nhttps://example.com/reset",
+    "sha256 of the build:\n9b2c7e4f01a3d58e6c2b7f90a4d13e58",
+])
+def test_a_rule_a_placeholder_a_link_or_a_hash_on_the_next_line_is_stored(text: str) -> None:
+    assert _outcome(text) in ("stored", "flagged")
+
+
+def test_a_password_under_its_column_is_refused() -> None:
+    table = "| app | login | password |\n|---|---|---|\n| wiki | editor | Quill#Lake29 |"
+    assert _outcome(table) == "secret_detected"
+    assert _outcome("| app | owner | password |\n|---|---|---|\n| wiki | ops | ******** |") in (
+        "stored", "flagged")
+    assert _outcome("| app | rotation |\n|---|---|\n| wiki | 90 days |") == "stored"
+
+
+@pytest.mark.parametrize("text", [
+    "Seed phrase: 1 maple 2 rocket 3 velvet 4 island 5 copper 6 lemon 7 frost 8 canyon "
+    "9 pepper 10 orbit 11 walnut 12 harbor",
+    "Frase de recuperación de la cartera: gato pino mar sol luna río flor nube roca sal "
+    "trigo lago",
+    "Сид-фраза: волк лиса ель снег море поле луч дождь камень рожь сова липа",
+])
+def test_a_recovery_phrase_numbered_or_named_in_another_language_is_refused(text: str) -> None:
+    assert _outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize("text", [
+    "Backup codes:\n- 71ka-9p2m\n- 3vq8-k41z\n- m2x7-0rd5",
+    "Kody zapasowe: 5521 0934, 7730 1168",
+    "Codici di recupero 2FA: 8K2L 4MQX, Z7P3 9RTW",
+])
+def test_backup_codes_in_a_list_or_named_in_another_language_are_refused(text: str) -> None:
+    assert _outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize("text", [
+    "login for the kiosk\nuser: shift-lead\npass: Amber_Fox_62",
+    "Zugang zum Router (admin / « Kiefer-Hang-44 »)",
+    "Le vélo : le cadenas s'ouvre avec quatre, deux, neuf.",
+    "De code van het fietsslot is drie een zes.",
+    "南京錠は 7-3-0 です",
+    "Koden till garaget är 5 1 8 2.",
+    "PIN ke kartě: sedm nula dva pět",
+])
+def test_a_password_after_its_user_a_quoted_one_and_a_lock_in_words_are_refused(
+        text: str) -> None:
+    assert _outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize("text", [
+    "Hasło do serwera jest takie samo jak w banku.",
+    "Lösenordet är samma som förra året.",
+    "pass: skip_tests",
+])
+def test_a_password_compared_to_another_or_an_identifier_is_stored(text: str) -> None:
+    assert _outcome(text) in ("stored", "flagged")
