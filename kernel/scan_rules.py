@@ -1154,11 +1154,14 @@ _CREDENTIAL_NAMED_AFTER = (
 # qui sotto:\nRondine!Blu88", "Chave da API (sem prefixo): h2Kq8…". An aside
 # in brackets may stand between the name and the colon; a value quoted whole
 # ("GPG passphrase (don't lose it): \"the otter ate my 3rd sandwich\"") is
-# the value as the quotes mark it. The value is judged as
-# ``_CREDENTIAL_IN_PROSE``'s.
+# the value as the quotes mark it; a key split over the next lines is the
+# lines joined. The value is judged as ``_CREDENTIAL_IN_PROSE``'s.
 _LINE_VALUE = (
     _CRED_WORD + r"(?P<gap>[^\n.!?。！？:：]{0,80}?)[:：](?: {0,2}| {0,2}\n[ \t]{0,4})"
-    r"(?:(?P<secret>[^\s\"'`,;()<>\[\]{}“”«»「」]{4,64})"
+    # A key may go on over up to three more lines, split to fit a chat (a
+    # space where the lines were joined).
+    r"(?:(?P<secret>[^\s\"'`,;()<>\[\]{}“”«»「」]{4,64}"
+    r"(?:(?:[ \t]{0,4}\n[ \t]{0,4}| )[A-Za-z0-9+/=_-]{8,64}){0,3})"
     r"|(?P<quote>[\"“«「])(?P<quoted>[^\"“”«»「」\n]{6,64})[\"”»」])"
     r"[ \t]{0,4}(?:\n|$)"
 )
@@ -1180,6 +1183,14 @@ def _line_value(m: re.Match[str]) -> bool:
         if _PLACEHOLDER.search(phrase) or any(ch in phrase for ch in "<>{}$*•"):
             return False
         return len(words) >= 3 and not all(w.lower() in _FUNCTION_WORDS for w in words)
+    pieces = m.group("secret").split()
+    if len(pieces) > 1:
+        # A key split over lines: pieces of letters and digits, a digit in
+        # each (words are prose), that joined are a key's length.
+        key = "".join(pieces)
+        lower, upper, _, _ = _char_classes(key)
+        return (all(p.isalnum() and any(ch.isdigit() for ch in p) for p in pieces)
+                and 16 <= len(key) <= 256 and (lower or upper))
     return _credential_in_prose(m)
 
 
@@ -1187,10 +1198,12 @@ def _line_value(m: re.Match[str]) -> bool:
 # "| service | user | password |", then "|---|---|---|", the first row's
 # third cell is the password. The row is read on its line, or after a space
 # where the text's lines were joined.
-_TABLE_ROW_EDGE = r"\|[ \t]*\n?[ \t]*\|"
+# (A cell holds no bar, so each row splits one way: the pattern stays linear.)
+_TABLE_ROW_EDGE = r"[ \t]*\n?[ \t]*\|"
 _PASSWORD_TABLE = (
-    r"\|(?P<head>[^\n]{1,200}?)" + _TABLE_ROW_EDGE + r"(?P<sep>[ :|-]{3,200}?)"
-    + _TABLE_ROW_EDGE + r"(?P<secret>[^\n]{1,300}?)\|(?=[ \t]*(?:\n|$| \|))"
+    r"\|(?P<head>(?:[^|\n]{1,40}\|){2,8})" + _TABLE_ROW_EDGE
+    + r"(?P<sep>(?:[ \t]*:?-{2,40}:?[ \t]*\|){2,8})" + _TABLE_ROW_EDGE
+    + r"(?P<secret>(?:[^|\n]{1,64}\|){2,8})(?=[ \t]*(?:\n|$| \|))"
 )
 _COLUMN_NAMES = frozenset("""
 password passwords passwort kennwort pass pw pwd passphrase pin passcode secret mdp contraseña
@@ -1202,10 +1215,10 @@ def _password_table(m: re.Match[str]) -> bool:
     """The cell of ``_PASSWORD_TABLE``'s first row under a password column
     holds a value of a password's shape: letters with digits or symbols, or
     four to twelve digits that are no year; no mask or placeholder."""
-    head = [c.strip().lower() for c in m.group("head").split("|")]
-    row = [c.strip() for c in m.group("secret").split("|")]
+    head = [c.strip().lower() for c in m.group("head").split("|")[:-1]]
+    row = [c.strip() for c in m.group("secret").split("|")[:-1]]
     columns = [i for i, name in enumerate(head) if name in _COLUMN_NAMES]
-    if not columns or len(row) != len(head) or "-" not in m.group("sep"):
+    if not columns or len(row) != len(head) or m.group("sep").count("|") != len(head):
         return False
     value = row[columns[0]]
     if not 4 <= len(value) <= 64 or " " in value or _PLACEHOLDER.fullmatch(value):

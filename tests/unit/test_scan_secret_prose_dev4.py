@@ -119,6 +119,7 @@ def test_a_separable_verb_with_no_code_is_stored(text: str) -> None:
     "Passwort fürs Archiv, zur Sicherheit in der nächsten Zeile:\nKranich#Moor58",
     "Clé API du service météo (sans préfixe) : Qp7Lw2Zx9Km4Rt8Vn3Bc",
     "Signing key passphrase (typed exactly): \"seven pale moths at dawn\"",
+    "webhook secret (two lines):\nb81f0c2a9e\n4d7f3a6c15",
 ])
 def test_a_value_at_the_end_of_its_line_or_on_the_next_is_refused(text: str) -> None:
     assert _outcome(text) == "secret_detected"
@@ -129,6 +130,7 @@ def test_a_value_at_the_end_of_its_line_or_on_the_next_is_refused(text: str) -> 
     "API key:\n<your-key-here>",
     "Password reset link:\nhttps://example.com/reset",
     "sha256 of the build:\n9b2c7e4f01a3d58e6c2b7f90a4d13e58",
+    "Token:\nabc\nrotated weekly",
 ])
 def test_a_rule_a_placeholder_a_link_or_a_hash_on_the_next_line_is_stored(text: str) -> None:
     assert _outcome(text) in ("stored", "flagged")
