@@ -977,7 +977,8 @@ _PASS_WORDS = (
     "password", "passwd", "passphrase", "passcode", "pass code", "pin", "pin code", "pincode",
     "pin-code", "pin number", "door code", "alarm code", "unlock code", "access code",
     "gate code", "safe code", "security code", "keypad", "digicode", "entry code",
-    "garage code",
+    "garage code", "voicemail code", "mailbox code", "رمز البريد الصوتي", "رمز الباب",
+    "رمز الخزنة",
     "lock code", "code de la porte", "code d'entrée", "code porte", "türcode", "torcode",
     "código de la puerta", "código da porta", "codice della porta", "код домофона",
     "код от двери", "код двери", "код замка", "门禁码", "門禁碼",
@@ -1114,7 +1115,7 @@ _GAP_CHAR = _gap_char()
 _CONNECT = (
     r"(?: (?:is|was|are|were|be|becomes|to|as|now|est|était|sera|en|ist|lautet|war|wird|es"
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
-    r"|в|है|—|–|-|=>|:=)(?= )"
+    r"|в|है|—|–|-|=>|->|→|:=)(?= )"
     # A question and its answer ("my PIN? it's 3907"), or a demonstrative
     # copula ("mon code de carte c'est 6194").
     + _ITS +

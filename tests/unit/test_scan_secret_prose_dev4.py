@@ -185,3 +185,18 @@ def test_a_password_after_its_user_a_quoted_one_and_a_lock_in_words_are_refused(
 ])
 def test_a_password_compared_to_another_or_an_identifier_is_stored(text: str) -> None:
     assert _outcome(text) in ("stored", "flagged")
+
+
+@pytest.mark.parametrize("text", [
+    "The NAS password -> Heron#Cove81",
+    "voicemail code is 6 2 0 9",
+    "رمز الباب 4 7 1 9",
+    "mailbox code: 81 37 20",
+])
+def test_a_value_after_an_arrow_or_a_voicemail_or_door_code_is_refused(text: str) -> None:
+    assert _outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize("text", ["Build -> 4.12.3", "password → see vault"])
+def test_a_version_or_a_pointer_after_an_arrow_is_stored(text: str) -> None:
+    assert _outcome(text) == "stored"
