@@ -1162,7 +1162,7 @@ _LINE_VALUE = (
     # A key may go on over up to three more lines, split to fit a chat (a
     # space where the lines were joined).
     r"(?:(?P<secret>[^\s\"'`,;()<>\[\]{}“”«»「」]{4,64}"
-    r"(?:(?:[ \t]{0,4}\n[ \t]{0,4}| )[A-Za-z0-9+/=_-]{8,64}){0,3})"
+    + _nested(r"(?:[ \t]{0,4}\n[ \t]{0,4}| )[A-Za-z0-9+/=_-]{8,64}", 3, "?") + ")"
     r"|(?P<quote>[\"“«「])(?P<quoted>[^\"“”«»「」\n]{6,64})[\"”»」])"
     r"[ \t]{0,4}(?:\n|$)"
 )
@@ -1200,11 +1200,18 @@ def _line_value(m: re.Match[str]) -> bool:
 # third cell is the password. The row is read on its line, or after a space
 # where the text's lines were joined.
 # (A cell holds no bar, so each row splits one way: the pattern stays linear.)
-_TABLE_ROW_EDGE = r"[ \t]*\n?[ \t]*\|"
+_TABLE_ROW_EDGE = r"[ \t]{0,4}\n?[ \t]{0,4}\|"
+
+
+def _cells(cell: str) -> str:
+    """Two to eight cells of a table's row, each ``cell`` and a bar."""
+    return cell * 2 + _nested(cell, 6, "?")
+
+
 _PASSWORD_TABLE = (
-    r"\|(?P<head>(?:[^|\n]{1,40}\|){2,8})" + _TABLE_ROW_EDGE
-    + r"(?P<sep>(?:[ \t]*:?-{2,40}:?[ \t]*\|){2,8})" + _TABLE_ROW_EDGE
-    + r"(?P<secret>(?:[^|\n]{1,64}\|){2,8})(?=[ \t]*(?:\n|$| \|))"
+    r"\|(?P<head>" + _cells(r"[^|\n]{1,40}\|") + ")" + _TABLE_ROW_EDGE
+    + r"(?P<sep>" + _cells(r"[ \t]{0,4}:?-{2,40}:?[ \t]{0,4}\|") + ")" + _TABLE_ROW_EDGE
+    + r"(?P<secret>" + _cells(r"[^|\n]{1,64}\|") + r")(?=[ \t]{0,4}(?:\n|$| \|))"
 )
 _COLUMN_NAMES = frozenset("""
 password passwords passwort kennwort pass pw pwd passphrase pin passcode secret mdp contraseña
@@ -1776,9 +1783,10 @@ _SEED = (
     r"|wiederherstellungsphrase|herstelzin|фраза восстановления|сид-фраза|seed-фраза"
     r"|kurtarma ifadesi|fraza odzyskiwania)"
     r"|助记词|助記詞|恢复短语|恢復短語|助记短语)"
-    r"(?:" + _WHAT_FOR + r"|,?(?: [^\W\d_]{2,12}){1,3}(?= ?[:：]))?"
+    r"(?:" + _WHAT_FOR + r"|,? [^\W\d_]{2,12}" + _nested(r" [^\W\d_]{2,12}", 2, "?")
+    + r"(?= ?[:：]))?"
     r"(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
-    r"(?P<secret>" + _SEED_WORD + r"(?:(?:, ?|\s{1,4})" + _SEED_WORD + r"){11}"
+    r"(?P<secret>" + _SEED_WORD + (r"(?:, ?|\s{1,4})" + _SEED_WORD) * 11
     + _nested(r"(?:, ?|\s{1,4})" + _SEED_WORD, 12, "?")
     + r"|[\u4e00-\u9fff](?:[ ,，、][\u4e00-\u9fff]){11,23})"
     r"(?![\w-]|(?:, ?|\s{1,4})(?:\d{1,2}[.)]?\s{1,2})?[^\W\d_])"
@@ -1940,15 +1948,13 @@ _SPELT_OUT = (
 # cuarenta y ocho", "двадцать один сорок семь"): a number from ten to
 # ninety-nine in the words of the note's language, two to four of them (a
 # digit may close the code), after a password or code word, ending the clause.
-_UNITS = {
-    "en": "one|two|three|four|five|six|seven|eight|nine",
-    "es": "uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve",
-    "ru": "один|одна|два|две|три|четыре|пять|шесть|семь|восемь|девять",
-    "pl": "jeden|dwa|trzy|cztery|pięć|sześć|siedem|osiem|dziewięć",
-    "tr": "bir|iki|üç|dört|beş|altı|yedi|sekiz|dokuz",
-}
+_UNITS_EN = "one|two|three|four|five|six|seven|eight|nine"
+_UNITS_ES = "uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve"
+_UNITS_RU = "один|одна|два|две|три|четыре|пять|шесть|семь|восемь|девять"
+_UNITS_PL = "jeden|dwa|trzy|cztery|pięć|sześć|siedem|osiem|dziewięć"
+_UNITS_TR = "bir|iki|üç|dört|beş|altı|yedi|sekiz|dokuz"
 _PAIR_WORDS = (
-    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:" + _UNITS["en"]
+    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:" + _UNITS_EN
     + r")(?![^\W\d_]))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen"
     r"|nineteen"
     r"|(?:(?:ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und)?(?:zwanzig|dreißig|vierzig"
@@ -1958,19 +1964,19 @@ _PAIR_WORDS = (
     r"|-(?:un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix-sept|dix-huit|dix-neuf|dix|onze"
     r"|douze|treize|quatorze|quinze|seize))?|dix-sept|dix-huit|dix-neuf|dix|onze|douze|treize"
     r"|quatorze|quinze|seize"
-    r"|(?:treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa)(?: y (?:" + _UNITS["es"]
+    r"|(?:treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa)(?: y (?:" + _UNITS_ES
     + r"))?|veinti(?:uno|dós|dos|trés|tres|cuatro|cinco|séis|seis|siete|ocho|nueve)|veinte|diez"
     r"|once|doce|trece|catorce|quince|dieciséis|diecisiete|dieciocho|diecinueve"
     r"|(?:двадцать|тридцать|сорок|пятьдесят|шестьдесят|семьдесят|восемьдесят|девяносто)"
-    r"(?: (?:" + _UNITS["ru"] + r"))?|десять|одиннадцать|двенадцать|тринадцать|четырнадцать"
+    r"(?: (?:" + _UNITS_RU + r"))?|десять|одиннадцать|двенадцать|тринадцать|четырнадцать"
     r"|пятнадцать|шестнадцать|семнадцать|восемнадцать|девятнадцать"
     r"|(?:tjugo|trettio|fyrtio|femtio|sextio|sjuttio|åttio|nittio)(?:ett|en|två|tre|fyra|fem"
     r"|sex|sju|åtta|nio)?|tio|elva|tolv|tretton|fjorton|femton|sexton|sjutton|arton|nitton"
     r"|(?:dwadzieścia|trzydzieści|czterdzieści|pięćdziesiąt|sześćdziesiąt|siedemdziesiąt"
-    r"|osiemdziesiąt|dziewięćdziesiąt)(?: (?:" + _UNITS["pl"] + r"))?|dziesięć|jedenaście"
+    r"|osiemdziesiąt|dziewięćdziesiąt)(?: (?:" + _UNITS_PL + r"))?|dziesięć|jedenaście"
     r"|dwanaście|trzynaście|czternaście|piętnaście|szesnaście|siedemnaście|osiemnaście"
     r"|dziewiętnaście"
-    r"|(?:yirmi|otuz|kırk|elli|altmış|yetmiş|seksen|doksan)(?: (?:" + _UNITS["tr"] + r"))?)"
+    r"|(?:yirmi|otuz|kırk|elli|altmış|yetmiş|seksen|doksan)(?: (?:" + _UNITS_TR + r"))?)"
     r"(?![^\W\d_])"
 )
 _PAIRS_APART = r"(?:,? )"
@@ -1979,7 +1985,8 @@ _SPELT_IN_PAIRS = (
     + r"(?P<gap>" + _gap_char(r"\d") + r"{0,32}?)"
     + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|jest|to|là|—|–|-)(?= )" + _ITS
     + r"|)"
-    + r" ?(?P<secret>(?<![^\W\d_])" + _PAIR_WORDS + r"(?:" + _PAIRS_APART + _PAIR_WORDS + r"){1,3}"
+    + r" ?(?P<secret>(?<![^\W\d_])" + _PAIR_WORDS + _PAIRS_APART + _PAIR_WORDS
+    + _nested(_PAIRS_APART + _PAIR_WORDS, 2, "?")
     + r"(?:" + _PAIRS_APART + _DIGIT_WORD_ANY + r")?)"
     + r"(?=\s?(?:[.;!?)。]|,(?! ?[^\W\d_])|$))"
 )
@@ -2133,7 +2140,8 @@ _OPENS_WITH = (
     r" (?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}|\d{4,8}"
     r"|\d{1,2}(?P<sep2>[-–]|, ?)\d{1,2}(?P=sep2)\d{1,2}(?:(?P=sep2)\d{1,2})?"
     # Three to eight digits said one by one: "mit sieben, drei, neun, eins".
-    r"|" + _DIGIT_WORD_ANY + r"(?:(?:,? |-)" + _DIGIT_WORD_ANY + r"){2,7})"
+    r"|" + _DIGIT_WORD_ANY + (r"(?:,? |-)" + _DIGIT_WORD_ANY) * 2
+    + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 5, "?") + ")"
     r"(?=(?: (?:auf|aus|ab|op|open|uit|af|av|upp))?\s?(?:[.;!?)。]|,(?!\d)|$))"
 )
 
