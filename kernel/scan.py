@@ -70,6 +70,7 @@ from memoryd.kernel.scan_index import (
     _PLAIN_MARKS,
     _RUN_WORD,
     CASE_ALIASES,
+    INJECTION_RULES,
     SECRET_RULES,
     ScanStats,
     _by_id,
@@ -118,6 +119,7 @@ from memoryd.kernel.textnorm import (
 __all__ = [
     "CASE_ALIASES",
     "CATEGORIES",
+    "INJECTION_RULES",
     "MAX_DETAIL_FINDINGS",
     "RULES",
     "SECRET_RULES",
