@@ -765,6 +765,12 @@ _SAID_ZH = re.compile(r"说|說|写着|寫著|写道|寫道|提到|建议|建議
 # Chinese: a modal after a subject ("流水线会把…", "新版本会…显示") says what
 # happens; an order to the reader has none.
 _MODAL_ZH = re.compile(r"会|會|将会|將會|可以|能够|能夠")
+# Chinese: a noun for people right before the verb is its subject ("每局有一名
+# 玩家扮演管理员", "版主充当管理员", "志愿者扮演…"): Chinese has no article to
+# mark one, so the noun's own ending does (人, 者, 员, 家, …); a robot (机器人)
+# is the model.
+_PERSON_ZH = re.compile(r"(?<!机器)(?<!機器)[人者员員家生师師主长長友们們]$|(?:玩家|版主|群主"
+                        r"|队员|隊員|主持|老师|老師|同学|同學|同事|用户|用戶|会员|會員)$")
 _READER_ZH = re.compile(r"你|您|あなた|당신")
 # Japanese: a state or an ability after the match ("…が有効になります",
 # "…を表示できます"), not a request ("…して", "…しなさい").
@@ -819,6 +825,8 @@ def _stated_of_a_subject(text: str, start: int, end: int) -> bool:
         english = clause.split(maxsplit=1)[0].lower() in _ENGLISH_DETERMINERS
         return not english or _THIRD_PERSON_VERB.match(text, start) is not None
     if _MODAL_ZH.search(clause) and not _READER_ZH.search(clause):
+        return True
+    if _PERSON_ZH.search(clause) and not _ADDRESS.search(text, start, end):
         return True
     return _STATED_JA.match(text, end, end + 12) is not None
 
