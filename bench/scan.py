@@ -316,6 +316,7 @@ def fresh_table(judge: object | None) -> None:
 
 ALARMING_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev.jsonl"
 ALARMING_CORPUS2 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev2.jsonl"
+ALARMING_CORPUS3 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev3.jsonl"
 
 
 def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None:
@@ -496,6 +497,10 @@ def main() -> None:
               " product prompts, moderation, fiction, code and config, and injections dressed"
               " alike (tests/data/alarming_dev2.jsonl):")
         alarming_table(judge, ALARMING_CORPUS2)
+        print("\nthird set, all held out: bare plural subjects, product prompts, named"
+              " chat-template tokens, code comments, roles in games, password notices, and"
+              " injections dressed alike (tests/data/alarming_dev3.jsonl):")
+        alarming_table(judge, ALARMING_CORPUS3)
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)
         return
