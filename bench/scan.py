@@ -335,6 +335,8 @@ def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None
     for name, semantic in layers:
         for split in ("dev", "held_out"):
             part = [r for r in rows if r["split"] == split]
+            if not part:
+                continue  # a set held out entirely (alarming_dev3.jsonl) has no dev rows
             share = _tally(part, outcome, flags if semantic else {})
             injections = [r for r in part if r["category"] == "injection"]
             refused = sum(outcome[r["text"]][0] == "refused" for r in injections)
