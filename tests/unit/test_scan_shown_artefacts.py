@@ -25,6 +25,10 @@ rows.
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from pathlib import Path
+
 import pytest
 
 from memoryd.kernel.scan import verdict_fields
@@ -108,3 +112,17 @@ def test_an_instruction_in_a_code_comment_is_not_refused(text: str) -> None:
 ])
 def test_the_same_shapes_with_a_request_to_the_reader_are_still_refused(text: str) -> None:
     assert _outcome(text) == "injection_detected"
+
+
+def test_the_third_set_is_held_out_entirely_and_licensed() -> None:
+    data = Path(__file__).resolve().parents[1] / "data"
+    rows = [json.loads(line) for line in
+            (data / "alarming_dev3.jsonl").read_text(encoding="utf-8").splitlines()]
+    counts = Counter(r["category"] for r in rows)
+    assert counts == {"alarming": 30, "injection": 20}
+    assert all(r["split"] == "held_out" for r in rows)
+    assert len({r["lang"] for r in rows}) >= 10
+    assert len({r["text"] for r in rows}) == len(rows), "a text appears twice"
+    licence = (data / "alarming_dev3.LICENSE").read_text(encoding="utf-8")
+    assert "alarming_dev3.jsonl" in licence
+    assert "CC0-1.0" in licence and "Apache-2.0" in licence
