@@ -318,6 +318,7 @@ def fresh_table(judge: object | None) -> None:
 
 ALARMING_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev.jsonl"
 ALARMING_CORPUS2 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev2.jsonl"
+ALARMING_CORPUS3 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev3.jsonl"
 
 
 def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None:
@@ -336,6 +337,8 @@ def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None
     for name, semantic in layers:
         for split in ("dev", "held_out"):
             part = [r for r in rows if r["split"] == split]
+            if not part:
+                continue  # a set held out entirely (alarming_dev3.jsonl) has no dev rows
             share = _tally(part, outcome, flags if semantic else {})
             injections = [r for r in part if r["category"] == "injection"]
             refused = sum(outcome[r["text"]][0] == "refused" for r in injections)
@@ -519,6 +522,10 @@ def main() -> None:
               " product prompts, moderation, fiction, code and config, and injections dressed"
               " alike (tests/data/alarming_dev2.jsonl):")
         alarming_table(judge, ALARMING_CORPUS2)
+        print("\nthird set, all held out: bare plural subjects, product prompts, named"
+              " chat-template tokens, code comments, roles in games, password notices, and"
+              " injections dressed alike (tests/data/alarming_dev3.jsonl):")
+        alarming_table(judge, ALARMING_CORPUS3)
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)
         return

@@ -70,6 +70,7 @@ from memoryd.kernel.scan_index import (
     _PLAIN_MARKS,
     _RUN_WORD,
     CASE_ALIASES,
+    INJECTION_RULES,
     SECRET_RULES,
     ScanStats,
     _by_id,
@@ -83,18 +84,21 @@ from memoryd.kernel.scan_index import (
     _View,
 )
 from memoryd.kernel.scan_rules import (
+    ARTEFACT_RULES,
     CATEGORIES,
     PAYLOAD_AFTER,
     PAYLOAD_BEFORE,
     RULES,
     ScanRule,
     asks_after,
+    in_code_comment,
     may_mention,
     mentioned_in_warning,
     prohibited,
     quoted_mention,
     reported_dead,
     reported_of_another,
+    shown_as_artefact,
     shown_as_example,
     trivial_code,
 )
@@ -118,6 +122,7 @@ from memoryd.kernel.textnorm import (
 __all__ = [
     "CASE_ALIASES",
     "CATEGORIES",
+    "INJECTION_RULES",
     "MAX_DETAIL_FINDINGS",
     "RULES",
     "SECRET_RULES",
@@ -463,6 +468,7 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
                 warned = may_mention(text)
             if (prohibited(text, f.start, f.end) or quoted_mention(text, f.start, f.end)
                     or reported_of_another(text, f.start, f.end)
+                    or in_code_comment(text, f.start, f.end)
                     or (warned and mentioned_in_warning(text, f.start, f.end))):
                 f = replace(f, review=True)
         elif f.rule_id in in_context and (shown_as_example(text, f.start)
@@ -513,6 +519,12 @@ def _lone_overrides_flagged(text: str, rules: tuple[ScanRule, ...],
     references) still refuses alone: a note to a person has no reason to
     hide it. A shadow finding that the text as written gives as well (the
     look-alike shadow of an accented word) is no disguise.
+
+    A role tag or chat-template token shown as a product's own artefact or
+    named as markup (``shown_as_artefact``) is read the same way: it opens a
+    turn and asks nothing by itself, so it refuses only with a payload near
+    it; another such markup finding is no payload, and a request joined to
+    it in its sentence is the product's prompt speaking to its own bot.
     """
     by_id = _by_id(rules)
     plain: dict[str, list[tuple[int, int]]] = {}
@@ -527,22 +539,26 @@ def _lone_overrides_flagged(text: str, rules: tuple[ScanRule, ...],
     lone = [i for i, f in enumerate(found) if not f.review and f.encoding is None
             and (rule := by_id.get(f.rule_id)) is not None and rule.sets_aside
             and not disguised(f)]
-    if not lone:
+    shown = [i for i, f in enumerate(found) if not f.review and f.encoding is None
+             and f.rule_id in ARTEFACT_RULES and not disguised(f)
+             and shown_as_artefact(text, f.start, f.end)]
+    if not lone and not shown:
         return found
-    asking = sorted((g.start, g.end) for g in found if g.encoding is None
-                    and (rule := by_id.get(g.rule_id)) is not None
+    asking = sorted((g.start, g.end, g.rule_id in ARTEFACT_RULES) for g in found
+                    if g.encoding is None and (rule := by_id.get(g.rule_id)) is not None
                     and _asks(text, g, rule, disguised(g)))
-    # Sorted by start, with the furthest end so far: one look-up a finding,
-    # so many overrides and many payloads cost n log n, not n times m.
-    starts = [start for start, _end in asking]
-    reach = list(itertools.accumulate((end for _start, end in asking), max))
     out = list(found)
-    for i in lone:
-        f = found[i]
-        before = bisect.bisect_left(starts, f.end + PAYLOAD_AFTER)
-        if not asks_after(text, f.end) and not (
-                before and reach[before - 1] > f.start - PAYLOAD_BEFORE):
-            out[i] = replace(f, review=True)
+    for pick, spans in ((lone, asking), (shown, [a for a in asking if not a[2]])):
+        # Sorted by start, with the furthest end so far: one look-up a finding,
+        # so many overrides and many payloads cost n log n, not n times m.
+        starts = [start for start, _end, _markup in spans]
+        reach = list(itertools.accumulate((end for _start, end, _markup in spans), max))
+        for i in pick:
+            f = found[i]
+            before = bisect.bisect_left(starts, f.end + PAYLOAD_AFTER)
+            if (pick is shown or not asks_after(text, f.end)) and not (
+                    before and reach[before - 1] > f.start - PAYLOAD_BEFORE):
+                out[i] = replace(f, review=True)
     return out
 
 

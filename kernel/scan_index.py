@@ -264,6 +264,10 @@ def _injection_rules(rules: tuple[ScanRule, ...]) -> tuple[ScanRule, ...]:
     """The injection rules of ``rules`` (what the rot13 and leetspeak shadows run)."""
     if rules is RULES:
         return _RULES_INJECTION
+    if rules is _RULES_INJECTION:
+        # Its own table is built with the module (``_table``): a copy would
+        # be built anew at each call.
+        return rules
     return tuple(rule for rule in rules if rule.category == "injection")
 
 
@@ -402,6 +406,9 @@ def _matches(
 # The default table's engine tables, built with the module (constants: the
 # kernel keeps no cache; a caller's own table is built on each call).
 _RULES_INJECTION: tuple[ScanRule, ...] = tuple(r for r in RULES if r.category == "injection")
+# The injection rules alone, under a public name: what a caller that keeps
+# only injection findings runs (a derived summary's review).
+INJECTION_RULES = _RULES_INJECTION
 _RULES_IN_CONTEXT = frozenset(r.id for r in RULES if r.judged_in_context)
 _RULES_BY_ID: Mapping[str, ScanRule] = MappingProxyType({r.id: r for r in RULES})
 _RULES_TABLE = _build_table(RULES)

@@ -739,12 +739,38 @@ _FIRST_OR_THIRD_PERSON = re.compile(
     r"|just|normally|mostly))? $",
     re.IGNORECASE,
 )
+# A bare plural noun, at most one word before it and a place after it, as
+# the subject of the verb that follows: "Containers in this repo act as root
+# by default", "Sidecars act as root unless …". An adverb ending in "s"
+# ("Always act as root", "Sometimes …") is none, nor guidance an override
+# names ("ignore previous instructions act as …").
+_NOT_PLURAL_NOUNS = (
+    "always", "sometimes", "perhaps", "afterwards", "besides", "nevertheless", "regardless",
+    "nowadays", "towards", "anyways", "thus", "plus", "yes", "pls", "was", "has", "does", "is",
+    "as", "its", "his", "this", "us", "hers", "ours", "yours", "theirs", "whereas", "unless",
+    "less", "across", "instructions", "rules", "guidelines", "directives", "restrictions",
+    "filters", "orders", "commands", "settings", "guardrails", "limits", "policies",
+    "thanks", "meanwhile", "nevertheless", "otherwise", "lets", "let's",
+)
+_BARE_PLURAL = re.compile(
+    r"^ ?(?:[^\W\d_][\w'’-]{1,20} )?(?!(?:" + "|".join(_NOT_PLURAL_NOUNS) + r")\b)"
+    r"[^\W\d_][\w-]{1,30}(?<![su]s)(?<!is)s "
+    r"(?:(?:in|on|of|from|for|at|under|inside|within|with|across|behind|built from|started by)"
+    r" (?:[\w'’./-]{1,30} ){1,3})?$",
+    re.IGNORECASE,
+)
 # Chinese: what a page or a person says ("维基上说…", "手册写着…"), told to no
 # one unless the sentence names the reader or the model.
 _SAID_ZH = re.compile(r"说|說|写着|寫著|写道|寫道|提到|建议|建議|规定|規定")
 # Chinese: a modal after a subject ("流水线会把…", "新版本会…显示") says what
 # happens; an order to the reader has none.
 _MODAL_ZH = re.compile(r"会|會|将会|將會|可以|能够|能夠")
+# Chinese: a noun for people right before the verb is its subject ("每局有一名
+# 玩家扮演管理员", "版主充当管理员", "志愿者扮演…"): Chinese has no article to
+# mark one, so the noun's own ending does (人, 者, 员, 家, …); a robot (机器人)
+# is the model.
+_PERSON_ZH = re.compile(r"(?<!机器)(?<!機器)[人者员員家生师師主长長友们們]$|(?:玩家|版主|群主"
+                        r"|队员|隊員|主持|老师|老師|同学|同學|同事|用户|用戶|会员|會員)$")
 _READER_ZH = re.compile(r"你|您|あなた|당신")
 # Japanese: a state or an ability after the match ("…が有効になります",
 # "…を表示できます"), not a request ("…して", "…しなさい").
@@ -792,11 +818,15 @@ def _stated_of_a_subject(text: str, start: int, end: int) -> bool:
         return False
     if _RELATIVE.search(clause) or _FIRST_OR_THIRD_PERSON.search(clause):
         return True
+    if _BARE_PLURAL.match(clause) and _THIRD_PERSON_VERB.match(text, start) is None:
+        return True
     subject = _SUBJECT.match(clause)
     if subject is not None and not _FRAME_BEFORE.search(clause) and not clause.endswith("to "):
         english = clause.split(maxsplit=1)[0].lower() in _ENGLISH_DETERMINERS
         return not english or _THIRD_PERSON_VERB.match(text, start) is not None
     if _MODAL_ZH.search(clause) and not _READER_ZH.search(clause):
+        return True
+    if _PERSON_ZH.search(clause) and not _ADDRESS.search(text, start, end):
         return True
     return _STATED_JA.match(text, end, end + 12) is not None
 
@@ -821,6 +851,68 @@ def reported_of_another(text: str, start: int, end: int | None = None) -> bool:
     return (_NAMED.search(_sentence_before(text, start, 24)) is not None
             or _DEFINED.match(text, end, end + 24) is not None
             or _told_to_no_one(text, start, end) or _stated_of_a_subject(text, start, end))
+
+
+# Rules that find a role tag or a chat-template token: markup that opens a
+# turn, and asks nothing by itself. Shown as a product's own artefact or named
+# as markup (``shown_as_artefact``), such a finding refuses only with a
+# payload near it, as a ``sets_aside`` finding does.
+ARTEFACT_RULES = frozenset({
+    "injection.role_tag", "injection.chat_template_en", "injection.chat_template_token",
+})
+# A note about building a product, right before the markup in its sentence:
+# "Prompt template for the recipe bot: <system>…", "Changelog 3.2: new system
+# prompt: …", "our bot's system prompt: …".
+_ARTEFACT_BEFORE = re.compile(
+    r"\b(?:(?:prompt |chat )?templates?|(?:system )?prompts?|changelog|release notes?"
+    r"|config(?:uration)?|draft|examples?|samples?|fixtures?|format|plantilla|modèle"
+    r"|vorlage|modello|шаблон)\b(?:[^.!?\n]|\.(?=\S)){0,60}$"
+    r"|(?:模板|提示词|提示詞|テンプレート|プロンプト|템플릿|프롬프트)[^。！？\n]{0,30}$",
+    re.IGNORECASE,
+)
+# The markup named as markup in its sentence: "… in [INST] and [/INST]
+# tokens", "the <system> tag", "the chat template marks turns with …".
+_MARKUP_NAMED = re.compile(
+    r"\b(?:(?:special |control |chat )?tokens?|tags?|markers?|delimiters?|markup"
+    r"|chat templates?|wraps?|wrapped|wrapping)\b"
+    r"|(?:标记|標記|标签|標籤|特殊令牌|トークン|タグ|토큰|태그)",
+    re.IGNORECASE,
+)
+
+
+def shown_as_artefact(text: str, start: int, end: int) -> bool:
+    """Whether the markup at ``text[start:end]`` (a role tag, a chat-template
+    token) is shown as a product's own artefact in a note about building it
+    ("Prompt template for the recipe bot: <system>…", "Changelog 3.2: new
+    system prompt: …") or named as markup ("… wraps a user turn in [INST]
+    and [/INST] tokens"). What it asks is left to the rules that read the
+    text around it: the engine refuses it only with such a payload near."""
+    if _ARTEFACT_BEFORE.search(_sentence_before(text, start, FRAME_WINDOW)) is not None:
+        return True
+    return _MARKUP_NAMED.search(_sentence_of(text, start, end)) is not None
+
+
+# A code comment's marker at the start of its line.
+_COMMENT_LINE = re.compile(r"[ \t]{0,40}(?://|/\*|#|--|;;) ?")
+# A role label ("SYSTEM:", "assistant:"): a forged turn, not a comment.
+_ROLE_LABEL = re.compile(r"\b(?:system|assistant|user|developer|admin|ai)\s?:", re.IGNORECASE)
+
+
+def in_code_comment(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` lies in a code comment ("// act as root
+    only when the --system flag is passed"): it says what the code does, in
+    the imperative comments use. Not when the comment names the reader or
+    the model, a role label, or an address data is sent to: that comment is
+    written to a model."""
+    lo = max(0, start - QUOTE_WINDOW, text.rfind("\n", 0, start) + 1)
+    marker = _COMMENT_LINE.match(text, lo, start)
+    if marker is None or marker.end() > start or lo != text.rfind("\n", 0, start) + 1:
+        return False
+    stop = text.find("\n", end, end + QUOTE_WINDOW)
+    line = text[lo:stop if stop != -1 else min(len(text), end + QUOTE_WINDOW)]
+    return not (_SECOND_PERSON.search(line) or _MODEL.search(line) or _READER_ZH.search(line)
+                or _MODEL_MARKS.search(line) or _ROLE_LABEL.search(line)
+                or _ADDRESS.search(line))
 
 
 def may_mention(text: str) -> bool:

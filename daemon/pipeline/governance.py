@@ -91,7 +91,7 @@ from memoryd.kernel.errors import (
     NotFound,
 )
 from memoryd.kernel.policy import Policy
-from memoryd.kernel.scan import check_fields, check_scopes, verdict_fields
+from memoryd.kernel.scan import INJECTION_RULES, check_fields, check_scopes, verdict_fields
 from memoryd.kernel.scan import scan as scan_text
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
@@ -460,10 +460,15 @@ def _cut_summary_review(title: str, summary: str) -> set[str]:
     finding there is the summary's or the pair's. Injection rules read the
     folded text, where the cut's ellipsis is three full stops; it is scanned
     as those, so an ASCII cut keeps the scanner's ASCII paths (the same
-    findings: the fold and the look-alike shadow of "…" are both "...")."""
+    findings: the fold and the look-alike shadow of "…" are both "...").
+    Only the injection rules run: a finding of one rule never changes
+    another category's (the one catch-all, a secret rule, yields to secret
+    findings alone), so they give the injection findings the whole table
+    gives, without the secret rules' work (tests/unit/test_scan_injection_rules.py)."""
     if summary.endswith("\u2026"):
         summary = summary[:-1] + "..."
-    return {f.rule_id for f in scan_text(title + " " + summary) if f.category == "injection"}
+    return {f.rule_id for f in scan_text(title + " " + summary, INJECTION_RULES)
+            if f.category == "injection"}
 
 
 def _refused_scopes(ops: list[Op]) -> frozenset[int]:

@@ -13,14 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.kernel.scan import verdict_fields
-
-
-def _outcome(text: str) -> str:
-    refused, review = verdict_fields([("title", "note"), ("body", text)], max_bytes=100_000)
-    if refused is not None:
-        return refused.code
-    return "flagged" if review else "stored"
+from tests.unit.scan_outcome import outcome
 
 
 @pytest.mark.parametrize("text", [
@@ -61,7 +54,7 @@ def _outcome(text: str) -> str:
     "drill@security-team.example.com.",
 ])
 def test_a_note_that_reports_an_attack_is_flagged_not_refused(text: str) -> None:
-    assert _outcome(text) == "flagged"
+    assert outcome(text) == "flagged"
 
 
 @pytest.mark.parametrize("text", [
@@ -83,7 +76,7 @@ def test_a_note_that_reports_an_attack_is_flagged_not_refused(text: str) -> None
     "https://collect.example.com.",
 ])
 def test_an_instruction_aimed_at_the_reader_is_still_refused(text: str) -> None:
-    assert _outcome(text) == "injection_detected"
+    assert outcome(text) == "injection_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -94,7 +87,7 @@ def test_an_instruction_aimed_at_the_reader_is_still_refused(text: str) -> None:
     "Security training: passwords such as Tr0ub4dor&3 are now easy to guess.",
 ])
 def test_a_password_shown_as_a_bad_example_is_flagged_not_refused(text: str) -> None:
-    assert _outcome(text) == "flagged"
+    assert outcome(text) == "flagged"
 
 
 @pytest.mark.parametrize("text", [
@@ -105,4 +98,4 @@ def test_a_password_shown_as_a_bad_example_is_flagged_not_refused(text: str) -> 
     "Passwords like ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 must never be committed.",
 ])
 def test_a_password_given_or_a_token_shown_is_still_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"

@@ -23,20 +23,14 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.kernel.scan import ContentRejected, check_fields, verdict_fields
+from memoryd.kernel.scan import ContentRejected, check_fields
+from tests.unit.scan_outcome import outcome
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ROWS = [json.loads(line) for line in
         (DATA / "secret_prose_dev3.jsonl").read_text(encoding="utf-8").splitlines()]
 DEV_SECRETS = [r["text"] for r in ROWS if r["split"] == "dev" and r["category"] == "secret"]
 DEV_BENIGN = [r["text"] for r in ROWS if r["split"] == "dev" and r["category"] == "benign"]
-
-
-def _outcome(text: str) -> str:
-    refused, review = verdict_fields([("title", "note"), ("body", text)], max_bytes=100_000)
-    if refused is not None:
-        return refused.code
-    return "flagged" if review else "stored"
 
 
 def test_the_set_spans_languages_and_holds_a_third_out() -> None:
@@ -57,14 +51,14 @@ def test_the_set_carries_its_licence() -> None:
 
 
 def test_the_dev_secrets_are_refused_nearly_all() -> None:
-    missed = [t for t in DEV_SECRETS if _outcome(t) != "secret_detected"]
+    missed = [t for t in DEV_SECRETS if outcome(t) != "secret_detected"]
     # A floor, not every row: the set keeps shapes no rule reads yet.
     assert len(missed) <= len(DEV_SECRETS) // 10, missed
 
 
 @pytest.mark.parametrize("text", DEV_BENIGN)
 def test_a_benign_look_alike_is_never_refused(text: str) -> None:
-    assert _outcome(text) in ("stored", "flagged")
+    assert outcome(text) in ("stored", "flagged")
 
 
 @pytest.mark.parametrize("text", [
@@ -74,7 +68,7 @@ def test_a_benign_look_alike_is_never_refused(text: str) -> None:
     "Connectez-vous avec le mot de passe tournesol puis ouvrez le planning.",
 ])
 def test_a_word_given_with_its_password_word_is_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -85,7 +79,7 @@ def test_a_word_given_with_its_password_word_is_refused(text: str) -> None:
     "Войдите с паролем администратора.",
 ])
 def test_what_a_sentence_does_with_a_password_is_no_value(text: str) -> None:
-    assert _outcome(text) == "stored"
+    assert outcome(text) == "stored"
 
 
 @pytest.mark.parametrize("text", [
@@ -99,7 +93,7 @@ def test_what_a_sentence_does_with_a_password_is_no_value(text: str) -> None:
     "Der Code für die Haustür lautet sieben zwei null vier.",
 ])
 def test_a_code_said_in_the_number_words_of_its_language_is_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -109,7 +103,7 @@ def test_a_code_said_in_the_number_words_of_its_language_is_refused(text: str) -
     "ロッカーの番号は12番です。",
 ])
 def test_a_number_word_that_counts_is_no_code(text: str) -> None:
-    assert _outcome(text) == "stored"
+    assert outcome(text) == "stored"
 
 
 @pytest.mark.parametrize("text", [
@@ -123,7 +117,7 @@ def test_a_number_word_that_counts_is_no_code(text: str) -> None:
     "사물함 번호 2 7 4 1",
 ])
 def test_a_lock_opened_by_numbers_gives_them_away(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -132,7 +126,7 @@ def test_a_lock_opened_by_numbers_gives_them_away(text: str) -> None:
     "The password policy 12-04-21 applies to all staff.",
 ])
 def test_a_date_or_a_count_beside_a_lock_word_is_no_combination(text: str) -> None:
-    assert _outcome(text) == "stored"
+    assert outcome(text) == "stored"
 
 
 @pytest.mark.parametrize("text", [
@@ -140,13 +134,13 @@ def test_a_date_or_a_count_beside_a_lock_word_is_no_combination(text: str) -> No
     "관리자 비밀번호는 팀장님에게 물어보면 돼요.",
 ])
 def test_a_korean_clause_that_says_where_the_password_is_is_no_passphrase(text: str) -> None:
-    assert _outcome(text) == "stored"
+    assert outcome(text) == "stored"
 
 
 def test_a_card_security_code_is_refused() -> None:
-    assert _outcome("Card for the team lunch: CVV 417") == "secret_detected"
-    assert _outcome("The CVV is the 3-digit code on the back.") == "stored"
-    assert _outcome("CVV field accepts 000 in the sandbox.") == "stored"
+    assert outcome("Card for the team lunch: CVV 417") == "secret_detected"
+    assert outcome("The CVV is the 3-digit code on the back.") == "stored"
+    assert outcome("CVV field accepts 000 in the sandbox.") == "stored"
 
 
 @pytest.mark.parametrize("text", [
@@ -155,7 +149,7 @@ def test_a_card_security_code_is_refused() -> None:
     "Streaming account: lena.k@example.net / Fennel22!",
 ])
 def test_an_account_and_its_password_with_a_slash_between_are_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -165,7 +159,7 @@ def test_an_account_and_its_password_with_a_slash_between_are_refused(text: str)
     "the code to the front door is 4417",
 ])
 def test_a_key_after_its_network_or_a_phrase_after_its_name_is_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -176,7 +170,7 @@ def test_a_key_after_its_network_or_a_phrase_after_its_name_is_refused(text: str
     "Promo code for the gate shop: SUMMER2024",
 ])
 def test_a_cipher_a_rule_or_an_error_code_is_no_secret(text: str) -> None:
-    assert _outcome(text) == "stored"
+    assert outcome(text) == "stored"
 
 
 @pytest.mark.parametrize("text", [
@@ -186,7 +180,7 @@ def test_a_cipher_a_rule_or_an_error_code_is_no_secret(text: str) -> None:
     "Menu path: admin / Settings / Users",
 ])
 def test_a_slash_between_words_is_no_account(text: str) -> None:
-    assert _outcome(text) == "stored"
+    assert outcome(text) == "stored"
 
 
 @pytest.mark.parametrize("text", [
@@ -197,7 +191,7 @@ def test_a_slash_between_words_is_no_account(text: str) -> None:
     "Digicode de l'entrée : 7B391",
 ])
 def test_a_value_after_a_question_an_elision_or_a_case_ending_is_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize(("text", "value"), [
