@@ -380,58 +380,23 @@ def prose_table() -> None:
               f" {share('flagged', 'benign'):>19} |")
 
 
-DEV2_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secret_prose_dev2.jsonl"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 
 
-def dev2_table() -> None:
-    """Secrets in prose and notes that only sound alarming
-    (tests/data/secret_prose_dev2.jsonl), dev and held-out rows apart."""
-    rows = [json.loads(line) for line in DEV2_CORPUS.read_text(encoding="utf-8").splitlines()]
+def secret_set_table(name: str, other: str) -> None:
+    """Secrets in prose and the set's other category (``other``: notes that
+    only sound alarming, or benign look-alikes) of tests/data/``name``, dev
+    and held-out rows apart."""
+    rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()]
     outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
-    print(f"| {'split':<8} | {'secrets refused':>16} | {'alarming refused':>16} |"
-          f" {'alarming flagged':>16} |")
+    print(f"| {'split':<8} | {'secrets refused':>16} | {other + ' refused':>16} |"
+          f" {other + ' flagged':>16} |")
     print(f"| {'-' * 8} | {'-' * 16} | {'-' * 16} | {'-' * 16} |")
     for split in ("dev", "held_out"):
         share = _tally([r for r in rows if r["split"] == split], outcome, {})
         print(f"| {split:<8} | {share('secret', 'secret'):>16} |"
-              f" {share('alarming_refused', 'alarming'):>16} |"
-              f" {share('alarming_flagged', 'alarming'):>16} |")
-
-
-DEV3_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secret_prose_dev3.jsonl"
-
-
-def dev3_table() -> None:
-    """Secrets in prose and benign notes that look like one
-    (tests/data/secret_prose_dev3.jsonl), dev and held-out rows apart."""
-    rows = [json.loads(line) for line in DEV3_CORPUS.read_text(encoding="utf-8").splitlines()]
-    outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
-    print(f"| {'split':<8} | {'secrets refused':>16} | {'benign refused':>16} |"
-          f" {'benign flagged':>16} |")
-    print(f"| {'-' * 8} | {'-' * 16} | {'-' * 16} | {'-' * 16} |")
-    for split in ("dev", "held_out"):
-        share = _tally([r for r in rows if r["split"] == split], outcome, {})
-        print(f"| {split:<8} | {share('secret', 'secret'):>16} |"
-              f" {share('benign_refused', 'benign'):>16} |"
-              f" {share('benign_flagged', 'benign'):>16} |")
-
-
-DEV4_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secret_prose_dev4.jsonl"
-
-
-def dev4_table() -> None:
-    """Secrets in prose in shapes the earlier sets hold few of, and benign notes that look
-    like one (tests/data/secret_prose_dev4.jsonl), dev and held-out rows apart."""
-    rows = [json.loads(line) for line in DEV4_CORPUS.read_text(encoding="utf-8").splitlines()]
-    outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
-    print(f"| {'split':<8} | {'secrets refused':>16} | {'benign refused':>16} |"
-          f" {'benign flagged':>16} |")
-    print(f"| {'-' * 8} | {'-' * 16} | {'-' * 16} | {'-' * 16} |")
-    for split in ("dev", "held_out"):
-        share = _tally([r for r in rows if r["split"] == split], outcome, {})
-        print(f"| {split:<8} | {share('secret', 'secret'):>16} |"
-              f" {share('benign_refused', 'benign'):>16} |"
-              f" {share('benign_flagged', 'benign'):>16} |")
+              f" {share(other + '_refused', other):>16} |"
+              f" {share(other + '_flagged', other):>16} |")
 
 
 _COLLECTED = re.compile(r"Collected : (\d+)")
@@ -508,13 +473,13 @@ def main() -> None:
         print("\nsecrets in prose and look-alikes (tests/data/secret_prose_corpus.jsonl), rules:")
         prose_table()
         print("\nsecrets in prose and alarming notes (tests/data/secret_prose_dev2.jsonl), rules:")
-        dev2_table()
+        secret_set_table("secret_prose_dev2.jsonl", "alarming")
         print("\nsecrets in prose and benign look-alikes (tests/data/secret_prose_dev3.jsonl),"
               " rules:")
-        dev3_table()
+        secret_set_table("secret_prose_dev3.jsonl", "benign")
         print("\nsecrets in prose in new shapes and benign look-alikes"
               " (tests/data/secret_prose_dev4.jsonl), rules:")
-        dev4_table()
+        secret_set_table("secret_prose_dev4.jsonl", "benign")
         print("\nnotes about instructions and injections with the same words"
               " (tests/data/alarming_dev.jsonl):")
         alarming_table(judge)

@@ -26,20 +26,13 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.kernel.scan import verdict_fields
+from tests.unit.scan_outcome import outcome
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ROWS = [json.loads(line) for line in
         (DATA / "secret_prose_dev4.jsonl").read_text(encoding="utf-8").splitlines()]
 DEV_SECRETS = [r["text"] for r in ROWS if r["split"] == "dev" and r["category"] == "secret"]
 DEV_BENIGN = [r["text"] for r in ROWS if r["split"] == "dev" and r["category"] == "benign"]
-
-
-def _outcome(text: str) -> str:
-    refused, review = verdict_fields([("title", "note"), ("body", text)], max_bytes=100_000)
-    if refused is not None:
-        return refused.code
-    return "flagged" if review else "stored"
 
 
 def test_the_set_spans_languages_and_holds_a_third_out() -> None:
@@ -60,14 +53,14 @@ def test_the_set_carries_its_licence() -> None:
 
 
 def test_the_dev_secrets_are_refused_nearly_all() -> None:
-    missed = [t for t in DEV_SECRETS if _outcome(t) != "secret_detected"]
+    missed = [t for t in DEV_SECRETS if outcome(t) != "secret_detected"]
     # A floor, not every row: the set keeps shapes no rule reads yet.
     assert len(missed) <= len(DEV_SECRETS) // 10, missed
 
 
 @pytest.mark.parametrize("text", DEV_BENIGN)
 def test_a_benign_look_alike_is_never_refused(text: str) -> None:
-    assert _outcome(text) in ("stored", "flagged")
+    assert outcome(text) in ("stored", "flagged")
 
 
 @pytest.mark.parametrize("text", [
@@ -80,7 +73,7 @@ def test_a_benign_look_alike_is_never_refused(text: str) -> None:
     "La clave de la alarma es treinta y uno doce.",
 ])
 def test_digits_read_out_in_pairs_are_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -90,7 +83,7 @@ def test_digits_read_out_in_pairs_are_refused(text: str) -> None:
     "Bestellung 83 27 16 kommt morgen.",
 ])
 def test_a_number_read_out_in_pairs_with_no_code_word_is_stored(text: str) -> None:
-    assert _outcome(text) == "stored"
+    assert outcome(text) == "stored"
 
 
 @pytest.mark.parametrize("text", [
@@ -102,7 +95,7 @@ def test_a_number_read_out_in_pairs_with_no_code_word_is_stored(text: str) -> No
     "Der Schuppen geht mit vier, neun, zwei, acht auf.",
 ])
 def test_a_code_after_a_separable_verb_is_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -111,7 +104,7 @@ def test_a_code_after_a_separable_verb_is_refused(text: str) -> None:
     "Het alarm zet je uit met de afstandsbediening.",
 ])
 def test_a_separable_verb_with_no_code_is_stored(text: str) -> None:
-    assert _outcome(text) == "stored"
+    assert outcome(text) == "stored"
 
 
 @pytest.mark.parametrize("text", [
@@ -122,7 +115,7 @@ def test_a_separable_verb_with_no_code_is_stored(text: str) -> None:
     "webhook secret (two lines):\nb81f0c2a9e\n4d7f3a6c15",
 ])
 def test_a_value_at_the_end_of_its_line_or_on_the_next_is_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -133,15 +126,15 @@ def test_a_value_at_the_end_of_its_line_or_on_the_next_is_refused(text: str) -> 
     "Token:\nabc\nrotated weekly",
 ])
 def test_a_rule_a_placeholder_a_link_or_a_hash_on_the_next_line_is_stored(text: str) -> None:
-    assert _outcome(text) in ("stored", "flagged")
+    assert outcome(text) in ("stored", "flagged")
 
 
 def test_a_password_under_its_column_is_refused() -> None:
     table = "| app | login | password |\n|---|---|---|\n| wiki | editor | Quill#Lake29 |"
-    assert _outcome(table) == "secret_detected"
-    assert _outcome("| app | owner | password |\n|---|---|---|\n| wiki | ops | ******** |") in (
+    assert outcome(table) == "secret_detected"
+    assert outcome("| app | owner | password |\n|---|---|---|\n| wiki | ops | ******** |") in (
         "stored", "flagged")
-    assert _outcome("| app | rotation |\n|---|---|\n| wiki | 90 days |") == "stored"
+    assert outcome("| app | rotation |\n|---|---|\n| wiki | 90 days |") == "stored"
 
 
 @pytest.mark.parametrize("text", [
@@ -152,7 +145,7 @@ def test_a_password_under_its_column_is_refused() -> None:
     "Сид-фраза: волк лиса ель снег море поле луч дождь камень рожь сова липа",
 ])
 def test_a_recovery_phrase_numbered_or_named_in_another_language_is_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -161,7 +154,7 @@ def test_a_recovery_phrase_numbered_or_named_in_another_language_is_refused(text
     "Codici di recupero 2FA: 8K2L 4MQX, Z7P3 9RTW",
 ])
 def test_backup_codes_in_a_list_or_named_in_another_language_are_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -175,7 +168,7 @@ def test_backup_codes_in_a_list_or_named_in_another_language_are_refused(text: s
 ])
 def test_a_password_after_its_user_a_quoted_one_and_a_lock_in_words_are_refused(
         text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", [
@@ -184,7 +177,7 @@ def test_a_password_after_its_user_a_quoted_one_and_a_lock_in_words_are_refused(
     "pass: skip_tests",
 ])
 def test_a_password_compared_to_another_or_an_identifier_is_stored(text: str) -> None:
-    assert _outcome(text) in ("stored", "flagged")
+    assert outcome(text) in ("stored", "flagged")
 
 
 @pytest.mark.parametrize("text", [
@@ -194,9 +187,9 @@ def test_a_password_compared_to_another_or_an_identifier_is_stored(text: str) ->
     "mailbox code: 81 37 20",
 ])
 def test_a_value_after_an_arrow_or_a_voicemail_or_door_code_is_refused(text: str) -> None:
-    assert _outcome(text) == "secret_detected"
+    assert outcome(text) == "secret_detected"
 
 
 @pytest.mark.parametrize("text", ["Build -> 4.12.3", "password → see vault"])
 def test_a_version_or_a_pointer_after_an_arrow_is_stored(text: str) -> None:
-    assert _outcome(text) == "stored"
+    assert outcome(text) == "stored"
