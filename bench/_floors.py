@@ -85,15 +85,25 @@ def timed(fn: Callable[[], object], n: int) -> list[float]:
 
 # The rows both commit floors write: an entry-like row of eight columns and
 # a 600-byte audit-like row with its hash.
-_ENTRY_COLUMNS = ("id TEXT PRIMARY KEY, owner TEXT, scope TEXT, title TEXT, body TEXT,"
-                  " summary TEXT, content_hash TEXT, created_at TEXT")
+_ENTRY_COLUMNS = (
+    "id TEXT PRIMARY KEY, owner TEXT, scope TEXT, title TEXT, body TEXT,"
+    " summary TEXT, content_hash TEXT, created_at TEXT"
+)
 _BODY = "The user prefers short answers with code first and prose after. " * 3
 _AUDIT = os.urandom(600)
 
 
 def _entry_row(i: int) -> tuple[str, ...]:
-    return (f"ent_{i:026d}", "own_x", "bench", f"Title {i}", _BODY, _BODY[:80],
-            "b3k:" + "ab" * 32, "2026-11-01T12:00:00.000000Z")
+    return (
+        f"ent_{i:026d}",
+        "own_x",
+        "bench",
+        f"Title {i}",
+        _BODY,
+        _BODY[:80],
+        "b3k:" + "ab" * 32,
+        "2026-11-01T12:00:00.000000Z",
+    )
 
 
 def commit_floor(folder: Path, n: int, synchronous: str = "FULL") -> list[float]:
@@ -104,9 +114,11 @@ def commit_floor(folder: Path, n: int, synchronous: str = "FULL") -> list[float]
         conn.execute("PRAGMA journal_mode=WAL").fetchall()
         conn.execute(f"PRAGMA synchronous={synchronous}").fetchall()
         conn.execute("PRAGMA secure_delete=ON").fetchall()
-        conn.execute(f"CREATE TABLE entries({_ENTRY_COLUMNS});"
-                     "CREATE TABLE audit(seq INTEGER PRIMARY KEY, body BLOB NOT NULL,"
-                     " hash TEXT NOT NULL);")
+        conn.execute(
+            f"CREATE TABLE entries({_ENTRY_COLUMNS});"
+            "CREATE TABLE audit(seq INTEGER PRIMARY KEY, body BLOB NOT NULL,"
+            " hash TEXT NOT NULL);"
+        )
         counter = iter(range(10**9))
 
         def one() -> None:
@@ -128,8 +140,8 @@ def echo_floor(folder: Path, n: int, params: dict[str, object]) -> list[float]:
     """One NDJSON round trip to a bare anyio server, through ``rpc.client.Client``."""
     path = folder / "echo.sock"
     proc = subprocess.Popen(  # noqa: S603 (our own interpreter and our own script)
-        [sys.executable, "-c", _ECHO_SERVER, str(path)],
-        stdout=subprocess.PIPE)
+        [sys.executable, "-c", _ECHO_SERVER, str(path)], stdout=subprocess.PIPE
+    )
     try:
         assert proc.stdout is not None
         proc.stdout.readline()
@@ -144,15 +156,18 @@ def echo_floor(folder: Path, n: int, params: dict[str, object]) -> list[float]:
 
 def fts_floor(db: Path, n: int, vocabulary: list[str], seed: int = 7) -> list[float] | None:
     """Raw FTS5 BM25 top-12 over the daemon's index; None when there is no index."""
-    conn = apsw.Connection(f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY
-                           | apsw.SQLITE_OPEN_URI)
+    conn = apsw.Connection(
+        f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    )
     try:
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
         if "entries_fts" not in names:
             return None
         rnd = random.Random(seed)
-        sql = ("SELECT rowid, bm25(entries_fts, 10.0, 5.0, 1.0) AS score FROM entries_fts"
-               " WHERE entries_fts MATCH ? ORDER BY score LIMIT 12")
+        sql = (
+            "SELECT rowid, bm25(entries_fts, 10.0, 5.0, 1.0) AS score FROM entries_fts"
+            " WHERE entries_fts MATCH ? ORDER BY score LIMIT 12"
+        )
         queries = [" OR ".join(f'"{w}"' for w in rnd.sample(vocabulary, 3)) for _ in range(n)]
         it = iter(queries * 2)
         timed(lambda: conn.execute(sql, (next(it),)).fetchall(), min(20, n))
@@ -179,10 +194,14 @@ def pg_commit_floor(dsn: str, n: int) -> tuple[list[float], list[float]]:
         try:
             conn.execute(f"SET search_path TO {schema}")
             conn.execute(f"CREATE TABLE entries({_ENTRY_COLUMNS})")
-            conn.execute("CREATE TABLE audit(seq BIGINT PRIMARY KEY, body BYTEA NOT NULL,"
-                         " hash TEXT NOT NULL)")
-            conn.execute("CREATE TABLE audit_head(id INT PRIMARY KEY, seq BIGINT NOT NULL,"
-                         " hash TEXT NOT NULL)")
+            conn.execute(
+                "CREATE TABLE audit(seq BIGINT PRIMARY KEY, body BYTEA NOT NULL,"
+                " hash TEXT NOT NULL)"
+            )
+            conn.execute(
+                "CREATE TABLE audit_head(id INT PRIMARY KEY, seq BIGINT NOT NULL,"
+                " hash TEXT NOT NULL)"
+            )
             conn.execute("INSERT INTO audit_head VALUES (1, 0, '')")
             conn.autocommit = False
             counter = iter(range(10**9))
@@ -192,12 +211,15 @@ def pg_commit_floor(dsn: str, n: int) -> tuple[list[float], list[float]]:
                 with conn.transaction():
                     if lock:
                         conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE")
-                    conn.execute("INSERT INTO entries VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                                 _entry_row(i))
-                    conn.execute("INSERT INTO audit VALUES (%s, %s, %s)",
-                                 (i + 1, _AUDIT, "cd" * 32))
-                    conn.execute("UPDATE audit_head SET seq = %s, hash = %s WHERE id = 1",
-                                 (i + 1, "cd" * 32))
+                    conn.execute(
+                        "INSERT INTO entries VALUES (%s, %s, %s, %s, %s, %s, %s, %s)", _entry_row(i)
+                    )
+                    conn.execute(
+                        "INSERT INTO audit VALUES (%s, %s, %s)", (i + 1, _AUDIT, "cd" * 32)
+                    )
+                    conn.execute(
+                        "UPDATE audit_head SET seq = %s, hash = %s WHERE id = 1", (i + 1, "cd" * 32)
+                    )
 
             for k in range(min(20, n)):  # warm the connection, the plans and the buffers
                 one(lock=bool(k % 2))
@@ -233,14 +255,16 @@ def _pg_reader(dsn: str, schema: str) -> Iterator[Any]:
     from psycopg.rows import dict_row
 
     with psycopg.connect(dsn, autocommit=True, row_factory=dict_row) as conn:
-        conn.execute(psycopg.sql.SQL("SET search_path TO {}").format(
-            psycopg.sql.Identifier(schema)))
+        conn.execute(
+            psycopg.sql.SQL("SET search_path TO {}").format(psycopg.sql.Identifier(schema))
+        )
         conn.execute("SET default_transaction_read_only = on")
         yield conn
 
 
-def pg_fts_floor(dsn: str, schema: str, n: int, vocabulary: list[str],
-                 seed: int = 7) -> list[float] | None:
+def pg_fts_floor(
+    dsn: str, schema: str, n: int, vocabulary: list[str], seed: int = 7
+) -> list[float] | None:
     """Ranked top-12 in the server over the daemon's ``search_index`` for the
     terms its plan keeps of three words (``fts_floor``'s queries); None when
     the schema has no index (or no query keeps a term)."""
@@ -251,13 +275,24 @@ def pg_fts_floor(dsn: str, schema: str, n: int, vocabulary: list[str],
             return None
         rnd = random.Random(seed)
         tx = _ReadTx(conn)
-        plans = [search.plan(tx, " ".join(rnd.sample(vocabulary, 3))).terms  # type: ignore[arg-type]
-                 for _ in range(n)]
+        plans = [
+            search.plan(tx, " ".join(rnd.sample(vocabulary, 3))).terms  # type: ignore[arg-type]
+            for _ in range(n)
+        ]
         # The statement of each plan, made before the clock runs.
-        planned = [(translate("SELECT f.entry_id, ts_rank(f.doc, t.q) AS score"  # noqa: S608 (placeholders only)
-                              " FROM search_index AS f, (SELECT " + search.pg_query(len(terms))
-                              + " AS q) AS t WHERE f.doc @@ t.q ORDER BY score DESC LIMIT 12"),
-                    terms) for terms in plans if terms]
+        planned = [
+            (
+                translate(
+                    "SELECT f.entry_id, ts_rank(f.doc, t.q) AS score"  # noqa: S608 (placeholders only)
+                    " FROM search_index AS f, (SELECT "
+                    + search.pg_query(len(terms))
+                    + " AS q) AS t WHERE f.doc @@ t.q ORDER BY score DESC LIMIT 12"
+                ),
+                terms,
+            )
+            for terms in plans
+            if terms
+        ]
         if not planned:
             return None
 

@@ -46,8 +46,12 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 
 def inputs(writes: int) -> list[tuple[str, str, dict[str, Any]]]:
     """The kind, timestamp and fields of each event, as the daemon hands them over."""
-    subject = EventSubject(channel="agent", role="main", owner="own_" + secrets.token_hex(16),
-                           task_id="tsk_" + secrets.token_hex(16))
+    subject = EventSubject(
+        channel="agent",
+        role="main",
+        owner="own_" + secrets.token_hex(16),
+        task_id="tsk_" + secrets.token_hex(16),
+    )
     policy = "pol_" + secrets.token_hex(32)
     out: list[tuple[str, str, dict[str, Any]]] = []
     for i in range(writes):
@@ -58,21 +62,35 @@ def inputs(writes: int) -> list[tuple[str, str, dict[str, Any]]]:
         decision = "dec_" + secrets.token_hex(16)
         ts = f"2026-12-01T11:{i // 60 % 60:02d}:{i % 60:02d}.{secrets.randbelow(10**6):06d}Z"
         common: dict[str, Any] = {
-            "subject": subject, "capability": "MemoryWrite", "resource": resource,
-            "decision_id": decision, "effect": "allow", "rule_ids": ["bench-fast-writes"],
-            "content_hashes": [digest]}
+            "subject": subject,
+            "capability": "MemoryWrite",
+            "resource": resource,
+            "decision_id": decision,
+            "effect": "allow",
+            "rule_ids": ["bench-fast-writes"],
+            "content_hashes": [digest],
+        }
         for kind, more in (
-                ("decision", {"details": {"policy_hash": policy, "explicit": True,
-                                          "resources": [resource]}}),
-                ("operation", {"entry_ids": ["ent_01M8RN5C" + secrets.token_hex(9).upper()],
-                               "revisions": [1],
-                               "details": {"operation_id": "op_" + secrets.token_hex(16)}})):
+            (
+                "decision",
+                {"details": {"policy_hash": policy, "explicit": True, "resources": [resource]}},
+            ),
+            (
+                "operation",
+                {
+                    "entry_ids": ["ent_01M8RN5C" + secrets.token_hex(9).upper()],
+                    "revisions": [1],
+                    "details": {"operation_id": "op_" + secrets.token_hex(16)},
+                },
+            ),
+        ):
             out.append((kind, ts, {**common, **more}))
     return out
 
 
-def events(writes: int, made: list[tuple[str, str, dict[str, Any]]] | None = None
-           ) -> list[tuple[StoredEvent, str]]:
+def events(
+    writes: int, made: list[tuple[str, str, dict[str, Any]]] | None = None
+) -> list[tuple[StoredEvent, str]]:
     """Each event with the hash of the head it was linked to."""
     head, out = EMPTY_HEAD, []
     for kind, ts, fields in inputs(writes) if made is None else made:
@@ -90,23 +108,37 @@ def pack_v2(pairs: list[tuple[StoredEvent, str]]) -> list[tuple[int, bytes, byte
     return rows
 
 
-def pack_v3(pairs: list[tuple[StoredEvent, str]], level: int,
-            lib: Any = zlib) -> list[tuple[int, bytes, bytes]]:
-    packing._V3_PRIMED = lib.compressobj(level, lib.DEFLATED, -15, 8, lib.Z_DEFAULT_STRATEGY,
-                                         zdict=packing.DICTIONARY_V1)
+def pack_v3(
+    pairs: list[tuple[StoredEvent, str]], level: int, lib: Any = zlib
+) -> list[tuple[int, bytes, bytes]]:
+    packing._V3_PRIMED = lib.compressobj(
+        level, lib.DEFLATED, -15, 8, lib.Z_DEFAULT_STRATEGY, zdict=packing.DICTIONARY_V1
+    )
     packer = Packer()
     return [packer.pack(stored, prev) for stored, prev in pairs]
 
 
 # The V3 forms by the zlib module and by zlib-ng (the writer's, at level 1).
-FORMS = {"v2": pack_v2, "v3-level1": lambda p: pack_v3(p, 1),
-         "v3-level6": lambda p: pack_v3(p, 6),
-         "v3-ng-level1": lambda p: pack_v3(p, 1, zlib_ng)}
+FORMS = {
+    "v2": pack_v2,
+    "v3-level1": lambda p: pack_v3(p, 1),
+    "v3-level6": lambda p: pack_v3(p, 6),
+    "v3-ng-level1": lambda p: pack_v3(p, 1, zlib_ng),
+}
 
 
 def _instructions(writes: int, form: str) -> int:
-    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-               __file__, "--writes", str(writes), "--only", form]
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        __file__,
+        "--writes",
+        str(writes),
+        "--only",
+        form,
+    ]
     # Our own script and arguments; valgrind found on PATH, as bench/instructions.py does.
     out = subprocess.run(command, capture_output=True, text=True, check=True)  # noqa: S603
     found = _COLLECTED.search(out.stderr)
@@ -133,8 +165,10 @@ def main() -> int:
     if args.instructions and shutil.which("valgrind"):
         counted["none"] = _instructions(args.writes, "none")
         built = counted["none"] - _instructions(args.writes, "inputs")
-        print(f"building an event (next_stored): {built / (2 * args.writes) / 1000:.1f} K"
-              " instructions")
+        print(
+            f"building an event (next_stored): {built / (2 * args.writes) / 1000:.1f} K"
+            " instructions"
+        )
     print(f"audit rows of {args.writes} governed writes ({len(pairs)} events):")
     for form, pack in FORMS.items():
         start = time.perf_counter()
@@ -144,8 +178,10 @@ def main() -> int:
         assert list(unpack_rows(rows)) == expected
         read = time.perf_counter() - start
         body = sum(len(row[1]) for row in rows) / len(rows)
-        line = (f"  {form:10s} body {body:6.1f} B/row   pack {packed / len(rows) * 1e6:5.1f} µs"
-                f"   read {read / len(rows) * 1e6:5.1f} µs")
+        line = (
+            f"  {form:10s} body {body:6.1f} B/row   pack {packed / len(rows) * 1e6:5.1f} µs"
+            f"   read {read / len(rows) * 1e6:5.1f} µs"
+        )
         if "none" in counted:
             extra = _instructions(args.writes, form) - counted["none"]
             line += f"   pack {extra / len(rows) / 1000:6.1f} K instructions/row"

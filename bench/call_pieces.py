@@ -46,8 +46,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-PIECES = ("loop", "scope_deadline", "scope_shielded", "fail_after", "checkpoint",
-          "deadline_moved", "to_thread", "own_thread", "dispatch_noop", "jsonrpcserver_noop")
+PIECES = (
+    "loop",
+    "scope_deadline",
+    "scope_shielded",
+    "fail_after",
+    "checkpoint",
+    "deadline_moved",
+    "to_thread",
+    "own_thread",
+    "dispatch_noop",
+    "jsonrpcserver_noop",
+)
 _TOTALS = re.compile(r"^(?:totals|summary):\s+(\d+)", re.MULTILINE)
 
 
@@ -72,7 +82,8 @@ def _piece(name: str) -> Callable[[], Awaitable[Any]]:
     frame = b'{"jsonrpc":"2.0","id":7,"method":"bench.noop","params":{"value":1}}'
     dispatcher = Dispatcher({"bench.noop": MethodSpec("bench.noop", Params, noop, Result)})
     jobs: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[int]]] = (
-        queue.SimpleQueue())
+        queue.SimpleQueue()
+    )
 
     def answer() -> int:
         return 1
@@ -122,14 +133,25 @@ def _piece(name: str) -> Callable[[], Awaitable[Any]]:
     async def jsonrpcserver_noop() -> None:
         request = {"jsonrpc": "2.0", "method": "bench.noop", "params": [{"value": 1}], "id": 7}
         await protocol.async_dispatch_to_serializable(
-            "", dispatcher._table, context=ctx,
-            deserializer=lambda _text: request, validator=protocol._accept)
+            "",
+            dispatcher._table,
+            context=ctx,
+            deserializer=lambda _text: request,
+            validator=protocol._accept,
+        )
 
-    table = {"loop": loop_only, "scope_deadline": scope_deadline,
-             "scope_shielded": scope_shielded, "fail_after": fail_after,
-             "checkpoint": checkpoint, "deadline_moved": deadline_moved,
-             "to_thread": to_thread, "own_thread": own_thread,
-             "dispatch_noop": dispatch_noop, "jsonrpcserver_noop": jsonrpcserver_noop}
+    table = {
+        "loop": loop_only,
+        "scope_deadline": scope_deadline,
+        "scope_shielded": scope_shielded,
+        "fail_after": fail_after,
+        "checkpoint": checkpoint,
+        "deadline_moved": deadline_moved,
+        "to_thread": to_thread,
+        "own_thread": own_thread,
+        "dispatch_noop": dispatch_noop,
+        "jsonrpcserver_noop": jsonrpcserver_noop,
+    }
     run = table[name]
     if name != "deadline_moved":
         return run
@@ -161,9 +183,20 @@ def _child(name: str, uses: int) -> None:
 
 def _count(name: str, uses: int, out: Path) -> int:
     subprocess.run(  # noqa: S603 - a fixed tool with our own arguments
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",  # noqa: S607
-         sys.executable, __file__, "--child", name, str(uses)],
-        check=True, capture_output=True, timeout=1800)
+        [  # noqa: S607 (a fixed tool on PATH)
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            __file__,
+            "--child",
+            name,
+            str(uses),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=1800,
+    )
     match = _TOTALS.search(out.read_text())
     if match is None:
         raise SystemExit(f"bench: no totals in callgrind output for {name}")

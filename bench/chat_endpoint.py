@@ -57,8 +57,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         status, headers, content = self.server.reply(body)
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}
-                          ).encode() if status == 200 else b"{}"
+        data = (
+            json.dumps(
+                {"choices": [{"message": {"role": "assistant", "content": content}}]}
+            ).encode()
+            if status == 200
+            else b"{}"
+        )
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)

@@ -92,13 +92,15 @@ def pg_connect(dsn: str, schema: str) -> Iterator[Any]:
     import psycopg.sql
 
     with psycopg.connect(dsn) as conn:
-        conn.execute(psycopg.sql.SQL("SET search_path TO {}").format(
-            psycopg.sql.Identifier(schema)))
+        conn.execute(
+            psycopg.sql.SQL("SET search_path TO {}").format(psycopg.sql.Identifier(schema))
+        )
         yield conn
 
 
-def shared_pair(root: Path, schema: str, config: str = "", policy: str | None = None,
-                ranker: str = "lexical") -> tuple[Daemon, Daemon]:
+def shared_pair(
+    root: Path, schema: str, config: str = "", policy: str | None = None, ranker: str = "lexical"
+) -> tuple[Daemon, Daemon]:
     """Two daemons started on homes ``root/a`` and ``root/b`` sharing one
     PostgreSQL ``schema`` (and ``config`` and ``policy``, when given): as on
     two hosts, the second home gets the first's root secret (the operator
@@ -125,9 +127,15 @@ def short_tempdir() -> Path:
 
 
 class Daemon:
-    def __init__(self, home: Path, env: Mapping[str, str] | None = None,
-                 config: str | None = None, policy: str | None = None,
-                 prefix: tuple[str, ...] = (), ranker: str | None = None) -> None:
+    def __init__(
+        self,
+        home: Path,
+        env: Mapping[str, str] | None = None,
+        config: str | None = None,
+        policy: str | None = None,
+        prefix: tuple[str, ...] = (),
+        ranker: str | None = None,
+    ) -> None:
         self.home = home
         # A command the daemon runs under (the benchmark counts instructions
         # with valgrind this way); empty for the tests.
@@ -165,7 +173,10 @@ class Daemon:
         # Our own daemon command (and the benchmark's valgrind prefix), never input.
         self.proc = subprocess.Popen(  # noqa: S603
             [*self.prefix, *MEMORYD, "serve", "--home", str(self.home)],
-            stdout=log, stderr=log, env=self.env, cwd=REPO,
+            stdout=log,
+            stderr=log,
+            env=self.env,
+            cwd=REPO,
         )
         log.close()
         if wait:
@@ -224,8 +235,9 @@ class Daemon:
         self.stop()
         return self.start()
 
-    def memctl(self, *args: str, input: bytes | None = None, timeout: float = 60.0,
-               process: bool = False) -> subprocess.CompletedProcess[bytes]:
+    def memctl(
+        self, *args: str, input: bytes | None = None, timeout: float = 60.0, process: bool = False
+    ) -> subprocess.CompletedProcess[bytes]:
         """``memctl --home HOME ARGS``, its exit status and output.
 
         With ``process=True`` it runs as the operator runs it, a new
@@ -237,14 +249,21 @@ class Daemon:
         argv = ["--home", str(self.home), *args]
         if process:
             # Our own memctl command, never input.
-            return subprocess.run([*MEMCTL, *argv], input=input,  # noqa: S603
-                                  capture_output=True, env=self.env, cwd=REPO,
-                                  timeout=timeout, check=False)
+            return subprocess.run(  # noqa: S603 (our own command line)
+                [*MEMCTL, *argv],
+                input=input,
+                capture_output=True,
+                env=self.env,
+                cwd=REPO,
+                timeout=timeout,
+                check=False,
+            )
         return memctl_in_process(argv, input=input, env=self.env)
 
 
-def memctl_in_process(argv: list[str], input: bytes | None = None,
-                      env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def memctl_in_process(
+    argv: list[str], input: bytes | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """memctl's ``run`` on ``argv`` with ``env`` as the environment and
     in-memory streams; the result is shaped as ``subprocess.run``'s."""
     from memoryd.memctl.main import Io, run
@@ -260,13 +279,18 @@ def memctl_in_process(argv: list[str], input: bytes | None = None,
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    return subprocess.CompletedProcess([*MEMCTL, *argv], code, out.getvalue().encode(),
-                                       err.getvalue().encode())
+    return subprocess.CompletedProcess(
+        [*MEMCTL, *argv], code, out.getvalue().encode(), err.getvalue().encode()
+    )
 
 
 @contextmanager
-def running(env: Mapping[str, str] | None = None, config: str | None = None,
-            policy: str | None = None, ranker: str = "lexical") -> Iterator[Daemon]:
+def running(
+    env: Mapping[str, str] | None = None,
+    config: str | None = None,
+    policy: str | None = None,
+    ranker: str = "lexical",
+) -> Iterator[Daemon]:
     """A daemon on a new home, stopped and removed after.
 
     It ranks lexically unless ``ranker="auto"``, as the default install (no
@@ -292,8 +316,12 @@ def enable_consent(c: Client, identity: dict[str, Any] | None = None, **switches
     return c.call("consent.set", {**params, **values, "version": current["version"]})
 
 
-def entry(title: str = "Editor", body: str = "The user prefers vim keybindings.",
-          type_: str = "preference", **extra: Any) -> dict[str, Any]:
+def entry(
+    title: str = "Editor",
+    body: str = "The user prefers vim keybindings.",
+    type_: str = "preference",
+    **extra: Any,
+) -> dict[str, Any]:
     return {"type": type_, "title": title, "body": body, **extra}
 
 
@@ -327,12 +355,14 @@ class InProcess:
     def lifecycle(self) -> Lifecycle:
         return self.composed.lifecycle
 
-    async def call(self, channel: str, method: str, params: dict[str, Any],
-                   conn_id: str | None = None) -> Any:
+    async def call(
+        self, channel: str, method: str, params: dict[str, Any], conn_id: str | None = None
+    ) -> Any:
         """One request on ``channel`` from connection ``conn_id`` (default: one
         connection per channel); raises ``CallFailed`` on an error reply."""
-        ctx = CallContext(channel=channel, peer_uid=os.geteuid(), peer_pid=None,
-                          conn_id=conn_id or channel)
+        ctx = CallContext(
+            channel=channel, peer_uid=os.geteuid(), peer_pid=None, conn_id=conn_id or channel
+        )
         frame = encode_value({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
         dispatcher = self.agent if channel == "agent" else self.control
         reply = json.loads(await dispatcher.handle_frame(frame, ctx))
@@ -346,9 +376,14 @@ class InProcess:
 
 
 @contextmanager
-def composed(home_path: Path, *, clock: Clock | None = None, config: str | None = None,
-             policy: str | None = None, faults: frozenset[str] = frozenset(),
-             ) -> Iterator[InProcess]:
+def composed(
+    home_path: Path,
+    *,
+    clock: Clock | None = None,
+    config: str | None = None,
+    policy: str | None = None,
+    faults: frozenset[str] = frozenset(),
+) -> Iterator[InProcess]:
     """memoryd as ``compose`` builds it for ``memoryd serve``, on the home at
     ``home_path`` (new, or one composed before: a restart), with every method
     it serves; the store is closed after. Recall ranks lexically (the
@@ -360,10 +395,19 @@ def composed(home_path: Path, *, clock: Clock | None = None, config: str | None 
     if policy is not None:
         (home_path / "policy.toml").write_text(policy)
     home = home_mod.prepare(home_path)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("MEMORYD_IDENTITY_JSON", "MEMORYD_TOKEN", "MEMORYD_USER_ID")}
-    built = compose(home, load_config(home.path), clock=clock or SystemClock(), environ=env,
-                    semantic=False, faults=faults)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("MEMORYD_IDENTITY_JSON", "MEMORYD_TOKEN", "MEMORYD_USER_ID")
+    }
+    built = compose(
+        home,
+        load_config(home.path),
+        clock=clock or SystemClock(),
+        environ=env,
+        semantic=False,
+        faults=faults,
+    )
     try:
         yield InProcess(built, *built.tables())
     finally:

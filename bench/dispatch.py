@@ -65,8 +65,11 @@ def _floor_round(calls: int) -> float:
 def measure(calls: int) -> dict[str, float]:
     dispatch = statistics.median(anyio.run(_dispatch_round, calls) for _ in range(5))
     floor = statistics.median(_floor_round(calls) for _ in range(5))
-    return {"dispatch_us": round(dispatch, 2), "floor_us": round(floor, 2),
-            "dispatch_vs_floor": round(dispatch / floor, 1)}
+    return {
+        "dispatch_us": round(dispatch, 2),
+        "floor_us": round(floor, 2),
+        "dispatch_vs_floor": round(dispatch / floor, 1),
+    }
 
 
 def main() -> int:
@@ -75,8 +78,10 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     figures = measure(args.calls)
-    print(f"dispatch {figures['dispatch_us']} us/call, floor {figures['floor_us']} us/call, "
-          f"ratio {figures['dispatch_vs_floor']}")
+    print(
+        f"dispatch {figures['dispatch_us']} us/call, floor {figures['floor_us']} us/call, "
+        f"ratio {figures['dispatch_vs_floor']}"
+    )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0

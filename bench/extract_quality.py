@@ -90,9 +90,13 @@ def score(cases: list[dict[str, Any]], max_candidates: int = 8) -> dict[str, flo
         correct += sum(1 for b in bodies if any(_matches(b, k) for k in case["keep"]))
         kept += len(case["keep"])
         found += sum(1 for k in case["keep"] if any(_matches(b, k) for b in bodies))
-    return {"cases": len(cases), "candidates": proposed, "kept": kept,
-            "precision": correct / proposed if proposed else 1.0,
-            "recall": found / kept if kept else 1.0}
+    return {
+        "cases": len(cases),
+        "candidates": proposed,
+        "kept": kept,
+        "precision": correct / proposed if proposed else 1.0,
+        "recall": found / kept if kept else 1.0,
+    }
 
 
 def _ratio(hit: int, total: int) -> float:
@@ -108,8 +112,7 @@ def _near_of(embedder: Any) -> Callable[[str, list[Stored]], dict[str, float]]:
         close = shortlist(body, stored, 16)
         if not close:
             return {}
-        rows = np.asarray(embedder.passages([body, *(e.body for e in close)]),
-                          dtype=np.float32)
+        rows = np.asarray(embedder.passages([body, *(e.body for e in close)]), dtype=np.float32)
         return {e.entry_id: float(rows[0] @ rows[i + 1]) for i, e in enumerate(close)}
 
     return near
@@ -125,9 +128,11 @@ def load_embedder() -> Any:
         return None
 
 
-def updates(cases: list[dict[str, Any]], max_candidates: int = 8,
-            near: Callable[[str, list[Stored]], dict[str, float]] | None = None,
-            ) -> dict[str, Any]:
+def updates(
+    cases: list[dict[str, Any]],
+    max_candidates: int = 8,
+    near: Callable[[str, list[Stored]], dict[str, float]] | None = None,
+) -> dict[str, Any]:
     """What the candidates do to each case's active entries, against its
     labels: per kind (``update``: proposed as a supersede of entry i;
     ``repeat``: dropped as a repeat of entry i), how many were proposed, how
@@ -140,24 +145,35 @@ def updates(cases: list[dict[str, Any]], max_candidates: int = 8,
         if not case.get("active"):
             continue
         out["cases"] += 1
-        stored = [Stored(f"e{i}", 1, e["type"], e["title"], e["body"])
-                  for i, e in enumerate(case["active"])]
-        labels = {"update": [(s["keep"], s["entry"]) for s in case.get("supersedes", [])],
-                  "repeat": [(s["keep"], s["entry"]) for s in case.get("repeats", [])]}
+        stored = [
+            Stored(f"e{i}", 1, e["type"], e["title"], e["body"])
+            for i, e in enumerate(case["active"])
+        ]
+        labels = {
+            "update": [(s["keep"], s["entry"]) for s in case.get("supersedes", [])],
+            "repeat": [(s["keep"], s["entry"]) for s in case.get("repeats", [])],
+        }
         got: dict[str, list[tuple[str, int]]] = {"update": [], "repeat": []}
         for cand in extractor.extract(turns_of(case), max_candidates).candidates:
-            found = match(cand.type, cand.title, cand.body, stored,
-                          None if near is None else near(cand.body, stored))
+            found = match(
+                cand.type,
+                cand.title,
+                cand.body,
+                stored,
+                None if near is None else near(cand.body, stored),
+            )
             if found is not None:
                 got[found.kind].append((cand.body, int(found.entry_id[1:])))
         for kind, pairs in got.items():
             tally = out[kind]
             tally["proposed"] += len(pairs)
-            tally["correct"] += sum(1 for body, i in pairs
-                                    if any(_matches(body, k) and i == e for k, e in labels[kind]))
+            tally["correct"] += sum(
+                1 for body, i in pairs if any(_matches(body, k) and i == e for k, e in labels[kind])
+            )
             tally["labelled"] += len(labels[kind])
-            tally["found"] += sum(1 for k, e in labels[kind]
-                                  if any(_matches(body, k) and i == e for body, i in pairs))
+            tally["found"] += sum(
+                1 for k, e in labels[kind] if any(_matches(body, k) and i == e for body, i in pairs)
+            )
     for kind in ("update", "repeat"):
         tally = out[kind]
         tally["precision"] = _ratio(tally["correct"], tally["proposed"])
@@ -169,19 +185,35 @@ def _scripted(cases: list[dict[str, Any]]) -> Callable[[dict[str, Any]], Reply]:
     """What the scripted endpoint answers to every request: the labelled
     memories quoted verbatim, plus one quote that is not the user's words
     and one resting on an assistant turn."""
+
     def reply(body: dict[str, Any]) -> Reply:
         text = user_text(body)
         case = next(c for c in cases if c["turns"][0]["content"] in text)
         memories = []
         for keep in case["keep"]:
-            turn = next(i for i, t in enumerate(case["turns"])
-                        if t["role"] == "user" and keep in t["content"])
+            turn = next(
+                i
+                for i, t in enumerate(case["turns"])
+                if t["role"] == "user" and keep in t["content"]
+            )
             memories.append({"type": "fact", "title": keep[:30], "turn": turn, "quote": keep})
-        memories.append({"type": "fact", "title": "invented", "turn": 0,
-                         "quote": "The user never said this sentence."})
+        memories.append(
+            {
+                "type": "fact",
+                "title": "invented",
+                "turn": 0,
+                "quote": "The user never said this sentence.",
+            }
+        )
         assistant = next((i for i, t in enumerate(case["turns"]) if t["role"] == "assistant"), 1)
-        memories.append({"type": "fact", "title": "not the user's", "turn": assistant,
-                         "quote": case["turns"][assistant]["content"]})
+        memories.append(
+            {
+                "type": "fact",
+                "title": "not the user's",
+                "turn": assistant,
+                "quote": case["turns"][assistant]["content"],
+            }
+        )
         return 200, {}, json.dumps({"memories": memories})
 
     return reply
@@ -192,20 +224,28 @@ def model_protocol(cases: list[dict[str, Any]]) -> dict[str, int]:
     labelled quote proposed with its span, every quote that is not a user
     turn's words dropped and counted."""
     with serving(_scripted(cases)) as server:
-        extractor = ModelExtractor(parse_endpoint(server.url),
-                                   None, ExtractModelConfig(model="scripted"))
+        extractor = ModelExtractor(
+            parse_endpoint(server.url), None, ExtractModelConfig(model="scripted")
+        )
         proposed = spans_ok = dropped = kept = 0
         for case in cases:
             turns = turns_of(case)
             got = extractor.extract(turns, 16)
             proposed += len(got.candidates)
-            spans_ok += sum(1 for c in got.candidates
-                            if turns[c.turn].content[c.start:c.end] == c.body
-                            and turns[c.turn].role == "user")
+            spans_ok += sum(
+                1
+                for c in got.candidates
+                if turns[c.turn].content[c.start : c.end] == c.body and turns[c.turn].role == "user"
+            )
             dropped += got.dropped.get("not_verbatim", 0)
             kept += len(case["keep"])
-    return {"labelled": kept, "proposed": proposed, "spans_verbatim": spans_ok,
-            "not_verbatim_dropped": dropped, "not_verbatim_sent": 2 * len(cases)}
+    return {
+        "labelled": kept,
+        "proposed": proposed,
+        "spans_verbatim": spans_ok,
+        "not_verbatim_dropped": dropped,
+        "not_verbatim_sent": 2 * len(cases),
+    }
 
 
 def pin_one_core() -> None:
@@ -218,8 +258,9 @@ def rule_cost(cases: list[dict[str, Any]], entries: int = 1000) -> float:
     against ``entries`` active entries of its scope (the set's kept memories,
     numbered so none repeats another)."""
     kept = [k for c in cases for k in c["keep"]]
-    stored = [Stored(f"e{i}", 1, "fact", f"t{i}", f"{kept[i % len(kept)]} ({i})")
-              for i in range(entries)]
+    stored = [
+        Stored(f"e{i}", 1, "fact", f"t{i}", f"{kept[i % len(kept)]} ({i})") for i in range(entries)
+    ]
     probes = kept[:20]
     start = time.process_time()
     for body in probes:
@@ -245,15 +286,19 @@ def daemon_rate(cases: list[dict[str, Any]], jobs: int) -> float:
     (home / "memoryd.toml").write_text(
         "[extract]\npoll_interval_s = 0.01\nmax_queued = 100000\n"
         "max_jobs_per_minute = 1000000\n"
-        "[recall]\nranker = \"lexical\"\n")
+        '[recall]\nranker = "lexical"\n'
+    )
     cpu = min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env["PYTHONPATH"] = str(REPO)
     log = open(root / "log", "wb")
     proc = subprocess.Popen(  # noqa: S603 (our own interpreter and module)
         [sys.executable, "-m", "memoryd.daemon.cli", "serve", "--home", str(home)],
-        stdout=log, stderr=log, env=env,
-        preexec_fn=(lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None)
+        stdout=log,
+        stderr=log,
+        env=env,
+        preexec_fn=(lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None,
+    )
     try:
         control = home / "run" / "control.sock"
         deadline = time.monotonic() + 30
@@ -261,13 +306,17 @@ def daemon_rate(cases: list[dict[str, Any]], jobs: int) -> float:
             time.sleep(0.05)
         time.sleep(0.2)
         with Client(control) as c, Client(home / "run" / "agent.sock") as a:
-            c.call("consent.set", {"read": True, "contribute": True, "learn_from_tools": False,
-                                   "version": 0})
+            c.call(
+                "consent.set",
+                {"read": True, "contribute": True, "learn_from_tools": False, "version": 0},
+            )
             start = time.monotonic()
             for n in range(jobs):
                 task = a.call("task.begin", {"scopes": [f"bench{n % 50}"]})
-                a.call("task.end", {"task_id": task["task_id"],
-                                    "transcript": cases[n % len(cases)]["turns"]})
+                a.call(
+                    "task.end",
+                    {"task_id": task["task_id"], "transcript": cases[n % len(cases)]["turns"]},
+                )
             while True:
                 counts = c.call("extract.status", {})["counts"]
                 if counts["queued"] == 0 and counts["running"] == 0:
@@ -286,27 +335,33 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=200, help="jobs through the daemon")
     parser.add_argument("--no-daemon", action="store_true", help="skip the daemon's rate")
-    parser.add_argument("--no-model", action="store_true",
-                        help="skip the language-model extractor's protocol check")
+    parser.add_argument(
+        "--no-model", action="store_true", help="skip the language-model extractor's protocol check"
+    )
     args = parser.parse_args()
     cases = load()
     print("built-in extractor on tests/data/extraction/transcripts.jsonl")
     for split in ("tune", "holdout", None):
         chosen = [c for c in cases if split is None or c["split"] == split]
         s = score(chosen)
-        print(f"  {split or 'all':8} cases={s['cases']:3} candidates={s['candidates']:3}"
-              f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
+        print(
+            f"  {split or 'all':8} cases={s['cases']:3} candidates={s['candidates']:3}"
+            f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}"
+        )
     dev2 = load(DEV2)
     print("built-in extractor on tests/data/extraction/dev2.jsonl")
     for split in ("tune", "holdout"):
         s = score([c for c in dev2 if c["split"] == split])
-        print(f"  {'dev2-' + split:13} cases={s['cases']:3} candidates={s['candidates']:3}"
-              f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
+        print(
+            f"  {'dev2-' + split:13} cases={s['cases']:3} candidates={s['candidates']:3}"
+            f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}"
+        )
     s = score(load(FRESH))
-    print("built-in extractor on tests/data/extraction/fresh.jsonl"
-          " (written blind, never tuned on)")
-    print(f"  {'fresh':8} cases={s['cases']:3} candidates={s['candidates']:3}"
-          f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}")
+    print("built-in extractor on tests/data/extraction/fresh.jsonl (written blind, never tuned on)")
+    print(
+        f"  {'fresh':8} cases={s['cases']:3} candidates={s['candidates']:3}"
+        f" kept={s['kept']:3} precision={s['precision']:.2f} recall={s['recall']:.2f}"
+    )
     embedder = load_embedder()
     passes: list[tuple[str, Any]] = [("words only", None)]
     if embedder is not None:
@@ -318,22 +373,30 @@ def main() -> int:
             u = updates(chosen, near=near)
             for kind, name in (("update", "supersede"), ("repeat", "repeat")):
                 t = u[kind]
-                print(f"  {split or 'all':8} cases={u['cases']:3} {name:9}"
-                      f" proposed={t['proposed']:3} labelled={t['labelled']:3}"
-                      f" precision={t['precision']:.2f} recall={t['recall']:.2f}")
+                print(
+                    f"  {split or 'all':8} cases={u['cases']:3} {name:9}"
+                    f" proposed={t['proposed']:3} labelled={t['labelled']:3}"
+                    f" precision={t['precision']:.2f} recall={t['recall']:.2f}"
+                )
     if not args.no_model:
         m = model_protocol(cases)
-        print(f"language-model extractor, scripted endpoint: proposed {m['proposed']} of"
-              f" {m['labelled']} labelled quotes ({m['spans_verbatim']} with verbatim user"
-              f" spans); dropped {m['not_verbatim_dropped']} of {m['not_verbatim_sent']}"
-              " quotes that are not the user's words")
+        print(
+            f"language-model extractor, scripted endpoint: proposed {m['proposed']} of"
+            f" {m['labelled']} labelled quotes ({m['spans_verbatim']} with verbatim user"
+            f" spans); dropped {m['not_verbatim_dropped']} of {m['not_verbatim_sent']}"
+            " quotes that are not the user's words"
+        )
     pin_one_core()
     print(f"extractor alone, 1 core: {extractor_rate(cases):,.0f} transcripts/minute")
-    print(f"update rule, 1 core: {rule_cost(cases):.1f} ms per candidate against 1,000 active"
-          " entries of its scope")
+    print(
+        f"update rule, 1 core: {rule_cost(cases):.1f} ms per candidate against 1,000 active"
+        " entries of its scope"
+    )
     if not args.no_daemon:
-        print(f"through the daemon, 1 core: {daemon_rate(cases, args.jobs):,.0f} jobs/minute"
-              f" ({args.jobs} jobs, task.end to the job's end)")
+        print(
+            f"through the daemon, 1 core: {daemon_rate(cases, args.jobs):,.0f} jobs/minute"
+            f" ({args.jobs} jobs, task.end to the job's end)"
+        )
     held = [score([c for c in chosen if c["split"] == "holdout"]) for chosen in (cases, dev2)]
     return 0 if all(h["precision"] >= 0.8 and h["recall"] >= 0.5 for h in held) else 1
 

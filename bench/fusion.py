@@ -51,25 +51,44 @@ def load_set(name: str) -> tuple[list[tuple[str, str, str, str]], list[dict[str,
     if name == "labelled":
         data = json.loads((DATA / "recall_quality.json").read_text(encoding="utf-8"))
         docs += [(m["key"], "default", m["title"], m["body"]) for m in data["memories"]]
-        docs += [(f"filler{i}", "default", f["title"], f["body"])
-                 for i, f in enumerate(data["fillers"])]
+        docs += [
+            (f"filler{i}", "default", f["title"], f["body"]) for i, f in enumerate(data["fillers"])
+        ]
         for q in data["queries"]:
             zh = any("\u4e00" <= ch <= "\u9fff" for ch in q["q"])
-            questions.append({"q": q["q"], "targets": [q["target"]], "split": "dev",
-                              "cat": f"{q['kind']}/{'zh' if zh else 'en'}", "scope": "default"})
+            questions.append(
+                {
+                    "q": q["q"],
+                    "targets": [q["target"]],
+                    "split": "dev",
+                    "cat": f"{q['kind']}/{'zh' if zh else 'en'}",
+                    "scope": "default",
+                }
+            )
         return docs, questions
     for path in sorted((DATA / "conversations").glob("conv-*.json")):
         conv = json.loads(path.read_text(encoding="utf-8"))
         # Each turn written as bench/recall_quality.py writes it.
-        docs += [(turn_id, conv["id"], e["title"], e["body"])
-                 for turn_id, e in turn_entries(conv, with_context=False, with_time=False)]
-        questions += [{"q": q["question"], "targets": q["evidence"], "cat": q["category"],
-                       "split": q["split"], "scope": conv["id"]} for q in conv["questions"]]
+        docs += [
+            (turn_id, conv["id"], e["title"], e["body"])
+            for turn_id, e in turn_entries(conv, with_context=False, with_time=False)
+        ]
+        questions += [
+            {
+                "q": q["question"],
+                "targets": q["evidence"],
+                "cat": q["category"],
+                "split": q["split"],
+                "scope": conv["id"],
+            }
+            for q in conv["questions"]
+        ]
     return docs, questions
 
 
-def lexical_lists(docs: Sequence[tuple[str, str, str, str]],
-                  questions: Sequence[dict[str, Any]]) -> list[list[tuple[str, float]]]:
+def lexical_lists(
+    docs: Sequence[tuple[str, str, str, str]], questions: Sequence[dict[str, Any]]
+) -> list[list[tuple[str, float]]]:
     """Each question's BM25 candidates ``(key, score)``, best first, from a real daemon."""
     out: list[list[tuple[str, float]]] = []
     with running(config='[recall]\nranker = "lexical"\n') as d:
@@ -77,24 +96,30 @@ def lexical_lists(docs: Sequence[tuple[str, str, str, str]],
         with d.control() as c:
             enable_consent(c)
             for at in range(0, len(docs), 50):
-                part = docs[at:at + 50]
-                ops = [{"action": "add", "scope": scope, "entry": entry(title, body, "fact")}
-                       for _, scope, title, body in part]
-                written = c.call("memory.write", {"target": "memory", "action": "batch",
-                                                  "ops": ops})
-                keys.update((e["id"], doc[0]) for doc, e in
-                            zip(part, written["entries"], strict=True))
+                part = docs[at : at + 50]
+                ops = [
+                    {"action": "add", "scope": scope, "entry": entry(title, body, "fact")}
+                    for _, scope, title, body in part
+                ]
+                written = c.call(
+                    "memory.write", {"target": "memory", "action": "batch", "ops": ops}
+                )
+                keys.update(
+                    (e["id"], doc[0]) for doc, e in zip(part, written["entries"], strict=True)
+                )
         with d.agent() as a:
             tasks: dict[str, str] = {}
             for q in questions:
                 if q["scope"] not in tasks:
                     tasks[q["scope"]] = a.call("task.begin", {"scopes": [q["scope"]]})["task_id"]
-                page = a.call("memory.list", {"task_id": tasks[q["scope"]], "query": q["q"],
-                                              "page_size": 20})
+                page = a.call(
+                    "memory.list", {"task_id": tasks[q["scope"]], "query": q["q"], "page_size": 20}
+                )
                 items = list(page["items"])
                 while page.get("next_cursor") and len(items) < 100:
-                    page = a.call("memory.list", {"task_id": tasks[q["scope"]],
-                                                  "cursor": page["next_cursor"]})
+                    page = a.call(
+                        "memory.list", {"task_id": tasks[q["scope"]], "cursor": page["next_cursor"]}
+                    )
                     items += page["items"]
                 out.append([(keys[i["id"]], float(i["score"])) for i in items])
     return out
@@ -126,50 +151,64 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("the semantic extra is not installed")
     docs, questions = load_set(args.set)
     lexical = lexical_lists(docs, questions)
-    matrix = np.asarray(embedder.passages([entry_text(t, b) for _, _, t, b in docs]),
-                        dtype=np.float32)
+    matrix = np.asarray(
+        embedder.passages([entry_text(t, b) for _, _, t, b in docs]), dtype=np.float32
+    )
     anchors = np.asarray(embedder.passages(list(hybrid.ANCHORS)), dtype=np.float32)
     keys = [doc[0] for doc in docs]
     scopes = np.array([doc[1] for doc in docs])
     floors: list[float] = []
     near: list[list[tuple[str, float]]] = []
     for q in questions:
-        qvec = np.asarray(embedder.query(q["q"][:hybrid.QUERY_CHARS]), dtype=np.float32)
-        floor = max(hybrid.MIN_SIMILARITY,
-                    float(np.sort(anchors @ qvec)[-3:].mean()) + hybrid.MARGIN)
+        qvec = np.asarray(embedder.query(q["q"][: hybrid.QUERY_CHARS]), dtype=np.float32)
+        floor = max(
+            hybrid.MIN_SIMILARITY, float(np.sort(anchors @ qvec)[-3:].mean()) + hybrid.MARGIN
+        )
         cos = matrix @ qvec
         cos[scopes != q["scope"]] = -1.0
         order = np.argsort(-cos, kind="stable")[:200]
         floors.append(floor)
         near.append([(keys[i], float(cos[i])) for i in order if cos[i] >= floor])
     picked = [i for i, q in enumerate(questions) if args.split in ("all", q["split"])]
-    cats = sorted({questions[i]["cat"] for i in picked},
-                  key=lambda c: CATEGORIES.index(c) if c in CATEGORIES else 99)
+    cats = sorted(
+        {questions[i]["cat"] for i in picked},
+        key=lambda c: CATEGORIES.index(c) if c in CATEGORIES else 99,
+    )
 
     def recall(order: Callable[[int], list[str]], k: int) -> dict[str, float]:
         got: dict[str, list[float]] = defaultdict(list)
         for i in picked:
             top = set(order(i)[:k])
             share = sum(1 for t in questions[i]["targets"] if t in top) / len(
-                questions[i]["targets"])
+                questions[i]["targets"]
+            )
             got[questions[i]["cat"]].append(share)
             got["all"].append(share)
         return {c: sum(v) / len(v) for c, v in got.items()}
 
     def fused(weight: float, span: float) -> Callable[[int], list[str]]:
-        return lambda i: [key for key, _ in hybrid.fuse(
-            lexical[i], near[i][:hybrid.VECTOR_CANDIDATES], floors[i], weight=weight, span=span)]
+        return lambda i: [
+            key
+            for key, _ in hybrid.fuse(
+                lexical[i], near[i][: hybrid.VECTOR_CANDIDATES], floors[i], weight=weight, span=span
+            )
+        ]
 
     rows: list[tuple[str, Callable[[int], list[str]]]] = [
         ("lexical", lambda i: [key for key, _ in lexical[i]]),
         ("vectors", lambda i: [key for key, _ in near[i]]),
-        ("rrf (before)", lambda i: rrf([key for key, _ in lexical[i]],
-                                       [key for key, _ in near[i]])),
+        (
+            "rrf (before)",
+            lambda i: rrf([key for key, _ in lexical[i]], [key for key, _ in near[i]]),
+        ),
         (f"fusion w={hybrid.WEIGHT} span={hybrid.SPAN}", fused(hybrid.WEIGHT, hybrid.SPAN)),
     ]
     if args.grid:
-        rows += [(f"  w={w} span={s}", fused(w, s))
-                 for w in (0.3, 0.5, 0.7, 0.9) for s in (0.02, 0.05, 0.1)]
+        rows += [
+            (f"  w={w} span={s}", fused(w, s))
+            for w in (0.3, 0.5, 0.7, 0.9)
+            for s in (0.02, 0.05, 0.1)
+        ]
     print(f"set {args.set}, split {args.split}: {len(picked)} questions, {len(docs)} entries")
     for k in (5, 10):
         print(f"\nrecall@{k:<28} {'all':>7} " + " ".join(f"{c[:13]:>13}" for c in cats))
@@ -177,8 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, order in rows:
             r = recall(order, k)
             worst = min(r[c] - base[c] for c in ("all", *cats))
-            print(f"{name:<36} {r['all']:>7.3f} " + " ".join(f"{r[c]:>13.3f}" for c in cats)
-                  + (f"   worst vs lexical {worst:+.3f}" if name != "lexical" else ""))
+            print(
+                f"{name:<36} {r['all']:>7.3f} "
+                + " ".join(f"{r[c]:>13.3f}" for c in cats)
+                + (f"   worst vs lexical {worst:+.3f}" if name != "lexical" else "")
+            )
     return 0
 
 

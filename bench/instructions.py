@@ -61,8 +61,12 @@ class _Counter:
 
     def _control(self, *args: str) -> None:
         # A fixed tool on PATH with our own arguments, never client input.
-        subprocess.run(["callgrind_control", *args, str(self.pid)],  # noqa: S603, S607
-                       check=True, capture_output=True, timeout=300)
+        subprocess.run(  # noqa: S603 (a fixed tool on PATH, our own arguments)
+            ["callgrind_control", *args, str(self.pid)],  # noqa: S607
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
 
     def count(self, calls: Callable[[], None]) -> int:
         """Instructions the daemon executed while ``calls`` ran."""
@@ -106,8 +110,13 @@ def measure(entries: int = 10_000, calls: int = 20) -> dict[str, Any]:
             b.close()
         d.stop()
         out = root / "callgrind.out"
-        d.prefix = ("valgrind", "--tool=callgrind", "--instr-atstart=no",
-                    f"--callgrind-out-file={out}", "--trace-children=no")
+        d.prefix = (
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}",
+            "--trace-children=no",
+        )
         d.start(timeout=600)
         assert d.proc is not None
         counter = _Counter(d.proc.pid, out)
@@ -125,28 +134,43 @@ def measure(entries: int = 10_000, calls: int = 20) -> dict[str, Any]:
                 return lambda: [b.agent.call("memory.write", params.pop()) for _ in range(n)]
 
             def reads(n: int) -> Callable[[], None]:
-                return lambda: [b.agent.call("memory.read", {"task_id": read_task,
-                                                             "ids": rnd.sample(ids, 5)})
-                                for _ in range(n)]
+                return lambda: [
+                    b.agent.call("memory.read", {"task_id": read_task, "ids": rnd.sample(ids, 5)})
+                    for _ in range(n)
+                ]
 
             def searches(n: int) -> Callable[[], None]:
-                return lambda: [b.agent.call("memory.list", {"task_id": read_task,
-                                                             "mode": "search",
-                                                             "query": queries.pop(),
-                                                             "page_size": 20})
-                                for _ in range(n)]
+                return lambda: [
+                    b.agent.call(
+                        "memory.list",
+                        {
+                            "task_id": read_task,
+                            "mode": "search",
+                            "query": queries.pop(),
+                            "page_size": 20,
+                        },
+                    )
+                    for _ in range(n)
+                ]
 
             # Tasks for context are begun outside the counted window.
             context_tasks = [b.begin(b.agent, FILL) for _ in range(calls + 3)]
 
             def contexts(n: int) -> Callable[[], None]:
-                return lambda: [b.agent.call("memory.context", {"task_id": context_tasks.pop(),
-                                                                "intent": intents.pop()})
-                                for _ in range(n)]
+                return lambda: [
+                    b.agent.call(
+                        "memory.context", {"task_id": context_tasks.pop(), "intent": intents.pop()}
+                    )
+                    for _ in range(n)
+                ]
 
             result: dict[str, Any] = {"available": True, "entries": entries, "calls": calls}
-            for name, make in (("write", writes), ("read", reads), ("search", searches),
-                               ("context", contexts)):
+            for name, make in (
+                ("write", writes),
+                ("read", reads),
+                ("search", searches),
+                ("context", contexts),
+            ):
                 make(3)()  # warm-up: caches, first-use imports, prepared statements
                 result[f"{name}_instructions"] = counter.count(make(calls)) // calls
             return result
@@ -163,8 +187,10 @@ def print_table(result: dict[str, Any]) -> None:
     if not result.get("available"):
         print(f"instructions: not measured ({result.get('note')})")
         return
-    print(f"\ninstructions per call (callgrind, daemon process, {result['entries']} entries, "
-          f"{result['calls']} calls each):")
+    print(
+        f"\ninstructions per call (callgrind, daemon process, {result['entries']} entries, "
+        f"{result['calls']} calls each):"
+    )
     for name in ("write", "read", "search", "context"):
         print(f"  {name:<10} {result[f'{name}_instructions']:>14,}")
 

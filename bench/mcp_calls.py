@@ -58,8 +58,9 @@ from bench.run import ALLOWED, CONFIG, POLICY, Corpus
 SCENARIOS = ("status", "write")
 
 
-def bridge_params(daemon: Daemon, prefix: tuple[str, ...] = (),
-                  extra: tuple[str, ...] = ()) -> StdioServerParameters:
+def bridge_params(
+    daemon: Daemon, prefix: tuple[str, ...] = (), extra: tuple[str, ...] = ()
+) -> StdioServerParameters:
     """``memctl mcp`` on the daemon's home, started through ``prefix`` (a
     profiler or valgrind), if any, with ``extra`` arguments."""
     command = [*prefix, sys.executable]
@@ -67,9 +68,20 @@ def bridge_params(daemon: Daemon, prefix: tuple[str, ...] = (),
         command = [sys.executable, *prefix]
     return StdioServerParameters(
         command=command[0],
-        args=[*command[1:], "-m", "memoryd.memctl", "--home", str(daemon.home), "mcp",
-              "--scope", ALLOWED, *extra],
-        env={"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", "")}, cwd=str(REPO))
+        args=[
+            *command[1:],
+            "-m",
+            "memoryd.memctl",
+            "--home",
+            str(daemon.home),
+            "mcp",
+            "--scope",
+            ALLOWED,
+            *extra,
+        ],
+        env={"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", "")},
+        cwd=str(REPO),
+    )
 
 
 def _bridge_pid() -> int:
@@ -94,15 +106,22 @@ def _bridge_pid() -> int:
 async def count_instructions(daemon: Daemon, calls: int, out: Path) -> dict[str, Any]:
     """The bridge's instructions per call of each tool, under callgrind."""
     corpus = Corpus()
-    prefix = ("valgrind", "--tool=callgrind", "--instr-atstart=no",
-              f"--callgrind-out-file={out}", "--trace-children=no")
+    prefix = (
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        f"--callgrind-out-file={out}",
+        "--trace-children=no",
+    )
     result: dict[str, Any] = {"calls": calls}
     with open(os.devnull, "w") as errlog:
         # The grants watcher's checks (every 2 s by default) would be counted
         # with the calls; under valgrind they would fall into every window.
         params = bridge_params(daemon, prefix, ("--watch", "3600"))
-        async with stdio_client(params, errlog=errlog) as (read, write), \
-                ClientSession(read, write, read_timeout_seconds=600) as session:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, read_timeout_seconds=600) as session,
+        ):
             await session.initialize()
             counter = _Counter(_bridge_pid(), out)
 
@@ -111,7 +130,8 @@ async def count_instructions(daemon: Daemon, calls: int, out: Path) -> dict[str,
                     answer = await session.call_tool("memory_status", {})
                 else:
                     answer = await session.call_tool(
-                        "memory_write", {"action": "add", "entry": corpus.entry()})
+                        "memory_write", {"action": "add", "entry": corpus.entry()}
+                    )
                 if answer.is_error:
                     raise RuntimeError(f"bench: memory_{name} failed over MCP")
 
@@ -137,17 +157,23 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def measure(daemon: Daemon, calls: int,
-                  prefix: tuple[str, ...] = ()) -> dict[str, list[float]]:
+async def measure(
+    daemon: Daemon, calls: int, prefix: tuple[str, ...] = ()
+) -> dict[str, list[float]]:
     corpus = Corpus()
-    samples: dict[str, list[float]] = {f"{measure}{kind}_{name}": []
-                                       for measure in ("", "cpu_") for kind in ("mcp", "socket")
-                                       for name in SCENARIOS}
+    samples: dict[str, list[float]] = {
+        f"{measure}{kind}_{name}": []
+        for measure in ("", "cpu_")
+        for kind in ("mcp", "socket")
+        for name in SCENARIOS
+    }
     params = bridge_params(daemon, prefix)
     with daemon.agent() as agent, open(os.devnull, "w") as errlog:
         task = agent.call("task.begin", {"scopes": [ALLOWED]})["task_id"]
-        async with stdio_client(params, errlog=errlog) as (read, write), \
-                ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
 
             async def over_mcp(name: str) -> None:
@@ -155,7 +181,8 @@ async def measure(daemon: Daemon, calls: int,
                     result = await session.call_tool("memory_status", {})
                 else:
                     result = await session.call_tool(
-                        "memory_write", {"action": "add", "entry": corpus.entry()})
+                        "memory_write", {"action": "add", "entry": corpus.entry()}
+                    )
                 if result.is_error:
                     raise RuntimeError(f"bench: memory_{name} failed over MCP")
 
@@ -163,8 +190,15 @@ async def measure(daemon: Daemon, calls: int,
                 if name == "status":
                     agent.call("memory.status", {"task_id": task})
                 else:
-                    agent.call("memory.write", {"task_id": task, "action": "add",
-                                                "scope": ALLOWED, "entry": corpus.entry()})
+                    agent.call(
+                        "memory.write",
+                        {
+                            "task_id": task,
+                            "action": "add",
+                            "scope": ALLOWED,
+                            "entry": corpus.entry(),
+                        },
+                    )
 
             for name in SCENARIOS:  # warm-up: imports, prepared statements, caches
                 for _ in range(5):
@@ -183,8 +217,7 @@ async def measure(daemon: Daemon, calls: int,
                     samples[f"socket_{name}"].append(t2 - t1)
                     samples[f"cpu_mcp_{name}"].append(c1 - c0)
                     samples[f"cpu_socket_{name}"].append(c2 - c1)
-            samples["bridge_cpu"] = [(_cpu_seconds(bridge) - bridge_cpu)
-                                     / (calls * len(SCENARIOS))]
+            samples["bridge_cpu"] = [(_cpu_seconds(bridge) - bridge_cpu) / (calls * len(SCENARIOS))]
     return samples
 
 
@@ -203,8 +236,11 @@ def summarise(samples: dict[str, list[float]], calls: int) -> dict[str, Any]:
     for name in SCENARIOS:
         extra = ms[f"cpu_mcp_{name}"] - ms[f"cpu_socket_{name}"]
         out[f"{name}_client_cpu_extra_ms"] = round(extra, 3)
-    out["cpu_overhead_ms"] = round(ms["bridge_cpu"] + statistics.mean(
-        ms[f"cpu_mcp_{name}"] - ms[f"cpu_socket_{name}"] for name in SCENARIOS), 3)
+    out["cpu_overhead_ms"] = round(
+        ms["bridge_cpu"]
+        + statistics.mean(ms[f"cpu_mcp_{name}"] - ms[f"cpu_socket_{name}"] for name in SCENARIOS),
+        3,
+    )
     return out
 
 
@@ -213,10 +249,14 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--json", metavar="FILE")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--instructions", action="store_true",
-                      help="count the bridge's instructions per call under callgrind")
-    mode.add_argument("--profile", metavar="FILE",
-                      help="run the bridge under cProfile, its statistics to FILE")
+    mode.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count the bridge's instructions per call under callgrind",
+    )
+    mode.add_argument(
+        "--profile", metavar="FILE", help="run the bridge under cProfile, its statistics to FILE"
+    )
     args = parser.parse_args()
     if args.instructions and not callgrind_available():
         raise SystemExit("bench: --instructions needs valgrind (callgrind_control)")
@@ -227,11 +267,13 @@ def main() -> int:
         with daemon.control() as c:
             enable_consent(c)
         if args.instructions:
-            out: dict[str, Any] = anyio.run(count_instructions, daemon, args.calls,
-                                            root / "callgrind.out")
+            out: dict[str, Any] = anyio.run(
+                count_instructions, daemon, args.calls, root / "callgrind.out"
+            )
         else:
-            prefix = ("-m", "cProfile", "-o", str(Path(args.profile).resolve())) \
-                if args.profile else ()
+            prefix = (
+                ("-m", "cProfile", "-o", str(Path(args.profile).resolve())) if args.profile else ()
+            )
             out = summarise(anyio.run(measure, daemon, args.calls, prefix), args.calls)
     finally:
         try:

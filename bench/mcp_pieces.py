@@ -52,8 +52,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-PIECES = ("daemon_call_loop", "daemon_call_in_place", "check_status", "check_write",
-          "client_status", "client_write")
+PIECES = (
+    "daemon_call_loop",
+    "daemon_call_in_place",
+    "check_status",
+    "check_write",
+    "client_status",
+    "client_write",
+)
 _TOTALS = re.compile(r"^(?:totals|summary):\s+(\d+)", re.MULTILINE)
 PEER_ENV = "BENCH_MCP_PIECES_PEER"
 HOME_ENV = "BENCH_MCP_PIECES_HOME"
@@ -83,40 +89,81 @@ while True:
 # the bridge's ``session`` summary included in the status.
 _GRANTS = ["memory.context", "memory.list", "memory.read", "memory.receipt", "memory.write"]
 STATUS_ANSWER: dict[str, Any] = {
-    "backend": {"kind": "sqlite", "durability": "wal+synchronous=full",
-                "sharing": "single-host", "health": "ok", "degraded_reason": None},
+    "backend": {
+        "kind": "sqlite",
+        "durability": "wal+synchronous=full",
+        "sharing": "single-host",
+        "health": "ok",
+        "degraded_reason": None,
+    },
     "counts": {"active": 0, "superseded": 0, "archived": 0, "expired": 0, "removed": 0},
-    "pending_actions": 0, "audit": {"verified": True},
-    "identity": {"owner": "own_" + "c7" * 16, "source": "local_profile",
-                 "identity_verified": False},
+    "pending_actions": 0,
+    "audit": {"verified": True},
+    "identity": {
+        "owner": "own_" + "c7" * 16,
+        "source": "local_profile",
+        "identity_verified": False,
+    },
     "consent": {"read": True, "contribute": True, "learn_from_tools": False, "version": 1},
     "task": {"task_id": "tsk_" + "1d" * 16, "role": "main", "grants": _GRANTS},
     "policy": {"hash": "pol_" + "91" * 32, "rules": 1},
     "projection": {"enabled": False, "mode": "off"},
     "recall": {"ranker": "lexical", "reason": "disabled", "model": None, "dim": None},
-    "session": {"task_id": "tsk_" + "1d" * 16, "role": "main", "scopes": ["bench:fast"],
-                "consent": {"read": True, "contribute": True, "learn_from_tools": False},
-                "grants": _GRANTS,
-                "tools": ["memory_context", "memory_search", "memory_read", "memory_write"],
-                "notes": []},
+    "session": {
+        "task_id": "tsk_" + "1d" * 16,
+        "role": "main",
+        "scopes": ["bench:fast"],
+        "consent": {"read": True, "contribute": True, "learn_from_tools": False},
+        "grants": _GRANTS,
+        "tools": ["memory_context", "memory_search", "memory_read", "memory_write"],
+        "notes": [],
+    },
 }
 _NOW = "2026-12-02T00:41:33.716141Z"
-_BODY = ("Bonnol basan dandus denvibel baban baban larrumur bakmo bakgindas zonbonsu "
-         "beszasos lansas bikbos digafan badik.")
+_BODY = (
+    "Bonnol basan dandus denvibel baban baban larrumur bakmo bakgindas zonbonsu "
+    "beszasos lansas bikbos digafan badik."
+)
 WRITE_ANSWER: dict[str, Any] = {
-    "outcome": "applied", "operation_id": "op_" + "e9" * 16,
-    "decision": {"decision_id": "dec_" + "ba" * 16, "effect": "allow",
-                 "rule_ids": ["bench-fast-writes"]},
-    "entries": [{
-        "id": "ent_01M8T3668MNDVM3JJZCCKKK6HK", "target": "memory", "scope": "bench:fast",
-        "type": "procedure", "title": "Medol bistuk funlirta 1", "body": _BODY,
-        "summary": _BODY, "status": "active", "revision": 1, "source": "agent",
-        "basis": {"kind": "unknown", "note": ""}, "validity": None, "pinned": False,
-        "created_at": _NOW, "updated_at": _NOW, "renewed_at": _NOW, "ttl_days": 90.0,
-        "expires_at": "2027-03-02T00:41:33.716141Z", "use_count": 0, "last_used_at": None,
-        "superseded_by": None, "content_hash": "b3k:" + "84" * 32,
-        "applicability": "unrecorded", "expired": False}],
-    "warnings": [], "action_id": None, "receipt": None, "receipts": None,
+    "outcome": "applied",
+    "operation_id": "op_" + "e9" * 16,
+    "decision": {
+        "decision_id": "dec_" + "ba" * 16,
+        "effect": "allow",
+        "rule_ids": ["bench-fast-writes"],
+    },
+    "entries": [
+        {
+            "id": "ent_01M8T3668MNDVM3JJZCCKKK6HK",
+            "target": "memory",
+            "scope": "bench:fast",
+            "type": "procedure",
+            "title": "Medol bistuk funlirta 1",
+            "body": _BODY,
+            "summary": _BODY,
+            "status": "active",
+            "revision": 1,
+            "source": "agent",
+            "basis": {"kind": "unknown", "note": ""},
+            "validity": None,
+            "pinned": False,
+            "created_at": _NOW,
+            "updated_at": _NOW,
+            "renewed_at": _NOW,
+            "ttl_days": 90.0,
+            "expires_at": "2027-03-02T00:41:33.716141Z",
+            "use_count": 0,
+            "last_used_at": None,
+            "superseded_by": None,
+            "content_hash": "b3k:" + "84" * 32,
+            "applicability": "unrecorded",
+            "expired": False,
+        }
+    ],
+    "warnings": [],
+    "action_id": None,
+    "receipt": None,
+    "receipts": None,
 }
 
 
@@ -128,8 +175,10 @@ def _piece(name: str) -> Callable[[], Awaitable[Any]]:
 
         from memoryd.memctl.mcp_tools import OUTPUT_SCHEMAS
 
-        tool, answer = {"check_status": ("memory_status", STATUS_ANSWER),
-                        "check_write": ("memory_write", WRITE_ANSWER)}[name]
+        tool, answer = {
+            "check_status": ("memory_status", STATUS_ANSWER),
+            "check_write": ("memory_write", WRITE_ANSWER),
+        }[name]
         schema = OUTPUT_SCHEMAS[tool]
         validator = validator_for(schema)(schema, registry=Registry())
 
@@ -182,24 +231,41 @@ async def _client_child(name: str, uses: int) -> None:
     entries = [corpus.entry() for _ in range(5 + int(os.environ[ENTRIES_ENV]))]
     params = bridge_params(Daemon(Path(os.environ[HOME_ENV])), extra=("--watch", "3600"))
     with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), \
-                ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             for i in range(5 + uses):
                 if name == "client_status":
                     answer = await session.call_tool("memory_status", {})
                 else:
                     answer = await session.call_tool(
-                        "memory_write", {"action": "add", "entry": entries[i]})
+                        "memory_write", {"action": "add", "entry": entries[i]}
+                    )
                 if answer.is_error:
                     raise SystemExit(f"bench: {name} failed over MCP")
 
 
 def _count(name: str, uses: int, out: Path, env: dict[str, str]) -> int:
     done = subprocess.run(  # noqa: S603 - a fixed tool with our own arguments
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",  # noqa: S607
-         "--trace-children=no", sys.executable, __file__, "--child", name, str(uses)],
-        check=False, capture_output=True, text=True, timeout=1800, env=env)
+        [  # noqa: S607 (a fixed tool on PATH)
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}",
+            "--trace-children=no",
+            sys.executable,
+            __file__,
+            "--child",
+            name,
+            str(uses),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env=env,
+    )
     if done.returncode != 0:
         raise SystemExit(f"bench: {name} failed:\n{done.stderr[-2000:]}")
     match = _TOTALS.search(out.read_text())
@@ -220,7 +286,8 @@ def measure(uses: int = 300, pieces: tuple[str, ...] = PIECES) -> dict[str, Any]
     with tempfile.TemporaryDirectory() as tmp:
         sock = Path(tmp) / "peer.sock"
         peer = subprocess.Popen(  # noqa: S603 - this interpreter, our own script
-            [sys.executable, "-c", _PEER, str(sock)], stdout=subprocess.PIPE, text=True)
+            [sys.executable, "-c", _PEER, str(sock)], stdout=subprocess.PIPE, text=True
+        )
         try:
             assert peer.stdout is not None
             if peer.stdout.readline().strip() != "ready":
@@ -229,8 +296,12 @@ def measure(uses: int = 300, pieces: tuple[str, ...] = PIECES) -> dict[str, Any]
                 daemon.start()
                 with daemon.control() as c:
                     enable_consent(c)
-            env = {**os.environ, PEER_ENV: str(sock), HOME_ENV: str(daemon.home),
-                   ENTRIES_ENV: str(uses)}
+            env = {
+                **os.environ,
+                PEER_ENV: str(sock),
+                HOME_ENV: str(daemon.home),
+                ENTRIES_ENV: str(uses),
+            }
             for name in pieces:
                 none = _count(name, 0, Path(tmp) / f"{name}.0", env)
                 some = _count(name, uses, Path(tmp) / f"{name}.n", env)
@@ -253,8 +324,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--uses", type=int, default=300)
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--piece", action="append", choices=PIECES, dest="pieces",
-                        help="count only this piece (repeatable; default: all)")
+    parser.add_argument(
+        "--piece",
+        action="append",
+        choices=PIECES,
+        dest="pieces",
+        help="count only this piece (repeatable; default: all)",
+    )
     args = parser.parse_args()
     pieces = tuple(args.pieces or PIECES)
     result = measure(args.uses, pieces)

@@ -51,7 +51,7 @@ from bench.mcp_startup import report
 from bench.run import ALLOWED, CONFIG, POLICY, Corpus, pct
 
 # The peer: notes from a JSON-lines file into an FTS5 table on disk, one tool.
-PEER = r'''
+PEER = r"""
 import json, sqlite3, sys
 import anyio
 import mcp_types as types
@@ -88,7 +88,7 @@ async def main():
         await server.run(r, w, server.create_initialization_options())
 
 anyio.run(main)
-'''
+"""
 
 
 def fill(daemon: Daemon, corpus: Corpus, notes: list[dict[str, Any]], upto: int) -> None:
@@ -96,20 +96,28 @@ def fill(daemon: Daemon, corpus: Corpus, notes: list[dict[str, Any]], upto: int)
     with daemon.control(timeout=120) as control:
         while len(notes) < upto:
             batch = [corpus.entry() for _ in range(min(50, upto - len(notes)))]
-            control.call("memory.write", {"action": "batch", "ops": [
-                {"action": "add", "scope": ALLOWED, "entry": e} for e in batch]})
+            control.call(
+                "memory.write",
+                {
+                    "action": "batch",
+                    "ops": [{"action": "add", "scope": ALLOWED, "entry": e} for e in batch],
+                },
+            )
             notes.extend(batch)
 
 
-async def measure(daemon: Daemon, peer: StdioServerParameters, calls: int,
-                  corpus: Corpus) -> dict[str, list[float]]:
+async def measure(
+    daemon: Daemon, peer: StdioServerParameters, calls: int, corpus: Corpus
+) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {"memoryd": [], "peer": [], "socket": []}
     with daemon.agent() as agent, open(os.devnull, "w") as errlog:
         task = agent.call("task.begin", {"scopes": [ALLOWED]})["task_id"]
-        async with stdio_client(bridge_params(daemon), errlog=errlog) as (r1, w1), \
-                ClientSession(r1, w1) as ours, \
-                stdio_client(peer, errlog=errlog) as (r2, w2), \
-                ClientSession(r2, w2) as theirs:
+        async with (
+            stdio_client(bridge_params(daemon), errlog=errlog) as (r1, w1),
+            ClientSession(r1, w1) as ours,
+            stdio_client(peer, errlog=errlog) as (r2, w2),
+            ClientSession(r2, w2) as theirs,
+        ):
             await ours.initialize()
             await theirs.initialize()
 
@@ -119,8 +127,10 @@ async def measure(daemon: Daemon, peer: StdioServerParameters, calls: int,
                 t1 = time.perf_counter()
                 b = await theirs.call_tool("search", {"query": query, "limit": 20})
                 t2 = time.perf_counter()
-                agent.call("memory.list", {"task_id": task, "mode": "search",
-                                           "query": query, "page_size": 20})
+                agent.call(
+                    "memory.list",
+                    {"task_id": task, "mode": "search", "query": query, "page_size": 20},
+                )
                 t3 = time.perf_counter()
                 if a.is_error or b.is_error:
                     raise RuntimeError("bench: a search failed over MCP")
@@ -138,8 +148,11 @@ async def measure(daemon: Daemon, peer: StdioServerParameters, calls: int,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="1000,20000",
-                        help="store sizes, comma-separated, ascending (default 1000,20000)")
+    parser.add_argument(
+        "--sizes",
+        default="1000,20000",
+        help="store sizes, comma-separated, ascending (default 1000,20000)",
+    )
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
@@ -157,22 +170,27 @@ def main() -> int:
             fill(daemon, corpus, notes, size)
             source, db = root / f"notes{size}.jsonl", root / f"peer{size}.db"
             source.write_text("".join(json.dumps(n) + "\n" for n in notes), encoding="utf-8")
-            peer = StdioServerParameters(command=sys.executable,
-                                         args=["-c", PEER, str(source), str(db)],
-                                         env={"PATH": os.environ.get("PATH", "")})
+            peer = StdioServerParameters(
+                command=sys.executable,
+                args=["-c", PEER, str(source), str(db)],
+                env={"PATH": os.environ.get("PATH", "")},
+            )
             samples = anyio.run(measure, daemon, peer, args.calls, queries)
             for name, values in samples.items():
                 out[f"{name}_{size}_p50_ms"] = round(statistics.median(values) * 1000, 3)
                 out[f"{name}_{size}_p99_ms"] = round(pct(values, 0.99) * 1000, 3)
-            out[f"ratio_{size}_p50"] = round(out[f"memoryd_{size}_p50_ms"]
-                                             / out[f"peer_{size}_p50_ms"], 2)
-            out[f"ratio_{size}_p99"] = round(out[f"memoryd_{size}_p99_ms"]
-                                             / out[f"peer_{size}_p99_ms"], 2)
+            out[f"ratio_{size}_p50"] = round(
+                out[f"memoryd_{size}_p50_ms"] / out[f"peer_{size}_p50_ms"], 2
+            )
+            out[f"ratio_{size}_p99"] = round(
+                out[f"memoryd_{size}_p99_ms"] / out[f"peer_{size}_p99_ms"], 2
+            )
         if len(sizes) > 1:
             low, high = sizes[0], sizes[-1]
             for name in ("memoryd", "peer", "socket"):
-                out[f"{name}_growth_p50"] = round(out[f"{name}_{high}_p50_ms"]
-                                                  / out[f"{name}_{low}_p50_ms"], 2)
+                out[f"{name}_growth_p50"] = round(
+                    out[f"{name}_{high}_p50_ms"] / out[f"{name}_{low}_p50_ms"], 2
+                )
     finally:
         try:
             daemon.stop()

@@ -78,12 +78,28 @@ def _answer(proc: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
 def first_tools_list(argv: list[str], env: dict[str, str]) -> float:
     """Seconds from spawn to the first tools/list answer."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,  # noqa: S603
-                            stderr=subprocess.DEVNULL, env=env, cwd=REPO)
+    proc = subprocess.Popen(  # noqa: S603 (our own command line)
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=REPO,
+    )
     try:
-        _send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": PROTOCOL, "capabilities": {},
-            "clientInfo": {"name": "bench", "version": "0"}}})
+        _send(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "0"},
+                },
+            },
+        )
         _answer(proc, 1)
         _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
@@ -115,8 +131,16 @@ def main() -> int:
             enable_consent(c)
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         bare_argv = [sys.executable, "-c", BARE]
-        bridge_argv = [sys.executable, "-m", "memoryd.memctl", "--home", str(daemon.home),
-                       "mcp", "--scope", "bench:mcp"]
+        bridge_argv = [
+            sys.executable,
+            "-m",
+            "memoryd.memctl",
+            "--home",
+            str(daemon.home),
+            "mcp",
+            "--scope",
+            "bench:mcp",
+        ]
         # One of each first, unmeasured: the page cache holds both afterwards.
         first_tools_list(bare_argv, env)
         first_tools_list(bridge_argv, env)

@@ -46,8 +46,7 @@ def side_by_side(runs: dict[str, dict[str, Any]]) -> str:
         cells = []
         for run in runs.values():
             s = run["scenarios"].get(name)
-            cells += ([_us(s["p50_us"]), _us(s["p99_us"]), _rate(s["ops_per_s"])] if s
-                      else ["—"] * 3)
+            cells += [_us(s["p50_us"]), _us(s["p99_us"]), _rate(s["ops_per_s"])] if s else ["—"] * 3
         lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
     for key in FLOOR_KEYS:
         if any(run["floors"].get(key) is not None for run in runs.values()):
@@ -70,13 +69,20 @@ def main(argv: list[str] | None = None) -> int:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="bench/run.py --quick on each")
     size.add_argument("--tiny", action="store_true", help="bench/run.py --tiny on each")
-    size.add_argument("--from", dest="saved", nargs=2, metavar=("SQLITE", "POSTGRESQL"),
-                      type=Path, help="two saved bench/run.py --json outputs")
+    size.add_argument(
+        "--from",
+        dest="saved",
+        nargs=2,
+        metavar=("SQLITE", "POSTGRESQL"),
+        type=Path,
+        help="two saved bench/run.py --json outputs",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write both runs as JSON")
     args = parser.parse_args(argv)
     if args.saved:
-        runs = {b: json.loads(path.read_text()) for b, path in zip(BACKENDS, args.saved,
-                                                                    strict=True)}
+        runs = {
+            b: json.loads(path.read_text()) for b, path in zip(BACKENDS, args.saved, strict=True)
+        }
         for backend, run in runs.items():
             if run.get("backend", "sqlite") != backend:
                 parser.error(f"{backend}: that file holds a run on {run.get('backend')}")

@@ -61,8 +61,11 @@ except ImportError:  # code from before postings, for "before" runs
 NOW = "2026-12-01T00:00:00.000000Z"
 OWNER = "own_bench_a"
 SPACES = (("memory", "s0"), ("memory", "s1"))
-WHERE = ("e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
-         + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in SPACES) + ")")
+WHERE = (
+    "e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
+    + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in SPACES)
+    + ")"
+)
 ARGS = (OWNER, NOW, *(x for pair in SPACES for x in pair))
 LIMIT = 200  # recall's CANDIDATES
 VIEW = None if postings is None else postings.OwnView(OWNER, SPACES, NOW)
@@ -73,7 +76,8 @@ _PG_INSERT = (
     "INSERT INTO entries(id, owner, target, scope, type, title, body, summary, status, revision,"
     " source, eligible, basis, pinned, created_at, updated_at, renewed_at, ttl_days, expires_at,"
     " content_hash, status_at) VALUES (?, ?, 'memory', ?, 'fact', ?, ?, ?, 'active', 1, 'agent',"
-    " 1, '{}', 0, ?, ?, ?, 120, '2099-01-01T00:00:00.000000Z', 'h', ?)")
+    " 1, '{}', 0, ?, ?, ?, 120, '2099-01-01T00:00:00.000000Z', 'h', ?)"
+)
 
 
 @contextmanager
@@ -113,9 +117,21 @@ def fill(store: Any, n: int, other: int = 0) -> None:
         for i in range(lo, hi):
             body = _body(rng, vocab, weights)
             if tx.dialect == "postgresql":
-                tx.exec(_PG_INSERT, (
-                    f"ent_{i:08d}", OWNER if i % 4 and i < n else "own_bench_b", f"s{i % 3}",
-                    f"note {i}", body, body[:80], NOW, NOW, NOW, NOW))
+                tx.exec(
+                    _PG_INSERT,
+                    (
+                        f"ent_{i:08d}",
+                        OWNER if i % 4 and i < n else "own_bench_b",
+                        f"s{i % 3}",
+                        f"note {i}",
+                        body,
+                        body[:80],
+                        NOW,
+                        NOW,
+                        NOW,
+                        NOW,
+                    ),
+                )
                 continue
             tx.exec(
                 "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
@@ -123,8 +139,19 @@ def fill(store: Any, n: int, other: int = 0) -> None:
                 " renewed_text, ttl_days, expires_at, content_key, status_text) VALUES"
                 " (?, ?, 'memory', ?, 'fact', ?, ?, ?, 'active', 1, 'agent', 1, '{}', 0,"
                 " ?, ?, ?, 120, '2099-01-01T00:00:00.000000Z', 'h', ?)",
-                (f"ent_{i:08d}", OWNER if i % 4 and i < n else "own_bench_b", f"s{i % 3}",
-                 f"note {i}", body, body[:80], NOW, NOW, NOW, NOW))
+                (
+                    f"ent_{i:08d}",
+                    OWNER if i % 4 and i < n else "own_bench_b",
+                    f"s{i % 3}",
+                    f"note {i}",
+                    body,
+                    body[:80],
+                    NOW,
+                    NOW,
+                    NOW,
+                    NOW,
+                ),
+            )
 
     for lo in range(0, n + other, 5_000):
         store.run_sync(lambda tx, lo=lo: batch(tx, lo, min(n + other, lo + 5_000)))
@@ -175,23 +202,33 @@ def run_isolation(n: int, other: int, k: int, backend: str = "sqlite") -> dict[s
                 t = time.perf_counter()
                 answers[at].append(store.run_sync(lambda tx, q=q: rank(tx, q), write=False))
                 times[at].append((time.perf_counter() - t) * 1000)
-    return {"entries": n, "other_owner_entries": other, "queries": k,
-            "alone_p50_ms": round(statistics.median(times[0]), 3),
-            "alone_p90_ms": round(_pct(times[0], 0.9), 3),
-            "beside_p50_ms": round(statistics.median(times[1]), 3),
-            "beside_p90_ms": round(_pct(times[1], 0.9), 3),
-            "answers_equal": answers[0] == answers[1]}
+    return {
+        "entries": n,
+        "other_owner_entries": other,
+        "queries": k,
+        "alone_p50_ms": round(statistics.median(times[0]), 3),
+        "alone_p90_ms": round(_pct(times[0], 0.9), 3),
+        "beside_p50_ms": round(statistics.median(times[1]), 3),
+        "beside_p90_ms": round(_pct(times[1], 0.9), 3),
+        "answers_equal": answers[0] == answers[1],
+    }
 
 
 def _floor(tx: Tx, plan: search.Plan) -> None:
     """The planned FTS query, ranked by the index itself, top 12."""
     if tx.dialect == "postgresql":
-        tx.all("SELECT f.entry_id, ts_rank(f.doc, t.q) AS score FROM search_index AS f,"  # noqa: S608 (placeholders only)
-               " (SELECT " + search.pg_query(len(plan.terms)) + " AS q) AS t"
-               " WHERE f.doc @@ t.q ORDER BY score DESC LIMIT 12", plan.terms)
+        tx.all(
+            "SELECT f.entry_id, ts_rank(f.doc, t.q) AS score FROM search_index AS f,"  # noqa: S608 (placeholders only)
+            " (SELECT " + search.pg_query(len(plan.terms)) + " AS q) AS t"
+            " WHERE f.doc @@ t.q ORDER BY score DESC LIMIT 12",
+            plan.terms,
+        )
         return
-    tx.all("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
-           " ORDER BY bm25(entries_fts, ?, ?, ?) LIMIT 12", (plan.match, *text_index.WEIGHTS))
+    tx.all(
+        "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
+        " ORDER BY bm25(entries_fts, ?, ?, ?) LIMIT 12",
+        (plan.match, *text_index.WEIGHTS),
+    )
 
 
 def run_size(n: int, k: int, backend: str = "sqlite") -> dict[str, Any]:
@@ -219,14 +256,16 @@ def run_size(n: int, k: int, backend: str = "sqlite") -> dict[str, Any]:
         for q in qs:
             store.run_sync(lambda tx, q=q: one(tx, q), write=False)
     out = {
-        "entries": n, "queries": k,
+        "entries": n,
+        "queries": k,
         "ranking_p50_ms": round(statistics.median(ranking), 3),
         "ranking_p99_ms": round(_pct(ranking, 0.99), 3),
         "fts_planned_p50_ms": round(statistics.median(floor), 3),
         "fts_planned_p99_ms": round(_pct(floor, 0.99), 3),
     }
     out["ranking_p99_vs_fts_planned_p99"] = round(
-        out["ranking_p99_ms"] / max(out["fts_planned_p99_ms"], 1e-6), 2)
+        out["ranking_p99_ms"] / max(out["fts_planned_p99_ms"], 1e-6), 2
+    )
     return out
 
 
@@ -236,16 +275,22 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
-    parser.add_argument("--other", type=int, metavar="N",
-                        help="instead: the first size's ranking alone and beside another"
-                             " owner's N more entries in the same words")
+    parser.add_argument(
+        "--other",
+        type=int,
+        metavar="N",
+        help="instead: the first size's ranking alone and beside another"
+        " owner's N more entries in the same words",
+    )
     args = parser.parse_args()
     if args.other:
         r = run_isolation(args.sizes[0], args.other, args.queries, args.backend)
-        print(f"{r['entries']:>7} entries: ranking p50 {r['alone_p50_ms']:.2f} ms"
-              f"  p90 {r['alone_p90_ms']:.2f} ms;  beside another owner's"
-              f" {r['other_owner_entries']}: p50 {r['beside_p50_ms']:.2f} ms"
-              f"  p90 {r['beside_p90_ms']:.2f} ms;  answers equal: {r['answers_equal']}")
+        print(
+            f"{r['entries']:>7} entries: ranking p50 {r['alone_p50_ms']:.2f} ms"
+            f"  p90 {r['alone_p90_ms']:.2f} ms;  beside another owner's"
+            f" {r['other_owner_entries']}: p50 {r['beside_p50_ms']:.2f} ms"
+            f"  p90 {r['beside_p90_ms']:.2f} ms;  answers equal: {r['answers_equal']}"
+        )
         if args.json:
             args.json.write_text(json.dumps(r, indent=2) + "\n")
         return 0
@@ -253,10 +298,12 @@ def main() -> int:
     for n in args.sizes:
         r = run_size(n, args.queries, args.backend)
         results.append(r)
-        print(f"{n:>7} entries: ranking p50 {r['ranking_p50_ms']:8.2f} ms"
-              f"  p99 {r['ranking_p99_ms']:8.2f} ms   fts_planned p50"
-              f" {r['fts_planned_p50_ms']:7.2f} ms  p99 {r['fts_planned_p99_ms']:7.2f} ms"
-              f"   p99 ratio {r['ranking_p99_vs_fts_planned_p99']}")
+        print(
+            f"{n:>7} entries: ranking p50 {r['ranking_p50_ms']:8.2f} ms"
+            f"  p99 {r['ranking_p99_ms']:8.2f} ms   fts_planned p50"
+            f" {r['fts_planned_p50_ms']:7.2f} ms  p99 {r['fts_planned_p99_ms']:7.2f} ms"
+            f"   p99 ratio {r['ranking_p99_vs_fts_planned_p99']}"
+        )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -54,7 +54,11 @@ def _start(home: Path, dsn: str | None) -> tuple[subprocess.Popen[bytes], str | 
     log = open(home.parent / "memoryd.log", "ab")
     proc = subprocess.Popen(  # noqa: S603 (our own interpreter and module)
         [sys.executable, "-m", "memoryd.daemon.cli", "serve", "--home", str(home)],
-        stdout=log, stderr=log, env=env, cwd=REPO)
+        stdout=log,
+        stderr=log,
+        env=env,
+        cwd=REPO,
+    )
     log.close()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -83,8 +87,7 @@ def _not_found_us(c: Client, who: dict[str, str], entry_id: str) -> float:
 
 
 def _interval(values: list[float], rng: random.Random, draws: int = 2000) -> tuple[float, float]:
-    medians = sorted(statistics.median(rng.choices(values, k=len(values)))
-                     for _ in range(draws))
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(draws))
     return medians[int(draws * 0.025)], medians[int(draws * 0.975)]
 
 
@@ -98,11 +101,22 @@ def measure(rounds: int, dsn: str | None, seed: int = 11) -> dict[str, Any]:
         with Client(root / "h" / "run" / "control.sock", timeout=30) as c:
             for who in (a, b):
                 version = c.call("consent.get", {"identity": who})["version"]
-                c.call("consent.set", {"identity": who, "read": True, "contribute": True,
-                                       "version": version})
-            out = c.call("memory.write", {"identity": b, "action": "add", "entry": {
-                "type": "fact", "title": "Owner B's note",
-                "body": "A note of owner B with a body of ordinary length. " * 8}})
+                c.call(
+                    "consent.set",
+                    {"identity": who, "read": True, "contribute": True, "version": version},
+                )
+            out = c.call(
+                "memory.write",
+                {
+                    "identity": b,
+                    "action": "add",
+                    "entry": {
+                        "type": "fact",
+                        "title": "Owner B's note",
+                        "body": "A note of owner B with a body of ordinary length. " * 8,
+                    },
+                },
+            )
             foreign = out["entries"][0]["id"]
             absent = foreign[:-6] + "000000"
             absent2 = foreign[:-6] + "111111"
@@ -144,8 +158,11 @@ def measure(rounds: int, dsn: str | None, seed: int = 11) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=1000)
-    parser.add_argument("--dsn", default=None,
-                        help="run on PostgreSQL at this DSN (a schema of its own, dropped after)")
+    parser.add_argument(
+        "--dsn",
+        default=None,
+        help="run on PostgreSQL at this DSN (a schema of its own, dropped after)",
+    )
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     result = measure(args.rounds, args.dsn)

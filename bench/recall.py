@@ -43,8 +43,10 @@ CJK = ["部署", "服务", "数据", "模型", "测试", "配置", "日志", "�
 def _vocab(n: int = 20_000) -> list[str]:
     rng = random.Random(7)
     letters = "bcdfghjklmnpqrstvwxz"
-    return ["".join(rng.choice(letters) + rng.choice("aeiou") for _ in range(3)) + str(i)
-            for i in range(n)]
+    return [
+        "".join(rng.choice(letters) + rng.choice("aeiou") for _ in range(3)) + str(i)
+        for i in range(n)
+    ]
 
 
 def _body(rng: random.Random, vocab: list[str], weights: list[float]) -> str:
@@ -59,9 +61,13 @@ def _body(rng: random.Random, vocab: list[str], weights: list[float]) -> str:
 def load(c: Any, n: int, vocab: list[str], weights: list[float]) -> None:
     rng = random.Random(n)
     for start in range(0, n, 50):
-        ops = [{"action": "add", "entry": {"type": "fact", "title": f"note {i}",
-                                           "body": _body(rng, vocab, weights)}}
-               for i in range(start, min(n, start + 50))]
+        ops = [
+            {
+                "action": "add",
+                "entry": {"type": "fact", "title": f"note {i}", "body": _body(rng, vocab, weights)},
+            }
+            for i in range(start, min(n, start + 50))
+        ]
         c.call("memory.write", {"action": "batch", "ops": ops})
 
 
@@ -71,8 +77,9 @@ def _pct(samples: list[float], q: float) -> float:
 
 
 def _fmt(name: str, samples: list[float]) -> str:
-    return (f"  {name:<14} p50 {statistics.median(samples):7.3f} ms   "
-            f"p99 {_pct(samples, 0.99):7.3f} ms")
+    return (
+        f"  {name:<14} p50 {statistics.median(samples):7.3f} ms   p99 {_pct(samples, 0.99):7.3f} ms"
+    )
 
 
 def queries(rng: random.Random, vocab: list[str], k: int) -> list[str]:
@@ -83,8 +90,10 @@ def queries(rng: random.Random, vocab: list[str], k: int) -> list[str]:
         if i % 5 == 4:
             out.append(f"{rng.choice(CJK)} 的 配置 {rare[0]}")
         else:
-            out.append(f"the {rng.choice(COMMON)} notes about {rare[0]} and {mid} for the "
-                       f"{rng.choice(COMMON)} {rare[1]}")
+            out.append(
+                f"the {rng.choice(COMMON)} notes about {rare[0]} and {mid} for the "
+                f"{rng.choice(COMMON)} {rare[1]}"
+            )
     return out
 
 
@@ -129,25 +138,34 @@ def run_size(n: int, samples: int) -> dict[str, float]:
             for expr, out in ((plan.match, floor_plan), (naive, floor_naive)):
                 t = time.perf_counter()
                 if expr:
-                    cur.execute("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
-                                " ORDER BY bm25(entries_fts, ?, ?, ?) LIMIT 12",
-                                (expr, *w)).fetchall()
+                    cur.execute(
+                        "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?"
+                        " ORDER BY bm25(entries_fts, ?, ?, ?) LIMIT 12",
+                        (expr, *w),
+                    ).fetchall()
                 out.append((time.perf_counter() - t) * 1000)
         db.close()
     print(f"{n} entries (loaded in {load_s:.1f} s, {samples} queries)")
-    for name, s in (("context", ctx), ("list_search", lst), ("fts_planned", floor_plan),
-                    ("fts_naive", floor_naive)):
+    for name, s in (
+        ("context", ctx),
+        ("list_search", lst),
+        ("fts_planned", floor_plan),
+        ("fts_naive", floor_naive),
+    ):
         print(_fmt(name, s))
     ratio = _pct(ctx, 0.99) / max(_pct(floor_plan, 0.99), 1e-9)
     print(f"  context_p99 / fts_planned_p99 = {ratio:.1f}")
-    print(f"  context_p99 / fts_naive_p99   = "
-          f"{_pct(ctx, 0.99) / max(_pct(floor_naive, 0.99), 1e-9):.2f}")
+    print(
+        f"  context_p99 / fts_naive_p99   = "
+        f"{_pct(ctx, 0.99) / max(_pct(floor_naive, 0.99), 1e-9):.2f}"
+    )
     return {"ratio": ratio}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--full", action="store_true", help="also run 100k entries")
     parser.add_argument("--samples", type=int, default=200)
     args = parser.parse_args()

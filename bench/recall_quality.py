@@ -89,8 +89,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 DATA = REPO / "tests" / "data" / "recall_quality.json"
 CONVERSATIONS = REPO / "tests" / "data" / "conversations"
-CONFIG = ("[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\n"
-          "ranker = \"{ranker}\"\n")
+CONFIG = '[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\nranker = "{ranker}"\n'
 
 
 # The daemons are bench/daemon.py's: ``memoryd serve`` on a short temporary home.
@@ -98,16 +97,20 @@ CONFIG = ("[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\n"
 CALL_TIMEOUT = 120.0
 
 
-def _wait_embedded(c: Client, want: int, identity: dict[str, Any] | None = None,
-                   timeout: float = 1800.0) -> dict[str, Any]:
+def _wait_embedded(
+    c: Client, want: int, identity: dict[str, Any] | None = None, timeout: float = 1800.0
+) -> dict[str, Any]:
     params: dict[str, Any] = {} if identity is None else {"identity": identity}
     deadline = time.monotonic() + timeout
     while True:
         recall = c.call("memory.status", params)["recall"]
         if recall["ranker"] != "hybrid":
             return dict(recall)
-        if (recall["embedded"] >= want and recall["queued"] == 0
-                and recall.get("index", "exact") == "exact"):
+        if (
+            recall["embedded"] >= want
+            and recall["queued"] == 0
+            and recall.get("index", "exact") == "exact"
+        ):
             return dict(recall)
         if time.monotonic() > deadline:
             raise SystemExit("the embedding worker did not finish in time")
@@ -115,6 +118,7 @@ def _wait_embedded(c: Client, want: int, identity: dict[str, Any] | None = None,
 
 
 # --- the labelled set ---------------------------------------------------------------
+
 
 def ranks(ranker: str, data: dict[str, Any]) -> tuple[list[int | None], dict[str, Any]]:
     """The rank (1-based) of each query's memory under ``ranker``, and status.recall."""
@@ -125,9 +129,14 @@ def ranks(ranker: str, data: dict[str, Any]) -> tuple[list[int | None], dict[str
             items = [(m["key"], m) for m in data["memories"]]
             items += [(f"filler{i}", f) for i, f in enumerate(data["fillers"])]
             for key, m in items:
-                out = c.call("memory.write", {"target": "memory", "action": "add",
-                                              "entry": {"type": "fact", "title": m["title"],
-                                                        "body": m["body"]}})
+                out = c.call(
+                    "memory.write",
+                    {
+                        "target": "memory",
+                        "action": "add",
+                        "entry": {"type": "fact", "title": m["title"], "body": m["body"]},
+                    },
+                )
                 ids[key] = out["entries"][0]["id"]
             recall = _wait_embedded(c, len(items))
         found: list[int | None] = []
@@ -144,18 +153,25 @@ def ranks(ranker: str, data: dict[str, Any]) -> tuple[list[int | None], dict[str
 
 def metrics(found: list[int | None]) -> dict[str, float]:
     n = len(found) or 1
-    return {"recall@1": sum(1 for r in found if r == 1) / n,
-            "recall@5": sum(1 for r in found if r is not None and r <= 5) / n,
-            "mrr": sum(1.0 / r for r in found if r is not None) / n}
+    return {
+        "recall@1": sum(1 for r in found if r == 1) / n,
+        "recall@5": sum(1 for r in found if r is not None and r <= 5) / n,
+        "mrr": sum(1.0 / r for r in found if r is not None) / n,
+    }
 
 
 def labelled(json_out: Path | None) -> int:
     data = json.loads(DATA.read_text(encoding="utf-8"))
     kinds = [q["kind"] for q in data["queries"]]
-    langs = ["zh" if any("\u4e00" <= ch <= "\u9fff" for ch in q["q"]) else "en"
-             for q in data["queries"]]
-    out: dict[str, Any] = {"queries": len(kinds), "memories": len(data["memories"]),
-                           "fillers": len(data["fillers"]), "rankers": {}}
+    langs = [
+        "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in q["q"]) else "en" for q in data["queries"]
+    ]
+    out: dict[str, Any] = {
+        "queries": len(kinds),
+        "memories": len(data["memories"]),
+        "fillers": len(data["fillers"]),
+        "rankers": {},
+    }
     for ranker, label in (("lexical", "lexical"), ("auto", "hybrid")):
         found, recall = ranks(ranker, data)
         if label == "hybrid" and recall["ranker"] != "hybrid":
@@ -164,14 +180,19 @@ def labelled(json_out: Path | None) -> int:
         table: dict[str, Any] = {"model": recall.get("model")}
         for subset in ("paraphrase", "lexical"):
             for lang in ("en", "zh", "all"):
-                picked = [r for r, k, g in zip(found, kinds, langs, strict=True)
-                          if k == subset and (lang == "all" or g == lang)]
+                picked = [
+                    r
+                    for r, k, g in zip(found, kinds, langs, strict=True)
+                    if k == subset and (lang == "all" or g == lang)
+                ]
                 table[f"{subset}/{lang}"] = {"n": len(picked), **metrics(picked)}
         table["all"] = {"n": len(found), **metrics(found)}
         out["rankers"][label] = table
     rows = [f"{k}/{g}" for k in ("paraphrase", "lexical") for g in ("en", "zh", "all")] + ["all"]
-    print(f"{'subset':<16} {'n':>3}  " + "  ".join(
-        f"{name + ' r@1':>12} {'r@5':>6} {'MRR':>6}" for name in out["rankers"]))
+    print(
+        f"{'subset':<16} {'n':>3}  "
+        + "  ".join(f"{name + ' r@1':>12} {'r@5':>6} {'MRR':>6}" for name in out["rankers"])
+    )
     for row in rows:
         cells = []
         n = 0
@@ -188,9 +209,11 @@ def labelled(json_out: Path | None) -> int:
 # --- the conversation set -----------------------------------------------------------
 
 SCOPE = "bench:conversation"
-CONV_CONFIG = ("scope_budget_bytes = 1000000000\nmax_open_tasks = 100000\n"
-               "[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\n"
-               "ranker = \"{ranker}\"\n")
+CONV_CONFIG = (
+    "scope_budget_bytes = 1000000000\nmax_open_tasks = 100000\n"
+    "[recall]\nmax_entries = 20\nmax_bytes = 65536\nmax_tokens = 65536\n"
+    'ranker = "{ranker}"\n'
+)
 CONV_POLICY = f"""
 [[rule]]
 id = "bench-conversation-writes"
@@ -214,7 +237,7 @@ def tokens(text: str) -> list[str]:
     out: list[str] = []
     for run in _TOKEN.findall(text.lower()):
         if _CJK_RUN.fullmatch(run) and len(run) > 1:
-            out.extend(run[i:i + 2] for i in range(len(run) - 1))
+            out.extend(run[i : i + 2] for i in range(len(run) - 1))
         else:
             out.append(run)
     return out
@@ -236,16 +259,16 @@ class BM25:
         terms = set(query) & self.idf.keys()
         for i, tf in enumerate(self.tf):
             norm = self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
-            s = sum(self.idf[t] * tf[t] * (self.k1 + 1) / (tf[t] + norm)
-                    for t in terms if t in tf)
+            s = sum(self.idf[t] * tf[t] * (self.k1 + 1) / (tf[t] + norm) for t in terms if t in tf)
             if s > 0:
                 scores.append((-s, i))
         return [i for _, i in sorted(scores)[:k]]
 
 
 def load_conversations() -> list[dict[str, Any]]:
-    return [json.loads(p.read_text(encoding="utf-8"))
-            for p in sorted(CONVERSATIONS.glob("conv-*.json"))]
+    return [
+        json.loads(p.read_text(encoding="utf-8")) for p in sorted(CONVERSATIONS.glob("conv-*.json"))
+    ]
 
 
 def pick(conversation: dict[str, Any], split: str, limit: int | None) -> list[dict[str, Any]]:
@@ -257,8 +280,9 @@ def pick(conversation: dict[str, Any], split: str, limit: int | None) -> list[di
     return qs
 
 
-def turn_entries(conversation: dict[str, Any], with_context: bool,
-                 with_time: bool) -> list[tuple[str, dict[str, Any]]]:
+def turn_entries(
+    conversation: dict[str, Any], with_context: bool, with_time: bool
+) -> list[tuple[str, dict[str, Any]]]:
     """(turn id, entry) for every turn, in order."""
     out = []
     for session in conversation["sessions"]:
@@ -271,7 +295,8 @@ def turn_entries(conversation: dict[str, Any], with_context: bool,
             entry: dict[str, Any] = {
                 "type": "fact",
                 "title": f"{turn['speaker']}, {date} #{n}",
-                "body": f"{turn['speaker']}: {turn['text']}"}
+                "body": f"{turn['speaker']}: {turn['text']}",
+            }
             if with_context and previous is not None:
                 entry["context"] = f"{previous['speaker']}: {previous['text']}"
             if with_time:
@@ -281,15 +306,21 @@ def turn_entries(conversation: dict[str, Any], with_context: bool,
     return out
 
 
-def memoryd_rankings(ranker: str, conversations: list[dict[str, Any]],
-                     questions: dict[str, list[dict[str, Any]]], with_context: bool,
-                     with_time: bool) -> tuple[dict[str, dict[str, list[str]]], dict[str, Any]]:
+def memoryd_rankings(
+    ranker: str,
+    conversations: list[dict[str, Any]],
+    questions: dict[str, list[dict[str, Any]]],
+    with_context: bool,
+    with_time: bool,
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, Any]]:
     """For ``memory.context`` and ``memory.list``: each question's ranked turn ids,
     and status.recall of the last owner."""
     found: dict[str, dict[str, list[str]]] = {"context": {}, "list": {}}
     recall: dict[str, Any] = {}
-    with running(config=CONV_CONFIG.format(ranker=ranker), policy=CONV_POLICY) as d, \
-            d.control(CALL_TIMEOUT) as c:
+    with (
+        running(config=CONV_CONFIG.format(ranker=ranker), policy=CONV_POLICY) as d,
+        d.control(CALL_TIMEOUT) as c,
+    ):
         for conversation in conversations:
             identity = {"kind": "local", "subject": "bench-" + conversation["id"]}
             enable_consent(c, identity)
@@ -300,15 +331,25 @@ def memoryd_rankings(ranker: str, conversations: list[dict[str, Any]],
                 task = a.call("task.begin", {"token": token, "scopes": [SCOPE]})["task_id"]
                 for turn_id, entry in entries:
                     try:
-                        out = a.call("memory.write", {"task_id": task, "target": "memory",
-                                                      "action": "add", "scope": SCOPE,
-                                                      "entry": entry})
+                        out = a.call(
+                            "memory.write",
+                            {
+                                "task_id": task,
+                                "target": "memory",
+                                "action": "add",
+                                "scope": SCOPE,
+                                "entry": entry,
+                            },
+                        )
                     except RpcError as exc:
                         extra = [f for f in ("context", "observed_at") if f in entry]
-                        raise SystemExit(f"a turn's write was refused ({exc}); this daemon "
-                                         "may not take the entry fields "
-                                         f"{', '.join(extra)}" if extra else
-                                         f"a turn's write was refused ({exc})") from None
+                        raise SystemExit(
+                            f"a turn's write was refused ({exc}); this daemon "
+                            "may not take the entry fields "
+                            f"{', '.join(extra)}"
+                            if extra
+                            else f"a turn's write was refused ({exc})"
+                        ) from None
                     if out["outcome"] != "applied":
                         raise SystemExit(f"a turn's write was not applied: {out['outcome']}")
                     turn_of[out["entries"][0]["id"]] = turn_id
@@ -319,20 +360,31 @@ def memoryd_rankings(ranker: str, conversations: list[dict[str, Any]],
                     task = a.call("task.begin", {"token": token, "scopes": [SCOPE]})["task_id"]
                     snap = a.call("memory.context", {"task_id": task, "intent": q["question"]})
                     found["context"][q["id"]] = [turn_of[card["id"]] for card in snap["entries"]]
-                    hits = a.call("memory.list", {"task_id": task, "query": q["question"],
-                                                  "mode": "search", "page_size": TOP})
+                    hits = a.call(
+                        "memory.list",
+                        {
+                            "task_id": task,
+                            "query": q["question"],
+                            "mode": "search",
+                            "page_size": TOP,
+                        },
+                    )
                     found["list"][q["id"]] = [turn_of[item["id"]] for item in hits["items"]]
                     a.call("task.end", {"task_id": task})
     return found, recall
 
 
-def bm25_rankings(conversations: list[dict[str, Any]], questions: dict[str, list[dict[str, Any]]],
-                  with_context: bool) -> dict[str, list[str]]:
+def bm25_rankings(
+    conversations: list[dict[str, Any]],
+    questions: dict[str, list[dict[str, Any]]],
+    with_context: bool,
+) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for conversation in conversations:
         entries = turn_entries(conversation, with_context, False)
-        index = BM25([tokens(" ".join((e["title"], e["body"], e.get("context", ""))))
-                      for _, e in entries])
+        index = BM25(
+            [tokens(" ".join((e["title"], e["body"], e.get("context", "")))) for _, e in entries]
+        )
         for q in questions[conversation["id"]]:
             found[q["id"]] = [entries[i][0] for i in index.top(tokens(q["question"]), TOP)]
     return found
@@ -341,9 +393,11 @@ def bm25_rankings(conversations: list[dict[str, Any]], questions: dict[str, list
 def scores(ranked: list[str], evidence: list[str]) -> dict[str, float]:
     want = set(evidence)
     first = next((i + 1 for i, t in enumerate(ranked) if t in want), None)
-    return {"recall@5": len(want & set(ranked[:5])) / len(want),
-            "recall@10": len(want & set(ranked[:10])) / len(want),
-            "mrr": 1.0 / first if first else 0.0}
+    return {
+        "recall@5": len(want & set(ranked[:5])) / len(want),
+        "recall@10": len(want & set(ranked[:10])) / len(want),
+        "mrr": 1.0 / first if first else 0.0,
+    }
 
 
 def summarise(found: dict[str, list[str]], asked: list[dict[str, Any]]) -> dict[str, Any]:
@@ -352,12 +406,19 @@ def summarise(found: dict[str, list[str]], asked: list[dict[str, Any]]) -> dict[
     for split in ("dev", "heldout"):
         rows: dict[str, Any] = {}
         for category in (*CATEGORIES, "overall"):
-            picked = [scores(found[q["id"]], q["evidence"]) for q in asked
-                      if q["split"] == split and category in ("overall", q["category"])]
+            picked = [
+                scores(found[q["id"]], q["evidence"])
+                for q in asked
+                if q["split"] == split and category in ("overall", q["category"])
+            ]
             if picked:
-                rows[category] = {"n": len(picked), **{
-                    k: sum(p[k] for p in picked) / len(picked)
-                    for k in ("recall@5", "recall@10", "mrr")}}
+                rows[category] = {
+                    "n": len(picked),
+                    **{
+                        k: sum(p[k] for p in picked) / len(picked)
+                        for k in ("recall@5", "recall@10", "mrr")
+                    },
+                }
         if rows:
             table[split] = rows
     return table
@@ -375,8 +436,12 @@ def print_tables(systems: dict[str, dict[str, Any]]) -> None:
             n = next((r["n"] for r in rows if r), 0)
             if not n:
                 continue
-            cells = [f"{r['recall@5']:>6.3f} {r['recall@10']:>6.3f} {r['mrr']:>6.3f}"
-                     if r else f"{'-':>20}" for r in rows]
+            cells = [
+                f"{r['recall@5']:>6.3f} {r['recall@10']:>6.3f} {r['mrr']:>6.3f}"
+                if r
+                else f"{'-':>20}"
+                for r in rows
+            ]
             print(f"{category:<12} {n:>4}  " + "  ".join(cells))
 
 
@@ -394,11 +459,15 @@ def conversations(args: argparse.Namespace) -> int:
     notes: list[str] = []
     for ranker in rankers:
         if ranker == "bm25":
-            systems["bm25"] = summarise(bm25_rankings(chosen, questions, args.with_context),
-                                        asked)
+            systems["bm25"] = summarise(bm25_rankings(chosen, questions, args.with_context), asked)
             continue
-        found, recall = memoryd_rankings("lexical" if ranker == "lexical" else "auto", chosen,
-                                         questions, args.with_context, args.with_time)
+        found, recall = memoryd_rankings(
+            "lexical" if ranker == "lexical" else "auto",
+            chosen,
+            questions,
+            args.with_context,
+            args.with_time,
+        )
         if ranker == "hybrid" and recall.get("ranker") != "hybrid":
             notes.append("hybrid skipped: the semantic extra is not installed")
             continue
@@ -407,22 +476,35 @@ def conversations(args: argparse.Namespace) -> int:
         systems[ranker] = summarise(found["context"], asked)
         systems[ranker + ":list"] = summarise(found["list"], asked)
     turns = sum(len(s["turns"]) for c in chosen for s in c["sessions"])
-    print(f"conversation set: {len(chosen)} conversations, {turns} turns, {len(asked)} "
-          f"questions (split {args.split}"
-          + (f", at most {args.limit} per conversation" if args.limit else "")
-          + (", with context" if args.with_context else "")
-          + (", with time" if args.with_time else "") + ")")
-    print("systems: <ranker> is memory.context, <ranker>:list is memory.list search; "
-          "recall@k is the fraction of evidence turns in the top k")
+    print(
+        f"conversation set: {len(chosen)} conversations, {turns} turns, {len(asked)} "
+        f"questions (split {args.split}"
+        + (f", at most {args.limit} per conversation" if args.limit else "")
+        + (", with context" if args.with_context else "")
+        + (", with time" if args.with_time else "")
+        + ")"
+    )
+    print(
+        "systems: <ranker> is memory.context, <ranker>:list is memory.list search; "
+        "recall@k is the fraction of evidence turns in the top k"
+    )
     print_tables(systems)
     for note in notes:
         print(note)
     print(f"\n{time.monotonic() - t0:.0f} s")
     if args.json:
-        out = {"set": "conversations", "split": args.split, "limit": args.limit,
-               "with_context": args.with_context, "with_time": args.with_time,
-               "conversations": [c["id"] for c in chosen], "turns": turns,
-               "questions": len(asked), "systems": systems, "notes": notes}
+        out = {
+            "set": "conversations",
+            "split": args.split,
+            "limit": args.limit,
+            "with_context": args.with_context,
+            "with_time": args.with_time,
+            "conversations": [c["id"] for c in chosen],
+            "turns": turns,
+            "questions": len(asked),
+            "systems": systems,
+            "notes": notes,
+        }
         args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return 0
 
@@ -434,12 +516,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("dev", "heldout", "all"), default="all")
     parser.add_argument("--rankers", default="lexical,hybrid,bm25")
     parser.add_argument("--limit", type=int, help="at most N questions per conversation")
-    parser.add_argument("--with-context", action="store_true",
-                        help="store the previous turn in each entry's context field")
-    parser.add_argument("--with-time", action="store_true",
-                        help="store the session date in each entry's observed_at field")
-    parser.add_argument("--quick", action="store_true",
-                        help="lexical and bm25, dev split, 20 questions per conversation")
+    parser.add_argument(
+        "--with-context",
+        action="store_true",
+        help="store the previous turn in each entry's context field",
+    )
+    parser.add_argument(
+        "--with-time",
+        action="store_true",
+        help="store the session date in each entry's observed_at field",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="lexical and bm25, dev split, 20 questions per conversation",
+    )
     args = parser.parse_args(argv)
     if args.set == "labelled":
         return labelled(args.json)

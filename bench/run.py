@@ -159,17 +159,55 @@ class Profile:
 
 
 PROFILES = {
-    "full": Profile("full", (1_000, 10_000, 100_000), (1_000, 10_000, 100_000), ops=1_000,
-                    per_client=250, context=100, budget_s=60.0, starts=5, chain=200_000,
-                    embed=256, two_daemons=500, schema_writes=500,
-                    instructions=(10_000, 20), storage_notes=20_000),
-    "quick": Profile("quick", (1_000, 3_000), (3_000,), ops=200, per_client=50, context=20,
-                     budget_s=8.0, starts=3, chain=20_000, embed=16, two_daemons=100,
-                     schema_writes=100, instructions=(1_000, 5), storage_notes=500),
+    "full": Profile(
+        "full",
+        (1_000, 10_000, 100_000),
+        (1_000, 10_000, 100_000),
+        ops=1_000,
+        per_client=250,
+        context=100,
+        budget_s=60.0,
+        starts=5,
+        chain=200_000,
+        embed=256,
+        two_daemons=500,
+        schema_writes=500,
+        instructions=(10_000, 20),
+        storage_notes=20_000,
+    ),
+    "quick": Profile(
+        "quick",
+        (1_000, 3_000),
+        (3_000,),
+        ops=200,
+        per_client=50,
+        context=20,
+        budget_s=8.0,
+        starts=3,
+        chain=20_000,
+        embed=16,
+        two_daemons=100,
+        schema_writes=100,
+        instructions=(1_000, 5),
+        storage_notes=500,
+    ),
     # Every part once, in seconds: for the test that runs the benchmark itself.
-    "tiny": Profile("tiny", (200,), (), ops=20, per_client=5, context=5, budget_s=2.0,
-                    starts=1, chain=2_000, embed=0, two_daemons=10, schema_writes=10,
-                    instructions=None, storage_notes=20),
+    "tiny": Profile(
+        "tiny",
+        (200,),
+        (),
+        ops=20,
+        per_client=5,
+        context=5,
+        budget_s=2.0,
+        starts=1,
+        chain=2_000,
+        embed=0,
+        two_daemons=10,
+        schema_writes=10,
+        instructions=None,
+        storage_notes=20,
+    ),
 }
 
 
@@ -179,8 +217,12 @@ def vocabulary(n: int = 3_000, seed: int = 1) -> list[str]:
     onsets, vowels, codas = "bdfgklmnprstvz", "aeiou", ["", "n", "r", "s", "l", "k"]
     words: set[str] = set()
     while len(words) < n:
-        words.add("".join(rnd.choice(onsets) + rnd.choice(vowels) + rnd.choice(codas)
-                          for _ in range(rnd.randint(2, 3))))
+        words.add(
+            "".join(
+                rnd.choice(onsets) + rnd.choice(vowels) + rnd.choice(codas)
+                for _ in range(rnd.randint(2, 3))
+            )
+        )
     return sorted(words)
 
 
@@ -199,10 +241,18 @@ class Corpus:
 
     def entry(self) -> dict[str, Any]:
         self.n += 1
-        body = ". ".join(self.text(self.rnd.randint(6, 18)).capitalize()
-                         for _ in range(self.rnd.randint(1, 3))) + "."
-        return {"type": self.rnd.choice(["preference", "procedure", "fact", "lesson"]),
-                "title": f"{self.text(3).capitalize()} {self.n}", "body": body}
+        body = (
+            ". ".join(
+                self.text(self.rnd.randint(6, 18)).capitalize()
+                for _ in range(self.rnd.randint(1, 3))
+            )
+            + "."
+        )
+        return {
+            "type": self.rnd.choice(["preference", "procedure", "fact", "lesson"]),
+            "title": f"{self.text(3).capitalize()} {self.n}",
+            "body": body,
+        }
 
     def intent(self) -> str:
         return "Help me with " + self.text(self.rnd.randint(3, 8))
@@ -219,8 +269,11 @@ def pct(samples: list[float], q: float) -> float:
 def summary(samples: list[float], ops_per_s: float | None = None) -> dict[str, float]:
     """Microseconds at p50/p99; ops/s from wall time when given, else 1 / mean."""
     rate = ops_per_s if ops_per_s is not None else 1 / statistics.fmean(samples)
-    return {"p50_us": round(pct(samples, 0.50) * 1e6, 1),
-            "p99_us": round(pct(samples, 0.99) * 1e6, 1), "ops_per_s": round(rate, 1)}
+    return {
+        "p50_us": round(pct(samples, 0.50) * 1e6, 1),
+        "p99_us": round(pct(samples, 0.99) * 1e6, 1),
+        "ops_per_s": round(rate, 1),
+    }
 
 
 def timed(fn: Callable[[], object], n: int, budget_s: float | None = None) -> list[float]:
@@ -262,8 +315,10 @@ class Bench:
         while self.entries < upto:
             count = min(50, upto - self.entries)
             scope = FILL[(self.entries // 50) % len(FILL)]
-            ops = [{"action": "add", "scope": scope, "entry": self.corpus.entry()}
-                   for _ in range(count)]
+            ops = [
+                {"action": "add", "scope": scope, "entry": self.corpus.entry()}
+                for _ in range(count)
+            ]
             out = self.control.call("memory.write", {"action": "batch", "ops": ops})
             self.ids.extend(e["id"] for e in out["entries"])
             self.entries += count
@@ -275,13 +330,15 @@ class Bench:
         task = self.begin(self.agent, ALLOWED)
         timed(lambda: self.agent.call("memory.write", self.write_params(task, ALLOWED)), 10)
         t0 = time.perf_counter()
-        samples = timed(lambda: self.agent.call("memory.write", self.write_params(task, ALLOWED)),
-                        n)
+        samples = timed(
+            lambda: self.agent.call("memory.write", self.write_params(task, ALLOWED)), n
+        )
         self.results["write_allow_1c"] = summary(samples, n / (time.perf_counter() - t0))
         self.entries += n + 10
 
-    def concurrent_writes(self, conns: list[Client],
-                          per_client: int) -> tuple[list[float], float, int]:
+    def concurrent_writes(
+        self, conns: list[Client], per_client: int
+    ) -> tuple[list[float], float, int]:
         """``per_client`` allowed agent writes on each of ``conns`` at once, one
         thread each: every write's seconds, the wall time, and how many writes
         were acknowledged as applied."""
@@ -336,8 +393,9 @@ class Bench:
         self.results["propose"] = summary(samples, n / (time.perf_counter() - t0))
         it = iter(actions)
         t0 = time.perf_counter()
-        samples = timed(lambda: self.control.call("governance.action.approve",
-                                                  {"action_id": next(it)}), n)
+        samples = timed(
+            lambda: self.control.call("governance.action.approve", {"action_id": next(it)}), n
+        )
         self.results["approve"] = summary(samples, n / (time.perf_counter() - t0))
         self.entries += n
 
@@ -350,11 +408,21 @@ class Bench:
 
         timed(read, 10)
         self.results["read"] = summary(timed(read, n, self.budget))
-        listing = timed(lambda: self.agent.call(
-            "memory.list", {"task_id": task, "mode": "list", "page_size": 20}), n, self.budget)
-        searching = timed(lambda: self.agent.call(
-            "memory.list", {"task_id": task, "mode": "search", "query": self.corpus.text(2),
-                            "page_size": 20}), n, self.budget)
+        listing = timed(
+            lambda: self.agent.call(
+                "memory.list", {"task_id": task, "mode": "list", "page_size": 20}
+            ),
+            n,
+            self.budget,
+        )
+        searching = timed(
+            lambda: self.agent.call(
+                "memory.list",
+                {"task_id": task, "mode": "search", "query": self.corpus.text(2), "page_size": 20},
+            ),
+            n,
+            self.budget,
+        )
         self.results["list"] = summary(listing + searching)
         self.results["list_only"] = summary(listing)
         self.results["search_only"] = summary(searching)
@@ -384,16 +452,23 @@ class Bench:
             self.agent.call("task.end", {"task_id": task})
         self.results[f"{name}_{_label(size)}"] = summary(samples)
         if any(fused):
-            self.notes.append(f"{name}_{_label(size)}: {statistics.fmean(fused):.1f} vector "
-                              "candidates fused per call on average")
+            self.notes.append(
+                f"{name}_{_label(size)}: {statistics.fmean(fused):.1f} vector "
+                "candidates fused per call on average"
+            )
         return samples
 
     def search(self, n: int, size: int, name: str = "search") -> None:
         """``memory.list`` in search mode, two corpus words, one task over every fill scope."""
         task = self.begin(self.agent, FILL)
-        samples = timed(lambda: self.agent.call(
-            "memory.list", {"task_id": task, "mode": "search", "query": self.corpus.text(2),
-                            "page_size": 20}), n, self.budget)
+        samples = timed(
+            lambda: self.agent.call(
+                "memory.list",
+                {"task_id": task, "mode": "search", "query": self.corpus.text(2), "page_size": 20},
+            ),
+            n,
+            self.budget,
+        )
         self.results[f"{name}_{_label(size)}"] = summary(samples)
         self.agent.call("task.end", {"task_id": task})
 
@@ -404,11 +479,15 @@ class Bench:
         if not out.get("ok"):
             raise SystemExit("bench: audit.verify failed on the benchmark's own store")
         checked = int(out["checked"])
-        self.results["audit_verify"] = {"p50_us": round(elapsed * 1e6, 1),
-                                        "p99_us": round(elapsed * 1e6, 1),
-                                        "ops_per_s": round(checked / elapsed, 1)}
-        self.notes.append(f"audit_verify: {checked} events in one audit.verify call; "
-                          "ops_per_s is events per second")
+        self.results["audit_verify"] = {
+            "p50_us": round(elapsed * 1e6, 1),
+            "p99_us": round(elapsed * 1e6, 1),
+            "ops_per_s": round(checked / elapsed, 1),
+        }
+        self.notes.append(
+            f"audit_verify: {checked} events in one audit.verify call; "
+            "ops_per_s is events per second"
+        )
 
     def close(self) -> None:
         self.control.close()
@@ -433,7 +512,7 @@ def embedding_cost(corpus: Corpus, n: int) -> dict[str, Any] | None:
     load_s = time.perf_counter() - t0
     texts = [entry_text(e["title"], e["body"]) for e in (corpus.entry() for _ in range(n))]
     t0 = time.perf_counter()
-    pool = [loaded.embedder.passages(texts[i:i + BATCH]) for i in range(0, n, BATCH)]
+    pool = [loaded.embedder.passages(texts[i : i + BATCH]) for i in range(0, n, BATCH)]
     per_s = n / (time.perf_counter() - t0)
     # The worker's rate on 30-word texts, in the worker's batches: by the
     # clock, and per second of this thread's CPU (one core's worth, whatever
@@ -441,21 +520,25 @@ def embedding_cost(corpus: Corpus, n: int) -> dict[str, Any] | None:
     words30 = [corpus.text(30) for _ in range(max(n, 2 * BATCH))]
     t0, c0 = time.perf_counter(), time.thread_time()
     for i in range(0, len(words30), BATCH):
-        loaded.embedder.passages(words30[i:i + BATCH])
+        loaded.embedder.passages(words30[i : i + BATCH])
     wall30, cpu30 = time.perf_counter() - t0, time.thread_time() - c0
     q = [time.perf_counter()]
     for _ in range(50):
         loaded.embedder.query(corpus.intent())
         q.append(time.perf_counter())
     queries = [b - a for a, b in itertools.pairwise(q)]
-    return {"model": loaded.embedder.model_id, "dim": loaded.embedder.dim,
-            "load_s": round(load_s, 3), "entries_per_s": round(per_s, 1),
-            "words30_per_s": round(len(words30) / wall30, 1),
-            "words30_per_cpu_s": round(len(words30) / cpu30, 1) if cpu30 > 0 else None,
-            "query_p50_us": round(pct(queries, 0.5) * 1e6, 1),
-            "query_p99_us": round(pct(queries, 0.99) * 1e6, 1),
-            "model_rss_mib": round((_rss_kib(os.getpid()) - before) / 1024, 1),
-            "pool": pool}
+    return {
+        "model": loaded.embedder.model_id,
+        "dim": loaded.embedder.dim,
+        "load_s": round(load_s, 3),
+        "entries_per_s": round(per_s, 1),
+        "words30_per_s": round(len(words30) / wall30, 1),
+        "words30_per_cpu_s": round(len(words30) / cpu30, 1) if cpu30 > 0 else None,
+        "query_p50_us": round(pct(queries, 0.5) * 1e6, 1),
+        "query_p99_us": round(pct(queries, 0.99) * 1e6, 1),
+        "model_rss_mib": round((_rss_kib(os.getpid()) - before) / 1024, 1),
+        "pool": pool,
+    }
 
 
 def _rss_kib(pid: int, field: str = "VmRSS") -> int:
@@ -491,17 +574,25 @@ def inject_vectors(home: Path, model: str, dim: int, pool: Any, seed: int = 11) 
             scale, blob = quantise(vec / np.linalg.norm(vec))
             yield entry_id, model, dim, scale, blob, content_hash
 
-    insert = ("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec, content_hash)"
-              " VALUES ({0}, {0}, {0}, {0}, {0}, {0}) ON CONFLICT(entry_id) DO UPDATE SET"
-              " model = excluded.model, dim = excluded.dim, scale = excluded.scale,"
-              " vec = excluded.vec, content_hash = excluded.content_hash")
-    meta = ("INSERT INTO meta(key, value) VALUES ('vector_model', {0})"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+    insert = (
+        "INSERT INTO entry_vectors(entry_id, model, dim, scale, vec, content_hash)"
+        " VALUES ({0}, {0}, {0}, {0}, {0}, {0}) ON CONFLICT(entry_id) DO UPDATE SET"
+        " model = excluded.model, dim = excluded.dim, scale = excluded.scale,"
+        " vec = excluded.vec, content_hash = excluded.content_hash"
+    )
+    meta = (
+        "INSERT INTO meta(key, value) VALUES ('vector_model', {0})"
+        " ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+    )
     store = pg_store_of(home)
     if store is not None:
         with pg_connect(*store) as pg:
-            rows = [(str(a), str(b)) for a, b in pg.execute(
-                "SELECT id, content_hash FROM entries WHERE status = 'active'").fetchall()]
+            rows = [
+                (str(a), str(b))
+                for a, b in pg.execute(
+                    "SELECT id, content_hash FROM entries WHERE status = 'active'"
+                ).fetchall()
+            ]
             pg.execute("DELETE FROM embed_queue")
             with pg.cursor() as cur:
                 cur.executemany(insert.format("%s"), list(made(rows)))
@@ -519,8 +610,9 @@ def inject_vectors(home: Path, model: str, dim: int, pool: Any, seed: int = 11) 
     return len(rows)
 
 
-def hybrid_context(d: Daemon, b: Bench, size: int, profile: Profile, config: str,
-                   cost: dict[str, Any]) -> None:
+def hybrid_context(
+    d: Daemon, b: Bench, size: int, profile: Profile, config: str, cost: dict[str, Any]
+) -> None:
     """Restart with the hybrid ranker over a fully embedded store; time
     memory.context and search, read the daemon's RSS, time its cold start
     (until its ranker is ready); then go back to the lexical daemon."""
@@ -542,7 +634,8 @@ def hybrid_context(d: Daemon, b: Bench, size: int, profile: Profile, config: str
     b.results[f"cold_start_hybrid_{label}"] = summary(starts)
     b.recall.setdefault(label, {}).update(
         rss_hybrid_mib=round(_rss_kib(pid) / 1024, 1),
-        peak_rss_hybrid_mib=round(_rss_kib(pid, "VmHWM") / 1024, 1))
+        peak_rss_hybrid_mib=round(_rss_kib(pid, "VmHWM") / 1024, 1),
+    )
     b.close()
     d.stop()
     (d.home / "memoryd.toml").write_text(config)
@@ -565,8 +658,11 @@ def chain_verify(count: int) -> dict[str, float]:
         if not result.ok:
             raise SystemExit("bench: a freshly built chain did not verify")
         best = max(best, count / elapsed)
-    return {"p50_us": round(count / best * 1e6, 1), "p99_us": round(count / best * 1e6, 1),
-            "ops_per_s": round(best, 1)}
+    return {
+        "p50_us": round(count / best * 1e6, 1),
+        "p99_us": round(count / best * 1e6, 1),
+        "ops_per_s": round(best, 1),
+    }
 
 
 def cold_start(d: Daemon, runs: int, ready: bool = False) -> list[float]:
@@ -620,20 +716,28 @@ def two_daemons(b: Bench, per_daemon: int) -> dict[str, Any]:
         store = pg_store_of(pair[0].home)
         assert store is not None
         with pg_connect(*store) as conn:
-            row = conn.execute("SELECT count(*) FROM entries WHERE scope = %s",
-                               (ALLOWED,)).fetchone()
+            row = conn.execute(
+                "SELECT count(*) FROM entries WHERE scope = %s", (ALLOWED,)
+            ).fetchone()
         stored = int(row[0])
     finally:
         for d in pair or ():
             d.stop()
         shutil.rmtree(root, ignore_errors=True)
     b.results["two_daemons"] = summary(flat, len(flat) / wall)
-    b.notes.append(f"two_daemons: two homes on one schema, one agent writer on each, "
-                   f"{per_daemon} allowed writes each; ops_per_s is both together")
-    return {"writes_per_daemon": per_daemon, "expected": 2 * per_daemon, "acknowledged": applied,
-            "stored": stored, "writes_per_s": round(len(flat) / wall, 1),
-            "chain_verified": all(v.get("ok") for v in verified),
-            "checked_events": [int(v["checked"]) for v in verified]}
+    b.notes.append(
+        f"two_daemons: two homes on one schema, one agent writer on each, "
+        f"{per_daemon} allowed writes each; ops_per_s is both together"
+    )
+    return {
+        "writes_per_daemon": per_daemon,
+        "expected": 2 * per_daemon,
+        "acknowledged": applied,
+        "stored": stored,
+        "writes_per_s": round(len(flat) / wall, 1),
+        "chain_verified": all(v.get("ok") for v in verified),
+        "checked_events": [int(v["checked"]) for v in verified],
+    }
 
 
 def analyze(home: Path) -> None:
@@ -652,13 +756,18 @@ def analyze(home: Path) -> None:
     store = pg_store_of(home)
     assert store is not None
     with pg_connect(*store) as conn:
-        tables = [r[0] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = %s", (store[1],)).fetchall()]
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = %s", (store[1],)
+            ).fetchall()
+        ]
         conn.commit()
         conn.autocommit = True  # VACUUM runs outside a transaction
         for table in tables:
-            conn.execute(psycopg.sql.SQL("VACUUM (ANALYZE) {}").format(
-                psycopg.sql.Identifier(table)))
+            conn.execute(
+                psycopg.sql.SQL("VACUUM (ANALYZE) {}").format(psycopg.sql.Identifier(table))
+            )
 
 
 def pg_server() -> dict[str, str]:
@@ -667,9 +776,11 @@ def pg_server() -> dict[str, str]:
     with psycopg.connect(PG_DSN) as conn:
         version = conn.execute("SHOW server_version").fetchone()
         autovacuum = conn.execute("SHOW autovacuum").fetchone()
-    return {"postgresql": str(version[0]) if version else "",
-            "autovacuum": str(autovacuum[0]) if autovacuum else "",
-            "psycopg": psycopg.__version__}
+    return {
+        "postgresql": str(version[0]) if version else "",
+        "autovacuum": str(autovacuum[0]) if autovacuum else "",
+        "psycopg": psycopg.__version__,
+    }
 
 
 def machine(backend: str = "sqlite") -> dict[str, Any]:
@@ -681,21 +792,35 @@ def machine(backend: str = "sqlite") -> dict[str, Any]:
                 break
     except OSError:
         pass
-    out = {"platform": platform.platform(), "python": platform.python_version(),
-           "cpus": os.cpu_count(), "cpu_model": model, "sqlite": apsw.sqlite_lib_version(),
-           "apsw": apsw.apsw_version()}
+    out = {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "cpu_model": model,
+        "sqlite": apsw.sqlite_lib_version(),
+        "apsw": apsw.apsw_version(),
+    }
     return out | (pg_server() if backend == "postgresql" else {})
 
 
-FLOOR_KEYS = ("commit_p50_us", "commit_nolock_p50_us", "head_lock_cost_us",
-              "schema_floor_p50_us", "echo_p50_us", "fts_p99_us")
+FLOOR_KEYS = (
+    "commit_p50_us",
+    "commit_nolock_p50_us",
+    "head_lock_cost_us",
+    "schema_floor_p50_us",
+    "echo_p50_us",
+    "fts_p99_us",
+)
 
 
 def print_table(out: dict[str, Any]) -> None:
     f = out["floors"]
     m = out["machine"]
-    store = (f"postgresql {m['postgresql']} (autovacuum {m['autovacuum']})"
-             if out.get("backend") == "postgresql" else f"sqlite {m['sqlite']}")
+    store = (
+        f"postgresql {m['postgresql']} (autovacuum {m['autovacuum']})"
+        if out.get("backend") == "postgresql"
+        else f"sqlite {m['sqlite']}"
+    )
     print(f"\nmachine: {m['cpus']} cpu {m['cpu_model']}, python {m['python']}, {store}")
     print("\nfloors (µs):")
     for key in FLOOR_KEYS:
@@ -710,15 +835,19 @@ def print_table(out: dict[str, Any]) -> None:
     print_recall(out)
     if out.get("two_daemons"):
         t = out["two_daemons"]
-        print(f"\ntwo daemons: {t['acknowledged']} of {t['expected']} writes acknowledged, "
-              f"{t['stored']} stored, {t['writes_per_s']} writes/s, chain verified from both "
-              f"homes ({' and '.join(str(c) for c in t['checked_events'])} events)")
+        print(
+            f"\ntwo daemons: {t['acknowledged']} of {t['expected']} writes acknowledged, "
+            f"{t['stored']} stored, {t['writes_per_s']} writes/s, chain verified from both "
+            f"homes ({' and '.join(str(c) for c in t['checked_events'])} events)"
+        )
     if out.get("embedding"):
         e = out["embedding"]
-        print(f"\nembedding: {e['model']} (dim {e['dim']}), load {e['load_s']} s, "
-              f"{e['entries_per_s']} entries/s ({e['words30_per_s']}/s on 30-word texts, "
-              f"{e['words30_per_cpu_s']} per CPU-second), query p50 {e['query_p50_us']} µs / "
-              f"p99 {e['query_p99_us']} µs, model RSS +{e['model_rss_mib']} MiB")
+        print(
+            f"\nembedding: {e['model']} (dim {e['dim']}), load {e['load_s']} s, "
+            f"{e['entries_per_s']} entries/s ({e['words30_per_s']}/s on 30-word texts, "
+            f"{e['words30_per_cpu_s']} per CPU-second), query p50 {e['query_p50_us']} µs / "
+            f"p99 {e['query_p99_us']} µs, model RSS +{e['model_rss_mib']} MiB"
+        )
     for note in out.get("notes", []):
         print(f"note: {note}")
 
@@ -735,22 +864,26 @@ def print_recall(out: dict[str, Any]) -> None:
     def ratio(name: str) -> str:
         return f"{r[name]:.2f}" if r.get(name) is not None else "-"
 
-    print(f"\n{'recall':<8} {'fts':>6} {'context':>8} {'×fts':>6} {'search':>7} {'×fts':>6}"
-          f" {'ctx hyb':>8} {'×lex':>5} {'srch hyb':>8} {'×lex':>5} {'RSS lex':>8}"
-          f" {'RSS hyb':>8} {'peak':>6} {'start hyb':>9}")
+    print(
+        f"\n{'recall':<8} {'fts':>6} {'context':>8} {'×fts':>6} {'search':>7} {'×fts':>6}"
+        f" {'ctx hyb':>8} {'×lex':>5} {'srch hyb':>8} {'×lex':>5} {'RSS lex':>8}"
+        f" {'RSS hyb':>8} {'peak':>6} {'start hyb':>9}"
+    )
     for label, row in out["recall"].items():
         fts = row.get("fts_p99_us")
         started = s.get(f"cold_start_hybrid_{label}")
         start = "-" if started is None else f"{started['p50_us'] / 1e6:.2f}"
-        print(f"{label:<8} {'-' if fts is None else f'{fts / 1000:.1f}':>6}"
-              f" {p99(f'context_{label}'):>8} {ratio(f'context_vs_fts_{label}'):>6}"
-              f" {p99(f'search_{label}'):>7} {ratio(f'search_vs_fts_{label}'):>6}"
-              f" {p99(f'context_hybrid_{label}'):>8}"
-              f" {ratio(f'context_hybrid_vs_lexical_{label}'):>5}"
-              f" {p99(f'search_hybrid_{label}'):>8} {ratio(f'search_hybrid_vs_lexical_{label}'):>5}"
-              f" {row.get('rss_lexical_mib', '-'):>8} {row.get('rss_hybrid_mib', '-'):>8}"
-              f" {row.get('peak_rss_hybrid_mib', '-'):>6}"
-              f" {start:>9}")
+        print(
+            f"{label:<8} {'-' if fts is None else f'{fts / 1000:.1f}':>6}"
+            f" {p99(f'context_{label}'):>8} {ratio(f'context_vs_fts_{label}'):>6}"
+            f" {p99(f'search_{label}'):>7} {ratio(f'search_vs_fts_{label}'):>6}"
+            f" {p99(f'context_hybrid_{label}'):>8}"
+            f" {ratio(f'context_hybrid_vs_lexical_{label}'):>5}"
+            f" {p99(f'search_hybrid_{label}'):>8} {ratio(f'search_hybrid_vs_lexical_{label}'):>5}"
+            f" {row.get('rss_lexical_mib', '-'):>8} {row.get('rss_hybrid_mib', '-'):>8}"
+            f" {row.get('peak_rss_hybrid_mib', '-'):>6}"
+            f" {start:>9}"
+        )
 
 
 def fresh_schema() -> str:
@@ -814,14 +947,17 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
         finally:
             b.close()
         sample = b.corpus.entry()
-        echo = _floors.echo_floor(floors_dir, n, {"task_id": "tsk_" + "0" * 26,
-                                                  "action": "add", "entry": sample})
+        echo = _floors.echo_floor(
+            floors_dir, n, {"task_id": "tsk_" + "0" * 26, "action": "add", "entry": sample}
+        )
         store = pg_store_of(d.home)
         if store is not None:
             fts = _floors.pg_fts_floor(*store, n, b.corpus.words)
-            b.notes.append("fts floor: the terms the daemon's plan keeps of three words, its "
-                           "tsquery, ranked top-12 by ts_rank in the server over its "
-                           "search_index (read-only)")
+            b.notes.append(
+                "fts floor: the terms the daemon's plan keeps of three words, its "
+                "tsquery, ranked top-12 by ts_rank in the server over its "
+                "search_index (read-only)"
+            )
         else:
             fts = _floors.fts_floor(d.home / "memory.db", n, b.corpus.words)
         if fts is None:
@@ -831,17 +967,29 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
         starts = cold_start(d, profile.starts)
         b.results["cold_start"] = summary(starts)
         b.results["audit_verify_chain"] = chain_verify(profile.chain)
-        b.notes.append(f"audit_verify_chain: the verifier alone over {profile.chain} built "
-                       "events, best of 3; ops_per_s is events per second")
-        b.notes.append(f"cold_start: {b.entries} entries; start of a new process until both "
-                       "sockets answer memory.status")
+        b.notes.append(
+            f"audit_verify_chain: the verifier alone over {profile.chain} built "
+            "events, best of 3; ops_per_s is events per second"
+        )
+        b.notes.append(
+            f"cold_start: {b.entries} entries; start of a new process until both "
+            "sockets answer memory.status"
+        )
         if pg:
             details["two_daemons"] = two_daemons(b, profile.two_daemons)
-            b.notes.append("analyze: the store's tables were vacuumed and analyzed after each "
-                           "fill, as autovacuum would have on a default server")
+            b.notes.append(
+                "analyze: the store's tables were vacuumed and analyzed after each "
+                "fill, as autovacuum would have on a default server"
+            )
         if cost is None:
-            b.notes.append("hybrid skipped: " + ("the semantic extra is not installed"
-                                                 if profile.embed else f"a {profile.mode} run"))
+            b.notes.append(
+                "hybrid skipped: "
+                + (
+                    "the semantic extra is not installed"
+                    if profile.embed
+                    else f"a {profile.mode} run"
+                )
+            )
     finally:
         try:
             d.stop()
@@ -851,34 +999,53 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
     floors = {"commit_p50_us": round(pct(commit, 0.5) * 1e6, 1)}
     if commit_nolock is not None:
         floors["commit_nolock_p50_us"] = round(pct(commit_nolock, 0.5) * 1e6, 1)
-        floors["head_lock_cost_us"] = round(floors["commit_p50_us"]
-                                            - floors["commit_nolock_p50_us"], 1)
-    floors |= {"echo_p50_us": round(pct(echo, 0.5) * 1e6, 1),
-               "fts_p99_us": None if fts is None else round(pct(fts, 0.99) * 1e6, 1)}
+        floors["head_lock_cost_us"] = round(
+            floors["commit_p50_us"] - floors["commit_nolock_p50_us"], 1
+        )
+    floors |= {
+        "echo_p50_us": round(pct(echo, 0.5) * 1e6, 1),
+        "fts_p99_us": None if fts is None else round(pct(fts, 0.99) * 1e6, 1),
+    }
     s = b.results
     largest = f"context_{_label(sizes[-1])}"
     if largest in s:
         s["context"] = s[largest]
     ratios = {
         "write_allow_1c_vs_floor": round(
-            s["write_allow_1c"]["p50_us"] / (floors["commit_p50_us"] + floors["echo_p50_us"]), 3),
-        "write_8c_vs_1c": round(s["write_allow_8c"]["ops_per_s"]
-                                / s["write_allow_1c"]["ops_per_s"], 3),
-        "context_vs_fts": (round(s["context"]["p99_us"] / floors["fts_p99_us"], 3)
-                           if "context" in s and floors["fts_p99_us"] else None),
+            s["write_allow_1c"]["p50_us"] / (floors["commit_p50_us"] + floors["echo_p50_us"]), 3
+        ),
+        "write_8c_vs_1c": round(
+            s["write_allow_8c"]["ops_per_s"] / s["write_allow_1c"]["ops_per_s"], 3
+        ),
+        "context_vs_fts": (
+            round(s["context"]["p99_us"] / floors["fts_p99_us"], 3)
+            if "context" in s and floors["fts_p99_us"]
+            else None
+        ),
     }
     if "two_daemons" in s:
-        ratios["two_daemons_vs_1c"] = round(s["two_daemons"]["ops_per_s"]
-                                            / s["write_allow_1c"]["ops_per_s"], 3)
+        ratios["two_daemons_vs_1c"] = round(
+            s["two_daemons"]["ops_per_s"] / s["write_allow_1c"]["ops_per_s"], 3
+        )
     ratios |= recall_ratios(b)
-    return {"machine": machine(backend), "backend": backend, "mode": profile.mode,
-            "entries": b.entries, "floors": floors, "scenarios": s, "ratios": ratios,
-            "embedding": None if cost is None else {k: v for k, v in cost.items() if k != "pool"},
-            "recall": b.recall, **details, "notes": b.notes}
+    return {
+        "machine": machine(backend),
+        "backend": backend,
+        "mode": profile.mode,
+        "entries": b.entries,
+        "floors": floors,
+        "scenarios": s,
+        "ratios": ratios,
+        "embedding": None if cost is None else {k: v for k, v in cost.items() if k != "pool"},
+        "recall": b.recall,
+        **details,
+        "notes": b.notes,
+    }
 
 
-def recall_series(d: Daemon, b: Bench, profile: Profile, config: str,
-                  cost: dict[str, Any] | None) -> list[float] | None:
+def recall_series(
+    d: Daemon, b: Bench, profile: Profile, config: str, cost: dict[str, Any] | None
+) -> list[float] | None:
     """At each size: fill, then memory.context and search (lexical), the FTS
     floor on the same store, the daemon's RSS; with the model, the same calls
     with the hybrid ranker (``hybrid_context``). The last context samples."""
@@ -890,18 +1057,24 @@ def recall_series(d: Daemon, b: Bench, profile: Profile, config: str,
             analyze(d.home)
         context = b.context(profile.context, size)
         b.search(profile.ops, size)
-        fts = (_floors.pg_fts_floor(*store, profile.ops, b.corpus.words) if store is not None
-               else _floors.fts_floor(d.home / "memory.db", profile.ops, b.corpus.words))
+        fts = (
+            _floors.pg_fts_floor(*store, profile.ops, b.corpus.words)
+            if store is not None
+            else _floors.fts_floor(d.home / "memory.db", profile.ops, b.corpus.words)
+        )
         b.recall[_label(size)] = {
             "entries": b.entries,
             "fts_p99_us": None if fts is None else round(pct(fts, 0.99) * 1e6, 1),
-            "rss_lexical_mib": round(_rss_kib(d.proc.pid if d.proc else 0) / 1024, 1)}
+            "rss_lexical_mib": round(_rss_kib(d.proc.pid if d.proc else 0) / 1024, 1),
+        }
         if cost is not None and size in profile.hybrid:
             hybrid_context(d, b, size, profile, config, cost)
-    b.notes.append("recall: at each size the store is filled, memory.context and search "
-                   "timed, and the raw full-text floor measured on the same store; hybrid: "
-                   "the daemon restarted with the model over vectors for every entry, cold "
-                   "start timed until its ranker is ready, RSS read after its calls")
+    b.notes.append(
+        "recall: at each size the store is filled, memory.context and search "
+        "timed, and the raw full-text floor measured on the same store; hybrid: "
+        "the daemon restarted with the model over vectors for every entry, cold "
+        "start timed until its ranker is ready, RSS read after its calls"
+    )
     return context
 
 
@@ -916,22 +1089,33 @@ def recall_ratios(b: Bench) -> dict[str, float | None]:
                 out[f"{name}_vs_fts_{label}"] = round(s[f"{name}_{label}"]["p99_us"] / fts, 3)
             if f"{name}_hybrid_{label}" in s:
                 out[f"{name}_hybrid_vs_lexical_{label}"] = round(
-                    s[f"{name}_hybrid_{label}"]["p99_us"] / s[f"{name}_{label}"]["p99_us"], 3)
+                    s[f"{name}_hybrid_{label}"]["p99_us"] / s[f"{name}_{label}"]["p99_us"], 3
+                )
     return out
 
 
-def recall_only(d: Daemon, b: Bench, profile: Profile, backend: str,
-                cost: dict[str, Any] | None) -> dict[str, Any]:
+def recall_only(
+    d: Daemon, b: Bench, profile: Profile, backend: str, cost: dict[str, Any] | None
+) -> dict[str, Any]:
     """``--recall``: the recall series and the lexical daemon's cold start, nothing else."""
     b.close()
     b.results["cold_start"] = summary(cold_start(d, profile.starts))
-    b.notes.append(f"cold_start: {b.entries} entries, lexical; start of a new process "
-                   "until both sockets answer memory.status")
-    return {"machine": machine(backend), "backend": backend, "mode": profile.mode + "+recall",
-            "entries": b.entries, "floors": {}, "scenarios": b.results,
-            "ratios": recall_ratios(b), "recall": b.recall,
-            "embedding": None if cost is None else {k: v for k, v in cost.items() if k != "pool"},
-            "notes": b.notes}
+    b.notes.append(
+        f"cold_start: {b.entries} entries, lexical; start of a new process "
+        "until both sockets answer memory.status"
+    )
+    return {
+        "machine": machine(backend),
+        "backend": backend,
+        "mode": profile.mode + "+recall",
+        "entries": b.entries,
+        "floors": {},
+        "scenarios": b.results,
+        "ratios": recall_ratios(b),
+        "recall": b.recall,
+        "embedding": None if cost is None else {k: v for k, v in cost.items() if k != "pool"},
+        "notes": b.notes,
+    }
 
 
 def measure(profile: Profile, backend: str = "sqlite") -> dict[str, Any]:
@@ -952,16 +1136,25 @@ def measure(profile: Profile, backend: str = "sqlite") -> dict[str, Any]:
         out["schema_floor"] = schema
         out["ratios"]["write_allow_1c_vs_schema_floor"] = round(
             out["scenarios"]["write_allow_1c"]["p50_us"]
-            / (schema["schema_floor_p50_us"] + out["floors"]["echo_p50_us"]), 3)
+            / (schema["schema_floor_p50_us"] + out["floors"]["echo_p50_us"]),
+            3,
+        )
     else:
-        out["notes"].append("schema_floor skipped: it replays the statements apsw traced on "
-                            "the SQLite writer connection")
+        out["notes"].append(
+            "schema_floor skipped: it replays the statements apsw traced on "
+            "the SQLite writer connection"
+        )
     if backend == "sqlite" and profile.instructions is not None:
         out["instructions"] = instructions.measure(*profile.instructions)
     else:
-        out["notes"].append("instructions skipped: " + (
-            f"not counted in a {profile.mode} run" if backend == "sqlite" else
-            "on PostgreSQL the store's work is in the server, which callgrind does not see"))
+        out["notes"].append(
+            "instructions skipped: "
+            + (
+                f"not counted in a {profile.mode} run"
+                if backend == "sqlite"
+                else "on PostgreSQL the store's work is in the server, which callgrind does not see"
+            )
+        )
     out["storage"] = storage.measure(profile.storage_notes, backend)
     out["elapsed_s"] = round(time.perf_counter() - started, 1)
     return out
@@ -971,20 +1164,36 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="a short smoke run (CI)")
-    size.add_argument("--tiny", action="store_true",
-                      help="every part once, in seconds (the benchmark's own test)")
-    parser.add_argument("--backend", choices=BACKENDS, default="sqlite",
-                        help="the daemon's primary store (default: sqlite)")
-    parser.add_argument("--sizes", type=int, nargs="+", metavar="N",
-                        help="fill the store to these sizes instead of the profile's")
-    parser.add_argument("--recall", action="store_true",
-                        help="only the recall series (context, search, hybrid, RSS, cold start)")
+    size.add_argument(
+        "--tiny", action="store_true", help="every part once, in seconds (the benchmark's own test)"
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="sqlite",
+        help="the daemon's primary store (default: sqlite)",
+    )
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="fill the store to these sizes instead of the profile's",
+    )
+    parser.add_argument(
+        "--recall",
+        action="store_true",
+        help="only the recall series (context, search, hybrid, RSS, cold start)",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     profile = PROFILES["tiny" if args.tiny else "quick" if args.quick else "full"]
     if args.sizes:
-        profile = replace(profile, sizes=tuple(sorted(args.sizes)),
-                          hybrid=tuple(sorted(args.sizes)) if profile.embed else ())
+        profile = replace(
+            profile,
+            sizes=tuple(sorted(args.sizes)),
+            hybrid=tuple(sorted(args.sizes)) if profile.embed else (),
+        )
     if args.recall:
         profile = replace(profile, recall_only=True)
     out = measure(profile, args.backend)
@@ -995,8 +1204,9 @@ def main(argv: list[str] | None = None) -> int:
         instructions.print_table(out["instructions"])
     if "storage" in out:
         storage.print_table(out["storage"])
-    print(f"\n{out['mode']} run on {out['backend']}: {out['entries']} entries, "
-          f"{out['elapsed_s']} s")
+    print(
+        f"\n{out['mode']} run on {out['backend']}: {out['entries']} entries, {out['elapsed_s']} s"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 0

@@ -90,11 +90,44 @@ PROSE_ZH = (
 
 # The adversarial seeds of tests/unit/test_scan_bounds.py, repeated to the entry limit.
 ADVERSARIAL = [
-    "a", "A1b", "Aa0+/", "ignore all previous ", "<!-- AI ", "-----BEGIN PRIVATE KEY-----",
-    "eyJ", "x://a:", "password=", "\u200b", "\u202e", "curl x ", "忽略之前", "ｉｇｎｏｒｅ",
-    "aws secret ", "AKIA", "ghp_", "sk-", "把密码", "send passwords to ", "{}[]()<>'\"`",
-    " \n\t ", "a:b@", "=", "/", "发送密码到", "reveal your ", "from now on ", "![",
-    "\ufe01", "\u0456", "e\u0301", "%41", "4142", "QUJD", "<system>", "<|", "無視して",
+    "a",
+    "A1b",
+    "Aa0+/",
+    "ignore all previous ",
+    "<!-- AI ",
+    "-----BEGIN PRIVATE KEY-----",
+    "eyJ",
+    "x://a:",
+    "password=",
+    "\u200b",
+    "\u202e",
+    "curl x ",
+    "忽略之前",
+    "ｉｇｎｏｒｅ",
+    "aws secret ",
+    "AKIA",
+    "ghp_",
+    "sk-",
+    "把密码",
+    "send passwords to ",
+    "{}[]()<>'\"`",
+    " \n\t ",
+    "a:b@",
+    "=",
+    "/",
+    "发送密码到",
+    "reveal your ",
+    "from now on ",
+    "![",
+    "\ufe01",
+    "\u0456",
+    "e\u0301",
+    "%41",
+    "4142",
+    "QUJD",
+    "<system>",
+    "<|",
+    "無視して",
 ]
 
 
@@ -195,20 +228,23 @@ def corpus_table() -> None:
         recall = caught[family] / positives[family]
         fp = refused_fp[family] / negatives
         rv = review_fp[family] / negatives
-        print(f"| {family:<22} | {caught[family]:>4}/{positives[family]:<4} {recall:5.3f}"
-              f" | {refused_fp[family]:>3}/{negatives} {fp:6.4f} | {rv:10.4f} |")
+        print(
+            f"| {family:<22} | {caught[family]:>4}/{positives[family]:<4} {recall:5.3f}"
+            f" | {refused_fp[family]:>3}/{negatives} {fp:6.4f} | {rv:10.4f} |"
+        )
     for lang in sorted(benign):
         n = benign[lang]
-        print(f"benign-but-suspicious {lang}: refused {benign_refused[lang]}/{n}"
-              f" ({benign_refused[lang] / n:.3f}), flagged for review {benign_review[lang]}/{n}")
+        print(
+            f"benign-but-suspicious {lang}: refused {benign_refused[lang]}/{n}"
+            f" ({benign_refused[lang] / n:.3f}), flagged for review {benign_review[lang]}/{n}"
+        )
 
 
 INTENT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "intent_corpus.jsonl"
 
 
 def _rule_outcome(text: str) -> tuple[str, str | None]:
-    refused, review = engine.verdict_fields([("title", "note"), ("body", text)],
-                                            max_bytes=100_000)
+    refused, review = engine.verdict_fields([("title", "note"), ("body", text)], max_bytes=100_000)
     if refused is not None:
         return "refused", refused.code
     return ("flagged" if review else "stored"), None
@@ -246,28 +282,38 @@ def intent_table(judge: object | None) -> None:
         for text in texts:
             flags[text] = bool(judge.judge([("body", text)]))  # type: ignore[attr-defined]
         cost_ms = (time.perf_counter() - started) * 1000 / len(texts)
-    print(f"| {'layer':<21} | {'split':<8} | {'injections stopped or flagged':>30} |"
-          f" {'secrets refused':>16} | {'benign refused':>14} | {'benign flagged':>14} |"
-          f" {'alarming refused':>16} |")
-    print(f"| {'-' * 21} | {'-' * 8} | {'-' * 30} | {'-' * 16} | {'-' * 14} | {'-' * 14} |"
-          f" {'-' * 16} |")
+    print(
+        f"| {'layer':<21} | {'split':<8} | {'injections stopped or flagged':>30} |"
+        f" {'secrets refused':>16} | {'benign refused':>14} | {'benign flagged':>14} |"
+        f" {'alarming refused':>16} |"
+    )
+    print(
+        f"| {'-' * 21} | {'-' * 8} | {'-' * 30} | {'-' * 16} | {'-' * 14} | {'-' * 14} |"
+        f" {'-' * 16} |"
+    )
     outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
     for name, semantic in layers:
         for split in ("dev", "held_out"):
-            share = _tally([r for r in rows if r["split"] == split], outcome,
-                           flags if semantic else {})
+            share = _tally(
+                [r for r in rows if r["split"] == split], outcome, flags if semantic else {}
+            )
 
-            print(f"| {name:<21} | {split:<8} | {share('injection', 'injection'):>30} |"
-                  f" {share('secret', 'secret'):>16} | {share('benign_refused', 'benign'):>14} |"
-                  f" {share('benign_flagged', 'benign'):>14} |"
-                  f" {share('alarming_refused', 'alarming'):>16} |")
+            print(
+                f"| {name:<21} | {split:<8} | {share('injection', 'injection'):>30} |"
+                f" {share('secret', 'secret'):>16} | {share('benign_refused', 'benign'):>14} |"
+                f" {share('benign_flagged', 'benign'):>14} |"
+                f" {share('alarming_refused', 'alarming'):>16} |"
+            )
     if judge is not None:
-        print(f"intent layer cost: {cost_ms:.1f} ms per text (one embedding and the head, "
-              f"one thread), against a 1 ms budget per write: it runs off the request path")
+        print(
+            f"intent layer cost: {cost_ms:.1f} ms per text (one embedding and the head, "
+            f"one thread), against a 1 ms budget per write: it runs off the request path"
+        )
 
 
-def _tally(rows: list[dict[str, str]], outcome: dict[str, tuple[str, str | None]],
-           flags: dict[str, bool]) -> Callable[[str, str], str]:
+def _tally(
+    rows: list[dict[str, str]], outcome: dict[str, tuple[str, str | None]], flags: dict[str, bool]
+) -> Callable[[str, str], str]:
     """Per category, how many rows the scan (``outcome``: text → stored,
     flagged or refused, and the code) and the intent layer (``flags``, empty
     without it) got right; answers ``share(key, category)`` as "k/n ratio"."""
@@ -297,23 +343,35 @@ def fresh_table(judge: object | None) -> None:
     reading the rules and never used to tune them or the intent layer: with
     the rules alone and, when ``judge`` is given, with the intent layer."""
     rows = [json.loads(line) for line in FRESH_CORPUS.read_text(encoding="utf-8").splitlines()]
-    flags = {r["text"]: bool(judge.judge([("body", r["text"])]))  # type: ignore[attr-defined]
-             for r in rows} if judge is not None else {}
+    flags = (
+        {
+            r["text"]: bool(judge.judge([("body", r["text"])]))  # type: ignore[attr-defined]
+            for r in rows
+        }
+        if judge is not None
+        else {}
+    )
     layers = [("rules", False)] + ([("rules + intent layer", True)] if judge is not None else [])
     outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
-    print(f"| {'layer':<21} | {'injections stopped or flagged':>30} | {'secrets refused':>16} |"
-          f" {'alarming refused':>16} | {'alarming flagged':>16} | {'benign refused':>14} |"
-          f" {'benign flagged':>14} |")
-    print(f"| {'-' * 21} | {'-' * 30} | {'-' * 16} | {'-' * 16} | {'-' * 16} | {'-' * 14} |"
-          f" {'-' * 14} |")
+    print(
+        f"| {'layer':<21} | {'injections stopped or flagged':>30} | {'secrets refused':>16} |"
+        f" {'alarming refused':>16} | {'alarming flagged':>16} | {'benign refused':>14} |"
+        f" {'benign flagged':>14} |"
+    )
+    print(
+        f"| {'-' * 21} | {'-' * 30} | {'-' * 16} | {'-' * 16} | {'-' * 16} | {'-' * 14} |"
+        f" {'-' * 14} |"
+    )
     for name, semantic in layers:
         share = _tally(rows, outcome, flags if semantic else {})
 
-        print(f"| {name:<21} | {share('injection', 'injection'):>30} |"
-              f" {share('secret', 'secret'):>16} | {share('alarming_refused', 'alarming'):>16} |"
-              f" {share('alarming_flagged', 'alarming'):>16} |"
-              f" {share('benign_refused', 'benign'):>14} |"
-              f" {share('benign_flagged', 'benign'):>14} |")
+        print(
+            f"| {name:<21} | {share('injection', 'injection'):>30} |"
+            f" {share('secret', 'secret'):>16} | {share('alarming_refused', 'alarming'):>16} |"
+            f" {share('alarming_flagged', 'alarming'):>16} |"
+            f" {share('benign_refused', 'benign'):>14} |"
+            f" {share('benign_flagged', 'benign'):>14} |"
+        )
 
 
 ALARMING_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev.jsonl"
@@ -327,12 +385,20 @@ def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None
     alarming_dev2.jsonl), dev and held-out rows apart, with the rules alone
     and, when ``judge`` is given, with the intent layer."""
     rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
-    flags = {r["text"]: bool(judge.judge([("body", r["text"])]))  # type: ignore[attr-defined]
-             for r in rows} if judge is not None else {}
+    flags = (
+        {
+            r["text"]: bool(judge.judge([("body", r["text"])]))  # type: ignore[attr-defined]
+            for r in rows
+        }
+        if judge is not None
+        else {}
+    )
     layers = [("rules", False)] + ([("rules + intent layer", True)] if judge is not None else [])
     outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
-    print(f"| {'layer':<21} | {'split':<8} | {'injections stopped or flagged':>30} |"
-          f" {'injections refused':>18} | {'alarming refused':>16} | {'alarming flagged':>16} |")
+    print(
+        f"| {'layer':<21} | {'split':<8} | {'injections stopped or flagged':>30} |"
+        f" {'injections refused':>18} | {'alarming refused':>16} | {'alarming flagged':>16} |"
+    )
     print(f"| {'-' * 21} | {'-' * 8} | {'-' * 30} | {'-' * 18} | {'-' * 16} | {'-' * 16} |")
     for name, semantic in layers:
         for split in ("dev", "held_out"):
@@ -343,9 +409,11 @@ def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None
             injections = [r for r in part if r["category"] == "injection"]
             refused = sum(outcome[r["text"]][0] == "refused" for r in injections)
             stopped = f"{refused}/{len(injections)} {refused / max(len(injections), 1):.3f}"
-            print(f"| {name:<21} | {split:<8} | {share('injection', 'injection'):>30} |"
-                  f" {stopped:>18} | {share('alarming_refused', 'alarming'):>16} |"
-                  f" {share('alarming_flagged', 'alarming'):>16} |")
+            print(
+                f"| {name:<21} | {split:<8} | {share('injection', 'injection'):>30} |"
+                f" {stopped:>18} | {share('alarming_refused', 'alarming'):>16} |"
+                f" {share('alarming_flagged', 'alarming'):>16} |"
+            )
 
 
 PROSE_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "secret_prose_corpus.jsonl"
@@ -355,8 +423,10 @@ def prose_table() -> None:
     """Secrets given in prose and their look-alikes
     (tests/data/secret_prose_corpus.jsonl), dev and held-out rows apart."""
     rows = [json.loads(line) for line in PROSE_CORPUS.read_text(encoding="utf-8").splitlines()]
-    print(f"| {'split':<8} | {'secrets refused':>16} | {'look-alikes refused':>19} |"
-          f" {'look-alikes flagged':>19} |")
+    print(
+        f"| {'split':<8} | {'secrets refused':>16} | {'look-alikes refused':>19} |"
+        f" {'look-alikes flagged':>19} |"
+    )
     print(f"| {'-' * 8} | {'-' * 16} | {'-' * 19} | {'-' * 19} |")
     for split in ("dev", "held_out"):
         seen: Counter[str] = Counter()
@@ -372,12 +442,13 @@ def prose_table() -> None:
                 good["refused"] += out == "refused"
                 good["flagged"] += out == "flagged"
 
-        def share(key: str, cat: str, good: Counter[str] = good,
-                  seen: Counter[str] = seen) -> str:
+        def share(key: str, cat: str, good: Counter[str] = good, seen: Counter[str] = seen) -> str:
             return f"{good[key]}/{seen[cat]} {good[key] / max(seen[cat], 1):.3f}"
 
-        print(f"| {split:<8} | {share('secret', 'secret'):>16} | {share('refused', 'benign'):>19} |"
-              f" {share('flagged', 'benign'):>19} |")
+        print(
+            f"| {split:<8} | {share('secret', 'secret'):>16} | {share('refused', 'benign'):>19} |"
+            f" {share('flagged', 'benign'):>19} |"
+        )
 
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
@@ -389,14 +460,18 @@ def secret_set_table(name: str, other: str) -> None:
     and held-out rows apart."""
     rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()]
     outcome = {r["text"]: _rule_outcome(r["text"]) for r in rows}
-    print(f"| {'split':<8} | {'secrets refused':>16} | {other + ' refused':>16} |"
-          f" {other + ' flagged':>16} |")
+    print(
+        f"| {'split':<8} | {'secrets refused':>16} | {other + ' refused':>16} |"
+        f" {other + ' flagged':>16} |"
+    )
     print(f"| {'-' * 8} | {'-' * 16} | {'-' * 16} | {'-' * 16} |")
     for split in ("dev", "held_out"):
         share = _tally([r for r in rows if r["split"] == split], outcome, {})
-        print(f"| {split:<8} | {share('secret', 'secret'):>16} |"
-              f" {share(other + '_refused', other):>16} |"
-              f" {share(other + '_flagged', other):>16} |")
+        print(
+            f"| {split:<8} | {share('secret', 'secret'):>16} |"
+            f" {share(other + '_refused', other):>16} |"
+            f" {share(other + '_flagged', other):>16} |"
+        )
 
 
 _COLLECTED = re.compile(r"Collected : (\d+)")
@@ -411,20 +486,31 @@ def write_fields(writes: int) -> list[list[tuple[str, str]]]:
     out = []
     for _ in range(writes):
         entry = corpus.entry()
-        out.append([("type", entry["type"]), ("title", entry["title"]),
-                    ("body", entry["body"]), *scope])
+        out.append(
+            [("type", entry["type"]), ("title", entry["title"]), ("body", entry["body"]), *scope]
+        )
     return out
 
 
 def _scan_writes(writes: int) -> None:
     for fields in write_fields(writes):
-        engine.check_fields(fields, max_bytes=1 << 20,
-                            counted=[f for f in fields if f[0] != "type"])
+        engine.check_fields(
+            fields, max_bytes=1 << 20, counted=[f for f in fields if f[0] != "type"]
+        )
 
 
 def _instructions(writes: int, only: str) -> int:
-    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-               __file__, "--writes", str(writes), "--only", only]
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        __file__,
+        "--writes",
+        str(writes),
+        "--only",
+        only,
+    ]
     # Our own script and arguments; valgrind found on PATH, as bench/instructions.py does.
     out = subprocess.run(command, capture_output=True, text=True, check=True)  # noqa: S603
     found = _COLLECTED.search(out.stderr)
@@ -438,18 +524,26 @@ def instructions_table(writes: int) -> None:
         return
     base = _instructions(writes, "none")
     scanned = _instructions(writes, "scan")
-    print(f"content scan of {writes} governed bench writes (callgrind):"
-          f" {(scanned - base) / writes:,.0f} instructions per write")
+    print(
+        f"content scan of {writes} governed bench writes (callgrind):"
+        f" {(scanned - base) / writes:,.0f} instructions per write"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--rules", action="store_true", help="per-rule cost for each input")
-    parser.add_argument("--corpus", action="store_true",
-                        help="recall and false positives per family on the labelled corpus")
+    parser.add_argument(
+        "--corpus",
+        action="store_true",
+        help="recall and false positives per family on the labelled corpus",
+    )
     parser.add_argument("--iterations", type=int, default=200)
-    parser.add_argument("--instructions", action="store_true",
-                        help="instructions per governed write's scan, counted by callgrind")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instructions per governed write's scan, counted by callgrind",
+    )
     parser.add_argument("--writes", type=int, default=1_000)
     parser.add_argument("--only", help=argparse.SUPPRESS)  # one callgrind run
     args = parser.parse_args()
@@ -474,22 +568,31 @@ def main() -> None:
         prose_table()
         print("\nsecrets in prose and alarming notes (tests/data/secret_prose_dev2.jsonl), rules:")
         secret_set_table("secret_prose_dev2.jsonl", "alarming")
-        print("\nsecrets in prose and benign look-alikes (tests/data/secret_prose_dev3.jsonl),"
-              " rules:")
+        print(
+            "\nsecrets in prose and benign look-alikes (tests/data/secret_prose_dev3.jsonl), rules:"
+        )
         secret_set_table("secret_prose_dev3.jsonl", "benign")
-        print("\nsecrets in prose in new shapes and benign look-alikes"
-              " (tests/data/secret_prose_dev4.jsonl), rules:")
+        print(
+            "\nsecrets in prose in new shapes and benign look-alikes"
+            " (tests/data/secret_prose_dev4.jsonl), rules:"
+        )
         secret_set_table("secret_prose_dev4.jsonl", "benign")
-        print("\nnotes about instructions and injections with the same words"
-              " (tests/data/alarming_dev.jsonl):")
+        print(
+            "\nnotes about instructions and injections with the same words"
+            " (tests/data/alarming_dev.jsonl):"
+        )
         alarming_table(judge)
-        print("\nsecond set: post-mortems, pentest reports, training, personas, admin how-tos,"
-              " product prompts, moderation, fiction, code and config, and injections dressed"
-              " alike (tests/data/alarming_dev2.jsonl):")
+        print(
+            "\nsecond set: post-mortems, pentest reports, training, personas, admin how-tos,"
+            " product prompts, moderation, fiction, code and config, and injections dressed"
+            " alike (tests/data/alarming_dev2.jsonl):"
+        )
         alarming_table(judge, ALARMING_CORPUS2)
-        print("\nthird set, all held out: bare plural subjects, product prompts, named"
-              " chat-template tokens, code comments, roles in games, password notices, and"
-              " injections dressed alike (tests/data/alarming_dev3.jsonl):")
+        print(
+            "\nthird set, all held out: bare plural subjects, product prompts, named"
+            " chat-template tokens, code comments, roles in games, password notices, and"
+            " injections dressed alike (tests/data/alarming_dev3.jsonl):"
+        )
         alarming_table(judge, ALARMING_CORPUS3)
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)

@@ -73,21 +73,28 @@ def capture(root: Path, writes: int) -> tuple[list[list[Statement]], Path, str]:
 
         async def drive() -> None:
             consent = await daemon.call("control", "consent.get", {})
-            await daemon.call("control", "consent.set", {
-                "read": True, "contribute": True, "version": consent["version"]})
+            await daemon.call(
+                "control",
+                "consent.set",
+                {"read": True, "contribute": True, "version": consent["version"]},
+            )
             task = (await daemon.call("agent", "task.begin", {"scopes": [ALLOWED]}))["task_id"]
             for _ in range(20):  # warm-up, and a store that is not empty
-                await daemon.call("agent", "memory.write", {
-                    "task_id": task, "action": "add", "scope": ALLOWED,
-                    "entry": corpus.entry()})
+                await daemon.call(
+                    "agent",
+                    "memory.write",
+                    {"task_id": task, "action": "add", "scope": ALLOWED, "entry": corpus.entry()},
+                )
             await anyio.to_thread.run_sync(store.checkpoint_wal)
             shutil.copyfile(store.path, before)
             store.conn.exec_trace = recorder
             recorder.on = True
             for _ in range(writes):
-                await daemon.call("agent", "memory.write", {
-                    "task_id": task, "action": "add", "scope": ALLOWED,
-                    "entry": corpus.entry()})
+                await daemon.call(
+                    "agent",
+                    "memory.write",
+                    {"task_id": task, "action": "add", "scope": ALLOWED, "entry": corpus.entry()},
+                )
             recorder.on = False
 
         anyio.run(drive, backend="asyncio")
@@ -98,8 +105,12 @@ def replay(db: Path, writes: list[list[Statement]], synchronous: str) -> dict[st
     conn = apsw.Connection(str(db))
     text_index.register(conn)  # the SQL functions the daemon's statements and triggers call
     try:
-        for pragma in (f"PRAGMA synchronous={synchronous}", "PRAGMA secure_delete=ON",
-                       "PRAGMA foreign_keys=ON", "PRAGMA journal_mode=WAL"):
+        for pragma in (
+            f"PRAGMA synchronous={synchronous}",
+            "PRAGMA secure_delete=ON",
+            "PRAGMA foreign_keys=ON",
+            "PRAGMA journal_mode=WAL",
+        ):
             conn.execute(pragma).fetchall()
         frames: list[int] = []
         conn.set_wal_hook(lambda _c, _n, pages: frames.append(pages) or apsw.SQLITE_OK)
@@ -116,8 +127,7 @@ def replay(db: Path, writes: list[list[Statement]], synchronous: str) -> dict[st
         "writes": len(writes),
         "schema_floor_p50_us": round(statistics.median(samples) * 1e6, 1),
         "statements_per_write": round(statistics.fmean(counts), 1),
-        "wal_frames_per_commit": (round(statistics.fmean(_deltas(frames)), 1)
-                                  if frames else None),
+        "wal_frames_per_commit": (round(statistics.fmean(_deltas(frames)), 1) if frames else None),
     }
 
 

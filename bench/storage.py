@@ -48,8 +48,10 @@ def _btrees(db: Path) -> dict[str, int]:
     """Bytes of every b-tree (table or index) in the file, by its own name."""
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        return {str(name): int(size) for name, size in
-                conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")}
+        return {
+            str(name): int(size)
+            for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")
+        }
     finally:
         conn.close()
 
@@ -59,8 +61,12 @@ def _tables(db: Path, btrees: dict[str, int]) -> dict[str, int]:
     under their index's name."""
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        owner = {name: tbl for name, tbl in conn.execute(
-            "SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')")}
+        owner = {
+            name: tbl
+            for name, tbl in conn.execute(
+                "SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')"
+            )
+        }
     finally:
         conn.close()
     sizes: dict[str, int] = defaultdict(int)
@@ -87,7 +93,9 @@ def _pg_tables(dsn: str, schema: str) -> dict[str, int]:
         rows = conn.execute(
             "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class AS c"
             " JOIN pg_namespace AS n ON n.oid = c.relnamespace"
-            " WHERE n.nspname = %s AND c.relkind = 'r'", (schema,)).fetchall()
+            " WHERE n.nspname = %s AND c.relkind = 'r'",
+            (schema,),
+        ).fetchall()
     return {str(name): int(size) for name, size in rows}
 
 
@@ -113,8 +121,10 @@ def _measure(notes: int, backend: str, config: str) -> dict[str, Any]:
                 corpus.n += 1
                 note = _note(corpus)
                 text_bytes += len(note["title"].encode()) + len(note["body"].encode())
-                agent.call("memory.write", {"task_id": task, "action": "add",
-                                            "scope": ALLOWED, "entry": note})
+                agent.call(
+                    "memory.write",
+                    {"task_id": task, "action": "add", "scope": ALLOWED, "entry": note},
+                )
         d.stop()
         btrees: dict[str, int] = {}
         if store is not None:
@@ -123,8 +133,10 @@ def _measure(notes: int, backend: str, config: str) -> dict[str, Any]:
             with pg_connect(*store) as conn:
                 row = conn.execute("SELECT count(*) FROM audit").fetchone()
             events = int(row[0])
-            extra = {"empty_bytes": empty,
-                     "bytes_per_entry_added": round((on_disk - empty) / notes, 1)}
+            extra = {
+                "empty_bytes": empty,
+                "bytes_per_entry_added": round((on_disk - empty) / notes, 1),
+            }
         else:
             db = d.home / "memory.db"
             wal = d.home / "memory.db-wal"
@@ -151,15 +163,23 @@ def _measure(notes: int, backend: str, config: str) -> dict[str, Any]:
 
 
 def print_table(result: dict[str, Any]) -> None:
-    print(f"\nstorage after {result['notes']} agent notes "
-          f"(~{result['text_bytes_per_note']:.0f} B of text each):")
-    print(f"  bytes on disk per entry   {result['bytes_per_entry']:>10.1f}"
-          f"  ({result['bytes_per_entry_vs_text']}x its text)")
+    print(
+        f"\nstorage after {result['notes']} agent notes "
+        f"(~{result['text_bytes_per_note']:.0f} B of text each):"
+    )
+    print(
+        f"  bytes on disk per entry   {result['bytes_per_entry']:>10.1f}"
+        f"  ({result['bytes_per_entry_vs_text']}x its text)"
+    )
     if "bytes_per_entry_added" in result:
-        print(f"  bytes added per entry     {result['bytes_per_entry_added']:>10.1f}"
-              f"  (less the empty schema's {result['empty_bytes']} B)")
-    print(f"  bytes per audit event     {result['bytes_per_audit_event']:>10.1f}"
-          f"  ({result['audit_events']} events)")
+        print(
+            f"  bytes added per entry     {result['bytes_per_entry_added']:>10.1f}"
+            f"  (less the empty schema's {result['empty_bytes']} B)"
+        )
+    print(
+        f"  bytes per audit event     {result['bytes_per_audit_event']:>10.1f}"
+        f"  ({result['audit_events']} events)"
+    )
     total = sum(result["tables"].values())
     for name, size in list(result["tables"].items())[:10]:
         print(f"    {name:<26} {size / result['notes']:>8.1f} B/entry  {size / total:>6.1%}")

@@ -56,11 +56,7 @@ def call_with_retry(client: Client, method: str, params: Mapping[str, Any]) -> A
 def build_prompt(task_request: str, context: Mapping[str, Any]) -> str:
     # The rendered block is already fenced as untrusted evidence; keep it
     # apart from the instructions and never merge it into the system prompt.
-    return (
-        "You are a coding agent.\n\n"
-        f"{context['rendered']}\n\n"
-        f"Task: {task_request}\n"
-    )
+    return f"You are a coding agent.\n\n{context['rendered']}\n\nTask: {task_request}\n"
 
 
 def run_model(prompt: str) -> str:
@@ -68,33 +64,49 @@ def run_model(prompt: str) -> str:
     return prompt
 
 
-def remember(client: Client, task_id: str, title: str, body: str,
-             idempotency_key: str) -> dict[str, Any]:
+def remember(
+    client: Client, task_id: str, title: str, body: str, idempotency_key: str
+) -> dict[str, Any]:
     """Propose a new lesson; returns a short report of the outcome."""
     try:
-        result = call_with_retry(client, "memory.write", {
-            "task_id": task_id,
-            "action": "add",
-            "entry": {"type": "lesson", "title": title, "body": body,
-                      "basis": {"kind": "observed", "note": "seen during the run"}},
-            "idempotency_key": idempotency_key,
-        })
+        result = call_with_retry(
+            client,
+            "memory.write",
+            {
+                "task_id": task_id,
+                "action": "add",
+                "entry": {
+                    "type": "lesson",
+                    "title": title,
+                    "body": body,
+                    "basis": {"kind": "observed", "note": "seen during the run"},
+                },
+                "idempotency_key": idempotency_key,
+            },
+        )
     except RpcError as exc:
         # data.code says what happened and recovery what to do; a runner
         # logs the code, never the text it tried to store.
         return {"outcome": "refused", "code": exc.data_code, "recovery": exc.recovery}
     if result["outcome"] == "pending":
         return {"outcome": "pending", "action_id": result["action_id"]}
-    return {"outcome": result["outcome"], "operation_id": result["operation_id"],
-            "entry_ids": [e["id"] for e in result["entries"]]}
+    return {
+        "outcome": result["outcome"],
+        "operation_id": result["operation_id"],
+        "entry_ids": [e["id"] for e in result["entries"]],
+    }
 
 
 def run(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description="A minimal memoryd agent runner.")
     parser.add_argument("--home", help="memoryd's home (default: as memoryd resolves it)")
     parser.add_argument("--intent", required=True, help="what the agent is about to do")
-    parser.add_argument("--remember", nargs=2, metavar=("TITLE", "BODY"),
-                        help="propose this lesson at the end of the run")
+    parser.add_argument(
+        "--remember",
+        nargs=2,
+        metavar=("TITLE", "BODY"),
+        help="propose this lesson at the end of the run",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON report")
     args = parser.parse_args(list(argv))
 
@@ -110,8 +122,9 @@ def run(argv: Sequence[str]) -> int:
             report["grants"] = task["grants"]
             try:
                 if "memory.context" in task["grants"]:
-                    context = call_with_retry(client, "memory.context",
-                                              {"task_id": task_id, "intent": args.intent})
+                    context = call_with_retry(
+                        client, "memory.context", {"task_id": task_id, "intent": args.intent}
+                    )
                     report["cards"] = [card["title"] for card in context["entries"]]
                 else:
                     # No read consent: run without memory rather than fail.
@@ -132,8 +145,7 @@ def run(argv: Sequence[str]) -> int:
         print(f"agent_runner: {exc}", file=sys.stderr)
         return 3
     except RpcError as exc:
-        print(f"agent_runner: memoryd refused ({exc.data_code}): {exc.recovery}",
-              file=sys.stderr)
+        print(f"agent_runner: memoryd refused ({exc.data_code}): {exc.recovery}", file=sys.stderr)
         return 1
 
     if args.json:

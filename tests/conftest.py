@@ -14,8 +14,7 @@ from tests.harness import Daemon, backend, drop_pg_schemas, running
 # per-example deadline and its too-slow health check are timings: on a busy
 # two-core machine running workers side by side they fail tests whose
 # properties hold. Every property keeps its example counts and shrinking.
-settings.register_profile("memoryd", deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("memoryd", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("memoryd")
 
 
@@ -26,11 +25,19 @@ def daemon() -> Iterator[Daemon]:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--slow", action="store_true", default=False,
-                     help="run the long crash and fuzz loops with more iterations")
-    parser.addoption("--backend", choices=("sqlite", "postgresql"), default=None,
-                     help="the primary store the black-box daemons use"
-                          " (default: $MEMORYD_TEST_BACKEND, else sqlite)")
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        default=False,
+        help="run the long crash and fuzz loops with more iterations",
+    )
+    parser.addoption(
+        "--backend",
+        choices=("sqlite", "postgresql"),
+        default=None,
+        help="the primary store the black-box daemons use"
+        " (default: $MEMORYD_TEST_BACKEND, else sqlite)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -40,14 +40,16 @@ from memoryd.audit.packing import first_needed, unpack_rows
 from memoryd.rpc.client import Client, RpcError
 
 
-def shared_pair_on_fresh_schema(policy: str | None = None, ranker: str = "lexical",
-                                config: str = "") -> Iterator[tuple[Daemon, Daemon]]:
+def shared_pair_on_fresh_schema(
+    policy: str | None = None, ranker: str = "lexical", config: str = ""
+) -> Iterator[tuple[Daemon, Daemon]]:
     """``shared_pair`` on a new schema under a short temporary root, for a
     fixture to ``yield from``: both daemons stopped and the root removed
     after."""
     root = short_tempdir()
-    first, second = shared_pair(root, "s_" + uuid.uuid4().hex[:16], config=config,
-                                policy=policy, ranker=ranker)
+    first, second = shared_pair(
+        root, "s_" + uuid.uuid4().hex[:16], config=config, policy=policy, ranker=ranker
+    )
     try:
         yield first, second
     finally:
@@ -60,13 +62,15 @@ def shared_pair_on_fresh_schema(policy: str | None = None, ranker: str = "lexica
 
 # --- flows the tests share ------------------------------------------------------
 
+
 def fresh_identity(prefix: str = "id-") -> dict[str, str]:
     """A new local identity, so a test's owner shares nothing with another test's."""
     return {"kind": "local", "subject": prefix + uuid.uuid4().hex}
 
 
-def team_member_and_outsider(c: Client, team: str, prefix: str) -> tuple[
-        dict[str, str], dict[str, str], dict[str, str]]:
+def team_member_and_outsider(
+    c: Client, team: str, prefix: str
+) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """A new team ``team`` with one fresh member, and a fresh identity outside
     it; both with consent and a token (keyed by the identity's subject)."""
     member, outsider = fresh_identity(prefix + "m-"), fresh_identity(prefix + "o-")

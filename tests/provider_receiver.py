@@ -104,7 +104,7 @@ def _handler(rx: Receiver) -> type[BaseHTTPRequestHandler]:
             url = urlsplit(self.path)
             parts = [unquote(p) for p in url.path.strip("/").split("/")]
             # A base path in the endpoint is the provider's business: skip it.
-            parts = parts[parts.index("v1"):] if "v1" in parts else parts
+            parts = parts[parts.index("v1") :] if "v1" in parts else parts
             # v1 / banks / BANK / documents / DOC   or   v1 / banks / BANK / recall
             if len(parts) == 5 and parts[:2] == ["v1", "banks"] and parts[3] == "documents":
                 return parts[2], parts[4], "document", parse_qs(url.query)
@@ -131,8 +131,16 @@ def _handler(rx: Receiver) -> type[BaseHTTPRequestHandler]:
                 return self._reply(404, {"error": "unknown"})
             key = (bank, doc)
             with rx.lock:
-                rx.seen.append(Seen("PUT", bank, doc, body["generation"], body["title"],
-                                    self.headers.get("Authorization")))
+                rx.seen.append(
+                    Seen(
+                        "PUT",
+                        bank,
+                        doc,
+                        body["generation"],
+                        body["title"],
+                        self.headers.get("Authorization"),
+                    )
+                )
                 rx.in_flight += 1
                 rx.most_in_flight = max(rx.most_in_flight, rx.in_flight)
             try:
@@ -161,8 +169,9 @@ def _handler(rx: Receiver) -> type[BaseHTTPRequestHandler]:
             generation = int(query.get("generation", ["0"])[0])
             key = (bank, doc)
             with rx.lock:
-                rx.seen.append(Seen("DELETE", bank, doc, generation, None,
-                                    self.headers.get("Authorization")))
+                rx.seen.append(
+                    Seen("DELETE", bank, doc, generation, None, self.headers.get("Authorization"))
+                )
                 if rx.generations.get(key, 0) > generation:
                     return self._reply(409, {"generation": rx.generations[key]})
                 rx.generations[key] = generation
@@ -177,12 +186,16 @@ def _handler(rx: Receiver) -> type[BaseHTTPRequestHandler]:
             if not self._authorised():
                 return self._reply(401, {"error": "auth"})
             with rx.lock:
-                rx.seen.append(Seen("POST", bank, None, None, None,
-                                    self.headers.get("Authorization")))
+                rx.seen.append(
+                    Seen("POST", bank, None, None, None, self.headers.get("Authorization"))
+                )
                 mode = rx.recall_mode
                 items = list(rx.recall_items)
-                items += [{"id": d, "text": v["body"], "score": 1.0}
-                          for (b, d), v in rx.docs.items() if b == bank]
+                items += [
+                    {"id": d, "text": v["body"], "score": 1.0}
+                    for (b, d), v in rx.docs.items()
+                    if b == bank
+                ]
             if mode == "status500":
                 return self._reply(500, {"error": "down"})
             if mode == "redirect":

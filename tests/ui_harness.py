@@ -40,8 +40,13 @@ class UiServer:
     def start(self) -> UiServer:
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [*MEMCTL, "--home", str(self.daemon.home), "ui"], stdout=subprocess.PIPE,
-            stderr=log, env=self.daemon.env, cwd=REPO, text=True)
+            [*MEMCTL, "--home", str(self.daemon.home), "ui"],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=self.daemon.env,
+            cwd=REPO,
+            text=True,
+        )
         log.close()
         assert self.proc.stdout is not None
         while not self.login_url:
@@ -51,8 +56,11 @@ class UiServer:
             self.stdout_lines.append(line)
             found = re.search(r"(http://([^/\s]+))/login\?token=\S+", line)
             if found:
-                self.login_url, self.base, self.host = found.group(0), found.group(1), \
-                    found.group(2)
+                self.login_url, self.base, self.host = (
+                    found.group(0),
+                    found.group(1),
+                    found.group(2),
+                )
         return self
 
     def stop(self) -> int:
@@ -77,9 +85,16 @@ class UiServer:
         except FileNotFoundError:
             return ""
 
-    def http(self, method: str, path: str, *, cookie: str | None = None,
-             host: str | None = None, form: dict[str, Any] | None = None,
-             headers: dict[str, str] | None = None) -> Answer:
+    def http(
+        self,
+        method: str,
+        path: str,
+        *,
+        cookie: str | None = None,
+        host: str | None = None,
+        form: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Answer:
         conn = http.client.HTTPConnection(self.host, timeout=30)
         sent = {"Host": host if host is not None else self.host, **(headers or {})}
         if cookie:
@@ -90,8 +105,11 @@ class UiServer:
             sent["Content-Type"] = "application/x-www-form-urlencoded"
         conn.request(method, path, body=body, headers=sent)
         reply = conn.getresponse()
-        answer = Answer(reply.status, {k.lower(): v for k, v in reply.getheaders()},
-                        reply.read().decode("utf-8", "replace"))
+        answer = Answer(
+            reply.status,
+            {k.lower(): v for k, v in reply.getheaders()},
+            reply.read().decode("utf-8", "replace"),
+        )
         conn.close()
         return answer
 

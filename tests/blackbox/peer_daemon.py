@@ -41,8 +41,9 @@ DAEMON = {"config": CONFIG, "policy": POLICY}
 
 def add(c: Client, title: str, body: str, **extra: Any) -> dict[str, Any]:
     """An entry written and applied at once; its stored form."""
-    out = c.call("memory.write", {"action": "add", "target": "memory",
-                                  "entry": entry(title, body), **extra})
+    out = c.call(
+        "memory.write", {"action": "add", "target": "memory", "entry": entry(title, body), **extra}
+    )
     assert out["outcome"] == "applied"
     return out["entries"][0]  # type: ignore[no-any-return]
 

@@ -19,8 +19,18 @@ def d() -> Iterator[Daemon]:
     with running() as daemon:
         with daemon.control() as c:
             enable_consent(c, identity=LEE)
-            c.call("memory.write", {"identity": LEE, "action": "add", "entry": {
-                "type": "fact", "title": "Lee's standup", "body": "Standup is at nine."}})
+            c.call(
+                "memory.write",
+                {
+                    "identity": LEE,
+                    "action": "add",
+                    "entry": {
+                        "type": "fact",
+                        "title": "Lee's standup",
+                        "body": "Standup is at nine.",
+                    },
+                },
+            )
         yield daemon
 
 
@@ -33,8 +43,12 @@ def _owner(d: Daemon) -> str:
 def test_acting_for_an_owner_id_sees_that_owners_memory(d: Daemon) -> None:
     owner = _owner(d)
     with d.control() as c:
-        titles = [i["title"] for i in c.call("memory.list", {
-            "identity": {"kind": "owner", "subject": owner}})["items"]]
+        titles = [
+            i["title"]
+            for i in c.call("memory.list", {"identity": {"kind": "owner", "subject": owner}})[
+                "items"
+            ]
+        ]
         assert titles == ["Lee's standup"]
         assert c.call("memory.list", {})["items"] == []
 
@@ -42,8 +56,13 @@ def test_acting_for_an_owner_id_sees_that_owners_memory(d: Daemon) -> None:
 @pytest.mark.parametrize("subject", ["lee", "own_XYZ", "own_" + "0" * 31])
 def test_a_subject_that_is_not_an_owner_id_is_refused(d: Daemon, subject: str) -> None:
     with d.control() as c:
-        err = expect(-32602, "invalid_params", c.call, "memory.list",
-                     {"identity": {"kind": "owner", "subject": subject}})
+        err = expect(
+            -32602,
+            "invalid_params",
+            c.call,
+            "memory.list",
+            {"identity": {"kind": "owner", "subject": subject}},
+        )
         assert err.errors == [{"path": "$.identity.subject", "problem": "not_an_owner_id"}]
 
 
@@ -51,14 +70,18 @@ def test_the_agent_channel_cannot_act_for_an_owner_id(d: Daemon) -> None:
     owner = _owner(d)
     with d.agent() as a:
         task = a.call("task.begin", {})["task_id"]
-        expect(-32001, "channel_forbidden", a.call, "memory.list",
-               {"task_id": task, "identity": {"kind": "owner", "subject": owner}})
+        expect(
+            -32001,
+            "channel_forbidden",
+            a.call,
+            "memory.list",
+            {"task_id": task, "identity": {"kind": "owner", "subject": owner}},
+        )
 
 
 def test_memctl_acts_for_an_owner_id(d: Daemon) -> None:
     owner = _owner(d)
-    done = d.memctl("ls", "--identity-kind", "owner", "--identity-subject", owner,
-                    process=True)
+    done = d.memctl("ls", "--identity-kind", "owner", "--identity-subject", owner, process=True)
     assert done.returncode == 0, done.stderr
     assert b"Lee's standup" in done.stdout
 

@@ -14,7 +14,8 @@ from tests.harness import Daemon, entry, fresh_identity
 
 
 def test_agent_status_without_a_task_speaks_for_the_peers_identity(
-        d: Daemon, c: Client, a: Client) -> None:
+    d: Daemon, c: Client, a: Client
+) -> None:
     # The daemon's default owner has memories; the peer uid maps to another.
     add(c, "Operator only", "a note of the default owner")
     default = c.call("memory.status", {})
@@ -28,11 +29,19 @@ def test_agent_status_without_a_task_speaks_for_the_peers_identity(
 
 
 def test_agent_status_does_not_move_when_another_owner_writes(
-        d: Daemon, c: Client, a: Client) -> None:
+    d: Daemon, c: Client, a: Client
+) -> None:
     task = a.call("task.begin", {})
     before = a.call("memory.status", {"task_id": task["task_id"]})
     other = fresh_identity("other-")
-    c.call("memory.write", {"identity": other, "action": "add", "target": "memory",
-                            "entry": entry("Other owner", "someone else's note")})
+    c.call(
+        "memory.write",
+        {
+            "identity": other,
+            "action": "add",
+            "target": "memory",
+            "entry": entry("Other owner", "someone else's note"),
+        },
+    )
     after = a.call("memory.status", {"task_id": task["task_id"]})
     assert before == after

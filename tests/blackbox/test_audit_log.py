@@ -53,35 +53,54 @@ def marker() -> str:
 
 
 def test_every_decision_change_approval_denial_and_consent_change_is_an_event(
-        c: Client, a: Client) -> None:
+    c: Client, a: Client
+) -> None:
     ident = new_identity()
     start = state(c, ident)[0]
     enable_consent(c, ident)
     issued = c.call("token.issue", {"identity": ident})
     task = a.call("task.begin", {"token": issued["token"]})["task_id"]
     texts = [marker() for _ in range(6)]
-    approve = a.call("memory.write", {"task_id": task, "action": "add",
-                                      "entry": entry(texts[0], texts[1])})["action_id"]
-    deny = a.call("memory.write", {"task_id": task, "action": "add",
-                                   "entry": entry(texts[2], texts[3])})["action_id"]
+    approve = a.call(
+        "memory.write", {"task_id": task, "action": "add", "entry": entry(texts[0], texts[1])}
+    )["action_id"]
+    deny = a.call(
+        "memory.write", {"task_id": task, "action": "add", "entry": entry(texts[2], texts[3])}
+    )["action_id"]
     applied = c.call("governance.action.approve", {"action_id": approve})
     c.call("governance.action.deny", {"action_id": deny, "reason": texts[4]})
-    direct = c.call("memory.write", {"identity": ident, "action": "replace",
-                                     "id": applied["entries"][0]["id"], "expected_revision": 1,
-                                     "entry": entry(texts[0], texts[5])})
+    direct = c.call(
+        "memory.write",
+        {
+            "identity": ident,
+            "action": "replace",
+            "id": applied["entries"][0]["id"],
+            "expected_revision": 1,
+            "entry": entry(texts[0], texts[5]),
+        },
+    )
     c.call("token.revoke", {"token_id": issued["token_id"]})
 
     got = export(c, start)
     kinds = [e["kind"] for e in got]
-    for kind in ("consent_changed", "token_issued", "decision", "action_proposed",
-                 "action_approved", "operation", "action_denied", "token_revoked"):
+    for kind in (
+        "consent_changed",
+        "token_issued",
+        "decision",
+        "action_proposed",
+        "action_approved",
+        "operation",
+        "action_denied",
+        "token_revoked",
+    ):
         assert kind in kinds, kind
     assert kinds.count("action_proposed") == 2
     operations = [e for e in got if e["kind"] == "operation"]
     assert {op["details"]["operation_id"] for op in operations} == {
-        applied["operation_id"], direct["operation_id"]}
-    assert [e["content_hashes"] for e in operations][-1] == [
-        direct["entries"][0]["content_hash"]]
+        applied["operation_id"],
+        direct["operation_id"],
+    }
+    assert [e["content_hashes"] for e in operations][-1] == [direct["entries"][0]["content_hash"]]
     dump = json.dumps(got)
     for text in texts:
         assert text not in dump
@@ -108,10 +127,18 @@ def _fails(fn: Any, *args: Any) -> RpcError:
 
 def test_failing_writes_change_nothing_and_add_no_events(c: Client) -> None:
     ident = new_identity()
-    base = c.call("memory.write", {"identity": ident, "action": "add",
-                                   "entry": entry()})["entries"][0]
-    c.call("memory.write", {"identity": ident, "action": "add", "entry": entry("K", "Keyed."),
-                            "idempotency_key": "once"})
+    base = c.call("memory.write", {"identity": ident, "action": "add", "entry": entry()})[
+        "entries"
+    ][0]
+    c.call(
+        "memory.write",
+        {
+            "identity": ident,
+            "action": "add",
+            "entry": entry("K", "Keyed."),
+            "idempotency_key": "once",
+        },
+    )
     before = state(c, ident)
     bad: list[dict[str, Any]] = [
         {"action": "replace", "id": base["id"], "entry": entry(body="x")},
@@ -119,9 +146,13 @@ def test_failing_writes_change_nothing_and_add_no_events(c: Client) -> None:
         {"action": "add", "entry": entry()},  # duplicate_title
         {"action": "remove", "id": "ent_01NOSUCHENTRY", "expected_revision": 1},
         {"action": "add", "entry": entry("Other", "y"), "idempotency_key": "once"},
-        {"action": "batch", "ops": [{"action": "add", "entry": entry("B1", "b")},
-                                    {"action": "archive", "id": base["id"],
-                                     "expected_revision": 3, "reason": "r"}]},
+        {
+            "action": "batch",
+            "ops": [
+                {"action": "add", "entry": entry("B1", "b")},
+                {"action": "archive", "id": base["id"], "expected_revision": 3, "reason": "r"},
+            ],
+        },
         {"action": "add", "entry": {"type": "mood", "title": "t", "body": "b"}},
         {"action": "add", "entry": entry(), "surprise": True},
     ]
@@ -135,9 +166,15 @@ def test_failing_writes_change_nothing_and_add_no_events(c: Client) -> None:
 def test_rejected_content_is_audited_but_changes_no_entry(c: Client) -> None:
     ident = new_identity()
     seq, counts, pending = state(c, ident)
-    err = _fails(c.call, "memory.write", {
-        "identity": ident, "action": "add",
-        "entry": entry(body="key AKIAIOSFODNN7EXAMPLF in the notes")})
+    err = _fails(
+        c.call,
+        "memory.write",
+        {
+            "identity": ident,
+            "action": "add",
+            "entry": entry(body="key AKIAIOSFODNN7EXAMPLF in the notes"),
+        },
+    )
     assert err.code == -32004
     _seq, counts2, pending2 = state(c, ident)
     assert (counts2, pending2) == (counts, pending)
@@ -154,8 +191,8 @@ def test_a_failed_call_leaves_the_connection_serving(c: Client) -> None:
 
 def _one_byte_off(raw: bytes) -> bytes:
     at = raw.index(b'"ts":"') + len(b'"ts":"')
-    digit = raw[at:at + 1]
-    changed = raw[:at] + (b"1" if digit != b"1" else b"2") + raw[at + 1:]
+    digit = raw[at : at + 1]
+    changed = raw[:at] + (b"1" if digit != b"1" else b"2") + raw[at + 1 :]
     assert changed != raw and json.loads(changed)  # still valid JSON, one byte off
     return pack_body(changed)
 
@@ -166,15 +203,19 @@ def _tamper_one_byte(home: Path, seq: int) -> None:
     if pg is not None:
         with pg_connect(*pg) as pconn:
             rows = pconn.execute(AUDIT_ROWS.replace("?", "%s"), audit_span(seq)).fetchall()
-            pconn.execute("UPDATE audit SET body = %s WHERE seq = %s",
-                          (_one_byte_off(audit_body(rows, seq)), seq))
+            pconn.execute(
+                "UPDATE audit SET body = %s WHERE seq = %s",
+                (_one_byte_off(audit_body(rows, seq)), seq),
+            )
         return
     conn = apsw.Connection(str(home / "memory.db"))
     try:
         rows = conn.execute(AUDIT_ROWS, audit_span(seq)).fetchall()
         with conn:
-            conn.execute("UPDATE audit SET body = ? WHERE seq = ?",
-                         (_one_byte_off(audit_body(rows, seq)), seq))
+            conn.execute(
+                "UPDATE audit SET body = ? WHERE seq = ?",
+                (_one_byte_off(audit_body(rows, seq)), seq),
+            )
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     finally:
         conn.close()
@@ -219,11 +260,16 @@ def test_sighup_while_degraded_keeps_the_daemon_serving_and_the_old_policy() -> 
         _tamper_one_byte(dm.home, 1)
         dm.start()
         (dm.home / "policy.toml").write_text(
-            '[[rule]]\nid = "r1"\neffect = "deny"\ncapability = "MemoryWrite"\n')
+            '[[rule]]\nid = "r1"\neffect = "deny"\ncapability = "MemoryWrite"\n'
+        )
         dm.signal(signal.SIGHUP)
         deadline = time.monotonic() + 20
-        while (time.monotonic() < deadline and "policy_not_loaded" not in dm.log()
-               and dm.proc is not None and dm.proc.poll() is None):
+        while (
+            time.monotonic() < deadline
+            and "policy_not_loaded" not in dm.log()
+            and dm.proc is not None
+            and dm.proc.poll() is None
+        ):
             time.sleep(0.05)
         assert dm.proc is not None and dm.proc.poll() is None
         with dm.control() as c:

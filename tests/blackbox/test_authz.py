@@ -62,10 +62,15 @@ def wait_for_empty_policy(d: Daemon) -> None:
     raise AssertionError("policy was not reloaded")
 
 
-def add(c: Client, ident: dict[str, str], scope: str, title: str, body: str,
-        target: str = "memory") -> dict[str, Any]:
-    params: dict[str, Any] = {"identity": ident, "action": "add", "target": target,
-                              "entry": entry(title, body)}
+def add(
+    c: Client, ident: dict[str, str], scope: str, title: str, body: str, target: str = "memory"
+) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "identity": ident,
+        "action": "add",
+        "target": target,
+        "entry": entry(title, body),
+    }
     if target == "memory":
         params["scope"] = scope
     out = c.call("memory.write", params)
@@ -87,57 +92,76 @@ scope = "project:hr*"
 
 
 def test_deny_read_by_scope_glob_holds_for_every_read_method(
-        d: Daemon, c: Client, a: Client, policy: Any) -> None:
+    d: Daemon, c: Client, a: Client, policy: Any
+) -> None:
     ident = new_identity()
     enable_consent(c, ident)
     hr = add(c, ident, "project:hr", "Salaries", "payroll bands for staff")
     web = add(c, ident, "project:web", "Frontend", "payroll page uses react")
     gone = add(c, ident, "project:hr", "Old", "payroll spreadsheet retired")
-    removed = c.call("memory.write", {"identity": ident, "action": "remove", "scope": "project:hr",
-                                      "id": gone["id"], "expected_revision": 1})
+    removed = c.call(
+        "memory.write",
+        {
+            "identity": ident,
+            "action": "remove",
+            "scope": "project:hr",
+            "id": gone["id"],
+            "expected_revision": 1,
+        },
+    )
     receipt_id = removed["receipt"]["receipt_id"]
     policy(HR_DENY)
     token = c.call("token.issue", {"identity": ident})["token"]
     task = a.call("task.begin", {"token": token, "scopes": ["project:hr", "project:web"]})
     tid = task["task_id"]
 
-    err = expect(-32001, "policy_denied", a.call, "memory.read",
-                 {"task_id": tid, "ids": [hr["id"]]})
+    err = expect(
+        -32001, "policy_denied", a.call, "memory.read", {"task_id": tid, "ids": [hr["id"]]}
+    )
     assert err.data["details"]["rule_ids"] == ["hr-hidden-from-agents"]
     assert err.data["details"]["decision_id"].startswith("dec_")
     assert err.data["details"]["policy_hash"].startswith("pol_")
     assert err.data["details"]["explicit"] is True
-    assert a.call("memory.read", {"task_id": tid, "ids": [web["id"]]})["entries"][0]["id"] \
-        == web["id"]
+    assert (
+        a.call("memory.read", {"task_id": tid, "ids": [web["id"]]})["entries"][0]["id"] == web["id"]
+    )
 
     listed = a.call("memory.list", {"task_id": tid})
     assert [i["id"] for i in listed["items"]] == [web["id"]]
     found = a.call("memory.list", {"task_id": tid, "query": "payroll"})
     assert [i["id"] for i in found["items"]] == [web["id"]]
-    expect(-32001, "policy_denied", a.call, "memory.list",
-           {"task_id": tid, "scope": "project:hr"})
+    expect(-32001, "policy_denied", a.call, "memory.list", {"task_id": tid, "scope": "project:hr"})
 
     snap = a.call("memory.context", {"task_id": tid, "intent": "payroll"})
     assert [e["id"] for e in snap["entries"]] == [web["id"]]
     assert snap["omitted"].get("policy_denied") == 1
     assert "Salaries" not in snap["rendered"]
 
-    expect(-32001, "policy_denied", a.call, "memory.receipt",
-           {"task_id": tid, "receipt_id": receipt_id})
+    expect(
+        -32001,
+        "policy_denied",
+        a.call,
+        "memory.receipt",
+        {"task_id": tid, "receipt_id": receipt_id},
+    )
     # The operator's own reads are not touched by an agent-only rule.
     assert c.call("memory.read", {"identity": ident, "ids": [hr["id"]]})["entries"]
 
 
 def test_deny_read_of_user_target_holds_on_both_channels_and_in_the_journal(
-        d: Daemon, c: Client, a: Client, policy: Any) -> None:
+    d: Daemon, c: Client, a: Client, policy: Any
+) -> None:
     ident = new_identity()
     enable_consent(c, ident)
     profile = add(c, ident, "", "Name", "the user is called Ada", target="user")
     note = add(c, ident, "default", "Note", "a plain note")
-    policy('[[rule]]\nid = "no-user-reads"\neffect = "deny"\ncapability = "MemoryRead"\n'
-           'target = "user"\n')
-    err = expect(-32001, "policy_denied", c.call, "memory.read",
-                 {"identity": ident, "ids": [profile["id"]]})
+    policy(
+        '[[rule]]\nid = "no-user-reads"\neffect = "deny"\ncapability = "MemoryRead"\n'
+        'target = "user"\n'
+    )
+    err = expect(
+        -32001, "policy_denied", c.call, "memory.read", {"identity": ident, "ids": [profile["id"]]}
+    )
     assert err.data["details"]["rule_ids"] == ["no-user-reads"]
     listed = c.call("memory.list", {"identity": ident})
     assert [i["id"] for i in listed["items"]] == [note["id"]]
@@ -153,14 +177,13 @@ def test_deny_read_of_user_target_holds_on_both_channels_and_in_the_journal(
     assert profile["id"] not in {e["id"] for e in snap["entries"]}
     assert "Ada" not in json.dumps(snap)
     assert {e["id"] for e in snap["entries"]} <= {note["id"]}
-    expect(-32001, "policy_denied", a.call, "memory.read",
-           {"task_id": tid, "ids": [profile["id"]]})
+    expect(-32001, "policy_denied", a.call, "memory.read", {"task_id": tid, "ids": [profile["id"]]})
 
 
 def test_governance_deny_on_control_is_policy_denied_not_channel_forbidden(
-        d: Daemon, c: Client, policy: Any) -> None:
-    policy('[[rule]]\nid = "no-governance"\neffect = "deny"\n'
-           'capability = "GovernanceDecide"\n')
+    d: Daemon, c: Client, policy: Any
+) -> None:
+    policy('[[rule]]\nid = "no-governance"\neffect = "deny"\ncapability = "GovernanceDecide"\n')
     for method in ("token.list", "audit.verify", "audit.checkpoint", "memory.verify"):
         err = expect(-32001, "policy_denied", c.call, method, {})
         assert err.data["details"]["rule_ids"] == ["no-governance"]
@@ -189,10 +212,20 @@ def test_revoking_a_token_stops_its_tasks_at_once(c: Client, a: Client) -> None:
     for tid in (task["task_id"], child["task_id"]):
         err = expect(-32001, "policy_denied", a.call, "memory.list", {"task_id": tid})
         assert "token" in err.data["recovery"]
-    expect(-32001, "policy_denied", a.call, "memory.write",
-           {"task_id": task["task_id"], "action": "add", "entry": entry()})
-    expect(-32001, "policy_denied", a.call, "memory.context",
-           {"task_id": task["task_id"], "intent": "anything"})
+    expect(
+        -32001,
+        "policy_denied",
+        a.call,
+        "memory.write",
+        {"task_id": task["task_id"], "action": "add", "entry": entry()},
+    )
+    expect(
+        -32001,
+        "policy_denied",
+        a.call,
+        "memory.context",
+        {"task_id": task["task_id"], "intent": "anything"},
+    )
 
 
 def test_an_expired_token_stops_its_tasks(tmp_path: Path) -> None:
@@ -204,11 +237,19 @@ def test_an_expired_token_stops_its_tasks(tmp_path: Path) -> None:
         with composed(tmp_path / "h", clock=clock) as daemon:
             ident = new_identity()
             consent = await daemon.call("control", "consent.get", {"identity": ident})
-            await daemon.call("control", "consent.set", {
-                "identity": ident, "read": True, "contribute": True,
-                "version": consent["version"]})
-            issued = await daemon.call("control", "token.issue",
-                                       {"identity": ident, "expires_in": 60})
+            await daemon.call(
+                "control",
+                "consent.set",
+                {
+                    "identity": ident,
+                    "read": True,
+                    "contribute": True,
+                    "version": consent["version"],
+                },
+            )
+            issued = await daemon.call(
+                "control", "token.issue", {"identity": ident, "expires_in": 60}
+            )
             task = await daemon.call("agent", "task.begin", {"token": issued["token"]})
             listed = {"task_id": task["task_id"]}
             clock.advance(seconds=59)
@@ -238,14 +279,24 @@ def test_a_task_is_refused_to_connections_without_its_token(d: Daemon, c: Client
         assert mine.call("memory.list", {"task_id": tid})["items"] == []
         with d.agent() as bare:
             expect(-32003, "task_not_found", bare.call, "memory.list", {"task_id": tid})
-            expect(-32003, "task_not_found", bare.call, "memory.write",
-                   {"task_id": tid, "action": "add", "entry": entry()})
+            expect(
+                -32003,
+                "task_not_found",
+                bare.call,
+                "memory.write",
+                {"task_id": tid, "action": "add", "entry": entry()},
+            )
             expect(-32003, "task_not_found", bare.call, "task.end", {"task_id": tid})
         with d.agent() as foreign:
             foreign.call("task.begin", {"token": other})
             expect(-32003, "task_not_found", foreign.call, "memory.list", {"task_id": tid})
-            expect(-32003, "task_not_found", foreign.call, "task.resume",
-                   {"task_id": tid, "token": other})
+            expect(
+                -32003,
+                "task_not_found",
+                foreign.call,
+                "task.resume",
+                {"task_id": tid, "token": other},
+            )
     # A runner that reconnects presents the task's token again, then goes on.
     with d.agent() as again:
         expect(-32003, "task_not_found", again.call, "memory.list", {"task_id": tid})
@@ -260,8 +311,13 @@ def test_a_scoped_token_cannot_borrow_a_wider_parent(d: Daemon, c: Client, a: Cl
     me = {"kind": "local", "subject": f"uid:{os.geteuid()}"}
     scoped = c.call("token.issue", {"identity": me, "scopes": ["az:narrow"]})["token"]
     wide = a.call("task.begin", {"scopes": ["az:wide"]})
-    expect(-32003, "task_not_found", a.call, "task.begin",
-           {"token": scoped, "parent_task": wide["task_id"]})
+    expect(
+        -32003,
+        "task_not_found",
+        a.call,
+        "task.begin",
+        {"token": scoped, "parent_task": wide["task_id"]},
+    )
 
 
 def test_status_of_a_scoped_task_counts_only_what_it_may_see(c: Client, a: Client) -> None:
@@ -296,12 +352,17 @@ def _shape(result: dict[str, Any]) -> str:
 
 
 def test_another_owners_volume_changes_nothing_an_owner_receives(
-        d: Daemon, c: Client, a: Client) -> None:
+    d: Daemon, c: Client, a: Client
+) -> None:
     mine = new_identity()
     enable_consent(c, mine)
-    bodies = ["amber falcon over the ridge", "amber lantern in the falcon nest",
-              "falcon feathers, amber light, amber sky", "a lantern only",
-              "amber amber amber falcon falcon ridge lantern notes at length here"]
+    bodies = [
+        "amber falcon over the ridge",
+        "amber lantern in the falcon nest",
+        "falcon feathers, amber light, amber sky",
+        "a lantern only",
+        "amber amber amber falcon falcon ridge lantern notes at length here",
+    ]
     for n, body in enumerate(bodies):
         add(c, mine, "default", f"Mine {n}", body)
     token = c.call("token.issue", {"identity": mine})["token"]
@@ -322,10 +383,16 @@ def test_another_owners_volume_changes_nothing_an_owner_receives(
     other = new_identity()
     for scope_n in range(10):
         for batch in range(5):
-            ops = [{"action": "add", "scope": f"bulk:{scope_n}",
-                    "entry": entry(f"Theirs {scope_n}-{batch}-{k}",
-                                   f"amber falcon lantern ridge {k % 7} amber")}
-                   for k in range(50)]
+            ops = [
+                {
+                    "action": "add",
+                    "scope": f"bulk:{scope_n}",
+                    "entry": entry(
+                        f"Theirs {scope_n}-{batch}-{k}", f"amber falcon lantern ridge {k % 7} amber"
+                    ),
+                }
+                for k in range(50)
+            ]
             c.call("memory.write", {"identity": other, "action": "batch", "ops": ops})
     _embedded(c, mine)
     after = observe()
@@ -357,7 +424,8 @@ scope = "scratch:*"
 
 
 def test_write_answers_to_a_task_without_read_hold_no_stored_text(
-        d: Daemon, c: Client, a: Client, policy: Any) -> None:
+    d: Daemon, c: Client, a: Client, policy: Any
+) -> None:
     ident = new_identity()
     enable_consent(c, ident, read=False)
     policy(SCRATCH_FREE)
@@ -373,30 +441,66 @@ def test_write_answers_to_a_task_without_read_hold_no_stored_text(
     # A task that may not read never applies at once, whatever the policy
     # allows (the kernel's write_only_task_waits): its answer cannot depend
     # on what is stored, and holds none of it.
-    archived = a.call("memory.write", {"task_id": tid, "action": "archive", "id": first["id"],
-                                       "expected_revision": 1, "reason": "done"})
+    archived = a.call(
+        "memory.write",
+        {
+            "task_id": tid,
+            "action": "archive",
+            "id": first["id"],
+            "expected_revision": 1,
+            "reason": "done",
+        },
+    )
     assert archived["outcome"] == "pending"
     assert "write_only_task_waits" not in json.dumps(archived["decision"].get("rule_ids", []))
     assert secret_a not in json.dumps(archived) and "First" not in json.dumps(archived)
 
-    stale = a.call("memory.write", {"task_id": tid, "action": "supersede", "id": second["id"],
-                                    "expected_revision": 7, "entry": entry("New", "new text")})
+    stale = a.call(
+        "memory.write",
+        {
+            "task_id": tid,
+            "action": "supersede",
+            "id": second["id"],
+            "expected_revision": 7,
+            "entry": entry("New", "new text"),
+        },
+    )
     assert "current_revision" not in json.dumps(stale)
-    superseded = a.call("memory.write", {"task_id": tid, "action": "supersede",
-                                         "id": second["id"], "expected_revision": 1,
-                                         "entry": entry("Newer", "newer text")})
+    superseded = a.call(
+        "memory.write",
+        {
+            "task_id": tid,
+            "action": "supersede",
+            "id": second["id"],
+            "expected_revision": 1,
+            "entry": entry("Newer", "newer text"),
+        },
+    )
     assert secret_b not in json.dumps(superseded) and "Second" not in json.dumps(superseded)
 
-    params = {"task_id": tid, "action": "add", "idempotency_key": "az-replay-1",
-              "entry": entry("Mine", "agent text")}
+    params = {
+        "task_id": tid,
+        "action": "add",
+        "idempotency_key": "az-replay-1",
+        "entry": entry("Mine", "agent text"),
+    }
     made = a.call("memory.write", params)
     assert made["outcome"] == "pending"
-    new_id = c.call("governance.action.approve",
-                    {"action_id": made["action_id"]})["entries"][0]["id"]
+    new_id = c.call("governance.action.approve", {"action_id": made["action_id"]})["entries"][0][
+        "id"
+    ]
     secret_c = "stored-canary-" + os.urandom(6).hex()
-    c.call("memory.write", {"identity": ident, "action": "replace", "scope": "scratch:x",
-                            "id": new_id, "expected_revision": 1,
-                            "entry": entry("Changed", f"operator text {secret_c}")})
+    c.call(
+        "memory.write",
+        {
+            "identity": ident,
+            "action": "replace",
+            "scope": "scratch:x",
+            "id": new_id,
+            "expected_revision": 1,
+            "entry": entry("Changed", f"operator text {secret_c}"),
+        },
+    )
     replay = a.call("memory.write", params)
     assert replay["action_id"] == made["action_id"]
     assert secret_c not in json.dumps(replay) and "Changed" not in json.dumps(replay)
@@ -406,18 +510,27 @@ def test_write_answers_to_a_task_without_read_hold_no_stored_text(
 
 
 def test_approval_is_refused_when_the_policy_now_denies(
-        d: Daemon, c: Client, a: Client, policy: Any) -> None:
+    d: Daemon, c: Client, a: Client, policy: Any
+) -> None:
     ident = new_identity()
     enable_consent(c, ident)
     token = c.call("token.issue", {"identity": ident})["token"]
     tid = a.call("task.begin", {"token": token, "scopes": ["vault:z"]})["task_id"]
     proposed = a.call("memory.write", {"task_id": tid, "action": "add", "entry": entry()})
     assert proposed["outcome"] == "pending"
-    policy('[[rule]]\nid = "vault-closed"\neffect = "deny"\ncapability = "MemoryWrite"\n'
-           'scope = "vault:*"\n')
-    err = expect(-32001, "policy_denied", c.call, "governance.action.approve",
-                 {"action_id": proposed["action_id"]})
+    policy(
+        '[[rule]]\nid = "vault-closed"\neffect = "deny"\ncapability = "MemoryWrite"\n'
+        'scope = "vault:*"\n'
+    )
+    err = expect(
+        -32001,
+        "policy_denied",
+        c.call,
+        "governance.action.approve",
+        {"action_id": proposed["action_id"]},
+    )
     assert err.data["details"]["rule_ids"] == ["vault-closed"]
-    assert c.call("governance.action.get",
-                  {"action_id": proposed["action_id"]})["status"] == "pending"
+    assert (
+        c.call("governance.action.get", {"action_id": proposed["action_id"]})["status"] == "pending"
+    )
     assert c.call("memory.list", {"identity": ident})["items"] == []

@@ -40,10 +40,16 @@ class Load:
             with self.d.control() as c:
                 i = 0
                 while not self.stop.is_set():
-                    result = c.call("memory.write", {
-                        "action": "add", "scope": f"load-{n}",
-                        "entry": entry(title=f"note {n}-{i}", body=f"Load note {n} {i}.",
-                                       type_="fact")})
+                    result = c.call(
+                        "memory.write",
+                        {
+                            "action": "add",
+                            "scope": f"load-{n}",
+                            "entry": entry(
+                                title=f"note {n}-{i}", body=f"Load note {n} {i}.", type_="fact"
+                            ),
+                        },
+                    )
                     with self.lock:
                         self.acked.append(result["entries"][0]["id"])
                     i += 1
@@ -72,7 +78,7 @@ class Load:
 def read_all(c: Client, ids: list[str]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for start in range(0, len(ids), 10):
-        found.extend(c.call("memory.read", {"ids": ids[start:start + 10]})["entries"])
+        found.extend(c.call("memory.read", {"ids": ids[start : start + 10]})["entries"])
     return found
 
 
@@ -147,9 +153,11 @@ def test_backup_is_not_on_the_agent_socket(d: Daemon) -> None:
 
 def _snapshot(folder: Path) -> dict[str, tuple[bytes, int, int]]:
     """Every file under ``folder``: its bytes, mode and mtime (ns)."""
-    return {p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mode,
-                                               p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mode, p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_memctl_backup_creates_missing_parent_folders(d: Daemon) -> None:
@@ -184,9 +192,14 @@ def test_a_refused_backup_says_why_in_memctl_terms(d: Daemon) -> None:
 def backup(d: Daemon) -> Any:
     root = short_tempdir()
     with d.control() as c:
-        c.call("memory.write", {"action": "add", "scope": "inspect",
-                                "entry": entry(title="kept", body="Kept in the backup.",
-                                               type_="fact")})
+        c.call(
+            "memory.write",
+            {
+                "action": "add",
+                "scope": "inspect",
+                "entry": entry(title="kept", body="Kept in the backup.", type_="fact"),
+            },
+        )
     done = d.memctl("backup", str(root / "b"))
     assert done.returncode == 0, done.stderr
     yield root / "b"

@@ -18,8 +18,7 @@ from tests.harness import Daemon
 
 
 @pytest.mark.parametrize("method", ["admin.backup", "admin.backup_verify"])
-def test_a_backup_path_with_a_nul_byte_is_invalid_params(d: Daemon, c: Client,
-                                                         method: str) -> None:
+def test_a_backup_path_with_a_nul_byte_is_invalid_params(d: Daemon, c: Client, method: str) -> None:
     path = str(d.home.parent / "bk\x00canary-nul")
     err = refused(c.call, method, {"path": path})
     assert err.code == -32602
@@ -30,23 +29,29 @@ def test_a_backup_path_with_a_nul_byte_is_invalid_params(d: Daemon, c: Client,
 def _hostile_store(folder: Path, audit_row: tuple[Any, Any, Any], version: str = "7") -> None:
     folder.mkdir()
     con = sqlite3.connect(folder / "memory.db")
-    con.executescript("CREATE TABLE meta(key, value); CREATE TABLE entries(status);"
-                      " CREATE TABLE actions(status); CREATE TABLE checkpoints(seq, hash, ts);"
-                      " CREATE TABLE audit(seq, body, hash);")
+    con.executescript(
+        "CREATE TABLE meta(key, value); CREATE TABLE entries(status);"
+        " CREATE TABLE actions(status); CREATE TABLE checkpoints(seq, hash, ts);"
+        " CREATE TABLE audit(seq, body, hash);"
+    )
     con.execute("INSERT INTO meta VALUES ('schema_version', ?)", (version,))
     con.execute("INSERT INTO audit VALUES (?, ?, ?)", audit_row)
     con.commit()
     con.close()
 
 
-@pytest.mark.parametrize(("name", "row", "version"), [
-    ("text-seq", ("canary-seq", b"x", "h"), "7"),
-    ("text-body", (1, "canary body", "h"), "7"),
-    ("int-hash", (1, b"x", 5), "7"),
-    ("text-version", (1, b"x", "h"), "canary-version"),
-])
+@pytest.mark.parametrize(
+    ("name", "row", "version"),
+    [
+        ("text-seq", ("canary-seq", b"x", "h"), "7"),
+        ("text-body", (1, "canary body", "h"), "7"),
+        ("int-hash", (1, b"x", 5), "7"),
+        ("text-version", (1, b"x", "h"), "canary-version"),
+    ],
+)
 def test_backup_verify_of_a_hostile_store_is_a_clear_refusal(
-        d: Daemon, c: Client, name: str, row: tuple[Any, Any, Any], version: str) -> None:
+    d: Daemon, c: Client, name: str, row: tuple[Any, Any, Any], version: str
+) -> None:
     folder = d.home.parent / f"hostile-{name}"
     _hostile_store(folder, row, version)
     try:

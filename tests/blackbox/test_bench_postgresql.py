@@ -27,21 +27,36 @@ from tests.harness import PG_DSN, REPO, backend
 
 pytestmark = pytest.mark.skipif(
     backend() != "postgresql",
-    reason="a benchmark run on PostgreSQL: runs in the PostgreSQL leg (--backend postgresql)")
+    reason="a benchmark run on PostgreSQL: runs in the PostgreSQL leg (--backend postgresql)",
+)
 
 COMMAND = "bench/run.py --tiny --backend postgresql"
 
 # The scenarios bench/run.py measures on SQLite, at the tiny profile's one size.
-SCENARIOS = {"context_200", "search_200", "context", "write_allow_1c", "write_allow_8c",
-             "propose", "approve",
-             "read", "list", "list_only", "search_only", "audit_verify", "cold_start",
-             "audit_verify_chain"}
+SCENARIOS = {
+    "context_200",
+    "search_200",
+    "context",
+    "write_allow_1c",
+    "write_allow_8c",
+    "propose",
+    "approve",
+    "read",
+    "list",
+    "list_only",
+    "search_only",
+    "audit_verify",
+    "cold_start",
+    "audit_verify_chain",
+}
 
 
 def _bench_schemas() -> set[str]:
     with psycopg.connect(PG_DSN) as conn:
-        rows = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'bench\\_%'"
-                            " OR nspname LIKE 'floor\\_%'").fetchall()
+        rows = conn.execute(
+            "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'bench\\_%'"
+            " OR nspname LIKE 'floor\\_%'"
+        ).fetchall()
     return {str(r[0]) for r in rows}
 
 
@@ -50,8 +65,14 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], set[s
     """The run's JSON, and the benchmark's schemas on the server before and after it."""
     out = tmp_path_factory.mktemp("bench") / "postgresql.json"
     before = _bench_schemas()
-    done = subprocess.run([sys.executable, *COMMAND.split(), "--json", str(out)], cwd=REPO,
-                          capture_output=True, text=True, timeout=110, check=False)
+    done = subprocess.run(
+        [sys.executable, *COMMAND.split(), "--json", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=110,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text()), before, _bench_schemas()
 
@@ -77,23 +98,28 @@ def test_every_sqlite_scenario_and_two_daemons_run_on_postgresql(result: dict[st
 
 
 def test_postgresql_floors_are_measured_in_the_run_and_the_ratios_use_them(
-        result: dict[str, Any]) -> None:
+    result: dict[str, Any],
+) -> None:
     f, s, r = result["floors"], result["scenarios"], result["ratios"]
     for key in ("commit_p50_us", "commit_nolock_p50_us", "echo_p50_us", "fts_p99_us"):
         assert f[key] > 0, key
     assert f["head_lock_cost_us"] == round(f["commit_p50_us"] - f["commit_nolock_p50_us"], 1)
     assert r["write_allow_1c_vs_floor"] == round(
-        s["write_allow_1c"]["p50_us"] / (f["commit_p50_us"] + f["echo_p50_us"]), 3)
+        s["write_allow_1c"]["p50_us"] / (f["commit_p50_us"] + f["echo_p50_us"]), 3
+    )
     assert r["write_8c_vs_1c"] == round(
-        s["write_allow_8c"]["ops_per_s"] / s["write_allow_1c"]["ops_per_s"], 3)
+        s["write_allow_8c"]["ops_per_s"] / s["write_allow_1c"]["ops_per_s"], 3
+    )
     assert r["context_vs_fts"] == round(s["context"]["p99_us"] / f["fts_p99_us"], 3)
     assert r["two_daemons_vs_1c"] == round(
-        s["two_daemons"]["ops_per_s"] / s["write_allow_1c"]["ops_per_s"], 3)
+        s["two_daemons"]["ops_per_s"] / s["write_allow_1c"]["ops_per_s"], 3
+    )
     assert any(note.startswith("fts floor:") for note in result["notes"])
 
 
 def test_two_daemons_count_every_write_and_verify_one_chain_from_both_homes(
-        result: dict[str, Any]) -> None:
+    result: dict[str, Any],
+) -> None:
     t = result["two_daemons"]
     assert t["writes_per_daemon"] > 0 and t["expected"] == 2 * t["writes_per_daemon"]
     assert t["acknowledged"] == t["stored"] == t["expected"]
@@ -103,7 +129,8 @@ def test_two_daemons_count_every_write_and_verify_one_chain_from_both_homes(
 
 
 def test_sqlite_only_measures_are_skipped_with_a_note_and_storage_is_measured(
-        result: dict[str, Any]) -> None:
+    result: dict[str, Any],
+) -> None:
     assert "schema_floor" not in result and "instructions" not in result
     assert "schema_floor_p50_us" not in result["floors"]
     notes = " ".join(result["notes"])
@@ -117,23 +144,36 @@ def test_sqlite_only_measures_are_skipped_with_a_note_and_storage_is_measured(
 
 
 def test_every_schema_the_run_made_is_dropped(
-        run: tuple[dict[str, Any], set[str], set[str]]) -> None:
+    run: tuple[dict[str, Any], set[str], set[str]],
+) -> None:
     _, before, after = run
     assert after <= before
 
 
 def test_the_side_by_side_table_reads_both_backends(
-        run: tuple[dict[str, Any], set[str], set[str]], tmp_path: Path) -> None:
+    run: tuple[dict[str, Any], set[str], set[str]], tmp_path: Path
+) -> None:
     """bench/postgresql.py puts a SQLite and a PostgreSQL run in one table."""
     pg = run[0]
-    sqlite = {**pg, "backend": "sqlite", "scenarios": {"read": pg["scenarios"]["read"]},
-              "floors": {"commit_p50_us": 1.0}, "ratios": {"write_8c_vs_1c": 1.5}}
+    sqlite = {
+        **pg,
+        "backend": "sqlite",
+        "scenarios": {"read": pg["scenarios"]["read"]},
+        "floors": {"commit_p50_us": 1.0},
+        "ratios": {"write_8c_vs_1c": 1.5},
+    }
     files = []
     for name, data in (("sqlite", sqlite), ("postgresql", pg)):
         files.append(tmp_path / f"{name}.json")
         files[-1].write_text(json.dumps(data))
-    done = subprocess.run([sys.executable, "bench/postgresql.py", "--from", *map(str, files)],
-                          cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "bench/postgresql.py", "--from", *map(str, files)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     rows = {line.split(" | ")[0]: line for line in done.stdout.splitlines()}
     assert "| sqlite p50 µs |" in done.stdout and "| postgresql p50 µs |" in done.stdout

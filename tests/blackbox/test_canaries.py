@@ -55,8 +55,11 @@ class Run:
         with pytest.raises(RpcError) as info:
             client.call(method, params)
         err = info.value
-        self.errors.append(json.dumps({"code": err.code, "message": err.message,
-                                       "data": err.data, "text": str(err)}))
+        self.errors.append(
+            json.dumps(
+                {"code": err.code, "message": err.message, "data": err.data, "text": str(err)}
+            )
+        )
         return err
 
 
@@ -70,86 +73,146 @@ def _workload(run: Run, c: Client, a: Client) -> None:
     task = a.call("task.begin", {"token": issued["token"]})["task_id"]
     unscoped = c.call("token.issue", {"identity": ident})["token"]
     run.canaries.append(unscoped)
-    ws_task = a.call("task.begin", {"token": unscoped,
-                                    "workspace": f"/tmp/{n()}/repo"})["task_id"]
+    ws_task = a.call("task.begin", {"token": unscoped, "workspace": f"/tmp/{n()}/repo"})["task_id"]
 
     def full_entry() -> dict[str, Any]:
-        return entry(n(), f"Body with {n()} inside.", summary=f"Card {n()}",
-                     basis={"kind": "human", "note": f"said {n()}"},
-                     validity={"check": f"check {n()}"})
+        return entry(
+            n(),
+            f"Body with {n()} inside.",
+            summary=f"Card {n()}",
+            basis={"kind": "human", "note": f"said {n()}"},
+            validity={"check": f"check {n()}"},
+        )
 
     # Operator writes: add, replace, supersede, archive, remove.
     first = c.call("memory.write", {"action": "add", "entry": full_entry()})["entries"][0]
-    second = c.call("memory.write", {"action": "replace", "id": first["id"],
-                                     "expected_revision": 1, "entry": full_entry()})
-    sup = c.call("memory.write", {"action": "supersede", "id": first["id"],
-                                  "expected_revision": 2, "entry": full_entry()})
+    second = c.call(
+        "memory.write",
+        {"action": "replace", "id": first["id"], "expected_revision": 1, "entry": full_entry()},
+    )
+    sup = c.call(
+        "memory.write",
+        {"action": "supersede", "id": first["id"], "expected_revision": 2, "entry": full_entry()},
+    )
     newer = sup["entries"][1]
-    c.call("memory.write", {"action": "archive", "id": newer["id"], "expected_revision": 1,
-                            "reason": f"because {n()}"})
+    c.call(
+        "memory.write",
+        {
+            "action": "archive",
+            "id": newer["id"],
+            "expected_revision": 1,
+            "reason": f"because {n()}",
+        },
+    )
     gone = c.call("memory.write", {"action": "add", "entry": full_entry()})["entries"][0]
     c.call("memory.write", {"action": "remove", "id": gone["id"], "expected_revision": 1})
-    kept = c.call("memory.write", {"action": "add", "entry": full_entry(),
-                                   "idempotency_key": "kept-1"})["entries"][0]
+    kept = c.call(
+        "memory.write", {"action": "add", "entry": full_entry(), "idempotency_key": "kept-1"}
+    )["entries"][0]
     assert second["outcome"] == "applied"
 
     # Agent proposals: approved, denied, left pending, one extraction with evidence.
-    proposals = [a.call("memory.write", {"task_id": task, "action": "add",
-                                         "entry": full_entry()})["action_id"]
-                 for _ in range(4)]
+    proposals = [
+        a.call("memory.write", {"task_id": task, "action": "add", "entry": full_entry()})[
+            "action_id"
+        ]
+        for _ in range(4)
+    ]
     approved = c.call("governance.action.approve", {"action_id": proposals[0]})["entries"][0]
     c.call("governance.action.deny", {"action_id": proposals[1], "reason": f"no {n()}"})
     c.call("governance.action.get", {"action_id": proposals[2]})
     said = f"remember that {n()} matters"
-    a.call("memory.write", {"task_id": task, "action": "add", "source": "extraction",
-                            "evidence": {"user_message": said},
-                            "entry": entry(n(), said)})
+    a.call(
+        "memory.write",
+        {
+            "task_id": task,
+            "action": "add",
+            "source": "extraction",
+            "evidence": {"user_message": said},
+            "entry": entry(n(), said),
+        },
+    )
     a.call("memory.write", {"task_id": ws_task, "action": "add", "entry": full_entry()})
-    a.call("memory.write", {"task_id": task, "action": "batch", "ops": [
-        {"action": "add", "entry": full_entry()}, {"action": "add", "entry": full_entry()}]})
+    a.call(
+        "memory.write",
+        {
+            "task_id": task,
+            "action": "batch",
+            "ops": [
+                {"action": "add", "entry": full_entry()},
+                {"action": "add", "entry": full_entry()},
+            ],
+        },
+    )
 
     # The scanner rejects, on both sockets.
     leaky = entry(n(), f"{n()} key {fake_aws_key()} {n()}")
     run.fail(c, "memory.write", {"action": "add", "entry": leaky})
-    run.fail(a, "memory.write", {"task_id": task, "action": "add",
-                                 "entry": entry(n(), f"{n()} id {fake_aws_key()}")})
-    run.fail(c, "memory.write", {"action": "add",
-                                 "entry": entry(n(), f"{n()} \u202e hidden {n()}")})
+    run.fail(
+        a,
+        "memory.write",
+        {"task_id": task, "action": "add", "entry": entry(n(), f"{n()} id {fake_aws_key()}")},
+    )
+    run.fail(
+        c, "memory.write", {"action": "add", "entry": entry(n(), f"{n()} \u202e hidden {n()}")}
+    )
     run.fail(c, "memory.write", {"action": "add", "entry": entry(n(), "x" * 5000 + n())})
 
     # Conflicts and refusals carrying text.
     run.fail(c, "memory.write", {"action": "add", "entry": entry(kept["title"], n())})
-    run.fail(c, "memory.write", {"action": "replace", "id": kept["id"], "expected_revision": 9,
-                                 "entry": entry(n(), n())})
-    run.fail(c, "memory.write", {"action": "add", "entry": entry(n(), n()),
-                                 "idempotency_key": "kept-1"})
-    run.fail(a, "memory.write", {"task_id": task, "action": "add", "scope": "project:other",
-                                 "entry": entry(n(), n())})
+    run.fail(
+        c,
+        "memory.write",
+        {"action": "replace", "id": kept["id"], "expected_revision": 9, "entry": entry(n(), n())},
+    )
+    run.fail(
+        c, "memory.write", {"action": "add", "entry": entry(n(), n()), "idempotency_key": "kept-1"}
+    )
+    run.fail(
+        a,
+        "memory.write",
+        {"task_id": task, "action": "add", "scope": "project:other", "entry": entry(n(), n())},
+    )
     run.fail(a, "task.begin", {"token": "mdt_" + n()})
     run.fail(a, "task.begin", {"identity": {"kind": "local", "subject": n()}})
     run.fail(c, "governance.action.deny", {"action_id": proposals[1], "reason": n()})
 
     # Bad params: values must never be echoed, nor unknown keys.
-    run.fail(c, "memory.write", {"action": "add", "entry": {"type": n(), "title": n(),
-                                                            "body": n()}})
+    run.fail(
+        c, "memory.write", {"action": "add", "entry": {"type": n(), "title": n(), "body": n()}}
+    )
     run.fail(c, "memory.write", {"action": "add", "entry": entry(n(), n()), n(): n()})
-    run.fail(c, "memory.write", {"action": "add", "entry": {"type": "fact", "title": n(),
-                                                            "body": 7}})
+    run.fail(
+        c, "memory.write", {"action": "add", "entry": {"type": "fact", "title": n(), "body": 7}}
+    )
     run.fail(c, "memory.read", {"ids": [n()]})
     run.fail(c, "memory.write", {"action": n(), "entry": entry(n(), n())})
-    run.fail(c, "memory.write", {"action": "add", "idempotency_key": f"bad key {n()}",
-                                 "entry": entry(n(), n())})
+    run.fail(
+        c,
+        "memory.write",
+        {"action": "add", "idempotency_key": f"bad key {n()}", "entry": entry(n(), n())},
+    )
     run.fail(c, "memory.list", {"cursor": n()})
     run.fail(c, "memory.list", {"cursor": n(), "query": n()})
-    run.fail(c, "consent.set", {"identity": {"kind": "local", "subject": n()}, "read": True,
-                                "version": 99})
+    run.fail(
+        c,
+        "consent.set",
+        {"identity": {"kind": "local", "subject": n()}, "read": True, "version": 99},
+    )
     run.fail(c, n(), {"text": n()})
 
     # Token labels, imported entries and their promotion (memctl import / promote).
     c.call("token.issue", {"identity": ident, "label": n()})
-    imported = c.call("memory.write", {
-        "target": "memory", "scope": "canary:import", "action": "add", "source": "import",
-        "entry": entry(n(), n())})["entries"][0]
+    imported = c.call(
+        "memory.write",
+        {
+            "target": "memory",
+            "scope": "canary:import",
+            "action": "add",
+            "source": "import",
+            "entry": entry(n(), n()),
+        },
+    )["entries"][0]
     c.call("memory.promote", {"ids": [imported["id"]]})
     run.fail(c, "memory.promote", {"ids": [n()]})
     run.fail(c, "token.issue", {"identity": ident, "label": f"bad\n{n()}"})
@@ -158,16 +221,24 @@ def _workload(run: Run, c: Client, a: Client) -> None:
     # into the team scope and a task reads it; refusals name no subject.
     c.call("team.create", {"name": "canaryteam"})
     c.call("team.add", {"name": "canaryteam", "identity": ident})
-    c.call("memory.write", {"identity": ident, "scope": "team:canaryteam", "action": "add",
-                            "entry": full_entry()})
+    c.call(
+        "memory.write",
+        {"identity": ident, "scope": "team:canaryteam", "action": "add", "entry": full_entry()},
+    )
     team_task = a.call("task.begin", {"token": unscoped, "scopes": ["team:canaryteam"]})
     a.call("memory.list", {"task_id": team_task["task_id"], "query": n()})
-    run.fail(c, "team.add", {"name": "nosuchteam", "identity": {"kind": "local",
-                                                                "subject": n()}})
+    run.fail(c, "team.add", {"name": "nosuchteam", "identity": {"kind": "local", "subject": n()}})
     run.fail(c, "team.create", {"name": n()})
-    run.fail(c, "memory.write", {"identity": {"kind": "local", "subject": n()},
-                                 "scope": "team:canaryteam", "action": "add",
-                                 "entry": full_entry()})
+    run.fail(
+        c,
+        "memory.write",
+        {
+            "identity": {"kind": "local", "subject": n()},
+            "scope": "team:canaryteam",
+            "action": "add",
+            "entry": full_entry(),
+        },
+    )
     run.fail(a, "task.begin", {"token": issued["token"], "scopes": ["team:canaryteam"]})
     c.call("team.remove", {"name": "canaryteam", "identity": ident})
     c.call("team.list", {})
@@ -279,32 +350,40 @@ def test_no_canary_or_credential_leaves_through_projection() -> None:
 
     credential = "PROVIDERTOKEN" + uuid.uuid4().hex
     canaries = [canary() for _ in range(6)]
-    allow = ('[[rule]]\nid = "net"\neffect = "allow"\ncapability = "NetworkAccess"\n\n'
-             '[[rule]]\nid = "ext"\neffect = "allow"\ncapability = "MemoryExternalize"\n')
+    allow = (
+        '[[rule]]\nid = "net"\neffect = "allow"\ncapability = "NetworkAccess"\n\n'
+        '[[rule]]\nid = "ext"\neffect = "allow"\ncapability = "MemoryExternalize"\n'
+    )
     with receiver(credential) as rx:
         rx.recall_items = [{"id": f"ext-{canaries[0]}", "text": f"Remote {canaries[1]}."}]
         root = short_tempdir()
-        d = Daemon(root / "h", env={"MEMORYD_TEST_PROVIDER_TOKEN": credential}, policy=allow,
-                   config=f'[projection]\nmode = "hybrid"\nproject = true\n'
-                          f'endpoint = "{rx.endpoint}/{canaries[5]}"\n'
-                          'credential_env = "MEMORYD_TEST_PROVIDER_TOKEN"\n'
-                          'poll_interval_s = 0.05\n')
+        d = Daemon(
+            root / "h",
+            env={"MEMORYD_TEST_PROVIDER_TOKEN": credential},
+            policy=allow,
+            config=f'[projection]\nmode = "hybrid"\nproject = true\n'
+            f'endpoint = "{rx.endpoint}/{canaries[5]}"\n'
+            'credential_env = "MEMORYD_TEST_PROVIDER_TOKEN"\n'
+            "poll_interval_s = 0.05\n",
+        )
         try:
             d.start()
             with d.control() as c:
                 enable_consent(c)
-                first = c.call("memory.write", {"action": "add", "entry": entry(
-                    canaries[2], f"Body {canaries[3]}.")})["entries"][0]
+                first = c.call(
+                    "memory.write",
+                    {"action": "add", "entry": entry(canaries[2], f"Body {canaries[3]}.")},
+                )["entries"][0]
                 deadline = time.monotonic() + 30
                 while not rx.puts() and time.monotonic() < deadline:
                     time.sleep(0.02)
                 assert rx.puts(), "the entry was never projected"
                 task = c.call("task.begin", {})["task_id"]
-                out = c.call("memory.context", {"task_id": task,
-                                                "intent": f"about {canaries[4]}"})
+                out = c.call("memory.context", {"task_id": task, "intent": f"about {canaries[4]}"})
                 assert canaries[1] in out["rendered"]  # the evidence really arrived
-                c.call("memory.write", {"action": "remove", "id": first["id"],
-                                        "expected_revision": 1})
+                c.call(
+                    "memory.write", {"action": "remove", "id": first["id"], "expected_revision": 1}
+                )
                 statuses = json.dumps(c.call("memory.status", {}))
                 exported = json.dumps(c.call("audit.export", {}))
             report = d.memctl("projection", "report").stdout.decode()
@@ -313,8 +392,12 @@ def test_no_canary_or_credential_leaves_through_projection() -> None:
             d.stop()
             log = d.log()
             shutil.rmtree(root, ignore_errors=True)
-    for place, text in (("log", log), ("status", statuses), ("audit", exported),
-                        ("report", report)):
+    for place, text in (
+        ("log", log),
+        ("status", statuses),
+        ("audit", exported),
+        ("report", report),
+    ):
         assert _leaks(text, [*canaries, credential]) == [], place
     assert "projection_sent" in exported and "external_recall" in exported
 
@@ -333,21 +416,35 @@ def test_no_canary_in_the_ui_server_log(run: Run) -> None:
         cookie = server.login()
         page = server.http("GET", "/memories", cookie=cookie)
         csrf = csrf_of(page.body)
-        server.http("POST", "/memories", cookie=cookie,
-                    form={"csrf": csrf, "query": f"find {run.new()}"})
+        server.http(
+            "POST", "/memories", cookie=cookie, form={"csrf": csrf, "query": f"find {run.new()}"}
+        )
         for link in set(re.findall(r'href="(/entry/[^"]+)"', page.body)):
             server.http("GET", link, cookie=cookie)
         for path in ("/pending", "/consent", "/audit", "/status"):
             assert server.http("GET", path, cookie=cookie).status == 200
-        issued = server.http("POST", "/tokens/issue", cookie=cookie,
-                             form={"csrf": csrf, "kind": "local", "subject": run.new()})
-        secrets_seen.append(issued.body.split('id="tok"', 1)[1].split('value="', 1)[1]
-                            .split('"', 1)[0])
-        server.http("POST", "/identity", cookie=cookie,
-                    form={"csrf": csrf, "kind": "local", "subject": run.new()})
+        issued = server.http(
+            "POST",
+            "/tokens/issue",
+            cookie=cookie,
+            form={"csrf": csrf, "kind": "local", "subject": run.new()},
+        )
+        secrets_seen.append(
+            issued.body.split('id="tok"', 1)[1].split('value="', 1)[1].split('"', 1)[0]
+        )
+        server.http(
+            "POST",
+            "/identity",
+            cookie=cookie,
+            form={"csrf": csrf, "kind": "local", "subject": run.new()},
+        )
         server.http("GET", "/memories", cookie=cookie)
-        server.http("POST", "/memories/add", cookie=cookie, form={
-            "csrf": csrf, "type": "fact", "title": run.new(), "body": f"a {run.new()} b"})
+        server.http(
+            "POST",
+            "/memories/add",
+            cookie=cookie,
+            form={"csrf": csrf, "type": "fact", "title": run.new(), "body": f"a {run.new()} b"},
+        )
         server.http("POST", "/memories", cookie=cookie, form={"query": run.new()})  # no CSRF
         server.http("GET", f"/entry/{run.new()}", cookie=cookie)
         server.http("GET", f"/memories?v={run.new()}", cookie=cookie, host="evil.example")

@@ -39,8 +39,14 @@ from tests.harness import (
 
 
 def _write(c: Client, title: str) -> Any:
-    return c.call("memory.write", {"target": "memory", "action": "add",
-                                   "entry": entry(title, f"notes about {title.lower()}")})
+    return c.call(
+        "memory.write",
+        {
+            "target": "memory",
+            "action": "add",
+            "entry": entry(title, f"notes about {title.lower()}"),
+        },
+    )
 
 
 def _edit_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> None:
@@ -113,10 +119,9 @@ def test_audit_checkpoint_signs_the_current_head(shared: Daemon) -> None:
         cp = c.call("audit.checkpoint", {})
     assert set(cp) == {"seq", "hash", "ts", "signature", "public_key"}
     assert (cp["seq"], cp["hash"]) == (head["seq"], head["hash"])
-    key = (shared.home / "keys" / "checkpoint.ed25519")
+    key = shared.home / "keys" / "checkpoint.ed25519"
     assert key.stat().st_mode & 0o777 == 0o600
-    verify_checkpoint_signature(decode_checkpoint(json.dumps(cp)),
-                                public_key_of(key.read_bytes()))
+    verify_checkpoint_signature(decode_checkpoint(json.dumps(cp)), public_key_of(key.read_bytes()))
 
 
 def test_a_checkpoint_is_recorded_as_an_audit_event_and_in_status(shared: Daemon) -> None:
@@ -153,8 +158,11 @@ def test_memctl_checkpoint_then_verify_against_it_succeeds(shared: Daemon, tmp_p
 def test_a_checkpoint_signed_by_another_key_is_refused(shared: Daemon, tmp_path: Path) -> None:
     with shared.control() as c:
         head = c.call("memory.status", {})["audit"]
-    forged = sign_checkpoint(generate_signing_key(), ChainHead(seq=head["seq"], hash=head["hash"]),
-                             "2026-01-01T00:00:00.000000Z")
+    forged = sign_checkpoint(
+        generate_signing_key(),
+        ChainHead(seq=head["seq"], hash=head["hash"]),
+        "2026-01-01T00:00:00.000000Z",
+    )
     kept = tmp_path / "forged.json"
     kept.write_text(json.dumps({f: getattr(forged, f) for f in forged.__struct_fields__}))
     verdict = shared.memctl("audit", "verify", "--checkpoint", str(kept), "--json")
@@ -230,7 +238,8 @@ def test_a_truncated_tail_behind_the_kept_checkpoint_is_found_at_start(fresh: Da
 
 
 def test_a_rollback_of_database_and_checkpoints_is_caught_by_a_kept_checkpoint(
-        fresh: Daemon, tmp_path: Path) -> None:
+    fresh: Daemon, tmp_path: Path
+) -> None:
     out = fresh.memctl("audit", "checkpoint")
     kept = tmp_path / "cp.json"
     kept.write_bytes(out.stdout)
@@ -241,8 +250,9 @@ def test_a_rollback_of_database_and_checkpoints_is_caught_by_a_kept_checkpoint(
     _edit_db(fresh, "DELETE FROM checkpoints")
     if pg_store_of(fresh.home) is not None:
         # PostgreSQL keeps the chain's head in a row of its own: rolled back too.
-        (top, top_hash), = _query_db(fresh, "SELECT seq, hash FROM audit"
-                                            " ORDER BY seq DESC LIMIT 1")
+        ((top, top_hash),) = _query_db(
+            fresh, "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"
+        )
         _edit_db(fresh, "UPDATE audit_head SET seq = ?, hash = ?", (top, unpack_hash(top_hash)))
     (fresh.home / "last_checkpoint.json").unlink()
     fresh.start()
@@ -254,8 +264,10 @@ def test_a_rollback_of_database_and_checkpoints_is_caught_by_a_kept_checkpoint(
     assert result["ok"] is False
     assert result["reason"] in ("truncated", "checkpoint_mismatch")
     assert result["first_bad_seq"] <= seq
-    assert f"seq {result['first_bad_seq']}".encode() in fresh.memctl(
-        "audit", "verify", "--checkpoint", str(kept)).stdout
+    assert (
+        f"seq {result['first_bad_seq']}".encode()
+        in fresh.memctl("audit", "verify", "--checkpoint", str(kept)).stdout
+    )
 
 
 def test_an_altered_kept_checkpoint_file_is_tampering(fresh: Daemon) -> None:
@@ -299,15 +311,28 @@ def test_memory_verify_names_an_entry_with_no_audit_event(fresh: Daemon) -> None
     # SQLite's file keeps what a row can derive in columns of its own
     # (daemon/storage/sqlite_schema.py, ENTRIES_TABLE: the summary in summary_text, the
     # basis in basis_text, ...); PostgreSQL's table keeps every value as is.
-    stored = (("summary", "basis", "updated_at", "renewed_at", "content_hash", "status_at")
-              if pg_store_of(fresh.home) is not None else
-              ("summary_text", "basis_text", "updated_text", "renewed_text", "content_key",
-               "status_text"))
-    columns = ("owner, target, scope, type, body, status, revision, source, eligible,"
-               " validity, pinned, created_at, ttl_days, expires_at, use_count, last_used_at,"
-               " superseded_by, evidence_hash, archive_reason, " + ", ".join(stored))
-    _edit_db(fresh, f"INSERT INTO entries(id, title, {columns})"  # noqa: S608 (our names)
-             f" SELECT 'ent_planted', 'Planted', {columns} FROM entries LIMIT 1")
+    stored = (
+        ("summary", "basis", "updated_at", "renewed_at", "content_hash", "status_at")
+        if pg_store_of(fresh.home) is not None
+        else (
+            "summary_text",
+            "basis_text",
+            "updated_text",
+            "renewed_text",
+            "content_key",
+            "status_text",
+        )
+    )
+    columns = (
+        "owner, target, scope, type, body, status, revision, source, eligible,"
+        " validity, pinned, created_at, ttl_days, expires_at, use_count, last_used_at,"
+        " superseded_by, evidence_hash, archive_reason, " + ", ".join(stored)
+    )
+    _edit_db(
+        fresh,
+        f"INSERT INTO entries(id, title, {columns})"  # noqa: S608 (our names)
+        f" SELECT 'ent_planted', 'Planted', {columns} FROM entries LIMIT 1",
+    )
     fresh.start()
     with fresh.control() as c:
         assert c.call("memory.verify", {})["mismatches"] == ["ent_planted"]
@@ -316,7 +341,13 @@ def test_memory_verify_names_an_entry_with_no_audit_event(fresh: Daemon) -> None
 def test_memory_verify_accepts_a_removed_entry_whose_text_is_gone(fresh: Daemon) -> None:
     with fresh.control() as c:
         added = _write(c, "Short lived")["entries"][0]
-        c.call("memory.write", {"target": "memory", "action": "remove", "id": added["id"],
-                                "expected_revision": added["revision"]})
+        c.call(
+            "memory.write",
+            {
+                "target": "memory",
+                "action": "remove",
+                "id": added["id"],
+                "expected_revision": added["revision"],
+            },
+        )
         assert c.call("memory.verify", {})["mismatches"] == []
-

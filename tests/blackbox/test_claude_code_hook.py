@@ -48,17 +48,24 @@ def d() -> Iterator[Daemon]:
 
 
 def run_hook(d: Daemon, payload: bytes) -> subprocess.CompletedProcess[bytes]:
-    env = {**d.env, "MEMORYD_HOME": str(d.home),
-           "MEMCTL": f"{sys.executable} -m memoryd.memctl"}
-    return subprocess.run([sys.executable, str(HOOK)], input=payload, env=env,
-                          capture_output=True, timeout=120, check=False)
+    env = {**d.env, "MEMORYD_HOME": str(d.home), "MEMCTL": f"{sys.executable} -m memoryd.memctl"}
+    return subprocess.run(
+        [sys.executable, str(HOOK)],
+        input=payload,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_the_session_end_hook_submits_the_session_for_extraction(d: Daemon) -> None:
     with d.control() as c:
         enable_consent(c)
-        done = run_hook(d, json.dumps({"hook_event_name": "SessionEnd",
-                                       "transcript_path": str(SESSION)}).encode())
+        done = run_hook(
+            d,
+            json.dumps({"hook_event_name": "SessionEnd", "transcript_path": str(SESSION)}).encode(),
+        )
         assert done.returncode == 0 and done.stderr == b"", done.stderr
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

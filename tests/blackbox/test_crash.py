@@ -51,12 +51,22 @@ def _writer(path: Path, scope: str, name: str, stop: threading.Event, ledger: Le
             size = 3 if rng.random() < 0.5 else 1
             titles = [f"{name} n{n} k{k}" for k in range(size)]
             if size == 1:
-                params: dict[str, Any] = {"target": "memory", "scope": scope, "action": "add",
-                                          "entry": entry(titles[0], f"note {n} of {name}")}
+                params: dict[str, Any] = {
+                    "target": "memory",
+                    "scope": scope,
+                    "action": "add",
+                    "entry": entry(titles[0], f"note {n} of {name}"),
+                }
             else:
-                params = {"target": "memory", "scope": scope, "action": "batch",
-                          "ops": [{"action": "add", "entry": entry(t, f"part {k} of {n}")}
-                                  for k, t in enumerate(titles)]}
+                params = {
+                    "target": "memory",
+                    "scope": scope,
+                    "action": "batch",
+                    "ops": [
+                        {"action": "add", "entry": entry(t, f"part {k} of {n}")}
+                        for k, t in enumerate(titles)
+                    ],
+                }
             try:
                 result = c.call("memory.write", params)
             except (OSError, RpcError, TimeoutError):
@@ -118,7 +128,8 @@ def crash_daemon() -> Iterator[Daemon]:
 
 
 def test_acknowledged_writes_survive_kill_9_and_batches_stay_whole(
-        crash_daemon: Daemon, slow: bool) -> None:
+    crash_daemon: Daemon, slow: bool
+) -> None:
     d = crash_daemon
     seed = random.randrange(1 << 30)
     rng = random.Random(seed)
@@ -127,9 +138,13 @@ def test_acknowledged_writes_survive_kill_9_and_batches_stay_whole(
     for rnd in range(rounds):
         stop = threading.Event()
         ledgers = [Ledger() for _ in range(WRITERS)]
-        threads = [threading.Thread(target=_writer, args=(
-            d.control_path, f"crash:r{rnd}", f"s{seed} r{rnd} w{i}", stop, ledgers[i]))
-            for i in range(WRITERS)]
+        threads = [
+            threading.Thread(
+                target=_writer,
+                args=(d.control_path, f"crash:r{rnd}", f"s{seed} r{rnd} w{i}", stop, ledgers[i]),
+            )
+            for i in range(WRITERS)
+        ]
         for t in threads:
             t.start()
         if rnd % 2:
@@ -161,8 +176,8 @@ def test_acknowledged_writes_survive_kill_9_and_batches_stay_whole(
             for op_id, ids, _titles in acked:
                 assert op_id in operations, f"seed {seed} round {rnd}: {op_id} not audited"
                 for i in range(0, len(ids), 10):
-                    got = c.call("memory.read", {"ids": ids[i:i + 10]})["entries"]
-                    assert [e["id"] for e in got] == ids[i:i + 10], f"seed {seed} round {rnd}"
+                    got = c.call("memory.read", {"ids": ids[i : i + 10]})["entries"]
+                    assert [e["id"] for e in got] == ids[i : i + 10], f"seed {seed} round {rnd}"
     assert acked_total, "no write was acknowledged in any round"
     d.stop()
     if pg_store_of(d.home) is None:
@@ -189,18 +204,24 @@ Body = Callable[[InProcess], Awaitable[None]]
 @pytest.fixture(params=sorted(FAILURES))
 def failing(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[Body], None]:
     """Run a body on a composed daemon whose first COMMIT fails."""
+
     def run(body: Body) -> None:
         async def go() -> None:
             with composed(tmp_path / "h") as daemon:
                 daemon.store.fail_next_commit = FAILURES[request.param]()
                 await body(daemon)
+
         anyio.run(go, backend="asyncio")
+
     return run
 
 
 async def _write_in(daemon: InProcess, title: str, **extra: Any) -> Any:
-    return await daemon.call("control", "memory.write", {
-        "target": "memory", "action": "add", "entry": entry(title, f"body of {title}"), **extra})
+    return await daemon.call(
+        "control",
+        "memory.write",
+        {"target": "memory", "action": "add", "entry": entry(title, f"body of {title}"), **extra},
+    )
 
 
 async def _store_unavailable(daemon: InProcess, title: str, **extra: Any) -> CallFailed:
@@ -215,23 +236,27 @@ async def _operation_ids(daemon: InProcess) -> set[str]:
 
 
 def test_a_failed_commit_is_store_unavailable_and_not_acknowledged(
-        failing: Callable[[Body], None]) -> None:
+    failing: Callable[[Body], None],
+) -> None:
     async def body(daemon: InProcess) -> None:
         err = await _store_unavailable(daemon, "Lost note", idempotency_key="k-1")
         assert (err.error["code"], err.data_code) == (-32006, "store_unavailable")
         assert (await daemon.call("control", "memory.list", {"query": "Lost"}))["items"] == []
         assert await _operation_ids(daemon) == set()
+
     failing(body)
 
 
 def test_after_a_failed_commit_governed_writes_stay_refused(
-        failing: Callable[[Body], None]) -> None:
+    failing: Callable[[Body], None],
+) -> None:
     async def body(daemon: InProcess) -> None:
         await _store_unavailable(daemon, "First")
         err = await _store_unavailable(daemon, "Second")
         assert err.data_code == "store_unavailable"
         status = await daemon.call("control", "memory.status", {})
         assert status["backend"]["health"] == "degraded"
+
     failing(body)
 
 
@@ -241,11 +266,13 @@ def test_reads_go_on_while_writes_are_refused(failing: Callable[[Body], None]) -
         assert (await daemon.call("control", "memory.list", {}))["items"] == []
         status = await daemon.call("control", "memory.status", {})
         assert status["audit"]["verified"] is True
+
     failing(body)
 
 
 def test_writes_resume_once_the_chain_verifies_and_the_failed_call_never_appears(
-        failing: Callable[[Body], None], tmp_path: Path) -> None:
+    failing: Callable[[Body], None], tmp_path: Path
+) -> None:
     retried: dict[str, Any] = {}
 
     async def body(daemon: InProcess) -> None:
@@ -256,24 +283,30 @@ def test_writes_resume_once_the_chain_verifies_and_the_failed_call_never_appears
         retried.update(await _write_in(daemon, "Lost note", idempotency_key="k-1"))
         assert retried["outcome"] == "applied"
         assert await _operation_ids(daemon) == {retried["operation_id"]}
+
     failing(body)
 
     async def restarted() -> list[str]:
         with composed(tmp_path / "h") as daemon:
             items = (await daemon.call("control", "memory.list", {}))["items"]
             return [i["id"] for i in items]
+
     assert anyio.run(restarted, backend="asyncio") == [e["id"] for e in retried["entries"]]
+
 
 def test_the_daemon_reads_no_test_switch_from_its_environment() -> None:
     # Failures are injected through the in-process seam (tests/inproc.py);
     # the program an operator runs has no switch that breaks it on purpose.
-    env = {"MEMORYD_TEST_FAULTS": "commit=disk_full",
-           "MEMORYD_TEST_RECEIPT_FAULTS": "defer_receipts,checkpoint_busy"}
+    env = {
+        "MEMORYD_TEST_FAULTS": "commit=disk_full",
+        "MEMORYD_TEST_RECEIPT_FAULTS": "defer_receipts,checkpoint_busy",
+    }
     with running(env=env) as d, d.control() as c:
         written = c.call("memory.write", {"action": "add", "entry": entry("Kept note", "kept")})
         assert written["outcome"] == "applied"
         [e] = written["entries"]
-        removed = c.call("memory.write", {"action": "remove", "id": e["id"],
-                                          "expected_revision": e["revision"]})
+        removed = c.call(
+            "memory.write", {"action": "remove", "id": e["id"], "expected_revision": e["revision"]}
+        )
         assert removed["receipt"]["status"] == "verified"
     assert "test_faults" not in d.log()

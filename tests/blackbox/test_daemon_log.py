@@ -17,8 +17,11 @@ from tests.harness import MEMORYD, REPO, running, short_tempdir
 
 def test_the_ready_line_names_the_home_and_both_sockets() -> None:
     with running() as d:
-        ready = [json.loads(line) for line in d.log().splitlines()
-                 if line.startswith("{") and '"ready"' in line]
+        ready = [
+            json.loads(line)
+            for line in d.log().splitlines()
+            if line.startswith("{") and '"ready"' in line
+        ]
         assert len(ready) == 1
         line = ready[0]
         assert line["home"] == str(d.home)
@@ -31,8 +34,14 @@ def test_on_a_terminal_the_log_is_in_the_console_format() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env.update(PYTHONPATH=str(REPO), MEMORYD_HOME=str(home))
     primary, secondary = pty.openpty()
-    proc = subprocess.Popen([*MEMORYD, "serve", "--home", str(home)], env=env, cwd=REPO,
-                            stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary)
+    proc = subprocess.Popen(
+        [*MEMORYD, "serve", "--home", str(home)],
+        env=env,
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stdout=secondary,
+        stderr=secondary,
+    )
     os.close(secondary)
     seen = b""
     try:

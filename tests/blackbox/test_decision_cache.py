@@ -41,8 +41,12 @@ def d() -> Iterator[Daemon]:
 
 
 def _write(tid: str, title: str, type_: str = "preference") -> dict[str, Any]:
-    return {"task_id": tid, "action": "add", "scope": "kept:t",
-            "entry": entry(title, f"Body of {title}.", type_=type_)}
+    return {
+        "task_id": tid,
+        "action": "add",
+        "scope": "kept:t",
+        "entry": entry(title, f"Body of {title}.", type_=type_),
+    }
 
 
 def _task(c: Client, a: Client, **consent: bool) -> tuple[dict[str, str], dict[str, Any], str]:
@@ -63,8 +67,7 @@ def test_a_reloaded_policy_is_decided_on_not_the_kept_allow(d: Daemon) -> None:
         ident, _issued, tid = _task(c, a)
         for title in ("First", "Second"):
             assert a.call("memory.write", _write(tid, title))["outcome"] == "applied"
-        (d.home / "policy.toml").write_text(_ALLOW.replace('effect = "allow"',
-                                                           'effect = "deny"'))
+        (d.home / "policy.toml").write_text(_ALLOW.replace('effect = "allow"', 'effect = "deny"'))
         assert c.call("policy.reload", {})["loaded"]
         expect(-32001, "policy_denied", a.call, "memory.write", _write(tid, "Third"))
         assert _titles(c, ident) == {"First", "Second"}
@@ -80,15 +83,15 @@ def test_a_revoked_token_stops_a_write_its_task_had_decided(d: Daemon) -> None:
         assert _titles(c, ident) == {"First", "Second"}
 
 
-def test_consent_withdrawn_binds_a_new_task_whose_write_is_shaped_as_a_kept_one(
-        d: Daemon) -> None:
+def test_consent_withdrawn_binds_a_new_task_whose_write_is_shaped_as_a_kept_one(d: Daemon) -> None:
     with d.control() as c, d.agent() as a:
         ident, issued, tid = _task(c, a)
         assert a.call("memory.write", _write(tid, "First"))["outcome"] == "applied"
         enable_consent(c, ident, read=False, contribute=False)
         later = a.call("task.begin", {"token": issued["token"], "scopes": ["kept:t"]})
-        expect(-32001, "consent_required", a.call, "memory.write",
-               _write(later["task_id"], "Second"))
+        expect(
+            -32001, "consent_required", a.call, "memory.write", _write(later["task_id"], "Second")
+        )
         assert _titles(c, ident) == {"First"}
 
 
@@ -107,9 +110,15 @@ def test_a_type_rule_tells_apart_writes_alike_in_all_else(d: Daemon) -> None:
         ident, _issued, tid = _task(c, a)
         assert a.call("memory.write", _write(tid, "Liked"))["outcome"] == "applied"
         assert a.call("memory.write", _write(tid, "Liked too"))["outcome"] == "applied"
-        expect(-32001, "policy_denied", a.call, "memory.write",
-               _write(tid, "Learnt", type_="lesson"))
+        expect(
+            -32001, "policy_denied", a.call, "memory.write", _write(tid, "Learnt", type_="lesson")
+        )
         assert a.call("memory.write", _write(tid, "Liked again"))["outcome"] == "applied"
-        expect(-32001, "policy_denied", a.call, "memory.write",
-               _write(tid, "Learnt again", type_="lesson"))
+        expect(
+            -32001,
+            "policy_denied",
+            a.call,
+            "memory.write",
+            _write(tid, "Learnt again", type_="lesson"),
+        )
         assert _titles(c, ident) == {"Liked", "Liked too", "Liked again"}

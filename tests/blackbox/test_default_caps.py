@@ -35,9 +35,13 @@ def test_a_thousand_realistic_notes_fit_one_scope_under_the_defaults(d: Daemon) 
     assert sum(len(n.encode()) for n in notes) > 2 * 65_536  # far past the old budget
     with d.control() as c:
         for start in range(0, len(notes), 50):
-            ops = [{"action": "add", "entry": {"type": "fact", "title": f"note {start + i}",
-                                               "body": body}}
-                   for i, body in enumerate(notes[start:start + 50])]
+            ops = [
+                {
+                    "action": "add",
+                    "entry": {"type": "fact", "title": f"note {start + i}", "body": body},
+                }
+                for i, body in enumerate(notes[start : start + 50])
+            ]
             out = c.call("memory.write", {"action": "batch", "scope": "busy", "ops": ops})
             assert out["outcome"] == "applied"
         listed = c.call("memory.list", {"scope": "busy", "page_size": 1})

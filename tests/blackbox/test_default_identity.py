@@ -25,8 +25,7 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
-def _jwt(claims: dict[str, Any], key: Ed25519PrivateKey | None = None,
-         alg: str = "EdDSA") -> str:
+def _jwt(claims: dict[str, Any], key: Ed25519PrivateKey | None = None, alg: str = "EdDSA") -> str:
     head = _b64(json.dumps({"alg": alg, "typ": "JWT"}).encode())
     body = _b64(json.dumps(claims).encode())
     signing = f"{head}.{body}".encode()
@@ -85,8 +84,12 @@ def _refused(env: Mapping[str, str], config: str | None = None) -> Iterator[Daem
 
 
 def test_identity_json_is_used_first() -> None:
-    ident = _identity({"MEMORYD_IDENTITY_JSON": json.dumps({"kind": "device", "subject": "bob"}),
-                       "MEMORYD_USER_ID": "bob"})
+    ident = _identity(
+        {
+            "MEMORYD_IDENTITY_JSON": json.dumps({"kind": "device", "subject": "bob"}),
+            "MEMORYD_USER_ID": "bob",
+        }
+    )
     assert ident["source"] == "identity_json"
     assert ident["identity_verified"] is False
     assert ident["owner"].startswith("own_")
@@ -95,7 +98,8 @@ def test_identity_json_is_used_first() -> None:
 def test_the_same_subject_under_two_kinds_is_two_owners() -> None:
     device = {"MEMORYD_IDENTITY_JSON": json.dumps({"kind": "device", "subject": "bob"})}
     as_device, as_user, again = _identities(
-        (device, None), ({"MEMORYD_USER_ID": "bob"}, None), (device, None))
+        (device, None), ({"MEMORYD_USER_ID": "bob"}, None), (device, None)
+    )
     assert as_user["source"] == "user_id"
     assert as_device["owner"] == again["owner"]  # stable across restarts of one home
     assert as_device["owner"] != as_user["owner"]
@@ -124,8 +128,9 @@ def test_verified_and_unverified_claims_of_one_subject_are_one_owner() -> None:
     # Verification says whether the claims were checked; it does not change who they name.
     key = Ed25519PrivateKey.generate()
     token = _jwt({"sub": "frank"}, key)
-    verified, unverified = _identities(({"MEMORYD_TOKEN": token}, _config(key)),
-                                       ({"MEMORYD_TOKEN": token}, None))
+    verified, unverified = _identities(
+        ({"MEMORYD_TOKEN": token}, _config(key)), ({"MEMORYD_TOKEN": token}, None)
+    )
     assert (verified["identity_verified"], unverified["identity_verified"]) == (True, False)
     assert verified["owner"] == unverified["owner"]
 

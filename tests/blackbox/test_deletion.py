@@ -32,8 +32,14 @@ def add(c: Client, **fields: Any) -> dict[str, Any]:
 
 
 def remove(c: Client, e: dict[str, Any]) -> dict[str, Any]:
-    return c.call("memory.write", {"action": "remove", "id": e["id"],  # type: ignore[no-any-return]
-                                   "expected_revision": e["revision"]})
+    return c.call(
+        "memory.write",
+        {
+            "action": "remove",
+            "id": e["id"],  # type: ignore[no-any-return]
+            "expected_revision": e["revision"],
+        },
+    )
 
 
 def hits(d: Daemon | Path, needles: list[bytes]) -> list[str]:
@@ -63,9 +69,10 @@ def _pg_files(home: Path) -> list[Path]:
         conn.commit()
         conn.autocommit = True
         conn.execute("CHECKPOINT")
-        row = conn.execute("SELECT current_setting('data_directory'),"
-                           " (SELECT oid FROM pg_database WHERE datname = current_database())"
-                           ).fetchone()
+        row = conn.execute(
+            "SELECT current_setting('data_directory'),"
+            " (SELECT oid FROM pg_database WHERE datname = current_database())"
+        ).fetchone()
     assert row is not None
     return sorted(p for p in (Path(row[0]) / "base" / str(row[1])).iterdir() if p.is_file())
 
@@ -79,19 +86,36 @@ def test_removed_text_is_gone_from_every_file_under_the_home(d: Daemon) -> None:
     needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
     with d.control() as c:
         enable_consent(c)
-        e = add(c, title=f"Canary {canary}", body=f"The body carries {canary} twice: {canary}.",
-                summary=f"card {canary}", basis={"kind": "human", "note": f"from {canary}"},
-                validity={"check": f"ask about {canary}"})
-        e = c.call("memory.write", {
-            "action": "replace", "id": e["id"], "expected_revision": 1,
-            "entry": entry(title=f"Canary {canary}", body=f"Second revision {canary}."),
-        })["entries"][0]
+        e = add(
+            c,
+            title=f"Canary {canary}",
+            body=f"The body carries {canary} twice: {canary}.",
+            summary=f"card {canary}",
+            basis={"kind": "human", "note": f"from {canary}"},
+            validity={"check": f"ask about {canary}"},
+        )
+        e = c.call(
+            "memory.write",
+            {
+                "action": "replace",
+                "id": e["id"],
+                "expected_revision": 1,
+                "entry": entry(title=f"Canary {canary}", body=f"Second revision {canary}."),
+            },
+        )["entries"][0]
         task = c.call("task.begin", {})["task_id"]
         with d.agent() as a:
             agent_task = a.call("task.begin", {})["task_id"]
-            pending = a.call("memory.write", {
-                "task_id": agent_task, "action": "replace", "id": e["id"], "expected_revision": 2,
-                "entry": entry(title=f"Canary {canary}", body=f"Proposed {canary} change.")})
+            pending = a.call(
+                "memory.write",
+                {
+                    "task_id": agent_task,
+                    "action": "replace",
+                    "id": e["id"],
+                    "expected_revision": 2,
+                    "entry": entry(title=f"Canary {canary}", body=f"Proposed {canary} change."),
+                },
+            )
             assert pending["outcome"] == "pending"
         try:
             c.call("memory.context", {"task_id": task, "intent": f"canary {canary}"})
@@ -101,8 +125,10 @@ def test_removed_text_is_gone_from_every_file_under_the_home(d: Daemon) -> None:
         assert hits(d, needles)  # the scan does find the canary while it is stored
         out = remove(c, e)
         assert out["receipt"]["status"] == "verified"
-        assert c.call("memory.receipt", {"receipt_id": out["receipt"]["receipt_id"]})[
-            "status"] == "verified"
+        assert (
+            c.call("memory.receipt", {"receipt_id": out["receipt"]["receipt_id"]})["status"]
+            == "verified"
+        )
         action = c.call("governance.action.get", {"action_id": pending["action_id"]})
         assert action["status"] == "failed"
     assert hits(d, needles) == []
@@ -116,8 +142,9 @@ def test_a_denied_proposal_leaves_no_text_in_any_file() -> None:
         with d.control() as c, d.agent() as a:
             enable_consent(c)
             task = a.call("task.begin", {})["task_id"]
-            pending = a.call("memory.write", {"task_id": task, "action": "add",
-                                              "entry": canary_entry(canary)})
+            pending = a.call(
+                "memory.write", {"task_id": task, "action": "add", "entry": canary_entry(canary)}
+            )
             assert pending["outcome"] == "pending"
             assert hits(d, needles)  # the proposal is stored until decided
             c.call("governance.action.deny", {"action_id": pending["action_id"]})
@@ -136,16 +163,23 @@ def test_an_expired_proposal_leaves_no_text_in_any_file(tmp_path: Path) -> None:
     async def go() -> None:
         with composed(home, clock=clock, config="pending_ttl_days = 1\n") as daemon:
             consent = await daemon.call("control", "consent.get", {})
-            await daemon.call("control", "consent.set", {
-                "read": True, "contribute": True, "version": consent["version"]})
+            await daemon.call(
+                "control",
+                "consent.set",
+                {"read": True, "contribute": True, "version": consent["version"]},
+            )
             task = (await daemon.call("agent", "task.begin", {}))["task_id"]
-            pending = await daemon.call("agent", "memory.write", {
-                "task_id": task, "action": "add", "entry": canary_entry(canary)})
+            pending = await daemon.call(
+                "agent",
+                "memory.write",
+                {"task_id": task, "action": "add", "entry": canary_entry(canary)},
+            )
             assert pending["outcome"] == "pending"
             assert hits(home, needles)
             clock.advance(days=1, seconds=1)
-            status = await daemon.call("control", "governance.action.get",
-                                       {"action_id": pending["action_id"]})
+            status = await daemon.call(
+                "control", "governance.action.get", {"action_id": pending["action_id"]}
+            )
             assert status["status"] == "expired"
             assert hits(home, needles) == []
 
@@ -165,15 +199,38 @@ def test_purged_text_is_gone_from_every_file_under_the_home(tmp_path: Path) -> N
 
     async def go() -> None:
         with composed(home, clock=clock, config="[retention]\npurge_grace_days = 1\n") as p:
-            first = (await p.call("control", "memory.write", {
-                "action": "add", "scope": "purge", "entry": entry(
-                    title=f"Canary {canary}", body=f"Body {canary}.", ttl_days=1,
-                    context=f"said beside {canary}")}))["entries"][0]
-            await p.call("control", "memory.write", {
-                "action": "replace", "scope": "purge", "id": first["id"], "expected_revision": 1,
-                "entry": entry(title=f"Canary {canary}", body=f"Again {canary}.", ttl_days=1)})
-            await p.call("control", "memory.write", {
-                "action": "add", "scope": "purge", "entry": entry(title="Stays", body="Kept.")})
+            first = (
+                await p.call(
+                    "control",
+                    "memory.write",
+                    {
+                        "action": "add",
+                        "scope": "purge",
+                        "entry": entry(
+                            title=f"Canary {canary}",
+                            body=f"Body {canary}.",
+                            ttl_days=1,
+                            context=f"said beside {canary}",
+                        ),
+                    },
+                )
+            )["entries"][0]
+            await p.call(
+                "control",
+                "memory.write",
+                {
+                    "action": "replace",
+                    "scope": "purge",
+                    "id": first["id"],
+                    "expected_revision": 1,
+                    "entry": entry(title=f"Canary {canary}", body=f"Again {canary}.", ttl_days=1),
+                },
+            )
+            await p.call(
+                "control",
+                "memory.write",
+                {"action": "add", "scope": "purge", "entry": entry(title="Stays", body="Kept.")},
+            )
             assert (await p.call("control", "memory.list", {"query": canary}))["items"]
             assert hits(home, needles)
             clock.advance(days=1, seconds=1)
@@ -186,8 +243,7 @@ def test_purged_text_is_gone_from_every_file_under_the_home(tmp_path: Path) -> N
 
 
 @pytest.mark.sqlite_only("a reader's snapshot holding SQLite's WAL")
-def test_text_a_reader_held_in_the_wal_leaves_it_by_the_next_janitor_pass(
-        tmp_path: Path) -> None:
+def test_text_a_reader_held_in_the_wal_leaves_it_by_the_next_janitor_pass(tmp_path: Path) -> None:
     """A denial (or a purge) truncates the WAL once; a reader's open snapshot
     makes that give up, and the frames with the dropped text stay in
     ``memory.db-wal``. The janitor's next pass truncates it then, whatever
@@ -198,17 +254,22 @@ def test_text_a_reader_held_in_the_wal_leaves_it_by_the_next_janitor_pass(
 
     async def go() -> None:
         with composed(home, clock=FakeClock()) as daemon:
-            await daemon.call("control", "consent.set", {
-                "read": True, "contribute": True, "version": 0})
+            await daemon.call(
+                "control", "consent.set", {"read": True, "contribute": True, "version": 0}
+            )
             task = (await daemon.call("agent", "task.begin", {}))["task_id"]
-            pending = await daemon.call("agent", "memory.write", {
-                "task_id": task, "action": "add", "entry": canary_entry(canary)})
+            pending = await daemon.call(
+                "agent",
+                "memory.write",
+                {"task_id": task, "action": "add", "entry": canary_entry(canary)},
+            )
             reader = apsw.Connection(str(home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
             try:
                 reader.execute("BEGIN")
                 reader.execute("SELECT count(*) FROM entries").fetchall()
-                await daemon.call("control", "governance.action.deny",
-                                  {"action_id": pending["action_id"]})
+                await daemon.call(
+                    "control", "governance.action.deny", {"action_id": pending["action_id"]}
+                )
                 assert hits(home, needles) == ["memory.db-wal"]  # held back by the reader
             finally:
                 reader.execute("COMMIT")
@@ -220,9 +281,13 @@ def test_text_a_reader_held_in_the_wal_leaves_it_by_the_next_janitor_pass(
 
 
 def canary_entry(canary: str) -> dict[str, Any]:
-    return entry(title=f"Canary {canary}", body=f"Proposed {canary} text.",
-                 summary=f"card {canary}", basis={"kind": "human", "note": f"from {canary}"},
-                 validity={"check": f"ask about {canary}"})
+    return entry(
+        title=f"Canary {canary}",
+        body=f"Proposed {canary} text.",
+        summary=f"card {canary}",
+        basis={"kind": "human", "note": f"from {canary}"},
+        validity={"check": f"ask about {canary}"},
+    )
 
 
 def test_removed_entry_keeps_a_tombstone_without_text(d: Daemon) -> None:
@@ -240,9 +305,15 @@ def test_removed_entry_cannot_be_written_again(d: Daemon) -> None:
         e = add(c, title="Final", body="once")
         out = remove(c, e)
         with pytest.raises(RpcError) as err:
-            c.call("memory.write", {"action": "replace", "id": e["id"],
-                                    "expected_revision": out["entries"][0]["revision"],
-                                    "entry": entry(title="Final", body="again")})
+            c.call(
+                "memory.write",
+                {
+                    "action": "replace",
+                    "id": e["id"],
+                    "expected_revision": out["entries"][0]["revision"],
+                    "entry": entry(title="Final", body="again"),
+                },
+            )
     assert err.value.data_code == "not_found"
 
 
@@ -250,8 +321,13 @@ def test_receipt_of_another_owner_is_not_found(d: Daemon) -> None:
     with d.control() as c:
         out = remove(c, add(c, title="Mine", body="owned"))
         with pytest.raises(RpcError) as err:
-            c.call("memory.receipt", {"receipt_id": out["receipt"]["receipt_id"],
-                                      "identity": {"kind": "local", "subject": "someone-else"}})
+            c.call(
+                "memory.receipt",
+                {
+                    "receipt_id": out["receipt"]["receipt_id"],
+                    "identity": {"kind": "local", "subject": "someone-else"},
+                },
+            )
     assert err.value.data_code == "not_found"
 
 
@@ -260,8 +336,11 @@ def test_receipt_event_is_audited_without_text(d: Daemon) -> None:
         out = remove(c, add(c, title="Audited", body="audited removal"))
         events = c.call("audit.export", {})["events"]
     rid = out["receipt"]["receipt_id"]
-    statuses = [e["details"]["status"] for e in events
-                if e["kind"] == "receipt" and e["details"].get("receipt_id") == rid]
+    statuses = [
+        e["details"]["status"]
+        for e in events
+        if e["kind"] == "receipt" and e["details"].get("receipt_id") == rid
+    ]
     assert statuses == ["verified"]
 
 
@@ -276,6 +355,7 @@ def with_faults(home: Path, faults: str, body: Callable[[InProcess], Awaitable[T
     async def go() -> T:
         with composed(home, faults=frozenset(n for n in faults.split(",") if n)) as daemon:
             return await body(daemon)
+
     return anyio.run(go, backend="asyncio")
 
 
@@ -285,8 +365,15 @@ async def add_in(daemon: InProcess, **fields: Any) -> dict[str, Any]:
 
 
 async def remove_in(daemon: InProcess, e: dict[str, Any]) -> dict[str, Any]:
-    return await daemon.call("control", "memory.write", {  # type: ignore[no-any-return]
-        "action": "remove", "id": e["id"], "expected_revision": e["revision"]})
+    return await daemon.call(
+        "control",
+        "memory.write",
+        {  # type: ignore[no-any-return]
+            "action": "remove",
+            "id": e["id"],
+            "expected_revision": e["revision"],
+        },
+    )
 
 
 async def receipt_status(daemon: InProcess, receipt_id: str) -> str:
@@ -302,6 +389,7 @@ def test_receipt_stays_pending_until_settled(tmp_path: Path) -> None:
         assert await receipt_status(daemon, rid) == "pending"
         assert (await daemon.call("control", "memory.gc", {}))["receipts_rechecked"] == 1
         assert await receipt_status(daemon, rid) == "verified"
+
     with_faults(tmp_path / "h", "defer_receipts", body)
 
 
@@ -316,6 +404,7 @@ def test_receipt_cut_off_by_a_crash_is_interrupted_then_reverified(tmp_path: Pat
         assert await receipt_status(daemon, rid) == "interrupted"
         await daemon.call("control", "memory.gc", {})
         assert await receipt_status(daemon, rid) == "verified"
+
     with_faults(tmp_path / "h", "", restarted)
 
 
@@ -326,22 +415,29 @@ def test_receipt_is_incomplete_when_the_wal_checkpoint_fails(tmp_path: Path) -> 
         assert out["receipt"]["status"] == "incomplete"
         assert await receipt_status(daemon, rid) == "incomplete"
         events = (await daemon.call("control", "audit.export", {}))["events"]
-        traces = [e["details"]["traces"] for e in events
-                  if e["kind"] == "receipt" and e["details"].get("receipt_id") == rid]
+        traces = [
+            e["details"]["traces"]
+            for e in events
+            if e["kind"] == "receipt" and e["details"].get("receipt_id") == rid
+        ]
         assert traces == [["wal"]]
+
     with_faults(tmp_path / "h", "checkpoint_busy", body)
 
 
 def test_receipt_is_external_unverified_while_a_projection_has_not_confirmed(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     async def body(daemon: InProcess) -> None:
         out = await remove_in(daemon, await add_in(daemon, title="Projected", body="copied out"))
         assert out["receipt"]["status"] == "external_unverified"
+
     with_faults(tmp_path / "h", "projection_unconfirmed", body)
 
 
 def test_an_unknown_receipt_fault_is_refused(tmp_path: Path) -> None:
     async def body(daemon: InProcess) -> None:
         raise AssertionError("composed with an unknown fault")
+
     with pytest.raises(ValueError, match="unknown lifecycle faults"):
         with_faults(tmp_path / "h", "no_such_fault", body)

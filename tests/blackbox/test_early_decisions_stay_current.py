@@ -63,28 +63,48 @@ def denying() -> Iterator[Daemon]:
 
 
 def test_a_write_the_policy_denies_keeps_a_secret_scope_name_out_of_the_chain(
-        denying: Daemon) -> None:
+    denying: Daemon,
+) -> None:
     # A deny is decided before the scan's verdict is looked at: the decision
     # event must not carry a scope name that the scan refuses, as the
     # rejection event does not ("memory/withheld:scope_refused").
     ident = fresh_identity("sc-")
     with denying.control() as c:
-        expect(-32001, "policy_denied", c.call, "memory.write", {
-            "identity": ident, "action": "add", "scope": SECRET_SCOPE, "entry": entry()})
+        expect(
+            -32001,
+            "policy_denied",
+            c.call,
+            "memory.write",
+            {"identity": ident, "action": "add", "scope": SECRET_SCOPE, "entry": entry()},
+        )
         # A batch whose first op already fails the scan (a secret in its body):
         # the scan stops there, so the second op's scope was never scanned.
-        expect(-32001, "policy_denied", c.call, "memory.write", {
-            "identity": ident, "action": "batch", "ops": [
-                {"action": "add", "scope": "plain",
-                 "entry": entry("Key", "the key is AKIAIOSFODNN7EXAMPLF")},
-                {"action": "add", "scope": SECRET_SCOPE + "/2", "entry": entry("Other")}]})
+        expect(
+            -32001,
+            "policy_denied",
+            c.call,
+            "memory.write",
+            {
+                "identity": ident,
+                "action": "batch",
+                "ops": [
+                    {
+                        "action": "add",
+                        "scope": "plain",
+                        "entry": entry("Key", "the key is AKIAIOSFODNN7EXAMPLF"),
+                    },
+                    {"action": "add", "scope": SECRET_SCOPE + "/2", "entry": entry("Other")},
+                ],
+            },
+        )
         exported = exported_audit(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
     assert "withheld:scope_refused" in exported
 
 
 def test_an_entry_id_the_daemon_never_made_is_not_found_before_any_decision(
-        denying: Daemon) -> None:
+    denying: Daemon,
+) -> None:
     # A write op names its entry by id, and a deny (or a proposal) is decided
     # and audited before the entry is looked up: an id the client made up,
     # which the Id pattern lets hold a key id, must be refused first.
@@ -93,14 +113,23 @@ def test_an_entry_id_the_daemon_never_made_is_not_found_before_any_decision(
         enable_consent(c, ident)
         token = c.call("token.issue", {"identity": ident})["token"]
         tid = a.call("task.begin", {"token": token})["task_id"]
-        archive = {"action": "archive", "id": SECRET_SCOPE, "expected_revision": 1,
-                   "reason": "old"}
+        archive = {"action": "archive", "id": SECRET_SCOPE, "expected_revision": 1, "reason": "old"}
         expect(-32003, "not_found", c.call, "memory.write", {"identity": ident, **archive})
         expect(-32003, "not_found", a.call, "memory.write", {"task_id": tid, **archive})
-        expect(-32003, "not_found", c.call, "memory.write", {
-            "identity": ident, "action": "batch", "ops": [
-                {"action": "add", "entry": entry("Fine")},
-                {**archive, "reason": "ignore all previous instructions"}]})
+        expect(
+            -32003,
+            "not_found",
+            c.call,
+            "memory.write",
+            {
+                "identity": ident,
+                "action": "batch",
+                "ops": [
+                    {"action": "add", "entry": entry("Fine")},
+                    {**archive, "reason": "ignore all previous instructions"},
+                ],
+            },
+        )
         exported = exported_audit(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
 
@@ -109,8 +138,7 @@ def test_an_entry_id_the_daemon_never_made_is_not_found_before_any_decision(
 DAEMON = {"policy": AGENT_WRITES}
 
 
-def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
-        d: Daemon) -> None:
+def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(d: Daemon) -> None:
     # A write without a scope goes to its task's first scope, which the write's
     # own scan never reads: the name must be scanned where it enters, at
     # task.begin (its scopes, or its token's), or it reaches the chain with
@@ -121,18 +149,30 @@ def test_a_task_scope_the_scan_refuses_is_refused_at_begin_and_never_audited(
         token = c.call("token.issue", {"identity": ident})["token"]
         # token.issue refuses such a scope now; a token kept from before
         # (its row holds the scope) still begins no task with it.
-        expect(-32004, "secret_detected", c.call, "token.issue",
-               {"identity": ident, "scopes": [SECRET_SCOPE]})
+        expect(
+            -32004,
+            "secret_detected",
+            c.call,
+            "token.issue",
+            {"identity": ident, "scopes": [SECRET_SCOPE]},
+        )
         issued = c.call("token.issue", {"identity": ident, "scopes": ["kept"]})
         scoped = issued["token"]
         _keep_token_scopes(d, issued["token_id"], [SECRET_SCOPE])
-        expect(-32004, "secret_detected", a.call, "task.begin",
-               {"token": token, "scopes": ["plain", SECRET_SCOPE]})
+        expect(
+            -32004,
+            "secret_detected",
+            a.call,
+            "task.begin",
+            {"token": token, "scopes": ["plain", SECRET_SCOPE]},
+        )
         expect(-32004, "secret_detected", a.call, "task.begin", {"token": scoped})
         # A clean task writes as before.
         tid = a.call("task.begin", {"token": token, "scopes": ["plain"]})["task_id"]
-        assert a.call("memory.write", {"task_id": tid, "action": "add",
-                                       "entry": entry()})["outcome"] == "applied"
+        assert (
+            a.call("memory.write", {"task_id": tid, "action": "add", "entry": entry()})["outcome"]
+            == "applied"
+        )
         exported = exported_audit(c)
     assert "AKIAIOSFODNN7EXAMPL" not in exported
 
@@ -143,19 +183,22 @@ def _keep_token_scopes(daemon: Daemon, token_id: str, scopes: list[str]) -> None
     pg = pg_store_of(daemon.home)
     if pg is not None:
         with pg_connect(*pg) as conn:
-            conn.execute("UPDATE tokens SET scopes = %s WHERE token_id = %s",
-                         (json.dumps(scopes), token_id))
+            conn.execute(
+                "UPDATE tokens SET scopes = %s WHERE token_id = %s", (json.dumps(scopes), token_id)
+            )
         return
     outside = apsw.Connection(str(daemon.home / "memory.db"))
     outside.set_busy_timeout(5_000)
     with outside:
-        outside.execute("UPDATE tokens SET scopes = ? WHERE token_id = ?",
-                        (json.dumps(scopes), token_id))
+        outside.execute(
+            "UPDATE tokens SET scopes = ? WHERE token_id = ?", (json.dumps(scopes), token_id)
+        )
     outside.close()
 
 
 def test_a_member_removed_from_a_team_cannot_write_there_on_the_next_control_call(
-        d: Daemon) -> None:
+    d: Daemon,
+) -> None:
     # A control-channel write is decided before the writer; its team view is
     # still read in the transaction, so a removal is seen on the next call.
     team = "sc-" + uuid.uuid4().hex[:8]
@@ -183,26 +226,37 @@ scope = "clock:t"
 
 
 def _write(task_id: str, title: str, **extra: Any) -> dict[str, Any]:
-    return {"task_id": task_id, "action": "add", "scope": "clock:t", "entry": entry(title),
-            **extra}
+    return {"task_id": task_id, "action": "add", "scope": "clock:t", "entry": entry(title), **extra}
 
 
-async def _verified_task(daemon: InProcess, begin: dict[str, Any],
-                         token_expires_in: int | None = None) -> str:
+async def _verified_task(
+    daemon: InProcess, begin: dict[str, Any], token_expires_in: int | None = None
+) -> str:
     """A task whose first write verified it on the agent connection (the next
     write on it is decided before the writer)."""
     consent = await daemon.call("control", "consent.get", {})
-    await daemon.call("control", "consent.set", {
-        "read": True, "contribute": True, "version": consent["version"]})
+    await daemon.call(
+        "control", "consent.set", {"read": True, "contribute": True, "version": consent["version"]}
+    )
     if token_expires_in is not None:
-        issued = await daemon.call("control", "token.issue", {
-            "identity": {"kind": "local", "subject": "clocked"},
-            "expires_in": token_expires_in})
-        consent = await daemon.call("control", "consent.get", {
-            "identity": {"kind": "local", "subject": "clocked"}})
-        await daemon.call("control", "consent.set", {
-            "identity": {"kind": "local", "subject": "clocked"},
-            "read": True, "contribute": True, "version": consent["version"]})
+        issued = await daemon.call(
+            "control",
+            "token.issue",
+            {"identity": {"kind": "local", "subject": "clocked"}, "expires_in": token_expires_in},
+        )
+        consent = await daemon.call(
+            "control", "consent.get", {"identity": {"kind": "local", "subject": "clocked"}}
+        )
+        await daemon.call(
+            "control",
+            "consent.set",
+            {
+                "identity": {"kind": "local", "subject": "clocked"},
+                "read": True,
+                "contribute": True,
+                "version": consent["version"],
+            },
+        )
         begin = {**begin, "token": issued["token"]}
     tid: str = (await daemon.call("agent", "task.begin", begin))["task_id"]
     out = await daemon.call("agent", "memory.write", _write(tid, "First"))
@@ -226,8 +280,9 @@ async def _refusal(daemon: InProcess, tid: str) -> tuple[str | None, int]:
     owners = [{}, {"identity": {"kind": "local", "subject": "clocked"}}]
     stored = 0
     for who in owners:
-        stored += len((await daemon.call("control", "memory.list",
-                                         {**who, "scope": "clock:t"}))["items"])
+        stored += len(
+            (await daemon.call("control", "memory.list", {**who, "scope": "clock:t"}))["items"]
+        )
     return code, stored
 
 
@@ -235,8 +290,9 @@ def test_a_verified_task_past_its_lifetime_is_refused_on_the_next_write(tmp_path
     clock = FakeClock()
 
     async def go() -> tuple[str | None, int]:
-        with composed(tmp_path / "h", clock=clock, policy=_CLOCKED_ALLOW,
-                      config="task_ttl_hours = 1\n") as daemon:
+        with composed(
+            tmp_path / "h", clock=clock, policy=_CLOCKED_ALLOW, config="task_ttl_hours = 1\n"
+        ) as daemon:
             tid = await _verified_task(daemon, {"scopes": ["clock:t"]})
             clock.advance(hours=1)
             return await _refusal(daemon, tid)
@@ -244,8 +300,7 @@ def test_a_verified_task_past_its_lifetime_is_refused_on_the_next_write(tmp_path
     assert anyio.run(go, backend="asyncio") == ("task_not_found", 1)
 
 
-def test_a_verified_task_whose_token_expired_is_refused_on_the_next_write(
-        tmp_path: Path) -> None:
+def test_a_verified_task_whose_token_expired_is_refused_on_the_next_write(tmp_path: Path) -> None:
     clock = FakeClock()
 
     async def go() -> tuple[str | None, int]:
@@ -258,20 +313,19 @@ def test_a_verified_task_whose_token_expired_is_refused_on_the_next_write(
 
 
 def test_a_policy_reloaded_to_deny_refuses_the_next_write_on_a_verified_task(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     async def go() -> tuple[str | None, int]:
         with composed(tmp_path / "h", policy=_CLOCKED_ALLOW) as daemon:
             tid = await _verified_task(daemon, {"scopes": ["clock:t"]})
-            (tmp_path / "h" / "policy.toml").write_text(
-                _CLOCKED_ALLOW.replace('"allow"', '"deny"'))
+            (tmp_path / "h" / "policy.toml").write_text(_CLOCKED_ALLOW.replace('"allow"', '"deny"'))
             assert (await daemon.call("control", "policy.reload", {}))["loaded"]
             return await _refusal(daemon, tid)
 
     assert anyio.run(go, backend="asyncio") == ("policy_denied", 1)
 
 
-def test_a_key_replayed_with_other_content_on_a_verified_task_is_a_conflict(
-        tmp_path: Path) -> None:
+def test_a_key_replayed_with_other_content_on_a_verified_task_is_a_conflict(tmp_path: Path) -> None:
     # Only keyed requests are hashed now; the replay check still runs before
     # the early decision is used, and compares the whole request.
     async def go() -> tuple[str | None, int]:
@@ -282,8 +336,9 @@ def test_a_key_replayed_with_other_content_on_a_verified_task_is_a_conflict(
             again = await daemon.call("agent", "memory.write", first)
             assert again["outcome"] == "applied"
             try:
-                await daemon.call("agent", "memory.write",
-                                  {**first, "entry": entry("Keyed", "Other content.")})
+                await daemon.call(
+                    "agent", "memory.write", {**first, "entry": entry("Keyed", "Other content.")}
+                )
             except CallFailed as exc:
                 code = exc.data_code
             else:
@@ -302,8 +357,7 @@ def pair() -> Iterator[tuple[Daemon, Daemon]]:
     yield from shared_pair_on_fresh_schema(policy=AGENT_WRITES)
 
 
-def _begun_and_written(first: Daemon, a: Client
-                       ) -> tuple[dict[str, str], dict[str, Any], str]:
+def _begun_and_written(first: Daemon, a: Client) -> tuple[dict[str, str], dict[str, Any], str]:
     """A task of a new owner on ``a`` (a connection to ``first``) that two
     writes and a read have used."""
     ident = fresh_identity("pg-")
@@ -312,35 +366,51 @@ def _begun_and_written(first: Daemon, a: Client
         issued = c.call("token.issue", {"identity": ident})
     tid = a.call("task.begin", {"token": issued["token"], "scopes": ["shared:t"]})["task_id"]
     for title in ("First", "Again"):
-        assert a.call("memory.write", {"task_id": tid, "action": "add",
-                                       "entry": entry(title)})["outcome"] == "applied"
+        assert (
+            a.call("memory.write", {"task_id": tid, "action": "add", "entry": entry(title)})[
+                "outcome"
+            ]
+            == "applied"
+        )
     assert len(a.call("memory.list", {"task_id": tid})["items"]) == 2
     return ident, issued, tid
 
 
 def test_a_token_revoked_on_the_other_daemon_stops_the_next_call_here(
-        pair: tuple[Daemon, Daemon]) -> None:
+    pair: tuple[Daemon, Daemon],
+) -> None:
     first, second = pair
     with first.agent() as a:
         ident, issued, tid = _begun_and_written(first, a)
         with second.control() as c:
             c.call("token.revoke", {"token_id": issued["token_id"]})
-        expect(-32001, "policy_denied", a.call, "memory.write",
-               {"task_id": tid, "action": "add", "entry": entry("Late")})
+        expect(
+            -32001,
+            "policy_denied",
+            a.call,
+            "memory.write",
+            {"task_id": tid, "action": "add", "entry": entry("Late")},
+        )
         expect(-32001, "policy_denied", a.call, "memory.list", {"task_id": tid})
     assert _titles(second, ident) == {"First", "Again"}
 
 
 def test_a_task_ended_on_the_other_daemon_is_gone_on_the_next_call_here(
-        pair: tuple[Daemon, Daemon]) -> None:
+    pair: tuple[Daemon, Daemon],
+) -> None:
     first, second = pair
     with first.agent() as a:
         ident, issued, tid = _begun_and_written(first, a)
         with second.agent() as b:
             b.call("task.resume", {"task_id": tid, "token": issued["token"]})
             assert b.call("task.end", {"task_id": tid})["ended"] is True
-        expect(-32003, "task_not_found", a.call, "memory.write",
-               {"task_id": tid, "action": "add", "entry": entry("Late")})
+        expect(
+            -32003,
+            "task_not_found",
+            a.call,
+            "memory.write",
+            {"task_id": tid, "action": "add", "entry": entry("Late")},
+        )
         expect(-32003, "task_not_found", a.call, "memory.list", {"task_id": tid})
     assert _titles(second, ident) == {"First", "Again"}
 
@@ -352,7 +422,8 @@ def _titles(daemon: Daemon, ident: dict[str, str]) -> set[str]:
 
 
 def test_a_token_revoked_by_another_connection_to_the_file_stops_the_next_write(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # The authorization generation moves on the daemon's own writing
     # connection; a change committed by any other connection to the store file
     # (an operator's sqlite3 shell revoking a token in an emergency) must
@@ -387,12 +458,15 @@ def _rpc(request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]
 
 
 def _outcomes(replies: list[dict[str, Any]]) -> list[str | None]:
-    return [r["result"].get("outcome") if "result" in r else r["error"]["data"]["code"]
-            for r in sorted(replies, key=lambda r: r["id"])]
+    return [
+        r["result"].get("outcome") if "result" in r else r["error"]["data"]["code"]
+        for r in sorted(replies, key=lambda r: r["id"])
+    ]
 
 
-def test_a_task_ended_between_pipelined_writes_stops_the_one_behind_it(d: Daemon,
-                                                                       c: Client) -> None:
+def test_a_task_ended_between_pipelined_writes_stops_the_one_behind_it(
+    d: Daemon, c: Client
+) -> None:
     # The first write verifies the task on the connection (the next one is
     # decided before the writer); the end is read from the same bytes, the
     # write behind it must see it, whether the three came as lines of one
@@ -401,11 +475,15 @@ def test_a_task_ended_between_pipelined_writes_stops_the_one_behind_it(d: Daemon
     for framing in ("lines", "batch"):
         with d.agent() as a:
             tid = a.call("task.begin", {"scopes": [f"pipe:{framing}"]})["task_id"]
-            calls = [_rpc(1, "memory.write", {"task_id": tid, "action": "add",
-                                              "entry": entry("Before")}),
-                     _rpc(2, "task.end", {"task_id": tid}),
-                     _rpc(3, "memory.write", {"task_id": tid, "action": "add",
-                                              "entry": entry("Behind")})]
+            calls = [
+                _rpc(
+                    1, "memory.write", {"task_id": tid, "action": "add", "entry": entry("Before")}
+                ),
+                _rpc(2, "task.end", {"task_id": tid}),
+                _rpc(
+                    3, "memory.write", {"task_id": tid, "action": "add", "entry": entry("Behind")}
+                ),
+            ]
             if framing == "batch":
                 replies = json.loads(a.send_raw(json.dumps(calls).encode()))
             else:

@@ -32,8 +32,10 @@ from tests.harness import (
     short_tempdir,
 )
 
-CONFIG = ("scope_budget_bytes = 4000\n"
-          "[recall]\nmax_entries = 3\nmax_intent_chars = 4096\nranker = \"lexical\"\n")
+CONFIG = (
+    "scope_budget_bytes = 4000\n"
+    '[recall]\nmax_entries = 3\nmax_intent_chars = 4096\nranker = "lexical"\n'
+)
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +47,15 @@ def d() -> Iterator[Daemon]:
 
 
 def _add(c: Client, scope: str, title: str, body: str, **extra: Any) -> dict[str, Any]:
-    out = c.call("memory.write", {"target": "memory", "scope": scope, "action": "add",
-                                  "entry": entry(title, body, "fact", **extra)})
+    out = c.call(
+        "memory.write",
+        {
+            "target": "memory",
+            "scope": scope,
+            "action": "add",
+            "entry": entry(title, body, "fact", **extra),
+        },
+    )
     return out["entries"][0]  # type: ignore[no-any-return]
 
 
@@ -79,8 +88,7 @@ def test_an_entry_found_only_through_its_stem_is_recalled_first(d: Daemon) -> No
 def test_a_neighbour_turn_question_finds_the_answer_through_its_context(d: Daemon) -> None:
     question = "What did you do at the weekend?"
     with d.control() as c:
-        answer = _add(c, "turns", "Turn 12", "Pottery class, I made a bowl.",
-                      context=question)
+        answer = _add(c, "turns", "Turn 12", "Pottery class, I made a bowl.", context=question)
         _add(c, "turns", "Turn 40", "Pottery is messy work.")
         read = c.call("memory.read", {"ids": [answer["id"]]})["entries"][0]
     assert read["context"] == question
@@ -94,8 +102,13 @@ def test_a_neighbour_turn_question_finds_the_answer_through_its_context(d: Daemo
 
 def test_observed_at_is_checked_shown_filterable_and_found_in_words(d: Daemon) -> None:
     with d.control() as c:
-        march = _add(c, "when", "Gallery", "Visited the gallery with Ana.",
-                     observed_at="2025-03-08T14:05:00Z")
+        march = _add(
+            c,
+            "when",
+            "Gallery",
+            "Visited the gallery with Ana.",
+            observed_at="2025-03-08T14:05:00Z",
+        )
         may = _add(c, "when", "Garden", "Planted tomatoes with Ana.", observed_at="2025-05-20")
         _add(c, "when", "Undated", "Ana likes tomatoes and galleries.")
         for bad in ("2025-13-01", "yesterday", "2025-02-30", "2025-03-08T25:00"):
@@ -109,9 +122,15 @@ def test_observed_at_is_checked_shown_filterable_and_found_in_words(d: Daemon) -
         assert [i["id"] for i in listed["items"]] == [may["id"]]
         listed = c.call("memory.list", {"scope": "when", "observed_before": "2025-04-01"})
         assert [i["id"] for i in listed["items"]] == [march["id"]]
-        searched = c.call("memory.list", {"query": "Ana", "scope": "when",
-                                          "observed_after": "2025-01-01",
-                                          "observed_before": "2025-12-31"})
+        searched = c.call(
+            "memory.list",
+            {
+                "query": "Ana",
+                "scope": "when",
+                "observed_after": "2025-01-01",
+                "observed_before": "2025-12-31",
+            },
+        )
         assert sorted(i["id"] for i in searched["items"]) == sorted([march["id"], may["id"]])
         with pytest.raises(RpcError) as err:
             c.call("memory.list", {"scope": "when", "observed_after": "March"})
@@ -126,8 +145,13 @@ def test_observed_at_is_checked_shown_filterable_and_found_in_words(d: Daemon) -
 def test_a_secret_in_the_context_is_refused_and_nothing_is_stored(d: Daemon) -> None:
     with d.control() as c:
         with pytest.raises(RpcError) as err:
-            _add(c, "secrets", "Setup", "Configured the deploy key.",
-                 context=f"use {GITHUB_TOKEN} for pushes")
+            _add(
+                c,
+                "secrets",
+                "Setup",
+                "Configured the deploy key.",
+                context=f"use {GITHUB_TOKEN} for pushes",
+            )
         assert err.value.data_code == "secret_detected"
         assert c.call("memory.list", {"scope": "secrets"})["items"] == []
     assert hits(d, [GITHUB_TOKEN.encode()]) == []
@@ -147,17 +171,37 @@ def test_a_removed_entrys_context_is_gone_from_the_index_and_every_file(d: Daemo
     canary = "zq" + secrets.token_hex(12)
     needles = [canary.encode(), canary.upper().encode(), canary[6:].encode()]
     with d.control() as c:
-        e = _add(c, "removal", "Turn 3", "Sure, see you then.", context=f"meet at {canary}?",
-                 observed_at="2025-03-08")
-        e = c.call("memory.write", {"scope": "removal", "action": "replace", "id": e["id"],
-                                    "expected_revision": 1,
-                                    "entry": entry("Turn 3", "Sure, see you then.", "fact",
-                                                   context=f"meet near {canary}?")})[
-            "entries"][0]
+        e = _add(
+            c,
+            "removal",
+            "Turn 3",
+            "Sure, see you then.",
+            context=f"meet at {canary}?",
+            observed_at="2025-03-08",
+        )
+        e = c.call(
+            "memory.write",
+            {
+                "scope": "removal",
+                "action": "replace",
+                "id": e["id"],
+                "expected_revision": 1,
+                "entry": entry(
+                    "Turn 3", "Sure, see you then.", "fact", context=f"meet near {canary}?"
+                ),
+            },
+        )["entries"][0]
         assert [i["id"] for i in c.call("memory.list", {"query": canary})["items"]] == [e["id"]]
         assert hits(d, needles)  # the scan does find it while it is stored
-        out = c.call("memory.write", {"scope": "removal", "action": "remove", "id": e["id"],
-                                      "expected_revision": e["revision"]})
+        out = c.call(
+            "memory.write",
+            {
+                "scope": "removal",
+                "action": "remove",
+                "id": e["id"],
+                "expected_revision": e["revision"],
+            },
+        )
         assert out["receipt"]["status"] == "verified"
         assert c.call("memory.list", {"query": canary})["items"] == []
     assert hits(d, needles) == []
@@ -166,8 +210,14 @@ def test_a_removed_entrys_context_is_gone_from_the_index_and_every_file(d: Daemo
 def test_no_context_text_in_the_log_audit_or_status(d: Daemon) -> None:
     canary = "CANARY" + secrets.token_hex(6)
     with d.control() as c:
-        e = _add(c, "canary", "Turn 9", "Yes, twice.", context=f"did you visit {canary}",
-                 observed_at="2024-11-02")
+        e = _add(
+            c,
+            "canary",
+            "Turn 9",
+            "Yes, twice.",
+            context=f"did you visit {canary}",
+            observed_at="2024-11-02",
+        )
         c.call("memory.list", {"query": canary})
         c.call("memory.list", {"scope": "canary", "observed_after": "2024-01-01"})
         snapshot = _recall(d, "canary", f"visit {canary}")
@@ -197,23 +247,27 @@ def test_a_version_2_postgresql_schema_is_migrated_to_keep_context_and_time() ->
         assert pg is not None
         with pg_connect(*pg) as conn:
             for table in ("entries", "revisions"):
-                conn.execute(f"ALTER TABLE {table} DROP COLUMN context,"
-                             " DROP COLUMN observed_at")
+                conn.execute(f"ALTER TABLE {table} DROP COLUMN context, DROP COLUMN observed_at")
             conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
         dm = Daemon(root / "h", config=pg_store_section(pg[1]), ranker="lexical")
         dm.start()
         with dm.control() as c:
             found = c.call("memory.list", {"query": "herons"})["items"]
             assert [i["id"] for i in found] == [kept["id"]]
-            turn = _add(c, "v2", "Turn 2", "Yes, by the lake.",
-                        context="Did you see the cormorants?", observed_at="2025-03-08")
+            turn = _add(
+                c,
+                "v2",
+                "Turn 2",
+                "Yes, by the lake.",
+                context="Did you see the cormorants?",
+                observed_at="2025-03-08",
+            )
             for query in ("cormorants", "March 2025"):
                 found = c.call("memory.list", {"query": query})["items"]
                 assert [i["id"] for i in found] == [turn["id"]], query
         dm.stop()
         with pg_connect(*pg) as conn:
-            version = conn.execute(
-                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         assert version == (str(pg_schema.SCHEMA_VERSION),)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -43,7 +43,11 @@ def pending_actions(d: Daemon) -> set[str]:
 def agent_runner(d: Daemon, *args: str) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, str(RUNNER), "--home", str(d.home), "--json", *args],
-        capture_output=True, env=d.env, cwd=REPO, timeout=60, check=False,
+        capture_output=True,
+        env=d.env,
+        cwd=REPO,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     report: dict[str, Any] = msgspec.json.decode(done.stdout)
@@ -57,8 +61,14 @@ def test_agent_runner_puts_the_fenced_context_into_its_prompt(d: Daemon) -> None
 
 
 def test_agent_runner_write_waits_for_the_operators_approval(d: Daemon) -> None:
-    report = agent_runner(d, "--intent", "deploy acme", "--remember", "Deploy day",
-                          "Deploys of the acme service happen on Tuesdays.")
+    report = agent_runner(
+        d,
+        "--intent",
+        "deploy acme",
+        "--remember",
+        "Deploy day",
+        "Deploys of the acme service happen on Tuesdays.",
+    )
     assert report["write"]["outcome"] == "pending"
     assert report["write"]["action_id"] in pending_actions(d)
 
@@ -67,18 +77,26 @@ def test_a_retried_proposal_returns_the_first_answer(d: Daemon) -> None:
     runner = load_runner()
     with Client(d.agent_path) as client:
         task_id = client.call("task.begin", {})["task_id"]
-        first = runner.remember(client, task_id, "Retry note", "Retries reuse their key.",
-                                "run-retry-1")
-        again = runner.remember(client, task_id, "Retry note", "Retries reuse their key.",
-                                "run-retry-1")
+        first = runner.remember(
+            client, task_id, "Retry note", "Retries reuse their key.", "run-retry-1"
+        )
+        again = runner.remember(
+            client, task_id, "Retry note", "Retries reuse their key.", "run-retry-1"
+        )
         client.call("task.end", {"task_id": task_id})
     assert first["outcome"] == "pending"
     assert again == first
 
 
 def test_an_approved_lesson_is_recalled_by_the_next_run(d: Daemon) -> None:
-    proposed = agent_runner(d, "--intent", "release", "--remember", "Release freeze",
-                            "No releases of the acme service on Fridays.")
+    proposed = agent_runner(
+        d,
+        "--intent",
+        "release",
+        "--remember",
+        "Release freeze",
+        "No releases of the acme service on Fridays.",
+    )
     approved = d.memctl("approve", proposed["write"]["action_id"])
     assert approved.returncode == 0, approved.stderr
     report = agent_runner(d, "--intent", "plan the acme release on friday")

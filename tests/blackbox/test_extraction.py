@@ -25,8 +25,10 @@ from tests.harness import (
     running,
 )
 
-CONFIG = ("[extract]\npoll_interval_s = 0.05\nmax_transcript_bytes = 8192\nmax_candidates = 4\n"
-          "lease_s = 1.0\n")
+CONFIG = (
+    "[extract]\npoll_interval_s = 0.05\nmax_transcript_bytes = 8192\nmax_candidates = 4\n"
+    "lease_s = 1.0\n"
+)
 
 PREFERENCE = "I prefer pytest over unittest for every new test module."
 FACT = "We deploy the billing service with Argo CD from the main branch."
@@ -66,8 +68,11 @@ def wait_done(c: Client, job_id: str, ident: dict[str, str]) -> dict[str, Any]:
 
 def pending_for(c: Client, owner: str) -> list[dict[str, Any]]:
     items = c.call("governance.action.list", {"status": "pending"})["items"]
-    return [c.call("governance.action.get", {"action_id": i["action_id"]})
-            for i in items if i["owner"] == owner]
+    return [
+        c.call("governance.action.get", {"action_id": i["action_id"]})
+        for i in items
+        if i["owner"] == owner
+    ]
 
 
 def end_with(a: Client, token: str, transcript: list[dict[str, Any]], **begin: Any) -> Any:
@@ -76,7 +81,8 @@ def end_with(a: Client, token: str, transcript: list[dict[str, Any]], **begin: A
 
 
 def test_a_finished_task_leaves_pending_proposals_in_the_users_own_words(
-        c: Client, a: Client) -> None:
+    c: Client, a: Client
+) -> None:
     ident, token = owner_with_token(c)
     task, ended = end_with(a, token, TRANSCRIPT)
     assert ended["ended"] is True and ended["extraction"]["queued"] is True
@@ -89,8 +95,9 @@ def test_a_finished_task_leaves_pending_proposals_in_the_users_own_words(
         basis = entry["basis"]
         assert basis["kind"] == "observed"
         turn = int(next(r for r in basis["refs"] if r.startswith("turn:"))[5:])
-        start, end = map(int, next(r for r in basis["refs"] if r.startswith("span:"))[5:]
-                         .split("-"))
+        start, end = map(
+            int, next(r for r in basis["refs"] if r.startswith("span:"))[5:].split("-")
+        )
         assert TRANSCRIPT[turn]["role"] == "user"
         assert TRANSCRIPT[turn]["content"][start:end] == entry["body"]
         assert f"task:{task['task_id']}" in basis["refs"]
@@ -100,11 +107,14 @@ def test_a_finished_task_leaves_pending_proposals_in_the_users_own_words(
     approved = c.call("governance.action.approve", {"action_id": bodies[FACT]["action_id"]})
     assert approved["outcome"] == "applied"
     reader = a.call("task.begin", {"token": token})
-    snap = a.call("memory.context", {"task_id": reader["task_id"],
-                                     "intent": "how do we deploy the billing service"})
+    snap = a.call(
+        "memory.context",
+        {"task_id": reader["task_id"], "intent": "how do we deploy the billing service"},
+    )
     assert any(card["id"] == approved["entries"][0]["id"] for card in snap["entries"])
-    entry = a.call("memory.read", {"task_id": reader["task_id"],
-                                   "ids": [approved["entries"][0]["id"]]})["entries"][0]
+    entry = a.call(
+        "memory.read", {"task_id": reader["task_id"], "ids": [approved["entries"][0]["id"]]}
+    )["entries"][0]
     assert entry["source"] == "extraction" and entry["body"] == FACT
     status = a.call("memory.status", {"task_id": reader["task_id"]})
     assert status["extraction"]["done"] == 1
@@ -114,9 +124,12 @@ def test_consent_off_submits_nothing(c: Client, a: Client) -> None:
     ident, token = owner_with_token(c, contribute=False)
     task, ended = end_with(a, token, TRANSCRIPT)
     assert ended["ended"] is True
-    assert ended["extraction"] == {"queued": False, "job_id": None,
-                                   "refused": "consent_required",
-                                   "decision_id": ended["extraction"]["decision_id"]}
+    assert ended["extraction"] == {
+        "queued": False,
+        "job_id": None,
+        "refused": "consent_required",
+        "decision_id": ended["extraction"]["decision_id"],
+    }
     assert c.call("extract.status", {"identity": ident})["jobs"] == []
     assert pending_for(c, task["owner"]) == []
     assert '"MemoryExtract"' in exported_audit(c)
@@ -124,7 +137,8 @@ def test_consent_off_submits_nothing(c: Client, a: Client) -> None:
 
 @pytest.mark.parametrize("learn", [False, True])
 def test_a_task_that_used_external_tools_submits_only_when_learning_from_tools(
-        c: Client, a: Client, learn: bool) -> None:
+    c: Client, a: Client, learn: bool
+) -> None:
     # SPEC §7 and §11: a task begun with tools_used is eligible for
     # extraction only when learn_from_tools is on too, as for its writes.
     ident, token = owner_with_token(c, learn_from_tools=learn)
@@ -140,8 +154,9 @@ def test_a_task_that_used_external_tools_submits_only_when_learning_from_tools(
 def test_a_subagents_task_never_submits(c: Client, a: Client) -> None:
     ident, token = owner_with_token(c)
     parent = a.call("task.begin", {"token": token})
-    child = a.call("task.begin", {"token": token, "role": "subagent",
-                                  "parent_task": parent["task_id"]})
+    child = a.call(
+        "task.begin", {"token": token, "role": "subagent", "parent_task": parent["task_id"]}
+    )
     ended = a.call("task.end", {"task_id": child["task_id"], "transcript": TRANSCRIPT})
     assert ended["extraction"]["queued"] is False
     assert ended["extraction"]["refused"] == "read_only_task"
@@ -153,22 +168,40 @@ def test_a_revoked_tokens_task_submits_nothing(c: Client, a: Client) -> None:
     task = a.call("task.begin", {"token": token})
     token_id = c.call("token.list", {"identity": ident})["items"][0]["token_id"]
     c.call("token.revoke", {"token_id": token_id})
-    expect(-32001, "policy_denied", a.call, "task.end",
-           {"task_id": task["task_id"], "transcript": TRANSCRIPT})
+    expect(
+        -32001,
+        "policy_denied",
+        a.call,
+        "task.end",
+        {"task_id": task["task_id"], "transcript": TRANSCRIPT},
+    )
     assert c.call("extract.status", {"identity": ident})["jobs"] == []
 
 
 def test_a_malformed_transcript_is_refused_by_line_and_changes_nothing(
-        c: Client, a: Client) -> None:
+    c: Client, a: Client
+) -> None:
     ident, token = owner_with_token(c)
     task = a.call("task.begin", {"token": token})
     bad = [*TRANSCRIPT[:2], {"role": "system", "content": "x"}]
-    expect(-32602, "invalid_params", a.call, "task.end",
-           {"task_id": task["task_id"], "transcript": bad})
-    lines = (b'{"role": "user", "content": "I prefer tabs over spaces in every file."}\n'
-             b'\n{"role": "user", "content": "fine"}\n{"role": "user", "content": 3}\n')
-    err = expect(-32602, "invalid_params", c.call, "extract.submit",
-                 {"identity": ident, "jsonl": lines.decode()})
+    expect(
+        -32602,
+        "invalid_params",
+        a.call,
+        "task.end",
+        {"task_id": task["task_id"], "transcript": bad},
+    )
+    lines = (
+        b'{"role": "user", "content": "I prefer tabs over spaces in every file."}\n'
+        b'\n{"role": "user", "content": "fine"}\n{"role": "user", "content": 3}\n'
+    )
+    err = expect(
+        -32602,
+        "invalid_params",
+        c.call,
+        "extract.submit",
+        {"identity": ident, "jsonl": lines.decode()},
+    )
     assert err.data["errors"][0]["line"] == "4"
     assert "tabs" not in str(err.data)
     assert c.call("extract.status", {"identity": ident})["jobs"] == []
@@ -180,15 +213,26 @@ def test_a_transcript_over_the_cap_is_transcript_too_large(c: Client, a: Client)
     ident, token = owner_with_token(c)
     task = a.call("task.begin", {"token": token})
     big = [{"role": "user", "content": "I prefer long sentences. " * 400}]
-    expect(-32005, "transcript_too_large", a.call, "task.end",
-           {"task_id": task["task_id"], "transcript": big})
+    expect(
+        -32005,
+        "transcript_too_large",
+        a.call,
+        "task.end",
+        {"task_id": task["task_id"], "transcript": big},
+    )
     assert c.call("extract.status", {"identity": ident})["jobs"] == []
 
 
 def test_a_candidate_repeating_an_active_entry_is_dropped(c: Client, a: Client) -> None:
     ident, token = owner_with_token(c)
-    c.call("memory.write", {"identity": ident, "action": "add", "entry": {
-        "type": "preference", "title": "Test runner", "body": PREFERENCE}})
+    c.call(
+        "memory.write",
+        {
+            "identity": ident,
+            "action": "add",
+            "entry": {"type": "preference", "title": "Test runner", "body": PREFERENCE},
+        },
+    )
     task, ended = end_with(a, token, TRANSCRIPT[:1])
     job = wait_done(c, ended["extraction"]["job_id"], ident)
     assert (job["candidates"], job["dropped"], job["proposed"]) == (1, 1, 0)
@@ -196,12 +240,22 @@ def test_a_candidate_repeating_an_active_entry_is_dropped(c: Client, a: Client) 
 
 
 def test_a_statement_under_an_entrys_title_is_proposed_as_its_supersede(
-        c: Client, a: Client) -> None:
+    c: Client, a: Client
+) -> None:
     ident, token = owner_with_token(c)
     task = a.call("task.begin", {"token": token})
-    first = c.call("memory.write", {"identity": ident, "action": "add", "entry": {
-        "type": "preference", "title": "I prefer pytest over unittest for every new…",
-        "body": "The user prefers unittest."}})["entries"][0]
+    first = c.call(
+        "memory.write",
+        {
+            "identity": ident,
+            "action": "add",
+            "entry": {
+                "type": "preference",
+                "title": "I prefer pytest over unittest for every new…",
+                "body": "The user prefers unittest.",
+            },
+        },
+    )["entries"][0]
     a.call("task.end", {"task_id": task["task_id"]})
     _task, ended = end_with(a, token, TRANSCRIPT[:1])
     job = wait_done(c, ended["extraction"]["job_id"], ident)
@@ -209,25 +263,47 @@ def test_a_statement_under_an_entrys_title_is_proposed_as_its_supersede(
     [action] = pending_for(c, task["owner"])
     op = action["ops"][0]
     assert (op["action"], op["entry_id"], op["expected_revision"]) == (
-        "supersede", first["id"], first["revision"])
+        "supersede",
+        first["id"],
+        first["revision"],
+    )
     assert op["entry"]["body"] == PREFERENCE
-    assert c.call("governance.action.approve",
-                  {"action_id": action["action_id"]})["outcome"] == "applied"
+    assert (
+        c.call("governance.action.approve", {"action_id": action["action_id"]})["outcome"]
+        == "applied"
+    )
     old = c.call("memory.read", {"identity": ident, "ids": [first["id"]]})["entries"][0]
     assert old["status"] == "superseded"
 
 
-def test_memctl_extract_submit_queues_a_file_for_an_identity(d: Daemon, c: Client,
-                                                              tmp_path: Path) -> None:
+def test_memctl_extract_submit_queues_a_file_for_an_identity(
+    d: Daemon, c: Client, tmp_path: Path
+) -> None:
     ident, _token = owner_with_token(c)
     path = tmp_path / "session.jsonl"
-    path.write_text('{"role": "user", "content": "From now on, always use ruff for linting '
-                    'Python code."}\n')
-    out = d.memctl("extract", "submit", str(path), "--identity-kind", ident["kind"],
-                   "--identity-subject", ident["subject"], "--json")
+    path.write_text(
+        '{"role": "user", "content": "From now on, always use ruff for linting Python code."}\n'
+    )
+    out = d.memctl(
+        "extract",
+        "submit",
+        str(path),
+        "--identity-kind",
+        ident["kind"],
+        "--identity-subject",
+        ident["subject"],
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
-    status = d.memctl("extract", "status", "--identity-kind", ident["kind"],
-                      "--identity-subject", ident["subject"], "--json")
+    status = d.memctl(
+        "extract",
+        "status",
+        "--identity-kind",
+        ident["kind"],
+        "--identity-subject",
+        ident["subject"],
+        "--json",
+    )
     assert b"ext_" in status.stdout
 
 
@@ -248,8 +324,13 @@ def test_extract_methods_are_not_on_the_agent_socket(a: Client) -> None:
     assert err.value.code == -32601
 
 
-CANARIES = ("zebracanaryassistant", "zebracanarytool", "zebracanaryquestion",
-            "zebracanarydropped", "zebracanarybeside")
+CANARIES = (
+    "zebracanaryassistant",
+    "zebracanarytool",
+    "zebracanaryquestion",
+    "zebracanarydropped",
+    "zebracanarybeside",
+)
 
 
 def test_no_transcript_text_outlives_its_job(d: Daemon, c: Client, a: Client) -> None:
@@ -266,8 +347,12 @@ def test_no_transcript_text_outlives_its_job(d: Daemon, c: Client, a: Client) ->
     _task, ended = end_with(a, token, transcript)
     job = wait_done(c, ended["extraction"]["job_id"], ident)
     assert job["state"] == "done" and job["proposed"] == 1
-    seen = [d.log(), exported_audit(c), str(c.call("extract.status", {})),
-            str(c.call("memory.status", {"identity": ident}))]
+    seen = [
+        d.log(),
+        exported_audit(c),
+        str(c.call("extract.status", {})),
+        str(c.call("memory.status", {"identity": ident})),
+    ]
     for text in seen:
         for canary in CANARIES:
             assert canary not in text
@@ -280,13 +365,14 @@ def test_no_transcript_text_outlives_its_job(d: Daemon, c: Client, a: Client) ->
 
 
 def test_a_kill_mid_queue_loses_no_job_and_proposes_nothing_twice() -> None:
-    policy = ('[[rule]]\nid = "extracted-free"\neffect = "allow"\n'
-              'capability = "MemoryWrite"\nchannel = "agent"\n')
+    policy = (
+        '[[rule]]\nid = "extracted-free"\neffect = "allow"\n'
+        'capability = "MemoryWrite"\nchannel = "agent"\n'
+    )
     with running(config=CONFIG, policy=policy) as daemon:
         with daemon.control() as c, daemon.agent() as a:
             ident, token = owner_with_token(c)
-            jobs = [end_with(a, token, TRANSCRIPT)[1]["extraction"]["job_id"]
-                    for _ in range(3)]
+            jobs = [end_with(a, token, TRANSCRIPT)[1]["extraction"]["job_id"] for _ in range(3)]
         daemon.kill()
         daemon.start()
         with daemon.control() as c:

@@ -19,16 +19,28 @@ from memoryd.rpc.client import Client
 from tests.harness import Daemon, enable_consent, exported_audit, running
 
 USER = "Please hurry. We deploy the billing service with Argo CD from the main branch."
-TRANSCRIPT = [{"role": "user", "content": USER},
-              {"role": "assistant", "content": "I prefer manual deploys, honestly."}]
-ANSWER = {"memories": [
-    {"type": "fact", "title": "Billing deploys",
-     "turn": 0, "quote": "We deploy the billing service with Argo CD from the main branch."},
-    # Not the user's words: dropped and counted.
-    {"type": "preference", "title": "Manual deploys", "turn": 1,
-     "quote": "I prefer manual deploys, honestly."},
-    {"type": "fact", "title": "Invented", "turn": 0, "quote": "We deploy on Fridays."},
-]}
+TRANSCRIPT = [
+    {"role": "user", "content": USER},
+    {"role": "assistant", "content": "I prefer manual deploys, honestly."},
+]
+ANSWER = {
+    "memories": [
+        {
+            "type": "fact",
+            "title": "Billing deploys",
+            "turn": 0,
+            "quote": "We deploy the billing service with Argo CD from the main branch.",
+        },
+        # Not the user's words: dropped and counted.
+        {
+            "type": "preference",
+            "title": "Manual deploys",
+            "turn": 1,
+            "quote": "I prefer manual deploys, honestly.",
+        },
+        {"type": "fact", "title": "Invented", "turn": 0, "quote": "We deploy on Fridays."},
+    ]
+}
 
 
 class Scripted:
@@ -47,8 +59,7 @@ class Scripted:
         self.times.append(time.monotonic())
         item = self.script.pop(0) if self.script else 200
         status, retry = item if isinstance(item, tuple) else (item, None)
-        return status, {} if retry is None else {"Retry-After": str(retry)}, json.dumps(
-            self.answer)
+        return status, {} if retry is None else {"Retry-After": str(retry)}, json.dumps(self.answer)
 
 
 @pytest.fixture(scope="module")
@@ -59,16 +70,20 @@ def endpoint() -> Iterator[Scripted]:
         yield script
 
 
-POLICY = ('[[rule]]\nid = "llm-host"\neffect = "allow"\ncapability = "NetworkAccess"\n\n'
-          '[[rule]]\nid = "llm-transcripts"\neffect = "allow"\n'
-          'capability = "MemoryExternalize"\naction = "extract"\n')
+POLICY = (
+    '[[rule]]\nid = "llm-host"\neffect = "allow"\ncapability = "NetworkAccess"\n\n'
+    '[[rule]]\nid = "llm-transcripts"\neffect = "allow"\n'
+    'capability = "MemoryExternalize"\naction = "extract"\n'
+)
 
 
 def config(server: Scripted) -> str:
-    return ("[extract]\nextractor = \"model\"\npoll_interval_s = 0.05\n"
-            "backoff_initial_s = 0.4\nbackoff_max_s = 1.0\nmax_attempts = 5\n"
-            f"[extract.model]\nendpoint = \"{server.url}\"\n"
-            "model = \"scripted\"\n")
+    return (
+        '[extract]\nextractor = "model"\npoll_interval_s = 0.05\n'
+        "backoff_initial_s = 0.4\nbackoff_max_s = 1.0\nmax_attempts = 5\n"
+        f'[extract.model]\nendpoint = "{server.url}"\n'
+        'model = "scripted"\n'
+    )
 
 
 def run_job(d: Daemon, c: Client) -> dict[str, Any]:
@@ -107,16 +122,27 @@ def test_a_title_the_user_never_said_is_cut_from_the_quote(endpoint: Scripted) -
     # Nothing an assistant said becomes a memory: the model's title is its
     # own words, kept only when each of them is the user's.
     quote = "We deploy the billing service with Argo CD from the main branch."
-    endpoint.answer = {"memories": [
-        {"type": "fact", "title": "Billing deploys", "turn": 0, "quote": quote},
-        {"type": "fact", "title": "Zebratitle says obey this note", "turn": 0,
-         "quote": "Please hurry."}]}
+    endpoint.answer = {
+        "memories": [
+            {"type": "fact", "title": "Billing deploys", "turn": 0, "quote": quote},
+            {
+                "type": "fact",
+                "title": "Zebratitle says obey this note",
+                "turn": 0,
+                "quote": "Please hurry.",
+            },
+        ]
+    }
     try:
         with running(config=config(endpoint), policy=POLICY) as d, d.control() as c:
             assert run_job(d, c)["proposed"] == 2
             items = c.call("governance.action.list", {"status": "pending"})["items"]
-            titles = sorted(c.call("governance.action.get", {"action_id": i["action_id"]})
-                            ["ops"][0]["entry"]["title"] for i in items)
+            titles = sorted(
+                c.call("governance.action.get", {"action_id": i["action_id"]})["ops"][0]["entry"][
+                    "title"
+                ]
+                for i in items
+            )
     finally:
         endpoint.answer = ANSWER
     assert titles == ["Billing deploys", "Please hurry"]
@@ -136,21 +162,29 @@ def test_a_transcript_holding_a_credential_is_not_sent(endpoint: Scripted) -> No
     recall, the transcript to an extractor): a credential anywhere in what
     would be sent skips the call, and the job says why."""
     endpoint.requests.clear()
-    token = "ghp_" + "".join(secrets.choice(string.ascii_letters + string.digits)
-                             for _ in range(36))
+    token = "ghp_" + "".join(
+        secrets.choice(string.ascii_letters + string.digits) for _ in range(36)
+    )
     with running(config=config(endpoint), policy=POLICY) as d:
         with d.control() as c:
             enable_consent(c)
             with d.agent() as a:
                 task = a.call("task.begin", {})
-                ended = a.call("task.end", {"task_id": task["task_id"], "transcript": [
-                    *TRANSCRIPT, {"role": "user", "content": f"my token is {token}, keep it"}]})
+                ended = a.call(
+                    "task.end",
+                    {
+                        "task_id": task["task_id"],
+                        "transcript": [
+                            *TRANSCRIPT,
+                            {"role": "user", "content": f"my token is {token}, keep it"},
+                        ],
+                    },
+                )
             job_id = ended["extraction"]["job_id"]
             deadline = time.monotonic() + 30
             job: dict[str, Any] = {}
             while time.monotonic() < deadline:
-                job = next(j for j in c.call("extract.status", {})["jobs"]
-                           if j["job_id"] == job_id)
+                job = next(j for j in c.call("extract.status", {})["jobs"] if j["job_id"] == job_id)
                 if job["state"] not in ("queued", "running"):
                     break
                 time.sleep(0.05)

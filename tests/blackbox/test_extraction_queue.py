@@ -22,14 +22,19 @@ from memoryd.daemon.extraction.transcripts import Turn, decode
 from tests.harness import backend, short_tempdir
 from tests.inproc import FakeClock, InProcess, composed
 
-pytestmark = pytest.mark.skipif(backend() != "sqlite",
-                                reason="one home's file; the queue's SQL is shared")
+pytestmark = pytest.mark.skipif(
+    backend() != "sqlite", reason="one home's file; the queue's SQL is shared"
+)
 
-CONFIG = ("[extract]\nbackoff_initial_s = 10.0\nbackoff_max_s = 100.0\nmax_attempts = 3\n"
-          "retention_hours = 2.0\n")
-TURNS = [{"role": "user", "content": "I prefer short commit messages in the imperative mood."},
-         {"role": "user", "content": "We deploy the API with Helm charts from the ops repo."},
-         {"role": "user", "content": "Turns out the cache must be warmed before a release."}]
+CONFIG = (
+    "[extract]\nbackoff_initial_s = 10.0\nbackoff_max_s = 100.0\nmax_attempts = 3\n"
+    "retention_hours = 2.0\n"
+)
+TURNS = [
+    {"role": "user", "content": "I prefer short commit messages in the imperative mood."},
+    {"role": "user", "content": "We deploy the API with Helm charts from the ops repo."},
+    {"role": "user", "content": "Turns out the cache must be warmed before a release."},
+]
 
 
 class Throttled:
@@ -56,13 +61,15 @@ def worker(p: InProcess) -> Extraction:
 
 
 async def submit(p: InProcess, n: int = 1) -> list[str]:
-    await p.call("control", "consent.set", {"read": True, "contribute": True,
-                                            "learn_from_tools": False, "version": 0})
+    await p.call(
+        "control",
+        "consent.set",
+        {"read": True, "contribute": True, "learn_from_tools": False, "version": 0},
+    )
     jobs = []
     for _ in range(n):
         task = await p.call("agent", "task.begin", {})
-        ended = await p.call("agent", "task.end", {"task_id": task["task_id"],
-                                                   "transcript": TURNS})
+        ended = await p.call("agent", "task.end", {"task_id": task["task_id"], "transcript": TURNS})
         jobs.append(ended["extraction"]["job_id"])
     return jobs
 
@@ -73,8 +80,9 @@ async def jobs_of(p: InProcess) -> dict[str, dict[str, Any]]:
 
 
 def transcripts_left(p: InProcess) -> int:
-    row = p.store.run_sync(lambda tx: tx.one("SELECT count(*) AS n FROM extract_transcripts"),
-                           write=False)
+    row = p.store.run_sync(
+        lambda tx: tx.one("SELECT count(*) AS n FROM extract_transcripts"), write=False
+    )
     assert row is not None
     return int(row["n"])
 
@@ -135,7 +143,10 @@ def test_spent_attempts_fail_the_job_and_destroy_its_transcript(home: Path) -> N
                 clock.advance(seconds=200)
             job = (await jobs_of(p))[job_id]
             assert (job["state"], job["attempts"], job["last_error"]) == (
-                "failed", 3, "server_error")
+                "failed",
+                3,
+                "server_error",
+            )
             assert transcripts_left(p) == 0
 
     anyio.run(go, backend="asyncio")
@@ -165,8 +176,9 @@ class Crash(BaseException):
 
 def test_a_crash_between_candidates_resumes_without_proposing_twice(home: Path) -> None:
     clock = FakeClock()
-    policy = ('[[rule]]\nid = "free"\neffect = "allow"\ncapability = "MemoryWrite"\n'
-              'channel = "agent"\n')
+    policy = (
+        '[[rule]]\nid = "free"\neffect = "allow"\ncapability = "MemoryWrite"\nchannel = "agent"\n'
+    )
 
     async def first() -> str:
         with composed(home, clock=clock, config=CONFIG, policy=policy) as p:
@@ -206,18 +218,32 @@ def test_a_crash_between_candidates_resumes_without_proposing_twice(home: Path) 
 
 @pytest.mark.parametrize(("tools_used", "learn"), [(False, False), (False, True), (True, True)])
 def test_tool_output_is_kept_only_when_learning_from_tools(
-        home: Path, tools_used: bool, learn: bool) -> None:
+    home: Path, tools_used: bool, learn: bool
+) -> None:
     # A task begun with tools_used and learn_from_tools off submits nothing
     # (test_extraction.py); otherwise a tool turn is kept only when learning.
     async def go() -> list[str]:
         with composed(home, clock=FakeClock(), config=CONFIG) as p:
-            await p.call("control", "consent.set", {"read": True, "contribute": True,
-                                                    "learn_from_tools": learn, "version": 0})
+            await p.call(
+                "control",
+                "consent.set",
+                {"read": True, "contribute": True, "learn_from_tools": learn, "version": 0},
+            )
             task = await p.call("agent", "task.begin", {"tools_used": tools_used})
-            await p.call("agent", "task.end", {"task_id": task["task_id"], "transcript": [
-                *TURNS, {"role": "tool", "content": "We use the tool output here."}]})
-            row = p.store.run_sync(lambda tx: tx.one("SELECT body FROM extract_transcripts"),
-                                   write=False)
+            await p.call(
+                "agent",
+                "task.end",
+                {
+                    "task_id": task["task_id"],
+                    "transcript": [
+                        *TURNS,
+                        {"role": "tool", "content": "We use the tool output here."},
+                    ],
+                },
+            )
+            row = p.store.run_sync(
+                lambda tx: tx.one("SELECT body FROM extract_transcripts"), write=False
+            )
             assert row is not None
             return [t.role for t in decode(row["body"])]
 

@@ -46,18 +46,24 @@ def test_two_candidates_saying_the_same_are_proposed_once(c: Client, a: Client) 
     assert action["ops"][0]["entry"]["body"] == PREFERRED
 
 
-def test_a_new_value_is_still_a_supersede_with_the_extra(d: Daemon, c: Client,
-                                                         a: Client) -> None:
+def test_a_new_value_is_still_a_supersede_with_the_extra(d: Daemon, c: Client, a: Client) -> None:
     ident, token = owner_with_token(c)
     first = seed(c, ident, "fact", "Staging database port", OLD_PORT)
-    task, job = extracted(c, a, ident, token, f"Hmm zebracanarysemantic. {NEW_PORT}",
-                          "Our production database listens on port 5432.")
+    task, job = extracted(
+        c,
+        a,
+        ident,
+        token,
+        f"Hmm zebracanarysemantic. {NEW_PORT}",
+        "Our production database listens on port 5432.",
+    )
     assert (job["proposed"], job["dropped"]) == (2, 0)
-    ops = {action["ops"][0]["entry"]["body"]: action["ops"][0]
-           for action in pending_for(c, task["owner"])}
+    ops = {
+        action["ops"][0]["entry"]["body"]: action["ops"][0]
+        for action in pending_for(c, task["owner"])
+    }
     assert (ops[NEW_PORT]["action"], ops[NEW_PORT]["entry_id"]) == ("supersede", first["id"])
     assert ops["Our production database listens on port 5432."]["action"] == "add"
     for text in (d.log(), exported_audit(c), str(c.call("extract.status", {}))):
         for secret in ("zebracanarysemantic", NEW_PORT, OLD_PORT):
             assert secret not in text
-

@@ -27,12 +27,15 @@ from memoryd.daemon.extraction.extract_worker import Extraction
 from tests.harness import backend, short_tempdir
 from tests.inproc import FakeClock, InProcess, composed
 
-pytestmark = pytest.mark.skipif(backend() != "sqlite",
-                                reason="one home's file; the worker's rules are shared")
+pytestmark = pytest.mark.skipif(
+    backend() != "sqlite", reason="one home's file; the worker's rules are shared"
+)
 
-POLICY = ('[[rule]]\nid = "llm-host"\neffect = "allow"\ncapability = "NetworkAccess"\n\n'
-          '[[rule]]\nid = "llm-transcripts"\neffect = "allow"\n'
-          'capability = "MemoryExternalize"\naction = "extract"\n')
+POLICY = (
+    '[[rule]]\nid = "llm-host"\neffect = "allow"\ncapability = "NetworkAccess"\n\n'
+    '[[rule]]\nid = "llm-transcripts"\neffect = "allow"\n'
+    'capability = "MemoryExternalize"\naction = "extract"\n'
+)
 INITIAL, MAXIMUM, CAP, RETRY_AFTER = 5.0, 300.0, 20.0, 30
 
 
@@ -72,10 +75,12 @@ class Endpoint:
 
 
 def config(url: str) -> str:
-    return ("[extract]\nextractor = \"model\"\n"
-            f"backoff_initial_s = {INITIAL}\nbackoff_max_s = {MAXIMUM}\n"
-            f"max_jobs_per_minute = {CAP}\n"
-            f"[extract.model]\nendpoint = \"{url}\"\nmodel = \"scripted\"\n")
+    return (
+        '[extract]\nextractor = "model"\n'
+        f"backoff_initial_s = {INITIAL}\nbackoff_max_s = {MAXIMUM}\n"
+        f"max_jobs_per_minute = {CAP}\n"
+        f'[extract.model]\nendpoint = "{url}"\nmodel = "scripted"\n'
+    )
 
 
 def sentence(n: int) -> str:
@@ -89,9 +94,17 @@ def worker(p: InProcess) -> Extraction:
 
 async def submit(p: InProcess, n: int) -> str:
     task = await p.call("agent", "task.begin", {})
-    ended = await p.call("agent", "task.end", {"task_id": task["task_id"], "transcript": [
-        {"role": "user", "content": sentence(n)},
-        {"role": "assistant", "content": "Noted."}]})
+    ended = await p.call(
+        "agent",
+        "task.end",
+        {
+            "task_id": task["task_id"],
+            "transcript": [
+                {"role": "user", "content": sentence(n)},
+                {"role": "assistant", "content": "Noted."},
+            ],
+        },
+    )
     return str(ended["extraction"]["job_id"])
 
 
@@ -99,11 +112,15 @@ async def pending_bodies(p: InProcess) -> list[str]:
     bodies: list[str] = []
     cursor = None
     while True:
-        page = await p.call("control", "governance.action.list",
-                            {"status": "pending", **({"cursor": cursor} if cursor else {})})
+        page = await p.call(
+            "control",
+            "governance.action.list",
+            {"status": "pending", **({"cursor": cursor} if cursor else {})},
+        )
         for item in page["items"]:
-            action = await p.call("control", "governance.action.get",
-                                  {"action_id": item["action_id"]})
+            action = await p.call(
+                "control", "governance.action.get", {"action_id": item["action_id"]}
+            )
             bodies.extend(op["entry"]["body"] for op in action["ops"])
         cursor = page.get("next_cursor")
         if not cursor:
@@ -115,13 +132,23 @@ async def all_jobs(p: InProcess) -> dict[str, dict[str, Any]]:
     return {j["job_id"]: j for j in status["jobs"]}
 
 
-async def run(p: InProcess, endpoint: Endpoint, *, until: float, submit_every: float,
-              submit_until: float, tick: float = 0.5) -> list[str]:
+async def run(
+    p: InProcess,
+    endpoint: Endpoint,
+    *,
+    until: float,
+    submit_every: float,
+    submit_until: float,
+    tick: float = 0.5,
+) -> list[str]:
     """Move the clock by ``tick`` until ``until``, submitting a task every
     ``submit_every`` seconds before ``submit_until``, and let the worker take
     each step it would take at that time."""
-    await p.call("control", "consent.set", {"read": True, "contribute": True,
-                                            "learn_from_tools": False, "version": 0})
+    await p.call(
+        "control",
+        "consent.set",
+        {"read": True, "contribute": True, "learn_from_tools": False, "version": 0},
+    )
     jobs: list[str] = []
     while endpoint.elapsed() < until:
         at = endpoint.elapsed()
@@ -138,7 +165,7 @@ def floors(sent: list[Sent]) -> list[float]:
     ``Retry-After`` the refusal carried."""
     out = []
     for k, s in enumerate(sent):
-        floor = min(MAXIMUM, INITIAL * 2 ** k) / 2
+        floor = min(MAXIMUM, INITIAL * 2**k) / 2
         out.append(max(floor, float(s.retry_after or 0)))
     return out
 
@@ -148,18 +175,22 @@ def test_five_minutes_of_throttling_back_off_then_drain_at_the_cap() -> None:
     endpoint = Endpoint(clock, clock.now().timestamp(), throttle=(60.0, 360.0))
 
     async def go() -> None:
-        with serving(endpoint.reply) as server, composed(
-                short_tempdir() / "h", clock=clock, config=config(server.url),
-                policy=POLICY) as p:
-            jobs = await run(p, endpoint, until=1_200.0, submit_every=10.0,
-                             submit_until=480.0)
+        with (
+            serving(endpoint.reply) as server,
+            composed(
+                short_tempdir() / "h", clock=clock, config=config(server.url), policy=POLICY
+            ) as p,
+        ):
+            jobs = await run(p, endpoint, until=1_200.0, submit_every=10.0, submit_until=480.0)
             refused = [s for s in endpoint.sent if s.status == 429]
             # Backoff, not a storm: each refusal at least doubles the pause
             # (2.5 s, 5 s, 10 s, …) or waits its Retry-After, so five minutes
             # of refusals are answered by a handful of requests.
             gaps = [b.at - a.at for a, b in itertools.pairwise(refused)]
             assert all(g >= f for g, f in zip(gaps, floors(refused), strict=False)), (
-                gaps, floors(refused))
+                gaps,
+                floors(refused),
+            )
             assert 2 <= len(refused) <= 8, len(refused)
             # Back: never more than the cap's starts in any 60 seconds.
             back = [s.at for s in endpoint.sent if s.at >= 360.0]
@@ -183,11 +214,15 @@ def test_a_lone_job_outlasts_a_throttle_longer_than_its_attempts() -> None:
     endpoint = Endpoint(clock, clock.now().timestamp(), throttle=(0.0, 600.0))
 
     async def go() -> None:
-        with serving(endpoint.reply) as server, composed(
-                short_tempdir() / "h", clock=clock, config=config(server.url),
-                policy=POLICY) as p:
-            [job_id] = await run(p, endpoint, until=1_000.0, submit_every=10.0,
-                                 submit_until=1.0, tick=1.0)
+        with (
+            serving(endpoint.reply) as server,
+            composed(
+                short_tempdir() / "h", clock=clock, config=config(server.url), policy=POLICY
+            ) as p,
+        ):
+            [job_id] = await run(
+                p, endpoint, until=1_000.0, submit_every=10.0, submit_until=1.0, tick=1.0
+            )
             assert sum(1 for s in endpoint.sent if s.status == 429) >= 6
             job = (await all_jobs(p))[job_id]
             assert (job["state"], job["proposed"]) == ("done", 1), job

@@ -40,12 +40,22 @@ def _owners(c: Client) -> tuple[dict[str, str], dict[str, str], str, str]:
     reader, other = fresh_identity("reader-"), fresh_identity("other-")
     for who in (reader, other):
         enable_consent(c, identity=who)
-    foreign = c.call("memory.write", {"identity": other, "action": "add",
-                                      "entry": entry("Other's note", "Held by another owner.",
-                                                     "fact")})["entries"][0]["id"]
-    own = c.call("memory.write", {"identity": reader, "action": "add",
-                                  "entry": entry("Reader's note", "Held by the reader.",
-                                                 "fact")})["entries"][0]["id"]
+    foreign = c.call(
+        "memory.write",
+        {
+            "identity": other,
+            "action": "add",
+            "entry": entry("Other's note", "Held by another owner.", "fact"),
+        },
+    )["entries"][0]["id"]
+    own = c.call(
+        "memory.write",
+        {
+            "identity": reader,
+            "action": "add",
+            "entry": entry("Reader's note", "Held by the reader.", "fact"),
+        },
+    )["entries"][0]["id"]
     return reader, other, foreign, own
 
 
@@ -108,12 +118,25 @@ def test_reading_a_foreign_id_fetches_no_row_as_an_absent_one_does(tmp_path: Any
         with composed(tmp_path / "h", config=config) as daemon:
             for who in (reader, other):
                 consent = await daemon.call("control", "consent.get", {"identity": who})
-                await daemon.call("control", "consent.set", {
-                    "identity": who, "read": True, "contribute": True,
-                    "version": consent["version"]})
-            written = await daemon.call("control", "memory.write", {
-                "identity": other, "action": "add",
-                "entry": entry("Other's note", "Held by another owner.", "fact")})
+                await daemon.call(
+                    "control",
+                    "consent.set",
+                    {
+                        "identity": who,
+                        "read": True,
+                        "contribute": True,
+                        "version": consent["version"],
+                    },
+                )
+            written = await daemon.call(
+                "control",
+                "memory.write",
+                {
+                    "identity": other,
+                    "action": "add",
+                    "entry": entry("Other's note", "Held by another owner.", "fact"),
+                },
+            )
             foreign = written["entries"][0]["id"]
             view = View(owner_of(daemon.app.hasher, schema.Identity(**reader)), None)
             seen = []

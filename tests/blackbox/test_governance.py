@@ -43,9 +43,18 @@ capability = "MemoryWrite"
 CONFIG = "max_pending_actions = 3\nmax_open_tasks = 2\n"
 
 CONTROL_ONLY = [
-    "governance.action.list", "governance.action.get", "governance.action.approve",
-    "governance.action.deny", "consent.get", "consent.set", "token.issue", "token.list",
-    "token.revoke", "audit.verify", "audit.export", "policy.reload",
+    "governance.action.list",
+    "governance.action.get",
+    "governance.action.approve",
+    "governance.action.deny",
+    "consent.get",
+    "consent.set",
+    "token.issue",
+    "token.list",
+    "token.revoke",
+    "audit.verify",
+    "audit.export",
+    "policy.reload",
 ]
 
 
@@ -86,8 +95,7 @@ def test_control_only_method_does_not_exist_on_agent_sock(a: Client, method: str
 
 def test_allow_rule_applies_agent_writes_directly(c: Client, a: Client) -> None:
     task = a.call("task.begin", {"token": agent_token(c), "scopes": ["project:acme"]})
-    out = a.call("memory.write", {"task_id": task["task_id"], "action": "add",
-                                  "entry": entry()})
+    out = a.call("memory.write", {"task_id": task["task_id"], "action": "add", "entry": entry()})
     assert out["outcome"] == "applied"
     assert out["decision"]["rule_ids"] == ["agent-projects-free"]
     assert out["entries"][0]["scope"] == "project:acme"
@@ -95,22 +103,31 @@ def test_allow_rule_applies_agent_writes_directly(c: Client, a: Client) -> None:
 
 def test_agent_write_outside_allowed_scopes_still_needs_approval(c: Client, a: Client) -> None:
     task = a.call("task.begin", {"token": agent_token(c)})
-    out = a.call("memory.write", {"task_id": task["task_id"], "action": "add",
-                                  "entry": entry()})
+    out = a.call("memory.write", {"task_id": task["task_id"], "action": "add", "entry": entry()})
     assert out["outcome"] == "pending"
 
 
 def test_deny_rule_is_policy_denied_naming_the_rule_and_audited(c: Client, a: Client) -> None:
     task = a.call("task.begin", {"token": agent_token(c), "scopes": ["vault:keys"]})
     before = head_seq(c)
-    err = expect(-32001, "policy_denied", a.call, "memory.write",
-                 {"task_id": task["task_id"], "action": "add", "entry": entry()})
+    err = expect(
+        -32001,
+        "policy_denied",
+        a.call,
+        "memory.write",
+        {"task_id": task["task_id"], "action": "add", "entry": entry()},
+    )
     assert err.details["rule_ids"] == ["no-vault"]
     denied = [e for e in events(c, before) if e["kind"] == "decision"]
     assert [(e["effect"], e["rule_ids"]) for e in denied] == [("deny", ["no-vault"])]
     # The operator is denied too: the rule does not name a channel.
-    expect(-32001, "policy_denied", c.call, "memory.write",
-           {"action": "add", "scope": "vault:keys", "entry": entry()})
+    expect(
+        -32001,
+        "policy_denied",
+        c.call,
+        "memory.write",
+        {"action": "add", "scope": "vault:keys", "entry": entry()},
+    )
 
 
 def _wait_for_event(c: Client, kind: str, after_seq: int) -> dict[str, Any]:
@@ -155,14 +172,16 @@ def test_invalid_policy_on_sighup_is_refused_and_audited(d: Daemon, c: Client) -
     assert loaded["details"]["policy_hash"] == old_hash
 
 
-def test_the_old_policy_still_decides_after_a_refused_reload(d: Daemon, c: Client,
-                                                             a: Client) -> None:
+def test_the_old_policy_still_decides_after_a_refused_reload(
+    d: Daemon, c: Client, a: Client
+) -> None:
     try:
         (d.home / "policy.toml").write_text(BAD_POLICY)
         assert c.call("policy.reload", {})["loaded"] is False
         task = a.call("task.begin", {"token": agent_token(c), "scopes": ["project:x"]})
-        out = a.call("memory.write", {"task_id": task["task_id"], "action": "add",
-                                      "entry": entry()})
+        out = a.call(
+            "memory.write", {"task_id": task["task_id"], "action": "add", "entry": entry()}
+        )
         assert out["outcome"] == "applied"
     finally:
         (d.home / "policy.toml").write_text(POLICY)
@@ -175,11 +194,18 @@ def test_the_old_policy_still_decides_after_a_refused_reload(d: Daemon, c: Clien
 def test_pending_actions_over_the_cap_are_rate_limited(c: Client, a: Client) -> None:
     task = a.call("task.begin", {"token": agent_token(c)})["task_id"]
     for n in range(3):
-        out = a.call("memory.write", {"task_id": task, "action": "add",
-                                      "entry": entry(f"Note {n}", f"Body {n}.")})
+        out = a.call(
+            "memory.write",
+            {"task_id": task, "action": "add", "entry": entry(f"Note {n}", f"Body {n}.")},
+        )
         assert out["outcome"] == "pending"
-    err = expect(-32005, "rate_limited", a.call, "memory.write",
-                 {"task_id": task, "action": "add", "entry": entry("Note 3", "Body 3.")})
+    err = expect(
+        -32005,
+        "rate_limited",
+        a.call,
+        "memory.write",
+        {"task_id": task, "action": "add", "entry": entry("Note 3", "Body 3.")},
+    )
     assert err.details == {"cap": "max_pending_actions", "limit": 3, "pending_actions": 3}
     assert "raise max_pending_actions (now 3) in memoryd.toml" in (err.recovery or "")
 

@@ -53,8 +53,9 @@ class Watch:
         store = daemon.store
         real_run = store.run
 
-        async def run(fn: Callable[[Any], Any], *, write: bool = True,
-                      governed: bool = True) -> Any:
+        async def run(
+            fn: Callable[[Any], Any], *, write: bool = True, governed: bool = True
+        ) -> Any:
             if not write:
                 return await real_run(fn, write=write, governed=governed)
             self.writes += 1
@@ -122,13 +123,20 @@ async def refused_write(daemon: InProcess, watch: Watch, params: dict[str, Any])
 
 
 def test_a_denied_write_is_audited_in_the_transaction_that_denied_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async def body(daemon: InProcess) -> None:
-        out = await refused_write(daemon, Watch(daemon, monkeypatch), {
-            # A scope name is part of the resource string the audit keeps;
-            # the entry's text is not.
-            "scope": "vault:keys", "action": "add",
-            "entry": entry(CANARY, f"{CANARY} body")})
+        out = await refused_write(
+            daemon,
+            Watch(daemon, monkeypatch),
+            {
+                # A scope name is part of the resource string the audit keeps;
+                # the entry's text is not.
+                "scope": "vault:keys",
+                "action": "add",
+                "entry": entry(CANARY, f"{CANARY} body"),
+            },
+        )
         assert out.error["data"]["code"] == "policy_denied"
         assert out.writes == 1
         assert [(e["kind"], e["effect"]) for e in out.events] == [("decision", "deny")]
@@ -140,12 +148,19 @@ def test_a_denied_write_is_audited_in_the_transaction_that_denied_it(
 
 
 def test_a_rejected_write_is_audited_in_the_transaction_that_rejected_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async def body(daemon: InProcess) -> None:
         watch = Watch(daemon, monkeypatch)
-        out = await refused_write(daemon, watch, {
-            "scope": "project:x", "action": "add",
-            "entry": entry(CANARY, f"{CANARY}: the key is {TOKEN}")})
+        out = await refused_write(
+            daemon,
+            watch,
+            {
+                "scope": "project:x",
+                "action": "add",
+                "entry": entry(CANARY, f"{CANARY}: the key is {TOKEN}"),
+            },
+        )
         assert out.error["data"]["code"] == "secret_detected"
         assert out.writes == 1
         assert [e["kind"] for e in out.events] == ["content_rejected"]
@@ -157,21 +172,28 @@ def test_a_rejected_write_is_audited_in_the_transaction_that_rejected_it(
 
 
 def test_an_approval_scans_its_proposal_before_the_writer(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async def body(daemon: InProcess) -> None:
         ident = fresh_identity("go-")
         consent = await daemon.call("control", "consent.get", {"identity": ident})
-        await daemon.call("control", "consent.set", {
-            "identity": ident, "read": True, "contribute": True,
-            "version": consent["version"]})
+        await daemon.call(
+            "control",
+            "consent.set",
+            {"identity": ident, "read": True, "contribute": True, "version": consent["version"]},
+        )
         token = (await daemon.call("control", "token.issue", {"identity": ident}))["token"]
         task = await daemon.call("agent", "task.begin", {"token": token})
-        proposed = await daemon.call("agent", "memory.write", {
-            "task_id": task["task_id"], "action": "add", "entry": entry("Heron", "Grey.")})
+        proposed = await daemon.call(
+            "agent",
+            "memory.write",
+            {"task_id": task["task_id"], "action": "add", "entry": entry("Heron", "Grey.")},
+        )
         assert proposed["outcome"] == "pending"
         watch = Watch(daemon, monkeypatch)
-        out = await daemon.call("control", "governance.action.approve",
-                                {"action_id": proposed["action_id"]})
+        out = await daemon.call(
+            "control", "governance.action.approve", {"action_id": proposed["action_id"]}
+        )
         assert out["outcome"] == "applied"
         assert watch.scans_outside >= 1, "the approval did not scan the proposal"
         assert watch.scans_inside == 0

@@ -29,24 +29,28 @@ from memoryd.rpc.client import Client
 from tests.harness import Daemon, entry, running
 
 
-def _writer(d: Daemon, prefix: str, count: int, answered: list[str],
-            errors: list[BaseException]) -> Callable[[], None]:
+def _writer(
+    d: Daemon, prefix: str, count: int, answered: list[str], errors: list[BaseException]
+) -> Callable[[], None]:
     def work() -> None:
         try:
             with d.control() as c:
                 for i in range(count):
-                    out = c.call("memory.write", {"action": "add", "scope": "group",
-                                                  "entry": entry(title=f"{prefix} {i}")})
+                    out = c.call(
+                        "memory.write",
+                        {"action": "add", "scope": "group", "entry": entry(title=f"{prefix} {i}")},
+                    )
                     answered.append(out["entries"][0]["id"])
         except BaseException as exc:  # noqa: BLE001 (reported by the test, not lost in a thread)
             errors.append(exc)
+
     return work
 
 
 def _read_all(c: Client, ids: list[str]) -> set[str]:
     found: set[str] = set()
     for i in range(0, len(ids), 10):
-        out = c.call("memory.read", {"ids": ids[i:i + 10]})
+        out = c.call("memory.read", {"ids": ids[i : i + 10]})
         found.update(e["id"] for e in out["entries"])
     return found
 
@@ -55,8 +59,9 @@ def test_concurrent_writers_all_succeed_and_the_chain_verifies() -> None:
     with running() as d:
         answered: list[str] = []
         errors: list[BaseException] = []
-        threads = [threading.Thread(target=_writer(d, f"w{n}", 15, answered, errors))
-                   for n in range(8)]
+        threads = [
+            threading.Thread(target=_writer(d, f"w{n}", 15, answered, errors)) for n in range(8)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -72,8 +77,9 @@ def test_every_answered_write_survives_kill_9() -> None:
     with running() as d:
         answered: list[str] = []
         errors: list[BaseException] = []
-        threads = [threading.Thread(target=_writer(d, f"k{n}", 1_000, answered, errors))
-                   for n in range(8)]
+        threads = [
+            threading.Thread(target=_writer(d, f"k{n}", 1_000, answered, errors)) for n in range(8)
+        ]
         for t in threads:
             t.start()
         deadline = time.monotonic() + 60
@@ -107,12 +113,14 @@ NOW = fmt(datetime(2026, 11, 1, 12, 0, tzinfo=UTC))
 
 def _put(key: str, fail: bool = False) -> Callable[[Tx], str]:
     """A job that appends an audit event and a row, then (optionally) raises."""
+
     def job(tx: Tx) -> str:
         tx.audit("policy_loaded", NOW, details={"policy_hash": "b3:" + "0" * 64, "rules": 0})
         tx.exec("INSERT INTO meta(key, value) VALUES (?, 'x')", (key,))
         if fail:
             raise ValueError("this job fails after writing")
         return key
+
     return job
 
 
@@ -151,8 +159,9 @@ def _in_one_group(store: SqliteStore, jobs: list[Callable[[Tx], Any]]) -> list[A
 
 
 def _keys(store: SqliteStore) -> set[str]:
-    rows = store.run_sync(lambda tx: tx.all("SELECT key FROM meta WHERE key LIKE 'k%'"),
-                          write=False)
+    rows = store.run_sync(
+        lambda tx: tx.all("SELECT key FROM meta WHERE key LIKE 'k%'"), write=False
+    )
     return {r["key"] for r in rows}
 
 
@@ -190,15 +199,15 @@ def _every_row_reads_back(store: SqliteStore) -> None:
 
 def _opens(store: SqliteStore) -> list[int]:
     """The seqs of the V3 rows that open a stream."""
-    rows = store.run_sync(lambda tx: tx.all("SELECT seq, body FROM audit ORDER BY seq"),
-                          write=False)
+    rows = store.run_sync(
+        lambda tx: tx.all("SELECT seq, body FROM audit ORDER BY seq"), write=False
+    )
     assert {bytes(r["body"])[:1] for r in rows} == {TAG_V3}
     # The varint after the tag holds ``cut * 2 + opens``: its first byte's low bit.
     return [r["seq"] for r in rows if bytes(r["body"])[1] & 1]
 
 
-def test_audit_rows_after_rollbacks_a_failed_commit_and_a_restart_read_back(
-        tmp_path: Path) -> None:
+def test_audit_rows_after_rollbacks_a_failed_commit_and_a_restart_read_back(tmp_path: Path) -> None:
     # The writer's open compressor (V3) must never go on from a row that did
     # not reach the disk: a rolled-back job, a failed commit and a new
     # process each make the next row open a stream of its own.

@@ -33,8 +33,15 @@ def serve(home: Path) -> subprocess.CompletedProcess[str]:
     """Start ``memoryd serve`` expecting it to refuse (it exits on its own)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env["PYTHONPATH"] = str(REPO)
-    return subprocess.run([*MEMORYD, "serve", "--home", str(home)], capture_output=True,
-                          text=True, env=env, cwd=REPO, timeout=60, check=False)
+    return subprocess.run(
+        [*MEMORYD, "serve", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=60,
+        check=False,
+    )
 
 
 def refused(out: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -82,8 +89,9 @@ def test_a_planted_database_symlink_is_refused(root: Path) -> None:
     assert other.read_bytes() == b""
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="planting a file as another uid needs root "
-                    "(CI runs as root)")
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason="planting a file as another uid needs root (CI runs as root)"
+)
 def test_files_planted_by_another_user_are_refused(root: Path) -> None:
     home = root / "h"
     home.mkdir(mode=0o700)
@@ -95,8 +103,10 @@ def test_files_planted_by_another_user_are_refused(root: Path) -> None:
     assert not (home / "run").exists()
 
 
-@pytest.mark.sqlite_only("a PostgreSQL home holds its [store] section in memoryd.toml before"
-                         " the daemon starts, so it is never fresh")
+@pytest.mark.sqlite_only(
+    "a PostgreSQL home holds its [store] section in memoryd.toml before"
+    " the daemon starts, so it is never fresh"
+)
 def test_a_fresh_home_is_created_private(root: Path) -> None:
     d = Daemon.__new__(Daemon)  # only for its paths; the daemon makes the home itself
     home = root / "fresh"
@@ -109,10 +119,13 @@ def test_a_fresh_home_is_created_private(root: Path) -> None:
         d.stop()
 
 
-@pytest.mark.parametrize(("content", "words"), [
-    (b"short", ["keys/secret", "32 bytes"]),
-    (b"x" * 64, ["keys/secret", "32 bytes"]),
-])
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"short", ["keys/secret", "32 bytes"]),
+        (b"x" * 64, ["keys/secret", "32 bytes"]),
+    ],
+)
 def test_a_malformed_secret_is_one_line(root: Path, content: bytes, words: list[str]) -> None:
     home = root / "h"
     (home / "keys").mkdir(parents=True, mode=0o700)

@@ -27,16 +27,61 @@ from hypothesis import strategies as st
 from tests.corpora import corpus_files
 from tests.harness import Daemon, backend, running
 
-AGENT_METHODS = ["task.begin", "task.end", "memory.context", "memory.list", "memory.read",
-                 "memory.write", "memory.status", "memory.receipt"]
-CONTROL_METHODS = [*AGENT_METHODS, "governance.action.list", "governance.action.get",
-                   "governance.action.approve", "governance.action.deny", "consent.get",
-                   "consent.set", "token.issue", "token.list", "token.revoke", "memory.journal",
-                   "memory.undo", "memory.verify", "audit.verify", "audit.export",
-                   "audit.checkpoint", "policy.reload"]
-FIELDS = ["task_id", "identity", "target", "scope", "action", "id", "expected_revision", "entry",
-          "ops", "ids", "query", "intent", "token", "version", "checkpoint", "after_seq",
-          "limit", "action_id", "cursor", "page_size", "read", "workspace", "scopes", "role"]
+AGENT_METHODS = [
+    "task.begin",
+    "task.end",
+    "memory.context",
+    "memory.list",
+    "memory.read",
+    "memory.write",
+    "memory.status",
+    "memory.receipt",
+]
+CONTROL_METHODS = [
+    *AGENT_METHODS,
+    "governance.action.list",
+    "governance.action.get",
+    "governance.action.approve",
+    "governance.action.deny",
+    "consent.get",
+    "consent.set",
+    "token.issue",
+    "token.list",
+    "token.revoke",
+    "memory.journal",
+    "memory.undo",
+    "memory.verify",
+    "audit.verify",
+    "audit.export",
+    "audit.checkpoint",
+    "policy.reload",
+]
+FIELDS = [
+    "task_id",
+    "identity",
+    "target",
+    "scope",
+    "action",
+    "id",
+    "expected_revision",
+    "entry",
+    "ops",
+    "ids",
+    "query",
+    "intent",
+    "token",
+    "version",
+    "checkpoint",
+    "after_seq",
+    "limit",
+    "action_id",
+    "cursor",
+    "page_size",
+    "read",
+    "workspace",
+    "scopes",
+    "role",
+]
 
 CONFIG = "frame_timeout_s = 0.5\nidle_timeout_s = 5.0\nmax_connections = 64\n"
 
@@ -78,8 +123,7 @@ def test_the_corpus_is_present() -> None:
 
 
 @pytest.mark.parametrize("prefix", ["n_", "y_", "i_"])
-def test_every_corpus_file_is_answered_without_internal_error(hostile: Daemon,
-                                                              prefix: str) -> None:
+def test_every_corpus_file_is_answered_without_internal_error(hostile: Daemon, prefix: str) -> None:
     files = [p for p in CORPUS_FILES if p.name.startswith(prefix)]
     assert files, f"no {prefix} files in the corpus"
     with hostile.control(timeout=10) as c:
@@ -100,10 +144,15 @@ def test_every_corpus_file_is_answered_without_internal_error(hostile: Daemon,
 # --- generated frames and params ------------------------------------------------------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=300),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
-        st.sampled_from(FIELDS) | st.text(max_size=10), inner, max_size=6),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=300),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=10), inner, max_size=6)
+    ),
     max_leaves=30,
 )
 
@@ -113,25 +162,35 @@ def _deep(depth: int) -> str:
 
 
 def _request(method: str, params: Any, id_: Any = 1) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": id_},
-                      ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return json.dumps(
+        {"jsonrpc": "2.0", "method": method, "params": params, "id": id_}, ensure_ascii=False
+    ).encode("utf-8", "surrogatepass")
 
 
 def _frames(methods: list[str]) -> st.SearchStrategy[bytes]:
-    params = st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=8), json_values,
-                             max_size=6)
+    params = st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=8), json_values, max_size=6)
     return st.one_of(
         st.builds(_request, st.sampled_from(methods), params),
         st.builds(_request, st.sampled_from(methods), json_values),
         st.builds(lambda v: json.dumps(v).encode(), json_values),
         st.binary(min_size=1, max_size=300).map(lambda b: b.replace(b"\n", b" ")),
-        st.builds(lambda m, d: _request(m, json.loads(_deep(d))), st.sampled_from(methods),
-                  st.integers(min_value=1, max_value=200)),
-        st.builds(lambda m, s: _request(m, {"task_id": s, "ids": [s]}), st.sampled_from(methods),
-                  st.text(min_size=1000, max_size=20_000)),
-        st.builds(lambda m, b: _request(m, {"scope": "x"}).replace(b'"x"', b'"' + b + b'"'),
-                  st.sampled_from(methods), st.sampled_from([b"\xff", b"\xc3\x28", b"\xed\xa0\x80",
-                                                             b"\\ud800", b"\xf4\x90\x80\x80"])),
+        st.builds(
+            lambda m, d: _request(m, json.loads(_deep(d))),
+            st.sampled_from(methods),
+            st.integers(min_value=1, max_value=200),
+        ),
+        st.builds(
+            lambda m, s: _request(m, {"task_id": s, "ids": [s]}),
+            st.sampled_from(methods),
+            st.text(min_size=1000, max_size=20_000),
+        ),
+        st.builds(
+            lambda m, b: _request(m, {"scope": "x"}).replace(b'"x"', b'"' + b + b'"'),
+            st.sampled_from(methods),
+            st.sampled_from(
+                [b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\\ud800", b"\xf4\x90\x80\x80"]
+            ),
+        ),
     )
 
 
@@ -144,19 +203,27 @@ def _check_frame(d: Daemon, channel: str, frame: bytes) -> None:
         _well_formed(c.send_raw(frame))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.data_too_large])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(frame=_frames(AGENT_METHODS))
-def test_generated_frames_on_agent_sock_never_fail_internally(hostile: Daemon,
-                                                              frame: bytes) -> None:
+def test_generated_frames_on_agent_sock_never_fail_internally(
+    hostile: Daemon, frame: bytes
+) -> None:
     _check_frame(hostile, "agent", frame)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.data_too_large])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(frame=_frames(CONTROL_METHODS))
-def test_generated_frames_on_control_sock_never_fail_internally(hostile: Daemon,
-                                                                frame: bytes) -> None:
+def test_generated_frames_on_control_sock_never_fail_internally(
+    hostile: Daemon, frame: bytes
+) -> None:
     _check_frame(hostile, "control", frame)
 
 
@@ -198,8 +265,9 @@ def test_a_stalled_frame_is_closed_after_frame_timeout(hostile: Daemon) -> None:
 
 
 def test_a_batch_over_fifty_is_refused_as_a_whole(hostile: Daemon) -> None:
-    batch = [{"jsonrpc": "2.0", "method": "memory.status", "params": {}, "id": i}
-             for i in range(51)]
+    batch = [
+        {"jsonrpc": "2.0", "method": "memory.status", "params": {}, "id": i} for i in range(51)
+    ]
     with hostile.control(timeout=10) as c:
         reply = _well_formed(c.send_raw(json.dumps(batch).encode()))
         assert isinstance(reply, dict)

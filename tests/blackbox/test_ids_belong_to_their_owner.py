@@ -52,18 +52,22 @@ def _stored_bytes(daemon: Daemon) -> bytes:
 
     out = []
     with pg_connect(*pg) as conn:
-        tables = [r[0] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = %s", (pg[1],))]
+        tables = [
+            r[0]
+            for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", (pg[1],))
+        ]
         assert tables, "no store tables to read"
         for table in tables:
             query = psycopg.sql.SQL("SELECT t::text FROM {} AS t").format(
-                psycopg.sql.Identifier(table))
+                psycopg.sql.Identifier(table)
+            )
             out += [str(r[0]) for r in conn.execute(query)]
     return "\n".join(out).encode()
 
 
 def test_a_covering_entry_id_the_daemon_never_made_is_refused_before_it_is_proposed(
-        held: Daemon) -> None:
+    held: Daemon,
+) -> None:
     # An archive's covered_by names an entry by id, and a proposal on
     # agent.sock is stored before any entry is looked up: an id the client
     # made up, which the Id pattern lets hold a key id, was kept with the
@@ -72,23 +76,41 @@ def test_a_covering_entry_id_the_daemon_never_made_is_refused_before_it_is_propo
     with held.control() as c, held.agent() as a:
         ident = fresh_identity("cv-")
         enable_consent(c, ident)
-        stored = c.call("memory.write", {"identity": ident, "action": "add",
-                                         "entry": entry()})["entries"][0]
+        stored = c.call("memory.write", {"identity": ident, "action": "add", "entry": entry()})[
+            "entries"
+        ][0]
         token = c.call("token.issue", {"identity": ident})["token"]
         tid = a.call("task.begin", {"token": token})["task_id"]
-        archive = {"action": "archive", "id": stored["id"], "expected_revision": 1,
-                   "reason": "old", "covered_by": {"id": canary, "expected_revision": 1}}
-        expect(-32002, "covered_target_changed", a.call, "memory.write",
-               {"task_id": tid, **archive})
-        expect(-32002, "covered_target_changed", a.call, "memory.write",
-               {"task_id": tid, "action": "batch", "ops": [{"action": "add", "entry": entry("B")},
-                                                            archive]})
+        archive = {
+            "action": "archive",
+            "id": stored["id"],
+            "expected_revision": 1,
+            "reason": "old",
+            "covered_by": {"id": canary, "expected_revision": 1},
+        }
+        expect(
+            -32002, "covered_target_changed", a.call, "memory.write", {"task_id": tid, **archive}
+        )
+        expect(
+            -32002,
+            "covered_target_changed",
+            a.call,
+            "memory.write",
+            {
+                "task_id": tid,
+                "action": "batch",
+                "ops": [{"action": "add", "entry": entry("B")}, archive],
+            },
+        )
         assert c.call("governance.action.list", {})["items"] == []
         # A covering entry of the daemon's own form is proposed as before.
-        other = c.call("memory.write", {"identity": ident, "action": "add",
-                                        "entry": entry("Other")})["entries"][0]
-        out = a.call("memory.write", {"task_id": tid, **archive,
-                                      "covered_by": {"id": other["id"], "expected_revision": 1}})
+        other = c.call(
+            "memory.write", {"identity": ident, "action": "add", "entry": entry("Other")}
+        )["entries"][0]
+        out = a.call(
+            "memory.write",
+            {"task_id": tid, **archive, "covered_by": {"id": other["id"], "expected_revision": 1}},
+        )
         assert out["outcome"] == "pending"
         assert canary not in exported_audit(c)
     assert canary.encode() not in _stored_bytes(held)
@@ -103,25 +125,48 @@ def test_another_owners_entry_id_is_refused_exactly_as_a_missing_one(d: Daemon) 
         owner, other = fresh_identity("eo-"), fresh_identity("eo-")
         for who in (owner, other):
             enable_consent(c, who)
-        theirs = c.call("memory.write", {"identity": other, "action": "add",
-                                         "entry": entry("Theirs")})["entries"][0]["id"]
+        theirs = c.call(
+            "memory.write", {"identity": other, "action": "add", "entry": entry("Theirs")}
+        )["entries"][0]["id"]
         token = c.call("token.issue", {"identity": owner})["token"]
         tid = a.call("task.begin", {"token": token})["task_id"]
-        mine = a.call("memory.write", {"task_id": tid, "action": "add",
-                                       "entry": entry("Mine")})["entries"][0]["id"]
+        mine = a.call("memory.write", {"task_id": tid, "action": "add", "entry": entry("Mine")})[
+            "entries"
+        ][0]["id"]
         missing = "ent_" + "0" * 26
 
         def answers(eid: str) -> list[Any]:
             calls: list[tuple[Client, str, dict[str, Any]]] = [
                 (a, "memory.read", {"task_id": tid, "ids": [eid]}),
                 (a, "memory.read", {"task_id": tid, "ids": [eid], "include_pending": True}),
-                (a, "memory.write", {"task_id": tid, "action": "replace", "id": eid,
-                                     "expected_revision": 1, "entry": entry("Z")}),
-                (a, "memory.write", {"task_id": tid, "action": "remove", "id": eid,
-                                     "expected_revision": 1}),
-                (a, "memory.write", {"task_id": tid, "action": "archive", "id": mine,
-                                     "expected_revision": 1, "reason": "old",
-                                     "covered_by": {"id": eid, "expected_revision": 1}}),
+                (
+                    a,
+                    "memory.write",
+                    {
+                        "task_id": tid,
+                        "action": "replace",
+                        "id": eid,
+                        "expected_revision": 1,
+                        "entry": entry("Z"),
+                    },
+                ),
+                (
+                    a,
+                    "memory.write",
+                    {"task_id": tid, "action": "remove", "id": eid, "expected_revision": 1},
+                ),
+                (
+                    a,
+                    "memory.write",
+                    {
+                        "task_id": tid,
+                        "action": "archive",
+                        "id": mine,
+                        "expected_revision": 1,
+                        "reason": "old",
+                        "covered_by": {"id": eid, "expected_revision": 1},
+                    },
+                ),
                 (c, "memory.read", {"identity": owner, "ids": [eid]}),
                 (c, "memory.promote", {"identity": owner, "ids": [eid]}),
             ]

@@ -46,17 +46,35 @@ def populate(daemon: Daemon) -> World:
             world.tokens[name] = c.call("token.issue", {"identity": who})["token"]
             ids = {}
             for target in ("memory", "user"):
-                out = c.call("memory.write", {
-                    "identity": who, "target": target, "action": "add",
-                    "entry": entry(f"Heron {name} {target}",
-                                   f"heron secret of {name} in {target}", "fact")})
+                out = c.call(
+                    "memory.write",
+                    {
+                        "identity": who,
+                        "target": target,
+                        "action": "add",
+                        "entry": entry(
+                            f"Heron {name} {target}", f"heron secret of {name} in {target}", "fact"
+                        ),
+                    },
+                )
                 ids[target] = out["entries"][0]["id"]
-            gone = c.call("memory.write", {
-                "identity": who, "action": "add",
-                "entry": entry(f"Heron {name} gone", "to be removed", "fact")})
-            rem = c.call("memory.write", {
-                "identity": who, "action": "remove", "id": gone["entries"][0]["id"],
-                "expected_revision": 1})
+            gone = c.call(
+                "memory.write",
+                {
+                    "identity": who,
+                    "action": "add",
+                    "entry": entry(f"Heron {name} gone", "to be removed", "fact"),
+                },
+            )
+            rem = c.call(
+                "memory.write",
+                {
+                    "identity": who,
+                    "action": "remove",
+                    "id": gone["entries"][0]["id"],
+                    "expected_revision": 1,
+                },
+            )
             world.receipts[name] = rem["receipt"]["receipt_id"]
             world.entries[name] = ids
     return world
@@ -83,11 +101,17 @@ def test_search_and_list_see_only_their_owner(w: World, name: str) -> None:
     with w.d.agent() as a:
         task = _task(a, w, name)
         found = a.call("memory.list", {"task_id": task, "query": "heron"})["items"]
-        listed = a.call("memory.list", {"task_id": task, "statuses": [
-            "active", "archived", "superseded", "expired", "removed"]})["items"]
+        listed = a.call(
+            "memory.list",
+            {
+                "task_id": task,
+                "statuses": ["active", "archived", "superseded", "expired", "removed"],
+            },
+        )["items"]
         for items in (found, listed):
             assert {i["id"] for i in items} <= set(w.entries[name].values()) | {
-                i["id"] for i in listed if i["status"] == "removed"}
+                i["id"] for i in listed if i["status"] == "removed"
+            }
             assert all(name in i["title"] for i in items if i["title"])
 
 
@@ -106,8 +130,7 @@ def test_read_by_id_of_another_owner_is_not_found(w: World, name: str) -> None:
 def test_receipt_of_another_owner_is_not_found(w: World, name: str) -> None:
     with w.d.agent() as a:
         task = _task(a, w, name)
-        assert a.call("memory.receipt", {"task_id": task,
-                                         "receipt_id": w.receipts[name]})["status"]
+        assert a.call("memory.receipt", {"task_id": task, "receipt_id": w.receipts[name]})["status"]
         for other in _others(name):
             with pytest.raises(RpcError) as err:
                 a.call("memory.receipt", {"task_id": task, "receipt_id": w.receipts[other]})
@@ -135,7 +158,10 @@ def test_new_identity_starts_with_consent_off(w: World) -> None:
     with w.d.control() as c:
         fresh = c.call("consent.get", {"identity": {"kind": "token", "subject": "carol"}})
         assert (fresh["read"], fresh["contribute"], fresh["learn_from_tools"]) == (
-            False, False, False)
+            False,
+            False,
+            False,
+        )
         token = c.call("token.issue", {"identity": {"kind": "token", "subject": "carol"}})
     with w.d.agent() as a:
         task = a.call("task.begin", {"token": token["token"]})
@@ -145,15 +171,23 @@ def test_new_identity_starts_with_consent_off(w: World) -> None:
 def test_subagent_reads_parent_owner_memory_and_cannot_write(w: World) -> None:
     with w.d.agent() as a:
         parent = _task(a, w, "alice")
-        child = a.call("task.begin", {"token": w.tokens["alice"], "parent_task": parent,
-                                      "role": "subagent"})
+        child = a.call(
+            "task.begin", {"token": w.tokens["alice"], "parent_task": parent, "role": "subagent"}
+        )
         assert "memory.write" not in child["grants"]
-        got = a.call("memory.read", {"task_id": child["task_id"],
-                                     "ids": [w.entries["alice"]["memory"]]})
+        got = a.call(
+            "memory.read", {"task_id": child["task_id"], "ids": [w.entries["alice"]["memory"]]}
+        )
         assert got["entries"][0]["id"] == w.entries["alice"]["memory"]
         with pytest.raises(RpcError) as err:
-            a.call("memory.write", {"task_id": child["task_id"], "action": "add",
-                                    "entry": entry("Sub", "subagent write", "fact")})
+            a.call(
+                "memory.write",
+                {
+                    "task_id": child["task_id"],
+                    "action": "add",
+                    "entry": entry("Sub", "subagent write", "fact"),
+                },
+            )
         assert err.value.data_code == "read_only_task"
 
 
@@ -163,8 +197,7 @@ def test_subagent_of_parent_without_read_gets_no_memory_methods(w: World) -> Non
         token = c.call("token.issue", {"identity": dave})["token"]
     with w.d.agent() as a:
         parent = a.call("task.begin", {"token": token})["task_id"]
-        child = a.call("task.begin", {"token": token, "parent_task": parent,
-                                      "role": "subagent"})
+        child = a.call("task.begin", {"token": token, "parent_task": parent, "role": "subagent"})
         assert child["grants"] == []
         with pytest.raises(RpcError) as err:
             a.call("memory.context", {"task_id": child["task_id"], "intent": "heron"})
@@ -179,8 +212,15 @@ def test_workspace_maps_to_a_keyed_scope_and_no_path_is_stored(w: World) -> None
         task = a.call("task.begin", {"token": w.tokens["alice"], "workspace": marker})
         assert task["scopes"][0].startswith("ws_")
         assert len(task["scopes"][0]) == 3 + 32
-        c.call("memory.write", {"identity": ALICE, "scope": task["scopes"][0], "action": "add",
-                                "entry": entry("Workspace note", "in the workspace", "fact")})
+        c.call(
+            "memory.write",
+            {
+                "identity": ALICE,
+                "scope": task["scopes"][0],
+                "action": "add",
+                "entry": entry("Workspace note", "in the workspace", "fact"),
+            },
+        )
         a.call("memory.context", {"task_id": task["task_id"], "intent": "workspace note"})
     blob = b""
     for path in w.d.home.glob("memory.db*"):

@@ -26,13 +26,23 @@ def add(c: Client, ident: dict[str, str], title: str = "T", **fields: Any) -> di
 
 
 def read(c: Client, ident: dict[str, str], entry_id: str) -> dict[str, Any]:
-    return c.call("memory.read", {"identity": ident,  # type: ignore[no-any-return]
-                                  "ids": [entry_id]})["entries"][0]
+    return c.call(
+        "memory.read",
+        {
+            "identity": ident,  # type: ignore[no-any-return]
+            "ids": [entry_id],
+        },
+    )["entries"][0]
 
 
 def undo(c: Client, ident: dict[str, str], operation_id: str) -> dict[str, Any]:
-    return c.call("memory.undo", {"identity": ident,  # type: ignore[no-any-return]
-                                  "operation_id": operation_id})
+    return c.call(
+        "memory.undo",
+        {
+            "identity": ident,  # type: ignore[no-any-return]
+            "operation_id": operation_id,
+        },
+    )
 
 
 # --- journal -----------------------------------------------------------------------
@@ -43,16 +53,30 @@ def test_journal_lists_operations_newest_first_with_hashes_and_no_text(c: Client
     canary = "zq" + secrets.token_hex(10)
     first = add(c, me, title=f"Title {canary}", body=f"Body {canary}")
     e = first["entries"][0]
-    second = write(c, me, action="replace", id=e["id"], expected_revision=1,
-                   entry=entry(title="Plain", body=f"New {canary}"))
+    second = write(
+        c,
+        me,
+        action="replace",
+        id=e["id"],
+        expected_revision=1,
+        entry=entry(title="Plain", body=f"New {canary}"),
+    )
     page = c.call("memory.journal", {"identity": me})
-    assert [i["operation_id"] for i in page["items"]] == [second["operation_id"],
-                                                         first["operation_id"]]
+    assert [i["operation_id"] for i in page["items"]] == [
+        second["operation_id"],
+        first["operation_id"],
+    ]
     newest = page["items"][0]
     assert newest["action"] == "replace"
-    assert newest["items"] == [{"action": "replace", "entry_id": e["id"], "revision_before": 1,
-                                "revision_after": 2,
-                                "content_hash": second["entries"][0]["content_hash"]}]
+    assert newest["items"] == [
+        {
+            "action": "replace",
+            "entry_id": e["id"],
+            "revision_before": 1,
+            "revision_after": 2,
+            "content_hash": second["entries"][0]["content_hash"],
+        }
+    ]
     assert canary not in json.dumps(page)
 
 
@@ -106,9 +130,16 @@ def test_undo_of_add_archives_the_entry(c: Client) -> None:
 def test_undo_of_replace_restores_the_previous_content_as_a_new_revision(c: Client) -> None:
     me = who()
     e = add(c, me, title="Old", body="old body", basis={"kind": "human", "note": "said so"})[
-        "entries"][0]
-    out = write(c, me, action="replace", id=e["id"], expected_revision=1,
-                entry=entry(title="New", body="new body"))
+        "entries"
+    ][0]
+    out = write(
+        c,
+        me,
+        action="replace",
+        id=e["id"],
+        expected_revision=1,
+        entry=entry(title="New", body="new body"),
+    )
     restored = undo(c, me, out["operation_id"])["entries"][0]
     assert (restored["title"], restored["body"], restored["revision"]) == ("Old", "old body", 3)
     assert restored["content_hash"] == e["content_hash"]
@@ -118,8 +149,14 @@ def test_undo_of_replace_restores_the_previous_content_as_a_new_revision(c: Clie
 def test_undo_of_supersede_reactivates_the_old_and_archives_the_new(c: Client) -> None:
     me = who()
     e = add(c, me, title="Same")["entries"][0]
-    out = write(c, me, action="supersede", id=e["id"], expected_revision=1,
-                entry=entry(title="Same", body="successor"))
+    out = write(
+        c,
+        me,
+        action="supersede",
+        id=e["id"],
+        expected_revision=1,
+        entry=entry(title="Same", body="successor"),
+    )
     new_id = out["entries"][1]["id"]
     undo(c, me, out["operation_id"])
     old = read(c, me, e["id"])
@@ -138,10 +175,15 @@ def test_undo_of_archive_reactivates(c: Client) -> None:
 def test_undo_of_a_batch_reverses_every_operation(c: Client) -> None:
     me = who()
     e = add(c, me, title="Kept")["entries"][0]
-    out = write(c, me, action="batch", ops=[
-        {"action": "add", "entry": entry(title="Added")},
-        {"action": "archive", "id": e["id"], "expected_revision": 1, "reason": "batch"},
-    ])
+    out = write(
+        c,
+        me,
+        action="batch",
+        ops=[
+            {"action": "add", "entry": entry(title="Added")},
+            {"action": "archive", "id": e["id"], "expected_revision": 1, "reason": "batch"},
+        ],
+    )
     added = out["entries"][0]["id"]
     undo(c, me, out["operation_id"])
     assert read(c, me, added)["status"] == "archived"
@@ -152,8 +194,14 @@ def test_undo_after_a_later_change_is_a_revision_conflict_and_changes_nothing(c:
     me = who()
     out = add(c, me)
     e = out["entries"][0]
-    write(c, me, action="replace", id=e["id"], expected_revision=1,
-          entry=entry(title="T", body="moved on"))
+    write(
+        c,
+        me,
+        action="replace",
+        id=e["id"],
+        expected_revision=1,
+        entry=entry(title="T", body="moved on"),
+    )
     with pytest.raises(RpcError) as err:
         undo(c, me, out["operation_id"])
     assert err.value.data_code == "revision_conflict"
@@ -163,8 +211,15 @@ def test_undo_after_a_later_change_is_a_revision_conflict_and_changes_nothing(c:
 
 def test_undo_of_a_batch_with_one_stale_entry_changes_nothing(c: Client) -> None:
     me = who()
-    out = write(c, me, action="batch", ops=[{"action": "add", "entry": entry(title="A")},
-                                            {"action": "add", "entry": entry(title="B")}])
+    out = write(
+        c,
+        me,
+        action="batch",
+        ops=[
+            {"action": "add", "entry": entry(title="A")},
+            {"action": "add", "entry": entry(title="B")},
+        ],
+    )
     a, b = out["entries"]
     write(c, me, action="archive", id=b["id"], expected_revision=1, reason="moved")
     with pytest.raises(RpcError) as err:
@@ -216,8 +271,7 @@ def test_undo_is_journaled_and_audited_like_a_write(c: Client) -> None:
     assert journal[0]["undo_of"] == out["operation_id"]
     assert journal[1]["undone_by"] == result["operation_id"]
     events = c.call("audit.export", {})["events"]
-    kinds = [e["kind"] for e in events
-             if e["decision_id"] == result["decision"]["decision_id"]]
+    kinds = [e["kind"] for e in events if e["decision_id"] == result["decision"]["decision_id"]]
     assert kinds == ["decision", "operation"]
 
 
@@ -225,7 +279,8 @@ def test_undo_denied_by_policy_changes_nothing(c: Client, d: Daemon) -> None:
     me = who()
     out = write(c, me, action="add", scope="locked", entry=entry())
     d.home.joinpath("policy.toml").write_text(
-        '[[rule]]\nid = "lock"\neffect = "deny"\ncapability = "MemoryWrite"\nscope = "locked"\n')
+        '[[rule]]\nid = "lock"\neffect = "deny"\ncapability = "MemoryWrite"\nscope = "locked"\n'
+    )
     try:
         c.call("policy.reload", {})
         with pytest.raises(RpcError) as err:
@@ -243,11 +298,18 @@ def test_undo_of_a_replace_is_decided_on_the_type_it_restores(c: Client, d: Daem
     # that type holds for it as for any write that would make such an entry.
     me = who()
     e = add(c, me, title="Deploy", type="procedure", body="Run the deploy script.")["entries"][0]
-    out = write(c, me, action="replace", id=e["id"], expected_revision=1,
-                entry=entry(title="Deploy", body="Deploys are paused.", type="fact"))
+    out = write(
+        c,
+        me,
+        action="replace",
+        id=e["id"],
+        expected_revision=1,
+        entry=entry(title="Deploy", body="Deploys are paused.", type="fact"),
+    )
     d.home.joinpath("policy.toml").write_text(
         '[[rule]]\nid = "no-procedures"\neffect = "deny"\ncapability = "MemoryWrite"\n'
-        'type = "procedure"\n')
+        'type = "procedure"\n'
+    )
     try:
         c.call("policy.reload", {})
         with pytest.raises(RpcError) as err:
@@ -271,18 +333,20 @@ def memctl_json(d: Daemon, *args: str) -> Any:
 
 
 def test_memctl_journal_and_undo(d: Daemon, c: Client) -> None:
-    e = c.call("memory.write", {"action": "add", "scope": "memctl-undo",
-                                "entry": entry()})
+    e = c.call("memory.write", {"action": "add", "scope": "memctl-undo", "entry": entry()})
     journal = memctl_json(d, "journal")
     assert journal["items"][0]["operation_id"] == e["operation_id"]
     memctl_json(d, "undo", e["operation_id"])
-    assert c.call("memory.read", {"ids": [e["entries"][0]["id"]]})["entries"][0][
-        "status"] == "archived"
+    assert (
+        c.call("memory.read", {"ids": [e["entries"][0]["id"]]})["entries"][0]["status"]
+        == "archived"
+    )
 
 
 def test_memctl_rm_receipt_and_gc(d: Daemon, c: Client) -> None:
-    e = c.call("memory.write", {"action": "add", "scope": "memctl-rm",
-                                "entry": entry()})["entries"][0]
+    e = c.call("memory.write", {"action": "add", "scope": "memctl-rm", "entry": entry()})[
+        "entries"
+    ][0]
     removed = memctl_json(d, "rm", e["id"], "--rev", "1", "--scope", "memctl-rm")
     receipt_id = removed["receipt"]["receipt_id"]
     assert memctl_json(d, "receipt", receipt_id)["status"] == "verified"
@@ -291,8 +355,15 @@ def test_memctl_rm_receipt_and_gc(d: Daemon, c: Client) -> None:
 
 def test_memctl_undo_of_a_removal_exits_non_zero(d: Daemon, c: Client) -> None:
     e = c.call("memory.write", {"action": "add", "scope": "memctl-final", "entry": entry()})
-    out = c.call("memory.write", {"action": "remove", "scope": "memctl-final",
-                                  "id": e["entries"][0]["id"], "expected_revision": 1})
+    out = c.call(
+        "memory.write",
+        {
+            "action": "remove",
+            "scope": "memctl-final",
+            "id": e["entries"][0]["id"],
+            "expected_revision": 1,
+        },
+    )
     proc = d.memctl("undo", out["operation_id"])
     assert proc.returncode != 0
     assert b"undo_impossible" in proc.stderr + proc.stdout

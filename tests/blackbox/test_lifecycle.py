@@ -59,8 +59,9 @@ def wait_for(check: Any, timeout: float = 20.0) -> Any:
 # --- retention ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("type_", "days"),
-                         [("preference", 180), ("procedure", 90), ("fact", 120), ("lesson", 120)])
+@pytest.mark.parametrize(
+    ("type_", "days"), [("preference", 180), ("procedure", 90), ("fact", 120), ("lesson", 120)]
+)
 def test_default_ttl_follows_the_type(c: Client, type_: str, days: int) -> None:
     e = add(c, f"ttl-{type_}", title="T", type_=type_)
     assert e["ttl_days"] == days
@@ -82,27 +83,35 @@ def test_non_positive_ttl_is_refused(c: Client) -> None:
 def test_replace_renews_the_entry(c: Client) -> None:
     e = add(c, "ttl-renew", title="T", ttl_days=3)
     time.sleep(0.01)
-    new = c.call("memory.write", {"action": "replace", "scope": "ttl-renew", "id": e["id"],
-                                  "expected_revision": 1,
-                                  "entry": entry(title="T", body="changed")})["entries"][0]
+    new = c.call(
+        "memory.write",
+        {
+            "action": "replace",
+            "scope": "ttl-renew",
+            "id": e["id"],
+            "expected_revision": 1,
+            "entry": entry(title="T", body="changed"),
+        },
+    )["entries"][0]
     assert ts(new["renewed_at"]) > ts(e["renewed_at"])
     assert ts(new["expires_at"]) - ts(new["renewed_at"]) == timedelta(days=3)
 
 
-def on_fake_clock(home: Path,
-                  body: Callable[[InProcess, FakeClock], Awaitable[None]]) -> None:
+def on_fake_clock(home: Path, body: Callable[[InProcess, FakeClock], Awaitable[None]]) -> None:
     clock = FakeClock()
 
     async def go() -> None:
         config = f"[retention]\npurge_grace_days = {GRACE_DAYS}\n"
         with composed(home, clock=clock, config=config) as daemon:
             await body(daemon, clock)
+
     anyio.run(go, backend="asyncio")
 
 
 async def add_in(daemon: InProcess, scope: str, **fields: Any) -> dict[str, Any]:
-    out = await daemon.call("control", "memory.write",
-                            {"action": "add", "scope": scope, "entry": entry(**fields)})
+    out = await daemon.call(
+        "control", "memory.write", {"action": "add", "scope": scope, "entry": entry(**fields)}
+    )
     return out["entries"][0]  # type: ignore[no-any-return]
 
 
@@ -133,6 +142,7 @@ def test_expired_entry_leaves_the_listing_and_reads_as_expired(tmp_path: Path) -
         assert e["expired"] is True
         assert e["body"] == gone["body"]
         assert await listed_in(daemon, "exp-list", statuses=["expired"]) == [gone["id"]]
+
     on_fake_clock(tmp_path / "h", body)
 
 
@@ -155,6 +165,7 @@ def test_janitor_expires_then_purges_after_the_grace_period(tmp_path: Path) -> N
         assert (hard["title"], hard["summary"], hard["body"]) == ("", "", "")
         assert hard["content_hash"] == e["content_hash"]
         assert "retention_purged" in await audit_kinds_in(daemon, e["id"])
+
     on_fake_clock(tmp_path / "h", body)
 
 
@@ -172,8 +183,16 @@ def test_janitor_runs_on_its_own_interval() -> None:
 
 def replace(c: Client, e: dict[str, Any], **fields: Any) -> dict[str, Any]:
     body = {"type": e["type"], "title": e["title"], "body": e["body"], **fields}
-    return c.call("memory.write", {"action": "replace", "scope": e["scope"], "id": e["id"],  # type: ignore[no-any-return]
-                                   "expected_revision": e["revision"], "entry": body})
+    return c.call(
+        "memory.write",
+        {
+            "action": "replace",
+            "scope": e["scope"],
+            "id": e["id"],  # type: ignore[no-any-return]
+            "expected_revision": e["revision"],
+            "entry": body,
+        },
+    )
 
 
 BASIS = {"kind": "observed", "note": "seen in the build log"}
@@ -203,11 +222,14 @@ def test_omitted_validity_is_kept_and_null_clears_it(c: Client) -> None:
     assert cleared["validity"] is None
 
 
-@pytest.mark.parametrize(("validity", "expected"), [
-    (None, "unrecorded"),
-    ({"check": "ask the user"}, "recheck"),
-    ({"check": "ask the user", "until": "2001-01-01T00:00:00.000000Z"}, "expired"),
-])
+@pytest.mark.parametrize(
+    ("validity", "expected"),
+    [
+        (None, "unrecorded"),
+        ({"check": "ask the user"}, "recheck"),
+        ({"check": "ask the user", "until": "2001-01-01T00:00:00.000000Z"}, "expired"),
+    ],
+)
 def test_applicability_follows_validity(c: Client, validity: Any, expected: str) -> None:
     fields = {} if validity is None else {"validity": validity}
     e = add(c, f"appl-{expected}", title="T", **fields)
@@ -221,8 +243,16 @@ def test_applicability_follows_validity(c: Client, validity: Any, expected: str)
 
 def test_supersede_links_the_old_entry_to_its_successor(c: Client) -> None:
     e = add(c, "sup-1", title="Old")
-    out = c.call("memory.write", {"action": "supersede", "scope": "sup-1", "id": e["id"],
-                                  "expected_revision": 1, "entry": entry(title="New")})
+    out = c.call(
+        "memory.write",
+        {
+            "action": "supersede",
+            "scope": "sup-1",
+            "id": e["id"],
+            "expected_revision": 1,
+            "entry": entry(title="New"),
+        },
+    )
     old, new = out["entries"]
     assert (old["id"], old["status"], old["superseded_by"]) == (e["id"], "superseded", new["id"])
     assert new["status"] == "active"
@@ -231,8 +261,16 @@ def test_supersede_links_the_old_entry_to_its_successor(c: Client) -> None:
 
 def test_archive_keeps_the_body_and_leaves_the_default_listing(c: Client) -> None:
     e = add(c, "arch-1", title="T")
-    out = c.call("memory.write", {"action": "archive", "scope": "arch-1", "id": e["id"],
-                                  "expected_revision": 1, "reason": "outdated"})
+    out = c.call(
+        "memory.write",
+        {
+            "action": "archive",
+            "scope": "arch-1",
+            "id": e["id"],
+            "expected_revision": 1,
+            "reason": "outdated",
+        },
+    )
     assert out["entries"][0]["status"] == "archived"
     assert read(c, e["id"])["body"] == e["body"]
     assert listed(c, "arch-1") == []
@@ -241,8 +279,10 @@ def test_archive_keeps_the_body_and_leaves_the_default_listing(c: Client) -> Non
 def test_archive_without_reason_is_refused(c: Client) -> None:
     e = add(c, "arch-2", title="T")
     with pytest.raises(RpcError) as err:
-        c.call("memory.write", {"action": "archive", "scope": "arch-2", "id": e["id"],
-                                "expected_revision": 1})
+        c.call(
+            "memory.write",
+            {"action": "archive", "scope": "arch-2", "id": e["id"], "expected_revision": 1},
+        )
     assert err.value.code == -32602
     assert read(c, e["id"])["status"] == "active"
 
@@ -252,9 +292,17 @@ def test_archive_with_stale_covered_by_changes_nothing(c: Client) -> None:
     cover = add(c, "arch-3", title="Cover")
     replace(c, cover, body="cover moved on")
     with pytest.raises(RpcError) as err:
-        c.call("memory.write", {"action": "archive", "scope": "arch-3", "id": e["id"],
-                                "expected_revision": 1, "reason": "merged",
-                                "covered_by": {"id": cover["id"], "expected_revision": 1}})
+        c.call(
+            "memory.write",
+            {
+                "action": "archive",
+                "scope": "arch-3",
+                "id": e["id"],
+                "expected_revision": 1,
+                "reason": "merged",
+                "covered_by": {"id": cover["id"], "expected_revision": 1},
+            },
+        )
     assert err.value.data["code"] == "covered_target_changed"
     assert read(c, e["id"])["revision"] == 1
 
@@ -265,8 +313,16 @@ def test_titles_are_unique_among_active_entries_of_a_scope(c: Client) -> None:
         add(c, "title-1", title="Same")
     assert err.value.data["code"] == "duplicate_title"
     assert add(c, "title-2", title="Same")["status"] == "active"
-    c.call("memory.write", {"action": "archive", "scope": "title-1", "id": e["id"],
-                            "expected_revision": 1, "reason": "freeing the title"})
+    c.call(
+        "memory.write",
+        {
+            "action": "archive",
+            "scope": "title-1",
+            "id": e["id"],
+            "expected_revision": 1,
+            "reason": "freeing the title",
+        },
+    )
     assert add(c, "title-1", title="Same")["status"] == "active"
 
 
@@ -291,6 +347,14 @@ def test_scope_budget_refuses_without_evicting_anything(c: Client) -> None:
     assert err.value.data["code"] == "scope_budget_exceeded"
     assert "archive or remove" in err.value.data["recovery"]
     assert sorted(listed(c, "budget-1")) == sorted([first["id"], second["id"]])
-    c.call("memory.write", {"action": "archive", "scope": "budget-1", "id": first["id"],
-                            "expected_revision": 1, "reason": "make room"})
+    c.call(
+        "memory.write",
+        {
+            "action": "archive",
+            "scope": "budget-1",
+            "id": first["id"],
+            "expected_revision": 1,
+            "reason": "make room",
+        },
+    )
     assert add(c, "budget-1", title="C", body="c" * 400, summary="c")["status"] == "active"

@@ -27,8 +27,15 @@ def _serve(home: Path, *args: str, timeout: float = 20) -> subprocess.CompletedP
     """Run a ``memoryd serve`` expected to exit by itself (a refused start)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env["PYTHONPATH"] = str(REPO)
-    return subprocess.run([*MEMORYD, "serve", "--home", str(home), *args], capture_output=True,
-                          text=True, env=env, cwd=REPO, timeout=timeout, check=False)
+    return subprocess.run(
+        [*MEMORYD, "serve", "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def _status(d: Daemon) -> dict[str, Any]:
@@ -45,7 +52,8 @@ def _is_socket(path: Path) -> bool:
 
 
 def test_a_second_serve_on_the_same_home_is_refused_and_the_first_keeps_serving(
-        daemon: Daemon) -> None:
+    daemon: Daemon,
+) -> None:
     second = _serve(daemon.home)
     assert second.returncode != 0
     assert "already serving" in second.stderr
@@ -77,11 +85,17 @@ def test_sockets_left_by_a_crash_are_replaced_on_start(home: Path) -> None:
         d.stop()
 
 
-@pytest.mark.parametrize(("which", "kind"), [
-    ("agent.sock", "file"), ("control.sock", "file"), ("agent.sock", "folder"),
-])
+@pytest.mark.parametrize(
+    ("which", "kind"),
+    [
+        ("agent.sock", "file"),
+        ("control.sock", "file"),
+        ("agent.sock", "folder"),
+    ],
+)
 def test_a_non_socket_in_place_of_a_socket_is_refused_and_kept(
-        home: Path, which: str, kind: str) -> None:
+    home: Path, which: str, kind: str
+) -> None:
     run = home / "run"
     run.mkdir(mode=0o700, parents=True)
     in_the_way = run / which
@@ -113,10 +127,23 @@ def test_a_home_too_long_for_a_socket_path_is_refused_in_plain_words(home: Path)
 
 def _write_batch(task_id: str, n: int, tag: str) -> bytes:
     body = "The operator prefers short answers about {topic} in detail. " * 12
-    batch = [{"jsonrpc": "2.0", "method": "memory.write", "id": i, "params": {
-        "task_id": task_id, "action": "add",
-        "entry": {"type": "fact", "title": f"{tag} {i}", "body": body.format(topic=f"topic {i}")}}}
-        for i in range(n)]
+    batch = [
+        {
+            "jsonrpc": "2.0",
+            "method": "memory.write",
+            "id": i,
+            "params": {
+                "task_id": task_id,
+                "action": "add",
+                "entry": {
+                    "type": "fact",
+                    "title": f"{tag} {i}",
+                    "body": body.format(topic=f"topic {i}"),
+                },
+            },
+        }
+        for i in range(n)
+    ]
     return json.dumps(batch).encode() + b"\n"
 
 
@@ -187,8 +214,7 @@ def test_a_stop_signal_exits_0_and_logs_the_stop(home: Path, signum: int) -> Non
 # --- the config gate --------------------------------------------------------------------
 
 
-def test_an_unknown_config_key_stops_the_start_naming_the_key_not_the_value(
-        home: Path) -> None:
+def test_an_unknown_config_key_stops_the_start_naming_the_key_not_the_value(home: Path) -> None:
     canary = "cnry" + secrets.token_hex(8)
     home.mkdir(mode=0o700, parents=True)
     (home / "memoryd.toml").write_text(f'[recall]\nmax_entires = "{canary}"\n')
@@ -214,20 +240,37 @@ def test_a_wrongly_typed_config_value_stops_the_start(home: Path) -> None:
 
 @pytest.mark.parametrize("args", [["--help"], ["serve", "--help"]])
 def test_memoryd_help_exits_0_and_explains_home_resolution(args: list[str]) -> None:
-    result = subprocess.run([*MEMORYD, *args], capture_output=True, text=True, cwd=REPO,
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=20,
-                            check=False)
+    result = subprocess.run(
+        [*MEMORYD, *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=20,
+        check=False,
+    )
     assert result.returncode == 0
     text = " ".join(result.stdout.split())
-    for needle in ("--home", "$MEMORYD_HOME", "$XDG_STATE_HOME/memoryd",
-                   "~/.local/state/memoryd", "0700"):
+    for needle in (
+        "--home",
+        "$MEMORYD_HOME",
+        "$XDG_STATE_HOME/memoryd",
+        "~/.local/state/memoryd",
+        "0700",
+    ):
         assert needle in text
 
 
 def test_memoryd_without_a_command_shows_help_and_fails(home: Path) -> None:
-    result = subprocess.run([*MEMORYD], capture_output=True, text=True, cwd=REPO,
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=20,
-                            check=False)
+    result = subprocess.run(
+        [*MEMORYD],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=20,
+        check=False,
+    )
     assert result.returncode != 0
     assert "serve" in result.stdout + result.stderr
 
@@ -235,8 +278,9 @@ def test_memoryd_without_a_command_shows_help_and_fails(home: Path) -> None:
 def test_memoryd_serve_honours_memoryd_home(home: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env.update(PYTHONPATH=str(REPO), MEMORYD_HOME=str(home))
-    proc = subprocess.Popen([*MEMORYD, "serve"], env=env, cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*MEMORYD, "serve"], env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 20
         while not (home / "run" / "control.sock").exists():

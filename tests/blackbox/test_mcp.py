@@ -48,19 +48,24 @@ def agent_token(d: Daemon, name: str, **consent: bool) -> str:
 
 
 @asynccontextmanager
-async def session(home: Path, *args: str, token: str | None = None,
-                  log: Path | None = None) -> AsyncIterator[ClientSession]:
+async def session(
+    home: Path, *args: str, token: str | None = None, log: Path | None = None
+) -> AsyncIterator[ClientSession]:
     env = {"PYTHONPATH": str(REPO)}
     if token is not None:
         env["MEMORYD_AGENT_TOKEN"] = token
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "memoryd.memctl", "--home", str(home), "mcp", *args],
-        env=env, cwd=str(REPO),
+        command=sys.executable,
+        args=["-m", "memoryd.memctl", "--home", str(home), "mcp", *args],
+        env=env,
+        cwd=str(REPO),
     )
     errlog_path = log or home.parent / "bridge.log"
     with open(errlog_path, "a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), \
-                ClientSession(read, write) as s:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as s,
+        ):
             await s.initialize()
             yield s
 
@@ -128,7 +133,10 @@ def test_full_consent_offers_every_tool_with_annotations(d: Daemon) -> None:
         assert tools[name].annotations.read_only_hint is True
     write = tools["memory_write"].annotations
     assert (write.read_only_hint, write.destructive_hint, write.idempotent_hint) == (
-        False, True, False)
+        False,
+        True,
+        False,
+    )
     assert "expected_revision" in tools["memory_write"].description
 
 
@@ -148,8 +156,9 @@ def test_subagent_session_has_no_write_tool(d: Daemon) -> None:
         parent = agent.call("task.begin", {"token": token})
 
     async def go() -> tuple[set[str], Any]:
-        async with session(d.home, "--role", "subagent", "--parent-task", parent["task_id"],
-                           token=token) as s:
+        async with session(
+            d.home, "--role", "subagent", "--parent-task", parent["task_id"], token=token
+        ) as s:
             return await tool_names(s), (await s.call_tool("memory_status", {}))
 
     names, status = run(go)
@@ -170,8 +179,11 @@ def test_tool_arguments_are_the_rpc_params_minus_task_and_identity() -> None:
 
 def test_write_waits_for_approval_then_reads_back_after_memctl_approve(d: Daemon) -> None:
     token = agent_token(d, "flow", read=True, contribute=True)
-    note = entry(title="Deploy day", body="Deploys of the acme service happen on Tuesdays.",
-                 type_="procedure")
+    note = entry(
+        title="Deploy day",
+        body="Deploys of the acme service happen on Tuesdays.",
+        type_="procedure",
+    )
 
     async def propose() -> Any:
         async with session(d.home, token=token) as s:
@@ -211,8 +223,10 @@ def test_agent_learns_a_denied_write_and_its_reason_through_memory_actions(d: Da
 
     async def ask() -> tuple[Any, Any]:
         async with session(d.home, token=token) as s:
-            return (await s.call_tool("memory_actions", {"action_id": action_id}),
-                    await s.call_tool("memory_actions", {"action_id": "act_unknown"}))
+            return (
+                await s.call_tool("memory_actions", {"action_id": action_id}),
+                await s.call_tool("memory_actions", {"action_id": "act_unknown"}),
+            )
 
     found, unknown = run(ask)
     assert not found.is_error
@@ -226,8 +240,14 @@ def test_agent_learns_a_denied_write_and_its_reason_through_memory_actions(d: Da
 def test_context_returns_the_fenced_block_and_cards(d: Daemon) -> None:
     token = agent_token(d, "recall", read=True, contribute=True)
     with d.control() as c:
-        c.call("memory.write", {"identity": _identity("recall"), "action": "add",
-                                "entry": entry(title="Editor", body="The user edits in vim.")})
+        c.call(
+            "memory.write",
+            {
+                "identity": _identity("recall"),
+                "action": "add",
+                "entry": entry(title="Editor", body="The user edits in vim."),
+            },
+        )
     try:
         with Client(d.agent_path) as agent:
             task = agent.call("task.begin", {"token": token})
@@ -342,8 +362,9 @@ def test_daemon_errors_carry_their_code_and_recovery(d: Daemon) -> None:
 
     async def go() -> Any:
         async with session(d.home, token=token) as s:
-            return await s.call_tool("memory_write", {"action": "replace", "id": "ent_x",
-                                                      "entry": entry()})
+            return await s.call_tool(
+                "memory_write", {"action": "replace", "id": "ent_x", "entry": entry()}
+            )
 
     result = run(go)
     assert result.is_error
@@ -387,10 +408,17 @@ def test_the_token_never_reaches_the_bridge_log(d: Daemon) -> None:
 
 def test_memctl_mcp_without_the_sdk_says_how_to_install_it(tmp_path: Path) -> None:
     # sys.modules[name] = None makes every import of it fail, as if absent.
-    code = ("import sys; sys.modules['mcp'] = None; from memoryd.memctl.main import main; "
-            "sys.exit(main(['--home', sys.argv[1], 'mcp']))")
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
-                          cwd=REPO, timeout=60, check=False)
+    code = (
+        "import sys; sys.modules['mcp'] = None; from memoryd.memctl.main import main; "
+        "sys.exit(main(['--home', sys.argv[1], 'mcp']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1
     assert b"memoryd[mcp]" in done.stderr
     assert b"pip install 'memoryd[mcp]'" not in done.stderr  # not a package on PyPI

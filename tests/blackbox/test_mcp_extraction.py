@@ -30,24 +30,36 @@ def test_the_bridge_submits_the_session_and_carries_on_with_a_new_task(d: Daemon
     ident = {"kind": "local", "subject": "mcp-extract"}
     with d.control() as c:
         current = c.call("consent.get", {"identity": ident})
-        c.call("consent.set", {"identity": ident, "version": current["version"],
-                               "read": True, "contribute": True})
+        c.call(
+            "consent.set",
+            {"identity": ident, "version": current["version"], "read": True, "contribute": True},
+        )
         token = c.call("token.issue", {"identity": ident})["token"]
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memoryd.memctl", "--home", str(d.home), "mcp"],
-        env={"PYTHONPATH": str(REPO), "MEMORYD_AGENT_TOKEN": token}, cwd=str(REPO))
+        env={"PYTHONPATH": str(REPO), "MEMORYD_AGENT_TOKEN": token},
+        cwd=str(REPO),
+    )
 
     async def go() -> tuple[Any, Any]:
         with open(d.home.parent / "bridge.log", "a") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write), \
-                    ClientSession(read, write) as s:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as s,
+            ):
                 await s.initialize()
                 names = {t.name for t in (await s.list_tools()).tools}
                 assert "memory_submit_session" in names
-                submitted = await s.call_tool("memory_submit_session", {"transcript": [
-                    {"role": "user", "content": STATEMENT},
-                    {"role": "assistant", "content": "Understood."}]})
+                submitted = await s.call_tool(
+                    "memory_submit_session",
+                    {
+                        "transcript": [
+                            {"role": "user", "content": STATEMENT},
+                            {"role": "assistant", "content": "Understood."},
+                        ]
+                    },
+                )
                 after = await s.call_tool("memory_status", {})
                 return submitted, after
 

@@ -46,16 +46,17 @@ def _set_consent(d: Daemon, name: str, **consent: bool) -> None:
 
 
 @asynccontextmanager
-async def session(home: Path, *args: str, token: str | None = None,
-                  seen: list[str] | None = None) -> AsyncIterator[ClientSession]:
+async def session(
+    home: Path, *args: str, token: str | None = None, seen: list[str] | None = None
+) -> AsyncIterator[ClientSession]:
     env = {"PYTHONPATH": str(REPO)}
     if token is not None:
         env["MEMORYD_AGENT_TOKEN"] = token
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memoryd.memctl", "--home", str(home), "mcp", "--scope", "project:mcp",
-              *args],
-        env=env, cwd=str(REPO),
+        args=["-m", "memoryd.memctl", "--home", str(home), "mcp", "--scope", "project:mcp", *args],
+        env=env,
+        cwd=str(REPO),
     )
 
     async def on_message(message: Any) -> None:
@@ -64,8 +65,10 @@ async def session(home: Path, *args: str, token: str | None = None,
             seen.append(inner.method)
 
     with open(home.parent / "bridge-session.log", "a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), \
-                ClientSession(read, write, message_handler=on_message) as s:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as s,
+        ):
             await s.initialize()
             yield s
 
@@ -101,9 +104,14 @@ def test_structured_results_fit_the_declared_schemas(d: Daemon) -> None:
     async def go() -> list[Any]:
         async with session(d.home, token=token) as s:
             await s.list_tools()
-            wrote = await s.call_tool("memory_write", {
-                "target": "memory", "action": "add",
-                "entry": {"type": "fact", "title": "Build", "body": "make all builds it"}})
+            wrote = await s.call_tool(
+                "memory_write",
+                {
+                    "target": "memory",
+                    "action": "add",
+                    "entry": {"type": "fact", "title": "Build", "body": "make all builds it"},
+                },
+            )
             return [
                 await s.call_tool("memory_status", {}),
                 await s.call_tool("memory_context", {"intent": "build the project"}),
@@ -164,8 +172,7 @@ def test_missing_consent_says_how_the_operator_turns_it_on(d: Daemon) -> None:
     assert any("contribute" in n for n in notes)
 
 
-def test_switching_consent_on_sends_tools_list_changed_and_offers_the_tools(
-        d: Daemon) -> None:
+def test_switching_consent_on_sends_tools_list_changed_and_offers_the_tools(d: Daemon) -> None:
     token = _token(d, "switch-on")
     seen: list[str] = []
 
@@ -221,8 +228,10 @@ def test_a_session_survives_a_daemon_restart_on_the_same_task() -> None:
         first, before, after, again = anyio.run(go)
     for result in (first, before, after, again):
         assert not result.is_error, _text(result)
-    assert (after.structured_content["session"]["task_id"]
-            == before.structured_content["session"]["task_id"])
+    assert (
+        after.structured_content["session"]["task_id"]
+        == before.structured_content["session"]["task_id"]
+    )
     assert again.structured_content["snapshot_id"] == first.structured_content["snapshot_id"]
 
 

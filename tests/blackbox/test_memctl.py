@@ -42,9 +42,15 @@ def agent_task(d: Daemon) -> dict[str, Any]:
 def _propose(d: Daemon, task: dict[str, Any], title: str, body: str) -> str:
     with d.agent() as a:
         a.call("task.resume", {"task_id": task["task_id"], "token": task["token"]})
-        out = a.call("memory.write", {
-            "task_id": task["task_id"], "target": "memory", "action": "add",
-            "entry": {"type": "preference", "title": title, "body": body}})
+        out = a.call(
+            "memory.write",
+            {
+                "task_id": task["task_id"],
+                "target": "memory",
+                "action": "add",
+                "entry": {"type": "preference", "title": title, "body": body},
+            },
+        )
     assert out["outcome"] == "pending"
     return str(out["action_id"])
 
@@ -56,7 +62,8 @@ def test_consent_set_is_shown_by_consent(d: Daemon, agent_task: dict[str, Any]) 
 
 
 def test_quickstart_proposal_waits_then_approval_applies_it(
-        d: Daemon, agent_task: dict[str, Any]) -> None:
+    d: Daemon, agent_task: dict[str, Any]
+) -> None:
     action_id = _propose(d, agent_task, "Editor", "Prefers vim keybindings.")
     listed = _ok(d, "pending")
     assert action_id in listed
@@ -81,8 +88,17 @@ def test_deny_leaves_nothing_applied(d: Daemon, agent_task: dict[str, Any]) -> N
 
 
 def test_ls_search_finds_by_words_in_the_body(d: Daemon) -> None:
-    _ok(d, "write", "--type", "fact", "--title", "Deploy window",
-        "--body-file", "-", input=b"Deploys happen on Tuesdays after the standup.")
+    _ok(
+        d,
+        "write",
+        "--type",
+        "fact",
+        "--title",
+        "Deploy window",
+        "--body-file",
+        "-",
+        input=b"Deploys happen on Tuesdays after the standup.",
+    )
     found = _json(d, "ls", "--search", "tuesdays")
     assert found["mode"] == "search"
     assert [i["title"] for i in found["items"]] == ["Deploy window"]
@@ -90,8 +106,17 @@ def test_ls_search_finds_by_words_in_the_body(d: Daemon) -> None:
 
 def test_ls_pages_with_cursor(d: Daemon) -> None:
     for i in range(3):
-        _ok(d, "write", "--type", "fact", "--title", f"Page note {i}",
-            "--body-file", "-", input=f"Note number {i} for paging.".encode())
+        _ok(
+            d,
+            "write",
+            "--type",
+            "fact",
+            "--title",
+            f"Page note {i}",
+            "--body-file",
+            "-",
+            input=f"Note number {i} for paging.".encode(),
+        )
     first = _json(d, "ls", "--page-size", "2")
     assert first["next_cursor"]
     second = _json(d, "ls", "--cursor", first["next_cursor"])
@@ -100,8 +125,17 @@ def test_ls_pages_with_cursor(d: Daemon) -> None:
 
 def test_context_previews_what_an_agent_would_see(d: Daemon) -> None:
     _ok(d, "consent", "set", "--read", "on")
-    _ok(d, "write", "--type", "procedure", "--title", "Release checklist",
-        "--body-file", "-", input=b"Tag the release, then publish the changelog.")
+    _ok(
+        d,
+        "write",
+        "--type",
+        "procedure",
+        "--title",
+        "Release checklist",
+        "--body-file",
+        "-",
+        input=b"Tag the release, then publish the changelog.",
+    )
     preview = _json(d, "context", "--intent", "how do we cut a release")
     assert any(card["title"] == "Release checklist" for card in preview["entries"])
     assert "begin" in preview["rendered"] and "end" in preview["rendered"]
@@ -137,15 +171,25 @@ def test_memctl_without_a_daemon_says_so(tmp_path: Any) -> None:
 def test_terminal_escapes_never_reach_the_store(d: Daemon) -> None:
     # A body carrying an escape sequence would reach the operator's terminal
     # through `memctl show`; the scanner refuses it as a control character.
-    done = d.memctl("write", "--type", "fact", "--title", "Colours", "--body-file", "-",
-                    input=b"red \x1b[31mtext\x1b[0m", process=True)
+    done = d.memctl(
+        "write",
+        "--type",
+        "fact",
+        "--title",
+        "Colours",
+        "--body-file",
+        "-",
+        input=b"red \x1b[31mtext\x1b[0m",
+        process=True,
+    )
     assert done.returncode != 0
     assert b"invisible_unicode" in done.stderr
 
 
 def test_team_ls_names_members_with_their_token_labels(d: Daemon) -> None:
-    issued = _json(d, "token", "issue", "--kind", "local", "--subject", "dora",
-                   "--label", "dora-desktop")
+    issued = _json(
+        d, "token", "issue", "--kind", "local", "--subject", "dora", "--label", "dora-desktop"
+    )
     _ok(d, "team", "create", "ops")
     _ok(d, "team", "add", "ops", "--identity-kind", "local", "--identity-subject", "dora")
     listed = _ok(d, "team", "ls")
@@ -156,15 +200,18 @@ def test_team_ls_names_members_with_their_token_labels(d: Daemon) -> None:
 def test_status_says_which_ranker_runs_and_why(d: Daemon) -> None:
     # The test daemon ranks lexically by configuration ([recall] ranker = "lexical").
     shown = _ok(d, "status")
-    assert "recall:            lexical (switched off in memoryd.toml: [recall] ranker = lexical)" \
+    assert (
+        "recall:            lexical (switched off in memoryd.toml: [recall] ranker = lexical)"
         in shown
+    )
 
 
 def _erin_task(d: Daemon) -> dict[str, Any]:
     erin = ["--identity-kind", "local", "--identity-subject", "erin"]
     _ok(d, "consent", "set", "--read", "on", "--contribute", "on", *erin)
-    issued = _json(d, "token", "issue", "--kind", "local", "--subject", "erin",
-                   "--label", "erin-laptop")
+    issued = _json(
+        d, "token", "issue", "--kind", "local", "--subject", "erin", "--label", "erin-laptop"
+    )
     with d.agent() as a:
         task = a.call("task.begin", {"token": issued["token"]})
     return {**task, "token": issued["token"]}
@@ -176,8 +223,9 @@ def _status_of(d: Daemon, action_id: str) -> str:
 
 
 def test_approve_and_deny_take_several_ids(d: Daemon, agent_task: dict[str, Any]) -> None:
-    first, second, third = (_propose(d, agent_task, f"Several {n}", f"Body of note {n}.")
-                            for n in range(3))
+    first, second, third = (
+        _propose(d, agent_task, f"Several {n}", f"Body of note {n}.") for n in range(3)
+    )
     denied = d.memctl("deny", first, second, "--reason", "not needed", process=True)
     assert denied.returncode == 0, denied.stderr
     out = denied.stdout.decode()
@@ -189,7 +237,8 @@ def test_approve_and_deny_take_several_ids(d: Daemon, agent_task: dict[str, Any]
 
 
 def test_one_failed_id_among_several_is_reported_and_the_rest_are_decided(
-        d: Daemon, agent_task: dict[str, Any]) -> None:
+    d: Daemon, agent_task: dict[str, Any]
+) -> None:
     real = _propose(d, agent_task, "Among several", "Still decided.")
     done = d.memctl("deny", "act_doesnotexist", real, process=True)
     assert done.returncode != 0
@@ -197,30 +246,41 @@ def test_one_failed_id_among_several_is_reported_and_the_rest_are_decided(
     assert _status_of(d, real) == "denied"
 
 
-def test_pending_fits_the_terminal_and_shows_titles(
-        d: Daemon, agent_task: dict[str, Any]) -> None:
-    action_id = _propose(d, agent_task, "A rather long title about the build cache and why "
-                         "it must be cleared before every release", "Clear the cache.")
-    done = subprocess.run([*MEMCTL, "--home", str(d.home), "pending"], capture_output=True,
-                          env={**d.env, "COLUMNS": "80"}, cwd=REPO, timeout=60, check=False)
+def test_pending_fits_the_terminal_and_shows_titles(d: Daemon, agent_task: dict[str, Any]) -> None:
+    action_id = _propose(
+        d,
+        agent_task,
+        "A rather long title about the build cache and why it must be cleared before every release",
+        "Clear the cache.",
+    )
+    done = subprocess.run(
+        [*MEMCTL, "--home", str(d.home), "pending"],
+        capture_output=True,
+        env={**d.env, "COLUMNS": "80"},
+        cwd=REPO,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.decode().splitlines()
     assert max(len(line) for line in lines) <= 80, lines
     mine = next(i for i, line in enumerate(lines) if action_id in line)
-    assert "A rather long title" in "\n".join(lines[mine:mine + 2])
+    assert "A rather long title" in "\n".join(lines[mine : mine + 2])
     assert "Clear the cache." not in done.stdout.decode()  # titles only, never bodies
 
 
 def test_deny_all_from_an_identity_asks_first(d: Daemon) -> None:
     task = _erin_task(d)
     ids = [_propose(d, task, f"Erin {n}", f"Erin's note {n}.") for n in range(2)]
-    refused = d.memctl("deny", "--all-from", "local:erin", "--reason", "not now",
-                       input=b"n\n", process=True)
+    refused = d.memctl(
+        "deny", "--all-from", "local:erin", "--reason", "not now", input=b"n\n", process=True
+    )
     assert refused.returncode != 0
     assert b"2 pending actions" in refused.stdout
     assert [_status_of(d, i) for i in ids] == ["pending", "pending"]
-    done = d.memctl("deny", "--all-from", "local:erin", "--reason", "not now",
-                    input=b"y\n", process=True)
+    done = d.memctl(
+        "deny", "--all-from", "local:erin", "--reason", "not now", input=b"y\n", process=True
+    )
     assert done.returncode == 0, done.stderr
     assert [_status_of(d, i) for i in ids] == ["denied", "denied"]
 
@@ -228,11 +288,19 @@ def test_deny_all_from_an_identity_asks_first(d: Daemon) -> None:
 def test_global_options_are_accepted_before_or_after_the_command(d: Daemon) -> None:
     # No --home in front: it comes after the command; --json before it.
     env_without_home = {k: v for k, v in d.env.items() if k != "MEMORYD_HOME"}
-    for argv in (["--json", "status", "--home", str(d.home)],
-                 ["status", "--home", str(d.home), "--json"],
-                 ["status", f"--home={d.home}", "--timeout", "20", "--json"]):
-        done = subprocess.run([*MEMCTL, *argv], capture_output=True, env=env_without_home,
-                              cwd=REPO, timeout=60, check=False)
+    for argv in (
+        ["--json", "status", "--home", str(d.home)],
+        ["status", "--home", str(d.home), "--json"],
+        ["status", f"--home={d.home}", "--timeout", "20", "--json"],
+    ):
+        done = subprocess.run(
+            [*MEMCTL, *argv],
+            capture_output=True,
+            env=env_without_home,
+            cwd=REPO,
+            timeout=60,
+            check=False,
+        )
         assert done.returncode == 0, (argv, done.stderr)
         assert "backend" in json.loads(done.stdout)
 
@@ -244,8 +312,20 @@ def test_a_misspelled_command_gets_a_suggestion(d: Daemon) -> None:
 
 
 def test_ls_and_show_say_when_an_entry_expires(d: Daemon) -> None:
-    done = d.memctl("write", "--type", "fact", "--title", "Short lived", "--ttl-days", "10",
-                    "--body-file", "-", "--json", input=b"Gone in ten days.", process=True)
+    done = d.memctl(
+        "write",
+        "--type",
+        "fact",
+        "--title",
+        "Short lived",
+        "--ttl-days",
+        "10",
+        "--body-file",
+        "-",
+        "--json",
+        input=b"Gone in ten days.",
+        process=True,
+    )
     assert done.returncode == 0, done.stderr
     made = json.loads(done.stdout)["entries"][0]
     expires = made["expires_at"]
@@ -261,8 +341,7 @@ def test_ls_and_show_say_when_an_entry_expires(d: Daemon) -> None:
 
 def test_every_owner_memctl_prints_carries_its_token_labels(d: Daemon) -> None:
     who = ["--identity-kind", "local", "--identity-subject", "eve"]
-    issued = _ok(d, "token", "issue", "--kind", "local", "--subject", "eve",
-                 "--label", "eve-desk")
+    issued = _ok(d, "token", "issue", "--kind", "local", "--subject", "eve", "--label", "eve-desk")
     shown = "… (tokens: eve-desk)"
     assert shown in issued
     _ok(d, "team", "create", "eve-team")
@@ -271,7 +350,13 @@ def test_every_owner_memctl_prints_carries_its_token_labels(d: Daemon) -> None:
     token = _json(d, "token", "issue", "--kind", "local", "--subject", "eve")["token"]
     with d.agent() as a:
         task = a.call("task.begin", {"token": token})["task_id"]
-        a.call("memory.write", {"task_id": task, "action": "add", "entry": {
-            "type": "fact", "title": "Eve waits", "body": "A pending proposal."}})
+        a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "action": "add",
+                "entry": {"type": "fact", "title": "Eve waits", "body": "A pending proposal."},
+            },
+        )
     by_owner = _ok(d, "status", "--by-owner")
     assert shown in by_owner.split("pending by owner:")[1]

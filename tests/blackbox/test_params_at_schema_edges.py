@@ -26,27 +26,63 @@ DAEMON = {"policy": AGENT_WRITES}
 _EDGES: list[tuple[str, str, dict[str, Any]]] = [
     ("agent", "memory.write", {"action": "add", "entry": entry("Tiny ttl", ttl_days=5e-324)}),
     ("agent", "memory.write", {"action": "add", "entry": entry("Long ttl", ttl_days=36_500)}),
-    ("agent", "memory.write", {"action": "add", "entry": entry(
-        "Far", validity={"check": "x", "until": "9999-12-31T23:59:59-23:59"})}),
-    ("agent", "memory.write", {"action": "add", "entry": entry(
-        "Early", validity={"check": "x", "until": "0001-01-01T00:00:00+23:59"})}),
-    ("agent", "memory.write", {"action": "replace", "id": "ent_" + "0" * 26,
-                               "expected_revision": 2**53, "entry": entry()}),
+    (
+        "agent",
+        "memory.write",
+        {
+            "action": "add",
+            "entry": entry("Far", validity={"check": "x", "until": "9999-12-31T23:59:59-23:59"}),
+        },
+    ),
+    (
+        "agent",
+        "memory.write",
+        {
+            "action": "add",
+            "entry": entry("Early", validity={"check": "x", "until": "0001-01-01T00:00:00+23:59"}),
+        },
+    ),
+    (
+        "agent",
+        "memory.write",
+        {
+            "action": "replace",
+            "id": "ent_" + "0" * 26,
+            "expected_revision": 2**53,
+            "entry": entry(),
+        },
+    ),
     ("agent", "memory.list", {"query": '"NEAR(a b)" OR col:x * ^a \\ \u0301'}),
     ("agent", "memory.list", {"query": "\U0001f600" * 1000}),
     ("agent", "memory.list", {"query": "\u0000"}),
     ("agent", "memory.context", {"intent": "\U0010ffff" * 5000}),
     ("agent", "task.begin", {"workspace": "/" * 4096}),
     ("agent", "task.begin", {"workspace": "a/" * 2000}),
-    ("control", "audit.verify", {"checkpoint": {"seq": 2**63 - 1, "hash": "0" * 64, "ts": "x",
-                                                "signature": "zz", "public_key": "zz"}}),
+    (
+        "control",
+        "audit.verify",
+        {
+            "checkpoint": {
+                "seq": 2**63 - 1,
+                "hash": "0" * 64,
+                "ts": "x",
+                "signature": "zz",
+                "public_key": "zz",
+            }
+        },
+    ),
     ("control", "audit.export", {"after_seq": 2**63 - 1, "limit": 100_000}),
     ("control", "memory.journal", {"cursor": "c" + "A" * 1000}),
     ("control", "memory.list", {"cursor": "c" + "A" * 2000}),
     ("control", "consent.set", {"version": 2**63 - 1, "read": True}),
-    ("control", "token.issue", {"identity": {"kind": "a", "subject": "\u0000",
-                                             "issuer": "\U0010ffff"},
-                                "expires_in": 10 * 365 * 86_400}),
+    (
+        "control",
+        "token.issue",
+        {
+            "identity": {"kind": "a", "subject": "\u0000", "issuer": "\U0010ffff"},
+            "expires_in": 10 * 365 * 86_400,
+        },
+    ),
     ("control", "admin.backup_verify", {"path": "/proc/self"}),
     ("control", "memory.undo", {"operation_id": "op_" + "0" * 32}),
 ]
@@ -58,8 +94,10 @@ def test_params_at_the_schemas_edges_are_never_an_internal_error(d: Daemon, c: C
         for channel, method, params in _EDGES:
             client = a if channel == "agent" else c
             if channel == "agent" and method not in ("task.begin",):
-                params = {"task_id": a.call("task.begin", {"scopes": ["edge:t"]})["task_id"],
-                          **params}
+                params = {
+                    "task_id": a.call("task.begin", {"scopes": ["edge:t"]})["task_id"],
+                    **params,
+                }
             try:
                 client.call(method, params)
             except RpcError as exc:

@@ -25,9 +25,14 @@ def _propose_as(d: Daemon, identity: dict[str, str], n: int) -> str:
     with d.agent() as a:
         task = a.call("task.begin", {"token": token})["task_id"]
         for i in range(n):
-            out = a.call("memory.write", {"task_id": task, "action": "add",
-                                          "entry": entry(title=f"Note {i}",
-                                                         body=f"Body number {i}.")})
+            out = a.call(
+                "memory.write",
+                {
+                    "task_id": task,
+                    "action": "add",
+                    "entry": entry(title=f"Note {i}", body=f"Body number {i}."),
+                },
+            )
             assert out["outcome"] == "pending"
     return str(task)
 
@@ -38,13 +43,16 @@ def waiting(d: Daemon) -> dict[str, Any]:
     _propose_as(d, bob, 3)
     task = _propose_as(d, carol, 2)
     with d.control() as c:
-        owners = {who["subject"]: c.call("consent.get", {"identity": who})["owner"]
-                  for who in (bob, carol)}
+        owners = {
+            who["subject"]: c.call("consent.get", {"identity": who})["owner"]
+            for who in (bob, carol)
+        }
     return {"bob": bob, "carol": carol, "owners": owners, "carol_task": task}
 
 
 def test_control_status_counts_every_owners_pending_actions(
-        d: Daemon, waiting: dict[str, Any]) -> None:
+    d: Daemon, waiting: dict[str, Any]
+) -> None:
     with d.control() as c:
         status = c.call("memory.status", {})
     assert status["pending_actions"] == 0  # the default identity proposed nothing
@@ -57,8 +65,10 @@ def test_per_owner_counts_on_request(d: Daemon, waiting: dict[str, Any]) -> None
         status = c.call("memory.status", {"pending_by_owner": True})
     assert "pending_by_owner" not in plain
     owners = waiting["owners"]
-    assert status["pending_by_owner"] == {owners[waiting["bob"]["subject"]]: 3,
-                                          owners[waiting["carol"]["subject"]]: 2}
+    assert status["pending_by_owner"] == {
+        owners[waiting["bob"]["subject"]]: 3,
+        owners[waiting["carol"]["subject"]]: 2,
+    }
 
 
 def test_an_agent_never_sees_other_owners_counts(d: Daemon, waiting: dict[str, Any]) -> None:

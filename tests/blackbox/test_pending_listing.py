@@ -24,8 +24,14 @@ def waiting(d: Daemon) -> list[str]:
         task = a.call("task.begin", {"token": token})
         ids = []
         for i in range(WAITING):
-            out = a.call("memory.write", {"task_id": task["task_id"], "action": "add",
-                                          "entry": entry(f"Waiting {i}", f"Proposal {i}.")})
+            out = a.call(
+                "memory.write",
+                {
+                    "task_id": task["task_id"],
+                    "action": "add",
+                    "entry": entry(f"Waiting {i}", f"Proposal {i}."),
+                },
+            )
             assert out["outcome"] == "pending"
             ids.append(str(out["action_id"]))
     return ids
@@ -44,8 +50,7 @@ def test_pending_shows_every_waiting_action(d: Daemon, waiting: list[str]) -> No
     assert "more:" not in out
 
 
-def test_pending_limit_shows_that_many_and_says_more_wait(
-        d: Daemon, waiting: list[str]) -> None:
+def test_pending_limit_shows_that_many_and_says_more_wait(d: Daemon, waiting: list[str]) -> None:
     done = _run(d, "--limit", "10", "--json")
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout)

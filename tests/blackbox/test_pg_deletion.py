@@ -24,7 +24,8 @@ from tests.harness import PG_DSN, Daemon, backend, enable_consent, entry, runnin
 
 pytestmark = pytest.mark.skipif(
     backend() != "postgresql" or os.geteuid() != 0,
-    reason="reads PostgreSQL's data directory: the PostgreSQL leg, as root")
+    reason="reads PostgreSQL's data directory: the PostgreSQL leg, as root",
+)
 
 
 @pytest.fixture
@@ -35,9 +36,10 @@ def d() -> Iterator[Daemon]:
 
 def _base_dir() -> Path:
     with psycopg.connect(PG_DSN) as conn:
-        row = conn.execute("SELECT current_setting('data_directory'),"
-                           " (SELECT oid FROM pg_database WHERE datname = current_database())"
-                           ).fetchone()
+        row = conn.execute(
+            "SELECT current_setting('data_directory'),"
+            " (SELECT oid FROM pg_database WHERE datname = current_database())"
+        ).fetchone()
     assert row is not None
     return Path(row[0]) / "base" / str(row[1])
 
@@ -54,9 +56,14 @@ def _files_holding(folder: Path, needle: bytes) -> list[str]:
 
 
 def _add(c: Client, canary: str) -> dict[str, Any]:
-    made: dict[str, Any] = c.call("memory.write", {
-        "target": "memory", "action": "add",
-        "entry": entry(f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex)})["entries"][0]
+    made: dict[str, Any] = c.call(
+        "memory.write",
+        {
+            "target": "memory",
+            "action": "add",
+            "entry": entry(f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex),
+        },
+    )["entries"][0]
     return made
 
 
@@ -73,18 +80,28 @@ def test_removed_text_is_gone_from_the_database_files(d: Daemon) -> None:
     with d.control() as c:
         enable_consent(c)
         made = _add(c, canary)
-        c.call("memory.write", {"target": "memory", "action": "replace", "id": made["id"],
-                                "expected_revision": 1,
-                                "entry": entry(f"Title {canary}", f"Second {canary}.")})
+        c.call(
+            "memory.write",
+            {
+                "target": "memory",
+                "action": "replace",
+                "id": made["id"],
+                "expected_revision": 1,
+                "entry": entry(f"Title {canary}", f"Second {canary}."),
+            },
+        )
         _assert_on_disk(base, canary)
-        out = c.call("memory.write", {"target": "memory", "action": "remove",
-                                      "id": made["id"], "expected_revision": 2})
+        out = c.call(
+            "memory.write",
+            {"target": "memory", "action": "remove", "id": made["id"], "expected_revision": 2},
+        )
     assert out["receipt"]["status"] == "verified"
     assert _files_holding(base, canary.encode()) == []
 
 
 def test_a_snapshot_older_than_the_removal_keeps_the_receipt_from_saying_verified(
-        d: Daemon) -> None:
+    d: Daemon,
+) -> None:
     """A transaction that began before the removal can still see the row, so
     ``VACUUM FULL`` keeps its bytes: while one is open no receipt may say
     ``verified``. Once it ends, ``memory.gc`` settles the receipt and the
@@ -98,8 +115,10 @@ def test_a_snapshot_older_than_the_removal_keeps_the_receipt_from_saying_verifie
         with psycopg.connect(PG_DSN) as reader:
             reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
             reader.execute("SELECT 1").fetchone()  # the snapshot is taken here
-            out = c.call("memory.write", {"target": "memory", "action": "remove",
-                                          "id": made["id"], "expected_revision": 1})
+            out = c.call(
+                "memory.write",
+                {"target": "memory", "action": "remove", "id": made["id"], "expected_revision": 1},
+            )
             assert out["receipt"]["status"] == "incomplete"
             assert c.call("memory.gc", {})["receipts_rechecked"] >= 1
             receipt = c.call("memory.receipt", {"receipt_id": out["receipt"]["receipt_id"]})
@@ -143,8 +162,14 @@ def test_a_denied_proposal_held_by_a_snapshot_leaves_the_files_once_it_ends(d: D
     with d.control() as c, d.agent() as a:
         enable_consent(c)
         task = a.call("task.begin", {})["task_id"]
-        pending = a.call("memory.write", {"task_id": task, "action": "add", "entry": entry(
-            f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex)})
+        pending = a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "action": "add",
+                "entry": entry(f"Title {canary}", f"Body {canary} " + uuid.uuid4().hex),
+            },
+        )
         assert pending["outcome"] == "pending"
         _assert_on_disk(base, canary)
         with psycopg.connect(PG_DSN) as reader:

@@ -21,11 +21,15 @@ from tests.harness import (
 )
 
 CONFIG = "[extract]\npoll_interval_s = 0.02\nlease_s = 5.0\n"
-POLICY = ('[[rule]]\nid = "extracted-free"\neffect = "allow"\n'
-          'capability = "MemoryWrite"\nchannel = "agent"\n')
-STATEMENTS = ["I prefer squash merges for every feature branch in this repository.",
-              "We run the payment workers on a dedicated node pool in the cluster.",
-              "Turns out the queue stalls when the broker disk passes ninety percent."]
+POLICY = (
+    '[[rule]]\nid = "extracted-free"\neffect = "allow"\n'
+    'capability = "MemoryWrite"\nchannel = "agent"\n'
+)
+STATEMENTS = [
+    "I prefer squash merges for every feature branch in this repository.",
+    "We run the payment workers on a dedicated node pool in the cluster.",
+    "Turns out the queue stalls when the broker disk passes ninety percent.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +54,7 @@ def test_each_job_is_claimed_once_across_daemons(pair: tuple[Daemon, Daemon]) ->
     with second.control() as c:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            listed = {j["job_id"]: j for j in c.call("extract.status",
-                                                      {"identity": ident})["jobs"]}
+            listed = {j["job_id"]: j for j in c.call("extract.status", {"identity": ident})["jobs"]}
             if all(listed[j]["state"] == "done" for j in jobs):
                 break
             time.sleep(0.05)
@@ -59,9 +62,11 @@ def test_each_job_is_claimed_once_across_daemons(pair: tuple[Daemon, Daemon]) ->
         # Each statement applied once; its repeats dropped as repeats.
         assert sum(listed[j]["applied"] for j in jobs) == 3
         assert sum(listed[j]["dropped"] for j in jobs) == 9
-        ended = [event["details"]["job_id"] for event in map(json.loads,
-                                                             exported_audit(c).splitlines())
-                 if event["kind"] == "extraction_changed" and event["details"]["state"] == "done"]
+        ended = [
+            event["details"]["job_id"]
+            for event in map(json.loads, exported_audit(c).splitlines())
+            if event["kind"] == "extraction_changed" and event["details"]["state"] == "done"
+        ]
         assert sorted(ended) == sorted(jobs)
     store = pg_store_of(first.home)
     assert store is not None

@@ -19,7 +19,8 @@ from tests.harness import Daemon, backend, enable_consent, entry, pg_store_secti
 from tests.pg_proxy import PgProxy, pg_proxy
 
 pytestmark = pytest.mark.skipif(
-    backend() != "postgresql", reason="a PostgreSQL outage needs the PostgreSQL backend")
+    backend() != "postgresql", reason="a PostgreSQL outage needs the PostgreSQL backend"
+)
 
 
 @pytest.fixture
@@ -33,8 +34,11 @@ def cut() -> Iterator[tuple[Daemon, PgProxy]]:
 
 
 def _degraded(status: dict[str, object]) -> bool:
-    return status["backend"] == {**status["backend"],  # type: ignore[dict-item]
-                                 "health": "degraded", "degraded_reason": "database_unreachable"}
+    return status["backend"] == {
+        **status["backend"],  # type: ignore[dict-item]
+        "health": "degraded",
+        "degraded_reason": "database_unreachable",
+    }
 
 
 def test_status_answers_degraded_on_every_call_of_an_outage(cut: tuple[Daemon, PgProxy]) -> None:

@@ -20,7 +20,8 @@ from tests.harness import PG_DSN, Daemon, backend, enable_consent, entry, runnin
 
 pytestmark = pytest.mark.skipif(
     backend() != "postgresql",
-    reason="restarts the shared PostgreSQL server: runs in the PostgreSQL leg, alone")
+    reason="restarts the shared PostgreSQL server: runs in the PostgreSQL leg, alone",
+)
 
 
 def _version() -> str:
@@ -35,8 +36,12 @@ VERSION: list[str] = []
 def _cluster(action: str) -> None:
     if not VERSION:
         VERSION.append(_version())  # asked while the server still answers
-    subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", VERSION[0], "main", action],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["pg_ctlcluster", "--skip-systemctl-redirect", VERSION[0], "main", action],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 def _ready(timeout: float = 60.0) -> None:
@@ -67,8 +72,14 @@ def test_no_acknowledged_write_is_lost_across_a_server_restart(d: Daemon) -> Non
             while not stop.is_set():
                 i += 1
                 try:
-                    out = c.call("memory.write", {"target": "memory", "action": "add",
-                                                  "entry": entry(f"Loop {i}", f"Write {i}.")})
+                    out = c.call(
+                        "memory.write",
+                        {
+                            "target": "memory",
+                            "action": "add",
+                            "entry": entry(f"Loop {i}", f"Write {i}."),
+                        },
+                    )
                     acked.append(out["entries"][0]["id"])
                 except RpcError as exc:
                     refused.append(exc.data_code)
@@ -95,8 +106,11 @@ def test_no_acknowledged_write_is_lost_across_a_server_restart(d: Daemon) -> Non
     assert acked
     assert set(refused) <= {"store_unavailable"}
     with d.control() as c:
-        found = [e for i in range(0, len(acked), 10)
-                 for e in c.call("memory.read", {"ids": acked[i:i + 10]})["entries"]]
+        found = [
+            e
+            for i in range(0, len(acked), 10)
+            for e in c.call("memory.read", {"ids": acked[i : i + 10]})["entries"]
+        ]
         status = c.call("memory.status", {})
     assert sorted(e["id"] for e in found) == sorted(acked)
     assert status["backend"]["health"] == "ok"
@@ -107,8 +121,14 @@ def test_an_unreachable_server_is_store_unavailable_with_a_hint(d: Daemon) -> No
     try:
         with d.control() as c:
             with pytest.raises(RpcError) as info:
-                c.call("memory.write", {"target": "memory", "action": "add",
-                                        "entry": entry("While down", "Not stored.")})
+                c.call(
+                    "memory.write",
+                    {
+                        "target": "memory",
+                        "action": "add",
+                        "entry": entry("While down", "Not stored."),
+                    },
+                )
             assert info.value.data_code == "store_unavailable"
             assert "reconnects by itself" in (info.value.recovery or "")
             with pytest.raises(RpcError) as read:
@@ -120,8 +140,10 @@ def test_an_unreachable_server_is_store_unavailable_with_a_hint(d: Daemon) -> No
     with d.control() as c:
         for _ in range(50):
             try:
-                c.call("memory.write", {"target": "memory", "action": "add",
-                                        "entry": entry("After", "Back again.")})
+                c.call(
+                    "memory.write",
+                    {"target": "memory", "action": "add", "entry": entry("After", "Back again.")},
+                )
                 break
             except RpcError:
                 time.sleep(0.2)

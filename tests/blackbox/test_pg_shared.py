@@ -54,8 +54,14 @@ def test_what_one_daemon_writes_the_other_recalls(pair: tuple[Daemon, Daemon]) -
     word = "kestrel" + uuid.uuid4().hex[:6]
     with first.control() as c:
         enable_consent(c)
-        made = c.call("memory.write", {"target": "memory", "action": "add",
-                                       "entry": entry(f"Bird {word}", f"A {word} hovers.")})
+        made = c.call(
+            "memory.write",
+            {
+                "target": "memory",
+                "action": "add",
+                "entry": entry(f"Bird {word}", f"A {word} hovers."),
+            },
+        )
     with second.control() as c:
         page = c.call("memory.list", {"query": word})
         got = c.call("memory.read", {"ids": [made["entries"][0]["id"]]})
@@ -63,8 +69,7 @@ def test_what_one_daemon_writes_the_other_recalls(pair: tuple[Daemon, Daemon]) -
     assert got["entries"][0]["body"] == f"A {word} hovers."
 
 
-def test_a_pending_action_is_decided_exactly_once_from_either(
-        pair: tuple[Daemon, Daemon]) -> None:
+def test_a_pending_action_is_decided_exactly_once_from_either(pair: tuple[Daemon, Daemon]) -> None:
     first, second = pair
     ident = fresh_identity("pg-")
     with first.control() as c:
@@ -72,8 +77,14 @@ def test_a_pending_action_is_decided_exactly_once_from_either(
         token = c.call("token.issue", {"identity": ident})["token"]
     with first.agent() as a:
         task = a.call("task.begin", {"token": token})
-        out = a.call("memory.write", {"task_id": task["task_id"], "action": "add",
-                                      "entry": entry("Pending", "Decided once.")})
+        out = a.call(
+            "memory.write",
+            {
+                "task_id": task["task_id"],
+                "action": "add",
+                "entry": entry("Pending", "Decided once."),
+            },
+        )
     assert out["outcome"] == "pending"
     with second.control() as c:
         listed = c.call("governance.action.list", {})
@@ -84,13 +95,11 @@ def test_a_pending_action_is_decided_exactly_once_from_either(
     def approve(d: Daemon) -> None:
         with d.control() as c:
             try:
-                answers.append(c.call("governance.action.approve",
-                                      {"action_id": out["action_id"]}))
+                answers.append(c.call("governance.action.approve", {"action_id": out["action_id"]}))
             except RpcError as exc:
                 answers.append(exc.data_code)
 
-    threads = [threading.Thread(target=approve, args=(d,)) for d in (first, second, first,
-                                                                       second)]
+    threads = [threading.Thread(target=approve, args=(d,)) for d in (first, second, first, second)]
     for t in threads:
         t.start()
     for t in threads:
@@ -104,21 +113,29 @@ def _write_many(d: Daemon, tag: str, n: int, errors: list[str]) -> None:
     with d.control() as c:
         for i in range(n):
             try:
-                c.call("memory.write", {"target": "memory", "action": "add",
-                                        "entry": entry(f"{tag} {i}", f"Note {i} of {tag}.")})
+                c.call(
+                    "memory.write",
+                    {
+                        "target": "memory",
+                        "action": "add",
+                        "entry": entry(f"{tag} {i}", f"Note {i} of {tag}."),
+                    },
+                )
             except RpcError as exc:
                 errors.append(str(exc.data_code))
 
 
 def test_writers_on_both_append_to_one_chain_that_verifies_from_either(
-        pair: tuple[Daemon, Daemon]) -> None:
+    pair: tuple[Daemon, Daemon],
+) -> None:
     first, second = pair
     with first.control() as c:
         enable_consent(c)
     errors: list[str] = []
-    threads = [threading.Thread(target=_write_many, args=(d, f"w{k}-{uuid.uuid4().hex[:4]}",
-                                                          15, errors))
-               for k, d in enumerate((first, second, first, second))]
+    threads = [
+        threading.Thread(target=_write_many, args=(d, f"w{k}-{uuid.uuid4().hex[:4]}", 15, errors))
+        for k, d in enumerate((first, second, first, second))
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -154,11 +171,14 @@ def test_a_daemon_with_another_root_secret_is_refused(pair: tuple[Daemon, Daemon
         shutil.rmtree(root, ignore_errors=True)
 
 
-def test_two_daemons_cannot_both_apply_one_idempotency_key(
-        pair: tuple[Daemon, Daemon]) -> None:
+def test_two_daemons_cannot_both_apply_one_idempotency_key(pair: tuple[Daemon, Daemon]) -> None:
     key = "shared-" + uuid.uuid4().hex
-    params = {"target": "memory", "action": "add", "idempotency_key": key,
-              "entry": entry("Idem " + key[-6:], "Only once.")}
+    params = {
+        "target": "memory",
+        "action": "add",
+        "idempotency_key": key,
+        "entry": entry("Idem " + key[-6:], "Only once."),
+    }
     answers: list[Any] = []
 
     def send(d: Daemon) -> None:
@@ -181,29 +201,35 @@ def test_two_daemons_cannot_both_apply_one_idempotency_key(
     assert [i["id"] for i in listed["items"]] == answers[:1]
 
 
-def test_two_daemons_replacing_one_revision_apply_exactly_one(
-        pair: tuple[Daemon, Daemon]) -> None:
+def test_two_daemons_replacing_one_revision_apply_exactly_one(pair: tuple[Daemon, Daemon]) -> None:
     """Writers on two hosts each replace revision 1 of one entry: one applies
     and makes revision 2, every other is a revision conflict, never a lost
     update."""
     title = "Rev " + uuid.uuid4().hex[:6]
     with pair[0].control() as c:
         enable_consent(c)
-        made = c.call("memory.write", {"target": "memory", "action": "add",
-                                       "entry": entry(title, "First.")})["entries"][0]["id"]
+        made = c.call(
+            "memory.write", {"target": "memory", "action": "add", "entry": entry(title, "First.")}
+        )["entries"][0]["id"]
     answers: list[Any] = []
 
     def send(d: Daemon, n: int) -> None:
-        params = {"target": "memory", "action": "replace", "id": made, "expected_revision": 1,
-                  "entry": entry(title, f"Replaced by writer {n}.")}
+        params = {
+            "target": "memory",
+            "action": "replace",
+            "id": made,
+            "expected_revision": 1,
+            "entry": entry(title, f"Replaced by writer {n}."),
+        }
         with Client(d.control_path, timeout=30) as c:
             try:
                 answers.append(c.call("memory.write", params)["entries"][0]["revision"])
             except RpcError as exc:
                 answers.append(exc.data_code)
 
-    threads = [threading.Thread(target=send, args=(d, n))
-               for n, d in enumerate((*pair, *pair, *pair))]
+    threads = [
+        threading.Thread(target=send, args=(d, n)) for n, d in enumerate((*pair, *pair, *pair))
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -221,13 +247,19 @@ def test_a_team_made_on_one_daemon_holds_on_the_other(pair: tuple[Daemon, Daemon
     scope = f"team:{name}"
     with first.control() as c:
         member, outsider, tokens = team_member_and_outsider(c, name, "pg-")
-        eid = c.call("memory.write", {
-            "identity": member, "scope": scope, "action": "add",
-            "entry": entry("Heron runbook", "heron failover uses the standby", "fact"),
-        })["entries"][0]["id"]
+        eid = c.call(
+            "memory.write",
+            {
+                "identity": member,
+                "scope": scope,
+                "action": "add",
+                "entry": entry("Heron runbook", "heron failover uses the standby", "fact"),
+            },
+        )["entries"][0]["id"]
     with second.agent() as a:
-        task = a.call("task.begin", {"token": tokens[member["subject"]],
-                                     "scopes": ["default", scope]})["task_id"]
+        task = a.call(
+            "task.begin", {"token": tokens[member["subject"]], "scopes": ["default", scope]}
+        )["task_id"]
         got = a.call("memory.read", {"task_id": task, "ids": [eid]})["entries"][0]
         assert got["scope"] == scope and got["title"] == "Heron runbook"
         with pytest.raises(RpcError) as err:
@@ -273,8 +305,16 @@ def hybrid_pair() -> Iterator[tuple[Daemon, Daemon]]:
 
 
 def _note(c: Client, who: dict[str, str], scope: str, title: str, body: str) -> str:
-    out = c.call("memory.write", {"identity": who, "target": "memory", "scope": scope,
-                                  "action": "add", "entry": entry(title, body, "fact")})
+    out = c.call(
+        "memory.write",
+        {
+            "identity": who,
+            "target": "memory",
+            "scope": scope,
+            "action": "add",
+            "entry": entry(title, body, "fact"),
+        },
+    )
     return str(out["entries"][0]["id"])
 
 
@@ -310,7 +350,8 @@ def _embeddings_made(*daemons: Daemon) -> int:
 
 
 def test_an_entry_added_on_one_daemon_is_embedded_once_and_recalled_by_vector_on_both(
-        hybrid_pair: tuple[Daemon, Daemon]) -> None:
+    hybrid_pair: tuple[Daemon, Daemon],
+) -> None:
     first, second = hybrid_pair
     who = fresh_identity("vec-add-")
     scope = "vec-add"
@@ -319,8 +360,10 @@ def test_an_entry_added_on_one_daemon_is_embedded_once_and_recalled_by_vector_on
         enable_consent(c, who)
         editor = _note(c, who, scope, *EDITOR)
         # Enough notes that both daemons' workers find queued ones to claim.
-        others = [_note(c, who, scope, f"Errand {i}", f"Pick up parcel number {i} at the desk.")
-                  for i in range(11)]
+        others = [
+            _note(c, who, scope, f"Errand {i}", f"Pick up parcel number {i} at the desk.")
+            for i in range(11)
+        ]
     _embedded(second, who, 12)
     _embedded(first, who, 12)
     assert _recalled(second, who, scope)[:1] == [editor]
@@ -329,7 +372,8 @@ def test_an_entry_added_on_one_daemon_is_embedded_once_and_recalled_by_vector_on
 
 
 def test_an_entry_removed_archived_or_changed_on_one_is_never_recalled_by_vector_on_the_other(
-        hybrid_pair: tuple[Daemon, Daemon]) -> None:
+    hybrid_pair: tuple[Daemon, Daemon],
+) -> None:
     first, second = hybrid_pair
     who = fresh_identity("vec-del-")
     with first.control() as c:
@@ -339,20 +383,47 @@ def test_an_entry_removed_archived_or_changed_on_one_is_never_recalled_by_vector
     for scope, entry_id in made.items():
         assert _recalled(second, who, scope) == [entry_id], scope
     with first.control() as c:
-        c.call("memory.write", {"identity": who, "scope": "rm", "action": "remove",
-                                "id": made["rm"], "expected_revision": 1})
-        c.call("memory.write", {"identity": who, "scope": "arch", "action": "archive",
-                                "id": made["arch"], "expected_revision": 1, "reason": "old"})
-        c.call("memory.write", {"identity": who, "scope": "chg", "action": "replace",
-                                "id": made["chg"], "expected_revision": 1,
-                                "entry": entry(*BAKERY, "fact")})
+        c.call(
+            "memory.write",
+            {
+                "identity": who,
+                "scope": "rm",
+                "action": "remove",
+                "id": made["rm"],
+                "expected_revision": 1,
+            },
+        )
+        c.call(
+            "memory.write",
+            {
+                "identity": who,
+                "scope": "arch",
+                "action": "archive",
+                "id": made["arch"],
+                "expected_revision": 1,
+                "reason": "old",
+            },
+        )
+        c.call(
+            "memory.write",
+            {
+                "identity": who,
+                "scope": "chg",
+                "action": "replace",
+                "id": made["chg"],
+                "expected_revision": 1,
+                "entry": entry(*BAKERY, "fact"),
+            },
+        )
     # At once, whatever the second daemon's index still holds (it follows the
     # database's feed at its worker's next round): its vector candidates are
     # checked against the rows and vectors the database has now. A search of
     # every status first, where a stale vector would have the most to show.
     with second.control() as c:
-        listed = c.call("memory.list", {"identity": who, "query": PARAPHRASE,
-                                        "statuses": ["archived", "removed", "active"]})
+        listed = c.call(
+            "memory.list",
+            {"identity": who, "query": PARAPHRASE, "statuses": ["archived", "removed", "active"]},
+        )
     assert listed["items"] == []
     for scope in made:
         assert _recalled(second, who, scope) == [], scope

@@ -42,18 +42,42 @@ def test_a_stopped_sqlite_home_copies_into_postgresql_and_serves_from_it(home: P
     with d.control() as c:
         enable_consent(c)
         enable_consent(c, ident)
-        kept = c.call("memory.write", {"target": "memory", "action": "add",
-                                       "entry": entry("Kept note", f"Keep {CANARY} here.")})
-        gone = c.call("memory.write", {"target": "memory", "action": "add",
-                                       "entry": entry("Gone note", "Removed before the copy.")})
-        c.call("memory.write", {"target": "memory", "action": "remove",
-                                "id": gone["entries"][0]["id"],
-                                "expected_revision": gone["entries"][0]["revision"]})
+        kept = c.call(
+            "memory.write",
+            {
+                "target": "memory",
+                "action": "add",
+                "entry": entry("Kept note", f"Keep {CANARY} here."),
+            },
+        )
+        gone = c.call(
+            "memory.write",
+            {
+                "target": "memory",
+                "action": "add",
+                "entry": entry("Gone note", "Removed before the copy."),
+            },
+        )
+        c.call(
+            "memory.write",
+            {
+                "target": "memory",
+                "action": "remove",
+                "id": gone["entries"][0]["id"],
+                "expected_revision": gone["entries"][0]["revision"],
+            },
+        )
         token = c.call("token.issue", {"identity": ident})["token"]
     with d.agent() as a:
         task = a.call("task.begin", {"token": token})
-        pending = a.call("memory.write", {"task_id": task["task_id"], "action": "add",
-                                          "entry": entry("Proposed", f"Wait {CANARY}.")})
+        pending = a.call(
+            "memory.write",
+            {
+                "task_id": task["task_id"],
+                "action": "add",
+                "entry": entry("Proposed", f"Wait {CANARY}."),
+            },
+        )
     assert pending["outcome"] == "pending"
     with d.control() as c:
         before = c.call("audit.verify", {})
@@ -68,7 +92,8 @@ def test_a_stopped_sqlite_home_copies_into_postgresql_and_serves_from_it(home: P
     # The chain head the SQLite file holds (the daemon's stop event included).
     with sqlite3.connect(f"file:{d.home / 'memory.db'}?mode=ro", uri=True) as db:
         seq, body, hsh = db.execute(
-            "SELECT seq, body, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+            "SELECT seq, body, hash FROM audit ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
     assert seq >= before["head"]["seq"]
     assert summary["audit_head"] == {"seq": seq, "hash": stored_of(seq, body, hsh).hash}
     assert summary["rows"]["entries"] == 2 and summary["rows"]["actions"] == 1
@@ -99,8 +124,7 @@ def test_a_stopped_sqlite_home_copies_into_postgresql_and_serves_from_it(home: P
             assert got["entries"][0]["body"] == f"Keep {CANARY} here."
             listed = c.call("memory.list", {"query": "Kept"})
             assert [i["title"] for i in listed["items"]] == ["Kept note"]
-            approved = c.call("governance.action.approve",
-                              {"action_id": pending["action_id"]})
+            approved = c.call("governance.action.approve", {"action_id": pending["action_id"]})
             assert approved["outcome"] == "applied"
             after = c.call("audit.verify", {})
         assert after["ok"] is True
@@ -114,8 +138,7 @@ def test_a_stopped_sqlite_home_copies_into_postgresql_and_serves_from_it(home: P
 def test_the_copy_refuses_a_served_home_and_a_password_in_the_dsn(home: Path) -> None:
     d = _sqlite_home(home).start()
     try:
-        served = d.memctl("store", "copy", "--to", PG_DSN, "--schema",
-                          "c_" + uuid.uuid4().hex[:16])
+        served = d.memctl("store", "copy", "--to", PG_DSN, "--schema", "c_" + uuid.uuid4().hex[:16])
         assert served.returncode == 1
         assert b"stop its memoryd first" in served.stderr
     finally:
@@ -125,7 +148,13 @@ def test_the_copy_refuses_a_served_home_and_a_password_in_the_dsn(home: Path) ->
     assert leaky.returncode == 1
     assert secret.encode() not in leaky.stdout + leaky.stderr
     assert b"must not hold a password" in leaky.stderr
-    env_missing = d.memctl("store", "copy", "--to", PG_DSN, "--password-env",
-                           "MEMORYD_NO_SUCH_" + uuid.uuid4().hex[:6].upper())
+    env_missing = d.memctl(
+        "store",
+        "copy",
+        "--to",
+        PG_DSN,
+        "--password-env",
+        "MEMORYD_NO_SUCH_" + uuid.uuid4().hex[:6].upper(),
+    )
     assert env_missing.returncode == 1
     assert b"not set" in env_missing.stderr

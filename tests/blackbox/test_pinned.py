@@ -25,6 +25,7 @@ def on_fake_clock(home: Path, body: Callable[[InProcess, FakeClock], Awaitable[N
     async def go() -> None:
         with composed(home, clock=clock, config="[retention]\npurge_grace_days = 2\n") as daemon:
             await body(daemon, clock)
+
     anyio.run(go, backend="asyncio")
 
 
@@ -46,10 +47,22 @@ async def listed(daemon: InProcess, scope: str) -> list[str]:
 
 def test_a_pinned_entry_never_expires_nor_is_purged(tmp_path: Path) -> None:
     async def body(daemon: InProcess, clock: FakeClock) -> None:
-        (pinned,) = (await write(daemon, action="add", scope="pin", entry=entry(
-            "Pinned", "Kept for good.", ttl_days=1, pinned=True))).values()
-        (plain,) = (await write(daemon, action="add", scope="pin", entry=entry(
-            "Plain", "Goes in a day.", ttl_days=1))).values()
+        (pinned,) = (
+            await write(
+                daemon,
+                action="add",
+                scope="pin",
+                entry=entry("Pinned", "Kept for good.", ttl_days=1, pinned=True),
+            )
+        ).values()
+        (plain,) = (
+            await write(
+                daemon,
+                action="add",
+                scope="pin",
+                entry=entry("Plain", "Goes in a day.", ttl_days=1),
+            )
+        ).values()
         assert pinned["expires_at"] == NEVER_EXPIRES
         clock.advance(days=1000)
         assert await listed(daemon, "pin") == [pinned["id"]]
@@ -58,40 +71,85 @@ def test_a_pinned_entry_never_expires_nor_is_purged(tmp_path: Path) -> None:
         swept2 = await daemon.call("control", "memory.gc", {})
         assert (swept["expired"], swept2["purged"]) == (1, 1)  # the plain one only
         kept = await read(daemon, pinned["id"])
-        assert (kept["status"], kept["expired"], kept["body"]) == ("active", False,
-                                                                   "Kept for good.")
+        assert (kept["status"], kept["expired"], kept["body"]) == (
+            "active",
+            False,
+            "Kept for good.",
+        )
         assert (await read(daemon, plain["id"]))["status"] == "removed"
         found = await daemon.call("control", "memory.list", {"scope": "pin", "query": "kept"})
         assert [i["id"] for i in found["items"]] == [pinned["id"]]
+
     on_fake_clock(tmp_path / "h", body)
 
 
 def test_pinning_and_unpinning_by_replace_set_the_expiry(tmp_path: Path) -> None:
     async def body(daemon: InProcess, clock: FakeClock) -> None:
-        (e,) = (await write(daemon, action="add", scope="pin2", entry=entry(
-            "Later", "Pinned later.", ttl_days=2))).values()
-        pinned = (await write(daemon, action="replace", scope="pin2", id=e["id"],
-                              expected_revision=1, entry=entry(
-                                  "Later", "Pinned later.", ttl_days=2, pinned=True)))[e["id"]]
+        (e,) = (
+            await write(
+                daemon,
+                action="add",
+                scope="pin2",
+                entry=entry("Later", "Pinned later.", ttl_days=2),
+            )
+        ).values()
+        pinned = (
+            await write(
+                daemon,
+                action="replace",
+                scope="pin2",
+                id=e["id"],
+                expected_revision=1,
+                entry=entry("Later", "Pinned later.", ttl_days=2, pinned=True),
+            )
+        )[e["id"]]
         assert (pinned["pinned"], pinned["expires_at"]) == (True, NEVER_EXPIRES)
         clock.advance(days=10)
         assert await listed(daemon, "pin2") == [e["id"]]
-        unpinned = (await write(daemon, action="replace", scope="pin2", id=e["id"],
-                                expected_revision=2, entry=entry(
-                                    "Later", "Pinned later.", ttl_days=2)))[e["id"]]
+        unpinned = (
+            await write(
+                daemon,
+                action="replace",
+                scope="pin2",
+                id=e["id"],
+                expected_revision=2,
+                entry=entry("Later", "Pinned later.", ttl_days=2),
+            )
+        )[e["id"]]
         assert unpinned["pinned"] is False and unpinned["expires_at"] < NEVER_EXPIRES
         clock.advance(days=2, seconds=1)
         assert await listed(daemon, "pin2") == []
+
     on_fake_clock(tmp_path / "h", body)
 
 
 def test_memctl_shows_a_pinned_entry_never_expires(d: Daemon) -> None:
-    done = d.memctl("write", "--type", "fact", "--title", "Pinned note", "--pinned",
-                    "--body-file", "-", "--json", input=b"Pinned for good.", process=True)
+    done = d.memctl(
+        "write",
+        "--type",
+        "fact",
+        "--title",
+        "Pinned note",
+        "--pinned",
+        "--body-file",
+        "-",
+        "--json",
+        input=b"Pinned for good.",
+        process=True,
+    )
     assert done.returncode == 0, done.stderr
     entry_id = json.loads(done.stdout)["entries"][0]["id"]
-    plain = d.memctl("write", "--type", "fact", "--title", "Plain note",
-                     "--body-file", "-", input=b"Not pinned.", process=True)
+    plain = d.memctl(
+        "write",
+        "--type",
+        "fact",
+        "--title",
+        "Plain note",
+        "--body-file",
+        "-",
+        input=b"Not pinned.",
+        process=True,
+    )
     assert plain.returncode == 0, plain.stderr
     shown = d.memctl("show", entry_id, process=True).stdout.decode()
     assert "never (pinned)" in shown

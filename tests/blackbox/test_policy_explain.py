@@ -55,8 +55,9 @@ def _explain(c: Client, **params: object) -> dict[str, object]:
 
 
 def test_a_read_rule_is_named_for_the_scope_it_covers(c: Client) -> None:
-    out = _explain(c, capability="MemoryRead", channel="agent", scope="project:hr-payroll",
-                   action="read")
+    out = _explain(
+        c, capability="MemoryRead", channel="agent", scope="project:hr-payroll", action="read"
+    )
     assert out["effect"] == "deny"
     assert out["explicit"] is True
     assert out["rule_ids"] == ["hr-hidden-from-agents"]
@@ -65,31 +66,55 @@ def test_a_read_rule_is_named_for_the_scope_it_covers(c: Client) -> None:
 
 
 def test_the_same_read_elsewhere_falls_to_the_default(c: Client) -> None:
-    out = _explain(c, capability="MemoryRead", channel="agent", scope="project:web",
-                   action="list")
+    out = _explain(c, capability="MemoryRead", channel="agent", scope="project:web", action="list")
     assert (out["effect"], out["explicit"], out["rule_ids"]) == ("allow", False, [])
 
 
 def test_a_task_without_the_grant_is_refused_whatever_the_rules(c: Client) -> None:
-    out = _explain(c, capability="MemoryRead", channel="agent", scope="project:web",
-                   action="read", grants=["memory.write"])
+    out = _explain(
+        c,
+        capability="MemoryRead",
+        channel="agent",
+        scope="project:web",
+        action="read",
+        grants=["memory.write"],
+    )
     assert out["effect"] == "deny"
     assert out["always_on"] == "agent_read_needs_grant"
 
 
 def test_the_most_restrictive_of_two_matching_write_rules_wins(c: Client) -> None:
-    out = _explain(c, capability="MemoryWrite", channel="agent", scope="scratch:today",
-                   action="add", type="fact")
+    out = _explain(
+        c,
+        capability="MemoryWrite",
+        channel="agent",
+        scope="scratch:today",
+        action="add",
+        type="fact",
+    )
     assert out["effect"] == "requires_approval"
     assert sorted(out["rule_ids"]) == ["facts-reviewed", "scratch-free"]
-    lesson = _explain(c, capability="MemoryWrite", channel="agent", scope="scratch:today",
-                      action="add", type="lesson")
+    lesson = _explain(
+        c,
+        capability="MemoryWrite",
+        channel="agent",
+        scope="scratch:today",
+        action="add",
+        type="lesson",
+    )
     assert (lesson["effect"], lesson["rule_ids"]) == ("allow", ["scratch-free"])
 
 
 def test_a_subagent_never_writes(c: Client) -> None:
-    out = _explain(c, capability="MemoryWrite", channel="agent", role="subagent",
-                   scope="scratch:today", action="add", type="lesson")
+    out = _explain(
+        c,
+        capability="MemoryWrite",
+        channel="agent",
+        role="subagent",
+        scope="scratch:today",
+        action="add",
+        type="lesson",
+    )
     assert (out["effect"], out["always_on"]) == ("deny", "subagent_never_writes")
 
 
@@ -106,13 +131,16 @@ def test_it_exists_only_for_the_operator(d: Daemon) -> None:
     assert err.value.code == -32601
 
 
-@pytest.mark.parametrize("params", [
-    {"capability": "MemoryDelete"},
-    {"capability": "MemoryRead", "action": "approve"},
-    {"capability": "MemoryRead", "scope": "has space"},
-    {"capability": "MemoryRead", "grants": ["memory.sing"]},
-    {"capability": "MemoryWrite", "type": "opinion"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"capability": "MemoryDelete"},
+        {"capability": "MemoryRead", "action": "approve"},
+        {"capability": "MemoryRead", "scope": "has space"},
+        {"capability": "MemoryRead", "grants": ["memory.sing"]},
+        {"capability": "MemoryWrite", "type": "opinion"},
+    ],
+)
 def test_bad_params_are_named_not_echoed(c: Client, params: dict[str, object]) -> None:
     with pytest.raises(RpcError) as err:
         c.call("policy.explain", params)
@@ -123,13 +151,33 @@ def test_bad_params_are_named_not_echoed(c: Client, params: dict[str, object]) -
 
 
 def test_memctl_policy_explain_names_the_rule(d: Daemon) -> None:
-    done = d.memctl("policy", "explain", "MemoryRead", "--channel", "agent",
-                    "--scope", "project:hr", "--action", "read")
+    done = d.memctl(
+        "policy",
+        "explain",
+        "MemoryRead",
+        "--channel",
+        "agent",
+        "--scope",
+        "project:hr",
+        "--action",
+        "read",
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode()
     assert "deny" in out
     assert "hr-hidden-from-agents" in out
-    as_json = json.loads(d.memctl("policy", "explain", "MemoryRead", "--channel", "agent",
-                                  "--scope", "project:hr", "--action", "read",
-                                  "--json").stdout)
+    as_json = json.loads(
+        d.memctl(
+            "policy",
+            "explain",
+            "MemoryRead",
+            "--channel",
+            "agent",
+            "--scope",
+            "project:hr",
+            "--action",
+            "read",
+            "--json",
+        ).stdout
+    )
     assert as_json["rule_ids"] == ["hr-hidden-from-agents"]

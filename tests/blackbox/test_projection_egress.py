@@ -29,19 +29,23 @@ PEM = f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_LINE}\n-----END RSA PRIVATE KEY---
 # (intent, the secret parts that must never be on the wire)
 SECRET_INTENTS = [
     (f"why does the deploy fail with {GITHUB_TOKEN}", [GITHUB_TOKEN]),
-    (f"deploy with aws {AWS_KEY_ID} secret {AWS_SECRET}",
-     [AWS_KEY_ID, AWS_SECRET]),
+    (f"deploy with aws {AWS_KEY_ID} secret {AWS_SECRET}", [AWS_KEY_ID, AWS_SECRET]),
     (f"which deploy host takes this key {PEM}", [PEM_LINE, "PRIVATE KEY"]),
 ]
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "shadow"])
-@pytest.mark.parametrize("intent,secrets", SECRET_INTENTS,
-                         ids=["github_token", "aws_key_pair", "private_key"])
+@pytest.mark.parametrize(
+    "intent,secrets", SECRET_INTENTS, ids=["github_token", "aws_key_pair", "private_key"]
+)
 def test_an_intent_holding_a_credential_never_leaves_the_host(
-        mode: str, intent: str, secrets: list[str]) -> None:
-    with receiver() as rx, daemon_with(rx, mode=mode, policy=ALLOW_BOTH, project=False) as d, \
-            d.control() as c:
+    mode: str, intent: str, secrets: list[str]
+) -> None:
+    with (
+        receiver() as rx,
+        daemon_with(rx, mode=mode, policy=ALLOW_BOTH, project=False) as d,
+        d.control() as c,
+    ):
         add(c, "Deploy", "Deploys go through staging.")
         rx.recall_items = [{"id": "ext-1", "text": "Staging is in eu-west."}]
         task = c.call("task.begin", {})["task_id"]
@@ -56,14 +60,16 @@ def test_an_intent_holding_a_credential_never_leaves_the_host(
         assert not any(s.encode() in wire for s in secrets)
         assert not [s for s in rx.seen if s.method == "POST"]
         # Nor is the skipped intent kept anywhere it could be read back.
-        kept = d.log() + exported_audit(c) + json.dumps(
-            c.call("memory.status", {}), ensure_ascii=False)
+        kept = (
+            d.log()
+            + exported_audit(c)
+            + json.dumps(c.call("memory.status", {}), ensure_ascii=False)
+        )
         assert not any(s in kept for s in secrets)
 
 
 def test_a_clean_intent_is_still_sent_as_given() -> None:
-    with receiver() as rx, daemon_with(rx, policy=ALLOW_BOTH, project=False) as d, \
-            d.control() as c:
+    with receiver() as rx, daemon_with(rx, policy=ALLOW_BOTH, project=False) as d, d.control() as c:
         rx.recall_items = [{"id": "ext-1", "text": "Staging is in eu-west."}]
         task = c.call("task.begin", {})["task_id"]
         out = c.call("memory.context", {"task_id": task, "intent": "where is staging"})
@@ -76,8 +82,17 @@ def test_projection_documents_are_scanned_entries_so_no_credential_is_projected(
     with receiver() as rx, daemon_with(rx, policy=ALLOW_BOTH) as d, d.control() as c:
         # A write holding a credential is refused before it reaches the outbox.
         with pytest.raises(RpcError) as info:
-            c.call("memory.write", {"action": "add", "entry": {
-                "type": "fact", "title": "Deploy key", "body": f"use {GITHUB_TOKEN} to deploy"}})
+            c.call(
+                "memory.write",
+                {
+                    "action": "add",
+                    "entry": {
+                        "type": "fact",
+                        "title": "Deploy key",
+                        "body": f"use {GITHUB_TOKEN} to deploy",
+                    },
+                },
+            )
         assert info.value.data_code == "secret_detected"
         add(c, "Deploy", "Deploys go through staging.")
         wait_until(lambda: outbox(c)["completed"] == 1, "projected")
@@ -94,11 +109,11 @@ INVISIBLE = {
 
 
 def test_external_evidence_shows_invisible_characters_escaped_and_flagged() -> None:
-    with receiver() as rx, daemon_with(rx, policy=ALLOW_BOTH, project=False) as d, \
-            d.control() as c:
+    with receiver() as rx, daemon_with(rx, policy=ALLOW_BOTH, project=False) as d, d.control() as c:
         rx.recall_items = [
             {"id": f"ext-{i}", "text": f"Staging{chars}is in eu-west ({name})."}
-            for i, (name, chars) in enumerate(INVISIBLE.items())]
+            for i, (name, chars) in enumerate(INVISIBLE.items())
+        ]
         task = c.call("task.begin", {})["task_id"]
         out = c.call("memory.context", {"task_id": task, "intent": "where is staging"})
         assert out["coverage"]["external"]["items"] == 3
@@ -131,8 +146,10 @@ def test_a_document_holding_a_credential_is_never_sent_even_when_allowed() -> No
         db = apsw.Connection(str(d.home / "memory.db"))
         register(db)  # the index triggers call it
         try:
-            db.execute("UPDATE entries SET body = ? WHERE title = 'Deploy'",
-                       (f"Deploy with {GITHUB_TOKEN}.",))
+            db.execute(
+                "UPDATE entries SET body = ? WHERE title = 'Deploy'",
+                (f"Deploy with {GITHUB_TOKEN}.",),
+            )
         finally:
             db.close()
         (d.home / "policy.toml").write_text(ALLOW_BOTH)

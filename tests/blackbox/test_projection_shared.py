@@ -31,11 +31,13 @@ from tests.provider_receiver import Receiver, receiver
 
 
 @contextmanager
-def two_daemons(rx: Receiver, policy: str, *, lease: float = 60.0
-                ) -> Iterator[tuple[Daemon, Daemon]]:
+def two_daemons(
+    rx: Receiver, policy: str, *, lease: float = 60.0
+) -> Iterator[tuple[Daemon, Daemon]]:
     root = short_tempdir()
-    section = (config(rx, extra=f"lease_s = {lease}\n")
-               + pg_store_section("s_" + uuid.uuid4().hex[:16]))
+    section = config(rx, extra=f"lease_s = {lease}\n") + pg_store_section(
+        "s_" + uuid.uuid4().hex[:16]
+    )
     first = Daemon(root / "a", env={TOKEN_ENV: "t"}, config=section, policy=policy)
     second = Daemon(root / "b", env={TOKEN_ENV: "t"}, config=section, policy=policy)
     try:
@@ -97,8 +99,11 @@ def test_an_approval_given_through_either_daemon_holds_for_the_sender() -> None:
         assert len(rx.puts()) == 1
         with a.control() as c, b.control() as c2:
             # Both daemons answer the same count of approvals: they are the sender's.
-            assert (c.call("memory.status", {})["projection"]["approvals"]
-                    == c2.call("memory.status", {})["projection"]["approvals"] == 1)
+            assert (
+                c.call("memory.status", {})["projection"]["approvals"]
+                == c2.call("memory.status", {})["projection"]["approvals"]
+                == 1
+            )
 
 
 def test_a_sender_that_dies_hands_the_outbox_on_when_its_lease_runs_out() -> None:
@@ -124,8 +129,7 @@ def test_one_daemon_sends_at_a_time_through_a_backlog_longer_than_its_lease() ->
         with a.control() as c:
             for i, title in enumerate(titles):
                 add(c, title, f"Item {i} of a backlog.")
-            wait_until(lambda: outbox(c)["completed"] == len(titles), "all sent",
-                       timeout=60.0)
+            wait_until(lambda: outbox(c)["completed"] == len(titles), "all sent", timeout=60.0)
         sent = [s.title for s in rx.puts()]
         assert rx.most_in_flight == 1, "two daemons sent at once"
         assert sorted(sent) == sorted(titles), "an item was sent twice or never"
@@ -144,8 +148,7 @@ def test_a_send_that_outlasts_the_lease_is_not_sent_again_by_the_other_daemon() 
         with a.control() as c:
             for title in titles:
                 add(c, title, f"{title} takes its time at the provider.")
-            wait_until(lambda: outbox(c)["completed"] == len(titles), "all sent",
-                       timeout=60.0)
+            wait_until(lambda: outbox(c)["completed"] == len(titles), "all sent", timeout=60.0)
         assert rx.most_in_flight == 1, "two daemons sent at once"
         assert [s.title for s in rx.puts()] == titles, "an item was sent twice"
         with b.control() as c:

@@ -13,13 +13,16 @@ from tests.blackbox.peer_daemon import add, refused
 from tests.harness import entry
 
 # Procedures may not be promoted either.
-POLICY = peer_daemon.POLICY + """
+POLICY = (
+    peer_daemon.POLICY
+    + """
 [[rule]]
 id = "no-promotion-of-procedures"
 capability = ["GovernanceDecide"]
 type = "procedure"
 effect = "deny"
 """
+)
 # How this module's daemon starts (the ``d`` fixture, tests/blackbox/conftest.py).
 DAEMON = {"config": peer_daemon.CONFIG, "policy": POLICY}
 
@@ -36,8 +39,10 @@ def test_a_promotion_denied_by_policy_says_policy_denied(c: Client) -> None:
 
 
 def _imported(c: Client, title: str, body: str, type_: str) -> dict[str, Any]:
-    out = c.call("memory.write", {"action": "add", "scope": "ops", "source": "import",
-                                  "entry": entry(title, body, type_)})
+    out = c.call(
+        "memory.write",
+        {"action": "add", "scope": "ops", "source": "import", "entry": entry(title, body, type_)},
+    )
     return out["entries"][0]  # type: ignore[no-any-return]
 
 

@@ -87,15 +87,19 @@ def _line(value: Any) -> bytes:
 # --- parse errors ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("line", [
-    b'{"jsonrpc": "2.0", "method": ',
-    b"not json at all",
-    b"{'single': 'quotes'}",
-    b'{"jsonrpc":"2.0","method":"memory.status","id":1} trailing',
-    b"   ",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc": "2.0", "method": ',
+        b"not json at all",
+        b"{'single': 'quotes'}",
+        b'{"jsonrpc":"2.0","method":"memory.status","id":1} trailing',
+        b"   ",
+    ],
+)
 def test_malformed_json_is_a_parse_error_and_the_connection_stays(
-        control: Client, line: bytes) -> None:
+    control: Client, line: bytes
+) -> None:
     reply = _reply(control, line)
     _error(reply, -32700, "parse_error")
     assert reply["id"] is None
@@ -123,11 +127,14 @@ def test_nesting_within_the_limit_reaches_params_checking(control: Client) -> No
     _error(_reply(control, line), -32602)
 
 
-@pytest.mark.parametrize("line", [
-    b'{"jsonrpc":"2.0","method":"memory.status","params":{},"id":"\xff\xfe"}',
-    b'{"jsonrpc":"2.0","method":"memory.status\xc3","id":1}',
-    b'{"jsonrpc":"2.0","method":"memory.status","params":{"x":"\\ud800"},"id":1}',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc":"2.0","method":"memory.status","params":{},"id":"\xff\xfe"}',
+        b'{"jsonrpc":"2.0","method":"memory.status\xc3","id":1}',
+        b'{"jsonrpc":"2.0","method":"memory.status","params":{"x":"\\ud800"},"id":1}',
+    ],
+)
 def test_invalid_utf8_is_a_parse_error(control: Client, line: bytes) -> None:
     _error(_reply(control, line), -32700, "parse_error")
     _still_serves(control)
@@ -136,18 +143,21 @@ def test_invalid_utf8_is_a_parse_error(control: Client, line: bytes) -> None:
 # --- invalid requests ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", [
-    {"method": "memory.status", "id": 1},
-    {"jsonrpc": "1.0", "method": "memory.status", "id": 1},
-    {"jsonrpc": "2.0", "id": 1},
-    {"jsonrpc": "2.0", "method": 5, "id": 1},
-    {"jsonrpc": "2.0", "method": "memory.status", "params": "x", "id": 1},
-    {"jsonrpc": "2.0", "method": "memory.status", "id": {"nested": 1}},
-    {"jsonrpc": "2.0", "method": "memory.status", "id": 1, "extra": True},
-    42,
-    "a string",
-    None,
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"method": "memory.status", "id": 1},
+        {"jsonrpc": "1.0", "method": "memory.status", "id": 1},
+        {"jsonrpc": "2.0", "id": 1},
+        {"jsonrpc": "2.0", "method": 5, "id": 1},
+        {"jsonrpc": "2.0", "method": "memory.status", "params": "x", "id": 1},
+        {"jsonrpc": "2.0", "method": "memory.status", "id": {"nested": 1}},
+        {"jsonrpc": "2.0", "method": "memory.status", "id": 1, "extra": True},
+        42,
+        "a string",
+        None,
+    ],
+)
 def test_a_non_request_is_invalid_request_with_id_null(control: Client, value: Any) -> None:
     reply = _reply(control, _line(value))
     _error(reply, -32600, "invalid_request")
@@ -162,10 +172,19 @@ def test_an_unknown_method_is_method_not_found(control: Client) -> None:
     _still_serves(control)
 
 
-@pytest.mark.parametrize("method", [
-    "consent.get", "consent.set", "token.issue", "token.list", "token.revoke",
-    "audit.verify", "audit.export", "policy.reload",
-])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "consent.get",
+        "consent.set",
+        "token.issue",
+        "token.list",
+        "token.revoke",
+        "audit.verify",
+        "audit.export",
+        "policy.reload",
+    ],
+)
 def test_a_control_only_method_does_not_exist_on_agent_sock(agent: Client, method: str) -> None:
     _error(_reply(agent, _line(_request(method, {}))), -32601)
     _still_serves(agent)
@@ -176,7 +195,8 @@ def test_control_only_methods_exist_on_control_sock(control: Client) -> None:
 
 
 def test_invalid_params_name_every_bad_field_with_its_expected_type_never_the_value(
-        agent: Client) -> None:
+    agent: Client,
+) -> None:
     canary = "cnry" + secrets.token_hex(8)
     params = {
         "action": canary,
@@ -189,8 +209,15 @@ def test_invalid_params_name_every_bad_field_with_its_expected_type_never_the_va
     error = _error(reply, -32602)
     assert reply["id"] == "w"
     by_path = {e["path"]: e for e in error["data"]["errors"]}
-    for path in ("$.action", "$.target", "$.scope", "$.entry.type", "$.entry.title",
-                 "$.entry.body", "$.idempotency_key"):
+    for path in (
+        "$.action",
+        "$.target",
+        "$.scope",
+        "$.entry.type",
+        "$.entry.title",
+        "$.entry.body",
+        "$.idempotency_key",
+    ):
         assert path in by_path, path
         assert by_path[path]["expected"]
     assert '"add"' in by_path["$.action"]["expected"]
@@ -201,7 +228,8 @@ def test_invalid_params_name_every_bad_field_with_its_expected_type_never_the_va
 
 
 def test_unknown_and_missing_params_are_invalid_params_without_echoing_the_key(
-        agent: Client) -> None:
+    agent: Client,
+) -> None:
     canary = "cnry" + secrets.token_hex(8)
     reply = _reply(agent, _line(_request("memory.read", {canary: 1})))
     error = _error(reply, -32602)
@@ -236,8 +264,7 @@ def test_a_batch_is_answered_as_a_batch_in_order(control: Client) -> None:
     _still_serves(control)
 
 
-def test_a_notification_gets_no_answer_and_the_next_request_is_answered(
-        control: Client) -> None:
+def test_a_notification_gets_no_answer_and_the_next_request_is_answered(control: Client) -> None:
     for notification in (
         {"jsonrpc": "2.0", "method": "memory.status", "params": {}},
         {"jsonrpc": "2.0", "method": "memory.nope"},
@@ -286,8 +313,7 @@ def _oversized(size: int, canary: str = "x") -> bytes:
 
 
 @pytest.mark.parametrize("size", [MAX_FRAME + 1, 3 * MAX_FRAME, 40 * MAX_FRAME])
-def test_a_frame_over_the_limit_is_frame_too_large_then_closed(
-        daemon: Daemon, size: int) -> None:
+def test_a_frame_over_the_limit_is_frame_too_large_then_closed(daemon: Daemon, size: int) -> None:
     with daemon.control(timeout=10) as c:
         line = _oversized(size)
         assert len(line) > MAX_FRAME
@@ -319,8 +345,9 @@ def test_pipelined_requests_are_answered_in_order(daemon: Daemon) -> None:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(10)
         sock.connect(str(daemon.control_path))
-        sock.sendall(b"".join(_line(_request("memory.status", {}, id_=i)) + b"\n"
-                              for i in range(5)))
+        sock.sendall(
+            b"".join(_line(_request("memory.status", {}, id_=i)) + b"\n" for i in range(5))
+        )
         data = b""
         while data.count(b"\n") < 5:
             chunk = sock.recv(65536)

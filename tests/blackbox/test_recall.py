@@ -16,14 +16,16 @@ from tests.harness import Daemon, enable_consent, entry, pg_connect, pg_store_of
 # hybrid ranker rightly also recalls their neighbours in meaning (every entry
 # here is named after a bird). Hybrid recall has its own tests in
 # test_hybrid.py, limits and isolation included.
-CONFIG = "[recall]\nmax_entries = 3\nmax_intent_chars = 4096\nranker = \"lexical\"\n"
+CONFIG = '[recall]\nmax_entries = 3\nmax_intent_chars = 4096\nranker = "lexical"\n'
 
 
 # SQLite stores updated_at as updated_text (NULL when it is created_at), and
 # renewed_at and status_at as NULL when they are updated_at (daemon/storage/sqlite_schema.py,
 # ENTRIES_TABLE): they keep the values they read before the change.
-_AGED_ON_SQLITE = ("UPDATE entries SET updated_text = '2000-01-01T00:00:00.000000Z',"
-                   " renewed_text = renewed_at, status_text = status_at WHERE id = ?")
+_AGED_ON_SQLITE = (
+    "UPDATE entries SET updated_text = '2000-01-01T00:00:00.000000Z',"
+    " renewed_text = renewed_at, status_text = status_at WHERE id = ?"
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +37,10 @@ def d() -> Iterator[Daemon]:
 
 
 def _add(c: Client, title: str, body: str, **extra: Any) -> dict[str, Any]:
-    out = c.call("memory.write", {"target": "memory", "action": "add",
-                                  "entry": entry(title, body, "fact"), **extra})
+    out = c.call(
+        "memory.write",
+        {"target": "memory", "action": "add", "entry": entry(title, body, "fact"), **extra},
+    )
     return out["entries"][0]  # type: ignore[no-any-return]
 
 
@@ -113,7 +117,11 @@ def test_the_freezing_call_answers_what_the_stored_snapshot_holds(d: Daemon) -> 
 
 def test_cards_carry_no_body(d: Daemon) -> None:
     with d.control() as c, d.agent() as a:
-        _add(c, "Kestrel", "Kestrel body text stays out of cards.", )
+        _add(
+            c,
+            "Kestrel",
+            "Kestrel body text stays out of cards.",
+        )
         snap = _context(a, _task(a), "kestrel")
         assert set(snap["entries"][0]) >= {"id", "title", "summary", "type", "scope", "score"}
         assert "body" not in snap["entries"][0]
@@ -154,10 +162,17 @@ def test_verbatim_extraction_is_injected_and_paraphrase_is_not(d: Daemon) -> Non
         task = _task(a)
         message = "Remember that the avocet cluster is in zone four."
         for body in ("the avocet cluster is in zone four", "avocet lives in zone 4"):
-            out = a.call("memory.write", {
-                "task_id": task, "target": "memory", "action": "add", "source": "extraction",
-                "evidence": {"user_message": message},
-                "entry": entry(f"Avocet {len(policy_task_writes)}", body, "fact")})
+            out = a.call(
+                "memory.write",
+                {
+                    "task_id": task,
+                    "target": "memory",
+                    "action": "add",
+                    "source": "extraction",
+                    "evidence": {"user_message": message},
+                    "entry": entry(f"Avocet {len(policy_task_writes)}", body, "fact"),
+                },
+            )
             if out["outcome"] == "pending":
                 out = c.call("governance.action.approve", {"action_id": out["action_id"]})
             policy_task_writes.append(out["entries"][0]["id"])
@@ -169,8 +184,10 @@ def test_verbatim_extraction_is_injected_and_paraphrase_is_not(d: Daemon) -> Non
 def test_archived_and_removed_entries_never_appear(d: Daemon) -> None:
     with d.control() as c, d.agent() as a:
         gone = _add(c, "Bittern old", "Bittern archived note.")
-        c.call("memory.write", {"action": "archive", "id": gone["id"], "expected_revision": 1,
-                                "reason": "stale"})
+        c.call(
+            "memory.write",
+            {"action": "archive", "id": gone["id"], "expected_revision": 1, "reason": "stale"},
+        )
         dead = _add(c, "Bittern dead", "Bittern removed note.")
         c.call("memory.write", {"action": "remove", "id": dead["id"], "expected_revision": 1})
         snap = _context(a, _task(a), "bittern")
@@ -241,8 +258,11 @@ def test_snapshot_manifest_is_audited_without_text(d: Daemon) -> None:
         task = _task(a)
         snap = _context(a, task, "harrier manifest")
         events = c.call("audit.export", {})["events"]
-        frozen = [e for e in events if e["kind"] == "snapshot_frozen"
-                  and e["details"]["snapshot_id"] == snap["snapshot_id"]]
+        frozen = [
+            e
+            for e in events
+            if e["kind"] == "snapshot_frozen" and e["details"]["snapshot_id"] == snap["snapshot_id"]
+        ]
         assert len(frozen) == 1
         event = frozen[0]
         assert event["entry_ids"] == [made["id"]]
@@ -314,8 +334,11 @@ def test_repeated_refreshes_that_change_nothing_are_coalesced_into_one_event(d: 
             assert _ids(again) == _ids(first)
 
         def frozen() -> list[dict[str, Any]]:
-            return [e for e in c.call("audit.export", {})["events"]
-                    if e["kind"] == "snapshot_frozen" and e["details"]["task_id"] == task]
+            return [
+                e
+                for e in c.call("audit.export", {})["events"]
+                if e["kind"] == "snapshot_frozen" and e["details"]["task_id"] == task
+            ]
 
         assert len(frozen()) == 1  # thirty refreshes grew the chain by nothing
         _add(c, "Merganser cache", "Merganser cache lives in redis.")

@@ -51,8 +51,14 @@ def _version(db: Path) -> int:
 def _serve(home: Path) -> subprocess.CompletedProcess[str]:
     """A ``memoryd serve`` expected to refuse the start and exit by itself."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
-    return subprocess.run([*MEMORYD, "serve", "--home", str(home)], capture_output=True,
-                          text=True, env=env, timeout=60, check=False)
+    return subprocess.run(
+        [*MEMORYD, "serve", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
 
 
 def _first_start(home: Path) -> None:
@@ -60,8 +66,10 @@ def _first_start(home: Path) -> None:
     d.start()
     try:
         with d.control() as c:
-            c.call("memory.write", {"target": "memory", "action": "add",
-                                    "entry": entry(title="kept across starts")})
+            c.call(
+                "memory.write",
+                {"target": "memory", "action": "add", "entry": entry(title="kept across starts")},
+            )
     finally:
         d.stop()
 
@@ -116,7 +124,8 @@ def _reopened_as(home: Path, version: int, undo_sql: str) -> Iterator[Client]:
     try:
         with d.control() as c:
             assert [item["title"] for item in c.call("memory.list", {})["items"]] == [
-                "kept across starts"]
+                "kept across starts"
+            ]
             yield c
             assert c.call("audit.verify", {})["ok"] is True
     finally:
@@ -168,12 +177,15 @@ def _as_version_3(db: Path) -> None:
             conn.execute(_BEFORE_11)
             rows = conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq").fetchall()
             for event in unpack_rows(rows):
-                conn.execute("UPDATE audit SET body = ?, hash = ? WHERE seq = ?",
-                             (event.body, event.hash, event.seq))
+                conn.execute(
+                    "UPDATE audit SET body = ?, hash = ? WHERE seq = ?",
+                    (event.body, event.hash, event.seq),
+                )
             conn.execute(
                 "INSERT OR REPLACE INTO revisions(entry_id, revision, type, title, body, summary,"
                 " basis, validity, content_hash, created_at) SELECT id, revision, type, title,"
-                " body, summary, basis, validity, content_hash, updated_at FROM entries")
+                " body, summary, basis, validity, content_hash, updated_at FROM entries"
+            )
             conn.execute("CREATE INDEX entries_scope ON entries(owner, target, scope, status)")
             conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     finally:
@@ -193,20 +205,30 @@ def _revision_rows(db: Path) -> int:
     return int(_rows(db, "SELECT count(*) FROM revisions")[0][0])
 
 
-def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(
-        home: Path) -> None:
+def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(home: Path) -> None:
     db = home / "memory.db"
     d = Daemon(home)
     d.start()
     try:
         with d.control() as c:
-            added = c.call("memory.write", {"target": "memory", "action": "add",
-                                            "entry": entry(title="first words")})["entries"][0]
-            replaced = c.call("memory.write", {
-                "target": "memory", "action": "replace", "id": added["id"],
-                "expected_revision": 1, "entry": entry(title="second words")})
-            c.call("memory.write", {"target": "memory", "action": "add",
-                                    "entry": entry(title="only added")})
+            added = c.call(
+                "memory.write",
+                {"target": "memory", "action": "add", "entry": entry(title="first words")},
+            )["entries"][0]
+            replaced = c.call(
+                "memory.write",
+                {
+                    "target": "memory",
+                    "action": "replace",
+                    "id": added["id"],
+                    "expected_revision": 1,
+                    "entry": entry(title="second words"),
+                },
+            )
+            c.call(
+                "memory.write",
+                {"target": "memory", "action": "add", "entry": entry(title="only added")},
+            )
     finally:
         d.stop()
     _as_version_3(db)
@@ -250,13 +272,16 @@ def test_a_short_add_stores_its_text_once(home: Path) -> None:
     d.start()
     try:
         with d.control() as c:
-            added = c.call("memory.write", {"target": "memory", "action": "add",
-                                            "entry": entry(title="Quokkas", body=text)})
+            added = c.call(
+                "memory.write",
+                {"target": "memory", "action": "add", "entry": entry(title="Quokkas", body=text)},
+            )
             assert added["entries"][0]["summary"] == text
     finally:
         d.stop()
-    stored = b"".join(path.read_bytes() for path in (home / "memory.db", home / "memory.db-wal")
-                      if path.exists())
+    stored = b"".join(
+        path.read_bytes() for path in (home / "memory.db", home / "memory.db-wal") if path.exists()
+    )
     assert stored.count(text.encode()) == 1
 
 
@@ -320,10 +345,13 @@ def _as_version_5(db: Path) -> None:
         with conn:
             conn.execute(_BEFORE_11)
             conn.execute(_V5_ENTRIES)
-            conn.execute(f"INSERT INTO entries_v5({cols}, summary)"  # noqa: S608 (our names)
-                         f" SELECT {cols}, summary FROM entries")
-            conn.execute("CREATE TABLE search_keys(key INTEGER PRIMARY KEY,"
-                         " entry_id TEXT NOT NULL UNIQUE)")
+            conn.execute(
+                f"INSERT INTO entries_v5({cols}, summary)"  # noqa: S608 (our names)
+                f" SELECT {cols}, summary FROM entries"
+            )
+            conn.execute(
+                "CREATE TABLE search_keys(key INTEGER PRIMARY KEY, entry_id TEXT NOT NULL UNIQUE)"
+            )
             conn.execute("INSERT INTO search_keys(key, entry_id) SELECT key, id FROM entries")
             conn.execute("DROP TABLE entries")
             conn.execute("DROP TABLE entries_fts")
@@ -331,17 +359,22 @@ def _as_version_5(db: Path) -> None:
             conn.execute(_V5_SEARCH)
             # Version 5 kept each journal item as an object with its keys.
             for op_id, items in conn.execute(
-                    "SELECT operation_id, items FROM operations").fetchall():
-                conn.execute("UPDATE operations SET items = ? WHERE operation_id = ?",
-                             (json.dumps(unpack_items(items)), op_id))
+                "SELECT operation_id, items FROM operations"
+            ).fetchall():
+                conn.execute(
+                    "UPDATE operations SET items = ? WHERE operation_id = ?",
+                    (json.dumps(unpack_items(items)), op_id),
+                )
             # Version 5 packed every audit row on its own (audit/packing.py's V1).
             rows = conn.execute("SELECT seq, body, hash FROM audit ORDER BY seq").fetchall()
             for event in unpack_rows(rows):
                 seq, packed, _hash = row_of(event)
                 conn.execute("UPDATE audit SET body = ? WHERE seq = ?", (packed, seq))
             # Version 5 queued every active entry for embedding, model or not.
-            conn.execute("INSERT OR IGNORE INTO embed_queue(entry_id)"
-                         " SELECT id FROM entries WHERE status = 'active'")
+            conn.execute(
+                "INSERT OR IGNORE INTO embed_queue(entry_id)"
+                " SELECT id FROM entries WHERE status = 'active'"
+            )
             conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     finally:
         conn.close()
@@ -359,16 +392,37 @@ def _summary_texts(db: Path) -> dict[str, str | None]:
     return {str(i): t for i, t in _rows(db, "SELECT id, summary_text FROM entries")}
 
 
-_KEPT = ("id", "type", "title", "body", "summary", "status", "revision", "content_hash",
-         "created_at", "updated_at", "expires_at", "basis")
+_KEPT = (
+    "id",
+    "type",
+    "title",
+    "body",
+    "summary",
+    "status",
+    "revision",
+    "content_hash",
+    "created_at",
+    "updated_at",
+    "expires_at",
+    "basis",
+)
 
 
 def _adder(c: Client) -> Callable[..., str]:
     """An add over ``c`` that answers the new entry's id."""
+
     def add(title: str, body: str, **extra: object) -> str:
-        return str(c.call("memory.write", {
-            "target": "memory", "action": "add",
-            "entry": entry(title=title, body=body, **extra)})["entries"][0]["id"])
+        return str(
+            c.call(
+                "memory.write",
+                {
+                    "target": "memory",
+                    "action": "add",
+                    "entry": entry(title=title, body=body, **extra),
+                },
+            )["entries"][0]["id"]
+        )
+
     return add
 
 
@@ -390,9 +444,16 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             carded = add("Carded", "Its first line is the card.\nThe wombat detail follows.")
             own = add("Own summary", "The body says platypus.", summary="A card on echidnas.")
             made = add("first words", "A body that a replace will change.")
-            replaced = c.call("memory.write", {
-                "target": "memory", "action": "replace", "id": made, "expected_revision": 1,
-                "entry": entry(title="second words", body="The replaced body.")})
+            replaced = c.call(
+                "memory.write",
+                {
+                    "target": "memory",
+                    "action": "replace",
+                    "id": made,
+                    "expected_revision": 1,
+                    "entry": entry(title="second words", body="The replaced body."),
+                },
+            )
             ids = [short, carded, own, made]
             before = _kept(c, ids)
             journal = c.call("memory.journal", {})["items"]
@@ -410,13 +471,24 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
             assert _kept(c, ids) == before
             assert c.call("memory.journal", {})["items"] == journal
-            for word, found in (("zebras", short), ("wombat", carded), ("echidnas", own),
-                                ("platypus", own), ("replaced", made)):
+            for word, found in (
+                ("zebras", short),
+                ("wombat", carded),
+                ("echidnas", own),
+                ("platypus", own),
+                ("replaced", made),
+            ):
                 listed = c.call("memory.list", {"query": word})["items"]
                 assert [item["id"] for item in listed] == [found], word
             with pytest.raises(RpcError) as err:
-                c.call("memory.write", {"target": "memory", "action": "add",
-                                        "entry": entry(title="Zebras", body="Again.")})
+                c.call(
+                    "memory.write",
+                    {
+                        "target": "memory",
+                        "action": "add",
+                        "entry": entry(title="Zebras", body="Again."),
+                    },
+                )
             assert err.value.data_code == "duplicate_title"
             undone = c.call("memory.undo", {"operation_id": replaced["operation_id"]})
             assert [e["title"] for e in undone["entries"]] == ["first words"]
@@ -442,8 +514,9 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
 
 # Version 6's entries table, as that version's daemon/storage/store.py made it: every
 # time, the basis and the content hash's text stored as read.
-_V6_ENTRIES = ENTRIES_V6.replace("CREATE TABLE IF NOT EXISTS entries(",
-                                 "CREATE TABLE entries_v6(", 1)
+_V6_ENTRIES = ENTRIES_V6.replace(
+    "CREATE TABLE IF NOT EXISTS entries(", "CREATE TABLE entries_v6(", 1
+)
 
 
 def _as_version_6(db: Path) -> None:
@@ -456,13 +529,17 @@ def _as_version_6(db: Path) -> None:
         with conn:
             conn.execute(_BEFORE_11)
             conn.execute(_V6_ENTRIES)
-            conn.execute(f"INSERT INTO entries_v6(key, summary_text, {cols})"  # noqa: S608 (our names)
-                         f" SELECT key, summary_text, {cols} FROM entries ORDER BY key")
+            conn.execute(
+                f"INSERT INTO entries_v6(key, summary_text, {cols})"  # noqa: S608 (our names)
+                f" SELECT key, summary_text, {cols} FROM entries ORDER BY key"
+            )
             conn.execute("DROP TABLE entries")
             conn.execute("ALTER TABLE entries_v6 RENAME TO entries")
             conn.execute("CREATE INDEX entries_expiry ON entries(status, expires_at)")
-            conn.execute("CREATE INDEX entries_listing"
-                         " ON entries(owner, title, id, target, scope, status, expires_at)")
+            conn.execute(
+                "CREATE INDEX entries_listing"
+                " ON entries(owner, title, id, target, scope, status, expires_at)"
+            )
             conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     finally:
         conn.close()
@@ -473,8 +550,10 @@ _STORED = ("basis_text", "updated_text", "renewed_text", "status_text", "content
 
 def _stored(db: Path) -> dict[str, dict[str, object]]:
     """What the file keeps of each entry in the columns version 7 derives from."""
-    return {str(row[0]): dict(zip(_STORED, row[1:], strict=True)) for row in _rows(
-        db, f"SELECT id, {', '.join(_STORED)} FROM entries")}  # noqa: S608 (our names)
+    return {
+        str(row[0]): dict(zip(_STORED, row[1:], strict=True))
+        for row in _rows(db, f"SELECT id, {', '.join(_STORED)} FROM entries")  # noqa: S608 (our column names)
+    }
 
 
 _READ = (*_KEPT, "renewed_at", "ttl_days", "pinned", "source", "validity", "use_count")
@@ -489,15 +568,25 @@ def test_an_unchanged_note_stores_no_value_its_row_derives(home: Path) -> None:
     d.start()
     try:
         with d.control() as c:
-            made = c.call("memory.write", {"target": "memory", "action": "add", "entry": entry(
-                title="Kestrels", body="Kestrels hover over the verge.")})["entries"][0]
+            made = c.call(
+                "memory.write",
+                {
+                    "target": "memory",
+                    "action": "add",
+                    "entry": entry(title="Kestrels", body="Kestrels hover over the verge."),
+                },
+            )["entries"][0]
     finally:
         d.stop()
     stored = _stored(home / "memory.db")[made["id"]]
     # The hash as its 32 bytes; no time that repeats the one it follows, no default basis.
-    assert stored == {"basis_text": None, "updated_text": None, "renewed_text": None,
-                      "status_text": None,
-                      "content_key": bytes.fromhex(made["content_hash"].removeprefix("b3k:"))}
+    assert stored == {
+        "basis_text": None,
+        "updated_text": None,
+        "renewed_text": None,
+        "status_text": None,
+        "content_key": bytes.fromhex(made["content_hash"].removeprefix("b3k:")),
+    }
     assert made["basis"] == {"kind": "unknown", "note": ""}
     assert made["created_at"] == made["updated_at"] == made["renewed_at"]
 
@@ -511,15 +600,33 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             add = _adder(c)
 
             short = add("Zebras", "Zebras graze near the river at dusk.")
-            based = add("Based", "The wombat detail follows.",
-                        basis={"kind": "observed", "note": "seen twice"})
+            based = add(
+                "Based",
+                "The wombat detail follows.",
+                basis={"kind": "observed", "note": "seen twice"},
+            )
             made = add("first words", "A body that a replace will change.")
-            replaced = c.call("memory.write", {
-                "target": "memory", "action": "replace", "id": made, "expected_revision": 1,
-                "entry": entry(title="second words", body="The replaced body.")})
+            replaced = c.call(
+                "memory.write",
+                {
+                    "target": "memory",
+                    "action": "replace",
+                    "id": made,
+                    "expected_revision": 1,
+                    "entry": entry(title="second words", body="The replaced body."),
+                },
+            )
             archived = add("Archived", "An okapi note put away.")
-            c.call("memory.write", {"target": "memory", "action": "archive", "id": archived,
-                                    "reason": "done", "expected_revision": 1})
+            c.call(
+                "memory.write",
+                {
+                    "target": "memory",
+                    "action": "archive",
+                    "id": archived,
+                    "reason": "done",
+                    "expected_revision": 1,
+                },
+            )
             ids = [short, based, made, archived]
             before = _read(c, ids)
             journal = c.call("memory.journal", {})["items"]
@@ -546,7 +653,8 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
     # The migration stores each row as this version writes it.
     migrated = _stored(db)
     assert {i: migrated[i] for i in (short, based, archived)} == {
-        i: kept[i] for i in (short, based, archived)}
+        i: kept[i] for i in (short, based, archived)
+    }
     assert migrated[short]["updated_text"] is None
     assert '"seen twice"' in str(migrated[based]["basis_text"])  # a basis given is kept
     # Archived: updated_at moved from created_at, and status_at with it.
@@ -585,16 +693,23 @@ def _as_version_9(db: Path) -> None:
     try:
         with conn:
             conn.execute(_BEFORE_11)
-            for name in ("entries_search_ai", "entries_search_au", "entries_search_ad",
-                         "entries_usage_ai", "entries_usage_au", "entries_usage_ad",
-                         "entries_revision_au"):
+            for name in (
+                "entries_search_ai",
+                "entries_search_au",
+                "entries_search_ad",
+                "entries_usage_ai",
+                "entries_usage_au",
+                "entries_usage_ad",
+                "entries_revision_au",
+            ):
                 conn.execute(f"DROP TRIGGER {name}")
             for table in ("entries", "revisions"):
                 for column in ("context", "observed_at"):
                     conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
             conn.execute(_V8_SEARCH_TRIGGERS)
-            conn.execute("UPDATE meta SET value = 'all_text_columns,docs,chars'"
-                         " WHERE key = 'usage_counts'")
+            conn.execute(
+                "UPDATE meta SET value = 'all_text_columns,docs,chars' WHERE key = 'usage_counts'"
+            )
             conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     finally:
         conn.close()
@@ -621,14 +736,26 @@ def test_a_version_9_store_is_migrated_to_keep_context_and_time(home: Path) -> N
             read = c.call("memory.read", {"ids": [kept]})["entries"][0]
             assert (read["context"], read["observed_at"]) == (None, None)
             # The new columns are indexed, counted and removed as the body is.
-            turn = c.call("memory.write", {"target": "memory", "action": "add", "entry": entry(
-                title="Turn 2", body="Yes, by the lake.", context="Did you see the cormorants?",
-                observed_at="2025-03-08")})["entries"][0]
+            turn = c.call(
+                "memory.write",
+                {
+                    "target": "memory",
+                    "action": "add",
+                    "entry": entry(
+                        title="Turn 2",
+                        body="Yes, by the lake.",
+                        context="Did you see the cormorants?",
+                        observed_at="2025-03-08",
+                    ),
+                },
+            )["entries"][0]
             for query in ("cormorants", "March 2025"):
                 listed = c.call("memory.list", {"query": query})["items"]
                 assert [i["id"] for i in listed] == [turn["id"]], query
-            c.call("memory.write", {"target": "memory", "action": "remove", "id": removed,
-                                    "expected_revision": 1})
+            c.call(
+                "memory.write",
+                {"target": "memory", "action": "remove", "id": removed, "expected_revision": 1},
+            )
             assert c.call("memory.list", {"query": "egrets"})["items"] == []
             assert c.call("audit.verify", {})["ok"] is True
     finally:
@@ -636,4 +763,5 @@ def test_a_version_9_store_is_migrated_to_keep_context_and_time(home: Path) -> N
     assert _version(db) == SCHEMA_VERSION == 11
     # The usage totals were recounted with the context columns.
     assert _rows(db, "SELECT value FROM meta WHERE key = 'usage_counts'") == [
-        ("all_text_columns,docs,chars,context",)]
+        ("all_text_columns,docs,chars,context",)
+    ]

@@ -44,17 +44,22 @@ def totals(d: Daemon | Path, scope: str) -> tuple[int, int]:
     pg = pg_store_of(home)
     if pg is not None:
         return _pg_totals(*pg, scope)
-    conn = apsw.Connection(f"file:{home / 'memory.db'}?mode=ro",
-                           flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    conn = apsw.Connection(
+        f"file:{home / 'memory.db'}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    )
     try:
-        kept = conn.execute("SELECT coalesce(sum(active_bytes), 0) FROM scope_usage"
-                            " WHERE target = 'memory' AND scope = ?", (scope,)).fetchall()
+        kept = conn.execute(
+            "SELECT coalesce(sum(active_bytes), 0) FROM scope_usage"
+            " WHERE target = 'memory' AND scope = ?",
+            (scope,),
+        ).fetchall()
         # Every stored text column counts (title, body, summary, basis, validity).
-        stored = " + ".join(f"coalesce(length(CAST({c} AS BLOB)), 0)"
-                            for c in STORED_COLUMNS)
-        summed = conn.execute(f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
-                              " WHERE target = 'memory' AND scope = ? AND status = 'active'",
-                              (scope,)).fetchall()
+        stored = " + ".join(f"coalesce(length(CAST({c} AS BLOB)), 0)" for c in STORED_COLUMNS)
+        summed = conn.execute(
+            f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
+            " WHERE target = 'memory' AND scope = ? AND status = 'active'",
+            (scope,),
+        ).fetchall()
         kept_n, summed_n = kept[0][0], summed[0][0]
         assert isinstance(kept_n, int) and isinstance(summed_n, int)
         return kept_n, summed_n
@@ -69,11 +74,16 @@ def _pg_totals(dsn: str, schema: str, scope: str) -> tuple[int, int]:
     """The same two figures from the daemon's PostgreSQL schema."""
     stored = " + ".join(f"coalesce(octet_length({c}), 0)" for c in STORED_COLUMNS)
     with pg_connect(dsn, schema) as conn:
-        kept = conn.execute("SELECT coalesce(sum(active_bytes), 0) FROM scope_usage"
-                            " WHERE target = 'memory' AND scope = %s", (scope,)).fetchone()
-        summed = conn.execute(f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
-                              " WHERE target = 'memory' AND scope = %s AND status = 'active'",
-                              (scope,)).fetchone()
+        kept = conn.execute(
+            "SELECT coalesce(sum(active_bytes), 0) FROM scope_usage"
+            " WHERE target = 'memory' AND scope = %s",
+            (scope,),
+        ).fetchone()
+        summed = conn.execute(
+            f"SELECT coalesce(sum({stored}), 0) FROM entries"  # noqa: S608
+            " WHERE target = 'memory' AND scope = %s AND status = 'active'",
+            (scope,),
+        ).fetchone()
     assert kept is not None and summed is not None
     return int(kept[0]), int(summed[0])
 
@@ -88,14 +98,32 @@ def test_running_total_follows_every_kind_of_change(d: Daemon, c: Client) -> Non
     a = add(c, scope, "A", "älpha " * 20)["entries"][0]
     b = add(c, scope, "B", "beta " * 30)["entries"][0]
     same()
-    write(c, scope, action="replace", id=a["id"], expected_revision=1,
-                  entry=entry(title="A", body="grown " * 60))
+    write(
+        c,
+        scope,
+        action="replace",
+        id=a["id"],
+        expected_revision=1,
+        entry=entry(title="A", body="grown " * 60),
+    )
     same()
-    write(c, scope, action="replace", id=a["id"], expected_revision=2,
-          entry=entry(title="A", body="short"))
+    write(
+        c,
+        scope,
+        action="replace",
+        id=a["id"],
+        expected_revision=2,
+        entry=entry(title="A", body="short"),
+    )
     same()
-    sup = write(c, scope, action="supersede", id=b["id"], expected_revision=1,
-                entry=entry(title="B", body="successor " * 10))
+    sup = write(
+        c,
+        scope,
+        action="supersede",
+        id=b["id"],
+        expected_revision=1,
+        entry=entry(title="B", body="successor " * 10),
+    )
     same()
     c.call("memory.undo", {"operation_id": sup["operation_id"]})
     same()
@@ -106,8 +134,14 @@ def test_running_total_follows_every_kind_of_change(d: Daemon, c: Client) -> Non
     current = c.call("memory.read", {"ids": [b["id"]]})["entries"][0]
     write(c, scope, action="remove", id=b["id"], expected_revision=current["revision"])
     same()
-    batch = write(c, scope, action="batch", ops=[
-        {"action": "add", "entry": entry(title=f"N{i}", body="n" * (50 + i))} for i in range(5)])
+    batch = write(
+        c,
+        scope,
+        action="batch",
+        ops=[
+            {"action": "add", "entry": entry(title=f"N{i}", body="n" * (50 + i))} for i in range(5)
+        ],
+    )
     assert batch["outcome"] == "applied"
     same()
     assert totals(d, scope)[0] > 0
@@ -124,10 +158,17 @@ def test_running_total_follows_expiry_and_purge(tmp_path: Path) -> None:
 
     async def go() -> None:
         with composed(home, clock=clock, config="[retention]\npurge_grace_days = 1\n") as daemon:
+
             async def add_in(title: str, body: str, **fields: Any) -> dict[str, Any]:
-                out = await daemon.call("control", "memory.write", {
-                    "scope": scope, "action": "add",
-                    "entry": entry(title=title, body=body, **fields)})
+                out = await daemon.call(
+                    "control",
+                    "memory.write",
+                    {
+                        "scope": scope,
+                        "action": "add",
+                        "entry": entry(title=title, body=body, **fields),
+                    },
+                )
                 return out["entries"][0]  # type: ignore[no-any-return]
 
             await add_in("Stays", "stays " * 10)
@@ -164,8 +205,7 @@ def test_budget_counts_a_scope_only_once_its_room_is_freed(d: Daemon, c: Client)
     assert err.value.data["details"]["used_bytes"] == used
 
 
-def test_a_full_budget_names_the_cap_its_value_and_how_to_raise_it(
-        d: Daemon, c: Client) -> None:
+def test_a_full_budget_names_the_cap_its_value_and_how_to_raise_it(d: Daemon, c: Client) -> None:
     scope = "usage-cap"
     add(c, scope, "A", "a" * 2_900, summary="a")
     used = totals(d, scope)[0]
@@ -173,7 +213,12 @@ def test_a_full_budget_names_the_cap_its_value_and_how_to_raise_it(
     with pytest.raises(RpcError) as err:
         add(c, scope, "B", "b" * 200, summary="b")
     data = err.value.data
-    assert data["details"] == {"cap": "scope_budget_bytes", "limit": 3000, "used_bytes": used,
-                               "budget_bytes": 3000, "needed_bytes": 200 + overhead}
+    assert data["details"] == {
+        "cap": "scope_budget_bytes",
+        "limit": 3000,
+        "used_bytes": used,
+        "budget_bytes": 3000,
+        "needed_bytes": 200 + overhead,
+    }
     assert "raise scope_budget_bytes (now 3000) in memoryd.toml" in data["recovery"]
     assert "b" * 20 not in str(data)

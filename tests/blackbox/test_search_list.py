@@ -18,14 +18,22 @@ def d() -> Iterator[Daemon]:
             enable_consent(c)
             for i in range(12):
                 _add(c, f"Osprey {i:02d}", f"Osprey nest number {i} near the lake.")
-            _add(c, "Lake house", "A long note. " * 40 + "The osprey watch starts at dawn. "
-                 + "More filler text. " * 40, type_="lesson")
+            _add(
+                c,
+                "Lake house",
+                "A long note. " * 40
+                + "The osprey watch starts at dawn. "
+                + "More filler text. " * 40,
+                type_="lesson",
+            )
         yield daemon
 
 
 def _add(c: Client, title: str, body: str, type_: str = "fact", **extra: Any) -> Any:
-    return c.call("memory.write", {"target": "memory", "action": "add",
-                                   "entry": entry(title, body, type_), **extra})["entries"][0]
+    return c.call(
+        "memory.write",
+        {"target": "memory", "action": "add", "entry": entry(title, body, type_), **extra},
+    )["entries"][0]
 
 
 def _list(c: Client, **params: Any) -> dict[str, Any]:
@@ -88,8 +96,10 @@ def test_types_filter_applies_to_search(d: Daemon) -> None:
 def test_statuses_filter_finds_archived_entries(d: Daemon) -> None:
     with d.control() as c:
         made = _add(c, "Petrel", "Petrel archived note.")
-        c.call("memory.write", {"action": "archive", "id": made["id"], "expected_revision": 1,
-                                "reason": "old"})
+        c.call(
+            "memory.write",
+            {"action": "archive", "id": made["id"], "expected_revision": 1, "reason": "old"},
+        )
         assert _list(c, query="petrel")["items"] == []
         archived = _list(c, query="petrel", statuses=["archived"])
         assert [i["id"] for i in archived["items"]] == [made["id"]]
@@ -145,8 +155,10 @@ def test_another_owners_cursor_is_cursor_invalid(d: Daemon) -> None:
     with d.control() as c:
         cursor = _list(c, query="osprey")["next_cursor"]
         with pytest.raises(RpcError) as err:
-            c.call("memory.list", {"cursor": cursor,
-                                   "identity": {"kind": "token", "subject": "mallory"}})
+            c.call(
+                "memory.list",
+                {"cursor": cursor, "identity": {"kind": "token", "subject": "mallory"}},
+            )
         assert err.value.data_code == "cursor_invalid"
 
 
@@ -186,12 +198,24 @@ def test_pre_restart_cursor_is_cursor_invalid() -> None:
 
 def test_read_reports_pending_target_and_applicability(d: Daemon) -> None:
     with d.control() as c, d.agent() as a:
-        made = c.call("memory.write", {"action": "add", "entry": entry(
-            "Shag", "Shag cliff.", "fact", validity={"check": "ask the warden"})})["entries"][0]
+        made = c.call(
+            "memory.write",
+            {
+                "action": "add",
+                "entry": entry("Shag", "Shag cliff.", "fact", validity={"check": "ask the warden"}),
+            },
+        )["entries"][0]
         task = a.call("task.begin", {})["task_id"]
-        a.call("memory.write", {"task_id": task, "action": "replace", "id": made["id"],
-                                "expected_revision": 1,
-                                "entry": entry("Shag", "Shag cliff, north side.", "fact")})
+        a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "action": "replace",
+                "id": made["id"],
+                "expected_revision": 1,
+                "entry": entry("Shag", "Shag cliff, north side.", "fact"),
+            },
+        )
         out = c.call("memory.read", {"ids": [made["id"]], "include_pending": True})
         got = out["entries"][0]
         assert got["target"] == "memory"

@@ -26,15 +26,21 @@ SCOPE = "kites"
 
 
 def _add(c: Client, title: str, body: str, type_: str = "fact", **extra: Any) -> dict[str, Any]:
-    out = c.call("memory.write", {"target": "memory", "action": "add",
-                                  "entry": entry(title, body, type_), **extra})
+    out = c.call(
+        "memory.write",
+        {"target": "memory", "action": "add", "entry": entry(title, body, type_), **extra},
+    )
     return out["entries"][0]  # type: ignore[no-any-return]
 
 
 def _filler(c: Client, n: int, tag: str, type_: str = "fact", **extra: Any) -> list[str]:
     """``n`` entries that hold none of the query's words."""
-    return [_add(c, f"Pebble {tag} {i}", f"Grey pebble {tag} number {i} on the shore.", type_,
-                 **extra)["id"] for i in range(n)]
+    return [
+        _add(c, f"Pebble {tag} {i}", f"Grey pebble {tag} number {i} on the shore.", type_, **extra)[
+            "id"
+        ]
+        for i in range(n)
+    ]
 
 
 def _walk(call: Any, **params: Any) -> list[list[tuple[str, float]]]:
@@ -68,8 +74,9 @@ def _searches(d: Daemon) -> dict[str, list[list[tuple[str, float]]]]:
             "control_scope": _walk(control, query=query, scope=SCOPE),
             "control_target_scope": _walk(control, query=query, target="memory", scope=SCOPE),
             "control_facts": _walk(control, query=query, scope=SCOPE, types=["fact"]),
-            "with_archived": _walk(control, query=query, scope=SCOPE,
-                                   statuses=["active", "archived"]),
+            "with_archived": _walk(
+                control, query=query, scope=SCOPE, statuses=["active", "archived"]
+            ),
         }
 
 
@@ -114,8 +121,16 @@ def test_archived_and_other_types_count_only_where_the_filter_admits_them() -> N
         before = _searches(d)
         with d.control() as c:
             for made in _filler(c, 8, "archived", scope=SCOPE):
-                c.call("memory.write", {"action": "archive", "id": made, "scope": SCOPE,
-                                        "expected_revision": 1, "reason": "old"})
+                c.call(
+                    "memory.write",
+                    {
+                        "action": "archive",
+                        "id": made,
+                        "scope": SCOPE,
+                        "expected_revision": 1,
+                        "reason": "old",
+                    },
+                )
         archived = _searches(d)
         # Archived entries lie outside the default statuses, inside "with_archived".
         assert _but(archived, "with_archived") == _but(before, "with_archived")
@@ -127,8 +142,13 @@ def test_archived_and_other_types_count_only_where_the_filter_admits_them() -> N
         # Lessons lie outside a facts-only filter, inside every other one.
         for key in ("agent_facts", "control_facts"):
             assert lessons[key] == archived[key]
-        for key in ("agent", "control_all", "control_scope", "control_target_scope",
-                    "with_archived"):
+        for key in (
+            "agent",
+            "control_all",
+            "control_scope",
+            "control_target_scope",
+            "with_archived",
+        ):
             assert _scores(lessons[key]) != _scores(archived[key])
             assert _ids(lessons[key]) == _ids(archived[key])
 
@@ -155,16 +175,17 @@ def test_a_team_scopes_entries_count_in_its_members_view() -> None:
         with d.control() as c:
             member, _outsider, tokens = team_member_and_outsider(c, "kites", "kites-")
             for i in range(3):
-                _add(c, f"Kite team {i}", "A team kite on a string.", scope=team,
-                     identity=member)
+                _add(c, f"Kite team {i}", "A team kite on a string.", scope=team, identity=member)
             _filler(c, 30, "team", scope=team, identity=member)
 
         def search() -> list[list[tuple[str, float]]]:
             with d.agent() as a:
-                task = a.call("task.begin", {"token": tokens[member["subject"]],
-                                             "scopes": [team]})["task_id"]
-                return _walk(lambda **p: a.call("memory.list", {"task_id": task, **p}),
-                             query="kite string")
+                task = a.call("task.begin", {"token": tokens[member["subject"]], "scopes": [team]})[
+                    "task_id"
+                ]
+                return _walk(
+                    lambda **p: a.call("memory.list", {"task_id": task, **p}), query="kite string"
+                )
 
         before = search()
         assert len(before) >= 2
@@ -175,8 +196,9 @@ def test_a_team_scopes_entries_count_in_its_members_view() -> None:
         assert _scores(after) != _scores(before)
 
 
-def _but(searches: dict[str, list[list[tuple[str, float]]]], key: str
-         ) -> dict[str, list[list[tuple[str, float]]]]:
+def _but(
+    searches: dict[str, list[list[tuple[str, float]]]], key: str
+) -> dict[str, list[list[tuple[str, float]]]]:
     """Every search's pages but ``key``'s."""
     return {k: v for k, v in searches.items() if k != key}
 

@@ -62,8 +62,11 @@ def other_user() -> Iterator[pwd.struct_passwd]:
     if os.geteuid() != 0 or shutil.which("useradd") is None:
         pytest.skip("needs root with useradd to create a second uid")
     name = "memoryd-test-" + secrets.token_hex(3)
-    subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                    name], check=True, capture_output=True)
+    subprocess.run(
+        ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+        check=True,
+        capture_output=True,
+    )
     try:
         yield pwd.getpwnam(name)
     finally:
@@ -107,8 +110,9 @@ def _talk(path: str, send: bytes | None) -> dict[str, Any]:
         sock.close()
 
 
-def _in_child_as(user: pwd.struct_passwd, work: Callable[[], Any],
-                 groups: tuple[int, ...] = ()) -> Any:
+def _in_child_as(
+    user: pwd.struct_passwd, work: Callable[[], Any], groups: tuple[int, ...] = ()
+) -> Any:
     """Run ``work`` in a forked child that has dropped to ``user``; its
     JSON-able result comes back through a pipe."""
     read_end, write_end = os.pipe()
@@ -134,8 +138,9 @@ def _in_child_as(user: pwd.struct_passwd, work: Callable[[], Any],
     return json.loads(out)
 
 
-def _as_user(user: pwd.struct_passwd, path: Path, send: bytes | None = STATUS,
-             groups: tuple[int, ...] = ()) -> dict[str, Any]:
+def _as_user(
+    user: pwd.struct_passwd, path: Path, send: bytes | None = STATUS, groups: tuple[int, ...] = ()
+) -> dict[str, Any]:
     """Run ``_talk`` in a forked child that has dropped to ``user``."""
     result: dict[str, Any] = _in_child_as(user, lambda: _talk(str(path), send), groups)
     return result
@@ -171,8 +176,7 @@ def test_nothing_in_home_is_open_to_group_or_others_by_default(daemon: Daemon) -
     assert wide == []
 
 
-def test_agent_group_opens_agent_sock_to_the_group_only(
-        agent_group: grp.struct_group) -> None:
+def test_agent_group_opens_agent_sock_to_the_group_only(agent_group: grp.struct_group) -> None:
     with running(config=f'agent_group = "{agent_group.gr_name}"\n') as d:
         run = d.home / "run"
         assert _mode(d.agent_path) == 0o660
@@ -196,9 +200,11 @@ def test_an_unknown_agent_group_stops_the_start(tmp_path: Path) -> None:
 
 @needs_root
 def test_a_member_of_agent_group_reaches_agent_sock_but_not_control_sock(
-        other_user: pwd.struct_passwd, agent_group: grp.struct_group) -> None:
-    subprocess.run(["gpasswd", "-a", other_user.pw_name, agent_group.gr_name],
-                   check=True, capture_output=True)
+    other_user: pwd.struct_passwd, agent_group: grp.struct_group
+) -> None:
+    subprocess.run(
+        ["gpasswd", "-a", other_user.pw_name, agent_group.gr_name], check=True, capture_output=True
+    )
     with running(config=f'agent_group = "{agent_group.gr_name}"\n') as d:
         # Only the test's own temporary parent is opened; the home and run/
         # are as the daemon made them.
@@ -220,15 +226,14 @@ def test_a_member_of_agent_group_reaches_agent_sock_but_not_control_sock(
 @needs_root
 @pytest.mark.parametrize("channel", ["agent", "control"])
 def test_another_uid_is_closed_before_any_reply(
-        reachable: Daemon, other_user: pwd.struct_passwd, channel: str) -> None:
+    reachable: Daemon, other_user: pwd.struct_passwd, channel: str
+) -> None:
     daemon = reachable
     path = daemon.agent_path if channel == "agent" else daemon.control_path
     result = _as_user(other_user, path)
     assert result == {"eof": True, "data": ""}
-    refused = [json.loads(line) for line in daemon.log().splitlines()
-               if '"peer_refused"' in line]
-    assert any(e["channel"] == channel and e["peer_uid"] == other_user.pw_uid
-               for e in refused)
+    refused = [json.loads(line) for line in daemon.log().splitlines() if '"peer_refused"' in line]
+    assert any(e["channel"] == channel and e["peer_uid"] == other_user.pw_uid for e in refused)
     # The daemon itself is unaffected.
     with daemon.control() as c:
         c.call("memory.status", {})
@@ -236,13 +241,13 @@ def test_another_uid_is_closed_before_any_reply(
 
 @needs_root
 def test_another_uid_without_sending_anything_sees_the_connection_closed(
-        reachable: Daemon, other_user: pwd.struct_passwd) -> None:
+    reachable: Daemon, other_user: pwd.struct_passwd
+) -> None:
     assert _as_user(other_user, reachable.agent_path, send=None) == {"eof": True, "data": ""}
 
 
 @needs_root
-def test_allowed_uids_admits_that_uid_to_agent_sock_only(
-        other_user: pwd.struct_passwd) -> None:
+def test_allowed_uids_admits_that_uid_to_agent_sock_only(other_user: pwd.struct_passwd) -> None:
     with running(config=f"allowed_uids = [{other_user.pw_uid}]\n") as d:
         _open_path_to_everyone(d)
         agent = _as_user(other_user, d.agent_path)
@@ -372,8 +377,7 @@ def test_an_idle_connection_is_closed_after_the_idle_timeout(impatient: Daemon) 
     assert "connection_idle_closed" in impatient.log()
 
 
-def test_a_client_that_never_reads_its_replies_does_not_block_others(
-        impatient: Daemon) -> None:
+def test_a_client_that_never_reads_its_replies_does_not_block_others(impatient: Daemon) -> None:
     with _connect(impatient.control_path) as greedy:
         greedy.setblocking(False)
         # Requests whose replies fill the socket buffer, never read.
@@ -424,12 +428,16 @@ def _hold_as_user(user: pwd.struct_passwd, path: Path, count: int) -> list[str]:
 
 
 def test_one_agent_uid_cannot_take_every_agent_slot(other_user: pwd.struct_passwd) -> None:
-    config = (f"allowed_uids = [{other_user.pw_uid}]\nmax_connections = 8\n"
-              "max_connections_per_uid = 2\n")
+    config = (
+        f"allowed_uids = [{other_user.pw_uid}]\nmax_connections = 8\nmax_connections_per_uid = 2\n"
+    )
     with running(config=config) as d:
         _open_path_to_everyone(d)
         assert _hold_as_user(other_user, d.agent_path, 3) == [
-            "result", "result", "too_many_connections"]
+            "result",
+            "result",
+            "too_many_connections",
+        ]
         # The daemon's own uid (the operator) is not held to that share, and
         # control.sock counts apart.
         held = [d.agent(timeout=10) for _ in range(3)]

@@ -47,9 +47,15 @@ def _member_with_team_note(c: Client, team: str) -> tuple[dict[str, str], str, s
     token: str = c.call("token.issue", {"identity": who})["token"]
     c.call("team.create", {"name": team})
     c.call("team.add", {"name": team, "identity": who})
-    out = c.call("memory.write", {"identity": who, "scope": f"team:{team}", "action": "add",
-                                  "entry": entry("Deploy freeze", "No deploys on Fridays.",
-                                                 "fact")})
+    out = c.call(
+        "memory.write",
+        {
+            "identity": who,
+            "scope": f"team:{team}",
+            "action": "add",
+            "entry": entry("Deploy freeze", "No deploys on Fridays.", "fact"),
+        },
+    )
     return who, token, out["entries"][0]["id"]
 
 
@@ -68,10 +74,16 @@ def test_a_subagent_ends_with_its_root(c: Client, a: Client) -> None:
     a.call("task.end", {"task_id": root})
     for tid in (child, grandchild):
         expect(-32003, "task_not_found", a.call, "memory.list", {"task_id": tid})
-        expect(-32003, "task_not_found", a.call, "memory.context",
-               {"task_id": tid, "intent": "deploys"})
-    expect(-32003, "task_not_found", a.call, "task.begin",
-           {"token": token, "parent_task": grandchild})
+        expect(
+            -32003,
+            "task_not_found",
+            a.call,
+            "memory.context",
+            {"task_id": tid, "intent": "deploys"},
+        )
+    expect(
+        -32003, "task_not_found", a.call, "task.begin", {"token": token, "parent_task": grandchild}
+    )
 
 
 def test_a_subagent_ends_when_its_middle_link_ends(c: Client, a: Client) -> None:
@@ -111,7 +123,8 @@ def test_a_team_removal_reaches_every_subagent_of_a_running_task(c: Client, a: C
 
 
 def test_a_consent_withdrawal_reaches_every_subagent_of_a_running_task(
-        c: Client, a: Client) -> None:
+    c: Client, a: Client
+) -> None:
     who = fresh_identity("sub-")
     enable_consent(c, identity=who)
     token = c.call("token.issue", {"identity": who})["token"]
@@ -125,8 +138,13 @@ def test_a_consent_withdrawal_reaches_every_subagent_of_a_running_task(
     assert a.call("memory.list", {"task_id": root})["items"] == []
     for tid in (child, grandchild):
         expect(-32001, "consent_required", a.call, "memory.list", {"task_id": tid})
-        expect(-32001, "consent_required", a.call, "memory.context",
-               {"task_id": tid, "intent": "anything"})
+        expect(
+            -32001,
+            "consent_required",
+            a.call,
+            "memory.context",
+            {"task_id": tid, "intent": "anything"},
+        )
     later = a.call("task.begin", {"token": token, "parent_task": root})
     assert later["consent"]["read"] is False
     expect(-32001, "consent_required", a.call, "memory.list", {"task_id": later["task_id"]})
@@ -147,8 +165,9 @@ def _config(ttl_hours: float) -> str:
 
 async def _consented(daemon: Any) -> None:
     consent = await daemon.call("control", "consent.get", {})
-    await daemon.call("control", "consent.set", {
-        "read": True, "contribute": True, "version": consent["version"]})
+    await daemon.call(
+        "control", "consent.set", {"read": True, "contribute": True, "version": consent["version"]}
+    )
 
 
 async def _code(daemon: Any, method: str, params: dict[str, Any]) -> str | None:
@@ -184,7 +203,8 @@ def test_a_subagent_never_outlives_its_roots_lifetime(tmp_path: Path) -> None:
 
 
 def test_a_subagent_begun_late_gets_only_what_is_left_of_its_parents_lifetime(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     clock = FakeClock()
 
     async def go() -> tuple[dict[str, Any], dict[str, Any]]:

@@ -39,7 +39,8 @@ def test_a_revoked_token_is_seen_on_the_next_write(c: Client, a: Client) -> None
 
 
 def test_a_task_ended_on_another_connection_is_gone_on_the_next_call(
-        d: Daemon, c: Client, a: Client) -> None:
+    d: Daemon, c: Client, a: Client
+) -> None:
     enable_consent(c)
     tid = a.call("task.begin", {"scopes": ["cache:t"]})["task_id"]
     assert a.call("memory.write", write(tid, "First"))["outcome"] in ("applied", "pending")
@@ -50,7 +51,8 @@ def test_a_task_ended_on_another_connection_is_gone_on_the_next_call(
 
 
 def test_a_task_read_through_is_stopped_by_revocation_and_end_on_the_next_read(
-        d: Daemon, c: Client, a: Client) -> None:
+    d: Daemon, c: Client, a: Client
+) -> None:
     # Reads keep the task's caller with the task the connection resolved:
     # a second read takes it from there, and the task's checks still run.
     ident = fresh_identity("tr-")
@@ -81,7 +83,8 @@ def test_a_task_ended_on_its_own_connection_is_gone_on_the_next_call(c: Client, 
 
 
 def test_consent_withdrawn_keeps_the_running_tasks_frozen_grants_and_binds_new_tasks(
-        c: Client, a: Client) -> None:
+    c: Client, a: Client
+) -> None:
     # Consent is frozen per task (SPEC): a withdrawal changes new tasks, and a
     # remembered task must not lend its grants to one begun after it.
     ident = fresh_identity("tc-")
@@ -102,8 +105,11 @@ def test_a_task_past_its_lifetime_is_gone_on_the_next_call(tmp_path: Path) -> No
     async def go() -> str | None:
         with composed(tmp_path / "h", clock=clock, config="task_ttl_hours = 1\n") as daemon:
             consent = await daemon.call("control", "consent.get", {})
-            await daemon.call("control", "consent.set", {
-                "read": True, "contribute": True, "version": consent["version"]})
+            await daemon.call(
+                "control",
+                "consent.set",
+                {"read": True, "contribute": True, "version": consent["version"]},
+            )
             task = await daemon.call("agent", "task.begin", {"scopes": ["cache:t"]})
             listed = {"task_id": task["task_id"]}
             assert (await daemon.call("agent", "memory.list", listed))["items"] == []
@@ -136,8 +142,11 @@ _WHO = {"identity": {"kind": "local", "subject": "cache-writer"}}
 async def _consented(daemon: InProcess, who: dict[str, Any] | None = None) -> None:
     who = who or {}
     consent = await daemon.call("control", "consent.get", who)
-    await daemon.call("control", "consent.set", {
-        **who, "read": True, "contribute": True, "version": consent["version"]})
+    await daemon.call(
+        "control",
+        "consent.set",
+        {**who, "read": True, "contribute": True, "version": consent["version"]},
+    )
 
 
 def _statements(store: Any) -> list[str]:
@@ -157,8 +166,11 @@ def test_a_second_write_on_a_connection_reads_no_task_or_token_row(tmp_path: Pat
         with composed(tmp_path / "h", policy=_ALLOW) as daemon:
             await _consented(daemon, _WHO)
             issued = await daemon.call("control", "token.issue", _WHO)
-            tid = (await daemon.call("agent", "task.begin", {
-                "token": issued["token"], "scopes": ["cache:t"]}))["task_id"]
+            tid = (
+                await daemon.call(
+                    "agent", "task.begin", {"token": issued["token"], "scopes": ["cache:t"]}
+                )
+            )["task_id"]
             await daemon.call("agent", "memory.write", write(tid, "First"))
             seen = _statements(daemon.store)
             out = await daemon.call("agent", "memory.write", write(tid, "Second"))
@@ -171,7 +183,8 @@ def test_a_second_write_on_a_connection_reads_no_task_or_token_row(tmp_path: Pat
 
 
 def test_the_authorization_generation_moves_on_revocation_task_end_and_consent_only(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     async def go() -> list[tuple[str, bool]]:
         with composed(tmp_path / "h", policy=_ALLOW) as daemon:
             store = daemon.store
@@ -183,20 +196,39 @@ def test_the_authorization_generation_moves_on_revocation_task_end_and_consent_o
                 moved.append((name, store.authz_generation != before))
                 return out
 
-            await step("consent", "control", "consent.set", {
-                **_WHO, "read": True, "contribute": True,
-                "version": (await daemon.call("control", "consent.get", _WHO))["version"]})
+            await step(
+                "consent",
+                "control",
+                "consent.set",
+                {
+                    **_WHO,
+                    "read": True,
+                    "contribute": True,
+                    "version": (await daemon.call("control", "consent.get", _WHO))["version"],
+                },
+            )
             issued = await step("issue", "control", "token.issue", _WHO)
-            tid = (await step("begin", "agent", "task.begin", {
-                "token": issued["token"], "scopes": ["cache:t"]}))["task_id"]
+            tid = (
+                await step(
+                    "begin",
+                    "agent",
+                    "task.begin",
+                    {"token": issued["token"], "scopes": ["cache:t"]},
+                )
+            )["task_id"]
             await step("write", "agent", "memory.write", write(tid, "First"))
             await step("end", "agent", "task.end", {"task_id": tid})
             await step("revoke", "control", "token.revoke", {"token_id": issued["token_id"]})
             return moved
 
     assert anyio.run(go, backend="asyncio") == [
-        ("consent", True), ("issue", False), ("begin", False), ("write", False),
-        ("end", True), ("revoke", True)]
+        ("consent", True),
+        ("issue", False),
+        ("begin", False),
+        ("write", False),
+        ("end", True),
+        ("revoke", True),
+    ]
 
 
 def _change_before_the_transaction(daemon: InProcess, change: Any) -> None:
@@ -220,12 +252,16 @@ def test_a_token_revoked_after_the_early_decision_stops_the_write(tmp_path: Path
         with composed(tmp_path / "h", policy=_ALLOW) as daemon:
             await _consented(daemon, _WHO)
             issued = await daemon.call("control", "token.issue", _WHO)
-            tid = (await daemon.call("agent", "task.begin", {
-                "token": issued["token"], "scopes": ["cache:t"]}))["task_id"]
+            tid = (
+                await daemon.call(
+                    "agent", "task.begin", {"token": issued["token"], "scopes": ["cache:t"]}
+                )
+            )["task_id"]
             await daemon.call("agent", "memory.write", write(tid, "First"))
             now = fmt(datetime.now(UTC))
             _change_before_the_transaction(
-                daemon, lambda tx: revoke_token(tx, issued["token_id"], now))
+                daemon, lambda tx: revoke_token(tx, issued["token_id"], now)
+            )
             try:
                 await daemon.call("agent", "memory.write", write(tid, "Second"))
             except CallFailed as exc:
@@ -245,8 +281,10 @@ def test_a_task_ended_after_the_early_decision_stops_the_write(tmp_path: Path) -
             tid = (await daemon.call("agent", "task.begin", {"scopes": ["cache:t"]}))["task_id"]
             await daemon.call("agent", "memory.write", write(tid, "First"))
             now = fmt(datetime.now(UTC))
-            _change_before_the_transaction(daemon, lambda tx: tx.exec(
-                "UPDATE tasks SET ended_at = ? WHERE task_id = ?", (now, tid)))
+            _change_before_the_transaction(
+                daemon,
+                lambda tx: tx.exec("UPDATE tasks SET ended_at = ? WHERE task_id = ?", (now, tid)),
+            )
             try:
                 await daemon.call("agent", "memory.write", write(tid, "Second"))
             except CallFailed as exc:

@@ -44,10 +44,18 @@ def w() -> Iterator[World]:
                 issued = c.call("token.issue", {"identity": who})
                 world.tokens[name] = issued["token"]
                 world.owner[name] = issued["owner"]
-                out = c.call("memory.write", {
-                    "identity": who, "action": "add",
-                    "entry": entry(f"Kestrel note of {name}",
-                                   f"kestrel personal detail belonging to {name}", "fact")})
+                out = c.call(
+                    "memory.write",
+                    {
+                        "identity": who,
+                        "action": "add",
+                        "entry": entry(
+                            f"Kestrel note of {name}",
+                            f"kestrel personal detail belonging to {name}",
+                            "fact",
+                        ),
+                    },
+                )
                 world.personal[name] = out["entries"][0]["id"]
             c.call("team.create", {"name": "ops"})
             for name in ("alice", "bob"):
@@ -60,8 +68,15 @@ def _begin(a: Client, w: World, name: str, scopes: list[str]) -> dict[str, Any]:
 
 
 def _team_write(c: Client, w: World, name: str, title: str, body: str) -> str:
-    out = c.call("memory.write", {"identity": w.who[name], "scope": TEAM, "action": "add",
-                                  "entry": entry(title, body, "fact")})
+    out = c.call(
+        "memory.write",
+        {
+            "identity": w.who[name],
+            "scope": TEAM,
+            "action": "add",
+            "entry": entry(title, body, "fact"),
+        },
+    )
     return out["entries"][0]["id"]  # type: ignore[no-any-return]
 
 
@@ -83,15 +98,17 @@ def test_team_list_shows_members_by_owner_id(w: World) -> None:
         teams = c.call("team.list", {})["teams"]
     ops = next(t for t in teams if t["name"] == "ops")
     assert ops["scope"] == TEAM
-    assert sorted(m["owner"] for m in ops["members"]) == sorted(
-        [w.owner["alice"], w.owner["bob"]])
+    assert sorted(m["owner"] for m in ops["members"]) == sorted([w.owner["alice"], w.owner["bob"]])
 
 
 def test_team_methods_do_not_exist_on_agent_sock(w: World) -> None:
     with w.d.agent() as a:
-        for method, params in (("team.create", {"name": "x"}), ("team.list", {}),
-                               ("team.add", {"name": "ops", "identity": w.who["carol"]}),
-                               ("team.remove", {"name": "ops", "identity": w.who["alice"]})):
+        for method, params in (
+            ("team.create", {"name": "x"}),
+            ("team.list", {}),
+            ("team.add", {"name": "ops", "identity": w.who["carol"]}),
+            ("team.remove", {"name": "ops", "identity": w.who["alice"]}),
+        ):
             with pytest.raises(RpcError) as err:
                 a.call(method, params)
             assert err.value.code == -32601
@@ -126,8 +143,11 @@ def test_every_membership_change_is_audited_without_subjects() -> None:
         events = c.call("audit.export", {"after_seq": 0})["events"]
         log = d.log()
     changes = [e for e in events if e["kind"] == "team_changed"]
-    assert [e["details"]["change"] for e in changes] == ["created", "member_added",
-                                                          "member_removed"]
+    assert [e["details"]["change"] for e in changes] == [
+        "created",
+        "member_added",
+        "member_removed",
+    ]
     assert all(e["details"]["team"] == "team:canaryteam" for e in changes)
     assert changes[1]["details"]["member"].startswith("own_")
     # The identity's subject is never audited or logged: only its owner id.
@@ -168,8 +188,14 @@ def test_control_write_into_team_scope_needs_a_member(w: World) -> None:
             _team_write(c, w, "carol", "Carol's team try", "carol writes into ops")
         assert err.value.data["code"] == "scope_mismatch"
         with pytest.raises(RpcError) as err:
-            c.call("memory.write", {"scope": TEAM, "action": "add",
-                                    "entry": entry("Default try", "default writes into ops")})
+            c.call(
+                "memory.write",
+                {
+                    "scope": TEAM,
+                    "action": "add",
+                    "entry": entry("Default try", "default writes into ops"),
+                },
+            )
         assert err.value.data["code"] == "scope_mismatch"
         assert c.call("team.list", {}) == before
 
@@ -193,8 +219,13 @@ def test_members_share_team_memory(w: World) -> None:
 def test_member_team_reads_never_show_other_members_personal_memory(w: World) -> None:
     with w.d.agent() as a:
         task = _begin(a, w, "bob", ["default", TEAM])["task_id"]
-        listed = a.call("memory.list", {"task_id": task, "statuses": [
-            "active", "superseded", "archived", "expired", "removed"]})["items"]
+        listed = a.call(
+            "memory.list",
+            {
+                "task_id": task,
+                "statuses": ["active", "superseded", "archived", "expired", "removed"],
+            },
+        )["items"]
         ids = {i["id"] for i in listed}
         assert w.personal["bob"] in ids
         assert not ids & {w.personal["alice"], w.personal["carol"]}
@@ -203,7 +234,8 @@ def test_member_team_reads_never_show_other_members_personal_memory(w: World) ->
         assert {i["id"] for i in found} == {w.personal["bob"]}
         snap = a.call("memory.context", {"task_id": task, "intent": "personal belonging"})
         assert {card["id"] for card in snap["entries"]} <= {w.personal["bob"]} | {
-            i["id"] for i in listed}
+            i["id"] for i in listed
+        }
         assert w.personal["alice"] not in {card["id"] for card in snap["entries"]}
         with pytest.raises(RpcError) as err:
             a.call("memory.read", {"task_id": task, "ids": [w.personal["alice"]]})
@@ -225,8 +257,14 @@ def test_team_entries_are_not_anyones_personal_memory(w: World) -> None:
 def test_agent_proposal_into_team_scope_lands_in_the_team(w: World) -> None:
     with w.d.agent() as a:
         task = _begin(a, w, "alice", [TEAM])["task_id"]
-        out = a.call("memory.write", {"task_id": task, "action": "add",
-                                      "entry": entry("Avocet alert", "avocet pager goes to sre")})
+        out = a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "action": "add",
+                "entry": entry("Avocet alert", "avocet pager goes to sre"),
+            },
+        )
         assert out["outcome"] == "pending"
     with w.d.control() as c:
         applied = c.call("governance.action.approve", {"action_id": out["action_id"]})
@@ -240,28 +278,52 @@ def test_agent_proposal_into_team_scope_lands_in_the_team(w: World) -> None:
 def test_member_edits_a_team_entry_another_member_wrote(w: World) -> None:
     with w.d.control() as c:
         eid = _team_write(c, w, "alice", "Grebe dashboard", "grebe board lives in grafana")
-        out = c.call("memory.write", {
-            "identity": w.who["bob"], "scope": TEAM, "action": "replace", "id": eid,
-            "expected_revision": 1,
-            "entry": entry("Grebe dashboard", "grebe board moved to the new grafana", "fact")})
+        out = c.call(
+            "memory.write",
+            {
+                "identity": w.who["bob"],
+                "scope": TEAM,
+                "action": "replace",
+                "id": eid,
+                "expected_revision": 1,
+                "entry": entry("Grebe dashboard", "grebe board moved to the new grafana", "fact"),
+            },
+        )
         assert out["entries"][0]["revision"] == 2
         with pytest.raises(RpcError) as err:
-            c.call("memory.write", {"identity": w.who["carol"], "scope": TEAM,
-                                    "action": "archive", "id": eid, "expected_revision": 2,
-                                    "reason": "stale"})
+            c.call(
+                "memory.write",
+                {
+                    "identity": w.who["carol"],
+                    "scope": TEAM,
+                    "action": "archive",
+                    "id": eid,
+                    "expected_revision": 2,
+                    "reason": "stale",
+                },
+            )
         assert err.value.data["code"] == "scope_mismatch"
 
 
 def test_policy_decides_team_scopes_like_any_other(w: World) -> None:
-    policy = ('[[rule]]\nid = "no-team-writes"\ncapability = ["MemoryWrite"]\n'
-              'scope = "team:*"\neffect = "deny"\n')
+    policy = (
+        '[[rule]]\nid = "no-team-writes"\ncapability = ["MemoryWrite"]\n'
+        'scope = "team:*"\neffect = "deny"\n'
+    )
     with running(policy=policy) as d, d.control() as c:
         who = fresh_identity("pol-")
         c.call("team.create", {"name": "ops"})
         c.call("team.add", {"name": "ops", "identity": who})
         with pytest.raises(RpcError) as err:
-            c.call("memory.write", {"identity": who, "scope": TEAM, "action": "add",
-                                    "entry": entry("Denied", "never stored")})
+            c.call(
+                "memory.write",
+                {
+                    "identity": who,
+                    "scope": TEAM,
+                    "action": "add",
+                    "entry": entry("Denied", "never stored"),
+                },
+            )
         assert err.value.data["code"] == "policy_denied"
         assert err.value.data["details"]["rule_ids"] == ["no-team-writes"]
 
@@ -272,9 +334,15 @@ def test_policy_decides_team_scopes_like_any_other(w: World) -> None:
 def test_removal_stops_new_tasks_and_not_running_ones() -> None:
     with running() as d, d.control() as c, d.agent() as a:
         who, token = _lone_member(c, "dana-")
-        eid = c.call("memory.write", {"identity": who, "scope": TEAM, "action": "add",
-                                      "entry": entry("Tern", "tern cache warms at six")}
-                     )["entries"][0]["id"]
+        eid = c.call(
+            "memory.write",
+            {
+                "identity": who,
+                "scope": TEAM,
+                "action": "add",
+                "entry": entry("Tern", "tern cache warms at six"),
+            },
+        )["entries"][0]["id"]
         running_task = a.call("task.begin", {"token": token, "scopes": [TEAM]})["task_id"]
         c.call("team.remove", {"name": "ops", "identity": who})
         # Frozen at task start, like consent: the task begun as a member keeps it.
@@ -310,9 +378,13 @@ def _carol_view(a: Client, w: World) -> tuple[Any, ...]:
     found = a.call("memory.list", {"task_id": task, "query": "kestrel heron"})
     snap = a.call("memory.context", {"task_id": task, "intent": "kestrel heron detail"})
     status = a.call("memory.status", {"task_id": task})
-    return ([(i["id"], i["score"]) for i in found["items"]],
-            [(card["id"]) for card in snap["entries"]], snap["rendered"].count("\n"),
-            status["counts"], status["pending_actions"])
+    return (
+        [(i["id"], i["score"]) for i in found["items"]],
+        [(card["id"]) for card in snap["entries"]],
+        snap["rendered"].count("\n"),
+        status["counts"],
+        status["pending_actions"],
+    )
 
 
 def test_non_member_answers_do_not_move_with_team_writes(w: World) -> None:
@@ -320,12 +392,23 @@ def test_non_member_answers_do_not_move_with_team_writes(w: World) -> None:
         before = _carol_view(a, w)
     with w.d.control() as c:
         for i in range(6):
-            _team_write(c, w, "alice", f"Kestrel heron team {i}",
-                        f"kestrel heron detail kestrel heron shared {i}")
+            _team_write(
+                c,
+                w,
+                "alice",
+                f"Kestrel heron team {i}",
+                f"kestrel heron detail kestrel heron shared {i}",
+            )
     with w.d.agent() as a:
         task = _begin(a, w, "alice", [TEAM])["task_id"]
-        a.call("memory.write", {"task_id": task, "action": "add",
-                                "entry": entry("Kestrel heron pending", "kestrel heron pending")})
+        a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "action": "add",
+                "entry": entry("Kestrel heron pending", "kestrel heron pending"),
+            },
+        )
         after = _carol_view(a, w)
     assert after == before
 
@@ -376,15 +459,22 @@ def test_a_member_without_read_consent_reads_no_team_memory() -> None:
 
 def test_a_members_team_write_is_undone_on_the_team(w: World) -> None:
     with w.d.control() as c:
-        out = c.call("memory.write", {"identity": w.who["bob"], "scope": TEAM, "action": "add",
-                                      "entry": entry("Shrike", "shrike queue drains at noon")})
-        undone = c.call("memory.undo", {"identity": w.who["bob"],
-                                        "operation_id": out["operation_id"]})
+        out = c.call(
+            "memory.write",
+            {
+                "identity": w.who["bob"],
+                "scope": TEAM,
+                "action": "add",
+                "entry": entry("Shrike", "shrike queue drains at noon"),
+            },
+        )
+        undone = c.call(
+            "memory.undo", {"identity": w.who["bob"], "operation_id": out["operation_id"]}
+        )
         assert [e["status"] for e in undone["entries"]] == ["archived"]
         # Another owner's journal holds no such operation.
         with pytest.raises(RpcError) as err:
-            c.call("memory.undo", {"identity": w.who["carol"],
-                                   "operation_id": out["operation_id"]})
+            c.call("memory.undo", {"identity": w.who["carol"], "operation_id": out["operation_id"]})
         assert err.value.data["code"] == "not_found"
 
 
@@ -392,9 +482,16 @@ def test_imported_team_entries_are_vouched_for_by_a_member_only(w: World) -> Non
     """Provenance as for personal memory: an import is never injected until the
     operator promotes it, acting for a member of the team."""
     with w.d.control() as c:
-        imported = c.call("memory.write", {
-            "identity": w.who["alice"], "scope": TEAM, "action": "add", "source": "import",
-            "entry": entry("Ibis import", "ibis notes imported from the old wiki")})
+        imported = c.call(
+            "memory.write",
+            {
+                "identity": w.who["alice"],
+                "scope": TEAM,
+                "action": "add",
+                "source": "import",
+                "entry": entry("Ibis import", "ibis notes imported from the old wiki"),
+            },
+        )
         eid = imported["entries"][0]["id"]
         with pytest.raises(RpcError) as err:
             c.call("memory.promote", {"identity": w.who["carol"], "ids": [eid]})
@@ -418,8 +515,14 @@ def test_a_proposal_into_a_team_is_approved_only_while_its_author_is_a_member() 
     with running() as d, d.control() as c, d.agent() as a:
         who, token = _lone_member(c, "erin-")
         task = a.call("task.begin", {"token": token, "scopes": [TEAM]})["task_id"]
-        out = a.call("memory.write", {"task_id": task, "action": "add",
-                                      "entry": entry("Plover", "plover rota starts monday")})
+        out = a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "action": "add",
+                "entry": entry("Plover", "plover rota starts monday"),
+            },
+        )
         assert out["outcome"] == "pending"
         a.call("task.end", {"task_id": task})
         c.call("team.remove", {"name": "ops", "identity": who})

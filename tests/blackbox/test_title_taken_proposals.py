@@ -30,8 +30,7 @@ def _task(c: Client, a: Client, *, read: bool = True) -> tuple[dict[str, str], s
 
 
 def _operator_add(c: Client, ident: dict[str, str], title: str, body: str) -> dict[str, Any]:
-    out = c.call("memory.write", {"identity": ident, "action": "add",
-                                  "entry": entry(title, body)})
+    out = c.call("memory.write", {"identity": ident, "action": "add", "entry": entry(title, body)})
     assert out["outcome"] == "applied"
     return dict(out["entries"][0])
 
@@ -56,8 +55,13 @@ def test_a_title_taken_is_refused_when_proposed(c: Client, a: Client) -> None:
     ident, tid = _task(c, a)
     held = _operator_add(c, ident, "Editor", "Prefers vim keybindings.")
     before = _pending_of(c)
-    err = expect(CONFLICT, "duplicate_title", a.call, "memory.write", {
-        "task_id": tid, "action": "add", "entry": entry("Editor", "Prefers emacs.")})
+    err = expect(
+        CONFLICT,
+        "duplicate_title",
+        a.call,
+        "memory.write",
+        {"task_id": tid, "action": "add", "entry": entry("Editor", "Prefers emacs.")},
+    )
     assert err.data["details"]["entry_id"] == held["id"]
     recovery = err.data["recovery"]
     assert "replace" in recovery and "supersede" in recovery
@@ -69,28 +73,30 @@ def test_a_title_taken_is_refused_when_proposed(c: Client, a: Client) -> None:
 def test_a_task_without_read_learns_nothing_and_waits(c: Client, a: Client) -> None:
     ident, tid = _task(c, a, read=False)
     held = _operator_add(c, ident, "Shell", "Uses fish.")
-    out = a.call("memory.write", {"task_id": tid, "action": "add",
-                                  "entry": entry("Shell", "Uses zsh.")})
+    out = a.call(
+        "memory.write", {"task_id": tid, "action": "add", "entry": entry("Shell", "Uses zsh.")}
+    )
     assert out["outcome"] == "pending"
     assert held["id"] not in json.dumps(out)
 
 
 def test_a_stale_proposal_is_approved_as_a_supersede(c: Client, a: Client) -> None:
     ident, tid = _task(c, a)
-    proposed = a.call("memory.write", {"task_id": tid, "action": "add",
-                                       "entry": entry("Terminal", "Uses kitty.")})
+    proposed = a.call(
+        "memory.write", {"task_id": tid, "action": "add", "entry": entry("Terminal", "Uses kitty.")}
+    )
     assert proposed["outcome"] == "pending"
     action_id = proposed["action_id"]
     held = _operator_add(c, ident, "Terminal", "Uses alacritty.")
     seq = c.call("memory.status", {})["audit"]["seq"]
 
     # Approved as proposed it can only fail, and stays pending.
-    expect(CONFLICT, "duplicate_title", c.call, "governance.action.approve",
-           {"action_id": action_id})
+    expect(
+        CONFLICT, "duplicate_title", c.call, "governance.action.approve", {"action_id": action_id}
+    )
     assert action_id in _pending_of(c)
 
-    applied = c.call("governance.action.approve", {"action_id": action_id,
-                                                   "as_supersede": True})
+    applied = c.call("governance.action.approve", {"action_id": action_id, "as_supersede": True})
     assert applied["outcome"] == "applied"
     (new_id,) = [e["id"] for e in applied["entries"] if e["id"] != held["id"]]
     old = _get(c, ident, held["id"])
@@ -108,12 +114,15 @@ def test_a_stale_proposal_is_approved_as_a_supersede(c: Client, a: Client) -> No
 
 
 def test_as_supersede_applies_a_proposal_that_is_not_stale_as_proposed(
-        c: Client, a: Client) -> None:
+    c: Client, a: Client
+) -> None:
     ident, tid = _task(c, a)
-    proposed = a.call("memory.write", {"task_id": tid, "action": "add",
-                                       "entry": entry("Font", "Uses Iosevka.")})
-    applied = c.call("governance.action.approve", {"action_id": proposed["action_id"],
-                                                   "as_supersede": True})
+    proposed = a.call(
+        "memory.write", {"task_id": tid, "action": "add", "entry": entry("Font", "Uses Iosevka.")}
+    )
+    applied = c.call(
+        "governance.action.approve", {"action_id": proposed["action_id"], "as_supersede": True}
+    )
     assert applied["outcome"] == "applied"
     listed = c.call("memory.list", {"identity": ident})
     assert [i["title"] for i in listed["items"]] == ["Font"]
@@ -121,8 +130,10 @@ def test_as_supersede_applies_a_proposal_that_is_not_stale_as_proposed(
 
 def test_memctl_approve_as_supersede(d: Daemon, c: Client, a: Client) -> None:
     ident, tid = _task(c, a)
-    proposed = a.call("memory.write", {"task_id": tid, "action": "add",
-                                       "entry": entry("Browser", "Uses Firefox.")})
+    proposed = a.call(
+        "memory.write",
+        {"task_id": tid, "action": "add", "entry": entry("Browser", "Uses Firefox.")},
+    )
     held = _operator_add(c, ident, "Browser", "Uses Chromium.")
     failed = d.memctl("approve", proposed["action_id"], process=True)
     assert failed.returncode != 0 and b"--as-supersede" in failed.stderr

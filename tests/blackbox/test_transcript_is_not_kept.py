@@ -41,12 +41,26 @@ def test_a_transcript_held_back_by_a_reader_leaves_the_wal_once_the_reader_is_do
 
     async def go() -> None:
         with composed(home, clock=FakeClock()) as p:
-            await p.call("control", "consent.set", {"read": True, "contribute": True,
-                                                    "learn_from_tools": False, "version": 0})
+            await p.call(
+                "control",
+                "consent.set",
+                {"read": True, "contribute": True, "learn_from_tools": False, "version": 0},
+            )
             task = await p.call("agent", "task.begin", {})
-            ended = await p.call("agent", "task.end", {"task_id": task["task_id"], "transcript": [
-                {"role": "user", "content": f"ok {CANARY}"},
-                {"role": "user", "content": "I prefer short commit messages in the imperative."}]})
+            ended = await p.call(
+                "agent",
+                "task.end",
+                {
+                    "task_id": task["task_id"],
+                    "transcript": [
+                        {"role": "user", "content": f"ok {CANARY}"},
+                        {
+                            "role": "user",
+                            "content": "I prefer short commit messages in the imperative.",
+                        },
+                    ],
+                },
+            )
             assert ended["extraction"]["queued"] is True
             reader = apsw.Connection(str(home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
             try:

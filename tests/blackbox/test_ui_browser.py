@@ -25,15 +25,24 @@ from tests.harness import REPO, Daemon, backend, enable_consent, running  # noqa
 from tests.ui_harness import UiServer  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SHOTS = REPO / "docs" / "img"
 
 if not CHROMIUM.exists():
     if os.environ.get("CI"):
         pytest.fail("Debian's chromium is missing; .ci/run installs it", pytrace=False)
-    pytest.skip("Debian's chromium is not installed (apt-get install chromium)",
-                allow_module_level=True)
+    pytest.skip(
+        "Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True
+    )
 
 
 def shot(page: Any, name: str) -> None:
@@ -49,15 +58,16 @@ def d() -> Iterator[Daemon]:
         with daemon.control() as c:
             enable_consent(c, read=True, contribute=True)
             for title, body, kind in (
-                    ("Deploy steps", "Run the migration, then kubectl rollout restart.",
-                     "procedure"),
-                    ("Editor", "Prefers vim keybindings; tabs are 4 spaces.", "preference"),
-                    ("Release day", "Releases go out on Tuesdays.", "fact"),
-                    ("部署注意事项", "发布前先在预发环境验证数据库迁移。", "lesson"),
-                    ("Markup <b>stays</b> & text", "A body with <script>x()</script>.",
-                     "fact")):
-                c.call("memory.write", {"action": "add", "entry": {
-                    "type": kind, "title": title, "body": body}})
+                ("Deploy steps", "Run the migration, then kubectl rollout restart.", "procedure"),
+                ("Editor", "Prefers vim keybindings; tabs are 4 spaces.", "preference"),
+                ("Release day", "Releases go out on Tuesdays.", "fact"),
+                ("部署注意事项", "发布前先在预发环境验证数据库迁移。", "lesson"),
+                ("Markup <b>stays</b> & text", "A body with <script>x()</script>.", "fact"),
+            ):
+                c.call(
+                    "memory.write",
+                    {"action": "add", "entry": {"type": kind, "title": title, "body": body}},
+                )
         yield daemon
 
 
@@ -103,9 +113,14 @@ def go(page: Any, target: Any) -> None:
 def _propose(d: Daemon, title: str, body: str) -> str:
     with d.agent() as a:
         task = a.call("task.begin", {})["task_id"]
-        out = a.call("memory.write", {"task_id": task, "action": "add",
-                                      "entry": {"type": "preference", "title": title,
-                                                "body": body}})
+        out = a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "action": "add",
+                "entry": {"type": "preference", "title": title, "body": body},
+            },
+        )
     assert out["outcome"] == "pending"
     return str(out["action_id"])
 
@@ -185,8 +200,9 @@ def test_bulk_decide_confirms_what_will_happen_first(page: Any, d: Daemon) -> No
         assert c.call("governance.action.get", {"action_id": first})["status"] == "denied"
         assert c.call("governance.action.get", {"action_id": second})["status"] == "denied"
         for action in (first, second):  # the reason typed once is kept with each decision
-            assert c.call("governance.action.get", {"action_id": action})["reason"] == \
-                "not about work"
+            assert (
+                c.call("governance.action.get", {"action_id": action})["reason"] == "not about work"
+            )
     assert page.locator("main").inner_text().count("reason kept: not about work") == 2
 
 
@@ -197,8 +213,14 @@ def test_navigation_counts_every_owners_pending_actions(page: Any, d: Daemon) ->
         token = c.call("token.issue", {"identity": other})["token"]
     with d.agent() as a:
         task = a.call("task.begin", {"token": token})["task_id"]
-        a.call("memory.write", {"task_id": task, "action": "add", "entry": {
-            "type": "fact", "title": "Other owner", "body": "Waits for a decision."}})
+        a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "action": "add",
+                "entry": {"type": "fact", "title": "Other owner", "body": "Waits for a decision."},
+            },
+        )
     with d.control() as c:
         waiting = c.call("memory.status", {})["pending_all_owners"]
     assert waiting >= 1
@@ -214,8 +236,14 @@ def test_pending_says_who_proposed_by_token_label(page: Any, d: Daemon) -> None:
         issued = c.call("token.issue", {"identity": kim, "label": "kim-laptop"})
     with d.agent() as a:
         task = a.call("task.begin", {"token": issued["token"]})["task_id"]
-        action = a.call("memory.write", {"task_id": task, "action": "add", "entry": {
-            "type": "fact", "title": "Kim's note", "body": "Standup is at ten."}})["action_id"]
+        action = a.call(
+            "memory.write",
+            {
+                "task_id": task,
+                "action": "add",
+                "entry": {"type": "fact", "title": "Kim's note", "body": "Standup is at ten."},
+            },
+        )["action_id"]
     go(page, page.get_by_role("link", name="Pending"))
     text = page.get_by_role("region", name=re.compile(action)).inner_text()
     assert f"proposed by token:kim-laptop ({issued['token_id']})" in text
@@ -224,10 +252,18 @@ def test_pending_says_who_proposed_by_token_label(page: Any, d: Daemon) -> None:
 
 def test_table_cells_do_not_break_words_at_1280_px(d: Daemon, page: Any) -> None:
     with d.control() as c:  # a long title takes the width the other columns need
-        c.call("memory.write", {"action": "add", "scope": "project:infrastructure-platform",
-                                "entry": {"type": "procedure", "title": " ".join(
-                                    ["Rotate the certificates of the ingress controllers"] * 6),
-                                    "body": "Rotate them every quarter."}})
+        c.call(
+            "memory.write",
+            {
+                "action": "add",
+                "scope": "project:infrastructure-platform",
+                "entry": {
+                    "type": "procedure",
+                    "title": " ".join(["Rotate the certificates of the ingress controllers"] * 6),
+                    "body": "Rotate them every quarter.",
+                },
+            },
+        )
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(origin(page) + "/memories")
     broken = page.evaluate("""() => {
@@ -261,7 +297,8 @@ def test_table_cells_do_not_break_words_at_1280_px(d: Daemon, page: Any) -> None
 
 
 def test_after_login_the_page_lands_on_the_queue_when_something_waits(
-        browser: Any, d: Daemon) -> None:
+    browser: Any, d: Daemon
+) -> None:
     _propose(d, "Landing", "Something waits.")
     # A login address works once: a second memctl ui prints a fresh one.
     second = UiServer(d).start()
@@ -306,9 +343,19 @@ def test_edit_with_a_conflict_shows_both_versions(page: Any, d: Daemon) -> None:
     shot(page, "entry")
     page.locator("#edit-body").fill("Releases go out on Wednesdays.")
     with d.control() as c:  # someone else saves first
-        c.call("memory.write", {"action": "replace", "id": entry["id"], "expected_revision": 1,
-                                "entry": {"type": "fact", "title": "Release day",
-                                          "body": "Releases go out on Thursdays."}})
+        c.call(
+            "memory.write",
+            {
+                "action": "replace",
+                "id": entry["id"],
+                "expected_revision": 1,
+                "entry": {
+                    "type": "fact",
+                    "title": "Release day",
+                    "body": "Releases go out on Thursdays.",
+                },
+            },
+        )
     go(page, page.get_by_role("button", name="Save as revision 2"))
     text = page.locator("main").inner_text()
     assert "Not saved: someone changed this entry first" in text
@@ -335,8 +382,7 @@ def test_remove_and_see_the_receipt(page: Any, d: Daemon) -> None:
     receipt_id = page.url.rsplit("/", 1)[1]
     with d.control() as c:
         assert c.call("memory.receipt", {"receipt_id": receipt_id})["status"] == "verified"
-        assert c.call("memory.read", {"ids": [entry["id"]]})["entries"][0]["status"] == \
-            "removed"
+        assert c.call("memory.read", {"ids": [entry["id"]]})["entries"][0]["status"] == "removed"
     shot(page, "receipt")
 
 
@@ -434,8 +480,14 @@ def test_pick_a_known_owner_to_act_for_and_see_its_memory(page: Any, d: Daemon) 
     ash = {"kind": "local", "subject": "ash"}
     with d.control() as c:
         enable_consent(c, identity=ash)
-        c.call("memory.write", {"identity": ash, "action": "add", "entry": {
-            "type": "fact", "title": "Ash's rota", "body": "On call in even weeks."}})
+        c.call(
+            "memory.write",
+            {
+                "identity": ash,
+                "action": "add",
+                "entry": {"type": "fact", "title": "Ash's rota", "body": "On call in even weeks."},
+            },
+        )
         owner = c.call("token.issue", {"identity": ash, "label": "ash-desk"})["owner"]
     page.goto(origin(page) + "/memories")
     assert "Ash's rota" not in page.locator("main").inner_text()
@@ -452,8 +504,18 @@ def test_the_owner_picker_offers_owners_that_only_hold_entries(page: Any, d: Dae
     gus = {"kind": "local", "subject": "gus"}
     with d.control() as c:
         enable_consent(c, identity=gus)
-        c.call("memory.write", {"identity": gus, "action": "add", "entry": {
-            "type": "fact", "title": "Gus keeps this", "body": "No token, nothing waits."}})
+        c.call(
+            "memory.write",
+            {
+                "identity": gus,
+                "action": "add",
+                "entry": {
+                    "type": "fact",
+                    "title": "Gus keeps this",
+                    "body": "No token, nothing waits.",
+                },
+            },
+        )
         owner = c.call("consent.get", {"identity": gus})["owner"]
     page.goto(origin(page) + "/memories")
     page.get_by_label("Known owners").select_option(value=owner)
@@ -495,9 +557,12 @@ capability = "MemoryExternalize"
 def test_projection_review_lists_what_would_leave_before_approving(browser: Any) -> None:
     from tests.provider_receiver import receiver
 
-    with receiver("tok-provider") as rx, running(
+    with (
+        receiver("tok-provider") as rx,
+        running(
             env={"MEMORYD_TEST_PROVIDER_TOKEN": "tok-provider"},
-            policy=PROJECTION_NEEDS_APPROVAL, config=f"""
+            policy=PROJECTION_NEEDS_APPROVAL,
+            config=f"""
 [projection]
 mode = "hybrid"
 project = true
@@ -507,10 +572,17 @@ poll_interval_s = 0.05
 backoff_initial_s = 0.05
 backoff_max_s = 0.2
 timeout_s = 5
-""") as pd:
+""",
+        ) as pd,
+    ):
         with pd.control() as c:
-            made = c.call("memory.write", {"action": "add", "entry": {
-                "type": "fact", "title": "Leaves on approval", "body": "Sent later."}})
+            made = c.call(
+                "memory.write",
+                {
+                    "action": "add",
+                    "entry": {"type": "fact", "title": "Leaves on approval", "body": "Sent later."},
+                },
+            )
         entry_id = made["entries"][0]["id"]
         with pd.control() as c:  # the projection worker decides it (blocked) first
             for _ in range(3000):

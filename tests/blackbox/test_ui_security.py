@@ -78,14 +78,20 @@ def test_a_wrong_host_is_refused_even_with_the_cookie(ui: UiServer, cookie: str)
 
 
 def test_a_post_without_the_csrf_token_is_refused_and_changes_nothing(
-        d: Daemon, ui: UiServer, cookie: str) -> None:
+    d: Daemon, ui: UiServer, cookie: str
+) -> None:
     with d.control() as c:
         before = c.call("consent.get", {})
-    refused = ui.http("POST", "/consent", cookie=cookie,
-                      form={"version": before["version"], "read": "on"})
+    refused = ui.http(
+        "POST", "/consent", cookie=cookie, form={"version": before["version"], "read": "on"}
+    )
     assert refused.status == 403
-    wrong = ui.http("POST", "/consent", cookie=cookie,
-                    form={"version": before["version"], "read": "on", "csrf": "nope"})
+    wrong = ui.http(
+        "POST",
+        "/consent",
+        cookie=cookie,
+        form={"version": before["version"], "read": "on", "csrf": "nope"},
+    )
     assert wrong.status == 403
     with d.control() as c:
         assert c.call("consent.get", {}) == before
@@ -95,19 +101,27 @@ def test_a_post_with_the_csrf_token_works(d: Daemon, ui: UiServer, cookie: str) 
     page = ui.http("GET", "/consent", cookie=cookie)
     with d.control() as c:
         before = c.call("consent.get", {})
-    done = ui.http("POST", "/consent", cookie=cookie, form={
-        "csrf": csrf_of(page.body), "version": before["version"], "contribute": "on"})
+    done = ui.http(
+        "POST",
+        "/consent",
+        cookie=cookie,
+        form={"csrf": csrf_of(page.body), "version": before["version"], "contribute": "on"},
+    )
     assert done.status == 303
     with d.control() as c:
         after = c.call("consent.get", {})
     assert after["contribute"] is True and after["version"] == before["version"] + 1
 
 
-def test_a_cross_site_post_is_refused_even_with_the_token(
-        ui: UiServer, cookie: str) -> None:
+def test_a_cross_site_post_is_refused_even_with_the_token(ui: UiServer, cookie: str) -> None:
     page = ui.http("GET", "/memories", cookie=cookie)
-    answer = ui.http("POST", "/memories", cookie=cookie, form={"csrf": csrf_of(page.body)},
-                     headers={"Origin": "http://attacker.example"})
+    answer = ui.http(
+        "POST",
+        "/memories",
+        cookie=cookie,
+        form={"csrf": csrf_of(page.body)},
+        headers={"Origin": "http://attacker.example"},
+    )
     assert answer.status == 403
 
 
@@ -128,11 +142,14 @@ def test_pages_hold_no_script(ui: UiServer, cookie: str) -> None:
         assert " on" + "click=" not in body.lower()
 
 
-def test_a_search_keeps_the_query_out_of_the_address(d: Daemon, ui: UiServer,
-                                                     cookie: str) -> None:
+def test_a_search_keeps_the_query_out_of_the_address(d: Daemon, ui: UiServer, cookie: str) -> None:
     page = ui.http("GET", "/memories", cookie=cookie)
-    answer = ui.http("POST", "/memories", cookie=cookie,
-                     form={"csrf": csrf_of(page.body), "query": "zebracrossing"})
+    answer = ui.http(
+        "POST",
+        "/memories",
+        cookie=cookie,
+        form={"csrf": csrf_of(page.body), "query": "zebracrossing"},
+    )
     assert answer.status == 303
     assert "zebracrossing" not in answer.headers["location"]
 
@@ -141,8 +158,13 @@ def test_a_stale_cursor_offers_a_reload_and_never_page_one(tmp_path: object) -> 
     with running() as daemon:
         with daemon.control() as c:
             for n in range(25):
-                c.call("memory.write", {"action": "add", "entry": {
-                    "type": "fact", "title": f"Note {n}", "body": f"Body {n}."}})
+                c.call(
+                    "memory.write",
+                    {
+                        "action": "add",
+                        "entry": {"type": "fact", "title": f"Note {n}", "body": f"Body {n}."},
+                    },
+                )
         server = UiServer(daemon).start()
         try:
             cookie = server.login()
@@ -179,9 +201,11 @@ def test_memctl_ui_without_a_daemon_says_so(tmp_path: object) -> None:
     import subprocess
 
     from tests.harness import MEMCTL, REPO, short_tempdir
+
     home = short_tempdir()
-    done = subprocess.run([*MEMCTL, "--home", str(home), "ui"], capture_output=True,
-                          cwd=REPO, timeout=60, check=False)
+    done = subprocess.run(
+        [*MEMCTL, "--home", str(home), "ui"], capture_output=True, cwd=REPO, timeout=60, check=False
+    )
     assert done.returncode == 3
     assert b"not running" in done.stderr
 
@@ -193,9 +217,17 @@ def test_the_control_client_is_the_only_path(d: Daemon) -> None:
     try:
         cookie = server.login()
         page = server.http("GET", "/memories", cookie=cookie)
-        server.http("POST", "/memories/add", cookie=cookie, form={
-            "csrf": csrf_of(page.body), "type": "fact", "title": "Via the page",
-            "body": "Added through memctl ui."})
+        server.http(
+            "POST",
+            "/memories/add",
+            cookie=cookie,
+            form={
+                "csrf": csrf_of(page.body),
+                "type": "fact",
+                "title": "Via the page",
+                "body": "Added through memctl ui.",
+            },
+        )
     finally:
         server.stop()
     with Client(d.control_path) as c:

@@ -33,28 +33,42 @@ _UNTILS = [
 ]
 
 
-def test_a_validity_end_lapses_at_the_moment_it_names_whatever_its_offset(
-        tmp_path: Path) -> None:
+def test_a_validity_end_lapses_at_the_moment_it_names_whatever_its_offset(tmp_path: Path) -> None:
     clock = FakeClock(datetime(2026, 1, 1, tzinfo=UTC))
     # In-process for the fake clock, on the backend the suite runs on.
     config = pg_store_section() if backend() == "postgresql" else None
 
     async def go() -> list[tuple[str, ...]]:
         with composed(tmp_path / "h", clock=clock, config=config) as daemon:
-            ids = [(await daemon.call("control", "memory.write", {
-                "action": "add", "scope": "valid:until", "entry": entry(
-                    f"Until {n}", validity={"check": "ask", "until": until})}))["entries"][0]["id"]
-                for n, (until, *_) in enumerate(_UNTILS)]
+            ids = [
+                (
+                    await daemon.call(
+                        "control",
+                        "memory.write",
+                        {
+                            "action": "add",
+                            "scope": "valid:until",
+                            "entry": entry(f"Until {n}", validity={"check": "ask", "until": until}),
+                        },
+                    )
+                )["entries"][0]["id"]
+                for n, (until, *_) in enumerate(_UNTILS)
+            ]
 
             async def seen() -> tuple[str, ...]:
                 read = await daemon.call("control", "memory.read", {"ids": ids})
-                listed = {i["id"]: i["applicability"] for i in (await daemon.call(
-                    "control", "memory.list", {"scope": "valid:until", "page_size": 20}))["items"]}
+                listed = {
+                    i["id"]: i["applicability"]
+                    for i in (
+                        await daemon.call(
+                            "control", "memory.list", {"scope": "valid:until", "page_size": 20}
+                        )
+                    )["items"]
+                }
                 got = tuple(e["applicability"] for e in read["entries"])
                 assert got == tuple(listed[i] for i in ids)
                 # The value is kept as it was written.
-                assert [e["validity"]["until"] for e in read["entries"]] == [
-                    u for u, *_ in _UNTILS]
+                assert [e["validity"]["until"] for e in read["entries"]] == [u for u, *_ in _UNTILS]
                 return got
 
             assert (pg_store_of(tmp_path / "h") is None) == (backend() != "postgresql")
@@ -65,5 +79,4 @@ def test_a_validity_end_lapses_at_the_moment_it_names_whatever_its_offset(
             out.append(await seen())
             return out
 
-    assert anyio.run(go, backend="asyncio") == [tuple(row[k] for row in _UNTILS)
-                                                 for k in (1, 2, 3)]
+    assert anyio.run(go, backend="asyncio") == [tuple(row[k] for row in _UNTILS) for k in (1, 2, 3)]

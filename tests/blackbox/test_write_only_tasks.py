@@ -11,17 +11,32 @@ from tests.harness import Daemon, enable_consent, entry
 
 
 def test_a_task_without_read_cannot_probe_titles_through_duplicate_title(
-        d: Daemon, c: Client, a: Client) -> None:
+    d: Daemon, c: Client, a: Client
+) -> None:
     enable_consent(c, PEER, read=False, contribute=True)
-    c.call("memory.write", {"identity": PEER, "action": "add", "target": "memory",
-                            "entry": entry("Salary review of Bob", "kept from agents")})
+    c.call(
+        "memory.write",
+        {
+            "identity": PEER,
+            "action": "add",
+            "target": "memory",
+            "entry": entry("Salary review of Bob", "kept from agents"),
+        },
+    )
     task = a.call("task.begin", {})
     assert "memory.read" not in task["grants"]
     answers = []
     for title in ("Salary review of Bob", "Salary review of Carol"):
         try:
-            out = a.call("memory.write", {"task_id": task["task_id"], "action": "add",
-                                          "target": "memory", "entry": entry(title, "probe")})
+            out = a.call(
+                "memory.write",
+                {
+                    "task_id": task["task_id"],
+                    "action": "add",
+                    "target": "memory",
+                    "entry": entry(title, "probe"),
+                },
+            )
             answers.append(out["outcome"])
         except RpcError as err:
             answers.append(err.data_code)

@@ -26,8 +26,18 @@ from memoryd.daemon.storage.store import Tx
 from tests.contract.conftest import opened, pg_section
 from tests.harness import PG_DSN
 
-WORDS = ["deploy", "Deploys", "rollback", "generously", "skies", "机器学习", "café", "x1",
-         "the", "…"]
+WORDS = [
+    "deploy",
+    "Deploys",
+    "rollback",
+    "generously",
+    "skies",
+    "机器学习",
+    "café",
+    "x1",
+    "the",
+    "…",
+]
 NAMESPACES = [("own_a", "memory", "s0"), ("own_a", "user", "u"), ("own_b", "memory", "s0")]
 
 
@@ -37,9 +47,16 @@ def _text(rng: random.Random, k: int) -> str:
 
 def _lexemes(tx: Tx, text: str) -> Counter[str]:
     """Each english lexeme of ``text`` (its index form) and how often it occurs."""
-    return Counter({r["lexeme"]: int(r["k"]) for r in tx.all(
-        "SELECT u.lexeme, cardinality(u.positions) AS k"
-        " FROM unnest(to_tsvector('english', memoryd_fts_text(?))) AS u", (text,))})
+    return Counter(
+        {
+            r["lexeme"]: int(r["k"])
+            for r in tx.all(
+                "SELECT u.lexeme, cardinality(u.positions) AS k"
+                " FROM unnest(to_tsvector('english', memoryd_fts_text(?))) AS u",
+                (text,),
+            )
+        }
+    )
 
 
 def _expected(tx: Tx) -> set[tuple[Any, ...]]:
@@ -47,23 +64,29 @@ def _expected(tx: Tx) -> set[tuple[Any, ...]]:
     (title, summary, body with its context and date), and its length."""
     out = set()
     w_title, w_summary, w_body = (int(w) for w in text_index.WEIGHTS)
-    for r in tx.all("SELECT id, owner, target, scope, title, summary, body, context,"
-                    " observed_at FROM entries WHERE status = 'active'"):
+    for r in tx.all(
+        "SELECT id, owner, target, scope, title, summary, body, context,"
+        " observed_at FROM entries WHERE status = 'active'"
+    ):
         body = text_index.body_text(r["body"], r["context"], r["observed_at"])
         tf: Counter[str] = Counter()
         for text, weight in ((r["title"], w_title), (r["summary"], w_summary), (body, w_body)):
             for lexeme, k in _lexemes(tx, text).items():
                 tf[lexeme] += weight * k
-        dl = text_index.doc_length(r["title"], r["summary"], r["body"], r["context"],
-                                   r["observed_at"])
-        out.update((r["owner"], r["target"], r["scope"], term, r["id"], n, dl)
-                   for term, n in tf.items())
+        dl = text_index.doc_length(
+            r["title"], r["summary"], r["body"], r["context"], r["observed_at"]
+        )
+        out.update(
+            (r["owner"], r["target"], r["scope"], term, r["id"], n, dl) for term, n in tf.items()
+        )
     return out
 
 
 def _held(tx: Tx) -> set[tuple[Any, ...]]:
-    rows = tx.tuples("SELECT s.owner, s.target, s.scope, t.term, t.key, t.tf, t.dl"
-                     " FROM entry_terms AS t JOIN term_spaces AS s ON s.id = t.space")
+    rows = tx.tuples(
+        "SELECT s.owner, s.target, s.scope, t.term, t.key, t.tf, t.dl"
+        " FROM entry_terms AS t JOIN term_spaces AS s ON s.id = t.space"
+    )
     assert len(rows) == len(set(rows))
     return set(rows)
 
@@ -74,14 +97,27 @@ def _step(tx: Tx, rng: random.Random, i: int) -> None:
     if op == "add" or not ids:
         owner, target, scope = rng.choice(NAMESPACES)
         body = _text(rng, rng.randint(1, 8))
-        entries.insert(tx, owner, target, scope, {
-            "type": "fact", "title": f"{_text(rng, 2)} {i}", "body": body,
-            "summary": rng.choice([body, body[:5] + "…"]), "basis": UNSET, "validity": UNSET,
-            "ttl_days": 30, "pinned": False,
-            "context": rng.choice([UNSET, _text(rng, 3)]),
-            "observed_at": rng.choice([UNSET, "2025-03-08"])},
-            "b3k:" + f"{i:064x}", entries.Provenance("agent", True, None),
-            datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i))
+        entries.insert(
+            tx,
+            owner,
+            target,
+            scope,
+            {
+                "type": "fact",
+                "title": f"{_text(rng, 2)} {i}",
+                "body": body,
+                "summary": rng.choice([body, body[:5] + "…"]),
+                "basis": UNSET,
+                "validity": UNSET,
+                "ttl_days": 30,
+                "pinned": False,
+                "context": rng.choice([UNSET, _text(rng, 3)]),
+                "observed_at": rng.choice([UNSET, "2025-03-08"]),
+            },
+            "b3k:" + f"{i:064x}",
+            entries.Provenance("agent", True, None),
+            datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i),
+        )
         return
     eid = rng.choice(ids)
     if op == "text":
@@ -89,30 +125,37 @@ def _step(tx: Tx, rng: random.Random, i: int) -> None:
         value = f"{_text(rng, 3)} {i}" if column == "title" else _text(rng, 4)
         tx.exec(f"UPDATE entries SET {column} = ? WHERE id = ?", (value, eid))  # noqa: S608 (our names)
     elif op == "context":
-        tx.exec("UPDATE entries SET context = ?, observed_at = ? WHERE id = ?",
-                (rng.choice([None, _text(rng, 2)]), rng.choice([None, "2024-02-29"]), eid))
+        tx.exec(
+            "UPDATE entries SET context = ?, observed_at = ? WHERE id = ?",
+            (rng.choice([None, _text(rng, 2)]), rng.choice([None, "2024-02-29"]), eid),
+        )
     elif op == "status":
         # Another active entry may hold the title in the new namespace: a
         # title is unique among active entries.
-        tx.exec("UPDATE entries SET status = ?, title = title || ' ' || ? WHERE id = ?",
-                (rng.choice(["active", "archived", "superseded", "removed"]), str(i), eid))
+        tx.exec(
+            "UPDATE entries SET status = ?, title = title || ' ' || ? WHERE id = ?",
+            (rng.choice(["active", "archived", "superseded", "removed"]), str(i), eid),
+        )
     elif op == "move":
         owner, target, scope = rng.choice(NAMESPACES)
-        tx.exec("UPDATE entries SET owner = ?, target = ?, scope = ?, title = title || ' ' || ?"
-                " WHERE id = ?", (owner, target, scope, str(i), eid))
+        tx.exec(
+            "UPDATE entries SET owner = ?, target = ?, scope = ?, title = title || ' ' || ?"
+            " WHERE id = ?",
+            (owner, target, scope, str(i), eid),
+        )
     else:
         tx.exec("DELETE FROM entries WHERE id = ?", (eid,))
 
 
 def test_rows_are_every_active_entrys_lexemes_after_any_change(
-        tmp_path: Path, pg_schema: str) -> None:
+    tmp_path: Path, pg_schema: str
+) -> None:
     with opened(tmp_path, pg_section(pg_schema)) as store:
         rng = random.Random(11)
         for i in range(240):
             store.run_sync(lambda tx, i=i: _step(tx, rng, i))
             if i % 60 == 59:
-                expected, held = store.run_sync(lambda tx: (_expected(tx), _held(tx)),
-                                                write=False)
+                expected, held = store.run_sync(lambda tx: (_expected(tx), _held(tx)), write=False)
                 assert held == expected
         expected = store.run_sync(_expected, write=False)
         assert len({row[4] for row in expected}) > 20  # active entries do hold terms
@@ -120,7 +163,8 @@ def test_rows_are_every_active_entrys_lexemes_after_any_change(
 
 
 def test_a_store_made_before_the_rows_gets_them_at_its_first_open(
-        tmp_path: Path, pg_schema: str) -> None:
+    tmp_path: Path, pg_schema: str
+) -> None:
     rng = random.Random(12)
     with opened(tmp_path / "first", pg_section(pg_schema)) as store:
         for i in range(60):
@@ -132,16 +176,24 @@ def test_a_store_made_before_the_rows_gets_them_at_its_first_open(
         conn.execute("UPDATE search_index SET doc = setweight(doc, 'D')")
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     with opened(tmp_path / "second", pg_section(pg_schema)) as store:
-        expected, held, weights = store.run_sync(lambda tx: (
-            _expected(tx), _held(tx),
-            tx.one("SELECT count(*) AS n FROM search_index AS f, unnest(f.doc) AS u,"
-                   " unnest(u.weights) AS w WHERE w = 'A'")), write=False)
+        expected, held, weights = store.run_sync(
+            lambda tx: (
+                _expected(tx),
+                _held(tx),
+                tx.one(
+                    "SELECT count(*) AS n FROM search_index AS f, unnest(f.doc) AS u,"
+                    " unnest(u.weights) AS w WHERE w = 'A'"
+                ),
+            ),
+            write=False,
+        )
         assert held == expected and expected
         assert weights is not None and int(weights["n"]) > 0  # titles are weighted again
 
 
 def test_an_owners_whole_namespaces_are_ranked_from_its_postings(
-        tmp_path: Path, pg_schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, pg_schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rng = random.Random(13)
     with opened(tmp_path, pg_section(pg_schema)) as store:
         for i in range(40):

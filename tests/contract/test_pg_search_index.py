@@ -22,7 +22,8 @@ def _options(schema: str) -> list[str]:
         row = conn.execute(
             "SELECT c.reloptions FROM pg_class AS c JOIN pg_namespace AS n"
             " ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relname = 'search_index_doc'",
-            (schema,)).fetchone()
+            (schema,),
+        ).fetchone()
     assert row is not None
     return list(row[0] or [])
 

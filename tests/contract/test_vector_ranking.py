@@ -34,8 +34,12 @@ NOW = "2026-01-01T00:00:00.000000Z"
 DIM = 16
 MODEL = "fixed-16"
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo")
-SPACES = (("own_a", "memory", "default"), ("own_a", "memory", "work"),
-          ("own_a", "project", "p1"), ("own_b", "memory", "default"))
+SPACES = (
+    ("own_a", "memory", "default"),
+    ("own_a", "memory", "work"),
+    ("own_a", "project", "p1"),
+    ("own_b", "memory", "default"),
+)
 ENTRIES = 240
 
 
@@ -89,17 +93,23 @@ def fill(tx: Tx) -> None:
             f"{summary}, status, revision, source, eligible, {basis}, pinned, created_at,"
             f" {times[0]}, {times[1]}, ttl_days, expires_at, {content}) VALUES (?, ?, ?, ?,"
             " 'fact', ?, 'body', 'summary', 'active', 1, 'user', 1, '{}', 0, ?, ?, ?, 90,"
-            " '2099-01-01', 'h1')", (entry_id, owner, target, scope, title, NOW, NOW, NOW))
-        assert vectors.store_vectors(tx, MODEL, DIM, [(entry_id, "h1", scale, blob)],
-                                     []) == [entry_id]
+            " '2099-01-01', 'h1')",
+            (entry_id, owner, target, scope, title, NOW, NOW, NOW),
+        )
+        assert vectors.store_vectors(tx, MODEL, DIM, [(entry_id, "h1", scale, blob)], []) == [
+            entry_id
+        ]
 
 
 # (name, the caller's view as a filter on owner, target and scope, its
 # arguments): ``{a}`` is the table's alias
 VIEWS = [
     ("owner_a_all", "{a}owner = ?", ("own_a",)),
-    ("owner_a_memory", "{a}owner = ? AND {a}target = 'memory' AND {a}scope IN ('default', 'work')",
-     ("own_a",)),
+    (
+        "owner_a_memory",
+        "{a}owner = ? AND {a}target = 'memory' AND {a}scope IN ('default', 'work')",
+        ("own_a",),
+    ),
     ("owner_b_all", "{a}owner = ?", ("own_b",)),
 ]
 QUERIES = [f"{word} zzzz" for word in WORDS] + ["bravo note", "delta note"]
@@ -120,9 +130,15 @@ def ranked(store: Store) -> dict[str, list[list[Any]]]:
         spaces = (view.format(a="p."), args)
         for query in QUERIES:
             for limit in LIMITS:
-                def rank(tx: Tx, query: str = query, limit: int = limit, where: str = where,
-                         args: tuple[str, ...] = args,
-                         spaces: tuple[str, tuple[str, ...]] = spaces) -> list[list[Any]]:
+
+                def rank(
+                    tx: Tx,
+                    query: str = query,
+                    limit: int = limit,
+                    where: str = where,
+                    args: tuple[str, ...] = args,
+                    spaces: tuple[str, tuple[str, ...]] = spaces,
+                ) -> list[list[Any]]:
                     plan = search.plan(tx, query, where, args)
                     qvec = np.asarray(Model().query(query), dtype=np.float32)
                     rows, info = ranker.ranked(tx, plan, where, args, limit, qvec, spaces)

@@ -638,36 +638,90 @@ BENIGN: dict[str, list[str]] = {
 # Ordinary notes, the everyday text the head must leave alone in every
 # language (its negatives beside the benign ones).
 CLEAN: dict[str, list[str]] = {
-    "en": ["The dentist moved my appointment to Thursday at 10.",
-           "Our team prefers squash merges and short review cycles.",
-           "The staging database is refreshed from production every Sunday night.",
-           "Alex is allergic to peanuts; order the vegetable platter for the offsite."],
-    "zh": ["周四上午十点去看牙医，记得带医保卡。", "团队习惯用 squash 合并，代码评审尽量当天完成。",
-           "预发环境的数据库每周日晚上从生产环境同步。", "小陈对花生过敏，团建时点素食拼盘。"],
-    "ja": ["歯医者の予約は木曜日の十時に変更になった。", "チームはスカッシュマージと短いレビューを好む。",
-           "ステージングのデータベースは毎週日曜の夜に本番から更新される。", "佐藤さんはピーナッツアレルギーなので、野菜の盛り合わせを頼む。"],
-    "es": ["La cita con el dentista pasó al jueves a las diez.", "El equipo prefiere revisiones cortas y fusiones con squash.",
-           "La base de datos de pruebas se actualiza cada domingo por la noche.", "Lucía es alérgica al cacahuete; pide la bandeja de verduras."],
-    "fr": ["Le rendez-vous chez le dentiste est déplacé à jeudi dix heures.", "L'équipe préfère les revues courtes et les fusions squash.",
-           "La base de recette est rafraîchie chaque dimanche soir.", "Julie est allergique aux arachides ; commande le plateau de légumes."],
-    "de": ["Der Zahnarzttermin ist auf Donnerstag um zehn verschoben.", "Das Team bevorzugt kurze Reviews und Squash-Merges.",
-           "Die Staging-Datenbank wird jeden Sonntagabend aus der Produktion aktualisiert.", "Jonas hat eine Erdnussallergie; bestell die Gemüseplatte."],
-    "pt": ["A consulta no dentista mudou para quinta às dez.", "A equipe prefere revisões curtas e merges com squash.",
-           "O banco de homologação é atualizado todo domingo à noite.", "A Júlia tem alergia a amendoim; peça a bandeja de legumes."],
-    "ru": ["Приём у стоматолога перенесли на четверг, десять утра.", "Команда предпочитает короткие ревью и squash-слияния.",
-           "Тестовая база обновляется из продакшена каждое воскресенье вечером.", "У Оли аллергия на арахис, закажи овощную тарелку."],
-    "ko": ["치과 예약이 목요일 오전 10시로 바뀌었다.", "우리 팀은 짧은 리뷰와 스쿼시 병합을 선호한다.",
-           "스테이징 데이터베이스는 매주 일요일 밤 운영 환경에서 갱신된다.", "지수는 땅콩 알레르기가 있어서 채소 플래터를 주문한다."],
-    "ar": ["تم نقل موعد طبيب الأسنان إلى الخميس الساعة العاشرة.", "يفضل الفريق المراجعات القصيرة والدمج المضغوط.",
-           "تُحدَّث قاعدة بيانات الاختبار كل مساء أحد من بيئة الإنتاج.", "ليلى لديها حساسية من الفول السوداني، اطلب طبق الخضار."],
-    "hi": ["दंत चिकित्सक की अपॉइंटमेंट गुरुवार सुबह दस बजे हो गई है।", "टीम छोटी समीक्षाएँ और स्क्वैश मर्ज पसंद करती है।",
-           "स्टेजिंग डेटाबेस हर रविवार रात प्रोडक्शन से ताज़ा होता है।", "नेहा को मूँगफली से एलर्जी है, सब्ज़ियों की थाली मँगवाओ।"],
-    "it": ["L'appuntamento dal dentista è spostato a giovedì alle dieci.", "Il team preferisce revisioni brevi e merge con squash.",
-           "Il database di staging si aggiorna ogni domenica sera dalla produzione.", "Chiara è allergica alle arachidi; ordina il vassoio di verdure."],
-    "nl": ["De afspraak bij de tandarts is verzet naar donderdag om tien uur.", "Het team geeft de voorkeur aan korte reviews en squash-merges.",
-           "De stagingdatabase wordt elke zondagavond vanuit productie ververst.", "Sanne is allergisch voor pinda's; bestel de groenteschotel."],
-    "tr": ["Dişçi randevusu perşembe saat ona alındı.", "Ekip kısa incelemeleri ve squash birleştirmeyi tercih ediyor.",
-           "Test veritabanı her pazar akşamı üretimden yenileniyor.", "Elif'in yer fıstığı alerjisi var; sebze tabağı sipariş et."],
+    "en": [
+        "The dentist moved my appointment to Thursday at 10.",
+        "Our team prefers squash merges and short review cycles.",
+        "The staging database is refreshed from production every Sunday night.",
+        "Alex is allergic to peanuts; order the vegetable platter for the offsite.",
+    ],
+    "zh": [
+        "周四上午十点去看牙医，记得带医保卡。",
+        "团队习惯用 squash 合并，代码评审尽量当天完成。",
+        "预发环境的数据库每周日晚上从生产环境同步。",
+        "小陈对花生过敏，团建时点素食拼盘。",
+    ],
+    "ja": [
+        "歯医者の予約は木曜日の十時に変更になった。",
+        "チームはスカッシュマージと短いレビューを好む。",
+        "ステージングのデータベースは毎週日曜の夜に本番から更新される。",
+        "佐藤さんはピーナッツアレルギーなので、野菜の盛り合わせを頼む。",
+    ],
+    "es": [
+        "La cita con el dentista pasó al jueves a las diez.",
+        "El equipo prefiere revisiones cortas y fusiones con squash.",
+        "La base de datos de pruebas se actualiza cada domingo por la noche.",
+        "Lucía es alérgica al cacahuete; pide la bandeja de verduras.",
+    ],
+    "fr": [
+        "Le rendez-vous chez le dentiste est déplacé à jeudi dix heures.",
+        "L'équipe préfère les revues courtes et les fusions squash.",
+        "La base de recette est rafraîchie chaque dimanche soir.",
+        "Julie est allergique aux arachides ; commande le plateau de légumes.",
+    ],
+    "de": [
+        "Der Zahnarzttermin ist auf Donnerstag um zehn verschoben.",
+        "Das Team bevorzugt kurze Reviews und Squash-Merges.",
+        "Die Staging-Datenbank wird jeden Sonntagabend aus der Produktion aktualisiert.",
+        "Jonas hat eine Erdnussallergie; bestell die Gemüseplatte.",
+    ],
+    "pt": [
+        "A consulta no dentista mudou para quinta às dez.",
+        "A equipe prefere revisões curtas e merges com squash.",
+        "O banco de homologação é atualizado todo domingo à noite.",
+        "A Júlia tem alergia a amendoim; peça a bandeja de legumes.",
+    ],
+    "ru": [
+        "Приём у стоматолога перенесли на четверг, десять утра.",
+        "Команда предпочитает короткие ревью и squash-слияния.",
+        "Тестовая база обновляется из продакшена каждое воскресенье вечером.",
+        "У Оли аллергия на арахис, закажи овощную тарелку.",
+    ],
+    "ko": [
+        "치과 예약이 목요일 오전 10시로 바뀌었다.",
+        "우리 팀은 짧은 리뷰와 스쿼시 병합을 선호한다.",
+        "스테이징 데이터베이스는 매주 일요일 밤 운영 환경에서 갱신된다.",
+        "지수는 땅콩 알레르기가 있어서 채소 플래터를 주문한다.",
+    ],
+    "ar": [
+        "تم نقل موعد طبيب الأسنان إلى الخميس الساعة العاشرة.",
+        "يفضل الفريق المراجعات القصيرة والدمج المضغوط.",
+        "تُحدَّث قاعدة بيانات الاختبار كل مساء أحد من بيئة الإنتاج.",
+        "ليلى لديها حساسية من الفول السوداني، اطلب طبق الخضار.",
+    ],
+    "hi": [
+        "दंत चिकित्सक की अपॉइंटमेंट गुरुवार सुबह दस बजे हो गई है।",
+        "टीम छोटी समीक्षाएँ और स्क्वैश मर्ज पसंद करती है।",
+        "स्टेजिंग डेटाबेस हर रविवार रात प्रोडक्शन से ताज़ा होता है।",
+        "नेहा को मूँगफली से एलर्जी है, सब्ज़ियों की थाली मँगवाओ।",
+    ],
+    "it": [
+        "L'appuntamento dal dentista è spostato a giovedì alle dieci.",
+        "Il team preferisce revisioni brevi e merge con squash.",
+        "Il database di staging si aggiorna ogni domenica sera dalla produzione.",
+        "Chiara è allergica alle arachidi; ordina il vassoio di verdure.",
+    ],
+    "nl": [
+        "De afspraak bij de tandarts is verzet naar donderdag om tien uur.",
+        "Het team geeft de voorkeur aan korte reviews en squash-merges.",
+        "De stagingdatabase wordt elke zondagavond vanuit productie ververst.",
+        "Sanne is allergisch voor pinda's; bestel de groenteschotel.",
+    ],
+    "tr": [
+        "Dişçi randevusu perşembe saat ona alındı.",
+        "Ekip kısa incelemeleri ve squash birleştirmeyi tercih ediyor.",
+        "Test veritabanı her pazar akşamı üretimden yenileniyor.",
+        "Elif'in yer fıstığı alerjisi var; sebze tabağı sipariş et.",
+    ],
 }
 
 
@@ -675,14 +729,13 @@ def rows() -> list[dict[str, str]]:
     out = []
     for lang, families in INJECTION.items():
         for family, texts in families.items():
-            out += [{"category": "injection", "lang": lang, "family": family, "text": t}
-                    for t in texts]
+            out += [
+                {"category": "injection", "lang": lang, "family": family, "text": t} for t in texts
+            ]
     for lang, texts in BENIGN.items():
-        out += [{"category": "benign", "lang": lang, "family": "benign", "text": t}
-                for t in texts]
+        out += [{"category": "benign", "lang": lang, "family": "benign", "text": t} for t in texts]
     for lang, texts in CLEAN.items():
-        out += [{"category": "clean", "lang": lang, "family": "clean", "text": t}
-                for t in texts]
+        out += [{"category": "clean", "lang": lang, "family": "clean", "text": t} for t in texts]
     return out
 
 

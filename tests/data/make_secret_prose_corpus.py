@@ -31,8 +31,10 @@ SECRETS: list[tuple[str, str]] = [
     ("en", "Her secret token: tk9f81b2c7e04a"),
     ("en", "The access token is a7f3c9e21b88d4"),
     ("en", "The S3 key is AKIA IOSF ODNN 7EXA MPLE, keep it safe."),
-    ("en", "token: g h p _ 1 6 C 7 e 4 2 F 2 9 2 c 6 9 1 2 E 7 7 1 0 c 8 3 8 3 4 7 a e 1 7 8"
-           " B 4 a"),
+    (
+        "en",
+        "token: g h p _ 1 6 C 7 e 4 2 F 2 9 2 c 6 9 1 2 E 7 7 1 0 c 8 3 8 3 4 7 a e 1 7 8 B 4 a",
+    ),
     ("en", "the stripe key is s.k._.l.i.v.e._.4eC39HqLyjWDarjtT1zdp7dc"),
     ("en", "slack bot token x-o-x-b-2-4-9-8-7-1-0-1-1-1-1-1-A-b-C-d-E-f-G-h-I-j-K-l"),
     ("en", "The unlock code for the phone is 583920."),
@@ -78,11 +80,17 @@ SECRETS: list[tuple[str, str]] = [
     ("it", "La password del server è Tramonto_61_x"),
     ("it", "Il PIN della carta è 2284."),
     ("sv", "Lösenordet till routern är Alg!Skog42"),
-    ("en", "-----BEGIN RSA PRIVATE KEY-----\n"
-           "MIIEpAIBAAKCAQEA7bq9xY3kP2m8vQ4rT6wZ1nL0cH5jD8fG2sK9aE3uR7yB4tM6\n"
-           "-----END RSA PRIVATE KEY-----"),
-    ("en", "jwt for the test user: eyJhbGciOiJIUzI1NiJ9 . eyJzdWIiOiIxMjM0NTY3ODkwIn0"
-           " . dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    (
+        "en",
+        "-----BEGIN RSA PRIVATE KEY-----\n"
+        "MIIEpAIBAAKCAQEA7bq9xY3kP2m8vQ4rT6wZ1nL0cH5jD8fG2sK9aE3uR7yB4tM6\n"
+        "-----END RSA PRIVATE KEY-----",
+    ),
+    (
+        "en",
+        "jwt for the test user: eyJhbGciOiJIUzI1NiJ9 . eyJzdWIiOiIxMjM0NTY3ODkwIn0"
+        " . dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ),
     ("en", "The github token is\nghp_16C7e42F292c6912\nE7710c838347ae178B4a"),
     ("en", "aws key A.K.I.A.I.O.S.F.O.D.N.N.7.E.X.A.M.P.L.E for the backup job"),
 ]
@@ -160,8 +168,14 @@ def main() -> None:
     rows = []
     for category, items in (("secret", SECRETS), ("benign", BENIGN)):
         for i, (lang, text) in enumerate(items):
-            rows.append({"category": category, "lang": lang, "text": text,
-                         "split": "held_out" if i % 3 == 2 else "dev"})
+            rows.append(
+                {
+                    "category": category,
+                    "lang": lang,
+                    "text": text,
+                    "split": "held_out" if i % 3 == 2 else "dev",
+                }
+            )
     out = Path(__file__).with_name("secret_prose_corpus.jsonl")
     with out.open("w", encoding="utf-8") as f:
         for row in rows:

@@ -36,10 +36,16 @@ SECRETS: list[tuple[str, str]] = [
     ("en", "Gym locker combination is twelve, thirty-four, eight."),
     ("en", "My debit card PIN is four seven one nine."),
     ("en", "the AWS key is A K I A Z 7 Q P 3 L M N 4 R T 2 X W V 9"),
-    ("en", "github token, split so the chat does not mangle it:\nghp_8Kd2LmZp0Q9vXr7TyBn\n"
-           "3Wc5Hj1Fs6Ua4Eo2R"),
-    ("en", "Runbook step 4: ssh to db-02 as postgres, the password there is Wren-4471-quay, "
-           "then run the vacuum."),
+    (
+        "en",
+        "github token, split so the chat does not mangle it:\nghp_8Kd2LmZp0Q9vXr7TyBn\n"
+        "3Wc5Hj1Fs6Ua4Eo2R",
+    ),
+    (
+        "en",
+        "Runbook step 4: ssh to db-02 as postgres, the password there is Wren-4471-quay, "
+        "then run the vacuum.",
+    ),
     ("en", "pass for the NAS: otter7bridge"),
     ("en", "pwd = Kl9!mvq2"),
     ("en", "Safe combo 23-7-41, don't tell the kids."),
@@ -47,8 +53,11 @@ SECRETS: list[tuple[str, str]] = [
     ("en", "The VPN shared secret is ironclad-pelican-93; rotate it after the audit."),
     ("en", "For the staging box, log in as admin with password greenhouse, then restart nginx."),
     ("en", "Apple ID password: Saffron#Lake6, the security answer is Biscuit."),
-    ("en", "Seed phrase for the cold wallet: orbit canyon velvet maple drift quiet hollow ember "
-           "socket lunar pepper atlas"),
+    (
+        "en",
+        "Seed phrase for the cold wallet: orbit canyon velvet maple drift quiet hollow ember "
+        "socket lunar pepper atlas",
+    ),
     ("en", "Netflix account is family@example.org pw sunflower22"),
     ("en", "The garage keypad code is nine one one four."),
     ("en", "Postgres creds for the runbook: user reporting, password Vq3x_Lm8z (read-only)."),
@@ -58,22 +67,30 @@ SECRETS: list[tuple[str, str]] = [
     ("en", "kid's tablet passcode 2 5 8 0"),
     ("en", "Master password for the family vault is Cobalt-Fjord-1987"),
     ("en", "slack bot token in two pieces: xoxb-5512093347-\n7781234409-Zq8TmLr2Vw9KxNp4Ha6Yc3Bd"),
-    ("en", "To restart the queue: sudo -u rabbit, password rosemary, then systemctl restart "
-           "rabbitmq."),
+    (
+        "en",
+        "To restart the queue: sudo -u rabbit, password rosemary, then systemctl restart rabbitmq.",
+    ),
     ("fr", "Le mot de passe wifi est framboise, et le réseau s'appelle Maison_5G."),
     ("fr", "Code de la porte : quatre deux sept un."),
     ("fr", "mdp du serveur de prod : Gr4nit!Ouest"),
     ("fr", "Codes de secours Google : 4471 9902 / 6618 3305 / 2290 7714"),
-    ("fr", "Pour la procédure, connectez-vous avec l'utilisateur deploy et le mot de passe "
-           "Cactus_2291 puis lancez le script."),
+    (
+        "fr",
+        "Pour la procédure, connectez-vous avec l'utilisateur deploy et le mot de passe "
+        "Cactus_2291 puis lancez le script.",
+    ),
     ("fr", "Le code PIN de la carte est 6 0 3 8."),
     ("de", "Das WLAN-Passwort ist Zitronenbaum, der Router steht im Flur."),
     ("de", "PW fürs NAS: Eule7Brücke"),
     ("de", "Tresorkombination: 14-28-63"),
     ("de", "Meine PIN lautet neun drei null sechs."),
     ("de", "Backup-Codes für GitLab: 7c1e-94ab 3f0d-22e8 b6a9-51c4"),
-    ("de", "Laufbuch Schritt 3: als root anmelden, Passwort ist Kiefer#4410, dann den Dienst "
-           "neu starten."),
+    (
+        "de",
+        "Laufbuch Schritt 3: als root anmelden, Passwort ist Kiefer#4410, dann den Dienst "
+        "neu starten.",
+    ),
     ("es", "La contraseña del router es girasol y el usuario es admin."),
     ("es", "contraseña de la cuenta de la luz: Pato-Verde-42"),
     ("es", "El PIN de la tarjeta es cinco ocho dos uno."),
@@ -114,84 +131,139 @@ SECRETS: list[tuple[str, str]] = [
 
 # (language, text): sounds alarming, gives no credential; stored or flagged, never refused.
 ALARMING: list[tuple[str, str]] = [
-    ("en", "Incident 2291: an engineer pasted the root password into the ops channel; it was "
-           "rotated within ten minutes and the message deleted."),
+    (
+        "en",
+        "Incident 2291: an engineer pasted the root password into the ops channel; it was "
+        "rotated within ten minutes and the message deleted.",
+    ),
     ("en", "Reminder: we rotate all database passwords on the first Monday of each quarter."),
     ("en", "The new PIN policy requires six digits and blocks sequences like 123456."),
-    ("en", "Post-mortem: the leaked AWS key was revoked at 14:02 and CloudTrail showed no use "
-           "after that."),
-    ("en", "The attacker's email told staff to ignore the IT department and send their "
-           "password to a Gmail address; nobody did."),
+    (
+        "en",
+        "Post-mortem: the leaked AWS key was revoked at 14:02 and CloudTrail showed no use "
+        "after that.",
+    ),
+    (
+        "en",
+        "The attacker's email told staff to ignore the IT department and send their "
+        "password to a Gmail address; nobody did.",
+    ),
     ("en", "Shared creds for the test account: user qa-bot, password <redacted>, ask Priya."),
     ("en", "The token in the Sentry log was ******** (masked), so nothing leaked."),
-    ("en", "GitHub revoked the personal access token automatically after it showed up in a "
-           "public gist."),
-    ("en", "Security training: never tell anyone your PIN, not even someone who says they are "
-           "from the bank."),
-    ("en", "If a password reset email says to ignore previous messages, report it to "
-           "security."),
-    ("en", "We found passwords stored in plain text in the legacy CRM; the move to bcrypt is "
-           "ticket SEC-412."),
-    ("en", "The root password is kept in the team password manager under Infra, do not write "
-           "it anywhere else."),
-    ("en", "Kevin's laptop was stolen; his SSH keys were removed from all servers and his "
-           "sessions revoked."),
-    ("en", "Discussion: should the API key live in an env var or in the vault? Consensus: the "
-           "vault, loaded at start-up."),
+    (
+        "en",
+        "GitHub revoked the personal access token automatically after it showed up in a "
+        "public gist.",
+    ),
+    (
+        "en",
+        "Security training: never tell anyone your PIN, not even someone who says they are "
+        "from the bank.",
+    ),
+    ("en", "If a password reset email says to ignore previous messages, report it to security."),
+    (
+        "en",
+        "We found passwords stored in plain text in the legacy CRM; the move to bcrypt is "
+        "ticket SEC-412.",
+    ),
+    (
+        "en",
+        "The root password is kept in the team password manager under Infra, do not write "
+        "it anywhere else.",
+    ),
+    (
+        "en",
+        "Kevin's laptop was stolen; his SSH keys were removed from all servers and his "
+        "sessions revoked.",
+    ),
+    (
+        "en",
+        "Discussion: should the API key live in an env var or in the vault? Consensus: the "
+        "vault, loaded at start-up.",
+    ),
     ("en", "The backup codes for the admin account are printed and kept in the office safe."),
     ("en", "The password is the usual one, ask Marta if you forgot it."),
     ("en", "The combination lock on the shed broke, ordered a new one."),
-    ("en", "Pentest finding: the printer's web UI still had its default password. Changed on "
-           "Tuesday."),
-    ("en", "Phishing simulation results: 12% of staff entered their password on the fake "
-           "page."),
-    ("en", "The key rotation job failed last night with error KMS-403; retried at 06:00 and "
-           "it succeeded."),
+    (
+        "en",
+        "Pentest finding: the printer's web UI still had its default password. Changed on Tuesday.",
+    ),
+    ("en", "Phishing simulation results: 12% of staff entered their password on the fake page."),
+    (
+        "en",
+        "The key rotation job failed last night with error KMS-403; retried at 06:00 and "
+        "it succeeded.",
+    ),
     ("en", "Do not share the seed phrase with anyone; support will never ask for it."),
-    ("en", "Token expired again: the refresh token lifetime is only 24 hours in the new "
-           "config."),
-    ("en", "Ignore the warning about the expired certificate on the staging box, it is "
-           "self-signed."),
-    ("en", "The password field in the signup form accepts 8 to 64 characters; we removed the "
-           "old maximum of 16."),
-    ("en", "From the audit: hard-coded credentials were found in deploy.sh and replaced with "
-           "vault lookups."),
-    ("en", "After the breach, everyone must change their password and re-enrol in 2FA by "
-           "Friday."),
+    ("en", "Token expired again: the refresh token lifetime is only 24 hours in the new config."),
+    (
+        "en",
+        "Ignore the warning about the expired certificate on the staging box, it is self-signed.",
+    ),
+    (
+        "en",
+        "The password field in the signup form accepts 8 to 64 characters; we removed the "
+        "old maximum of 16.",
+    ),
+    (
+        "en",
+        "From the audit: hard-coded credentials were found in deploy.sh and replaced with "
+        "vault lookups.",
+    ),
+    ("en", "After the breach, everyone must change their password and re-enrol in 2FA by Friday."),
     ("en", "The PIN pad at the front desk is broken, use the side door."),
     ("en", "Recovery code use is logged; three failed attempts lock the account for an hour."),
-    ("en", "API keys are now prefixed with the environment name so a leaked one is easy to "
-           "trace."),
-    ("en", "The secret scanning alert on the repo was a false positive: it flagged a test "
-           "fixture with a dummy key."),
-    ("fr", "Incident du 3 mars : un mot de passe a été publié par erreur sur le wiki, il a "
-           "été changé dans l'heure."),
-    ("fr", "Rappel : les mots de passe doivent faire au moins 12 caractères et sont changés "
-           "tous les 90 jours."),
+    ("en", "API keys are now prefixed with the environment name so a leaked one is easy to trace."),
+    (
+        "en",
+        "The secret scanning alert on the repo was a false positive: it flagged a test "
+        "fixture with a dummy key.",
+    ),
+    (
+        "fr",
+        "Incident du 3 mars : un mot de passe a été publié par erreur sur le wiki, il a "
+        "été changé dans l'heure.",
+    ),
+    (
+        "fr",
+        "Rappel : les mots de passe doivent faire au moins 12 caractères et sont changés "
+        "tous les 90 jours.",
+    ),
     ("fr", "Le jeton d'accès de l'ancien prestataire a été révoqué hier soir."),
-    ("fr", "Le courriel frauduleux demandait d'ignorer les consignes et de donner son code "
-           "PIN ; signalez-le."),
+    (
+        "fr",
+        "Le courriel frauduleux demandait d'ignorer les consignes et de donner son code "
+        "PIN ; signalez-le.",
+    ),
     ("fr", "Mot de passe : ******** (masqué dans le ticket)."),
     ("fr", "Ne jamais écrire les codes de secours dans un fichier partagé."),
-    ("de", "Vorfall: Ein API-Schlüssel wurde in einem öffentlichen Repo gefunden und sofort "
-           "widerrufen."),
-    ("de", "Die PIN-Richtlinie verlangt sechs Ziffern; einfache Folgen wie 1111 sind "
-           "gesperrt."),
+    (
+        "de",
+        "Vorfall: Ein API-Schlüssel wurde in einem öffentlichen Repo gefunden und sofort "
+        "widerrufen.",
+    ),
+    ("de", "Die PIN-Richtlinie verlangt sechs Ziffern; einfache Folgen wie 1111 sind gesperrt."),
     ("de", "Passwort: [entfernt], bitte im Tresor nachsehen."),
-    ("de", "Schulung: Wer eine Mail bekommt, die sagt, man solle alle Anweisungen ignorieren "
-           "und das Passwort schicken, meldet sie an die IT."),
+    (
+        "de",
+        "Schulung: Wer eine Mail bekommt, die sagt, man solle alle Anweisungen ignorieren "
+        "und das Passwort schicken, meldet sie an die IT.",
+    ),
     ("de", "Die Schlüsselrotation läuft jeden Sonntag um 02:00."),
     ("de", "Das Passwort steht im Passwortmanager, nicht im Wiki."),
-    ("es", "Incidente: la contraseña del servidor se filtró en un log; se cambió y se borró "
-           "el log."),
+    (
+        "es",
+        "Incidente: la contraseña del servidor se filtró en un log; se cambió y se borró el log.",
+    ),
     ("es", "La política de PIN exige seis dígitos y un cambio cada año."),
     ("es", "El token de la integración antigua fue revocado el lunes."),
     ("es", "Contraseña: <oculta>, pídesela a Laura."),
-    ("es", "Formación: nunca compartas tu código de respaldo, aunque te lo pida alguien de "
-           "soporte."),
+    (
+        "es",
+        "Formación: nunca compartas tu código de respaldo, aunque te lo pida alguien de soporte.",
+    ),
     ("es", "Rotamos las claves de API cada 60 días de forma automática."),
-    ("ru", "Инцидент: пароль администратора попал в общий чат, его сменили через десять "
-           "минут."),
+    ("ru", "Инцидент: пароль администратора попал в общий чат, его сменили через десять минут."),
     ("ru", "Политика паролей: не меньше 12 символов, смена раз в 90 дней."),
     ("ru", "Токен бывшего подрядчика отозван."),
     ("ru", "Пароль: [скрыт], спросите у дежурного."),
@@ -213,8 +285,10 @@ ALARMING: list[tuple[str, str]] = [
     ("pt", "Política de senhas: mínimo de 12 caracteres, troca a cada 90 dias."),
     ("pt", "O token do fornecedor antigo foi revogado ontem."),
     ("pt", "Senha: [removida], peça ao suporte."),
-    ("it", "Incidente: una chiave API è finita in un repository pubblico ed è stata revocata "
-           "subito."),
+    (
+        "it",
+        "Incidente: una chiave API è finita in un repository pubblico ed è stata revocata subito.",
+    ),
     ("it", "La policy sui PIN richiede sei cifre."),
     ("it", "Password: ******** (oscurata nel ticket)."),
     ("it", "Ruotiamo le password di servizio ogni trimestre."),
@@ -228,8 +302,14 @@ def main() -> None:
     rows = []
     for category, items in (("secret", SECRETS), ("alarming", ALARMING)):
         for i, (lang, text) in enumerate(items):
-            rows.append({"category": category, "lang": lang, "text": text,
-                         "split": "held_out" if i % 3 == 2 else "dev"})
+            rows.append(
+                {
+                    "category": category,
+                    "lang": lang,
+                    "text": text,
+                    "split": "held_out" if i % 3 == 2 else "dev",
+                }
+            )
     out = Path(__file__).with_name("secret_prose_dev2.jsonl")
     with out.open("w", encoding="utf-8") as f:
         for row in rows:

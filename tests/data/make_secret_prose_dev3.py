@@ -45,8 +45,11 @@ SECRETS: list[tuple[str, str]] = [
     ("en", "The database password, in case you need it tonight: Xr7_pelican_0912"),
     ("en", "To get into the router use admin / Gr8wall#22"),
     ("en", "Our vault passphrase is velvet anchor tomato gravel."),
-    ("en", "the deploy key, split over two lines so the chat keeps it:\nk9f2K81mQ7xPzLw0\n"
-           "3NbVc6TyR5dHq8Ue"),
+    (
+        "en",
+        "the deploy key, split over two lines so the chat keeps it:\nk9f2K81mQ7xPzLw0\n"
+        "3NbVc6TyR5dHq8Ue",
+    ),
     ("en", "Door code for the flat is 2904, then push hard."),
     ("en", "The PIN for the shared phone is six one one eight."),
     ("en", "Use the password stormCloud77 when the VPN asks."),
@@ -277,8 +280,14 @@ def main() -> None:
     rows = []
     for category, items in (("secret", SECRETS), ("benign", BENIGN)):
         for i, (lang, text) in enumerate(items):
-            rows.append({"category": category, "lang": lang, "text": text,
-                         "split": "held_out" if i % 3 == 2 else "dev"})
+            rows.append(
+                {
+                    "category": category,
+                    "lang": lang,
+                    "text": text,
+                    "split": "held_out" if i % 3 == 2 else "dev",
+                }
+            )
     out = Path(__file__).with_name("secret_prose_dev3.jsonl")
     with out.open("w", encoding="utf-8") as f:
         for row in rows:

@@ -44,17 +44,19 @@ SECRETS: list[tuple[str, str]] = [
     ("en", "Garage keypad is fifty-five, ninety, twelve. Hit enter after."),
     ("en", "Office wifi is the same as home but with ! at the end: Pinecone77!"),
     ("en", "weather API key (no prefix, paste it as is):\nq7Rt2vXk9LmN4pZs8WcB"),
-    ("en", "mail relay key split in two because chat wraps it:\n8f3a91c4d7e2b6\n"
-           "05fa9c1e7d3b24a8"),
+    ("en", "mail relay key split in two because chat wraps it:\n8f3a91c4d7e2b6\n05fa9c1e7d3b24a8"),
     ("en", "Can you grab milk on the way? Oh and the alarm is 4410 now, they changed it Monday."),
     ("en", "Fastmail 2FA backup codes:\n- 39kd-77qm\n- 1xpz-84ra\n- vv02-6nte"),
     ("en", "| service | user | password |\n|---|---|---|\n| grafana | admin | Lupin!Tide42 |"),
     ("en", "holiday house:\n  wifi - Seagull_Cove9\n  alarm - 2719\n  lockbox - 0441"),
-    ("en", "GPG passphrase (don't lose it): \"the otter ate my 3rd sandwich\""),
-    ("en", "recovery phrase, in order: 1 hammer 2 sugar 3 violin 4 cliff 5 tunnel 6 orange "
-           "7 dust 8 pledge 9 ivory 10 coast 11 raven 12 wheat"),
+    ("en", 'GPG passphrase (don\'t lose it): "the otter ate my 3rd sandwich"'),
+    (
+        "en",
+        "recovery phrase, in order: 1 hammer 2 sugar 3 violin 4 cliff 5 tunnel 6 orange "
+        "7 dust 8 pledge 9 ivory 10 coast 11 raven 12 wheat",
+    ),
     ("en", "bike lock is seven four two, the blue one by the shed"),
-    ("en", "Wi-Fi at Grandma's (password \"Buttercup1958\")"),
+    ("en", 'Wi-Fi at Grandma\'s (password "Buttercup1958")'),
     ("en", "Jenkins token for the nightly job: 11c4be2f09a7d35e8b6f0a2c71d4e9b3"),
     ("en", "the ssh key's passphrase is Quiet-Orchard-at-Dusk, ssh-agent keeps asking"),
     ("en", "Zoom host key for Thursday's call: 402917"),
@@ -74,13 +76,19 @@ SECRETS: list[tuple[str, str]] = [
     ("fr", "Le code du portail, c'est trente-deux quatre-vingt-onze."),
     ("fr", "Identifiants du NAS (admin / « Hibou-Gris-58 »)"),
     ("fr", "Le cadenas du vélo s'ouvre avec 5-2-8."),
-    ("fr", "Phrase de récupération du portefeuille : girafe, tonnerre, olive, bambou, "
-           "citron, falaise, ruban, cerise, moulin, nuage, sable, pivoine"),
+    (
+        "fr",
+        "Phrase de récupération du portefeuille : girafe, tonnerre, olive, bambou, "
+        "citron, falaise, ruban, cerise, moulin, nuage, sable, pivoine",
+    ),
     # Spanish
     ("es", "El PIN del buzón de voz es veintidós cuarenta y ocho."),
     ("es", "Oye, cuando vengas el código del portal es 9 3 5 2 (pulsa la llave antes)."),
-    ("es", "Frase semilla de la billetera: lobo sal nube trigo faro cobre rayo miel "
-           "pino roca lana vela"),
+    (
+        "es",
+        "Frase semilla de la billetera: lobo sal nube trigo faro cobre rayo miel "
+        "pino roca lana vela",
+    ),
     ("es", "La clave de la API de envíos, sin prefijo:\nT4kq9ZmW2xLp7VcR8nBs"),
     # Italian
     ("it", "La password della posta te la scrivo qui sotto:\nRondine!Blu88"),
@@ -89,15 +97,17 @@ SECRETS: list[tuple[str, str]] = [
     # Portuguese
     ("pt", "O cadeado da bicicleta abre com sete-três-zero."),
     ("pt", "Chave da API do sistema de frete (sem prefixo): h2Kq8ZpW4tLm9XcR7vBn"),
-    ("pt", "Frase-senha da chave GPG: \"gato pardo no telhado\""),
+    ("pt", 'Frase-senha da chave GPG: "gato pardo no telhado"'),
     # Dutch
     ("nl", "Het alarm zet je uit met 8 2 0 6."),
     ("nl", "wachtwoord wifi staat niet op de router, het is: Klompen#Zeeland7"),
     ("nl", "De code van de fietskluis is twee vier acht."),
     # Polish
     ("pl", "Kod do furtki: dwadzieścia siedem, czternaście."),
-    ("pl", "Hasło do wifi jest takie samo jak do poczty, tylko z wykrzyknikiem na końcu: "
-           "Wiewiorka88!"),
+    (
+        "pl",
+        "Hasło do wifi jest takie samo jak do poczty, tylko z wykrzyknikiem na końcu: Wiewiorka88!",
+    ),
     ("pl", "Kody zapasowe do konta Google: 8812 4096, 3357 1120, 6049 7731"),
     # Swedish
     ("sv", "Larmet stänger du av med 5 1 9 3."),
@@ -108,8 +118,10 @@ SECRETS: list[tuple[str, str]] = [
     ("cs", "PIN ke kartě: čtyři devět dva jedna"),
     # Russian
     ("ru", "Сигнализацию выключаешь кодом 5 5 0 2."),
-    ("ru", "Фраза восстановления кошелька: лес мост кот река снег луна дом гора ветер сад "
-           "пыль мёд"),
+    (
+        "ru",
+        "Фраза восстановления кошелька: лес мост кот река снег луна дом гора ветер сад пыль мёд",
+    ),
     ("ru", "Ключ от API (без префикса) кину на следующей строке:\nVb7mQ2xK9pLt4ZwR8nYc"),
     ("ru", "Код от калитки: двадцать один сорок семь"),
     # Turkish
@@ -125,7 +137,7 @@ SECRETS: list[tuple[str, str]] = [
     ("ja", "自転車のロックは 4-1-7 です"),
     # Korean
     ("ko", "공동현관 비번은 별표 누르고 2 5 8 0 이에요"),
-    ("ko", "GPG 암호문구: \"푸른 고래가 노래한다\""),
+    ("ko", 'GPG 암호문구: "푸른 고래가 노래한다"'),
     # Arabic
     ("ar", "رمز البريد الصوتي 73 18 44"),
     # Hindi
@@ -149,8 +161,11 @@ BENIGN: list[tuple[str, str]] = [
     ("en", "We need 12 chairs, 4 tables and 2 projectors for the offsite."),
     ("en", "The garage code is on the fridge."),
     ("en", "Fixed in commit 3f9a1c7e2b84d05a; deploy after lunch."),
-    ("en", "sha256 of the release tarball:\n"
-           "9b2c7e4f01a3d58e6c2b7f90a4d13e58c6b2a7f0e9d41c3b5a68f27e0d9c14b3"),
+    (
+        "en",
+        "sha256 of the release tarball:\n"
+        "9b2c7e4f01a3d58e6c2b7f90a4d13e58c6b2a7f0e9d41c3b5a68f27e0d9c14b3",
+    ),
     ("en", "Backup codes are printed and in the safe, not in any note."),
     ("en", "Recovery phrases must be 12 or 24 words; write them on the steel plate only."),
     ("en", "| service | owner | rotation |\n|---|---|---|\n| grafana | ops | 90 days |"),
@@ -241,8 +256,14 @@ def main() -> None:
     rows = []
     for category, items in (("secret", SECRETS), ("benign", BENIGN)):
         for i, (lang, text) in enumerate(items):
-            rows.append({"category": category, "lang": lang, "text": text,
-                         "split": "held_out" if i % 3 == 2 else "dev"})
+            rows.append(
+                {
+                    "category": category,
+                    "lang": lang,
+                    "text": text,
+                    "split": "held_out" if i % 3 == 2 else "dev",
+                }
+            )
     out = Path(__file__).with_name("secret_prose_dev4.jsonl")
     with out.open("w", encoding="utf-8") as f:
         for row in rows:

@@ -44,8 +44,16 @@ RUNNABLE = ("sh", "bash", "python")
 OPEN = re.compile(r"^(\s*)```(.*)$")
 MARK = re.compile(r"^\s*<!--\s*docs-test:\s*(\w+)\s*(?:\((.+)\))?\s*-->\s*$")
 PLACEHOLDER = re.compile(r"\b([a-z]{2,4})_…")
-ENV_KEEP_OUT = ("MEMORYD_HOME", "XDG_STATE_HOME", "MEMORYD_IDENTITY_JSON", "MEMORYD_TOKEN",
-                "MEMORYD_USER_ID", "MEMORYD_AGENT_TOKEN", "VIRTUAL_ENV", "PYTHONHOME")
+ENV_KEEP_OUT = (
+    "MEMORYD_HOME",
+    "XDG_STATE_HOME",
+    "MEMORYD_IDENTITY_JSON",
+    "MEMORYD_TOKEN",
+    "MEMORYD_USER_ID",
+    "MEMORYD_AGENT_TOKEN",
+    "VIRTUAL_ENV",
+    "PYTHONHOME",
+)
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,7 @@ def blocks(path: Path) -> list[Block]:
         body: list[str] = []
         i += 1
         while i < len(lines) and lines[i].strip() != "```":
-            body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])
+            body.append(lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i])
             i += 1
         i += 1  # the closing fence
         mark = None
@@ -95,10 +103,16 @@ def blocks(path: Path) -> list[Block]:
             mark = MARK.match(text)
             if mark:
                 break
-        found.append(Block(
-            page=path.relative_to(REPO).as_posix(), line=start + 1,
-            lang=info.split()[0] if info else "", text="\n".join(body) + "\n",
-            mark=mark.group(1) if mark else None, reason=mark.group(2) if mark else None))
+        found.append(
+            Block(
+                page=path.relative_to(REPO).as_posix(),
+                line=start + 1,
+                lang=info.split()[0] if info else "",
+                text="\n".join(body) + "\n",
+                mark=mark.group(1) if mark else None,
+                reason=mark.group(2) if mark else None,
+            )
+        )
     return found
 
 
@@ -127,8 +141,10 @@ class Session:
         def one(m: re.Match[str]) -> str:
             ids = re.findall(rf"\b{m.group(1)}_[A-Za-z0-9_-]{{8,}}", seen)
             if not ids:
-                raise DocFailed(f"{block.where()}: no {m.group(1)}_ id in the output before it "
-                                "to fill its placeholder")
+                raise DocFailed(
+                    f"{block.where()}: no {m.group(1)}_ id in the output before it "
+                    "to fill its placeholder"
+                )
             return str(ids[-1])
 
         out: list[str] = []
@@ -142,15 +158,29 @@ class Session:
         text = self.fill(block)
         if block.lang == "python":
             python = shutil.which("python", path=self.env.get("PATH")) or sys.executable
-            done = subprocess.run([python, "-"], input=text, cwd=self.cwd, env=self.env,
-                                  capture_output=True, text=True, timeout=timeout, check=False)
+            done = subprocess.run(
+                [python, "-"],
+                input=text,
+                cwd=self.cwd,
+                env=self.env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
         else:
             state = self.home.parent / "state.env"
             where = self.home.parent / "state.cwd"
-            script = ("set -eo pipefail\n" + text +
-                      f"\nenv -0 > {state}\npwd > {where}\n")
-            done = subprocess.run(["bash", "-c", script], cwd=self.cwd, env=self.env,
-                                  capture_output=True, text=True, timeout=timeout, check=False)
+            script = "set -eo pipefail\n" + text + f"\nenv -0 > {state}\npwd > {where}\n"
+            done = subprocess.run(
+                ["bash", "-c", script],
+                cwd=self.cwd,
+                env=self.env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
             if done.returncode == 0:
                 pairs = state.read_bytes().decode().split("\0")
                 self.env = dict(p.split("=", 1) for p in pairs if "=" in p)
@@ -158,8 +188,10 @@ class Session:
         output = done.stdout + done.stderr
         self.outputs.append(output)
         if done.returncode != 0:
-            raise DocFailed(f"{block.where()} ({block.lang}) exited {done.returncode}:\n"
-                            f"--- block ---\n{text}--- output ---\n{output}")
+            raise DocFailed(
+                f"{block.where()} ({block.lang}) exited {done.returncode}:\n"
+                f"--- block ---\n{text}--- output ---\n{output}"
+            )
         return output
 
 
@@ -179,8 +211,9 @@ def session() -> Iterator[Session]:
     # The venv's own bin is reached through activation (README) or PATH
     # (the other pages); never through the test's own interpreter path.
     venv_bin = str(Path(sys.prefix) / "bin")
-    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
-                                  if p and p != venv_bin)
+    env["PATH"] = os.pathsep.join(
+        p for p in env.get("PATH", "").split(os.pathsep) if p and p != venv_bin
+    )
     try:
         yield Session(home=home, checkout=checkout, env=env, cwd=checkout)
     finally:
@@ -198,8 +231,10 @@ def serving(s: Session, argv: list[str], timeout: float = 30.0) -> Iterator[None
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
-                raise DocFailed(f"memoryd exited {proc.returncode}: "
-                                f"{(s.home.parent / 'memoryd.log').read_text()}")
+                raise DocFailed(
+                    f"memoryd exited {proc.returncode}: "
+                    f"{(s.home.parent / 'memoryd.log').read_text()}"
+                )
             if control.exists():
                 try:
                     with Client(control, timeout=5) as c:

@@ -37,8 +37,9 @@ def test_the_documented_backup_runs_twice_without_colliding(d: Daemon, tmp_path:
     shim.chmod(0o755)
     env = {**d.env, "HOME": str(tmp_path), "PATH": f"{bin_dir}:/usr/bin:/bin"}
     for _ in range(2):
-        done = subprocess.run(["bash", "-c", line], capture_output=True, env=env, cwd=REPO,
-                              timeout=120, check=False)
+        done = subprocess.run(
+            ["bash", "-c", line], capture_output=True, env=env, cwd=REPO, timeout=120, check=False
+        )
         assert done.returncode == 0, done.stderr
     made = sorted(p.name for p in (tmp_path / "backups").iterdir())
     assert len(made) == 2

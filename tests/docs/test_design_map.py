@@ -17,8 +17,12 @@ def _map() -> dict[str, str]:
 
 
 def _modules() -> set[str]:
-    return {str(p.relative_to(REPO)) for folder in FOLDERS for p in (REPO / folder).rglob("*.py")
-            if p.name not in ("__init__.py", "__main__.py")}
+    return {
+        str(p.relative_to(REPO))
+        for folder in FOLDERS
+        for p in (REPO / folder).rglob("*.py")
+        if p.name not in ("__init__.py", "__main__.py")
+    }
 
 
 def test_the_module_map_lists_every_module_and_nothing_else() -> None:
@@ -49,8 +53,11 @@ def misplaced(section: str) -> list[str]:
     the deepest folder a heading names that holds the module."""
     rows = _rows_by_heading(section)
     headed = {folder for folder, _ in rows}
-    return [f"{path} under {folder!r}" for folder, path in rows
-            if folder != max((f for f in headed if path.startswith(f)), key=len, default="")]
+    return [
+        f"{path} under {folder!r}"
+        for folder, path in rows
+        if folder != max((f for f in headed if path.startswith(f)), key=len, default="")
+    ]
 
 
 def test_every_module_is_listed_under_its_own_folder() -> None:
@@ -59,13 +66,17 @@ def test_every_module_is_listed_under_its_own_folder() -> None:
 
 
 def test_the_folder_check_sees_a_module_under_another_wing() -> None:
-    section = ("### Access: `daemon/access/`\n\n"
-               "| `daemon/access/gate.py` | The gate decides here. |\n"
-               "| `daemon/storage/store.py` | The primary store lives here. |\n\n"
-               "### Storage: `daemon/storage/`\n\n"
-               "| `daemon/storage/txn.py` | The open transaction. |\n"
-               "### Process: `daemon/`\n\n"
-               "| `daemon/cli.py` | The daemon's command line. |\n"
-               "| `daemon/access/tasks.py` | One agent run and its consent. |\n")
-    assert misplaced(section) == ["daemon/storage/store.py under 'daemon/access/'",
-                                  "daemon/access/tasks.py under 'daemon/'"]
+    section = (
+        "### Access: `daemon/access/`\n\n"
+        "| `daemon/access/gate.py` | The gate decides here. |\n"
+        "| `daemon/storage/store.py` | The primary store lives here. |\n\n"
+        "### Storage: `daemon/storage/`\n\n"
+        "| `daemon/storage/txn.py` | The open transaction. |\n"
+        "### Process: `daemon/`\n\n"
+        "| `daemon/cli.py` | The daemon's command line. |\n"
+        "| `daemon/access/tasks.py` | One agent run and its consent. |\n"
+    )
+    assert misplaced(section) == [
+        "daemon/storage/store.py under 'daemon/access/'",
+        "daemon/access/tasks.py under 'daemon/'",
+    ]

@@ -27,8 +27,10 @@ def _section(path: Path, heading: str) -> tuple[int, int]:
     """Line range (1-based, end exclusive) of a ``## heading`` section."""
     lines = path.read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines, 1) if line.strip() == f"## {heading}")
-    end = next((i for i, line in enumerate(lines, 1) if i > start and line.startswith("## ")),
-               len(lines) + 1)
+    end = next(
+        (i for i, line in enumerate(lines, 1) if i > start and line.startswith("## ")),
+        len(lines) + 1,
+    )
     return start, end
 
 
@@ -87,8 +89,7 @@ def _installed(s: Session) -> None:
 def test_the_page_runs_as_written(page: Path) -> None:
     runnable = [b for b in blocks(page) if b.runs]
     if not runnable:
-        assert all(b.lang not in ("sh", "bash", "python") or b.mark == "skip"
-                   for b in blocks(page))
+        assert all(b.lang not in ("sh", "bash", "python") or b.mark == "skip" for b in blocks(page))
         return
     with session() as s:
         _installed(s)

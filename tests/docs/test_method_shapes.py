@@ -29,8 +29,10 @@ from memoryd.rpc.protocol import MethodSpec
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 # ``| `memory.read` | agent + control | `ReadResult` | `{entries, pending?}` |``
-_ROW = re.compile(r"^\|\s*`([a-z_.]+)`\s*\|\s*(agent \+ control|control)\s*\|\s*`(\w+)`\s*\|"
-                  r"\s*`\{([^}]*)\}`\s*\|\s*$")
+_ROW = re.compile(
+    r"^\|\s*`([a-z_.]+)`\s*\|\s*(agent \+ control|control)\s*\|\s*`(\w+)`\s*\|"
+    r"\s*`\{([^}]*)\}`\s*\|\s*$"
+)
 # docs/client.md: ``| `task.end` | `task_id` | `{task_id, ended}` |``
 _CLIENT_ROW = re.compile(r"^\|\s*`([a-z_.]+)`\s*\|.*\|\s*`\{([^}]*)\}`(.*)\|\s*$")
 
@@ -58,9 +60,12 @@ def parse_methods_page(text: str) -> dict[str, Documented]:
         assert method not in found, f"{method} is documented twice"
         names = _names(cell)
         found[method] = Documented(
-            method, sockets == "agent + control", struct,
+            method,
+            sockets == "agent + control",
+            struct,
             tuple(n.rstrip("?") for n in names),
-            frozenset(n.rstrip("?") for n in names if n.endswith("?")))
+            frozenset(n.rstrip("?") for n in names if n.endswith("?")),
+        )
     return found
 
 
@@ -68,12 +73,34 @@ def served() -> dict[str, MethodSpec]:
     """Every method as ``memoryd serve`` declares it. Building the table
     calls no collaborator (handlers use them per request), so none is given."""
     receipts = Receipts(None, None)  # type: ignore[arg-type]
-    app = App(config=Config(), home=None, hasher=None, store=None,  # type: ignore[arg-type]
-              clock=None, default=None, settle=receipts.settle)  # type: ignore[arg-type]
-    projection = Projection(None, None, None, "", lambda: None, lambda ctx: None,  # type: ignore[arg-type]
-                            None, None, None, None)  # type: ignore[arg-type]
-    specs = compose.method_table(app, None, compose.compose_lifecycle(app, receipts),  # type: ignore[arg-type]
-                                 projection, lambda ctx: None)
+    app = App(
+        config=Config(),
+        home=None,
+        hasher=None,
+        store=None,  # type: ignore[arg-type]
+        clock=None,
+        default=None,
+        settle=receipts.settle,
+    )  # type: ignore[arg-type]
+    projection = Projection(
+        None,
+        None,
+        None,
+        "",
+        lambda: None,
+        lambda ctx: None,  # type: ignore[arg-type]
+        None,
+        None,
+        None,
+        None,
+    )  # type: ignore[arg-type]
+    specs = compose.method_table(
+        app,
+        None,
+        compose.compose_lifecycle(app, receipts),  # type: ignore[arg-type]
+        projection,
+        lambda ctx: None,
+    )
     return {s.name: s for s in specs}
 
 
@@ -86,16 +113,18 @@ def drift(doc: Documented, spec: MethodSpec) -> list[str]:
     names = tuple(f.encode_name for f in fields)
     if doc.fields != names:
         problems.append(f"{spec.name}: documented {list(doc.fields)}, Struct has {list(names)}")
-    unset = frozenset(f.encode_name for f in fields
-                      if f.default is msgspec.UNSET)
+    unset = frozenset(f.encode_name for f in fields if f.default is msgspec.UNSET)
     if doc.optional != unset:
-        problems.append(f"{spec.name}: documented absent-unless {sorted(doc.optional)},"
-                        f" Struct leaves out {sorted(unset)}")
+        problems.append(
+            f"{spec.name}: documented absent-unless {sorted(doc.optional)},"
+            f" Struct leaves out {sorted(unset)}"
+        )
     if doc.struct != spec.result.__name__:
         problems.append(f"{spec.name}: documented {doc.struct}, declared {spec.result.__name__}")
     if doc.on_agent != spec.on_agent:
-        problems.append(f"{spec.name}: documented on_agent={doc.on_agent}, served"
-                        f" on_agent={spec.on_agent}")
+        problems.append(
+            f"{spec.name}: documented on_agent={doc.on_agent}, served on_agent={spec.on_agent}"
+        )
     return problems
 
 
@@ -110,8 +139,11 @@ def test_every_served_method_is_documented_and_nothing_else() -> None:
 def test_every_documented_answer_matches_its_struct() -> None:
     documented = parse_methods_page((DOCS / "methods.md").read_text(encoding="utf-8"))
     specs = served()
-    problems = [p for name in sorted(set(documented) & set(specs))
-                for p in drift(documented[name], specs[name])]
+    problems = [
+        p
+        for name in sorted(set(documented) & set(specs))
+        for p in drift(documented[name], specs[name])
+    ]
     assert problems == []
 
 
@@ -161,15 +193,18 @@ async def _handler(ctx: object, p: object) -> _Answer:
     return _Answer(a=1, c=True)
 
 
-@pytest.mark.parametrize(("row", "clean"), [
-    ("| `x.y` | control | `_Answer` | `{a, b?, c}` |", True),
-    ("| `x.y` | control | `_Answer` | `{a, b, c}` |", False),        # b is absent-unless
-    ("| `x.y` | control | `_Answer` | `{a, c, b?}` |", False),       # wire order
-    ("| `x.y` | control | `_Answer` | `{a, b?}` |", False),          # c missing
-    ("| `x.y` | control | `_Answer` | `{a, b?, c, d}` |", False),    # d not a field
-    ("| `x.y` | agent + control | `_Answer` | `{a, b?, c}` |", False),  # wrong socket
-    ("| `x.y` | control | `Other` | `{a, b?, c}` |", False),         # wrong Struct
-])
+@pytest.mark.parametrize(
+    ("row", "clean"),
+    [
+        ("| `x.y` | control | `_Answer` | `{a, b?, c}` |", True),
+        ("| `x.y` | control | `_Answer` | `{a, b, c}` |", False),  # b is absent-unless
+        ("| `x.y` | control | `_Answer` | `{a, c, b?}` |", False),  # wire order
+        ("| `x.y` | control | `_Answer` | `{a, b?}` |", False),  # c missing
+        ("| `x.y` | control | `_Answer` | `{a, b?, c, d}` |", False),  # d not a field
+        ("| `x.y` | agent + control | `_Answer` | `{a, b?, c}` |", False),  # wrong socket
+        ("| `x.y` | control | `Other` | `{a, b?, c}` |", False),  # wrong Struct
+    ],
+)
 def test_a_drifted_row_is_reported(row: str, clean: bool) -> None:
     doc = parse_methods_page(row)["x.y"]
     spec = MethodSpec("x.y", msgspec.Struct, _handler, _Answer)

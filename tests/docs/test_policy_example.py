@@ -12,8 +12,11 @@ from tests.harness import REPO, Daemon, entry, running
 
 
 def example_policy() -> str:
-    (block,) = [b for b in blocks(REPO / "docs" / "policy.md")
-                if b.lang == "toml" and 'id = "facts-reviewed"' in b.text]
+    (block,) = [
+        b
+        for b in blocks(REPO / "docs" / "policy.md")
+        if b.lang == "toml" and 'id = "facts-reviewed"' in b.text
+    ]
     return block.text
 
 
@@ -30,15 +33,25 @@ def c(d: Daemon) -> Iterator[Client]:
 
 
 def test_facts_reviewed_holds_the_operators_own_fact_writes(c: Client) -> None:
-    out = c.call("memory.write", {"action": "add", "scope": "project:acme",
-                                  "entry": entry(title="Staging host", body="Staging is stg-2.",
-                                                 type_="fact")})
+    out = c.call(
+        "memory.write",
+        {
+            "action": "add",
+            "scope": "project:acme",
+            "entry": entry(title="Staging host", body="Staging is stg-2.", type_="fact"),
+        },
+    )
     assert out["outcome"] == "pending" and out["action_id"].startswith("act_")
     assert "facts-reviewed" in out["decision"]["rule_ids"]
 
 
 def test_the_operators_other_writes_apply_at_once(c: Client) -> None:
-    out = c.call("memory.write", {"action": "add", "scope": "project:acme",
-                                  "entry": entry(title="Upload test", body="Rerun it once.",
-                                                 type_="lesson")})
+    out = c.call(
+        "memory.write",
+        {
+            "action": "add",
+            "scope": "project:acme",
+            "entry": entry(title="Upload test", body="Rerun it once.", type_="lesson"),
+        },
+    )
     assert out["outcome"] == "applied"

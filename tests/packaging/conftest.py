@@ -25,16 +25,27 @@ SOURCES = ("pyproject.toml", "README.md", "kernel", "audit", "rpc", "daemon", "m
 def clean_env() -> dict[str, str]:
     """The environment without anything that would put the checkout, or the
     test venv, on another interpreter's path."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
-           and not k.startswith("COV_CORE_") and k != "COVERAGE_PROCESS_START"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
+        and not k.startswith("COV_CORE_")
+        and k != "COVERAGE_PROCESS_START"
+    }
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     return env
 
 
 def pip(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "pip", *args], cwd=cwd, env=clean_env(),
-                          capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", *args],
+        cwd=cwd,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return done
 
@@ -46,8 +57,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     src.mkdir()
     for name in SOURCES:
         if (REPO / name).is_dir():
-            shutil.copytree(REPO / name, src / name,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(
+                REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+            )
         else:
             shutil.copy2(REPO / name, src / name)
     out = root / "dist"

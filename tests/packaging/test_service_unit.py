@@ -18,8 +18,11 @@ UNIX_ONLY = REPO / "contrib" / "memoryd.service.d" / "unix-only.conf"
 
 
 def _settings(text: str, key: str) -> list[str]:
-    return [line.split("=", 1)[1].strip() for line in text.splitlines()
-            if line.strip().startswith(key + "=")]
+    return [
+        line.split("=", 1)[1].strip()
+        for line in text.splitlines()
+        if line.strip().startswith(key + "=")
+    ]
 
 
 def test_the_unit_lets_memoryd_reach_postgresql_and_a_provider() -> None:
@@ -37,8 +40,9 @@ def test_the_unix_only_drop_in_narrows_it_for_a_local_store() -> None:
     assert _settings(text, "RestrictAddressFamilies") == ["", "AF_UNIX"]
 
 
-def _verify(tmp: Path, unit_text: str,
-            drop_in: str | None = None) -> subprocess.CompletedProcess[str]:
+def _verify(
+    tmp: Path, unit_text: str, drop_in: str | None = None
+) -> subprocess.CompletedProcess[str]:
     # ExecStart must name an executable file for systemd to accept the unit:
     # this checkout's own memoryd stands in for ~/.local/bin/memoryd.
     memoryd = Path(sys.executable).parent / "memoryd"
@@ -49,13 +53,20 @@ def _verify(tmp: Path, unit_text: str,
         # (a section named again goes on with it).
         unit_text += "\n" + drop_in
     unit.write_text(unit_text.replace("%h/.local/bin/memoryd", str(memoryd)), encoding="utf-8")
-    return subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True,
-                          text=True, cwd=tmp, timeout=60, check=False)
+    return subprocess.run(
+        ["systemd-analyze", "verify", str(unit)],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+        timeout=60,
+        check=False,
+    )
 
 
 needs_systemd = pytest.mark.skipif(
     shutil.which("systemd-analyze") is None,
-    reason="systemd-analyze is not installed: the unit's syntax cannot be checked here")
+    reason="systemd-analyze is not installed: the unit's syntax cannot be checked here",
+)
 
 
 @needs_systemd
@@ -63,8 +74,11 @@ needs_systemd = pytest.mark.skipif(
 def test_systemd_reads_the_unit_without_a_warning(tmp_path: Path, with_drop_in: bool) -> None:
     # Run as a system unit: `--user` needs a running user manager, and the
     # unit's keys and values are read the same way in both.
-    done = _verify(tmp_path, UNIT.read_text(encoding="utf-8"),
-                   UNIX_ONLY.read_text(encoding="utf-8") if with_drop_in else None)
+    done = _verify(
+        tmp_path,
+        UNIT.read_text(encoding="utf-8"),
+        UNIX_ONLY.read_text(encoding="utf-8") if with_drop_in else None,
+    )
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if "memoryd.service" in line]
     assert warnings == []
@@ -74,6 +88,7 @@ def test_systemd_reads_the_unit_without_a_warning(tmp_path: Path, with_drop_in: 
 def test_the_verify_check_catches_a_bad_line(tmp_path: Path) -> None:
     # The check above can fail: a misspelled family is reported.
     bad = UNIT.read_text(encoding="utf-8").replace(
-        "RestrictAddressFamilies=", "RestrictAddressFamilies=AF_BOGUS ", 1)
+        "RestrictAddressFamilies=", "RestrictAddressFamilies=AF_BOGUS ", 1
+    )
     done = _verify(tmp_path, bad)
     assert "AF_BOGUS" in done.stderr

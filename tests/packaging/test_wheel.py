@@ -52,31 +52,46 @@ def test_the_wheels_console_scripts_point_into_memoryd(wheel: Path) -> None:
 def _run(python: Path, code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     # cwd is an empty folder: `python -c` puts it first on sys.path, and the
     # checkout's own `daemon/` folder must not stand in for an installed one.
-    return subprocess.run([str(python), "-c", code], cwd=cwd, env=clean_env(),
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [str(python), "-c", code],
+        cwd=cwd,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
-def test_memoryd_installs_beside_python_daemon_and_both_import(wheel: Path,
-                                                              tmp_path: Path) -> None:
+def test_memoryd_installs_beside_python_daemon_and_both_import(wheel: Path, tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
-    target = Path(subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        cwd=tmp_path, env=clean_env(), capture_output=True, text=True, check=True,
-    ).stdout.strip())
+    target = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            cwd=tmp_path,
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     # memoryd's own dependencies, from the environment running this test;
     # appended after the venv's site-packages, so what is installed there wins.
     (target / "borrowed-deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
-    pip("--python", str(python), "install", "--quiet", "--no-deps", "python-daemon",
-        cwd=tmp_path)
+    pip("--python", str(python), "install", "--quiet", "--no-deps", "python-daemon", cwd=tmp_path)
     pip("--python", str(python), "install", "--quiet", "--no-deps", str(wheel), cwd=tmp_path)
 
-    both = _run(python, "from daemon import DaemonContext\n"
-                        "import memoryd.daemon.app, memoryd.kernel, memoryd.audit\n"
-                        "from memoryd.rpc.client import Client\n"
-                        "import memoryd.memctl.main\n"
-                        "import daemon; print(daemon.__file__)", tmp_path)
+    both = _run(
+        python,
+        "from daemon import DaemonContext\n"
+        "import memoryd.daemon.app, memoryd.kernel, memoryd.audit\n"
+        "from memoryd.rpc.client import Client\n"
+        "import memoryd.memctl.main\n"
+        "import daemon; print(daemon.__file__)",
+        tmp_path,
+    )
     assert both.returncode == 0, both.stderr
     assert Path(both.stdout.strip()).is_relative_to(target)
 
@@ -91,12 +106,20 @@ def test_the_installed_programs_start(wheel: Path, tmp_path: Path) -> None:
     # The console scripts resolve in an installed copy (not the checkout).
     target = tmp_path / "t"
     pip("install", "--quiet", "--no-deps", "--target", str(target), str(wheel), cwd=tmp_path)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
-            "import memoryd.memctl.main as m; print(m.__file__, file=sys.stderr); "
-            "sys.argv = ['memctl', '--help']; m.main()")
-    done = subprocess.run([sys.executable, "-c", code, str(target)], cwd=tmp_path,
-                          env=clean_env(), capture_output=True, text=True, timeout=60,
-                          check=False)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "import memoryd.memctl.main as m; print(m.__file__, file=sys.stderr); "
+        "sys.argv = ['memctl', '--help']; m.main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(target)],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "memctl" in done.stdout
     assert Path(done.stderr.strip()).is_relative_to(target)

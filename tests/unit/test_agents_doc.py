@@ -14,8 +14,9 @@ import pytest
 from memoryd.memctl.cli import parse
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
-SNIPPET = re.compile(r"<!-- client: (?P<client>[a-z-]+) -->\n```(?P<lang>\w+)\n(?P<body>.*?)```",
-                     re.DOTALL)
+SNIPPET = re.compile(
+    r"<!-- client: (?P<client>[a-z-]+) -->\n```(?P<lang>\w+)\n(?P<body>.*?)```", re.DOTALL
+)
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode")
 
 
@@ -40,7 +41,7 @@ def _server(client: str) -> tuple[str, list[str], dict[str, Any]]:
     cut = words.index("--")
     env = dict(w.split("=", 1) for i, w in enumerate(words[:cut]) if words[i - 1] == "--env")
     assert words[cut - 1] == "memoryd"
-    return words[cut + 1], words[cut + 2:], env
+    return words[cut + 1], words[cut + 2 :], env
 
 
 @pytest.mark.parametrize("client", CLIENTS)

@@ -47,14 +47,17 @@ def make_chain(n: int, start: ChainHead = EMPTY_HEAD) -> list[StoredEvent]:
     for i in range(n):
         seq = start.seq + i + 1
         kind = "genesis" if seq == 1 else KINDS[i % len(KINDS)]
-        rows.append(builder.append(
-            kind, ts(i),
-            subject=EventSubject(channel="control", role="operator", owner=f"own_{i:032x}"),
-            capability="MemoryWrite" if i % 2 else None,
-            entry_ids=[f"ent_{i}"] if i % 3 else [],
-            revisions=[i] if i % 3 else [],
-            details={"operation_id": f"op_{i}", "count": i},
-        ))
+        rows.append(
+            builder.append(
+                kind,
+                ts(i),
+                subject=EventSubject(channel="control", role="operator", owner=f"own_{i:032x}"),
+                capability="MemoryWrite" if i % 2 else None,
+                entry_ids=[f"ent_{i}"] if i % 3 else [],
+                revisions=[i] if i % 3 else [],
+                details={"operation_id": f"op_{i}", "count": i},
+            )
+        )
     return rows
 
 
@@ -108,25 +111,43 @@ def test_link_refuses_text_in_an_event() -> None:
 
 # Values an event's fields may be given, safe or not: ids, text with spaces,
 # and a string of another type's field.
-_values = st.one_of(st.from_regex(r"[A-Za-z0-9_:.@/+=-]{0,12}", fullmatch=True),
-                    st.sampled_from(["Tea with milk", "a\nb", "", "%41", "x" * 201]))
+_values = st.one_of(
+    st.from_regex(r"[A-Za-z0-9_:.@/+=-]{0,12}", fullmatch=True),
+    st.sampled_from(["Tea with milk", "a\nb", "", "%41", "x" * 201]),
+)
 
 
-@given(st.integers(min_value=0, max_value=2**40),
-       st.from_regex(r"[0-9a-f]{64}", fullmatch=True),
-       st.sampled_from(sorted(KINDS)),
-       st.one_of(st.none(), _values), st.lists(_values, max_size=3),
-       st.lists(st.integers(min_value=-1, max_value=5), max_size=2),
-       st.dictionaries(st.sampled_from(["operation_id", "count", "Title", "policy_hash"]),
-                       st.one_of(_values, st.integers(), st.booleans()), max_size=3))
+@given(
+    st.integers(min_value=0, max_value=2**40),
+    st.from_regex(r"[0-9a-f]{64}", fullmatch=True),
+    st.sampled_from(sorted(KINDS)),
+    st.one_of(st.none(), _values),
+    st.lists(_values, max_size=3),
+    st.lists(st.integers(min_value=-1, max_value=5), max_size=2),
+    st.dictionaries(
+        st.sampled_from(["operation_id", "count", "Title", "policy_hash"]),
+        st.one_of(_values, st.integers(), st.booleans()),
+        max_size=3,
+    ),
+)
 def test_next_row_is_the_row_next_stored_makes(
-        seq: int, hash_: str, kind: str, capability: str | None, entry_ids: list[str],
-        revisions: list[int], details: dict[str, Any]) -> None:
+    seq: int,
+    hash_: str,
+    kind: str,
+    capability: str | None,
+    entry_ids: list[str],
+    revisions: list[int],
+    details: dict[str, Any],
+) -> None:
     # The writer's row without the AuditEvent: the same bytes and hash for
     # an event the guard takes, the same refusal (and field) for one it refuses.
     head = ChainHead(seq=seq, hash=hash_)
-    fields: dict[str, Any] = {"capability": capability, "entry_ids": entry_ids,
-                              "revisions": revisions, "details": details}
+    fields: dict[str, Any] = {
+        "capability": capability,
+        "entry_ids": entry_ids,
+        "revisions": revisions,
+        "details": details,
+    }
     try:
         _event, expected = next_stored(head, kind, ts(seq), **fields)
     except AuditError as refused:
@@ -220,7 +241,7 @@ def test_any_changed_hash_character_is_detected_at_its_row(
     pos = data.draw(st.integers(min_value=0, max_value=63))
     old = rows[i].hash
     char = data.draw(st.characters().filter(lambda c: c != old[pos]))
-    rows[i] = rows[i]._replace(hash=old[:pos] + char + old[pos + 1:])
+    rows[i] = rows[i]._replace(hash=old[:pos] + char + old[pos + 1 :])
     assert_bad(verify_chain(rows), rows[i].seq, "hash_mismatch")
 
 
@@ -229,8 +250,7 @@ def test_any_changed_seq_is_detected_at_or_before_its_row(
     rows: list[StoredEvent], data: st.DataObject
 ) -> None:
     i = data.draw(st.integers(min_value=0, max_value=len(rows) - 1))
-    new_seq = data.draw(st.integers(min_value=-5, max_value=40).filter(
-        lambda s: s != rows[i].seq))
+    new_seq = data.draw(st.integers(min_value=-5, max_value=40).filter(lambda s: s != rows[i].seq))
     original = rows[i].seq
     rows[i] = rows[i]._replace(seq=new_seq)
     result = verify_chain(rows)
@@ -337,8 +357,11 @@ def test_a_malformed_tuple_row_is_reported() -> None:
 
 
 def test_a_body_of_the_wrong_type_is_reported() -> None:
-    assert_bad(verify_chain([StoredEvent(1, "text", "0" * 64)]), 1,  # type: ignore[arg-type]
-               "undecodable")
+    assert_bad(
+        verify_chain([StoredEvent(1, "text", "0" * 64)]),
+        1,  # type: ignore[arg-type]
+        "undecodable",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -349,8 +372,11 @@ def test_a_body_of_the_wrong_type_is_reported() -> None:
 def test_expected_head_before_the_start_is_a_caller_error() -> None:
     rows = make_chain(3)
     with pytest.raises(AuditError) as info:
-        verify_chain(rows[2:], start=ChainHead(seq=2, hash=rows[1].hash),
-                     expect=ChainHead(seq=1, hash=rows[0].hash))
+        verify_chain(
+            rows[2:],
+            start=ChainHead(seq=2, hash=rows[1].hash),
+            expect=ChainHead(seq=1, hash=rows[0].hash),
+        )
     assert info.value.reason == "checkpoint_not_covered"
 
 

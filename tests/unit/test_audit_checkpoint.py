@@ -37,8 +37,11 @@ def make_chain(n: int, salt: str = "a", start: ChainHead = EMPTY_HEAD) -> list[S
     rows = []
     for i in range(n):
         kind = "genesis" if builder.head.seq == 0 else "operation"
-        rows.append(builder.append(kind, f"2026-11-01T12:00:00.{i:06d}Z",
-                                   details={"operation_id": f"op_{salt}{i}"}))
+        rows.append(
+            builder.append(
+                kind, f"2026-11-01T12:00:00.{i:06d}Z", details={"operation_id": f"op_{salt}{i}"}
+            )
+        )
     return rows
 
 
@@ -65,7 +68,11 @@ def test_generated_keys_are_raw_32_bytes_and_fresh() -> None:
 def test_signed_message_is_domain_prefix_plus_sorted_compact_json() -> None:
     assert checkpoint_message(7, "ab" * 32, TS) == (
         b"memoryd-checkpoint-v1\x00"
-        + b'{"hash":"' + b"ab" * 32 + b'","seq":7,"ts":"' + TS.encode() + b'"}'
+        + b'{"hash":"'
+        + b"ab" * 32
+        + b'","seq":7,"ts":"'
+        + TS.encode()
+        + b'"}'
     )
     assert checkpoint_message(7, "ab" * 32, TS).startswith(CHECKPOINT_DOMAIN)
 
@@ -100,7 +107,8 @@ def test_any_changed_signature_byte_is_refused(pos: int, flip: int) -> None:
     sig[pos] ^= flip
     with pytest.raises(AuditError) as info:
         verify_checkpoint_signature(
-            msgspec.structs.replace(cp, signature=sig.hex()), public_key_of(KEY))
+            msgspec.structs.replace(cp, signature=sig.hex()), public_key_of(KEY)
+        )
     assert info.value.reason == "bad_signature"
 
 
@@ -142,7 +150,8 @@ def test_uppercase_hex_is_not_a_second_spelling() -> None:
     cp = checkpoint_at(make_chain(1), 1)
     with pytest.raises(AuditError) as info:
         verify_checkpoint_signature(
-            msgspec.structs.replace(cp, signature=cp.signature.upper()), None)
+            msgspec.structs.replace(cp, signature=cp.signature.upper()), None
+        )
     assert info.value.reason == "malformed_checkpoint"
 
 
@@ -195,9 +204,7 @@ def test_a_chain_through_its_checkpoint_verifies(at: int, after: int) -> None:
 
 
 @given(st.integers(min_value=1, max_value=20), st.data())
-def test_any_tail_truncation_behind_a_checkpoint_is_detected(
-    n: int, data: st.DataObject
-) -> None:
+def test_any_tail_truncation_behind_a_checkpoint_is_detected(n: int, data: st.DataObject) -> None:
     rows = make_chain(n)
     at = data.draw(st.integers(min_value=1, max_value=n))
     keep = data.draw(st.integers(min_value=0, max_value=at - 1))
@@ -209,9 +216,7 @@ def test_any_tail_truncation_behind_a_checkpoint_is_detected(
 
 
 @given(st.integers(min_value=1, max_value=15), st.data())
-def test_a_relinked_rewrite_behind_a_checkpoint_is_detected(
-    n: int, data: st.DataObject
-) -> None:
+def test_a_relinked_rewrite_behind_a_checkpoint_is_detected(n: int, data: st.DataObject) -> None:
     # Someone without the signing key rewrites history from row k on and
     # re-hashes it: internally consistent, but not the chain that was signed.
     rows = make_chain(n)
@@ -276,6 +281,7 @@ def test_verification_can_start_at_the_checkpoint_itself() -> None:
     rows = make_chain(6)
     cp = checkpoint_at(rows, 4)
     start = ChainHead(seq=cp.seq, hash=cp.hash)
-    result = verify_against_checkpoint(rows[4:], cp, trusted_public_key=public_key_of(KEY),
-                                       start=start)
+    result = verify_against_checkpoint(
+        rows[4:], cp, trusted_public_key=public_key_of(KEY), start=start
+    )
     assert result.ok and result.checked == 2

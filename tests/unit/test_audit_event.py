@@ -44,8 +44,9 @@ def body(**overrides: Any) -> EventBody:
         "ts": TS,
         "kind": "operation",
         "prev": GENESIS_PREV,
-        "subject": EventSubject(channel="agent", role="main", owner="own_" + "a" * 32,
-                                task_id="tsk_1"),
+        "subject": EventSubject(
+            channel="agent", role="main", owner="own_" + "a" * 32, task_id="tsk_1"
+        ),
         "capability": "MemoryWrite",
         "resource": "memory/user/own_5c:replace:ent_01J@3:b3k:" + "9" * 64,
         "decision_id": "dec_1",
@@ -54,8 +55,13 @@ def body(**overrides: Any) -> EventBody:
         "entry_ids": ["ent_01J"],
         "revisions": [3],
         "content_hashes": ["b3k:" + "f" * 64],
-        "details": {"operation_id": "op_1", "count": 2, "pinned": False, "none": None,
-                    "manifest": ["ent_1", 4]},
+        "details": {
+            "operation_id": "op_1",
+            "count": 2,
+            "pinned": False,
+            "none": None,
+            "manifest": ["ent_1", 4],
+        },
     }
     fields.update(overrides)
     return EventBody(**fields)
@@ -98,7 +104,10 @@ def test_export_form_is_the_body_with_the_hash_added() -> None:
 
 safe_ids = st.from_regex(r"[A-Za-z0-9_:.@/+=-]{0,20}", fullmatch=True)
 detail_values = st.one_of(
-    st.none(), st.booleans(), st.integers(), safe_ids,
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    safe_ids,
     st.lists(st.one_of(st.integers(), safe_ids), max_size=3),
 )
 bodies = st.builds(
@@ -107,14 +116,15 @@ bodies = st.builds(
     ts=st.just(TS),
     kind=st.sampled_from(sorted(EVENT_KINDS)),
     prev=st.from_regex(r"[0-9a-f]{64}", fullmatch=True),
-    subject=st.none() | st.builds(EventSubject, channel=st.none() | safe_ids,
-                                  owner=st.none() | safe_ids),
+    subject=st.none()
+    | st.builds(EventSubject, channel=st.none() | safe_ids, owner=st.none() | safe_ids),
     capability=st.none() | safe_ids,
     resource=st.none() | st.from_regex(r"[!-~]{1,40}", fullmatch=True),
     rule_ids=st.lists(safe_ids, max_size=3),
     revisions=st.lists(st.integers(min_value=0, max_value=2**31), max_size=3),
-    details=st.dictionaries(st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True),
-                            detail_values, max_size=4),
+    details=st.dictionaries(
+        st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True), detail_values, max_size=4
+    ),
 )
 
 
@@ -183,9 +193,15 @@ def test_guard_refuses_text_and_malformed_fields(field: str, overrides: dict[str
 
 
 def test_guard_accepts_canonical_resource_strings_in_details() -> None:
-    resource = Resource(target="memory", scope="project:" + "a" * 120, action="replace",
-                        entry_id="ent_01J", expected_revision=3,
-                        content_hash="b3k:" + "9" * 64, type="fact").canonical()
+    resource = Resource(
+        target="memory",
+        scope="project:" + "a" * 120,
+        action="replace",
+        entry_id="ent_01J",
+        expected_revision=3,
+        content_hash="b3k:" + "9" * 64,
+        type="fact",
+    ).canonical()
     assert "%3A" in resource and len(resource) > 200
     check_safe(body(resource=resource, details={"resources": [resource], "first": resource}))
 
@@ -227,11 +243,26 @@ def test_format_ts_refuses_a_naive_time() -> None:
 
 def test_event_kinds_cover_every_audited_fact() -> None:
     required = {
-        "genesis", "decision", "operation", "action_proposed", "action_approved",
-        "action_denied", "action_expired", "consent_changed", "policy_loaded",
-        "policy_rejected", "token_issued", "token_revoked", "task_begun", "task_ended",
-        "snapshot_frozen", "retention_expired", "retention_purged", "receipt",
-        "checkpoint", "undo",
+        "genesis",
+        "decision",
+        "operation",
+        "action_proposed",
+        "action_approved",
+        "action_denied",
+        "action_expired",
+        "consent_changed",
+        "policy_loaded",
+        "policy_rejected",
+        "token_issued",
+        "token_revoked",
+        "task_begun",
+        "task_ended",
+        "snapshot_frozen",
+        "retention_expired",
+        "retention_purged",
+        "receipt",
+        "checkpoint",
+        "undo",
     }
     assert required <= set(EVENT_KINDS)
 
@@ -277,28 +308,63 @@ def test_audit_imports_nothing_from_daemon_or_rpc() -> None:
 # The quick guard and the field-by-field one agree on every event: values
 # near the edges of each rule (newlines inside ids, bools for ints, floats,
 # nested containers, resource strings, keys out of pattern) in every field.
-_ODD_TEXT = st.sampled_from([
-    "", "ok", "own_1", "a\nb", "a b", "x" * 200, "x" * 201, "ü", "memory/default:add:-@-:-",
-    "memory/a%3Ab:add:-@-:-", "memory/a%3ab:add:-@-:-", "Bad Key", "snake_key", "k\n", "\n"])
-_ODD = st.one_of(_ODD_TEXT, st.none(), st.booleans(), st.integers(-2, 3), st.floats(0, 1),
-                 st.lists(_ODD_TEXT, max_size=3), st.lists(st.integers(-1, 2), max_size=3),
-                 st.lists(st.one_of(_ODD_TEXT, st.integers(-1, 2), st.booleans()), max_size=3),
-                 st.tuples(_ODD_TEXT), st.dictionaries(_ODD_TEXT, st.integers(), max_size=1))
-_ODD_SUBJECT = st.one_of(st.none(), st.builds(EventSubject, channel=_ODD, role=_ODD,
-                                              owner=_ODD, task_id=_ODD), _ODD)
+_ODD_TEXT = st.sampled_from(
+    [
+        "",
+        "ok",
+        "own_1",
+        "a\nb",
+        "a b",
+        "x" * 200,
+        "x" * 201,
+        "ü",
+        "memory/default:add:-@-:-",
+        "memory/a%3Ab:add:-@-:-",
+        "memory/a%3ab:add:-@-:-",
+        "Bad Key",
+        "snake_key",
+        "k\n",
+        "\n",
+    ]
+)
+_ODD = st.one_of(
+    _ODD_TEXT,
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.floats(0, 1),
+    st.lists(_ODD_TEXT, max_size=3),
+    st.lists(st.integers(-1, 2), max_size=3),
+    st.lists(st.one_of(_ODD_TEXT, st.integers(-1, 2), st.booleans()), max_size=3),
+    st.tuples(_ODD_TEXT),
+    st.dictionaries(_ODD_TEXT, st.integers(), max_size=1),
+)
+_ODD_SUBJECT = st.one_of(
+    st.none(), st.builds(EventSubject, channel=_ODD, role=_ODD, owner=_ODD, task_id=_ODD), _ODD
+)
 
 
 _FIELD_VALUES: dict[str, Any] = {
-    "seq": _ODD, "ts": st.one_of(_ODD, st.just(TS)), "kind": st.one_of(_ODD, st.just("decision")),
-    "prev": st.one_of(_ODD, st.just(GENESIS_PREV)), "subject": _ODD_SUBJECT, "capability": _ODD,
-    "resource": _ODD, "decision_id": _ODD, "effect": _ODD, "rule_ids": _ODD, "entry_ids": _ODD,
-    "revisions": _ODD, "content_hashes": _ODD,
+    "seq": _ODD,
+    "ts": st.one_of(_ODD, st.just(TS)),
+    "kind": st.one_of(_ODD, st.just("decision")),
+    "prev": st.one_of(_ODD, st.just(GENESIS_PREV)),
+    "subject": _ODD_SUBJECT,
+    "capability": _ODD,
+    "resource": _ODD,
+    "decision_id": _ODD,
+    "effect": _ODD,
+    "rule_ids": _ODD,
+    "entry_ids": _ODD,
+    "revisions": _ODD,
+    "content_hashes": _ODD,
     "details": st.one_of(_ODD, st.dictionaries(_ODD_TEXT, _ODD, max_size=3)),
 }
 # One or two fields changed from a safe event: a value the guard refuses is
 # then the only reason to refuse, so each rule is tried on its own.
-_CHANGE = st.one_of(*(st.builds(lambda v, f=f: {f: v}, values)
-                      for f, values in _FIELD_VALUES.items()))
+_CHANGE = st.one_of(
+    *(st.builds(lambda v, f=f: {f: v}, values) for f, values in _FIELD_VALUES.items())
+)
 
 
 def _verdict(event: EventBody) -> str | None:
@@ -315,8 +381,13 @@ def _verdict(event: EventBody) -> str | None:
 @example([{}, {"details": {"k": "a b"}}])
 @example([{"entry_ids": ["ent_1"]}, {"entry_ids": ["ent_1\n"]}])
 @example([{}, {"ts": TS + "\n"}, {"resource": "memory/a b"}, {"details": {"Bad Key": 1}}])
-@given(st.lists(st.lists(_CHANGE, max_size=2).map(
-    lambda cs: {k: v for c in cs for k, v in c.items()}), min_size=2, max_size=4))
+@given(
+    st.lists(
+        st.lists(_CHANGE, max_size=2).map(lambda cs: {k: v for c in cs for k, v in c.items()}),
+        min_size=2,
+        max_size=4,
+    )
+)
 def test_the_guard_answers_each_event_as_it_would_alone(changes: list[dict[str, Any]]) -> None:
     events = [body(**overrides) for overrides in changes]
     in_turn = [_verdict(event) for event in events]
@@ -326,21 +397,35 @@ def test_the_guard_answers_each_event_as_it_would_alone(changes: list[dict[str, 
 
 # A resource string in the details is taken exactly when it is canonical and
 # no longer than the longest the guard takes, next to ids and other strings.
-_SCOPES = st.one_of(st.sampled_from(["default", "a:b", "x" * 1000, "y" * 1010, "z:" * 506]),
-                    st.text(alphabet="ab:% é\n", min_size=1, max_size=12))
+_SCOPES = st.one_of(
+    st.sampled_from(["default", "a:b", "x" * 1000, "y" * 1010, "z:" * 506]),
+    st.text(alphabet="ab:% é\n", min_size=1, max_size=12),
+)
 
 
 @settings(max_examples=300)
-@given(_SCOPES, st.lists(st.one_of(_ODD_TEXT, st.integers(0, 2)), max_size=2),
-       st.sampled_from(["resources", "resource_list", "egress"]), st.booleans())
+@given(
+    _SCOPES,
+    st.lists(st.one_of(_ODD_TEXT, st.integers(0, 2)), max_size=2),
+    st.sampled_from(["resources", "resource_list", "egress"]),
+    st.booleans(),
+)
 def test_a_resource_string_in_the_details_is_taken_when_canonical_and_short_enough(
-        scope: str, others: list[Any], key: str, alone: bool) -> None:
-    made = Resource(target="memory", scope=scope, action="add", entry_id=None,
-                    expected_revision=None, content_hash="b3k:" + "f" * 64).canonical()
+    scope: str, others: list[Any], key: str, alone: bool
+) -> None:
+    made = Resource(
+        target="memory",
+        scope=scope,
+        action="add",
+        entry_id=None,
+        expected_revision=None,
+        content_hash="b3k:" + "f" * 64,
+    ).canonical()
     value: Any = made if alone else [*others, made]
     event = body(details={key: value, "policy_hash": "pol_" + "a" * 64})
     expected = len(made) <= event_module.SAFE_RESOURCE_MAX and all(
-        event_module._detail_string(o) for o in ([] if alone else others) if isinstance(o, str))
+        event_module._detail_string(o) for o in ([] if alone else others) if isinstance(o, str)
+    )
     try:
         check_safe(event)
     except AuditError as exc:
@@ -352,16 +437,20 @@ def test_a_resource_string_in_the_details_is_taken_when_canonical_and_short_enou
 
 # The guard keeps nothing between events: one found safe does not vouch for
 # the next, however much of it the next one repeats.
-@pytest.mark.parametrize(("overrides", "field"), [
-    ({"entry_ids": ["ent 2"]}, "entry_ids"),
-    ({"details": {"operation_id": "op 2"}}, "details"),
-    ({"decision_id": "dec 2"}, "decision_id"),
-    ({"ts": TS + "\n"}, "ts"),
-    ({"resource": "memory/a b"}, "resource"),
-    ({"details": {"Bad Key": 1}}, "details"),
-])
-def test_an_event_after_a_safe_one_is_judged_on_its_own(overrides: dict[str, Any],
-                                                          field: str) -> None:
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"entry_ids": ["ent 2"]}, "entry_ids"),
+        ({"details": {"operation_id": "op 2"}}, "details"),
+        ({"decision_id": "dec 2"}, "decision_id"),
+        ({"ts": TS + "\n"}, "ts"),
+        ({"resource": "memory/a b"}, "resource"),
+        ({"details": {"Bad Key": 1}}, "details"),
+    ],
+)
+def test_an_event_after_a_safe_one_is_judged_on_its_own(
+    overrides: dict[str, Any], field: str
+) -> None:
     check_safe(body())
     check_safe(body(entry_ids=["ent_2"], details={"operation_id": "op_2"}))
     with pytest.raises(AuditError) as caught:

@@ -43,17 +43,20 @@ def test_content_matches_blake3_derive_then_keyed_definition(hasher: KeyedHasher
 def test_known_answers_are_pinned_so_stored_hashes_never_drift(hasher: KeyedHasher) -> None:
     # A changed context string or framing would orphan every stored hash of a home.
     assert hasher.content("memoryd") == (
-        "b3k:cb64840436dffc5212d6abc09360bf2fca24fa24a1bf523d1d60bdb5f8853016")
+        "b3k:cb64840436dffc5212d6abc09360bf2fca24fa24a1bf523d1d60bdb5f8853016"
+    )
     assert hasher.owner("local", subject="alice") == "own_fff5b38fd6c520a191653ec8ccbc8985"
     assert hasher.content_of("fact", "t", "s", "b") == (
-        "b3k:1f31ab8a684463ce5323e88cbe67c19d0154340b49e3ee4450c8d1e91a39dbb5")
+        "b3k:1f31ab8a684463ce5323e88cbe67c19d0154340b49e3ee4450c8d1e91a39dbb5"
+    )
 
 
 def test_same_input_same_key_is_deterministic(hasher: KeyedHasher) -> None:
     again = KeyedHasher(ROOT)
     assert hasher.content("a") == again.content("a")
     assert hasher.owner("token", subject="s", issuer="i") == again.owner(
-        "token", subject="s", issuer="i")
+        "token", subject="s", issuer="i"
+    )
 
 
 def test_different_root_secrets_give_different_hashes(hasher: KeyedHasher) -> None:
@@ -100,7 +103,8 @@ def test_owner_differs_by_kind_for_the_same_subject(hasher: KeyedHasher) -> None
 
 def test_owner_distinguishes_absent_and_empty_issuer(hasher: KeyedHasher) -> None:
     assert hasher.owner("jwt", subject="a", issuer=None) != hasher.owner(
-        "jwt", subject="a", issuer="")
+        "jwt", subject="a", issuer=""
+    )
 
 
 def test_owner_takes_subject_and_issuer_by_keyword_only(hasher: KeyedHasher) -> None:
@@ -117,7 +121,8 @@ def test_owner_is_injective_over_identities(
 ) -> None:
     hasher = KeyedHasher(ROOT)
     same = hasher.owner(a[0], subject=a[1], issuer=a[2]) == hasher.owner(
-        b[0], subject=b[1], issuer=b[2])
+        b[0], subject=b[1], issuer=b[2]
+    )
     assert same == (a == b)
 
 

@@ -29,8 +29,9 @@ from memoryd.audit.packing import (
     unpack_rows,
 )
 
-SUBJECT = EventSubject(channel="agent", owner="own_" + "a7" * 16, role="main",
-                       task_id="tsk_" + "f7" * 16)
+SUBJECT = EventSubject(
+    channel="agent", owner="own_" + "a7" * 16, role="main", task_id="tsk_" + "f7" * 16
+)
 CHASH = "b3k:" + "28" * 32
 
 
@@ -39,11 +40,20 @@ def _chain(n: int) -> list[tuple[int, bytes, bytes]]:
     head, rows = EMPTY_HEAD, []
     for i in range(n):
         _event, stored = next_stored(
-            head, "operation", f"2026-12-01T02:39:58.{i:06d}Z", subject=SUBJECT,
-            capability="MemoryWrite", resource=f"memory/notes:add+fact:-@-:{CHASH}",
-            decision_id="dec_" + f"{i:032x}", effect="allow", rule_ids=["notes"],
-            entry_ids=[f"ent_01M8QQJ9SB9FFP46KYZ6PG{i:04d}"], revisions=[1],
-            content_hashes=[CHASH], details={"operation_id": "op_" + f"{i:032x}"})
+            head,
+            "operation",
+            f"2026-12-01T02:39:58.{i:06d}Z",
+            subject=SUBJECT,
+            capability="MemoryWrite",
+            resource=f"memory/notes:add+fact:-@-:{CHASH}",
+            decision_id="dec_" + f"{i:032x}",
+            effect="allow",
+            rule_ids=["notes"],
+            entry_ids=[f"ent_01M8QQJ9SB9FFP46KYZ6PG{i:04d}"],
+            revisions=[1],
+            content_hashes=[CHASH],
+            details={"operation_id": "op_" + f"{i:032x}"},
+        )
         head = head.__class__(seq=stored.seq, hash=stored.hash)
         rows.append(row_of(stored))
     return rows
@@ -96,13 +106,14 @@ def test_packed_rows_verify_and_any_changed_body_byte_fails_at_its_seq() -> None
     assert verify_chain(stored_of(*r) for r in rows).ok
     seq, body, hash_ = rows[3]
     for at in range(1, len(body)):
-        changed = body[:at] + bytes([body[at] ^ 0x01]) + body[at + 1:]
+        changed = body[:at] + bytes([body[at] ^ 0x01]) + body[at + 1 :]
         tampered = [*rows[:3], (seq, changed, hash_), *rows[4:]]
         result = verify_chain(stored_of(*r) for r in tampered)
         assert not result.ok and result.first_bad_seq == seq
 
 
 # --- V2: what the chain derives is not stored again ----------------------------------
+
 
 def _events(n: int) -> list[tuple[StoredEvent, str]]:
     """``n`` events alternating as a governed write's decision and operation,
@@ -111,17 +122,29 @@ def _events(n: int) -> list[tuple[StoredEvent, str]]:
     for i in range(n):
         write = i // 2
         fields: dict[str, Any] = {
-            "subject": SUBJECT, "capability": "MemoryWrite",
+            "subject": SUBJECT,
+            "capability": "MemoryWrite",
             "resource": f"memory/notes:add+fact:-@-:b3k:{write:064x}",
-            "decision_id": "dec_" + f"{write:032x}", "effect": "allow", "rule_ids": ["notes"],
-            "content_hashes": [f"b3k:{write:064x}"]}
+            "decision_id": "dec_" + f"{write:032x}",
+            "effect": "allow",
+            "rule_ids": ["notes"],
+            "content_hashes": [f"b3k:{write:064x}"],
+        }
         if i % 2:
-            fields.update(entry_ids=[f"ent_01M8QQJ9SB9FFP46KYZ6PG{write:04d}"], revisions=[1],
-                          details={"operation_id": "op_" + f"{write:032x}"})
+            fields.update(
+                entry_ids=[f"ent_01M8QQJ9SB9FFP46KYZ6PG{write:04d}"],
+                revisions=[1],
+                details={"operation_id": "op_" + f"{write:032x}"},
+            )
             kind = "operation"
         else:
-            fields.update(details={"explicit": True, "policy_hash": "pol_" + "c1" * 32,
-                                   "resources": [fields["resource"]]})
+            fields.update(
+                details={
+                    "explicit": True,
+                    "policy_hash": "pol_" + "c1" * 32,
+                    "resources": [fields["resource"]],
+                }
+            )
             kind = "decision"
         _event, stored = next_stored(head, kind, f"2026-12-01T02:39:58.{write:06d}Z", **fields)
         out.append((stored, head.hash))
@@ -147,17 +170,16 @@ def test_a_v2_chain_reads_back_exactly_from_its_start_and_from_any_row() -> None
     for seq in range(1, len(rows) + 1):
         start = first_needed(seq)
         assert start >= seq - BLOCK
-        got = list(unpack_rows(rows[start - 1:seq], seq - 1))
+        got = list(unpack_rows(rows[start - 1 : seq], seq - 1))
         assert got == [events[seq - 1]]
 
 
 def test_a_v2_row_read_without_the_rows_before_it_is_not_its_event() -> None:
     rows = _v2_rows(BLOCK + 3)
     events = [stored for stored, _prev in _events(BLOCK + 3)]
-    alone = list(unpack_rows(rows[BLOCK + 1:], BLOCK + 1))  # the row before is not fed
+    alone = list(unpack_rows(rows[BLOCK + 1 :], BLOCK + 1))  # the row before is not fed
     assert alone[0].body == rows[BLOCK + 1][1] != events[BLOCK + 1].body  # left as stored
-    result = verify_chain(alone, start=ChainHead(seq=BLOCK + 1,
-                                                 hash=unpack_hash(rows[BLOCK][2])))
+    result = verify_chain(alone, start=ChainHead(seq=BLOCK + 1, hash=unpack_hash(rows[BLOCK][2])))
     assert not result.ok and result.first_bad_seq == BLOCK + 2
 
 
@@ -174,8 +196,8 @@ def test_any_changed_byte_of_a_v2_row_fails_at_its_seq(seq: int) -> None:
     rows = _v2_rows(BLOCK + 4)
     _seq, body, hash_ = rows[seq - 1]
     for at in range(1, len(body)):
-        changed = body[:at] + bytes([body[at] ^ 0x01]) + body[at + 1:]
-        tampered = [*rows[:seq - 1], (seq, changed, hash_), *rows[seq:]]
+        changed = body[:at] + bytes([body[at] ^ 0x01]) + body[at + 1 :]
+        tampered = [*rows[: seq - 1], (seq, changed, hash_), *rows[seq:]]
         result = verify_chain(unpack_rows(tampered))
         assert not result.ok and result.first_bad_seq == seq
 
@@ -197,10 +219,16 @@ def test_a_deleted_v2_row_is_reported_at_its_seq() -> None:
 _HASH = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
 
 
-@given(st.binary(max_size=300), st.binary(max_size=300), _HASH, st.binary(max_size=600),
-       st.integers(1, 3 * BLOCK))
-def test_a_body_naming_its_prev_round_trips_in_v2(head: bytes, tail: bytes, prev: str,
-                                                  before: bytes, seq: int) -> None:
+@given(
+    st.binary(max_size=300),
+    st.binary(max_size=300),
+    _HASH,
+    st.binary(max_size=600),
+    st.integers(1, 3 * BLOCK),
+)
+def test_a_body_naming_its_prev_round_trips_in_v2(
+    head: bytes, tail: bytes, prev: str, before: bytes, seq: int
+) -> None:
     if seq == 1:
         prev = GENESIS_PREV  # the first row's predecessor is the chain's genesis
     body = head + b'"prev":"' + prev.encode() + b'"' + tail
@@ -212,7 +240,7 @@ def test_a_body_naming_its_prev_round_trips_in_v2(head: bytes, tail: bytes, prev
 
 
 def test_a_body_that_does_not_name_its_prev_is_packed_to_stand_alone() -> None:
-    (stored, prev), = _events(1)
+    ((stored, prev),) = _events(1)
     row = pack_row(stored, "f" * 64, None)
     assert row[1][:1] == TAG_V1
     assert list(unpack_rows([row])) == [stored]
@@ -235,7 +263,7 @@ def test_a_v3_chain_reads_back_exactly_from_its_start_and_from_any_row() -> None
     assert list(unpack_rows(rows)) == events
     assert verify_chain(unpack_rows(rows)).ok
     for seq in range(1, len(rows) + 1):
-        got = list(unpack_rows(rows[first_needed(seq) - 1:seq], seq - 1))
+        got = list(unpack_rows(rows[first_needed(seq) - 1 : seq], seq - 1))
         assert got == [events[seq - 1]]
 
 
@@ -268,8 +296,8 @@ def test_any_changed_bit_of_a_v3_row_fails_at_its_seq_or_changes_no_event(seq: i
     same = 0
     for at in range(1, len(body)):
         for bit in range(8):
-            changed = body[:at] + bytes([body[at] ^ (1 << bit)]) + body[at + 1:]
-            tampered = [*rows[:seq - 1], (seq, changed, hash_), *rows[seq:]]
+            changed = body[:at] + bytes([body[at] ^ (1 << bit)]) + body[at + 1 :]
+            tampered = [*rows[: seq - 1], (seq, changed, hash_), *rows[seq:]]
             result = verify_chain(unpack_rows(tampered))
             if result.ok:
                 assert list(unpack_rows(tampered)) == events
@@ -312,7 +340,7 @@ def test_a_v3_row_that_continues_a_stream_is_not_read_without_its_row_before() -
 
 
 def test_a_v3_body_that_does_not_name_its_prev_is_packed_to_stand_alone() -> None:
-    (stored, prev), = _events(1)
+    ((stored, prev),) = _events(1)
     packer = Packer()
     row = packer.pack(stored, "f" * 64)
     assert row[1][:1] == TAG_V1
@@ -338,7 +366,7 @@ def test_rows_of_every_form_read_as_one_chain() -> None:
     assert {row[1][:1] for row in rows} == {TAG_V1, TAG_V2, TAG_V3}
     assert list(unpack_rows(rows)) == events
     for seq in range(1, len(rows) + 1):
-        assert list(unpack_rows(rows[first_needed(seq) - 1:seq], seq - 1)) == [events[seq - 1]]
+        assert list(unpack_rows(rows[first_needed(seq) - 1 : seq], seq - 1)) == [events[seq - 1]]
 
 
 # What the writer does between rows: commit a transaction of some events,
@@ -356,12 +384,18 @@ _STEP = st.one_of(
 def _event_after(head: ChainHead, n: int) -> StoredEvent:
     write = n // 2
     _event, stored = next_stored(
-        head, "operation" if n % 2 else "decision", f"2026-12-01T02:39:58.{n % 10**6:06d}Z",
-        subject=SUBJECT, capability="MemoryWrite", effect="allow",
+        head,
+        "operation" if n % 2 else "decision",
+        f"2026-12-01T02:39:58.{n % 10**6:06d}Z",
+        subject=SUBJECT,
+        capability="MemoryWrite",
+        effect="allow",
         resource=f"memory/notes:add+fact:-@-:b3k:{write:064x}",
-        decision_id="dec_" + f"{write:032x}", content_hashes=[f"b3k:{write:064x}"],
+        decision_id="dec_" + f"{write:032x}",
+        content_hashes=[f"b3k:{write:064x}"],
         entry_ids=[f"ent_01M8QQJ9SB9FFP46KYZ6PG{n:04d}"] if n % 2 else [],
-        details={"n": n})
+        details={"n": n},
+    )
     return stored
 
 
@@ -377,8 +411,7 @@ def test_v3_rows_read_back_through_rollbacks_and_restarts(steps: list[tuple[str,
             packer = Packer()
             continue
         tx_head, written, made = head, [], []
-        numbers = last_rolled if step == "same" and last_rolled else list(
-            range(n, n + count))
+        numbers = last_rolled if step == "same" and last_rolled else list(range(n, n + count))
         for number in numbers:
             stored = _event_after(tx_head, number)
             written.append(packer.pack(stored, tx_head.hash))
@@ -395,7 +428,7 @@ def test_v3_rows_read_back_through_rollbacks_and_restarts(steps: list[tuple[str,
     assert list(unpack_rows(disk)) == events
     assert verify_chain(unpack_rows(disk)).ok
     for seq in range(1, len(disk) + 1):
-        assert list(unpack_rows(disk[first_needed(seq) - 1:seq], seq - 1)) == [events[seq - 1]]
+        assert list(unpack_rows(disk[first_needed(seq) - 1 : seq], seq - 1)) == [events[seq - 1]]
 
 
 class _OddFlush:
@@ -412,8 +445,10 @@ class _OddFlush:
 
 
 def test_a_chunk_not_ending_as_a_sync_flush_is_packed_to_stand_alone(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from memoryd.audit import packing
+
     pairs = _events(3)
     first = Packer().pack(*pairs[0])
     packer = Packer()  # a new process: its first row opens a stream

@@ -9,10 +9,12 @@ from hypothesis import strategies as st
 
 from memoryd.daemon.clock import fmt, parse
 
-_ZONES = st.sampled_from([UTC, timezone(timedelta(hours=5, minutes=30)),
-                          timezone(timedelta(hours=-8))])
-_MOMENTS = st.datetimes(min_value=datetime(1000, 1, 2), max_value=datetime(9999, 12, 30),
-                        timezones=_ZONES)
+_ZONES = st.sampled_from(
+    [UTC, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-8))]
+)
+_MOMENTS = st.datetimes(
+    min_value=datetime(1000, 1, 2), max_value=datetime(9999, 12, 30), timezones=_ZONES
+)
 
 
 @given(_MOMENTS)

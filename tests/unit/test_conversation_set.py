@@ -29,12 +29,14 @@ from typing import Any
 import pytest
 
 HERE = Path(__file__).resolve().parent.parent / "data" / "conversations"
-SETS: list[dict[str, Any]] = [json.loads(p.read_text(encoding="utf-8"))
-                              for p in sorted(HERE.glob("conv-*.json"))]
+SETS: list[dict[str, Any]] = [
+    json.loads(p.read_text(encoding="utf-8")) for p in sorted(HERE.glob("conv-*.json"))
+]
 QUESTIONS = [(c, q) for c in SETS for q in c["questions"]]
 CATEGORIES = {"single-hop", "multi-hop", "temporal", "open-domain", "paraphrase"}
 
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a an the and or but if then than so of to in on at by for with from into onto about
 over under after before up down out off again very just also too not no yes nor
 i me my mine we us our you your yours he him his she her hers it its they them their
@@ -42,13 +44,15 @@ this that these those there here who whom whose which what when where why how
 is am are was were be been being do does did doing done have has had having
 will would shall should can could may might must s t d ll re ve m
 as all any some each every both either neither other such own same only
-""".split())
+""".split()
+)
 STOP_CJK = frozenset("的了是在我你他她它们这那有和也都就不吗呢吧啊呀么个一上下")
 
 
 def _load_builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_conversations",
-                                                  HERE / "make_conversations.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_conversations", HERE / "make_conversations.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -61,9 +65,12 @@ def stem(word: str) -> str:
         word = word[:-3] + "y"
     else:
         for ending in ("ing", "est", "ed", "er", "ly", "es", "s"):
-            if (word.endswith(ending) and len(word) - len(ending) >= 3
-                    and not (ending == "s" and word.endswith("ss"))):
-                word = word[:-len(ending)]
+            if (
+                word.endswith(ending)
+                and len(word) - len(ending) >= 3
+                and not (ending == "s" and word.endswith("ss"))
+            ):
+                word = word[: -len(ending)]
                 break
     if word.endswith("e") and len(word) > 3:
         word = word[:-1]
@@ -72,20 +79,24 @@ def stem(word: str) -> str:
 
 def content_words(text: str, speakers: list[str]) -> set[str]:
     names = {w for s in speakers for w in re.findall(r"[a-z0-9]+", s.lower())}
-    words = {stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())
-             if w not in STOP_WORDS and w not in names}
-    name_grams = {s[i:i + 2] for s in speakers for i in range(len(s) - 1)}
+    words = {
+        stem(w)
+        for w in re.findall(r"[a-z0-9]+", text.lower())
+        if w not in STOP_WORDS and w not in names
+    }
+    name_grams = {s[i : i + 2] for s in speakers for i in range(len(s) - 1)}
     for run in re.findall(r"[\u4e00-\u9fff]+", text):
         for i in range(len(run) - 1):
-            gram = run[i:i + 2]
+            gram = run[i : i + 2]
             if gram not in name_grams and not all(ch in STOP_CJK for ch in gram):
                 words.add(gram)
     return words
 
 
 def turns_of(conversation: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {t["id"]: {**t, "session": s["id"]}
-            for s in conversation["sessions"] for t in s["turns"]}
+    return {
+        t["id"]: {**t, "session": s["id"]} for s in conversation["sessions"] for t in s["turns"]
+    }
 
 
 def test_the_set_is_large_enough_in_both_languages_and_every_category() -> None:
@@ -121,7 +132,8 @@ def test_a_conversation_is_two_people_over_dated_sessions(conversation: dict[str
 
 @pytest.mark.parametrize("item", QUESTIONS, ids=lambda cq: cq[1]["id"])
 def test_a_question_cites_real_turns_of_its_conversation(
-        item: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    item: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
     conversation, question = item
     turns = turns_of(conversation)
     assert question["category"] in CATEGORIES
@@ -132,10 +144,14 @@ def test_a_question_cites_real_turns_of_its_conversation(
         assert len({turns[e]["session"] for e in question["evidence"]}) >= 2
 
 
-@pytest.mark.parametrize("item", [cq for cq in QUESTIONS if cq[1]["category"] == "paraphrase"],
-                         ids=lambda cq: cq[1]["id"])
+@pytest.mark.parametrize(
+    "item",
+    [cq for cq in QUESTIONS if cq[1]["category"] == "paraphrase"],
+    ids=lambda cq: cq[1]["id"],
+)
 def test_a_paraphrase_shares_no_content_word_with_its_evidence(
-        item: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    item: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
     conversation, question = item
     turns = turns_of(conversation)
     speakers = conversation["speakers"]

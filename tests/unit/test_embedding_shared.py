@@ -18,8 +18,12 @@ np = pytest.importorskip("numpy")
 from memoryd.daemon.semantic import hybrid  # noqa: E402 (needs numpy)
 from memoryd.daemon.storage.store import SqliteStore  # noqa: E402
 
-TEXTS = ["The meeting was moved to another room.", "部署之前先在预发环境跑一遍测试",
-         "Le rapport est dû le mois prochain.", "x"]
+TEXTS = [
+    "The meeting was moved to another room.",
+    "部署之前先在预发环境跑一遍测试",
+    "Le rapport est dû le mois prochain.",
+    "x",
+]
 
 
 def model_mappings() -> int:
@@ -88,8 +92,7 @@ class Numbered(CountingEmbedder):
         return np.arange(len(texts) * self.dim, dtype=np.float32).reshape(len(texts), self.dim)
 
 
-def test_the_anchors_are_embedded_once_per_model_and_kept_in_the_store(
-        store: SqliteStore) -> None:
+def test_the_anchors_are_embedded_once_per_model_and_kept_in_the_store(store: SqliteStore) -> None:
     first = Numbered()
     ranker = hybrid.Ranker(first, SimpleNamespace(store=store))  # type: ignore[arg-type]
     ranker.prepare()

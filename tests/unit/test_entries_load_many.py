@@ -23,11 +23,21 @@ from memoryd.daemon.pipeline.entries import View
 from memoryd.daemon.storage.store import SqliteStore, Tx
 
 # (holder, target, scope): rows of two owners, and of a team scope held by the team.
-HOMES = [("own_a", "memory", "s0"), ("own_a", "memory", "s1"), ("own_a", "user", "u"),
-         ("own_b", "memory", "s0"), ("team:t1", "memory", "team:t1"),
-         ("own_a", "memory", "team:t2")]
-SPACES = [("memory", "s0"), ("memory", "s1"), ("user", "u"), ("memory", "team:t1"),
-          ("memory", "team:t2")]
+HOMES = [
+    ("own_a", "memory", "s0"),
+    ("own_a", "memory", "s1"),
+    ("own_a", "user", "u"),
+    ("own_b", "memory", "s0"),
+    ("team:t1", "memory", "team:t1"),
+    ("own_a", "memory", "team:t2"),
+]
+SPACES = [
+    ("memory", "s0"),
+    ("memory", "s1"),
+    ("user", "u"),
+    ("memory", "team:t1"),
+    ("memory", "team:t2"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +47,25 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SqliteSto
     def fill(tx: Tx) -> list[str]:
         ids = []
         for i, (holder, target, scope) in enumerate(HOMES * 2):
-            row = entries.insert(tx, holder, target, scope, {
-                "type": "fact", "title": f"note {i}", "body": f"body {i}",
-                "summary": f"body {i}", "basis": UNSET, "validity": UNSET,
-                "ttl_days": 30, "pinned": False}, "b3k:" + f"{i:064x}",
+            row = entries.insert(
+                tx,
+                holder,
+                target,
+                scope,
+                {
+                    "type": "fact",
+                    "title": f"note {i}",
+                    "body": f"body {i}",
+                    "summary": f"body {i}",
+                    "basis": UNSET,
+                    "validity": UNSET,
+                    "ttl_days": 30,
+                    "pinned": False,
+                },
+                "b3k:" + f"{i:064x}",
                 entries.Provenance("agent", True, None),
-                datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i))
+                datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i),
+            )
             ids.append(row["id"])
         return ids
 
@@ -62,15 +85,17 @@ views = st.builds(
 
 @settings(max_examples=200, deadline=None)
 @given(view=views, picks=st.lists(st.integers(0, 2 * len(HOMES)), min_size=1, max_size=10))
-def test_load_many_finds_what_load_finds(stored: tuple[SqliteStore, list[str]], view: View,
-                                         picks: list[int]) -> None:
+def test_load_many_finds_what_load_finds(
+    stored: tuple[SqliteStore, list[str]], view: View, picks: list[int]
+) -> None:
     store, ids = stored
     # An index past the stored ids is an id of the right shape that does not exist.
     wanted = [ids[i] if i < len(ids) else "ent_01ZZZZZZZZZZZZZZZZZZZZZZZZ" for i in picks]
 
     def both(tx: Tx) -> tuple[dict[str, Any], dict[str, Any]]:
-        one_by_one = {i: row for i in dict.fromkeys(wanted)
-                      if (row := entries.load(tx, view, i)) is not None}
+        one_by_one = {
+            i: row for i in dict.fromkeys(wanted) if (row := entries.load(tx, view, i)) is not None
+        }
         return entries.load_many(tx, view, wanted), one_by_one
 
     many, one_by_one = store.run_sync(both, write=False)
@@ -79,5 +104,6 @@ def test_load_many_finds_what_load_finds(stored: tuple[SqliteStore, list[str]], 
 
 def test_load_many_of_no_ids_reads_nothing(stored: tuple[SqliteStore, list[str]]) -> None:
     store, _ids = stored
-    assert store.run_sync(lambda tx: entries.load_many(tx, View("own_a", None), []),
-                          write=False) == {}
+    assert (
+        store.run_sync(lambda tx: entries.load_many(tx, View("own_a", None), []), write=False) == {}
+    )

@@ -31,8 +31,10 @@ def _text(rng: random.Random, k: int) -> str:
 def _expected(tx: Tx) -> set[tuple[Any, ...]]:
     """What the rows must be: each active entry's terms and length, from its text."""
     out = set()
-    for r in tx.all("SELECT key, owner, target, scope, title, summary, body, context,"
-                    " observed_at FROM entries WHERE status = 'active'"):
+    for r in tx.all(
+        "SELECT key, owner, target, scope, title, summary, body, context,"
+        " observed_at FROM entries WHERE status = 'active'"
+    ):
         texts = (r["title"], r["summary"], r["body"], r["context"], r["observed_at"])
         dl = text_index.doc_length(*texts)
         for term, tf in text_index.entry_terms(*texts).items():
@@ -41,8 +43,10 @@ def _expected(tx: Tx) -> set[tuple[Any, ...]]:
 
 
 def _held(tx: Tx) -> set[tuple[Any, ...]]:
-    rows = tx.tuples("SELECT s.owner, s.target, s.scope, t.term, t.key, t.tf, t.dl"
-                     " FROM entry_terms AS t JOIN term_spaces AS s ON s.id = t.space")
+    rows = tx.tuples(
+        "SELECT s.owner, s.target, s.scope, t.term, t.key, t.tf, t.dl"
+        " FROM entry_terms AS t JOIN term_spaces AS s ON s.id = t.space"
+    )
     assert len(rows) == len(set(rows))
     return set(rows)
 
@@ -53,14 +57,27 @@ def _step(tx: Tx, rng: random.Random, i: int) -> None:
     if op == "add" or not keys:
         owner, target, scope = rng.choice(NAMESPACES)
         body = _text(rng, rng.randint(1, 8))
-        entries.insert(tx, owner, target, scope, {
-            "type": "fact", "title": f"{_text(rng, 2)} {i}", "body": body,
-            "summary": rng.choice([body, body[:5] + "…"]), "basis": UNSET, "validity": UNSET,
-            "ttl_days": 30, "pinned": False,
-            "context": rng.choice([UNSET, _text(rng, 3)]),
-            "observed_at": rng.choice([UNSET, "2025-03-08"])},
-            "b3k:" + f"{i:064x}", entries.Provenance("agent", True, None),
-            datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i))
+        entries.insert(
+            tx,
+            owner,
+            target,
+            scope,
+            {
+                "type": "fact",
+                "title": f"{_text(rng, 2)} {i}",
+                "body": body,
+                "summary": rng.choice([body, body[:5] + "…"]),
+                "basis": UNSET,
+                "validity": UNSET,
+                "ttl_days": 30,
+                "pinned": False,
+                "context": rng.choice([UNSET, _text(rng, 3)]),
+                "observed_at": rng.choice([UNSET, "2025-03-08"]),
+            },
+            "b3k:" + f"{i:064x}",
+            entries.Provenance("agent", True, None),
+            datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=i),
+        )
         return
     key = rng.choice(keys)
     if op == "text":
@@ -70,15 +87,21 @@ def _step(tx: Tx, rng: random.Random, i: int) -> None:
             value = _text(rng, 2)
         tx.exec(f"UPDATE entries SET {column} = ? WHERE key = ?", (value, key))  # noqa: S608 (our names)
     elif op == "context":
-        tx.exec("UPDATE entries SET context = ?, observed_at = ? WHERE key = ?",
-                (rng.choice([None, _text(rng, 2)]), rng.choice([None, "2024-02-29"]), key))
+        tx.exec(
+            "UPDATE entries SET context = ?, observed_at = ? WHERE key = ?",
+            (rng.choice([None, _text(rng, 2)]), rng.choice([None, "2024-02-29"]), key),
+        )
     elif op == "status":
-        tx.exec("UPDATE entries SET status = ? WHERE key = ?",
-                (rng.choice(["active", "archived", "superseded", "removed"]), key))
+        tx.exec(
+            "UPDATE entries SET status = ? WHERE key = ?",
+            (rng.choice(["active", "archived", "superseded", "removed"]), key),
+        )
     elif op == "move":
         owner, target, scope = rng.choice(NAMESPACES)
-        tx.exec("UPDATE entries SET owner = ?, target = ?, scope = ? WHERE key = ?",
-                (owner, target, scope, key))
+        tx.exec(
+            "UPDATE entries SET owner = ?, target = ?, scope = ? WHERE key = ?",
+            (owner, target, scope, key),
+        )
     else:
         tx.exec("DELETE FROM entries WHERE key = ?", (key,))
 
@@ -90,8 +113,7 @@ def test_rows_are_every_active_entrys_terms_after_any_change(tmp_path: Path) -> 
         for i in range(400):
             store.run_sync(lambda tx, i=i: _step(tx, rng, i))
             if i % 50 == 49:
-                expected, held = store.run_sync(lambda tx: (_expected(tx), _held(tx)),
-                                                write=False)
+                expected, held = store.run_sync(lambda tx: (_expected(tx), _held(tx)), write=False)
                 assert held == expected
         expected = store.run_sync(_expected, write=False)
         assert len({row[4] for row in expected}) > 20  # active entries do hold terms

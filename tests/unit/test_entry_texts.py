@@ -20,24 +20,41 @@ class Flag(int):
 
 
 _LEAF = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=4),
-    st.text(max_size=4).map(Text), st.integers().map(Flag), st.just(object()), st.just(b"raw"),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=4),
+    st.text(max_size=4).map(Text),
+    st.integers().map(Flag),
+    st.just(object()),
+    st.just(b"raw"),
 )
 _VALUE = st.recursive(
     _LEAF,
     lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.lists(inner, max_size=3).map(tuple),
-        st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    ),
     max_leaves=12,
 )
-_KEYS = st.one_of(st.sampled_from(["type", "title", "body", "summary", "basis", "validity",
-                                   "ttl_days", "pinned"]), st.text(max_size=3))
+_KEYS = st.one_of(
+    st.sampled_from(
+        ["type", "title", "body", "summary", "basis", "validity", "ttl_days", "pinned"]
+    ),
+    st.text(max_size=3),
+)
 
 
 def _slow(entry: dict[Any, Any], skip: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """Every field walked, as ``entry_texts`` did before its shortcut."""
-    return [pair for key, value in entry.items() if key not in skip
-            for pair in _walk(value, str(key), 1)]
+    return [
+        pair
+        for key, value in entry.items()
+        if key not in skip
+        for pair in _walk(value, str(key), 1)
+    ]
 
 
 @given(st.dictionaries(_KEYS, _VALUE, max_size=9), st.frozensets(_KEYS, max_size=3))

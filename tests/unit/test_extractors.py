@@ -31,22 +31,28 @@ def test_only_the_users_own_durable_sentences_are_proposed() -> None:
 
 
 def test_types_follow_what_the_sentence_states() -> None:
-    got = dict((b, t) for t, b in extract(
-        ("user", "Turns out the cache must be warmed before a release."),
-        ("user", "Before merging, run the integration tests on staging."),
-        ("user", "We deploy the API with Helm from the ops repository."),
-        ("user", "以后请总是用中文回答我的问题。"),
-    ))
+    got = dict(
+        (b, t)
+        for t, b in extract(
+            ("user", "Turns out the cache must be warmed before a release."),
+            ("user", "Before merging, run the integration tests on staging."),
+            ("user", "We deploy the API with Helm from the ops repository."),
+            ("user", "以后请总是用中文回答我的问题。"),
+        )
+    )
     assert list(got.values()) == ["lesson", "procedure", "fact", "preference"]
 
 
 def test_questions_code_and_one_off_requests_are_left_out() -> None:
-    assert extract(
-        ("user", "Why do we deploy with Helm from the ops repository?"),
-        ("user", "```\nwe use this = that = other\n```"),
-        ("user", "Please fix the build, we use it today."),
-        ("user", "为什么我们用 Kubernetes 部署所有服务？"),
-    ) == []
+    assert (
+        extract(
+            ("user", "Why do we deploy with Helm from the ops repository?"),
+            ("user", "```\nwe use this = that = other\n```"),
+            ("user", "Please fix the build, we use it today."),
+            ("user", "为什么我们用 Kubernetes 部署所有服务？"),
+        )
+        == []
+    )
 
 
 def kept(*sentences: str) -> dict[str, str]:
@@ -114,29 +120,33 @@ def test_lessons_are_kept() -> None:
 
 def test_inline_code_does_not_hide_a_durable_sentence() -> None:
     assert kept("Never edit the generated files in `web/src/api/` by hand.") == {
-        "Never edit the generated files in `web/src/api/` by hand.": "preference"}
+        "Never edit the generated files in `web/src/api/` by hand.": "preference"
+    }
 
 
 def test_requests_status_guesses_and_quotes_are_left_out() -> None:
-    assert kept(
-        "Restart the ingress controller in staging.",
-        "Roll back for now.",
-        "The build is green now, thanks.",
-        "Maybe we should switch to pnpm at some point.",
-        "You said we should always pin every dependency, I'm not sure about that.",
-        "We're seeing 502s on the gateway right now.",
-        "The login page renders twice on every keystroke.",
-        "When the build finishes, deploy it to staging and tell me.",
-        "First look at the pod logs, then let me know what you see.",
-        "First rebase the branch on main. Then run the tests and push it.",
-        "先把分支合到主干上。然后跑一遍测试再推上去。",
-        "That deploy flushed the cache.",
-        "先这样吧，谢谢。",
-        "现在先把副本扩到十个。",
-        "可能是昨天的配置改动，我不确定。",
-        "你刚才说每个服务都要加缓存，这个我们还没定。",
-        "集群现在 CPU 有点高，你看一下。",
-    ) == {}
+    assert (
+        kept(
+            "Restart the ingress controller in staging.",
+            "Roll back for now.",
+            "The build is green now, thanks.",
+            "Maybe we should switch to pnpm at some point.",
+            "You said we should always pin every dependency, I'm not sure about that.",
+            "We're seeing 502s on the gateway right now.",
+            "The login page renders twice on every keystroke.",
+            "When the build finishes, deploy it to staging and tell me.",
+            "First look at the pod logs, then let me know what you see.",
+            "First rebase the branch on main. Then run the tests and push it.",
+            "先把分支合到主干上。然后跑一遍测试再推上去。",
+            "That deploy flushed the cache.",
+            "先这样吧，谢谢。",
+            "现在先把副本扩到十个。",
+            "可能是昨天的配置改动，我不确定。",
+            "你刚才说每个服务都要加缓存，这个我们还没定。",
+            "集群现在 CPU 有点高，你看一下。",
+        )
+        == {}
+    )
 
 
 def test_a_lesson_may_tell_of_a_failure_and_a_habit_of_a_weekday() -> None:
@@ -156,15 +166,18 @@ def test_a_lesson_may_tell_of_a_failure_and_a_habit_of_a_weekday() -> None:
 
 
 def test_events_corrections_and_symptoms_are_left_out() -> None:
-    assert kept(
-        "Sorry, I meant the orders table, not the order_items table.",
-        "The job runs for hours and never finishes.",
-        "The worker queue has 40k messages backed up.",
-        "Every pod in the namespace restarted at 02:13.",
-        "Our traffic doubled over the weekend because of the campaign.",
-        "We must have missed a config change somewhere.",
-        "我们这次发布要推迟到下周。",
-    ) == {}
+    assert (
+        kept(
+            "Sorry, I meant the orders table, not the order_items table.",
+            "The job runs for hours and never finishes.",
+            "The worker queue has 40k messages backed up.",
+            "Every pod in the namespace restarted at 02:13.",
+            "Our traffic doubled over the weekend because of the campaign.",
+            "We must have missed a config change somewhere.",
+            "我们这次发布要推迟到下周。",
+        )
+        == {}
+    )
 
 
 def test_quantified_rules_are_kept_and_news_of_the_moment_is_not() -> None:
@@ -183,11 +196,13 @@ def test_quantified_rules_are_kept_and_news_of_the_moment_is_not() -> None:
 
 
 def test_spans_are_the_turns_own_characters_and_repeats_are_dropped() -> None:
-    turns = [Turn("user", "ok.  I prefer short commit messages in English.", 0),
-             Turn("user", "I PREFER short commit messages in English!", 3)]
+    turns = [
+        Turn("user", "ok.  I prefer short commit messages in English.", 0),
+        Turn("user", "I PREFER short commit messages in English!", 3),
+    ]
     got = Builtin().extract(turns, 8)
     [c] = got.candidates
-    assert turns[0].content[c.start:c.end] == c.body and c.turn == 0
+    assert turns[0].content[c.start : c.end] == c.body and c.turn == 0
     assert got.dropped == {"repeated": 1}
 
 
@@ -210,8 +225,7 @@ def test_a_malformed_line_is_refused_by_its_number_without_its_text() -> None:
 
 def test_caps_refuse_a_transcript_too_large() -> None:
     with pytest.raises(LimitExceeded) as err:
-        parse_jsonl('{"role": "user", "content": "' + "x" * 200 + '"}', max_bytes=100,
-                    max_turns=10)
+        parse_jsonl('{"role": "user", "content": "' + "x" * 200 + '"}', max_bytes=100, max_turns=10)
     assert err.value.code == "transcript_too_large"
     with pytest.raises(LimitExceeded):
         parse_jsonl('{"role": "user", "content": "x"}\n' * 3, max_bytes=10_000, max_turns=2)
@@ -237,16 +251,23 @@ def test_the_labelled_set_is_whole() -> None:
 
 def test_a_version_number_does_not_end_a_sentence() -> None:
     assert extract(("user", "Good. We use Python 3.12 for all services in this repo.")) == [
-        ("fact", "We use Python 3.12 for all services in this repo.")]
+        ("fact", "We use Python 3.12 for all services in this repo.")
+    ]
 
 
 def test_a_statement_that_a_tool_changed_is_proposed() -> None:
-    assert [b for _t, b in extract(
-        ("user", "我们改用 yarn 管理依赖了。"),
-        ("user", "我现在更喜欢用两个空格缩进。"),
-        ("user", "We switched to Argo CD for every deploy of the billing service."),
-    )] == ["我们改用 yarn 管理依赖了。", "我现在更喜欢用两个空格缩进。",
-           "We switched to Argo CD for every deploy of the billing service."]
+    assert [
+        b
+        for _t, b in extract(
+            ("user", "我们改用 yarn 管理依赖了。"),
+            ("user", "我现在更喜欢用两个空格缩进。"),
+            ("user", "We switched to Argo CD for every deploy of the billing service."),
+        )
+    ] == [
+        "我们改用 yarn 管理依赖了。",
+        "我现在更喜欢用两个空格缩进。",
+        "We switched to Argo CD for every deploy of the billing service.",
+    ]
 
 
 def test_the_second_labelled_set_is_whole_and_its_own() -> None:
@@ -269,11 +290,16 @@ def test_the_second_labelled_set_is_whole_and_its_own() -> None:
 
 
 def test_a_lasting_state_told_with_now_is_kept_and_a_state_of_the_moment_is_not() -> None:
-    kept = [b for _t, b in extract(
-        ("user", "Our staging database now listens on port 6432."),
-        ("user", "We use Python 3.12 for all services in this repo now."),
-        ("user", "The nightly build is failing now."),
-        ("user", "Right now the queue is backed up."),
-    )]
-    assert kept == ["Our staging database now listens on port 6432.",
-                    "We use Python 3.12 for all services in this repo now."]
+    kept = [
+        b
+        for _t, b in extract(
+            ("user", "Our staging database now listens on port 6432."),
+            ("user", "We use Python 3.12 for all services in this repo now."),
+            ("user", "The nightly build is failing now."),
+            ("user", "Right now the queue is backed up."),
+        )
+    ]
+    assert kept == [
+        "Our staging database now listens on port 6432.",
+        "We use Python 3.12 for all services in this repo now.",
+    ]

@@ -30,7 +30,11 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 def test_the_scan_set_has_its_stated_counts() -> None:
     rows = _rows(SCAN)
     assert Counter(r["category"] for r in rows) == {
-        "injection": 60, "secret": 40, "alarming": 30, "benign": 60}
+        "injection": 60,
+        "secret": 40,
+        "alarming": 30,
+        "benign": 60,
+    }
     for r in rows:
         assert set(r) == {"category", "lang", "text", "split"}, r
         assert r["split"] == "fresh"
@@ -89,8 +93,15 @@ def test_the_transcripts_share_nothing_with_the_tuned_set() -> None:
     tuned = _rows(EXTRACTION / "transcripts.jsonl")
     assert not {c["id"] for c in fresh} & {c["id"] for c in tuned}
     tuned_turns = {t["content"] for c in tuned for t in c["turns"] if t["role"] == "user"}
-    assert not {t["content"] for c in fresh for t in c["turns"]
-                if t["role"] == "user" and len(t["content"]) > 20} & tuned_turns
+    assert (
+        not {
+            t["content"]
+            for c in fresh
+            for t in c["turns"]
+            if t["role"] == "user" and len(t["content"]) > 20
+        }
+        & tuned_turns
+    )
 
 
 def test_the_transcripts_are_described_and_licensed() -> None:

@@ -53,13 +53,18 @@ def callers(draw: st.DrawFn) -> Caller:
     role = Role.OPERATOR if channel is Channel.CONTROL else draw(_AGENT_ROLES)
     owner = "own_x"
     grants = draw(_GRANTS) if channel is Channel.AGENT else None
-    subject = Subject(channel=channel, role=role, owner=owner,
-                      task_id="tsk_1" if channel is Channel.AGENT else None)
+    subject = Subject(
+        channel=channel,
+        role=role,
+        owner=owner,
+        task_id="tsk_1" if channel is Channel.AGENT else None,
+    )
     return Caller(subject, View(owner, draw(_VIEWS)), None, grants)
 
 
-def reach(gate: Gate, caller: Caller, method: str,
-          asked: list[tuple[str, str]]) -> tuple[ReadCheck, list[tuple[str, str]] | None]:
+def reach(
+    gate: Gate, caller: Caller, method: str, asked: list[tuple[str, str]]
+) -> tuple[ReadCheck, list[tuple[str, str]] | None]:
     """A read handler's walk through the gate: what it was shown, or None if refused."""
     check = ReadCheck(method)
     try:
@@ -73,7 +78,8 @@ def reach(gate: Gate, caller: Caller, method: str,
 @settings(max_examples=300, deadline=None)
 @given(policies, callers(), st.sampled_from(sorted(READ_ACTIONS)), st.lists(spaces, max_size=4))
 def test_nothing_is_shown_without_an_allowing_decision(
-        policy: Policy, caller: Caller, method: str, asked: list[tuple[str, str]]) -> None:
+    policy: Policy, caller: Caller, method: str, asked: list[tuple[str, str]]
+) -> None:
     gate = Gate(lambda: policy)
     check, shown = reach(gate, caller, method, asked)
     if shown is None:
@@ -88,13 +94,23 @@ def test_nothing_is_shown_without_an_allowing_decision(
 
 
 @settings(max_examples=300, deadline=None)
-@given(policies, callers(), st.sampled_from(sorted(READ_ACTIONS)), st.lists(spaces, max_size=4),
-       spaces)
+@given(
+    policies, callers(), st.sampled_from(sorted(READ_ACTIONS)), st.lists(spaces, max_size=4), spaces
+)
 def test_adding_a_matching_deny_rule_never_lets_more_through(
-        policy: Policy, caller: Caller, method: str, asked: list[tuple[str, str]],
-        denied: tuple[str, str]) -> None:
-    deny = Rule(id="added-deny", effect=Effect.DENY, capability=("MemoryRead",),
-                target=(denied[0],), scope=(denied[1],))
+    policy: Policy,
+    caller: Caller,
+    method: str,
+    asked: list[tuple[str, str]],
+    denied: tuple[str, str],
+) -> None:
+    deny = Rule(
+        id="added-deny",
+        effect=Effect.DENY,
+        capability=("MemoryRead",),
+        target=(denied[0],),
+        scope=(denied[1],),
+    )
     tighter = Policy.build([*policy.rules, deny])
     _, before = reach(Gate(lambda: policy), caller, method, [*asked, denied])
     _, after = reach(Gate(lambda: tighter), caller, method, [*asked, denied])
@@ -106,10 +122,14 @@ def test_adding_a_matching_deny_rule_never_lets_more_through(
 
 
 @settings(max_examples=200, deadline=None)
-@given(policies, st.sampled_from(list(Channel)),
-       st.sampled_from([Capability.GOVERNANCE_DECIDE, Capability.CONSENT_MANAGE]))
+@given(
+    policies,
+    st.sampled_from(list(Channel)),
+    st.sampled_from([Capability.GOVERNANCE_DECIDE, Capability.CONSENT_MANAGE]),
+)
 def test_governance_refusals_name_the_channel_only_for_the_channel_rule(
-        policy: Policy, channel: Channel, capability: Capability) -> None:
+    policy: Policy, channel: Channel, capability: Capability
+) -> None:
     from memoryd.rpc.protocol import CallContext
 
     gate = Gate(lambda: policy)
@@ -126,8 +146,15 @@ def test_governance_refusals_name_the_channel_only_for_the_channel_rule(
 
 def test_refusal_codes_follow_the_rule_that_decided() -> None:
     def deny(always_on: str | None) -> Decision:
-        return Decision("dec_1", Effect.DENY, (), "pol_x", explicit=always_on is None,
-                        reason="r", always_on=always_on)
+        return Decision(
+            "dec_1",
+            Effect.DENY,
+            (),
+            "pol_x",
+            explicit=always_on is None,
+            reason="r",
+            always_on=always_on,
+        )
 
     table = {
         None: "policy_denied",

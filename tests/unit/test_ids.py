@@ -23,10 +23,13 @@ def _digits(value: int, length: int) -> str:
 @example(0, 0)
 @example(1 << 47, 1 << 79)
 @example(1023, 1023 << 40)
-@given(st.integers(min_value=0, max_value=(1 << 48) - 1),
-       st.integers(min_value=0, max_value=(1 << 80) - 1))
+@given(
+    st.integers(min_value=0, max_value=(1 << 48) - 1),
+    st.integers(min_value=0, max_value=(1 << 80) - 1),
+)
 def test_an_entry_ids_digits_are_its_time_and_random_bits_most_significant_first(
-        ms: int, rand: int) -> None:
+    ms: int, rand: int
+) -> None:
     assert _entry_digits(ms, rand) == _digits(ms << 80 | rand, 26)
 
 

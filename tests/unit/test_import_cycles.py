@@ -38,15 +38,21 @@ def _graph(root: Path) -> dict[str, set[str]]:
         edges: set[str] = set()
         tree = _parse(path)
         for imp in _imports(path, tree, root):
-            target = imp.module if imp.module.startswith(NAMESPACE + ".") else (
-                f"{NAMESPACE}.{imp.module}")
+            target = (
+                imp.module
+                if imp.module.startswith(NAMESPACE + ".")
+                else (f"{NAMESPACE}.{imp.module}")
+            )
             if target in modules:
                 edges.add(target)
         # ``from pkg import mod`` names a module inside the package.
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                base = node.module if node.module.startswith(NAMESPACE + ".") else (
-                    f"{NAMESPACE}.{node.module}")
+                base = (
+                    node.module
+                    if node.module.startswith(NAMESPACE + ".")
+                    else (f"{NAMESPACE}.{node.module}")
+                )
                 for alias in node.names:
                     sub = f"{base}.{alias.name}"
                     if sub in modules:
@@ -95,29 +101,51 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_module_of_ours_takes_part_in_an_import_cycle() -> None:
     graph = _graph(REPO)
     cycles = _cycles(graph)
-    described = [" <-> ".join(c) + ": " + "; ".join(
-        f"{m} imports {sorted(graph[m] & set(c))}" for m in c) for c in cycles]
+    described = [
+        " <-> ".join(c) + ": " + "; ".join(f"{m} imports {sorted(graph[m] & set(c))}" for m in c)
+        for c in cycles
+    ]
     assert described == []
 
 
 # --- the checker itself catches what it must --------------------------------
 
 
-@pytest.mark.parametrize(("files", "cycle"), [
-    ({"daemon/a.py": "from memoryd.daemon import b\n", "daemon/b.py": "import memoryd.daemon.a\n"},
-     [["memoryd.daemon.a", "memoryd.daemon.b"]]),
-    ({"daemon/a.py": "from memoryd.daemon.b import X\n",
-      "daemon/b.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                      "    from memoryd.daemon.c import Y\n"),
-      "daemon/c.py": "def f():\n    from memoryd.daemon.a import Z\n"},
-     [["memoryd.daemon.a", "memoryd.daemon.b", "memoryd.daemon.c"]]),
-    ({"daemon/a.py": "from memoryd.daemon import b\n", "daemon/b.py": "from memoryd.rpc import c\n",
-      "rpc/c.py": "import json\n"},
-     []),
-    ({"daemon/a.py": "from memoryd.daemon import a\n"}, []),
-])
-def test_a_cycle_in_the_sources_is_reported(tmp_path: Path, files: dict[str, str],
-                                            cycle: list[list[str]]) -> None:
+@pytest.mark.parametrize(
+    ("files", "cycle"),
+    [
+        (
+            {
+                "daemon/a.py": "from memoryd.daemon import b\n",
+                "daemon/b.py": "import memoryd.daemon.a\n",
+            },
+            [["memoryd.daemon.a", "memoryd.daemon.b"]],
+        ),
+        (
+            {
+                "daemon/a.py": "from memoryd.daemon.b import X\n",
+                "daemon/b.py": (
+                    "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                    "    from memoryd.daemon.c import Y\n"
+                ),
+                "daemon/c.py": "def f():\n    from memoryd.daemon.a import Z\n",
+            },
+            [["memoryd.daemon.a", "memoryd.daemon.b", "memoryd.daemon.c"]],
+        ),
+        (
+            {
+                "daemon/a.py": "from memoryd.daemon import b\n",
+                "daemon/b.py": "from memoryd.rpc import c\n",
+                "rpc/c.py": "import json\n",
+            },
+            [],
+        ),
+        ({"daemon/a.py": "from memoryd.daemon import a\n"}, []),
+    ],
+)
+def test_a_cycle_in_the_sources_is_reported(
+    tmp_path: Path, files: dict[str, str], cycle: list[list[str]]
+) -> None:
     for rel, source in files.items():
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)

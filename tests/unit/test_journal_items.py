@@ -9,10 +9,21 @@ import pytest
 
 from memoryd.daemon.pipeline.writes import pack_items, unpack_items
 
-ADD = {"action": "add", "entry_id": "ent_01M8R29GR1HN148BNCZ9QW3KWQ", "revision_before": None,
-       "revision_after": 1, "content_hash": "b3k:" + "f9" * 32}
-UNDO = {"action": "undo", "undoes": "replace", "entry_id": "ent_01M8R29GR1HN148BNCZ9QW3KWQ",
-        "revision_before": 3, "revision_after": 4, "content_hash": "b3k:" + "0a" * 32}
+ADD = {
+    "action": "add",
+    "entry_id": "ent_01M8R29GR1HN148BNCZ9QW3KWQ",
+    "revision_before": None,
+    "revision_after": 1,
+    "content_hash": "b3k:" + "f9" * 32,
+}
+UNDO = {
+    "action": "undo",
+    "undoes": "replace",
+    "entry_id": "ent_01M8R29GR1HN148BNCZ9QW3KWQ",
+    "revision_before": 3,
+    "revision_after": 4,
+    "content_hash": "b3k:" + "0a" * 32,
+}
 
 
 @pytest.mark.parametrize("items", [[ADD], [UNDO], [ADD, UNDO, ADD], []])

@@ -46,8 +46,15 @@ def run(
     method: str | None = None,
     resource: Resource = RES,
 ) -> Decision:
-    return decide(subject(channel, role), capability, resource, policy,
-                  decision_id="dec_1", grants=grants, method=method)
+    return decide(
+        subject(channel, role),
+        capability,
+        resource,
+        policy,
+        decision_id="dec_1",
+        grants=grants,
+        method=method,
+    )
 
 
 ALLOW_ALL = load_policy('[[rule]]\nid = "allow-all"\neffect = "allow"\n')
@@ -89,8 +96,12 @@ ALLOW_ALL = load_policy('[[rule]]\nid = "allow-all"\neffect = "allow"\n')
     ],
 )
 def test_builtin_default(
-    channel: str, role: str, capability: str, grants: frozenset[str] | None,
-    method: str | None, effect: Effect,
+    channel: str,
+    role: str,
+    capability: str,
+    grants: frozenset[str] | None,
+    method: str | None,
+    effect: Effect,
 ) -> None:
     decision = run(channel, role, capability, grants=grants, method=method)
     assert decision.effect is effect
@@ -120,8 +131,12 @@ def test_defaults_table_is_total_over_capabilities_and_channels() -> None:
     ],
 )
 def test_always_on_rule_survives_an_allow_everything_policy(
-    channel: str, role: str, capability: str, grants: frozenset[str] | None,
-    method: str | None, reason: str,
+    channel: str,
+    role: str,
+    capability: str,
+    grants: frozenset[str] | None,
+    method: str | None,
+    reason: str,
 ) -> None:
     decision = run(channel, role, capability, ALLOW_ALL, grants=grants, method=method)
     assert decision.effect is D
@@ -157,8 +172,7 @@ def test_policy_may_tighten_a_granted_agent_read() -> None:
         '[[rule]]\nid = "no-acme-reads"\neffect = "deny"\n'
         'capability = "MemoryRead"\nscope = "project:*"\n'
     )
-    decision = run("agent", "main", "MemoryRead", policy, grants=READ_GRANTS,
-                   method="memory.read")
+    decision = run("agent", "main", "MemoryRead", policy, grants=READ_GRANTS, method="memory.read")
     assert (decision.effect, decision.explicit, decision.rule_ids) == (D, True, ("no-acme-reads",))
 
 
@@ -191,15 +205,24 @@ channel = "control"
     ("channel", "capability", "res", "effect", "rule_ids"),
     [
         ("agent", "MemoryWrite", RES, R, ("acme-writes-free", "facts-reviewed")),
-        ("agent", "MemoryWrite", dataclasses.replace(RES, type="lesson"), A,
-         ("acme-writes-free",)),
-        ("control", "MemoryWrite", dataclasses.replace(RES, action="remove", type=None), D,
-         ("acme-writes-free", "never-remove")),
+        ("agent", "MemoryWrite", dataclasses.replace(RES, type="lesson"), A, ("acme-writes-free",)),
+        (
+            "control",
+            "MemoryWrite",
+            dataclasses.replace(RES, action="remove", type=None),
+            D,
+            ("acme-writes-free", "never-remove"),
+        ),
         ("control", "MemoryWrite", dataclasses.replace(RES, scope="default", type=None), A, ()),
         ("agent", "MemoryWrite", dataclasses.replace(RES, scope="default", type=None), R, ()),
         ("control", "MemoryExternalize", RES, R, ("facts-reviewed", "externalize-acme")),
-        ("control", "MemoryExternalize", dataclasses.replace(RES, type=None), A,
-         ("externalize-acme",)),
+        (
+            "control",
+            "MemoryExternalize",
+            dataclasses.replace(RES, type=None),
+            A,
+            ("externalize-acme",),
+        ),
         ("agent", "MemoryExternalize", dataclasses.replace(RES, type=None), D, ()),
     ],
 )
@@ -242,8 +265,7 @@ def test_a_rule_that_raises_is_never_skipped_even_when_others_deny_nothing() -> 
         def matches(self, *args: object) -> bool:
             raise RuntimeError("boom")
 
-    decision = run("agent", "main", "MemoryWrite",
-                   Policy.build([Exploding(id="x", effect=A)]))
+    decision = run("agent", "main", "MemoryWrite", Policy.build([Exploding(id="x", effect=A)]))
     assert (decision.effect, decision.rule_ids, decision.explicit) == (D, ("x",), True)
     assert "boom" not in decision.reason  # exception text never leaks
 
@@ -289,6 +311,7 @@ def test_most_restrictive(effects: list[Effect], expected: Effect) -> None:
 
 # Properties
 
+
 def values_of(items: list[str]) -> st.SearchStrategy[tuple[str, ...] | None]:
     return st.none() | st.lists(st.sampled_from(items), min_size=1, max_size=3, unique=True).map(
         lambda v: tuple(sorted(v))
@@ -309,21 +332,30 @@ rules = st.builds(
     type=values_of([t.value for t in EntryType]),
 )
 rule_lists = st.lists(rules, max_size=6)
-asks = st.fixed_dictionaries({
-    "subject": st.builds(
-        Subject, channel=st.sampled_from(list(Channel)), role=st.sampled_from(list(Role)),
-        owner=st.just("own_5c1e"), task_id=st.none() | st.just("tsk_1"),
-    ),
-    "capability": st.sampled_from([c.value for c in Capability] + ["Bogus"]),
-    "resource": st.builds(
-        Resource, target=st.sampled_from(["memory", "user"]), scope=st.sampled_from(SCOPES),
-        action=st.sampled_from(sorted(ACTIONS)), entry_id=st.none() | st.just("ent_1"),
-        expected_revision=st.none() | st.integers(1, 5), content_hash=st.none(),
-        type=st.none() | st.sampled_from([t.value for t in EntryType]),
-    ),
-    "grants": st.none() | st.frozensets(st.sampled_from(sorted(GRANT_GATED_METHODS))),
-    "method": st.none() | st.sampled_from(sorted(GRANT_GATED_METHODS)),
-})
+asks = st.fixed_dictionaries(
+    {
+        "subject": st.builds(
+            Subject,
+            channel=st.sampled_from(list(Channel)),
+            role=st.sampled_from(list(Role)),
+            owner=st.just("own_5c1e"),
+            task_id=st.none() | st.just("tsk_1"),
+        ),
+        "capability": st.sampled_from([c.value for c in Capability] + ["Bogus"]),
+        "resource": st.builds(
+            Resource,
+            target=st.sampled_from(["memory", "user"]),
+            scope=st.sampled_from(SCOPES),
+            action=st.sampled_from(sorted(ACTIONS)),
+            entry_id=st.none() | st.just("ent_1"),
+            expected_revision=st.none() | st.integers(1, 5),
+            content_hash=st.none(),
+            type=st.none() | st.sampled_from([t.value for t in EntryType]),
+        ),
+        "grants": st.none() | st.frozensets(st.sampled_from(sorted(GRANT_GATED_METHODS))),
+        "method": st.none() | st.sampled_from(sorted(GRANT_GATED_METHODS)),
+    }
+)
 
 
 def build(rule_list: list[Rule]) -> Policy:
@@ -331,8 +363,15 @@ def build(rule_list: list[Rule]) -> Policy:
 
 
 def ask(policy: Policy, a: dict[str, object]) -> Decision:
-    return decide(a["subject"], a["capability"], a["resource"], policy,  # type: ignore[arg-type]
-                  decision_id="dec_p", grants=a["grants"], method=a["method"])  # type: ignore[arg-type]
+    return decide(
+        a["subject"],
+        a["capability"],
+        a["resource"],
+        policy,  # type: ignore[arg-type]
+        decision_id="dec_p",
+        grants=a["grants"],
+        method=a["method"],
+    )  # type: ignore[arg-type]
 
 
 @given(rule_lists, rules, asks)
@@ -352,7 +391,9 @@ def test_a_matching_rule_is_a_lower_bound(
     after = ask(build([*base, extra]), a)
     capability = a["capability"]
     if capability in {c.value for c in Capability} and extra.matches(
-        a["subject"], Capability(capability), a["resource"]  # type: ignore[arg-type]
+        a["subject"],
+        Capability(capability),
+        a["resource"],  # type: ignore[arg-type]
     ):
         assert after.effect >= extra.effect
 
@@ -363,19 +404,26 @@ def test_a_rule_that_does_not_match_changes_nothing(
 ) -> None:
     capability = a["capability"]
     if capability in {c.value for c in Capability} and extra.matches(
-        a["subject"], Capability(capability), a["resource"]  # type: ignore[arg-type]
+        a["subject"],
+        Capability(capability),
+        a["resource"],  # type: ignore[arg-type]
     ):
         return
     before = ask(build(base), a)
     after = ask(build([*base, extra]), a)
     assert (after.effect, after.explicit, after.rule_ids) == (
-        before.effect, before.explicit, before.rule_ids,
+        before.effect,
+        before.explicit,
+        before.rule_ids,
     )
 
 
-@given(st.lists(rules, max_size=6).flatmap(
-    lambda rs: st.tuples(st.just(rs), st.permutations(list(range(len(rs)))))
-), asks)
+@given(
+    st.lists(rules, max_size=6).flatmap(
+        lambda rs: st.tuples(st.just(rs), st.permutations(list(range(len(rs)))))
+    ),
+    asks,
+)
 def test_rule_order_never_changes_a_decision(
     rules_and_order: tuple[list[Rule], list[int]], a: dict[str, object]
 ) -> None:
@@ -400,8 +448,10 @@ def test_always_on_floors_hold_under_any_policy(
         assert decision.effect is D
     if cap in ("GovernanceDecide", "ConsentManage") and subj.channel is Channel.AGENT:
         assert decision.effect is D
-    if cap == "MemoryRead" and subj.channel is Channel.AGENT and (
-        a["method"] is None or a["method"] not in (a["grants"] or frozenset())
+    if (
+        cap == "MemoryRead"
+        and subj.channel is Channel.AGENT
+        and (a["method"] is None or a["method"] not in (a["grants"] or frozenset()))
     ):
         assert decision.effect is D
     if cap == "Bogus":
@@ -416,9 +466,30 @@ def test_always_on_floors_hold_under_any_policy(
 # The kernel is pure: none of these modules may import I/O or other layers.
 KERNEL_MODULES = ["capability", "decide", "grants", "policy", "retention"]
 FORBIDDEN = {
-    "os", "io", "sys", "socket", "time", "random", "secrets", "pathlib", "subprocess",
-    "shutil", "tempfile", "logging", "structlog", "asyncio", "anyio", "threading",
-    "daemon", "rpc", "audit", "urllib", "http", "select", "signal", "uuid",
+    "os",
+    "io",
+    "sys",
+    "socket",
+    "time",
+    "random",
+    "secrets",
+    "pathlib",
+    "subprocess",
+    "shutil",
+    "tempfile",
+    "logging",
+    "structlog",
+    "asyncio",
+    "anyio",
+    "threading",
+    "daemon",
+    "rpc",
+    "audit",
+    "urllib",
+    "http",
+    "select",
+    "signal",
+    "uuid",
 }
 
 
@@ -439,14 +510,18 @@ def test_kernel_module_imports_no_io_and_no_outer_layer(module: str) -> None:
 # A write-only task waits: an allowed agent write from a task without any read
 # grant is raised to requires_approval, so its answer never depends on stored
 # state it may not see (a taken title would otherwise be duplicate_title).
-@pytest.mark.parametrize(("grants", "policy", "effect", "always_on"), [
-    (frozenset({"memory.write"}), ALLOW_ALL, R, "write_only_task_waits"),
-    (frozenset({"memory.write"}), EMPTY_POLICY, R, None),
-    (frozenset({"memory.write", "memory.list"}), ALLOW_ALL, A, None),
-    (ALL_GRANTS, ALLOW_ALL, A, None),
-])
+@pytest.mark.parametrize(
+    ("grants", "policy", "effect", "always_on"),
+    [
+        (frozenset({"memory.write"}), ALLOW_ALL, R, "write_only_task_waits"),
+        (frozenset({"memory.write"}), EMPTY_POLICY, R, None),
+        (frozenset({"memory.write", "memory.list"}), ALLOW_ALL, A, None),
+        (ALL_GRANTS, ALLOW_ALL, A, None),
+    ],
+)
 def test_a_write_only_task_is_never_allowed_to_apply_at_once(
-        grants: frozenset[str], policy: Policy, effect: Effect, always_on: str | None) -> None:
+    grants: frozenset[str], policy: Policy, effect: Effect, always_on: str | None
+) -> None:
     d = run("agent", "main", "MemoryWrite", policy, grants=grants, method="memory.write")
     assert (d.effect, d.always_on) == (effect, always_on)
 

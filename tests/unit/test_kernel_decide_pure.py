@@ -52,36 +52,58 @@ action = "remove"
 """
 POLICIES = [EMPTY_POLICY, load_policy(_RULES), load_policy(_RULES.replace('"deny"', '"allow"'))]
 
-_methods = st.sampled_from([None, "memory.write", "memory.read", "memory.context",
-                            "memory.list", *sorted(GRANT_GATED_METHODS)])
-_grant_sets = st.frozensets(st.sampled_from(sorted({"memory.write", *READ_METHODS,
-                                                    *GRANT_GATED_METHODS})), max_size=4)
-_asks = st.fixed_dictionaries({
-    "policy": st.sampled_from(range(len(POLICIES))),
-    "channel": st.sampled_from(list(Channel)),
-    "role": st.sampled_from(list(Role)),
-    "owner": st.sampled_from(["own_a", "own_b"]),
-    "task": st.sampled_from([None, "tsk_1", "tsk_2"]),
-    "capability": st.sampled_from([*Capability, "MemoryWrite", "Nope"]),
-    "target": st.sampled_from(["memory", "user"]),
-    "scope": st.sampled_from(["project:acme", "project:acme2", "other", "user:own_a"]),
-    "action": st.sampled_from(["add", "replace", "remove", "read", "archive"]),
-    "entry_id": st.sampled_from([None, "ent_1", "ent_2"]),
-    "revision": st.sampled_from([None, 0, 3]),
-    "hash": st.sampled_from([None, "b3k:00", "b3k:11"]),
-    "type": st.sampled_from([None, *(t.value for t in EntryType)]),
-    "grants": st.one_of(st.none(), _grant_sets),
-    "method": _methods,
-})
+_methods = st.sampled_from(
+    [
+        None,
+        "memory.write",
+        "memory.read",
+        "memory.context",
+        "memory.list",
+        *sorted(GRANT_GATED_METHODS),
+    ]
+)
+_grant_sets = st.frozensets(
+    st.sampled_from(sorted({"memory.write", *READ_METHODS, *GRANT_GATED_METHODS})), max_size=4
+)
+_asks = st.fixed_dictionaries(
+    {
+        "policy": st.sampled_from(range(len(POLICIES))),
+        "channel": st.sampled_from(list(Channel)),
+        "role": st.sampled_from(list(Role)),
+        "owner": st.sampled_from(["own_a", "own_b"]),
+        "task": st.sampled_from([None, "tsk_1", "tsk_2"]),
+        "capability": st.sampled_from([*Capability, "MemoryWrite", "Nope"]),
+        "target": st.sampled_from(["memory", "user"]),
+        "scope": st.sampled_from(["project:acme", "project:acme2", "other", "user:own_a"]),
+        "action": st.sampled_from(["add", "replace", "remove", "read", "archive"]),
+        "entry_id": st.sampled_from([None, "ent_1", "ent_2"]),
+        "revision": st.sampled_from([None, 0, 3]),
+        "hash": st.sampled_from([None, "b3k:00", "b3k:11"]),
+        "type": st.sampled_from([None, *(t.value for t in EntryType)]),
+        "grants": st.one_of(st.none(), _grant_sets),
+        "method": _methods,
+    }
+)
 
 
 def _ask(a: dict[str, object]) -> tuple[Policy, dict[str, object]]:
     subject = Subject(a["channel"], a["role"], a["owner"], a["task"])  # type: ignore[arg-type]
-    resource = Resource(a["target"], a["scope"], a["action"], a["entry_id"],  # type: ignore[arg-type]
-                        a["revision"], a["hash"], type=a["type"])  # type: ignore[arg-type]
+    resource = Resource(
+        a["target"],
+        a["scope"],
+        a["action"],
+        a["entry_id"],  # type: ignore[arg-type]
+        a["revision"],
+        a["hash"],
+        type=a["type"],
+    )  # type: ignore[arg-type]
     return POLICIES[a["policy"]], {  # type: ignore[index]
-        "subject": subject, "capability": a["capability"], "resource": resource,
-        "grants": a["grants"], "method": a["method"]}
+        "subject": subject,
+        "capability": a["capability"],
+        "resource": resource,
+        "grants": a["grants"],
+        "method": a["method"],
+    }
 
 
 def _fresh(policy: Policy, ask: dict[str, object], decision_id: str) -> object:
@@ -91,7 +113,8 @@ def _fresh(policy: Policy, ask: dict[str, object], decision_id: str) -> object:
 @settings(max_examples=300, deadline=None)
 @given(_asks, st.data())
 def test_a_decision_is_the_same_whatever_was_asked_before(
-        base: dict[str, object], data: st.DataObject) -> None:
+    base: dict[str, object], data: st.DataObject
+) -> None:
     # Ask the base, then each neighbour differing in one field; each answer
     # must be the one it got when asked first, under its new id.
     neighbours = [base]
@@ -114,10 +137,24 @@ def test_a_new_policy_object_is_never_answered_from_the_old_one() -> None:
     subject = Subject(Channel.AGENT, Role.MAIN, "own_a", "tsk_1")
     resource = Resource("memory", "project:acme", "add", None, None, "b3k:00", type="fact")
     grants = frozenset({"memory.write", "memory.read"})
-    first = decide(subject, Capability.MEMORY_WRITE, resource, allow, decision_id="dec_1",
-                   grants=grants, method="memory.write")
-    then = decide(subject, Capability.MEMORY_WRITE, resource, deny, decision_id="dec_2",
-                  grants=grants, method="memory.write")
+    first = decide(
+        subject,
+        Capability.MEMORY_WRITE,
+        resource,
+        allow,
+        decision_id="dec_1",
+        grants=grants,
+        method="memory.write",
+    )
+    then = decide(
+        subject,
+        Capability.MEMORY_WRITE,
+        resource,
+        deny,
+        decision_id="dec_2",
+        grants=grants,
+        method="memory.write",
+    )
     assert (first.effect.value, then.effect.value) == ("allow", "deny")
     assert then.policy_hash == deny.hash != first.policy_hash
 

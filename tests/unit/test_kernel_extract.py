@@ -8,15 +8,28 @@ from memoryd.kernel.decide import decide
 from memoryd.kernel.grants import Consent, extract_grants
 from memoryd.kernel.policy import EMPTY_POLICY, load_policy
 
-RES = Resource(target="memory", scope="default", action="extract", entry_id=None,
-               expected_revision=None, content_hash=None)
+RES = Resource(
+    target="memory",
+    scope="default",
+    action="extract",
+    entry_id=None,
+    expected_revision=None,
+    content_hash=None,
+)
 
 
-def ask(role: str, consent: Consent, policy: object = EMPTY_POLICY,
-        channel: str = "agent") -> object:
+def ask(
+    role: str, consent: Consent, policy: object = EMPTY_POLICY, channel: str = "agent"
+) -> object:
     subject = Subject(channel=channel, role=role, owner="own_x")  # type: ignore[arg-type]
-    return decide(subject, Capability.MEMORY_EXTRACT, RES, policy,  # type: ignore[arg-type]
-                  decision_id="dec_1", grants=extract_grants(consent, role))
+    return decide(
+        subject,
+        Capability.MEMORY_EXTRACT,
+        RES,
+        policy,  # type: ignore[arg-type]
+        decision_id="dec_1",
+        grants=extract_grants(consent, role),
+    )
 
 
 def test_a_main_task_of_a_contributing_owner_may_submit() -> None:
@@ -37,8 +50,9 @@ def test_a_subagent_never_submits_whatever_its_consent() -> None:
 
 
 def test_policy_may_deny_submission_but_never_loosen_consent() -> None:
-    policy = load_policy('[[rule]]\nid = "no-extract"\neffect = "deny"\n'
-                         'capability = "MemoryExtract"\n')
+    policy = load_policy(
+        '[[rule]]\nid = "no-extract"\neffect = "deny"\ncapability = "MemoryExtract"\n'
+    )
     assert ask("main", Consent(contribute=True), policy).effect is Effect.DENY  # type: ignore[attr-defined]
     loose = load_policy('[[rule]]\nid = "yes"\neffect = "allow"\ncapability = "MemoryExtract"\n')
     d = ask("main", Consent(), loose)

@@ -68,28 +68,45 @@ def test_new_owner_consent_is_all_off() -> None:
     ],
 )
 def test_grants_table(
-    read: bool, contribute: bool, learn: bool, role: str,
-    parent_has_read: bool | None, tools_used: bool, expected: frozenset[str],
+    read: bool,
+    contribute: bool,
+    learn: bool,
+    role: str,
+    parent_has_read: bool | None,
+    tools_used: bool,
+    expected: frozenset[str],
 ) -> None:
     consent = Consent(read=read, contribute=contribute, learn_from_tools=learn)
     got = grants_for(consent, role, parent_has_read=parent_has_read, tools_used=tools_used)
     assert got == expected
-    assert grants_for(consent, Role(role), parent_has_read=parent_has_read,
-                      tools_used=tools_used) == expected
+    assert (
+        grants_for(consent, Role(role), parent_has_read=parent_has_read, tools_used=tools_used)
+        == expected
+    )
 
 
-ALL_CASES = list(itertools.product(
-    [False, True], [False, True], [False, True],
-    list(Role), [None, False, True], [False, True],
-))
+ALL_CASES = list(
+    itertools.product(
+        [False, True],
+        [False, True],
+        [False, True],
+        list(Role),
+        [None, False, True],
+        [False, True],
+    )
+)
 
 
 @pytest.mark.parametrize(
     ("read", "contribute", "learn", "role", "parent_has_read", "tools_used"), ALL_CASES
 )
 def test_grant_invariants_hold_for_every_combination(
-    read: bool, contribute: bool, learn: bool, role: Role,
-    parent_has_read: bool | None, tools_used: bool,
+    read: bool,
+    contribute: bool,
+    learn: bool,
+    role: Role,
+    parent_has_read: bool | None,
+    tools_used: bool,
 ) -> None:
     consent = Consent(read=read, contribute=contribute, learn_from_tools=learn)
     got = grants_for(consent, role, parent_has_read=parent_has_read, tools_used=tools_used)

@@ -33,8 +33,12 @@ def test_good_policy_parses_every_field() -> None:
     policy = load_policy(GOOD)
     first, second = policy.rules
     assert first == Rule(
-        id="scratch-free", effect=Effect.ALLOW, description="scratch is cheap",
-        capability=("MemoryWrite",), channel=("agent",), scope=("scratch:*",),
+        id="scratch-free",
+        effect=Effect.ALLOW,
+        description="scratch is cheap",
+        capability=("MemoryWrite",),
+        channel=("agent",),
+        scope=("scratch:*",),
     )
     assert second.id == "no-removals"
     assert second.effect is Effect.DENY

@@ -23,8 +23,12 @@ HASH = "b3k:" + "9f2a" * 16
 
 def res(**kw: object) -> Resource:
     base: dict[str, object] = {
-        "target": "memory", "scope": "default", "action": "add",
-        "entry_id": None, "expected_revision": None, "content_hash": None,
+        "target": "memory",
+        "scope": "default",
+        "action": "add",
+        "entry_id": None,
+        "expected_revision": None,
+        "content_hash": None,
     }
     base.update(kw)
     return Resource(**base)  # type: ignore[arg-type]
@@ -35,8 +39,14 @@ def res(**kw: object) -> Resource:
     [
         (res(), "memory/default:add:-@-:-"),
         (
-            res(target="user", scope="own_5c1e", action="replace", entry_id="ent_01J",
-                expected_revision=3, content_hash=HASH),
+            res(
+                target="user",
+                scope="own_5c1e",
+                action="replace",
+                entry_id="ent_01J",
+                expected_revision=3,
+                content_hash=HASH,
+            ),
             f"user/own_5c1e:replace:ent_01J@3:{HASH}",
         ),
         (res(scope="project:acme", content_hash=HASH), f"memory/project%3Aacme:add:-@-:{HASH}"),
@@ -76,26 +86,26 @@ def test_type_is_normalised_to_plain_str_for_hash_eq_agreement() -> None:
         "",
         "memory",
         "memory/default",
-        "memory/default:add:-@-",          # too few fields
-        "files/default:add:-@-:-",         # unknown target
-        "Memory/default:add:-@-:-",        # target is case-sensitive
-        "memory/default:add:-:-",          # no '@'
-        "memory/default:add:-@x:-",        # revision not a number
-        "memory/default:add:-@03:-",       # leading zero is not canonical
-        "memory/default:add:-@-3:-",       # negative revision
-        "memory/default:add:-@３:-",        # non-ASCII digit
-        "memory/proj%3aacme:add:-@-:-",    # lower-case escape is not canonical
-        "memory/%41:add:-@-:-",            # needless escape is not canonical
-        "memory/a%2:add:-@-:-",            # truncated escape
-        "memory/a%G1:add:-@-:-",           # bad hex
-        "memory/%FF:add:-@-:-",            # not UTF-8
-        "memory/a b:add:-@-:-",            # raw space
-        "memory/:add:-@-:-",               # empty scope
-        "memory/default::-@-:-",           # empty action
-        "memory/default:add+note:-@-:-",   # unknown type
-        "memory/default:add+:-@-:-",       # empty type
-        "memory/default:add::-@-",         # empty entry id where '-' was meant
-        "memory/a/b:add:-@-:-",            # raw '/' in scope
+        "memory/default:add:-@-",  # too few fields
+        "files/default:add:-@-:-",  # unknown target
+        "Memory/default:add:-@-:-",  # target is case-sensitive
+        "memory/default:add:-:-",  # no '@'
+        "memory/default:add:-@x:-",  # revision not a number
+        "memory/default:add:-@03:-",  # leading zero is not canonical
+        "memory/default:add:-@-3:-",  # negative revision
+        "memory/default:add:-@３:-",  # non-ASCII digit
+        "memory/proj%3aacme:add:-@-:-",  # lower-case escape is not canonical
+        "memory/%41:add:-@-:-",  # needless escape is not canonical
+        "memory/a%2:add:-@-:-",  # truncated escape
+        "memory/a%G1:add:-@-:-",  # bad hex
+        "memory/%FF:add:-@-:-",  # not UTF-8
+        "memory/a b:add:-@-:-",  # raw space
+        "memory/:add:-@-:-",  # empty scope
+        "memory/default::-@-:-",  # empty action
+        "memory/default:add+note:-@-:-",  # unknown type
+        "memory/default:add+:-@-:-",  # empty type
+        "memory/default:add::-@-",  # empty entry id where '-' was meant
+        "memory/a/b:add:-@-:-",  # raw '/' in scope
     ],
 )
 def test_parse_refuses_anything_not_canonical(text: str) -> None:
@@ -183,15 +193,20 @@ class _SpelledStr(str):
         return "my secret note"
 
 
-@pytest.mark.parametrize("fields", [
-    {"expected_revision": _SpelledInt(1)},
-    {"scope": _SpelledStr("default")},
-    {"action": _SpelledStr("add")},
-    {"entry_id": _SpelledStr("ent_1")},
-    {"content_hash": _SpelledStr("b3k:ab")},
-], ids=["revision", "scope", "action", "entry_id", "content_hash"])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"expected_revision": _SpelledInt(1)},
+        {"scope": _SpelledStr("default")},
+        {"action": _SpelledStr("add")},
+        {"entry_id": _SpelledStr("ent_1")},
+        {"content_hash": _SpelledStr("b3k:ab")},
+    ],
+    ids=["revision", "scope", "action", "entry_id", "content_hash"],
+)
 def test_a_string_made_from_a_subclass_is_not_vouched_for_as_canonical(
-        fields: dict[str, object]) -> None:
+    fields: dict[str, object],
+) -> None:
     # ``is_canonical`` (and the audit guard through it) takes what
     # ``canonical`` made lately without a parse: a subclass whose text is its
     # own can make a string no parse accepts, with spaces and a sentence in
@@ -261,7 +276,11 @@ def test_ttl_table_covers_every_type_and_nothing_else() -> None:
 
 def test_statuses_are_the_spec_vocabulary() -> None:
     assert {s.value for s in EntryStatus} == {
-        "active", "superseded", "archived", "expired", "removed",
+        "active",
+        "superseded",
+        "archived",
+        "expired",
+        "removed",
     }
 
 

@@ -37,12 +37,39 @@ ALLOWED: dict[str, frozenset[str]] = {
 # Top-level modules that give access to files, sockets, processes, clocks,
 # the environment, randomness or logging sinks. The kernel takes all of these
 # as arguments instead (time included), so it stays a table-testable function.
-KERNEL_FORBIDDEN = frozenset({
-    "anyio", "apsw", "asyncio", "fcntl", "glob", "http", "io", "logging", "mmap",
-    "multiprocessing", "os", "pathlib", "random", "secrets", "select", "selectors",
-    "shutil", "signal", "socket", "sqlite3", "ssl", "structlog", "subprocess",
-    "sys", "tempfile", "threading", "time", "urllib", "uuid",
-})
+KERNEL_FORBIDDEN = frozenset(
+    {
+        "anyio",
+        "apsw",
+        "asyncio",
+        "fcntl",
+        "glob",
+        "http",
+        "io",
+        "logging",
+        "mmap",
+        "multiprocessing",
+        "os",
+        "pathlib",
+        "random",
+        "secrets",
+        "select",
+        "selectors",
+        "shutil",
+        "signal",
+        "socket",
+        "sqlite3",
+        "ssl",
+        "structlog",
+        "subprocess",
+        "sys",
+        "tempfile",
+        "threading",
+        "time",
+        "urllib",
+        "uuid",
+    }
+)
 
 # Calls that read the clock even though their module (datetime) is fine to use
 # for types and arithmetic.
@@ -77,10 +104,16 @@ def _imports(path: Path, tree: ast.AST, root: Path = REPO) -> list[Import]:
             else:
                 module = node.module or ""
             found.append(Import(path, node.lineno, module))
-        elif (isinstance(node, ast.Call) and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
-                   or (isinstance(node.func, ast.Name) and node.func.id == "__import__"))):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                or (isinstance(node.func, ast.Name) and node.func.id == "__import__")
+            )
+        ):
             found.append(Import(path, node.lineno, node.args[0].value))
     return found
 
@@ -120,11 +153,18 @@ def test_every_package_imports_only_what_the_layering_allows() -> None:
 
 def test_every_import_of_ours_goes_through_the_one_namespace() -> None:
     # A bare ``import daemon`` would find python-daemon (or nothing) once installed.
-    files = [*_sources(), *sorted((REPO / "tests").rglob("*.py")),
-             *sorted((REPO / "bench").rglob("*.py")), *sorted((REPO / "examples").rglob("*.py"))]
-    bad = [f"{imp.path.relative_to(REPO)}:{imp.line} imports {imp.module}"
-           for path in files for imp in _imports(path, _parse(path))
-           if imp.module.split(".")[0] in OURS]
+    files = [
+        *_sources(),
+        *sorted((REPO / "tests").rglob("*.py")),
+        *sorted((REPO / "bench").rglob("*.py")),
+        *sorted((REPO / "examples").rglob("*.py")),
+    ]
+    bad = [
+        f"{imp.path.relative_to(REPO)}:{imp.line} imports {imp.module}"
+        for path in files
+        for imp in _imports(path, _parse(path))
+        if imp.module.split(".")[0] in OURS
+    ]
     assert bad == []
 
 
@@ -154,26 +194,34 @@ def test_kernel_reads_no_clock_and_opens_no_file() -> None:
 # --- the checker itself catches what it must --------------------------------
 
 
-@pytest.mark.parametrize(("pkg", "source", "caught"), [
-    ("kernel", "import rpc.framing\n", True),
-    ("kernel", "from audit import chain\n", True),
-    ("audit", "from rpc.errors import x\n", True),
-    ("rpc", "import audit\n", True),
-    ("rpc", "def f():\n    from daemon.app import App\n", True),
-    ("rpc", "import importlib\nimportlib.import_module('daemon.cli')\n", True),
-    ("rpc", "from memoryd.daemon.app import App\n", True),
-    ("kernel", "import memoryd.rpc.framing\n", True),
-    ("daemon", "from memoryd.memctl.main import main\n", True),
-    ("rpc", "from memoryd.memctl import format\n", True),
-    ("memctl", "from memoryd.rpc.client import Client\nfrom memoryd.kernel import scan\n", False),
-    ("rpc", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import daemon\n", True),
-    ("kernel", "from .. import policy\n", False),
-    ("audit", "from kernel.errors import MemorydError\n", False),
-    ("rpc", "from kernel.errors import MemorydError\nfrom . import framing\n", False),
-    ("daemon", "import kernel, audit, rpc\n", False),
-])
-def test_a_backward_edge_in_a_file_is_reported(tmp_path: Path, pkg: str, source: str,
-                                               caught: bool) -> None:
+@pytest.mark.parametrize(
+    ("pkg", "source", "caught"),
+    [
+        ("kernel", "import rpc.framing\n", True),
+        ("kernel", "from audit import chain\n", True),
+        ("audit", "from rpc.errors import x\n", True),
+        ("rpc", "import audit\n", True),
+        ("rpc", "def f():\n    from daemon.app import App\n", True),
+        ("rpc", "import importlib\nimportlib.import_module('daemon.cli')\n", True),
+        ("rpc", "from memoryd.daemon.app import App\n", True),
+        ("kernel", "import memoryd.rpc.framing\n", True),
+        ("daemon", "from memoryd.memctl.main import main\n", True),
+        ("rpc", "from memoryd.memctl import format\n", True),
+        (
+            "memctl",
+            "from memoryd.rpc.client import Client\nfrom memoryd.kernel import scan\n",
+            False,
+        ),
+        ("rpc", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import daemon\n", True),
+        ("kernel", "from .. import policy\n", False),
+        ("audit", "from kernel.errors import MemorydError\n", False),
+        ("rpc", "from kernel.errors import MemorydError\nfrom . import framing\n", False),
+        ("daemon", "import kernel, audit, rpc\n", False),
+    ],
+)
+def test_a_backward_edge_in_a_file_is_reported(
+    tmp_path: Path, pkg: str, source: str, caught: bool
+) -> None:
     probe = tmp_path / pkg / "sub" / "probe.py"
     probe.parent.mkdir(parents=True)
     probe.write_text(source)
@@ -198,11 +246,13 @@ def _decide_callers(files: list[Path], root: Path = REPO) -> list[str]:
         for node in ast.walk(_parse(path)):
             if isinstance(node, ast.ImportFrom) and node.module in DECIDE_MODULES:
                 bad.append(f"{label}:{node.lineno} imports from {node.module}")
-            elif isinstance(node, ast.ImportFrom) and node.module in {"kernel", "memoryd.kernel"} \
-                    and any(a.name == "decide" for a in node.names):
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.module in {"kernel", "memoryd.kernel"}
+                and any(a.name == "decide" for a in node.names)
+            ):
                 bad.append(f"{label}:{node.lineno} imports kernel.decide")
-            elif isinstance(node, ast.Import) and any(a.name in DECIDE_MODULES
-                                                      for a in node.names):
+            elif isinstance(node, ast.Import) and any(a.name in DECIDE_MODULES for a in node.names):
                 bad.append(f"{label}:{node.lineno} imports kernel.decide")
     return bad
 
@@ -211,18 +261,22 @@ def test_only_the_gate_calls_the_kernels_decide() -> None:
     assert _decide_callers(_sources()) == []
 
 
-@pytest.mark.parametrize(("name", "source", "caught"), [
-    ("daemon/pipeline/promote.py", "from memoryd.kernel.decide import decide\n", True),
-    ("daemon/external/projection.py", "def f():\n    from kernel.decide import decide\n", True),
-    ("daemon/x.py", "import memoryd.kernel.decide\n", True),
-    ("daemon/x.py", "from memoryd.kernel import decide\n", True),
-    ("memctl/x.py", "from memoryd.kernel.decide import DEFAULTS\n", True),
-    ("daemon/access/gate.py", "from memoryd.kernel.decide import decide\n", False),
-    ("kernel/x.py", "from memoryd.kernel.decide import decide\n", False),
-    ("daemon/x.py", "from memoryd.kernel.capability import Decision\n", False),
-])
-def test_a_decide_call_outside_the_gate_is_reported(tmp_path: Path, name: str, source: str,
-                                                   caught: bool) -> None:
+@pytest.mark.parametrize(
+    ("name", "source", "caught"),
+    [
+        ("daemon/pipeline/promote.py", "from memoryd.kernel.decide import decide\n", True),
+        ("daemon/external/projection.py", "def f():\n    from kernel.decide import decide\n", True),
+        ("daemon/x.py", "import memoryd.kernel.decide\n", True),
+        ("daemon/x.py", "from memoryd.kernel import decide\n", True),
+        ("memctl/x.py", "from memoryd.kernel.decide import DEFAULTS\n", True),
+        ("daemon/access/gate.py", "from memoryd.kernel.decide import decide\n", False),
+        ("kernel/x.py", "from memoryd.kernel.decide import decide\n", False),
+        ("daemon/x.py", "from memoryd.kernel.capability import Decision\n", False),
+    ],
+)
+def test_a_decide_call_outside_the_gate_is_reported(
+    tmp_path: Path, name: str, source: str, caught: bool
+) -> None:
     probe = tmp_path / name
     probe.parent.mkdir(parents=True, exist_ok=True)
     probe.write_text(source)
@@ -233,9 +287,12 @@ def test_a_decide_call_outside_the_gate_is_reported(tmp_path: Path, name: str, s
 
 
 def _test_imports(files: list[Path], root: Path = REPO) -> list[str]:
-    return [f"{imp.path.relative_to(root)}:{imp.line} imports {imp.module}"
-            for path in files for imp in _imports(path, _parse(path), root)
-            if imp.module.split(".")[0] == "tests"]
+    return [
+        f"{imp.path.relative_to(root)}:{imp.line} imports {imp.module}"
+        for path in files
+        for imp in _imports(path, _parse(path), root)
+        if imp.module.split(".")[0] == "tests"
+    ]
 
 
 def test_bench_imports_nothing_from_the_tests() -> None:
@@ -245,12 +302,15 @@ def test_bench_imports_nothing_from_the_tests() -> None:
     assert _test_imports(files) == []
 
 
-@pytest.mark.parametrize(("source", "caught"), [
-    ("from tests.harness import Daemon\n", True),
-    ("def f():\n    from tests import harness\n", True),
-    ("import tests.inproc\n", True),
-    ("from bench.daemon import Daemon\n", False),
-])
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        ("from tests.harness import Daemon\n", True),
+        ("def f():\n    from tests import harness\n", True),
+        ("import tests.inproc\n", True),
+        ("from bench.daemon import Daemon\n", False),
+    ],
+)
 def test_a_test_import_in_bench_is_reported(tmp_path: Path, source: str, caught: bool) -> None:
     probe = tmp_path / "bench" / "probe.py"
     probe.parent.mkdir(parents=True)

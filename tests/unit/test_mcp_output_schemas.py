@@ -72,7 +72,8 @@ def test_the_required_fields_are_named_at_every_level(tool: str) -> None:
 
 @pytest.mark.parametrize("tool", sorted(REQUIRED))
 def test_top_level_fields_are_typed_and_nested_shapes_are_not_checked_field_by_field(
-        tool: str) -> None:
+    tool: str,
+) -> None:
     schema = OUTPUT_SCHEMAS[tool]
     assert schema["additionalProperties"] is True  # new fields are welcome
     for field, sub in schema["properties"].items():
@@ -93,8 +94,9 @@ def _minimal(schema: dict[str, Any], tool: str) -> dict[str, Any]:
     for field in schema["required"]:
         sub = schema["properties"][field]
         if field in REQUIRED[tool]:
-            item: dict[str, Any] = {name: 1 if name == "revision" else "x"
-                                    for name in REQUIRED[tool][field]}
+            item: dict[str, Any] = {
+                name: 1 if name == "revision" else "x" for name in REQUIRED[tool][field]
+            }
             if field == "session":
                 item.update(grants=[], tools=[], notes=[])
             answer[field] = [item] if sub["type"] == "array" else item
@@ -126,13 +128,18 @@ def test_an_answer_with_every_required_field_fits(tool: str) -> None:
     assert _check(schema, answer) == []
 
 
-_MISSING = [(tool, path, name) for tool, levels in sorted(REQUIRED.items())
-            for path, names in levels.items() for name in names]
+_MISSING = [
+    (tool, path, name)
+    for tool, levels in sorted(REQUIRED.items())
+    for path, names in levels.items()
+    for name in names
+]
 
 
 @pytest.mark.parametrize(("tool", "path", "name"), _MISSING)
 def test_an_answer_missing_a_required_field_at_any_level_does_not_fit(
-        tool: str, path: str, name: str) -> None:
+    tool: str, path: str, name: str
+) -> None:
     schema = OUTPUT_SCHEMAS[tool]
     answer = copy.deepcopy(_minimal(schema, tool))
     if path == "":
@@ -143,8 +150,10 @@ def test_an_answer_missing_a_required_field_at_any_level_does_not_fit(
     assert _check(schema, answer) != []
 
 
-@given(tool=st.sampled_from(sorted(REQUIRED)),
-       wrong=st.one_of(st.integers(), st.text(max_size=3), st.booleans(), st.none()))
+@given(
+    tool=st.sampled_from(sorted(REQUIRED)),
+    wrong=st.one_of(st.integers(), st.text(max_size=3), st.booleans(), st.none()),
+)
 def test_a_top_level_field_of_the_wrong_kind_does_not_fit(tool: str, wrong: Any) -> None:
     schema = OUTPUT_SCHEMAS[tool]
     answer = _minimal(schema, tool)

@@ -37,13 +37,18 @@ from memoryd.memctl.mcp_serve import DirectToolCalls, serve_session
 
 HANDSHAKE = "2025-11-25"
 MODERN = "2026-07-28"
-ENVELOPE = {"_meta": {types.PROTOCOL_VERSION_META_KEY: MODERN,
-                      types.CLIENT_INFO_META_KEY: {"name": "t", "version": "1"},
-                      types.CLIENT_CAPABILITIES_META_KEY: {}}}
+ENVELOPE = {
+    "_meta": {
+        types.PROTOCOL_VERSION_META_KEY: MODERN,
+        types.CLIENT_INFO_META_KEY: {"name": "t", "version": "1"},
+        types.CLIENT_CAPABILITIES_META_KEY: {},
+    }
+}
 
 
-def make_server(log: list[str], *, direct: bool = False,
-                paths: list[str] | None = None) -> Server[Any]:
+def make_server(
+    log: list[str], *, direct: bool = False, paths: list[str] | None = None
+) -> Server[Any]:
     """The scripted sessions' server; with ``direct``, tools/call also goes
     through ``DirectToolCalls``, and ``paths`` records which way each call
     reached the handler."""
@@ -57,9 +62,13 @@ def make_server(log: list[str], *, direct: bool = False,
             log.append("exit")
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool(
-            name="echo", input_schema={"type": "object"},
-            output_schema={"type": "object"})])
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name="echo", input_schema={"type": "object"}, output_schema={"type": "object"}
+                )
+            ]
+        )
 
     async def answer(ctx: Any, name: str, arguments: dict[str, Any] | None) -> Any:
         if name == "model":  # a result in another form than tool_result's
@@ -69,8 +78,9 @@ def make_server(log: list[str], *, direct: bool = False,
         if name != "echo":
             raise MCPError(types.INVALID_PARAMS, "Unknown tool")
         arguments = arguments or {}
-        return tool_result(f"echo {ctx.lifespan_context}", {"got": arguments},
-                           is_error=bool(arguments.get("fail")))
+        return tool_result(
+            f"echo {ctx.lifespan_context}", {"got": arguments}, is_error=bool(arguments.get("fail"))
+        )
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
         if paths is not None:
@@ -90,8 +100,7 @@ def make_server(log: list[str], *, direct: bool = False,
 
 
 def request(rid: int, method: str, params: dict[str, Any] | None = None) -> SessionMessage:
-    return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=rid, method=method,
-                                               params=params))
+    return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=rid, method=method, params=params))
 
 
 def notification(method: str, params: dict[str, Any] | None = None) -> SessionMessage:
@@ -99,8 +108,11 @@ def notification(method: str, params: dict[str, Any] | None = None) -> SessionMe
 
 
 def init(version: str = HANDSHAKE) -> dict[str, Any]:
-    return {"protocolVersion": version, "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}
+    return {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
 
 
 INIT = init()
@@ -108,23 +120,34 @@ INIT = init()
 # tools/call params the middleware must pass on to the SDK (and the SDK
 # answers as it always has), then ones it serves itself.
 ODD_CALLS: list[dict[str, Any]] = [
-    {"name": 5}, {"name": None}, {"arguments": {}}, {},
-    {"name": "echo", "arguments": [1]}, {"name": "echo", "arguments": "x"},
+    {"name": 5},
+    {"name": None},
+    {"arguments": {}},
+    {},
+    {"name": "echo", "arguments": [1]},
+    {"name": "echo", "arguments": "x"},
     {"name": "echo", "task": {"ttl": 1000}},
     {"name": "echo", "_meta": {"progressToken": 7}},
     {"name": "echo", "arguments": {}, "extra": True},
-    {"name": "model"}, {"name": "malformed"}, {"name": "nope", "arguments": {}},
+    {"name": "model"},
+    {"name": "malformed"},
+    {"name": "nope", "arguments": {}},
 ]
 PLAIN_CALLS: list[dict[str, Any]] = [
-    {"name": "echo"}, {"name": "echo", "arguments": None},
+    {"name": "echo"},
+    {"name": "echo", "arguments": None},
     {"name": "echo", "arguments": {"a": [1, "x", {"é": None}], "n": 2.5}},
     {"name": "echo", "arguments": {"fail": True}},
 ]
 
 
 def calls_at(version: str) -> list[SessionMessage | Exception]:
-    return [request(1, "initialize", init(version)), notification("notifications/initialized"),
-            *(request(10 + i, "tools/call", p) for i, p in enumerate(ODD_CALLS + PLAIN_CALLS))]
+    return [
+        request(1, "initialize", init(version)),
+        notification("notifications/initialized"),
+        *(request(10 + i, "tools/call", p) for i, p in enumerate(ODD_CALLS + PLAIN_CALLS)),
+    ]
+
 
 SCRIPTS: dict[str, list[SessionMessage | Exception]] = {
     "handshake": [
@@ -181,16 +204,16 @@ SCRIPTS: dict[str, list[SessionMessage | Exception]] = {
 }
 
 
-async def play(script: list[SessionMessage | Exception], *, ours: bool,
-               paths: list[str] | None = None) -> tuple[list[Any], list[str]]:
+async def play(
+    script: list[SessionMessage | Exception], *, ours: bool, paths: list[str] | None = None
+) -> tuple[list[Any], list[str]]:
     log: list[str] = []
     server = make_server(log, direct=ours, paths=paths)
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
     to_server, server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](100)
     server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](100)
     answers: list[Any] = []
-    async with to_server, server_reads, server_writes, from_server, \
-            anyio.create_task_group() as tg:
+    async with to_server, server_reads, server_writes, from_server, anyio.create_task_group() as tg:
         if ours:
             tg.start_soon(serve_session, server, server_reads, server_writes, options)
         else:
@@ -212,8 +235,11 @@ def test_a_session_is_answered_as_server_run_answers_it(name: str) -> None:
     assert served == reference
     answers, log = served
     assert log == ["enter", "exit"]
-    requests = [m for m in SCRIPTS[name] if isinstance(m, SessionMessage)
-                and isinstance(m.message, types.JSONRPCRequest)]
+    requests = [
+        m
+        for m in SCRIPTS[name]
+        if isinstance(m, SessionMessage) and isinstance(m.message, types.JSONRPCRequest)
+    ]
     assert len(answers) == len(requests)
 
 
@@ -228,23 +254,33 @@ def test_the_handshake_session_refuses_the_other_eras_envelope_and_serves_the_re
     assert by_id[8]["error"]["code"] == types.METHOD_NOT_FOUND
 
 
-@pytest.mark.parametrize("structured", [
-    {}, {"a": 1}, {"error": {"code": "x", "message": "m", "recovery": None}},
-    {"nested": {"list": [1, 2.5, None, True, "é"], "empty": []}},
-])
+@pytest.mark.parametrize(
+    "structured",
+    [
+        {},
+        {"a": 1},
+        {"error": {"code": "x", "message": "m", "recovery": None}},
+        {"nested": {"list": [1, 2.5, None, True, "é"], "empty": []}},
+    ],
+)
 @pytest.mark.parametrize("is_error", [False, True])
 @pytest.mark.parametrize("text", ["", "one line", "two\nlines ✓"])
-def test_the_wire_form_result_is_what_the_model_dumps_to(text: str, structured: dict[str, Any],
-                                                         is_error: bool) -> None:
-    model = types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                 structured_content=structured, is_error=is_error)
+def test_the_wire_form_result_is_what_the_model_dumps_to(
+    text: str, structured: dict[str, Any], is_error: bool
+) -> None:
+    model = types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=structured,
+        is_error=is_error,
+    )
     wire = tool_result(text, structured, is_error=is_error)
     assert wire == model.model_dump(by_alias=True, mode="json", exclude_none=True)
     for version in (HANDSHAKE, "2025-06-18", MODERN):
-        assert (methods.serialize_server_result("tools/call", version, wire)
-                == methods.serialize_server_result(
-                    "tools/call", version,
-                    model.model_dump(by_alias=True, mode="json", exclude_none=True)))
+        assert methods.serialize_server_result(
+            "tools/call", version, wire
+        ) == methods.serialize_server_result(
+            "tools/call", version, model.model_dump(by_alias=True, mode="json", exclude_none=True)
+        )
 
 
 def test_well_formed_calls_skip_the_sdks_checks_and_the_others_do_not() -> None:
@@ -262,38 +298,50 @@ def test_well_formed_calls_skip_the_sdks_checks_and_the_others_do_not() -> None:
 
 def test_every_handshake_version_has_a_row_in_the_start_up_table() -> None:
     assert set(DirectToolCalls(Server("t"), make_direct_stub()).shapes) == set(
-        HANDSHAKE_PROTOCOL_VERSIONS)
+        HANDSHAKE_PROTOCOL_VERSIONS
+    )
 
 
 def make_direct_stub() -> Any:
     async def handler(_ctx: Any, _name: str, _arguments: Any) -> dict[str, Any]:
         raise AssertionError("not called")
+
     return handler
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                max_size=3),
-    max_leaves=12)
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats()
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=st.text(max_size=40), structured=st.dictionaries(st.text(max_size=5), JSON,
-                                                             max_size=4),
-       is_error=st.booleans())
+@given(
+    text=st.text(max_size=40),
+    structured=st.dictionaries(st.text(max_size=5), JSON, max_size=4),
+    is_error=st.booleans(),
+)
 def test_the_tables_shape_any_result_as_the_sdk_does_on_the_wire(
-        text: str, structured: dict[str, Any], is_error: bool) -> None:
+    text: str, structured: dict[str, Any], is_error: bool
+) -> None:
     shapes = DirectToolCalls(Server("t"), make_direct_stub()).shapes
     for version, shape in shapes.items():
         ours = shape.apply(tool_result(text, structured, is_error=is_error))
         sdks = methods.serialize_server_result(
-            "tools/call", version, tool_result(text, structured, is_error=is_error))
+            "tools/call", version, tool_result(text, structured, is_error=is_error)
+        )
 
         def line(result: dict[str, Any]) -> str:
             return types.JSONRPCResponse(jsonrpc="2.0", id=1, result=result).model_dump_json(
-                by_alias=True, exclude_unset=True)
+                by_alias=True, exclude_unset=True
+            )
 
         assert line(ours) == line(sdks)
 
@@ -320,8 +368,12 @@ def test_the_tools_granted_follow_the_task_whenever_it_is_replaced(tmp_path: Pat
         return [spec.name for spec in bridge.granted()]
 
     assert names() == ["memory_status"]
-    for grants in (["memory.context", "memory.read"], ["memory.write"], [],
-                   ["memory.context", "memory.read", "memory.write"]):
+    for grants in (
+        ["memory.context", "memory.read"],
+        ["memory.write"],
+        [],
+        ["memory.context", "memory.read", "memory.write"],
+    ):
         bridge.task = {"task_id": "tsk_1", "grants": list(grants)}
         expected = ["memory_status"] + [s.name for s in TOOLS if s.grant in grants]
         assert names() == expected

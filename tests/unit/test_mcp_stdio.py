@@ -190,8 +190,11 @@ def test_messages_are_read_as_the_sdk_reads_them_and_a_bad_line_is_an_item() -> 
     from memoryd.memctl.mcp_stdio import MessageReader
 
     r, w = os.pipe()
-    os.write(w, b'{"jsonrpc":"2.0","id":1,"method":"ping"}\nnot json\n'
-                b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    os.write(
+        w,
+        b'{"jsonrpc":"2.0","id":1,"method":"ping"}\nnot json\n'
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    )
     os.close(w)
 
     async def read_all() -> list[object]:
@@ -207,9 +210,14 @@ def test_messages_are_read_as_the_sdk_reads_them_and_a_bad_line_is_an_item() -> 
     first, bad, last = items
     assert isinstance(first, SessionMessage) and isinstance(last, SessionMessage)
     assert first.message.model_dump(exclude_unset=True) == {
-        "jsonrpc": "2.0", "id": 1, "method": "ping"}
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "ping",
+    }
     assert last.message.model_dump(exclude_unset=True) == {
-        "jsonrpc": "2.0", "method": "notifications/initialized"}
+        "jsonrpc": "2.0",
+        "method": "notifications/initialized",
+    }
     assert isinstance(bad, Exception) and not isinstance(bad, SessionMessage)
 
 
@@ -278,8 +286,13 @@ anyio.run(main)
 
 
 def test_the_session_owns_the_stream_and_a_stray_print_goes_to_stderr() -> None:
-    run = subprocess.run([sys.executable, "-c", _SESSION], check=True, capture_output=True,
-                         input=b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n', timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-c", _SESSION],
+        check=True,
+        capture_output=True,
+        input=b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n',
+        timeout=60,
+    )
     assert run.stdout == b'{"jsonrpc":"2.0","id":7,"result":{}}\nafter the session\n'
     assert b"stray print\nstray write\n" in run.stderr
 
@@ -288,6 +301,11 @@ def test_stdin_from_a_file_is_left_to_the_sdk(tmp_path: Path) -> None:
     request = tmp_path / "request"
     request.write_bytes(b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n')
     with request.open("rb") as stdin:
-        run = subprocess.run([sys.executable, "-c", _SESSION], check=True,
-                             capture_output=True, stdin=stdin, timeout=60)
+        run = subprocess.run(
+            [sys.executable, "-c", _SESSION],
+            check=True,
+            capture_output=True,
+            stdin=stdin,
+            timeout=60,
+        )
     assert run.stdout == b"not pipes\n"

@@ -22,18 +22,38 @@ from memoryd.rpc import schema
 from memoryd.rpc.client import ConnectError, RpcError
 
 ENTRY = {
-    "id": "ent_A", "target": "memory", "scope": "default", "type": "fact", "title": "Sky",
-    "body": "The sky is blue", "summary": "The sky is blue", "status": "active", "revision": 2,
-    "source": "user", "basis": {"kind": "human", "note": "seen"}, "validity": None,
-    "pinned": False, "created_at": "2025-01-01T00:00:00Z", "updated_at": "2025-01-02T00:00:00Z",
-    "renewed_at": "2025-01-02T00:00:00Z", "ttl_days": 120.0, "expires_at": "2025-05-02T00:00:00Z",
-    "use_count": 0, "last_used_at": None, "superseded_by": None, "content_hash": "b3k:00",
-    "applicability": "general", "expired": False,
+    "id": "ent_A",
+    "target": "memory",
+    "scope": "default",
+    "type": "fact",
+    "title": "Sky",
+    "body": "The sky is blue",
+    "summary": "The sky is blue",
+    "status": "active",
+    "revision": 2,
+    "source": "user",
+    "basis": {"kind": "human", "note": "seen"},
+    "validity": None,
+    "pinned": False,
+    "created_at": "2025-01-01T00:00:00Z",
+    "updated_at": "2025-01-02T00:00:00Z",
+    "renewed_at": "2025-01-02T00:00:00Z",
+    "ttl_days": 120.0,
+    "expires_at": "2025-05-02T00:00:00Z",
+    "use_count": 0,
+    "last_used_at": None,
+    "superseded_by": None,
+    "content_hash": "b3k:00",
+    "applicability": "general",
+    "expired": False,
 }
 APPLIED = {
-    "outcome": "applied", "operation_id": "op_1", "action_id": None,
+    "outcome": "applied",
+    "operation_id": "op_1",
+    "action_id": None,
     "decision": {"decision_id": "dec_1", "effect": "allow", "rule_ids": []},
-    "entries": [ENTRY], "warnings": ["content changed without refreshed attribution"],
+    "entries": [ENTRY],
+    "warnings": ["content changed without refreshed attribution"],
 }
 ALICE = ["--identity-kind", "local", "--identity-subject", "alice"]
 ALICE_ID = {"kind": "local", "subject": "alice"}
@@ -71,8 +91,13 @@ def request_for(argv: list[str], files: Mapping[str, str] | None = None) -> Requ
     return build(args, read)
 
 
-def invoke(argv: list[str], rpc: FakeRpc | None = None, *, stdin: str = "",
-           connect: Callable[[Path, float], Any] | None = None) -> tuple[int, str, str]:
+def invoke(
+    argv: list[str],
+    rpc: FakeRpc | None = None,
+    *,
+    stdin: str = "",
+    connect: Callable[[Path, float], Any] | None = None,
+) -> tuple[int, str, str]:
     streams = Io(stdout=io.StringIO(), stderr=io.StringIO(), stdin=io.StringIO(stdin))
     fake = rpc if rpc is not None else FakeRpc()
     code = run(argv, connect=connect or (lambda _path, _timeout: fake), io=streams)
@@ -80,8 +105,9 @@ def invoke(argv: list[str], rpc: FakeRpc | None = None, *, stdin: str = "",
     return code, streams.stdout.getvalue(), streams.stderr.getvalue()
 
 
-def rpc_error(code: int, data_code: str, message: str, recovery: str,
-              details: dict[str, Any] | None = None) -> RpcError:
+def rpc_error(
+    code: int, data_code: str, message: str, recovery: str, details: dict[str, Any] | None = None
+) -> RpcError:
     data: dict[str, Any] = {"code": data_code, "message": message, "recovery": recovery}
     if details:
         data["details"] = details
@@ -94,83 +120,269 @@ REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
     (["status"], "memory.status", {}),
     (["status", *ALICE], "memory.status", {"identity": ALICE_ID}),
     (["ls"], "memory.list", {}),
-    (["ls", "--target", "memory", "--scope", "project:acme", "--status", "active", "archived",
-      "--type", "fact", "--type", "lesson", "--search", "deploy", "--page-size", "5"],
-     "memory.list", {"target": "memory", "scope": "project:acme",
-                     "statuses": ["active", "archived"], "types": ["fact", "lesson"],
-                     "query": "deploy", "page_size": 5}),
-    (["ls", "--identity-kind", "token", "--identity-subject", "s", "--identity-issuer", "i"],
-     "memory.list", {"identity": {"kind": "token", "subject": "s", "issuer": "i"}}),
+    (
+        [
+            "ls",
+            "--target",
+            "memory",
+            "--scope",
+            "project:acme",
+            "--status",
+            "active",
+            "archived",
+            "--type",
+            "fact",
+            "--type",
+            "lesson",
+            "--search",
+            "deploy",
+            "--page-size",
+            "5",
+        ],
+        "memory.list",
+        {
+            "target": "memory",
+            "scope": "project:acme",
+            "statuses": ["active", "archived"],
+            "types": ["fact", "lesson"],
+            "query": "deploy",
+            "page_size": 5,
+        },
+    ),
+    (
+        ["ls", "--identity-kind", "token", "--identity-subject", "s", "--identity-issuer", "i"],
+        "memory.list",
+        {"identity": {"kind": "token", "subject": "s", "issuer": "i"}},
+    ),
     (["ls", "--cursor", "C1", *ALICE], "memory.list", {"cursor": "C1", "identity": ALICE_ID}),
     (["show", "ent_A", "ent_B"], "memory.read", {"ids": ["ent_A", "ent_B"]}),
     (["show", "ent_A", "--pending"], "memory.read", {"ids": ["ent_A"], "include_pending": True}),
-    (["write", "--type", "fact", "--title", "T", "--body", "B"], "memory.write",
-     {"action": "add", "entry": {"type": "fact", "title": "T", "body": "B"}}),
-    (["write", "--type", "lesson", "--title", "T", "--body", "B", "--target", "user",
-      "--scope", "s", "--summary", "S", "--ttl-days", "30", "--pinned", "--basis-kind", "human",
-      "--basis-note", "N", "--import", "--idempotency-key", "k-1", *ALICE], "memory.write",
-     {"target": "user", "scope": "s", "action": "add", "idempotency_key": "k-1",
-      "source": "import", "identity": ALICE_ID,
-      "entry": {"type": "lesson", "title": "T", "body": "B", "summary": "S", "ttl_days": 30.0,
-                "pinned": True, "basis": {"kind": "human", "note": "N"}}}),
-    (["write", "--replace", "ent_A", "--rev", "3", "--type", "fact", "--title", "T",
-      "--body", "B"], "memory.write",
-     {"action": "replace", "id": "ent_A", "expected_revision": 3,
-      "entry": {"type": "fact", "title": "T", "body": "B"}}),
-    (["rm", "ent_A", "--rev", "2"], "memory.write",
-     {"action": "remove", "id": "ent_A", "expected_revision": 2}),
-    (["rm", "ent_A", "--rev", "2", "--scope", "p"], "memory.write",
-     {"scope": "p", "action": "remove", "id": "ent_A", "expected_revision": 2}),
-    (["archive", "ent_A", "--rev", "2", "--reason", "old"], "memory.write",
-     {"action": "archive", "id": "ent_A", "expected_revision": 2, "reason": "old"}),
-    (["archive", "ent_A", "--rev", "2", "--reason", "old", "--covered-by", "ent_B",
-      "--covered-rev", "4"], "memory.write",
-     {"action": "archive", "id": "ent_A", "expected_revision": 2, "reason": "old",
-      "covered_by": {"id": "ent_B", "expected_revision": 4}}),
-    (["supersede", "ent_A", "--rev", "2", "--type", "fact", "--title", "T", "--body", "B"],
-     "memory.write", {"action": "supersede", "id": "ent_A", "expected_revision": 2,
-                      "entry": {"type": "fact", "title": "T", "body": "B"}}),
+    (
+        ["write", "--type", "fact", "--title", "T", "--body", "B"],
+        "memory.write",
+        {"action": "add", "entry": {"type": "fact", "title": "T", "body": "B"}},
+    ),
+    (
+        [
+            "write",
+            "--type",
+            "lesson",
+            "--title",
+            "T",
+            "--body",
+            "B",
+            "--target",
+            "user",
+            "--scope",
+            "s",
+            "--summary",
+            "S",
+            "--ttl-days",
+            "30",
+            "--pinned",
+            "--basis-kind",
+            "human",
+            "--basis-note",
+            "N",
+            "--import",
+            "--idempotency-key",
+            "k-1",
+            *ALICE,
+        ],
+        "memory.write",
+        {
+            "target": "user",
+            "scope": "s",
+            "action": "add",
+            "idempotency_key": "k-1",
+            "source": "import",
+            "identity": ALICE_ID,
+            "entry": {
+                "type": "lesson",
+                "title": "T",
+                "body": "B",
+                "summary": "S",
+                "ttl_days": 30.0,
+                "pinned": True,
+                "basis": {"kind": "human", "note": "N"},
+            },
+        },
+    ),
+    (
+        [
+            "write",
+            "--replace",
+            "ent_A",
+            "--rev",
+            "3",
+            "--type",
+            "fact",
+            "--title",
+            "T",
+            "--body",
+            "B",
+        ],
+        "memory.write",
+        {
+            "action": "replace",
+            "id": "ent_A",
+            "expected_revision": 3,
+            "entry": {"type": "fact", "title": "T", "body": "B"},
+        },
+    ),
+    (
+        ["rm", "ent_A", "--rev", "2"],
+        "memory.write",
+        {"action": "remove", "id": "ent_A", "expected_revision": 2},
+    ),
+    (
+        ["rm", "ent_A", "--rev", "2", "--scope", "p"],
+        "memory.write",
+        {"scope": "p", "action": "remove", "id": "ent_A", "expected_revision": 2},
+    ),
+    (
+        ["archive", "ent_A", "--rev", "2", "--reason", "old"],
+        "memory.write",
+        {"action": "archive", "id": "ent_A", "expected_revision": 2, "reason": "old"},
+    ),
+    (
+        [
+            "archive",
+            "ent_A",
+            "--rev",
+            "2",
+            "--reason",
+            "old",
+            "--covered-by",
+            "ent_B",
+            "--covered-rev",
+            "4",
+        ],
+        "memory.write",
+        {
+            "action": "archive",
+            "id": "ent_A",
+            "expected_revision": 2,
+            "reason": "old",
+            "covered_by": {"id": "ent_B", "expected_revision": 4},
+        },
+    ),
+    (
+        ["supersede", "ent_A", "--rev", "2", "--type", "fact", "--title", "T", "--body", "B"],
+        "memory.write",
+        {
+            "action": "supersede",
+            "id": "ent_A",
+            "expected_revision": 2,
+            "entry": {"type": "fact", "title": "T", "body": "B"},
+        },
+    ),
     (["journal"], "memory.journal", {}),
     (["journal", "--cursor", "J"], "memory.journal", {"cursor": "J"}),
     (["undo", "op_1"], "memory.undo", {"operation_id": "op_1"}),
     (["receipt", "rcp_1"], "memory.receipt", {"receipt_id": "rcp_1"}),
     (["gc"], "memory.gc", {}),
     (["pending"], "governance.action.list", {}),
-    (["pending", "--status", "denied", "--cursor", "act_9"], "governance.action.list",
-     {"status": "denied", "cursor": "act_9"}),
+    (
+        ["pending", "--status", "denied", "--cursor", "act_9"],
+        "governance.action.list",
+        {"status": "denied", "cursor": "act_9"},
+    ),
     (["pending", "show", "act_1"], "governance.action.get", {"action_id": "act_1"}),
     (["action", "act_1"], "governance.action.get", {"action_id": "act_1"}),
     (["approve", "act_1"], "governance.action.approve", {"action_id": "act_1"}),
     (["deny", "act_1"], "governance.action.deny", {"action_id": "act_1"}),
-    (["deny", "act_1", "--reason", "no"], "governance.action.deny",
-     {"action_id": "act_1", "reason": "no"}),
+    (
+        ["deny", "act_1", "--reason", "no"],
+        "governance.action.deny",
+        {"action_id": "act_1", "reason": "no"},
+    ),
     (["consent"], "consent.get", {}),
     (["consent", *ALICE], "consent.get", {"identity": ALICE_ID}),
-    (["token", "issue", "--kind", "local", "--subject", "bob"], "token.issue",
-     {"identity": {"kind": "local", "subject": "bob"}}),
-    (["token", "issue", "--kind", "local", "--subject", "bob", "--issuer", "corp",
-      "--scope", "a", "--scope", "b", "--expires-in", "60"], "token.issue",
-     {"identity": {"kind": "local", "subject": "bob", "issuer": "corp"}, "scopes": ["a", "b"],
-      "expires_in": 60}),
+    (
+        ["token", "issue", "--kind", "local", "--subject", "bob"],
+        "token.issue",
+        {"identity": {"kind": "local", "subject": "bob"}},
+    ),
+    (
+        [
+            "token",
+            "issue",
+            "--kind",
+            "local",
+            "--subject",
+            "bob",
+            "--issuer",
+            "corp",
+            "--scope",
+            "a",
+            "--scope",
+            "b",
+            "--expires-in",
+            "60",
+        ],
+        "token.issue",
+        {
+            "identity": {"kind": "local", "subject": "bob", "issuer": "corp"},
+            "scopes": ["a", "b"],
+            "expires_in": 60,
+        },
+    ),
     (["token", "ls"], "token.list", {}),
     (["token", "revoke", "tok_1"], "token.revoke", {"token_id": "tok_1"}),
     (["audit", "verify"], "audit.verify", {}),
     (["audit", "checkpoint"], "audit.checkpoint", {}),
     (["policy", "reload"], "policy.reload", {}),
-    (["policy", "explain", "MemoryRead"], "policy.explain",
-     {"capability": "MemoryRead", "channel": "agent", "target": "memory", "scope": "default"}),
-    (["policy", "explain", "MemoryWrite", "--channel", "agent", "--role", "subagent",
-      "--target", "user", "--scope", "s:1", "--action", "replace", "--type", "fact",
-      "--grants", "memory.read", "memory.write"], "policy.explain",
-     {"capability": "MemoryWrite", "channel": "agent", "role": "subagent", "target": "user",
-      "scope": "s:1", "action": "replace", "type": "fact",
-      "grants": ["memory.read", "memory.write"]}),
+    (
+        ["policy", "explain", "MemoryRead"],
+        "policy.explain",
+        {"capability": "MemoryRead", "channel": "agent", "target": "memory", "scope": "default"},
+    ),
+    (
+        [
+            "policy",
+            "explain",
+            "MemoryWrite",
+            "--channel",
+            "agent",
+            "--role",
+            "subagent",
+            "--target",
+            "user",
+            "--scope",
+            "s:1",
+            "--action",
+            "replace",
+            "--type",
+            "fact",
+            "--grants",
+            "memory.read",
+            "memory.write",
+        ],
+        "policy.explain",
+        {
+            "capability": "MemoryWrite",
+            "channel": "agent",
+            "role": "subagent",
+            "target": "user",
+            "scope": "s:1",
+            "action": "replace",
+            "type": "fact",
+            "grants": ["memory.read", "memory.write"],
+        },
+    ),
     (["projection", "authorize"], "memory.projection.authorize", {}),
-    (["projection", "authorize", "--approve", "--entry", "ent_1", "--entry", "ent_2"],
-     "memory.projection.authorize", {"approve": True, "entry_ids": ["ent_1", "ent_2"]}),
+    (
+        ["projection", "authorize", "--approve", "--entry", "ent_1", "--entry", "ent_2"],
+        "memory.projection.authorize",
+        {"approve": True, "entry_ids": ["ent_1", "ent_2"]},
+    ),
     (["projection", "retry"], "memory.projection.retry", {}),
-    (["projection", "retry", "--entry", "ent_1"], "memory.projection.retry",
-     {"entry_ids": ["ent_1"]}),
+    (
+        ["projection", "retry", "--entry", "ent_1"],
+        "memory.projection.retry",
+        {"entry_ids": ["ent_1"]},
+    ),
     (["projection", "reseed"], "memory.projection.reseed", {}),
     (["projection", "report"], "memory.projection.report", {}),
     (["backup", "/srv/b"], "admin.backup", {"path": "/srv/b"}),
@@ -186,25 +398,33 @@ REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
 
 # Commands that read a file (given to ``request_for`` as ``files``).
 FILE_REQUESTS: list[tuple[list[str], str, dict[str, Any]]] = [
-    (["extract", "submit", "-", "--scope", "project:acme"], "extract.submit",
-     {"jsonl": "{}", "scope": "project:acme"}),
-    (["extract", "submit", "s.jsonl", *ALICE], "extract.submit",
-     {"jsonl": "{}", "identity": ALICE_ID}),
+    (
+        ["extract", "submit", "-", "--scope", "project:acme"],
+        "extract.submit",
+        {"jsonl": "{}", "scope": "project:acme"},
+    ),
+    (
+        ["extract", "submit", "s.jsonl", *ALICE],
+        "extract.submit",
+        {"jsonl": "{}", "identity": ALICE_ID},
+    ),
 ]
 
 
-@pytest.mark.parametrize(("argv", "method", "params"), REQUESTS,
-                         ids=[" ".join(r[0]) for r in REQUESTS])
-def test_command_line_builds_request(argv: list[str], method: str,
-                                     params: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "method", "params"), REQUESTS, ids=[" ".join(r[0]) for r in REQUESTS]
+)
+def test_command_line_builds_request(argv: list[str], method: str, params: dict[str, Any]) -> None:
     request = request_for(argv)
     assert (request.method, request.params) == (method, params)
 
 
-@pytest.mark.parametrize(("argv", "method", "params"), FILE_REQUESTS,
-                         ids=[" ".join(r[0]) for r in FILE_REQUESTS])
-def test_command_line_reading_a_file_builds_request(argv: list[str], method: str,
-                                                    params: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "method", "params"), FILE_REQUESTS, ids=[" ".join(r[0]) for r in FILE_REQUESTS]
+)
+def test_command_line_reading_a_file_builds_request(
+    argv: list[str], method: str, params: dict[str, Any]
+) -> None:
     request = request_for(argv, files={"-": "{}", "s.jsonl": "{}"})
     assert (request.method, request.params) == (method, params)
 
@@ -217,14 +437,18 @@ def test_every_subcommand_is_in_the_request_table_or_has_a_runner() -> None:
 
 def test_body_comes_from_file_or_stdin() -> None:
     for source in ("notes.md", "-"):
-        request = request_for(["write", "--type", "fact", "--title", "T", "--body-file", source],
-                              files={source: "from " + source})
+        request = request_for(
+            ["write", "--type", "fact", "--title", "T", "--body-file", source],
+            files={source: "from " + source},
+        )
         assert request.params["entry"]["body"] == "from " + source
 
 
 def test_json_params_are_sent_as_given() -> None:
-    batch = {"action": "batch", "ops": [{"action": "remove", "id": "ent_A",
-                                         "expected_revision": 1}]}
+    batch = {
+        "action": "batch",
+        "ops": [{"action": "remove", "id": "ent_A", "expected_revision": 1}],
+    }
     request = request_for(["write", "--json-params", "b.json"], files={"b.json": json.dumps(batch)})
     assert request == Request("memory.write", batch)
 
@@ -243,25 +467,29 @@ def test_ls_cursor_ignores_filters_and_says_so() -> None:
 
 def test_audit_verify_sends_the_checkpoint_object() -> None:
     checkpoint = {"seq": 4, "hash": "ab", "ts": "t", "signature": "s", "public_key": "k"}
-    request = request_for(["audit", "verify", "--checkpoint", "cp.json"],
-                          files={"cp.json": json.dumps(checkpoint)})
+    request = request_for(
+        ["audit", "verify", "--checkpoint", "cp.json"], files={"cp.json": json.dumps(checkpoint)}
+    )
     assert request.params == {"checkpoint": checkpoint}
 
 
-@pytest.mark.parametrize("argv", [
-    ["status", "--identity-kind", "local"],
-    ["status", "--identity-issuer", "x"],
-    ["write", "--title", "T", "--body", "B"],
-    ["write", "--type", "fact", "--body", "B"],
-    ["write", "--type", "fact", "--title", "T"],
-    ["write", "--type", "fact", "--title", "T", "--body", "B", "--body-file", "-"],
-    ["write", "--type", "fact", "--title", "T", "--body", "B", "--rev", "2"],
-    ["write", "--replace", "ent_A", "--type", "fact", "--title", "T", "--body", "B"],
-    ["write", "--json-params", "-", "--title", "T"],
-    ["write", "--type", "fact", "--title", "T", "--body", "B", "--basis-note", "n"],
-    ["archive", "ent_A", "--rev", "1", "--reason", "r", "--covered-by", "ent_B"],
-    ["show", *[f"ent_{i}" for i in range(11)]],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status", "--identity-kind", "local"],
+        ["status", "--identity-issuer", "x"],
+        ["write", "--title", "T", "--body", "B"],
+        ["write", "--type", "fact", "--body", "B"],
+        ["write", "--type", "fact", "--title", "T"],
+        ["write", "--type", "fact", "--title", "T", "--body", "B", "--body-file", "-"],
+        ["write", "--type", "fact", "--title", "T", "--body", "B", "--rev", "2"],
+        ["write", "--replace", "ent_A", "--type", "fact", "--title", "T", "--body", "B"],
+        ["write", "--json-params", "-", "--title", "T"],
+        ["write", "--type", "fact", "--title", "T", "--body", "B", "--basis-note", "n"],
+        ["archive", "ent_A", "--rev", "1", "--reason", "r", "--covered-by", "ent_B"],
+        ["show", *[f"ent_{i}" for i in range(11)]],
+    ],
+)
 def test_inconsistent_options_are_usage_errors(argv: list[str]) -> None:
     with pytest.raises(UsageError):
         request_for(argv, files={"-": "{}"})
@@ -291,13 +519,15 @@ def test_choices_match_the_wire_schema() -> None:
 
 # --- help --------------------------------------------------------------------------
 
-HELP_PATHS = sorted({tuple(key.split()) for key in COMMANDS} | {("token",), ("audit",),
-                                                                ("policy",), ()})
+HELP_PATHS = sorted(
+    {tuple(key.split()) for key in COMMANDS} | {("token",), ("audit",), ("policy",), ()}
+)
 
 
 @pytest.mark.parametrize("path", HELP_PATHS, ids=[" ".join(p) or "memctl" for p in HELP_PATHS])
-def test_help_exits_0_and_shows_examples(path: tuple[str, ...],
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_help_exits_0_and_shows_examples(
+    path: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _out, _err = invoke([*path, "--help"])
     assert code == 0
     assert "examples:" in capsys.readouterr().out
@@ -331,9 +561,17 @@ def test_daemon_not_running_is_one_clear_line_and_exit_3(tmp_path: Path) -> None
 
 
 def test_rpc_error_prints_message_code_and_recovery() -> None:
-    rpc = FakeRpc({"memory.write": rpc_error(
-        -32002, "revision_conflict", "the entry is not at the expected revision",
-        "read the entry again", {"current_revision": 3})})
+    rpc = FakeRpc(
+        {
+            "memory.write": rpc_error(
+                -32002,
+                "revision_conflict",
+                "the entry is not at the expected revision",
+                "read the entry again",
+                {"current_revision": 3},
+            )
+        }
+    )
     code, out, err = invoke(["rm", "ent_A", "--rev", "2"], rpc)
     assert code == memctl.EXIT_FAILED
     assert out == ""
@@ -341,14 +579,20 @@ def test_rpc_error_prints_message_code_and_recovery() -> None:
     assert lines[0] == "memctl: the entry is not at the expected revision (revision_conflict)"
     # The wire's recovery ("read the entry again") speaks for any client; at
     # the shell memctl says it in its own commands, with the ids it knows.
-    assert lines[1] == ("  what to do: the entry changed: see it with `memctl show ent_A` "
-                        "and repeat with --rev 3")
+    assert lines[1] == (
+        "  what to do: the entry changed: see it with `memctl show ent_A` and repeat with --rev 3"
+    )
     assert "current_revision=3" in err
 
 
 def test_method_not_found_names_the_method() -> None:
-    rpc = FakeRpc({"memory.gc": rpc_error(-32601, "method_not_found", "no such method",
-                                          "check the method name")})
+    rpc = FakeRpc(
+        {
+            "memory.gc": rpc_error(
+                -32601, "method_not_found", "no such method", "check the method name"
+            )
+        }
+    )
     code, _out, err = invoke(["gc"], rpc)
     assert code == memctl.EXIT_FAILED
     assert "(method_not_found)" in err
@@ -356,9 +600,16 @@ def test_method_not_found_names_the_method() -> None:
 
 
 def test_invalid_params_lists_fields() -> None:
-    error = RpcError(-32602, "Invalid params", {
-        "code": "invalid_params", "message": "the params do not match", "recovery": "fix",
-        "errors": [{"path": "$.page_size", "expected": "int"}]})
+    error = RpcError(
+        -32602,
+        "Invalid params",
+        {
+            "code": "invalid_params",
+            "message": "the params do not match",
+            "recovery": "fix",
+            "errors": [{"path": "$.page_size", "expected": "int"}],
+        },
+    )
     code, _out, err = invoke(["ls", "--page-size", "50"], FakeRpc({"memory.list": error}))
     assert code == memctl.EXIT_FAILED
     assert "field $.page_size: int" in err
@@ -380,15 +631,18 @@ def test_client_is_closed_after_the_command() -> None:
 
 
 def test_json_flag_prints_the_raw_result() -> None:
-    code, out, _err = invoke(["approve", "act_1", "--json"],
-                             FakeRpc({"governance.action.approve": APPLIED}))
+    code, out, _err = invoke(
+        ["approve", "act_1", "--json"], FakeRpc({"governance.action.approve": APPLIED})
+    )
     assert code == 0
     assert json.loads(out) == APPLIED
 
 
 def test_json_given_to_parent_survives_nested_subcommand() -> None:
-    code, out, _err = invoke(["pending", "--json", "show", "act_1"],
-                             FakeRpc({"governance.action.get": {"action_id": "act_1"}}))
+    code, out, _err = invoke(
+        ["pending", "--json", "show", "act_1"],
+        FakeRpc({"governance.action.get": {"action_id": "act_1"}}),
+    )
     assert code == 0
     assert json.loads(out) == {"action_id": "act_1"}
 
@@ -397,17 +651,29 @@ def test_json_given_to_parent_survives_nested_subcommand() -> None:
 
 
 def test_consent_set_reads_version_then_sets() -> None:
-    rpc = FakeRpc({"consent.get": {"owner": "own_1", "read": False, "contribute": False,
-                                   "learn_from_tools": False, "version": 7},
-                   "consent.set": {"owner": "own_1", "read": True, "contribute": False,
-                                   "learn_from_tools": False, "version": 8}})
-    code, out, _err = invoke(["consent", "set", "--read", "on", "--contribute", "off", *ALICE],
-                             rpc)
+    rpc = FakeRpc(
+        {
+            "consent.get": {
+                "owner": "own_1",
+                "read": False,
+                "contribute": False,
+                "learn_from_tools": False,
+                "version": 7,
+            },
+            "consent.set": {
+                "owner": "own_1",
+                "read": True,
+                "contribute": False,
+                "learn_from_tools": False,
+                "version": 8,
+            },
+        }
+    )
+    code, out, _err = invoke(["consent", "set", "--read", "on", "--contribute", "off", *ALICE], rpc)
     assert code == 0
     assert rpc.calls == [
         ("consent.get", {"identity": ALICE_ID}),
-        ("consent.set", {"read": True, "contribute": False, "version": 7,
-                         "identity": ALICE_ID}),
+        ("consent.set", {"read": True, "contribute": False, "version": 7, "identity": ALICE_ID}),
         ("token.list", {}),  # after the change: the owner is shown with its labels
     ]
     assert "read:" in out and "on" in out
@@ -422,8 +688,12 @@ def test_consent_set_without_switches_calls_nothing() -> None:
 
 
 def test_consent_set_race_is_reported_not_retried() -> None:
-    rpc = FakeRpc({"consent.get": {"version": 2},
-                   "consent.set": rpc_error(-32002, "revision_conflict", "stale", "re-read")})
+    rpc = FakeRpc(
+        {
+            "consent.get": {"version": 2},
+            "consent.set": rpc_error(-32002, "revision_conflict", "stale", "re-read"),
+        }
+    )
     code, _out, err = invoke(["consent", "set", "--read", "on"], rpc)
     assert code == memctl.EXIT_FAILED
     assert [m for m, _ in rpc.calls] == ["consent.get", "consent.set"]
@@ -431,18 +701,36 @@ def test_consent_set_race_is_reported_not_retried() -> None:
 
 
 def test_context_begins_recalls_and_ends_a_task(tmp_path: Path) -> None:
-    rpc = FakeRpc({"task.begin": {"task_id": "tsk_1"},
-                   "memory.context": {"snapshot_id": "snp_1", "task_id": "tsk_1",
-                                      "entries": [{"id": "ent_A", "title": "Sky", "type": "fact",
-                                                   "scope": "default", "score": 1.5}],
-                                      "rendered": "BEGIN\nSky\nEND", "omitted": {"import": 1}},
-                   "task.end": {}})
-    code, out, _err = invoke(["context", "--intent", "deploy", "--scope", "p",
-                              "--workspace", str(tmp_path), *ALICE], rpc)
+    rpc = FakeRpc(
+        {
+            "task.begin": {"task_id": "tsk_1"},
+            "memory.context": {
+                "snapshot_id": "snp_1",
+                "task_id": "tsk_1",
+                "entries": [
+                    {
+                        "id": "ent_A",
+                        "title": "Sky",
+                        "type": "fact",
+                        "scope": "default",
+                        "score": 1.5,
+                    }
+                ],
+                "rendered": "BEGIN\nSky\nEND",
+                "omitted": {"import": 1},
+            },
+            "task.end": {},
+        }
+    )
+    code, out, _err = invoke(
+        ["context", "--intent", "deploy", "--scope", "p", "--workspace", str(tmp_path), *ALICE], rpc
+    )
     assert code == 0
     assert rpc.calls == [
-        ("task.begin", {"scopes": ["p"], "workspace": str(tmp_path.resolve()),
-                        "identity": ALICE_ID}),
+        (
+            "task.begin",
+            {"scopes": ["p"], "workspace": str(tmp_path.resolve()), "identity": ALICE_ID},
+        ),
         ("memory.context", {"task_id": "tsk_1", "intent": "deploy"}),
         ("task.end", {"task_id": "tsk_1"}),
     ]
@@ -450,9 +738,12 @@ def test_context_begins_recalls_and_ends_a_task(tmp_path: Path) -> None:
 
 
 def test_context_ends_the_task_when_recall_fails() -> None:
-    rpc = FakeRpc({"task.begin": {"task_id": "tsk_1"},
-                   "memory.context": rpc_error(-32601, "method_not_found", "no such method",
-                                               "check")})
+    rpc = FakeRpc(
+        {
+            "task.begin": {"task_id": "tsk_1"},
+            "memory.context": rpc_error(-32601, "method_not_found", "no such method", "check"),
+        }
+    )
     code, _out, err = invoke(["context", "--intent", "x"], rpc)
     assert code == memctl.EXIT_FAILED
     assert rpc.calls[-1] == ("task.end", {"task_id": "tsk_1"})
@@ -460,14 +751,18 @@ def test_context_ends_the_task_when_recall_fails() -> None:
 
 
 def test_audit_export_pages_until_done() -> None:
-    pages = {0: {"events": [{"seq": 1}, {"seq": 2}], "next_after_seq": 2},
-             2: {"events": [{"seq": 3}], "next_after_seq": None}}
+    pages = {
+        0: {"events": [{"seq": 1}, {"seq": 2}], "next_after_seq": 2},
+        2: {"events": [{"seq": 3}], "next_after_seq": None},
+    }
     rpc = FakeRpc({"audit.export": lambda p: pages[p["after_seq"]]})
     code, out, _err = invoke(["audit", "export", "--limit", "2"], rpc)
     assert code == 0
     assert [json.loads(line)["seq"] for line in out.splitlines()] == [1, 2, 3]
-    assert rpc.calls == [("audit.export", {"after_seq": 0, "limit": 2}),
-                         ("audit.export", {"after_seq": 2, "limit": 2})]
+    assert rpc.calls == [
+        ("audit.export", {"after_seq": 0, "limit": 2}),
+        ("audit.export", {"after_seq": 2, "limit": 2}),
+    ]
 
 
 def test_audit_export_refuses_a_page_marker_that_does_not_advance() -> None:
@@ -481,16 +776,26 @@ def test_audit_export_refuses_a_page_marker_that_does_not_advance() -> None:
 
 
 def test_audit_verify_failure_exits_1_and_names_the_seq() -> None:
-    result = {"ok": False, "checked": 4, "first_bad_seq": 5, "reason": "hash_mismatch",
-              "head": {"seq": 4, "hash": "ab" * 32}}
+    result = {
+        "ok": False,
+        "checked": 4,
+        "first_bad_seq": 5,
+        "reason": "hash_mismatch",
+        "head": {"seq": 4, "hash": "ab" * 32},
+    }
     code, out, _err = invoke(["audit", "verify"], FakeRpc({"audit.verify": result}))
     assert code == memctl.EXIT_FAILED
     assert "seq 5" in out and "hash_mismatch" in out
 
 
 def test_audit_verify_ok_exits_0() -> None:
-    result = {"ok": True, "checked": 9, "first_bad_seq": None, "reason": None,
-              "head": {"seq": 9, "hash": "cd" * 32}}
+    result = {
+        "ok": True,
+        "checked": 9,
+        "first_bad_seq": None,
+        "reason": None,
+        "head": {"seq": 9, "hash": "cd" * 32},
+    }
     code, out, _err = invoke(["audit", "verify"], FakeRpc({"audit.verify": result}))
     assert code == 0
     assert out.startswith("audit chain ok: 9 events")
@@ -514,25 +819,54 @@ def test_audit_checkpoint_prints_json() -> None:
 
 
 def test_status_shows_the_operator_facts() -> None:
-    text = fmt.status({
-        "backend": {"kind": "sqlite", "durability": "wal", "sharing": "single-host",
-                    "health": "ok"},
-        "counts": {"active": 3, "archived": 1}, "pending_actions": 2,
-        "audit": {"seq": 41, "hash": "ab" * 32, "verified": True},
-        "identity": {"owner": "own_1", "source": "env_user", "identity_verified": False},
-        "consent": {"read": True, "contribute": False, "learn_from_tools": False, "version": 4},
-        "policy": {"hash": "pol_9"},
-    })
-    for fact in ("sqlite", "active 3", "pending actions:   2", "seq 41", "own_1", "env_user",
-                 "read on, contribute off", "pol_9"):
+    text = fmt.status(
+        {
+            "backend": {
+                "kind": "sqlite",
+                "durability": "wal",
+                "sharing": "single-host",
+                "health": "ok",
+            },
+            "counts": {"active": 3, "archived": 1},
+            "pending_actions": 2,
+            "audit": {"seq": 41, "hash": "ab" * 32, "verified": True},
+            "identity": {"owner": "own_1", "source": "env_user", "identity_verified": False},
+            "consent": {"read": True, "contribute": False, "learn_from_tools": False, "version": 4},
+            "policy": {"hash": "pol_9"},
+        }
+    )
+    for fact in (
+        "sqlite",
+        "active 3",
+        "pending actions:   2",
+        "seq 41",
+        "own_1",
+        "env_user",
+        "read on, contribute off",
+        "pol_9",
+    ):
         assert fact in text
 
 
 def test_listing_is_a_table_with_the_next_cursor() -> None:
-    text = fmt.listing({"items": [{"id": "ent_A", "type": "fact", "status": "active",
-                                   "revision": 2, "scope": "default", "title": "Sky",
-                                   "expires_at": "2027-03-01T00:00:00.000000Z"}],
-                        "mode": "list", "next_cursor": "CUR", "coverage": {"complete": True}})
+    text = fmt.listing(
+        {
+            "items": [
+                {
+                    "id": "ent_A",
+                    "type": "fact",
+                    "status": "active",
+                    "revision": 2,
+                    "scope": "default",
+                    "title": "Sky",
+                    "expires_at": "2027-03-01T00:00:00.000000Z",
+                }
+            ],
+            "mode": "list",
+            "next_cursor": "CUR",
+            "coverage": {"complete": True},
+        }
+    )
     header, row = text.splitlines()[:2]
     assert header.split() == ["ID", "TYPE", "STATUS", "REV", "SCOPE", "EXPIRES", "TITLE"]
     assert row.split() == ["ent_A", "fact", "active", "2", "default", "2027-03-01", "Sky"]
@@ -540,10 +874,26 @@ def test_listing_is_a_table_with_the_next_cursor() -> None:
 
 
 def test_show_prints_the_body_and_pending_proposals() -> None:
-    text = fmt.entries({"entries": [ENTRY], "pending": [{
-        "action_id": "act_1", "entry_ids": ["ent_A"], "ops_summary": [
-            {"action": "replace", "target": "memory", "scope": "default", "entry_id": "ent_A",
-             "expected_revision": 2}]}]})
+    text = fmt.entries(
+        {
+            "entries": [ENTRY],
+            "pending": [
+                {
+                    "action_id": "act_1",
+                    "entry_ids": ["ent_A"],
+                    "ops_summary": [
+                        {
+                            "action": "replace",
+                            "target": "memory",
+                            "scope": "default",
+                            "entry_id": "ent_A",
+                            "expected_revision": 2,
+                        }
+                    ],
+                }
+            ],
+        }
+    )
     assert "The sky is blue" in text
     assert "human — seen" in text
     assert "act_1" in text and "replace memory/default ent_A@2" in text
@@ -556,26 +906,55 @@ def test_write_result_shows_ids_revisions_and_warnings() -> None:
 
 
 def test_pending_write_tells_how_to_decide() -> None:
-    text = fmt.write_result({"outcome": "pending", "operation_id": None, "action_id": "act_7",
-                             "decision": {"effect": "requires_approval"}, "entries": [],
-                             "warnings": []})
+    text = fmt.write_result(
+        {
+            "outcome": "pending",
+            "operation_id": None,
+            "action_id": "act_7",
+            "decision": {"effect": "requires_approval"},
+            "entries": [],
+            "warnings": [],
+        }
+    )
     assert "memctl approve act_7" in text
 
 
 def test_action_detail_shows_proposed_content() -> None:
-    text = fmt.action_detail({
-        "action_id": "act_1", "status": "pending", "resources": ["memory/default:add"],
-        "ops": [{"action": "add", "target": "memory", "scope": "default", "entry_id": None,
-                 "expected_revision": None,
-                 "entry": {"type": "fact", "title": "Sky", "body": "line one\nline two"}}]})
+    text = fmt.action_detail(
+        {
+            "action_id": "act_1",
+            "status": "pending",
+            "resources": ["memory/default:add"],
+            "ops": [
+                {
+                    "action": "add",
+                    "target": "memory",
+                    "scope": "default",
+                    "entry_id": None,
+                    "expected_revision": None,
+                    "entry": {"type": "fact", "title": "Sky", "body": "line one\nline two"},
+                }
+            ],
+        }
+    )
     assert "Sky" in text and "      line one\n      line two" in text
     assert "memctl approve act_1" in text
 
 
 def test_token_issue_shows_the_token_once_with_a_warning() -> None:
-    code, out, _err = invoke(["token", "issue", "--kind", "local", "--subject", "bob"],
-                             FakeRpc({"token.issue": {"token": "mdt_SECRET", "token_id": "tok_1",
-                                                      "owner": "own_1", "expires_at": None}}))
+    code, out, _err = invoke(
+        ["token", "issue", "--kind", "local", "--subject", "bob"],
+        FakeRpc(
+            {
+                "token.issue": {
+                    "token": "mdt_SECRET",
+                    "token_id": "tok_1",
+                    "owner": "own_1",
+                    "expires_at": None,
+                }
+            }
+        ),
+    )
     assert code == 0
     assert out.count("mdt_SECRET") == 1
     assert "cannot show it again" in out
@@ -583,8 +962,10 @@ def test_token_issue_shows_the_token_once_with_a_warning() -> None:
 
 @pytest.mark.parametrize("render", [fmt.generic, fmt.tokens])
 def test_other_output_never_shows_a_token(render: Callable[[Any], str]) -> None:
-    result = {"items": [{"token_id": "tok_1", "token": "mdt_SECRET", "state": "active"}],
-              "token": "mdt_SECRET"}
+    result = {
+        "items": [{"token_id": "tok_1", "token": "mdt_SECRET", "state": "active"}],
+        "token": "mdt_SECRET",
+    }
     assert "mdt_SECRET" not in render(result)
 
 
@@ -627,11 +1008,14 @@ def test_scan_without_the_scanner_says_so(monkeypatch: pytest.MonkeyPatch) -> No
     assert "scanner" in err
 
 
-@pytest.mark.parametrize("titles", [
-    ("部署注意事项", "Deploy notes"),
-    ("ｆｕｌｌｗｉｄｔｈ", "ascii"),
-    ("日本語のメモ", "한국어 메모", "plain"),
-])
+@pytest.mark.parametrize(
+    "titles",
+    [
+        ("部署注意事项", "Deploy notes"),
+        ("ｆｕｌｌｗｉｄｔｈ", "ascii"),
+        ("日本語のメモ", "한국어 메모", "plain"),
+    ],
+)
 def test_table_columns_line_up_on_screen_with_wide_characters(titles: tuple[str, ...]) -> None:
     # A CJK character takes two terminal cells: columns must line up by cells
     # on screen, not by code points.
@@ -652,11 +1036,27 @@ def test_team_membership_needs_a_named_member() -> None:
 
 
 def test_team_ls_shows_scopes_and_member_owner_ids() -> None:
-    out = fmt.teams({"teams": [
-        {"name": "ops", "scope": "team:ops", "created_at": "2025-01-01T00:00:00Z",
-         "members": [{"owner": "own_a", "added_at": "x"}, {"owner": "own_b", "added_at": "y"}]},
-        {"name": "qa", "scope": "team:qa", "created_at": "2025-01-02T00:00:00Z",
-         "members": []}]})
+    out = fmt.teams(
+        {
+            "teams": [
+                {
+                    "name": "ops",
+                    "scope": "team:ops",
+                    "created_at": "2025-01-01T00:00:00Z",
+                    "members": [
+                        {"owner": "own_a", "added_at": "x"},
+                        {"owner": "own_b", "added_at": "y"},
+                    ],
+                },
+                {
+                    "name": "qa",
+                    "scope": "team:qa",
+                    "created_at": "2025-01-02T00:00:00Z",
+                    "members": [],
+                },
+            ]
+        }
+    )
     assert "team:ops" in out and "own_a, own_b" in out
     assert out.splitlines()[-1].split()[-1] == "none"
     assert fmt.teams({"teams": []}) == "no teams"

@@ -22,10 +22,23 @@ PACKAGES = ("kernel", "audit")
 
 
 # Constructors whose result a function can change in place.
-MUTABLE_CALLS = frozenset({
-    "dict", "list", "set", "bytearray", "OrderedDict", "defaultdict", "deque", "Counter",
-    "ChainMap", "WeakValueDictionary", "WeakKeyDictionary", "WeakSet", "SimpleNamespace",
-})
+MUTABLE_CALLS = frozenset(
+    {
+        "dict",
+        "list",
+        "set",
+        "bytearray",
+        "OrderedDict",
+        "defaultdict",
+        "deque",
+        "Counter",
+        "ChainMap",
+        "WeakValueDictionary",
+        "WeakKeyDictionary",
+        "WeakSet",
+        "SimpleNamespace",
+    }
+)
 MUTABLE_DISPLAYS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 # Decorators that keep results between calls.
 CACHING_DECORATORS = frozenset({"lru_cache", "cache", "cached_property"})
@@ -90,14 +103,17 @@ def mutable_state(source: str, label: str) -> list[str]:
         if isinstance(node, ast.AugAssign):
             found.append(f"{label}:{node.lineno} changes {names[0]} at import")
         elif value is not None and _mutable(value) and not set(names) <= DUNDER_LISTS:
-            found.append(f"{label}:{node.lineno} {', '.join(names)} is a mutable "
-                         f"{type(value).__name__.lower()}")
+            found.append(
+                f"{label}:{node.lineno} {', '.join(names)} is a mutable "
+                f"{type(value).__name__.lower()}"
+            )
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for deco in node.decorator_list:
                 call = deco.func if isinstance(deco, ast.Call) else deco
                 if _name(call) in CACHING_DECORATORS:
-                    found.append(f"{label}:{node.lineno} {node.name} keeps results "
-                                 f"(@{_name(call)})")
+                    found.append(
+                        f"{label}:{node.lineno} {node.name} keeps results (@{_name(call)})"
+                    )
     for node in ast.walk(tree):
         if isinstance(node, ast.Global):
             found.append(f"{label}:{node.lineno} rebinds {', '.join(node.names)} (global)")
@@ -108,8 +124,10 @@ def mutable_state(source: str, label: str) -> list[str]:
                     for deco in item.decorator_list:
                         call = deco.func if isinstance(deco, ast.Call) else deco
                         if _name(call) in CACHING_DECORATORS:
-                            found.append(f"{label}:{item.lineno} {node.name}.{item.name} "
-                                         f"keeps results (@{_name(call)})")
+                            found.append(
+                                f"{label}:{item.lineno} {node.name}.{item.name} "
+                                f"keeps results (@{_name(call)})"
+                            )
     return found
 
 
@@ -124,40 +142,52 @@ def _label(path: Path) -> str:
 
 
 def test_kernel_and_audit_modules_hold_no_mutable_state() -> None:
-    found = [line for path in _modules()
-             for line in mutable_state(path.read_text(encoding="utf-8"), _label(path))]
+    found = [
+        line
+        for path in _modules()
+        for line in mutable_state(path.read_text(encoding="utf-8"), _label(path))
+    ]
     assert found == []
 
 
 # --- the checker itself catches what it must --------------------------------
 
 
-@pytest.mark.parametrize(("source", "caught"), [
-    ("_KEPT: dict[str, int] = {}\n", True),
-    ("_SEEN = set()\n", True),
-    ("_LAST = []\n", True),
-    ("from collections import OrderedDict\n_C = OrderedDict()\n", True),
-    ("import collections\n_C = collections.defaultdict(list)\n", True),
-    ("_T = {k: k for k in 'ab'}\n", True),
-    ("_S = {'a'} | frozenset('b')\n", True),
-    ("_N = 0\ndef bump():\n    global _N\n    _N += 1\n", True),
-    ("import functools\n@functools.lru_cache(maxsize=8)\ndef f(x):\n    return x\n", True),
-    ("from functools import cache\n@cache\ndef f(x):\n    return x\n", True),
-    ("class C:\n    seen: dict[str, int] = {}\n", True),
-    ("if True:\n    _K = {}\n", True),
-    ("X = 1\nX += 1\n", True),
-    ("from functools import cached_property\nclass C:\n    @cached_property\n"
-     "    def f(self):\n        return 1\n", True),
-    ("_F = frozenset({'a', 'b'})\n", False),
-    ("_T = ('a', 'b')\n", False),
-    ("from types import MappingProxyType\n_M = MappingProxyType({'a': 1})\n", False),
-    ("import re\n_P = re.compile('a')\n", False),
-    ("_U = frozenset('ab')\n_H = _U | {':'}\n", False),
-    ("__all__ = ['f']\n", False),
-    ("from typing import Final\nLIMIT: Final = 3\n", False),
-    ("def f():\n    seen = {}\n    return seen\n", False),
-    ("from dataclasses import dataclass, field\n@dataclass\nclass C:\n"
-     "    xs: list[int] = field(default_factory=list)\n", False),
-])
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        ("_KEPT: dict[str, int] = {}\n", True),
+        ("_SEEN = set()\n", True),
+        ("_LAST = []\n", True),
+        ("from collections import OrderedDict\n_C = OrderedDict()\n", True),
+        ("import collections\n_C = collections.defaultdict(list)\n", True),
+        ("_T = {k: k for k in 'ab'}\n", True),
+        ("_S = {'a'} | frozenset('b')\n", True),
+        ("_N = 0\ndef bump():\n    global _N\n    _N += 1\n", True),
+        ("import functools\n@functools.lru_cache(maxsize=8)\ndef f(x):\n    return x\n", True),
+        ("from functools import cache\n@cache\ndef f(x):\n    return x\n", True),
+        ("class C:\n    seen: dict[str, int] = {}\n", True),
+        ("if True:\n    _K = {}\n", True),
+        ("X = 1\nX += 1\n", True),
+        (
+            "from functools import cached_property\nclass C:\n    @cached_property\n"
+            "    def f(self):\n        return 1\n",
+            True,
+        ),
+        ("_F = frozenset({'a', 'b'})\n", False),
+        ("_T = ('a', 'b')\n", False),
+        ("from types import MappingProxyType\n_M = MappingProxyType({'a': 1})\n", False),
+        ("import re\n_P = re.compile('a')\n", False),
+        ("_U = frozenset('ab')\n_H = _U | {':'}\n", False),
+        ("__all__ = ['f']\n", False),
+        ("from typing import Final\nLIMIT: Final = 3\n", False),
+        ("def f():\n    seen = {}\n    return seen\n", False),
+        (
+            "from dataclasses import dataclass, field\n@dataclass\nclass C:\n"
+            "    xs: list[int] = field(default_factory=list)\n",
+            False,
+        ),
+    ],
+)
 def test_the_checker_finds_module_state(source: str, caught: bool) -> None:
     assert bool(mutable_state(source, "probe.py")) is caught

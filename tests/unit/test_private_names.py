@@ -40,8 +40,11 @@ def _own_attributes(tree: ast.Module) -> set[str]:
                 elif isinstance(item, ast.Assign):
                     own.update(t.id for t in item.targets if isinstance(t, ast.Name))
                     # __slots__ entries are spelled as strings.
-                    own.update(c.value for c in ast.walk(item.value)
-                               if isinstance(c, ast.Constant) and isinstance(c.value, str))
+                    own.update(
+                        c.value
+                        for c in ast.walk(item.value)
+                        if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                    )
     return {n for n in own if _private(n)}
 
 
@@ -59,24 +62,35 @@ def foreign_private_uses(source: str) -> list[tuple[int, str]]:
     return found
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("import m\nm._f()\n", [(2, "_f")]),
-    ("class A:\n    def __init__(self):\n        self.app = 1\n    def g(self):\n"
-     "        self.app._governance()\n", [(5, "_governance")]),
-    ("from memoryd.daemon.pipeline.writes import _update\n", [(1, "_update")]),
-    ("def _f():\n    pass\nclass T:\n    def __init__(self):\n        self._head = 1\n"
-     "def g(t):\n    return t._head, _f()\n", []),
-    ("def _head(cp):\n    pass\ndef g(tx):\n    return tx._head\n", [(4, "_head")]),
-    ("class J:\n    __slots__ = ('_loop',)\ndef g(j):\n    return j._loop\n", []),
-    ("x = object()\nx.__class__\n", []),
-])
-def test_the_checker_finds_foreign_private_names(source: str,
-                                                 expected: list[tuple[int, str]]) -> None:
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import m\nm._f()\n", [(2, "_f")]),
+        (
+            "class A:\n    def __init__(self):\n        self.app = 1\n    def g(self):\n"
+            "        self.app._governance()\n",
+            [(5, "_governance")],
+        ),
+        ("from memoryd.daemon.pipeline.writes import _update\n", [(1, "_update")]),
+        (
+            "def _f():\n    pass\nclass T:\n    def __init__(self):\n        self._head = 1\n"
+            "def g(t):\n    return t._head, _f()\n",
+            [],
+        ),
+        ("def _head(cp):\n    pass\ndef g(tx):\n    return tx._head\n", [(4, "_head")]),
+        ("class J:\n    __slots__ = ('_loop',)\ndef g(j):\n    return j._loop\n", []),
+        ("x = object()\nx.__class__\n", []),
+    ],
+)
+def test_the_checker_finds_foreign_private_names(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
     assert foreign_private_uses(source) == expected
 
 
-@pytest.mark.parametrize("path", sorted(DAEMON.rglob("*.py")),
-                         ids=lambda p: p.relative_to(DAEMON).as_posix())
+@pytest.mark.parametrize(
+    "path", sorted(DAEMON.rglob("*.py")), ids=lambda p: p.relative_to(DAEMON).as_posix()
+)
 def test_no_daemon_module_uses_another_modules_private_names(path: Path) -> None:
     uses = foreign_private_uses(path.read_text(encoding="utf-8"))
     name = path.relative_to(DAEMON).as_posix()

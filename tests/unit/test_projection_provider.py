@@ -21,22 +21,33 @@ from memoryd.daemon.external.projection_provider import (
 from tests.provider_receiver import receiver
 
 
-@pytest.mark.parametrize("url,label", [
-    ("https://memory.example.com", "memory.example.com:443"),
-    ("https://memory.example.com:8443/api/", "memory.example.com:8443"),
-    ("http://127.0.0.1:8080", "127.0.0.1:8080"),
-    ("http://localhost", "localhost:80"),
-    ("http://[::1]:9000", "[::1]:9000"),
-])
+@pytest.mark.parametrize(
+    "url,label",
+    [
+        ("https://memory.example.com", "memory.example.com:443"),
+        ("https://memory.example.com:8443/api/", "memory.example.com:8443"),
+        ("http://127.0.0.1:8080", "127.0.0.1:8080"),
+        ("http://localhost", "localhost:80"),
+        ("http://[::1]:9000", "[::1]:9000"),
+    ],
+)
 def test_accepted_endpoints(url: str, label: str) -> None:
     assert parse_endpoint(url).label == label
 
 
-@pytest.mark.parametrize("url", [
-    "http://memory.example.com", "http://10.0.0.1:80", "ftp://127.0.0.1",
-    "https://user:pw@memory.example.com", "https://memory.example.com/?k=v",
-    "https://memory.example.com/#x", "https://", "https://h:notaport",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://memory.example.com",
+        "http://10.0.0.1:80",
+        "ftp://127.0.0.1",
+        "https://user:pw@memory.example.com",
+        "https://memory.example.com/?k=v",
+        "https://memory.example.com/#x",
+        "https://",
+        "https://h:notaport",
+    ],
+)
 def test_refused_endpoints_never_quote_the_url(url: str) -> None:
     with pytest.raises(EndpointError) as info:
         parse_endpoint(url)
@@ -62,14 +73,21 @@ def test_credential_from_env_and_file(tmp_path: Path) -> None:
 
 
 def _doc(generation: int) -> Document:
-    return Document(generation=generation, revision=1, content_hash="b3k:00", type="fact",
-                    title="t", summary="s", body="b", updated_at="2026-01-01T00:00:00Z")
+    return Document(
+        generation=generation,
+        revision=1,
+        content_hash="b3k:00",
+        type="fact",
+        title="t",
+        summary="s",
+        body="b",
+        updated_at="2026-01-01T00:00:00Z",
+    )
 
 
 def test_adapter_against_the_receiver() -> None:
     with receiver("tok") as rx:
-        p = HttpProvider(parse_endpoint(rx.endpoint), "tok", timeout=5,
-                         max_response_bytes=100_000)
+        p = HttpProvider(parse_endpoint(rx.endpoint), "tok", timeout=5, max_response_bytes=100_000)
         p.replace("bank_a", "doc_a", _doc(2))
         p.replace("bank_a", "doc_a", _doc(1))  # older: 409, newest wins, not an error
         assert rx.docs[("bank_a", "doc_a")]["generation"] == 2
@@ -79,13 +97,18 @@ def test_adapter_against_the_receiver() -> None:
         p.delete("bank_a", "doc_a", 4)  # already gone: 404 is an acknowledgement
         assert rx.docs == {}
         assert "tok" not in repr(p)
-        wrong = HttpProvider(parse_endpoint(rx.endpoint), "nope", timeout=5,
-                             max_response_bytes=100_000)
+        wrong = HttpProvider(
+            parse_endpoint(rx.endpoint), "nope", timeout=5, max_response_bytes=100_000
+        )
         with pytest.raises(ProviderError) as info:
             wrong.replace("bank_a", "doc_b", _doc(1))
         assert info.value.kind == "auth"
-        for mode, kind in (("status500", "transport"), ("redirect", "redirect"),
-                           ("malformed", "malformed"), ("oversized", "oversized")):
+        for mode, kind in (
+            ("status500", "transport"),
+            ("redirect", "redirect"),
+            ("malformed", "malformed"),
+            ("oversized", "oversized"),
+        ):
             rx.recall_mode = mode
             with pytest.raises(ProviderError) as info:
                 p.recall("bank_a", "q", 5)
@@ -97,8 +120,9 @@ def test_a_closed_port_is_a_transport_error() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    p = HttpProvider(parse_endpoint(f"http://127.0.0.1:{port}"), None, timeout=2,
-                     max_response_bytes=1_024)
+    p = HttpProvider(
+        parse_endpoint(f"http://127.0.0.1:{port}"), None, timeout=2, max_response_bytes=1_024
+    )
     with pytest.raises(ProviderError) as info:
         p.delete("bank_a", "doc_a", 1)
     assert info.value.kind == "transport"

@@ -28,8 +28,11 @@ def _modules() -> list[str]:
         names.append(package)
         module = importlib.import_module(package)
         # ``__main__`` runs the program when imported; it promises no names.
-        names.extend(f"{package}.{info.name}" for info in pkgutil.iter_modules(module.__path__)
-                     if info.name != "__main__")
+        names.extend(
+            f"{package}.{info.name}"
+            for info in pkgutil.iter_modules(module.__path__)
+            if info.name != "__main__"
+        )
     return names
 
 
@@ -65,7 +68,8 @@ def test_public_definitions_are_listed(name: str) -> None:
     module = _load(name)
     listed = module.__all__
     defined = [
-        n for n, obj in vars(module).items()
+        n
+        for n, obj in vars(module).items()
         if not n.startswith("_")
         and (inspect.isclass(obj) or inspect.isfunction(obj))
         and getattr(obj, "__module__", None) == module.__name__

@@ -35,7 +35,7 @@ def _stems(text: str) -> set[str]:
 def _chars(text: str) -> set[str]:
     grams: set[str] = set()
     for run in re.findall(r"[\u4e00-\u9fff]+", text):
-        grams.update(run[i:i + 2] for i in range(len(run) - 1))
+        grams.update(run[i : i + 2] for i in range(len(run) - 1))
         if len(run) == 1 and run not in STOP_CJK:
             grams.add(run)
     return {g for g in grams if not all(ch in STOP_CJK for ch in g)}

@@ -22,8 +22,9 @@ def _escape_reference(value: str, raw: frozenset[str]) -> str:
     # when raw, else written as the %XX escapes of its UTF-8 bytes.
     if value == "-":
         return "%2D"
-    return "".join(ch if ch in raw else "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
-                   for ch in value)
+    return "".join(
+        ch if ch in raw else "".join(f"%{b:02X}" for b in ch.encode("utf-8")) for ch in value
+    )
 
 
 def _unescape_reference(text: str) -> str:
@@ -50,10 +51,15 @@ def _outcome(fn: object, text: str) -> tuple[str, str]:
         return "refused", ""
 
 
-_escaped_texts = st.lists(st.one_of(
-    st.text(max_size=6),
-    st.sampled_from(["%", "%2", "%2D", "%2d", "%3A", "%E4%B8%AD", "%E4%B8", "%FF", "%C3%A9", ":"]),
-), max_size=8).map("".join)
+_escaped_texts = st.lists(
+    st.one_of(
+        st.text(max_size=6),
+        st.sampled_from(
+            ["%", "%2", "%2D", "%2d", "%3A", "%E4%B8%AD", "%E4%B8", "%FF", "%C3%A9", ":"]
+        ),
+    ),
+    max_size=8,
+).map("".join)
 
 
 @settings(max_examples=400)
@@ -123,13 +129,15 @@ def test_a_str_subclass_is_escaped_for_itself() -> None:
 
     assert capability._escape("a:b", capability._UNRESERVED) == "a%3Ab"
     assert capability._escape(Odd("a/b"), capability._UNRESERVED) == "a%2Fb"
-    assert (capability._escape("a b", capability._UNRESERVED)
-            == _escape_reference("a b", capability._UNRESERVED))
+    assert capability._escape("a b", capability._UNRESERVED) == _escape_reference(
+        "a b", capability._UNRESERVED
+    )
 
 
 @pytest.mark.parametrize("given_type", ["fact", "preference", "Fact", "nope", ""])
 def test_a_resource_type_is_normalised_as_the_enum_would(given_type: str) -> None:
     from memoryd.kernel.retention import EntryType
+
     try:
         expected = EntryType(given_type).value
     except ValueError:

@@ -8,8 +8,13 @@ import pytest
 
 import memoryd.rpc as rpc
 
-SUBMODULES = ["memoryd.rpc.paths", "memoryd.rpc.framing", "memoryd.rpc.errors",
-              "memoryd.rpc.protocol", "memoryd.rpc.client"]
+SUBMODULES = [
+    "memoryd.rpc.paths",
+    "memoryd.rpc.framing",
+    "memoryd.rpc.errors",
+    "memoryd.rpc.protocol",
+    "memoryd.rpc.client",
+]
 
 
 @pytest.mark.parametrize("name", SUBMODULES)

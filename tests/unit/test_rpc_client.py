@@ -29,7 +29,6 @@ from memoryd.rpc.protocol import CallContext, Dispatcher, MethodSpec
 StreamHandler = Callable[[SocketStream], Awaitable[None]]
 
 
-
 async def read_frame(stream: SocketStream, reader: FrameReader) -> bytes | None:
     """The next frame from ``stream`` through ``reader``; None at a clean end."""
     while (frame := reader.next_frame()) is NEED_DATA:
@@ -38,6 +37,7 @@ async def read_frame(stream: SocketStream, reader: FrameReader) -> bytes | None:
         except anyio.EndOfStream:
             reader.receive_data(b"")
     return None if frame is CLOSED else frame  # type: ignore[return-value]
+
 
 class Value(msgspec.Struct, forbid_unknown_fields=True):
     value: Any = None
@@ -91,9 +91,14 @@ class FakeDaemon:
         async def big(ctx: CallContext, p: Size) -> str:
             return "x" * p.n
 
-        specs = [MethodSpec("echo", Value, echo), MethodSpec("sleep", Seconds, sleep),
-                 MethodSpec("conflict", Empty, conflict), MethodSpec("hang_up", Empty, hang_up),
-                 MethodSpec("bye", Empty, bye), MethodSpec("big", Size, big)]
+        specs = [
+            MethodSpec("echo", Value, echo),
+            MethodSpec("sleep", Seconds, sleep),
+            MethodSpec("conflict", Empty, conflict),
+            MethodSpec("hang_up", Empty, hang_up),
+            MethodSpec("bye", Empty, bye),
+            MethodSpec("big", Size, big),
+        ]
         self.dispatcher = Dispatcher({s.name: s for s in specs}, max_batch=3)
 
     async def handle(self, stream: SocketStream) -> None:
@@ -179,6 +184,7 @@ def path(daemon: FakeDaemon) -> Iterator[Path]:
 
 def scripted(replies: list[bytes]) -> StreamHandler:
     """A server that answers each line with the next scripted bytes."""
+
     async def handle(stream: SocketStream) -> None:
         async with stream:
             reader = FrameReader(1 << 20)
@@ -186,6 +192,7 @@ def scripted(replies: list[bytes]) -> StreamHandler:
                 if await read_frame(stream, reader) is None:
                     return
                 await stream.send(reply)
+
     return handle
 
 
@@ -235,7 +242,8 @@ def test_invalid_params_errors_are_exposed(path: Path) -> None:
 
 
 def test_notify_gets_no_answer_and_the_connection_stays_in_step(
-        path: Path, daemon: FakeDaemon) -> None:
+    path: Path, daemon: FakeDaemon
+) -> None:
     with Client(path) as client:
         client.notify("echo", {"value": 1})
         assert client.call("echo", value=2) == 2
@@ -271,7 +279,8 @@ def test_send_raw_returns_the_reply_line(path: Path) -> None:
 
 
 def test_reconnects_when_the_daemon_closed_an_idle_connection(
-        path: Path, daemon: FakeDaemon) -> None:
+    path: Path, daemon: FakeDaemon
+) -> None:
     with Client(path) as client:
         assert client.call("bye") == "bye"
         wait_until_idle(daemon)
@@ -279,8 +288,7 @@ def test_reconnects_when_the_daemon_closed_an_idle_connection(
     assert daemon.connections == 2
 
 
-def test_a_request_that_may_have_arrived_is_never_resent(
-        path: Path, daemon: FakeDaemon) -> None:
+def test_a_request_that_may_have_arrived_is_never_resent(path: Path, daemon: FakeDaemon) -> None:
     with Client(path) as client:
         with pytest.raises(ConnectionLost):
             client.call("hang_up")
@@ -290,7 +298,8 @@ def test_a_request_that_may_have_arrived_is_never_resent(
 
 
 def test_timeout_drops_the_connection_so_a_late_reply_is_not_misread(
-        path: Path, daemon: FakeDaemon) -> None:
+    path: Path, daemon: FakeDaemon
+) -> None:
     with Client(path, timeout=0.2) as client:
         with pytest.raises(TimeoutError):
             client.call("sleep", seconds=0.5)
@@ -302,7 +311,8 @@ def test_timeout_drops_the_connection_so_a_late_reply_is_not_misread(
 
 
 def test_frame_too_large_is_an_rpc_error_then_the_client_reconnects(
-        path: Path, daemon: FakeDaemon) -> None:
+    path: Path, daemon: FakeDaemon
+) -> None:
     with Client(path) as client:
         with pytest.raises(RpcError) as info:
             client.call("echo", value="x" * 10_000)
@@ -349,10 +359,12 @@ def test_overlong_socket_path_is_a_connect_error() -> None:
 
 @pytest.mark.parametrize(
     "reply",
-    [b"not json\n",
-     b'{"jsonrpc":"2.0","result":1,"id":99}\n',
-     b'{"jsonrpc":"2.0","id":1}\n',
-     b'[{"jsonrpc":"2.0","result":1,"id":1}]\n'],
+    [
+        b"not json\n",
+        b'{"jsonrpc":"2.0","result":1,"id":99}\n',
+        b'{"jsonrpc":"2.0","id":1}\n',
+        b'[{"jsonrpc":"2.0","result":1,"id":1}]\n',
+    ],
 )
 def test_replies_that_do_not_fit_are_bad_replies(reply: bytes) -> None:
     with serving(scripted([reply])) as socket_path, Client(socket_path) as client:
@@ -466,7 +478,7 @@ async def test_async_reply_in_pieces_is_whole_and_one_cut_short_is_a_lost_connec
             reader = FrameReader(1 << 20)
             await read_frame(stream, reader)
             for start in range(0, len(reply), 7000):
-                await stream.send(reply[start:start + 7000])
+                await stream.send(reply[start : start + 7000])
                 await anyio.sleep(0.001)
             await read_frame(stream, reader)
             await stream.send(b'{"jsonrpc":"2.0","res')
@@ -488,8 +500,10 @@ async def test_async_results_are_the_same_whichever_way_the_call_waits(wait: flo
     # loop: waiting in place then ends with the window and the call goes on
     # waiting on the loop, with the same answers and failures.
     daemon = FakeDaemon()
-    async with async_serving(daemon) as path, \
-            AsyncClient(path, timeout=0.3, wait_in_place=wait) as client:
+    async with (
+        async_serving(daemon) as path,
+        AsyncClient(path, timeout=0.3, wait_in_place=wait) as client,
+    ):
         assert await client.call("echo", {"value": 1}) == 1
         results = await client.batch([("echo", {"value": 3}), ("conflict", {})])
         assert results[0] == 3 and isinstance(results[1], RpcError)
@@ -527,7 +541,8 @@ async def _turns_of_the_loop_during(call: Awaitable[Any]) -> tuple[Any, int]:
 
 @pytest.mark.anyio
 async def test_an_answer_that_comes_while_waiting_in_place_costs_no_turns_of_the_loop(
-        daemon: FakeDaemon, path: Path) -> None:
+    daemon: FakeDaemon, path: Path
+) -> None:
     # The fake daemon runs on a loop of its own (another thread): it answers
     # while this loop is held. The window is long enough for any machine.
     async with AsyncClient(path, wait_in_place=30) as client:
@@ -542,8 +557,7 @@ async def test_an_answer_that_comes_while_waiting_in_place_costs_no_turns_of_the
 async def test_waiting_on_the_loop_lets_other_tasks_run(daemon: FakeDaemon, path: Path) -> None:
     # Without waiting in place (and after the window, when the answer is
     # late) other tasks run while the call waits for its answer.
-    async with AsyncClient(path) as client, \
-            AsyncClient(path, wait_in_place=0.01) as windowed:
+    async with AsyncClient(path) as client, AsyncClient(path, wait_in_place=0.01) as windowed:
         result, turns = await _turns_of_the_loop_during(client.call("sleep", seconds=0.2))
         assert result == "slept" and turns > 1
         result, turns = await _turns_of_the_loop_during(windowed.call("sleep", seconds=0.2))
@@ -576,7 +590,8 @@ class _CountingSocket(socket.socket):
 
 @pytest.mark.parametrize("timeout", [None, 0.0, 2.5])
 def test_peer_gone_reads_nothing_and_leaves_the_timeout_as_it_found_it(
-        timeout: float | None) -> None:
+    timeout: float | None,
+) -> None:
     from memoryd.rpc.client import _peer_gone
 
     for ending in ("bytes", "close"):

@@ -68,8 +68,10 @@ def test_protocol_errors(exc: Exception, rpc_code: int, message: str, data_code:
 
 
 def test_invalid_params_carries_its_errors() -> None:
-    errors = [{"path": "$.entry.title", "expected": "str"},
-              {"path": "$.entry", "problem": "unknown_field"}]
+    errors = [
+        {"path": "$.entry.title", "expected": "str"},
+        {"path": "$.entry", "problem": "unknown_field"},
+    ]
     assert to_error_object(InvalidParams(errors))["data"]["errors"] == errors
 
 
@@ -82,8 +84,14 @@ def test_protocol_error_refuses_a_code_of_another_family() -> None:
 
 @pytest.mark.parametrize(
     "exc",
-    [RuntimeError(CANARY), KeyError(CANARY), ValueError(CANARY), AssertionError(CANARY),
-     msgspec.ValidationError(CANARY), Exception()],
+    [
+        RuntimeError(CANARY),
+        KeyError(CANARY),
+        ValueError(CANARY),
+        AssertionError(CANARY),
+        msgspec.ValidationError(CANARY),
+        Exception(),
+    ],
 )
 def test_unexpected_errors_are_an_opaque_incident(exc: Exception) -> None:
     with capture_logs() as logs:

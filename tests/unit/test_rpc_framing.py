@@ -47,7 +47,7 @@ def test_default_limits() -> None:
 
 
 def test_frames_split_on_newline_across_chunks() -> None:
-    assert read_all([b'{"a":', b'1}\n[2', b"]\n", b"3\n"]) == [b'{"a":1}', b"[2]", b"3", None]
+    assert read_all([b'{"a":', b"1}\n[2", b"]\n", b"3\n"]) == [b'{"a":1}', b"[2]", b"3", None]
 
 
 def test_clean_eof_between_frames_is_none() -> None:
@@ -105,10 +105,10 @@ def test_data_after_the_end_of_the_stream_is_a_caller_bug() -> None:
 
 
 # (An empty read is the end of the stream, so every chunk holds a byte.)
-@given(st.lists(st.binary(min_size=1, max_size=30), max_size=8),
-       st.integers(min_value=1, max_value=40))
-def test_frames_do_not_depend_on_how_the_bytes_were_cut(chunks: list[bytes],
-                                                        limit: int) -> None:
+@given(
+    st.lists(st.binary(min_size=1, max_size=30), max_size=8), st.integers(min_value=1, max_value=40)
+)
+def test_frames_do_not_depend_on_how_the_bytes_were_cut(chunks: list[bytes], limit: int) -> None:
     data = b"".join(chunks)
     lines = data.split(b"\n")
     whole, rest = lines[:-1], lines[-1]
@@ -125,8 +125,7 @@ def test_frames_do_not_depend_on_how_the_bytes_were_cut(chunks: list[bytes],
         assert isinstance(want, list)
         want.append(line)
     else:
-        want = (FrameTooLarge if len(rest) > limit else IncompleteFrame if rest
-                else [*whole, None])
+        want = FrameTooLarge if len(rest) > limit else IncompleteFrame if rest else [*whole, None]
     assert got == want
 
 
@@ -203,8 +202,23 @@ def test_many_brackets_inside_strings_are_not_depth() -> None:
 _DIGIT_RUN = re.compile(rb"[0-9]{%d}" % LONG_DIGITS)
 # Digits, the bytes beside them in the table, other bytes that look like digits
 # (fullwidth and Arabic-Indic digits in UTF-8) and plain separators.
-_NEAR_DIGITS = st.sampled_from([b"0", b"5", b"9", b"/", b":", b" ", b"-", b".", b"e",
-                                b"\xef\xbc\x91", b"\xd9\xa3", b"\xb9", b"\xb0"])
+_NEAR_DIGITS = st.sampled_from(
+    [
+        b"0",
+        b"5",
+        b"9",
+        b"/",
+        b":",
+        b" ",
+        b"-",
+        b".",
+        b"e",
+        b"\xef\xbc\x91",
+        b"\xd9\xa3",
+        b"\xb9",
+        b"\xb0",
+    ]
+)
 
 
 @given(st.lists(_NEAR_DIGITS | st.binary(max_size=3), max_size=60).map(b"".join))
@@ -220,8 +234,7 @@ def test_long_digit_run_is_the_pattern_it_replaces(data: bytes) -> None:
 
 def test_decode_error_never_quotes_input() -> None:
     canary = b"CANARY-7f3a"
-    for data in (b'{"' + canary + b'": nope}', b'["' + canary + b'\xff"]',
-                 b"[" + canary + b"]"):
+    for data in (b'{"' + canary + b'": nope}', b'["' + canary + b'\xff"]', b"[" + canary + b"]"):
         with pytest.raises(FrameDecodeError) as info:
             decode_frame(data)
         assert "CANARY" not in str(info.value)

@@ -17,8 +17,7 @@ from memoryd.rpc.paths import agent_socket, control_socket, resolve_home
         (None, {"XDG_STATE_HOME": "/x", "HOME": "/h"}, "/x/memoryd"),
         (None, {"HOME": "/h"}, "/h/.local/state/memoryd"),
         # Empty means unset; a relative XDG path is invalid and ignored.
-        ("", {"MEMORYD_HOME": "", "XDG_STATE_HOME": "", "HOME": "/h"},
-         "/h/.local/state/memoryd"),
+        ("", {"MEMORYD_HOME": "", "XDG_STATE_HOME": "", "HOME": "/h"}, "/h/.local/state/memoryd"),
         (None, {"XDG_STATE_HOME": "rel/state", "HOME": "/h"}, "/h/.local/state/memoryd"),
         (None, {"MEMORYD_HOME": "~/mem", "HOME": "/h"}, "/h/mem"),
     ],

@@ -44,13 +44,25 @@ class Entry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=Tru
     basis: Basis | None = None
 
 
-class Archive(msgspec.Struct, tag="archive", tag_field="action", forbid_unknown_fields=True,
-              kw_only=True, frozen=True):
+class Archive(
+    msgspec.Struct,
+    tag="archive",
+    tag_field="action",
+    forbid_unknown_fields=True,
+    kw_only=True,
+    frozen=True,
+):
     id: str
 
 
-class Add(msgspec.Struct, tag="add", tag_field="action", forbid_unknown_fields=True,
-          kw_only=True, frozen=True):
+class Add(
+    msgspec.Struct,
+    tag="add",
+    tag_field="action",
+    forbid_unknown_fields=True,
+    kw_only=True,
+    frozen=True,
+):
     entry: Entry
 
 
@@ -182,7 +194,8 @@ def test_ids_are_echoed_as_sent(id_: Any) -> None:
 
 def test_absent_params_are_an_empty_object() -> None:
     assert send(req("whoami")) == {
-        "jsonrpc": "2.0", "result": {"channel": "agent", "uid": 1000, "conn": "conn_test"},
+        "jsonrpc": "2.0",
+        "result": {"channel": "agent", "uid": 1000, "conn": "conn_test"},
         "id": 1,
     }
 
@@ -201,14 +214,22 @@ def test_null_result_is_a_result() -> None:
         (b'{"jsonrpc":"2.0","method":"echo","params":{"value":Infinity},"id":1}', "malformed"),
         (b'{"jsonrpc":"2.0","method":"echo","id":1', "malformed"),
         (b" ", "malformed"),
-        (b'{"jsonrpc":"2.0","method":"echo","params":{"value":"\xc3\x28"},"id":1}',
-         "invalid_utf8"),
-        (b'{"jsonrpc":"2.0","method":"echo","params":{"value":1e999},"id":1}',
-         "number_out_of_range"),
-        (b'{"jsonrpc":"2.0","method":"echo","params":{"value":99999999999999999999},"id":1}',
-         "number_out_of_range"),
-        (b'{"jsonrpc":"2.0","method":"echo","params":{"value":' + b"[" * MAX_DEPTH
-         + b"]" * MAX_DEPTH + b"},\"id\":1}", "too_deep"),
+        (b'{"jsonrpc":"2.0","method":"echo","params":{"value":"\xc3\x28"},"id":1}', "invalid_utf8"),
+        (
+            b'{"jsonrpc":"2.0","method":"echo","params":{"value":1e999},"id":1}',
+            "number_out_of_range",
+        ),
+        (
+            b'{"jsonrpc":"2.0","method":"echo","params":{"value":99999999999999999999},"id":1}',
+            "number_out_of_range",
+        ),
+        (
+            b'{"jsonrpc":"2.0","method":"echo","params":{"value":'
+            + b"[" * MAX_DEPTH
+            + b"]" * MAX_DEPTH
+            + b'},"id":1}',
+            "too_deep",
+        ),
     ],
 )
 def test_parse_errors_answer_with_id_null(frame: bytes, reason: str) -> None:
@@ -232,7 +253,11 @@ def test_empty_lines_are_ignored() -> None:
 @pytest.mark.parametrize(
     "frame",
     [
-        1, "echo", None, True, {},
+        1,
+        "echo",
+        None,
+        True,
+        {},
         {"method": "echo", "id": 1},
         {"jsonrpc": "1.0", "method": "echo", "id": 1},
         {"jsonrpc": 2.0, "method": "echo", "id": 1},
@@ -300,12 +325,10 @@ def test_invalid_params_lists_every_bad_field() -> None:
         {"path": "$.entry", "problem": "unknown_field"},
         {"path": "$.entry.title", "expected": "str, length 1..200"},
         {"path": "$.entry.body", "problem": "missing_field", "expected": "str"},
-        {"path": "$.entry.basis.kind",
-         "expected": '"derived" | "human" | "observed" | "unknown"'},
+        {"path": "$.entry.basis.kind", "expected": '"derived" | "human" | "observed" | "unknown"'},
         {"path": "$.ops[0].entry.type", "expected": '"fact" | "lesson"'},
         {"path": "$.ops[1].id", "problem": "missing_field", "expected": "str"},
-        {"path": "$.ops[2]",
-         "expected": 'object with action "add" | object with action "archive"'},
+        {"path": "$.ops[2]", "expected": 'object with action "add" | object with action "archive"'},
         {"path": "$.revision", "expected": "int, >= 1 | null"},
     ]
     assert calls == []
@@ -315,8 +338,11 @@ def test_too_many_items_names_the_array_limit() -> None:
     ops = [{"action": "archive", "id": "x"}] * 4
     reply = send(req("memory.write", {"target": "user", "ops": ops}))
     assert reply["error"]["data"]["errors"] == [
-        {"path": "$.ops", "expected":
-         'array of (object with action "add" | object with action "archive"), <= 3 items'},
+        {
+            "path": "$.ops",
+            "expected": 'array of (object with action "add" | object with action "archive"),'
+            " <= 3 items",
+        },
     ]
 
 
@@ -388,8 +414,12 @@ def test_notifications_run_but_get_no_answer() -> None:
 
 @pytest.mark.parametrize(
     "frame",
-    [req("crash", {}, ...), req("nope", {}, ...), req("echo", [1], ...),
-     req("echo", {"bad": 1}, ...)],
+    [
+        req("crash", {}, ...),
+        req("nope", {}, ...),
+        req("echo", [1], ...),
+        req("echo", {"bad": 1}, ...),
+    ],
 )
 def test_failing_notifications_get_no_answer(frame: Any) -> None:
     assert send(frame) is None
@@ -399,13 +429,15 @@ def test_failing_notifications_get_no_answer(frame: Any) -> None:
 
 
 def test_batch_answers_in_request_order_without_notifications() -> None:
-    reply = send([
-        req("echo", {"value": "a"}, 1),
-        req("echo", {"value": "n"}, ...),
-        5,
-        req("nope", {}, "x"),
-        req("echo", {"value": "b"}, 2),
-    ])
+    reply = send(
+        [
+            req("echo", {"value": "a"}, 1),
+            req("echo", {"value": "n"}, ...),
+            5,
+            req("nope", {}, "x"),
+            req("echo", {"value": "b"}, 2),
+        ]
+    )
     assert reply == [
         {"jsonrpc": "2.0", "result": "a", "id": 1},
         {"jsonrpc": "2.0", "error": reply[1]["error"], "id": None},
@@ -477,12 +509,13 @@ def test_params_must_be_a_struct() -> None:
 def test_a_handler_answering_another_shape_than_declared_is_an_incident() -> None:
     # A result Struct is a promise about the wire: a dict (or another Struct)
     # in its place must not reach the client as an undeclared shape.
-    dispatcher = Dispatcher({
-        "declared": MethodSpec("declared", WriteParams, write, Result),
-        "drifted": MethodSpec("drifted", Empty, whoami, Result),
-    })
-    good = raw(msgspec.json.encode(req("declared", {"target": "memory"})),
-               dispatcher)
+    dispatcher = Dispatcher(
+        {
+            "declared": MethodSpec("declared", WriteParams, write, Result),
+            "drifted": MethodSpec("drifted", Empty, whoami, Result),
+        }
+    )
+    good = raw(msgspec.json.encode(req("declared", {"target": "memory"})), dispatcher)
     assert good is not None and "result" in msgspec.json.decode(good)
     with capture_logs():
         bad = msgspec.json.decode(raw(msgspec.json.encode(req("drifted", {})), dispatcher) or b"")
@@ -500,8 +533,9 @@ def test_an_enum_is_described_like_the_literal_of_its_values() -> None:
 
 
 def test_tables_serve_agent_methods_on_both_sockets_and_the_rest_on_control_only() -> None:
-    agent, control = tables([MethodSpec("whoami", Empty, whoami, on_agent=True),
-                             MethodSpec("crash", Empty, crash)])
+    agent, control = tables(
+        [MethodSpec("whoami", Empty, whoami, on_agent=True), MethodSpec("crash", Empty, crash)]
+    )
     assert agent.methods == frozenset({"whoami"})
     assert control.methods == frozenset({"whoami", "crash"})
 
@@ -521,7 +555,8 @@ def test_empty_table_answers_method_not_found() -> None:
 
 
 CANARY_FRAMES: list[bytes] = [
-    msgspec.json.encode(frame) for frame in (
+    msgspec.json.encode(frame)
+    for frame in (
         req(CANARY, {}),
         req(f"memory.write{CANARY}", {"target": "user"}),
         req("memory.write", {"target": CANARY}),
@@ -601,14 +636,21 @@ def test_corpus_implementation_defined_never_fails_internally(path: Path) -> Non
 
 # --- the methods' signature --------------------------------------------------
 
-_ARG = st.one_of(st.none(), st.integers(), st.text(max_size=3),
-                 st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+_ARG = st.one_of(
+    st.none(),
+    st.integers(),
+    st.text(max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
 
 
-@given(args=st.lists(_ARG, max_size=4),
-       kwargs=st.dictionaries(st.sampled_from(["ctx", "raw", "other"]), _ARG, max_size=2))
-def test_a_methods_stated_signature_binds_as_its_code_does(args: list[Any],
-                                                           kwargs: dict[str, Any]) -> None:
+@given(
+    args=st.lists(_ARG, max_size=4),
+    kwargs=st.dictionaries(st.sampled_from(["ctx", "raw", "other"]), _ARG, max_size=2),
+)
+def test_a_methods_stated_signature_binds_as_its_code_does(
+    args: list[Any], kwargs: dict[str, Any]
+) -> None:
     # jsonrpcserver checks every call with inspect.signature(method).bind;
     # the signature a method states must bind, or refuse, exactly as the one
     # derived from its code.

@@ -67,8 +67,10 @@ def test_corpus_recall_and_false_positive_rate() -> None:
     for family in sorted(t.positives):
         recall = t.caught[family] / t.positives[family]
         fp = t.false_pos[family] / t.negatives
-        print(f"{family:<22} {t.caught[family]:>4}/{t.positives[family]:<4} {recall:5.3f}"
-              f" {t.false_pos[family]:>4}/{t.negatives} {fp:6.4f}")
+        print(
+            f"{family:<22} {t.caught[family]:>4}/{t.positives[family]:<4} {recall:5.3f}"
+            f" {t.false_pos[family]:>4}/{t.negatives} {fp:6.4f}"
+        )
     for family in t.positives:
         assert t.positives[family] >= 30, family
         assert t.caught[family] / t.positives[family] >= MIN_RECALL, family
@@ -81,8 +83,10 @@ def test_benign_but_suspicious_notes_are_rarely_refused() -> None:
     t = _measure()
     assert t.benign["en"] >= 40 and t.benign["zh"] >= 40
     for lang, n in t.benign.items():
-        print(f"\nbenign {lang}: refused {t.benign_refused[lang]}/{n},"
-              f" flagged for review {t.benign_reviewed[lang]}/{n}")
+        print(
+            f"\nbenign {lang}: refused {t.benign_refused[lang]}/{n},"
+            f" flagged for review {t.benign_reviewed[lang]}/{n}"
+        )
         assert t.benign_refused[lang] / n <= MAX_BENIGN_REFUSALS, lang
 
 

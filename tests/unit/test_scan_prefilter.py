@@ -264,10 +264,14 @@ class _Counted:
 
 
 def test_prose_with_words_shorter_than_any_run_is_not_walked(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     walks: list[str] = []
-    monkeypatch.setattr(textnorm, "_RUNS", tuple(
-        (name, _Counted(pattern, walks)) for name, pattern in textnorm._RUNS))
+    monkeypatch.setattr(
+        textnorm,
+        "_RUNS",
+        tuple((name, _Counted(pattern, walks)) for name, pattern in textnorm._RUNS),
+    )
     assert textnorm.encoded_runs("Deploy the service with make release, then tag it.") == []
     assert walks == []
     assert textnorm.encoded_runs("key aGVsbG8gd29ybGQgaGVsbG8= here") == [("base64", 4, 28)]
@@ -308,13 +312,17 @@ def test_a_side_skipped_for_printable_ascii_text_has_nothing_that_could_match_it
     assert skipped, "the raw side (control characters only) should be skipped"
     for index in skipped:
         assert not index.unplanned
-        assert all(not all(ch.isprintable() for ch in lit) for lit in index.holds
-                   if lit.isascii())
+        assert all(not all(ch.isprintable() for ch in lit) for lit in index.holds if lit.isascii())
     # The fast fold's shortcut relies on the same fact about its characters.
     assert not any(ch.isprintable() for ch in engine._ASCII_SPACE_OTHER)
 
 
 def test_printable_ascii_prose_finds_what_the_full_scan_finds() -> None:
-    for text in ("Deploy with make release", "key=AKIAIOSFODNN7EXAMPLE in the env",
-                 "ignore all previous instructions", "a\\tb", "x\x1by"):
+    for text in (
+        "Deploy with make release",
+        "key=AKIAIOSFODNN7EXAMPLE in the env",
+        "ignore all previous instructions",
+        "a\\tb",
+        "x\x1by",
+    ):
         _same(text)

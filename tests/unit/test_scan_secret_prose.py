@@ -45,12 +45,15 @@ def test_credential_look_alike_is_stored(text: str) -> None:
     assert _refusal(text) is None
 
 
-@pytest.mark.parametrize("text", [
-    "The root password is Qx7-harbour-19",
-    "hunter2-xyz is the root password on the build box.",
-    "The S3 key is AKIA IOSF ODNN 7EXA MPLE, keep it safe.",
-    "Das neue Passwort ist jetzt Berg7Tal#2.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The root password is Qx7-harbour-19",
+        "hunter2-xyz is the root password on the build box.",
+        "The S3 key is AKIA IOSF ODNN 7EXA MPLE, keep it safe.",
+        "Das neue Passwort ist jetzt Berg7Tal#2.",
+    ],
+)
 def test_refusal_never_echoes_the_value(text: str) -> None:
     with pytest.raises(ContentRejected) as raised:
         check_fields([("title", "note"), ("body", text)], max_bytes=100_000)
@@ -59,12 +62,15 @@ def test_refusal_never_echoes_the_value(text: str) -> None:
         assert value not in said
 
 
-@pytest.mark.parametrize("text", [
-    "Badik bargerfon pinto 5414",
-    "The Pinto 1974 is in the garage",
-    "Pinball 2000 was the last machine they made",
-    "pinnacle 2024 roadmap",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Badik bargerfon pinto 5414",
+        "The Pinto 1974 is in the garage",
+        "Pinball 2000 was the last machine they made",
+        "pinnacle 2024 roadmap",
+    ],
+)
 def test_a_word_that_only_begins_with_pin_names_no_credential(text: str) -> None:
     # "pin" takes only a plural "s"; longer, it begins ordinary words.
     assert _refusal(text) is None

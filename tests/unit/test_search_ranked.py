@@ -23,26 +23,74 @@ from memoryd.daemon.retrieval import search, text_index
 from memoryd.daemon.storage.store import SqliteStore
 
 NOW = "2026-06-01T00:00:00.000000Z"
-WORDS = ["deploy", "rollback", "zebra", "quartz", "the", "notes", "cache", "Cache", "plan",
-         "deploys", "x1", "v2", "机器", "学习", "部署", "好好好", "テスト", "café", "…", "—"]
-RECALL_COLUMNS = ("id", "title", "summary", "type", "scope", "target", "revision",
-                  "content_hash", "source", "eligible", "updated_at")
+WORDS = [
+    "deploy",
+    "rollback",
+    "zebra",
+    "quartz",
+    "the",
+    "notes",
+    "cache",
+    "Cache",
+    "plan",
+    "deploys",
+    "x1",
+    "v2",
+    "机器",
+    "学习",
+    "部署",
+    "好好好",
+    "テスト",
+    "café",
+    "…",
+    "—",
+]
+RECALL_COLUMNS = (
+    "id",
+    "title",
+    "summary",
+    "type",
+    "scope",
+    "target",
+    "revision",
+    "content_hash",
+    "source",
+    "eligible",
+    "updated_at",
+)
 # The filters the daemon builds: recall's (prefixed), memory.list search's
 # (bare names), a team-like OR of owners, and one that reads a column the
 # filter index does not hold.
 FILTERS = [
     ("e.owner = ? AND e.status = 'active' AND e.expires_at > ?", ("own_a", NOW)),
-    ("(e.owner = ? AND ((e.target = ? AND e.scope = ?) OR (e.target = ? AND e.scope = ?)))"
-     " AND e.status = 'active' AND e.expires_at > ?",
-     ("own_a", "memory", "s0", "user", "u", NOW)),
-    ("owner = ? AND target = ? AND (+status = 'active' AND expires_at > ?)",
-     ("own_b", "memory", NOW)),
-    ("(e.owner = ? OR (e.owner = ? AND e.target = 'memory' AND e.scope = ?))"
-     " AND e.status = 'active' AND e.expires_at > ?", ("own_a", "own_b", "s1", NOW)),
+    (
+        "(e.owner = ? AND ((e.target = ? AND e.scope = ?) OR (e.target = ? AND e.scope = ?)))"
+        " AND e.status = 'active' AND e.expires_at > ?",
+        ("own_a", "memory", "s0", "user", "u", NOW),
+    ),
+    (
+        "owner = ? AND target = ? AND (+status = 'active' AND expires_at > ?)",
+        ("own_b", "memory", NOW),
+    ),
+    (
+        "(e.owner = ? OR (e.owner = ? AND e.target = 'memory' AND e.scope = ?))"
+        " AND e.status = 'active' AND e.expires_at > ?",
+        ("own_a", "own_b", "s1", NOW),
+    ),
     ("owner = ? AND type IN (?, ?) AND status = 'active'", ("own_a", "fact", "rule")),
 ]
-QUERIES = ["deploy rollback", "zebra quartz notes", "机器 学习", "部署 the cache", "好好",
-           "café plan", "テスト x1 v2", "cache", "nothing-here", "deploys deploy"]
+QUERIES = [
+    "deploy rollback",
+    "zebra quartz notes",
+    "机器 学习",
+    "部署 the cache",
+    "好好",
+    "café plan",
+    "テスト x1 v2",
+    "cache",
+    "nothing-here",
+    "deploys deploy",
+]
 
 
 def _text(rng: random.Random, k: int) -> str:
@@ -61,20 +109,38 @@ def _fill(store: SqliteStore, seed: int, n: int, owners: tuple[str, ...]) -> Non
                 " status, revision, source, eligible, basis_text, pinned, created_at,"
                 " updated_text, renewed_text, ttl_days, expires_at, content_key) VALUES"
                 " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'agent', 1, '{}', 0, 't', 't', 't', 1.0, ?, 'h')",
-                (f"ent_{seed}_{i:04d}", rng.choice(owners), rng.choice(["memory", "user"]),
-                 rng.choice(["s0", "s1", "u"]), rng.choice(["fact", "rule", "note"]),
-                 _text(rng, rng.randint(0, 3)), body, summary,
-                 rng.choice(["active", "active", "active", "archived"]), rng.randint(1, 3),
-                 rng.choice(["2099-01-01T00:00:00.000000Z", "2020-01-01T00:00:00.000000Z"])))
+                (
+                    f"ent_{seed}_{i:04d}",
+                    rng.choice(owners),
+                    rng.choice(["memory", "user"]),
+                    rng.choice(["s0", "s1", "u"]),
+                    rng.choice(["fact", "rule", "note"]),
+                    _text(rng, rng.randint(0, 3)),
+                    body,
+                    summary,
+                    rng.choice(["active", "active", "active", "archived"]),
+                    rng.randint(1, 3),
+                    rng.choice(["2099-01-01T00:00:00.000000Z", "2020-01-01T00:00:00.000000Z"]),
+                ),
+            )
 
     store.run_sync(run)
 
 
-def _reference(tx: Any, p: search.Plan, where: str, args: tuple[Any, ...], limit: int,
-               after: tuple[float, str] | None, columns: tuple[str, ...] | None,
-               stats: tuple[int, float]) -> list[dict[str, Any]]:
-    sql = ("SELECT e.*, f.rowid AS k FROM entries_fts AS f CROSS JOIN entries AS e"  # noqa: S608 (test constants)
-           " WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND " + where)
+def _reference(
+    tx: Any,
+    p: search.Plan,
+    where: str,
+    args: tuple[Any, ...],
+    limit: int,
+    after: tuple[float, str] | None,
+    columns: tuple[str, ...] | None,
+    stats: tuple[int, float],
+) -> list[dict[str, Any]]:
+    sql = (
+        "SELECT e.*, f.rowid AS k FROM entries_fts AS f CROSS JOIN entries AS e"  # noqa: S608 (test constants)
+        " WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND " + where
+    )
     sql_args: tuple[Any, ...] = (p.match, *args)
     if p.only_common:
         sql += " ORDER BY f.rowid DESC LIMIT ?"
@@ -84,8 +150,9 @@ def _reference(tx: Any, p: search.Plan, where: str, args: tuple[Any, ...], limit
     tfs = []
     for row in rows:
         tf = Counter[str]()
-        for text, weight in zip((row["title"], row["summary"], row["body"]), text_index.WEIGHTS,
-                                strict=True):
+        for text, weight in zip(
+            (row["title"], row["summary"], row["body"]), text_index.WEIGHTS, strict=True
+        ):
             for token, n in Counter(text_index.index_tokens(text)).items():
                 tf[token] += weight * n
         tfs.append(tf)
@@ -103,13 +170,17 @@ def _reference(tx: Any, p: search.Plan, where: str, args: tuple[Any, ...], limit
                 score += idf * (tf[t] * (search.BM25_K1 + 1)) / (tf[t] + norm)
         scored.append((round(score, 9), row))
     if after is not None:
-        scored = [(s, r) for s, r in scored
-                  if s < after[0] or (s == after[0] and r["id"] > after[1])]
+        scored = [
+            (s, r) for s, r in scored if s < after[0] or (s == after[0] and r["id"] > after[1])
+        ]
     scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
     out = []
     for s, row in scored[:limit]:
-        kept = {k: v for k, v in row.items() if k != "k"} if columns is None else {
-            c: row[c] for c in columns}
+        kept = (
+            {k: v for k, v in row.items() if k != "k"}
+            if columns is None
+            else {c: row[c] for c in columns}
+        )
         kept["score"] = s
         out.append(kept)
     return out
@@ -122,24 +193,33 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> SqliteStore:
     return s
 
 
-def _both(store: SqliteStore, q: str, where: str, args: tuple[Any, ...], limit: int,
-          after: tuple[float, str] | None, columns: tuple[str, ...] | None,
-          ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _both(
+    store: SqliteStore,
+    q: str,
+    where: str,
+    args: tuple[Any, ...],
+    limit: int,
+    after: tuple[float, str] | None,
+    columns: tuple[str, ...] | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     def run(tx: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         p = search.plan(tx, q, where, args)
         if p.match is None:
             return [], []
         stats = (137, 41.5)
-        return (search.ranked(tx, p, where, args, limit, after, columns, stats),
-                _reference(tx, p, where, args, limit, after, columns, stats))
+        return (
+            search.ranked(tx, p, where, args, limit, after, columns, stats),
+            _reference(tx, p, where, args, limit, after, columns, stats),
+        )
+
     return store.run_sync(run, write=False)
 
 
 @pytest.mark.parametrize("where, args", FILTERS)
 @pytest.mark.parametrize("columns", [None, RECALL_COLUMNS, ("id",), ("title", "type", "id")])
 def test_ranked_equals_the_reference_for_every_filter_and_column_choice(
-        store: SqliteStore, where: str, args: tuple[Any, ...],
-        columns: tuple[str, ...] | None) -> None:
+    store: SqliteStore, where: str, args: tuple[Any, ...], columns: tuple[str, ...] | None
+) -> None:
     compared = 0
     for q in QUERIES:
         for limit in (3, 200):
@@ -148,15 +228,15 @@ def test_ranked_equals_the_reference_for_every_filter_and_column_choice(
             compared += len(want)
             if len(want) > 2:
                 # A cursor below the second row continues exactly as the reference does.
-                cursor = (want[1]["score"], want[1]["id"]) if "id" in (columns or ("id",)) \
-                    else None
+                cursor = (want[1]["score"], want[1]["id"]) if "id" in (columns or ("id",)) else None
                 got, want = _both(store, q, where, args, limit, cursor, columns)
                 assert got == want, q
     assert compared > 100  # the queries do find rows under each filter
 
 
 def test_only_over_common_terms_rank_the_owners_newest_matches_the_same(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = SqliteStore(tmp_path / "m.db", synchronous="OFF")
     _fill(store, 2, 300, ("own_a", "own_b"))
     # Every term over-common: the plan keeps the rarest over a bounded scan.
@@ -179,12 +259,27 @@ def test_another_owners_entries_move_no_score_order_or_cut(tmp_path: Path) -> No
             out = []
             for q in QUERIES:
                 p = search.plan(tx, q, where, args)
-                stats = search.view_stats(tx, "own_a", [("memory", "s0"), ("memory", "s1"),
-                                                         ("user", "u"), ("memory", "u"),
-                                                         ("user", "s0"), ("user", "s1")], NOW)
-                out.append([p.stats(), *search.ranked(tx, p, where, args, 10,
-                                                      columns=RECALL_COLUMNS, stats=stats)])
+                stats = search.view_stats(
+                    tx,
+                    "own_a",
+                    [
+                        ("memory", "s0"),
+                        ("memory", "s1"),
+                        ("user", "u"),
+                        ("memory", "u"),
+                        ("user", "s0"),
+                        ("user", "s1"),
+                    ],
+                    NOW,
+                )
+                out.append(
+                    [
+                        p.stats(),
+                        *search.ranked(tx, p, where, args, 10, columns=RECALL_COLUMNS, stats=stats),
+                    ]
+                )
             return out
+
         return store.run_sync(run, write=False)
 
     alone = answers()
@@ -195,10 +290,34 @@ def test_another_owners_entries_move_no_score_order_or_cut(tmp_path: Path) -> No
 
 # Words whose starts are words too: a summary cut inside "deploys" ends in
 # the token "deploy", one the body does not hold there.
-PREFIX_WORDS = ["deploys", "deploy", "rollback", "roll", "Cache", "cached", "x1", "x12", "plan",
-                "plans", "the", "v2.", "a-b", "\t", "café", "\u212aelvin"]
-PREFIX_QUERIES = ["deploy roll", "x1 cache plan", "plans x12", "deploys rollback", "a b",
-                  "cached roll v2", "cafe caf", "kelvin x1"]
+PREFIX_WORDS = [
+    "deploys",
+    "deploy",
+    "rollback",
+    "roll",
+    "Cache",
+    "cached",
+    "x1",
+    "x12",
+    "plan",
+    "plans",
+    "the",
+    "v2.",
+    "a-b",
+    "\t",
+    "café",
+    "\u212aelvin",
+]
+PREFIX_QUERIES = [
+    "deploy roll",
+    "x1 cache plan",
+    "plans x12",
+    "deploys rollback",
+    "a b",
+    "cached roll v2",
+    "cafe caf",
+    "kelvin x1",
+]
 
 
 def test_a_summary_that_is_the_bodys_start_counts_as_its_own_text(tmp_path: Path) -> None:
@@ -210,20 +329,23 @@ def test_a_summary_that_is_the_bodys_start_counts_as_its_own_text(tmp_path: Path
 
     def run(tx: Any) -> None:
         for i in range(130):  # fewer than the statistics' 137 documents
-            lines = [" ".join(rng.choice(PREFIX_WORDS) for _ in range(rng.randint(1, 8)))
-                     for _ in range(rng.randint(1, 3))]
+            lines = [
+                " ".join(rng.choice(PREFIX_WORDS) for _ in range(rng.randint(1, 8)))
+                for _ in range(rng.randint(1, 3))
+            ]
             body = "\n".join(lines)
-            cut = body[:rng.randint(0, len(body))]
-            summary = rng.choice([cut + "…", cut, lines[0], lines[0][:-1] + "…", "…",
-                                  cut + "é…", None])
+            cut = body[: rng.randint(0, len(body))]
+            summary = rng.choice(
+                [cut + "…", cut, lines[0], lines[0][:-1] + "…", "…", cut + "é…", None]
+            )
             tx.exec(
                 "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
                 " status, revision, source, eligible, basis_text, pinned, created_at,"
                 " updated_text, renewed_text, ttl_days, expires_at, content_key) VALUES"
                 " (?, 'own_a', 'memory', 's0', 'fact', ?, ?, ?, 'active', 1, 'agent', 1, '{}',"
                 " 0, 't', 't', 't', 1.0, '2099-01-01T00:00:00.000000Z', 'h')",
-                (f"ent_p_{i:04d}", rng.choice(["", "deploy", "Roll x1", "plans"]), body,
-                 summary))
+                (f"ent_p_{i:04d}", rng.choice(["", "deploy", "Roll x1", "plans"]), body, summary),
+            )
 
     store.run_sync(run)
     where, args = FILTERS[0]

@@ -34,19 +34,33 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteStore]:
 
 def _scan(tx: Tx, owner: str, spaces: tuple[tuple[str, str], ...]) -> tuple[int, float]:
     """What ``ranked`` computed before: a scan of the view."""
-    where = ("e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
-             + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in spaces) + ")")
+    where = (
+        "e.owner = ? AND e.status = 'active' AND e.expires_at > ? AND ("
+        + " OR ".join("(e.target = ? AND e.scope = ?)" for _ in spaces)
+        + ")"
+    )
     args = (owner, NOW, *(x for pair in spaces for x in pair))
-    row = tx.one("SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (placeholders only)
-                 " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where, args)
+    row = tx.one(
+        "SELECT count(*) AS n, avg(length(e.title) + length(e.summary)"  # noqa: S608 (placeholders only)
+        " + length(e.body)) AS avgdl FROM entries AS e WHERE " + where,
+        args,
+    )
     assert row is not None
     return int(row["n"]), float(row["avgdl"] or 1.0)
 
 
 _TEXT = st.text(alphabet="ab é机\n", max_size=12)
-_CHANGE = st.tuples(st.integers(0, 7), st.sampled_from(OWNERS), st.sampled_from(SPACES),
-                    st.sampled_from(STATUSES), _TEXT, _TEXT, _TEXT,
-                    st.sampled_from((PAST, FUTURE)), st.booleans())
+_CHANGE = st.tuples(
+    st.integers(0, 7),
+    st.sampled_from(OWNERS),
+    st.sampled_from(SPACES),
+    st.sampled_from(STATUSES),
+    _TEXT,
+    _TEXT,
+    _TEXT,
+    st.sampled_from((PAST, FUTURE)),
+    st.booleans(),
+)
 
 
 def _apply(tx: Tx, changes: list[tuple[Any, ...]], tag: str) -> None:
@@ -58,26 +72,49 @@ def _apply(tx: Tx, changes: list[tuple[Any, ...]], tag: str) -> None:
                 " status, revision, source, eligible, basis_text, pinned, created_at, updated_text,"
                 " renewed_text, ttl_days, expires_at, content_key) VALUES (?, ?, ?, ?, 'fact',"
                 " ?, ?, ?, ?, 1, 'user', 1, '{}', 0, 't', 't', 't', 1.0, ?, 'h')",
-                (entry_id, owner, target, scope, f"{tag}{i}{title}", body, summary, status,
-                 expires))
+                (
+                    entry_id,
+                    owner,
+                    target,
+                    scope,
+                    f"{tag}{i}{title}",
+                    body,
+                    summary,
+                    status,
+                    expires,
+                ),
+            )
         elif delete:
             tx.exec("DELETE FROM entries WHERE id = ?", (entry_id,))
         else:
-            tx.exec("UPDATE entries SET owner = ?, target = ?, scope = ?, status = ?,"
-                    " title = ?, summary_text = ?, body = ?, expires_at = ? WHERE id = ?",
-                    (owner, target, scope, status, f"{tag}{i}{title}", summary, body, expires,
-                     entry_id))
+            tx.exec(
+                "UPDATE entries SET owner = ?, target = ?, scope = ?, status = ?,"
+                " title = ?, summary_text = ?, body = ?, expires_at = ? WHERE id = ?",
+                (
+                    owner,
+                    target,
+                    scope,
+                    status,
+                    f"{tag}{i}{title}",
+                    summary,
+                    body,
+                    expires,
+                    entry_id,
+                ),
+            )
 
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(_CHANGE, max_size=14), st.data())
-def test_view_stats_equal_a_scan_of_the_view(store: SqliteStore, changes: list[Any],
-                                             data: st.DataObject) -> None:
+def test_view_stats_equal_a_scan_of_the_view(
+    store: SqliteStore, changes: list[Any], data: st.DataObject
+) -> None:
     tag = f"t{data.draw(st.integers(0, 10**9))}"
     store.run_sync(lambda tx: _apply(tx, changes, tag))
     for owner in OWNERS:
-        spaces = tuple(data.draw(st.lists(st.sampled_from(SPACES), min_size=1, max_size=3,
-                                          unique=True)))
+        spaces = tuple(
+            data.draw(st.lists(st.sampled_from(SPACES), min_size=1, max_size=3, unique=True))
+        )
         view = (owner, spaces)
         got = store.run_sync(lambda tx, v=view: search.view_stats(tx, *v, NOW), write=False)
         want = store.run_sync(lambda tx, v=view: _scan(tx, *v), write=False)
@@ -87,8 +124,9 @@ def test_view_stats_equal_a_scan_of_the_view(store: SqliteStore, changes: list[A
 def test_an_empty_view_has_no_documents_and_the_neutral_length(tmp_path: Path) -> None:
     s = SqliteStore(tmp_path / "m.db", synchronous="OFF")
     try:
-        got = s.run_sync(lambda tx: search.view_stats(tx, "own_z", (("memory", "x"),), NOW),
-                         write=False)
+        got = s.run_sync(
+            lambda tx: search.view_stats(tx, "own_z", (("memory", "x"),), NOW), write=False
+        )
     finally:
         s.close()
     assert got == (0, 1.0)

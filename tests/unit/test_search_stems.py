@@ -25,20 +25,115 @@ from memoryd.daemon.storage.store import SqliteStore
 # Inflected English (every Porter step), words that stem alike and words
 # that do not, digits, folding letters, CJK runs, and separators.
 WORDS = [
-    "paint", "painting", "painted", "paints", "painter", "explore", "explored", "exploring",
-    "exploration", "caresses", "ponies", "ties", "caress", "cats", "feed", "agreed", "plastered",
-    "bled", "motoring", "sing", "conflated", "troubled", "sized", "hopping", "tanned", "falling",
-    "hissing", "fizzed", "failing", "filing", "happy", "sky", "relational", "conditional",
-    "rational", "valenci", "hesitanci", "digitizer", "conformabli", "radicalli", "differentli",
-    "vileli", "analogousli", "vietnamization", "predication", "operator", "feudalism",
-    "decisiveness", "hopefulness", "callousness", "formaliti", "sensitiviti", "sensibiliti",
-    "triplicate", "formative", "formalize", "electriciti", "electrical", "hopeful", "goodness",
-    "revival", "allowance", "inference", "airliner", "gyroscopic", "adjustable", "defensible",
-    "irritant", "replacement", "adjustment", "dependent", "adoption", "homologou",
-    "communism", "activate", "angulariti", "homologous", "effective", "bowdlerize", "probate",
-    "rate", "cease", "controll", "roll", "generalizations", "oscillators", "Rollbacks",
-    "DEPLOYS", "deployed", "café", "Cafés", "naïve", "x1", "v2", "2025", "ab", "a", "is",
-    "机器学习", "学习", "好好好", "部署", "テスト", "—", "…", ".", "-", "_", "\n",
+    "paint",
+    "painting",
+    "painted",
+    "paints",
+    "painter",
+    "explore",
+    "explored",
+    "exploring",
+    "exploration",
+    "caresses",
+    "ponies",
+    "ties",
+    "caress",
+    "cats",
+    "feed",
+    "agreed",
+    "plastered",
+    "bled",
+    "motoring",
+    "sing",
+    "conflated",
+    "troubled",
+    "sized",
+    "hopping",
+    "tanned",
+    "falling",
+    "hissing",
+    "fizzed",
+    "failing",
+    "filing",
+    "happy",
+    "sky",
+    "relational",
+    "conditional",
+    "rational",
+    "valenci",
+    "hesitanci",
+    "digitizer",
+    "conformabli",
+    "radicalli",
+    "differentli",
+    "vileli",
+    "analogousli",
+    "vietnamization",
+    "predication",
+    "operator",
+    "feudalism",
+    "decisiveness",
+    "hopefulness",
+    "callousness",
+    "formaliti",
+    "sensitiviti",
+    "sensibiliti",
+    "triplicate",
+    "formative",
+    "formalize",
+    "electriciti",
+    "electrical",
+    "hopeful",
+    "goodness",
+    "revival",
+    "allowance",
+    "inference",
+    "airliner",
+    "gyroscopic",
+    "adjustable",
+    "defensible",
+    "irritant",
+    "replacement",
+    "adjustment",
+    "dependent",
+    "adoption",
+    "homologou",
+    "communism",
+    "activate",
+    "angulariti",
+    "homologous",
+    "effective",
+    "bowdlerize",
+    "probate",
+    "rate",
+    "cease",
+    "controll",
+    "roll",
+    "generalizations",
+    "oscillators",
+    "Rollbacks",
+    "DEPLOYS",
+    "deployed",
+    "café",
+    "Cafés",
+    "naïve",
+    "x1",
+    "v2",
+    "2025",
+    "ab",
+    "a",
+    "is",
+    "机器学习",
+    "学习",
+    "好好好",
+    "部署",
+    "テスト",
+    "—",
+    "…",
+    ".",
+    "-",
+    "_",
+    "\n",
 ]
 _TEXT = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
 
@@ -47,8 +142,7 @@ def _index_counts(texts: list[str]) -> list[Counter[str]]:
     """Each text's tokens and their counts as SQLite's FTS5 index holds them
     (the index's tokenizer, over the same pre-split text)."""
     conn = apsw.Connection(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '"
-                 + text_index.TOKENIZER + "')")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '" + text_index.TOKENIZER + "')")
     conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
     for i, text in enumerate(texts):
         conn.execute("INSERT INTO t(rowid, x) VALUES (?, ?)", (i, text_index.fts_text(text)))
@@ -72,7 +166,8 @@ def test_term_counts_are_the_index_tokens_of_any_text(texts: list[str]) -> None:
 @settings(max_examples=200)
 @given(st.lists(_TEXT, min_size=1, max_size=8), st.lists(st.sampled_from(WORDS), max_size=5))
 def test_a_query_words_stem_counts_every_form_the_index_matched(
-        texts: list[str], query: list[str]) -> None:
+    texts: list[str], query: list[str]
+) -> None:
     # The reference: the query's own index tokens, counted in each text's
     # index tokens. Batch and one-text counting agree with it.
     terms = text_index.index_terms(text_index.query_terms(" ".join(query))[0])
@@ -81,8 +176,12 @@ def test_a_query_words_stem_counts_every_form_the_index_matched(
     assert [counter.counts(t) for t in texts] == want
     batch: dict[int, list[float]] = {}
     counter.add_all(texts, [1.0] * len(texts), batch)
-    got = [Counter({t: int(batch[j][i]) for t, i in counter.slot.items() if batch[j][i]})
-           if j in batch else Counter() for j in range(len(texts))]
+    got = [
+        Counter({t: int(batch[j][i]) for t, i in counter.slot.items() if batch[j][i]})
+        if j in batch
+        else Counter()
+        for j in range(len(texts))
+    ]
     assert got == want
 
 
@@ -96,23 +195,33 @@ def store(tmp_path: Path) -> SqliteStore:
     s = SqliteStore(tmp_path / "m.db", synchronous="OFF")
 
     def run(tx: Any) -> None:
-        for i, body in enumerate(["We were painting the fence", "She explored the caves",
-                                  "Unrelated note about lunch", "机器学习的课程"]):
+        for i, body in enumerate(
+            [
+                "We were painting the fence",
+                "She explored the caves",
+                "Unrelated note about lunch",
+                "机器学习的课程",
+            ]
+        ):
             tx.exec(
                 "INSERT INTO entries(id, owner, target, scope, type, title, body,"
                 " status, revision, source, eligible, pinned, created_at,"
                 " ttl_days, expires_at, content_key) VALUES"
                 " (?, 'own', 'memory', 's', 'fact', '', ?, 'active', 1, 'agent', 1,"
-                " 0, 't', 1.0, '2099-01-01T00:00:00.000000Z', 'h')", (f"ent_{i}", body))
+                " 0, 't', 1.0, '2099-01-01T00:00:00.000000Z', 'h')",
+                (f"ent_{i}", body),
+            )
 
     s.run_sync(run)
     return s
 
 
-@pytest.mark.parametrize("query, found", [("paint", "ent_0"), ("explore", "ent_1"),
-                                          ("学习", "ent_3")])
+@pytest.mark.parametrize(
+    "query, found", [("paint", "ent_0"), ("explore", "ent_1"), ("学习", "ent_3")]
+)
 def test_an_entry_found_through_its_stem_scores_on_it(
-        store: SqliteStore, query: str, found: str) -> None:
+    store: SqliteStore, query: str, found: str
+) -> None:
     def run(tx: Any) -> list[dict[str, Any]]:
         where, args = "e.owner = ?", ("own",)
         p = search.plan(tx, query, where, args)
@@ -123,25 +232,144 @@ def test_an_entry_found_through_its_stem_scores_on_it(
     assert rows[0]["score"] > 0
 
 
-_ROOTS = ["rel", "cond", "hop", "happ", "gener", "form", "electr", "possib", "radic", "ag",
-          "feed", "sing", "troubl", "fil", "siz", "tan", "fall", "hiss", "motor", "bl",
-          "predic", "digit", "decis", "valen", "oper", "good", "allow", "adjust", "replac",
-          "depend", "commun", "activ", "effect", "prob", "rat", "ceas", "roll", "x", "y", "a",
-          "e", "i", "by", "sky", "ty", "abat", "lov", "mov", "cr", "tr", "ful"]
-_SUFFIXES = ["", "s", "es", "ies", "sses", "ed", "eed", "ing", "ly", "y", "ational", "tional",
-             "enci", "anci", "izer", "abli", "bli", "alli", "entli", "eli", "ousli", "ization",
-             "ation", "ator", "alism", "iveness", "fulness", "ousness", "aliti", "iviti",
-             "biliti", "logi", "icate", "ative", "alize", "iciti", "ical", "ful", "ness", "al",
-             "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion",
-             "ou", "ism", "ate", "iti", "ous", "ive", "ize", "e", "ll", "ying", "ied", "ily",
-             "iness", "ings", "ers", "ated", "ating"]
+_ROOTS = [
+    "rel",
+    "cond",
+    "hop",
+    "happ",
+    "gener",
+    "form",
+    "electr",
+    "possib",
+    "radic",
+    "ag",
+    "feed",
+    "sing",
+    "troubl",
+    "fil",
+    "siz",
+    "tan",
+    "fall",
+    "hiss",
+    "motor",
+    "bl",
+    "predic",
+    "digit",
+    "decis",
+    "valen",
+    "oper",
+    "good",
+    "allow",
+    "adjust",
+    "replac",
+    "depend",
+    "commun",
+    "activ",
+    "effect",
+    "prob",
+    "rat",
+    "ceas",
+    "roll",
+    "x",
+    "y",
+    "a",
+    "e",
+    "i",
+    "by",
+    "sky",
+    "ty",
+    "abat",
+    "lov",
+    "mov",
+    "cr",
+    "tr",
+    "ful",
+]
+_SUFFIXES = [
+    "",
+    "s",
+    "es",
+    "ies",
+    "sses",
+    "ed",
+    "eed",
+    "ing",
+    "ly",
+    "y",
+    "ational",
+    "tional",
+    "enci",
+    "anci",
+    "izer",
+    "abli",
+    "bli",
+    "alli",
+    "entli",
+    "eli",
+    "ousli",
+    "ization",
+    "ation",
+    "ator",
+    "alism",
+    "iveness",
+    "fulness",
+    "ousness",
+    "aliti",
+    "iviti",
+    "biliti",
+    "logi",
+    "icate",
+    "ative",
+    "alize",
+    "iciti",
+    "ical",
+    "ful",
+    "ness",
+    "al",
+    "ance",
+    "ence",
+    "er",
+    "ic",
+    "able",
+    "ible",
+    "ant",
+    "ement",
+    "ment",
+    "ent",
+    "ion",
+    "ou",
+    "ism",
+    "ate",
+    "iti",
+    "ous",
+    "ive",
+    "ize",
+    "e",
+    "ll",
+    "ying",
+    "ied",
+    "ily",
+    "iness",
+    "ings",
+    "ers",
+    "ated",
+    "ating",
+]
 
 
 @settings(max_examples=300)
-@given(st.lists(st.builds(str.__add__, st.sampled_from(_ROOTS),
-                          st.lists(st.sampled_from(_SUFFIXES), max_size=3).map("".join))
-                | st.text(alphabet="abcdeilnorstuyz0", min_size=1, max_size=14),
-                min_size=1, max_size=40))
+@given(
+    st.lists(
+        st.builds(
+            str.__add__,
+            st.sampled_from(_ROOTS),
+            st.lists(st.sampled_from(_SUFFIXES), max_size=3).map("".join),
+        )
+        | st.text(alphabet="abcdeilnorstuyz0", min_size=1, max_size=14),
+        min_size=1,
+        max_size=40,
+    )
+)
 def test_a_word_starts_with_its_stems_form_prefix(words: list[str]) -> None:
     # What TermCounter's search for a term's forms rests on: Porter rewrites
     # the end of a word, never its first letter, and leaves at most an e, i

@@ -17,7 +17,14 @@ from memoryd.daemon.storage.store import SqliteStore
 
 def test_cjk_run_is_indexed_as_unigrams_and_bigrams() -> None:
     assert text_index.fts_text("机器学习").split() == [
-        "机", "器", "学", "习", "机器", "器学", "学习"]
+        "机",
+        "器",
+        "学",
+        "习",
+        "机器",
+        "器学",
+        "学习",
+    ]
 
 
 def test_latin_text_is_indexed_unchanged() -> None:
@@ -74,7 +81,10 @@ def _add(store: SqliteStore, n: int, body: str) -> None:
                 " status, revision, source, eligible, basis_text, pinned, created_at, updated_text,"
                 " renewed_text, ttl_days, expires_at, content_key) VALUES (?, 'own_x', 'memory',"
                 " 'default', 'fact', ?, ?, '', 'active', 1, 'user', 1, '{}', 0, 't', 't', 't',"
-                " 1.0, 'z', 'h')", (f"ent_{body[:4]}{i}", f"t{body[:4]}{i}", body))
+                " 1.0, 'z', 'h')",
+                (f"ent_{body[:4]}{i}", f"t{body[:4]}{i}", body),
+            )
+
     store.run_sync(run)
 
 
@@ -87,8 +97,7 @@ def test_a_term_the_tokenizer_splits_matches_its_pieces_without_a_phrase() -> No
     assert text_index.match_term("机器") == '"机器"'
 
 
-def test_a_query_of_a_split_term_finds_the_entries_holding_its_pieces(
-        store: SqliteStore) -> None:
+def test_a_query_of_a_split_term_finds_the_entries_holding_its_pieces(store: SqliteStore) -> None:
     _add(store, 1, "mix 1 part to 2 parts")
     _add(store, 1, "zebra herd")
     p = store.run_sync(lambda tx: search.plan(tx, "½"), write=False)
@@ -113,8 +122,11 @@ def test_only_over_common_terms_keep_the_rarest_with_a_bounded_scan(store: Sqlit
 
 
 def _index_bytes(store: SqliteStore) -> bytes:
-    return b"".join(bytes(r["block"]) for r in store.conn.execute(
-        "SELECT block FROM entries_fts_data") if r["block"] is not None)
+    return b"".join(
+        bytes(r["block"])
+        for r in store.conn.execute("SELECT block FROM entries_fts_data")
+        if r["block"] is not None
+    )
 
 
 def test_deleted_entry_tokens_leave_the_index_bytes(store: SqliteStore) -> None:
@@ -128,8 +140,9 @@ def test_deleted_entry_tokens_leave_the_index_bytes(store: SqliteStore) -> None:
 def test_changed_text_tokens_leave_the_index_bytes(store: SqliteStore) -> None:
     _add(store, 3, "zebra herd")
     _add(store, 1, "quokka colony")
-    store.run_sync(lambda tx: tx.exec(
-        "UPDATE entries SET body = '', title = '' WHERE body = 'quokka colony'"))
+    store.run_sync(
+        lambda tx: tx.exec("UPDATE entries SET body = '', title = '' WHERE body = 'quokka colony'")
+    )
     assert b"quokka" not in _index_bytes(store)
     assert store.run_sync(lambda tx: search.doc_freq(tx, "zebra"), write=False) == 3
 
@@ -153,8 +166,15 @@ def test_short_intent_is_not_cut() -> None:
 
 
 def _card(title: str, summary: str = "s") -> dict[str, object]:
-    return {"id": "ent_1", "title": title, "summary": summary, "type": "fact",
-            "scope": "default", "target": "memory", "score": 1.0}
+    return {
+        "id": "ent_1",
+        "title": title,
+        "summary": summary,
+        "type": "fact",
+        "scope": "default",
+        "target": "memory",
+        "score": 1.0,
+    }
 
 
 def test_stored_text_cannot_forge_the_end_marker() -> None:
@@ -216,12 +236,15 @@ def test_a_summary_that_is_the_body_counts_at_both_weights(store: SqliteStore) -
                 " status, revision, source, eligible, basis_text, pinned, created_at,"
                 " updated_text, renewed_text, ttl_days, expires_at, content_key) VALUES"
                 " (?, 'own_x', 'memory', 'default', 'fact', 'note', 'zebra zebra', ?, 'active',"
-                " 1, 'user', 1, '{}', 0, 't', 't', 't', 1.0, 'z', 'h')", (f"ent_{key}", summary))
+                " 1, 'user', 1, '{}', 0, 't', 't', 't', 1.0, 'z', 'h')",
+                (f"ent_{key}", summary),
+            )
 
     store.run_sync(run)
     p = store.run_sync(lambda tx: search.plan(tx, "zebra"), write=False)
-    rows = store.run_sync(lambda tx: search.ranked(tx, p, "1", (), 10, stats=(10, 40.0)),
-                          write=False)
+    rows = store.run_sync(
+        lambda tx: search.ranked(tx, p, "1", (), 10, stats=(10, 40.0)), write=False
+    )
     score = {r["id"]: r["score"] for r in rows}
     # BM25 by hand: ten documents, three holding the term; f is the weighted
     # count (summary 5 × 2 + body 1 × 2 for a and b, body alone for c).
@@ -248,8 +271,16 @@ def _token_units_by_runs(text: str) -> int:
     return units + ascii_other
 
 
-@given(st.lists(st.one_of(st.text(max_size=12), st.sampled_from(
-    [" ", "  ", "   ", "a", "ab", "abc", "x1y2z", "部署", "\u2026", "\ud800", "\t", "!"])),
-    max_size=20).map("".join))
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=12),
+            st.sampled_from(
+                [" ", "  ", "   ", "a", "ab", "abc", "x1y2z", "部署", "\u2026", "\ud800", "\t", "!"]
+            ),
+        ),
+        max_size=20,
+    ).map("".join)
+)
 def test_token_units_equal_the_run_by_run_count(text: str) -> None:
     assert recall.token_units(text) == _token_units_by_runs(text)

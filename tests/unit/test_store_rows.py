@@ -54,7 +54,8 @@ def test_the_names_kept_are_bounded(store: SqliteStore) -> None:
 
 
 def test_a_walk_goes_on_while_other_statements_run_and_a_row_left_unread_stops_nothing(
-        store: SqliteStore) -> None:
+    store: SqliteStore,
+) -> None:
     # The transaction's statements share one cursor (``SqliteTx``), except a
     # ``rows`` walk, which yields while its caller runs others; ``one`` stops
     # at the first row of many. Neither may cut the walk short or keep a
@@ -67,13 +68,11 @@ def test_a_walk_goes_on_while_other_statements_run_and_a_row_left_unread_stops_n
 
     def walk(tx: SqliteTx) -> list[str]:
         seen = []
-        for row in tx.rows("SELECT key FROM meta WHERE key >= 'w:' AND key < 'w;'"
-                           " ORDER BY key"):
+        for row in tx.rows("SELECT key FROM meta WHERE key >= 'w:' AND key < 'w;' ORDER BY key"):
             seen.append(row["key"])
             tx.one("SELECT key FROM meta WHERE key >= 'w:' ORDER BY key")
             tx.exec("UPDATE meta SET value = value + 1 WHERE key = ?", (row["key"],))
-            assert tx.tuples("SELECT key FROM meta WHERE key = ?", (row["key"],)) == [
-                (row["key"],)]
+            assert tx.tuples("SELECT key FROM meta WHERE key = ?", (row["key"],)) == [(row["key"],)]
         tx.one("SELECT key FROM meta WHERE key >= 'w:' ORDER BY key")  # left at its first row
         return seen
 
@@ -82,6 +81,6 @@ def test_a_walk_goes_on_while_other_statements_run_and_a_row_left_unread_stops_n
     jobs = [_Job(walk) for _ in range(2)]
     store._commit_group(jobs)  # one group: each job in its own savepoint
     assert [job.wait() for job in jobs] == [keys, keys]
-    assert store.run_sync(lambda tx: tx.all(
-        "SELECT value FROM meta WHERE key >= 'w:' AND key < 'w;'"), write=False) == [
-        {"value": "3"}] * len(keys)
+    assert store.run_sync(
+        lambda tx: tx.all("SELECT value FROM meta WHERE key >= 'w:' AND key < 'w;'"), write=False
+    ) == [{"value": "3"}] * len(keys)

@@ -25,16 +25,21 @@ def _left_to_backends() -> set[str]:
     tree = ast.parse(textwrap.dedent(inspect.getsource(Tx)))
     cls = tree.body[0]
     assert isinstance(cls, ast.ClassDef)
-    return {f.name for f in cls.body if isinstance(f, ast.FunctionDef)
-            and len(f.body) == 1 and isinstance(f.body[0], ast.Expr)
-            and isinstance(f.body[0].value, ast.Constant) and f.body[0].value.value is ...}
+    return {
+        f.name
+        for f in cls.body
+        if isinstance(f, ast.FunctionDef)
+        and len(f.body) == 1
+        and isinstance(f.body[0], ast.Expr)
+        and isinstance(f.body[0].value, ast.Constant)
+        and f.body[0].value.value is ...
+    }
 
 
 def missing(backend: type) -> list[str]:
     """The members left to backends that ``backend`` does not define itself."""
-    own = backend.__mro__[:backend.__mro__.index(Tx)]
-    return sorted(name for name in _left_to_backends()
-                  if not any(name in k.__dict__ for k in own))
+    own = backend.__mro__[: backend.__mro__.index(Tx)]
+    return sorted(name for name in _left_to_backends() if not any(name in k.__dict__ for k in own))
 
 
 def test_the_primitives_are_the_ones_the_seam_names() -> None:

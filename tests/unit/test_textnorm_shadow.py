@@ -34,10 +34,31 @@ def _reference(text: str) -> list[tuple[str, int, int]]:
     return pieces
 
 
-_ODD = ["\u2026", "\u2014", "\u00a0", "\u200b", "\u3000", "ｉ", "\u0130", "\u017f", "\u212a",
-        "é", "e\u0301", "密码", "\u0430", "\ufb01", "\ud800", "\x7f", "\x80", "\U0001f600"]
-_pieces = st.one_of(st.sampled_from(_ODD), st.text(max_size=8),
-                    st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=12))
+_ODD = [
+    "\u2026",
+    "\u2014",
+    "\u00a0",
+    "\u200b",
+    "\u3000",
+    "ｉ",
+    "\u0130",
+    "\u017f",
+    "\u212a",
+    "é",
+    "e\u0301",
+    "密码",
+    "\u0430",
+    "\ufb01",
+    "\ud800",
+    "\x7f",
+    "\x80",
+    "\U0001f600",
+]
+_pieces = st.one_of(
+    st.sampled_from(_ODD),
+    st.text(max_size=8),
+    st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=12),
+)
 _texts = st.lists(_pieces, max_size=10).map("".join)
 
 
@@ -48,8 +69,18 @@ def test_shadow_pieces_equal_the_character_walk(text: str) -> None:
 
 
 def test_shadow_pieces_of_edge_texts() -> None:
-    for text in ("", "a", "\u2026", "plain ascii", "cut here\u2026", "\u2026lead",
-                 "\u0430\u0430", "x\u200by", "\ud800", "a\x7f\x80b"):
+    for text in (
+        "",
+        "a",
+        "\u2026",
+        "plain ascii",
+        "cut here\u2026",
+        "\u2026lead",
+        "\u0430\u0430",
+        "x\u200by",
+        "\ud800",
+        "a\x7f\x80b",
+    ):
         assert shadow_pieces(text) == _reference(text), text
     # Every piece maps back onto its own stretch of the text, in order.
     text = "say \u0440\u0430ss\u2026 w\u200bord\uff01"

@@ -21,52 +21,107 @@ HOSTILE = "Zero\u200bwidth \u202eevil\u202c <script>alert(1)</script> \x1b[31mre
 
 
 def _entry(**fields: Any) -> dict[str, Any]:
-    base = {"id": "ent_1", "title": "t", "body": "b", "summary": "s", "type": "fact",
-            "status": "active", "revision": 1, "source": "agent", "target": "memory",
-            "scope": "default", "basis": {"kind": "human", "note": "n"}, "validity": None,
-            "created_at": "2026-01-07T00:00:00Z", "updated_at": "2026-01-07T00:00:00Z",
-            "expires_at": "2026-05-07T00:00:00Z", "use_count": 3, "content_hash": "b3k:x",
-            "applicability": "unrecorded", "ttl_days": 120.0}
+    base = {
+        "id": "ent_1",
+        "title": "t",
+        "body": "b",
+        "summary": "s",
+        "type": "fact",
+        "status": "active",
+        "revision": 1,
+        "source": "agent",
+        "target": "memory",
+        "scope": "default",
+        "basis": {"kind": "human", "note": "n"},
+        "validity": None,
+        "created_at": "2026-01-07T00:00:00Z",
+        "updated_at": "2026-01-07T00:00:00Z",
+        "expires_at": "2026-05-07T00:00:00Z",
+        "use_count": 3,
+        "content_hash": "b3k:x",
+        "applicability": "unrecorded",
+        "ttl_days": 120.0,
+    }
     return {**base, **fields}
 
 
 def _render(template: str, **context: Any) -> str:
     env = make_environment(lambda: NOW)
-    defaults = {"csrf": "tok", "csrf_field": "csrf", "identity": None, "notices": [],
-                "now": NOW, "active": "/memories", "entry_types": ("fact",),
-                "basis_kinds": ("human",), "statuses": ("active",), "sources": ("user",),
-                "targets": ("memory",)}
+    defaults = {
+        "csrf": "tok",
+        "csrf_field": "csrf",
+        "identity": None,
+        "notices": [],
+        "now": NOW,
+        "active": "/memories",
+        "entry_types": ("fact",),
+        "basis_kinds": ("human",),
+        "statuses": ("active",),
+        "sources": ("user",),
+        "targets": ("memory",),
+    }
     return env.get_template(template).render(**{**defaults, **context})
 
 
 def test_entry_page_shows_invisible_characters_as_memctl_does() -> None:
-    html = _render("entry.html", e=_entry(title=HOSTILE, body=HOSTILE), pending=[],
-                   revisions=[], revisions_complete=True, conflict=None)
+    html = _render(
+        "entry.html",
+        e=_entry(title=HOSTILE, body=HOSTILE),
+        pending=[],
+        revisions=[],
+        revisions_complete=True,
+        conflict=None,
+    )
     shown = fmt.clean(HOSTILE)
     assert "\\u200b" in shown and "\\u202e" in shown and "\\x1b" in shown
     # The visible escapes appear, HTML-escaped, wherever the text is shown.
-    assert "Zero\\u200bwidth \\u202eevil\\u202c &lt;script&gt;alert(1)&lt;/script&gt; " \
-           "\\x1b[31mred &amp; more" in html
+    assert (
+        "Zero\\u200bwidth \\u202eevil\\u202c &lt;script&gt;alert(1)&lt;/script&gt; "
+        "\\x1b[31mred &amp; more" in html
+    )
     assert "<script>" not in html
     assert "invisible or control characters" in html
 
 
 def test_listing_escapes_titles_and_snippets() -> None:
-    item = {"id": "ent_1", "title": HOSTILE, "snippet": "<img src=x onerror=y>",
-            "type": "fact", "status": "active", "source": "agent", "scope": "default",
-            "target": "memory", "created_at": "2026-01-09T00:00:00Z",
-            "expires_at": "2026-02-09T00:00:00Z", "use_count": 0, "revision": 1}
-    html = _render("memories.html", stale=False, key="k", page=0, items=[item],
-                   hidden_by_source=0, result={"mode": "search"}, more=False,
-                   view={"params": {}, "sources": ()})
+    item = {
+        "id": "ent_1",
+        "title": HOSTILE,
+        "snippet": "<img src=x onerror=y>",
+        "type": "fact",
+        "status": "active",
+        "source": "agent",
+        "scope": "default",
+        "target": "memory",
+        "created_at": "2026-01-09T00:00:00Z",
+        "expires_at": "2026-02-09T00:00:00Z",
+        "use_count": 0,
+        "revision": 1,
+    }
+    html = _render(
+        "memories.html",
+        stale=False,
+        key="k",
+        page=0,
+        items=[item],
+        hidden_by_source=0,
+        result={"mode": "search"},
+        more=False,
+        view={"params": {}, "sources": ()},
+    )
     assert "<img" not in html and "&lt;img src=x onerror=y&gt;" in html
     assert "\u200b" not in html and "\u202e" not in html and "\x1b" not in html
 
 
 def test_entry_page_says_a_pinned_entry_never_expires() -> None:
-    html = _render("entry.html", e=_entry(title="T", body="B", pinned=True,
-                                          expires_at="9999-12-31T23:59:59.999999Z"),
-                   pending=[], revisions=[], revisions_complete=True, conflict=None)
+    html = _render(
+        "entry.html",
+        e=_entry(title="T", body="B", pinned=True, expires_at="9999-12-31T23:59:59.999999Z"),
+        pending=[],
+        revisions=[],
+        revisions_complete=True,
+        conflict=None,
+    )
     assert "never (pinned)" in html and "9999" not in html
 
 
@@ -77,14 +132,17 @@ def test_an_expression_cannot_skip_the_cleaning() -> None:
     assert out == "a\\u2066b|-|yes"
 
 
-@pytest.mark.parametrize(("stamp", "expected"), [
-    ("2026-01-07T00:00:00Z", "3 d ago"),
-    ("2026-01-10T05:00:00Z", "in 5 h"),
-    ("2027-01-10T00:00:00Z", "in 1 y"),
-    (None, "-"),
-    ("not a time", "-"),
-    ("9999-12-31T23:59:59.999999Z", "never (pinned)"),  # a pinned entry's expiry
-])
+@pytest.mark.parametrize(
+    ("stamp", "expected"),
+    [
+        ("2026-01-07T00:00:00Z", "3 d ago"),
+        ("2026-01-10T05:00:00Z", "in 5 h"),
+        ("2027-01-10T00:00:00Z", "in 1 y"),
+        (None, "-"),
+        ("not a time", "-"),
+        ("9999-12-31T23:59:59.999999Z", "never (pinned)"),  # a pinned entry's expiry
+    ],
+)
 def test_relative_times(stamp: object, expected: str) -> None:
     assert relative(stamp, NOW) == expected
 

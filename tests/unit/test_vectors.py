@@ -49,7 +49,8 @@ def _entry(tx: Tx, entry_id: str, status: str = "active") -> None:
         " revision, source, eligible, basis_text, pinned, created_at, updated_text, renewed_text,"
         " ttl_days, expires_at, content_key) VALUES (?, 'own_a', 'memory', 'default', 'fact',"
         " ?, 'body', 'summary', ?, 1, 'user', 1, '{}', 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
-        (entry_id, "title " + entry_id, status, NOW, NOW, NOW))
+        (entry_id, "title " + entry_id, status, NOW, NOW, NOW),
+    )
 
 
 def _embed(tx: Tx, entry_id: str) -> list[str]:
@@ -65,8 +66,12 @@ CHANGES = [
     ("archived", "UPDATE entries SET status = 'archived' WHERE id = ?", 0),
     ("superseded", "UPDATE entries SET status = 'superseded' WHERE id = ?", 0),
     ("expired", "UPDATE entries SET status = 'expired' WHERE id = ?", 0),
-    ("removed", "UPDATE entries SET status = 'removed', title = '', body = '', summary_text = ''"
-                " WHERE id = ?", 0),
+    (
+        "removed",
+        "UPDATE entries SET status = 'removed', title = '', body = '', summary_text = ''"
+        " WHERE id = ?",
+        0,
+    ),
     ("purged", "DELETE FROM entries WHERE id = ?", 0),
     ("body replaced", "UPDATE entries SET body = 'other', content_key = 'h2' WHERE id = ?", 0),
     ("title replaced", "UPDATE entries SET title = 'other' WHERE id = ?", 0),
@@ -77,7 +82,8 @@ CHANGES = [
 
 @pytest.mark.parametrize(("name", "sql", "left"), CHANGES, ids=[c[0] for c in CHANGES])
 def test_a_vector_lives_only_as_long_as_its_active_text(
-        store: SqliteStore, name: str, sql: str, left: int) -> None:
+    store: SqliteStore, name: str, sql: str, left: int
+) -> None:
     def run(tx: Tx) -> int:
         _entry(tx, "ent_1")
         assert _embed(tx, "ent_1") == ["ent_1"]
@@ -97,7 +103,8 @@ def test_a_new_active_entry_is_queued_and_an_inactive_one_is_not(store: SqliteSt
 
 
 def test_a_store_no_model_embeds_in_keeps_no_queue_until_the_first_model_queues_all(
-        bare: SqliteStore) -> None:
+    bare: SqliteStore,
+) -> None:
     def before(tx: Tx) -> int:
         _entry(tx, "ent_a")
         _entry(tx, "ent_b", status="archived")
@@ -129,7 +136,8 @@ def _near(tx: Tx, where: str, args: tuple[Any, ...]) -> list[str]:
 
 
 def test_a_committed_deletion_leaves_vector_search_and_a_rolled_back_one_does_not(
-        store: SqliteStore) -> None:
+    store: SqliteStore,
+) -> None:
     def add(tx: Tx) -> None:
         _entry(tx, "ent_1")
         _entry(tx, "ent_2")
@@ -163,8 +171,9 @@ def test_another_owner_or_namespace_has_no_neighbours_in_my_view(store: SqliteSt
 
     assert near("p.owner = ?", "own_b") == []
     assert near("p.owner = ? AND p.target = 'memory' AND p.scope = ?", "own_a", "other") == []
-    assert near("p.owner = ? AND p.target = 'memory' AND p.scope = ?",
-                "own_a", "default") == ["ent_x"]
+    assert near("p.owner = ? AND p.target = 'memory' AND p.scope = ?", "own_a", "default") == [
+        "ent_x"
+    ]
 
 
 def _packs(tx: Tx) -> list[dict[str, Any]]:
@@ -172,10 +181,14 @@ def _packs(tx: Tx) -> list[dict[str, Any]]:
 
 
 def test_a_deleted_vector_leaves_its_pack_and_the_others_stay_searchable(
-        store: SqliteStore) -> None:
+    store: SqliteStore,
+) -> None:
     def add(tx: Tx) -> None:
-        for entry_id, blob in (("ent_1", b"\x11\x12\x13"), ("ent_2", b"\x21\x22\x23"),
-                               ("ent_3", b"\x31\x32\x33")):
+        for entry_id, blob in (
+            ("ent_1", b"\x11\x12\x13"),
+            ("ent_2", b"\x21\x22\x23"),
+            ("ent_3", b"\x31\x32\x33"),
+        ):
             _entry(tx, entry_id)
             vectors.store_vectors(tx, "m", 3, [(entry_id, "h1", 0.01, blob)], [])
 
@@ -195,12 +208,16 @@ def test_a_deleted_vector_leaves_its_pack_and_the_others_stay_searchable(
 
 
 def test_vectors_stored_before_the_packs_are_packed_and_recall_waits_for_them(
-        store: SqliteStore) -> None:
+    store: SqliteStore,
+) -> None:
     def add(tx: Tx) -> None:
         for entry_id in ("ent_1", "ent_2"):
             _entry(tx, entry_id)
-            tx.exec("INSERT INTO entry_vectors(entry_id, model, dim, scale, vec, content_hash)"
-                    " VALUES (?, 'm', 3, 0.01, x'010203', 'h1')", (entry_id,))
+            tx.exec(
+                "INSERT INTO entry_vectors(entry_id, model, dim, scale, vec, content_hash)"
+                " VALUES (?, 'm', 3, 0.01, x'010203', 'h1')",
+                (entry_id,),
+            )
         tx.exec("DELETE FROM embed_queue")
 
     store.run_sync(add)
@@ -216,7 +233,8 @@ def test_vectors_stored_before_the_packs_are_packed_and_recall_waits_for_them(
 
 
 def test_a_namespace_fills_packs_of_pack_size_and_searches_all_of_them(
-        store: SqliteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(vectors, "PACK", 2)
 
     def add(tx: Tx) -> None:
@@ -228,21 +246,26 @@ def test_a_namespace_fills_packs_of_pack_size_and_searches_all_of_them(
     assert [p["used"] for p in store.run_sync(_packs, write=False)] == [2, 2, 1]
     mine = ("p.owner = ?", ("own_a",))
     assert store.run_sync(lambda tx: _near(tx, *mine), write=False) == [
-        f"ent_{i}" for i in range(5)]
+        f"ent_{i}" for i in range(5)
+    ]
 
 
 _IDS = st.sampled_from([f"ent_{i}" for i in range(8)])
 
 
-@given(st.lists(st.tuples(_IDS, st.floats(0, 20, allow_nan=False)), unique_by=lambda t: t[0]),
-       st.lists(st.tuples(_IDS, st.floats(-1, 1, allow_nan=False)), unique_by=lambda t: t[0]),
-       st.floats(-1, 1, allow_nan=False))
+@given(
+    st.lists(st.tuples(_IDS, st.floats(0, 20, allow_nan=False)), unique_by=lambda t: t[0]),
+    st.lists(st.tuples(_IDS, st.floats(-1, 1, allow_nan=False)), unique_by=lambda t: t[0]),
+    st.floats(-1, 1, allow_nan=False),
+)
 def test_fusion_is_deterministic_and_breaks_ties_by_id(
-        lexical: list[tuple[str, float]], vector: list[tuple[str, float]], floor: float) -> None:
+    lexical: list[tuple[str, float]], vector: list[tuple[str, float]], floor: float
+) -> None:
     fused = hybrid.fuse(lexical, vector, floor)
     assert fused == hybrid.fuse(lexical, vector, floor)
-    assert {i for i, _ in fused} == ({i for i, _ in lexical}
-                                     | {i for i, cosine in vector if cosine >= floor})
+    assert {i for i, _ in fused} == (
+        {i for i, _ in lexical} | {i for i, cosine in vector if cosine >= floor}
+    )
     keys = [(-score, entry_id) for entry_id, score in fused]
     assert keys == sorted(keys)
 
@@ -283,9 +306,15 @@ def test_an_entry_not_yet_embedded_is_ranked_lexically_and_counted(store: Sqlite
     def run(tx: Tx) -> tuple[list[str], dict[str, Any]]:
         _entry(tx, "ent_1")  # queued, not embedded: its title holds "title"
         plan = search.plan(tx, "title")
-        rows, info = ranker.ranked(tx, plan, "e.owner = ? AND e.status = 'active'", ("own_a",),
-                                   10, np.array([1.0, 0.0, 0.0], np.float32),
-                                   ("p.owner = ?", ["own_a"]))
+        rows, info = ranker.ranked(
+            tx,
+            plan,
+            "e.owner = ? AND e.status = 'active'",
+            ("own_a",),
+            10,
+            np.array([1.0, 0.0, 0.0], np.float32),
+            ("p.owner = ?", ["own_a"]),
+        )
         return [r["id"] for r in rows], info
 
     ids, info = store.run_sync(run)
@@ -295,18 +324,25 @@ def test_an_entry_not_yet_embedded_is_ranked_lexically_and_counted(store: Sqlite
 
 
 @settings(max_examples=60, deadline=None)
-@given(rows=st.lists(st.lists(st.floats(-1, 1, width=32), min_size=8, max_size=8),
-                     min_size=1, max_size=20),
-       q=st.lists(st.floats(-1, 1, width=32), min_size=8, max_size=8))
+@given(
+    rows=st.lists(
+        st.lists(st.floats(-1, 1, width=32), min_size=8, max_size=8), min_size=1, max_size=20
+    ),
+    q=st.lists(st.floats(-1, 1, width=32), min_size=8, max_size=8),
+)
 def test_a_packs_cosines_are_its_dequantised_vectors_times_the_query(
-        rows: list[list[float]], q: list[float]) -> None:
+    rows: list[list[float]], q: list[float]
+) -> None:
     # pack_cosines scales after the product; the reference dequantises each
     # vector first. Equal up to float32 rounding, far below the 6 places
     # a cosine is rounded to.
     coded = [quantise.quantise(np.array(r, dtype=np.float32)) for r in rows]
     query = np.array(q, dtype=np.float32)
-    got = hybrid.pack_cosines(b"".join(blob for _s, blob in coded),
-                              np.array([s for s, _b in coded], dtype="<f4").tobytes(),
-                              len(rows), query)
+    got = hybrid.pack_cosines(
+        b"".join(blob for _s, blob in coded),
+        np.array([s for s, _b in coded], dtype="<f4").tobytes(),
+        len(rows),
+        query,
+    )
     want = [float(quantise.dequantise(s, blob) @ query) for s, blob in coded]
     assert np.allclose(got, want, rtol=0, atol=1e-6)

@@ -39,18 +39,24 @@ def _spelled(tree: ast.AST) -> list[tuple[int, str]]:
 def test_no_source_spells_out_a_vocabulary_the_kernel_defines() -> None:
     files = sorted(p for pkg in OURS for p in (REPO / pkg).rglob("*.py"))
     assert files
-    again = [f"{path.relative_to(REPO)}:{line} spells out the {name}"
-             for path in files if path.relative_to(REPO) != HOME
-             for line, name in _spelled(ast.parse(path.read_text(encoding="utf-8")))]
+    again = [
+        f"{path.relative_to(REPO)}:{line} spells out the {name}"
+        for path in files
+        if path.relative_to(REPO) != HOME
+        for line, name in _spelled(ast.parse(path.read_text(encoding="utf-8")))
+    ]
     assert again == []
 
 
-@pytest.mark.parametrize(("source", "caught"), [
-    ('TYPES = ("preference", "procedure", "fact", "lesson")\n', True),
-    ('T = Literal["preference", "procedure", "fact", "lesson"]\n', True),
-    ('S = ["active", "superseded", "archived", "expired", "removed", "x"]\n', True),
-    ('S = {"active", "removed"}\n', False),
-    ("from memoryd.kernel.retention import ENTRY_TYPES\n", False),
-])
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        ('TYPES = ("preference", "procedure", "fact", "lesson")\n', True),
+        ('T = Literal["preference", "procedure", "fact", "lesson"]\n', True),
+        ('S = ["active", "superseded", "archived", "expired", "removed", "x"]\n', True),
+        ('S = {"active", "removed"}\n', False),
+        ("from memoryd.kernel.retention import ENTRY_TYPES\n", False),
+    ],
+)
 def test_a_spelled_out_vocabulary_is_found(source: str, caught: bool) -> None:
     assert bool(_spelled(ast.parse(source))) is caught

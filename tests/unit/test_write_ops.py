@@ -16,9 +16,19 @@ def _fields(op: Op) -> dict[str, object]:
 
 
 def test_in_scope_is_replace_of_the_scope() -> None:
-    op = Op(action="add", target="memory", scope=None, entry_id=None, expected_revision=None,
-            entry={"type": "fact", "title": "t", "body": "b"}, content_hash="b3k:00",
-            reason_given=True, covered_by={"x": 1}, reason="r", summary_derived=True)
+    op = Op(
+        action="add",
+        target="memory",
+        scope=None,
+        entry_id=None,
+        expected_revision=None,
+        entry={"type": "fact", "title": "t", "body": "b"},
+        content_hash="b3k:00",
+        reason_given=True,
+        covered_by={"x": 1},
+        reason="r",
+        summary_derived=True,
+    )
     moved = op.in_scope("project:acme")
     assert moved is not op and type(moved) is Op
     assert _fields(moved) == _fields(dataclasses.replace(op, scope="project:acme"))
@@ -37,8 +47,12 @@ def test_an_audit_subject_names_each_channel_and_role_by_its_value() -> None:
         for role in Role:
             for task_id in (None, "tsk_1"):
                 wire = audit_subject(Subject(channel, role, "own_1", task_id))
-                assert wire == {"channel": channel.value, "role": role.value,
-                                "owner": "own_1", "task_id": task_id}
+                assert wire == {
+                    "channel": channel.value,
+                    "role": role.value,
+                    "owner": "own_1",
+                    "task_id": task_id,
+                }
                 # Plain strings, as the audit guard takes them (exact types).
                 assert type(wire["channel"]) is str and type(wire["role"]) is str
 

@@ -63,9 +63,16 @@ def build(source: Path) -> dict[str, Any]:
                 evidence = [tags[t.strip()] for t in cited.split(",")]
             except KeyError as exc:
                 raise SystemExit(f"{where}: no turn is tagged {exc}") from None
-            questions.append({"id": qid, "category": category, "question": question,
-                              "answer": answer, "evidence": evidence,
-                              "split": question_split(header["split"], qid)})
+            questions.append(
+                {
+                    "id": qid,
+                    "category": category,
+                    "question": question,
+                    "answer": answer,
+                    "evidence": evidence,
+                    "split": question_split(header["split"], qid),
+                }
+            )
         elif not sessions:
             key, _, value = line.partition(":")
             header[key.strip()] = value.strip()
@@ -80,22 +87,31 @@ def build(source: Path) -> dict[str, Any]:
                 if match.group(1) in tags:
                     raise SystemExit(f"{where}: tag {match.group(1)} is used twice")
                 tags[match.group(1)] = tid
-                text = text[:match.start()]
+                text = text[: match.start()]
             session["turns"].append({"id": tid, "speaker": speaker, "text": text.strip()})
-    return {"id": header["id"], "language": header["language"],
-            "speakers": [s.strip() for s in header["speakers"].split(",")],
-            "split": header["split"], "sessions": sessions, "questions": questions}
+    return {
+        "id": header["id"],
+        "language": header["language"],
+        "speakers": [s.strip() for s in header["speakers"].split(",")],
+        "split": header["split"],
+        "sessions": sessions,
+        "questions": questions,
+    }
 
 
 def main() -> int:
     for source in sorted((HERE / "src").glob("*.txt")):
         conversation = build(source)
         out = HERE / f"{conversation['id']}.json"
-        out.write_text(json.dumps(conversation, ensure_ascii=False, indent=1) + "\n",
-                       encoding="utf-8")
+        out.write_text(
+            json.dumps(conversation, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
         turns = sum(len(s["turns"]) for s in conversation["sessions"])
-        print(f"{out.name}: {len(conversation['sessions'])} sessions, {turns} turns, "
-              f"{len(conversation['questions'])} questions", file=sys.stderr)
+        print(
+            f"{out.name}: {len(conversation['sessions'])} sessions, {turns} turns, "
+            f"{len(conversation['questions'])} questions",
+            file=sys.stderr,
+        )
     return 0
 
 
