@@ -3,8 +3,9 @@
 Owns: ``scan`` (findings for one text), ``verdict`` / ``check_entry`` (the
 daemon-facing answer for one proposed entry), ``redact`` (recall's second line
 of defence) and ``ScanStats`` (the scanner's own work measure). The rules
-themselves live in ``kernel/scan_rules.py``, the folded copy and its map back
-in ``kernel/scan_fold.py``, the rule table's indexes, prefilter and
+themselves live in ``kernel/scan_rules.py``, the readings of a finding's
+sentence that turn a refusal into a flag in ``kernel/scan_context.py``, the
+folded copy and its map back in ``kernel/scan_fold.py``, the rule table's indexes, prefilter and
 ``ScanStats`` in ``kernel/scan_index.py``.
 
 Invariants:
@@ -61,6 +62,22 @@ from typing import Any
 
 from memoryd.kernel.entry_text import scope_texts, stored_bytes
 from memoryd.kernel.errors import ContentRejected, LimitExceeded
+from memoryd.kernel.scan_context import (
+    ARTEFACT_RULES,
+    PAYLOAD_AFTER,
+    PAYLOAD_BEFORE,
+    asks_after,
+    in_code_comment,
+    may_mention,
+    mentioned_in_warning,
+    prohibited,
+    quoted_mention,
+    reported_dead,
+    reported_of_another,
+    shown_as_artefact,
+    shown_as_example,
+    trivial_code,
+)
 from memoryd.kernel.scan_fold import _ASCII_SPACE_OTHER as _ASCII_SPACE_OTHER
 from memoryd.kernel.scan_fold import _FOLDABLE as _FOLDABLE
 from memoryd.kernel.scan_fold import _FOLDABLE_ASCII as _FOLDABLE_ASCII
@@ -83,25 +100,7 @@ from memoryd.kernel.scan_index import (
     _table,
     _View,
 )
-from memoryd.kernel.scan_rules import (
-    ARTEFACT_RULES,
-    CATEGORIES,
-    PAYLOAD_AFTER,
-    PAYLOAD_BEFORE,
-    RULES,
-    ScanRule,
-    asks_after,
-    in_code_comment,
-    may_mention,
-    mentioned_in_warning,
-    prohibited,
-    quoted_mention,
-    reported_dead,
-    reported_of_another,
-    shown_as_artefact,
-    shown_as_example,
-    trivial_code,
-)
+from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule
 from memoryd.kernel.textnorm import (
     MAX_DECODED_CHARS,
     MAX_RUNS,

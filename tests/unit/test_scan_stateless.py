@@ -11,6 +11,7 @@ import pytest
 
 import memoryd.kernel.lookalikes as lookalikes
 import memoryd.kernel.scan as scan_module
+import memoryd.kernel.scan_context as scan_context
 import memoryd.kernel.scan_rules as scan_rules
 import memoryd.kernel.textnorm as textnorm
 from memoryd.kernel.scan import RULES, ScanRule, scan, scan_with_stats
@@ -19,7 +20,7 @@ _MUTABLE = (dict, list, set, bytearray)
 
 
 @pytest.mark.parametrize(
-    "module", [scan_module, scan_rules, textnorm, lookalikes], ids=lambda m: m.__name__
+    "module", [scan_module, scan_context, scan_rules, textnorm, lookalikes], ids=lambda m: m.__name__
 )
 def test_scanner_modules_hold_no_mutable_state(module: types.ModuleType) -> None:
     found = []
