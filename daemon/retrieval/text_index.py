@@ -75,8 +75,29 @@ _CJK_RANGES = (
 )
 _CJK_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _CJK_RANGES)
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
-# unicode61 keeps letters and numbers and splits on everything else ("_" too).
-_WORD = re.compile(f"(?:[^\\W_]|[{_CJK_CLASS}])+")
+
+
+def _mark_class(blocks: tuple[tuple[int, int], ...]) -> str:
+    """The combining marks (categories Mn, Mc, Me) of ``blocks``, as ranges of
+    a character class."""
+    marks = [c for lo, hi in blocks for c in range(lo, hi + 1)
+             if unicodedata.category(chr(c)).startswith("M")]
+    runs: list[list[int]] = []
+    for c in marks:
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in runs)
+
+
+# A query word is letters and numbers with the marks written on them (an
+# accent, a vowel sign, a tone mark), as a writer spells it: unicode61
+# splits a word at a mark of a script it does not fold, PostgreSQL's parser
+# keeps the word whole, and each backend's tokenizer reads the query's word
+# as it read the documents'. "_" splits, as in unicode61.
+_MARKS = _mark_class(((0x0300, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F)))
+_WORD = re.compile(f"(?:[^\\W_]|[{_CJK_CLASS}{_MARKS}])+")
 
 STOP_WORDS: frozenset[str] = frozenset("""
 a about above after again against all am an and any are as at be because been before being
@@ -299,30 +320,36 @@ def rebuild_index(conn: apsw.Connection) -> None:
 
 
 def query_terms(text: str) -> tuple[list[str], int]:
-    """Distinct index terms of a query, in order, and how many stop words were dropped."""
+    """Distinct terms of a query, in order, and how many stop words were dropped.
+
+    A term is a word as the query spells it (lower-cased; CJK runs as
+    their characters or bigrams): the index's own tokenizer folds it
+    exactly as it folded the documents (``index_terms``; on PostgreSQL,
+    ``plainto_tsquery``). ``_fold`` only names a word for the stop list and
+    for de-duplication: it is near unicode61's folding, not the same
+    ("Straße" folds to "strasse" here, to "straße" there)."""
     terms: list[str] = []
     seen: set[str] = set()
     stopped = 0
     for m in _WORD.finditer(text):
         word = m.group(0)
-        pieces: list[str] = []
+        pieces: list[tuple[str, str]] = []  # (name, term)
         for part in re.split(f"([{_CJK_CLASS}]+)", word):
             if not part:
                 continue
             if _is_cjk(part[0]):
-                if len(part) == 1:
-                    pieces.append(part)
-                else:
-                    pieces.extend(part[i:i + 2] for i in range(len(part) - 1))
+                grams = [part] if len(part) == 1 else [part[i:i + 2]
+                                                      for i in range(len(part) - 1)]
+                pieces.extend((g, g) for g in grams)
             else:
-                pieces.append(_fold(part))
-        for piece in pieces:
-            if piece in STOP_WORDS or all(ch in STOP_CJK for ch in piece):
+                pieces.append((_fold(part), part.lower()))
+        for name, piece in pieces:
+            if name in STOP_WORDS or all(ch in STOP_CJK for ch in name):
                 stopped += 1
                 continue
-            if len(piece) > MAX_TERM_CHARS or piece in seen:
+            if len(piece) > MAX_TERM_CHARS or name in seen:
                 continue
-            seen.add(piece)
+            seen.add(name)
             terms.append(piece)
             if len(terms) >= MAX_TERMS:
                 return terms, stopped

@@ -20,7 +20,9 @@ _MUTABLE = (dict, list, set, bytearray)
 
 
 @pytest.mark.parametrize(
-    "module", [scan_module, scan_context, scan_rules, textnorm, lookalikes], ids=lambda m: m.__name__
+    "module",
+    [scan_module, scan_context, scan_rules, textnorm, lookalikes],
+    ids=lambda m: m.__name__,
 )
 def test_scanner_modules_hold_no_mutable_state(module: types.ModuleType) -> None:
     found = []
