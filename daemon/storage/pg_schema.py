@@ -40,7 +40,7 @@ from memoryd.daemon.storage.seam import StoreVersionError, readable_version
 
 # The PostgreSQL schema has its own version line (it is not a copy of the
 # SQLite file's history): MIGRATIONS takes a database from its key to the next.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Text compares byte-wise ("C"), as SQLite's does: listings page in the same
 # order on both backends, whatever the database's locale.
@@ -181,7 +181,12 @@ CREATE TABLE IF NOT EXISTS projection_recall(
 
 # CJK runs become their characters plus overlapping bigrams, as
 # daemon/retrieval/text_index.py's fts_text does for SQLite, so a Chinese word query finds
-# the same entries on both backends.
+# the same entries on both backends. Every run of ASCII punctuation and
+# symbols becomes a space, as unicode61 splits text on SQLite: PostgreSQL's
+# own parser would keep a path, a URL, a host name, an e-mail address or a
+# version whole, and a query word ("syslog", "grafana") could never find it
+# (docs/decisions/0493). (A character class such as [:alnum:] would follow
+# the columns' "C" collation, in which no letter outside ASCII is one.)
 FUNCTIONS = r"""
 CREATE OR REPLACE FUNCTION memoryd_fts_text(t text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE AS $$
@@ -204,7 +209,7 @@ BEGIN
       END LOOP;
       out := out || ' ';
     ELSE
-      out := out || piece;
+      out := out || regexp_replace(piece, '[][!"#$%&''()*+,./:;<=>?@\\^_`{|}~-]+', ' ', 'g');
     END IF;
   END LOOP;
   RETURN out;
@@ -456,8 +461,17 @@ def _migrate_3_to_4(conn: psycopg.Connection[Any]) -> None:
     del conn
 
 
+def _migrate_4_to_5(conn: psycopg.Connection[Any]) -> None:
+    """Version 5: the index text is split into words as unicode61 splits it
+    (``memoryd_fts_text``, docs/decisions/0493). Every index document is
+    written again, and the postings taken from them: the postings table is
+    dropped here, so ``install`` makes it anew and fills it, once the new
+    functions are made, as it does for a store that never had one."""
+    conn.execute("DROP TABLE IF EXISTS entry_terms")
+
+
 MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {
-    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
+    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5}
 
 
 class BoolAsInt(Dumper):

@@ -2,7 +2,10 @@
 
 Accents, ß, Greek tonos, Vietnamese tone marks and Devanagari vowel signs
 are part of how people write: a query that spells a word the way the note
-does finds the note, through search and through ``memory.context``. On
+does finds the note, through search and through ``memory.context``. A
+word inside a version, an address, a path, a host name or an identifier is
+a word of its own on both backends, as unicode61 splits it ("syslog" finds
+``/var/log/syslog``). On
 SQLite the index also folds accents away (``cafe`` finds ``café``);
 PostgreSQL's english configuration keeps them (docs/postgresql.md).
 """
@@ -22,6 +25,10 @@ NOTES = {
     "Tiếng Việt": "Cuộc họp ngày mai ở văn phòng.",
     "हिंदी": "कल सुबह बैठक है, नमस्ते दोस्तों।",
     "Русский": "Встреча завтра в офисе, ёлка во дворе.",
+    "Upgrade": "Upgraded the cluster to 1.29 and Python to 3.12.1 on 10.0.0.1.",
+    "Runbook": "Check /var/log/syslog on db-07.internal, the panel at "
+    "https://grafana.example.com/d/latency, then mail oncall@example.com; "
+    "settings live in haproxy.cfg and RETRY_LIMIT.",
 }
 
 # A word of each note, spelt as the note spells it.
@@ -41,6 +48,16 @@ AS_WRITTEN = [
     ("नमस्ते", "हिंदी"),
     ("ёлка", "Русский"),
     ("Встреча", "Русский"),
+    ("1.29", "Upgrade"),
+    ("3.12.1", "Upgrade"),
+    ("10.0.0.1", "Upgrade"),
+    ("syslog", "Runbook"),
+    ("grafana", "Runbook"),
+    ("latency", "Runbook"),
+    ("oncall", "Runbook"),
+    ("haproxy", "Runbook"),
+    ("RETRY_LIMIT", "Runbook"),
+    ("db-07.internal", "Runbook"),
 ]
 
 

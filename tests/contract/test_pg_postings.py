@@ -37,6 +37,8 @@ WORDS = [
     "x1",
     "the",
     "…",
+    "/var/log/syslog",
+    "db-07.internal",
 ]
 NAMESPACES = [("own_a", "memory", "s0"), ("own_a", "user", "u"), ("own_b", "memory", "s0")]
 
@@ -189,6 +191,34 @@ def test_a_store_made_before_the_rows_gets_them_at_its_first_open(
         )
         assert held == expected and expected
         assert weights is not None and int(weights["n"]) > 0  # titles are weighted again
+
+
+def test_a_version_4_store_is_indexed_again_in_words_at_its_first_open(
+    tmp_path: Path, pg_schema: str
+) -> None:
+    rng = random.Random(14)
+    with opened(tmp_path / "first", pg_section(pg_schema)) as store:
+        for i in range(60):
+            store.run_sync(lambda tx, i=i: _step(tx, rng, i))
+    # Version 4's documents kept a path or a host name whole; stand in for
+    # them with documents and postings that hold nothing at all.
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        conn.execute(f'SET search_path TO "{pg_schema}"')
+        conn.execute("UPDATE search_index SET doc = ''::tsvector")
+        conn.execute("DELETE FROM entry_terms")
+        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    with opened(tmp_path / "second", pg_section(pg_schema)) as store:
+        expected, held, docs = store.run_sync(
+            lambda tx: (
+                _expected(tx),
+                _held(tx),
+                tx.one("SELECT count(*) AS n FROM search_index WHERE doc <> ''::tsvector"),
+            ),
+            write=False,
+        )
+    assert held == expected and expected
+    assert {row[3] for row in expected} >= {"syslog", "intern"}  # words of a path, a host
+    assert docs is not None and int(docs["n"]) > 0
 
 
 def test_an_owners_whole_namespaces_are_ranked_from_its_postings(
