@@ -168,9 +168,15 @@ def load_scanner_soon() -> threading.Thread:
     A write that comes sooner imports it too, and Python's import lock makes
     it wait until this import has finished (the scanner imports nothing of
     the daemon's, so the two cannot wait on each other); should this import
-    fail, the write's own import fails with it and the write is refused."""
-    thread = threading.Thread(target=importlib.import_module, args=("memoryd.kernel.scan",),
-                              name="scanner-load", daemon=True)
+    fail, it is logged, and each write's own import fails again: the write
+    is refused."""
+    def load() -> None:
+        try:
+            importlib.import_module("memoryd.kernel.scan")
+        except Exception as exc:  # noqa: BLE001 (logged; every write's own import fails closed)
+            structlog.get_logger().error("scanner_load_failed", exc_type=type(exc).__name__)
+
+    thread = threading.Thread(target=load, name="scanner-load", daemon=True)
     thread.start()
     return thread
 

@@ -16,9 +16,13 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
+
+from memoryd.daemon import cli
 
 # Modules a lexical daemon on SQLite never uses: the semantic extra and its
 # loader, the language-model extractor, PostgreSQL's driver, the web page's
@@ -111,3 +115,19 @@ def test_the_scanner_is_loaded_on_its_own_thread_once_the_daemon_answers(tmp_pat
     # is the start's doing, and the table is built before the first write.
     loaded = modules_after_start(tmp_path, '[recall]\nranker = "lexical"\n', "load-scanner")
     assert set(SCANNER) <= loaded
+
+
+def test_a_scanner_that_cannot_be_loaded_is_logged_by_name_of_its_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Writes stay refused (each one's own import fails again); the operator
+    # is told why at once, in the log's own form.
+    def broken(name: str) -> None:
+        raise ImportError(name)
+
+    monkeypatch.setattr(cli, "importlib", types.SimpleNamespace(import_module=broken))
+    with capture_logs() as logs:
+        cli.load_scanner_soon().join()
+    assert logs == [
+        {"event": "scanner_load_failed", "exc_type": "ImportError", "log_level": "error"}
+    ]
