@@ -10,15 +10,23 @@ Invariants:
   or policy, a path in the way of a socket) is one clear line on stderr and a
   non-zero exit, before any socket exists;
 - SIGTERM / SIGINT stop accepting, let requests in flight finish and exit 0;
-  SIGHUP reloads policy.toml (an invalid one is refused, the old one stays).
+  SIGHUP reloads policy.toml (an invalid one is refused, the old one stays);
+- the content scanner (kernel/scan.py, about half of a start's CPU: its rule
+  table is built as it is imported) is not imported by the start: it loads
+  on a thread of its own once the sockets answer (``load_scanner_soon``).
+  The daemon modules import it where they scan, so a request that needs it
+  first waits for Python's import of it to finish: nothing is ever scanned
+  by a half-built table (tests/unit/test_startup_imports.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 import anyio
@@ -26,6 +34,7 @@ import structlog
 
 from memoryd.daemon import home as home_mod
 from memoryd.daemon import logs
+from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.compose import Composed, ComposeError, compose
 from memoryd.daemon.config import ConfigError, StoreConfig, load_config
@@ -152,6 +161,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def load_scanner_soon() -> threading.Thread:
+    """Import the content scanner on a thread of its own, now that the
+    daemon answers: the first write after a start then finds it built.
+
+    A write that comes sooner imports it too, and Python's import lock makes
+    it wait until this import has finished (the scanner imports nothing of
+    the daemon's, so the two cannot wait on each other); should this import
+    fail, it is logged, and each write's own import fails again: the write
+    is refused."""
+    def load() -> None:
+        try:
+            importlib.import_module("memoryd.kernel.scan")
+        except Exception as exc:  # noqa: BLE001 (logged; every write's own import fails closed)
+            structlog.get_logger().error("scanner_load_failed", exc_type=type(exc).__name__)
+
+    thread = threading.Thread(target=load, name="scanner-load", daemon=True)
+    thread.start()
+    return thread
+
+
+def _ready(app: App) -> None:
+    structlog.get_logger().info(
+        "ready", pid=os.getpid(), home=str(app.home.path),
+        agent_socket=str(app.home.agent_socket), control_socket=str(app.home.control_socket))
+    load_scanner_soon()
+
+
 async def _run(composed: Composed) -> int:
     log = structlog.get_logger()
     app, checkpointer, lifecycle = composed.app, composed.checkpointer, composed.lifecycle
@@ -197,12 +233,9 @@ async def _run(composed: Composed) -> int:
             if app.projection is not None:
                 tg.start_soon(app.projection.run)
             tg.start_soon(app.extraction.run)
-            # The operator's own paths: where this daemon keeps its home and
-            # where clients find it.
-            await server.serve(on_ready=lambda: log.info(
-                "ready", pid=os.getpid(), home=str(app.home.path),
-                agent_socket=str(app.home.agent_socket),
-                control_socket=str(app.home.control_socket)))
+            # The log names the operator's own paths: where this daemon keeps
+            # its home and where clients find it.
+            await server.serve(on_ready=lambda: _ready(app))
             tg.cancel_scope.cancel()
     except home_mod.HomeError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)

@@ -35,7 +35,6 @@ from memoryd.daemon.config import Config
 from memoryd.daemon.storage.store import Store, Tx
 from memoryd.kernel.capability import Capability
 from memoryd.kernel.errors import Denied, NotFound, Unavailable
-from memoryd.kernel.scan import check_fields, check_scopes
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
 
@@ -185,6 +184,9 @@ class Access:
         return rec.wire()
 
     async def token_issue(self, ctx: CallContext, p: schema.TokenIssue) -> schema.TokenIssued:
+        # Imported here: the scanner loads after the start (daemon/cli.py).
+        from memoryd.kernel.scan import check_fields, check_scopes
+
         self.control.require(ctx, Capability.GOVERNANCE_DECIDE)
         # Text kept beside the token and shown by token.list (and memctl): a
         # credential pasted into its label, its identity's kind or its scopes

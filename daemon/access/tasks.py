@@ -43,7 +43,6 @@ from memoryd.daemon.ids import random_id
 from memoryd.daemon.storage.store import Tx, dumps, loads
 from memoryd.kernel.errors import Denied, LimitExceeded, NotFound
 from memoryd.kernel.grants import Consent, grants_for
-from memoryd.kernel.scan import check_scopes
 from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 
@@ -156,6 +155,9 @@ def begin(
         # A write without a scope goes to the first: its own scan never reads
         # the name, which every audit event of the write names. A name the
         # scanner refuses is refused here, where it enters (a parent's passed).
+        # Imported here: the scanner loads after the start (daemon/cli.py).
+        from memoryd.kernel.scan import check_scopes
+
         check_scopes(*scopes)
         # Team scopes need membership now; the task keeps them (frozen) even
         # if the owner is removed later. A subagent inherits its parent's.

@@ -43,7 +43,6 @@ from memoryd.daemon.pipeline.entries import View
 from memoryd.daemon.storage.store import Store, Tx
 from memoryd.daemon.storage.txn import audit_subject
 from memoryd.kernel.errors import Conflict, Denied, NotFound
-from memoryd.kernel.scan import check_scopes
 from memoryd.kernel.teams import TEAM_PREFIX, is_team_scope, team_scope
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
@@ -69,6 +68,9 @@ def _require_team(tx: Tx, scope: str) -> None:
 
 
 def create(tx: Tx, name: str, now: str) -> schema.TeamOut:
+    # Imported here: the scanner loads after the start (daemon/cli.py).
+    from memoryd.kernel.scan import check_scopes
+
     scope = team_scope(name)
     # The scope is audited and logged as it is: a name the content scanner
     # refuses (a token's form) is refused here, as a write naming it would be.

@@ -19,7 +19,10 @@ reason is a fixed code.
 
 from __future__ import annotations
 
-from memoryd.kernel.scan import Finding, scan
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memoryd.kernel.scan import Finding
 
 __all__ = ["INTENT_WITHHELD", "shown", "withheld"]
 
@@ -30,6 +33,9 @@ INTENT_WITHHELD = "intent_secret_detected"
 def withheld(text: str) -> str | None:
     """``INTENT_WITHHELD`` when ``text`` holds anything the scanner takes for
     a credential (a finding flagged only for review included), else None."""
+    # Imported here: the scanner loads after the start (daemon/cli.py).
+    from memoryd.kernel.scan import scan
+
     if any(f.category == "secret" for f in scan(text)):
         return INTENT_WITHHELD
     return None
@@ -44,6 +50,9 @@ def shown(text: str, findings: tuple[Finding, ...] | None = None) -> str:
     """``text`` with the characters of its invisible-character findings
     escaped. ``findings`` are ``scan(text)``'s when the caller has them."""
     if findings is None:
+        # Imported here: the scanner loads after the start (daemon/cli.py).
+        from memoryd.kernel.scan import scan
+
         findings = scan(text)
     spans = sorted((f.start, f.end) for f in findings
                    if f.category == "invisible" and f.encoding is None)

@@ -75,7 +75,6 @@ from memoryd.daemon.storage.txn import audit_subject
 from memoryd.kernel.capability import Capability, Channel, Decision, Effect, Resource, Role, Subject
 from memoryd.kernel.errors import Unavailable
 from memoryd.kernel.policy import Policy
-from memoryd.kernel.scan import scan
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
 
@@ -539,6 +538,9 @@ class Projection:
 
     def _evidence(self, got: list[tuple[str, str, list[RecallItem]]]
                   ) -> tuple[list[str], list[dict[str, Any]]]:
+        # Imported here: the scanner loads after the start (daemon/cli.py).
+        from memoryd.kernel.scan import scan
+
         seen: set[str] = set()
         kept: list[dict[str, Any]] = []
         cap = self.cfg.evidence_item_chars

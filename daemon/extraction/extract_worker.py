@@ -78,7 +78,6 @@ from memoryd.kernel.capability import (
 from memoryd.kernel.errors import MemorydError, Unavailable
 from memoryd.kernel.grants import Consent
 from memoryd.kernel.policy import Policy
-from memoryd.kernel.scan import check_scopes
 from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 from memoryd.rpc.protocol import CallContext, MethodSpec
@@ -207,6 +206,9 @@ class Extraction:
                                         max_turns=self.config.max_turns)
         owner = self.control.owner_for(p.identity)
         scope = p.scope or "default"
+        # Imported here: the scanner loads after the start (daemon/cli.py).
+        from memoryd.kernel.scan import check_scopes
+
         check_scopes(scope)
         now_dt = self.clock.now()
         subject = Subject(channel=Channel.CONTROL, role=Role.OPERATOR, owner=owner)

@@ -43,7 +43,6 @@ from memoryd.daemon.storage.sqlite_schema import DEFAULT_BASIS, HASH_PREFIX
 from memoryd.daemon.storage.store import Tx, dumps, loads
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 from memoryd.kernel.retention import NEVER_EXPIRES, default_ttl_days
-from memoryd.kernel.scan import SECRET_RULES, redact
 from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
 
@@ -51,6 +50,9 @@ SUMMARY_CHARS = 200
 def redact_secrets(text: str) -> str:
     """``text`` with credentials redacted by the scanner's secret rules (shown
     text): redaction replaces secret findings only, so only they need to run."""
+    # Imported here: the scanner loads after the start (daemon/cli.py).
+    from memoryd.kernel.scan import SECRET_RULES, redact
+
     return redact(text, SECRET_RULES)
 
 

@@ -91,8 +91,6 @@ from memoryd.kernel.errors import (
     NotFound,
 )
 from memoryd.kernel.policy import Policy
-from memoryd.kernel.scan import INJECTION_RULES, check_fields, check_scopes, verdict_fields
-from memoryd.kernel.scan import scan as scan_text
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext
@@ -393,6 +391,9 @@ def scan(proposal: Proposal, max_bytes: int, texts: OpTexts | None = None) -> Sc
     nor refused here; only an instruction the cut reads as flags the write
     for review (``_cut_summary_review``). The scope budget counts it as
     stored."""
+    # Imported here: the scanner loads after the start (daemon/cli.py).
+    from memoryd.kernel.scan import verdict_fields
+
     review: set[str] = set()
     if texts is None:
         texts = op_texts(proposal)
@@ -429,6 +430,9 @@ def check_reason(reason: str) -> None:
     in. It is kept and shown to the proposing agent, which no one reviews
     for: a finding that would only flag an entry for review refuses it too
     (as for a scope name)."""
+    # Imported here: the scanner loads after the start (daemon/cli.py).
+    from memoryd.kernel.scan import check_fields
+
     found = check_fields([("reason", reason)], max_bytes=len(reason.encode("utf-8")),
                          counted=[])
     if found:
@@ -465,6 +469,10 @@ def _cut_summary_review(title: str, summary: str) -> set[str]:
     another category's (the one catch-all, a secret rule, yields to secret
     findings alone), so they give the injection findings the whole table
     gives, without the secret rules' work (tests/unit/test_scan_injection_rules.py)."""
+    # Imported here: the scanner loads after the start (daemon/cli.py).
+    from memoryd.kernel.scan import INJECTION_RULES
+    from memoryd.kernel.scan import scan as scan_text
+
     if summary.endswith("\u2026"):
         summary = summary[:-1] + "..."
     return {f.rule_id for f in scan_text(title + " " + summary, INJECTION_RULES)
@@ -476,6 +484,9 @@ def _refused_scopes(ops: list[Op]) -> frozenset[int]:
     refusal's audit event (a scan that passed read every op's scope and
     refused none; one that refused stopped at its first refusal, so each
     scope is scanned here; a name: remembered when clean)."""
+    # Imported here: the scanner loads after the start (daemon/cli.py).
+    from memoryd.kernel.scan import check_scopes
+
     refused = set()
     for i, op in enumerate(ops):
         if op.scope is None:

@@ -28,10 +28,12 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memoryd.daemon.semantic import intent_head
-from memoryd.kernel.scan import FieldFinding
+
+if TYPE_CHECKING:
+    from memoryd.kernel.scan import FieldFinding
 
 __all__ = ["INTENT_RULE", "IntentJudge", "load_judge"]
 
@@ -81,6 +83,9 @@ class IntentJudge:
 
     def judge(self, fields: Sequence[tuple[str, str]]) -> tuple[FieldFinding, ...]:
         """A review finding for each field the head reads as an instruction."""
+        # Imported here: the scanner loads after the start (daemon/cli.py).
+        from memoryd.kernel.scan import FieldFinding
+
         texts = [(name, text) for name, text in fields if text.strip()]
         found = []
         for (name, text), score in zip(texts, self.scores([t for _n, t in texts]), strict=True):

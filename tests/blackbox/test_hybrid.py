@@ -381,6 +381,7 @@ def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
                 ):
                     conn.execute(f"DROP TRIGGER {name}")
                 conn.execute("DROP TABLE entry_vectors")
+                conn.execute("DROP TABLE vector_packs")
                 conn.execute("DROP TABLE embed_queue")
                 conn.execute("DROP TABLE entries_fts")
                 conn.execute(

@@ -322,3 +322,11 @@ def test_one_daemons_deletions_and_rewrites_leave_the_others_search_at_once(
         # The rewritten entry is queued again; embedded by either, found by both.
         steps(wa, wb, rounds=2)
         assert held(first) == held(second) == {"ent_3"}
+        # Counted for memory.status from the packs, on each backend.
+        for store in (first, second):
+            assert (
+                store.run_sync(
+                    lambda tx: vectors.owner_count(tx, OWNER, FixedModel.model_id), write=False
+                )
+                == 1
+            )

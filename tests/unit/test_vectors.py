@@ -346,3 +346,89 @@ def test_a_packs_cosines_are_its_dequantised_vectors_times_the_query(
     )
     want = [float(quantise.dequantise(s, blob) @ query) for s, blob in coded]
     assert np.allclose(got, want, rtol=0, atol=1e-6)
+
+
+# What ``owner_count`` reads from the packs' live counts must be what counting
+# every vector row against its entry gives, whatever was stored, packed later,
+# replaced or removed, for any owner and model.
+_COUNT_STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["embed", "embed_unpacked", "pack", "archive", "purge", "retitle", "reactivate"]
+        ),
+        st.integers(0, 7),
+        st.sampled_from(["m", "m2"]),
+    ),
+    max_size=40,
+)
+
+
+def _counted(tx: Tx, owner: str, model: str) -> int:
+    row = tx.one(
+        "SELECT count(*) AS n FROM entry_vectors AS v JOIN entries AS e ON e.id = v.entry_id"
+        " WHERE e.owner = ? AND v.model = ?",
+        (owner, model),
+    )
+    return int(row["n"]) if row else 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=_COUNT_STEPS)
+def test_an_owners_vector_count_from_the_packs_is_the_count_of_its_vectors(
+    steps: list[tuple[str, int, str]],
+) -> None:
+    owners = ("own_a", "own_b")
+
+    def entries(tx: Tx) -> None:
+        vectors.requeue_for_model(tx, "m")
+        for i in range(8):
+            tx.exec(
+                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
+                " status, revision, source, eligible, basis_text, pinned, created_at,"
+                " updated_text, renewed_text, ttl_days, expires_at, content_key) VALUES (?, ?,"
+                " 'memory', ?, 'fact', 'title', 'body', 'summary', 'active', 1, 'user', 1, '{}',"
+                " 0, ?, ?, ?, 90, '2099-01-01', 'h1')",
+                (f"ent_{i}", owners[i % 2], ("default", "other")[i // 4], NOW, NOW, NOW),
+            )
+
+    def step(tx: Tx, op: str, i: int, model: str) -> None:
+        entry_id = f"ent_{i}"
+        if op == "embed":
+            vectors.store_vectors(tx, model, 3, [(entry_id, "h1", 0.01, b"\x01\x02\x03")], [])
+        elif op == "embed_unpacked":
+            tx.exec(
+                "INSERT OR IGNORE INTO entry_vectors(entry_id, model, dim, scale, vec,"
+                " content_hash) SELECT id, ?, 3, 0.01, x'010203', 'h1' FROM entries"
+                " WHERE id = ? AND status = 'active'",
+                (model, entry_id),
+            )
+        elif op == "pack":
+            vectors.pack_unpacked(tx, limit=1 + i % 3)
+        elif op == "archive":
+            tx.exec("UPDATE entries SET status = 'archived' WHERE id = ?", (entry_id,))
+        elif op == "purge":
+            tx.exec("DELETE FROM entries WHERE id = ?", (entry_id,))
+        elif op == "retitle":
+            tx.exec("UPDATE entries SET title = title || 'x' WHERE id = ?", (entry_id,))
+        else:
+            tx.exec("UPDATE entries SET status = 'active' WHERE id = ?", (entry_id,))
+
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(vectors, "PACK", 2)
+        s = SqliteStore(Path(tmp) / "memory.db", synchronous="OFF")
+        try:
+            s.run_sync(entries)
+            for op, i, model in steps:
+                s.run_sync(lambda tx, op=op, i=i, model=model: step(tx, op, i, model))
+
+            def both(tx: Tx) -> list[tuple[int, int]]:
+                return [
+                    (vectors.owner_count(tx, owner, model), _counted(tx, owner, model))
+                    for owner in owners
+                    for model in ("m", "m2")
+                ]
+
+            counts = s.run_sync(both, write=False)
+        finally:
+            s.close()
+    assert [fast for fast, _ in counts] == [counted for _, counted in counts]
