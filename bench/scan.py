@@ -39,7 +39,7 @@ and its bare pattern and validator over the whole folded text.
 
 ``--instructions`` counts, with callgrind, the instructions of the content
 scan of ``--writes`` governed writes as ``bench/run.py`` makes them (the
-texts ``daemon/pipeline/governance.scan`` hands the scanner for one such write: type,
+texts ``daemon/pipeline/content_scan.scan`` hands the scanner for one such write: type,
 title, body and the scope name twice; title and body read as one), per
 write: a run that only makes the entries is subtracted.
 

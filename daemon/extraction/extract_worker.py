@@ -62,6 +62,7 @@ from memoryd.daemon.external import egress
 from memoryd.daemon.extraction import extract_queue as queue
 from memoryd.daemon.extraction import transcripts, updates
 from memoryd.daemon.extraction.extractors import Builtin, Candidate, Extractor
+from memoryd.daemon.pipeline import content_scan
 from memoryd.daemon.pipeline import governance as gov
 from memoryd.daemon.pipeline.entries import View
 from memoryd.daemon.pipeline.writes import Caller, Proposal, touched_types
@@ -509,8 +510,8 @@ class Extraction:
             proposal = gov.resolve(drafted, caller)
         except MemorydError:
             pass
-        scanned = (gov.scan(proposal, self.entry_max_bytes) if proposal is not None
-                   else gov.ScanVerdict(None))
+        scanned = (content_scan.scan(proposal, self.entry_max_bytes) if proposal is not None
+                   else content_scan.ScanVerdict(None))
         policy = self.policy()
         verdict = (self.gate.decide_write(caller, proposal.ops, policy)
                    if proposal is not None else None)

@@ -528,7 +528,7 @@ def audit_rejection(tx: Tx, caller: Caller, verdict: Verdict, ops: list[Op],
                     rule_ids: tuple[str, ...]) -> None:
     """The event of a write the content checks refused. ``withheld``:
     positions of ops whose scope name the scan refuses, read from the scopes
-    themselves (``governance.ScanVerdict.withheld``): the error's findings cannot
+    themselves (``content_scan.ScanVerdict.withheld``): the error's findings cannot
     tell, as they stop at ``MAX_DETAIL_FINDINGS`` and an empty or oversized
     entry is refused before any text is scanned. ``rule_ids``: every rule
     the scan's findings name (``ScanVerdict.refused_by``), for the same

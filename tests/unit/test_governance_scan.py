@@ -2,7 +2,7 @@
 
 A write is scanned as drafted, before the writer; a pending proposal is
 scanned again, from what its action stored, before its approval reaches the
-writer. Both are ``governance.scan`` over a ``Proposal``: the property is that
+writer. Both are ``content_scan.scan`` over a ``Proposal``: the property is that
 the stored proposal gets the verdict the draft got (rejection code and the
 rules flagged for review), whatever the text, so an approval never passes
 what the write was refused for, nor refuses what it passed.
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon.pipeline import actions, governance
+from memoryd.daemon.pipeline import actions, content_scan, governance
 from memoryd.daemon.pipeline.entries import derive_summary
 from memoryd.daemon.pipeline.writes import Proposal
 from memoryd.kernel.entry_text import entry_texts
@@ -65,7 +65,7 @@ def writes(draw: Any) -> schema.MemoryWrite:
     return schema.MemoryWrite(action="add", scope=scope, entry=entry)
 
 
-def _verdict(v: governance.ScanVerdict) -> tuple[str | None, tuple[str, ...]]:
+def _verdict(v: content_scan.ScanVerdict) -> tuple[str | None, tuple[str, ...]]:
     return (v.error.code if v.error is not None else None), v.review
 
 
@@ -76,8 +76,8 @@ def test_a_stored_proposal_gets_the_verdict_its_draft_got(p: schema.MemoryWrite)
     assert not drafted.malformed
     proposal = governance.resolve(drafted, governance.control_caller(OWNER))
     stored = Proposal(actions.loaded_ops(actions.stored_ops(proposal.ops)), proposal.provenance)
-    assert _verdict(governance.scan(stored, LIMIT)) == _verdict(
-        governance.scan(drafted.proposal, LIMIT)
+    assert _verdict(content_scan.scan(stored, LIMIT)) == _verdict(
+        content_scan.scan(drafted.proposal, LIMIT)
     )
 
 
@@ -94,7 +94,7 @@ def test_a_summary_written_equal_to_the_derived_one_is_counted_after_storage() -
         actions.loaded_ops(actions.stored_ops(drafted.proposal.ops)), drafted.proposal.provenance
     )
     for proposal in (drafted.proposal, stored):
-        verdict = governance.scan(proposal, 200)
+        verdict = content_scan.scan(proposal, 200)
         assert verdict.error is not None and verdict.error.code == "entry_too_large"
 
 
@@ -173,17 +173,19 @@ def test_the_texts_found_once_give_the_size_and_the_verdict_found_without_them(
     proposal = governance.resolve(drafted, governance.control_caller(OWNER))
     stored = Proposal(actions.loaded_ops(actions.stored_ops(proposal.ops)), proposal.provenance)
     for each in (drafted.proposal, stored):
-        texts = governance.op_texts(each)
+        texts = content_scan.op_texts(each)
         assert (
-            governance.scan_size(each, texts)
-            == governance.scan_size(each)
+            content_scan.scan_size(each, texts)
+            == content_scan.scan_size(each)
             == (_reference_size(each))
         )
         # The whole verdict: rejection, review rules, refusing rules, withheld scopes.
-        assert _whole(governance.scan(each, LIMIT, texts)) == _whole(governance.scan(each, LIMIT))
+        assert _whole(content_scan.scan(each, LIMIT, texts)) == _whole(
+            content_scan.scan(each, LIMIT)
+        )
 
 
-def _whole(v: governance.ScanVerdict) -> tuple[Any, ...]:
+def _whole(v: content_scan.ScanVerdict) -> tuple[Any, ...]:
     error = v.error
     return (
         (type(error), error.code, error.details) if error is not None else None,

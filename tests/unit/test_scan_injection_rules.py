@@ -1,6 +1,6 @@
 """The injection rules alone give the injection findings the whole table gives.
 
-A derived summary's review (``governance._cut_summary_review``) keeps only
+A derived summary's review (``content_scan._cut_summary_review``) keeps only
 injection findings and scans with ``INJECTION_RULES``: a finding of one
 category never changes another's (the one catch-all, a secret rule, yields
 only to secret findings), so the two must agree on every text.
