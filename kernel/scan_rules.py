@@ -1084,13 +1084,24 @@ _PASS_WORDS = (
     "รหัสผ่าน", "disarm code", "arming code", "비번",
     # A Wi-Fi network's key is its password.
     "wifi key", "wi-fi key", "wlan key", "wpa key", "network key", "clé wifi", "clé wi-fi",
-    "clé wpa", "wlan-schlüssel", "wlan-key",
+    "clé wpa", "wlan-schlüssel", "wlan-key", "clé du wifi", "clé du wi-fi", "clave del wifi",
+    "chave do wifi", "chiave del wifi",
+    # A SIM's unblocking key and a car radio's code are a PIN's kin; an access
+    # code is one in every language.
+    "puk", "puk code", "radio code", "code d'accès", "código de acceso", "codice di accesso",
+    "zugangscode", "код доступа",
     *_LOCK_NUMBERS,
     "密码", "密碼", "口令", "暗証番号", "パスワード", "비밀번호", "암호",
 )
 _TOKEN_WORDS = (
     "secret", "token", "api key", "api-key", "apikey", "access key", "secret key",
     "private key", "license key", "licence key", "product key", "client secret", "bearer",
+    # A one-time-password generator's seed is its key.
+    "authenticator seed", "authenticator key", "authenticator secret", "totp seed",
+    "totp secret", "otp secret", "2fa secret", "2fa seed", "mfa secret",
+    # A disk's or an account's recovery key opens it as its password does.
+    "recovery key", "clé de récupération", "wiederherstellungsschlüssel",
+    "clave de recuperación", "chave de recuperação", "ключ восстановления", "回復キー",
     "clé api", "clé secrète", "jeton", "schlüssel", "api-schlüssel", "clave api", "chave",
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
 )
@@ -1108,7 +1119,7 @@ _LOCKS = (
     # English names the lock after "code to" or "code for": "the code to the
     # front door", "the code for the lockbox".
     "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
-    "key box", "locker", "padlock",
+    "key box", "locker", "padlock", "intercom",
     # A card's code is its PIN: "code de la carte", "código de la tarjeta".
     "carte", "carte bleue", "tarjeta", "cartão", "carta", "karte", "карты",
 )
@@ -1119,8 +1130,15 @@ _LOCK_CODE = (
     r"|dell'|dello|dei|от|для|do|van|voor|für|of|for|to|till|til|až))?"
     r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
     + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
+    # English names the lock first, and may name the part that takes the
+    # code: "the shed lock code", "garage remote code", "lockbox (code …)".
+    + r"|(?:door|gate|garage|shed|lockbox|key box|locker|padlock|safe|alarm|intercom|building"
+    r"|lobby)(?: (?:lock|remote|keypad|panel|box))?(?: \(| |-)code"
 )
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
+# A lock named in a code's clause ("code d'accès de l'immeuble"): the code is
+# the lock's, short as a door code is.
+_LOCK_NAMED = re.compile(r"(?<![^\W\d_])(?:" + "|".join(_LOCKS) + r")(?![^\W\d_])", re.IGNORECASE)
 # Every match of ``_LOCK_CODE`` holds one of these no further than
 # ``LOCK_CODE_LEAD`` characters from its start (the prefilter's promise).
 _LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS
@@ -1190,7 +1208,10 @@ _WHAT_FOR = (r" (?:for|of|on|to|at|für|fürs|vom|von|zum|zur|pour|du|de|des|del
 
 # "it's", "that's", "c'est": a copula with its subject, after the name or
 # after a question mark ("the wifi? it's …").
-_ITS = r"| ?\?? (?:it's|it is|that's|c'est|es ist|это)(?= )"
+_ITS = (r"| ?\?? (?:it's|it is|that's|c'est|es ist|это)(?= )"
+        # A contracted copula ("the password's …") and a question answered with
+        # no verb ("Das Kennwort vom Laptop? Schwalbe_Nord7").
+        r"|(?<=[^\W\d_])['’]s(?= )| ?\?(?= )")
 # A clause's gap between a credential word and its connector: no quote,
 # bracket or assignment; an apostrophe only inside a word ("de l'immeuble",
 # "dell'allarme"), where it elides, never quotes.
@@ -1207,14 +1228,22 @@ _GAP_CHAR = _gap_char()
 _CONNECT = (
     r"(?: (?:is|was|are|were|be|becomes|to|as|now|est|était|sera|en|ist|lautet|war|wird|es"
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
-    r"|в|है|—|–|-|=>|->|→|:=)(?= )"
+    r"|в|है|—|–|-|=>|->|→|:="
+    # A value reported changed: "el código del garaje cambió a 7741".
+    r"|(?:cambió|cambiado|changé|changée|geändert|umgestellt|mudou|mudada|cambiato|cambiata"
+    r"|поменяли|изменили|сменили|поменял|изменил|сменил) (?:a|en|pour|auf|zu|para|in|на)"
+    # Or given with a verb: "for the router password use Kestrel#88".
+    r")(?= )| (?P<verb>use|try|type|enter|nimm|benutze|verwende|utilise|utilisez|usa|utiliza"
+    r"|digite|введи|используй)(?= )"
     # A question and its answer ("my PIN? it's 3907"), or a demonstrative
     # copula ("mon code de carte c'est 6194").
     + _ITS +
     r"| ?[:=：]| /|(?<=[" + _CJK + r"]))"
 )
 _NOW = (r"(?: (?:now|still|jetzt|noch|maintenant|désormais|toujours|ahora|todavía|agora|ainda"
-        r"|теперь|nu|teraz|ora|ancora|bây giờ)(?= ))?")
+        r"|теперь|nu|teraz|ora|ancora|bây giờ)(?= ))?"
+        # After a colon, the verb that gives the value: "wifi password: use …".
+        r"(?: (?:use|type|enter|nimm|utilise|usa|введи)(?= ))?")
 # A value stops at a CJK or Thai character: the particle or word after it.
 _VALUE_CHARS = r"[^\s\"'`,;，。、“”«»「」()<>" + _CJK + "]"
 # The value holds a digit or a symbol somewhere (a word alone is prose).
@@ -1233,11 +1262,34 @@ _CREDENTIAL_IN_PROSE = (
     + r"|(?P<what>" + _WHAT_FOR + r"| [^\W\d_]{2,24}+)? )"
     + _OPEN + _VALUE
 )
+# A key given in groups, as it is read out or copied from a card: "api key
+# 9f8e 7d6c 5b4a 3928 …", "recovery key 4123-9023-…". After a credential's
+# name, with or without a connector, four to twelve groups of four to eight
+# letters and digits, one separator throughout, end the clause.
+_KEY_IN_GROUPS = (
+    _CRED_WORD + r"(?P<gap>" + _GAP_CHAR + r"{0,32}?)(?:" + _CONNECT + r")?"
+    r" ?(?P<secret>[A-Za-z0-9]{4,8}(?P<sep>[ -])[A-Za-z0-9]{4,8}(?P=sep)[A-Za-z0-9]{4,8}"
+    r"(?P=sep)[A-Za-z0-9]{4,8}" + _nested(r"(?P=sep)[A-Za-z0-9]{4,8}", 8, "?") + r")(?![\w-])"
+)
+
+
+def _key_in_groups(m: re.Match[str]) -> bool:
+    joined = re.sub(r"[ -]", "", m.group("secret"))
+    if len(joined) < 16 or _modified(m.group("gap")) or _PLACEHOLDER.fullmatch(joined):
+        return False
+    if _CLAUSE_END_AFTER.match(m.string, m.end()) is None or len(set(joined.lower())) < 6:
+        return False
+    if not any(ch.isdigit() for ch in joined):
+        return False
+    # Words in groups ("BLUE FISH CAKE …") are a phrase, not a key.
+    return sum(len(w) for w in _WORD_RUN.findall(joined.lower())) <= len(joined) // 2
+
+
 # The value first, then what it is: "hunter2-xyz is the root password",
 # "use marble77!fox as the password".
 _CREDENTIAL_NAMED_AFTER = (
     r"(?<![^\s\"'`(])[\"'`“]?" + _VALUE + r"[\"'`”]?(?: (?:is|was|as|will be|=|est|ist|es|é|è"
-    r"|är|jest|to|là|—|-) | ?(?:是|就是|は|が|는|은|이|가) ?)"
+    r"|är|jest|to|là|—|-) |,? (?:that's|c'est|это|to je) | ?(?:是|就是|は|が|는|은|이|가) ?)"
     r"(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?" + _CRED_WORD
 )
 
@@ -1637,6 +1689,8 @@ _HEAD_NOUNS = frozenset((
     "errors", "meter", "list", "lists", "spray", "spraying", "sharing", "reuse", "leak",
     "leaks", "dump", "dumps", "audit", "update", "updates", "email", "mail", "link", "login",
     "guidelines", "standard", "standards", "minimum", "maximum", "size", "type", "types",
+    # What names or identifies a key is no part of it: "recovery key ID: 1A2B3C4D".
+    "id", "ids", "fingerprint", "name", "names", "label",
     "politique", "richtlinie", "política", "политика", "менеджер", "поле", "сброс", "длина",
     "требования", "правила", "подсказка",
 ))
@@ -1685,6 +1739,16 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     what = m.groupdict().get("what")
     if what is not None and not _named_what_for(m, what):
         return False
+    if m.groupdict().get("verb") is not None and (
+            word[:-1] in _PASS_WORDS + _TOKEN_WORDS
+            or _CLAUSE_END_AFTER.match(m.string, m.end()) is None):
+        # Given with a verb, a value ends its clause and is one credential's:
+        # "tokens use JWT-RS256 signatures" states a rule for them all.
+        return False
+    if _modified(m.groupdict().get("gap")):
+        # The name modifies a noun, and the value is that noun's: "recovery
+        # key ID: 1A2B3C4D", "password policy: Min8Chars!".
+        return False
     if _other_code(m):
         return False
     # Digits of other scripts (٢٠٢٤, ४८२१) are judged as the digits they are.
@@ -1706,8 +1770,8 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     if _EMAIL.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
         return False
     if _CODE_NUMBER.fullmatch(value) and (not pass_word or len(value) <= 5) and not (
-            _code_word(word) and m.group("gap") is not None
-            and not _modified(m.group("gap"))):
+            (_code_word(word) or _LOCK_NAMED.search(m.group("gap") or ""))
+            and m.group("gap") is not None and not _modified(m.group("gap"))):
         # Given as a password, "TIGER2024" is one; after a token word, or as
         # short as "E1042", it is an error or ticket number. Given as a PIN
         # or a door code ("PIN: AB123", "the passcode is AB123"), it is the
@@ -1975,7 +2039,7 @@ _COMBINATION = (
     # A lock that opens by numbers, named instead: its numbers are its combination.
     r"|(?:gym |school |bike |bicycle )?locker|padlock|bike lock|cadenas|candado|lucchetto"
     r"|cadeado|кодовый замок|fietsslot|fietskluis|fahrradschloss|cykellås|kłódk[aię]"
-    r"|bisiklet kilidi"
+    r"|bisiklet kilidi|(?:велосипедный )?замок"
     # A safe or a key box: what opens it is a combination.
     r"|safe|lockbox|lock box|key ?box|key safe|strongbox|caja fuerte|cofre|cassaforte"
     r"|coffre(?:-fort)?|kluis|sejf|сейф[а-я]{0,2}|két sắt)|kombination|zahlenschloss|Tresor)"
@@ -1987,7 +2051,12 @@ _COMBINATION = (
     r"(?: ?[:=：]| (?:is|ist|lautet|est|es|é|è|är|er|là)| ?(?:是|为|為|は)"
     # Or the verb that opens it: "opens with", "abre con", "s'ouvre avec".
     r"| (?i:(?:opens|unlocks|open|unlock) with|(?:abre|apre|abre-se) (?:con|com)"
-    r"|(?:s'ouvre|ouvre) avec|öffnet mit|открывается кодом))\s?"
+    r"|(?:s'ouvre|ouvre) avec|öffnet mit|открывается(?: кодом| на)"
+    # Or the verb that sets it ("se règle sur 7-1-4", "is set to 4-0-9").
+    r"|(?:se règle|est réglé|is set|set|eingestellt|stellt man) (?:sur|to|auf))"
+    # Or nothing: the numbers right after the lock's name end the clause
+    # ("padlock 0-4-7-3").
+    r"|(?P<bare>))\s?"
     r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?"
     # In words: English numbers under 100, or digits in any of the languages
     # of ``_DIGIT_WORDS`` ("twee vier acht").
@@ -2001,6 +2070,9 @@ _NOT_LOCK = re.compile(r"\b(?:key|keys|keyboard|shortcut|drug|drugs|therapy|flag
 
 
 def _combination(m: re.Match[str]) -> bool:
+    if m.group("bare") is not None and m.group("gap"):
+        # With no connector, only numbers right after the lock's name are its.
+        return False
     before = m.string[max(0, m.start() - 12):m.start()]
     return _NOT_LOCK.search(m.group("gap") + " " + before) is None
 
@@ -2045,6 +2117,7 @@ _UNITS_ES = "uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve"
 _UNITS_RU = "один|одна|два|две|три|четыре|пять|шесть|семь|восемь|девять"
 _UNITS_PL = "jeden|dwa|trzy|cztery|pięć|sześć|siedem|osiem|dziewięć"
 _UNITS_TR = "bir|iki|üç|dört|beş|altı|yedi|sekiz|dokuz"
+_UNITS_IT = "due|tre|tré|quattro|cinque|sei|sette|nove"
 _PAIR_WORDS = (
     r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:" + _UNITS_EN
     + r")(?![^\W\d_]))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen"
@@ -2068,7 +2141,14 @@ _PAIR_WORDS = (
     r"|osiemdziesiąt|dziewięćdziesiąt)(?: (?:" + _UNITS_PL + r"))?|dziesięć|jedenaście"
     r"|dwanaście|trzynaście|czternaście|piętnaście|szesnaście|siedemnaście|osiemnaście"
     r"|dziewiętnaście"
-    r"|(?:yirmi|otuz|kırk|elli|altmış|yetmiş|seksen|doksan)(?: (?:" + _UNITS_TR + r"))?)"
+    r"|(?:yirmi|otuz|kırk|elli|altmış|yetmiş|seksen|doksan)(?: (?:" + _UNITS_TR + r"))?"
+    # Italian elides the tens' vowel before "uno" and "otto" (ventuno, trentotto).
+    r"|vent(?:i(?:" + _UNITS_IT + r")?|uno|otto)|(?:trent|quarant|cinquant|sessant|settant"
+    r"|ottant|novant)(?:a(?:" + _UNITS_IT + r")?|uno|otto)|dieci|undici|dodici|tredici"
+    r"|quattordici|quindici|sedici|diciassette|diciotto|diciannove"
+    r"|(?:vinte|trinta|quarenta|cinquenta|sessenta|setenta|oitenta|noventa)(?: e (?:um|uma"
+    r"|dois|duas|três|quatro|cinco|seis|sete|oito|nove))?|dez|onze|doze|treze|catorze|quatorze"
+    r"|quinze|dezesseis|dezasseis|dezessete|dezassete|dezoito|dezenove|dezanove)"
     r"(?![^\W\d_])"
 )
 _PAIRS_APART = r"(?:,? )"
@@ -2085,7 +2165,7 @@ _SPELT_IN_PAIRS = (
 # Tens alone, which before another pair say a year ("nineteen eighty-four").
 _CENTURIES = frozenset("""
 nineteen twenty neunzehn zwanzig dix-neuf vingt diecinueve veinte девятнадцать двадцать nitton
-tjugo dziewiętnaście dwadzieścia
+tjugo dziewiętnaście dwadzieścia diciannove venti dezenove dezanove vinte
 """.split())
 
 
@@ -2243,6 +2323,78 @@ def _opens_with(m: re.Match[str]) -> bool:
     return not (len(value) == 4 and value[:2] in ("19", "20"))
 
 
+# A code entered at a door, after the verb that enters it: "punch in 5583",
+# "Tippe am Tor 4 4 9 0 ein", "Introduce 5 9 0 2 en el teclado", "门口输入
+# 7 3 8 2 9 1", "Введи 3 0 4 8 на домофоне". Four to eight digits, whole or
+# one by one, a star or a hash about them; up to three words may name where
+# ("am Tor", "the code"). The sentence must name a door, a keypad or a lock:
+# "enter 42 in the quantity field", "press 1 for sales" are menus and forms.
+_ENTRY_VERBS = (
+    "punch in", "punch", "key in", "tap in", "type in", "type", "enter", "press", "tippe",
+    "tippst", "tippen sie", "gib", "gibst", "geben sie", "drücke", "drück", "tape", "tapez",
+    "tapes", "compose", "composez", "saisis", "saisissez", "entrez", "introduce", "introduzca",
+    "teclea", "teclee", "marca", "marque", "pon", "digite", "digita", "digitate", "tecle",
+    "insira", "inserisci", "componi", "premi", "введи", "введите", "набери", "наберите",
+    "нажми", "нажмите", "输入", "輸入", "按",
+)
+_CODE_ENTERED = (
+    # A Chinese verb follows the place it is entered at ("门口输入"): no word
+    # boundary before it.
+    r"(?i:(?:(?<![^\W\d_])(?:" + "|".join(v for v in _ENTRY_VERBS if v[0] < "\u3000")
+    + r")|" + "|".join(v for v in _ENTRY_VERBS if v[0] >= "\u3000") + r")(?![^\W\d_]))"
+    + _nested(r" [^\W\d_]{1,16}+", 3, "?")
+    + r" (?P<secret>[*#]?(?:\d(?: \d){3,7}|\d{4,8})[*#]?)(?![\w-]|[.,:/]\d)"
+)
+_ENTRY_PLACE = re.compile(
+    r"(?<![^\W\d_])(?:door|gate|keypad|intercom|entrance|lobby|shed|garage|lock|padlock|safe"
+    r"|locker|lockbox|alarm|building|(?:hof|garten|garagen|einfahrts)?tor"
+    r"|(?:haus|keller|wohnungs|neben)?tür|eingang|tastenfeld|schloss|porte|portail|boîtier"
+    r"|digicode|interphone|clavier|immeuble|entrée|puerta|portal|portón|teclado|portero"
+    r"|cerradura|portão|porta|interfone|fechadura|portaria|cancello|portone|tastierino"
+    r"|citofono|домофон|двер|калитк|ворот|подъезд|замок|сейф)"
+    r"|[门門]|玄関|ドア|オートロック|현관|도어락|키패드",
+    re.IGNORECASE,
+)
+
+
+_QUANTITY_AFTER = re.compile(
+    r" ?(?:%|°|€|\$|£|mm|cm|km|kg|ml|px|pt|m|g|l|x|as|als|comme|como|come|как|euros?|dollars?"
+    r"|рубл[а-я]{0,3}|元|円|원)(?![^\W\d_])", re.IGNORECASE)
+
+
+# A form, a page or a flat's bell in the sentence: what is entered there is
+# an amount, a setting or a neighbour's number ("Saisissez 7500 dans le champ
+# montant du portail web", "press 2580 for the caretaker's flat").
+_ENTRY_FORM = re.compile(
+    r"(?<![^\W\d_])(?:field|amount|quantity|dialog|form|page|web|site|app|flat|apartment|apt"
+    r"|champ|montant|quantité|appartement|feld|betrag|menge|seite|wohnung|campo|importe"
+    r"|cantidad|página|piso|apartamento|quantità|importo|pagina|поле|сумм|количеств|сайт"
+    r"|квартир)", re.IGNORECASE)
+
+
+def _code_entered(m: re.Match[str]) -> bool:
+    value = m.group("secret").strip("*#")
+    if len(value) == 4 and value[:2] in ("19", "20"):
+        # A year entered ("enter 2024 in the year field").
+        return False
+    if _QUANTITY_AFTER.match(m.string, m.end()):
+        # A quantity or a setting entered ("enter 1200 as the width").
+        return False
+    sentence = _sentence_of(m.string, m.start(), m.end())
+    return _ENTRY_PLACE.search(sentence) is not None and _ENTRY_FORM.search(sentence) is None
+
+
+# A password in a command line or a Wi-Fi QR string: "mysql -u root
+# -pKettle_4419" (bare ``-p`` prompts for it), "sshpass -p 'Lindens#55'",
+# "--password=…", "WIFI:T:WPA;S:Harbour;P:Lemon#Tree88;;". The value is
+# judged as a password in prose is: a variable, a placeholder or a word
+# alone is no value.
+_COMMAND_PASSWORD = (
+    r"(?:(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)(?![\w-])[^\n|;&]{0,80}? -p"
+    r"|(?<![\w-])sshpass(?: -[a-oq-z]){0,4} -p ?|(?<![\w-])--password[= ]"
+    r"|WIFI:" + _nested(r"[A-Z]:[^;\n]{0,64};", 3, "?") + "P:)"
+    r"(?P<quote>['\"])?(?P<secret>[^\s'\";]{4,64})(?(quote)['\"])"
+)
 # A Wi-Fi network's key named "key" (or "pass") after the network in its
 # sentence: "guest wifi: network BlueHouse, key 7HappyOtters!". Alone, "key"
 # names nothing; after a Wi-Fi word, a value of a password's shape is the
@@ -3412,7 +3564,8 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_CREDENTIAL_NAMED_AFTER, _I),
         _credential_in_prose,
         prefilter=((" is ", " was ", " as ", " will be ", " = ", " est ", " ist ", " es ", " é ",
-                    " è ", " är ", " jest ", " to ", " là ", " — ", " - ", "是", "は", "が", "는",
+                    " è ", " är ", " jest ", " to ", " là ", " — ", " - ", " c'est ", " that's ",
+                    " это ", " to je ", "是", "は", "が", "는",
                     "은", "이", "가"),
                    tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS),
         judged_in_context=True,
@@ -3469,7 +3622,7 @@ RULES: tuple[ScanRule, ...] = (
                     "ダイヤル錠", "safe", "lockbox", "lock box", "key box", "keybox", "key safe",
                     "strongbox", "caja fuerte", "cofre", "cassaforte", "coffre", "kluis", "sejf",
                     "сейф", "két sắt", "tresor", "fietsslot", "fietskluis", "fahrradschloss",
-                    "cykellås", "kłódk", "bisiklet kilidi", "南京錠", "自転車のロック",
+                    "cykellås", "kłódk", "bisiklet kilidi", "замок", "南京錠", "自転車のロック",
                     "自転車の鍵", "自行车锁", "車鎖"),), lead=0,
         judged_in_context=True,
     ),
@@ -3509,6 +3662,28 @@ RULES: tuple[ScanRule, ...] = (
         # A separable verb's literal (" met ") follows the verb, its pronoun and
         # its particle: "zetten het open met".
         lead=len("zetten het open"),
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.key_in_groups", "secret", "prose",
+        _rx(_KEY_IN_GROUPS, _I),
+        _key_in_groups,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS,),
+        lead=LOCK_CODE_LEAD,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.code_entered", "secret", "prose",
+        _rx(_CODE_ENTERED),
+        _code_entered,
+        prefilter=(tuple(_ENTRY_VERBS),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.password_in_command", "secret", "prose",
+        _rx(_COMMAND_PASSWORD),
+        _prose_secret,
+        prefilter=(("mysql", "mariadb", "sshpass", "--password", "wifi:"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(
