@@ -1081,7 +1081,8 @@ _PASS_WORDS = (
     "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
     "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر", "رمز المرور",
     "رمز عبور", "पासवर्ड", "पिन",
-    "รหัสผ่าน", "disarm code", "arming code", "비번",
+    "รหัสผ่าน", "disarm code", "arming code", "비번", "解除コード", "解除番号", "해제 코드",
+    "해제 번호", "撤防密码", "撤防密碼", "解除密码",
     # A Wi-Fi network's key is its password.
     "wifi key", "wi-fi key", "wlan key", "wpa key", "network key", "clé wifi", "clé wi-fi",
     "clé wpa", "wlan-schlüssel", "wlan-key", "clé du wifi", "clé du wi-fi", "clave del wifi",
@@ -1124,7 +1125,8 @@ _LOCKS = (
     "carte", "carte bleue", "tarjeta", "cartão", "carta", "karte", "карты",
 )
 _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
-                   "haustürcode", "eingangscode")
+                   "haustürcode", "eingangscode", "deurcode", "poortcode", "kluiscode", "portkod",
+                   "dörrkod", "larmkod", "dørkode", "portkode", "alarmkode")
 _LOCK_CODE = (
     r"(?:code|c[óo]digo|codice|код|koden|kode|kod)(?: (?:de|du|del|de la|da|do|della"
     r"|dell'|dello|dei|от|для|do|van|voor|für|of|for|to|till|til|až))?"
@@ -1172,8 +1174,10 @@ def _pass_word(word: str) -> bool:
 # ("pin", "пин") takes only a plural "s": longer, it starts other words
 # ("pinto", "pinball") that name no credential.
 # Arabic writes "and", "with", "for" and "so" as one letter joined to the
-# word (وكلمة المرور, بكلمة المرور): after one of them the word still starts.
-_LATIN_WORD = (r"(?:(?<![\w.\-/])|(?<=(?<![\w.\-/])[وبلف]))"
+# word (وكلمة المرور, بكلمة المرور), and Hebrew its article and prepositions
+# (הסיסמה): after one of them the word still starts.
+# A word may head a compound after a hyphen: "GPG-Passphrase", "NAS-Kennwort".
+_LATIN_WORD = (r"(?:(?<![\w.\-/])|(?<=(?<![\w.\-/])[وبلفהובלשמכ])|(?<=[^\W_]{{2}}-))"
                r"(?:(?:{})(?:[^\W\d_]{{0,3}})|(?:{})s?)(?![^\W\d_])")
 _LATIN_CRED = tuple(sorted((w for w in _PASS_WORDS + _TOKEN_WORDS
                             if not re.search("[" + _CJK + "]", w)), key=len, reverse=True))
@@ -1227,7 +1231,7 @@ _GAP_CHAR = _gap_char()
 # CJK particle (the value then follows a CJK character).
 _CONNECT = (
     r"(?: (?:is|was|are|were|be|becomes|to|as|now|est|était|sera|en|ist|lautet|war|wird|es"
-    r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
+    r"|era|será|é|è|foi|fica|är|var|blir|er|jest|je|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
     r"|в|है|—|–|-|=>|->|→|:="
     # A value reported changed: "el código del garaje cambió a 7741".
     r"|(?:cambió|cambiado|changé|changée|geändert|umgestellt|mudou|mudada|cambiato|cambiata"
@@ -1428,7 +1432,8 @@ _CREDENTIAL_AS_WORDS = (
     + r"(?P<gap>" + _nested(r" [^\s.!?;:=\"'`()<>{}\[\]。！？：，,]{1,24}+", 4, "??") + ")"
     + r"(?P<sep> ?[:=：]| (?:is|was|are|be|becomes|now|est|était|sera|ist|lautet|war|wird|es"
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|adalah|ialah|είναι|היא|הוא|هي|هو"
-    r"|—|–|-)(?= )|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
+    r"|—|–|-|c'est|it's|that's|es ist|je|это)(?= )"
+    r"|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
     + _NOW + r" ?(?P<open>[\"'`“‘«„「『]?)"
     + r"(?P<secret>(?=[\d" + _CJK + r"]{0,23}\d)[\d" + _CJK + r"]{3,24}|" + _LETTERS
     + _nested(_CLAUSE_GOES_ON + " " + _LETTERS, 5, "?") + ")"
@@ -1939,7 +1944,8 @@ _SEED = (
     r"|wiederherstellungsphrase|herstelzin|фраза восстановления|сид-фраза|seed-фраза"
     r"|kurtarma ifadesi|fraza odzyskiwania)"
     r"|助记词|助記詞|恢复短语|恢復短語|助记短语)"
-    r"(?:" + _WHAT_FOR + r"|,? [^\W\d_]{2,12}" + _nested(r" [^\W\d_]{2,12}", 2, "?")
+    # What it is for, or how many words it holds ("seed phrase, 12 words:").
+    r"(?:" + _WHAT_FOR + r"|,? (?:\d{1,2} )?[^\W\d_]{2,12}" + _nested(r" [^\W\d_]{2,12}", 2, "?")
     + r"(?= ?[:：]))?"
     r"(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
     r"(?P<secret>" + _SEED_WORD + (r"(?:, ?|\s{1,4})" + _SEED_WORD) * 11
@@ -2301,6 +2307,11 @@ _OPENS_WITH = (
     r"(?: (?:the|a))?(?: (?:code|pin|passcode|combination))?"
     r"|(?<![\w-])(?:(?:abre|apre|desbloquea|sblocca) (?:con|com)|(?:öffnet|entsperrt) mit"
     r"|(?:ouvre|déverrouille) avec|открывается(?: кодом)?"
+    # An alarm switched off by its code: "L'allarme si spegne con 5 5 2 1",
+    # "o alarme desliga com …", "the alarm turns off with …".
+    r"|(?:turns?|switch(?:es)?) off with|deactivates? with|(?:se )?(?:desactiva|apaga) con"
+    r"|(?:se )?(?:désactive|éteint) avec|s'éteint avec|(?:si )?(?:spegne|disattiva) con"
+    r"|(?:se )?(?:desliga|desativa) com"
     # A separable verb whose particle follows the code ("geht mit … auf",
     # "schaltest du mit … aus", "zet je uit met …", "stänger du av med …"),
     # or a verb that takes the code in the instrumental ("выключаешь кодом").
@@ -2310,7 +2321,7 @@ _OPENS_WITH = (
     r"|(?:stänger|stäng|låser|lås|öppnar|öppna)(?: (?:du|man|ni))?(?: (?:av|upp))? med"
     r"|(?:выключаешь|выключается|отключаешь|отключается|открываешь|снимаешь) кодом))"
     r" (?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}|\d{4,8}"
-    r"|\d{1,2}(?P<sep2>[-–]|, ?)\d{1,2}(?P=sep2)\d{1,2}(?:(?P=sep2)\d{1,2})?"
+    r"|\d{1,2}(?P<sep2>[-–]|, ?| )\d{1,2}(?P=sep2)\d{1,2}(?:(?P=sep2)\d{1,2})?"
     # Three to eight digits said one by one: "mit sieben, drei, neun, eins".
     r"|" + _DIGIT_WORD_ANY + (r"(?:,? |-)" + _DIGIT_WORD_ANY) * 2
     + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 5, "?") + ")"
@@ -2401,7 +2412,12 @@ _COMMAND_PASSWORD = (
 # network's password (never the name of a cipher: WPA2-PSK, AES).
 _WIFI_KEY = (
     r"(?i:(?<![\w-])(?:wi-?fi|wlan|ssid)(?![\w-])[^.!?;\n]{0,60}?(?<![\w-])(?:key|pass|clé|clave"
-    r"|chave|chiave|schlüssel|ключ)(?![\w-]))(?: ?[:=]| is| est| ist| es| é| è)? ?"
+    r"|chave|chiave|schlüssel|ключ)(?![\w-])"
+    # Or the Wi-Fi named alone, bound to its value ("Wi-Fi: Cedar#Pond33",
+    # "wifi → …"): a network's name may stand there, so the value must hold
+    # a symbol no name does.
+    r"|(?<![\w-])(?:wi-?fi|wlan)(?P<bare>(?: ?[:=]| ?→| is| est| ist| es| é| è)(?= )))"
+    r"(?: ?[:=]| is| est| ist| es| é| è)? ?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{6,64})"
 )
 _CIPHER = re.compile(r"(?:wpa|wep|psk|aes|tkip|ccmp|sae)", re.IGNORECASE)
@@ -2409,6 +2425,9 @@ _CIPHER = re.compile(r"(?:wpa|wep|psk|aes|tkip|ccmp|sae)", re.IGNORECASE)
 
 def _wifi_key(m: re.Match[str]) -> bool:
     value = m.group("secret").rstrip(".!?:")
+    if m.group("bare") and not (any(ch in _STRONG_SYMBOL for ch in value)
+                                and any(ch.isdigit() for ch in value)):
+        return False
     if _CIPHER.match(value) or _PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
         return False
     lower, upper, digit, _ = _char_classes(value)
@@ -3657,6 +3676,8 @@ RULES: tuple[ScanRule, ...] = (
                     "opened with", "disarms with", "disarm with", "disarmed with", "abre con",
                     "abre com", "apre con", "apre com", "desbloquea con", "desbloquea com",
                     "sblocca con", "sblocca com", "öffnet mit", "entsperrt mit", "ouvre avec",
+                    "off with", "deactivate", "desactiva con", "apaga con", "désactive avec",
+                    "éteint avec", "spegne con", "disattiva con", "desliga com", "desativa com",
                     "déverrouille avec", "открывается", " mit ", " met ", " med ",
                     " кодом "),),
         # A separable verb's literal (" met ") follows the verb, its pronoun and
@@ -3690,8 +3711,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.wifi_key", "secret", "prose",
         _rx(_WIFI_KEY),
         _wifi_key,
-        prefilter=(("wifi", "wi-fi", "wlan", "ssid"), ("key", "pass", "clé", "clave", "chave",
-                                                       "chiave", "schlüssel", "ключ")),
+        prefilter=(("wifi", "wi-fi", "wlan", "ssid"),),
         lead=0,
         judged_in_context=True,
     ),
