@@ -1432,7 +1432,7 @@ _CREDENTIAL_AS_WORDS = (
     + r"(?P<gap>" + _nested(r" [^\s.!?;:=\"'`()<>{}\[\]。！？：，,]{1,24}+", 4, "??") + ")"
     + r"(?P<sep> ?[:=：]| (?:is|was|are|be|becomes|now|est|était|sera|ist|lautet|war|wird|es"
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|adalah|ialah|είναι|היא|הוא|هي|هو"
-    r"|—|–|-|c'est|it's|that's|es ist|je|это)(?= )"
+    r"|—|–|-|c'est|it's|that's)(?= )"
     r"|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
     + _NOW + r" ?(?P<open>[\"'`“‘«„「『]?)"
     + r"(?P<secret>(?=[\d" + _CJK + r"]{0,23}\d)[\d" + _CJK + r"]{3,24}|" + _LETTERS
@@ -1867,21 +1867,31 @@ _ABBREVIATED = (
 )
 
 
+def _strong_password(value: str) -> bool:
+    """Letters, digits and a symbol no name or word carries: "Tern!Reef61"."""
+    lower, upper, digit, _ = _char_classes(value)
+    return (len(value) >= 8 and bool(lower or upper) and digit
+            and any(ch in _STRONG_SYMBOL for ch in value) and "/" not in value
+            and _EMAIL.fullmatch(value) is None and not value.startswith(("$", "{", "<")))
+
+
 # A user named just before: "as backup_user, pass …", "user: ops pw …".
 _USER_BEFORE = re.compile(
     r"(?:\b(?:user(?:name)?|login|utilisateur|usuario|usuário|utente|пользователь|логин)\b:?"
     r" ?[\w.@-]{1,40}"
     # After "as", an account's name: one with a digit or a mark, or root or admin.
     r"|\b(?:as|als|en tant que|como|под) (?:[\w]{0,20}[\d_.@-][\w.@-]{0,40}|root|admin"
-    r"|administrator|postgres))[,;]? ?$", re.IGNORECASE)
+    r"|administrator|postgres))[,;]? ?\(?$", re.IGNORECASE)
 
 
 def _abbreviated_password(m: re.Match[str]) -> bool:
     value = m.group("secret").rstrip(".!?:,;")
     user_before = _USER_BEFORE.search(m.string[max(0, m.start() - 60):m.start()]) is not None
-    if m.group("bare") is not None and not user_before:
+    if m.group("bare") is not None and not user_before and (
+            m.group("word").lower() == "pass" or not _strong_password(value)):
         # With no connector, "pass" is a verb ("pass C++17 to the
-        # compiler"); after a user's name it is that user's password.
+        # compiler"); after a user's name it is that user's password. "pw"
+        # is no verb: with a value of letters, digits and a symbol, it names it.
         return False
     if len(value) < 4 or "/" in value or value.startswith(("$", "~", "\\")):
         return False
@@ -2393,6 +2403,33 @@ def _code_entered(m: re.Match[str]) -> bool:
         return False
     sentence = _sentence_of(m.string, m.start(), m.end())
     return _ENTRY_PLACE.search(sentence) is not None and _ENTRY_FORM.search(sentence) is None
+
+
+# A login given in a runbook's sentence with no word for the password: "log
+# into grafana with admin and Tern!Reef61", "connect as app using …", "melde
+# dich als admin mit … an", "用 admin 和 … 登录". What joins the value to the
+# login ("with", "using", "and", "mit", "avec", "con", "с", "和", "と") and a
+# value of letters, digits and a symbol no name carries, after a verb that
+# logs in in the same sentence: the verb names the act, the shape the password.
+_LOGIN_VERBS = (
+    "log in", "login", "logon", "log into", "logged in", "sign in", "signed in", "sign into",
+    "ssh", "sudo", "connect", "authenticate", "anmelden", "melde", "meld", "einloggen",
+    "connecte", "connectez", "identifie", "entra", "inicia", "acesse", "accedi", "зайди",
+    "зайдите", "войди", "войдите", "залогинься",
+)
+_LOGIN_VALUE = (
+    r"(?:(?i:(?<![^\W\d_])(?:" + "|".join(_LOGIN_VERBS) + r")(?![^\W\d_]))"
+    r"(?:[^.!?;\n]|\.(?=\S)){0,60}?(?<![^\W\d_])(?i:with|using|and|mit|und|avec|et|con|com|y|e|с|и)"
+    # Chinese, Japanese and Korean put the verb last: "用 admin 和 … 登录".
+    r"|[和と及](?=[^。！？\n]{0,80}?(?:登录|登入|ログイン|로그인)))"
+    # An address is the account, not its password: the value comes later.
+    r" ?(?![^\s]{0,64}@)(?=[^\s]{0,63}[!#$%&*+^~?=|\\])(?P<secret>[^\s\"'`,;()<>\[\]{}]{8,64})"
+)
+
+
+def _login_value(m: re.Match[str]) -> bool:
+    value = m.group("secret").rstrip(".,;:!?")
+    return _strong_password(value) and _DATE_TIME_VERSION.fullmatch(value) is None
 
 
 # A password in a command line or a Wi-Fi QR string: "mysql -u root
@@ -3698,6 +3735,13 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_CODE_ENTERED),
         _code_entered,
         prefilter=(tuple(_ENTRY_VERBS),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.login_value", "secret", "prose",
+        _rx(_LOGIN_VALUE),
+        _login_value,
+        prefilter=((*_LOGIN_VERBS, "和", "と", "及"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(

@@ -219,3 +219,61 @@ def test_pairs_in_italian_and_portuguese_words_are_refused(text: str) -> None:
 @pytest.mark.parametrize("text", ["Il PIN è diciannove venti.", "Ci vediamo alle venti trenta."])
 def test_a_year_or_a_time_in_italian_words_is_stored(text: str) -> None:
     assert outcome(text) == "stored"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "log into grafana with admin and Quill#Harbor52, then add the datasource",
+        "connect to the db as app using Quill#Harbor52 and run the migration",
+        "melde dich als admin mit Quill#Harbor52 an",
+        "entra como admin con Quill#Harbor52 y reinicia",
+        "用 admin 和 Quill#Harbor52 登录后重启",
+        "ssh into the box as deploy (pw Quill#Harbor52) and restart nginx",
+    ],
+)
+def test_a_login_given_in_a_runbook_sentence_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sign in with Google and TLS1.3+",
+        "connect using AES-256-GCM!",
+        "log in with SSO and approve request #A4471!",
+        "ssh into prod with your YubiKey and run deploy.sh",
+        "run pwd then ls",
+    ],
+)
+def test_a_login_with_no_password_in_it_is_stored(text: str) -> None:
+    assert outcome(text) == "stored"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'GPG-Passphrase: "der Otter aß mein drittes Brot"',
+        "הסיסמה לוויפי היא Tamar#88",
+        "Heslo k wifi je Lipa#2024",
+        "portkoden är 4471",
+        "Wi-Fi: Cedar#Pond33",
+        "L'allarme si spegne con 5 5 2 1",
+        "le mot de passe c'est tournesol, ne le dis à personne",
+    ],
+)
+def test_a_name_the_rules_read_in_other_words_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "WiFi: CasaLopez_5G",
+        "Wi-Fi: Cafe@Home",
+        "heslo je povinné",
+        "The lamp turns off with 2 clicks.",
+    ],
+)
+def test_a_network_name_or_a_rule_is_stored(text: str) -> None:
+    assert outcome(text) == "stored"
