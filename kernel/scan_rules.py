@@ -1089,7 +1089,8 @@ _PASS_WORDS = (
     "chave do wifi", "chiave del wifi",
     # A SIM's unblocking key and a car radio's code are a PIN's kin; an access
     # code is one in every language.
-    "puk", "puk code", "radio code", "code d'accès", "código de acceso", "codice di accesso",
+    "puk", "puk code", "radio code", "geheimnummer", "code confidentiel", "código secreto",
+    "code d'accès", "código de acceso", "codice di accesso",
     "zugangscode", "код доступа",
     *_LOCK_NUMBERS,
     "密码", "密碼", "口令", "暗証番号", "パスワード", "비밀번호", "암호",
@@ -1122,7 +1123,7 @@ _LOCKS = (
     "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
     "key box", "locker", "padlock", "intercom",
     # A card's code is its PIN: "code de la carte", "código de la tarjeta".
-    "carte", "carte bleue", "tarjeta", "cartão", "carta", "karte", "карты",
+    "carte", "carte bleue", "cb", "tarjeta", "cartão", "carta", "karte", "карты",
 )
 _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
                    "haustürcode", "eingangscode", "deurcode", "poortcode", "kluiscode", "portkod",
@@ -1130,7 +1131,8 @@ _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode",
 _LOCK_CODE = (
     r"(?:code|c[óo]digo|codice|код|koden|kode|kod)(?: (?:de|du|del|de la|da|do|della"
     r"|dell'|dello|dei|от|для|do|van|voor|für|of|for|to|till|til|až))?"
-    r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
+    r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das|ma|mon|mi|mein|meiner|my|minha|meu|mia"
+    r"|mio))? ?(?:"
     + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
     # English names the lock first, and may name the part that takes the
     # code: "the shed lock code", "garage remote code", "lockbox (code …)".
@@ -1144,7 +1146,7 @@ _LOCK_NAMED = re.compile(r"(?<![^\W\d_])(?:" + "|".join(_LOCKS) + r")(?![^\W\d_]
 # Every match of ``_LOCK_CODE`` holds one of these no further than
 # ``LOCK_CODE_LEAD`` characters from its start (the prefilter's promise).
 _LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS
-LOCK_CODE_LEAD = len("codice") + len(" della") + len(" the") + len(" ")
+LOCK_CODE_LEAD = len("codice") + len(" della") + len(" meiner") + len(" ")
 
 
 # A code of another kind, named before "code": an error's, a status's, a
@@ -2289,7 +2291,9 @@ _ADMIN_NAMES = frozenset("""
 admin root administrator postgres sa pi ubuntu guest superuser sysadmin
 """.split())
 _CREDS_BEFORE = re.compile(
+    # A network and its key are given the same way: "wifi Fuchsbau / Igel!2291".
     r"(?:\b(?:creds|credentials|login|log in|sign in|account|user(?:name)?|zugang|zugangsdaten"
+    r"|wi-?fi|wlan|ssid|network|netzwerk|réseau|red|rede|сеть"
     r"|benutzer|acceso|usuario|accès|identifiants|utilisateur|accesso|utente|acesso|usuário"
     r"|доступ|логин|учётка|учетка)\b|ログイン|登录|登錄|계정)[^.!?;\n]{0,40}$",
     re.IGNORECASE,
@@ -2453,7 +2457,7 @@ _WIFI_KEY = (
     # Or the Wi-Fi named alone, bound to its value ("Wi-Fi: Cedar#Pond33",
     # "wifi → …"): a network's name may stand there, so the value must hold
     # a symbol no name does.
-    r"|(?<![\w-])(?:wi-?fi|wlan)(?P<bare>(?: ?[:=]| ?→| is| est| ist| es| é| è)(?= )))"
+    r"|(?<![\w-])(?:wi-?fi|wlan)(?P<bare>(?: ?[:=]| ?→| is| est| ist| es| é| è|)(?= )))"
     r"(?: ?[:=]| is| est| ist| es| é| è)? ?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{6,64})"
 )
@@ -2462,8 +2466,13 @@ _CIPHER = re.compile(r"(?:wpa|wep|psk|aes|tkip|ccmp|sae)", re.IGNORECASE)
 
 def _wifi_key(m: re.Match[str]) -> bool:
     value = m.group("secret").rstrip(".!?:")
-    if m.group("bare") and not (any(ch in _STRONG_SYMBOL for ch in value)
-                                and any(ch.isdigit() for ch in value)):
+    bare = m.group("bare")
+    if bare is not None and not (any(ch in _STRONG_SYMBOL for ch in value)
+                                 and any(ch.isdigit() for ch in value)):
+        return False
+    if bare == "" and _CLAUSE_END_AFTER.match(m.string, m.end()) is None:
+        # With nothing between, the value ends its clause: "the wifi
+        # Guest!Net2 network" names the network.
         return False
     if _CIPHER.match(value) or _PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
         return False

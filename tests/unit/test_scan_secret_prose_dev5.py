@@ -277,3 +277,25 @@ def test_a_name_the_rules_read_in_other_words_is_refused(text: str) -> None:
 )
 def test_a_network_name_or_a_rule_is_stored(text: str) -> None:
     assert outcome(text) == "stored"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "wifi Fuchsbau / Igel!2291",
+        "wifi Igel!2291",
+        "Geheimnummer 4471",
+        "votre code confidentiel est 4471",
+        "le code de ma CB 4471",
+    ],
+)
+def test_a_network_and_its_key_or_a_card_code_by_its_name_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["wifi Harbour_Guest5 in the lobby", "use the wifi Guest!Net2 network", "network / storage"],
+)
+def test_a_network_named_with_no_key_is_stored(text: str) -> None:
+    assert outcome(text) == "stored"
