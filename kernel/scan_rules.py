@@ -1139,13 +1139,21 @@ _LOCK_CODE = (
     + r"|(?:door|gate|garage|shed|lockbox|key box|locker|padlock|safe|alarm|intercom|building"
     r"|lobby)(?: (?:lock|remote|keypad|panel|box))?(?: \(| |-)code"
 )
+# A door or a gate named alone, then a connector, is named for its code:
+# "Door: 4471", "Tür: 4471", "дверь — 4471" (never bare: "door 12").
+_DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tür", "haustür",
+                    "porte", "portail", "puerta", "portón", "portão", "porta",
+                    "cancello", "portone", "дверь", "калитка", "ворота", "lockbox", "key box",
+                    "keybox", "key safe", "deur", "poort", "dörr", "dør"))
+_LOCK_CODE += (r"|(?:" + "|".join(sorted(_DOORS, key=len, reverse=True))
+               + r")(?= ?[:：=] ?\d| (?:is|ist|est|es|é|è|—|–|-) \d)")
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
 # A lock named in a code's clause ("code d'accès de l'immeuble"): the code is
 # the lock's, short as a door code is.
 _LOCK_NAMED = re.compile(r"(?<![^\W\d_])(?:" + "|".join(_LOCKS) + r")(?![^\W\d_])", re.IGNORECASE)
 # Every match of ``_LOCK_CODE`` holds one of these no further than
 # ``LOCK_CODE_LEAD`` characters from its start (the prefilter's promise).
-_LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS
+_LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS + tuple(sorted(_DOORS))
 LOCK_CODE_LEAD = len("codice") + len(" della") + len(" meiner") + len(" ")
 
 
@@ -1168,7 +1176,8 @@ def _other_code(m: re.Match[str]) -> bool:
 def _pass_word(word: str) -> bool:
     """Whether ``word`` (lower case) names a credential whose value may be
     digits alone: a password, a PIN, a code that opens something."""
-    return word.startswith(_PASS_WORDS) or _LOCK_CODE_WORD.match(word) is not None
+    return (word.startswith(_PASS_WORDS) or _LOCK_CODE_WORD.match(word) is not None
+            or word in _DOORS)
 
 
 # A word of the lists above with up to three letters of inflection after it
@@ -1790,7 +1799,9 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
         return False
     if value.isdigit():
         year = len(value) == 4 and value[:2] in ("19", "20")
-        return pass_word and len(value) <= 12 and not year
+        # A measure ("the door is 1200 mm wide") is no code.
+        return (pass_word and len(value) <= 12 and not year
+                and _UNIT_AFTER.match(m.string, m.end()) is None)
     lower, upper, digit, _ = _char_classes(value)
     letters = lower or upper or any(ch.isalpha() for ch in value)
     strong = any(ch in _STRONG_SYMBOL for ch in value)
@@ -2121,7 +2132,8 @@ _SPELT_OUT = (
     + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 8, "?")
     + r"|[" + _HAN_DIGITS + r"]{4,12}|(?<![\uac00-\ud7af])[" + _HANGUL_DIGITS + r"]{4,12}"
     + r"(?![\uac00-\ud7af]))"
-    + r"(?![\w-]|[" + _HAN_DIGITS + r"十百千万萬年])"
+    # A Japanese copula may close it ("暗証番号は四七一九です").
+    + r"(?:(?=です|でした)|(?![\w-]|[" + _HAN_DIGITS + r"十百千万萬年]))"
 )
 
 
@@ -2382,9 +2394,11 @@ _ENTRY_PLACE = re.compile(
 )
 
 
-_QUANTITY_AFTER = re.compile(
-    r" ?(?:%|°|€|\$|£|mm|cm|km|kg|ml|px|pt|m|g|l|x|as|als|comme|como|come|как|euros?|dollars?"
-    r"|рубл[а-я]{0,3}|元|円|원)(?![^\W\d_])", re.IGNORECASE)
+_UNIT_AFTER = re.compile(
+    r" ?(?:%|°|€|\$|£|mm|cm|km|kg|ml|px|pt|m|g|l|x|euros?|dollars?|рубл[а-я]{0,3}|元|円|원)"
+    r"(?![^\W\d_])", re.IGNORECASE)
+_QUANTITY_AFTER = re.compile(_UNIT_AFTER.pattern + r"| (?:as|als|comme|como|come|как) ",
+                             re.IGNORECASE)
 
 
 # A form, a page or a flat's bell in the sentence: what is entered there is

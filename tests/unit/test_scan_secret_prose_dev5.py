@@ -299,3 +299,19 @@ def test_a_network_and_its_key_or_a_card_code_by_its_name_is_refused(text: str) 
 )
 def test_a_network_named_with_no_key_is_stored(text: str) -> None:
     assert outcome(text) == "stored"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Door: 4471", "Tür: 4471", "дверь: 4471", "the back door is 4471", "暗証番号は四七一九です"],
+)
+def test_a_door_bound_to_a_code_or_han_digits_before_a_copula_are_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the door is 1200 mm wide", "Door: 12", "door: 2024", "Gate: B12", "door: open"],
+)
+def test_a_door_with_a_measure_a_year_or_a_number_is_stored(text: str) -> None:
+    assert outcome(text) == "stored"
