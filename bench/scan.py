@@ -578,6 +578,11 @@ def main() -> None:
         )
         secret_set_table("secret_prose_dev4.jsonl", "benign")
         print(
+            "\nsecrets in prose in words and shapes no earlier set uses, and benign look-alikes"
+            " (tests/data/secret_prose_dev5.jsonl), rules:"
+        )
+        secret_set_table("secret_prose_dev5.jsonl", "benign")
+        print(
             "\nnotes about instructions and injections with the same words"
             " (tests/data/alarming_dev.jsonl):"
         )

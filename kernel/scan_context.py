@@ -372,7 +372,7 @@ def _clause_before(text: str, start: int) -> str:
     return before[cuts[-1].end():] if cuts else before
 
 
-def _sentence_of(text: str, start: int, end: int) -> str:
+def sentence_of(text: str, start: int, end: int) -> str:
     """The sentence of ``text[start:end]``, at most ``FRAME_WINDOW`` characters
     before the match and ``QUOTE_WINDOW`` after it."""
     stop = _SENTENCE_END.search(text, end, min(len(text), end + QUOTE_WINDOW))
@@ -389,7 +389,7 @@ def _told_to_no_one(text: str, start: int, end: int) -> bool:
     before = _sentence_before(text, start, FRAME_WINDOW)
     if not (_TOLD_TO_NO_ONE.search(before) or _SAID_ZH.search(before)):
         return False
-    sentence = _sentence_of(text, start, end)
+    sentence = sentence_of(text, start, end)
     return not (_SECOND_PERSON.search(sentence) or _MODEL.search(sentence)
                 or _READER_ZH.search(sentence) or _MODEL_MARKS.search(sentence)
                 or _ADDRESS.search(text, start, end))
@@ -476,7 +476,7 @@ def shown_as_artefact(text: str, start: int, end: int) -> bool:
     text around it: the engine refuses it only with such a payload near."""
     if _ARTEFACT_BEFORE.search(_sentence_before(text, start, FRAME_WINDOW)) is not None:
         return True
-    return _MARKUP_NAMED.search(_sentence_of(text, start, end)) is not None
+    return _MARKUP_NAMED.search(sentence_of(text, start, end)) is not None
 
 
 # A code comment's marker at the start of its line.

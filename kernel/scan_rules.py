@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memoryd.kernel import scan_intent
+from memoryd.kernel.scan_context import sentence_of
 
 CATEGORIES = ("secret", "injection", "invisible")
 
@@ -501,16 +502,29 @@ _PASS_WORDS = (
     "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
     "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر", "رمز المرور",
     "رمز عبور", "पासवर्ड", "पिन",
-    "รหัสผ่าน", "disarm code", "arming code", "비번",
+    "รหัสผ่าน", "disarm code", "arming code", "비번", "解除コード", "解除番号", "해제 코드",
+    "해제 번호", "撤防密码", "撤防密碼", "解除密码",
     # A Wi-Fi network's key is its password.
     "wifi key", "wi-fi key", "wlan key", "wpa key", "network key", "clé wifi", "clé wi-fi",
-    "clé wpa", "wlan-schlüssel", "wlan-key",
+    "clé wpa", "wlan-schlüssel", "wlan-key", "clé du wifi", "clé du wi-fi", "clave del wifi",
+    "chave do wifi", "chiave del wifi",
+    # A SIM's unblocking key and a car radio's code are a PIN's kin; an access
+    # code is one in every language.
+    "puk", "puk code", "radio code", "geheimnummer", "code confidentiel", "código secreto",
+    "code d'accès", "código de acceso", "codice di accesso",
+    "zugangscode", "код доступа",
     *_LOCK_NUMBERS,
     "密码", "密碼", "口令", "暗証番号", "パスワード", "비밀번호", "암호",
 )
 _TOKEN_WORDS = (
     "secret", "token", "api key", "api-key", "apikey", "access key", "secret key",
     "private key", "license key", "licence key", "product key", "client secret", "bearer",
+    # A one-time-password generator's seed is its key.
+    "authenticator seed", "authenticator key", "authenticator secret", "totp seed",
+    "totp secret", "otp secret", "2fa secret", "2fa seed", "mfa secret",
+    # A disk's or an account's recovery key opens it as its password does.
+    "recovery key", "clé de récupération", "wiederherstellungsschlüssel",
+    "clave de recuperación", "chave de recuperação", "ключ восстановления", "回復キー",
     "clé api", "clé secrète", "jeton", "schlüssel", "api-schlüssel", "clave api", "chave",
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
 )
@@ -528,23 +542,40 @@ _LOCKS = (
     # English names the lock after "code to" or "code for": "the code to the
     # front door", "the code for the lockbox".
     "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
-    "key box", "locker", "padlock",
+    "key box", "locker", "padlock", "intercom",
     # A card's code is its PIN: "code de la carte", "código de la tarjeta".
-    "carte", "carte bleue", "tarjeta", "cartão", "carta", "karte", "карты",
+    "carte", "carte bleue", "cb", "tarjeta", "cartão", "carta", "karte", "карты",
 )
 _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
-                   "haustürcode", "eingangscode")
+                   "haustürcode", "eingangscode", "deurcode", "poortcode", "kluiscode", "portkod",
+                   "dörrkod", "larmkod", "dørkode", "portkode", "alarmkode")
 _LOCK_CODE = (
     r"(?:code|c[óo]digo|codice|код|koden|kode|kod)(?: (?:de|du|del|de la|da|do|della"
     r"|dell'|dello|dei|от|для|do|van|voor|für|of|for|to|till|til|až))?"
-    r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das))? ?(?:"
+    r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das|ma|mon|mi|mein|meiner|my|minha|meu|mia"
+    r"|mio))? ?(?:"
     + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
+    # English names the lock first, and may name the part that takes the
+    # code: "the shed lock code", "garage remote code", "lockbox (code …)".
+    + r"|(?:door|gate|garage|shed|lockbox|key box|locker|padlock|safe|alarm|intercom|building"
+    r"|lobby)(?: (?:lock|remote|keypad|panel|box))?(?: \(| |-)code"
 )
+# A door or a gate named alone, then a connector, is named for its code:
+# "Door: 4471", "Tür: 4471", "дверь — 4471" (never bare: "door 12").
+_DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tür", "haustür",
+                    "porte", "portail", "puerta", "portón", "portão", "porta",
+                    "cancello", "portone", "дверь", "калитка", "ворота", "lockbox", "key box",
+                    "keybox", "key safe", "deur", "poort", "dörr", "dør"))
+_LOCK_CODE += (r"|(?:" + "|".join(sorted(_DOORS, key=len, reverse=True))
+               + r")(?= ?[:：=] ?\d| (?:is|ist|est|es|é|è|—|–|-) \d)")
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
+# A lock named in a code's clause ("code d'accès de l'immeuble"): the code is
+# the lock's, short as a door code is.
+_LOCK_NAMED = re.compile(r"(?<![^\W\d_])(?:" + "|".join(_LOCKS) + r")(?![^\W\d_])", re.IGNORECASE)
 # Every match of ``_LOCK_CODE`` holds one of these no further than
 # ``LOCK_CODE_LEAD`` characters from its start (the prefilter's promise).
-_LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS
-LOCK_CODE_LEAD = len("codice") + len(" della") + len(" the") + len(" ")
+_LOCK_CODE_LITERALS = _LOCKS + _LOCK_COMPOUNDS + tuple(sorted(_DOORS))
+LOCK_CODE_LEAD = len("codice") + len(" della") + len(" meiner") + len(" ")
 
 
 # A code of another kind, named before "code": an error's, a status's, a
@@ -566,7 +597,8 @@ def _other_code(m: re.Match[str]) -> bool:
 def _pass_word(word: str) -> bool:
     """Whether ``word`` (lower case) names a credential whose value may be
     digits alone: a password, a PIN, a code that opens something."""
-    return word.startswith(_PASS_WORDS) or _LOCK_CODE_WORD.match(word) is not None
+    return (word.startswith(_PASS_WORDS) or _LOCK_CODE_WORD.match(word) is not None
+            or word in _DOORS)
 
 
 # A word of the lists above with up to three letters of inflection after it
@@ -574,8 +606,10 @@ def _pass_word(word: str) -> bool:
 # ("pin", "пин") takes only a plural "s": longer, it starts other words
 # ("pinto", "pinball") that name no credential.
 # Arabic writes "and", "with", "for" and "so" as one letter joined to the
-# word (وكلمة المرور, بكلمة المرور): after one of them the word still starts.
-_LATIN_WORD = (r"(?:(?<![\w.\-/])|(?<=(?<![\w.\-/])[وبلف]))"
+# word (وكلمة المرور, بكلمة المرور), and Hebrew its article and prepositions
+# (הסיסמה): after one of them the word still starts.
+# A word may head a compound after a hyphen: "GPG-Passphrase", "NAS-Kennwort".
+_LATIN_WORD = (r"(?:(?<![\w.\-/])|(?<=(?<![\w.\-/])[وبلفהובלשמכ])|(?<=[^\W_]{{2}}-))"
                r"(?:(?:{})(?:[^\W\d_]{{0,3}})|(?:{})s?)(?![^\W\d_])")
 _LATIN_CRED = tuple(sorted((w for w in _PASS_WORDS + _TOKEN_WORDS
                             if not re.search("[" + _CJK + "]", w)), key=len, reverse=True))
@@ -610,7 +644,10 @@ _WHAT_FOR = (r" (?:for|of|on|to|at|für|fürs|vom|von|zum|zur|pour|du|de|des|del
 
 # "it's", "that's", "c'est": a copula with its subject, after the name or
 # after a question mark ("the wifi? it's …").
-_ITS = r"| ?\?? (?:it's|it is|that's|c'est|es ist|это)(?= )"
+_ITS = (r"| ?\?? (?:it's|it is|that's|c'est|es ist|это)(?= )"
+        # A contracted copula ("the password's …") and a question answered with
+        # no verb ("Das Kennwort vom Laptop? Schwalbe_Nord7").
+        r"|(?<=[^\W\d_])['’]s(?= )| ?\?(?= )")
 # A clause's gap between a credential word and its connector: no quote,
 # bracket or assignment; an apostrophe only inside a word ("de l'immeuble",
 # "dell'allarme"), where it elides, never quotes.
@@ -626,15 +663,23 @@ _GAP_CHAR = _gap_char()
 # CJK particle (the value then follows a CJK character).
 _CONNECT = (
     r"(?: (?:is|was|are|were|be|becomes|to|as|now|est|était|sera|en|ist|lautet|war|wird|es"
-    r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
-    r"|в|है|—|–|-|=>|->|→|:=)(?= )"
+    r"|era|será|é|è|foi|fica|är|var|blir|er|jest|je|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
+    r"|в|है|—|–|-|=>|->|→|:="
+    # A value reported changed: "el código del garaje cambió a 7741".
+    r"|(?:cambió|cambiado|changé|changée|geändert|umgestellt|mudou|mudada|cambiato|cambiata"
+    r"|поменяли|изменили|сменили|поменял|изменил|сменил) (?:a|en|pour|auf|zu|para|in|на)"
+    # Or given with a verb: "for the router password use Kestrel#88".
+    r")(?= )| (?P<verb>use|try|type|enter|nimm|benutze|verwende|utilise|utilisez|usa|utiliza"
+    r"|digite|введи|используй)(?= )"
     # A question and its answer ("my PIN? it's 3907"), or a demonstrative
     # copula ("mon code de carte c'est 6194").
     + _ITS +
     r"| ?[:=：]| /|(?<=[" + _CJK + r"]))"
 )
 _NOW = (r"(?: (?:now|still|jetzt|noch|maintenant|désormais|toujours|ahora|todavía|agora|ainda"
-        r"|теперь|nu|teraz|ora|ancora|bây giờ)(?= ))?")
+        r"|теперь|nu|teraz|ora|ancora|bây giờ)(?= ))?"
+        # After a colon, the verb that gives the value: "wifi password: use …".
+        r"(?: (?:use|type|enter|nimm|utilise|usa|введи)(?= ))?")
 # A value stops at a CJK or Thai character: the particle or word after it.
 _VALUE_CHARS = r"[^\s\"'`,;，。、“”«»「」()<>" + _CJK + "]"
 # The value holds a digit or a symbol somewhere (a word alone is prose).
@@ -653,11 +698,34 @@ _CREDENTIAL_IN_PROSE = (
     + r"|(?P<what>" + _WHAT_FOR + r"| [^\W\d_]{2,24}+)? )"
     + _OPEN + _VALUE
 )
+# A key given in groups, as it is read out or copied from a card: "api key
+# 9f8e 7d6c 5b4a 3928 …", "recovery key 4123-9023-…". After a credential's
+# name, with or without a connector, four to twelve groups of four to eight
+# letters and digits, one separator throughout, end the clause.
+_KEY_IN_GROUPS = (
+    _CRED_WORD + r"(?P<gap>" + _GAP_CHAR + r"{0,32}?)(?:" + _CONNECT + r")?"
+    r" ?(?P<secret>[A-Za-z0-9]{4,8}(?P<sep>[ -])[A-Za-z0-9]{4,8}(?P=sep)[A-Za-z0-9]{4,8}"
+    r"(?P=sep)[A-Za-z0-9]{4,8}" + _nested(r"(?P=sep)[A-Za-z0-9]{4,8}", 8, "?") + r")(?![\w-])"
+)
+
+
+def _key_in_groups(m: re.Match[str]) -> bool:
+    joined = re.sub(r"[ -]", "", m.group("secret"))
+    if len(joined) < 16 or _modified(m.group("gap")) or _PLACEHOLDER.fullmatch(joined):
+        return False
+    if _CLAUSE_END_AFTER.match(m.string, m.end()) is None or len(set(joined.lower())) < 6:
+        return False
+    if not any(ch.isdigit() for ch in joined):
+        return False
+    # Words in groups ("BLUE FISH CAKE …") are a phrase, not a key.
+    return sum(len(w) for w in _WORD_RUN.findall(joined.lower())) <= len(joined) // 2
+
+
 # The value first, then what it is: "hunter2-xyz is the root password",
 # "use marble77!fox as the password".
 _CREDENTIAL_NAMED_AFTER = (
     r"(?<![^\s\"'`(])[\"'`“]?" + _VALUE + r"[\"'`”]?(?: (?:is|was|as|will be|=|est|ist|es|é|è"
-    r"|är|jest|to|là|—|-) | ?(?:是|就是|は|が|는|은|이|가) ?)"
+    r"|är|jest|to|là|—|-) |,? (?:that's|c'est|это|to je) | ?(?:是|就是|は|が|는|은|이|가) ?)"
     r"(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?" + _CRED_WORD
 )
 
@@ -796,7 +864,8 @@ _CREDENTIAL_AS_WORDS = (
     + r"(?P<gap>" + _nested(r" [^\s.!?;:=\"'`()<>{}\[\]。！？：，,]{1,24}+", 4, "??") + ")"
     + r"(?P<sep> ?[:=：]| (?:is|was|are|be|becomes|now|est|était|sera|ist|lautet|war|wird|es"
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|adalah|ialah|είναι|היא|הוא|هي|هو"
-    r"|—|–|-)(?= )|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
+    r"|—|–|-|c'est|it's|that's)(?= )"
+    r"|(?<=[" + _CJK + r"]) ?(?:是|为|為|は|が|는|은|이|가))"
     + _NOW + r" ?(?P<open>[\"'`“‘«„「『]?)"
     + r"(?P<secret>(?=[\d" + _CJK + r"]{0,23}\d)[\d" + _CJK + r"]{3,24}|" + _LETTERS
     + _nested(_CLAUSE_GOES_ON + " " + _LETTERS, 5, "?") + ")"
@@ -1057,6 +1126,8 @@ _HEAD_NOUNS = frozenset((
     "errors", "meter", "list", "lists", "spray", "spraying", "sharing", "reuse", "leak",
     "leaks", "dump", "dumps", "audit", "update", "updates", "email", "mail", "link", "login",
     "guidelines", "standard", "standards", "minimum", "maximum", "size", "type", "types",
+    # What names or identifies a key is no part of it: "recovery key ID: 1A2B3C4D".
+    "id", "ids", "fingerprint", "name", "names", "label",
     "politique", "richtlinie", "política", "политика", "менеджер", "поле", "сброс", "длина",
     "требования", "правила", "подсказка",
 ))
@@ -1105,6 +1176,16 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     what = m.groupdict().get("what")
     if what is not None and not _named_what_for(m, what):
         return False
+    if m.groupdict().get("verb") is not None and (
+            word[:-1] in _PASS_WORDS + _TOKEN_WORDS
+            or _CLAUSE_END_AFTER.match(m.string, m.end()) is None):
+        # Given with a verb, a value ends its clause and is one credential's:
+        # "tokens use JWT-RS256 signatures" states a rule for them all.
+        return False
+    if _modified(m.groupdict().get("gap")):
+        # The name modifies a noun, and the value is that noun's: "recovery
+        # key ID: 1A2B3C4D", "password policy: Min8Chars!".
+        return False
     if _other_code(m):
         return False
     # Digits of other scripts (٢٠٢٤, ४८२१) are judged as the digits they are.
@@ -1126,8 +1207,8 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     if _EMAIL.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
         return False
     if _CODE_NUMBER.fullmatch(value) and (not pass_word or len(value) <= 5) and not (
-            _code_word(word) and m.group("gap") is not None
-            and not _modified(m.group("gap"))):
+            (_code_word(word) or _LOCK_NAMED.search(m.group("gap") or ""))
+            and m.group("gap") is not None and not _modified(m.group("gap"))):
         # Given as a password, "TIGER2024" is one; after a token word, or as
         # short as "E1042", it is an error or ticket number. Given as a PIN
         # or a door code ("PIN: AB123", "the passcode is AB123"), it is the
@@ -1139,7 +1220,9 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
         return False
     if value.isdigit():
         year = len(value) == 4 and value[:2] in ("19", "20")
-        return pass_word and len(value) <= 12 and not year
+        # A measure ("the door is 1200 mm wide") is no code.
+        return (pass_word and len(value) <= 12 and not year
+                and _UNIT_AFTER.match(m.string, m.end()) is None)
     lower, upper, digit, _ = _char_classes(value)
     letters = lower or upper or any(ch.isalpha() for ch in value)
     strong = any(ch in _STRONG_SYMBOL for ch in value)
@@ -1218,21 +1301,31 @@ _ABBREVIATED = (
 )
 
 
+def _strong_password(value: str) -> bool:
+    """Letters, digits and a symbol no name or word carries: "Tern!Reef61"."""
+    lower, upper, digit, _ = _char_classes(value)
+    return (len(value) >= 8 and bool(lower or upper) and digit
+            and any(ch in _STRONG_SYMBOL for ch in value) and "/" not in value
+            and _EMAIL.fullmatch(value) is None and not value.startswith(("$", "{", "<")))
+
+
 # A user named just before: "as backup_user, pass …", "user: ops pw …".
 _USER_BEFORE = re.compile(
     r"(?:\b(?:user(?:name)?|login|utilisateur|usuario|usuário|utente|пользователь|логин)\b:?"
     r" ?[\w.@-]{1,40}"
     # After "as", an account's name: one with a digit or a mark, or root or admin.
     r"|\b(?:as|als|en tant que|como|под) (?:[\w]{0,20}[\d_.@-][\w.@-]{0,40}|root|admin"
-    r"|administrator|postgres))[,;]? ?$", re.IGNORECASE)
+    r"|administrator|postgres))[,;]? ?\(?$", re.IGNORECASE)
 
 
 def _abbreviated_password(m: re.Match[str]) -> bool:
     value = m.group("secret").rstrip(".!?:,;")
     user_before = _USER_BEFORE.search(m.string[max(0, m.start() - 60):m.start()]) is not None
-    if m.group("bare") is not None and not user_before:
+    if m.group("bare") is not None and not user_before and (
+            m.group("word").lower() == "pass" or not _strong_password(value)):
         # With no connector, "pass" is a verb ("pass C++17 to the
-        # compiler"); after a user's name it is that user's password.
+        # compiler"); after a user's name it is that user's password. "pw"
+        # is no verb: with a value of letters, digits and a symbol, it names it.
         return False
     if len(value) < 4 or "/" in value or value.startswith(("$", "~", "\\")):
         return False
@@ -1295,7 +1388,8 @@ _SEED = (
     r"|wiederherstellungsphrase|herstelzin|фраза восстановления|сид-фраза|seed-фраза"
     r"|kurtarma ifadesi|fraza odzyskiwania)"
     r"|助记词|助記詞|恢复短语|恢復短語|助记短语)"
-    r"(?:" + _WHAT_FOR + r"|,? [^\W\d_]{2,12}" + _nested(r" [^\W\d_]{2,12}", 2, "?")
+    # What it is for, or how many words it holds ("seed phrase, 12 words:").
+    r"(?:" + _WHAT_FOR + r"|,? (?:\d{1,2} )?[^\W\d_]{2,12}" + _nested(r" [^\W\d_]{2,12}", 2, "?")
     + r"(?= ?[:：]))?"
     r"(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
     r"(?P<secret>" + _SEED_WORD + (r"(?:, ?|\s{1,4})" + _SEED_WORD) * 11
@@ -1395,7 +1489,7 @@ _COMBINATION = (
     # A lock that opens by numbers, named instead: its numbers are its combination.
     r"|(?:gym |school |bike |bicycle )?locker|padlock|bike lock|cadenas|candado|lucchetto"
     r"|cadeado|кодовый замок|fietsslot|fietskluis|fahrradschloss|cykellås|kłódk[aię]"
-    r"|bisiklet kilidi"
+    r"|bisiklet kilidi|(?:велосипедный )?замок"
     # A safe or a key box: what opens it is a combination.
     r"|safe|lockbox|lock box|key ?box|key safe|strongbox|caja fuerte|cofre|cassaforte"
     r"|coffre(?:-fort)?|kluis|sejf|сейф[а-я]{0,2}|két sắt)|kombination|zahlenschloss|Tresor)"
@@ -1407,7 +1501,12 @@ _COMBINATION = (
     r"(?: ?[:=：]| (?:is|ist|lautet|est|es|é|è|är|er|là)| ?(?:是|为|為|は)"
     # Or the verb that opens it: "opens with", "abre con", "s'ouvre avec".
     r"| (?i:(?:opens|unlocks|open|unlock) with|(?:abre|apre|abre-se) (?:con|com)"
-    r"|(?:s'ouvre|ouvre) avec|öffnet mit|открывается кодом))\s?"
+    r"|(?:s'ouvre|ouvre) avec|öffnet mit|открывается(?: кодом| на)"
+    # Or the verb that sets it ("se règle sur 7-1-4", "is set to 4-0-9").
+    r"|(?:se règle|est réglé|is set|set|eingestellt|stellt man) (?:sur|to|auf))"
+    # Or nothing: the numbers right after the lock's name end the clause
+    # ("padlock 0-4-7-3").
+    r"|(?P<bare>))\s?"
     r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?"
     # In words: English numbers under 100, or digits in any of the languages
     # of ``_DIGIT_WORDS`` ("twee vier acht").
@@ -1421,6 +1520,9 @@ _NOT_LOCK = re.compile(r"\b(?:key|keys|keyboard|shortcut|drug|drugs|therapy|flag
 
 
 def _combination(m: re.Match[str]) -> bool:
+    if m.group("bare") is not None and m.group("gap"):
+        # With no connector, only numbers right after the lock's name are its.
+        return False
     before = m.string[max(0, m.start() - 12):m.start()]
     return _NOT_LOCK.search(m.group("gap") + " " + before) is None
 
@@ -1451,7 +1553,8 @@ _SPELT_OUT = (
     + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 8, "?")
     + r"|[" + _HAN_DIGITS + r"]{4,12}|(?<![\uac00-\ud7af])[" + _HANGUL_DIGITS + r"]{4,12}"
     + r"(?![\uac00-\ud7af]))"
-    + r"(?![\w-]|[" + _HAN_DIGITS + r"十百千万萬年])"
+    # A Japanese copula may close it ("暗証番号は四七一九です").
+    + r"(?:(?=です|でした)|(?![\w-]|[" + _HAN_DIGITS + r"十百千万萬年]))"
 )
 
 
@@ -1465,6 +1568,7 @@ _UNITS_ES = "uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve"
 _UNITS_RU = "один|одна|два|две|три|четыре|пять|шесть|семь|восемь|девять"
 _UNITS_PL = "jeden|dwa|trzy|cztery|pięć|sześć|siedem|osiem|dziewięć"
 _UNITS_TR = "bir|iki|üç|dört|beş|altı|yedi|sekiz|dokuz"
+_UNITS_IT = "due|tre|tré|quattro|cinque|sei|sette|nove"
 _PAIR_WORDS = (
     r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:" + _UNITS_EN
     + r")(?![^\W\d_]))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen"
@@ -1488,7 +1592,14 @@ _PAIR_WORDS = (
     r"|osiemdziesiąt|dziewięćdziesiąt)(?: (?:" + _UNITS_PL + r"))?|dziesięć|jedenaście"
     r"|dwanaście|trzynaście|czternaście|piętnaście|szesnaście|siedemnaście|osiemnaście"
     r"|dziewiętnaście"
-    r"|(?:yirmi|otuz|kırk|elli|altmış|yetmiş|seksen|doksan)(?: (?:" + _UNITS_TR + r"))?)"
+    r"|(?:yirmi|otuz|kırk|elli|altmış|yetmiş|seksen|doksan)(?: (?:" + _UNITS_TR + r"))?"
+    # Italian elides the tens' vowel before "uno" and "otto" (ventuno, trentotto).
+    r"|vent(?:i(?:" + _UNITS_IT + r")?|uno|otto)|(?:trent|quarant|cinquant|sessant|settant"
+    r"|ottant|novant)(?:a(?:" + _UNITS_IT + r")?|uno|otto)|dieci|undici|dodici|tredici"
+    r"|quattordici|quindici|sedici|diciassette|diciotto|diciannove"
+    r"|(?:vinte|trinta|quarenta|cinquenta|sessenta|setenta|oitenta|noventa)(?: e (?:um|uma"
+    r"|dois|duas|três|quatro|cinco|seis|sete|oito|nove))?|dez|onze|doze|treze|catorze|quatorze"
+    r"|quinze|dezesseis|dezasseis|dezessete|dezassete|dezoito|dezenove|dezanove)"
     r"(?![^\W\d_])"
 )
 _PAIRS_APART = r"(?:,? )"
@@ -1505,7 +1616,7 @@ _SPELT_IN_PAIRS = (
 # Tens alone, which before another pair say a year ("nineteen eighty-four").
 _CENTURIES = frozenset("""
 nineteen twenty neunzehn zwanzig dix-neuf vingt diecinueve veinte девятнадцать двадцать nitton
-tjugo dziewiętnaście dwadzieścia
+tjugo dziewiętnaście dwadzieścia diciannove venti dezenove dezanove vinte
 """.split())
 
 
@@ -1613,7 +1724,9 @@ _ADMIN_NAMES = frozenset("""
 admin root administrator postgres sa pi ubuntu guest superuser sysadmin
 """.split())
 _CREDS_BEFORE = re.compile(
+    # A network and its key are given the same way: "wifi Fuchsbau / Igel!2291".
     r"(?:\b(?:creds|credentials|login|log in|sign in|account|user(?:name)?|zugang|zugangsdaten"
+    r"|wi-?fi|wlan|ssid|network|netzwerk|réseau|red|rede|сеть"
     r"|benutzer|acceso|usuario|accès|identifiants|utilisateur|accesso|utente|acesso|usuário"
     r"|доступ|логин|учётка|учетка)\b|ログイン|登录|登錄|계정)[^.!?;\n]{0,40}$",
     re.IGNORECASE,
@@ -1641,6 +1754,11 @@ _OPENS_WITH = (
     r"(?: (?:the|a))?(?: (?:code|pin|passcode|combination))?"
     r"|(?<![\w-])(?:(?:abre|apre|desbloquea|sblocca) (?:con|com)|(?:öffnet|entsperrt) mit"
     r"|(?:ouvre|déverrouille) avec|открывается(?: кодом)?"
+    # An alarm switched off by its code: "L'allarme si spegne con 5 5 2 1",
+    # "o alarme desliga com …", "the alarm turns off with …".
+    r"|(?:turns?|switch(?:es)?) off with|deactivates? with|(?:se )?(?:desactiva|apaga) con"
+    r"|(?:se )?(?:désactive|éteint) avec|s'éteint avec|(?:si )?(?:spegne|disattiva) con"
+    r"|(?:se )?(?:desliga|desativa) com"
     # A separable verb whose particle follows the code ("geht mit … auf",
     # "schaltest du mit … aus", "zet je uit met …", "stänger du av med …"),
     # or a verb that takes the code in the instrumental ("выключаешь кодом").
@@ -1650,7 +1768,7 @@ _OPENS_WITH = (
     r"|(?:stänger|stäng|låser|lås|öppnar|öppna)(?: (?:du|man|ni))?(?: (?:av|upp))? med"
     r"|(?:выключаешь|выключается|отключаешь|отключается|открываешь|снимаешь) кодом))"
     r" (?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}|\d{4,8}"
-    r"|\d{1,2}(?P<sep2>[-–]|, ?)\d{1,2}(?P=sep2)\d{1,2}(?:(?P=sep2)\d{1,2})?"
+    r"|\d{1,2}(?P<sep2>[-–]|, ?| )\d{1,2}(?P=sep2)\d{1,2}(?:(?P=sep2)\d{1,2})?"
     # Three to eight digits said one by one: "mit sieben, drei, neun, eins".
     r"|" + _DIGIT_WORD_ANY + (r"(?:,? |-)" + _DIGIT_WORD_ANY) * 2
     + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 5, "?") + ")"
@@ -1663,13 +1781,119 @@ def _opens_with(m: re.Match[str]) -> bool:
     return not (len(value) == 4 and value[:2] in ("19", "20"))
 
 
+# A code entered at a door, after the verb that enters it: "punch in 5583",
+# "Tippe am Tor 4 4 9 0 ein", "Introduce 5 9 0 2 en el teclado", "门口输入
+# 7 3 8 2 9 1", "Введи 3 0 4 8 на домофоне". Four to eight digits, whole or
+# one by one, a star or a hash about them; up to three words may name where
+# ("am Tor", "the code"). The sentence must name a door, a keypad or a lock:
+# "enter 42 in the quantity field", "press 1 for sales" are menus and forms.
+_ENTRY_VERBS = (
+    "punch in", "punch", "key in", "tap in", "type in", "type", "enter", "press", "tippe",
+    "tippst", "tippen sie", "gib", "gibst", "geben sie", "drücke", "drück", "tape", "tapez",
+    "tapes", "compose", "composez", "saisis", "saisissez", "entrez", "introduce", "introduzca",
+    "teclea", "teclee", "marca", "marque", "pon", "digite", "digita", "digitate", "tecle",
+    "insira", "inserisci", "componi", "premi", "введи", "введите", "набери", "наберите",
+    "нажми", "нажмите", "输入", "輸入", "按",
+)
+_CODE_ENTERED = (
+    # A Chinese verb follows the place it is entered at ("门口输入"): no word
+    # boundary before it.
+    r"(?i:(?:(?<![^\W\d_])(?:" + "|".join(v for v in _ENTRY_VERBS if v[0] < "\u3000")
+    + r")|" + "|".join(v for v in _ENTRY_VERBS if v[0] >= "\u3000") + r")(?![^\W\d_]))"
+    + _nested(r" [^\W\d_]{1,16}+", 3, "?")
+    + r" (?P<secret>[*#]?(?:\d(?: \d){3,7}|\d{4,8})[*#]?)(?![\w-]|[.,:/]\d)"
+)
+_ENTRY_PLACE = re.compile(
+    r"(?<![^\W\d_])(?:door|gate|keypad|intercom|entrance|lobby|shed|garage|lock|padlock|safe"
+    r"|locker|lockbox|alarm|building|(?:hof|garten|garagen|einfahrts)?tor"
+    r"|(?:haus|keller|wohnungs|neben)?tür|eingang|tastenfeld|schloss|porte|portail|boîtier"
+    r"|digicode|interphone|clavier|immeuble|entrée|puerta|portal|portón|teclado|portero"
+    r"|cerradura|portão|porta|interfone|fechadura|portaria|cancello|portone|tastierino"
+    r"|citofono|домофон|двер|калитк|ворот|подъезд|замок|сейф)"
+    r"|[门門]|玄関|ドア|オートロック|현관|도어락|키패드",
+    re.IGNORECASE,
+)
+
+
+_UNIT_AFTER = re.compile(
+    r" ?(?:%|°|€|\$|£|mm|cm|km|kg|ml|px|pt|m|g|l|x|euros?|dollars?|рубл[а-я]{0,3}|元|円|원)"
+    r"(?![^\W\d_])", re.IGNORECASE)
+_QUANTITY_AFTER = re.compile(_UNIT_AFTER.pattern + r"| (?:as|als|comme|como|come|как) ",
+                             re.IGNORECASE)
+
+
+# A form, a page or a flat's bell in the sentence: what is entered there is
+# an amount, a setting or a neighbour's number ("Saisissez 7500 dans le champ
+# montant du portail web", "press 2580 for the caretaker's flat").
+_ENTRY_FORM = re.compile(
+    r"(?<![^\W\d_])(?:field|amount|quantity|dialog|form|page|web|site|app|flat|apartment|apt"
+    r"|champ|montant|quantité|appartement|feld|betrag|menge|seite|wohnung|campo|importe"
+    r"|cantidad|página|piso|apartamento|quantità|importo|pagina|поле|сумм|количеств|сайт"
+    r"|квартир)", re.IGNORECASE)
+
+
+def _code_entered(m: re.Match[str]) -> bool:
+    value = m.group("secret").strip("*#")
+    if len(value) == 4 and value[:2] in ("19", "20"):
+        # A year entered ("enter 2024 in the year field").
+        return False
+    if _QUANTITY_AFTER.match(m.string, m.end()):
+        # A quantity or a setting entered ("enter 1200 as the width").
+        return False
+    sentence = sentence_of(m.string, m.start(), m.end())
+    return _ENTRY_PLACE.search(sentence) is not None and _ENTRY_FORM.search(sentence) is None
+
+
+# A login given in a runbook's sentence with no word for the password: "log
+# into grafana with admin and Tern!Reef61", "connect as app using …", "melde
+# dich als admin mit … an", "用 admin 和 … 登录". What joins the value to the
+# login ("with", "using", "and", "mit", "avec", "con", "с", "和", "と") and a
+# value of letters, digits and a symbol no name carries, after a verb that
+# logs in in the same sentence: the verb names the act, the shape the password.
+_LOGIN_VERBS = (
+    "log in", "login", "logon", "log into", "logged in", "sign in", "signed in", "sign into",
+    "ssh", "sudo", "connect", "authenticate", "anmelden", "melde", "meld", "einloggen",
+    "connecte", "connectez", "identifie", "entra", "inicia", "acesse", "accedi", "зайди",
+    "зайдите", "войди", "войдите", "залогинься",
+)
+_LOGIN_VALUE = (
+    r"(?:(?i:(?<![^\W\d_])(?:" + "|".join(_LOGIN_VERBS) + r")(?![^\W\d_]))"
+    r"(?:[^.!?;\n]|\.(?=\S)){0,60}?(?<![^\W\d_])(?i:with|using|and|mit|und|avec|et|con|com|y|e|с|и)"
+    # Chinese, Japanese and Korean put the verb last: "用 admin 和 … 登录".
+    r"|[和と及](?=[^。！？\n]{0,80}?(?:登录|登入|ログイン|로그인)))"
+    # An address is the account, not its password: the value comes later.
+    r" ?(?![^\s]{0,64}@)(?=[^\s]{0,63}[!#$%&*+^~?=|\\])(?P<secret>[^\s\"'`,;()<>\[\]{}]{8,64})"
+)
+
+
+def _login_value(m: re.Match[str]) -> bool:
+    value = m.group("secret").rstrip(".,;:!?")
+    return _strong_password(value) and _DATE_TIME_VERSION.fullmatch(value) is None
+
+
+# A password in a command line or a Wi-Fi QR string: "mysql -u root
+# -pKettle_4419" (bare ``-p`` prompts for it), "sshpass -p 'Lindens#55'",
+# "--password=…", "WIFI:T:WPA;S:Harbour;P:Lemon#Tree88;;". The value is
+# judged as a password in prose is: a variable, a placeholder or a word
+# alone is no value.
+_COMMAND_PASSWORD = (
+    r"(?:(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)(?![\w-])[^\n|;&]{0,80}? -p"
+    r"|(?<![\w-])sshpass(?: -[a-oq-z]){0,4} -p ?|(?<![\w-])--password[= ]"
+    r"|WIFI:" + _nested(r"[A-Z]:[^;\n]{0,64};", 3, "?") + "P:)"
+    r"(?P<quote>['\"])?(?P<secret>[^\s'\";]{4,64})(?(quote)['\"])"
+)
 # A Wi-Fi network's key named "key" (or "pass") after the network in its
 # sentence: "guest wifi: network BlueHouse, key 7HappyOtters!". Alone, "key"
 # names nothing; after a Wi-Fi word, a value of a password's shape is the
 # network's password (never the name of a cipher: WPA2-PSK, AES).
 _WIFI_KEY = (
     r"(?i:(?<![\w-])(?:wi-?fi|wlan|ssid)(?![\w-])[^.!?;\n]{0,60}?(?<![\w-])(?:key|pass|clé|clave"
-    r"|chave|chiave|schlüssel|ключ)(?![\w-]))(?: ?[:=]| is| est| ist| es| é| è)? ?"
+    r"|chave|chiave|schlüssel|ключ)(?![\w-])"
+    # Or the Wi-Fi named alone, bound to its value ("Wi-Fi: Cedar#Pond33",
+    # "wifi → …"): a network's name may stand there, so the value must hold
+    # a symbol no name does.
+    r"|(?<![\w-])(?:wi-?fi|wlan)(?P<bare>(?: ?[:=]| ?→| is| est| ist| es| é| è|)(?= )))"
+    r"(?: ?[:=]| is| est| ist| es| é| è)? ?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{6,64})"
 )
 _CIPHER = re.compile(r"(?:wpa|wep|psk|aes|tkip|ccmp|sae)", re.IGNORECASE)
@@ -1677,6 +1901,14 @@ _CIPHER = re.compile(r"(?:wpa|wep|psk|aes|tkip|ccmp|sae)", re.IGNORECASE)
 
 def _wifi_key(m: re.Match[str]) -> bool:
     value = m.group("secret").rstrip(".!?:")
+    bare = m.group("bare")
+    if bare is not None and not (any(ch in _STRONG_SYMBOL for ch in value)
+                                 and any(ch.isdigit() for ch in value)):
+        return False
+    if bare == "" and _CLAUSE_END_AFTER.match(m.string, m.end()) is None:
+        # With nothing between, the value ends its clause: "the wifi
+        # Guest!Net2 network" names the network.
+        return False
     if _CIPHER.match(value) or _PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value):
         return False
     lower, upper, digit, _ = _char_classes(value)
@@ -2832,7 +3064,8 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_CREDENTIAL_NAMED_AFTER, _I),
         _credential_in_prose,
         prefilter=((" is ", " was ", " as ", " will be ", " = ", " est ", " ist ", " es ", " é ",
-                    " è ", " är ", " jest ", " to ", " là ", " — ", " - ", "是", "は", "が", "는",
+                    " è ", " är ", " jest ", " to ", " là ", " — ", " - ", " c'est ", " that's ",
+                    " это ", " to je ", "是", "は", "が", "는",
                     "은", "이", "가"),
                    tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS),
         judged_in_context=True,
@@ -2889,7 +3122,7 @@ RULES: tuple[ScanRule, ...] = (
                     "ダイヤル錠", "safe", "lockbox", "lock box", "key box", "keybox", "key safe",
                     "strongbox", "caja fuerte", "cofre", "cassaforte", "coffre", "kluis", "sejf",
                     "сейф", "két sắt", "tresor", "fietsslot", "fietskluis", "fahrradschloss",
-                    "cykellås", "kłódk", "bisiklet kilidi", "南京錠", "自転車のロック",
+                    "cykellås", "kłódk", "bisiklet kilidi", "замок", "南京錠", "自転車のロック",
                     "自転車の鍵", "自行车锁", "車鎖"),), lead=0,
         judged_in_context=True,
     ),
@@ -2924,6 +3157,8 @@ RULES: tuple[ScanRule, ...] = (
                     "opened with", "disarms with", "disarm with", "disarmed with", "abre con",
                     "abre com", "apre con", "apre com", "desbloquea con", "desbloquea com",
                     "sblocca con", "sblocca com", "öffnet mit", "entsperrt mit", "ouvre avec",
+                    "off with", "deactivate", "desactiva con", "apaga con", "désactive avec",
+                    "éteint avec", "spegne con", "disattiva con", "desliga com", "desativa com",
                     "déverrouille avec", "открывается", " mit ", " met ", " med ",
                     " кодом "),),
         # A separable verb's literal (" met ") follows the verb, its pronoun and
@@ -2932,11 +3167,39 @@ RULES: tuple[ScanRule, ...] = (
         judged_in_context=True,
     ),
     ScanRule(
+        "secret.key_in_groups", "secret", "prose",
+        _rx(_KEY_IN_GROUPS, _I),
+        _key_in_groups,
+        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS,),
+        lead=LOCK_CODE_LEAD,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.code_entered", "secret", "prose",
+        _rx(_CODE_ENTERED),
+        _code_entered,
+        prefilter=(tuple(_ENTRY_VERBS),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.login_value", "secret", "prose",
+        _rx(_LOGIN_VALUE),
+        _login_value,
+        prefilter=((*_LOGIN_VERBS, "和", "と", "及"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.password_in_command", "secret", "prose",
+        _rx(_COMMAND_PASSWORD),
+        _prose_secret,
+        prefilter=(("mysql", "mariadb", "sshpass", "--password", "wifi:"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
         "secret.wifi_key", "secret", "prose",
         _rx(_WIFI_KEY),
         _wifi_key,
-        prefilter=(("wifi", "wi-fi", "wlan", "ssid"), ("key", "pass", "clé", "clave", "chave",
-                                                       "chiave", "schlüssel", "ключ")),
+        prefilter=(("wifi", "wi-fi", "wlan", "ssid"),),
         lead=0,
         judged_in_context=True,
     ),

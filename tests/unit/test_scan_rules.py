@@ -1040,6 +1040,26 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Passphrase policy: five words or more",
         ],
     ),
+    "secret.code_entered": (
+        ["punch in 5583 at the side gate", "Introduce 5 9 0 2 en el teclado del portal"],
+        [
+            "Press 1234 to hear the menu again",
+            "Type 1000 in the amount box",
+            "Enter 2024 at the gate",
+        ],
+    ),
+    "secret.key_in_groups": (
+        ["api key 9f8e 7d6c 5b4a 3928 1706 f5e4 d3c2 b1a0"],
+        ["recovery key ID: 1A2B 3C4D 5E6F 7A8B", "Bestellnummer 4471 9902 3381 2290"],
+    ),
+    "secret.password_in_command": (
+        ["mysql -u root -pKettle_4419 -h db", "WIFI:T:WPA;S:Home;P:Lemon#Tree88;;"],
+        ["mysql -u root -p", 'sshpass -p "$PASS" ssh host', "WIFI:T:WPA;S:Cafe;P:<password>;;"],
+    ),
+    "secret.login_value": (
+        ["log into grafana with admin and Tern!Reef61", "用 admin 和 Tern!Reef61 登录"],
+        ["sign in with Google and TLS1.3+", "connect using AES-256-GCM!"],
+    ),
 }
 
 RULES_BY_ID = {rule.id: rule for rule in RULES}
