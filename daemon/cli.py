@@ -34,7 +34,6 @@ import structlog
 
 from memoryd.daemon import home as home_mod
 from memoryd.daemon import logs
-from memoryd.daemon.app import App
 from memoryd.daemon.clock import SystemClock
 from memoryd.daemon.compose import Composed, ComposeError, compose
 from memoryd.daemon.config import ConfigError, StoreConfig, load_config
@@ -181,10 +180,10 @@ def load_scanner_soon() -> threading.Thread:
     return thread
 
 
-def _ready(app: App) -> None:
+def _ready(home: home_mod.Home) -> None:
     structlog.get_logger().info(
-        "ready", pid=os.getpid(), home=str(app.home.path),
-        agent_socket=str(app.home.agent_socket), control_socket=str(app.home.control_socket))
+        "ready", pid=os.getpid(), home=str(home.path),
+        agent_socket=str(home.agent_socket), control_socket=str(home.control_socket))
     load_scanner_soon()
 
 
@@ -235,7 +234,7 @@ async def _run(composed: Composed) -> int:
             tg.start_soon(app.extraction.run)
             # The log names the operator's own paths: where this daemon keeps
             # its home and where clients find it.
-            await server.serve(on_ready=lambda: _ready(app))
+            await server.serve(on_ready=lambda: _ready(app.home))
             tg.cancel_scope.cancel()
     except home_mod.HomeError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)

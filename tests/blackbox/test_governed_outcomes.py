@@ -24,7 +24,6 @@ import anyio
 import pytest
 from structlog.testing import capture_logs
 
-from memoryd.daemon.pipeline import governance
 from memoryd.kernel import scan as kernel_scan
 from tests.harness import entry, fresh_identity
 from tests.inproc import CallFailed, InProcess, composed
@@ -79,10 +78,10 @@ class Watch:
                 self.scans_outside += 1
             return real_verdict(*args, **kwargs)
 
-        # The pipeline calls the scanner by the name it imported; the
-        # kernel's own callers (check_fields) by the module's.
+        # The pipeline imports the scanner's functions where it scans, and
+        # the kernel's own callers (check_fields) call them by the module's
+        # name: both read the module's attribute at each call.
         monkeypatch.setattr(kernel_scan, "verdict_fields", verdict_fields)
-        monkeypatch.setattr(governance, "verdict_fields", verdict_fields)
 
     def reset(self) -> None:
         self.writes = self.scans_inside = self.scans_outside = 0
