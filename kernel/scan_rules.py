@@ -549,6 +549,12 @@ _LOCKS = (
 _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
                    "haustürcode", "eingangscode", "deurcode", "poortcode", "kluiscode", "portkod",
                    "dörrkod", "larmkod", "dørkode", "portkode", "alarmkode")
+# A door or a gate named alone, then a connector, is named for its code:
+# "Door: 4471", "Tür: 4471", "дверь — 4471" (never bare: "door 12").
+_DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tür", "haustür",
+                    "porte", "portail", "puerta", "portón", "portão", "porta",
+                    "cancello", "portone", "дверь", "калитка", "ворота", "lockbox", "key box",
+                    "keybox", "key safe", "deur", "poort", "dörr", "dør"))
 _LOCK_CODE = (
     r"(?:code|c[óo]digo|codice|код|koden|kode|kod)(?: (?:de|du|del|de la|da|do|della"
     r"|dell'|dello|dei|от|для|do|van|voor|für|of|for|to|till|til|až))?"
@@ -559,15 +565,10 @@ _LOCK_CODE = (
     # code: "the shed lock code", "garage remote code", "lockbox (code …)".
     + r"|(?:door|gate|garage|shed|lockbox|key box|locker|padlock|safe|alarm|intercom|building"
     r"|lobby)(?: (?:lock|remote|keypad|panel|box))?(?: \(| |-)code"
+    # A door or a gate named alone, then a connector, is named for its code.
+    + r"|(?:" + "|".join(sorted(_DOORS, key=len, reverse=True))
+    + r")(?= ?[:：=] ?\d| (?:is|ist|est|es|é|è|—|–|-) \d)"
 )
-# A door or a gate named alone, then a connector, is named for its code:
-# "Door: 4471", "Tür: 4471", "дверь — 4471" (never bare: "door 12").
-_DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tür", "haustür",
-                    "porte", "portail", "puerta", "portón", "portão", "porta",
-                    "cancello", "portone", "дверь", "калитка", "ворота", "lockbox", "key box",
-                    "keybox", "key safe", "deur", "poort", "dörr", "dør"))
-_LOCK_CODE += (r"|(?:" + "|".join(sorted(_DOORS, key=len, reverse=True))
-               + r")(?= ?[:：=] ?\d| (?:is|ist|est|es|é|è|—|–|-) \d)")
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
 # A lock named in a code's clause ("code d'accès de l'immeuble"): the code is
 # the lock's, short as a door code is.
