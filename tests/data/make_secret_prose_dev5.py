@@ -34,8 +34,7 @@ is ``dev``.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from prose_set import write
 
 # (language, text): a credential is given; storing it must be refused.
 SECRETS: list[tuple[str, str]] = [
@@ -203,21 +202,7 @@ BENIGN: list[tuple[str, str]] = [
 
 
 def main() -> None:
-    rows = []
-    for category, items in (("secret", SECRETS), ("benign", BENIGN)):
-        for i, (lang, text) in enumerate(items):
-            rows.append(
-                {
-                    "category": category,
-                    "lang": lang,
-                    "text": text,
-                    "split": "held_out" if i % 3 == 2 else "dev",
-                }
-            )
-    out = Path(__file__).with_name("secret_prose_dev5.jsonl")
-    with out.open("w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write("secret_prose_dev5", {"secret": SECRETS, "benign": BENIGN})
 
 
 if __name__ == "__main__":
