@@ -164,61 +164,67 @@ def test_rows_are_every_active_entrys_lexemes_after_any_change(
         assert {row[3] for row in expected} >= {"generous", "sky", "机器"}
 
 
-def test_a_store_made_before_the_rows_gets_them_at_its_first_open(
-    tmp_path: Path, pg_schema: str
-) -> None:
-    rng = random.Random(12)
+def _reopened(
+    tmp_path: Path, pg_schema: str, seed: int, older: tuple[str, ...], count: str
+) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]], int]:
+    """A store filled by random steps, set back to an older version by the
+    statements ``older``, then opened again: the rows its postings must
+    hold, the rows they hold, and the ``count`` query's answer."""
+    rng = random.Random(seed)
     with opened(tmp_path / "first", pg_section(pg_schema)) as store:
         for i in range(60):
             store.run_sync(lambda tx, i=i: _step(tx, rng, i))
-    # As version 3 left it: no postings, and index documents without weights.
     with psycopg.connect(PG_DSN, autocommit=True) as conn:
         conn.execute(f'SET search_path TO "{pg_schema}"')
-        conn.execute("DROP TABLE entry_terms; DROP TABLE term_spaces")
-        conn.execute("UPDATE search_index SET doc = setweight(doc, 'D')")
-        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        for statement in older:
+            conn.execute(statement)
     with opened(tmp_path / "second", pg_section(pg_schema)) as store:
-        expected, held, weights = store.run_sync(
-            lambda tx: (
-                _expected(tx),
-                _held(tx),
-                tx.one(
-                    "SELECT count(*) AS n FROM search_index AS f, unnest(f.doc) AS u,"
-                    " unnest(u.weights) AS w WHERE w = 'A'"
-                ),
-            ),
-            write=False,
+        expected, held, row = store.run_sync(
+            lambda tx: (_expected(tx), _held(tx), tx.one(count)), write=False
         )
-        assert held == expected and expected
-        assert weights is not None and int(weights["n"]) > 0  # titles are weighted again
+    assert row is not None
+    return expected, held, int(row["n"])
+
+
+def test_a_store_made_before_the_rows_gets_them_at_its_first_open(
+    tmp_path: Path, pg_schema: str
+) -> None:
+    # As version 3 left it: no postings, and index documents without weights.
+    expected, held, weighted = _reopened(
+        tmp_path,
+        pg_schema,
+        12,
+        (
+            "DROP TABLE entry_terms; DROP TABLE term_spaces",
+            "UPDATE search_index SET doc = setweight(doc, 'D')",
+            "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+        ),
+        "SELECT count(*) AS n FROM search_index AS f, unnest(f.doc) AS u,"
+        " unnest(u.weights) AS w WHERE w = 'A'",
+    )
+    assert held == expected and expected
+    assert weighted > 0  # titles are weighted again
 
 
 def test_a_version_4_store_is_indexed_again_in_words_at_its_first_open(
     tmp_path: Path, pg_schema: str
 ) -> None:
-    rng = random.Random(14)
-    with opened(tmp_path / "first", pg_section(pg_schema)) as store:
-        for i in range(60):
-            store.run_sync(lambda tx, i=i: _step(tx, rng, i))
     # Version 4's documents kept a path or a host name whole; stand in for
     # them with documents and postings that hold nothing at all.
-    with psycopg.connect(PG_DSN, autocommit=True) as conn:
-        conn.execute(f'SET search_path TO "{pg_schema}"')
-        conn.execute("UPDATE search_index SET doc = ''::tsvector")
-        conn.execute("DELETE FROM entry_terms")
-        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
-    with opened(tmp_path / "second", pg_section(pg_schema)) as store:
-        expected, held, docs = store.run_sync(
-            lambda tx: (
-                _expected(tx),
-                _held(tx),
-                tx.one("SELECT count(*) AS n FROM search_index WHERE doc <> ''::tsvector"),
-            ),
-            write=False,
-        )
+    expected, held, documents = _reopened(
+        tmp_path,
+        pg_schema,
+        14,
+        (
+            "UPDATE search_index SET doc = ''::tsvector",
+            "DELETE FROM entry_terms",
+            "UPDATE meta SET value = '4' WHERE key = 'schema_version'",
+        ),
+        "SELECT count(*) AS n FROM search_index WHERE doc <> ''::tsvector",
+    )
     assert held == expected and expected
     assert {row[3] for row in expected} >= {"syslog", "intern"}  # words of a path, a host
-    assert docs is not None and int(docs["n"]) > 0
+    assert documents > 0
 
 
 def test_an_owners_whole_namespaces_are_ranked_from_its_postings(
