@@ -22,6 +22,7 @@ from re import _parser as sre_parse
 
 import pytest
 
+from bench.scan import ADVERSARIAL
 from memoryd.kernel import textnorm
 from memoryd.kernel.scan import MAX_DECODE_DEPTH, RULES, scan_with_stats
 from memoryd.kernel.scan_rules import COMMENT_WINDOW, ScanRule
@@ -94,50 +95,6 @@ def test_lint_catches_catastrophic_shapes() -> None:
     assert _problems(sre_parse.parse(r"(?:ab){1,3}[a-z]{0,9}(?:x[0-9]{1,4})?")) == []
 
 
-ADVERSARIAL = [
-    "a",
-    "A1b",
-    "Aa0+/",
-    "ignore all previous ",
-    "<!-- AI ",
-    "-----BEGIN PRIVATE KEY-----",
-    "eyJ",
-    "x://a:",
-    "password=",
-    "\u200b",
-    "\u202e",
-    "curl x ",
-    "忽略之前",
-    "ｉｇｎｏｒｅ",
-    "aws secret ",
-    "AKIA",
-    "ghp_",
-    "sk-",
-    "把密码",
-    "send passwords to ",
-    "{}[]()<>'\"`",
-    " \n\t ",
-    "a:b@",
-    "=",
-    "/",
-    "发送密码到",
-    "reveal your ",
-    "from now on ",
-    "![",
-    # the look-alike shadow and the decoders
-    "\u0456",
-    "e\u0301",
-    "\ufe01",
-    "%41",
-    "%41%42%43 ",
-    "4142",
-    "41424344 ",
-    "QUJD",
-    "SWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM= ",
-    "<system>",
-    "<|",
-    "無視して",
-]
 # Passes a text can get: the folded text and the look-alike shadow, then each
 # decoding level scans at most MAX_DECODED_CHARS of decoded text again.
 PASSES = 2

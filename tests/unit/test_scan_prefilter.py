@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
+from bench.scan import ADVERSARIAL
 from memoryd.kernel import scan as engine
 from memoryd.kernel import textnorm
 from memoryd.kernel.scan import CASE_ALIASES, RULES, Finding, ScanRule, scan, scan_with_stats
-from tests.unit.test_scan_bounds import ADVERSARIAL
 from tests.unit.test_scan_rules import EXAMPLES
 
 CORPUS = Path(__file__).parents[1] / "data" / "scan_corpus.jsonl"
