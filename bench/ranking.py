@@ -72,6 +72,13 @@ VIEW = None if postings is None else postings.OwnView(OWNER, SPACES, NOW)
 
 
 # The same row on PostgreSQL, whose entries name a few columns otherwise.
+_SQLITE_INSERT = (
+    "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
+    " status, revision, source, eligible, basis_text, pinned, created_at, updated_text,"
+    " renewed_text, ttl_days, expires_at, content_key, status_text) VALUES"
+    " (?, ?, 'memory', ?, 'fact', ?, ?, ?, 'active', 1, 'agent', 1, '{}', 0,"
+    " ?, ?, ?, 120, '2099-01-01T00:00:00.000000Z', 'h', ?)"
+)
 _PG_INSERT = (
     "INSERT INTO entries(id, owner, target, scope, type, title, body, summary, status, revision,"
     " source, eligible, basis, pinned, created_at, updated_at, renewed_at, ttl_days, expires_at,"
@@ -114,34 +121,15 @@ def fill(store: Any, n: int, other: int = 0) -> None:
     rng = random.Random(n)
 
     def batch(tx: Tx, lo: int, hi: int) -> None:
+        sql = _PG_INSERT if tx.dialect == "postgresql" else _SQLITE_INSERT
         for i in range(lo, hi):
             body = _body(rng, vocab, weights)
-            if tx.dialect == "postgresql":
-                tx.exec(
-                    _PG_INSERT,
-                    (
-                        f"ent_{i:08d}",
-                        OWNER if i % 4 and i < n else "own_bench_b",
-                        f"s{i % 3}",
-                        f"note {i}",
-                        body,
-                        body[:80],
-                        NOW,
-                        NOW,
-                        NOW,
-                        NOW,
-                    ),
-                )
-                continue
+            owner = OWNER if i % 4 and i < n else "own_bench_b"
             tx.exec(
-                "INSERT INTO entries(id, owner, target, scope, type, title, body, summary_text,"
-                " status, revision, source, eligible, basis_text, pinned, created_at, updated_text,"
-                " renewed_text, ttl_days, expires_at, content_key, status_text) VALUES"
-                " (?, ?, 'memory', ?, 'fact', ?, ?, ?, 'active', 1, 'agent', 1, '{}', 0,"
-                " ?, ?, ?, 120, '2099-01-01T00:00:00.000000Z', 'h', ?)",
+                sql,
                 (
                     f"ent_{i:08d}",
-                    OWNER if i % 4 and i < n else "own_bench_b",
+                    owner,
                     f"s{i % 3}",
                     f"note {i}",
                     body,
