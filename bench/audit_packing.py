@@ -22,10 +22,8 @@ subtracted).
 from __future__ import annotations
 
 import argparse
-import re
 import secrets
 import shutil
-import subprocess
 import sys
 import time
 import zlib
@@ -36,12 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from zlib_ng import zlib_ng
 
+from bench import _callgrind
 from memoryd.audit import EMPTY_HEAD, EventSubject, next_stored, packing
 from memoryd.audit.chain import ChainHead, StoredEvent
 from memoryd.audit.packing import Packer, pack_row, unpack_rows
 from memoryd.kernel.capability import Resource
-
-_COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def inputs(writes: int) -> list[tuple[str, str, dict[str, Any]]]:
@@ -128,22 +125,7 @@ FORMS = {
 
 
 def _instructions(writes: int, form: str) -> int:
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--writes",
-        str(writes),
-        "--only",
-        form,
-    ]
-    # Our own script and arguments; valgrind found on PATH, as bench/instructions.py does.
-    out = subprocess.run(command, capture_output=True, text=True, check=True)  # noqa: S603
-    found = _COLLECTED.search(out.stderr)
-    assert found is not None, out.stderr[-500:]
-    return int(found.group(1))
+    return _callgrind.instructions(__file__, "--writes", str(writes), "--only", form)
 
 
 def main() -> int:

@@ -53,9 +53,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -65,6 +63,7 @@ from pathlib import Path
 # The script lives outside the packages; make the repository importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _callgrind
 from memoryd.kernel import scan as engine
 from memoryd.kernel.scan_rules import RULES, ScanRule
 
@@ -480,9 +479,6 @@ def secret_set_table(name: str, other: str) -> None:
         )
 
 
-_COLLECTED = re.compile(r"Collected : (\d+)")
-
-
 def write_fields(writes: int) -> list[list[tuple[str, str]]]:
     """The fields one governed bench write hands the scanner, for ``writes`` writes."""
     from bench.run import ALLOWED, Corpus
@@ -506,22 +502,7 @@ def _scan_writes(writes: int) -> None:
 
 
 def _instructions(writes: int, only: str) -> int:
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--writes",
-        str(writes),
-        "--only",
-        only,
-    ]
-    # Our own script and arguments; valgrind found on PATH, as bench/instructions.py does.
-    out = subprocess.run(command, capture_output=True, text=True, check=True)  # noqa: S603
-    found = _COLLECTED.search(out.stderr)
-    assert found is not None, out.stderr[-500:]
-    return int(found.group(1))
+    return _callgrind.instructions(__file__, "--writes", str(writes), "--only", only)
 
 
 def instructions_table(writes: int) -> None:
