@@ -614,6 +614,10 @@ _LATIN_WORD = (r"(?:(?<![\w.\-/])|(?<=(?<![\w.\-/])[وبلفהובלשמכ])|(?<
                r"(?:(?:{})(?:[^\W\d_]{{0,3}})|(?:{})s?)(?![^\W\d_])")
 _LATIN_CRED = tuple(sorted((w for w in _PASS_WORDS + _TOKEN_WORDS
                             if not re.search("[" + _CJK + "]", w)), key=len, reverse=True))
+# What the prefilters of the rows that read a credential's name look for:
+# every credential word, or the password words alone, and the locks' words.
+_CREDENTIAL_NAMES = tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS
+_PASSWORD_NAMES = tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS
 _CRED_WORD = (
     r"(?P<word>" + _LATIN_WORD.format(
         "|".join(re.escape(w) for w in _LATIN_CRED if len(w) > 3),
@@ -3024,7 +3028,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.credential_in_prose", "secret", "prose",
         _rx(_CREDENTIAL_IN_PROSE, _I),
         _credential_in_prose,
-        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS,),
+        prefilter=(_CREDENTIAL_NAMES,),
         lead=LOCK_CODE_LEAD,
         judged_in_context=True,
     ),
@@ -3032,7 +3036,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.code_spelt_out", "secret", "prose",
         _rx(_SPELT_OUT, _I),
         _spelt_out,
-        prefilter=(tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS,),
+        prefilter=(_PASSWORD_NAMES,),
         lead=LOCK_CODE_LEAD,
         judged_in_context=True,
     ),
@@ -3040,8 +3044,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.credential_line_value", "secret", "prose",
         _rx(_LINE_VALUE, _I),
         _line_value,
-        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS,
-                   (":", "：")),
+        prefilter=(_CREDENTIAL_NAMES, (":", "：")),
         lead=LOCK_CODE_LEAD,
         judged_in_context=True,
     ),
@@ -3056,7 +3059,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.code_spelt_in_pairs", "secret", "prose",
         _rx(_SPELT_IN_PAIRS, _I),
         _spelt_in_pairs,
-        prefilter=(tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS,),
+        prefilter=(_PASSWORD_NAMES,),
         lead=LOCK_CODE_LEAD,
         judged_in_context=True,
     ),
@@ -3068,7 +3071,7 @@ RULES: tuple[ScanRule, ...] = (
                     " è ", " är ", " jest ", " to ", " là ", " — ", " - ", " c'est ", " that's ",
                     " это ", " to je ", "是", "は", "が", "는",
                     "은", "이", "가"),
-                   tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS),
+                   _CREDENTIAL_NAMES),
         judged_in_context=True,
     ),
     ScanRule(
@@ -3171,7 +3174,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.key_in_groups", "secret", "prose",
         _rx(_KEY_IN_GROUPS, _I),
         _key_in_groups,
-        prefilter=(tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS,),
+        prefilter=(_CREDENTIAL_NAMES,),
         lead=LOCK_CODE_LEAD,
         judged_in_context=True,
     ),
