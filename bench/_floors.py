@@ -13,11 +13,19 @@ Owns the measurements that involve no memoryd code on the measured path:
 - ``echo``: one NDJSON request/reply over a Unix socket to a bare anyio echo
   server in a child process, driven by the project's own client;
 - ``fts``: a raw FTS5 BM25 top-k query over the daemon's own index, opened
-  read-only, with the same column weights the daemon ranks with;
+  read-only, with the same column weights the daemon ranks with, for each
+  text a scenario sent the daemon: the terms the daemon's plan keeps of it
+  (``search.plan``, not timed), matched as the daemon matches them;
 - ``pg_fts``: its PostgreSQL counterpart over the daemon's own
-  ``search_index``, in read-only transactions: the terms the daemon's plan
-  keeps (``search.plan``, not timed), matched with the daemon's own tsquery
-  (``search.pg_query``) and ranked top-k by ``ts_rank`` in the server.
+  ``search_index``, in read-only transactions: the same plans, matched with
+  the daemon's own tsquery (``search.pg_query``) and ranked top-k by
+  ``ts_rank`` in the server.
+
+A full-text floor answers the scenario's own queries. A floor of other
+queries does other work: three words drawn evenly from the vocabulary (what
+earlier runs used) are a few dozen postings each, where the context
+scenario's intents, three to eight words drawn as the corpus draws them,
+keep up to 4,000 postings in their plans.
 
 Invariants: nothing here writes to the daemon's store, and every child
 process, file or schema it starts or creates is gone when the function
@@ -27,7 +35,6 @@ returns.
 from __future__ import annotations
 
 import os
-import random
 import subprocess
 import sys
 import time
@@ -154,8 +161,39 @@ def echo_floor(folder: Path, n: int, params: dict[str, object]) -> list[float]:
         path.unlink(missing_ok=True)
 
 
-def fts_floor(db: Path, n: int, vocabulary: list[str], seed: int = 7) -> list[float] | None:
-    """Raw FTS5 BM25 top-12 over the daemon's index; None when there is no index."""
+class _SqliteReadTx:
+    """Enough of the daemon's transaction face for ``search.plan``: one read."""
+
+    dialect = "sqlite"
+
+    def __init__(self, conn: apsw.Connection) -> None:
+        self.conn = conn
+
+    def one(self, sql: str, args: Sequence[Any] = ()) -> dict[str, Any] | None:
+        cursor = self.conn.cursor()
+        for row in cursor.execute(sql, tuple(args)):
+            return {d[0]: v for d, v in zip(cursor.getdescription(), row, strict=True)}
+        return None
+
+
+def _timed_each(run: Callable[[Any], object], planned: list[Any]) -> list[float]:
+    """Each of ``planned`` run once to warm the pages the daemon's own calls
+    warmed, then once timed: seconds per query."""
+    for one in planned:
+        run(one)
+    out = []
+    for one in planned:
+        t0 = time.perf_counter()
+        run(one)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def fts_floor(db: Path, queries: Sequence[str]) -> list[float] | None:
+    """Raw FTS5 BM25 top-12 over the daemon's index for each of ``queries``
+    (the texts a scenario sent the daemon), matching the terms the daemon's
+    plan keeps of it (``search.plan``, not timed); None when there is no index
+    or no query keeps a term."""
     conn = apsw.Connection(
         f"file:{db}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
     )
@@ -163,16 +201,16 @@ def fts_floor(db: Path, n: int, vocabulary: list[str], seed: int = 7) -> list[fl
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
         if "entries_fts" not in names:
             return None
-        rnd = random.Random(seed)
+        tx = _SqliteReadTx(conn)
+        plans = [search.plan(tx, q) for q in queries]  # type: ignore[arg-type]
+        planned = [p.match for p in plans if p.match]
+        if not planned:
+            return None
         sql = (
             "SELECT rowid, bm25(entries_fts, 10.0, 5.0, 1.0) AS score FROM entries_fts"
             " WHERE entries_fts MATCH ? ORDER BY score LIMIT 12"
         )
-        queries = [" OR ".join(f'"{w}"' for w in rnd.sample(vocabulary, 3)) for _ in range(n)]
-        it = iter(queries * 2)
-        timed(lambda: conn.execute(sql, (next(it),)).fetchall(), min(20, n))
-        it = iter(queries)
-        return timed(lambda: conn.execute(sql, (next(it),)).fetchall(), n)
+        return _timed_each(lambda match: conn.execute(sql, (match,)).fetchall(), planned)
     finally:
         conn.close()
 
@@ -262,23 +300,17 @@ def _pg_reader(dsn: str, schema: str) -> Iterator[Any]:
         yield conn
 
 
-def pg_fts_floor(
-    dsn: str, schema: str, n: int, vocabulary: list[str], seed: int = 7
-) -> list[float] | None:
+def pg_fts_floor(dsn: str, schema: str, queries: Sequence[str]) -> list[float] | None:
     """Ranked top-12 in the server over the daemon's ``search_index`` for the
-    terms its plan keeps of three words (``fts_floor``'s queries); None when
-    the schema has no index (or no query keeps a term)."""
+    terms its plan keeps of each of ``queries`` (``fts_floor``'s queries);
+    None when the schema has no index (or no query keeps a term)."""
     from memoryd.daemon.storage.store_pg import translate
 
     with _pg_reader(dsn, schema) as conn:
         if conn.execute("SELECT to_regclass('search_index') AS t").fetchone()["t"] is None:
             return None
-        rnd = random.Random(seed)
         tx = _ReadTx(conn)
-        plans = [
-            search.plan(tx, " ".join(rnd.sample(vocabulary, 3))).terms  # type: ignore[arg-type]
-            for _ in range(n)
-        ]
+        plans = [search.plan(tx, q).terms for q in queries]  # type: ignore[arg-type]
         # The statement of each plan, made before the clock runs.
         planned = [
             (
@@ -295,11 +327,4 @@ def pg_fts_floor(
         ]
         if not planned:
             return None
-
-        def query(statement: tuple[str, tuple[str, ...]]) -> None:
-            conn.execute(*statement).fetchall()
-
-        it = iter(planned * 2)
-        timed(lambda: query(next(it)), min(20, len(planned)))
-        it = iter(planned)
-        return timed(lambda: query(next(it)), len(planned))
+        return _timed_each(lambda statement: conn.execute(*statement).fetchall(), planned)

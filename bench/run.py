@@ -20,7 +20,8 @@ table and, with ``--json``, writes::
                     read_instructions, search_instructions, context_instructions},
      storage: {notes, bytes_per_entry, bytes_per_audit_event, tables, ...},
      embedding: {model, dim, load_s, entries_per_s, query_p50_us, model_rss_mib},
-     recall: {SIZE: {entries, fts_p99_us, rss_lexical_mib, rss_hybrid_mib,
+     recall: {SIZE: {entries, fts_p50_us, fts_p99_us, fts_search_p50_us, fts_search_p99_us,
+                     rss_lexical_mib, rss_hybrid_mib,
                      peak_rss_hybrid_mib}}}
 
 ``instructions`` comes from ``bench/instructions.py`` (callgrind counts per
@@ -31,7 +32,8 @@ floor beside the two-row commit floor) and ``storage`` from
 
 The recall series, at every fill size and on either backend: ``memory.context``
 and search (``context_SIZE``, ``search_SIZE``) against the raw full-text
-floor measured on the same store at that size, and the daemon's RSS; with
+floor of the same queries (each text the scenario sent, planned as the daemon
+plans it), measured on the same store at that size, and the daemon's RSS; with
 the semantic extra installed, the same calls with the hybrid ranker
 (``context_hybrid_SIZE``, ``search_hybrid_SIZE``) on the same store, every
 entry given a vector, its RSS and its cold start until the ranker is ready
@@ -305,6 +307,8 @@ class Bench:
         self.recall: dict[str, dict[str, float]] = {}
         # Seconds a read scenario may take before it stops early (reported in notes).
         self.budget = budget_s
+        # The texts each recall scenario sent, by its name: its floor's queries.
+        self.sent: dict[str, list[str]] = {}
 
     def begin(self, client: Client, scope: str | tuple[str, ...]) -> str:
         scopes = [scope] if isinstance(scope, str) else list(scope)
@@ -436,10 +440,12 @@ class Bench:
         """The freezing ``memory.context`` call: a new task each time, ended after."""
         samples: list[float] = []
         fused: list[int] = []
+        sent = self.sent[f"{name}_{_label(size)}"] = []
         end = time.perf_counter() + self.budget
         while len(samples) < n and (len(samples) < 5 or time.perf_counter() < end):
             task = self.begin(self.agent, FILL)
             params = {"task_id": task, "intent": self.corpus.intent()}
+            sent.append(params["intent"])
             t0 = time.perf_counter()
             try:
                 snap = self.agent.call("memory.context", params)
@@ -461,14 +467,16 @@ class Bench:
     def search(self, n: int, size: int, name: str = "search") -> None:
         """``memory.list`` in search mode, two corpus words, one task over every fill scope."""
         task = self.begin(self.agent, FILL)
-        samples = timed(
-            lambda: self.agent.call(
-                "memory.list",
-                {"task_id": task, "mode": "search", "query": self.corpus.text(2), "page_size": 20},
-            ),
-            n,
-            self.budget,
-        )
+        # Drawn before the clock runs; the ones sent are the floor's queries.
+        queries = iter([self.corpus.text(2) for _ in range(n)])
+        sent = self.sent[f"{name}_{_label(size)}"] = []
+
+        def one() -> None:
+            sent.append(next(queries))
+            params = {"task_id": task, "mode": "search", "query": sent[-1], "page_size": 20}
+            self.agent.call("memory.list", params)
+
+        samples = timed(one, n, self.budget)
         self.results[f"{name}_{_label(size)}"] = summary(samples)
         self.agent.call("task.end", {"task_id": task})
 
@@ -865,17 +873,18 @@ def print_recall(out: dict[str, Any]) -> None:
         return f"{r[name]:.2f}" if r.get(name) is not None else "-"
 
     print(
-        f"\n{'recall':<8} {'fts':>6} {'context':>8} {'×fts':>6} {'search':>7} {'×fts':>6}"
-        f" {'ctx hyb':>8} {'×lex':>5} {'srch hyb':>8} {'×lex':>5} {'RSS lex':>8}"
+        f"\n{'recall':<8} {'fts':>6} {'context':>8} {'×fts':>6} {'fts':>6} {'search':>7}"
+        f" {'×fts':>6} {'ctx hyb':>8} {'×lex':>5} {'srch hyb':>8} {'×lex':>5} {'RSS lex':>8}"
         f" {'RSS hyb':>8} {'peak':>6} {'start hyb':>9}"
     )
     for label, row in out["recall"].items():
-        fts = row.get("fts_p99_us")
+        fts, fts_search = row.get("fts_p99_us"), row.get("fts_search_p99_us")
         started = s.get(f"cold_start_hybrid_{label}")
         start = "-" if started is None else f"{started['p50_us'] / 1e6:.2f}"
         print(
             f"{label:<8} {'-' if fts is None else f'{fts / 1000:.1f}':>6}"
             f" {p99(f'context_{label}'):>8} {ratio(f'context_vs_fts_{label}'):>6}"
+            f" {'-' if fts_search is None else f'{fts_search / 1000:.1f}':>6}"
             f" {p99(f'search_{label}'):>7} {ratio(f'search_vs_fts_{label}'):>6}"
             f" {p99(f'context_hybrid_{label}'):>8}"
             f" {ratio(f'context_hybrid_vs_lexical_{label}'):>5}"
@@ -950,16 +959,13 @@ def _run(profile: Profile, backend: str, config: str) -> dict[str, Any]:
         echo = _floors.echo_floor(
             floors_dir, n, {"task_id": "tsk_" + "0" * 26, "action": "add", "entry": sample}
         )
-        store = pg_store_of(d.home)
-        if store is not None:
-            fts = _floors.pg_fts_floor(*store, n, b.corpus.words)
-            b.notes.append(
-                "fts floor: the terms the daemon's plan keeps of three words, its "
-                "tsquery, ranked top-12 by ts_rank in the server over its "
-                "search_index (read-only)"
-            )
-        else:
-            fts = _floors.fts_floor(d.home / "memory.db", n, b.corpus.words)
+        fts = fts_floor(d, b.sent.get(f"context_{_label(sizes[-1])}", []))
+        b.notes.append(
+            "fts floor: for each intent the context scenario sent at the largest size, "
+            "the terms the daemon's plan keeps, matched and ranked top-12 by the "
+            + ("server's ts_rank over the daemon's search_index" if pg else "FTS5's bm25")
+            + " (read-only)"
+        )
         if fts is None:
             b.notes.append("fts floor skipped: the daemon's store has no full-text index")
         if context is None:
@@ -1057,14 +1063,16 @@ def recall_series(
             analyze(d.home)
         context = b.context(profile.context, size)
         b.search(profile.ops, size)
-        fts = (
-            _floors.pg_fts_floor(*store, profile.ops, b.corpus.words)
-            if store is not None
-            else _floors.fts_floor(d.home / "memory.db", profile.ops, b.corpus.words)
-        )
+        # Each scenario against the raw index answering its own queries.
+        fts = fts_floor(d, b.sent.get(f"context_{_label(size)}", []))
+        fts_search = fts_floor(d, b.sent.get(f"search_{_label(size)}", []))
         b.recall[_label(size)] = {
             "entries": b.entries,
-            "fts_p99_us": None if fts is None else round(pct(fts, 0.99) * 1e6, 1),
+            **{
+                f"{key}_p{q}_us": None if got is None else round(pct(got, q / 100) * 1e6, 1)
+                for key, got in (("fts", fts), ("fts_search", fts_search))
+                for q in (50, 99)
+            },
             "rss_lexical_mib": round(_rss_kib(d.proc.pid if d.proc else 0) / 1024, 1),
         }
         if cost is not None and size in profile.hybrid:
@@ -1078,13 +1086,23 @@ def recall_series(
     return context
 
 
+def fts_floor(d: Daemon, queries: list[str]) -> list[float] | None:
+    """The raw full-text floor of ``queries`` on ``d``'s store (``bench/_floors.py``)."""
+    if not queries:
+        return None
+    store = pg_store_of(d.home)
+    if store is not None:
+        return _floors.pg_fts_floor(*store, queries)
+    return _floors.fts_floor(d.home / "memory.db", queries)
+
+
 def recall_ratios(b: Bench) -> dict[str, float | None]:
     """Context and search against the FTS floor, hybrid against lexical, at each size."""
     s = b.results
     out: dict[str, float | None] = {}
     for label, r in b.recall.items():
-        fts = r.get("fts_p99_us")
-        for name in ("context", "search"):
+        for name, floor in (("context", "fts_p99_us"), ("search", "fts_search_p99_us")):
+            fts = r.get(floor)
             if f"{name}_{label}" in s and fts:
                 out[f"{name}_vs_fts_{label}"] = round(s[f"{name}_{label}"]["p99_us"] / fts, 3)
             if f"{name}_hybrid_{label}" in s:

@@ -111,6 +111,12 @@ def test_postgresql_floors_are_measured_in_the_run_and_the_ratios_use_them(
         s["write_allow_8c"]["ops_per_s"] / s["write_allow_1c"]["ops_per_s"], 3
     )
     assert r["context_vs_fts"] == round(s["context"]["p99_us"] / f["fts_p99_us"], 3)
+    # Each recall scenario against the floor of its own queries.
+    recall = result["recall"]["200"]
+    assert recall["fts_p99_us"] > 0 and recall["fts_search_p99_us"] > 0
+    assert r["search_vs_fts_200"] == round(
+        s["search_200"]["p99_us"] / recall["fts_search_p99_us"], 3
+    )
     assert r["two_daemons_vs_1c"] == round(
         s["two_daemons"]["ops_per_s"] / s["write_allow_1c"]["ops_per_s"], 3
     )
