@@ -5,7 +5,10 @@ extract submit FILE``) or from ``task.end``'s list of turns, the size caps,
 and the stored form a queued job keeps until it ends (daemon/extraction/extract_queue.py).
 
 Format: one JSON object per line, ``{"role", "content", "ts"?}``, ``role`` one
-of ``user``, ``assistant``, ``tool``; blank lines are skipped.
+of ``user``, ``assistant``, ``tool``; blank lines are skipped. A line ends at
+``\n`` only (a ``\r`` before it is JSON whitespace): U+2028, U+2029 and
+U+0085, which ``str.splitlines`` would also cut at, may stand unescaped in a
+JSON string and so inside a turn.
 
 Invariants:
 - a transcript is refused whole: too large (``transcript_too_large``), or a
@@ -81,7 +84,7 @@ def parse_jsonl(text: str, *, max_bytes: int, max_turns: int) -> list[Turn]:
     if size > max_bytes:
         raise _too_large(max_bytes, "extract.max_transcript_bytes", bytes=size)
     turns: list[Turn] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -7,6 +7,7 @@ writes, and nothing of the transcript outlives its job.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -207,6 +208,22 @@ def test_a_malformed_transcript_is_refused_by_line_and_changes_nothing(
     assert c.call("extract.status", {"identity": ident})["jobs"] == []
     # The refused call left the task open: it ends now.
     assert a.call("task.end", {"task_id": task["task_id"]})["ended"] is True
+
+
+def test_a_turn_holding_a_unicode_line_separator_is_one_line_of_the_transcript(
+    c: Client, a: Client
+) -> None:
+    # JSON allows U+2028, U+2029 and U+0085 unescaped inside a string (and
+    # json.dumps(ensure_ascii=False) writes them so): they end no line of a
+    # JSON Lines file, whose lines end at "\n" only.
+    ident, _token = owner_with_token(c)
+    said = "From now on, always deploy\u2028with the blue\u2029green\u0085switch."
+    lines = json.dumps({"role": "user", "content": said}, ensure_ascii=False) + "\n"
+    lines += json.dumps({"role": "assistant", "content": "Noted."}, ensure_ascii=False)
+    out = c.call("extract.submit", {"identity": ident, "jsonl": lines})
+    assert out["queued"] is True
+    job = wait_done(c, out["job_id"], ident)
+    assert job["turns"] == 2 and job["state"] == "done"
 
 
 def test_a_transcript_over_the_cap_is_transcript_too_large(c: Client, a: Client) -> None:
