@@ -311,7 +311,7 @@ def run_import(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:
     from memoryd.memctl import transfer
 
     text = io.read_text(args.file)
-    lines = sum(1 for line in text.splitlines() if line.strip())
+    lines = sum(1 for line in transfer.lines_of(text) if line.strip())
     with bar(io.stderr, total=max(lines - 1, 0), desc="import", unit="entries") as progress:
         report = transfer.run_import(args, rpc, text, progress)
     _emit(io, args, report.wire(), fmt.imported)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol, TextIO
 
 from memoryd.memctl.cli import ENTRY_TYPES, option
+from memoryd.rpc.framing import FrameDecodeError, decode_frame
 
 __all__ = [
     "Builder",
@@ -160,6 +161,12 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise UsageError(f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno})") \
             from None
+    try:
+        # What Python's reader lets through but no frame may carry (a lone
+        # surrogate escape, NaN): refused here, not by a crash in the client.
+        decode_frame(text.encode("utf-8"))
+    except FrameDecodeError as exc:
+        raise UsageError(f"{where} holds JSON memoryd does not take ({exc.reason})") from None
     if not isinstance(value, dict):
         raise UsageError(f"{where} must hold one JSON object")
     return value

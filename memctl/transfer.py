@@ -44,6 +44,7 @@ from memoryd.kernel.retention import ENTRY_TYPES
 from memoryd.kernel.scan import scan
 from memoryd.memctl.cli import option
 from memoryd.memctl.requests import Rpc, UsageError, identity_params
+from memoryd.rpc.framing import FrameDecodeError, decode_frame
 
 __all__ = [
     "EXPORT_FIELDS",
@@ -54,6 +55,7 @@ __all__ = [
     "Parsed",
     "export_line",
     "header",
+    "lines_of",
     "parse_import",
     "promote_ids",
     "run_export",
@@ -117,10 +119,19 @@ class Parsed:
     skipped: Counter[str] = field(default_factory=Counter)
 
 
+def lines_of(text: str) -> list[str]:
+    """The lines of a JSON Lines file: cut at ``\n`` only, as an export
+    writes U+2028, U+2029 and U+0085 unescaped inside its strings."""
+    return text.split("\n")
+
+
 def _loads(line: str, number: int) -> Any:
+    # As strict as the daemon's frames (rpc/framing.py): a lone surrogate
+    # escape or a NaN could not be sent on, and is refused before anything
+    # of the file is written.
     try:
-        return json.loads(line)
-    except json.JSONDecodeError:
+        return decode_frame(line.encode("utf-8"))
+    except FrameDecodeError:
         raise UsageError(f"line {number} is not valid JSON") from None
 
 
@@ -323,7 +334,7 @@ def run_import(args: argparse.Namespace, rpc: Rpc, text: str,
                progress: _Progress | None = None) -> ImportReport:
     from memoryd.rpc.client import RpcError
 
-    parsed = parse_import(text.splitlines(), scope=option(args, "scope"))
+    parsed = parse_import(lines_of(text), scope=option(args, "scope"))
     report = ImportReport(parsed.kind, read=len(parsed.candidates), skipped=parsed.skipped)
     who = identity_params(args)
     for cand in parsed.candidates:

@@ -1,0 +1,89 @@
+"""memctl reads the files it is given as the daemon reads a frame, and
+reads back what it wrote.
+
+``memctl export`` writes text unescaped, so an import must cut its lines
+at newlines only; a line holding JSON the daemon refuses (a lone surrogate
+escape, NaN) is a usage error naming its line, before anything is written,
+never a crash half way through a file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.harness import Daemon, entry, fresh_identity
+
+
+def who(ident: dict[str, str]) -> list[str]:
+    return ["--identity-kind", ident["kind"], "--identity-subject", ident["subject"]]
+
+
+def audit_seq(d: Daemon) -> int:
+    with d.control() as c:
+        return int(c.call("memory.status", {})["audit"]["seq"])
+
+
+def export_file(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "in.jsonl"
+    head = json.dumps({"format": "memoryd-export", "version": 1})
+    path.write_text("\n".join([head, *lines]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_an_entry_holding_a_line_separator_is_imported_from_its_export(
+    d: Daemon, tmp_path: Path
+) -> None:
+    source, dest = fresh_identity("sep-"), fresh_identity("sep-")
+    body = "Deploys go blue first\u2028then green, never both at once."
+    with d.control() as c:
+        c.call(
+            "memory.write",
+            {"identity": source, "action": "add", "entry": entry(title="Deploys", body=body)},
+        )
+    out = tmp_path / "export.jsonl"
+    done = d.memctl("export", "--output", str(out), *who(source))
+    assert done.returncode == 0, done.stderr
+    done = d.memctl("import", str(out), "--json", *who(dest))
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert report["imported"] == 1 and report["rejected"] == {}
+    with d.control() as c:
+        got = c.call("memory.read", {"identity": dest, "ids": report["ids"]})
+    assert got["entries"][0]["body"] == body
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"type": "fact", "title": "Lone", "body": "half a pair \\ud800 here"}',
+        '{"type": "fact", "title": "NaN", "body": "no number", "ttl_days": NaN}',
+    ],
+)
+def test_an_import_line_the_daemon_could_not_take_is_refused_before_any_write(
+    d: Daemon, tmp_path: Path, line: str
+) -> None:
+    fine = json.dumps(entry(title="Fine", body="The first line is fine."))
+    path = export_file(tmp_path, fine, line)
+    seq = audit_seq(d)
+    done = d.memctl("import", str(path), *who(fresh_identity("imp-")))
+    assert done.returncode == 2, done.stderr
+    assert b"line 3" in done.stderr and b"Traceback" not in done.stderr
+    assert audit_seq(d) == seq
+
+
+def test_a_json_params_file_with_a_lone_surrogate_is_a_usage_error(
+    d: Daemon, tmp_path: Path
+) -> None:
+    path = tmp_path / "params.json"
+    path.write_text(
+        '{"action": "add", "entry": {"type": "fact", "title": "T", "body": "x \\udfff y"}}'
+    )
+    seq = audit_seq(d)
+    done = d.memctl("write", "--json-params", str(path))
+    assert done.returncode == 2 and b"--json-params" in done.stderr
+    assert audit_seq(d) == seq
+
