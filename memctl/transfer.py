@@ -145,8 +145,9 @@ def parse_import(lines: Iterable[str], *, scope: str | None = None) -> Parsed:
     head = _loads(first, first_no)
     if isinstance(head, dict) and head.get("format") == FORMAT:
         if head.get("version") != FORMAT_VERSION:
-            raise UsageError(f"this memctl reads {FORMAT} version {FORMAT_VERSION}; "
-                             f"the file says version {head.get('version')!r}")
+            # The file's value is not repeated: it could be anything, of any size.
+            raise UsageError(f"this memctl reads {FORMAT} version {FORMAT_VERSION} only; "
+                             "the file's header names another")
         return _parse_memoryd(numbered[1:], scope)
     if isinstance(head, dict) and head.get("type") in ("entity", "relation"):
         return _parse_mcp(numbered, scope)

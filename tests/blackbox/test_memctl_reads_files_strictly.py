@@ -87,3 +87,11 @@ def test_a_json_params_file_with_a_lone_surrogate_is_a_usage_error(
     assert done.returncode == 2 and b"--json-params" in done.stderr
     assert audit_seq(d) == seq
 
+
+def test_an_export_version_memctl_cannot_read_is_not_repeated(d: Daemon, tmp_path: Path) -> None:
+    canary = "ZQXVERSIONCANARY"
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"format": "memoryd-export", "version": canary * 100}) + "\n")
+    done = d.memctl("import", str(path))
+    assert done.returncode == 2 and b"version" in done.stderr
+    assert canary.encode() not in done.stderr
