@@ -27,6 +27,7 @@ import msgspec
 
 from memoryd.kernel.errors import LimitExceeded
 from memoryd.rpc.errors import InvalidParams
+from memoryd.rpc.framing import FrameDecodeError, decode_frame
 
 __all__ = ["ROLES", "Turn", "decode", "encode", "from_turns", "parse_jsonl"]
 
@@ -88,8 +89,11 @@ def parse_jsonl(text: str, *, max_bytes: int, max_turns: int) -> list[Turn]:
         if not line.strip():
             continue
         try:
-            obj = _decoder.decode(line)
-        except msgspec.DecodeError:
+            # As strictly as a frame is read (rpc/framing.py): a line nested
+            # deeper than a frame may be is refused, where msgspec alone
+            # would exhaust the stack (RecursionError, an internal error).
+            obj = decode_frame(line.encode("utf-8", "surrogatepass"))
+        except FrameDecodeError:
             raise InvalidParams([{"path": "$.transcript", "line": str(number),
                                   "expected": "one JSON object per line"}]) from None
         turns.append(_turn(obj, number, "$.transcript", len(turns)))

@@ -226,6 +226,26 @@ def test_a_turn_holding_a_unicode_line_separator_is_one_line_of_the_transcript(
     assert job["turns"] == 2 and job["state"] == "done"
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"role": "user", "content": "x", "ts": ' + "[" * 3_000 + "]" * 3_000 + "}",
+        "[" * 4_000,
+    ],
+    ids=["deep-ts", "deep-line"],
+)
+def test_a_transcript_line_nested_too_deep_is_invalid_params_naming_its_line(
+    c: Client, line: str
+) -> None:
+    ident, _token = owner_with_token(c)
+    lines = '{"role": "user", "content": "I prefer tabs over spaces in every file."}\n' + line
+    err = expect(
+        -32602, "invalid_params", c.call, "extract.submit", {"identity": ident, "jsonl": lines}
+    )
+    assert err.data["errors"][0]["line"] == "2"
+    assert c.call("extract.status", {"identity": ident})["jobs"] == []
+
+
 def test_a_transcript_over_the_cap_is_transcript_too_large(c: Client, a: Client) -> None:
     ident, token = owner_with_token(c)
     task = a.call("task.begin", {"token": token})
