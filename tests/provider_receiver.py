@@ -40,7 +40,7 @@ class Receiver:
     generations: dict[tuple[str, str], int] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
     recall_items: list[dict[str, Any]] = field(default_factory=list)
-    recall_mode: str = "ok"  # ok | status500 | redirect | malformed | oversized
+    recall_mode: str = "ok"  # ok | status500 | redirect | malformed | oversized | deep
     # Every request as it came off the wire: its path and body bytes.
     wire: list[bytes] = field(default_factory=list)
     put_delay_s: float = 0.0  # how long each PUT takes before it is answered
@@ -204,6 +204,10 @@ def _handler(rx: Receiver) -> type[BaseHTTPRequestHandler]:
                 return self._reply(200, raw=b'{"items": [{"id": 1}')
             if mode == "oversized":
                 return self._reply(200, {"items": [{"id": "x", "text": "y" * 2_000_000}]})
+            if mode == "deep":
+                # Well-formed JSON, but an unknown field nested 3,000 levels deep.
+                nested = b"[" * 3_000 + b"]" * 3_000
+                return self._reply(200, raw=b'{"items": [], "more": ' + nested + b"}")
             self._reply(200, {"items": items[: int(body.get("limit", 8))]})
 
     return Handler

@@ -267,7 +267,10 @@ class HttpProvider:
         self._check(status)
         try:
             reply = _recall_reply.decode(data)
-        except msgspec.DecodeError:  # ValidationError included: wrong shape
+        except (msgspec.DecodeError, RecursionError):
+            # ValidationError included: wrong shape. msgspec recurses into
+            # every value, unknown fields' too: an answer nested a thousand
+            # levels deep exhausts the stack, and is malformed like any other.
             raise ProviderError("malformed") from None
         return reply.items
 

@@ -346,6 +346,7 @@ def test_hybrid_evidence_is_fenced_after_local_memory_and_an_injection_is_flagge
         ("redirect", "redirect"),
         ("malformed", "malformed"),
         ("oversized", "oversized"),
+        ("deep", "malformed"),
     ],
 )
 def test_a_failed_recall_is_degraded_never_an_empty_success(mode: str, reason: str) -> None:
