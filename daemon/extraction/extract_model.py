@@ -143,7 +143,11 @@ class ModelExtractor:
             reply: Any = msgspec.json.decode(data)
             content = reply["choices"][0]["message"]["content"]
             answer = msgspec.json.decode(content, type=_Answer)
-        except (msgspec.DecodeError, msgspec.ValidationError, KeyError, IndexError, TypeError):
+        except (msgspec.DecodeError, msgspec.ValidationError, KeyError, IndexError, TypeError,
+                RecursionError):
+            # msgspec recurses into every value, unknown fields' too: an
+            # answer nested a thousand levels deep exhausts the stack, and is
+            # as malformed as any other answer outside the protocol.
             raise ProviderError("malformed", transient=False) from None
         out = Extracted()
         by_index = {t.index: t for t in turns}

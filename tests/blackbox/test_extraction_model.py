@@ -51,7 +51,8 @@ class Scripted:
         self.script: list[int | tuple[int, int]] = []
         self.requests: list[dict[str, Any]] = []
         self.times: list[float] = []
-        self.answer: dict[str, Any] = ANSWER
+        # The assistant's content: an object (sent as JSON), or text as is.
+        self.answer: dict[str, Any] | str = ANSWER
         self.url = ""
 
     def reply(self, body: dict[str, Any]) -> Reply:
@@ -59,7 +60,8 @@ class Scripted:
         self.times.append(time.monotonic())
         item = self.script.pop(0) if self.script else 200
         status, retry = item if isinstance(item, tuple) else (item, None)
-        return status, {} if retry is None else {"Retry-After": str(retry)}, json.dumps(self.answer)
+        content = self.answer if isinstance(self.answer, str) else json.dumps(self.answer)
+        return status, {} if retry is None else {"Retry-After": str(retry)}, content
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +148,23 @@ def test_a_title_the_user_never_said_is_cut_from_the_quote(endpoint: Scripted) -
     finally:
         endpoint.answer = ANSWER
     assert titles == ["Billing deploys", "Please hurry"]
+
+
+def test_an_answer_nested_too_deep_fails_the_job_as_malformed_at_once(endpoint: Scripted) -> None:
+    # Well-formed JSON whose unknown field is nested 3,000 levels deep: the
+    # job fails on its one attempt, as for any answer outside the protocol,
+    # rather than leaving its claim to lapse and asking the endpoint again.
+    endpoint.requests.clear()
+    endpoint.answer = '{"memories": [], "more": ' + "[" * 3_000 + "]" * 3_000 + "}"
+    try:
+        with running(config=config(endpoint), policy=POLICY) as d:
+            with d.control() as c:
+                job = run_job(d, c)
+                assert (job["state"], job["last_error"]) == ("failed", "malformed")
+                assert "extraction_step_failed" not in d.log()
+    finally:
+        endpoint.answer = ANSWER
+    assert len(endpoint.requests) == 1
 
 
 def test_the_transcript_never_leaves_without_policy(endpoint: Scripted) -> None:
