@@ -199,6 +199,10 @@ def load_config(home: Path) -> Config:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         # tomllib's message holds a line/column, not the value.
         raise ConfigError(f"memoryd.toml is not valid TOML: {exc}") from None
+    except RecursionError:
+        # tomllib recurses once per nested array or table (kernel/policy.py).
+        raise ConfigError("memoryd.toml is not valid TOML: arrays or tables nested too deep"
+                          ) from None
     try:
         config = msgspec.convert(data, Config, strict=True)
     except msgspec.ValidationError as exc:

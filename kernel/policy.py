@@ -304,6 +304,11 @@ def load_policy(text: str) -> Policy:
     except tomllib.TOMLDecodeError as exc:
         # tomllib's message holds the line and column, not file content.
         raise PolicyError(f"not valid TOML ({exc})") from None
+    except RecursionError:
+        # tomllib recurses once per nested array or table: a file nested a
+        # thousand levels deep exhausts the stack. Refused like any bad TOML,
+        # so a reload keeps the old policy and the daemon keeps serving.
+        raise PolicyError("not valid TOML (arrays or tables nested too deep)") from None
     for key in sorted(document):
         if key != "rule":
             raise PolicyError("unknown top-level key; only [[rule]] tables are allowed",

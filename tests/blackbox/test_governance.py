@@ -40,6 +40,9 @@ effect = "maybe"
 capability = "MemoryWrite"
 """
 
+# Valid TOML nested deeper than the parser's stack allows.
+DEEP_POLICY = "x = " + "[" * 3_000 + "]" * 3_000 + "\n"
+
 CONFIG = "max_pending_actions = 3\nmax_open_tasks = 2\n"
 
 CONTROL_ONLY = [
@@ -170,6 +173,26 @@ def test_invalid_policy_on_sighup_is_refused_and_audited(d: Daemon, c: Client) -
     d.signal(signal.SIGHUP)
     loaded = _wait_for_event(c, "policy_loaded", mid)
     assert loaded["details"]["policy_hash"] == old_hash
+
+
+def test_a_policy_nested_too_deep_is_refused_and_the_daemon_keeps_serving(
+    d: Daemon, c: Client
+) -> None:
+    old_hash = c.call("memory.status", {})["policy"]["hash"]
+    before = head_seq(c)
+    try:
+        (d.home / "policy.toml").write_text(DEEP_POLICY)
+        out = c.call("policy.reload", {})
+        assert out["loaded"] is False and "TOML" in out["error"]
+        mid = head_seq(c)
+        d.signal(signal.SIGHUP)
+        _wait_for_event(c, "policy_rejected", mid)
+        assert d.proc is not None and d.proc.poll() is None
+        assert c.call("memory.status", {})["policy"]["hash"] == old_hash
+        assert _wait_for_event(c, "policy_rejected", before)
+    finally:
+        (d.home / "policy.toml").write_text(POLICY)
+        c.call("policy.reload", {})
 
 
 def test_the_old_policy_still_decides_after_a_refused_reload(

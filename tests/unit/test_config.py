@@ -87,6 +87,11 @@ def test_a_missing_required_key_is_named(tmp_path: Path) -> None:
     assert "missing required key identities[...].subject" in message
 
 
+def test_toml_nested_too_deep_is_refused_as_invalid(tmp_path: Path) -> None:
+    message = _refusal(tmp_path, "max_connections = " + "[" * 3_000 + "]" * 3_000 + "\n")
+    assert "not valid TOML" in message
+
+
 def test_invalid_toml_is_refused_without_quoting_the_value(tmp_path: Path) -> None:
     message = _refusal(tmp_path, f"max_connections = {CANARY}\n")
     assert "not valid TOML" in message

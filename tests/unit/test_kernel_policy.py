@@ -178,7 +178,17 @@ def test_invalid_document_shape_is_refused_naming_the_key(text: str, field: str)
     assert repr(field) in str(caught.value)
 
 
-@pytest.mark.parametrize("text", ["[[rule]\n", "id = = 1\n", 'x = "unterminated\n'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[[rule]\n",
+        "id = = 1\n",
+        'x = "unterminated\n',
+        # Well-formed, but deeper than tomllib's recursion can follow.
+        "x = " + "[" * 3_000 + "]" * 3_000 + "\n",
+        "x = " + "{y = " * 2_000 + "1" + "}" * 2_000 + "\n",
+    ],
+)
 def test_invalid_toml_is_refused(text: str) -> None:
     with pytest.raises(PolicyError, match="not valid TOML"):
         load_policy(text)
