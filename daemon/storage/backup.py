@@ -30,6 +30,7 @@ events, checkpoints), which is exactly what inspecting must not do.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import urllib.parse
 from pathlib import Path
@@ -45,6 +46,7 @@ from memoryd.audit.chain import verify_chain
 from memoryd.audit.packing import unpack_hash, unpack_rows
 from memoryd.daemon.home import Home
 from memoryd.kernel.errors import Denied, Unavailable
+from memoryd.kernel.retention import ENTRY_STATUSES
 from memoryd.rpc import schema
 from memoryd.rpc.errors import InvalidParams
 from memoryd.rpc.protocol import CallContext, MethodSpec
@@ -158,6 +160,28 @@ def _open_immutable(db: Path) -> apsw.Connection:
     return conn
 
 
+# What a memoryd store keeps in the columns the answer repeats: an entry's
+# state, a checkpoint's sequence number, hex hash and UTC time.
+_HASH = re.compile(r"[0-9a-f]{64}")
+_TS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z")
+_SEQ_MAX = 2**63 - 1
+
+
+def _state(status: Any) -> str:
+    """An entry's state as the answer may name it; anything else (a hostile
+    or foreign file's text) is a ``TypeError``, never repeated."""
+    if status not in ENTRY_STATUSES:
+        raise TypeError("entry state memoryd does not keep")
+    return str(status)
+
+
+def _checkpoint(seq: Any, hsh: Any, ts: Any) -> schema.Checkpointed:
+    if not (type(seq) is int and 0 <= seq <= _SEQ_MAX and isinstance(hsh, str)
+            and _HASH.fullmatch(hsh) and isinstance(ts, str) and _TS.fullmatch(ts)):
+        raise TypeError("checkpoint row memoryd does not keep")
+    return schema.Checkpointed(seq=seq, hash=hsh, ts=ts)
+
+
 def _audit_row(seq: Any, body: Any, hsh: Any) -> tuple[int, bytes, str | bytes]:
     """One audit row as the chain's unpacker takes it; anything of another
     type (a hostile or foreign file) is a ``TypeError``."""
@@ -200,7 +224,7 @@ def inspect_backup(folder: Path) -> schema.BackupChecked:
                 problems.append("memory.db fails SQLite's integrity check")
             version = [str(r[0]) for r in conn.execute(
                 "SELECT value FROM meta WHERE key = 'schema_version'")]
-            counts = {str(status): int(n) for status, n in conn.execute(
+            counts = {_state(status): int(n) for status, n in conn.execute(
                 "SELECT status, count(*) FROM entries GROUP BY status ORDER BY status")}
             pending_rows: list[Any] = conn.execute(
                 "SELECT count(*) FROM actions WHERE status = 'pending'").fetchall()
@@ -211,8 +235,7 @@ def inspect_backup(folder: Path) -> schema.BackupChecked:
                 "SELECT seq, body, hash FROM audit ORDER BY seq"))
             chain = verify_chain(unpack_rows(rows))
             schema_version = int(version[0]) if version else None
-            last_cp = None if not cps else schema.Checkpointed(
-                seq=int(cps[0][0]), hash=str(cps[0][1]), ts=str(cps[0][2]))
+            last_cp = None if not cps else _checkpoint(*cps[0])
         except (apsw.Error, ValueError, TypeError):
             # The folder may hold anything: a file that is a database but not
             # one of ours (wrong column types) is refused like a foreign one.

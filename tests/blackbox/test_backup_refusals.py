@@ -63,3 +63,34 @@ def test_backup_verify_of_a_hostile_store_is_a_clear_refusal(
         # Read as far as it could: whatever it says, it is not a good backup.
         assert out["ok"] is False
         assert "canary" not in json.dumps(out)
+
+
+def test_backup_verify_names_no_text_of_a_hostile_stores_rows(d: Daemon, c: Client) -> None:
+    # A database of the right tables whose rows hold text where memoryd keeps
+    # states, hashes and times: the answer, or the refusal, repeats none of it.
+    folder = d.home.parent / "hostile-rows"
+    _hostile_store(folder, (1, b"x", "h"))
+    con = sqlite3.connect(folder / "memory.db")
+    con.execute("INSERT INTO entries VALUES ('canary-status')")
+    con.execute(
+        "INSERT INTO checkpoints VALUES (1180591620717411303424, 'canary-hash', 'canary-ts')"
+    )
+    con.commit()
+    con.close()
+    try:
+        out = c.call("admin.backup_verify", {"path": str(folder)})
+    except RpcError as err:
+        assert err.code == -32602, err.data
+        assert "canary" not in json.dumps(err.data)
+    else:
+        assert out["ok"] is False
+        assert "canary" not in json.dumps(out)
+
+
+def test_backup_verify_still_names_a_real_backups_last_checkpoint(d: Daemon, c: Client) -> None:
+    cp = c.call("audit.checkpoint", {})
+    dest = d.home.parent / "real-with-checkpoint"
+    c.call("admin.backup", {"path": str(dest)})
+    out = c.call("admin.backup_verify", {"path": str(dest)})
+    assert out["ok"] is True, out["problems"]
+    assert out["audit"]["last_checkpoint"]["seq"] >= cp["seq"]
