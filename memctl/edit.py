@@ -105,7 +105,11 @@ def _edit_in_editor(text: str) -> str:
         if done.returncode != 0:
             raise UsageError(f"the editor exited with status {done.returncode}; "
                              "nothing was changed")
-        return path.read_text(encoding="utf-8")
+        try:
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError("the edited file is not UTF-8 text (save it as UTF-8); "
+                             "nothing was changed") from None
 
 
 def run(args: argparse.Namespace, rpc: Rpc, io: Io) -> int:

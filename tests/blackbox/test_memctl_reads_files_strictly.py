@@ -10,12 +10,14 @@ never a crash half way through a file.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.harness import Daemon, entry, fresh_identity
+from tests.harness import MEMCTL, REPO, Daemon, entry, fresh_identity
 
 
 def who(ident: dict[str, str]) -> list[str]:
@@ -95,3 +97,28 @@ def test_an_export_version_memctl_cannot_read_is_not_repeated(d: Daemon, tmp_pat
     done = d.memctl("import", str(path))
     assert done.returncode == 2 and b"version" in done.stderr
     assert canary.encode() not in done.stderr
+
+
+def test_an_edit_saved_in_another_encoding_is_a_usage_error_and_changes_nothing(
+    d: Daemon, tmp_path: Path
+) -> None:
+    with d.control() as c:
+        made = c.call("memory.write", {"action": "add", "entry": entry(title="Cafe", body="tea")})
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys\nopen(sys.argv[1], 'wb').write("
+        "b'title: Caf\\xe9\\ntype: preference\\n\\ncoffee')\n"
+    )
+    done = subprocess.run(
+        [*MEMCTL, "--home", str(d.home), "edit", made["entries"][0]["id"]],
+        env={**d.env, "EDITOR": f"{sys.executable} {editor}"},
+        cwd=REPO,
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert b"UTF-8" in done.stderr and b"Traceback" not in done.stderr
+    with d.control() as c:
+        got = c.call("memory.read", {"ids": [made["entries"][0]["id"]]})["entries"][0]
+    assert (got["body"], got["revision"]) == ("tea", 1)
