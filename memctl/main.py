@@ -607,6 +607,11 @@ class _Recording:
     def call(self, method: str, params: Mapping[str, Any] | None = None, /) -> Any:
         try:
             return self.inner.call(method, params)
+        except UnicodeEncodeError:
+            # Bytes that are not UTF-8 (a terminal in another encoding) reach
+            # Python as lone surrogates, which no JSON frame can carry.
+            raise UsageError("a value given is not UTF-8 text (check the terminal's "
+                             "encoding); nothing was sent") from None
         except RpcError as exc:
             if getattr(exc, "memctl_method", None) is None:
                 exc.memctl_method = method  # type: ignore[attr-defined]

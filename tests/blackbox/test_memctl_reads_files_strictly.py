@@ -1,10 +1,11 @@
-"""memctl reads the files it is given as the daemon reads a frame, and
-reads back what it wrote.
+"""memctl reads the files and arguments it is given as the daemon reads a
+frame, and reads back what it wrote.
 
 ``memctl export`` writes text unescaped, so an import must cut its lines
 at newlines only; a line holding JSON the daemon refuses (a lone surrogate
 escape, NaN) is a usage error naming its line, before anything is written,
-never a crash half way through a file.
+never a crash half way through a file; so is an argument that is not
+UTF-8 text.
 """
 
 from __future__ import annotations
@@ -122,3 +123,19 @@ def test_an_edit_saved_in_another_encoding_is_a_usage_error_and_changes_nothing(
     with d.control() as c:
         got = c.call("memory.read", {"ids": [made["entries"][0]["id"]]})["entries"][0]
     assert (got["body"], got["revision"]) == ("tea", 1)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[b"show", b"ent_\xff"], [b"ls", b"--search", b"caf\xe9"], [b"team", b"create", b"\xff"]],
+    ids=["show", "search", "team"],
+)
+def test_an_argument_that_is_not_utf8_is_a_usage_error(d: Daemon, args: list[bytes]) -> None:
+    # A terminal in another encoding hands such bytes over; they cannot go
+    # into a JSON frame.
+    seq = audit_seq(d)
+    argv = [*(a.encode() for a in MEMCTL), b"--home", str(d.home).encode(), *args]
+    done = subprocess.run(argv, env=d.env, cwd=REPO, capture_output=True, check=False, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert b"UTF-8" in done.stderr and b"Traceback" not in done.stderr
+    assert audit_seq(d) == seq
