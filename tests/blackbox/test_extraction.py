@@ -215,10 +215,11 @@ def test_a_turn_holding_a_unicode_line_separator_is_one_line_of_the_transcript(
 ) -> None:
     # JSON allows U+2028, U+2029 and U+0085 unescaped inside a string (and
     # json.dumps(ensure_ascii=False) writes them so): they end no line of a
-    # JSON Lines file, whose lines end at "\n" only.
+    # JSON Lines file, whose lines end at "\n" only ("\r\n" too: the "\r"
+    # is JSON whitespace).
     ident, _token = owner_with_token(c)
     said = "From now on, always deploy\u2028with the blue\u2029green\u0085switch."
-    lines = json.dumps({"role": "user", "content": said}, ensure_ascii=False) + "\n"
+    lines = json.dumps({"role": "user", "content": said}, ensure_ascii=False) + "\r\n"
     lines += json.dumps({"role": "assistant", "content": "Noted."}, ensure_ascii=False)
     out = c.call("extract.submit", {"identity": ident, "jsonl": lines})
     assert out["queued"] is True
