@@ -156,20 +156,29 @@ def _drop_none(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _json_object(text: str, where: str) -> dict[str, Any]:
+    # Read as the daemon reads a frame: what Python's reader lets through but
+    # no frame may carry (a lone surrogate escape, NaN) and nesting deeper
+    # than a frame may be are refused here, not by a crash in memctl.
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno})") \
-            from None
-    try:
-        # What Python's reader lets through but no frame may carry (a lone
-        # surrogate escape, NaN): refused here, not by a crash in the client.
-        decode_frame(text.encode("utf-8"))
+        value = decode_frame(text.encode("utf-8"))
     except FrameDecodeError as exc:
+        if exc.reason == "malformed":
+            raise UsageError(f"{where} is not valid JSON{_position(text)}") from None
         raise UsageError(f"{where} holds JSON memoryd does not take ({exc.reason})") from None
     if not isinstance(value, dict):
         raise UsageError(f"{where} must hold one JSON object")
     return value
+
+
+def _position(text: str) -> str:
+    """Where Python's reader stops in ``text``, to point the operator at it."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f" (line {exc.lineno}, column {exc.colno})"
+    except (ValueError, RecursionError):
+        pass
+    return ""
 
 
 # --- builders: pure functions from arguments to a request -----------------------

@@ -78,16 +78,23 @@ def test_an_import_line_the_daemon_could_not_take_is_refused_before_any_write(
     assert audit_seq(d) == seq
 
 
-def test_a_json_params_file_with_a_lone_surrogate_is_a_usage_error(
-    d: Daemon, tmp_path: Path
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"action": "add", "entry": {"type": "fact", "title": "T", "body": "x \\udfff y"}}',
+        '{"action": "add", "entry": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    ],
+    ids=["lone-surrogate", "nested-too-deep"],
+)
+def test_a_json_params_file_the_daemon_could_not_take_is_a_usage_error(
+    d: Daemon, tmp_path: Path, text: str
 ) -> None:
     path = tmp_path / "params.json"
-    path.write_text(
-        '{"action": "add", "entry": {"type": "fact", "title": "T", "body": "x \\udfff y"}}'
-    )
+    path.write_text(text)
     seq = audit_seq(d)
-    done = d.memctl("write", "--json-params", str(path))
+    done = d.memctl("write", "--json-params", str(path), process=True)
     assert done.returncode == 2 and b"--json-params" in done.stderr
+    assert b"Traceback" not in done.stderr
     assert audit_seq(d) == seq
 
 
