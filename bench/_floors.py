@@ -164,7 +164,7 @@ def echo_floor(folder: Path, n: int, params: dict[str, object]) -> list[float]:
 class _SqliteReadTx:
     """Enough of the daemon's transaction face for ``search.plan``: one read."""
 
-    dialect = "sqlite"
+    fulltext = search.FTS5
 
     def __init__(self, conn: apsw.Connection) -> None:
         self.conn = conn
@@ -273,7 +273,7 @@ def pg_commit_floor(dsn: str, n: int) -> tuple[list[float], list[float]]:
 class _ReadTx:
     """Enough of the daemon's transaction face for ``search.plan``: one read."""
 
-    dialect = "postgresql"
+    fulltext = search.TSVECTOR
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn

@@ -125,7 +125,7 @@ def run_size(n: int, samples: int) -> dict[str, float]:
         cur = db.cursor()
 
         class _Tx:
-            dialect = "sqlite"
+            fulltext = search.FTS5
 
             def one(self, sql: str, args: Any = ()) -> dict[str, Any] | None:
                 for row in cur.execute(sql, args):

@@ -377,7 +377,7 @@ class App:
             view = (self.gate.counted_view(tx, self.gate.caller_of(task, ctx.channel))
                     if task is not None else teams.control_view(tx, owner)
                     if ctx.channel == "control" else View(owner, None))
-            facts = reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
+            facts = reads.Facts(self.store, self.default, self.policy,
                                 self.projection, self.ranker, self.ranker_reason)
             out = reads.status(tx, facts, owner, task, now, view, agent=ctx.channel == "agent")
             out = msgspec.structs.replace(out, extraction=extract_queue.counts(tx, owner))
@@ -407,7 +407,7 @@ class App:
             owner = (self.owner_for_control(p.identity) if ctx.channel == "control"
                      else self.peer_owner(ctx))
             return reads.outage_status(
-                reads.Facts(self.store, self.config.synchronous, self.default, self.policy,
+                reads.Facts(self.store, self.default, self.policy,
                             self.projection, self.ranker, self.ranker_reason),
                 owner, str(reason), agent=ctx.channel == "agent")
 

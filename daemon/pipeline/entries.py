@@ -16,9 +16,9 @@ Invariants:
 - an entry's text is stored once, and a value the row can derive is not
   stored: on SQLite a summary equal to the body, the default basis and a time
   equal to the one it follows are kept as NULL, the content hash as its 32
-  bytes (``_as_stored``), and every reader sees the generated columns
-  (``summary``, ``basis``, ``updated_at``, ``renewed_at``, ``status_at``,
-  ``content_hash``) with the values written;
+  bytes (the store's ``Tx.stored_entry``), and every reader sees the
+  generated columns (``summary``, ``basis``, ``updated_at``, ``renewed_at``,
+  ``status_at``, ``content_hash``) with the values written;
 - ``check_title`` and ``at_revision`` name a stored id, revision or status,
   and ``budget_exceeded`` a namespace's bytes, only to a caller that may read
   it (``reveal``).
@@ -39,7 +39,6 @@ from memoryd.audit.keyed import KeyedHasher
 from memoryd.daemon.clock import fmt, plus
 from memoryd.daemon.ids import entry_id as new_entry_id
 from memoryd.daemon.retrieval.search import namespaces_in
-from memoryd.daemon.storage.sqlite_schema import DEFAULT_BASIS, HASH_PREFIX
 from memoryd.daemon.storage.store import Tx, dumps, loads
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 from memoryd.kernel.retention import NEVER_EXPIRES, default_ttl_days
@@ -358,7 +357,7 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
         "context": _given(entry.get("context", UNSET)),
         "observed_at": _given(entry.get("observed_at", UNSET)),
     }
-    stored = _as_stored(tx, row)
+    stored = tx.stored_entry(row)
     tx.exec(_insert_sql(tuple(stored)), tuple(stored.values()))
     return row
 
@@ -375,67 +374,9 @@ def _insert_sql(columns: tuple[str, ...]) -> str:
             f" VALUES ({', '.join('?' * len(columns))})")
 
 
-# Columns a write may give that SQLite derives from other columns (daemon/storage/sqlite_schema.py,
-# ENTRIES_TABLE): what _as_stored needs of the row to store them.
-_TIMES = ("created_at", "updated_at", "renewed_at", "status_at")
-_DERIVING = ("summary", "body", *_TIMES)
-_HASH_TEXT = re.compile(re.escape(HASH_PREFIX) + "[0-9a-f]{64}")
-
-
-def _as_stored(tx: Tx, changes: dict[str, Any],
-               current: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The columns to write for ``changes`` on ``tx``'s backend.
-
-    SQLite stores no value the row derives (daemon/storage/sqlite_schema.py, ENTRIES_TABLE):
-    it writes ``summary_text`` (NULL for a summary equal to the body),
-    ``basis_text`` (NULL for DEFAULT_BASIS), ``updated_text``,
-    ``renewed_text`` and ``status_text`` (NULL for a time equal to the one it
-    follows) and ``content_key`` (a ``b3k:`` hash as its 32 bytes), and
-    reads the generated columns. ``current`` holds the row's summary, body
-    and times, needed when ``changes`` sets some of them and not the others.
-    PostgreSQL stores every value as given."""
-    if tx.dialect != "sqlite":
-        return changes
-    out = dict(changes)
-    before = current or {}
-
-    def final(name: str) -> Any:
-        return changes[name] if name in changes else before[name]
-
-    if "summary" in changes or "body" in changes:
-        summary = out.pop("summary", None) if "summary" in changes else before["summary"]
-        out["summary_text"] = None if summary == final("body") else summary
-    if "basis" in changes:
-        basis = out.pop("basis")
-        out["basis_text"] = None if basis == DEFAULT_BASIS else basis
-    if "content_hash" in changes:
-        out["content_key"] = _hash_key(out.pop("content_hash"))
-    if any(name in changes for name in _TIMES):
-        for name in _TIMES[1:]:
-            out.pop(name, None)
-        updated, renewed, status_at = final("updated_at"), final("renewed_at"), final("status_at")
-        out["updated_text"] = None if updated == final("created_at") else updated
-        out["renewed_text"] = None if renewed == updated else renewed
-        out["status_text"] = ("" if status_at is None
-                              else None if status_at == updated else status_at)
-    return out
-
-
-def _hash_key(content_hash: Any) -> Any:
-    """How SQLite keeps a content hash: a ``b3k:`` hash of 64 lower-case hex
-    digits as its 32 bytes (read back as the same text), anything else as is."""
-    if isinstance(content_hash, str) and _HASH_TEXT.fullmatch(content_hash):
-        return bytes.fromhex(content_hash[len(HASH_PREFIX):])
-    return content_hash
-
-
 def update(tx: Tx, entry_id: str, **changes: Any) -> dict[str, Any]:
     """Set columns of one entry; returns the row after."""
-    current = None
-    if tx.dialect == "sqlite" and any(name in changes for name in _DERIVING):
-        current = tx.one(f"SELECT {', '.join(_DERIVING)} FROM entries WHERE id = ?",  # noqa: S608 (our column names)
-                         (entry_id,))
-    changes = _as_stored(tx, changes, current)
+    changes = tx.stored_entry(changes, entry_id)
     sets = ", ".join(f"{k} = ?" for k in changes)
     tx.exec(f"UPDATE entries SET {sets} WHERE id = ?",  # noqa: S608 (column names are ours)
             (*changes.values(), entry_id))

@@ -218,10 +218,8 @@ class OwnView:
 def _tokens(tx: Tx, terms: Sequence[str]) -> list[str] | None:
     """Each query term's one index token (on PostgreSQL its one lexeme), or
     None if some term has not exactly one."""
-    per_term = (search.pg_lexemes(tx, terms) if tx.dialect == "postgresql"
-                else [list(text_index.index_terms((term,))) for term in terms])
     out = []
-    for tokens in per_term:
+    for tokens in tx.fulltext.tokens(tx, terms):
         if len(tokens) != 1:
             return None
         out.append(tokens[0])
@@ -230,7 +228,7 @@ def _tokens(tx: Tx, terms: Sequence[str]) -> list[str] | None:
 
 def _key(tx: Tx) -> str:
     """The column of ``entries`` that ``entry_terms.key`` holds."""
-    return "id" if tx.dialect == "postgresql" else "key"
+    return tx.fulltext.key
 
 
 def _space_ids(tx: Tx, view: OwnView) -> list[int]:

@@ -324,7 +324,6 @@ class Facts:
     """What ``memory.status`` reports about the daemon itself, as of one call."""
 
     store: Store
-    synchronous: str
     default: Who
     policy: Policy
     projection: Projection | None
@@ -336,9 +335,7 @@ def _backend(facts: Facts, degraded: str | None) -> schema.StatusBackend:
     """The store's part of ``memory.status``; ``degraded``: why it is, or None."""
     store = facts.store
     return schema.StatusBackend(
-        kind=store.kind,
-        durability=(f"wal+synchronous={facts.synchronous.lower()}"
-                    if store.kind == "sqlite" else "postgresql-commit"),
+        kind=store.kind, durability=store.durability,
         sharing=store.sharing, health="ok" if degraded is None else "degraded",
         degraded_reason=degraded)
 

@@ -3,8 +3,10 @@
 Owns: how a free-text query becomes a bounded FTS5 ``MATCH`` expression or
 PostgreSQL tsquery (``plan``), the ranked candidate query (``ranked``) and
 its BM25 over one owner's view (``view_stats``, ``scores``, ``bm25``,
-``best``), and the snippet a search result shows. How text becomes the
-index's tokens, and the index itself, are daemon/retrieval/text_index.py's.
+``best``), the readers of each backend's index that a store names as its
+``Tx.fulltext`` (``FTS5``, ``TSVECTOR``), and the snippet a search result
+shows. How text becomes the index's tokens, and the index itself, are
+daemon/retrieval/text_index.py's.
 
 Query plans. Stop words (English function words, Chinese particles) are
 dropped. Then each remaining term's document frequency is probed with a
@@ -33,7 +35,7 @@ import itertools
 import math
 import operator
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -97,21 +99,17 @@ def doc_freqs(tx: Tx, terms: Sequence[str], cap: int = COMMON_DOCS, where: str =
     the counts are the same and the statement is prepared and stepped once."""
     if not terms:
         return []
-    if tx.dialect == "postgresql":
-        probe = ("(SELECT count(*) FROM (SELECT 1 FROM search_index AS f"  # noqa: S608 (no client text in SQL)
-                 " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(1)
-                 + " AND e.id = f.entry_id AND " + where + " LIMIT ?) AS hits)")
-        per_term: list[tuple[Any, ...]] = [(t, *args, cap + 1) for t in terms]
-    else:
-        probe = ("(SELECT count(*) FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
-                 " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
-                 + where + " LIMIT ?))")
-        per_term = [(match_term(t), *args, cap + 1) for t in terms]
-    sql = "SELECT " + ", ".join(f"{probe} AS n{i}" for i in range(len(terms)))
+    return tx.fulltext.doc_freqs(tx, terms, cap, where, args)
+
+
+def _counts(tx: Tx, probe: str, per_term: Sequence[tuple[Any, ...]]) -> list[int]:
+    """The capped counts of ``probe`` (a scalar subquery), once per term
+    with that term's arguments, in one statement."""
+    sql = "SELECT " + ", ".join(f"{probe} AS n{i}" for i in range(len(per_term)))
     row = tx.one(sql, tuple(x for one in per_term for x in one))
     if row is None:
-        return [0] * len(terms)
-    return [int(row[f"n{i}"]) for i in range(len(terms))]
+        return [0] * len(per_term)
+    return [int(row[f"n{i}"]) for i in range(len(per_term))]
 
 
 def plan(tx: Tx, text: str, where: str = "TRUE", args: tuple[Any, ...] = ()) -> Plan:
@@ -326,8 +324,14 @@ def ranked(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
     """
     if p.match is None:
         return []
-    if tx.dialect == "postgresql":
-        return _ranked_pg(tx, p, where, args, limit, after, columns, stats)
+    return tx.fulltext.ranked(tx, p, where, args, limit, after, columns, stats)
+
+
+def _ranked_fts5(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
+                 after: tuple[float, str] | None, columns: tuple[str, ...] | None,
+                 stats: tuple[int, float] | None) -> list[dict[str, Any]]:
+    """``ranked`` on SQLite's FTS5 index: the candidates' text is read in
+    one join and scored here (``scores``)."""
     sql_args: tuple[Any, ...]
     # What scoring reads of each candidate. On SQLite the other columns the
     # caller keeps are read for the top ``limit`` alone, after the cut, in
@@ -497,6 +501,59 @@ def _ranked_pg(tx: Tx, p: Plan, where: str, args: tuple[Any, ...], limit: int,
         kept["score"] = -neg
         out.append(kept)
     return out
+
+
+def _fts5_doc_freqs(tx: Tx, terms: Sequence[str], cap: int, where: str,
+                    args: tuple[Any, ...]) -> list[int]:
+    probe = ("(SELECT count(*) FROM (SELECT f.rowid FROM entries_fts AS f"  # noqa: S608 (no client text in SQL)
+             " CROSS JOIN entries AS e WHERE f.entries_fts MATCH ? AND e.key = f.rowid AND "
+             + where + " LIMIT ?))")
+    return _counts(tx, probe, [(match_term(t), *args, cap + 1) for t in terms])
+
+
+def _pg_doc_freqs(tx: Tx, terms: Sequence[str], cap: int, where: str,
+                  args: tuple[Any, ...]) -> list[int]:
+    probe = ("(SELECT count(*) FROM (SELECT 1 FROM search_index AS f"  # noqa: S608 (no client text in SQL)
+             " CROSS JOIN entries AS e WHERE f.doc @@ " + pg_query(1)
+             + " AND e.id = f.entry_id AND " + where + " LIMIT ?) AS hits)")
+    return _counts(tx, probe, [(t, *args, cap + 1) for t in terms])
+
+
+def _fts5_tokens(_tx: Tx, terms: Sequence[str]) -> list[list[str]]:
+    return [list(index_terms((term,))) for term in terms]
+
+
+@dataclass(frozen=True, slots=True)
+class FullText:
+    """A store's full-text index, as search and postings read it: what a
+    backend's ``Tx`` names as its ``fulltext`` (daemon/storage/txn.py), so
+    no reader here asks which SQL the store speaks. Each reader answers
+    for the same view what the others do (the same plan, candidates and
+    scores up to the index's own tokens: tests/contract/test_ranking_contract.py).
+    """
+
+    # The column of ``entries`` that names an entry in the index and in
+    # ``entry_terms.key`` (daemon/retrieval/postings.py).
+    key: str
+    # ``doc_freqs(tx, terms, cap, where, args)``: ``doc_freqs``' counts.
+    doc_freqs: Callable[[Tx, Sequence[str], int, str, tuple[Any, ...]], list[int]]
+    # ``ranked(tx, p, where, args, limit, after, columns, stats)`` for a plan
+    # that matches something: ``ranked``'s rows.
+    ranked: Callable[[Tx, Plan, str, tuple[Any, ...], int, tuple[float, str] | None,
+                      tuple[str, ...] | None, tuple[int, float] | None],
+                     list[dict[str, Any]]]
+    # ``tokens(tx, terms)``: each query term's index tokens (on SQLite its
+    # stems and CJK grams, on PostgreSQL its english lexemes).
+    tokens: Callable[[Tx, Sequence[str]], list[list[str]]]
+
+
+# SQLite's FTS5 table ``entries_fts`` (rowid: the entry's ``key``), matched
+# by ``match_term``'s quoted strings.
+FTS5 = FullText(key="key", doc_freqs=_fts5_doc_freqs, ranked=_ranked_fts5,
+                tokens=_fts5_tokens)
+# PostgreSQL's ``search_index`` tsvectors (by entry id), matched by ``pg_query``.
+TSVECTOR = FullText(key="id", doc_freqs=_pg_doc_freqs, ranked=_ranked_pg,
+                    tokens=pg_lexemes)
 
 
 _SPACE = re.compile(r"\s+")

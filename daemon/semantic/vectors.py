@@ -3,15 +3,15 @@ the triggers that keep both in step with ``entries``.
 
 Owns: the ``entry_vectors`` and ``embed_queue`` tables, the triggers that
 destroy a vector the moment its entry stops being active or its text
-changes, the claims that give each queued entry to one worker at a time,
-and the small read/write helpers the embedding worker and the hybrid ranker
-use (the ranker reads the vectors of a caller's view at each query:
-daemon/semantic/hybrid.py). Nothing
-here needs the ``semantic`` extra: the schema and its deletion triggers
-exist in every store, so a store embedded once keeps destroying vectors on
-removal even if the extra is later uninstalled. (The PostgreSQL schema's
-tables and triggers are in daemon/storage/pg_schema.py; the statements here run on
-both.)
+changes, when a queued entry is claimed by one worker at a time (the
+claims themselves are the store's: ``Tx.claim_embeds``), and the small
+read/write helpers the embedding worker and the hybrid ranker use (the
+ranker reads the vectors of a caller's view at each query:
+daemon/semantic/hybrid.py). Nothing here needs the ``semantic`` extra: the
+schema and its deletion triggers exist in every store, so a store embedded
+once keeps destroying vectors on removal even if the extra is later
+uninstalled. (The PostgreSQL schema's tables and triggers are in
+daemon/storage/pg_schema.py; the statements here run on both.)
 
 Invariants:
 - a vector exists only for an ``active`` entry, computed from the text the
@@ -234,10 +234,9 @@ def append(tx: Tx, space: dict[str, Any], model: str, dim: int,
             vid = rows[0][0]
             vids, scales, vecs = _pack_bytes([rows[0]])
             # SQLite's || makes text of two blobs: the bytes, cast back.
-            cat = "CAST({0} || ? AS BLOB)" if tx.dialect == "sqlite" else "{0} || ?"
-            put = tx.one(f"UPDATE vector_packs SET used = used + 1, live = live + 1,"  # noqa: S608 (constants)
-                         f" vids = {cat.format('vids')}, scales = {cat.format('scales')},"
-                         f" vecs = {cat.format('vecs')}"
+            put = tx.one("UPDATE vector_packs SET used = used + 1, live = live + 1,"
+                         " vids = CAST(vids || ? AS BLOB), scales = CAST(scales || ? AS BLOB),"
+                         " vecs = CAST(vecs || ? AS BLOB)"
                          " WHERE id = ? AND used < ? RETURNING used - 1 AS slot",
                          (vids, scales, vecs, free["id"], PACK))
             if put is not None:
@@ -263,10 +262,11 @@ def unpacked(tx: Tx) -> bool:
 
 def pack_unpacked(tx: Tx, limit: int = 4_096) -> int:
     """Pack up to ``limit`` stored vectors that are in no pack; how many."""
-    lock = " FOR UPDATE OF v SKIP LOCKED" if tx.dialect == "postgresql" else ""
-    rows = tx.all("SELECT v.vid, v.model, v.dim, v.scale, v.vec, e.owner, e.target, e.scope"  # noqa: S608 (a constant)
-                  " FROM entry_vectors AS v JOIN entries AS e ON e.id = v.entry_id"
-                  f" WHERE v.pack IS NULL ORDER BY v.vid LIMIT ?{lock}", (limit,))
+    # Held by this transaction: another daemon packing at once skips them.
+    rows = tx.claimed_rows("SELECT v.vid, v.model, v.dim, v.scale, v.vec, e.owner, e.target,"
+                           " e.scope FROM entry_vectors AS v JOIN entries AS e"
+                           " ON e.id = v.entry_id WHERE v.pack IS NULL ORDER BY v.vid LIMIT ?",
+                           (limit,), of="v")
     groups: dict[tuple[Any, ...], list[tuple[int, float, bytes]]] = {}
     for r in rows:
         key = (r["owner"], r["target"], r["scope"], r["model"], int(r["dim"]))
@@ -287,44 +287,28 @@ LEASE_S = 60.0
 def claimable(tx: Tx) -> bool:
     """Whether a queued entry is free for this worker to claim (a read, so an
     idle worker does not take the writer to find out there is nothing)."""
-    if tx.dialect != "postgresql":
-        return backlog(tx) > 0
-    row = tx.one("SELECT EXISTS (SELECT 1 FROM embed_queue WHERE claimed_until IS NULL"
-                 " OR claimed_until < statement_timestamp()) AS free")
-    return bool(row and row["free"])
+    free = tx.claimable_embeds()
+    return backlog(tx) > 0 if free is None else free
 
 
 def claim(tx: Tx, worker: str, limit: int, lease_s: float = LEASE_S) -> list[dict[str, Any]]:
     """Up to ``limit`` queued entries, with the text to embed, now this worker's.
 
     On a store one daemon owns (SQLite) that is simply the oldest queued.
-    On a shared one (PostgreSQL) the rows are claimed for ``lease_s``
-    seconds of the database's clock (hosts' clocks may differ): another
-    daemon's worker skips them until the lease ends, so each entry is
-    embedded once while its claimer lives. Text changes and reactivation
-    clear the claim (the entries trigger), so the new text is claimed again.
+    On a shared one (PostgreSQL) the store claims the rows (``Tx.claim_embeds``)
+    for ``lease_s`` seconds of the database's clock (hosts' clocks may
+    differ): another daemon's worker skips them until the lease ends, so each
+    entry is embedded once while its claimer lives. Text changes and
+    reactivation clear the claim (the entries trigger), so the new text is
+    claimed again.
     """
-    if tx.dialect != "postgresql":
-        return queued(tx, limit)
-    return tx.all(
-        "WITH picked AS (SELECT entry_id FROM embed_queue WHERE claimed_until IS NULL"
-        " OR claimed_until < statement_timestamp() ORDER BY entry_id LIMIT ?"
-        " FOR UPDATE SKIP LOCKED),"
-        " claimed AS (UPDATE embed_queue AS q SET claimed_by = ?,"
-        " claimed_until = statement_timestamp() + make_interval(secs => ?)"
-        " FROM picked WHERE q.entry_id = picked.entry_id RETURNING q.entry_id)"
-        " SELECT c.entry_id AS id, e.title, e.body, e.content_hash, e.status"
-        " FROM claimed AS c LEFT JOIN entries AS e ON e.id = c.entry_id ORDER BY c.entry_id",
-        (limit, worker, float(lease_s)))
+    claimed = tx.claim_embeds(worker, limit, lease_s)
+    return queued(tx, limit) if claimed is None else claimed
 
 
 def release(tx: Tx, worker: str, entry_ids: list[str]) -> None:
     """Give back claims this worker could not use (its model failed on them)."""
-    if tx.dialect != "postgresql" or not entry_ids:
-        return
-    marks = ",".join("?" * len(entry_ids))
-    tx.exec("UPDATE embed_queue SET claimed_by = NULL, claimed_until = NULL"  # noqa: S608 (placeholders only)
-            f" WHERE claimed_by = ? AND entry_id IN ({marks})", (worker, *entry_ids))
+    tx.release_embeds(worker, entry_ids)
 
 
 def backlog(tx: Tx) -> int:

@@ -4,8 +4,10 @@ migrations that bring an older ``memory.db`` to it.
 Owns: every statement that shapes ``memory.db`` (the daemon's own tables here;
 the lexical index, postings, vectors, the projection outbox and the extraction
 queue hand theirs over, and ``install`` makes them all in one transaction),
-``SCHEMA_VERSION`` and ``MIGRATIONS``. daemon/storage/store.py opens the file
-and calls ``install`` once, inside its first transaction.
+``SCHEMA_VERSION`` and ``MIGRATIONS``, and how an ``entries`` row keeps no
+value its generated columns derive (``stored_entry``).
+daemon/storage/store.py opens the file and calls ``install`` once, inside its
+first transaction.
 
 Invariants:
 - ``install`` runs in the caller's transaction: a store is brought to
@@ -20,6 +22,7 @@ Invariants:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -295,8 +298,9 @@ HASH_GLOB = HASH_PREFIX + "[0-9a-f]" * 64
 #   (``status_text`` is '' for a NULL ``status_at``, which no write makes);
 # - ``content_key`` holds a ``b3k:`` hash as its 32 bytes (any other text as
 #   it is), and ``content_hash`` reads it back as the same text.
-# Only daemon/pipeline/entries.py writes these columns (``_as_stored``); PostgreSQL's
-# table stores every value as given.
+# Only ``stored_entry`` below makes these columns (daemon/pipeline/entries.py
+# writes through ``SqliteTx.stored_entry``); PostgreSQL's table stores every
+# value as given.
 ENTRIES_TABLE = f"""CREATE TABLE IF NOT EXISTS entries(
   key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, owner TEXT NOT NULL,
   target TEXT NOT NULL, scope TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL,
@@ -318,6 +322,57 @@ ENTRIES_TABLE = f"""CREATE TABLE IF NOT EXISTS entries(
     ELSE nullif(status_text, '') END) VIRTUAL, context TEXT, observed_at TEXT)"""
 # Columns version 7 derives from what it stores (ENTRIES_TABLE).
 DERIVED_COLUMNS = ("basis", "updated_at", "renewed_at", "content_hash", "status_at")
+
+# Columns a write may give that ENTRIES_TABLE derives from other columns:
+# what ``stored_entry`` needs of the row to store them.
+_TIMES = ("created_at", "updated_at", "renewed_at", "status_at")
+DERIVING = ("summary", "body", *_TIMES)
+_HASH_TEXT = re.compile(re.escape(HASH_PREFIX) + "[0-9a-f]{64}")
+
+
+def stored_entry(changes: dict[str, Any],
+                 current: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The columns of ENTRIES_TABLE to write for ``changes`` (columns as
+    every reader sees them).
+
+    No value the row derives is stored: it writes ``summary_text`` (NULL
+    for a summary equal to the body), ``basis_text`` (NULL for
+    DEFAULT_BASIS), ``updated_text``, ``renewed_text`` and ``status_text``
+    (NULL for a time equal to the one it follows) and ``content_key`` (a
+    ``b3k:`` hash as its 32 bytes), and reads the generated columns.
+    ``current`` holds the row's ``DERIVING`` columns, needed when
+    ``changes`` sets some of them and not the others."""
+    out = dict(changes)
+    before = current or {}
+
+    def final(name: str) -> Any:
+        return changes[name] if name in changes else before[name]
+
+    if "summary" in changes or "body" in changes:
+        summary = out.pop("summary", None) if "summary" in changes else before["summary"]
+        out["summary_text"] = None if summary == final("body") else summary
+    if "basis" in changes:
+        basis = out.pop("basis")
+        out["basis_text"] = None if basis == DEFAULT_BASIS else basis
+    if "content_hash" in changes:
+        out["content_key"] = _hash_key(out.pop("content_hash"))
+    if any(name in changes for name in _TIMES):
+        for name in _TIMES[1:]:
+            out.pop(name, None)
+        updated, renewed, status_at = final("updated_at"), final("renewed_at"), final("status_at")
+        out["updated_text"] = None if updated == final("created_at") else updated
+        out["renewed_text"] = None if renewed == updated else renewed
+        out["status_text"] = ("" if status_at is None
+                              else None if status_at == updated else status_at)
+    return out
+
+
+def _hash_key(content_hash: Any) -> Any:
+    """How ENTRIES_TABLE keeps a content hash: a ``b3k:`` hash of 64 lower-case
+    hex digits as its 32 bytes (read back as the same text), anything else as is."""
+    if isinstance(content_hash, str) and _HASH_TEXT.fullmatch(content_hash):
+        return bytes.fromhex(content_hash[len(HASH_PREFIX):])
+    return content_hash
 # The columns every version's entries table has, stored or derived (version
 # 6 adds ``key`` and ``summary_text``, and derives ``summary``; version 7
 # derives DERIVED_COLUMNS).

@@ -36,10 +36,10 @@ import msgspec
 
 from memoryd.audit.chain import ChainHead, StoredEvent, verify_chain
 from memoryd.audit.packing import Packer, first_needed, unpack_rows
-from memoryd.daemon.retrieval import text_index
+from memoryd.daemon.retrieval import search, text_index
 from memoryd.daemon.storage.seam import NEWEST_AUDIT_ROW, Job, audit_row, head_of, next_group
 from memoryd.daemon.storage.seam import StoreVersionError as StoreVersionError
-from memoryd.daemon.storage.sqlite_schema import install
+from memoryd.daemon.storage.sqlite_schema import DERIVING, install, stored_entry
 from memoryd.daemon.storage.txn import Tx as Tx  # the one Tx protocol, re-exported
 from memoryd.kernel.errors import Unavailable
 
@@ -61,11 +61,13 @@ class SqliteTx(Tx):
     """One open transaction on SQLite.
 
     ``dialect`` names the SQL the connection speaks: the daemon's statements
-    are SQLite's, written portably; the few that cannot be (full-text
-    matching) ask it. daemon/storage/store_pg.py's ``PgTx`` has the same face.
+    are SQLite's, written portably; its full-text index is FTS5
+    (``fulltext``), and an entry row keeps no value it derives
+    (``stored_entry``). daemon/storage/store_pg.py's ``PgTx`` has the same face.
     """
 
     dialect = "sqlite"
+    fulltext = search.FTS5
 
     def __init__(self, conn: apsw.Connection, store: SqliteStore) -> None:
         self.conn = conn
@@ -127,6 +129,14 @@ class SqliteTx(Tx):
         self._cursor.execute(sql, args)
         return int(self.conn.changes())
 
+    def stored_entry(self, changes: dict[str, Any],
+                     entry_id: str | None = None) -> dict[str, Any]:
+        current = None
+        if entry_id is not None and any(name in changes for name in DERIVING):
+            current = self.one(f"SELECT {', '.join(DERIVING)} FROM entries WHERE id = ?",  # noqa: S608 (our column names)
+                               (entry_id,))
+        return stored_entry(changes, current)
+
     def audit(self, kind: str, ts: str, **fields: Any) -> StoredEvent:
         """Append one event to the chain inside this transaction; the row stored."""
         stored = audit_row(self._head, kind, ts, fields)
@@ -145,6 +155,8 @@ class Store(Protocol):
 
     kind: str
     sharing: str
+    # What a commit promises, as ``memory.status`` reports it.
+    durability: str
     degraded: str | None
     fail_next_commit: Exception | None
     # A number that moves whenever a row of tasks, tokens or consent changes
@@ -247,6 +259,7 @@ class SqliteStore:
             "PRAGMA foreign_keys=ON",
             "PRAGMA trusted_schema=OFF",
         )
+        self.durability = f"wal+synchronous={synchronous.lower()}"
         # The writer's V3 packer (writer thread only): its stream starts anew
         # in every process, so it never continues rows it did not pack.
         self.packer = Packer()

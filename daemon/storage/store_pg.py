@@ -10,8 +10,11 @@ it costs nothing. ``PgTx`` carries it to PostgreSQL through a small, cached
 rewrite (``translate``): ``?`` placeholders become ``%s``, ``INSERT OR
 IGNORE`` becomes ``ON CONFLICT DO NOTHING``, ``INSERT OR REPLACE`` an upsert
 on the table's key (``_KEYS``), and the two catalogue probes SQLite spells
-its own way are spelled PostgreSQL's way. The few queries that cannot be
-portable (full-text matching) ask ``tx.dialect`` (daemon/retrieval/search.py).
+its own way are spelled PostgreSQL's way. What cannot be portable is
+``PgTx``'s own: its full-text index (``fulltext``, daemon/retrieval/search.py's
+``TSVECTOR``) and the claims that let several daemons share the embedding
+queue (``claim_embeds`` and the rest: ``FOR UPDATE SKIP LOCKED`` and a
+lease on the database's clock).
 
 Invariants:
 - every governed change and its audit events commit in one transaction;
@@ -55,6 +58,7 @@ from psycopg.types.numeric import FloatLoader
 
 from memoryd.audit.chain import EMPTY_HEAD, ChainHead, StoredEvent, verify_chain
 from memoryd.audit.packing import first_needed, row_of, unpack_rows
+from memoryd.daemon.retrieval import search
 from memoryd.daemon.storage.pg_schema import SCHEMA_NAME, BoolAsInt, install
 from memoryd.daemon.storage.seam import Job as _Job
 from memoryd.daemon.storage.seam import StoreVersionError, audit_row, next_group
@@ -85,6 +89,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
     # The elements of a JSON array of strings, as rows of one column `value`.
     (re.compile(r"SELECT value FROM json_each\(\?\)"),
      "SELECT value FROM json_array_elements_text(?::json)"),
+    # SQLite's || makes text of two blobs, cast back to bytes; bytea's || is bytea.
+    (re.compile(r"CAST\((\w+) \|\| \? AS BLOB\)"), r"\1 || ?"),
 )
 _translated: dict[str, str] = {}
 
@@ -126,6 +132,7 @@ class PgTx(Tx):
     """One open transaction on PostgreSQL; the same face as ``store.Tx``."""
 
     dialect = "postgresql"
+    fulltext = search.TSVECTOR
 
     def __init__(self, conn: psycopg.Connection[Any], store: PostgresStore,
                  head: ChainHead) -> None:
@@ -193,6 +200,42 @@ class PgTx(Tx):
         self._head = ChainHead(seq=stored.seq, hash=stored.hash)
         return stored
 
+    # -- claims: one worker per queued entry, whichever daemon runs it ---------------
+
+    def claimable_embeds(self) -> bool:
+        """A read, so an idle worker does not take the writer to find out
+        there is nothing to claim."""
+        row = self.one("SELECT EXISTS (SELECT 1 FROM embed_queue WHERE claimed_until IS NULL"
+                       " OR claimed_until < statement_timestamp()) AS free")
+        return bool(row and row["free"])
+
+    def claim_embeds(self, worker: str, limit: int, lease_s: float) -> list[dict[str, Any]]:
+        """Claimed for ``lease_s`` seconds of the database's clock (hosts'
+        clocks may differ): another daemon's worker skips them until the
+        lease ends. Text changes and reactivation clear the claim (the
+        entries trigger, daemon/storage/pg_schema.py)."""
+        return self.all(
+            "WITH picked AS (SELECT entry_id FROM embed_queue WHERE claimed_until IS NULL"
+            " OR claimed_until < statement_timestamp() ORDER BY entry_id LIMIT ?"
+            " FOR UPDATE SKIP LOCKED),"
+            " claimed AS (UPDATE embed_queue AS q SET claimed_by = ?,"
+            " claimed_until = statement_timestamp() + make_interval(secs => ?)"
+            " FROM picked WHERE q.entry_id = picked.entry_id RETURNING q.entry_id)"
+            " SELECT c.entry_id AS id, e.title, e.body, e.content_hash, e.status"
+            " FROM claimed AS c LEFT JOIN entries AS e ON e.id = c.entry_id"
+            " ORDER BY c.entry_id",
+            (limit, worker, float(lease_s)))
+
+    def release_embeds(self, worker: str, entry_ids: Sequence[str]) -> None:
+        if not entry_ids:
+            return
+        marks = ",".join("?" * len(entry_ids))
+        self.exec("UPDATE embed_queue SET claimed_by = NULL, claimed_until = NULL"  # noqa: S608 (placeholders only)
+                  f" WHERE claimed_by = ? AND entry_id IN ({marks})", (worker, *entry_ids))
+
+    def claimed_rows(self, sql: str, args: Sequence[Any], *, of: str) -> list[dict[str, Any]]:
+        return self.all(f"{sql} FOR UPDATE OF {of} SKIP LOCKED", args)
+
 
 # --- the store ---------------------------------------------------------------------
 
@@ -253,6 +296,7 @@ class PostgresStore:
 
     kind = "postgresql"
     sharing = "multi-host"
+    durability = "postgresql-commit"
     # Other daemons change the same rows: no in-process number can vouch for
     # an authorization, so every write reads it in its transaction.
     authz_generation: int | None = None

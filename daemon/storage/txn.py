@@ -2,10 +2,16 @@
 
 Owns: the ``Tx`` protocol and ``audit_subject``, the one way an event names
 who acted. A backend provides the primitives (``one``, ``all``, ``tuples``,
-``exec``, ``rows``, ``audit``, ``head``, ``dialect``) and inherits the
-operations below them (the journal, idempotency records, receipts, snapshot
-cards, token and namespace look-ups), written once here in SQL both primary
-stores speak; a backend whose SQL differs overrides the one operation.
+``exec``, ``rows``, ``audit``, ``head``, ``dialect``) and its full-text index
+(``fulltext``: daemon/retrieval/search.py's ``FTS5`` or ``TSVECTOR``), and
+inherits the operations below them (the journal, idempotency records,
+receipts, snapshot cards, token and namespace look-ups, how an entry row is
+stored, the claims of a shared queue), written once here in SQL both primary
+stores speak, or as a store one daemon owns needs them; a backend whose SQL
+or sharing differs overrides the one operation. No module outside
+daemon/storage/ reads ``dialect`` (tests/unit/test_layering.py holds it):
+what differs between backends is an operation here, so a new backend is
+written in this wing alone.
 Both stores subclass it (``SqliteTx`` in daemon/storage/store.py, ``PgTx`` in
 daemon/storage/store_pg.py); every module that runs statements takes it, and
 the modules whose schema or triggers the store installs (search, vectors, the
@@ -29,19 +35,22 @@ from memoryd.kernel.capability import Subject
 
 if TYPE_CHECKING:
     from memoryd.audit.chain import ChainHead, StoredEvent
+    from memoryd.daemon.retrieval.search import FullText
 
 
 class Tx(Protocol):
     """One open transaction, on either backend.
 
-    ``dialect`` names the SQL the connection speaks: the daemon's statements
-    are SQLite's, written portably (daemon/storage/store_pg.py carries them to
-    PostgreSQL); the few that cannot be (full-text matching) ask it.
+    ``dialect`` names the SQL the connection speaks, for the storage wing
+    and the tests: the daemon's statements are SQLite's, written portably
+    (daemon/storage/store_pg.py carries them to PostgreSQL); what cannot be
+    is the store's ``fulltext`` index or one of the operations below.
     ``audit`` appends one event to the chain and gives back the row it
     stored (seq, canonical bytes, chain hash).
     """
 
     dialect: str
+    fulltext: FullText
 
     @property
     def head(self) -> ChainHead: ...
@@ -145,6 +154,42 @@ class Tx(Protocol):
         """A task's snapshot cards in order; a withdrawn card's ``card`` and ``line`` are NULL."""
         return self.all("SELECT card, line FROM snapshot_cards WHERE task_id = ? ORDER BY pos",
                         (task_id,))
+
+    # -- what a backend's own table or sharing decides -------------------------
+
+    def stored_entry(self, changes: dict[str, Any],
+                     entry_id: str | None = None) -> dict[str, Any]:
+        """The ``entries`` columns to write for ``changes`` (columns as every
+        reader sees them) to a new row, or to ``entry_id``'s: here every value
+        as given. A backend whose table derives some columns from others
+        (SQLite's) writes what it keeps instead."""
+        return changes
+
+    # A store one daemon owns has one embedding worker, which owns the whole
+    # queue: nothing is claimed. A store several daemons share (PostgreSQL)
+    # overrides these four, so each queued entry is embedded by one worker.
+
+    def claimable_embeds(self) -> bool | None:
+        """Whether a queued entry is free for this worker to claim; None
+        when nothing is claimed (every queued entry is this worker's)."""
+        return None
+
+    def claim_embeds(self, worker: str, limit: int,
+                     lease_s: float) -> list[dict[str, Any]] | None:
+        """Up to ``limit`` queued entries (``id``, ``title``, ``body``,
+        ``content_hash``, ``status``), now ``worker``'s for ``lease_s``
+        seconds; None when nothing is claimed."""
+        return None
+
+    def release_embeds(self, worker: str, entry_ids: Sequence[str]) -> None:
+        """Give back ``worker``'s claims on ``entry_ids``."""
+        return None
+
+    def claimed_rows(self, sql: str, args: Sequence[Any], *, of: str) -> list[dict[str, Any]]:
+        """The rows of the query ``sql``, those of its table ``of`` (an alias)
+        held by this transaction: another daemon's ``claimed_rows`` skips
+        them until it ends. Here, with no other daemon, simply its rows."""
+        return self.all(sql, args)
 
 
 def audit_subject(who: Subject | str | None, *, channel: str | None = None,

@@ -316,3 +316,87 @@ def test_a_test_import_in_bench_is_reported(tmp_path: Path, source: str, caught:
     probe.parent.mkdir(parents=True)
     probe.write_text(source)
     assert bool(_test_imports([probe], root=tmp_path)) is caught
+
+
+# --- the storage wing speaks the SQL dialects ---------------------------------
+
+# A store backend is its wing's business: outside ``daemon/storage/`` no module
+# asks a transaction which SQL it speaks (``tx.dialect``) or chooses by the
+# store's kind or a backend's name; it calls one operation of the store's seam.
+# ``config.py`` decodes ``[store] backend`` and checks the settings that
+# backend takes, so it names the backends.
+STORAGE_WING = "daemon/storage/"
+NAMES_BACKENDS = frozenset({"daemon/config.py"})
+BACKEND_NAMES = frozenset({"sqlite", "postgresql"})
+
+
+def _ends_in_store(node: ast.expr) -> bool:
+    name = (
+        node.id
+        if isinstance(node, ast.Name)
+        else node.attr
+        if isinstance(node, ast.Attribute)
+        else ""
+    )
+    return name.lower().endswith("store")
+
+
+def _dialect_choices(files: list[Path], root: Path = REPO) -> list[str]:
+    """Places outside the storage wing that read ``.dialect``, compare a
+    store's ``.kind``, or compare anything with a backend's name."""
+    bad = []
+    for path in files:
+        label = path.relative_to(root).as_posix()
+        if label.startswith(STORAGE_WING):
+            continue
+        for node in ast.walk(_parse(path)):
+            if isinstance(node, ast.Attribute) and node.attr == "dialect":
+                bad.append(f"{label}:{node.lineno} reads .dialect")
+            elif isinstance(node, ast.Compare):
+                for side in (node.left, *node.comparators):
+                    if (
+                        isinstance(side, ast.Attribute)
+                        and side.attr == "kind"
+                        and _ends_in_store(side.value)
+                    ):
+                        bad.append(f"{label}:{node.lineno} compares the store's kind")
+                    elif label not in NAMES_BACKENDS:
+                        named = [c.value for c in ast.walk(side) if isinstance(c, ast.Constant)]
+                        bad.extend(
+                            f"{label}:{node.lineno} compares with {n!r}"
+                            for n in named
+                            if n in BACKEND_NAMES
+                        )
+    return bad
+
+
+def test_no_module_outside_the_storage_wing_chooses_by_dialect() -> None:
+    assert _dialect_choices(_sources()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "caught"),
+    [
+        ("daemon/retrieval/x.py", "def f(tx):\n    return tx.dialect\n", True),
+        (
+            "daemon/semantic/x.py",
+            "def f(tx):\n    return 1 if tx.dialect == 'sqlite' else 2\n",
+            True,
+        ),
+        ("daemon/retrieval/x.py", "def f(facts):\n    return facts.store.kind != 'x'\n", True),
+        ("daemon/x.py", "def f(self):\n    return self.store.kind == self.other\n", True),
+        ("daemon/x.py", "def f(kind):\n    return kind in ('postgresql',)\n", True),
+        ("daemon/x.py", "def f(kind):\n    return kind == 'postgresql'\n", True),
+        ("daemon/config.py", "def f(s):\n    return s.backend == 'sqlite'\n", False),
+        ("daemon/storage/store.py", "def f(tx):\n    return tx.dialect == 'sqlite'\n", False),
+        ("daemon/x.py", "def f(ident):\n    return ident.kind == 'owner'\n", False),
+        ("daemon/x.py", "def f(store):\n    return {'kind': store.kind}\n", False),
+    ],
+)
+def test_a_dialect_choice_outside_the_storage_wing_is_reported(
+    tmp_path: Path, name: str, source: str, caught: bool
+) -> None:
+    probe = tmp_path / name
+    probe.parent.mkdir(parents=True, exist_ok=True)
+    probe.write_text(source)
+    assert bool(_dialect_choices([probe], root=tmp_path)) is caught

@@ -105,6 +105,10 @@ def test_a_password_file_others_may_read_is_refused(tmp_path: Path) -> None:
             "SELECT s FROM tasks WHERE instr(snapshot, ?) > 0",
             "SELECT s FROM tasks WHERE strpos(snapshot, %s) > 0",
         ),
+        (
+            "UPDATE p SET a = CAST(a || ? AS BLOB), b = CAST(b || ? AS BLOB) WHERE id = ?",
+            "UPDATE p SET a = a || %s, b = b || %s WHERE id = %s",
+        ),
     ],
 )
 def test_the_dialect_seam_translates(sqlite: str, postgresql: str) -> None:
