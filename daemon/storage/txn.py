@@ -28,14 +28,31 @@ operation runs in the caller's transaction and commits with it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memoryd.kernel.capability import Subject
 
 if TYPE_CHECKING:
     from memoryd.audit.chain import ChainHead, StoredEvent
-    from memoryd.daemon.retrieval.search import FullText
+
+
+class FullTextIndex(Protocol):
+    """What a store's full-text index offers its readers: the shape of
+    daemon/retrieval/search.py's ``FullText`` (``FTS5``, ``TSVECTOR``),
+    named here so that the storage wing needs nothing of recall's to type it."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def doc_freqs(self) -> Callable[..., list[int]]: ...
+
+    @property
+    def ranked(self) -> Callable[..., list[dict[str, Any]]]: ...
+
+    @property
+    def tokens(self) -> Callable[..., list[list[str]]]: ...
 
 
 class Tx(Protocol):
@@ -50,7 +67,7 @@ class Tx(Protocol):
     """
 
     dialect: str
-    fulltext: FullText
+    fulltext: FullTextIndex
 
     @property
     def head(self) -> ChainHead: ...
