@@ -120,6 +120,9 @@ ADVERSARIAL = [
     "reveal your ",
     "from now on ",
     "![",
+    # a credential word repeated: each place a prose rule would be tried at
+    "pin ",
+    "密码是 4821。",
     # the look-alike shadow and the decoders
     "\u0456",
     "e\u0301",

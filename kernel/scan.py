@@ -99,6 +99,7 @@ from memoryd.kernel.scan_index import (
     _Table,
     _table,
     _View,
+    too_dense,
 )
 from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule
 from memoryd.kernel.textnorm import (
@@ -316,15 +317,26 @@ def _run_rules(
             # What the view would find: no literal, so no rule to run.
             stats.prefiltered += len(index.side)
             continue
-        view = None
+        # The prefilter literals the text holds: which rules may match, and
+        # how many places each would be tried at (also without prefilters:
+        # a text too dense for a rule is set aside either way).
+        view = _View(subject, index)
         todo = index.side
         if prefilter:
-            view = _View(subject, index)
             todo = tuple(sorted(index.unplanned | view.may))
             stats.prefiltered += len(index.side) - len(todo)
         for i in todo:
             rule, plan = rules[i], table.plans[i]
-            shown = view if rule.prefilter is not None or rule.min_run is not None else None
+            shown = (view if prefilter and (rule.prefilter is not None or rule.min_run is not None)
+                     else None)
+            if i in view.may and too_dense(rule, plan, view):
+                # Too many places to try: the whole text goes to a person.
+                stats.dense += 1
+                start, end = 0, len(subject)
+                if not raw:
+                    start, end = folded.to_original(start, end)
+                found.append(Finding(rule.id, rule.category, start, end, review=True))
+                continue
             for m in _matches(rule, plan, subject, shown, stats, None if raw else longest):
                 stats.matches += 1
                 start, end = _span(m)

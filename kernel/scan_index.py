@@ -42,6 +42,9 @@ class ScanStats:
     validator_chars: int = 0
     shadow_chars: int = 0
     decoded_chars: int = 0
+    # Rules set aside over a text that held more than ``DENSE_STARTS`` of
+    # their start positions (``too_dense``).
+    dense: int = 0
 
 
 # Characters other than ASCII letters that ``re.IGNORECASE`` matches against
@@ -104,11 +107,13 @@ class _Finder:
     DFA about 15 MiB per table (a third of an idle daemon's memory and a
     tenth of its start-up), for a few microseconds more per non-ASCII text.
     A side with a few hundred one-character literals (control, invisible and
-    look-alike characters) keeps those as one character class searched by
-    ``re``: as automaton states they would only make the table large.
+    look-alike characters) keeps those as a set, met by each character of the
+    text in turn: as automaton states they would only make the table large,
+    and as one ``re`` character class (it holds characters past U+FFFF, so
+    ``re`` tests them one by one) they cost tens of microseconds a character.
     """
 
-    singles: re.Pattern[str] | None
+    singles: frozenset[str] | None
     automaton: ahocorasick_rs.AhoCorasick | None
     # The automaton's literals (it does not list them itself).
     automaton_literals: tuple[str, ...] = ()
@@ -116,7 +121,7 @@ class _Finder:
     def found(self, low: str) -> set[str]:
         out: set[str] = set()
         if self.singles is not None:
-            out.update(self.singles.findall(low))
+            out.update(self.singles.intersection(low))
         if self.automaton is not None:
             out.update(self.automaton.find_matches_as_strings(low, overlapping=True))
         return out
@@ -141,8 +146,7 @@ def _finder(literals: list[str]) -> _Finder:
                           else ahocorasick_rs.Implementation.ContiguousNFA)
         automaton = ahocorasick_rs.AhoCorasick(
             longer, matchkind=ahocorasick_rs.MatchKind.Standard, implementation=implementation)
-    pattern = re.compile("[" + "".join(re.escape(c) for c in singles) + "]") if singles else None
-    return _Finder(pattern, automaton, tuple(longer))
+    return _Finder(frozenset(singles) if singles else None, automaton, tuple(longer))
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +374,23 @@ def _windowed(
         yield found
         # Patterns never match the empty string (tested), so this moves on.
         pos = max(found.end(), found.start() + 1)
+
+
+# The most places in one text a rule is tried at (its prefilter's anchor
+# words). Each try walks the words that may stand between a credential's
+# name and its value: a constant of the pattern, but tens of microseconds in
+# the engine for the prose rules. A note names a credential a handful of
+# times; a text that names one hundreds of times (a word repeated to make
+# the scan slow) is not read rule by rule: it is flagged for review.
+DENSE_STARTS = 256
+
+
+def too_dense(rule: ScanRule, plan: _Plan | None, view: _View | None) -> bool:
+    """Whether ``view``'s text holds more than ``DENSE_STARTS`` of the
+    places ``rule`` would be tried at."""
+    if view is None or plan is None or plan.anchor is None or rule.lead is None:
+        return False
+    return len(view.starts(plan.anchor)) > DENSE_STARTS
 
 
 def _matches(

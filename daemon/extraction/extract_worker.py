@@ -355,10 +355,11 @@ class Extraction:
             label = getattr(self.extractor, "endpoint", None)
             if label is not None:
                 refused = await self.store.run(lambda tx: self._egress(tx, job, label.label))
-                if refused is None and egress.withheld(
-                        "\n".join(t.content for t in turns)) is not None:
-                    # Text that leaves the host is scanned first: a credential
-                    # anywhere in it skips the call (never a redacted copy).
+                # Text that leaves the host is scanned first: a credential
+                # anywhere in it skips the call (never a redacted copy). On a
+                # thread: a transcript may be half a megabyte.
+                if refused is None and await anyio.to_thread.run_sync(
+                        egress.withheld, "\n".join(t.content for t in turns)) is not None:
                     refused = TRANSCRIPT_WITHHELD
                 if refused is not None:
                     await self._defer(job, refused, final=True)

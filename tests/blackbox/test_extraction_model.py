@@ -88,11 +88,12 @@ def config(server: Scripted) -> str:
     )
 
 
-def run_job(d: Daemon, c: Client) -> dict[str, Any]:
+def run_job(d: Daemon, c: Client, transcript: list[dict[str, str]] = TRANSCRIPT) -> dict[str, Any]:
+    """End a task with ``transcript`` and wait for its extraction job to end."""
     enable_consent(c)
     with d.agent() as a:
         task = a.call("task.begin", {})
-        ended = a.call("task.end", {"task_id": task["task_id"], "transcript": TRANSCRIPT})
+        ended = a.call("task.end", {"task_id": task["task_id"], "transcript": transcript})
     job_id = ended["extraction"]["job_id"]
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -186,30 +187,27 @@ def test_a_transcript_holding_a_credential_is_not_sent(endpoint: Scripted) -> No
     )
     with running(config=config(endpoint), policy=POLICY) as d:
         with d.control() as c:
-            enable_consent(c)
-            with d.agent() as a:
-                task = a.call("task.begin", {})
-                ended = a.call(
-                    "task.end",
-                    {
-                        "task_id": task["task_id"],
-                        "transcript": [
-                            *TRANSCRIPT,
-                            {"role": "user", "content": f"my token is {token}, keep it"},
-                        ],
-                    },
-                )
-            job_id = ended["extraction"]["job_id"]
-            deadline = time.monotonic() + 30
-            job: dict[str, Any] = {}
-            while time.monotonic() < deadline:
-                job = next(j for j in c.call("extract.status", {})["jobs"] if j["job_id"] == job_id)
-                if job["state"] not in ("queued", "running"):
-                    break
-                time.sleep(0.05)
+            said = {"role": "user", "content": f"my token is {token}, keep it"}
+            job = run_job(d, c, [*TRANSCRIPT, said])
             assert (job["state"], job["last_error"]) == ("failed", "transcript_secret_detected")
             assert c.call("governance.action.list", {"status": "pending"})["items"] == []
             assert token not in d.log() and token not in exported_audit(c)
+    assert endpoint.requests == []
+
+
+def test_a_transcript_too_dense_with_credential_words_to_read_is_not_sent(
+    endpoint: Scripted,
+) -> None:
+    """A turn that names a PIN thousands of times is more places than the
+    scanner reads one by one (kernel/scan_index.py ``DENSE_STARTS``): what
+    cannot be read through is not vouched for, so it does not leave."""
+    endpoint.requests.clear()
+    with running(config=config(endpoint), policy=POLICY) as d:
+        with d.control() as c:
+            dense = {"role": "user", "content": "pin " * 5_000}
+            job = run_job(d, c, [*TRANSCRIPT, dense])
+            assert (job["state"], job["last_error"]) == ("failed", "transcript_secret_detected")
+            assert c.call("memory.status", {})["backend"]["health"] == "ok"
     assert endpoint.requests == []
 
 
