@@ -317,9 +317,8 @@ def _run_rules(
             # What the view would find: no literal, so no rule to run.
             stats.prefiltered += len(index.side)
             continue
-        # The prefilter literals the text holds: which rules may match, and
-        # how many places each would be tried at (also without prefilters:
-        # a text too dense for a rule is set aside either way).
+        # The literals the text holds: which rules may match, and at how many
+        # places (a text too dense for a rule is set aside, prefilters or not).
         view = _View(subject, index)
         todo = index.side
         if prefilter:
@@ -332,9 +331,7 @@ def _run_rules(
             if i in view.may and too_dense(rule, plan, view):
                 # Too many places to try: the whole text goes to a person.
                 stats.dense += 1
-                start, end = 0, len(subject)
-                if not raw:
-                    start, end = folded.to_original(start, end)
+                start, end = (0, len(subject)) if raw else folded.to_original(0, len(subject))
                 found.append(Finding(rule.id, rule.category, start, end, review=True))
                 continue
             for m in _matches(rule, plan, subject, shown, stats, None if raw else longest):
