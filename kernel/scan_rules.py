@@ -59,7 +59,9 @@ class ScanRule:
     where it sits (a password named in prose): a value the note shows as an
     example ("weak passwords such as …") or advises against ("do not use …
     as your password") flags for review instead of refusing
-    (``shown_as_example``). A provider's token is refused however it is shown.
+    (``shown_as_example``). A provider's token is refused however it is shown,
+    unless its value marks itself a stand-in (``stands_in``: a documented
+    sample such as ``AKIAIOSFODNN7EXAMPLE``), which flags.
 
     ``sets_aside`` marks a rule that finds guidance set aside ("ignore the
     previous instructions") or a standing order ("from now on you will …")
