@@ -21,8 +21,10 @@ and the second such set with notes that only sound alarming
 (tests/data/secret_prose_dev2.jsonl), and the third, written before the
 rules were tuned on it, with benign notes that look like a credential
 (tests/data/secret_prose_dev3.jsonl), and the fourth, in shapes the earlier
-ones hold few of (tests/data/secret_prose_dev4.jsonl), dev and held-out rows
-apart; the notes
+ones hold few of (tests/data/secret_prose_dev4.jsonl), the fifth
+(tests/data/secret_prose_dev5.jsonl) and the sixth, in the languages and
+shapes the earlier dev rows hold few of (tests/data/secret_prose_dev6.jsonl),
+dev and held-out rows apart; the notes
 that talk about instructions and the injections written with the same words
 (tests/data/alarming_dev.jsonl), dev and held-out rows apart, and the
 second such set in other shapes (post-mortems, pentest reports, personas,
@@ -573,6 +575,11 @@ def main() -> None:
             " (tests/data/secret_prose_dev5.jsonl), rules:"
         )
         secret_set_table("secret_prose_dev5.jsonl", "benign")
+        print(
+            "\nsecrets in prose in the languages and shapes the earlier dev rows hold few of,"
+            " and benign look-alikes (tests/data/secret_prose_dev6.jsonl), rules:"
+        )
+        secret_set_table("secret_prose_dev6.jsonl", "benign")
         print(
             "\nnotes about instructions and injections with the same words"
             " (tests/data/alarming_dev.jsonl):"

@@ -601,6 +601,13 @@ _MADE_UP = re.compile(
 )
 
 
+# Or named an example right after it: "… as the example in the docs".
+_MADE_UP_AFTER = re.compile(
+    r"[\"'”»’)]? (?:as|is) (?:an?|the|our|one) (?:example|sample|illustration|dummy)\b",
+    re.IGNORECASE,
+)
+
+
 def reported_dead(text: str, start: int, end: int) -> bool:
     """Whether the value at ``text[start:end]`` is reported as no longer
     valid, or made up: an incident note names the leaked, revoked or old
@@ -608,7 +615,8 @@ def reported_dead(text: str, start: int, end: int) -> bool:
     before = _sentence_before(text, start, EXAMPLE_WINDOW)
     if _DEAD_BEFORE.search(before) or _MADE_UP.search(before):
         return True
-    return _DEAD_AFTER.match(text[end:end + EXAMPLE_WINDOW]) is not None
+    after = text[end:end + EXAMPLE_WINDOW]
+    return _DEAD_AFTER.match(after) is not None or _MADE_UP_AFTER.match(after) is not None
 
 
 # A value that says itself that it stands in for a real one: a vendor's

@@ -75,7 +75,7 @@ def test_a_documented_sample_or_a_base64_stand_in_flags(text: str) -> None:
     [
         # The same shapes with a value that names nothing.
         "The AWS access key id is AKIAQ3EGT7VNMWK2PX4R.",
-        "aws secret key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8vLm2KsTq",
+        "aws secret key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8vLm2KsT",
         "k8s Secret:\ndata:\n  password: S2V0dGxlX01vb240Mg==",
         # A sample word beside the value, not in it, changes nothing.
         "My login at example.org: user dana, password Kettle!Moon42",
