@@ -21,12 +21,17 @@ and the second such set with notes that only sound alarming
 (tests/data/secret_prose_dev2.jsonl), and the third, written before the
 rules were tuned on it, with benign notes that look like a credential
 (tests/data/secret_prose_dev3.jsonl), and the fourth, in shapes the earlier
-ones hold few of (tests/data/secret_prose_dev4.jsonl), dev and held-out rows
-apart; the notes
+ones hold few of (tests/data/secret_prose_dev4.jsonl), the fifth
+(tests/data/secret_prose_dev5.jsonl) and the sixth, in the languages and
+shapes the earlier dev rows hold few of (tests/data/secret_prose_dev6.jsonl),
+dev and held-out rows apart; the notes
 that talk about instructions and the injections written with the same words
 (tests/data/alarming_dev.jsonl), dev and held-out rows apart, and the
 second such set in other shapes (post-mortems, pentest reports, personas,
-admin how-tos, code and config; tests/data/alarming_dev2.jsonl); last, the
+admin how-tos, code and config; tests/data/alarming_dev2.jsonl), the third,
+all held out (tests/data/alarming_dev3.jsonl), and the fourth, with the
+placeholders, redacted keys and documented sample values an operator's
+runbooks and incident notes hold (tests/data/alarming_dev4.jsonl); last, the
 fresh set (tests/data/scan_fresh.jsonl), written without reading the rules and
 never used to tune them, with the rules alone and with the layer.
 
@@ -385,6 +390,7 @@ def fresh_table(judge: object | None) -> None:
 ALARMING_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev.jsonl"
 ALARMING_CORPUS2 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev2.jsonl"
 ALARMING_CORPUS3 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev3.jsonl"
+ALARMING_CORPUS4 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev4.jsonl"
 
 
 def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None:
@@ -573,6 +579,11 @@ def main() -> None:
         )
         secret_set_table("secret_prose_dev5.jsonl", "benign")
         print(
+            "\nsecrets in prose in the languages and shapes the earlier dev rows hold few of,"
+            " and benign look-alikes (tests/data/secret_prose_dev6.jsonl), rules:"
+        )
+        secret_set_table("secret_prose_dev6.jsonl", "benign")
+        print(
             "\nnotes about instructions and injections with the same words"
             " (tests/data/alarming_dev.jsonl):"
         )
@@ -589,6 +600,13 @@ def main() -> None:
             " injections dressed alike (tests/data/alarming_dev3.jsonl):"
         )
         alarming_table(judge, ALARMING_CORPUS3)
+        print(
+            "\nfourth set: training that quotes attacks, template tokens in docs, runbooks"
+            " with placeholder credentials, incidents that quote a key's prefix, jailbreak"
+            " research, moderation, prompts in code, documented sample keys and base64"
+            " stand-ins, and injections dressed alike (tests/data/alarming_dev4.jsonl):"
+        )
+        alarming_table(judge, ALARMING_CORPUS4)
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)
         return

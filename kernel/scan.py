@@ -76,6 +76,7 @@ from memoryd.kernel.scan_context import (
     reported_of_another,
     shown_as_artefact,
     shown_as_example,
+    stands_in,
     trivial_code,
 )
 from memoryd.kernel.scan_fold import _ASCII_SPACE_OTHER as _ASCII_SPACE_OTHER
@@ -479,9 +480,10 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
                     or in_code_comment(text, f.start, f.end)
                     or (warned and mentioned_in_warning(text, f.start, f.end))):
                 f = replace(f, review=True)
-        elif f.rule_id in in_context and (shown_as_example(text, f.start)
-                                          or trivial_code(text[f.start:f.end])
-                                          or reported_dead(text, f.start, f.end)):
+        elif f.category == "secret" and (stands_in(text[f.start:f.end]) or (
+                f.rule_id in in_context and (shown_as_example(text, f.start)
+                                             or trivial_code(text[f.start:f.end])
+                                             or reported_dead(text, f.start, f.end)))):
             f = replace(f, review=True)
         key = (f.rule_id, f.start, f.end, f.encoding)
         held = unique.get(key)

@@ -21,6 +21,7 @@ Invariants:
 
 from __future__ import annotations
 
+import base64
 import itertools
 import re
 
@@ -600,6 +601,13 @@ _MADE_UP = re.compile(
 )
 
 
+# Or named an example right after it: "… as the example in the docs".
+_MADE_UP_AFTER = re.compile(
+    r"[\"'”»’)]? (?:as|is) (?:an?|the|our|one) (?:example|sample|illustration|dummy)\b",
+    re.IGNORECASE,
+)
+
+
 def reported_dead(text: str, start: int, end: int) -> bool:
     """Whether the value at ``text[start:end]`` is reported as no longer
     valid, or made up: an incident note names the leaked, revoked or old
@@ -607,4 +615,38 @@ def reported_dead(text: str, start: int, end: int) -> bool:
     before = _sentence_before(text, start, EXAMPLE_WINDOW)
     if _DEAD_BEFORE.search(before) or _MADE_UP.search(before):
         return True
-    return _DEAD_AFTER.match(text[end:end + EXAMPLE_WINDOW]) is not None
+    after = text[end:end + EXAMPLE_WINDOW]
+    return _DEAD_AFTER.match(after) is not None or _MADE_UP_AFTER.match(after) is not None
+
+
+# A value that says itself that it stands in for a real one: a vendor's
+# documented sample (``AKIAIOSFODNN7EXAMPLE``, ``…EXAMPLEKEY``), or the
+# base64 of a word that names the value (``cGFzc3dvcmQ=`` is "password",
+# a Kubernetes template's stand-in). A real key holds no such word by
+# chance, yet a rule cannot be sure nothing real was pasted beside it.
+_SAMPLE_MARK = re.compile(r"example|dummy|placeholder|redacted|notreal", re.IGNORECASE)
+_BASE64_VALUE = re.compile(r"[A-Za-z0-9+/]{4,88}={0,2}")
+_STAND_IN_WORD = re.compile(
+    r"[*#_.<>{}$ -]{0,8}(?:password|passwd|pass|pwd|secret|token|key|changeme|change[_ -]?me"
+    r"|example|placeholder|redacted|dummy|your[_ -]?[a-z_-]{0,32})[*#_.<>{}$ -]{0,8}",
+    re.IGNORECASE,
+)
+
+
+def stands_in(value: str) -> bool:
+    """Whether the credential ``value`` marks itself as a stand-in: a sample
+    word in it, or base64 that decodes to a word naming the value. Ambiguous,
+    so a finding of it flags for review instead of refusing. Only one word
+    is read so: a span of several (a key file, a JSON blob) may name an
+    example project beside a real key."""
+    if len(value) > 256 or any(ch.isspace() for ch in value):
+        return False
+    if _SAMPLE_MARK.search(value):
+        return True
+    if len(value) % 4 or not _BASE64_VALUE.fullmatch(value):
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return _STAND_IN_WORD.fullmatch(decoded) is not None

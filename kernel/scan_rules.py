@@ -59,7 +59,9 @@ class ScanRule:
     where it sits (a password named in prose): a value the note shows as an
     example ("weak passwords such as …") or advises against ("do not use …
     as your password") flags for review instead of refusing
-    (``shown_as_example``). A provider's token is refused however it is shown.
+    (``shown_as_example``). A provider's token is refused however it is shown,
+    unless its value marks itself a stand-in (``stands_in``: a documented
+    sample such as ``AKIAIOSFODNN7EXAMPLE``), which flags.
 
     ``sets_aside`` marks a rule that finds guidance set aside ("ignore the
     previous instructions") or a standing order ("from now on you will …")
@@ -497,7 +499,8 @@ _PASS_WORDS = (
     "код от двери", "код двери", "код замка", "门禁码", "門禁碼",
     "login", "mot de passe", "code pin",
     "code secret", "passwort", "kennwort", "geheimzahl", "contraseña", "clave", "senha",
-    "пароль", "парол", "пин-код", "пин", "mật khẩu", "mã pin", "şifre", "şifresi", "parola",
+    "пароль", "парол", "пин-код", "пин", "пін-код", "пін", "mật khẩu", "mã pin", "şifre",
+    "şifresi", "parola",
     "wachtwoord", "hasło", "hasł", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
     "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
     "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر", "رمز المرور",
@@ -1740,6 +1743,9 @@ _CREDS_BEFORE = re.compile(
 
 def _account_slash(m: re.Match[str]) -> bool:
     user = m.group("user")
+    if _shaped(m.group("secret").rstrip(".,;:!?)")):
+        # A value shaped as only a password is needs no name for its account.
+        return True
     if "@" not in user and user.lower() not in _ADMIN_NAMES and not _CREDS_BEFORE.search(
             m.string[max(0, m.start() - 60):m.start()]):
         return False
@@ -1749,6 +1755,88 @@ def _account_slash(m: re.Match[str]) -> bool:
     lower, upper, digit, _ = _char_classes(value)
     strong = any(ch in _STRONG_SYMBOL for ch in value)
     return bool(((lower or upper) and (digit or strong)) or (digit and strong))
+
+
+# A lock named in a sentence, then a bare "code" and its digits a clause
+# later: "Schließfach im Bahnhof: Nummer 38, Code 6612", "the locker at the
+# pool: number 12, code 3390". The lock makes the code its own, as "door
+# code" does in one word; an error's or a product's code is none.
+_CODE_AFTER_LOCK = (
+    r"(?<![\w-])(?:code|codes|código|codigo|codice|код|kod|koden|kode|kodu)"
+    r"(?: ?[:：=]| is| ist| est| es| é| è| —| –| -)? ?"
+    r"(?P<secret>\d{4,8}|\d{1,4}[ -]\d{1,4}" + _nested(r"[ -]\d{1,4}", 2, "?")
+    + r")(?![\w-]|[.,]\d)"
+)
+LOCK_WINDOW = 80
+
+
+def _code_after_lock(m: re.Match[str]) -> bool:
+    """A lock is named before the code in its sentence, and no other kind of
+    code ("error code") is; the digits are no year."""
+    before = m.string[max(0, m.start() - LOCK_WINDOW):m.start()]
+    ends = list(re.finditer(r"[.!?](?=\s)|[\n。！？]", before))
+    sentence = before[ends[-1].end():] if ends else before
+    if not _LOCK_NAMED.search(sentence) or _OTHER_CODE_BEFORE.search(sentence):
+        return False
+    digits = m.group("secret").replace(" ", "").replace("-", "")
+    return not (len(digits) == 4 and digits[:2] in ("19", "20"))
+
+
+# The answer to an account's security question is its second password: the
+# question named ("security question", "maiden name", "question secrète",
+# "Sicherheitsfrage", "контрольный вопрос"), then in its clause a colon, a
+# copula or "answer", and a word or two that end the sentence. A question
+# quoted or an answer kept elsewhere ("answer kept offline") gives none.
+_SECURITY_QUESTIONS = (
+    "security question", "security answer", "secret question", "secret answer",
+    "memorable word", "maiden name", "pet's name", "pet’s name", "question secrète",
+    "réponse secrète", "question de sécurité", "sicherheitsfrage", "sicherheitsantwort",
+    "pregunta de seguridad", "pregunta secreta", "respuesta de seguridad", "respuesta secreta",
+    "pergunta de segurança", "pergunta secreta", "resposta de segurança", "resposta secreta",
+    "domanda di sicurezza", "domanda segreta", "risposta segreta", "секретный вопрос",
+    "секретного вопроса", "контрольный вопрос", "контрольного вопроса", "кодовое слово",
+)
+_SECURITY_ANSWER = (
+    r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in _SECURITY_QUESTIONS) + r")(?![\w-])"
+    r"[^.!?;\n]{0,60}?(?:[:：]|(?<![\w-])(?:is|was|ist|war|est|es|é|è|answer|réponse|antwort"
+    r"|respuesta|resposta|risposta|ответ)(?![\w-]))"
+    # "…: réponse Quimper", "…: answer Kowalczyk".
+    r"(?: (?:answer|réponse|antwort|respuesta|resposta|risposta|ответ)(?![\w-]))?"
+    r" ?[\"'“«]?(?P<secret>[^\W_][^\s.,;:!?\"'”»()]{2,40})[\"'”»]?(?=[.!?]?(?:$|\n|\s\S))"
+)
+_NO_ANSWER = frozenset("""
+kept stored saved set written noted hidden unknown required needed asked given changed reset
+gardé noté enregistré gespeichert notiert guardada guardado anotada guardata
+""".split())
+
+
+def _security_answer(m: re.Match[str]) -> bool:
+    """The answer ends its sentence and is no word of state or description."""
+    value = m.group("secret")
+    end = m.end("secret")
+    rest = m.string[end:end + 3].lstrip("\"'”»")
+    if rest and not (rest[0] in ".!?\n" or (rest[0].isspace() and rest[1:2] in ("", "\n"))):
+        return False  # the sentence goes on: a question quoted, not answered
+    word = value.lower()
+    return not (word in _NO_ANSWER or word in _DESCRIBING or _PLACEHOLDER.fullmatch(value)
+                or (word.endswith(_DESCRIBING_ENDINGS) and word.isalpha() and word.islower()))
+
+
+# An account and its password joined by a colon, as a URL's user part
+# without the URL ("admin:Birke#7703", "reporting:Mallow!Pier5"): only a
+# value shaped as a password is read so, and never a scheme's (``tel:``).
+_ACCOUNT_COLON = (
+    r"(?<![\w.@+/:\\-])(?P<user>[^\W\d_][\w.-]{1,31}):"
+    r"(?P<secret>[^\s\"'`,;()<>\[\]{}/:。，、！？]{6,64}?)(?=[.,;!?)]?(?:[\s。，、！？]|$))"
+)
+_SCHEMES = frozenset("""
+http https ftp ftps sftp ssh git file data mailto tel sms urn ws wss ldap ldaps smtp imap
+s3 gs jdbc redis postgres postgresql mysql mongodb amqp irc magnet xmpp sip news
+""".split())
+
+
+def _account_colon(m: re.Match[str]) -> bool:
+    return m.group("user").lower() not in _SCHEMES and _shaped(m.group("secret"))
 
 
 # A code that opens something, after the verb that says so: "the tablet
@@ -1884,9 +1972,77 @@ def _login_value(m: re.Match[str]) -> bool:
 _COMMAND_PASSWORD = (
     r"(?:(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)(?![\w-])[^\n|;&]{0,80}? -p"
     r"|(?<![\w-])sshpass(?: -[a-oq-z]){0,4} -p ?|(?<![\w-])--password[= ]"
+    # The option that takes the password of a registry login, a Redis
+    # client, an archive, OpenSSL's key files, an SMB share or a web
+    # server's password file: what the tool reads, not what it asks for.
+    r"|(?<![\w-])(?:docker|podman|nerdctl) login[^\n|;&]{0,80}? -p "
+    r"|(?<![\w-])redis-cli[^\n|;&]{0,80}? -a |(?<![\w-])zip[^\n|;&]{0,80}? -P "
+    r"|(?<![\w-])7z[az]?[^\n|;&]{0,80}? -p|(?<![\w-])-pass(?:in|out)? pass:"
+    r"|(?<![\w-])smbclient[^\n|;&]{0,80}? -U [\w.\\-]{1,64}%"
+    r"|(?<![\w-])htpasswd -[bcBimsd]{1,5} [^\s|;&]{1,128} [\w.@-]{1,64} "
+    r"|(?<![\w-])net use[^\n|;&]{0,80}? /user:[^\s|;&]{1,64} "
     r"|WIFI:" + _nested(r"[A-Z]:[^;\n]{0,64};", 3, "?") + "P:)"
     r"(?P<quote>['\"])?(?P<secret>[^\s'\";]{4,64})(?(quote)['\"])"
 )
+# A value only a password looks like, in the clause of a password's name:
+# letters and digits joined by a symbol inside them ("Lingon!4477",
+# "Cedar&Moth&1962"). Whatever binds them ("is", "on", "ist", "stays",
+# "changed to", "auf … geändert", "bytte … till", "zmieniłem … na", a
+# markdown label), a value of this shape in the name's clause, after it or
+# before it, is the password: prose, paths, addresses and versions are
+# never so shaped.
+_INNER_SYMBOL = "!#$%&*+^~@"
+_INNER_SYMBOL_RX = re.compile(r"[^\W_][" + re.escape(_INNER_SYMBOL) + r"][^\W_]")
+# With a value so shaped, a bare "pass" or "pw" names the password too
+# ("the admin pass I gave the contractor: …"): a pass of another kind
+# (boarding, bus) carries no such value.
+_SHAPED_NAMES = (*_PASS_WORDS, "pass", "pw", "pwd")
+_PASS_LATIN = tuple(sorted((w for w in _SHAPED_NAMES if not re.search("[" + _CJK + "]", w)),
+                           key=len, reverse=True))
+_PASS_WORD = (
+    # "pass" takes a plural only, as the short words do: "passed" is a verb.
+    r"(?:" + _LATIN_WORD.format(
+        "|".join(re.escape(w) for w in _PASS_LATIN if len(w) > 3 and w != "pass"),
+        "|".join(re.escape(w) for w in _PASS_LATIN if len(w) <= 3 or w == "pass"))
+    + "|" + "|".join(w for w in _PASS_WORDS if re.search("[" + _CJK + "]", w)) + ")"
+)
+# A clause's gap: no sentence end ("example.com" and "v2.4" are no end).
+_CLAUSE_GAP = r"(?:[^.!?;\n。！？]|[.!?](?=\S)){{0,{}}}?"
+_SHAPED_IN_CLAUSE = (
+    # The name first ("the NAS password is …"), or after the value in its
+    # clause ("use … for the router login", "… is what I set as the password").
+    r"(?:(?P<named>" + _PASS_WORD + r")" + _CLAUSE_GAP.format(60) + r")?"
+    r"(?<![^\s(\"'“«‘:：*])"
+    r"(?P<secret>[^\s。，、！？]{0,40}?[^\W_][" + re.escape(_INNER_SYMBOL) + r"][^\W_]"
+    r"[^\s。，、！？]{0,40}?)(?=[.,;:)!?\"'”»’]?(?:[\s。，、！？]|$))"
+    r"(?(named)|" + _CLAUSE_GAP.format(40) + _PASS_WORD + ")"
+)
+_REFERENCE_NUMBER = re.compile(r"[A-Z]{1,12}[#-]\d{1,12}")
+
+
+def _password_shaped(m: re.Match[str]) -> bool:
+    """The match's value is shaped as only a password is (``_shaped``)."""
+    return _shaped(m.group("secret"))
+
+
+def _shaped(value: str) -> bool:
+    """``value`` holds a letter, a digit and a symbol between word
+    characters, and is no address, URL, path, assignment, placeholder or a
+    ticket's reference ("OPS#4471")."""
+    if not _INNER_SYMBOL_RX.search(value):
+        return False
+    if not 6 <= len(value) <= 64 or _PLACEHOLDER.fullmatch(value):
+        return False
+    if any(part in value for part in ("/", "\\", "=", "://", "${", "<", ">")):
+        return False
+    if re.search(r"@[\w-]{1,63}\.[^\W\d_]", value):
+        return False  # an address
+    if _REFERENCE_NUMBER.fullmatch(value) or re.match(r"v?\d{1,6}\.\d", value, re.I):
+        return False  # a ticket ("OPS#4471") or a version ("v4.2+build7")
+    _lower, _upper, digit, _symbol = _char_classes(value)
+    return digit and any(ch.isalpha() for ch in value)
+
+
 # A Wi-Fi network's key named "key" (or "pass") after the network in its
 # sentence: "guest wifi: network BlueHouse, key 7HappyOtters!". Alone, "key"
 # names nothing; after a Wi-Fi word, a value of a password's shape is the
@@ -3154,6 +3310,27 @@ RULES: tuple[ScanRule, ...] = (
         judged_in_context=True,
     ),
     ScanRule(
+        "secret.code_after_lock", "secret", "prose",
+        _rx(_CODE_AFTER_LOCK, _I),
+        _code_after_lock,
+        prefilter=(("code", "código", "codigo", "codice", "код", "kod"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.security_answer", "secret", "prose",
+        _rx(_SECURITY_ANSWER, _I),
+        _security_answer,
+        prefilter=(_SECURITY_QUESTIONS,), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.account_colon_password", "secret", "prose",
+        _rx(_ACCOUNT_COLON),
+        _account_colon,
+        prefilter=((":",), tuple(_INNER_SYMBOL)),
+        judged_in_context=True,
+    ),
+    ScanRule(
         "secret.code_opens", "secret", "prose",
         _rx(_OPENS_WITH),
         _opens_with,
@@ -3196,7 +3373,16 @@ RULES: tuple[ScanRule, ...] = (
         "secret.password_in_command", "secret", "prose",
         _rx(_COMMAND_PASSWORD),
         _prose_secret,
-        prefilter=(("mysql", "mariadb", "sshpass", "--password", "wifi:"),), lead=0,
+        prefilter=(("mysql", "mariadb", "sshpass", "--password", "wifi:", "docker", "podman",
+                    "nerdctl", "redis-cli", "zip", "7z", "-pass", "smbclient", "htpasswd",
+                    "net use"),), lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.password_shaped_in_clause", "secret", "prose",
+        _rx(_SHAPED_IN_CLAUSE, _I),
+        _password_shaped,
+        prefilter=(tuple(w.lower() for w in _SHAPED_NAMES), tuple(_INNER_SYMBOL)),
         judged_in_context=True,
     ),
     ScanRule(

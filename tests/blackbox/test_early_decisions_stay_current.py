@@ -43,7 +43,7 @@ from tests.inproc import CallFailed, FakeClock, InProcess, composed
 
 # A key id of the AWS form (the scanner's secret.aws_access_key_id): a scope
 # name may hold one, since a scope is any run of [A-Za-z0-9._:@/+-].
-SECRET_SCOPE = "AKIAIOSFODNN7EXAMPLE"
+SECRET_SCOPE = "AKIAQ3EGT7VNMWK2PX4R"
 
 _DENY_WRITES = """
 [[rule]]

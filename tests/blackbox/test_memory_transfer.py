@@ -196,7 +196,7 @@ def test_a_rejected_entry_is_counted_and_the_rest_imported(dst: Daemon, tmp_path
             "scope": "project:r",
             "type": "fact",
             "title": "Key",
-            "body": "aws key AKIAIOSFODNN7EXAMPLE here",
+            "body": "aws key AKIAQ3EGT7VNMWK2PX4R here",
         },
         {
             "target": "memory",
@@ -227,7 +227,7 @@ def test_a_rejected_entry_is_named_by_its_line_and_entity(dst: Daemon, tmp_path:
             "type": "entity",
             "name": "Leaky",
             "entityType": "note",
-            "observations": ["aws key AKIAIOSFODNN7EXAMPLE here"],
+            "observations": ["aws key AKIAQ3EGT7VNMWK2PX4R here"],
         },
     ]
     path = tmp_path / "leaky.jsonl"

@@ -992,7 +992,7 @@ def test_scan_clean_exits_0() -> None:
 
 
 def test_scan_rejection_shows_rules_and_offsets_never_the_text() -> None:
-    secret = "AKIA" + "IOSFODNN7EXAMPLE"
+    secret = "AKIA" + "Q3EGT7VNMWK2PX4R"
     code, out, _err = invoke(["scan", "--title", "keys"], stdin=f"the key is {secret}\n")
     assert code == memctl.EXIT_FAILED
     assert out.startswith("rejected: secret_detected")

@@ -958,6 +958,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "router: admin / Gr8wall#22",
             "Netflix: anna.b@example.com / Kiwi2Kiwi!",
             "the staging creds are deployer / Hq3!mz8Lw",
+            "For the kiosk use kiosk / Amber#Road19 and lock it.",
         ],
         [
             "read / write",
@@ -1053,8 +1054,81 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["recovery key ID: 1A2B 3C4D 5E6F 7A8B", "Bestellnummer 4471 9902 3381 2290"],
     ),
     "secret.password_in_command": (
-        ["mysql -u root -pKettle_4419 -h db", "WIFI:T:WPA;S:Home;P:Lemon#Tree88;;"],
-        ["mysql -u root -p", 'sshpass -p "$PASS" ssh host', "WIFI:T:WPA;S:Cafe;P:<password>;;"],
+        [
+            "mysql -u root -pKettle_4419 -h db",
+            "WIFI:T:WPA;S:Home;P:Lemon#Tree88;;",
+            "docker login -u ci -p Marten!Road88 registry.local",
+            "redis-cli -h cache -a Plover#3391 ping",
+            "zip -P Fennel!22 out.zip notes.txt",
+            "openssl pkcs12 -in c.p12 -passin pass:Juniper#74",
+            "smbclient //files/share -U dana%Lark!Wood56",
+            "htpasswd -b /etc/nginx/.htpasswd admin Sorrel!48",
+            "net use Z: \\\\files\\team /user:CORP\\dana Wren#Hill33",
+        ],
+        [
+            "mysql -u root -p",
+            'sshpass -p "$PASS" ssh host',
+            "WIFI:T:WPA;S:Cafe;P:<password>;;",
+            "docker login -u ci --password-stdin",
+            'redis-cli -a "$REDIS_PASSWORD" ping',
+            "zip -e out.zip notes.txt",
+            "smbclient //files/share -U dana",
+            "openssl pkcs12 -in c.p12 -passin env:P12_PASS",
+        ],
+    ),
+    "secret.password_shaped_in_clause": (
+        [
+            "Salasana palvelimelle on Kuusi!Metsä42.",
+            "Ich habe das WLAN-Passwort auf Kastanie!81 geändert.",
+            "Zmieniłem hasło do routera na Borsuk#6612.",
+            "**Password:** Gannet!Crest71",
+            "The admin pass I gave the contractor: Ferrous!Bell8",
+            "password for example.com is Hunter42!x",
+            "Use Fjord#2291 for the router login.",
+            "Quartz!Lane7 is what I set as the NAS password.",
+        ],
+        [
+            "Password reset requested in ticket OPS#4471.",
+            "The password reset mail came from no-reply2@acme.io.",
+            "Passwords must hold a symbol; see the policy.",
+            "He passed the exam with Grade#1A.",
+            "password: ${DB_PASS#default}",
+            "The password is in the vault. Ask ops#team2 for access.",
+        ],
+    ),
+    "secret.account_colon_password": (
+        ["Für den Drucker gilt admin:Birke#7703, bitte nicht.", "reporting:Mallow!Pier5 works"],
+        [
+            "tel:+4930123456",
+            "ratio 16:9 and mode:Auto",
+            "https://example.com:8443/x",
+            "note:see ticket",
+            "mailto:dana2@example.com",
+        ],
+    ),
+    "secret.code_after_lock": (
+        [
+            "Zugang zum Schließfach im Bahnhof: Nummer 38, Code 6612",
+            "The locker at the pool: number 12, code 3390",
+        ],
+        [
+            "The door controller reported error code 4471.",
+            "Locker room opened in 2019, code of conduct applies.",
+            "Code 6612 is the product's SKU.",
+            "The gate was painted in code 2024.",
+        ],
+    ),
+    "secret.security_answer": (
+        [
+            "Security question for the bank (mother's maiden name): Kowalczyk.",
+            "Question secrète du compte (ville de naissance) : réponse Quimper.",
+            "Maiden name: Kowalczyk",
+        ],
+        [
+            "Security question set: 'first pet's name'; answer kept offline.",
+            "My security answer is kept in the vault.",
+            'The security question is "What was your first car?" and I chose it.',
+        ],
     ),
     "secret.login_value": (
         ["log into grafana with admin and Tern!Reef61", "用 admin 和 Tern!Reef61 登录"],

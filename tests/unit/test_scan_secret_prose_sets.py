@@ -1,6 +1,6 @@
 """The development sets of secrets in prose, each held to what it was written for.
 
-Each set (tests/data/secret_prose_dev3.jsonl to ..._dev5.jsonl, written by
+Each set (tests/data/secret_prose_dev3.jsonl to ..._dev6.jsonl, written by
 the generator beside it, with its licence) holds secrets written in prose
 and benign look-alikes in many languages, and keeps every third row of each
 category held out: only the dev rows are held to account here, so the
@@ -29,6 +29,7 @@ SETS = {
     "secret_prose_dev3": (80, 10, 1 / 10),
     "secret_prose_dev4": (60, 10, 1 / 10),
     "secret_prose_dev5": (60, 6, 1 / 20),
+    "secret_prose_dev6": (60, 20, 1 / 20),
 }
 
 
