@@ -318,8 +318,7 @@ def _run_rules(
             # What the view would find: no literal, so no rule to run.
             stats.prefiltered += len(index.side)
             continue
-        # The literals the text holds: which rules may match, and at how many
-        # places (a text too dense for a rule is set aside, prefilters or not).
+        # Which rules may match, at how many places (prefilters or not: 0506).
         view = _View(subject, index)
         todo = index.side
         if prefilter:
@@ -330,8 +329,7 @@ def _run_rules(
             shown = (view if prefilter and (rule.prefilter is not None or rule.min_run is not None)
                      else None)
             if i in view.may and too_dense(rule, plan, view):
-                # Too many places to try: the whole text goes to a person.
-                stats.dense += 1
+                stats.dense += 1  # too many places: the whole text goes to a person
                 start, end = (0, len(subject)) if raw else folded.to_original(0, len(subject))
                 found.append(Finding(rule.id, rule.category, start, end, review=True))
                 continue
