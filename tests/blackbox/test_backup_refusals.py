@@ -85,6 +85,9 @@ def test_backup_verify_names_no_text_of_a_hostile_stores_rows(d: Daemon, c: Clie
     _refused_without_canary(c, folder)
 
 
+@pytest.mark.sqlite_only(
+    "memoryd's backup copies the SQLite store; a PostgreSQL home refuses it (test_pg_shared.py)"
+)
 def test_backup_verify_still_names_a_real_backups_last_checkpoint(d: Daemon, c: Client) -> None:
     cp = c.call("audit.checkpoint", {})
     dest = d.home.parent / "real-with-checkpoint"
