@@ -123,8 +123,10 @@ def test_one_daemon_sends_at_a_time_through_a_backlog_longer_than_its_lease() ->
     # several times over (each send does not). Whichever daemon holds the
     # lease, one sends at a time: the provider never has two documents in
     # flight at once, no item goes out twice, and items go out in order.
-    with receiver() as rx, two_daemons(rx, ALLOW_BOTH, lease=0.4) as (a, b):
-        rx.put_delay_s = 0.1
+    # The lease is renewed every third of it: 1.5 s leaves a second for a
+    # renewal held up on a busy machine (shorter leases flaked there).
+    with receiver() as rx, two_daemons(rx, ALLOW_BOTH, lease=1.5) as (a, b):
+        rx.put_delay_s = 0.3
         titles = [f"Backlog {i}" for i in range(16)]
         with a.control() as c:
             for i, title in enumerate(titles):
@@ -142,8 +144,8 @@ def test_a_send_that_outlasts_the_lease_is_not_sent_again_by_the_other_daemon() 
     # One document takes the provider longer than the sender lease: the
     # sender is alive and working, so the lease stays with it and the other
     # daemon neither takes the item over nor sends it a second time.
-    with receiver() as rx, two_daemons(rx, ALLOW_BOTH, lease=0.3) as (a, b):
-        rx.put_delay_s = 1.2
+    with receiver() as rx, two_daemons(rx, ALLOW_BOTH, lease=1.5) as (a, b):
+        rx.put_delay_s = 4.0
         titles = ["Slow one", "Slow two"]
         with a.control() as c:
             for title in titles:
