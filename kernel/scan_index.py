@@ -301,7 +301,7 @@ def _may(index: _Index, found: set[str]) -> set[int]:
 class _View:
     """The lower-cased copy of one scanned text, and the prefilter literals it holds."""
 
-    __slots__ = ("aligned", "ascii", "found", "low", "may", "text")
+    __slots__ = ("_starts", "aligned", "ascii", "found", "low", "may", "text")
 
     def __init__(self, text: str, index: _Index) -> None:
         self.text = text
@@ -315,9 +315,17 @@ class _View:
         self.aligned = len(low) == len(text)
         self.found = found = index.found(low)
         self.may = _may(index, found)
+        # Each anchor group's offsets, found once for this text: the density
+        # bound and the windows read the same list, and rules share anchors.
+        # Keyed by the group's identity: the table holds its groups for as
+        # long as a scan of it lasts.
+        self._starts: dict[int, list[int]] = {}
 
     def starts(self, group: _Group) -> list[int]:
         """Every offset where one of the group's literals occurs, sorted, no repeats."""
+        held = self._starts.get(id(group))
+        if held is not None:
+            return held
         out: set[int] = set()
         low = self.low
         for literal in group.every:
@@ -327,7 +335,8 @@ class _View:
             while i != -1:
                 out.add(i)
                 i = low.find(literal, i + 1)
-        return sorted(out)
+        held = self._starts[id(group)] = sorted(out)
+        return held
 
 
 def _runs(text: str, min_len: int) -> list[tuple[int, int]]:
