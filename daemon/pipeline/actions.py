@@ -82,7 +82,8 @@ def propose(
         **stored_ops(proposal.ops),
         "provenance": {"source": proposal.provenance.source,
                        "eligible": proposal.provenance.eligible,
-                       "evidence_hash": proposal.provenance.evidence_hash},
+                       "evidence_hash": proposal.provenance.evidence_hash,
+                       "episode": proposal.provenance.episode},
         "subject": audit_subject(caller.subject),
         "default_scope": caller.default_scope,
         "read_allowed": caller.read_allowed,
@@ -181,7 +182,8 @@ def load_pending(tx: Tx, action_id: str, now: str) -> tuple[dict[str, Any], Call
     )
     prov = stored["provenance"]
     proposal = Proposal(loaded_ops(stored),
-                        Provenance(prov["source"], prov["eligible"], prov["evidence_hash"]))
+                        Provenance(prov["source"], prov["eligible"], prov["evidence_hash"],
+                                   prov.get("episode")))
     # The resource strings decided at proposal time must be re-derivable now.
     if tuple(op.resource().canonical() for op in proposal.ops) != tuple(loads(row["resources"])):
         raise Conflict("decision_stale")

@@ -323,6 +323,9 @@ class Provenance:
     source: str
     eligible: bool
     evidence_hash: str | None = None
+    # The writing task's episode (daemon/retrieval/episodes.py): a keyed
+    # hash of its id, for an agent's write in a task; None otherwise.
+    episode: str | None = None
 
 
 def expiry(now_dt: datetime, ttl_days: float, pinned: bool | int) -> str:
@@ -356,6 +359,7 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
         "archive_reason": None, "status_at": now,
         "context": _given(entry.get("context", UNSET)),
         "observed_at": _given(entry.get("observed_at", UNSET)),
+        "episode": provenance.episode,
     }
     stored = tx.stored_entry(row)
     tx.exec(_insert_sql(tuple(stored)), tuple(stored.values()))

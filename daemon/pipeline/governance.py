@@ -255,6 +255,7 @@ def _provenance(p: schema.MemoryWrite, channel: str, hasher: KeyedHasher) -> Pro
         if p.source == "import":
             return Provenance("import", eligible=False)
         return Provenance("user", eligible=True)
+    episode = None if p.task_id is None else hasher.content_of("episode", p.task_id)
     if p.source == "extraction":
         if p.evidence is None:
             raise _bad("$.evidence", "object with user_message (required for extraction)")
@@ -263,8 +264,9 @@ def _provenance(p: schema.MemoryWrite, channel: str, hasher: KeyedHasher) -> Pro
         bodies = [e.body for e in [p.entry, *(o.entry for o in p.ops or ())] if e is not None]
         verbatim = bool(bodies) and all(b.strip() in p.evidence.user_message for b in bodies)
         return Provenance("extraction", eligible=verbatim,
-                          evidence_hash=hasher.message(p.evidence.user_message))
-    return Provenance("agent", eligible=True)
+                          evidence_hash=hasher.message(p.evidence.user_message),
+                          episode=episode)
+    return Provenance("agent", eligible=True, episode=episode)
 
 
 def _op_error(o: schema.WriteOp, path: str) -> Problem | None:

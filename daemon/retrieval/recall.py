@@ -45,7 +45,7 @@ from memoryd.daemon.external import projection
 from memoryd.daemon.ids import random_id
 from memoryd.daemon.pipeline import entries
 from memoryd.daemon.pipeline.entries import redact_secrets
-from memoryd.daemon.retrieval import postings, search
+from memoryd.daemon.retrieval import episodes, postings, search
 from memoryd.daemon.storage.store import Tx, dumps, loads
 from memoryd.daemon.storage.txn import audit_subject
 from memoryd.kernel.capability import Capability, Effect
@@ -204,6 +204,9 @@ def freeze(tx: Tx, app: Recall, task: tasks.Task, intent: str, intent_truncated:
         rows, ranking = app.ranker.ranked(tx, plan, where, args, CANDIDATES, qvec,
                                           view.rows("p."), columns=_CANDIDATE_COLUMNS,
                                           stats=stats, view=own)
+    # Each of the best candidates lifts the entry written after it in its
+    # episode (a conversation's answer turn, found by the question's turn).
+    rows = episodes.followed(tx, rows, where, args, _CANDIDATE_COLUMNS)
     snapshot_id = random_id("snp")
     oldest = fmt(plus(now_dt, days=-cfg.max_age_days))
     omitted: Counter[str] = Counter()

@@ -35,12 +35,12 @@ from psycopg.types.numeric import FloatLoader
 
 from memoryd.audit.chain import EMPTY_HEAD
 from memoryd.daemon.extraction import extract_queue
-from memoryd.daemon.retrieval import postings
+from memoryd.daemon.retrieval import episodes, postings
 from memoryd.daemon.storage.seam import StoreVersionError, readable_version
 
 # The PostgreSQL schema has its own version line (it is not a copy of the
 # SQLite file's history): MIGRATIONS takes a database from its key to the next.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # Text compares byte-wise ("C"), as SQLite's does: listings page in the same
 # order on both backends, whatever the database's locale.
@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS entries(
   ttl_days DOUBLE PRECISION NOT NULL, expires_at {_T} NOT NULL,
   use_count BIGINT NOT NULL DEFAULT 0, last_used_at {_T}, superseded_by {_T},
   content_hash {_T} NOT NULL, evidence_hash {_T}, archive_reason {_T}, status_at {_T},
-  context {_T}, observed_at {_T});
+  context {_T}, observed_at {_T}, episode {_T});
 CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
   ON entries(owner, target, scope, title) WHERE status = 'active';
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
@@ -470,8 +470,15 @@ def _migrate_4_to_5(conn: psycopg.Connection[Any]) -> None:
     conn.execute("DROP TABLE IF EXISTS entry_terms")
 
 
+def _migrate_5_to_6(conn: psycopg.Connection[Any]) -> None:
+    """Version 6: the episode an agent's write belongs to (SQLite's version
+    12, daemon/retrieval/episodes.py); entries written before hold none."""
+    conn.execute(f"ALTER TABLE entries ADD COLUMN IF NOT EXISTS episode {_T}")
+
+
 MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {
-    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5}
+    1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
+    5: _migrate_5_to_6}
 
 
 class BoolAsInt(Dumper):
@@ -517,6 +524,7 @@ def install(conn: psycopg.Connection[Any], schema: str) -> None:
             (schema,)).fetchone() is None
         conn.execute(SCHEMA)
         conn.execute(postings.PG_SCHEMA)
+        conn.execute(episodes.FOLLOWERS)
         conn.execute(INDEX_SETTINGS)
         # The extraction queue (daemon/extraction/extract_queue.py): new tables only.
         conn.execute(extract_queue.SCHEMA)

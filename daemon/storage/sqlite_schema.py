@@ -32,14 +32,14 @@ from memoryd.audit.chain import EMPTY_HEAD, StoredEvent
 from memoryd.audit.packing import Unpacker, pack_body, pack_hash, pack_row
 from memoryd.daemon.external import projection_outbox
 from memoryd.daemon.extraction import extract_queue
-from memoryd.daemon.retrieval import postings, text_index
+from memoryd.daemon.retrieval import episodes, postings, text_index
 from memoryd.daemon.semantic import vectors
 from memoryd.daemon.storage.seam import readable_version
 
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 def _migrate_1_to_2(conn: apsw.Connection) -> None:
@@ -251,10 +251,21 @@ def _migrate_10_to_11(conn: apsw.Connection) -> None:
     postings.install(conn)
 
 
+def _migrate_11_to_12(conn: apsw.Connection) -> None:
+    # Version 12 keeps the episode an agent's write belongs to (a keyed hash
+    # of its task's id, daemon/retrieval/episodes.py); entries written
+    # before hold none and follow nothing. (An entries table made by a step
+    # above from ENTRIES_TABLE already has the column.)
+    columns = {str(r["name"]) for r in conn.execute("PRAGMA table_xinfo(entries)")}
+    if "episode" not in columns:
+        conn.execute("ALTER TABLE entries ADD COLUMN episode TEXT")
+
+
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
     1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
     5: _migrate_5_to_6, 6: _migrate_6_to_7, 7: _migrate_7_to_8,
-    8: _migrate_8_to_9, 9: _migrate_9_to_10, 10: _migrate_10_to_11}
+    8: _migrate_8_to_9, 9: _migrate_9_to_10, 10: _migrate_10_to_11,
+    11: _migrate_11_to_12}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)
@@ -319,7 +330,8 @@ ENTRIES_TABLE = f"""CREATE TABLE IF NOT EXISTS entries(
     THEN '{HASH_PREFIX}' || lower(hex(content_key)) ELSE content_key END) VIRTUAL,
   evidence_hash TEXT, archive_reason TEXT, status_text TEXT,
   status_at TEXT GENERATED ALWAYS AS (CASE WHEN status_text IS NULL THEN updated_at
-    ELSE nullif(status_text, '') END) VIRTUAL, context TEXT, observed_at TEXT)"""
+    ELSE nullif(status_text, '') END) VIRTUAL, context TEXT, observed_at TEXT,
+  episode TEXT)"""
 # Columns version 7 derives from what it stores (ENTRIES_TABLE).
 DERIVED_COLUMNS = ("basis", "updated_at", "renewed_at", "content_hash", "status_at")
 
@@ -639,6 +651,9 @@ def install(conn: apsw.Connection) -> None:
     # Each active entry's index terms as numbers, per namespace: what an
     # owner's ranking reads (daemon/retrieval/postings.py).
     postings.install(conn)
+    # A namespace's entries in the order they were written: what recall
+    # reads for an entry's follower (daemon/retrieval/episodes.py).
+    conn.execute(episodes.FOLLOWERS)
     # The projection outbox (daemon/external/projection_outbox.py): its triggers
     # record desired state in the same transaction as each change.
     conn.execute(projection_outbox.SCHEMA)

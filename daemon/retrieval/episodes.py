@@ -1,0 +1,94 @@
+"""Episodes: a recalled entry brings the entry its task wrote next.
+
+Owns: ``followed``, which gives each of a snapshot's best candidates' next
+entry in its episode a share of that candidate's score, and ``FOLLOWERS``,
+the index a store keeps for it.
+
+Why. In a conversation stored one turn an entry, the answer seldom repeats
+the question: the turn the question matches is the other person's ("where
+did you spend the holidays?"), and the answer is the entry written next
+("at my parents' in Cornwall"). An entry's episode is what one agent task
+wrote (``entries.episode``, a keyed hash of the task's id, set by the
+daemon on an agent's write in a task): a run's turns, in the order they
+were written. So a candidate passes ``SHARE`` of its score to the entry its
+task wrote next in its namespace; an entry both matched and followed adds
+the two. Notes the operator writes, or an agent writes outside a task,
+belong to no episode and follow nothing. No text moves between entries
+(nothing is indexed twice, nothing to destroy when either goes); the
+relation is read at each recall from what the store holds.
+
+Invariants:
+- a follower is read through the caller's own filter (``where``): it is
+  in the caller's view, active and unexpired, or it is not added;
+- only an entry of the candidate's own namespace (owner, target, scope) and
+  episode follows it, so another owner's, another scope's or another
+  task's writes never move a ranking, however they interleave in time;
+- the order is total and stable: score descending, then id.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memoryd.daemon.storage.txn import Tx
+
+# The share of a candidate's score its follower gets: half, so a follower
+# never passes the entry that brought it unless it matches the query too.
+SHARE = 0.5
+# How many of the best candidates bring their follower: the snapshot's cards
+# come from the top of the list, and each costs one index seek.
+FOLLOWED = 40
+# The index each store keeps for the look-up: an episode's entries of one
+# namespace in the order they were written.
+FOLLOWERS = ("CREATE INDEX IF NOT EXISTS entries_episode"
+             " ON entries(owner, target, scope, episode, created_at, id)"
+             " WHERE status = 'active' AND episode IS NOT NULL")
+
+# For each candidate id of an episode: the next active entry of its
+# namespace and episode, by (created_at, id).
+_NEXT = (
+    "WITH c(episode_candidate) AS (SELECT value FROM json_each(?))"
+    " SELECT p.id AS prev, (SELECT n.id FROM entries AS n"
+    " WHERE n.owner = p.owner AND n.target = p.target AND n.scope = p.scope"
+    " AND n.episode = p.episode AND n.status = 'active' AND (n.created_at > p.created_at"
+    " OR (n.created_at = p.created_at AND n.id > p.id))"
+    " ORDER BY n.created_at, n.id LIMIT 1) AS next"
+    " FROM c CROSS JOIN entries AS p"
+    " WHERE p.id = c.episode_candidate AND p.episode IS NOT NULL")
+
+
+def followed(tx: Tx, rows: list[dict[str, Any]], where: str, args: tuple[Any, ...],
+             columns: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``rows`` (best first, each with ``score``) with the followers of the
+    best ``FOLLOWED`` of them added or lifted, best first again. ``where``
+    on ``e`` is the caller's filter; ``columns`` what each row holds."""
+    leading = [r for r in rows[:FOLLOWED] if r["score"] > 0]
+    if not leading:
+        return rows
+    score = {r["id"]: r["score"] for r in leading}
+    links = [(r["prev"], r["next"])
+             for r in tx.all(_NEXT, (json.dumps(list(score)),)) if r["next"] is not None]
+    if not links:
+        return rows
+    by_id = {r["id"]: r for r in rows}
+    wanted = ", ".join(f"e.{c}" for c in dict.fromkeys(("id", *columns)))
+    found = {r["id"]: r for r in tx.all(
+        "WITH c(episode_follower) AS (SELECT value FROM json_each(?))"  # noqa: S608 (our column names, the caller's filter)
+        f" SELECT {wanted} FROM c CROSS JOIN entries AS e"
+        f" WHERE e.id = c.episode_follower AND {where}",
+        (json.dumps(sorted({nxt for _, nxt in links})), *args))}
+    lifted: dict[str, float] = {}
+    for prev, nxt in links:
+        if nxt in found:
+            lifted[nxt] = lifted.get(nxt, 0.0) + SHARE * score[prev]
+    if not lifted:
+        return rows
+    for entry_id, extra in lifted.items():
+        row = by_id.get(entry_id)
+        if row is None:
+            row = by_id[entry_id] = {c: found[entry_id][c] for c in columns}
+            row["score"] = 0.0
+        row["score"] = round(row["score"] + extra, 9)
+    return sorted(by_id.values(), key=lambda r: (-r["score"], r["id"]))

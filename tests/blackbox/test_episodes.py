@@ -1,0 +1,239 @@
+"""Black-box: a recalled entry brings the entry its task wrote next.
+
+A conversation stored one turn an entry by an agent's task: the question's
+words are in one turn, the answer in the next. ``memory.context`` finds the
+answer through the turn it follows, only within the turn's own namespace
+and task, and only what the caller may read. Runs on either backend
+(``--backend postgresql``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import apsw
+import pytest
+
+from memoryd.daemon.retrieval import text_index
+from memoryd.daemon.storage import pg_schema, sqlite_schema
+from memoryd.rpc.client import Client
+from tests.harness import (
+    Daemon,
+    enable_consent,
+    entry,
+    fresh_identity,
+    pg_connect,
+    pg_store_of,
+    pg_store_section,
+    running,
+    short_tempdir,
+)
+
+CONFIG = '[recall]\nmax_entries = 5\nranker = "lexical"\n'
+POLICY = """
+[[rule]]
+id = "agents-store-turns"
+effect = "allow"
+description = "agents store a conversation's turns"
+capability = "MemoryWrite"
+channel = "agent"
+"""
+QUESTION = "Where did you spend the holidays this year, in the end?"
+ANSWER = "At my parents' place in Cornwall, walking by the sea."
+INTENT = "where were the holidays spent"
+TURNS = (QUESTION, ANSWER)
+
+
+@pytest.fixture(scope="module")
+def d() -> Iterator[Daemon]:
+    with running(config=CONFIG, policy=POLICY) as daemon:
+        with daemon.control() as c:
+            enable_consent(c)
+        yield daemon
+
+
+def _write(a: Client, task: str, scope: str, title: str, body: str) -> str:
+    out = a.call(
+        "memory.write",
+        {
+            "task_id": task,
+            "target": "memory",
+            "scope": scope,
+            "action": "add",
+            "entry": entry(title, body, "fact"),
+        },
+    )
+    assert out["outcome"] == "applied"
+    return out["entries"][0]["id"]  # type: ignore[no-any-return]
+
+
+def _begin(a: Client, scopes: list[str], **extra: Any) -> str:
+    return a.call("task.begin", {"scopes": scopes, **extra})["task_id"]  # type: ignore[no-any-return]
+
+
+def _cards(d: Daemon, scopes: list[str], **extra: Any) -> list[dict[str, Any]]:
+    with d.agent() as a:
+        task = _begin(a, scopes, **extra)
+        return a.call("memory.context", {"task_id": task, "intent": INTENT})["entries"]  # type: ignore[no-any-return]
+
+
+def test_the_answer_written_after_the_matched_question_is_recalled(d: Daemon) -> None:
+    with d.agent() as a:
+        task = _begin(a, ["chat"])
+        _write(a, task, "chat", "Tom #0", "The new bike arrived on Tuesday.")
+        question = _write(a, task, "chat", "Tom #1", QUESTION)
+        answer = _write(a, task, "chat", "Maya #2", ANSWER)
+        _write(a, task, "chat", "Tom #3", "We booked the plumber for Friday morning.")
+    cards = _cards(d, ["chat"])
+    # The answer shares no word with the intent: it is there through the
+    # question, below it (half the question's score).
+    assert [card["id"] for card in cards] == [question, answer]
+    assert cards[1]["score"] == pytest.approx(cards[0]["score"] / 2, rel=1e-6)
+
+
+def test_only_the_next_entry_of_the_same_namespace_follows(d: Daemon) -> None:
+    """An entry of another scope, written in between by the same task and
+    readable by the asking task, neither takes the answer's place nor is shown."""
+    with d.agent() as a:
+        task = _begin(a, ["talk", "notes"])
+        question = _write(a, task, "talk", "Tom #1", QUESTION)
+        between = _write(a, task, "notes", "Errand", "Pick up the parcel at the post office.")
+        answer = _write(a, task, "talk", "Maya #2", ANSWER)
+    ids = [card["id"] for card in _cards(d, ["talk", "notes"])]
+    assert ids == [question, answer]
+    assert between not in ids
+
+
+def test_another_tasks_writes_in_between_do_not_follow(d: Daemon) -> None:
+    with d.agent() as a:
+        mine, theirs = _begin(a, ["desk"]), _begin(a, ["desk"])
+        question = _write(a, mine, "desk", "Tom #1", QUESTION)
+        other = _write(a, theirs, "desk", "Standup", "The standup moves to half past nine.")
+        answer = _write(a, mine, "desk", "Maya #2", ANSWER)
+    ids = [card["id"] for card in _cards(d, ["desk"])]
+    assert ids == [question, answer]
+    assert other not in ids
+
+
+def test_another_owners_turns_never_follow_mine(d: Daemon) -> None:
+    """Another owner's task writes into a scope of the same name between my
+    question and my answer, with the intent's words: my answer still follows
+    my question, and nothing of theirs is shown to me."""
+    other = fresh_identity("episodes-")
+    with d.control() as c:
+        enable_consent(c, other)
+        token = c.call("token.issue", {"identity": other})["token"]
+    with d.agent() as a, d.agent() as b:
+        task = _begin(a, ["shared-name"])
+        question = _write(a, task, "shared-name", "Tom #1", QUESTION)
+        theirs = _begin(b, ["shared-name"], token=token)
+        _write(b, theirs, "shared-name", "Their holidays", "The holidays were spent in Lisbon.")
+        answer = _write(a, task, "shared-name", "Maya #2", ANSWER)
+    assert [card["id"] for card in _cards(d, ["shared-name"])] == [question, answer]
+
+
+def test_the_operators_notes_follow_nothing(d: Daemon) -> None:
+    """Notes the operator writes one by one belong to no episode."""
+    with d.control() as c:
+        ids = [
+            c.call(
+                "memory.write",
+                {"scope": "desk-notes", "action": "add", "entry": entry(title, body, "fact")},
+            )["entries"][0]["id"]
+            for title, body in (("Tom #1", QUESTION), ("Maya #2", ANSWER))
+        ]
+    assert [card["id"] for card in _cards(d, ["desk-notes"])] == ids[:1]
+
+
+def test_a_removed_entry_is_brought_by_nothing(d: Daemon) -> None:
+    with d.agent() as a:
+        task = _begin(a, ["gone"])
+        question = _write(a, task, "gone", "Tom #1", QUESTION)
+        answer = _write(a, task, "gone", "Maya #2", ANSWER)
+    with d.control() as c:
+        c.call(
+            "memory.write",
+            {"scope": "gone", "action": "remove", "id": answer, "expected_revision": 1},
+        )
+    assert [card["id"] for card in _cards(d, ["gone"])] == [question]
+
+
+def _a_conversation_is_recalled_after_the_upgrade(d: Daemon, old: list[str]) -> None:
+    """Turns written before the upgrade follow nothing; a task's turns
+    written after it do."""
+    assert [card["id"] for card in _cards(d, ["chat"])] == old[:1]
+    with d.agent() as a:
+        task = _begin(a, ["later"])
+        new = [_write(a, task, "later", f"Turn {n}", body) for n, body in enumerate(TURNS)]
+    assert [card["id"] for card in _cards(d, ["later"])] == new
+
+
+def _two_turns(d: Daemon) -> list[str]:
+    with d.agent() as a:
+        task = _begin(a, ["chat"])
+        return [_write(a, task, "chat", f"Turn {n}", body) for n, body in enumerate(TURNS)]
+
+
+@pytest.mark.sqlite_only("a SQLite store's file is rewritten to its older version")
+def test_a_version_11_store_is_migrated_to_keep_episodes(home: Path) -> None:
+    d = Daemon(home, config=CONFIG, policy=POLICY, ranker="lexical")
+    d.start()
+    try:
+        with d.control() as c:
+            enable_consent(c)
+        old = _two_turns(d)
+    finally:
+        d.stop()
+    conn = apsw.Connection(str(home / "memory.db"))
+    text_index.register(conn)
+    try:
+        with conn:
+            conn.execute("DROP INDEX entries_episode")
+            conn.execute("ALTER TABLE entries DROP COLUMN episode")
+            conn.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+    finally:
+        conn.close()
+    d = Daemon(home, config=CONFIG, policy=POLICY, ranker="lexical")
+    d.start()
+    try:
+        _a_conversation_is_recalled_after_the_upgrade(d, old)
+    finally:
+        d.stop()
+    conn = apsw.Connection(str(home / "memory.db"))
+    try:
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+    finally:
+        conn.close()
+    assert version == [(str(sqlite_schema.SCHEMA_VERSION),)]
+
+
+def test_a_version_5_postgresql_schema_is_migrated_to_keep_episodes() -> None:
+    root = short_tempdir()
+    try:
+        d = Daemon(root / "h", config=CONFIG + pg_store_section(), policy=POLICY, ranker="lexical")
+        d.start()
+        with d.control() as c:
+            enable_consent(c)
+        old = _two_turns(d)
+        d.stop()
+        pg = pg_store_of(d.home)
+        assert pg is not None
+        with pg_connect(*pg) as conn:
+            conn.execute("ALTER TABLE entries DROP COLUMN episode")
+            conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+        d = Daemon(
+            root / "h", config=CONFIG + pg_store_section(pg[1]), policy=POLICY, ranker="lexical"
+        )
+        d.start()
+        try:
+            _a_conversation_is_recalled_after_the_upgrade(d, old)
+        finally:
+            d.stop()
+        with pg_connect(*pg) as conn:
+            version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == (str(pg_schema.SCHEMA_VERSION),)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
