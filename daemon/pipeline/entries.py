@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -335,18 +335,20 @@ def expiry(now_dt: datetime, ttl_days: float, pinned: bool | int) -> str:
 
 
 def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
-           content_hash_: str | None, provenance: Provenance, now_dt: datetime) -> dict[str, Any]:
+           content_hash_: str | None, provenance: Provenance, now_dt: datetime,
+           entry_id: str | None = None) -> dict[str, Any]:
     """Store a new active entry (revision 1); returns the row.
 
     ``entry`` is the write path's normalised content (``msgspec.UNSET`` marks
-    a field the caller left out)."""
+    a field the caller left out); ``entry_id`` its id when the caller drew
+    it (``new_ids``), else a new one."""
     now = fmt(now_dt)
     ttl = entry["ttl_days"] or default_ttl_days(entry["type"])
     basis = (entry["basis"] if entry["basis"] not in (UNSET, None)
              else {"kind": "unknown", "note": ""})
     validity = entry["validity"] if entry["validity"] is not UNSET else None
     row = {
-        "id": new_entry_id(now_dt), "owner": owner, "target": target, "scope": scope,
+        "id": entry_id or new_entry_id(now_dt), "owner": owner, "target": target, "scope": scope,
         "type": entry["type"], "title": entry["title"], "body": entry["body"],
         "summary": entry["summary"], "status": "active", "revision": 1,
         "source": provenance.source, "eligible": int(provenance.eligible),
@@ -364,6 +366,13 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
     stored = tx.stored_entry(row)
     tx.exec(_insert_sql(tuple(stored)), tuple(stored.values()))
     return row
+
+
+def new_ids(n: int, now_dt: datetime) -> Iterator[str]:
+    """``n`` new entry ids for one write's new entries, in ascending order:
+    entries written by one call at one moment list (and follow one another,
+    daemon/retrieval/episodes.py) in the order of the call's ops."""
+    return iter(sorted(new_entry_id(now_dt) for _ in range(n)))
 
 
 def _given(value: Any) -> Any:

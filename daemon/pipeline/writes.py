@@ -369,13 +369,14 @@ def _apply_ops(
     holder = caller.view.holder
     usage_before = {op.namespace: entries.active_bytes(tx, holder(*op.namespace), *op.namespace)
                     for op in proposal.ops}
+    fresh = entries.new_ids(sum(op.action in ("add", "supersede") for op in proposal.ops), now_dt)
     for op in proposal.ops:
         if op.action == "add":
             assert op.entry is not None
             entries.check_title(tx, holder(*op.namespace), *op.namespace, op.entry["title"],
                                 None, reveal=caller.reveals(*op.namespace))
             row = entries.insert(tx, holder(*op.namespace), *op.namespace, op.entry,
-                                 op.content_hash, proposal.provenance, now_dt)
+                                 op.content_hash, proposal.provenance, now_dt, next(fresh))
             rows.append(row)
             items.append(_item(op, None, row))
             continue
@@ -433,7 +434,7 @@ def _apply_ops(
             entries.check_title(tx, cur["owner"], *op.namespace, op.entry["title"], None,
                                 reveal=caller.reveals(*op.namespace))
             new = entries.insert(tx, cur["owner"], *op.namespace, op.entry, op.content_hash,
-                                 proposal.provenance, now_dt)
+                                 proposal.provenance, now_dt, next(fresh))
             old = entries.update(tx, cur["id"], superseded_by=new["id"])
             rows.extend([old, new])
             items.append(_item(op, cur, old))

@@ -94,6 +94,50 @@ def test_the_answer_written_after_the_matched_question_is_recalled(d: Daemon) ->
     assert cards[1]["score"] == pytest.approx(cards[0]["score"] / 2, rel=1e-6)
 
 
+def test_turns_written_in_one_batch_follow_one_another_in_order(d: Daemon) -> None:
+    """A session stored in one call: its turns share one moment, and follow
+    one another in the order of the call's ops."""
+    turns = [
+        ("Tom #0", "The new bike arrived on Tuesday."),
+        ("Tom #1", QUESTION),
+        ("Maya #2", ANSWER),
+        ("Tom #3", "We booked the plumber for Friday morning."),
+    ]
+    for _ in range(8):  # eight sessions: ids drawn at random must still keep the order
+        with d.agent() as a:
+            task = _begin(a, ["batched"])
+            out = a.call(
+                "memory.write",
+                {
+                    "task_id": task,
+                    "action": "batch",
+                    "ops": [
+                        {
+                            "action": "add",
+                            "target": "memory",
+                            "scope": "batched",
+                            "entry": entry(title, body, "fact"),
+                        }
+                        for title, body in turns
+                    ],
+                },
+            )
+            ids = [e["id"] for e in out["entries"]]
+            cards = _cards(d, ["batched"])
+            assert [card["id"] for card in cards] == ids[1:3]
+        with d.control() as c:
+            for entry_id in ids:
+                c.call(
+                    "memory.write",
+                    {
+                        "scope": "batched",
+                        "action": "remove",
+                        "id": entry_id,
+                        "expected_revision": 1,
+                    },
+                )
+
+
 def test_only_the_next_entry_of_the_same_namespace_follows(d: Daemon) -> None:
     """An entry of another scope, written in between by the same task and
     readable by the asking task, neither takes the answer's place nor is shown."""
