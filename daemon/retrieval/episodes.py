@@ -52,8 +52,8 @@ _NEXT = (
     "WITH c(episode_candidate) AS (SELECT value FROM json_each(?))"
     " SELECT p.id AS prev, (SELECT n.id FROM entries AS n"
     " WHERE n.owner = p.owner AND n.target = p.target AND n.scope = p.scope"
-    " AND n.episode = p.episode AND n.status = 'active' AND (n.created_at > p.created_at"
-    " OR (n.created_at = p.created_at AND n.id > p.id))"
+    " AND n.episode = p.episode AND n.status = 'active'"
+    " AND (n.created_at, n.id) > (p.created_at, p.id)"
     " ORDER BY n.created_at, n.id LIMIT 1) AS next"
     " FROM c CROSS JOIN entries AS p"
     " WHERE p.id = c.episode_candidate AND p.episode IS NOT NULL")
