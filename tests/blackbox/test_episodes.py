@@ -94,6 +94,28 @@ def test_the_answer_written_after_the_matched_question_is_recalled(d: Daemon) ->
     assert cards[1]["score"] == pytest.approx(cards[0]["score"] / 2, rel=1e-6)
 
 
+def test_a_follower_that_matches_too_adds_both_scores(d: Daemon) -> None:
+    """The same two turns, stored once by the operator (no episode) and once
+    by an agent's task: in the task's scope the answer scores its own match
+    plus half the question's."""
+    answer = "The holidays? At my parents' place in Cornwall."
+    with d.control() as c:
+        for title, body in (("Tom #1", QUESTION), ("Maya #2", answer)):
+            c.call(
+                "memory.write",
+                {"scope": "solo", "action": "add", "entry": entry(title, body, "fact")},
+            )
+    with d.agent() as a:
+        task = _begin(a, ["pair"])
+        for title, body in (("Tom #1", QUESTION), ("Maya #2", answer)):
+            _write(a, task, "pair", title, body)
+    alone = {card["title"]: card["score"] for card in _cards(d, ["solo"])}
+    paired = {card["title"]: card["score"] for card in _cards(d, ["pair"])}
+    assert alone["Maya #2"] > 0
+    assert paired["Tom #1"] == pytest.approx(alone["Tom #1"], rel=1e-6)
+    assert paired["Maya #2"] == pytest.approx(alone["Maya #2"] + alone["Tom #1"] / 2, rel=1e-6)
+
+
 def test_turns_written_in_one_batch_follow_one_another_in_order(d: Daemon) -> None:
     """A session stored in one call: its turns share one moment, and follow
     one another in the order of the call's ops."""
