@@ -511,6 +511,10 @@ _PASS_WORDS = (
     "wifi key", "wi-fi key", "wlan key", "wpa key", "network key", "clé wifi", "clé wi-fi",
     "clé wpa", "wlan-schlüssel", "wlan-key", "clé du wifi", "clé du wi-fi", "clave del wifi",
     "chave do wifi", "chiave del wifi",
+    # ... and so is its code, as a network's password is called on a card.
+    "wifi code", "wi-fi code", "wlan code", "wlan-code", "code wifi", "code wi-fi",
+    "code du wifi", "code du wi-fi", "código del wifi", "código wifi", "codice wifi",
+    "codice del wifi",
     # A SIM's unblocking key and a car radio's code are a PIN's kin; an access
     # code is one in every language.
     "puk", "puk code", "radio code", "geheimnummer", "code confidentiel", "código secreto",
@@ -528,8 +532,14 @@ _TOKEN_WORDS = (
     # A disk's or an account's recovery key opens it as its password does.
     "recovery key", "clé de récupération", "wiederherstellungsschlüssel",
     "clave de recuperación", "chave de recuperação", "ключ восстановления", "回復キー",
+    # So do an account's recovery codes, each a one-time password.
+    "recovery code", "backup code", "wiederherstellungscode", "code de récupération",
+    "código de recuperación", "código de recuperação", "codice di recupero",
+    "код восстановления", "herstelcode", "kod odzyskiwania",
     "clé api", "clé secrète", "jeton", "schlüssel", "api-schlüssel", "clave api", "chave",
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
+    # An API's key in the languages that write it with their own word for key.
+    "apiキー", "apiのキー", "api キー", "api키", "api 키",
 )
 _CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 # A code named by what it opens: "codice del cancello", "código de la
@@ -1309,6 +1319,12 @@ _ABBREVIATED = (
 )
 
 
+def _mixed_case_with_digit(value: str) -> bool:
+    """Both cases and a digit: "Gull_Rock44", never "skip_tests" or "MAX_RETRIES_3"."""
+    lower, upper, digit, _ = _char_classes(value)
+    return lower and upper and digit
+
+
 def _strong_password(value: str) -> bool:
     """Letters, digits and a symbol no name or word carries: "Tern!Reef61"."""
     lower, upper, digit, _ = _char_classes(value)
@@ -1327,19 +1343,26 @@ _USER_BEFORE = re.compile(
 
 
 def _abbreviated_password(m: re.Match[str]) -> bool:
-    value = m.group("secret").rstrip(".!?:,;")
+    # An exclamation mark that closes the value is a sentence's as often as
+    # the password's: it is left off the value, yet counts as its symbol.
+    whole = m.group("secret").rstrip(".?:,;")
+    value = whole.rstrip("!")
     user_before = _USER_BEFORE.search(m.string[max(0, m.start() - 60):m.start()]) is not None
     if m.group("bare") is not None and not user_before and (
-            m.group("word").lower() == "pass" or not _strong_password(value)):
+            m.group("word").lower() == "pass" or not _strong_password(whole)):
         # With no connector, "pass" is a verb ("pass C++17 to the
         # compiler"); after a user's name it is that user's password. "pw"
         # is no verb: with a value of letters, digits and a symbol, it names it.
         return False
     if len(value) < 4 or "/" in value or value.startswith(("$", "~", "\\")):
         return False
-    if "_" in value and not user_before:
-        # An identifier ("pass: skip_tests"), unless a user is named just
-        # before ("user: qa-runner pass: Mossy_Anvil_31").
+    if "_" in value and not user_before and not (
+            m.group("word").lower() != "pass" and _mixed_case_with_digit(value)):
+        # An identifier ("pass: skip_tests", "PASS: test_Login_2" is a test's
+        # result), unless a user is named just before ("user: qa-runner pass:
+        # Mossy_Anvil_31"); after "pw", which names nothing else, an
+        # identifier keeps one case, a password mixes both with a digit
+        # ("pw: Gull_Rock44").
         return False
     if (_PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value)
             or _CODE_NUMBER.fullmatch(value) or value.lower() in _DESCRIBING):
@@ -1651,10 +1674,12 @@ def _spelt_out(m: re.Match[str]) -> bool:
         return False
     value = m.group("secret")
     digits = [part for part in re.split(r"[ ,-]+", value) if part]
-    if len(digits) == 1:  # Chinese numerals, one character a digit
-        digits = list(value)
-    year = len(digits) == 4 and "".join(digits[:2]) in ("19", "20", "一九", "二〇", "二零")
-    return not year
+    if len(digits) > 1:
+        # Digits said one by one ("1 9 8 4", "one nine eight four") are a
+        # code: no one reads a year out so, whereas a year is a common PIN.
+        return True
+    # Chinese numerals, one character a digit, are how a year is written.
+    return not (len(value) == 4 and value[:2] in ("一九", "二〇", "二零"))
 
 # --- a value bound to its name by the sentence, not by a copula -------------------
 #
@@ -2673,7 +2698,11 @@ RULES: tuple[ScanRule, ...] = (
         _rx(
             r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,40}?"
             r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey"
-            r"|access[_-]?key|private[_-]?key|credentials?|auth)"
+            r"|access[_-]?key|private[_-]?key|credentials?|auth"
+            # "pass" and "pw" as the last part of a name (DB_PASS, smtp.pass,
+            # ADMIN_PW) name a password as "password" does; alone, "pass:"
+            # reports a test and "bypass" is another word.
+            r"|(?<=[A-Za-z0-9][_.-])(?:pass|pw))"
             r"[\"']? ?(?:=(?!=)|:|=>|:=) ?[\"'`]?"
             # An auth scheme names how the value is sent, not the value: it is
             # what follows ("Token: Bearer <redacted>" gives none).
@@ -2683,8 +2712,8 @@ RULES: tuple[ScanRule, ...] = (
             _I,
         ),
         _credential_value,
-        prefilter=(("pass", "pwd", "secret", "token", "api", "access", "private", "credential",
-            "auth"), ("=", ":")), lead=40,
+        prefilter=(("pass", "pwd", "pw", "secret", "token", "api", "access", "private",
+            "credential", "auth"), ("=", ":")), lead=40,
     ),
     ScanRule(
         "secret.credential_assignment_zh", "secret", "assignment",

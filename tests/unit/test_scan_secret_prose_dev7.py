@@ -1,0 +1,114 @@
+"""Secrets in prose named by other words and shapes: a network's code, an
+account's recovery codes, an API's key in Japanese and Korean, "pass" and
+"pw" as the last part of a variable's name, a value after "pw" that mixes
+both cases with a digit or closes on an exclamation mark, a code said
+digit by digit that reads as a year. Each is refused as a secret; the
+notes that only look like one are never refused.
+
+The set (tests/data/secret_prose_dev7.jsonl, written by
+tests/data/make_secret_prose_dev7.py) holds a third of each category out,
+chosen by a hash of each row's id: only its dev rows are held to account
+(test_scan_secret_prose_sets.py). The examples here are written for this
+file; none comes from a held-out row.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.scan_outcome import outcome
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Le code wifi, c'est Mésange#58.",
+        "Il codice del wifi è Passero!92.",
+        "El código del wifi es Gorrión#31.",
+    ],
+)
+def test_a_networks_code_is_its_password(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Herstelcode voor het account: 3KD9-7QWM-2PXT-8LHN",
+        "código de recuperación del correo: 9f3k-2m7q-x8w4-1p6z",
+        "Код восстановления: 7HQ2-M4XK-9PLD-3WRT",
+    ],
+)
+def test_an_accounts_recovery_code_in_groups_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["検索APIのキーは 9c4e1b7a2f8d3065 です。", "지도 API 키는 3e8b1c9f7a2d4065 입니다."],
+)
+def test_an_api_key_named_in_japanese_or_korean_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "then run it with SMTP_PASS=Wq7#rT2pLm set",
+        "ROOT_PW=Gx4!kd9Zq in the kickstart file",
+        "mail.pass: Lk8$vn3Rt",
+    ],
+)
+def test_pass_or_pw_closing_a_variables_name_names_a_password(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PASS: test_login_2",
+        "bypass=enabled2",
+        "use --compass=N42 for the heading",
+        "SMTP_PASS=${SMTP_PASS}",
+        "DB_PASS=changeme",
+    ],
+)
+def test_a_test_result_another_word_or_a_placeholder_is_stored(text: str) -> None:
+    assert outcome(text) in ("stored", "flagged")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["printer pw: Heron_Lake58", "the guest laptop (pw Clementine4!) is in the drawer"],
+)
+def test_a_value_after_pw_mixing_cases_with_a_digit_or_an_exclamation_is_refused(
+    text: str,
+) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text", ["PASS: test_Login_2", "pw: MAX_RETRIES_3", "pass: skip_tests", "pw Tangerine"]
+)
+def test_an_identifier_or_a_word_after_pass_or_pw_is_stored(text: str) -> None:
+    assert outcome(text) in ("stored", "flagged")
+
+
+@pytest.mark.parametrize(
+    "text", ["Portkoden är 1 9 7 7.", "The alarm PIN is 2 0 0 1.", "PIN: one nine eight six"]
+)
+def test_a_code_said_digit_by_digit_is_refused_even_when_it_reads_as_a_year(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Recovery code format is XXXX-XXXX-XXXX-XXXX; each works once.",
+        "The wifi code is on the back of the router.",
+        "Backup codes were printed and put in the safe.",
+        "一九八四年に作られた暗証番号の規則",
+    ],
+)
+def test_a_note_about_codes_with_no_value_is_stored(text: str) -> None:
+    assert outcome(text) in ("stored", "flagged")
