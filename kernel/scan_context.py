@@ -152,7 +152,8 @@ _SECOND_PERSON = re.compile(
 )
 # A sentence ends at a full stop, "!" or "?" before a space (not the "!" of
 # "<!--" or the dots of a host name), or at a line break.
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
+# ("e.g." and "i.e." end no sentence: the example they open is in it.)
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?](?=\s|$)|[\n。！？]")
 
 
 def _sentence_before(text: str, start: int, window: int) -> str:
@@ -532,6 +533,10 @@ def mentioned_in_warning(text: str, start: int, end: int) -> bool:
 _EXAMPLE_BEFORE = re.compile(
     r"(?:\b(?:such as|like|e\.g\.,?|for example,?|for instance,?|including|comme|wie|como"
     r"|tels? que|zum beispiel|por ejemplo|например|вроде)|例如|比如|たとえば|예를 들어) ?[\"'“«]?$"
+    # An example's frame may stand before the name the value is assigned to:
+    # "e.g. DB_PASSWORD=…", "for example `api_key: …`".
+    r"|(?:\b(?:e\.g\.,?|for example,?|for instance,?|zum beispiel|por ejemplo|par exemple"
+    r"|например)|例如|たとえば) ?[\"'`]?[A-Za-z_][\w.-]{0,40}[\"']? ?(?:=|:|=>|:=) ?[\"'`]?$"
     r"|\b(?:do not|don't|never|avoid|stop|n'utilisez jamais|ne jamais|niemals|nie|no uses"
     r"|nunca|никогда не)\b[^.!?\n]{0,20}?\b(?:use|using|set|setting|choose|choosing|pick"
     r"|reuse|reusing|utiliser|utilisez|verwende|verwenden|setze|uses|usar|pongas"
@@ -594,16 +599,23 @@ _DEAD_BEFORE = re.compile(
     re.IGNORECASE,
 )
 # Words before a credential word that make its value an example.
+# Plurals count ("weak password examples: …"), and so do the stand-ins of
+# tests and documentation (a mock's, a fixture's, a placeholder's value) and
+# a vendor's or factory's default, which its manual prints for everyone.
+# "example.com" is an address, not a frame.
 _MADE_UP = re.compile(
-    r"\b(?:dummy|fake|sample|example|made-up|fictional|bogus|exemple|beispiel|ejemplo"
-    r"|exemplo|esempio|пример\w{0,2})\b[^.!?\n]{0,24}$",
+    r"\b(?:dummy|fake|samples?|examples?|made-up|fictional|bogus|placeholders?|mock(?:ed)?"
+    r"|fixtures?|exemples?|beispiele?|ejemplos?|exemplos?|esemp(?:io|i)|пример\w{0,2}"
+    r"|(?:factory|vendor|manufacturer|manufacturer's) defaults?)\b(?!\.[a-z])"
+    r"[^.!?\n]{0,40}$"
+    r"|(?:示例|例子|样例|範例|范例|サンプル|예시|샘플)[^.!?\n。！？]{0,40}$",
     re.IGNORECASE,
 )
 
 
 # Or named an example right after it: "… as the example in the docs".
 _MADE_UP_AFTER = re.compile(
-    r"[\"'”»’)]? (?:as|is) (?:an?|the|our|one) (?:example|sample|illustration|dummy)\b",
+    r"[\"'”»’)`]? (?:as|is) (?:an?|the|our|one) (?:example|sample|illustration|dummy)\b",
     re.IGNORECASE,
 )
 

@@ -2714,6 +2714,9 @@ RULES: tuple[ScanRule, ...] = (
         _credential_value,
         prefilter=(("pass", "pwd", "pw", "secret", "token", "api", "access", "private",
             "credential", "auth"), ("=", ":")), lead=40,
+        # The value is a credential by the name it is given, as in prose: one
+        # shown as an example ("Sample config: DB_PASSWORD=…") flags.
+        judged_in_context=True,
     ),
     ScanRule(
         "secret.credential_assignment_zh", "secret", "assignment",
@@ -2723,6 +2726,7 @@ RULES: tuple[ScanRule, ...] = (
         ),
         _credential_value,
         prefilter=(("密码", "口令", "密钥", "私钥", "令牌", "访问令牌", "凭证", "凭据"),), lead=0,
+        judged_in_context=True,
     ),
     # --- secrets: catch-all ------------------------------------------------------
     ScanRule(

@@ -1,0 +1,63 @@
+"""A credential's value shown as a sample is flagged for review, never refused.
+
+A value bound to a credential's name by an assignment (``DB_PASSWORD=…``)
+is a credential only by that name, as a value in prose is: shown as an
+example ("Sample config: …", "e.g. DB_PASSWORD=…", "… as a sample"), or as
+a test's, a mock's or a placeholder's value, or as a vendor's documented
+default, it is flagged for review like the prose rules' values. The same
+frames in the plural count ("weak password examples: …"). An address at
+example.com frames nothing, and the same values with no such frame are
+still refused.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.scan_outcome import outcome
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sample config: DB_PASSWORD=Welcome123",
+        "Example: password=Hunter2x",
+        "e.g. SMTP_PASSWORD=Xyz12345",
+        "The docs show `export API_KEY=abc123xyz` as a sample; replace it with yours.",
+        "示例：密码=Abc12345",
+    ],
+)
+def test_an_assigned_value_shown_as_an_example_is_flagged(text: str) -> None:
+    assert outcome(text) == "flagged"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Weak password examples from the audit: Password1, Welcome123, Qwerty!23",
+        "Test fixture: user alice, password s3cret-test (only in the local container).",
+        "The mocked login in the unit tests uses password Tr4vel!er9",
+        "The vendor default login is admin / admin123, change it during setup.",
+    ],
+)
+def test_a_value_framed_as_a_sample_a_fixture_or_a_vendor_default_is_flagged(text: str) -> None:
+    assert outcome(text) == "flagged"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD=Welcome123",
+        "password=Hunter2x in the staging env file",
+        "密码=Abc12345",
+        "My login for mail.example.com: anna / Xyz#1299",
+        "Credentials for the box, including password: Rk8#vv2Lq",
+        "The default login for our NAS is admin / Tq7!mm2x",
+    ],
+)
+def test_the_same_values_with_no_samples_frame_are_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+def test_e_g_ends_no_sentence_before_the_example_it_opens() -> None:
+    assert outcome("Use a strong one, e.g. Fjord!Quartz61, as the root password.") == "flagged"
