@@ -502,7 +502,9 @@ _PASS_WORDS = (
     "пароль", "парол", "пин-код", "пин", "пін-код", "пін", "mật khẩu", "mã pin", "şifre",
     "şifresi", "parola",
     "wachtwoord", "hasło", "hasł", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
-    "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
+    # Hungarian changes the stem before a suffix: "jelszó", "jelszavam".
+    "heslo", "jelszó", "jelszav", "kata sandi", "kata laluan", "passord", "lozinka", "geslo",
+    "κωδικός",
     "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر", "رمز المرور",
     "رمز عبور", "पासवर्ड", "पिन",
     "รหัสผ่าน", "disarm code", "arming code", "비번", "解除コード", "解除番号", "해제 코드",
@@ -1337,6 +1339,8 @@ def _strong_password(value: str) -> bool:
 _USER_BEFORE = re.compile(
     r"(?:\b(?:user(?:name)?|login|utilisateur|usuario|usuário|utente|пользователь|логин)\b:?"
     r" ?[\w.@-]{1,40}"
+    # An account named by its address: "team.acme@gmail.com, pass …".
+    r"|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}"
     # After "as", an account's name: one with a digit or a mark, or root or admin.
     r"|\b(?:as|als|en tant que|como|под) (?:[\w]{0,20}[\d_.@-][\w.@-]{0,40}|root|admin"
     r"|administrator|postgres))[,;]? ?\(?$", re.IGNORECASE)
@@ -1550,9 +1554,18 @@ _NOT_LOCK = re.compile(r"\b(?:key|keys|keyboard|shortcut|drug|drugs|therapy|flag
                        re.IGNORECASE)
 
 
+# What a lock's name may be followed by and still name its numbers: "safe
+# combination 12-34-56", "padlock code 4-7-1".
+_COMBINATION_NOUNS = frozenset("""
+combination combo code lock kombination combinaison combinación combinação combinazione
+""".split())
+
+
 def _combination(m: re.Match[str]) -> bool:
-    if m.group("bare") is not None and m.group("gap"):
-        # With no connector, only numbers right after the lock's name are its.
+    gap = m.group("gap")
+    if m.group("bare") is not None and gap and gap.strip().lower() not in _COMBINATION_NOUNS:
+        # With no connector, only numbers right after the lock's name (or
+        # after its combination's) are its.
         return False
     before = m.string[max(0, m.start() - 12):m.start()]
     return _NOT_LOCK.search(m.group("gap") + " " + before) is None

@@ -2,8 +2,10 @@
 account's recovery codes, an API's key in Japanese and Korean, "pass" and
 "pw" as the last part of a variable's name, a value after "pw" that mixes
 both cases with a digit or closes on an exclamation mark, a code said
-digit by digit that reads as a year. Each is refused as a secret; the
-notes that only look like one are never refused.
+digit by digit that reads as a year, a Hungarian password word whose stem
+changes ("jelszavam"), a lock's combination named after the lock, "pass"
+after an account's address. Each is refused as a secret; the notes that
+only look like one are never refused.
 
 The set (tests/data/secret_prose_dev7.jsonl, written by
 tests/data/make_secret_prose_dev7.py) holds a third of each category out,
@@ -111,4 +113,44 @@ def test_a_code_said_digit_by_digit_is_refused_even_when_it_reads_as_a_year(text
     ],
 )
 def test_a_note_about_codes_with_no_value_is_stored(text: str) -> None:
+    assert outcome(text) in ("stored", "flagged")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jelszavam a levelezéshez: Pacsirta#72",
+        "A jelszava Bagoly!Erdo4 volt tegnap óta.",
+    ],
+)
+def test_a_hungarian_password_word_with_its_stem_changed_is_read(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text", ["Safe combination 21-07-44.", "padlock code 4-17-30", "Locker combo 08 15 33"]
+)
+def test_a_locks_combination_named_after_the_lock_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+def test_a_combination_lock_measured_is_stored() -> None:
+    assert outcome("Safe combination lock sizes: 12-34-56 cm") == "stored"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Team mailbox is desk.ops@mailhost.example.net, pass Quartz!Owl38",
+        "ana.lima@acme.io pass Garnet_Hill77",
+    ],
+)
+def test_pass_after_an_accounts_address_is_its_password(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text", ["mail bob@acme.io, pass the salt", "Write to ops@acme.io, pass: skip_tests"]
+)
+def test_pass_after_an_address_as_a_verb_or_a_test_result_is_stored(text: str) -> None:
     assert outcome(text) in ("stored", "flagged")
