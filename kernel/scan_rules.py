@@ -558,6 +558,9 @@ _LOCKS = (
     # front door", "the code for the lockbox".
     "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
     "key box", "locker", "padlock", "intercom",
+    # A key box, in the languages that name it by its keys.
+    "boîte à clés", "boîte à clé", "caja de llaves", "cassetta delle chiavi", "schlüsselbox",
+    "schlüsselkasten", "schlüsseltresor", "sleutelkastje", "sleutelkluis", "ключница",
     # A card's code is its PIN: "code de la carte", "código de la tarjeta".
     "carte", "carte bleue", "cb", "tarjeta", "cartão", "carta", "karte", "карты",
 )
@@ -1454,11 +1457,14 @@ def _seed_phrase(m: re.Match[str]) -> bool:
 # them, a digit in each (words are not codes).
 _CODE = (r"(?i:(?=[a-z]{0,4}\d)[a-z0-9]{4,5}[- ](?=[a-z]{0,4}\d)[a-z0-9]{4,5}"
          r"|(?=[a-z]{0,9}\d)[a-z0-9]{5,10})")
+# Codes are listed as a list is: after commas, bullets or numbers ("1) …").
 _CODES_APART = (r"(?:, ?| ?/ ?| and | et | und | y | e | и |、|，|\s{1,4}[-*•]\s{1,2}"
-                r"|\s{1,4})")
+                r"|\s{1,4}\d{1,2}[.)]\s{1,2}|\s{1,4})")
 _BACKUP_CODES = (
     r"(?i:(?<![\w-])(?:(?:2fa|mfa|otp|two[- ]factor|2-step|backup|recovery|emergency|scratch"
     r"|spare|one-time)(?:[ -](?:backup|recovery|verification|login))?[ -]codes"
+    # A second factor's backup needs no "codes": "2FA backup: …".
+    r"|(?:2fa|mfa|otp|two[- ]factor)[ -](?:backup|recovery)"
     r"|(?:wiederherstellungs|sicherungs|notfall|backup-|reserve)codes"
     r"|codes (?:de (?:secours|récupération|sauvegarde|backup)|à usage unique)"
     r"|c[óo]digos (?:de )?(?:respaldo|recuperación|recuperação|backup|emergencia|reserva)"
@@ -1469,7 +1475,8 @@ _BACKUP_CODES = (
     r"|备用(?:验证)?码|恢复码|备份码|備用(?:驗證)?碼|復原碼|バックアップコード|リカバリーコード"
     r"|予備(?:の)?コード|백업 ?코드|복구 ?코드)"
     r"(?:" + _WHAT_FOR + r")?(?:,? (?:[A-Z][\w-]{1,23}|\d[A-Z]{2,4}))?(?: ?\([^()\n]{1,40}\))?"
-    r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}(?:[-*•]\s{1,2})?"
+    r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}"
+    r"(?:[-*•]\s{1,2}|\d{1,2}[.)]\s{1,2})?"
     r"(?P<secret>" + _CODE + _CODES_APART + _CODE
     + _nested(_CODES_APART + _CODE, 14, "?") + r")(?![\w-])"
 )
@@ -3313,7 +3320,10 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_BACKUP_CODES),
         _backup_codes,
         prefilter=(("codes", "коды", "códigos", "codigos", "codici", "码", "碼", "コード",
-                    "코드", "kody", "koder", "kodlar", "kode", "mã dự phòng"),),
+                    "코드", "kody", "koder", "kodlar", "kode", "mã dự phòng",
+                    *(f"{factor}{sep}{kind}" for factor in ("2fa", "mfa", "otp", "two-factor",
+                                                            "two factor")
+                      for sep in " -" for kind in ("backup", "recovery"))),),
         judged_in_context=True,
     ),
     ScanRule(

@@ -154,3 +154,43 @@ def test_pass_after_an_accounts_address_is_its_password(text: str) -> None:
 )
 def test_pass_after_an_address_as_a_verb_or_a_test_result_is_stored(text: str) -> None:
     assert outcome(text) in ("stored", "flagged")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "recovery codes\n1) 7c2d-41ab\n2) 90fe-3b17\n3) 5a6c-e802",
+        "Backup codes: 1. 55120931 2. 84407216 3. 19930455",
+        "MFA backup: 61730294 88301745 20958316",
+        "2FA-recovery 4821-0937, 5512-9034",
+    ],
+)
+def test_codes_listed_with_numbers_or_named_a_second_factors_backup_are_refused(
+    text: str,
+) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "recovery codes\n1) print them\n2) store them",
+        "release notes:\n1) v2.3.1\n2) v2.3.2",
+        "2FA backup: stored in the safe",
+        "backup: 20240101 20240102",
+    ],
+)
+def test_a_numbered_list_with_no_codes_is_stored(text: str) -> None:
+    assert outcome(text) in ("stored", "flagged")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Le code de la boîte à clés est 0815.", "Der Code für den Schlüsselkasten ist 4471."],
+)
+def test_a_key_boxs_code_named_by_its_keys_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+def test_a_key_box_with_no_code_is_stored() -> None:
+    assert outcome("La boîte à clés est à gauche de la porte.") == "stored"
