@@ -507,6 +507,9 @@ _PASS_WORDS = (
     "κωδικός",
     "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر", "رمز المرور",
     "رمز عبور", "पासवर्ड", "पिन",
+    # A PIN and an entry code in the Nordic languages, Hebrew and Arabic.
+    "pinkode", "pin-kode", "pinkod", "קוד הכניסה", "קוד כניסה", "קוד הדלת", "קוד סודי",
+    "رمز البطاقة", "الرقم السري", "رقم سري", "الرمز السري",
     "รหัสผ่าน", "disarm code", "arming code", "비번", "解除コード", "解除番号", "해제 코드",
     "해제 번호", "撤防密码", "撤防密碼", "解除密码",
     # A Wi-Fi network's key is its password.
@@ -523,7 +526,7 @@ _PASS_WORDS = (
     "code d'accès", "código de acceso", "codice di accesso",
     "zugangscode", "код доступа",
     *_LOCK_NUMBERS,
-    "密码", "密碼", "口令", "暗証番号", "パスワード", "비밀번호", "암호",
+    "密码", "密碼", "口令", "暗証番号", "パスワード", "パスコード", "비밀번호", "암호",
 )
 _TOKEN_WORDS = (
     "secret", "token", "api key", "api-key", "apikey", "access key", "secret key",

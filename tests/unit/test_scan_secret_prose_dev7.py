@@ -4,8 +4,10 @@ account's recovery codes, an API's key in Japanese and Korean, "pass" and
 both cases with a digit or closes on an exclamation mark, a code said
 digit by digit that reads as a year, a Hungarian password word whose stem
 changes ("jelszavam"), a lock's combination named after the lock, "pass"
-after an account's address. Each is refused as a secret; the notes that
-only look like one are never refused.
+after an account's address, codes listed with numbers or named a second
+factor's backup, a key box named by its keys, a PIN or an entry code named
+in Japanese, the Nordic languages, Hebrew or Arabic. Each is refused as a
+secret; the notes that only look like one are never refused.
 
 The set (tests/data/secret_prose_dev7.jsonl, written by
 tests/data/make_secret_prose_dev7.py) holds a third of each category out,
@@ -194,3 +196,32 @@ def test_a_key_boxs_code_named_by_its_keys_is_refused(text: str) -> None:
 
 def test_a_key_box_with_no_code_is_stored() -> None:
     assert outcome("La boîte à clés est à gauche de la porte.") == "stored"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "iPadのパスコードは 7302 です。",
+        "Pinkoden til kortet er 5093.",
+        "Pinkoden är 8127.",
+        "קוד הכניסה למשרד 7395",
+        "الرقم السري للبطاقة 6618",
+    ],
+)
+def test_a_pin_or_entry_code_named_in_japanese_nordic_hebrew_or_arabic_is_refused(
+    text: str,
+) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "パスコードは6桁です。",
+        "Pinkoden må ha 4 sifre.",
+        "קוד הכניסה משתנה כל חודש",
+        "الرقم السري مكون من 4 أرقام",
+    ],
+)
+def test_a_rule_about_such_a_code_is_stored(text: str) -> None:
+    assert outcome(text) in ("stored", "flagged")
