@@ -593,8 +593,19 @@ _DEAD_AFTER = re.compile(
     r"|удален))",
     re.IGNORECASE,
 )
+# Or said dead in the sentence after it, of "it" or of the credential
+# named again: "… 'admin123'. It is now rotated." Only the words that can
+# mean nothing else: a value "changed" or "reset" may be the new one.
+_DEAD_NEXT = re.compile(
+    r"[^.!?\n]{0,60}?[.!?;]\s{1,3}(?:it|this|that|this one|the (?:old |same )?"
+    r"(?:password|passphrase|pin|code|key|token|secret))(?:'s| (?:is|was|has been|got|are"
+    r"|were|have been))(?: (?:now|already|since|immediately|then|also))? (?:revoked|rotated"
+    r"|disabled|deactivated|invalidated|expired)\b",
+    re.IGNORECASE,
+)
 _DEAD_BEFORE = re.compile(
-    r"\b(?:old|former|previous|revoked|expired|leaked|ancien(?:ne)?|alte[ns]?|antigu[oa]"
+    r"\b(?:old|former|previous|revoked|expired|leaked|compromised|cracked|guessed"
+    r"|brute-forced|stolen|ancien(?:ne)?|alte[ns]?|antigu[oa]"
     r"|vecchi[oa]|стар(?:ый|ая|ое))\b[^.!?\n]{0,30}$",
     re.IGNORECASE,
 )
@@ -628,7 +639,8 @@ def reported_dead(text: str, start: int, end: int) -> bool:
     if _DEAD_BEFORE.search(before) or _MADE_UP.search(before):
         return True
     after = text[end:end + EXAMPLE_WINDOW]
-    return _DEAD_AFTER.match(after) is not None or _MADE_UP_AFTER.match(after) is not None
+    return (_DEAD_AFTER.match(after) is not None or _MADE_UP_AFTER.match(after) is not None
+            or _DEAD_NEXT.match(text, end, end + 2 * EXAMPLE_WINDOW) is not None)
 
 
 # A value that says itself that it stands in for a real one: a vendor's

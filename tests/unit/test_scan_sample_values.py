@@ -1,4 +1,4 @@
-"""A credential's value shown as a sample is flagged for review, never refused.
+"""A credential's value shown as a sample, or reported dead, is flagged for review.
 
 A value bound to a credential's name by an assignment (``DB_PASSWORD=…``)
 is a credential only by that name, as a value in prose is: shown as an
@@ -7,7 +7,10 @@ a test's, a mock's or a placeholder's value, or as a vendor's documented
 default, it is flagged for review like the prose rules' values. The same
 frames in the plural count ("weak password examples: …"). An address at
 example.com frames nothing, and the same values with no such frame are
-still refused.
+still refused. A value an incident note reports compromised (guessed,
+cracked, stolen) or, in the sentence after it, revoked, rotated or
+disabled is flagged too; "changed" in the next sentence may give the
+value's age, so it changes nothing.
 """
 
 from __future__ import annotations
@@ -61,3 +64,29 @@ def test_the_same_values_with_no_samples_frame_are_refused(text: str) -> None:
 
 def test_e_g_ends_no_sentence_before_the_example_it_opens() -> None:
     assert outcome("Use a strong one, e.g. Fjord!Quartz61, as the root password.") == "flagged"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The staging token was Qx7!mm2Lp. It was revoked at noon.",
+        "We found password Rk8#vv2Lq in the log. The password has been rotated since.",
+        "The attacker guessed the admin password 'Tiger#2020' in four tries.",
+        "Pentest: they cracked the wifi password Lagoon!88 with a wordlist.",
+    ],
+)
+def test_a_value_reported_dead_in_the_next_sentence_or_compromised_is_flagged(
+    text: str,
+) -> None:
+    assert outcome(text) == "flagged"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password is Xyz#1234. It was changed last week.",
+        "The wifi password is Lark#9921. Ask me if it stops working.",
+    ],
+)
+def test_a_value_the_next_sentence_does_not_report_dead_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
