@@ -40,6 +40,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from memoryd.kernel import scan_intent
 from memoryd.kernel.scan_context import sentence_of
@@ -468,9 +469,12 @@ def _prose_secret(m: re.Match[str]) -> bool:
             part in _STATE_WORDS or part in _DESCRIBING for part in value.lower().split("-")):
         # "case-sensitive", "write-protected": a word of description.
         return False
-    lower, upper, digit, symbol = _char_classes(value)
-    letters = lower or upper
-    return bool(letters and (digit or symbol)) or (digit and symbol)
+    # A letter of any script is a letter, not a symbol: "obrigatória" and
+    # "Blåbär" are words, as "mandatory" is.
+    letters = any(ch.isalpha() for ch in value)
+    digit = any(ch.isdigit() for ch in value)
+    symbol = any(not ch.isalnum() for ch in value)
+    return (letters and (digit or symbol)) or (digit and symbol)
 
 
 # --- credentials named in prose, in any of the languages below -------------------
@@ -1050,6 +1054,9 @@ def _credential_as_words(m: re.Match[str]) -> bool:
     verb_to = sep == "to" and not m.group("word").lower().startswith(("hasł", "hasl"))
     if verb_to or sep == "=" or _CJK_RUN.search(word) or m.string.startswith("://", m.end("close")):
         return False
+    if _describes(word, m.group("word").lower(), sep.lower()):
+        # "Passwort: vergessen", "la password è scaduta": a state, not a value.
+        return False
     return not camel and _one_word_password(word)
 
 
@@ -1073,6 +1080,48 @@ vazio vazia secreta correta desconhecido
 # English endings of words that describe: expired, expiring, configurable,
 # visible, useful, useless, ambiguous, protective.
 _DESCRIBING_ENDINGS = ("ed", "ing", "able", "ible", "ful", "less", "ous", "ive")
+
+
+# What a word of description looks like in the languages whose password
+# word or copula names them (lower case: a German noun is capitalised):
+# participles ("oublié", "caducada", "scaduta", "vergessen", "verlopen",
+# "zmienione") and adjectives of state ("obligatoire", "pendiente",
+# "ungültig", "nieprawidłowe"). Nouns a password may be ("framboise",
+# "girasol", "Zitronenbaum") do not end so.
+_DESCRIBING_SHAPES = MappingProxyType({
+    "fr": re.compile(r"[^\W\d_]{2,}(?:é|ée|és|ées|if|ive|oire|ible|able)"),
+    "es": re.compile(r"[^\W\d_]{2,}(?:ado|ada|ados|adas|ido|ida|idos|idas|iente|ente|oria"
+                     r"|orio|ible|able)"),
+    "pt": re.compile(r"[^\W\d_]{2,}(?:ado|ada|ados|adas|ido|ida|idos|idas|[óo]ria|[óo]rio"
+                     r"|[áa]vel|[íi]vel|ente)"),
+    "it": re.compile(r"[^\W\d_]{2,}(?:ato|ata|ati|ate|uto|uta|ito|ita|oria|orio|ente|ibile"
+                     r"|abile)"),
+    "de": re.compile(r"(?:ge|ver|ab|an|aus|be|er|zer|ent|un)[^\W\d_]{2,}(?:t|en|et)"
+                     r"|[^\W\d_]{2,}(?:ig|lich|bar|los)"),
+    "nl": re.compile(r"(?:ge|ver|be|ont)[^\W\d_]{2,}(?:d|t|en)|[^\W\d_]{2,}(?:lijk|ig|baar)"),
+    "pl": re.compile(r"nie[^\W\d_]{3,}|[^\W\d_]{2,}(?:ane|one|ony|ana|ona|ęte|ęty)"),
+})
+# The language a password's word or its copula names.
+_WORD_LANGUAGE = (
+    ("mot de passe", "fr"), ("contraseña", "es"), ("clave", "es"), ("senha", "pt"),
+    ("passwort", "de"), ("kennwort", "de"), ("wachtwoord", "nl"), ("hasł", "pl"), ("hasl", "pl"),
+)
+_COPULA_LANGUAGE = MappingProxyType({
+    "est": "fr", "était": "fr", "c'est": "fr", "es": "es", "era": "es", "é": "pt", "foi": "pt",
+    "è": "it", "ist": "de", "lautet": "de", "war": "de", "jest": "pl",
+})
+
+
+def _describes(word: str, name: str, sep: str) -> bool:
+    """Whether the lower-case ``word`` given after the password word ``name``
+    and its connector ``sep`` has the shape of a word of description in
+    the language they name."""
+    if word != word.lower():
+        return False
+    language = next((lang for start, lang in _WORD_LANGUAGE if name.startswith(start)),
+                    _COPULA_LANGUAGE.get(sep))
+    shape = _DESCRIBING_SHAPES.get(language or "")
+    return shape is not None and shape.fullmatch(word) is not None
 
 
 def _one_word_password(word: str) -> bool:

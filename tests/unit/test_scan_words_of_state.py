@@ -1,0 +1,53 @@
+"""A password said to be in a state, in the note's language, gives no value.
+
+One word after a password's name is its value unless it describes the
+password: in English its ending says so ("expired", "changing"); in the
+languages the password's word or its copula names, so do theirs, in lower
+case (a German noun is capitalised): participles ("scaduta", "vergessen",
+"verlopen", "wymagane") and adjectives of state ("obrigatória",
+"pendiente", "ungültig", "nieprawidłowe"). A letter of any script is a
+letter, not a symbol: "obrigatória" is a word as "mandatory" is. Nouns a
+password may be ("girasol", "Zitronenbaum", "zonnebloem") are still
+refused.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.scan_outcome import outcome
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A senha é obrigatória.",
+        "A senha foi alterada.",
+        "La contraseña es incorrecta.",
+        "Contraseña: pendiente",
+        "La password è scaduta.",
+        "Passwort: vergessen",
+        "Die Geheimzahl ist ungültig.",
+        "Het wachtwoord is verlopen.",
+        "Hasło jest nieprawidłowe.",
+        "Hasło jest wymagane.",
+    ],
+)
+def test_a_password_said_to_be_in_a_state_is_stored(text: str) -> None:
+    assert outcome(text) in ("stored", "flagged")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La contraseña es girasol.",
+        "Das Passwort ist Zitronenbaum.",
+        "Het wachtwoord is zonnebloem.",
+        "La password è girandola.",
+        "A senha é jabuticaba.",
+        "Hasło to malinowy.",
+        "Passwort: kuchenblech",
+    ],
+)
+def test_a_noun_given_as_the_password_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
