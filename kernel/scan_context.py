@@ -532,7 +532,8 @@ def mentioned_in_warning(text: str, start: int, end: int) -> bool:
 # "never set the password to …".
 _EXAMPLE_BEFORE = re.compile(
     r"(?:\b(?:such as|like|e\.g\.,?|for example,?|for instance,?|including|comme|wie|como"
-    r"|tels? que|zum beispiel|por ejemplo|например|вроде)|例如|比如|たとえば|예를 들어) ?[\"'“«]?$"
+    r"|tels? que|zum beispiel|por ejemplo|например|вроде|come|zoals|typu|jak)|例如|比如"
+    r"|たとえば|예를 들어) ?[\"'“«]?$"
     # An example's frame may stand before the name the value is assigned to:
     # "e.g. DB_PASSWORD=…", "for example `api_key: …`".
     r"|(?:\b(?:e\.g\.,?|for example,?|for instance,?|zum beispiel|por ejemplo|par exemple"
@@ -590,7 +591,13 @@ _DEAD_AFTER = re.compile(
     r"|geändert|zurückgesetzt|deaktiviert|gesperrt|gelöscht)|\bfue (?:revocad|cambiad"
     r"|desactivad|eliminad)|\bfoi (?:revogad|trocad|desativad)|\bè stat[oa] (?:revocat"
     r"|cambiat|disattivat)|\b(?:был|была|было|были) (?:отозван|сброшен|изменен|заблокирован"
-    r"|удален))",
+    r"|удален)"
+    # German puts the participle last ("hat das Passwort … erraten"); Chinese,
+    # Japanese and Korean say the value dead after it ("已被注销", "無効化",
+    # "폐기").
+    r"|\b(?:erraten|geknackt|geleakt|kompromittiert|widerrufen|gesperrt)\b"
+    r"|已(?:被|经被)?(?:注销|失效|作废|吊销|撤销|停用|禁用)|無効|失効|廃止|漏洩"
+    r"|폐기|만료|무효|유출)",
     re.IGNORECASE,
 )
 # Or said dead in the sentence after it, of "it" or of the credential
@@ -606,7 +613,8 @@ _DEAD_NEXT = re.compile(
 _DEAD_BEFORE = re.compile(
     r"\b(?:old|former|previous|revoked|expired|leaked|compromised|cracked|guessed"
     r"|brute-forced|stolen|ancien(?:ne)?|alte[ns]?|antigu[oa]"
-    r"|vecchi[oa]|стар(?:ый|ая|ое))\b[^.!?\n]{0,30}$",
+    r"|vecchi[oa]|стар(?:ый|ая|ое))\b[^.!?\n]{0,30}$"
+    r"|(?:旧|舊|以前の|古い|예전|이전|기존)[^.!?\n。！？]{0,30}$",
     re.IGNORECASE,
 )
 # Words before a credential word that make its value an example.
@@ -617,7 +625,10 @@ _DEAD_BEFORE = re.compile(
 _MADE_UP = re.compile(
     r"\b(?:dummy|fake|samples?|examples?|made-up|fictional|bogus|placeholders?|mock(?:ed)?"
     r"|fixtures?|exemples?|beispiele?|ejemplos?|exemplos?|esemp(?:io|i)|пример\w{0,2}"
-    r"|(?:factory|vendor|manufacturer|manufacturer's) defaults?)\b(?!\.[a-z])"
+    r"|voorbeelde?n?|przykład\w{0,3}|örne\w{0,3}"
+    r"|(?:factory|vendor|manufacturer|manufacturer's) defaults?|par défaut du (?:fabricant"
+    r"|constructeur)|hersteller\w{0,3}|werkseinstellung\w{0,2}|de fábrica|di fabbrica"
+    r"|заводск\w{0,3})\b(?!\.[a-z])"
     r"[^.!?\n]{0,40}$"
     r"|(?:示例|例子|样例|範例|范例|サンプル|예시|샘플)[^.!?\n。！？]{0,40}$",
     re.IGNORECASE,

@@ -10,7 +10,9 @@ example.com frames nothing, and the same values with no such frame are
 still refused. A value an incident note reports compromised (guessed,
 cracked, stolen) or, in the sentence after it, revoked, rotated or
 disabled is flagged too; "changed" in the next sentence may give the
-value's age, so it changes nothing.
+value's age, so it changes nothing. The frames are read in the languages
+the rules read credentials in: "旧密码 … 已注销", "… erraten", "come …",
+"zoals …", "örneği:", "par défaut du fabricant".
 """
 
 from __future__ import annotations
@@ -89,4 +91,35 @@ def test_a_value_reported_dead_in_the_next_sentence_or_compromised_is_flagged(
     ],
 )
 def test_a_value_the_next_sentence_does_not_report_dead_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "旧密码 Laomima2021 已注销。",
+        "以前のパスワード Mae#2021 は無効です。",
+        "예전 비밀번호 Yejeon22! 는 폐기되었습니다.",
+        'Der Angreifer hat das Passwort "Winter#2020" erraten.',
+        "Non usare password come Estate2024!",
+        "Gebruik geen wachtwoorden zoals Zomer2024!",
+        "Nie ustawiaj hasła typu Lato2024!",
+        "Şifre örneği: Deneme123 (gerçek değil)",
+        "Mot de passe par défaut du fabricant : admin.",
+        "Das Hersteller-Passwort lautet Admin1234 und muss geändert werden.",
+    ],
+)
+def test_the_frames_read_in_other_languages_flag(text: str) -> None:
+    assert outcome(text) == "flagged"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "新密码 Xinmima#2025 已被设置。",
+        "新しいパスワード Atarashi#77 を設定しました。",
+        "Das Passwort lautet Sommer#2025, ab heute gültig.",
+    ],
+)
+def test_a_new_value_in_those_languages_is_refused(text: str) -> None:
     assert outcome(text) == "secret_detected"
