@@ -6,8 +6,9 @@ digit by digit that reads as a year, a Hungarian password word whose stem
 changes ("jelszavam"), a lock's combination named after the lock, "pass"
 after an account's address, codes listed with numbers or named a second
 factor's backup, a key box named by its keys, a PIN or an entry code named
-in Japanese, the Nordic languages, Hebrew or Arabic. Each is refused as a
-secret; the notes that only look like one are never refused.
+in Japanese, the Nordic languages, Hebrew or Arabic, a password spelt out
+letter by letter with its symbols. Each is refused as a secret; the notes
+that only look like one are never refused.
 
 The set (tests/data/secret_prose_dev7.jsonl, written by
 tests/data/make_secret_prose_dev7.py) holds a third of each category out,
@@ -225,3 +226,21 @@ def test_a_pin_or_entry_code_named_in_japanese_nordic_hebrew_or_arabic_is_refuse
 )
 def test_a_rule_about_such_a_code_is_stored(text: str) -> None:
     assert outcome(text) in ("stored", "flagged")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the router password, spelt out so no filter reads it: M a r t e n # 5 5 0 2",
+        "wifi password: K e s t r e l ! 4 4",
+    ],
+)
+def test_a_password_spelt_out_with_its_symbols_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text", ["Q & A on Friday, R & D on Monday.", "score: a + b + c + d", "vote 1 2 3 4 5 stars"]
+)
+def test_single_characters_with_symbols_between_are_stored(text: str) -> None:
+    assert outcome(text) == "stored"
