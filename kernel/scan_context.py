@@ -557,7 +557,8 @@ def trivial_code(value: str) -> bool:
     digits all the same (0000) or counting up or down by one (1234, 9876).
     A note names such a code to forbid or report it far more often than to
     give it, so a finding of it flags for review instead of refusing."""
-    groups = value.replace("-", " ").split()
+    # A sentence's full stop after the code is not part of it.
+    groups = value.rstrip(".,;:!?)").replace("-", " ").split()
     if len(groups) > 1 and any(len(g) > 1 for g in groups):
         return False  # a lock's numbers (12-34-56), not one code
     digits = "".join(groups)

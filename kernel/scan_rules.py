@@ -124,7 +124,19 @@ _PLACEHOLDER = re.compile(
     # A masked value shows no more than a prefix or its last four: ghp_****,
     # sk_live_xxxxxxxx, ****1234.
     r"|[A-Za-z0-9]{0,12}[_-]{0,2}(?:[*•●■█]{4,256}|[xX]{6,256})[A-Za-z0-9]{0,4}"
+    # Or truncated with an ellipsis between them: sk-...a91f, ghp_…Zq1W.
+    r"|[A-Za-z0-9]{0,12}[_-]{0,2}(?:\.{3,16}|…{1,4})[A-Za-z0-9]{0,4}"
     r"|\$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?"  # $VAR, ${VAR}
+    r"|%[A-Za-z_][A-Za-z0-9_]{0,64}%"  # %VAR% (Windows)
+    # An encrypted value is not the secret: a YAML tag that names how it is
+    # kept (!vault, !secret) and SOPS's ENC[…].
+    r"|![A-Za-z][\w.-]{0,31}|ENC\[[^\]\s]{0,256}\]?"
+    # A credential's name joined with words that say where the value goes
+    # (PASSWORD_GOES_HERE, your_password_here, ваш_пароль): no digit, so no
+    # value.
+    r"|(?i:(?:[^\W\d_]{1,16}[_-]){0,3}(?:password|passwort|passwd|pass|pwd|secret|token|key"
+    r"|pin|пароль|contraseña|senha|kennwort|wachtwoord|hasło|密码|パスワード)"
+    r"(?:[_-][^\W\d_]{1,16}){0,3})"
     r"|\{\{?[^{}]{0,64}\}\}?"  # {{ var }}, {var}
     r"|%\(?[A-Za-z_]{0,32}\)?s"  # %s, %(name)s
     r"|<[^<>]{0,64}>|\[[^\[\]]{0,64}\]"  # <password>, [token]

@@ -12,7 +12,10 @@ cracked, stolen) or, in the sentence after it, revoked, rotated or
 disabled is flagged too; "changed" in the next sentence may give the
 value's age, so it changes nothing. The frames are read in the languages
 the rules read credentials in: "旧密码 … 已注销", "… erraten", "come …",
-"zoals …", "örneği:", "par défaut du fabricant".
+"zoals …", "örneği:", "par défaut du fabricant". A placeholder
+(``%VAR%``, ``PASSWORD_GOES_HERE``), a value truncated with an ellipsis
+(``pk-...7f3c``) or kept encrypted (``!vault``, ``ENC[…]``) gives none,
+and a trivial code (1234) flags however its sentence ends.
 """
 
 from __future__ import annotations
@@ -122,4 +125,33 @@ def test_the_frames_read_in_other_languages_flag(text: str) -> None:
     ],
 )
 def test_a_new_value_in_those_languages_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: %SMTP_PASSWORD%",
+        "API key: pk-...7f3c (truncated in the ticket)",
+        "token: ghp_…Q2xW",
+        "db_password: !vault | $ANSIBLE_VAULT;1.1;AES256",
+        "password: ENC[AES256_GCM,data:Qm9v,iv:Zm9v,type:str]",
+        "password: PASSWORD_GOES_HERE",
+        "Kennwort: dein_kennwort_hier",
+        "пароль: ваш_пароль",
+    ],
+)
+def test_a_placeholder_a_truncated_or_an_encrypted_value_is_never_refused(text: str) -> None:
+    assert outcome(text) in ("stored", "flagged")
+
+
+def test_a_trivial_code_closing_its_sentence_is_flagged() -> None:
+    assert outcome("Default PIN is 1234.") == "flagged"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["password: Mossy_Anvil_31", "api_key: sk-7f3c9a2e1b8d4f60", "PIN is 7391."],
+)
+def test_a_value_that_is_no_placeholder_is_refused(text: str) -> None:
     assert outcome(text) == "secret_detected"
