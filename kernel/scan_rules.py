@@ -345,9 +345,29 @@ def _credential_value(m: re.Match[str]) -> bool:
     if _COUNTED_FIRST.match(value):
         # "密码为2024年设置的": the number counts years, days, characters.
         return False
+    name = m.string[m.start():m.start("secret")].lower()
+    if name[-1:] in ("'", '"', "`") and ("pass" in name or "pwd" in name) and _joined_words(
+            value):
+        # Quoted whole after a password's name, words joined by hyphens are
+        # a passphrase given verbatim: password = 'plum-ocean-ladder' (a
+        # token's 'read-write-admin' names its scopes).
+        return True
     lower, upper, digit, symbol = _char_classes(value.replace("_", "").replace("-", "")
                                                 .replace(".", ""))
     return sum((lower, upper, digit, symbol)) >= 2 and not value.isdigit()
+
+
+_JOINED_WORDS = re.compile(r"[^\W\d_]{3,12}(?:-[^\W\d_]{3,12}){2,5}")
+
+
+def _joined_words(value: str) -> bool:
+    """Three to six words of three letters or more joined by hyphens, none a
+    word of function, state or description ("plum-ocean-ladder", never
+    "not-set-yet")."""
+    value = value.rstrip("\"'`")
+    return _JOINED_WORDS.fullmatch(value) is not None and not any(
+        part in _FUNCTION_WORDS or part in _STATE_WORDS or part in _DESCRIBING
+        for part in value.lower().split("-"))
 
 
 def _url_password(m: re.Match[str]) -> bool:
@@ -1069,6 +1089,10 @@ def _credential_as_words(m: re.Match[str]) -> bool:
     if _describes(word, m.group("word").lower(), sep.lower()):
         # "Passwort: vergessen", "la password è scaduta": a state, not a value.
         return False
+    if camel and _alternating_case(word):
+        # "TrOmBoNeLaKe": an identifier changes case where a word starts, a
+        # password's letters change it at every other one.
+        return word.lower() not in _DESCRIBING
     return not camel and _one_word_password(word)
 
 
@@ -1134,6 +1158,14 @@ def _describes(word: str, name: str, sep: str) -> bool:
                     _COPULA_LANGUAGE.get(sep))
     shape = _DESCRIBING_SHAPES.get(language or "")
     return shape is not None and shape.fullmatch(word) is not None
+
+
+def _alternating_case(word: str) -> bool:
+    """Whether the case of ``word``'s letters changes between at least half
+    of its neighbours (and at least six times): "TrOmBoNe", never
+    "getUserName" or "iPhone"."""
+    changes = sum(a.islower() != b.islower() for a, b in itertools.pairwise(word))
+    return changes >= 6 and changes * 2 >= len(word) - 1
 
 
 def _one_word_password(word: str) -> bool:

@@ -8,7 +8,9 @@ case (a German noun is capitalised): participles ("scaduta", "vergessen",
 "pendiente", "ungültig", "nieprawidłowe"). A letter of any script is a
 letter, not a symbol: "obrigatória" is a word as "mandatory" is. Nouns a
 password may be ("girasol", "Zitronenbaum", "zonnebloem") are still
-refused.
+refused, and so are a word whose case alternates ("sTaRfIsH": an
+identifier changes case only where a word starts) and words joined by
+hyphens quoted whole after a password's name ("'harbor-violet-kettle'").
 """
 
 from __future__ import annotations
@@ -51,3 +53,33 @@ def test_a_password_said_to_be_in_a_state_is_stored(text: str) -> None:
 )
 def test_a_noun_given_as_the_password_is_refused(text: str) -> None:
     assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The admin password is sTaRfIsH",
+        "The root password is TrOmBoNeLaKe",
+        "db_password = 'harbor-violet-kettle'",
+        'ROOT_PASSWORD="maple-otter-glacier-sun"',
+    ],
+)
+def test_a_word_in_alternating_case_or_quoted_joined_words_after_a_password_is_refused(
+    text: str,
+) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password is getPassword",
+        "password is iPhone",
+        "password = 'not-set-yet'",
+        "password = 'one-time-only'",
+        "token: 'read-write-admin'",
+        "log_level = 'debug-info-verbose'",
+    ],
+)
+def test_an_identifier_a_state_or_a_tokens_scopes_is_stored(text: str) -> None:
+    assert outcome(text) in ("stored", "flagged")
