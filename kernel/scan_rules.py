@@ -1110,6 +1110,11 @@ vide aucun inconnu correct secret requise
 leer geheim richtig unbekannt abgelaufen geändert gesetzt notwendig nötig vertraulich
 vacío vacía secreto correcta correcto incorrecta obligatoria desconocido caducado
 vazio vazia secreta correta desconhecido
+scaduta scaduto cambiata cambiato bloccata bloccato obbligatoria richiesta sbagliata errata
+caducada caducado cambiada cambiado bloqueada bloqueado requerida olvidada expirada
+pendiente obrigatória obrigatoria alterada alterado expirado incorreta errada pendente
+oublié oublie expiré expire bloqué bloque requis obligatoire incorrect périmé perime
+ungültig ungultig falsch
 пустой секретный правильный неизвестен обязательно
 필수 선택 비공개 공개 만료 변경 필요 동일 없음 임시 보안 비밀
 """.split())
@@ -1119,33 +1124,24 @@ _DESCRIBING_ENDINGS = ("ed", "ing", "able", "ible", "ful", "less", "ous", "ive")
 
 
 # What a word of description looks like in the languages whose password
-# word or copula names them (lower case: a German noun is capitalised):
-# participles ("oublié", "caducada", "scaduta", "vergessen", "verlopen",
-# "zmienione") and adjectives of state ("obligatoire", "pendiente",
-# "ungültig", "nieprawidłowe"). Nouns a password may be ("framboise",
-# "girasol", "Zitronenbaum") do not end so.
+# word or copula names them, in lower case (a German noun is capitalised):
+# participles made with a prefix and an ending ("vergessen", "gesperrt",
+# "verlopen", "gewijzigd") and Polish participles and negated adjectives
+# ("wymagane", "nieprawidłowe"). Romance participles end as many nouns do
+# ("caducada" and "empanada", "scaduta" and "limonata"): theirs are listed
+# in ``_DESCRIBING`` one by one instead.
 _DESCRIBING_SHAPES = MappingProxyType({
-    "fr": re.compile(r"[^\W\d_]{2,}(?:é|ée|és|ées|if|ive|oire|ible|able)"),
-    "es": re.compile(r"[^\W\d_]{2,}(?:ado|ada|ados|adas|ido|ida|idos|idas|iente|ente|oria"
-                     r"|orio|ible|able)"),
-    "pt": re.compile(r"[^\W\d_]{2,}(?:ado|ada|ados|adas|ido|ida|idos|idas|[óo]ria|[óo]rio"
-                     r"|[áa]vel|[íi]vel|ente)"),
-    "it": re.compile(r"[^\W\d_]{2,}(?:ato|ata|ati|ate|uto|uta|ito|ita|oria|orio|ente|ibile"
-                     r"|abile)"),
-    "de": re.compile(r"(?:ge|ver|ab|an|aus|be|er|zer|ent|un)[^\W\d_]{2,}(?:t|en|et)"
-                     r"|[^\W\d_]{2,}(?:ig|lich|bar|los)"),
-    "nl": re.compile(r"(?:ge|ver|be|ont)[^\W\d_]{2,}(?:d|t|en)|[^\W\d_]{2,}(?:lijk|ig|baar)"),
-    "pl": re.compile(r"nie[^\W\d_]{3,}|[^\W\d_]{2,}(?:ane|one|ony|ana|ona|ęte|ęty)"),
+    "de": re.compile(r"(?:ge|ver|abge|ange|ausge|zurückge|ent|zer)[^\W\d_]{2,}(?:t|en|et)"
+                     r"|[^\W\d_]{2,}lich"),
+    "nl": re.compile(r"(?:ge|ver|ont)[^\W\d_]{2,}(?:d|t|en)|[^\W\d_]{2,}lijk"),
+    "pl": re.compile(r"nie[^\W\d_]{3,}(?:e|y|a)|[^\W\d_]{2,}(?:ane|one|ony|ęte|ęty)"),
 })
 # The language a password's word or its copula names.
 _WORD_LANGUAGE = (
-    ("mot de passe", "fr"), ("contraseña", "es"), ("clave", "es"), ("senha", "pt"),
-    ("passwort", "de"), ("kennwort", "de"), ("wachtwoord", "nl"), ("hasł", "pl"), ("hasl", "pl"),
+    ("passwort", "de"), ("kennwort", "de"), ("geheimzahl", "de"), ("wachtwoord", "nl"),
+    ("hasł", "pl"), ("hasl", "pl"),
 )
-_COPULA_LANGUAGE = MappingProxyType({
-    "est": "fr", "était": "fr", "c'est": "fr", "es": "es", "era": "es", "é": "pt", "foi": "pt",
-    "è": "it", "ist": "de", "lautet": "de", "war": "de", "jest": "pl",
-})
+_COPULA_LANGUAGE = MappingProxyType({"ist": "de", "lautet": "de", "war": "de", "jest": "pl"})
 
 
 def _describes(word: str, name: str, sep: str) -> bool:

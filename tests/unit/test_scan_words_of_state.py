@@ -1,11 +1,15 @@
 """A password said to be in a state, in the note's language, gives no value.
 
 One word after a password's name is its value unless it describes the
-password: in English its ending says so ("expired", "changing"); in the
-languages the password's word or its copula names, so do theirs, in lower
-case (a German noun is capitalised): participles ("scaduta", "vergessen",
-"verlopen", "wymagane") and adjectives of state ("obrigatória",
-"pendiente", "ungültig", "nieprawidłowe"). A letter of any script is a
+password: in English its ending says so ("expired", "changing"); in
+German, Dutch and Polish, named by the password's word or its copula, so
+do theirs, in lower case (a German noun is capitalised): participles made
+with a prefix ("vergessen", "verlopen"), Polish participles and negated
+adjectives ("wymagane", "nieprawidłowe"). Romance participles end as
+nouns do ("caducada", "empanada"), so the words of state of French,
+Spanish, Portuguese and Italian are listed ("scaduta", "obrigatória",
+"pendiente", "oublié"), and a noun of the same ending is still a
+password ("empanada", "limonata"). A letter of any script is a
 letter, not a symbol: "obrigatória" is a word as "mandatory" is. Nouns a
 password may be ("girasol", "Zitronenbaum", "zonnebloem") are still
 refused, and so are a word whose case alternates ("sTaRfIsH": an
@@ -33,6 +37,7 @@ from tests.unit.scan_outcome import outcome
         "Het wachtwoord is verlopen.",
         "Hasło jest nieprawidłowe.",
         "Hasło jest wymagane.",
+        "Mot de passe : oublié",
     ],
 )
 def test_a_password_said_to_be_in_a_state_is_stored(text: str) -> None:
@@ -49,6 +54,10 @@ def test_a_password_said_to_be_in_a_state_is_stored(text: str) -> None:
         "A senha é jabuticaba.",
         "Hasło to malinowy.",
         "Passwort: kuchenblech",
+        "Das Passwort ist erdbeeren",
+        "La contraseña es empanada.",
+        "La password è limonata.",
+        "Hasło to korona",
     ],
 )
 def test_a_noun_given_as_the_password_is_refused(text: str) -> None:
