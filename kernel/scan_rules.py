@@ -131,12 +131,18 @@ _PLACEHOLDER = re.compile(
     # An encrypted value is not the secret: a YAML tag that names how it is
     # kept (!vault, !secret) and SOPS's ENC[…].
     r"|![A-Za-z][\w.-]{0,31}|ENC\[[^\]\s]{0,256}\]?"
-    # A credential's name joined with words that say where the value goes
-    # (PASSWORD_GOES_HERE, your_password_here, ваш_пароль): no digit, so no
-    # value.
-    r"|(?i:(?:[^\W\d_]{1,16}[_-]){0,3}(?:password|passwort|passwd|pass|pwd|secret|token|key"
-    r"|pin|пароль|contraseña|senha|kennwort|wachtwoord|hasło|密码|パスワード)"
-    r"(?:[_-][^\W\d_]{1,16}){0,3})"
+    # A variable's name (DB_PASSWORD, SMTP_PASS), or a credential's name
+    # joined with words that say whose it is or where it goes
+    # (PASSWORD_GOES_HERE, your_password_here, ваш_пароль): no value. A
+    # passphrase may hold "key" or "pin" among its words ("blue-key-lock").
+    r"|(?:[A-Z]{1,16}_){0,3}(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|KEY|PIN)(?:_[A-Z]{1,16}){0,3}"
+    r"|(?i:(?:(?:[^\W\d_]{1,16}[_-]){0,2}(?:your|my|the|new|ваш|твой|мой|dein|ihr|mein"
+    r"|votre|ton|mon|tu|su|mi|seu|sua|meu|tuo|il)[_-](?:[^\W\d_]{1,16}[_-]){0,2}"
+    r"(?:password|passwort|passwd|pass|pwd|secret|token|key|pin|пароль|contraseña|senha"
+    r"|kennwort|wachtwoord|hasło|mot[_-]de[_-]passe)(?:[_-][^\W\d_]{1,16}){0,3}"
+    r"|(?:password|passwort|passwd|pass|pwd|secret|token|key|pin|пароль|contraseña|senha"
+    r"|kennwort|wachtwoord|hasło)(?:[_-][^\W\d_]{1,16}){0,2}[_-](?:here|hier|ici|aquí|aqui"
+    r"|qui|здесь|goes[_-]here|value|wert|valeur|valor|valore)))"
     r"|\{\{?[^{}]{0,64}\}\}?"  # {{ var }}, {var}
     r"|%\(?[A-Za-z_]{0,32}\)?s"  # %s, %(name)s
     r"|<[^<>]{0,64}>|\[[^\[\]]{0,64}\]"  # <password>, [token]
@@ -682,6 +688,21 @@ _CRED_WORD = (
     + "|" + "|".join(w for w in _PASS_WORDS + _TOKEN_WORDS if re.search("[" + _CJK + "]", w))
     + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
 )
+# The same, of the password words alone: the rows whose prefilter is the
+# password words' (``_PASSWORD_NAMES``) read only them, so that a token's
+# name their validators refuse ("client secret … lautet acht eins …") never
+# takes the place of a PIN's name after it, as it would without the
+# prefilter.
+_LATIN_PASS = tuple(w for w in _LATIN_CRED if w in _PASS_WORDS)
+_PASS_CRED_WORD = (
+    r"(?P<word>" + _LATIN_WORD.format(
+        "|".join(re.escape(w) for w in _LATIN_PASS if len(w) > 3),
+        "|".join(re.escape(w) for w in _LATIN_PASS if len(w) <= 3))
+    + "|" + "|".join(w for w in _PASS_WORDS if re.search("[" + _CJK + "]", w))
+    + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
+)
+
+
 def _nested(word: str, most: int, optional: str) -> str:
     """Up to ``most`` repetitions of ``word`` as nested optional groups: each
     count is reached one way only, so a failing match backtracks through
@@ -1685,7 +1706,7 @@ _HAN_DIGITS = "〇零一二三四五六七八九"
 # ("사칠일구"); a Hangul syllable after them makes a word of them.
 _HANGUL_DIGITS = "공영일이삼사오육칠팔구"
 _SPELT_OUT = (
-    _CRED_WORD
+    _PASS_CRED_WORD
     + r"(?P<gap>" + _gap_char(r"\d") + r"{0,32}?)"
     + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|là|है|—|–|-)(?= )" + _ITS
     + r"| ?(?:是|为|為|は|는|은|이|가)|)"
@@ -1747,7 +1768,7 @@ _PAIR_WORDS = (
 )
 _PAIRS_APART = r"(?:,? )"
 _SPELT_IN_PAIRS = (
-    _CRED_WORD
+    _PASS_CRED_WORD
     + r"(?P<gap>" + _gap_char(r"\d") + r"{0,32}?)"
     + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|jest|to|là|—|–|-)(?= )" + _ITS
     + r"|)"

@@ -155,3 +155,7 @@ def test_a_trivial_code_closing_its_sentence_is_flagged() -> None:
 )
 def test_a_value_that_is_no_placeholder_is_refused(text: str) -> None:
     assert outcome(text) == "secret_detected"
+
+
+def test_a_passphrase_holding_a_credentials_word_is_no_placeholder() -> None:
+    assert outcome("password = 'harbor-pass-lantern'") == "secret_detected"
