@@ -38,9 +38,10 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from memoryd.kernel import scan_intent
 from memoryd.kernel.scan_context import sentence_of
@@ -104,6 +105,29 @@ class ScanRule:
     judged_in_context: bool = False
     sets_aside: bool = False
 
+
+
+def _one_of(words: Iterable[str]) -> str:
+    """A pattern matching any of ``words`` (lower case), as their alternation
+    longest first does, written as a tree of their shared beginnings: the
+    engine tries the words that begin with the character at hand, not every
+    word at every place ("pass(?:word|wort|phrase|…)?"). Where one word
+    begins another, the longer is tried first, as in the alternation."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def branch(node: dict[str, Any]) -> str:
+        ways = [re.escape(ch) + branch(rest) for ch, rest in sorted(node.items()) if ch]
+        if not ways:
+            return ""
+        body = ways[0] if len(ways) == 1 else "(?:" + "|".join(ways) + ")"
+        return "(?:" + body + ")?" if "" in node else body
+
+    return branch(tree)
 
 
 def _chars(*spans: str) -> tuple[str, ...]:
@@ -683,8 +707,8 @@ _CREDENTIAL_NAMES = tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK
 _PASSWORD_NAMES = tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS
 _CRED_WORD = (
     r"(?P<word>" + _LATIN_WORD.format(
-        "|".join(re.escape(w) for w in _LATIN_CRED if len(w) > 3),
-        "|".join(re.escape(w) for w in _LATIN_CRED if len(w) <= 3))
+        _one_of(w for w in _LATIN_CRED if len(w) > 3),
+        _one_of(w for w in _LATIN_CRED if len(w) <= 3))
     + "|" + "|".join(w for w in _PASS_WORDS + _TOKEN_WORDS if re.search("[" + _CJK + "]", w))
     + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
 )
@@ -696,8 +720,8 @@ _CRED_WORD = (
 _LATIN_PASS = tuple(w for w in _LATIN_CRED if w in _PASS_WORDS)
 _PASS_CRED_WORD = (
     r"(?P<word>" + _LATIN_WORD.format(
-        "|".join(re.escape(w) for w in _LATIN_PASS if len(w) > 3),
-        "|".join(re.escape(w) for w in _LATIN_PASS if len(w) <= 3))
+        _one_of(w for w in _LATIN_PASS if len(w) > 3),
+        _one_of(w for w in _LATIN_PASS if len(w) <= 3))
     + "|" + "|".join(w for w in _PASS_WORDS if re.search("[" + _CJK + "]", w))
     + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
 )
@@ -927,7 +951,7 @@ _LATIN_PHRASE = tuple(sorted((w for w in _PHRASE_WORDS if not re.search("[" + _C
 _PHRASE_WORD = (
     # A compound's last part counts: WLAN-Passwort.
     r"(?P<word>(?:(?<![\w.\-/])|(?<=[^\W\d_]{2}-))(?:"
-    + "|".join(re.escape(w) for w in _LATIN_PHRASE)
+    + _one_of(_LATIN_PHRASE)
     + r")[^\W\d_]{0,3}(?![^\W\d_])|" + "|".join(w for w in _PHRASE_WORDS
                                                 if re.search("[" + _CJK + "]", w)) + ")"
 )
@@ -2160,8 +2184,8 @@ _PASS_LATIN = tuple(sorted((w for w in _SHAPED_NAMES if not re.search("[" + _CJK
 _PASS_WORD = (
     # "pass" takes a plural only, as the short words do: "passed" is a verb.
     r"(?:" + _LATIN_WORD.format(
-        "|".join(re.escape(w) for w in _PASS_LATIN if len(w) > 3 and w != "pass"),
-        "|".join(re.escape(w) for w in _PASS_LATIN if len(w) <= 3 or w == "pass"))
+        _one_of(w for w in _PASS_LATIN if len(w) > 3 and w != "pass"),
+        _one_of(w for w in _PASS_LATIN if len(w) <= 3 or w == "pass"))
     + "|" + "|".join(w for w in _PASS_WORDS if re.search("[" + _CJK + "]", w)) + ")"
 )
 # A clause's gap: no sentence end ("example.com" and "v2.4" are no end).
