@@ -24,6 +24,9 @@ rules were tuned on it, with benign notes that look like a credential
 ones hold few of (tests/data/secret_prose_dev4.jsonl), the fifth
 (tests/data/secret_prose_dev5.jsonl) and the sixth, in the languages and
 shapes the earlier dev rows hold few of (tests/data/secret_prose_dev6.jsonl),
+and the seventh, in the wordings the earlier sets hold few of (chat logs,
+lists and tables of accounts, passphrases, door and recovery codes) with
+alarming notes that give no value (tests/data/secret_prose_dev7.jsonl),
 dev and held-out rows apart; the notes
 that talk about instructions and the injections written with the same words
 (tests/data/alarming_dev.jsonl), dev and held-out rows apart, and the
@@ -583,6 +586,11 @@ def main() -> None:
             " and benign look-alikes (tests/data/secret_prose_dev6.jsonl), rules:"
         )
         secret_set_table("secret_prose_dev6.jsonl", "benign")
+        print(
+            "\nsecrets in chat logs, lists, tables, passphrases, door and recovery codes, and"
+            " alarming notes that give no value (tests/data/secret_prose_dev7.jsonl), rules:"
+        )
+        secret_set_table("secret_prose_dev7.jsonl", "benign")
         print(
             "\nnotes about instructions and injections with the same words"
             " (tests/data/alarming_dev.jsonl):"

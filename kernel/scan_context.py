@@ -152,7 +152,8 @@ _SECOND_PERSON = re.compile(
 )
 # A sentence ends at a full stop, "!" or "?" before a space (not the "!" of
 # "<!--" or the dots of a host name), or at a line break.
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\n。！？]")
+# ("e.g." and "i.e." end no sentence: the example they open is in it.)
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?](?=\s|$)|[\n。！？]")
 
 
 def _sentence_before(text: str, start: int, window: int) -> str:
@@ -531,7 +532,12 @@ def mentioned_in_warning(text: str, start: int, end: int) -> bool:
 # "never set the password to …".
 _EXAMPLE_BEFORE = re.compile(
     r"(?:\b(?:such as|like|e\.g\.,?|for example,?|for instance,?|including|comme|wie|como"
-    r"|tels? que|zum beispiel|por ejemplo|например|вроде)|例如|比如|たとえば|예를 들어) ?[\"'“«]?$"
+    r"|tels? que|zum beispiel|por ejemplo|например|вроде|come|zoals|typu|jak)|例如|比如"
+    r"|たとえば|예를 들어) ?[\"'“«]?$"
+    # An example's frame may stand before the name the value is assigned to:
+    # "e.g. DB_PASSWORD=…", "for example `api_key: …`".
+    r"|(?:\b(?:e\.g\.,?|for example,?|for instance,?|zum beispiel|por ejemplo|par exemple"
+    r"|например)|例如|たとえば) ?[\"'`]?[A-Za-z_][\w.-]{0,40}[\"']? ?(?:=|:|=>|:=) ?[\"'`]?$"
     r"|\b(?:do not|don't|never|avoid|stop|n'utilisez jamais|ne jamais|niemals|nie|no uses"
     r"|nunca|никогда не)\b[^.!?\n]{0,20}?\b(?:use|using|set|setting|choose|choosing|pick"
     r"|reuse|reusing|utiliser|utilisez|verwende|verwenden|setze|uses|usar|pongas"
@@ -551,7 +557,8 @@ def trivial_code(value: str) -> bool:
     digits all the same (0000) or counting up or down by one (1234, 9876).
     A note names such a code to forbid or report it far more often than to
     give it, so a finding of it flags for review instead of refusing."""
-    groups = value.replace("-", " ").split()
+    # A sentence's full stop after the code is not part of it.
+    groups = value.rstrip(".,;:!?)").replace("-", " ").split()
     if len(groups) > 1 and any(len(g) > 1 for g in groups):
         return False  # a lock's numbers (12-34-56), not one code
     digits = "".join(groups)
@@ -585,25 +592,53 @@ _DEAD_AFTER = re.compile(
     r"|geändert|zurückgesetzt|deaktiviert|gesperrt|gelöscht)|\bfue (?:revocad|cambiad"
     r"|desactivad|eliminad)|\bfoi (?:revogad|trocad|desativad)|\bè stat[oa] (?:revocat"
     r"|cambiat|disattivat)|\b(?:был|была|было|были) (?:отозван|сброшен|изменен|заблокирован"
-    r"|удален))",
+    r"|удален)"
+    # German puts the participle last ("hat das Passwort … erraten"); Chinese,
+    # Japanese and Korean say the value dead after it ("已被注销", "無効化",
+    # "폐기").
+    r"|\b(?:erraten|geknackt|geleakt|kompromittiert|widerrufen|gesperrt)\b"
+    r"|已(?:被|经被)?(?:注销|失效|作废|吊销|撤销|停用|禁用)|無効|失効|廃止|漏洩"
+    r"|폐기|만료|무효|유출)",
+    re.IGNORECASE,
+)
+# Or said dead in the sentence after it, of "it" or of the credential
+# named again: "… 'admin123'. It is now rotated." Only the words that can
+# mean nothing else: a value "changed" or "reset" may be the new one.
+_DEAD_NEXT = re.compile(
+    r"[^.!?\n]{0,60}?[.!?;]\s{1,3}(?:it|this|that|this one|the (?:old |same )?"
+    r"(?:password|passphrase|pin|code|key|token|secret))(?:'s| (?:is|was|has been|got|are"
+    r"|were|have been))(?: (?:now|already|since|immediately|then|also))? (?:revoked|rotated"
+    r"|disabled|deactivated|invalidated|expired)\b",
     re.IGNORECASE,
 )
 _DEAD_BEFORE = re.compile(
-    r"\b(?:old|former|previous|revoked|expired|leaked|ancien(?:ne)?|alte[ns]?|antigu[oa]"
-    r"|vecchi[oa]|стар(?:ый|ая|ое))\b[^.!?\n]{0,30}$",
+    r"\b(?:old|former|previous|revoked|expired|leaked|compromised|cracked|guessed"
+    r"|brute-forced|stolen|ancien(?:ne)?|alte[ns]?|antigu[oa]"
+    r"|vecchi[oa]|стар(?:ый|ая|ое))\b[^.!?\n]{0,30}$"
+    r"|(?:旧|舊|以前の|古い|예전|이전|기존)[^.!?\n。！？]{0,30}$",
     re.IGNORECASE,
 )
 # Words before a credential word that make its value an example.
+# Plurals count ("weak password examples: …"), and so do the stand-ins of
+# tests and documentation (a mock's, a fixture's, a placeholder's value) and
+# a vendor's or factory's default, which its manual prints for everyone.
+# "example.com" is an address, not a frame.
 _MADE_UP = re.compile(
-    r"\b(?:dummy|fake|sample|example|made-up|fictional|bogus|exemple|beispiel|ejemplo"
-    r"|exemplo|esempio|пример\w{0,2})\b[^.!?\n]{0,24}$",
+    r"\b(?:dummy|fake|samples?|examples?|made-up|fictional|bogus|placeholders?|mock(?:ed)?"
+    r"|fixtures?|exemples?|beispiele?|ejemplos?|exemplos?|esemp(?:io|i)|пример\w{0,2}"
+    r"|voorbeelde?n?|przykład\w{0,3}|örne\w{0,3}"
+    r"|(?:factory|vendor|manufacturer|manufacturer's) defaults?|par défaut du (?:fabricant"
+    r"|constructeur)|hersteller\w{0,3}|werkseinstellung\w{0,2}|de fábrica|di fabbrica"
+    r"|заводск\w{0,3})\b(?!\.[a-z])"
+    r"[^.!?\n]{0,40}$"
+    r"|(?:示例|例子|样例|範例|范例|サンプル|예시|샘플)[^.!?\n。！？]{0,40}$",
     re.IGNORECASE,
 )
 
 
 # Or named an example right after it: "… as the example in the docs".
 _MADE_UP_AFTER = re.compile(
-    r"[\"'”»’)]? (?:as|is) (?:an?|the|our|one) (?:example|sample|illustration|dummy)\b",
+    r"[\"'”»’)`]? (?:as|is) (?:an?|the|our|one) (?:example|sample|illustration|dummy)\b",
     re.IGNORECASE,
 )
 
@@ -616,7 +651,8 @@ def reported_dead(text: str, start: int, end: int) -> bool:
     if _DEAD_BEFORE.search(before) or _MADE_UP.search(before):
         return True
     after = text[end:end + EXAMPLE_WINDOW]
-    return _DEAD_AFTER.match(after) is not None or _MADE_UP_AFTER.match(after) is not None
+    return (_DEAD_AFTER.match(after) is not None or _MADE_UP_AFTER.match(after) is not None
+            or _DEAD_NEXT.match(text, end, end + 2 * EXAMPLE_WINDOW) is not None)
 
 
 # A value that says itself that it stands in for a real one: a vendor's

@@ -38,8 +38,10 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 from memoryd.kernel import scan_intent
 from memoryd.kernel.scan_context import sentence_of
@@ -105,6 +107,29 @@ class ScanRule:
 
 
 
+def _one_of(words: Iterable[str]) -> str:
+    """A pattern matching any of ``words`` (lower case), as their alternation
+    longest first does, written as a tree of their shared beginnings: the
+    engine tries the words that begin with the character at hand, not every
+    word at every place ("pass(?:word|wort|phrase|…)?"). Where one word
+    begins another, the longer is tried first, as in the alternation."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def branch(node: dict[str, Any]) -> str:
+        ways = [re.escape(ch) + branch(rest) for ch, rest in sorted(node.items()) if ch]
+        if not ways:
+            return ""
+        body = ways[0] if len(ways) == 1 else "(?:" + "|".join(ways) + ")"
+        return "(?:" + body + ")?" if "" in node else body
+
+    return branch(tree)
+
+
 def _chars(*spans: str) -> tuple[str, ...]:
     """Every character of ``spans``: one character, or ``"a-z"`` for a range."""
     out: list[str] = []
@@ -123,7 +148,25 @@ _PLACEHOLDER = re.compile(
     # A masked value shows no more than a prefix or its last four: ghp_****,
     # sk_live_xxxxxxxx, ****1234.
     r"|[A-Za-z0-9]{0,12}[_-]{0,2}(?:[*•●■█]{4,256}|[xX]{6,256})[A-Za-z0-9]{0,4}"
+    # Or truncated with an ellipsis between them: sk-...a91f, ghp_…Zq1W.
+    r"|[A-Za-z0-9]{0,12}[_-]{0,2}(?:\.{3,16}|…{1,4})[A-Za-z0-9]{0,4}"
     r"|\$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?"  # $VAR, ${VAR}
+    r"|%[A-Za-z_][A-Za-z0-9_]{0,64}%"  # %VAR% (Windows)
+    # An encrypted value is not the secret: a YAML tag that names how it is
+    # kept (!vault, !secret) and SOPS's ENC[…].
+    r"|![A-Za-z][\w.-]{0,31}|ENC\[[^\]\s]{0,256}\]?"
+    # A variable's name (DB_PASSWORD, SMTP_PASS), or a credential's name
+    # joined with words that say whose it is or where it goes
+    # (PASSWORD_GOES_HERE, your_password_here, ваш_пароль): no value. A
+    # passphrase may hold "key" or "pin" among its words ("blue-key-lock").
+    r"|(?:[A-Z]{1,16}_){0,3}(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|KEY|PIN)(?:_[A-Z]{1,16}){0,3}"
+    r"|(?i:(?:(?:[^\W\d_]{1,16}[_-]){0,2}(?:your|my|the|new|ваш|твой|мой|dein|ihr|mein"
+    r"|votre|ton|mon|tu|su|mi|seu|sua|meu|tuo|il)[_-](?:[^\W\d_]{1,16}[_-]){0,2}"
+    r"(?:password|passwort|passwd|pass|pwd|secret|token|key|pin|пароль|contraseña|senha"
+    r"|kennwort|wachtwoord|hasło|mot[_-]de[_-]passe)(?:[_-][^\W\d_]{1,16}){0,3}"
+    r"|(?:password|passwort|passwd|pass|pwd|secret|token|key|pin|пароль|contraseña|senha"
+    r"|kennwort|wachtwoord|hasło)(?:[_-][^\W\d_]{1,16}){0,2}[_-](?:here|hier|ici|aquí|aqui"
+    r"|qui|здесь|goes[_-]here|value|wert|valeur|valor|valore)))"
     r"|\{\{?[^{}]{0,64}\}\}?"  # {{ var }}, {var}
     r"|%\(?[A-Za-z_]{0,32}\)?s"  # %s, %(name)s
     r"|<[^<>]{0,64}>|\[[^\[\]]{0,64}\]"  # <password>, [token]
@@ -332,9 +375,29 @@ def _credential_value(m: re.Match[str]) -> bool:
     if _COUNTED_FIRST.match(value):
         # "密码为2024年设置的": the number counts years, days, characters.
         return False
+    name = m.string[m.start():m.start("secret")].lower()
+    if name[-1:] in ("'", '"', "`") and ("pass" in name or "pwd" in name) and _joined_words(
+            value):
+        # Quoted whole after a password's name, words joined by hyphens are
+        # a passphrase given verbatim: password = 'plum-ocean-ladder' (a
+        # token's 'read-write-admin' names its scopes).
+        return True
     lower, upper, digit, symbol = _char_classes(value.replace("_", "").replace("-", "")
                                                 .replace(".", ""))
     return sum((lower, upper, digit, symbol)) >= 2 and not value.isdigit()
+
+
+_JOINED_WORDS = re.compile(r"[^\W\d_]{3,12}(?:-[^\W\d_]{3,12}){2,5}")
+
+
+def _joined_words(value: str) -> bool:
+    """Three to six words of three letters or more joined by hyphens, none a
+    word of function, state or description ("plum-ocean-ladder", never
+    "not-set-yet")."""
+    value = value.rstrip("\"'`")
+    return _JOINED_WORDS.fullmatch(value) is not None and not any(
+        part in _FUNCTION_WORDS or part in _STATE_WORDS or part in _DESCRIBING
+        for part in value.lower().split("-"))
 
 
 def _url_password(m: re.Match[str]) -> bool:
@@ -468,9 +531,12 @@ def _prose_secret(m: re.Match[str]) -> bool:
             part in _STATE_WORDS or part in _DESCRIBING for part in value.lower().split("-")):
         # "case-sensitive", "write-protected": a word of description.
         return False
-    lower, upper, digit, symbol = _char_classes(value)
-    letters = lower or upper
-    return bool(letters and (digit or symbol)) or (digit and symbol)
+    # A letter of any script is a letter, not a symbol: "obrigatória" and
+    # "Blåbär" are words, as "mandatory" is.
+    letters = any(ch.isalpha() for ch in value)
+    digit = any(ch.isdigit() for ch in value)
+    symbol = any(not ch.isalnum() for ch in value)
+    return (letters and (digit or symbol)) or (digit and symbol)
 
 
 # --- credentials named in prose, in any of the languages below -------------------
@@ -502,22 +568,31 @@ _PASS_WORDS = (
     "пароль", "парол", "пин-код", "пин", "пін-код", "пін", "mật khẩu", "mã pin", "şifre",
     "şifresi", "parola",
     "wachtwoord", "hasło", "hasł", "haslo", "lösenord", "lösenordet", "adgangskode", "salasana",
-    "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo", "κωδικός",
+    # Hungarian changes the stem before a suffix: "jelszó", "jelszavam".
+    "heslo", "jelszó", "jelszav", "kata sandi", "kata laluan", "passord", "lozinka", "geslo",
+    "κωδικός",
     "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر", "رمز المرور",
     "رمز عبور", "पासवर्ड", "पिन",
+    # A PIN and an entry code in the Nordic languages, Hebrew and Arabic.
+    "pinkode", "pin-kode", "pinkod", "קוד הכניסה", "קוד כניסה", "קוד הדלת", "קוד סודי",
+    "رمز البطاقة", "الرقم السري", "رقم سري", "الرمز السري",
     "รหัสผ่าน", "disarm code", "arming code", "비번", "解除コード", "解除番号", "해제 코드",
     "해제 번호", "撤防密码", "撤防密碼", "解除密码",
     # A Wi-Fi network's key is its password.
     "wifi key", "wi-fi key", "wlan key", "wpa key", "network key", "clé wifi", "clé wi-fi",
     "clé wpa", "wlan-schlüssel", "wlan-key", "clé du wifi", "clé du wi-fi", "clave del wifi",
     "chave do wifi", "chiave del wifi",
+    # ... and so is its code, as a network's password is called on a card.
+    "wifi code", "wi-fi code", "wlan code", "wlan-code", "code wifi", "code wi-fi",
+    "code du wifi", "code du wi-fi", "código del wifi", "código wifi", "codice wifi",
+    "codice del wifi",
     # A SIM's unblocking key and a car radio's code are a PIN's kin; an access
     # code is one in every language.
     "puk", "puk code", "radio code", "geheimnummer", "code confidentiel", "código secreto",
     "code d'accès", "código de acceso", "codice di accesso",
     "zugangscode", "код доступа",
     *_LOCK_NUMBERS,
-    "密码", "密碼", "口令", "暗証番号", "パスワード", "비밀번호", "암호",
+    "密码", "密碼", "口令", "暗証番号", "パスワード", "パスコード", "비밀번호", "암호",
 )
 _TOKEN_WORDS = (
     "secret", "token", "api key", "api-key", "apikey", "access key", "secret key",
@@ -528,8 +603,14 @@ _TOKEN_WORDS = (
     # A disk's or an account's recovery key opens it as its password does.
     "recovery key", "clé de récupération", "wiederherstellungsschlüssel",
     "clave de recuperación", "chave de recuperação", "ключ восстановления", "回復キー",
+    # So do an account's recovery codes, each a one-time password.
+    "recovery code", "backup code", "wiederherstellungscode", "code de récupération",
+    "código de recuperación", "código de recuperação", "codice di recupero",
+    "код восстановления", "herstelcode", "kod odzyskiwania",
     "clé api", "clé secrète", "jeton", "schlüssel", "api-schlüssel", "clave api", "chave",
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
+    # An API's key in the languages that write it with their own word for key.
+    "apiキー", "apiのキー", "api キー", "api키", "api 키",
 )
 _CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 # A code named by what it opens: "codice del cancello", "código de la
@@ -546,6 +627,9 @@ _LOCKS = (
     # front door", "the code for the lockbox".
     "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
     "key box", "locker", "padlock", "intercom",
+    # A key box, in the languages that name it by its keys.
+    "boîte à clés", "boîte à clé", "caja de llaves", "cassetta delle chiavi", "schlüsselbox",
+    "schlüsselkasten", "schlüsseltresor", "sleutelkastje", "sleutelkluis", "ключница",
     # A card's code is its PIN: "code de la carte", "código de la tarjeta".
     "carte", "carte bleue", "cb", "tarjeta", "cartão", "carta", "karte", "карты",
 )
@@ -623,11 +707,26 @@ _CREDENTIAL_NAMES = tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK
 _PASSWORD_NAMES = tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS
 _CRED_WORD = (
     r"(?P<word>" + _LATIN_WORD.format(
-        "|".join(re.escape(w) for w in _LATIN_CRED if len(w) > 3),
-        "|".join(re.escape(w) for w in _LATIN_CRED if len(w) <= 3))
+        _one_of(w for w in _LATIN_CRED if len(w) > 3),
+        _one_of(w for w in _LATIN_CRED if len(w) <= 3))
     + "|" + "|".join(w for w in _PASS_WORDS + _TOKEN_WORDS if re.search("[" + _CJK + "]", w))
     + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
 )
+# The same, of the password words alone: the rows whose prefilter is the
+# password words' (``_PASSWORD_NAMES``) read only them, so that a token's
+# name their validators refuse ("client secret … lautet acht eins …") never
+# takes the place of a PIN's name after it, as it would without the
+# prefilter.
+_LATIN_PASS = tuple(w for w in _LATIN_CRED if w in _PASS_WORDS)
+_PASS_CRED_WORD = (
+    r"(?P<word>" + _LATIN_WORD.format(
+        _one_of(w for w in _LATIN_PASS if len(w) > 3),
+        _one_of(w for w in _LATIN_PASS if len(w) <= 3))
+    + "|" + "|".join(w for w in _PASS_WORDS if re.search("[" + _CJK + "]", w))
+    + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
+)
+
+
 def _nested(word: str, most: int, optional: str) -> str:
     """Up to ``most`` repetitions of ``word`` as nested optional groups: each
     count is reached one way only, so a failing match backtracks through
@@ -852,7 +951,7 @@ _LATIN_PHRASE = tuple(sorted((w for w in _PHRASE_WORDS if not re.search("[" + _C
 _PHRASE_WORD = (
     # A compound's last part counts: WLAN-Passwort.
     r"(?P<word>(?:(?<![\w.\-/])|(?<=[^\W\d_]{2}-))(?:"
-    + "|".join(re.escape(w) for w in _LATIN_PHRASE)
+    + _one_of(_LATIN_PHRASE)
     + r")[^\W\d_]{0,3}(?![^\W\d_])|" + "|".join(w for w in _PHRASE_WORDS
                                                 if re.search("[" + _CJK + "]", w)) + ")"
 )
@@ -1032,6 +1131,13 @@ def _credential_as_words(m: re.Match[str]) -> bool:
     verb_to = sep == "to" and not m.group("word").lower().startswith(("hasł", "hasl"))
     if verb_to or sep == "=" or _CJK_RUN.search(word) or m.string.startswith("://", m.end("close")):
         return False
+    if _describes(word, m.group("word").lower(), sep.lower()):
+        # "Passwort: vergessen", "la password è scaduta": a state, not a value.
+        return False
+    if camel and _alternating_case(word):
+        # "TrOmBoNeLaKe": an identifier changes case where a word starts, a
+        # password's letters change it at every other one.
+        return word.lower() not in _DESCRIBING
     return not camel and _one_word_password(word)
 
 
@@ -1049,12 +1155,58 @@ vide aucun inconnu correct secret requise
 leer geheim richtig unbekannt abgelaufen geändert gesetzt notwendig nötig vertraulich
 vacío vacía secreto correcta correcto incorrecta obligatoria desconocido caducado
 vazio vazia secreta correta desconhecido
+scaduta scaduto cambiata cambiato bloccata bloccato obbligatoria richiesta sbagliata errata
+caducada caducado cambiada cambiado bloqueada bloqueado requerida olvidada expirada
+pendiente obrigatória obrigatoria alterada alterado expirado incorreta errada pendente
+oublié oublie expiré expire bloqué bloque requis obligatoire incorrect périmé perime
+ungültig ungultig falsch
 пустой секретный правильный неизвестен обязательно
 필수 선택 비공개 공개 만료 변경 필요 동일 없음 임시 보안 비밀
 """.split())
 # English endings of words that describe: expired, expiring, configurable,
 # visible, useful, useless, ambiguous, protective.
 _DESCRIBING_ENDINGS = ("ed", "ing", "able", "ible", "ful", "less", "ous", "ive")
+
+
+# What a word of description looks like in the languages whose password
+# word or copula names them, in lower case (a German noun is capitalised):
+# participles made with a prefix and an ending ("vergessen", "gesperrt",
+# "verlopen", "gewijzigd") and Polish participles and negated adjectives
+# ("wymagane", "nieprawidłowe"). Romance participles end as many nouns do
+# ("caducada" and "empanada", "scaduta" and "limonata"): theirs are listed
+# in ``_DESCRIBING`` one by one instead.
+_DESCRIBING_SHAPES = MappingProxyType({
+    "de": re.compile(r"(?:ge|ver|abge|ange|ausge|zurückge|ent|zer)[^\W\d_]{2,}(?:t|en|et)"
+                     r"|[^\W\d_]{2,}lich"),
+    "nl": re.compile(r"(?:ge|ver|ont)[^\W\d_]{2,}(?:d|t|en)|[^\W\d_]{2,}lijk"),
+    "pl": re.compile(r"nie[^\W\d_]{3,}(?:e|y|a)|[^\W\d_]{2,}(?:ane|one|ony|ęte|ęty)"),
+})
+# The language a password's word or its copula names.
+_WORD_LANGUAGE = (
+    ("passwort", "de"), ("kennwort", "de"), ("geheimzahl", "de"), ("wachtwoord", "nl"),
+    ("hasł", "pl"), ("hasl", "pl"),
+)
+_COPULA_LANGUAGE = MappingProxyType({"ist": "de", "lautet": "de", "war": "de", "jest": "pl"})
+
+
+def _describes(word: str, name: str, sep: str) -> bool:
+    """Whether the lower-case ``word`` given after the password word ``name``
+    and its connector ``sep`` has the shape of a word of description in
+    the language they name."""
+    if word != word.lower():
+        return False
+    language = next((lang for start, lang in _WORD_LANGUAGE if name.startswith(start)),
+                    _COPULA_LANGUAGE.get(sep))
+    shape = _DESCRIBING_SHAPES.get(language or "")
+    return shape is not None and shape.fullmatch(word) is not None
+
+
+def _alternating_case(word: str) -> bool:
+    """Whether the case of ``word``'s letters changes between at least half
+    of its neighbours (and at least six times): "TrOmBoNe", never
+    "getUserName" or "iPhone"."""
+    changes = sum(a.islower() != b.islower() for a, b in itertools.pairwise(word))
+    return changes >= 6 and changes * 2 >= len(word) - 1
 
 
 def _one_word_password(word: str) -> bool:
@@ -1309,6 +1461,12 @@ _ABBREVIATED = (
 )
 
 
+def _mixed_case_with_digit(value: str) -> bool:
+    """Both cases and a digit: "Gull_Rock44", never "skip_tests" or "MAX_RETRIES_3"."""
+    lower, upper, digit, _ = _char_classes(value)
+    return lower and upper and digit
+
+
 def _strong_password(value: str) -> bool:
     """Letters, digits and a symbol no name or word carries: "Tern!Reef61"."""
     lower, upper, digit, _ = _char_classes(value)
@@ -1321,25 +1479,34 @@ def _strong_password(value: str) -> bool:
 _USER_BEFORE = re.compile(
     r"(?:\b(?:user(?:name)?|login|utilisateur|usuario|usuário|utente|пользователь|логин)\b:?"
     r" ?[\w.@-]{1,40}"
+    # An account named by its address: "team.acme@gmail.com, pass …".
+    r"|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}"
     # After "as", an account's name: one with a digit or a mark, or root or admin.
     r"|\b(?:as|als|en tant que|como|под) (?:[\w]{0,20}[\d_.@-][\w.@-]{0,40}|root|admin"
     r"|administrator|postgres))[,;]? ?\(?$", re.IGNORECASE)
 
 
 def _abbreviated_password(m: re.Match[str]) -> bool:
-    value = m.group("secret").rstrip(".!?:,;")
+    # An exclamation mark that closes the value is a sentence's as often as
+    # the password's: it is left off the value, yet counts as its symbol.
+    whole = m.group("secret").rstrip(".?:,;")
+    value = whole.rstrip("!")
     user_before = _USER_BEFORE.search(m.string[max(0, m.start() - 60):m.start()]) is not None
     if m.group("bare") is not None and not user_before and (
-            m.group("word").lower() == "pass" or not _strong_password(value)):
+            m.group("word").lower() == "pass" or not _strong_password(whole)):
         # With no connector, "pass" is a verb ("pass C++17 to the
         # compiler"); after a user's name it is that user's password. "pw"
         # is no verb: with a value of letters, digits and a symbol, it names it.
         return False
     if len(value) < 4 or "/" in value or value.startswith(("$", "~", "\\")):
         return False
-    if "_" in value and not user_before:
-        # An identifier ("pass: skip_tests"), unless a user is named just
-        # before ("user: qa-runner pass: Mossy_Anvil_31").
+    if "_" in value and not user_before and not (
+            m.group("word").lower() != "pass" and _mixed_case_with_digit(value)):
+        # An identifier ("pass: skip_tests", "PASS: test_Login_2" is a test's
+        # result), unless a user is named just before ("user: qa-runner pass:
+        # Mossy_Anvil_31"); after "pw", which names nothing else, an
+        # identifier keeps one case, a password mixes both with a digit
+        # ("pw: Gull_Rock44").
         return False
     if (_PLACEHOLDER.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value)
             or _CODE_NUMBER.fullmatch(value) or value.lower() in _DESCRIBING):
@@ -1427,11 +1594,14 @@ def _seed_phrase(m: re.Match[str]) -> bool:
 # them, a digit in each (words are not codes).
 _CODE = (r"(?i:(?=[a-z]{0,4}\d)[a-z0-9]{4,5}[- ](?=[a-z]{0,4}\d)[a-z0-9]{4,5}"
          r"|(?=[a-z]{0,9}\d)[a-z0-9]{5,10})")
+# Codes are listed as a list is: after commas, bullets or numbers ("1) …").
 _CODES_APART = (r"(?:, ?| ?/ ?| and | et | und | y | e | и |、|，|\s{1,4}[-*•]\s{1,2}"
-                r"|\s{1,4})")
+                r"|\s{1,4}\d{1,2}[.)]\s{1,2}|\s{1,4})")
 _BACKUP_CODES = (
     r"(?i:(?<![\w-])(?:(?:2fa|mfa|otp|two[- ]factor|2-step|backup|recovery|emergency|scratch"
     r"|spare|one-time)(?:[ -](?:backup|recovery|verification|login))?[ -]codes"
+    # A second factor's backup needs no "codes": "2FA backup: …".
+    r"|(?:2fa|mfa|otp|two[- ]factor)[ -](?:backup|recovery)"
     r"|(?:wiederherstellungs|sicherungs|notfall|backup-|reserve)codes"
     r"|codes (?:de (?:secours|récupération|sauvegarde|backup)|à usage unique)"
     r"|c[óo]digos (?:de )?(?:respaldo|recuperación|recuperação|backup|emergencia|reserva)"
@@ -1442,7 +1612,8 @@ _BACKUP_CODES = (
     r"|备用(?:验证)?码|恢复码|备份码|備用(?:驗證)?碼|復原碼|バックアップコード|リカバリーコード"
     r"|予備(?:の)?コード|백업 ?코드|복구 ?코드)"
     r"(?:" + _WHAT_FOR + r")?(?:,? (?:[A-Z][\w-]{1,23}|\d[A-Z]{2,4}))?(?: ?\([^()\n]{1,40}\))?"
-    r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}(?:[-*•]\s{1,2})?"
+    r"(?: ?[:：]| (?:are|sind|lauten|sont|son|são|sono|были|это))?\s{0,4}"
+    r"(?:[-*•]\s{1,2}|\d{1,2}[.)]\s{1,2})?"
     r"(?P<secret>" + _CODE + _CODES_APART + _CODE
     + _nested(_CODES_APART + _CODE, 14, "?") + r")(?![\w-])"
 )
@@ -1527,9 +1698,18 @@ _NOT_LOCK = re.compile(r"\b(?:key|keys|keyboard|shortcut|drug|drugs|therapy|flag
                        re.IGNORECASE)
 
 
+# What a lock's name may be followed by and still name its numbers: "safe
+# combination 12-34-56", "padlock code 4-7-1".
+_COMBINATION_NOUNS = frozenset("""
+combination combo code lock kombination combinaison combinación combinação combinazione
+""".split())
+
+
 def _combination(m: re.Match[str]) -> bool:
-    if m.group("bare") is not None and m.group("gap"):
-        # With no connector, only numbers right after the lock's name are its.
+    gap = m.group("gap")
+    if m.group("bare") is not None and gap and gap.strip().lower() not in _COMBINATION_NOUNS:
+        # With no connector, only numbers right after the lock's name (or
+        # after its combination's) are its.
         return False
     before = m.string[max(0, m.start() - 12):m.start()]
     return _NOT_LOCK.search(m.group("gap") + " " + before) is None
@@ -1550,7 +1730,7 @@ _HAN_DIGITS = "〇零一二三四五六七八九"
 # ("사칠일구"); a Hangul syllable after them makes a word of them.
 _HANGUL_DIGITS = "공영일이삼사오육칠팔구"
 _SPELT_OUT = (
-    _CRED_WORD
+    _PASS_CRED_WORD
     + r"(?P<gap>" + _gap_char(r"\d") + r"{0,32}?)"
     + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|là|है|—|–|-)(?= )" + _ITS
     + r"| ?(?:是|为|為|は|는|은|이|가)|)"
@@ -1612,7 +1792,7 @@ _PAIR_WORDS = (
 )
 _PAIRS_APART = r"(?:,? )"
 _SPELT_IN_PAIRS = (
-    _CRED_WORD
+    _PASS_CRED_WORD
     + r"(?P<gap>" + _gap_char(r"\d") + r"{0,32}?)"
     + r"(?: ?[:=：]| (?:is|was|are|est|ist|lautet|es|é|è|är|er|jest|to|là|—|–|-)(?= )" + _ITS
     + r"|)"
@@ -1651,10 +1831,12 @@ def _spelt_out(m: re.Match[str]) -> bool:
         return False
     value = m.group("secret")
     digits = [part for part in re.split(r"[ ,-]+", value) if part]
-    if len(digits) == 1:  # Chinese numerals, one character a digit
-        digits = list(value)
-    year = len(digits) == 4 and "".join(digits[:2]) in ("19", "20", "一九", "二〇", "二零")
-    return not year
+    if len(digits) > 1:
+        # Digits said one by one ("1 9 8 4", "one nine eight four") are a
+        # code: no one reads a year out so, whereas a year is a common PIN.
+        return True
+    # Chinese numerals, one character a digit, are how a year is written.
+    return not (len(value) == 4 and value[:2] in ("一九", "二〇", "二零"))
 
 # --- a value bound to its name by the sentence, not by a copula -------------------
 #
@@ -2002,8 +2184,8 @@ _PASS_LATIN = tuple(sorted((w for w in _SHAPED_NAMES if not re.search("[" + _CJK
 _PASS_WORD = (
     # "pass" takes a plural only, as the short words do: "passed" is a verb.
     r"(?:" + _LATIN_WORD.format(
-        "|".join(re.escape(w) for w in _PASS_LATIN if len(w) > 3 and w != "pass"),
-        "|".join(re.escape(w) for w in _PASS_LATIN if len(w) <= 3 or w == "pass"))
+        _one_of(w for w in _PASS_LATIN if len(w) > 3 and w != "pass"),
+        _one_of(w for w in _PASS_LATIN if len(w) <= 3 or w == "pass"))
     + "|" + "|".join(w for w in _PASS_WORDS if re.search("[" + _CJK + "]", w)) + ")"
 )
 # A clause's gap: no sentence end ("example.com" and "v2.4" are no end).
@@ -2673,7 +2855,11 @@ RULES: tuple[ScanRule, ...] = (
         _rx(
             r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,40}?"
             r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey"
-            r"|access[_-]?key|private[_-]?key|credentials?|auth)"
+            r"|access[_-]?key|private[_-]?key|credentials?|auth"
+            # "pass" and "pw" as the last part of a name (DB_PASS, smtp.pass,
+            # ADMIN_PW) name a password as "password" does; alone, "pass:"
+            # reports a test and "bypass" is another word.
+            r"|(?<=[A-Za-z0-9][_.-])(?:pass|pw))"
             r"[\"']? ?(?:=(?!=)|:|=>|:=) ?[\"'`]?"
             # An auth scheme names how the value is sent, not the value: it is
             # what follows ("Token: Bearer <redacted>" gives none).
@@ -2683,8 +2869,11 @@ RULES: tuple[ScanRule, ...] = (
             _I,
         ),
         _credential_value,
-        prefilter=(("pass", "pwd", "secret", "token", "api", "access", "private", "credential",
-            "auth"), ("=", ":")), lead=40,
+        prefilter=(("pass", "pwd", "pw", "secret", "token", "api", "access", "private",
+            "credential", "auth"), ("=", ":")), lead=40,
+        # The value is a credential by the name it is given, as in prose: one
+        # shown as an example ("Sample config: DB_PASSWORD=…") flags.
+        judged_in_context=True,
     ),
     ScanRule(
         "secret.credential_assignment_zh", "secret", "assignment",
@@ -2694,6 +2883,7 @@ RULES: tuple[ScanRule, ...] = (
         ),
         _credential_value,
         prefilter=(("密码", "口令", "密钥", "私钥", "令牌", "访问令牌", "凭证", "凭据"),), lead=0,
+        judged_in_context=True,
     ),
     # --- secrets: catch-all ------------------------------------------------------
     ScanRule(
@@ -3267,7 +3457,10 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_BACKUP_CODES),
         _backup_codes,
         prefilter=(("codes", "коды", "códigos", "codigos", "codici", "码", "碼", "コード",
-                    "코드", "kody", "koder", "kodlar", "kode", "mã dự phòng"),),
+                    "코드", "kody", "koder", "kodlar", "kode", "mã dự phòng",
+                    *(f"{factor}{sep}{kind}" for factor in ("2fa", "mfa", "otp", "two-factor",
+                                                            "two factor")
+                      for sep in " -" for kind in ("backup", "recovery"))),),
         judged_in_context=True,
     ),
     ScanRule(

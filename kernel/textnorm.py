@@ -421,7 +421,9 @@ def entity_pieces(text: str) -> list[tuple[str, int, int]] | None:
 
 
 # Letters spelt out one at a time: five or more one-character words in a row.
-_SPACED = re.compile(r"(?<!\S)\w(?:[ \t\u00a0]{1,3}\w(?!\S)){4,4096}(?!\S)")
+# A password spelt out keeps its symbols: "T r o u t # 4 4 1 9".
+_SPACED = re.compile(r"(?<!\S)[\w!#$%&*+@^~](?:[ \t\u00a0]{1,3}[\w!#$%&*+@^~](?!\S)){4,4096}"
+                     r"(?!\S)")
 _GAP = re.compile(r"[ \t\u00a0]{1,3}")
 # The longest vocabulary word (segmentation looks no further).
 _LONGEST_WORD = max(map(len, VOCABULARY))

@@ -326,3 +326,11 @@ def test_printable_ascii_prose_finds_what_the_full_scan_finds() -> None:
         "x\x1by",
     ):
         _same(text)
+
+
+def test_a_tokens_name_before_a_pins_name_hides_no_code_spelt_out() -> None:
+    # Without the prefilter, the pattern read "secret" as the name, its
+    # validator refused a token's digits, and the PIN after it was never
+    # tried; with it, the PIN was found.
+    text = "client secretau nom duMeine PIN lautet acht eins vier null."
+    assert scan(text) == scan(text, prefilter=False) != ()
