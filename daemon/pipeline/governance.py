@@ -255,7 +255,10 @@ def _provenance(p: schema.MemoryWrite, channel: str, hasher: KeyedHasher) -> Pro
         if p.source == "import":
             return Provenance("import", eligible=False)
         return Provenance("user", eligible=True)
-    episode = None if p.task_id is None else hasher.content_of("episode", p.task_id)
+    # 128 bits of a keyed hash of the task id (task ids are capability-like
+    # handles): unique per task, and a third of the whole hash's bytes in
+    # the row and its index.
+    episode = None if p.task_id is None else hasher.content_of("episode", p.task_id)[4:36]
     if p.source == "extraction":
         if p.evidence is None:
             raise _bad("$.evidence", "object with user_message (required for extraction)")
