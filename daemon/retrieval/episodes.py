@@ -31,6 +31,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from memoryd.daemon.retrieval import search
+
 if TYPE_CHECKING:
     from memoryd.daemon.storage.txn import Tx
 
@@ -73,23 +75,17 @@ def followed(tx: Tx, rows: list[dict[str, Any]], where: str, args: tuple[Any, ..
              for r in tx.all(_NEXT, (json.dumps(list(score)),)) if r["next"] is not None]
     if not links:
         return rows
+    # A follower among the rows was read through the filter already; the
+    # others are read through it now, and one it refuses is not added.
     by_id = {r["id"]: r for r in rows}
-    wanted = ", ".join(f"e.{c}" for c in dict.fromkeys(("id", *columns)))
-    found = {r["id"]: r for r in tx.all(
-        "WITH c(episode_follower) AS (SELECT value FROM json_each(?))"  # noqa: S608 (our column names, the caller's filter)
-        f" SELECT {wanted} FROM c CROSS JOIN entries AS e"
-        f" WHERE e.id = c.episode_follower AND {where}",
-        (json.dumps(sorted({nxt for _, nxt in links})), *args))}
+    search.read_rows(tx, sorted({nxt for _, nxt in links}), where, args, columns, by_id)
     lifted: dict[str, float] = {}
     for prev, nxt in links:
-        if nxt in found:
+        if nxt in by_id:
             lifted[nxt] = lifted.get(nxt, 0.0) + SHARE * score[prev]
     if not lifted:
         return rows
     for entry_id, extra in lifted.items():
-        row = by_id.get(entry_id)
-        if row is None:
-            row = by_id[entry_id] = {c: found[entry_id][c] for c in columns}
-            row["score"] = 0.0
-        row["score"] = round(row["score"] + extra, 9)
+        row = by_id[entry_id]
+        row["score"] = round(row.get("score", 0.0) + extra, 9)
     return sorted(by_id.values(), key=lambda r: (-r["score"], r["id"]))

@@ -32,6 +32,7 @@ Invariants:
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import operator
 import re
@@ -557,6 +558,25 @@ TSVECTOR = FullText(key="id", doc_freqs=_pg_doc_freqs, ranked=_ranked_pg,
 
 
 _SPACE = re.compile(r"\s+")
+
+
+def read_rows(tx: Tx, ids: Sequence[str], where: str, args: tuple[Any, ...],
+              columns: tuple[str, ...] | None, by_id: dict[str, dict[str, Any]]) -> None:
+    """Add to ``by_id`` the rows of ``ids`` it lacks, read through the caller's
+    filter ``where`` on ``e`` (``columns`` of each, None for every column)."""
+    missing = [entry_id for entry_id in ids if entry_id not in by_id]
+    if not missing:
+        return
+    cols = "e.*" if columns is None else ", ".join(f"e.{c}" for c in columns)
+    # CROSS JOIN pins the order: each candidate by primary key, then the
+    # filter. Left to itself the planner may walk an index of every active
+    # entry instead. (The CTE's column has a name no entries column has: the
+    # caller's filter may name columns unqualified.)
+    for row in tx.all("WITH c(wanted_id) AS (SELECT value FROM json_each(?))"  # noqa: S608 (no client text in SQL)
+                      f" SELECT {cols} FROM c CROSS JOIN entries AS e"
+                      f" WHERE e.id = c.wanted_id AND {where}",
+                      (json.dumps(missing), *args)):
+        by_id[row["id"]] = row
 
 
 def snippet(text_fields: tuple[str, ...], terms: tuple[str, ...], width: int = 200) -> str:

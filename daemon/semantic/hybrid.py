@@ -90,7 +90,7 @@ ANCHORS = (
 
 # Vector neighbours fused per query. Past the first few dozen a neighbour
 # adds little to a snapshot of a dozen cards, and each one not found
-# lexically is read from the store (``read_rows``).
+# lexically is read from the store (``search.read_rows``).
 VECTOR_CANDIDATES = 50
 # The model reads 512 tokens at once; a longer intent is embedded from its
 # first characters (the whole intent still goes to the lexical plan).
@@ -158,24 +158,6 @@ def _packs(tx: Tx, model: str, dim: int, spaces: str,
                           " SELECT p.used, p.vids, p.scales, p.vecs FROM c CROSS JOIN"
                           " vector_packs AS p WHERE p.id = CAST(c.pack AS BIGINT)",
                           (json.dumps(ids[at:at + PAGE]),), binary=True)
-
-
-def read_rows(tx: Tx, ids: Sequence[str], where: str, args: tuple[Any, ...],
-              columns: tuple[str, ...] | None, by_id: dict[str, dict[str, Any]]) -> None:
-    """Add to ``by_id`` the rows of ``ids`` it lacks, read through the caller's filter."""
-    missing = [entry_id for entry_id in ids if entry_id not in by_id]
-    if not missing:
-        return
-    cols = "e.*" if columns is None else ", ".join(f"e.{c}" for c in columns)
-    # CROSS JOIN pins the order: each candidate by primary key, then the
-    # filter. Left to itself the planner may walk an index of every active
-    # entry instead. (The CTE's column has a name no entries column has: the
-    # caller's filter may name columns unqualified.)
-    for row in tx.all("WITH c(vector_candidate) AS (SELECT value FROM json_each(?))"  # noqa: S608 (no client text in SQL)
-                      f" SELECT {cols} FROM c CROSS JOIN entries AS e"
-                      f" WHERE e.id = c.vector_candidate AND {where}",
-                      (json.dumps(missing), *args)):
-        by_id[row["id"]] = row
 
 
 def fuse(lexical: Sequence[tuple[str, float]], vector: Sequence[tuple[str, float]],
@@ -324,7 +306,7 @@ class Ranker:
         floor = self.floor(qvec)
         near = nearest(tx, self.embedder.model_id, qvec, spaces[0], spaces[1],
                        min(limit, VECTOR_CANDIDATES), floor)
-        read_rows(tx, [entry_id for entry_id, _ in near], where, args, picked, by_id)
+        search.read_rows(tx, [entry_id for entry_id, _ in near], where, args, picked, by_id)
         near = [hit for hit in near if hit[0] in by_id]
         fused = fuse([(r["id"], r["score"]) for r in lexical], near, floor)
         rows = []
