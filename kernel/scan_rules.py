@@ -705,26 +705,25 @@ _LATIN_CRED = tuple(sorted((w for w in _PASS_WORDS + _TOKEN_WORDS
 # every credential word, or the password words alone, and the locks' words.
 _CREDENTIAL_NAMES = tuple(w.lower() for w in _PASS_WORDS + _TOKEN_WORDS) + _LOCK_CODE_LITERALS
 _PASSWORD_NAMES = tuple(w.lower() for w in _PASS_WORDS) + _LOCK_CODE_LITERALS
-_CRED_WORD = (
-    r"(?P<word>" + _LATIN_WORD.format(
-        _one_of(w for w in _LATIN_CRED if len(w) > 3),
-        _one_of(w for w in _LATIN_CRED if len(w) <= 3))
-    + "|" + "|".join(w for w in _PASS_WORDS + _TOKEN_WORDS if re.search("[" + _CJK + "]", w))
-    + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
-)
+
+
+def _cred_word(words: tuple[str, ...]) -> str:
+    """The group ``word``: one of ``words`` (a Latin one whole, as
+    ``_LATIN_WORD`` reads it; one in a CJK script anywhere) or a lock's code."""
+    latin = tuple(w for w in _LATIN_CRED if w in words)
+    return (r"(?P<word>" + _LATIN_WORD.format(_one_of(w for w in latin if len(w) > 3),
+                                              _one_of(w for w in latin if len(w) <= 3))
+            + "|" + "|".join(w for w in words if re.search("[" + _CJK + "]", w))
+            + r"|(?<![\w-])(?:" + _LOCK_CODE + "))")
+
+
+_CRED_WORD = _cred_word(_PASS_WORDS + _TOKEN_WORDS)
 # The same, of the password words alone: the rows whose prefilter is the
 # password words' (``_PASSWORD_NAMES``) read only them, so that a token's
 # name their validators refuse ("client secret … lautet acht eins …") never
 # takes the place of a PIN's name after it, as it would without the
 # prefilter.
-_LATIN_PASS = tuple(w for w in _LATIN_CRED if w in _PASS_WORDS)
-_PASS_CRED_WORD = (
-    r"(?P<word>" + _LATIN_WORD.format(
-        _one_of(w for w in _LATIN_PASS if len(w) > 3),
-        _one_of(w for w in _LATIN_PASS if len(w) <= 3))
-    + "|" + "|".join(w for w in _PASS_WORDS if re.search("[" + _CJK + "]", w))
-    + r"|(?<![\w-])(?:" + _LOCK_CODE + "))"
-)
+_PASS_CRED_WORD = _cred_word(_PASS_WORDS)
 
 
 def _nested(word: str, most: int, optional: str) -> str:
