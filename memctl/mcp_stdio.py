@@ -24,7 +24,10 @@ Invariants:
 - a line is split on ``\\n`` only and decoded as UTF-8 with bad bytes
   replaced; the last line comes even without its ``\\n``; a line that is not
   a JSON-RPC message is handed on as the exception it raised, as the SDK's
-  transport does;
+  transport does, except a request whose id can still be read (JSON that
+  Python reads but the message types refuse: a lone surrogate escape, a
+  misshapen field): that request is answered ``-32600`` by its id at once,
+  naming nothing it held, so no client waits on it for ever;
 - each message goes out as one whole line, however many tasks send at once;
   a closed writer refuses with ``anyio.ClosedResourceError``; a line the
   pipe takes at once is written without the lock or a checkpoint;
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import json
 import os
 import stat
 from collections.abc import Iterator
@@ -209,23 +213,48 @@ class PipeWriter:
         await anyio.lowlevel.checkpoint()
 
 
+def _request_id(line: str) -> int | str | None:
+    """The id of the request ``line`` holds, if Python's JSON reader finds one
+    (it takes lone surrogate escapes that the message types refuse)."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("method"), str):
+        return None
+    rid = obj.get("id")
+    return rid if isinstance(rid, str | int) and not isinstance(rid, bool) else None
+
+
 class MessageReader(AsyncResource):
     """The server's read stream: one message (or the exception its line
-    raised) per line of ``lines``."""
+    raised) per line of ``lines``; a request that is no message but still
+    has its id is answered through ``answer`` and not handed on."""
 
-    def __init__(self, lines: PipeLines) -> None:
+    def __init__(self, lines: PipeLines, answer: MessageWriter | None = None) -> None:
         self._lines = lines
+        self._answer = answer
 
     async def receive(self) -> SessionMessage | Exception:
-        try:
-            line = await anext(self._lines)
-        except StopAsyncIteration:
-            raise anyio.EndOfStream from None
-        try:
-            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except Exception as exc:  # noqa: BLE001 (the SDK's transport hands it on the same way)
-            return exc
-        return SessionMessage(message)
+        while True:
+            try:
+                line = await anext(self._lines)
+            except StopAsyncIteration:
+                raise anyio.EndOfStream from None
+            try:
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except Exception as exc:  # noqa: BLE001 (the SDK's transport hands it on the same way)
+                rid = None if self._answer is None else _request_id(line)
+                if rid is None or self._answer is None:
+                    return exc
+                # What the line held is not repeated: it may be the agent's text.
+                await self._answer.send(SessionMessage(types.JSONRPCError(
+                    jsonrpc="2.0", id=rid, error=types.ErrorData(
+                        code=types.INVALID_REQUEST,
+                        message="the request is no valid MCP message (a string with a lone"
+                                " surrogate escape, or a field of the wrong shape)"))))
+                continue
+            return SessionMessage(message)
 
     def __aiter__(self) -> MessageReader:
         return self
@@ -304,7 +333,8 @@ def loop_stdio() -> Iterator[tuple[MessageReader, MessageWriter] | None]:
             lines = PipeLines(stdin)
             try:
                 with nonblocking(stdin), nonblocking(stdout):
-                    yield MessageReader(lines), MessageWriter(PipeWriter(stdout))
+                    writer = MessageWriter(PipeWriter(stdout))
+                    yield MessageReader(lines, writer), writer
             finally:
                 # Off the loop before the descriptor is closed below.
                 lines.close()

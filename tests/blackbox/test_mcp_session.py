@@ -7,6 +7,9 @@ real daemon, like ``test_mcp.py``.
 
 from __future__ import annotations
 
+import json
+import select
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -257,3 +260,75 @@ def test_revoking_the_token_takes_the_tools_away(d: Daemon) -> None:
     assert after == {"memory_status"}
     assert status.is_error
     assert status.structured_content["error"]["code"] == "invalid_token"
+
+
+def _lines(d: Daemon, token: str, *lines: str) -> list[dict[str, Any] | None]:
+    """Each line written raw to a bridge on pipes (as MCP clients start it), after
+    the initialize handshake; the reply read for each, or None after 10 s."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memoryd.memctl", "--home", str(d.home), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={"PYTHONPATH": str(REPO), "MEMORYD_AGENT_TOKEN": token},
+        cwd=str(REPO),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(line: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(line.encode("utf-8") + b"\n")
+        proc.stdin.flush()
+
+    def reply() -> dict[str, Any] | None:
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 10)
+        return json.loads(proc.stdout.readline()) if ready else None
+
+    try:
+        send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "1"},
+                    },
+                }
+            )
+        )
+        assert reply() is not None
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        out = []
+        for line in lines:
+            send(line)
+            out.append(reply())
+        return out
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def test_a_request_no_message_type_reads_is_answered_by_its_id_and_the_session_goes_on(
+    d: Daemon,
+) -> None:
+    # A lone surrogate escape is JSON to Python's reader but no text: the
+    # SDK's message types refuse the line, and the client must not wait on
+    # its request for ever. The error names no argument value.
+    token = _token(d, "surrogate", **FULL)
+    canary = "cnry" + "7f3a9c"
+    bad = (
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name":'
+        ' "memory_search", "arguments": {"query": "' + canary + '\\ud800"}}}'
+    )
+    answered, after = _lines(
+        d, token, bad, json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
+    )
+    assert answered is not None, "no reply to the request"
+    assert answered["id"] == 7
+    assert answered["error"]["code"] == -32600
+    assert canary not in json.dumps(answered)
+    assert after is not None and after["id"] == 8 and after["result"]["tools"]
