@@ -40,7 +40,7 @@ from memoryd.daemon.storage.seam import StoreVersionError, readable_version
 
 # The PostgreSQL schema has its own version line (it is not a copy of the
 # SQLite file's history): MIGRATIONS takes a database from its key to the next.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # Text compares byte-wise ("C"), as SQLite's does: listings page in the same
 # order on both backends, whatever the database's locale.
@@ -476,9 +476,15 @@ def _migrate_5_to_6(conn: psycopg.Connection[Any]) -> None:
     conn.execute(f"ALTER TABLE entries ADD COLUMN IF NOT EXISTS episode {_T}")
 
 
+def _migrate_6_to_7(conn: psycopg.Connection[Any]) -> None:
+    """Version 7: the episode index keyed by namespace too (SQLite's version
+    13); the install makes it anew."""
+    conn.execute("DROP INDEX IF EXISTS entries_episode")
+
+
 MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {
     1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
-    5: _migrate_5_to_6}
+    5: _migrate_5_to_6, 6: _migrate_6_to_7}
 
 
 class BoolAsInt(Dumper):

@@ -39,7 +39,7 @@ from memoryd.daemon.storage.seam import readable_version
 # The version this memoryd writes. Each step of MIGRATIONS takes a store from
 # its key to the next version; all steps run in the one transaction that opens
 # the store, so a crash leaves the old version whole.
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 def _migrate_1_to_2(conn: apsw.Connection) -> None:
@@ -261,11 +261,18 @@ def _migrate_11_to_12(conn: apsw.Connection) -> None:
         conn.execute("ALTER TABLE entries ADD COLUMN episode TEXT")
 
 
+def _migrate_12_to_13(conn: apsw.Connection) -> None:
+    # Version 13 keys the episode index by namespace too, so a follower's
+    # look-up reads nothing of the task's other namespaces: the old index
+    # goes, and the store's install makes the new one (episodes.FOLLOWERS).
+    conn.execute("DROP INDEX IF EXISTS entries_episode")
+
+
 MIGRATIONS: dict[int, Callable[[apsw.Connection], None]] = {
     1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
     5: _migrate_5_to_6, 6: _migrate_6_to_7, 7: _migrate_7_to_8,
     8: _migrate_8_to_9, 9: _migrate_9_to_10, 10: _migrate_10_to_11,
-    11: _migrate_11_to_12}
+    11: _migrate_11_to_12, 12: _migrate_12_to_13}
 
 # Indexes an older schema made that no query needs (docs/design.md names the
 # query each kept index serves). entries_scope(owner, target, scope, status)

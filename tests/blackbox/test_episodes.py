@@ -17,8 +17,9 @@ from typing import Any
 import apsw
 import pytest
 
-from memoryd.daemon.retrieval import text_index
+from memoryd.daemon.retrieval import episodes, text_index
 from memoryd.daemon.storage import pg_schema, sqlite_schema
+from memoryd.daemon.storage.store_pg import translate
 from memoryd.rpc.client import Client
 from tests.harness import (
     Daemon,
@@ -243,6 +244,75 @@ def _two_turns(d: Daemon) -> list[str]:
         return [_write(a, task, "chat", f"Turn {n}", body) for n, body in enumerate(TURNS)]
 
 
+def _followers_work(d: Daemon, prev: str) -> int:
+    """The store's work to find ``prev``'s follower, as recall looks it up:
+    SQLite's virtual-machine steps, or the entries PostgreSQL fetched
+    through an index (this transaction's own count). Deterministic: it
+    counts what was read, not how long it took."""
+    pg = pg_store_of(d.home)
+    if pg is not None:
+        with pg_connect(*pg) as conn:
+            # Planned as a store in use is (its statistics gathered), and
+            # through an index, as at scale, not by a scan of a table this small.
+            conn.execute("ANALYZE entries")
+        with pg_connect(*pg) as conn, conn.transaction():
+            conn.execute("SET LOCAL enable_seqscan = off")
+            fetched = (
+                "SELECT coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0) AS n"
+                " FROM pg_stat_xact_user_tables WHERE relname = 'entries'"
+                " AND schemaname = current_schema()"
+            )
+            before = conn.execute(fetched).fetchone()[0]
+            conn.execute(translate(episodes._NEXT), (f'["{prev}"]',)).fetchall()
+            return int(conn.execute(fetched).fetchone()[0]) - int(before)
+    conn = apsw.Connection(str(d.home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+    steps = [0]
+
+    def count() -> bool:
+        steps[0] += 1
+        return False
+
+    try:
+        conn.set_progress_handler(count, 1)
+        conn.execute(episodes._NEXT, (f'["{prev}"]',)).fetchall()
+    finally:
+        conn.close()
+    return steps[0]
+
+
+def test_the_followers_look_up_reads_nothing_of_the_writers_other_namespaces(d: Daemon) -> None:
+    """Between a task's two entries of one namespace, its entries of another
+    (a private scope the asking teammate cannot read) cost the look-up
+    nothing: what it reads, and so the time it takes, tells no one how much
+    the writer kept elsewhere."""
+    with d.agent() as a:
+        task = _begin(a, ["shared-space", "kept-apart"])
+        lone = _write(a, task, "shared-space", "Gap none #1", "first of a pair")
+        _write(a, task, "shared-space", "Gap none #2", "second of a pair")
+        other = _begin(a, ["shared-space", "kept-apart"])
+        gapped = _write(a, other, "shared-space", "Gap wide #1", "first of a pair")
+        for at in range(0, 400, 50):
+            a.call(
+                "memory.write",
+                {
+                    "task_id": other,
+                    "action": "batch",
+                    "ops": [
+                        {
+                            "action": "add",
+                            "target": "memory",
+                            "scope": "kept-apart",
+                            "entry": entry(f"Kept {n}", f"note number {n}", "fact"),
+                        }
+                        for n in range(at, at + 50)
+                    ],
+                },
+            )
+        _write(a, other, "shared-space", "Gap wide #2", "second of a pair")
+    quiet, crowded = _followers_work(d, lone), _followers_work(d, gapped)
+    assert crowded <= quiet + 8, (quiet, crowded)
+
+
 @pytest.mark.sqlite_only("a SQLite store's file is rewritten to its older version")
 def test_a_version_11_store_is_migrated_to_keep_episodes(home: Path) -> None:
     d = Daemon(home, config=CONFIG, policy=POLICY, ranker="lexical")
@@ -300,6 +370,89 @@ def test_a_version_5_postgresql_schema_is_migrated_to_keep_episodes() -> None:
             d.stop()
         with pg_connect(*pg) as conn:
             version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == (str(pg_schema.SCHEMA_VERSION),)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# The episode index as version 12 (PostgreSQL 6) made it: keyed by episode alone.
+OLD_FOLLOWERS = (
+    "CREATE INDEX entries_episode ON entries(episode, created_at, id)"
+    " WHERE status = 'active' AND episode IS NOT NULL"
+)
+
+
+def _keyed_by_namespace(definition: str) -> bool:
+    return "episode, owner, target, scope, created_at, id" in definition
+
+
+@pytest.mark.sqlite_only("a SQLite store's file is rewritten to its older version")
+def test_a_version_12_stores_episode_index_is_keyed_by_namespace_when_opened(home: Path) -> None:
+    d = Daemon(home, config=CONFIG, policy=POLICY, ranker="lexical")
+    d.start()
+    try:
+        with d.control() as c:
+            enable_consent(c)
+        turns = _two_turns(d)
+    finally:
+        d.stop()
+    conn = apsw.Connection(str(home / "memory.db"))
+    text_index.register(conn)
+    try:
+        with conn:
+            conn.execute("DROP INDEX entries_episode")
+            conn.execute(OLD_FOLLOWERS)
+            conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+    finally:
+        conn.close()
+    d = Daemon(home, config=CONFIG, policy=POLICY, ranker="lexical")
+    d.start()
+    try:
+        assert [card["id"] for card in _cards(d, ["chat"])] == turns
+    finally:
+        d.stop()
+    conn = apsw.Connection(str(home / "memory.db"))
+    try:
+        (sql,) = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'entries_episode'"
+        ).fetchone()
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+    finally:
+        conn.close()
+    assert _keyed_by_namespace(sql), sql
+    assert version == [(str(sqlite_schema.SCHEMA_VERSION),)]
+
+
+def test_a_version_6_postgresql_schemas_episode_index_is_keyed_by_namespace_when_opened() -> None:
+    root = short_tempdir()
+    try:
+        d = Daemon(root / "h", config=CONFIG + pg_store_section(), policy=POLICY, ranker="lexical")
+        d.start()
+        with d.control() as c:
+            enable_consent(c)
+        turns = _two_turns(d)
+        d.stop()
+        pg = pg_store_of(d.home)
+        assert pg is not None
+        with pg_connect(*pg) as conn:
+            conn.execute("DROP INDEX entries_episode")
+            conn.execute(OLD_FOLLOWERS)
+            conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+        d = Daemon(
+            root / "h", config=CONFIG + pg_store_section(pg[1]), policy=POLICY, ranker="lexical"
+        )
+        d.start()
+        try:
+            assert [card["id"] for card in _cards(d, ["chat"])] == turns
+        finally:
+            d.stop()
+        with pg_connect(*pg) as conn:
+            (definition,) = conn.execute(
+                "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+                " AND indexname = 'entries_episode'"
+            ).fetchone()
+            version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert _keyed_by_namespace(definition), definition
         assert version == (str(pg_schema.SCHEMA_VERSION),)
     finally:
         shutil.rmtree(root, ignore_errors=True)

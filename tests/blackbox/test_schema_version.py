@@ -252,7 +252,7 @@ def test_a_version_3_store_is_packed_in_one_step_and_its_undo_still_restores(hom
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 12
+    assert _version(db) == SCHEMA_VERSION == 13
 
 
 def test_an_added_entry_keeps_no_second_copy_of_its_text(home: Path) -> None:
@@ -495,7 +495,7 @@ def test_a_version_5_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 12
+    assert _version(db) == SCHEMA_VERSION == 13
     # Every audit row repacked: the prev hash the row before holds is not
     # stored again, and each body is packed against the one before it (V2);
     # the rows written since, one stream per block (V3).
@@ -649,7 +649,7 @@ def test_a_version_6_store_is_migrated_and_keeps_its_memory(home: Path) -> None:
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 12
+    assert _version(db) == SCHEMA_VERSION == 13
     # The migration stores each row as this version writes it.
     migrated = _stored(db)
     assert {i: migrated[i] for i in (short, based, archived)} == {
@@ -760,7 +760,7 @@ def test_a_version_9_store_is_migrated_to_keep_context_and_time(home: Path) -> N
             assert c.call("audit.verify", {})["ok"] is True
     finally:
         d.stop()
-    assert _version(db) == SCHEMA_VERSION == 12
+    assert _version(db) == SCHEMA_VERSION == 13
     # The usage totals were recounted with the context columns.
     assert _rows(db, "SELECT value FROM meta WHERE key = 'usage_counts'") == [
         ("all_text_columns,docs,chars,context",)
