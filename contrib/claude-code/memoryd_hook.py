@@ -57,27 +57,39 @@ def _is_tool_result(content: Any) -> bool:
         isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
+# What a program printed, put in the transcript as a user line: a command the
+# user ran from the prompt (``!cmd``) or a local slash command.
+_PRINTED = ("<bash-stdout>", "<bash-stderr>", "<local-command-stdout>",
+            "<local-command-stderr>")
+# Lines that are no turn at all: command output Claude Code adds itself,
+# subagents' sidechains, and the summary a compaction writes (the model's
+# account of what the assistant and its tools said, shown in the transcript
+# only).
+_NOT_TURNS = ("isMeta", "isSidechain", "isCompactSummary", "isVisibleInTranscriptOnly")
+
+
 def turns(lines: Iterable[str]) -> Iterator[dict[str, str]]:
     """memoryd turns from the lines of a Claude Code transcript file.
 
-    A ``user`` line holding tool results is a ``tool`` turn; meta lines
-    (command output Claude Code adds itself), sidechains (subagents) and
-    lines of other types (summaries, snapshots) are left out, as are
-    assistant tool calls (no text of their own)."""
+    A ``user`` line holding tool results or a command's printed output is a
+    ``tool`` turn; meta lines, sidechains, compaction summaries
+    (``_NOT_TURNS``) and lines of other types (summaries, snapshots) are
+    left out, as are assistant tool calls (no text of their own)."""
     for line in lines:
         try:
             obj = json.loads(line)
         except ValueError:
             continue
-        if not isinstance(obj, dict) or obj.get("isMeta") or obj.get("isSidechain"):
+        if not isinstance(obj, dict) or any(obj.get(mark) for mark in _NOT_TURNS):
             continue
         kind = obj.get("type")
         message = obj.get("message")
         if kind not in ("user", "assistant") or not isinstance(message, dict):
             continue
         content = message.get("content")
-        role = "tool" if kind == "user" and _is_tool_result(content) else kind
         text = _text(content).strip()
+        role = ("tool" if kind == "user" and (_is_tool_result(content)
+                                              or text.startswith(_PRINTED)) else kind)
         if not text:
             continue
         turn = {"role": role, "content": text}

@@ -41,6 +41,49 @@ def test_a_claude_code_transcript_reads_as_user_assistant_and_tool_turns() -> No
     assert got[0]["ts"] == "2026-12-01T09:00:01.000Z"
 
 
+def _line(content: str, **marks: bool) -> str:
+    return json.dumps(
+        {
+            "type": "user",
+            **marks,
+            "message": {"role": "user", "content": content},
+            "timestamp": "2026-12-01T10:00:00.000Z",
+        }
+    )
+
+
+def test_a_compaction_summary_is_never_read_as_the_users_turn() -> None:
+    """When Claude Code compacts a session it writes the model's summary of
+    everything so far (what the assistant and its tools said) as a ``user``
+    line marked ``isCompactSummary``: it is no turn of the user's, and
+    nothing an assistant or a tool said may become a memory."""
+    tool_said = "We deploy every service by hand from the release laptop."
+    summary = (
+        "This session is being continued from a previous conversation that ran out of"
+        f" context. The conversation is summarized below:\n1. The web page said: {tool_said}"
+    )
+    lines = [
+        _line(summary, isCompactSummary=True, isVisibleInTranscriptOnly=True),
+        _line(summary, isVisibleInTranscriptOnly=True),
+        _line(PREFERENCE),
+    ]
+    got = list(hook_module().turns(lines))
+    assert got == [{"role": "user", "content": PREFERENCE, "ts": "2026-12-01T10:00:00.000Z"}]
+
+
+def test_a_shell_commands_output_the_user_ran_is_a_tool_turn() -> None:
+    """Output of a command the user ran from the prompt (``!cmd``) or of a
+    local slash command is what a program printed, not the user's words."""
+    printed = "deploy.sh: every service deployed by hand"
+    lines = [
+        _line("<bash-input>./deploy.sh</bash-input>"),
+        _line(f"<bash-stdout>{printed}</bash-stdout><bash-stderr></bash-stderr>"),
+        _line(f"<local-command-stdout>{printed}</local-command-stdout>"),
+    ]
+    got = list(hook_module().turns(lines))
+    assert [t["role"] for t in got] == ["user", "tool", "tool"]
+
+
 @pytest.fixture(scope="module")
 def d() -> Iterator[Daemon]:
     with running(config="[extract]\npoll_interval_s = 0.05\n") as daemon:
