@@ -2,7 +2,9 @@
 
 Owns: ``task.begin`` / ``task.end`` and resolving a ``task_id`` back to its
 task for a caller (``lookup`` from its row, ``refresh`` of one already
-resolved: only its end, lifetime and snapshot are read again).
+resolved: only its end, lifetime and snapshot are read again); and whether a
+task, ended or not, was begun with ``tools_used`` (``used_tools``, which the
+extraction worker asks when it runs a job the task submitted).
 
 Invariants:
 - consent is frozen at ``task.begin``; later consent changes affect new tasks
@@ -286,3 +288,12 @@ def _bounded(tx: Tx, task: Task, now: str) -> Task:
 def end(tx: Tx, task: Task, now: str) -> schema.TaskEnded:
     tx.exec("UPDATE tasks SET ended_at = ?, snapshot = NULL WHERE task_id = ?", (now, task.task_id))
     return schema.TaskEnded(task_id=task.task_id, ended=True)
+
+
+def used_tools(tx: Tx, task_id: str) -> bool:
+    """Whether task ``task_id`` was begun with ``tools_used`` (it used
+    external tools), whether or not it has ended. A task whose row cannot be
+    found counts as one that did: what it saw cannot be vouched for, so it
+    is held to the stricter consent (fail closed)."""
+    row = tx.one("SELECT tools_used FROM tasks WHERE task_id = ?", (task_id,))
+    return row is None or bool(row["tools_used"])

@@ -13,9 +13,11 @@ governed write (daemon/pipeline/governance.py): scanned, decided, then proposed
 Invariants:
 - nothing of a transcript reaches a log, an audit event, an error or status:
   ids, codes and counts only;
-- a job writes only while its owner may: ``contribute`` on, and a team
-  scope only while the owner is a member (the task that submitted it has
-  ended, so its frozen view no longer holds). Asked when the job is taken,
+- a job writes only while its owner may: ``contribute`` on,
+  ``learn_from_tools`` on as well when its task was begun with ``tools_used``
+  or its transcript holds a tool turn, and a team scope only while the owner
+  is a member (the task that submitted it has ended, so its frozen view no
+  longer holds). Asked when the job is taken,
   before the transcript goes to any extractor (a refusal fails the job and
   destroys the transcript), and again in each candidate's transaction;
   ``extract.submit`` refuses a team scope to a non-member at once;
@@ -52,10 +54,9 @@ import anyio
 import structlog
 
 from memoryd.audit.keyed import KeyedHasher
-from memoryd.daemon.access import teams
+from memoryd.daemon.access import tasks, teams
 from memoryd.daemon.access.gate import ControlCall, Gate
 from memoryd.daemon.access.identity import read_consent
-from memoryd.daemon.access.tasks import Task
 from memoryd.daemon.clock import Clock, fmt, plus
 from memoryd.daemon.config import ExtractConfig
 from memoryd.daemon.external import egress
@@ -77,7 +78,7 @@ from memoryd.kernel.capability import (
     Subject,
 )
 from memoryd.kernel.errors import MemorydError, Unavailable
-from memoryd.kernel.grants import Consent
+from memoryd.kernel.grants import Consent, extract_grants
 from memoryd.kernel.policy import Policy
 from memoryd.kernel.teams import is_team_scope
 from memoryd.rpc import schema
@@ -185,7 +186,7 @@ class Extraction:
         return transcripts.from_turns(items, max_bytes=self.config.max_transcript_bytes,
                                       max_turns=self.config.max_turns)
 
-    def submit_task(self, tx: Tx, task: Task, turns: list[transcripts.Turn],
+    def submit_task(self, tx: Tx, task: tasks.Task, turns: list[transcripts.Turn],
                     now_dt: datetime) -> schema.ExtractSubmitted:
         """A finished task's transcript, in ``task.end``'s transaction."""
         subject = Subject(channel=Channel(task.channel), role=Role(task.role), owner=task.owner,
@@ -344,13 +345,14 @@ class Extraction:
 
     async def _work(self, claimed: queue.Claimed) -> None:
         job = claimed.job
-        refused = await self.store.run(lambda tx: _standing(tx, job), write=False)
+        turns = transcripts.decode(claimed.transcript)
+        tool_turns = any(t.role == "tool" for t in turns)
+        refused = await self.store.run(lambda tx: _standing(tx, job, tool_turns), write=False)
         if refused is not None:
             # Consent withdrawn or the team left since the submission: the
             # transcript goes nowhere and is destroyed with the job.
             await self._defer(job, refused, final=True)
             return
-        turns = transcripts.decode(claimed.transcript)
         if claimed.candidates is None:
             label = getattr(self.extractor, "endpoint", None)
             if label is not None:
@@ -398,7 +400,7 @@ class Extraction:
             items = queue.decode_candidates(claimed.candidates)
         by_index = {t.index: t for t in turns}
         for i in range(job.progress, len(items)):
-            if not await self._propose(job, Candidate(**items[i]), by_index, i):
+            if not await self._propose(job, Candidate(**items[i]), by_index, i, tool_turns):
                 return
         now = fmt(self.clock.now())
 
@@ -480,7 +482,8 @@ class Extraction:
         return {e.entry_id: cos[0][i + 1] for i, e in enumerate(close)}
 
     async def _propose(self, job: queue.Job, cand: Candidate,
-                       by_index: dict[int, transcripts.Turn], i: int) -> bool:
+                       by_index: dict[int, transcripts.Turn], i: int,
+                       tool_turns: bool) -> bool:
         """Candidate ``i`` as a governed write; False when the claim was lost."""
         turn = by_index[cand.turn]
         refs = [f"turn:{cand.turn}", f"span:{cand.start}-{cand.end}"]
@@ -523,7 +526,8 @@ class Extraction:
             row = queue.holds(tx, job.job_id, self.worker_id, self._lease(now_dt))
             if row is None or row["progress"] != i:
                 return None
-            if proposal is None or verdict is None or _standing(tx, job) is not None:
+            if (proposal is None or verdict is None
+                    or _standing(tx, job, tool_turns) is not None):
                 queue.advance(tx, job.job_id, "refused", now)
                 return "refused"
             if found is not None and found.kind == "repeat":
@@ -576,13 +580,19 @@ def _cosines(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     return cos
 
 
-def _standing(tx: Tx, job: queue.Job) -> str | None:
+def _standing(tx: Tx, job: queue.Job, tool_turns: bool) -> str | None:
     """Why ``job``'s owner may not write its scope now (a refusal's code),
-    or None: ``contribute`` must still be on, and a team scope's membership
-    still held. The task that submitted the job has ended: its frozen consent
-    and team scopes no longer speak for the owner (as an approval of its
-    proposals re-checks membership, daemon/pipeline/governance.py)."""
-    if not read_consent(tx, job.owner).consent.contribute:
+    or None: ``contribute`` must still be on, ``learn_from_tools`` too when
+    the job's task was begun with ``tools_used`` or ``tool_turns`` (its
+    transcript holds tool output), and a team scope's membership still held.
+    The task that submitted the job has ended: its frozen consent and team
+    scopes no longer speak for the owner (as an approval of its proposals
+    re-checks membership, daemon/pipeline/governance.py)."""
+    used = tool_turns or (job.task_id is not None and tasks.used_tools(tx, job.task_id))
+    # The rule that let the transcript in (kernel/grants.py), asked again
+    # with the owner's consent now. A job is a main task's or the
+    # operator's, which that rule grants alike.
+    if not extract_grants(read_consent(tx, job.owner).consent, Role.MAIN, used):
         return "consent_required"
     if is_team_scope("memory", job.scope) and job.scope not in teams.current(tx, job.owner):
         return "scope_mismatch"

@@ -1,13 +1,15 @@
 """Extraction writes only where its owner may write when the job runs
-(docs/extraction.md, "Where proposals go").
+(docs/extraction.md, "Who a job writes for").
 
 A transcript's candidates are proposed into the job's scope for the job's
 owner, through the governed write. A team scope is written for an owner only
 while it is a member (as a control write for it is), and a job queued before
 the owner withdrew ``contribute`` or left the team proposes nothing after: the
 worker asks again when it runs, before the transcript goes to any extractor,
-and again in the transaction that writes each candidate. The update finder
-never reaches, nor supersedes, an entry of a team the owner is not in.
+and again in the transaction that writes each candidate. So too for
+``learn_from_tools``: a job whose task used tools, or whose transcript holds
+tool output, proposes nothing once the owner has switched it off. The update
+finder never reaches, nor supersedes, an entry of a team the owner is not in.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 import anyio
 import pytest
+from structlog.testing import capture_logs
 
 from memoryd.rpc.client import Client
 from tests.blackbox.test_extraction import CONFIG, wait_done
@@ -26,6 +29,7 @@ from tests.harness import (
     Daemon,
     backend,
     expect,
+    pg_store_section,
     running,
     short_tempdir,
     team_member_and_outsider,
@@ -245,5 +249,148 @@ def test_a_job_proposes_nothing_once_its_owner_withdrew_contribute(where: Path) 
             assert _transcripts_left(p) == 0
             listed = await p.call("control", "memory.list", {})
             assert listed["items"] == []
+
+    anyio.run(go, backend="asyncio")
+
+
+# --- learn_from_tools withdrawn after a job was queued (in process, on the
+# --- primary store this run tests: the home's file, or a fresh PostgreSQL schema)
+
+PREFERENCE = "I prefer pytest over unittest for every new test module."
+TOOL_OUTPUT = "Fetched page: the build uses make for every release."
+
+
+def _on_the_store_under_test() -> str:
+    return CONFIG + (pg_store_section() if backend() == "postgresql" else "")
+
+
+def _watch(p: InProcess) -> list[list[str]]:
+    """The roles of each transcript the daemon's extractor is given from now on."""
+    extraction = p.app.extraction
+    assert extraction is not None
+    real = extraction.extractor
+    seen: list[list[str]] = []
+
+    class Watching:
+        name = "watching"
+
+        def extract(self, turns: Any, max_candidates: int) -> Any:
+            seen.append([t.role for t in turns])
+            return real.extract(turns, max_candidates)
+
+    extraction.extractor = Watching()
+    return seen
+
+
+async def _nothing_of_it_said(p: InProcess, logs: list[Any], turns: list[dict[str, str]]) -> None:
+    """No text of ``turns`` in the audit log, the logs or the status."""
+    said = (
+        json.dumps([json.loads(row.body) for row in p.store.audit_rows()])
+        + repr(logs)
+        + json.dumps(await p.call("control", "memory.status", {}))
+        + json.dumps(await p.call("control", "extract.status", {}))
+    )
+    for turn in turns:
+        assert turn["content"] not in said
+
+
+async def _refused_after_withdrawal(p: InProcess, seen: list[list[str]]) -> list[Any]:
+    """The owner switches ``learn_from_tools`` off, then the worker takes the
+    queued job: it fails for the owner's consent, unread. The logs of that
+    step."""
+    await _consent(p, learn_from_tools=False)
+    with capture_logs() as logs:
+        assert await _worker_step(p) is True
+    [job] = await _jobs(p)
+    assert seen == [], f"the transcript went to the extractor: {seen}"
+    assert (job["state"], job["last_error"]) == ("failed", "consent_required")
+    assert (job["applied"], job["proposed"]) == (0, 0)
+    assert _transcripts_left(p) == 0
+    assert (await p.call("control", "memory.list", {}))["items"] == []
+    return logs
+
+
+@pytest.mark.parametrize("tool_turn", [True, False], ids=["with_a_tool_turn", "task_row_only"])
+def test_a_tools_used_job_proposes_nothing_once_learn_from_tools_is_withdrawn(
+    where: Path, tool_turn: bool
+) -> None:
+    """SPEC §11: a task that used external tools is extracted only while
+    ``learn_from_tools`` is on. The owner's switch when the job runs decides
+    (decision 0490), known from the task's row even when its transcript
+    kept no tool turn; with a model extractor the transcript, tool output
+    included, would otherwise leave the host after the owner said no."""
+    turns = [{"role": "user", "content": PREFERENCE}]
+    if tool_turn:
+        turns.append({"role": "tool", "content": TOOL_OUTPUT})
+
+    async def go() -> None:
+        with composed(
+            where, clock=FakeClock(), config=_on_the_store_under_test(), policy=FREE
+        ) as p:
+            await _consent(p, learn_from_tools=True)
+            seen = _watch(p)
+            task = await p.call("agent", "task.begin", {"tools_used": True})
+            ended = await p.call(
+                "agent", "task.end", {"task_id": task["task_id"], "transcript": turns}
+            )
+            assert ended["extraction"]["queued"] is True
+            logs = await _refused_after_withdrawal(p, seen)
+            await _nothing_of_it_said(p, logs, turns)
+
+    anyio.run(go, backend="asyncio")
+
+
+def test_submitted_tool_turns_reach_no_extractor_once_learn_from_tools_is_withdrawn(
+    where: Path,
+) -> None:
+    """``extract.submit`` keeps a tool turn only while ``learn_from_tools`` is
+    on; the job that holds it is refused once the switch is off."""
+    turns = [
+        {"role": "user", "content": PREFERENCE},
+        {"role": "tool", "content": TOOL_OUTPUT},
+    ]
+
+    async def go() -> None:
+        with composed(
+            where, clock=FakeClock(), config=_on_the_store_under_test(), policy=FREE
+        ) as p:
+            await _consent(p, learn_from_tools=True)
+            seen = _watch(p)
+            jsonl = "".join(json.dumps(t) + "\n" for t in turns)
+            out = await p.call("control", "extract.submit", {"jsonl": jsonl})
+            assert out["queued"] is True
+            logs = await _refused_after_withdrawal(p, seen)
+            await _nothing_of_it_said(p, logs, turns)
+
+    anyio.run(go, backend="asyncio")
+
+
+def test_a_job_without_tools_still_proposes_once_learn_from_tools_is_withdrawn(
+    where: Path,
+) -> None:
+    """The refusal above is the tools': a task begun without ``tools_used``
+    whose transcript holds no tool turn needs only ``contribute``."""
+
+    async def go() -> None:
+        with composed(
+            where, clock=FakeClock(), config=_on_the_store_under_test(), policy=FREE
+        ) as p:
+            await _consent(p, learn_from_tools=True)
+            seen = _watch(p)
+            task = await p.call("agent", "task.begin", {})
+            ended = await p.call(
+                "agent",
+                "task.end",
+                {
+                    "task_id": task["task_id"],
+                    "transcript": [{"role": "user", "content": PREFERENCE}],
+                },
+            )
+            assert ended["extraction"]["queued"] is True
+            await _consent(p, learn_from_tools=False)
+            assert await _worker_step(p) is True
+            [job] = await _jobs(p)
+            assert seen == [["user"]]
+            assert (job["state"], job["applied"]) == ("done", 1)
 
     anyio.run(go, backend="asyncio")
