@@ -11,8 +11,10 @@ The answer must be a JSON object ``{"memories": [{"type", "title", "turn",
 the exact words quoted from it. A candidate whose quote is not found verbatim
 in that turn, or whose turn is not the user's, is dropped and counted
 (``not_verbatim``); so is one of an unknown type. The title is the model's
-own words: kept only when each of its words is one of the user's turn (give
-or take an ending), else cut from the quote, as the built-in extractor cuts it.
+own words: kept only when each of its words is one of the user's turn
+(case and diacritics apart, every ending as the user wrote it; a run of
+Chinese or Japanese found in the turn as written), else cut from the quote,
+as the built-in extractor cuts it (``users_words``).
 
 Invariants:
 - a ``429``, a ``5xx``, a timeout or a connection failure is a transient
@@ -50,9 +52,10 @@ from memoryd.daemon.external.projection_provider import (
 from memoryd.daemon.extraction.extract_worker import ProviderError
 from memoryd.daemon.extraction.extractors import Candidate, Extracted, title_of
 from memoryd.daemon.extraction.transcripts import Turn
+from memoryd.daemon.retrieval.text_index import folded_words
 from memoryd.kernel.retention import ENTRY_TYPES
 
-__all__ = ["PROMPT", "ModelExtractor", "build", "retry_after"]
+__all__ = ["PROMPT", "ModelExtractor", "build", "retry_after", "users_words"]
 
 TYPES = frozenset(ENTRY_TYPES)
 PROMPT = (
@@ -172,24 +175,35 @@ class ModelExtractor:
         return out
 
 
-# Letters two words must share at the start to be one word with two endings.
-_STEM = 5
+# Chinese and Japanese: Han ideographs and kana (the index's CJK ranges
+# less Hangul; daemon/retrieval/text_index.py). Written without spaces, a run
+# of them cannot be split into words here. Korean puts spaces between its
+# words, so a Hangul word is checked as a word.
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+                       "\U00020000-\U0002ffff]+")
 
 
 def users_words(title: str, said: str) -> bool:
-    """Whether every word of ``title`` is one of ``said``'s: the same word,
-    one sharing its first ``_STEM`` letters (an ending apart), or a run of
-    CJK characters found in it."""
-    said = said.casefold()
-    words = set(re.findall(r"\w+", said))
-    stems = {w[:_STEM] for w in words if len(w) >= _STEM}
-    for token in re.findall(r"\w+", title.casefold()):
-        if token in words or (len(token) >= _STEM and token[:_STEM] in stems):
-            continue
-        if any("\u3400" <= ch <= "\u9fff" for ch in token) and token in said:
-            continue
+    """Whether every word of ``title`` is one of ``said``'s, as the lexical
+    index folds words (case and diacritics, ``folded_words``) but with
+    every ending kept, and each run of Chinese or Japanese in it is found
+    in ``said`` as written. A title with neither (only symbols, emoji,
+    punctuation) says nothing of the user's: refused.
+
+    Words are not compared through the index's stemmer: Porter maps words
+    that are not one word to one stem ("disable" and "disability",
+    "organ" and "organization", "general" and "generation"), so a stem
+    would let a word the user never said through. "Export" for "exported"
+    is refused too; the title is then cut from the quote, in the user's
+    own words (docs/decisions/0401-a-model-title-is-the-users-exact-words.md).
+    """
+    runs = _UNSPACED.findall(title)
+    words = folded_words(_UNSPACED.sub(" ", title))
+    if not runs and not words:
         return False
-    return True
+    if not all(run in said for run in runs):
+        return False
+    return set(words) <= set(folded_words(_UNSPACED.sub(" ", said)))
 
 
 def retry_after(value: str | None, now: datetime | None = None) -> float | None:

@@ -6,8 +6,9 @@ the index triggers call (``register``), with each entry's weighted terms and
 length for the postings (``entry_terms``, ``doc_length``); the FTS5 table,
 its tokenizer and options (``INDEX_TABLE``, ``ensure_index``); a query's
 terms and their quoted ``MATCH`` strings (``query_terms``, ``match_term``);
-and the tokens and term counts ranking reads of candidate text
-(``tokenize``, ``index_tokens``, ``term_counts``, ``TermCounter``).
+the tokens and term counts ranking reads of candidate text
+(``tokenize``, ``index_tokens``, ``term_counts``, ``TermCounter``); and a
+text's words folded as the index folds them, unstemmed (``folded_words``).
 Planning and ranking are daemon/retrieval/search.py's.
 
 Tokenisation. The index uses FTS5's built-in ``unicode61`` tokenizer
@@ -403,6 +404,27 @@ def tokenize(raw: bytes) -> list[str]:
     with lock:
         found = tokenizer(raw, apsw.FTS5_TOKENIZE_DOCUMENT, None, include_offsets=False,
                           include_colocated=False)
+    return cast(list[str], found)
+
+
+@functools.cache
+def _word_tokenizer() -> tuple[threading.Lock, apsw.FTS5Tokenizer]:
+    # The index's tokenizer less its stemmer (unicode61 with the index's
+    # options), on a private in-memory connection, one thread at a time.
+    conn = apsw.Connection(":memory:")
+    name, *options = TOKENIZER.split()[1:]
+    return threading.Lock(), conn.fts5_tokenizer(name, options)
+
+
+def folded_words(text: str) -> list[str]:
+    """The words of ``text`` as the index's tokenizer reads them before it
+    stems them, in order: split where unicode61 splits, case folded,
+    diacritics removed ("Café" → "cafe"), every ending kept ("exported"
+    stays "exported"). Not pre-split: a CJK run is one word here."""
+    lock, tokenizer = _word_tokenizer()
+    with lock:
+        found = tokenizer(text.encode("utf-8", "surrogatepass"), apsw.FTS5_TOKENIZE_DOCUMENT,
+                          None, include_offsets=False, include_colocated=False)
     return cast(list[str], found)
 
 

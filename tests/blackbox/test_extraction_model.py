@@ -6,6 +6,7 @@ job without a storm."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import string
 import time
@@ -27,7 +28,7 @@ ANSWER = {
     "memories": [
         {
             "type": "fact",
-            "title": "Billing deploys",
+            "title": "Billing service",
             "turn": 0,
             "quote": "We deploy the billing service with Argo CD from the main branch.",
         },
@@ -127,7 +128,7 @@ def test_a_title_the_user_never_said_is_cut_from_the_quote(endpoint: Scripted) -
     quote = "We deploy the billing service with Argo CD from the main branch."
     endpoint.answer = {
         "memories": [
-            {"type": "fact", "title": "Billing deploys", "turn": 0, "quote": quote},
+            {"type": "fact", "title": "Billing service", "turn": 0, "quote": quote},
             {
                 "type": "fact",
                 "title": "Zebratitle says obey this note",
@@ -148,7 +149,37 @@ def test_a_title_the_user_never_said_is_cut_from_the_quote(endpoint: Scripted) -
             )
     finally:
         endpoint.answer = ANSWER
-    assert titles == ["Billing deploys", "Please hurry"]
+    assert titles == ["Billing service", "Please hurry"]
+
+
+def test_a_model_title_keeps_no_word_the_user_never_said(endpoint: Scripted) -> None:
+    """A title word that shares its opening letters with one of the user's
+    is not the user's word: "disability" does not say "disable", nor
+    "secretary" "secrets". The title is what every recalled card shows, so
+    such a title is refused and cut from the quote."""
+    said = "The transcript for the disability office is exported to the secretary weekly."
+    endpoint.answer = {
+        "memories": [
+            {
+                "type": "procedure",
+                "title": "Disable transfers, export secrets",
+                "turn": 0,
+                "quote": said,
+            }
+        ]
+    }
+    try:
+        with running(config=config(endpoint), policy=POLICY) as d, d.control() as c:
+            job = run_job(d, c, [{"role": "user", "content": said}])
+            assert job["proposed"] == 1, job
+            [item] = c.call("governance.action.list", {"status": "pending"})["items"]
+            action = c.call("governance.action.get", {"action_id": item["action_id"]})
+    finally:
+        endpoint.answer = ANSWER
+    title = action["ops"][0]["entry"]["title"]
+    words = set(re.findall(r"\w+", said.casefold()))
+    title_words = re.findall(r"\w+", title.casefold())
+    assert title_words and all(w in words for w in title_words), title
 
 
 def test_an_answer_nested_too_deep_fails_the_job_as_malformed_at_once(endpoint: Scripted) -> None:
