@@ -297,3 +297,12 @@ def used_tools(tx: Tx, task_id: str) -> bool:
     is held to the stricter consent (fail closed)."""
     row = tx.one("SELECT tools_used FROM tasks WHERE task_id = ?", (task_id,))
     return row is None or bool(row["tools_used"])
+
+
+def token_revoked(tx: Tx, task_id: str) -> bool:
+    """Whether the token task ``task_id`` was begun with has been revoked
+    since (a task begun without a token: no). An expired token is not
+    revoked: it was good for what it handed in before it lapsed."""
+    row = tx.one("SELECT k.revoked_at FROM tasks AS t JOIN tokens AS k"
+                 " ON k.token_id = t.token_id WHERE t.task_id = ?", (task_id,))
+    return row is not None and row["revoked_at"] is not None

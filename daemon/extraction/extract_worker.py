@@ -15,9 +15,10 @@ Invariants:
   ids, codes and counts only;
 - a job writes only while its owner may: ``contribute`` on,
   ``learn_from_tools`` on as well when its task was begun with ``tools_used``
-  or its transcript holds a tool turn, and a team scope only while the owner
-  is a member (the task that submitted it has ended, so its frozen view no
-  longer holds). Asked when the job is taken,
+  or its transcript holds a tool turn, a team scope only while the owner
+  is a member, and never once its task's token is revoked (the task that
+  submitted it has ended, so its frozen view no longer holds). Asked when
+  the job is taken,
   before the transcript goes to any extractor (a refusal fails the job and
   destroys the transcript), and again in each candidate's transaction;
   ``extract.submit`` refuses a team scope to a non-member at once;
@@ -584,7 +585,9 @@ def _standing(tx: Tx, job: queue.Job, tool_turns: bool) -> str | None:
     """Why ``job``'s owner may not write its scope now (a refusal's code),
     or None: ``contribute`` must still be on, ``learn_from_tools`` too when
     the job's task was begun with ``tools_used`` or ``tool_turns`` (its
-    transcript holds tool output), and a team scope's membership still held.
+    transcript holds tool output), a team scope's membership still held,
+    and the token the job's task was begun with not revoked since (what
+    held it can no longer be trusted, nor the transcript it handed in).
     The task that submitted the job has ended: its frozen consent and team
     scopes no longer speak for the owner (as an approval of its proposals
     re-checks membership, daemon/pipeline/governance.py)."""
@@ -596,6 +599,8 @@ def _standing(tx: Tx, job: queue.Job, tool_turns: bool) -> str | None:
         return "consent_required"
     if is_team_scope("memory", job.scope) and job.scope not in teams.current(tx, job.owner):
         return "scope_mismatch"
+    if job.task_id is not None and tasks.token_revoked(tx, job.task_id):
+        return "token_revoked"
     return None
 
 

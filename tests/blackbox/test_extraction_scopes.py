@@ -8,7 +8,8 @@ the owner withdrew ``contribute`` or left the team proposes nothing after: the
 worker asks again when it runs, before the transcript goes to any extractor,
 and again in the transaction that writes each candidate. So too for
 ``learn_from_tools``: a job whose task used tools, or whose transcript holds
-tool output, proposes nothing once the owner has switched it off. The update
+tool output, proposes nothing once the owner has switched it off; nor does a
+job whose task's token was revoked after it was queued. The update
 finder never reaches, nor supersedes, an entry of a team the owner is not in.
 """
 
@@ -392,5 +393,40 @@ def test_a_job_without_tools_still_proposes_once_learn_from_tools_is_withdrawn(
             [job] = await _jobs(p)
             assert seen == [["user"]]
             assert (job["state"], job["applied"]) == ("done", 1)
+
+    anyio.run(go, backend="asyncio")
+
+
+def test_a_job_proposes_nothing_once_its_tasks_token_was_revoked(where: Path) -> None:
+    """A token is revoked when what holds it can no longer be trusted: the
+    transcript its task handed in before the revocation is one such thing's
+    account, and the job proposes nothing from it (as every call with the
+    token stops at once)."""
+
+    async def go() -> None:
+        with composed(
+            where, clock=FakeClock(), config=_on_the_store_under_test(), policy=FREE
+        ) as p:
+            holder = {"kind": "local", "subject": "revoked-later"}
+            await _consent(p, holder)
+            seen = _watch(p)
+            issued = await p.call("control", "token.issue", {"identity": holder})
+            task = await p.call("agent", "task.begin", {"token": issued["token"]})
+            turns = [{"role": "user", "content": PREFERENCE}]
+            ended = await p.call(
+                "agent", "task.end", {"task_id": task["task_id"], "transcript": turns}
+            )
+            assert ended["extraction"]["queued"] is True
+            await p.call("control", "token.revoke", {"token_id": issued["token_id"]})
+            with capture_logs() as logs:
+                assert await _worker_step(p) is True
+            [job] = await _jobs(p)
+            assert seen == [], f"the transcript went to the extractor: {seen}"
+            assert (job["state"], job["last_error"]) == ("failed", "token_revoked")
+            assert (job["applied"], job["proposed"]) == (0, 0)
+            assert _transcripts_left(p) == 0
+            listed = await p.call("control", "memory.list", {"identity": holder})
+            assert listed["items"] == []
+            await _nothing_of_it_said(p, logs, turns)
 
     anyio.run(go, backend="asyncio")
