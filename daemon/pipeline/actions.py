@@ -183,7 +183,7 @@ def load_pending(tx: Tx, action_id: str, now: str) -> tuple[dict[str, Any], Call
     prov = stored["provenance"]
     proposal = Proposal(loaded_ops(stored),
                         Provenance(prov["source"], prov["eligible"], prov["evidence_hash"],
-                                   prov.get("episode")))
+                                   prov.get("episode"), proposed_at=row["created_at"]))
     # The resource strings decided at proposal time must be re-derivable now.
     if tuple(op.resource().canonical() for op in proposal.ops) != tuple(loads(row["resources"])):
         raise Conflict("decision_stale")

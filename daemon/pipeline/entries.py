@@ -326,6 +326,9 @@ class Provenance:
     # The writing task's episode (daemon/retrieval/episodes.py): a keyed
     # hash of its id, for an agent's write in a task; None otherwise.
     episode: str | None = None
+    # When the task proposed it, for an entry a later approval applies (its
+    # place in the episode is where the task wrote it); None: as written.
+    proposed_at: str | None = None
 
 
 def expiry(now_dt: datetime, ttl_days: float, pinned: bool | int) -> str:
@@ -362,6 +365,7 @@ def insert(tx: Tx, owner: str, target: str, scope: str, entry: dict[str, Any],
         "context": _given(entry.get("context", UNSET)),
         "observed_at": _given(entry.get("observed_at", UNSET)),
         "episode": provenance.episode,
+        "proposed_at": provenance.proposed_at if provenance.episode else None,
     }
     stored = tx.stored_entry(row)
     tx.exec(_insert_sql(tuple(stored)), tuple(stored.values()))

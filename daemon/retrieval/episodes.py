@@ -10,7 +10,9 @@ did you spend the holidays?"), and the answer is the entry written next
 ("at my parents' in Cornwall"). An entry's episode is what one agent task
 wrote (``entries.episode``, a keyed hash of the task's id, set by the
 daemon on an agent's write in a task): a run's turns, in the order they
-were written. So a candidate passes ``SHARE`` of its score to the entry its
+were written (a proposal the operator approves later keeps the moment the
+task proposed it, ``entries.proposed_at``, whatever order approvals come
+in). So a candidate passes ``SHARE`` of its score to the entry its
 task wrote next in its namespace; an entry both matched and followed adds
 the two. Notes the operator writes, or an agent writes outside a task,
 belong to no episode and follow nothing. No text moves between entries
@@ -43,24 +45,28 @@ SHARE = 0.5
 # How many of the best candidates bring their follower: the snapshot's cards
 # come from the top of the list, and each costs one index seek.
 FOLLOWED = 40
+# When the task wrote an entry: when it proposed it, for one a later approval
+# applied (an operator approves in any order), else when it was stored.
+WRITTEN = "coalesce(proposed_at, created_at)"
 # The index each store keeps for the look-up: an episode's entries of one
 # namespace in the order they were written. The namespace is in the key, so
 # the look-up seeks the one entry it wants: what the task wrote in between
 # elsewhere (another owner's namespace, a private scope) is never read, and
 # how much there is moves neither the answer nor the time it takes.
 FOLLOWERS = ("CREATE INDEX IF NOT EXISTS entries_episode"
-             " ON entries(episode, owner, target, scope, created_at, id)"
+             " ON entries(episode, owner, target, scope, " + WRITTEN + ", id)"
              " WHERE status = 'active' AND episode IS NOT NULL")
 
 # For each candidate id of an episode: the next active entry of its
-# namespace and episode, by (created_at, id).
+# namespace and episode, by (when written, id).
 _NEXT = (
     "WITH c(episode_candidate) AS (SELECT value FROM json_each(?))"
     " SELECT p.id AS prev, (SELECT n.id FROM entries AS n"
     " WHERE n.episode = p.episode AND n.status = 'active'"
-    " AND (n.created_at, n.id) > (p.created_at, p.id)"
+    " AND (coalesce(n.proposed_at, n.created_at), n.id)"
+    " > (coalesce(p.proposed_at, p.created_at), p.id)"
     " AND n.owner = p.owner AND n.target = p.target AND n.scope = p.scope"
-    " ORDER BY n.created_at, n.id LIMIT 1) AS next"
+    " ORDER BY coalesce(n.proposed_at, n.created_at), n.id LIMIT 1) AS next"
     " FROM c CROSS JOIN entries AS p"
     " WHERE p.id = c.episode_candidate AND p.episode IS NOT NULL")
 

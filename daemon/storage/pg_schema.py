@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS entries(
   ttl_days DOUBLE PRECISION NOT NULL, expires_at {_T} NOT NULL,
   use_count BIGINT NOT NULL DEFAULT 0, last_used_at {_T}, superseded_by {_T},
   content_hash {_T} NOT NULL, evidence_hash {_T}, archive_reason {_T}, status_at {_T},
-  context {_T}, observed_at {_T}, episode {_T});
+  context {_T}, observed_at {_T}, episode {_T}, proposed_at {_T});
 CREATE UNIQUE INDEX IF NOT EXISTS entries_active_title
   ON entries(owner, target, scope, title) WHERE status = 'active';
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(status, expires_at);
@@ -477,8 +477,10 @@ def _migrate_5_to_6(conn: psycopg.Connection[Any]) -> None:
 
 
 def _migrate_6_to_7(conn: psycopg.Connection[Any]) -> None:
-    """Version 7: the episode index keyed by namespace too (SQLite's version
-    13); the install makes it anew."""
+    """Version 7: the episode index keyed by namespace too, and ordered by
+    when the task wrote each entry (SQLite's version 13); the install makes
+    it anew."""
+    conn.execute(f"ALTER TABLE entries ADD COLUMN IF NOT EXISTS proposed_at {_T}")
     conn.execute("DROP INDEX IF EXISTS entries_episode")
 
 

@@ -263,8 +263,13 @@ def _migrate_11_to_12(conn: apsw.Connection) -> None:
 
 def _migrate_12_to_13(conn: apsw.Connection) -> None:
     # Version 13 keys the episode index by namespace too, so a follower's
-    # look-up reads nothing of the task's other namespaces: the old index
-    # goes, and the store's install makes the new one (episodes.FOLLOWERS).
+    # look-up reads nothing of the task's other namespaces, and orders an
+    # episode by when its task wrote each entry (``proposed_at``, kept for
+    # an entry a later approval applied): the old index goes, and the
+    # store's install makes the new one (episodes.FOLLOWERS).
+    columns = {str(r["name"]) for r in conn.execute("PRAGMA table_xinfo(entries)")}
+    if "proposed_at" not in columns:
+        conn.execute("ALTER TABLE entries ADD COLUMN proposed_at TEXT")
     conn.execute("DROP INDEX IF EXISTS entries_episode")
 
 
@@ -338,7 +343,7 @@ ENTRIES_TABLE = f"""CREATE TABLE IF NOT EXISTS entries(
   evidence_hash TEXT, archive_reason TEXT, status_text TEXT,
   status_at TEXT GENERATED ALWAYS AS (CASE WHEN status_text IS NULL THEN updated_at
     ELSE nullif(status_text, '') END) VIRTUAL, context TEXT, observed_at TEXT,
-  episode TEXT)"""
+  episode TEXT, proposed_at TEXT)"""
 # Columns version 7 derives from what it stores (ENTRIES_TABLE).
 DERIVED_COLUMNS = ("basis", "updated_at", "renewed_at", "content_hash", "status_at")
 

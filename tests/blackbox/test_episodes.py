@@ -329,6 +329,7 @@ def test_a_version_11_store_is_migrated_to_keep_episodes(home: Path) -> None:
         with conn:
             conn.execute("DROP INDEX entries_episode")
             conn.execute("ALTER TABLE entries DROP COLUMN episode")
+            conn.execute("ALTER TABLE entries DROP COLUMN proposed_at")
             conn.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
     finally:
         conn.close()
@@ -358,7 +359,9 @@ def test_a_version_5_postgresql_schema_is_migrated_to_keep_episodes() -> None:
         pg = pg_store_of(d.home)
         assert pg is not None
         with pg_connect(*pg) as conn:
+            conn.execute("DROP INDEX entries_episode")
             conn.execute("ALTER TABLE entries DROP COLUMN episode")
+            conn.execute("ALTER TABLE entries DROP COLUMN proposed_at")
             conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
         d = Daemon(
             root / "h", config=CONFIG + pg_store_section(pg[1]), policy=POLICY, ranker="lexical"
@@ -383,7 +386,8 @@ OLD_FOLLOWERS = (
 
 
 def _keyed_by_namespace(definition: str) -> bool:
-    return "episode, owner, target, scope, created_at, id" in definition
+    key = "episode, owner, target, scope, coalesce(proposed_at, created_at), id"
+    return key in definition.lower()
 
 
 @pytest.mark.sqlite_only("a SQLite store's file is rewritten to its older version")
@@ -401,6 +405,7 @@ def test_a_version_12_stores_episode_index_is_keyed_by_namespace_when_opened(hom
     try:
         with conn:
             conn.execute("DROP INDEX entries_episode")
+            conn.execute("ALTER TABLE entries DROP COLUMN proposed_at")
             conn.execute(OLD_FOLLOWERS)
             conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
     finally:
@@ -436,6 +441,7 @@ def test_a_version_6_postgresql_schemas_episode_index_is_keyed_by_namespace_when
         assert pg is not None
         with pg_connect(*pg) as conn:
             conn.execute("DROP INDEX entries_episode")
+            conn.execute("ALTER TABLE entries DROP COLUMN proposed_at")
             conn.execute(OLD_FOLLOWERS)
             conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
         d = Daemon(
@@ -456,3 +462,34 @@ def test_a_version_6_postgresql_schemas_episode_index_is_keyed_by_namespace_when
         assert version == (str(pg_schema.SCHEMA_VERSION),)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_turns_approved_in_any_order_follow_one_another_as_the_task_wrote_them() -> None:
+    """Under the default policy an agent's writes wait for the operator, who
+    may approve them in any order: each entry keeps its place in the episode
+    from the moment the task proposed it, not the moment it was approved."""
+    with running(config=CONFIG) as d:
+        with d.control() as c:
+            enable_consent(c)
+        with d.agent() as a:
+            task = _begin(a, ["approved"])
+            actions = []
+            for n, body in enumerate(TURNS):
+                out = a.call(
+                    "memory.write",
+                    {
+                        "task_id": task,
+                        "target": "memory",
+                        "scope": "approved",
+                        "action": "add",
+                        "entry": entry(f"Turn {n}", body, "fact"),
+                    },
+                )
+                assert out["outcome"] == "pending"
+                actions.append(out["action_id"])
+        with d.control() as c:
+            ids = {
+                n: c.call("governance.action.approve", {"action_id": action})["entries"][0]["id"]
+                for n, action in reversed(list(enumerate(actions)))
+            }
+        assert [card["id"] for card in _cards(d, ["approved"])] == [ids[0], ids[1]]
