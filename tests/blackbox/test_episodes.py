@@ -313,153 +313,133 @@ def test_the_followers_look_up_reads_nothing_of_the_writers_other_namespaces(d: 
     assert crowded <= quiet + 8, (quiet, crowded)
 
 
-@pytest.mark.sqlite_only("a SQLite store's file is rewritten to its older version")
-def test_a_version_11_store_is_migrated_to_keep_episodes(home: Path) -> None:
-    d = Daemon(home, config=CONFIG, policy=POLICY, ranker="lexical")
+# Statements that take a store written by this memoryd back to an older version.
+# Version 11 (PostgreSQL 5): no episode, no proposal moment, no episode index.
+BEFORE_EPISODES = (
+    "DROP INDEX entries_episode",
+    "ALTER TABLE entries DROP COLUMN episode",
+    "ALTER TABLE entries DROP COLUMN proposed_at",
+)
+# Version 12 (PostgreSQL 6): the episode index keyed by episode alone.
+BEFORE_NAMESPACE_KEY = (
+    "DROP INDEX entries_episode",
+    "ALTER TABLE entries DROP COLUMN proposed_at",
+    "CREATE INDEX entries_episode ON entries(episode, created_at, id)"
+    " WHERE status = 'active' AND episode IS NOT NULL",
+)
+
+
+def _downgraded(
+    root: Path, version: int, statements: tuple[str, ...], *, postgresql: bool
+) -> tuple[Daemon, list[str]]:
+    """A store this memoryd wrote (two turns of one task), taken back to
+    ``version`` by ``statements``, and a daemon started on it: the turns."""
+    config = CONFIG + (pg_store_section() if postgresql else "")
+    d = Daemon(root / "h", config=config, policy=POLICY, ranker="lexical")
     d.start()
     try:
         with d.control() as c:
             enable_consent(c)
-        old = _two_turns(d)
+        turns = _two_turns(d)
     finally:
         d.stop()
-    conn = apsw.Connection(str(home / "memory.db"))
-    text_index.register(conn)
-    try:
-        with conn:
-            conn.execute("DROP INDEX entries_episode")
-            conn.execute("ALTER TABLE entries DROP COLUMN episode")
-            conn.execute("ALTER TABLE entries DROP COLUMN proposed_at")
-            conn.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
-    finally:
-        conn.close()
-    d = Daemon(home, config=CONFIG, policy=POLICY, ranker="lexical")
+    pg = pg_store_of(d.home)
+    if pg is not None:
+        with pg_connect(*pg) as conn:
+            for statement in statements:
+                conn.execute(statement)
+            conn.execute("UPDATE meta SET value = %s WHERE key = 'schema_version'", (str(version),))
+        config = CONFIG + pg_store_section(pg[1])
+    else:
+        conn = apsw.Connection(str(d.home / "memory.db"))
+        text_index.register(conn)
+        try:
+            with conn:
+                for statement in statements:
+                    conn.execute(statement)
+                conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),)
+                )
+        finally:
+            conn.close()
+    d = Daemon(root / "h", config=config, policy=POLICY, ranker="lexical")
     d.start()
-    try:
-        _a_conversation_is_recalled_after_the_upgrade(d, old)
-    finally:
-        d.stop()
-    conn = apsw.Connection(str(home / "memory.db"))
-    try:
-        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
-    finally:
-        conn.close()
-    assert version == [(str(sqlite_schema.SCHEMA_VERSION),)]
+    return d, turns
 
 
-def test_a_version_5_postgresql_schema_is_migrated_to_keep_episodes() -> None:
+def _opened_as_now(d: Daemon) -> None:
+    """The store is at this memoryd's version, its episode index keyed by
+    namespace and ordered by when each entry was written."""
+    pg = pg_store_of(d.home)
+    if pg is not None:
+        with pg_connect(*pg) as conn:
+            (version,) = conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'"
+            ).fetchone()
+            (index,) = conn.execute(
+                "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+                " AND indexname = 'entries_episode'"
+            ).fetchone()
+        expected = pg_schema.SCHEMA_VERSION
+    else:
+        conn = apsw.Connection(str(d.home / "memory.db"))
+        try:
+            (version,) = conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'"
+            ).fetchone()
+            (index,) = conn.execute(
+                "SELECT sql FROM sqlite_master WHERE name = 'entries_episode'"
+            ).fetchone()
+        finally:
+            conn.close()
+        expected = sqlite_schema.SCHEMA_VERSION
+    assert version == str(expected)
+    key = "episode, owner, target, scope, coalesce(proposed_at, created_at), id"
+    assert key in index.lower(), index
+
+
+@pytest.mark.parametrize(
+    ("version", "postgresql"),
+    [
+        pytest.param(11, False, marks=pytest.mark.sqlite_only("rewrites a SQLite store's file")),
+        (5, True),
+    ],
+    ids=["sqlite_11", "postgresql_5"],
+)
+def test_a_store_from_before_episodes_is_migrated_to_keep_them(
+    version: int, postgresql: bool
+) -> None:
     root = short_tempdir()
     try:
-        d = Daemon(root / "h", config=CONFIG + pg_store_section(), policy=POLICY, ranker="lexical")
-        d.start()
-        with d.control() as c:
-            enable_consent(c)
-        old = _two_turns(d)
-        d.stop()
-        pg = pg_store_of(d.home)
-        assert pg is not None
-        with pg_connect(*pg) as conn:
-            conn.execute("DROP INDEX entries_episode")
-            conn.execute("ALTER TABLE entries DROP COLUMN episode")
-            conn.execute("ALTER TABLE entries DROP COLUMN proposed_at")
-            conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
-        d = Daemon(
-            root / "h", config=CONFIG + pg_store_section(pg[1]), policy=POLICY, ranker="lexical"
-        )
-        d.start()
+        d, old = _downgraded(root, version, BEFORE_EPISODES, postgresql=postgresql)
         try:
             _a_conversation_is_recalled_after_the_upgrade(d, old)
         finally:
             d.stop()
-        with pg_connect(*pg) as conn:
-            version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        assert version == (str(pg_schema.SCHEMA_VERSION),)
+        _opened_as_now(d)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
-# The episode index as version 12 (PostgreSQL 6) made it: keyed by episode alone.
-OLD_FOLLOWERS = (
-    "CREATE INDEX entries_episode ON entries(episode, created_at, id)"
-    " WHERE status = 'active' AND episode IS NOT NULL"
+@pytest.mark.parametrize(
+    ("version", "postgresql"),
+    [
+        pytest.param(12, False, marks=pytest.mark.sqlite_only("rewrites a SQLite store's file")),
+        (6, True),
+    ],
+    ids=["sqlite_12", "postgresql_6"],
 )
-
-
-def _keyed_by_namespace(definition: str) -> bool:
-    key = "episode, owner, target, scope, coalesce(proposed_at, created_at), id"
-    return key in definition.lower()
-
-
-@pytest.mark.sqlite_only("a SQLite store's file is rewritten to its older version")
-def test_a_version_12_stores_episode_index_is_keyed_by_namespace_when_opened(home: Path) -> None:
-    d = Daemon(home, config=CONFIG, policy=POLICY, ranker="lexical")
-    d.start()
-    try:
-        with d.control() as c:
-            enable_consent(c)
-        turns = _two_turns(d)
-    finally:
-        d.stop()
-    conn = apsw.Connection(str(home / "memory.db"))
-    text_index.register(conn)
-    try:
-        with conn:
-            conn.execute("DROP INDEX entries_episode")
-            conn.execute("ALTER TABLE entries DROP COLUMN proposed_at")
-            conn.execute(OLD_FOLLOWERS)
-            conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
-    finally:
-        conn.close()
-    d = Daemon(home, config=CONFIG, policy=POLICY, ranker="lexical")
-    d.start()
-    try:
-        assert [card["id"] for card in _cards(d, ["chat"])] == turns
-    finally:
-        d.stop()
-    conn = apsw.Connection(str(home / "memory.db"))
-    try:
-        (sql,) = conn.execute(
-            "SELECT sql FROM sqlite_master WHERE name = 'entries_episode'"
-        ).fetchone()
-        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
-    finally:
-        conn.close()
-    assert _keyed_by_namespace(sql), sql
-    assert version == [(str(sqlite_schema.SCHEMA_VERSION),)]
-
-
-def test_a_version_6_postgresql_schemas_episode_index_is_keyed_by_namespace_when_opened() -> None:
+def test_an_episode_index_keyed_by_episode_alone_is_keyed_by_namespace_when_opened(
+    version: int, postgresql: bool
+) -> None:
     root = short_tempdir()
     try:
-        d = Daemon(root / "h", config=CONFIG + pg_store_section(), policy=POLICY, ranker="lexical")
-        d.start()
-        with d.control() as c:
-            enable_consent(c)
-        turns = _two_turns(d)
-        d.stop()
-        pg = pg_store_of(d.home)
-        assert pg is not None
-        with pg_connect(*pg) as conn:
-            conn.execute("DROP INDEX entries_episode")
-            conn.execute("ALTER TABLE entries DROP COLUMN proposed_at")
-            conn.execute(OLD_FOLLOWERS)
-            conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
-        d = Daemon(
-            root / "h", config=CONFIG + pg_store_section(pg[1]), policy=POLICY, ranker="lexical"
-        )
-        d.start()
+        d, turns = _downgraded(root, version, BEFORE_NAMESPACE_KEY, postgresql=postgresql)
         try:
             assert [card["id"] for card in _cards(d, ["chat"])] == turns
         finally:
             d.stop()
-        with pg_connect(*pg) as conn:
-            (definition,) = conn.execute(
-                "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema()"
-                " AND indexname = 'entries_episode'"
-            ).fetchone()
-            version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        assert _keyed_by_namespace(definition), definition
-        assert version == (str(pg_schema.SCHEMA_VERSION),)
+        _opened_as_now(d)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -16,7 +16,7 @@ finder never reaches, nor supersedes, an entry of a team the owner is not in.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -311,6 +311,26 @@ async def _refused_after_withdrawal(p: InProcess, seen: list[list[str]]) -> list
     return logs
 
 
+def _in_process(where: Path, body: Callable[[InProcess], Awaitable[None]]) -> None:
+    """``body`` on a daemon composed in process on the store under test,
+    with extracted entries applied at once."""
+
+    async def go() -> None:
+        with composed(
+            where, clock=FakeClock(), config=_on_the_store_under_test(), policy=FREE
+        ) as p:
+            await body(p)
+
+    anyio.run(go, backend="asyncio")
+
+
+async def _ended(p: InProcess, turns: list[dict[str, str]], **begin: Any) -> None:
+    """A task begun with ``begin`` ends with ``turns``: its job is queued."""
+    task = await p.call("agent", "task.begin", begin)
+    ended = await p.call("agent", "task.end", {"task_id": task["task_id"], "transcript": turns})
+    assert ended["extraction"]["queued"] is True
+
+
 @pytest.mark.parametrize("tool_turn", [True, False], ids=["with_a_tool_turn", "task_row_only"])
 def test_a_tools_used_job_proposes_nothing_once_learn_from_tools_is_withdrawn(
     where: Path, tool_turn: bool
@@ -324,21 +344,14 @@ def test_a_tools_used_job_proposes_nothing_once_learn_from_tools_is_withdrawn(
     if tool_turn:
         turns.append({"role": "tool", "content": TOOL_OUTPUT})
 
-    async def go() -> None:
-        with composed(
-            where, clock=FakeClock(), config=_on_the_store_under_test(), policy=FREE
-        ) as p:
-            await _consent(p, learn_from_tools=True)
-            seen = _watch(p)
-            task = await p.call("agent", "task.begin", {"tools_used": True})
-            ended = await p.call(
-                "agent", "task.end", {"task_id": task["task_id"], "transcript": turns}
-            )
-            assert ended["extraction"]["queued"] is True
-            logs = await _refused_after_withdrawal(p, seen)
-            await _nothing_of_it_said(p, logs, turns)
+    async def body(p: InProcess) -> None:
+        await _consent(p, learn_from_tools=True)
+        seen = _watch(p)
+        await _ended(p, turns, tools_used=True)
+        logs = await _refused_after_withdrawal(p, seen)
+        await _nothing_of_it_said(p, logs, turns)
 
-    anyio.run(go, backend="asyncio")
+    _in_process(where, body)
 
 
 def test_submitted_tool_turns_reach_no_extractor_once_learn_from_tools_is_withdrawn(
@@ -351,19 +364,16 @@ def test_submitted_tool_turns_reach_no_extractor_once_learn_from_tools_is_withdr
         {"role": "tool", "content": TOOL_OUTPUT},
     ]
 
-    async def go() -> None:
-        with composed(
-            where, clock=FakeClock(), config=_on_the_store_under_test(), policy=FREE
-        ) as p:
-            await _consent(p, learn_from_tools=True)
-            seen = _watch(p)
-            jsonl = "".join(json.dumps(t) + "\n" for t in turns)
-            out = await p.call("control", "extract.submit", {"jsonl": jsonl})
-            assert out["queued"] is True
-            logs = await _refused_after_withdrawal(p, seen)
-            await _nothing_of_it_said(p, logs, turns)
+    async def body(p: InProcess) -> None:
+        await _consent(p, learn_from_tools=True)
+        seen = _watch(p)
+        jsonl = "".join(json.dumps(t) + "\n" for t in turns)
+        out = await p.call("control", "extract.submit", {"jsonl": jsonl})
+        assert out["queued"] is True
+        logs = await _refused_after_withdrawal(p, seen)
+        await _nothing_of_it_said(p, logs, turns)
 
-    anyio.run(go, backend="asyncio")
+    _in_process(where, body)
 
 
 def test_a_job_without_tools_still_proposes_once_learn_from_tools_is_withdrawn(
@@ -372,29 +382,17 @@ def test_a_job_without_tools_still_proposes_once_learn_from_tools_is_withdrawn(
     """The refusal above is the tools': a task begun without ``tools_used``
     whose transcript holds no tool turn needs only ``contribute``."""
 
-    async def go() -> None:
-        with composed(
-            where, clock=FakeClock(), config=_on_the_store_under_test(), policy=FREE
-        ) as p:
-            await _consent(p, learn_from_tools=True)
-            seen = _watch(p)
-            task = await p.call("agent", "task.begin", {})
-            ended = await p.call(
-                "agent",
-                "task.end",
-                {
-                    "task_id": task["task_id"],
-                    "transcript": [{"role": "user", "content": PREFERENCE}],
-                },
-            )
-            assert ended["extraction"]["queued"] is True
-            await _consent(p, learn_from_tools=False)
-            assert await _worker_step(p) is True
-            [job] = await _jobs(p)
-            assert seen == [["user"]]
-            assert (job["state"], job["applied"]) == ("done", 1)
+    async def body(p: InProcess) -> None:
+        await _consent(p, learn_from_tools=True)
+        seen = _watch(p)
+        await _ended(p, [{"role": "user", "content": PREFERENCE}])
+        await _consent(p, learn_from_tools=False)
+        assert await _worker_step(p) is True
+        [job] = await _jobs(p)
+        assert seen == [["user"]]
+        assert (job["state"], job["applied"]) == ("done", 1)
 
-    anyio.run(go, backend="asyncio")
+    _in_process(where, body)
 
 
 def test_a_job_proposes_nothing_once_its_tasks_token_was_revoked(where: Path) -> None:
@@ -402,31 +400,24 @@ def test_a_job_proposes_nothing_once_its_tasks_token_was_revoked(where: Path) ->
     transcript its task handed in before the revocation is one such thing's
     account, and the job proposes nothing from it (as every call with the
     token stops at once)."""
+    turns = [{"role": "user", "content": PREFERENCE}]
 
-    async def go() -> None:
-        with composed(
-            where, clock=FakeClock(), config=_on_the_store_under_test(), policy=FREE
-        ) as p:
-            holder = {"kind": "local", "subject": "revoked-later"}
-            await _consent(p, holder)
-            seen = _watch(p)
-            issued = await p.call("control", "token.issue", {"identity": holder})
-            task = await p.call("agent", "task.begin", {"token": issued["token"]})
-            turns = [{"role": "user", "content": PREFERENCE}]
-            ended = await p.call(
-                "agent", "task.end", {"task_id": task["task_id"], "transcript": turns}
-            )
-            assert ended["extraction"]["queued"] is True
-            await p.call("control", "token.revoke", {"token_id": issued["token_id"]})
-            with capture_logs() as logs:
-                assert await _worker_step(p) is True
-            [job] = await _jobs(p)
-            assert seen == [], f"the transcript went to the extractor: {seen}"
-            assert (job["state"], job["last_error"]) == ("failed", "token_revoked")
-            assert (job["applied"], job["proposed"]) == (0, 0)
-            assert _transcripts_left(p) == 0
-            listed = await p.call("control", "memory.list", {"identity": holder})
-            assert listed["items"] == []
-            await _nothing_of_it_said(p, logs, turns)
+    async def body(p: InProcess) -> None:
+        holder = {"kind": "local", "subject": "revoked-later"}
+        await _consent(p, holder)
+        seen = _watch(p)
+        issued = await p.call("control", "token.issue", {"identity": holder})
+        await _ended(p, turns, token=issued["token"])
+        await p.call("control", "token.revoke", {"token_id": issued["token_id"]})
+        with capture_logs() as logs:
+            assert await _worker_step(p) is True
+        [job] = await _jobs(p)
+        assert seen == [], f"the transcript went to the extractor: {seen}"
+        assert (job["state"], job["last_error"]) == ("failed", "token_revoked")
+        assert (job["applied"], job["proposed"]) == (0, 0)
+        assert _transcripts_left(p) == 0
+        listed = await p.call("control", "memory.list", {"identity": holder})
+        assert listed["items"] == []
+        await _nothing_of_it_said(p, logs, turns)
 
-    anyio.run(go, backend="asyncio")
+    _in_process(where, body)
