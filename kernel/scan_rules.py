@@ -652,8 +652,9 @@ _LOCK_CODE = (
     # code: "the shed lock code", "garage remote code", "lockbox (code …)".
     + r"|(?:door|gate|garage|shed|lockbox|key box|locker|padlock|safe|alarm|intercom|building"
     r"|lobby)(?: (?:lock|remote|keypad|panel|box))?(?: \(| |-)code"
-    # A door or a gate named alone, then a connector, is named for its code.
-    + r"|(?:" + "|".join(sorted(_DOORS, key=len, reverse=True))
+    # A door or a gate named alone, then a connector, is named for its code
+    # (longest first, ties by the words: the set's order follows the hash seed).
+    + r"|(?:" + "|".join(sorted(_DOORS, key=lambda w: (-len(w), w)))
     + r")(?= ?[:：=] ?\d| (?:is|ist|est|es|é|è|—|–|-) \d)"
 )
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
@@ -1650,7 +1651,10 @@ _DIGIT_WORDS = (
     "صفر", "واحد", "اثنان", "اثنين", "ثلاثة", "أربعة", "اربعة", "خمسة", "ستة", "سبعة",
     "ثمانية", "تسعة",
 )
-_DIGIT_WORD_ANY = (r"(?<![^\W\d_])(?:" + "|".join(sorted(set(_DIGIT_WORDS), key=len, reverse=True))
+# Longest first, ties by the words themselves: a set's own order follows the
+# hash seed, and the pattern's text must not.
+_DIGIT_WORD_ANY = (r"(?<![^\W\d_])(?:"
+                   + "|".join(sorted(set(_DIGIT_WORDS), key=lambda w: (-len(w), w)))
                    + r")(?![^\W\d_])")
 
 # A lock's combination: three or four numbers under 100, one separator
