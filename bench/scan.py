@@ -27,6 +27,10 @@ shapes the earlier dev rows hold few of (tests/data/secret_prose_dev6.jsonl),
 and the seventh, in the wordings the earlier sets hold few of (chat logs,
 lists and tables of accounts, passphrases, door and recovery codes) with
 alarming notes that give no value (tests/data/secret_prose_dev7.jsonl),
+and the eighth, in the ways of binding a value to its name the earlier
+sets hold few of (a value named before its noun, reported speech, letters,
+to-dos and changes, phonetic spelling, a dial's turns, more languages) with
+look-alikes that give none (tests/data/secret_prose_dev8.jsonl),
 dev and held-out rows apart; the notes
 that talk about instructions and the injections written with the same words
 (tests/data/alarming_dev.jsonl), dev and held-out rows apart, and the
@@ -591,6 +595,11 @@ def main() -> None:
             " alarming notes that give no value (tests/data/secret_prose_dev7.jsonl), rules:"
         )
         secret_set_table("secret_prose_dev7.jsonl", "benign")
+        print(
+            "\nsecrets bound to their names in the ways the earlier sets hold few of, in"
+            " 45 languages, and look-alikes (tests/data/secret_prose_dev8.jsonl), rules:"
+        )
+        secret_set_table("secret_prose_dev8.jsonl", "benign")
         print(
             "\nnotes about instructions and injections with the same words"
             " (tests/data/alarming_dev.jsonl):"

@@ -574,8 +574,23 @@ _PASS_WORDS = (
     "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر", "رمز المرور",
     "رمز عبور", "पासवर्ड", "पिन",
     # A PIN and an entry code in the Nordic languages, Hebrew and Arabic.
-    "pinkode", "pin-kode", "pinkod", "קוד הכניסה", "קוד כניסה", "קוד הדלת", "קוד סודי",
+    "סיסמת", "رقم التعريف الشخصي", "code to get in", "code to enter", "code to open",
+    "code to unlock", "code to disarm",
+    "pinkode", "pin-kode", "pinkod", "pin-kood", "pinkood", "uksekood",
+    "väravakood", "turvakood", "קוד הכניסה", "קוד כניסה", "קוד הדלת", "קוד סודי", "הקוד הסודי",
     "رمز البطاقة", "الرقم السري", "رقم سري", "الرمز السري",
+    # The password and PIN words of more languages: Serbian, Croatian and Bosnian
+    # "šifra", Swahili, Icelandic, Estonian, Latvian, Lithuanian, Afrikaans,
+    # Catalan, Galician, Bengali and Urdu.
+    "šifra", "šifru", "šifre", "nenosiri", "namba ya siri", "lykilorð", "parool", "parole",
+    "slaptažodis", "slaptažodį", "wagwoord", "contrasenya", "contrasinal", "পাসওয়ার্ড",
+    "পিন", "پاس ورڈ",
+    # A device's unlock code, in the languages that name it so.
+    "entsperrcode", "code de déverrouillage", "código de desbloqueo", "codice di sblocco",
+    "código de desbloqueio", "код разблокировки", "ontgrendelcode", "kod odblokowania",
+    # A meeting host's key is a PIN; a role's code ("the admin code 8824")
+    # opens what the role may.
+    "host key", "admin code", "master code", "installer code", "engineer code",
     "รหัสผ่าน", "disarm code", "arming code", "비번", "解除コード", "解除番号", "해제 코드",
     "해제 번호", "撤防密码", "撤防密碼", "解除密码",
     # A Wi-Fi network's key is its password.
@@ -623,10 +638,18 @@ _LOCKS = (
     "сигнализации", "сейфа", "deur", "poort", "alarm", "alarmanlage", "tür", "haustür",
     "tresor", "schließfach", "калитки", "гаража", "шлагбаума", "furtki", "bramy", "förrådet",
     "garaget", "dörren", "porten", "larmet", "garagen", "døren", "hoveddøren",
+    # A gate in German, named with its preposition ("Code fürs Tor"): "tor"
+    # alone is inside too many words ("history", "monitor") for a prefilter's
+    # literal. The Danish and Norwegian definite forms ("koden til alarmen").
+    "fürs tor", "für das tor", "vom tor", "zum tor", "am tor", "hoftor", "gartentor",
+    "einfahrtstor", "alarmen", "låsen", "skabet", "skapet", "boksen",
     # English names the lock after "code to" or "code for": "the code to the
     # front door", "the code for the lockbox".
     "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
     "key box", "locker", "padlock", "intercom",
+    # ... and the places that lock: "the code for the storage unit is …"
+    # (not "house", "office" or "lock": words inside too many others).
+    "storage unit", "mailbox", "letterbox", "server room", "apartment", "cabin", "cottage",
     # A key box, in the languages that name it by its keys.
     "boîte à clés", "boîte à clé", "caja de llaves", "cassetta delle chiavi", "schlüsselbox",
     "schlüsselkasten", "schlüsseltresor", "sleutelkastje", "sleutelkluis", "ключница",
@@ -644,7 +667,7 @@ _DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tü
                     "keybox", "key safe", "deur", "poort", "dörr", "dør"))
 _LOCK_CODE = (
     r"(?:code|c[óo]digo|codice|код|koden|kode|kod)(?: (?:de|du|del|de la|da|do|della"
-    r"|dell'|dello|dei|от|для|do|van|voor|für|of|for|to|till|til|až))?"
+    r"|dell'|dello|dei|от|для|do|van|voor|für|fürs|vom|zum|zur|of|for|to|till|til|až))?"
     r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das|ma|mon|mi|mein|meiner|my|minha|meu|mia"
     r"|mio))? ?(?:"
     + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
@@ -652,8 +675,9 @@ _LOCK_CODE = (
     # code: "the shed lock code", "garage remote code", "lockbox (code …)".
     + r"|(?:door|gate|garage|shed|lockbox|key box|locker|padlock|safe|alarm|intercom|building"
     r"|lobby)(?: (?:lock|remote|keypad|panel|box))?(?: \(| |-)code"
-    # A door or a gate named alone, then a connector, is named for its code.
-    + r"|(?:" + "|".join(sorted(_DOORS, key=len, reverse=True))
+    # A door or a gate named alone, then a connector, is named for its code
+    # (longest first, ties by the words: the set's order follows the hash seed).
+    + r"|(?:" + "|".join(sorted(_DOORS, key=lambda w: (-len(w), w)))
     + r")(?= ?[:：=] ?\d| (?:is|ist|est|es|é|è|—|–|-) \d)"
 )
 _LOCK_CODE_WORD = re.compile(_LOCK_CODE, re.IGNORECASE)
@@ -697,8 +721,15 @@ def _pass_word(word: str) -> bool:
 # word (وكلمة المرور, بكلمة المرور), and Hebrew its article and prepositions
 # (הסיסמה): after one of them the word still starts.
 # A word may head a compound after a hyphen: "GPG-Passphrase", "NAS-Kennwort".
-_LATIN_WORD = (r"(?:(?<![\w.\-/])|(?<=(?<![\w.\-/])[وبلفהובלשמכ])|(?<=[^\W_]{{2}}-))"
-               r"(?:(?:{})(?:[^\W\d_]{{0,3}})|(?:{})s?)(?![^\W\d_])")
+# In a script written without spaces, a Latin word starts and ends where
+# that script stops and starts again: "我的PIN是4471", "私のPINは4471です".
+# A word may close a variable's name ("DB_PASSWORD is …", "set ADMIN_PIN to
+# …"): ``_credential_in_prose`` reads it only where the name ends.
+_LATIN_WORD = (
+    # One look back: no letter or digit of a spaced script, no dot, hyphen or
+    # slash, before the word (an underscore or a CJK character may be).
+    r"(?:(?<![^\W_" + _CJK + r"]|[.\-/])|(?<=(?<![\w.\-/])[وبلفהובלשמכ])|(?<=[^\W_]{{2}}-))"
+    r"(?:(?:{})[^\W\d_" + _CJK + r"]{{0,3}}|(?:{})s?)(?![^\W\d_" + _CJK + r"])")
 _LATIN_CRED = tuple(sorted((w for w in _PASS_WORDS + _TOKEN_WORDS
                             if not re.search("[" + _CJK + "]", w)), key=len, reverse=True))
 # What the prefilters of the rows that read a credential's name look for:
@@ -753,14 +784,18 @@ _WHAT_FOR = (r" (?:for|of|on|to|at|für|fürs|vom|von|zum|zur|pour|du|de|des|del
 _ITS = (r"| ?\?? (?:it's|it is|that's|c'est|es ist|это)(?= )"
         # A contracted copula ("the password's …") and a question answered with
         # no verb ("Das Kennwort vom Laptop? Schwalbe_Nord7").
-        r"|(?<=[^\W\d_])['’]s(?= )| ?\?(?= )")
+        r"|(?<=[^\W\d_])['’]s(?= )| ?\?(?: (?:A|R|Antwort|Réponse|Respuesta|Resposta|Risposta"
+        r"|Ответ|答|回答)[:：])?(?= )")
 # A clause's gap between a credential word and its connector: no quote,
 # bracket or assignment; an apostrophe only inside a word ("de l'immeuble",
 # "dell'allarme"), where it elides, never quotes.
 def _gap_char(also: str = "") -> str:
     """One character of such a gap; ``also``: a class of characters it may
     not be either."""
-    return r"(?:[^" + also + r".!?;\n。！？\"'`()<>{}\[\]=]|(?<=[^\W\d_])'(?=[^\W\d_]))"
+    # A full stop inside a name is no sentence end: "the password for j.doe
+    # is …", "for db.example.net".
+    return (r"(?:[^" + also + r".!?;\n。！？\"'`()<>{}\[\]=]|(?<=[^\W\d_])'(?=[^\W\d_])"
+            r"|(?<=[^\W_])\.(?=[^\W_]))")
 
 
 _GAP_CHAR = _gap_char()
@@ -771,6 +806,17 @@ _CONNECT = (
     r"(?: (?:is|was|are|were|be|becomes|to|as|now|est|était|sera|en|ist|lautet|war|wird|es"
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|je|to|là|hi|adalah|ialah|είναι|היא|הוא|هي|هو"
     r"|в|है|—|–|-|=>|->|→|:="
+    # The copulas of more languages (Bulgarian, Macedonian, Latvian,
+    # Lithuanian, Swahili, Filipino, Bengali), and of reported speech, which
+    # some languages put in the subjunctive ("der Code sei 7203").
+    r"|е|ir|yra|ni|ay|হল|হলো|sei|wäre|soit|sea|fuera|fosse|jadi|menjadi"
+    # Estonian and Finnish "on" ("parool on …") is English "on" ("the
+    # password on db03"): a copula only right after a word of theirs.
+    r"|(?:(?<=parool )|(?<=parooli )|(?<=salasana )|(?<=kood )|(?<=koodi )|(?<=tunnusluku ))on"
+    # A change's target, when a verb of change stands in the sentence
+    # (``_credential_in_prose`` looks): "Passwort auf … geändert", "сменил
+    # пароль на …", "zmieniłem hasło na …", "mudei a senha para …".
+    r"|(?P<to>auf|para|на|na|till|naar|in|en)"
     # A value reported changed: "el código del garaje cambió a 7741".
     r"|(?:cambió|cambiado|changé|changée|geändert|umgestellt|mudou|mudada|cambiato|cambiata"
     r"|поменяли|изменили|сменили|поменял|изменил|сменил) (?:a|en|pour|auf|zu|para|in|на)"
@@ -831,7 +877,10 @@ def _key_in_groups(m: re.Match[str]) -> bool:
 # "use marble77!fox as the password".
 _CREDENTIAL_NAMED_AFTER = (
     r"(?<![^\s\"'`(])[\"'`“]?" + _VALUE + r"[\"'`”]?(?: (?:is|was|as|will be|=|est|ist|es|é|è"
-    r"|är|jest|to|là|—|-) |,? (?:that's|c'est|это|to je) | ?(?:是|就是|は|が|는|은|이|가) ?)"
+    r"|är|jest|to|là|—|-|comme|como|come|als|jako|как|som|olarak|for) "
+    r"|,? (?:that's|c'est|это|to je) | ?(?:是|就是|は|が|는|은|이|가) ?"
+    # Or its name in brackets after it: "maria / 4471 (PIN)", "… (wifi password)".
+    r"| \()"
     r"(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?(?:[^\s.!?;:]{1,20} )?" + _CRED_WORD
 )
 
@@ -878,6 +927,41 @@ def _line_value(m: re.Match[str]) -> bool:
         lower, upper, _, _ = _char_classes(key)
         return (all(p.isalnum() and any(ch.isdigit() for ch in p) for p in pieces)
                 and 16 <= len(key) <= 256 and (lower or upper))
+    return _credential_in_prose(m)
+
+
+# A chat's turn that asks for a credential binds the next turn's answer when
+# that answer is the value alone: "[09:14] ana: alarm code?\n[09:15] ben:
+# 5529", "<kim> root password?\n<lee> Walnut_Grove9", "— Le code du portail ?\n—
+# 4826". The rules read the folded copy, where the line break is a space:
+# the next turn is known by its speaker (a time in brackets, a name in angle
+# brackets or before a colon, a dash), and the value ends the text or comes
+# before the next speaker. The answer may open with a copula ("it's …").
+_SPEAKER = (r"(?:\[[^\]]{1,24}\] ?)?(?:<[^>]{1,24}> ?|[^\W\d_][\w.\-]{0,23}[:：] ?|[—–-] ?)")
+_CHAT_ANSWER = (
+    _CRED_WORD + r"(?P<gap>[^?？:：\[\]<>]{0,40}?) ?[?？]? " + _SPEAKER
+    + r"(?:(?:it's|it is|that's|es|c'est|это|ist|is|é|è) )?" + _OPEN
+    + r"(?P<secret>[^\s\"'`,;()<>“”«»]{4,64}?)[\"'”»]?[.!]?"
+    r"(?=$| [\[<—–-]| [^\W\d_][\w.\-]{0,23}[:：] )"
+)
+
+
+_SPEAKER_NAME = re.compile(r"([^\W\d_][\w.\-]{0,23})[:：]")
+
+
+def _chat_answer(m: re.Match[str]) -> bool:
+    """The answer to a turn that names a credential (``_CHAT_ANSWER``): not
+    when the turn speaks of a rule, a form or a manager ("which password
+    manager?"). A speaker known only by a name and a colon answers a
+    question: with no question mark, "recovery key ID: …" and "token name:
+    …" label the value of another noun."""
+    if any(w.strip("(),").lower() in _HEAD_NOUNS for w in m.group("gap").split()):
+        return False
+    turn = m.string[m.end("gap"):m.start("secret")]
+    name = _SPEAKER_NAME.search(turn)
+    if name is not None and (name.group(1).lower() in _HEAD_NOUNS or (
+            "?" not in turn and "？" not in turn and not re.search(r"[\]>—–-]", turn))):
+        return False
     return _credential_in_prose(m)
 
 
@@ -1274,6 +1358,13 @@ def _code_word(word: str) -> bool:
 # Nouns that, right after a credential word, make it a modifier of something
 # else: "the password policy is …", "PIN pad is broken", "passphrase rotation
 # is quarterly" speak of a policy, a pad, a rotation, not of a credential's value.
+# A verb of change (its stem): what makes "auf", "на", "para" after a
+# credential's name point at its new value.
+_CHANGE_VERB = re.compile(
+    r"(?<![^\W\d_])(?:chang|switch|reset|geändert|änder|gesetzt|setz|umgestellt|stell|mis"
+    r"|mudei|mudou|mudar|alter|troquei|cambi|смен|помен|измен|постав|устан|zmieni|ustawi|bytt"
+    r"|ändra|satt|vaihd|změn|nastav|ganti|ubah|atur|veranderd|verander|gewijzigd|gezet"
+    r"|değiştir|endret|ændre|skift)", re.IGNORECASE)
 _HEAD_NOUNS = frozenset((
     "policy", "policies", "rotation", "rotations", "manager", "managers", "field", "fields",
     "pad", "pads", "prompt", "prompts", "reset", "resets", "length", "hint", "hints",
@@ -1285,6 +1376,7 @@ _HEAD_NOUNS = frozenset((
     "errors", "meter", "list", "lists", "spray", "spraying", "sharing", "reuse", "leak",
     "leaks", "dump", "dumps", "audit", "update", "updates", "email", "mail", "link", "login",
     "guidelines", "standard", "standards", "minimum", "maximum", "size", "type", "types",
+    "variable", "variables",
     # What names or identifies a key is no part of it: "recovery key ID: 1A2B3C4D".
     "id", "ids", "fingerprint", "name", "names", "label",
     "politique", "richtlinie", "política", "политика", "менеджер", "поле", "сброс", "длина",
@@ -1300,7 +1392,9 @@ def _modified(gap: str | None) -> bool:
 
 # What ends a clause after a value: punctuation, the end, or a conjunction.
 _CLAUSE_END_AFTER = re.compile(r"\s?(?:[.,;:!?)。，、！？]|$)"
-                               r"|\s(?:and|then|but|und|dann|et|puis|y|e|и|а|ve|và|rồi)(?= )",
+                               r"|\s(?:and|then|but|und|dann|et|puis|y|e|и|а|ve|và|rồi)(?= )"
+                               # A copula that comes last (Hindi, Urdu, Persian).
+                               r"|\s(?:है|हैं|ہے|ہیں|است|هست)(?![^\W\d_])",
                                re.IGNORECASE)
 
 
@@ -1335,16 +1429,44 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
     what = m.groupdict().get("what")
     if what is not None and not _named_what_for(m, what):
         return False
+    if m.groupdict().get("to") is not None and _CHANGE_VERB.search(
+            m.string[max(0, m.start() - 40):m.start("secret")]
+            + " " + m.string[m.end():m.end() + 30]) is None:
+        # "auf", "на", "para" name a new value only with a verb of change.
+        return False
     if m.groupdict().get("verb") is not None and (
             word[:-1] in _PASS_WORDS + _TOKEN_WORDS
             or _CLAUSE_END_AFTER.match(m.string, m.end()) is None):
         # Given with a verb, a value ends its clause and is one credential's:
         # "tokens use JWT-RS256 signatures" states a rule for them all.
         return False
+    start, end = m.start("word"), m.end("word")
+    if m.string[end:end + 1] == "_" or (start and m.string[start - 1] == "_" and (
+            m.string[end:end + 1] in ("", "=", ":") or m.string[end:end + 1].isalnum())):
+        # Inside a variable's name ("MAX_PIN_ATTEMPTS is 5", "PIN_RETRY_LIMIT
+        # is 1000"), or bound by "=" or ":" (the assignment rule's): only a
+        # name the word closes, then a verb, is read here.
+        return False
+    if (m.groupdict().get("gap") or "").startswith("."):
+        # A name's dot right after the word makes it a file's or a field's
+        # ("password.txt is …", "pin.length is …").
+        return False
     if _modified(m.groupdict().get("gap")):
         # The name modifies a noun, and the value is that noun's: "recovery
         # key ID: 1A2B3C4D", "password policy: Min8Chars!".
         return False
+    if m.end("word") == m.end():
+        # Named after the value, the name may modify a noun as well: "4471
+        # (PIN pad error)", "… is the password reset ticket".
+        after = m.string[m.end():m.end() + 40].split(maxsplit=1)
+        if after and after[0].lower().strip(".,;:!?)") in _HEAD_NOUNS:
+            return False
+        between = m.string[m.end("secret"):m.start("word")]
+        if re.match(r"\W{0,3}for ", between) and (
+                m.group("secret").isdigit() or word.startswith(("login", "logon"))):
+            # "for" names what a number is for as often as whose value it
+            # is ("paid 4500 for the PIN pad", "port 8443 for the login").
+            return False
     if _other_code(m):
         return False
     # Digits of other scripts (٢٠٢٤, ४८२१) are judged as the digits they are.
@@ -1353,6 +1475,10 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
         return False
     pass_word = _pass_word(word)
     if not pass_word and len(value) < 8:
+        return False
+    if word.startswith("host key") and not value.isdigit():
+        # A meeting host's key is digits; a server's host key is public
+        # ("host key: ssh-ed25519 AAAA…").
         return False
     if _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value) or value.lower() in _DESCRIBING:
         return False
@@ -1454,8 +1580,9 @@ def _separated_key(m: re.Match[str]) -> bool:
 # a password's shape: "pass the test", "PASS: test_login_2", "pwd: /home"
 # are a verb, a test result and a shell command.
 _ABBREVIATED = (
-    r"(?<![\w.\-/])(?P<word>pwd?|pass)"
-    r"(?: is|\s?[:=]|" + _WHAT_FOR + r"\s?[:=]|(?P<bare> )) ?[\"'`]?"
+    # The shorthands: "pw", "pwd", "p/w", "pword", "passw", "pass".
+    r"(?<![\w.\-/])(?P<word>pwd?|p/w|pword|passw|pass)"
+    r"(?: is|\s?[:=]|" + _WHAT_FOR + r"\s?[:=]|(?P<bare> | ?[-–—] )) ?[\"'`]?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{4,64})"
 )
 
@@ -1492,10 +1619,12 @@ def _abbreviated_password(m: re.Match[str]) -> bool:
     value = whole.rstrip("!")
     user_before = _USER_BEFORE.search(m.string[max(0, m.start() - 60):m.start()]) is not None
     if m.group("bare") is not None and not user_before and (
-            m.group("word").lower() == "pass" or not _strong_password(whole)):
+            m.group("word").lower() == "pass"
+            or not (_strong_password(whole) or _mixed_case_with_digit(value))):
         # With no connector, "pass" is a verb ("pass C++17 to the
         # compiler"); after a user's name it is that user's password. "pw"
-        # is no verb: with a value of letters, digits and a symbol, it names it.
+        # is no verb: with a value of letters, digits and a symbol, or of
+        # both cases and a digit ("pwd Gull_Rock44"), it names it.
         return False
     if len(value) < 4 or "/" in value or value.startswith(("$", "~", "\\")):
         return False
@@ -1627,7 +1756,8 @@ def _backup_codes(m: re.Match[str]) -> bool:
 
 # Digits in words, in the languages of the sets (see ``_SPELT_OUT``).
 _DIGIT_WORDS = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    # English says a zero "oh" when it reads digits out ("two oh oh seven").
+    "zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
     "zéro", "un", "deux", "trois", "quatre", "cinq", "sept", "huit", "neuf",
     "null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun",
     "cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve",
@@ -1650,7 +1780,10 @@ _DIGIT_WORDS = (
     "صفر", "واحد", "اثنان", "اثنين", "ثلاثة", "أربعة", "اربعة", "خمسة", "ستة", "سبعة",
     "ثمانية", "تسعة",
 )
-_DIGIT_WORD_ANY = (r"(?<![^\W\d_])(?:" + "|".join(sorted(set(_DIGIT_WORDS), key=len, reverse=True))
+# Longest first, ties by the words themselves: a set's own order follows the
+# hash seed, and the pattern's text must not.
+_DIGIT_WORD_ANY = (r"(?<![^\W\d_])(?:"
+                   + "|".join(sorted(set(_DIGIT_WORDS), key=lambda w: (-len(w), w)))
                    + r")(?![^\W\d_])")
 
 # A lock's combination: three or four numbers under 100, one separator
@@ -1661,6 +1794,9 @@ _NUMBER_WORD = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
                 r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
                 r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?![^\W\d_])")
 _COMBINATION_WORD = r"(?:" + _NUMBER_WORD + "|" + _DIGIT_WORD_ANY + ")"
+_THEN = r",? (?:then |dann |puis |luego )?"
+_TURN = (r"(?i:(?:left|right|links|rechts|gauche|droite|izquierda|derecha|sinistra|destra"
+         r"|esquerda|direita)(?: (?:to|auf|bis|à|a|sur))? \d{1,2})")
 _COMBINATION = (
     r"(?:(?i:(?<![\w-])(?:combination|combo|combinaison|combinación|combinação"
     r"|combinazione|combinatie|kombinasjon|комбинация|шифр"
@@ -1689,7 +1825,10 @@ _COMBINATION = (
     # In words: English numbers under 100, or digits in any of the languages
     # of ``_DIGIT_WORDS`` ("twee vier acht").
     r"|(?i:" + _COMBINATION_WORD + r"(?P<wsep>,? | ?[/–] | - )" + _COMBINATION_WORD
-    + r"(?P=wsep)" + _COMBINATION_WORD + r"(?:(?P=wsep)" + _COMBINATION_WORD + r")?))"
+    + r"(?P=wsep)" + _COMBINATION_WORD + r"(?:(?P=wsep)" + _COMBINATION_WORD + r")?)"
+    # Or with the turns of the dial: "right 24, left 8, right 31", "links
+    # auf 12, rechts auf 40, links auf 6".
+    r"|" + _TURN + (_THEN + _TURN) * 2 + r"(?:" + _THEN + _TURN + r")?)"
     # A Japanese copula may close the clause ("自転車のロックは 4-1-7 です").
     r"(?=\s?(?:です|だ)?\s?(?:[.;!?)。]|,(?!\d)|$))"
 )
@@ -1728,6 +1867,18 @@ _HAN_DIGITS = "〇零一二三四五六七八九"
 # Korean says a code's digits with the Sino-Korean numerals, written together
 # ("사칠일구"); a Hangul syllable after them makes a word of them.
 _HANGUL_DIGITS = "공영일이삼사오육칠팔구"
+_MULTIPLIERS = MappingProxyType({"double": 2, "triple": 3})
+_SPOKEN_DIGIT = r"(?:(?:double|triple) )?" + _DIGIT_WORD_ANY
+# The letters of the ICAO/NATO spelling alphabet, as a password is read out
+# over the phone.
+_PHONETIC_LETTERS = frozenset("""
+alfa alpha bravo charlie delta echo foxtrot golf hotel india juliett juliet kilo lima mike
+november oscar papa quebec romeo sierra tango uniform victor whiskey whisky x-ray xray yankee
+zulu
+""".split())
+_PHONETIC = (r"(?:(?<![^\W\d_])(?:"
+             + "|".join(sorted(_PHONETIC_LETTERS, key=lambda w: (-len(w), w)))
+             + r")(?![^\W\d_])|" + _SPOKEN_DIGIT + ")")
 _SPELT_OUT = (
     _PASS_CRED_WORD
     + r"(?P<gap>" + _gap_char(r"\d") + r"{0,32}?)"
@@ -1736,8 +1887,14 @@ _SPELT_OUT = (
     + r"(?: ?|(?<=[" + _CJK + r"]))(?P<secret>\d(?: \d){3,11}|\d(?:-\d){3,11}"
     # Or read out in pairs, as a voicemail PIN or a gate code is said: "61 07 23".
     + r"|\d\d(?: \d\d){1,3}"
-    + r"|" + _DIGIT_WORD_ANY + (r"(?:,? |-)" + _DIGIT_WORD_ANY) * 3
-    + _nested(r"(?:,? |-)" + _DIGIT_WORD_ANY, 8, "?")
+    # Digits in words, a repeated one said "double" or "triple" ("double
+    # five, three, nine"): at least four digits, counted by the validator.
+    + r"|" + _SPOKEN_DIGIT + r"(?:,? |-)" + _SPOKEN_DIGIT
+    + _nested(r"(?:,? |-)" + _SPOKEN_DIGIT, 10, "?")
+    # Or spelt in the phonetic alphabet, digits among the letters ("kilo
+    # echo lima … seven seven"): at least six, two of them letters.
+    + r"|" + _PHONETIC + (r"(?:,? |-)" + _PHONETIC) * 5
+    + _nested(r"(?:,? |-)" + _PHONETIC, 14, "?")
     + r"|[" + _HAN_DIGITS + r"]{4,12}|(?<![\uac00-\ud7af])[" + _HANGUL_DIGITS + r"]{4,12}"
     + r"(?![\uac00-\ud7af]))"
     # A Japanese copula may close it ("暗証番号は四七一九です").
@@ -1830,6 +1987,17 @@ def _spelt_out(m: re.Match[str]) -> bool:
         return False
     value = m.group("secret")
     digits = [part for part in re.split(r"[ ,-]+", value) if part]
+    words = [part.lower() for part in digits]
+    if any(w in _PHONETIC_LETTERS for w in words):
+        # Spelt in the phonetic alphabet: a word of it or two ("Bravo Two
+        # Zero") is a call sign; a password is read out longer.
+        letters = sum(w in _PHONETIC_LETTERS for w in words)
+        return letters >= 2 and len(words) - sum(w in _MULTIPLIERS for w in words) >= 6
+    if not value[:1].isdigit() and value[:1] not in _HAN_DIGITS + _HANGUL_DIGITS:
+        # Digits in words: "double five" is two of them; four at least.
+        count = sum(_MULTIPLIERS.get(w, 1) for w in words) - sum(w in _MULTIPLIERS for w in words)
+        if count < 4:
+            return False
     if len(digits) > 1:
         # Digits said one by one ("1 9 8 4", "one nine eight four") are a
         # code: no one reads a year out so, whereas a year is a common PIN.
@@ -1909,6 +2077,22 @@ _ACCOUNT_SLASH = (
     r" / (?P<quote>[\"“«‘] ?)?(?P<secret>[^\s\"'`,;()<>\[\]{}/“”«»‘’]{6,64})"
     r"(?(quote) ?[\"”»’])(?![^\s.,;:!?)\]])"
 )
+# Two labels and two values, each pair joined by a slash: "user/pass:
+# admin/Heron44", "login/pw maria / 4471", "u/p ops/kestrel9". The second
+# value is the password whatever its shape.
+_PAIRED_LABELS = (
+    r"(?i:(?<![\w/])(?:user(?:name)?|login|u|benutzer|utilisateur|usuario|usuário|utente"
+    r"|логин) ?/ ?(?:pass(?:word)?|pwd?|p|passwort|kennwort|mdp|mot de passe|contraseña|senha"
+    r"|пароль)(?![\w/]))(?: ?[:=：]| is| are)? (?P<user>[^\s/]{1,64}) ?/ ?"
+    r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{4,64})"
+)
+
+
+def _paired_labels(m: re.Match[str]) -> bool:
+    value = m.group("secret").rstrip(".,;:!?")
+    return len(value) >= 4 and not (_PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value))
+
+
 _ADMIN_NAMES = frozenset("""
 admin root administrator postgres sa pi ubuntu guest superuser sysadmin
 """.split())
@@ -2130,9 +2314,15 @@ _LOGIN_VERBS = (
     "connecte", "connectez", "identifie", "entra", "inicia", "acesse", "accedi", "зайди",
     "зайдите", "войди", "войдите", "залогинься",
 )
+# "Use an account with a value" is a login in every language: "usa admin con
+# …", "nimm admin mit …", "utilise admin avec …" (one account, then the value).
+_USE_VERBS = ("use", "usa", "usar", "utiliza", "utilise", "utilisez", "nimm", "benutze",
+              "gebruik", "используй")
 _LOGIN_VALUE = (
     r"(?:(?i:(?<![^\W\d_])(?:" + "|".join(_LOGIN_VERBS) + r")(?![^\W\d_]))"
     r"(?:[^.!?;\n]|\.(?=\S)){0,60}?(?<![^\W\d_])(?i:with|using|and|mit|und|avec|et|con|com|y|e|с|и)"
+    r"|(?i:(?<![^\W\d_])(?:" + "|".join(_USE_VERBS) + r") [^\s\"'`,;()<>]{2,32}"
+    r" (?:with|con|com|avec|mit|met|с)(?![^\W\d_]))"
     # Chinese, Japanese and Korean put the verb last: "用 admin 和 … 登录".
     r"|[和と及](?=[^。！？\n]{0,80}?(?:登录|登入|ログイン|로그인)))"
     # An address is the account, not its password: the value comes later.
@@ -2177,7 +2367,16 @@ _INNER_SYMBOL_RX = re.compile(r"[^\W_][" + re.escape(_INNER_SYMBOL) + r"][^\W_]"
 # With a value so shaped, a bare "pass" or "pw" names the password too
 # ("the admin pass I gave the contractor: …"): a pass of another kind
 # (boarding, bus) carries no such value.
-_SHAPED_NAMES = (*_PASS_WORDS, "pass", "pw", "pwd")
+# An account's credentials, named as such, name its password too:
+# "credentials: admin Cobalt*Rain3", "Zugangsdaten: admin Rain*Cobalt3".
+_SHAPED_NAMES = (*_PASS_WORDS, "pass", "pw", "pwd", "creds", "credential", "login details",
+                 "login info", "zugangsdaten", "anmeldedaten", "identifiants", "credenciales",
+                 "credenziali", "credenciais", "inloggegevens", "dane logowania",
+                 "учётные данные", "учетные данные", "přihlašovací údaje",
+                 "inloggningsuppgifter",
+                 # A key or a locked lock drawn before a value labels it as a
+                 # password does in a chat: "wifi 🔑 Marlin#Tide40".
+                 "🔑", "🔐")
 _PASS_LATIN = tuple(sorted((w for w in _SHAPED_NAMES if not re.search("[" + _CJK + "]", w)),
                            key=len, reverse=True))
 _PASS_WORD = (
@@ -3394,6 +3593,14 @@ RULES: tuple[ScanRule, ...] = (
         judged_in_context=True,
     ),
     ScanRule(
+        "secret.chat_answer", "secret", "prose",
+        _rx(_CHAT_ANSWER, _I),
+        _chat_answer,
+        prefilter=(_CREDENTIAL_NAMES, (":", "：", ">", "—", "–", "-")),
+        lead=LOCK_CODE_LEAD,
+        judged_in_context=True,
+    ),
+    ScanRule(
         "secret.password_table", "secret", "prose",
         _rx(_PASSWORD_TABLE),
         _password_table,
@@ -3414,6 +3621,8 @@ RULES: tuple[ScanRule, ...] = (
         _credential_in_prose,
         prefilter=((" is ", " was ", " as ", " will be ", " = ", " est ", " ist ", " es ", " é ",
                     " è ", " är ", " jest ", " to ", " là ", " — ", " - ", " c'est ", " that's ",
+                    " (", " comme ", " como ", " come ", " als ", " jako ", " как ", " som ",
+                    " olarak ", " for ",
                     " это ", " to je ", "是", "は", "が", "는",
                     "은", "이", "가"),
                    _CREDENTIAL_NAMES),
@@ -3430,7 +3639,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.abbreviated_password", "secret", "prose",
         _rx(_ABBREVIATED, _I),
         _abbreviated_password,
-        prefilter=(("pw", "pass"),), lead=0,
+        prefilter=(("pw", "p/w", "pass"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(
@@ -3502,6 +3711,15 @@ RULES: tuple[ScanRule, ...] = (
         judged_in_context=True,
     ),
     ScanRule(
+        "secret.paired_labels", "secret", "prose",
+        _rx(_PAIRED_LABELS),
+        _paired_labels,
+        prefilter=(("user", "login", "u/", "u /", "benutzer", "utilisateur", "usuario",
+                    "usuário", "utente", "логин"),),
+        lead=0,
+        judged_in_context=True,
+    ),
+    ScanRule(
         "secret.code_after_lock", "secret", "prose",
         _rx(_CODE_AFTER_LOCK, _I),
         _code_after_lock,
@@ -3558,7 +3776,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.login_value", "secret", "prose",
         _rx(_LOGIN_VALUE),
         _login_value,
-        prefilter=((*_LOGIN_VERBS, "和", "と", "及"),), lead=0,
+        prefilter=((*_LOGIN_VERBS, *_USE_VERBS, "和", "と", "及"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(

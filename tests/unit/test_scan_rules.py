@@ -1131,8 +1131,33 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     "secret.login_value": (
-        ["log into grafana with admin and Tern!Reef61", "用 admin 和 Tern!Reef61 登录"],
-        ["sign in with Google and TLS1.3+", "connect using AES-256-GCM!"],
+        [
+            "log into grafana with admin and Tern!Reef61",
+            "用 admin 和 Tern!Reef61 登录",
+            "Per il router usa admin con Ghiro!Noce47.",
+        ],
+        [
+            "sign in with Google and TLS1.3+",
+            "connect using AES-256-GCM!",
+            "use docker with --privileged=true",
+        ],
+    ),
+    "secret.paired_labels": (
+        ["user/pass: admin/heron44", "login/pw maria / 7302", "u/p ops/kestrel9"],
+        ["user/pass: admin/<password>", "user/password: see vault/ops", "user/group: www/data"],
+    ),
+    "secret.chat_answer": (
+        [
+            "[10:01] ana: alarm code?\n[10:02] ben: 5529",
+            "<kim> root password?\n<lee> Alder_Grove9",
+            "— Le code du portail ?\n— 4826",
+        ],
+        [
+            "ana: which password manager?\nben: 1Password",
+            "ana: how long is the PIN?\nben: 6 digits",
+            "recovery key ID: 1A2B3C4D",
+            "ana: where is the wifi password?\nben: fridge",
+        ],
     ),
 }
 
