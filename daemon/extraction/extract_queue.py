@@ -69,6 +69,8 @@ class Job:
     user_scope: str
     attempts: int
     progress: int
+    # Who submitted it: ``agent`` (a task's end) or ``control`` (the operator).
+    channel: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +118,7 @@ def claim(tx: Tx, worker: str, now: str, lease_until: str) -> Claimed | None:
     body = tx.one("SELECT body, candidates FROM extract_transcripts WHERE job_id = ?",
                   (row["job_id"],))
     job = Job(row["job_id"], row["owner"], row["task_id"], row["scope"], row["user_scope"],
-              row["attempts"] + 1, row["progress"])
+              row["attempts"] + 1, row["progress"], row["channel"])
     if body is None:  # cannot happen while the job is open; end it cleanly
         _end(tx, row["job_id"], "failed", now, "transcript_missing")
         return None

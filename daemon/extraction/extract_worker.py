@@ -17,7 +17,9 @@ Invariants:
   ``learn_from_tools`` on as well when its task was begun with ``tools_used``
   or its transcript holds a tool turn, a team scope only while the owner
   is a member, and never once its task's token is revoked (the task that
-  submitted it has ended, so its frozen view no longer holds). Asked when
+  submitted it has ended, so its frozen view no longer holds); and the
+  policy's ``MemoryExtract`` decision, asked and audited again when the job
+  is taken (a policy tightened since refuses it). Asked when
   the job is taken,
   before the transcript goes to any extractor (a refusal fails the job and
   destroys the transcript), and again in each candidate's transaction;
@@ -315,6 +317,28 @@ class Extraction:
         await self._work(claimed)
         return True
 
+    def _extract_again(self, tx: Tx, job: queue.Job, tool_turns: bool) -> str | None:
+        """Decide and audit ``MemoryExtract`` again for a job the worker
+        takes, as the submission asked it (the same subject, the owner's
+        consent now): a policy tightened since refuses it
+        (``policy_denied``). The refusal's code, or None when it allows."""
+        now = fmt(self.clock.now())
+        agent = job.channel == Channel.AGENT.value
+        subject = Subject(channel=Channel.AGENT if agent else Channel.CONTROL,
+                          role=Role.MAIN if agent else Role.OPERATOR, owner=job.owner,
+                          task_id=job.task_id if agent else None)
+        used = tool_turns or (job.task_id is not None and tasks.used_tools(tx, job.task_id))
+        decision, resource = self.gate.submission(
+            subject, read_consent(tx, job.owner).consent, job.scope, used)
+        tx.audit("decision", now,
+                 subject={"channel": str(subject.channel), "role": str(subject.role),
+                          "owner": subject.owner, "task_id": subject.task_id},
+                 capability=Capability.MEMORY_EXTRACT.value, resource=resource.canonical(),
+                 decision_id=decision.decision_id, effect=decision.effect.value,
+                 rule_ids=list(decision.rule_ids),
+                 details={"policy_hash": decision.policy_hash, "job_id": job.job_id})
+        return None if decision.effect is Effect.ALLOW else _refused(decision, subject)
+
     def _egress(self, tx: Tx, job: queue.Job, host: str) -> str | None:
         """Decide and audit sending the job's transcript to the extractor's
         host: ``NetworkAccess`` for the host, ``MemoryExternalize`` for the
@@ -349,9 +373,12 @@ class Extraction:
         turns = transcripts.decode(claimed.transcript)
         tool_turns = any(t.role == "tool" for t in turns)
         refused = await self.store.run(lambda tx: _standing(tx, job, tool_turns), write=False)
+        if refused is None:
+            refused = await self.store.run(lambda tx: self._extract_again(tx, job, tool_turns))
         if refused is not None:
-            # Consent withdrawn or the team left since the submission: the
-            # transcript goes nowhere and is destroyed with the job.
+            # Consent withdrawn, the team left or the policy tightened since
+            # the submission: the transcript goes nowhere and is destroyed
+            # with the job.
             await self._defer(job, refused, final=True)
             return
         if claimed.candidates is None:

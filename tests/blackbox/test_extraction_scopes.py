@@ -9,7 +9,8 @@ worker asks again when it runs, before the transcript goes to any extractor,
 and again in the transaction that writes each candidate. So too for
 ``learn_from_tools``: a job whose task used tools, or whose transcript holds
 tool output, proposes nothing once the owner has switched it off; nor does a
-job whose task's token was revoked after it was queued. The update
+job whose task's token was revoked after it was queued, nor one the
+policy no longer allows when the worker takes it. The update
 finder never reaches, nor supersedes, an entry of a team the owner is not in.
 """
 
@@ -418,6 +419,41 @@ def test_a_job_proposes_nothing_once_its_tasks_token_was_revoked(where: Path) ->
         assert _transcripts_left(p) == 0
         listed = await p.call("control", "memory.list", {"identity": holder})
         assert listed["items"] == []
+        await _nothing_of_it_said(p, logs, turns)
+
+    _in_process(where, body)
+
+
+def test_a_job_proposes_nothing_once_the_policy_no_longer_allows_its_extraction(
+    where: Path,
+) -> None:
+    """The operator tightens the policy after a transcript was queued: the
+    worker asks ``MemoryExtract`` again when it takes the job (decided and
+    audited as at the submission), and a refusal fails the job unread."""
+    turns = [{"role": "user", "content": PREFERENCE}]
+
+    async def body(p: InProcess) -> None:
+        await _consent(p)
+        seen = _watch(p)
+        await _ended(p, turns)
+        (where / "policy.toml").write_text(
+            FREE + '[[rule]]\nid = "no-extraction"\neffect = "deny"\n'
+            'capability = "MemoryExtract"\nchannel = "agent"\n'
+        )
+        assert (await p.call("control", "policy.reload", {}))["loaded"]
+        with capture_logs() as logs:
+            assert await _worker_step(p) is True
+        [job] = await _jobs(p)
+        assert seen == [], f"the transcript went to the extractor: {seen}"
+        assert (job["state"], job["last_error"]) == ("failed", "policy_denied")
+        assert (job["applied"], job["proposed"]) == (0, 0)
+        assert _transcripts_left(p) == 0
+        decided = [
+            json.loads(row.body)
+            for row in p.store.audit_rows()
+            if json.loads(row.body).get("capability") == "MemoryExtract"
+        ]
+        assert [(d["effect"], d["rule_ids"]) for d in decided][-1] == ("deny", ["no-extraction"])
         await _nothing_of_it_said(p, logs, turns)
 
     _in_process(where, body)
