@@ -33,8 +33,8 @@ rest is ``dev``.
 from __future__ import annotations
 
 import hashlib
-import json
-from pathlib import Path
+
+from prose_set import write
 
 # (language, text): a credential is given; storing it must be refused.
 SECRETS: list[tuple[str, str]] = [
@@ -240,19 +240,7 @@ def _split(category: str, items: list[tuple[str, str]]) -> list[str]:
 
 
 def main() -> None:
-    out = Path(__file__).with_name("secret_prose_dev7.jsonl")
-    with out.open("w", encoding="utf-8") as f:
-        for category, items in (("secret", SECRETS), ("benign", BENIGN)):
-            splits = _split(category, items)
-            for i, ((lang, text), split) in enumerate(zip(items, splits, strict=True)):
-                row = {
-                    "id": f"dev7-{category}-{i:03d}",
-                    "category": category,
-                    "lang": lang,
-                    "text": text,
-                    "split": split,
-                }
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write("secret_prose_dev7", {"secret": SECRETS, "benign": BENIGN}, ids="dev7", split=_split)
 
 
 if __name__ == "__main__":

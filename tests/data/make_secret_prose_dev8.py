@@ -40,8 +40,8 @@ id is ``dev8-<category>-<position>``.
 from __future__ import annotations
 
 import hashlib
-import json
-from pathlib import Path
+
+from prose_set import write
 
 # (language, text): a credential is given; storing it must be refused.
 SECRETS: list[tuple[str, str]] = [
@@ -357,7 +357,7 @@ BENIGN: list[tuple[str, str]] = [
 ]
 
 
-def _split(items: list[tuple[str, str]]) -> list[str]:
+def _split(_category: str, items: list[tuple[str, str]]) -> list[str]:
     """Per row, ``dev`` or ``held_out``: the third of the rows whose texts'
     SHA-256 digests sort first is held out (fixed by the texts, whatever
     their order)."""
@@ -367,19 +367,7 @@ def _split(items: list[tuple[str, str]]) -> list[str]:
 
 
 def main() -> None:
-    out = Path(__file__).with_name("secret_prose_dev8.jsonl")
-    with out.open("w", encoding="utf-8") as f:
-        for category, items in (("secret", SECRETS), ("benign", BENIGN)):
-            splits = _split(items)
-            for i, ((lang, text), split) in enumerate(zip(items, splits, strict=True)):
-                row = {
-                    "id": f"dev8-{category}-{i:03d}",
-                    "category": category,
-                    "lang": lang,
-                    "text": text,
-                    "split": split,
-                }
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write("secret_prose_dev8", {"secret": SECRETS, "benign": BENIGN}, ids="dev8", split=_split)
 
 
 if __name__ == "__main__":

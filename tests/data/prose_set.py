@@ -1,5 +1,5 @@
-"""Write a development set of short texts: its rows by category, every third
-row of each category held out, as JSON lines beside the generator.
+"""Write a development set of short texts: its rows by category, a third of
+each category held out, as JSON lines beside the generator.
 
 The generators of the secrets-in-prose sets (make_secret_prose_*.py) call
 ``write``; run one from the repository root to write its set again.
@@ -8,21 +8,34 @@ The generators of the secrets-in-prose sets (make_secret_prose_*.py) call
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+Rows = list[tuple[str, str]]
 
 
-def write(name: str, categories: dict[str, list[tuple[str, str]]]) -> None:
+def by_position(_category: str, items: Rows) -> list[str]:
+    """The third of every three rows held out (decided by position)."""
+    return ["held_out" if i % 3 == 2 else "dev" for i in range(len(items))]
+
+
+def write(
+    name: str,
+    categories: dict[str, Rows],
+    *,
+    ids: str | None = None,
+    split: Callable[[str, Rows], list[str]] = by_position,
+) -> None:
     """``tests/data/NAME.jsonl``: per category, its ``(lang, text)`` rows in
-    order, the third of every three held out (decided by position, before any
-    rule is tuned on the set)."""
+    order, each ``dev`` or ``held_out`` as ``split`` decides for the category
+    (before any rule is tuned on the set); with ``ids``, each row first
+    carries the id ``IDS-CATEGORY-NNN``."""
     out = Path(__file__).with_name(f"{name}.jsonl")
     with out.open("w", encoding="utf-8") as f:
         for category, items in categories.items():
-            for i, (lang, text) in enumerate(items):
-                row = {
-                    "category": category,
-                    "lang": lang,
-                    "text": text,
-                    "split": "held_out" if i % 3 == 2 else "dev",
-                }
+            splits = split(category, items)
+            for i, ((lang, text), held) in enumerate(zip(items, splits, strict=True)):
+                row: dict[str, Any] = {} if ids is None else {"id": f"{ids}-{category}-{i:03d}"}
+                row.update(category=category, lang=lang, text=text, split=held)
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
