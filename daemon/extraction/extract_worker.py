@@ -51,7 +51,7 @@ import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import structlog
@@ -71,6 +71,7 @@ from memoryd.daemon.pipeline import governance as gov
 from memoryd.daemon.pipeline.entries import View
 from memoryd.daemon.pipeline.writes import Caller, Proposal, touched_types
 from memoryd.daemon.storage.store import Store, Tx
+from memoryd.daemon.storage.txn import audit_subject
 from memoryd.kernel.capability import (
     Capability,
     Channel,
@@ -168,15 +169,9 @@ class Extraction:
                 turns=len(turns), now=now,
                 expires_at=fmt(plus(now_dt, hours=self.config.retention_hours)),
                 max_queued=self.config.max_queued)
-        tx.audit("decision", now,
-                 subject={"channel": str(subject.channel), "role": str(subject.role),
-                          "owner": subject.owner, "task_id": subject.task_id},
-                 capability=Capability.MEMORY_EXTRACT.value,
-                 resource=resource.canonical(),
-                 decision_id=decision.decision_id, effect=decision.effect.value,
-                 rule_ids=list(decision.rule_ids),
-                 details={"policy_hash": decision.policy_hash, "turns": len(turns),
-                          "turns_kept": len(kept), **({"job_id": job_id} if job_id else {})})
+        _audit_decision(tx, now, audit_subject(subject), Capability.MEMORY_EXTRACT, resource,
+                        decision, {"turns": len(turns), "turns_kept": len(kept),
+                                   **({"job_id": job_id} if job_id else {})})
         if job_id is None:
             return schema.ExtractSubmitted(queued=False, refused=_refused(decision, subject),
                                            decision_id=decision.decision_id)
@@ -327,16 +322,11 @@ class Extraction:
         subject = Subject(channel=Channel.AGENT if agent else Channel.CONTROL,
                           role=Role.MAIN if agent else Role.OPERATOR, owner=job.owner,
                           task_id=job.task_id if agent else None)
-        used = tool_turns or (job.task_id is not None and tasks.used_tools(tx, job.task_id))
         decision, resource = self.gate.submission(
-            subject, read_consent(tx, job.owner).consent, job.scope, used)
-        tx.audit("decision", now,
-                 subject={"channel": str(subject.channel), "role": str(subject.role),
-                          "owner": subject.owner, "task_id": subject.task_id},
-                 capability=Capability.MEMORY_EXTRACT.value, resource=resource.canonical(),
-                 decision_id=decision.decision_id, effect=decision.effect.value,
-                 rule_ids=list(decision.rule_ids),
-                 details={"policy_hash": decision.policy_hash, "job_id": job.job_id})
+            subject, read_consent(tx, job.owner).consent, job.scope,
+            _used_tools(tx, job, tool_turns))
+        _audit_decision(tx, now, audit_subject(subject), Capability.MEMORY_EXTRACT, resource,
+                        decision, {"job_id": job.job_id})
         return None if decision.effect is Effect.ALLOW else _refused(decision, subject)
 
     def _egress(self, tx: Tx, job: queue.Job, host: str) -> str | None:
@@ -355,12 +345,8 @@ class Extraction:
         )
         for capability, resource, code in asked:
             d = self.gate.egress(job.owner, capability, resource)
-            tx.audit("decision", now,
-                     subject={"channel": "control", "role": "operator", "owner": job.owner},
-                     capability=capability.value, resource=resource.canonical(),
-                     decision_id=d.decision_id, effect=d.effect.value,
-                     rule_ids=list(d.rule_ids),
-                     details={"policy_hash": d.policy_hash, "job_id": job.job_id})
+            _audit_decision(tx, now, {"channel": "control", "role": "operator", "owner": job.owner},
+                            capability, resource, d, {"job_id": job.job_id})
             if d.effect is not Effect.ALLOW:
                 return code
         return None
@@ -608,6 +594,21 @@ def _cosines(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     return cos
 
 
+def _used_tools(tx: Tx, job: queue.Job, tool_turns: bool) -> bool:
+    """Whether ``job`` used tools: its transcript holds a tool turn
+    (``tool_turns``), or its task was begun with ``tools_used``."""
+    return tool_turns or (job.task_id is not None and tasks.used_tools(tx, job.task_id))
+
+
+def _audit_decision(tx: Tx, now: str, subject: dict[str, Any], capability: Capability,
+                    resource: Resource, decision: Decision, details: dict[str, Any]) -> None:
+    """The ``decision`` event of one of the worker's decisions (ids only)."""
+    tx.audit("decision", now, subject=subject, capability=capability.value,
+             resource=resource.canonical(), decision_id=decision.decision_id,
+             effect=decision.effect.value, rule_ids=list(decision.rule_ids),
+             details={"policy_hash": decision.policy_hash, **details})
+
+
 def _standing(tx: Tx, job: queue.Job, tool_turns: bool) -> str | None:
     """Why ``job``'s owner may not write its scope now (a refusal's code),
     or None: ``contribute`` must still be on, ``learn_from_tools`` too when
@@ -618,11 +619,11 @@ def _standing(tx: Tx, job: queue.Job, tool_turns: bool) -> str | None:
     The task that submitted the job has ended: its frozen consent and team
     scopes no longer speak for the owner (as an approval of its proposals
     re-checks membership, daemon/pipeline/governance.py)."""
-    used = tool_turns or (job.task_id is not None and tasks.used_tools(tx, job.task_id))
     # The rule that let the transcript in (kernel/grants.py), asked again
     # with the owner's consent now. A job is a main task's or the
     # operator's, which that rule grants alike.
-    if not extract_grants(read_consent(tx, job.owner).consent, Role.MAIN, used):
+    if not extract_grants(read_consent(tx, job.owner).consent, Role.MAIN,
+                          _used_tools(tx, job, tool_turns)):
         return "consent_required"
     if is_team_scope("memory", job.scope) and job.scope not in teams.current(tx, job.owner):
         return "scope_mismatch"
