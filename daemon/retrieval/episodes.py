@@ -45,28 +45,34 @@ SHARE = 0.5
 # How many of the best candidates bring their follower: the snapshot's cards
 # come from the top of the list, and each costs one index seek.
 FOLLOWED = 40
-# When the task wrote an entry: when it proposed it, for one a later approval
-# applied (an operator approves in any order), else when it was stored.
-WRITTEN = "coalesce(proposed_at, created_at)"
+
+
+def written(alias: str = "") -> str:
+    """When the task wrote an entry (``alias``: its table's, with the dot):
+    when it proposed it, for one a later approval applied (an operator
+    approves in any order), else when it was stored. The index and the
+    look-up spell it alike, so the planner seeks on it."""
+    return f"coalesce({alias}proposed_at, {alias}created_at)"
+
+
 # The index each store keeps for the look-up: an episode's entries of one
 # namespace in the order they were written. The namespace is in the key, so
 # the look-up seeks the one entry it wants: what the task wrote in between
 # elsewhere (another owner's namespace, a private scope) is never read, and
 # how much there is moves neither the answer nor the time it takes.
 FOLLOWERS = ("CREATE INDEX IF NOT EXISTS entries_episode"
-             " ON entries(episode, owner, target, scope, " + WRITTEN + ", id)"
+             " ON entries(episode, owner, target, scope, " + written() + ", id)"
              " WHERE status = 'active' AND episode IS NOT NULL")
 
 # For each candidate id of an episode: the next active entry of its
 # namespace and episode, by (when written, id).
 _NEXT = (
-    "WITH c(episode_candidate) AS (SELECT value FROM json_each(?))"
+    "WITH c(episode_candidate) AS (SELECT value FROM json_each(?))"  # noqa: S608 (our own column names)
     " SELECT p.id AS prev, (SELECT n.id FROM entries AS n"
     " WHERE n.episode = p.episode AND n.status = 'active'"
-    " AND (coalesce(n.proposed_at, n.created_at), n.id)"
-    " > (coalesce(p.proposed_at, p.created_at), p.id)"
+    " AND (" + written("n.") + ", n.id) > (" + written("p.") + ", p.id)"
     " AND n.owner = p.owner AND n.target = p.target AND n.scope = p.scope"
-    " ORDER BY coalesce(n.proposed_at, n.created_at), n.id LIMIT 1) AS next"
+    " ORDER BY " + written("n.") + ", n.id LIMIT 1) AS next"
     " FROM c CROSS JOIN entries AS p"
     " WHERE p.id = c.episode_candidate AND p.episode IS NOT NULL")
 

@@ -225,6 +225,15 @@ def _with_rows(rows: Iterator[tuple[int, bytes, Any]]) -> Iterator[
         yield unpacker.feed(seq, bytes(body), hsh), (seq, bytes(body), hsh)
 
 
+def _add_text_columns(conn: apsw.Connection, table: str, *names: str) -> None:
+    """Add each of ``names`` to ``table`` as a TEXT column, unless it has it
+    (a table made by an earlier step from today's definition already does)."""
+    columns = {str(r["name"]) for r in conn.execute(f"PRAGMA table_xinfo({table})")}
+    for name in names:
+        if name not in columns:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} TEXT")
+
+
 def _migrate_9_to_10(conn: apsw.Connection) -> None:
     # Version 10 lets an entry keep its surroundings and its time: ``context``
     # (indexed and searched, not shown as the body) and ``observed_at`` (the
@@ -234,10 +243,7 @@ def _migrate_9_to_10(conn: apsw.Connection) -> None:
     # with the new columns (an older table made by a step above may already
     # have them).
     for table in ("entries", "revisions"):
-        columns = {str(r["name"]) for r in conn.execute(f"PRAGMA table_xinfo({table})")}
-        for column in ("context", "observed_at"):
-            if column not in columns:
-                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+        _add_text_columns(conn, table, "context", "observed_at")
     for name in ("entries_search_ai", "entries_search_au", "entries_search_ad"):
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
 
@@ -256,9 +262,7 @@ def _migrate_11_to_12(conn: apsw.Connection) -> None:
     # of its task's id, daemon/retrieval/episodes.py); entries written
     # before hold none and follow nothing. (An entries table made by a step
     # above from ENTRIES_TABLE already has the column.)
-    columns = {str(r["name"]) for r in conn.execute("PRAGMA table_xinfo(entries)")}
-    if "episode" not in columns:
-        conn.execute("ALTER TABLE entries ADD COLUMN episode TEXT")
+    _add_text_columns(conn, "entries", "episode")
 
 
 def _migrate_12_to_13(conn: apsw.Connection) -> None:
@@ -267,9 +271,7 @@ def _migrate_12_to_13(conn: apsw.Connection) -> None:
     # episode by when its task wrote each entry (``proposed_at``, kept for
     # an entry a later approval applied): the old index goes, and the
     # store's install makes the new one (episodes.FOLLOWERS).
-    columns = {str(r["name"]) for r in conn.execute("PRAGMA table_xinfo(entries)")}
-    if "proposed_at" not in columns:
-        conn.execute("ALTER TABLE entries ADD COLUMN proposed_at TEXT")
+    _add_text_columns(conn, "entries", "proposed_at")
     conn.execute("DROP INDEX IF EXISTS entries_episode")
 
 
