@@ -12,8 +12,10 @@ import json
 import shutil
 import uuid
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
 
 # Shared with the benchmarks; the tests import them from here.
@@ -38,6 +40,16 @@ from bench.daemon import (  # noqa: F401
 )
 from memoryd.audit.packing import first_needed, unpack_rows
 from memoryd.rpc.client import Client, RpcError
+
+
+def store_file(db: Path, *, readonly: bool = False) -> apsw.Connection:
+    """A connection of the test's own to a SQLite store a daemon may be
+    writing: it waits for the daemon's lock as the daemon waits for others'
+    (a connection without a busy timeout fails at once with ``BusyError``)."""
+    flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE
+    conn = apsw.Connection(str(db), flags=flags)
+    conn.set_busy_timeout(10_000)
+    return conn
 
 
 def shared_pair_on_fresh_schema(

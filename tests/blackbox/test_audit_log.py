@@ -13,7 +13,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import apsw
 import pytest
 
 from memoryd.audit.packing import pack_body
@@ -28,6 +27,7 @@ from tests.harness import (
     pg_connect,
     pg_store_of,
     running,
+    store_file,
 )
 
 
@@ -208,7 +208,7 @@ def _tamper_one_byte(home: Path, seq: int) -> None:
                 (_one_byte_off(audit_body(rows, seq)), seq),
             )
         return
-    conn = apsw.Connection(str(home / "memory.db"))
+    conn = store_file(home / "memory.db")
     try:
         rows = conn.execute(AUDIT_ROWS, audit_span(seq)).fetchall()
         with conn:

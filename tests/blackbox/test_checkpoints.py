@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import apsw
 import pytest
 
 from memoryd.audit.chain import ChainHead
@@ -35,6 +34,7 @@ from tests.harness import (
     pg_connect,
     pg_store_of,
     running,
+    store_file,
 )
 
 
@@ -55,7 +55,7 @@ def _edit_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> None:
         with pg_connect(*pg) as pconn:
             pconn.execute(sql.replace("?", "%s"), args)
         return
-    conn = apsw.Connection(str(d.home / "memory.db"))
+    conn = store_file(d.home / "memory.db")
     try:
         # The search index follows entries through triggers that call a
         # function of the daemon's; an intruder's tool would need it too.
@@ -76,7 +76,7 @@ def _query_db(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any
     if pg is not None:
         with pg_connect(*pg) as pconn:
             return [tuple(r) for r in pconn.execute(sql.replace("?", "%s"), args).fetchall()]
-    conn = apsw.Connection(str(d.home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+    conn = store_file(d.home / "memory.db", readonly=True)
     try:
         return [tuple(r) for r in conn.execute(sql, args).fetchall()]
     finally:

@@ -15,12 +15,19 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-import apsw
 import pytest
 import structlog
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, pg_connect, pg_store_of, running
+from tests.harness import (
+    Daemon,
+    enable_consent,
+    entry,
+    pg_connect,
+    pg_store_of,
+    running,
+    store_file,
+)
 from tests.inproc import FakeClock, InProcess, composed
 
 T = TypeVar("T")
@@ -263,7 +270,7 @@ def test_text_a_reader_held_in_the_wal_leaves_it_by_the_next_janitor_pass(tmp_pa
                 "memory.write",
                 {"task_id": task, "action": "add", "entry": canary_entry(canary)},
             )
-            reader = apsw.Connection(str(home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+            reader = store_file(home / "memory.db", readonly=True)
             try:
                 reader.execute("BEGIN")
                 reader.execute("SELECT count(*) FROM entries").fetchall()

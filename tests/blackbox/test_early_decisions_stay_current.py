@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import apsw
 import pytest
 
 from memoryd.rpc.client import Client
@@ -37,6 +36,7 @@ from tests.harness import (
     pg_store_of,
     running,
     shared_pair_on_fresh_schema,
+    store_file,
     team_member_and_outsider,
 )
 from tests.inproc import CallFailed, FakeClock, InProcess, composed
@@ -187,8 +187,7 @@ def _keep_token_scopes(daemon: Daemon, token_id: str, scopes: list[str]) -> None
                 "UPDATE tokens SET scopes = %s WHERE token_id = %s", (json.dumps(scopes), token_id)
             )
         return
-    outside = apsw.Connection(str(daemon.home / "memory.db"))
-    outside.set_busy_timeout(5_000)
+    outside = store_file(daemon.home / "memory.db")
     with outside:
         outside.execute(
             "UPDATE tokens SET scopes = ? WHERE token_id = ?", (json.dumps(scopes), token_id)
@@ -431,8 +430,7 @@ def test_a_token_revoked_by_another_connection_to_the_file_stops_the_next_write(
     async def go() -> tuple[str | None, int]:
         with composed(tmp_path / "h", policy=_CLOCKED_ALLOW) as daemon:
             tid = await _verified_task(daemon, {"scopes": ["clock:t"]}, token_expires_in=3600)
-            outside = apsw.Connection(str(tmp_path / "h" / "memory.db"))
-            outside.set_busy_timeout(5_000)
+            outside = store_file(tmp_path / "h" / "memory.db")
             with outside:
                 outside.execute("UPDATE tokens SET revoked_at = '2026-01-01T00:00:00.000000Z'")
             outside.close()

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import apsw
 import pytest
 
 from memoryd.daemon.retrieval import episodes, text_index
@@ -31,6 +30,7 @@ from tests.harness import (
     pg_store_section,
     running,
     short_tempdir,
+    store_file,
 )
 
 CONFIG = '[recall]\nmax_entries = 5\nranker = "lexical"\n'
@@ -265,7 +265,7 @@ def _followers_work(d: Daemon, prev: str) -> int:
             before = conn.execute(fetched).fetchone()[0]
             conn.execute(translate(episodes._NEXT), (f'["{prev}"]',)).fetchall()
             return int(conn.execute(fetched).fetchone()[0]) - int(before)
-    conn = apsw.Connection(str(d.home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+    conn = store_file(d.home / "memory.db", readonly=True)
     steps = [0]
 
     def count() -> bool:
@@ -351,7 +351,7 @@ def _downgraded(
             conn.execute("UPDATE meta SET value = %s WHERE key = 'schema_version'", (str(version),))
         config = CONFIG + pg_store_section(pg[1])
     else:
-        conn = apsw.Connection(str(d.home / "memory.db"))
+        conn = store_file(d.home / "memory.db")
         text_index.register(conn)
         try:
             with conn:
@@ -382,7 +382,7 @@ def _opened_as_now(d: Daemon) -> None:
             ).fetchone()
         expected = pg_schema.SCHEMA_VERSION
     else:
-        conn = apsw.Connection(str(d.home / "memory.db"))
+        conn = store_file(d.home / "memory.db")
         try:
             (version,) = conn.execute(
                 "SELECT value FROM meta WHERE key = 'schema_version'"

@@ -19,7 +19,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import apsw
 import pytest
 
 from memoryd.daemon.storage import pg_schema
@@ -51,6 +50,7 @@ from tests.harness import (
     pg_store_section,
     running,
     short_tempdir,
+    store_file,
     team_member_and_outsider,
 )
 
@@ -116,7 +116,7 @@ def _query(d: Daemon, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, .
     if pg is not None:
         with pg_connect(*pg) as conn:
             return list(conn.execute(sql.replace("?", "%s"), args).fetchall())
-    conn = apsw.Connection(str(d.home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+    conn = store_file(d.home / "memory.db", readonly=True)
     try:
         return list(conn.execute(sql, args).fetchall())
     finally:
@@ -367,7 +367,7 @@ def test_a_version_2_store_is_stemmed_and_embedded_when_opened() -> None:
             e = _add(c, "Rollbacks", "Rollbacks are done with make undo, never by hand.")
         dm.stop()
         # What version 2 wrote: an unstemmed index and no vector tables.
-        conn = apsw.Connection(str(dm.home / "memory.db"))
+        conn = store_file(dm.home / "memory.db")
         try:
             from memoryd.daemon.retrieval import text_index
 
@@ -479,9 +479,8 @@ def test_an_old_entry_is_left_out_by_max_age_however_close_in_meaning(d: Daemon)
             with pg_connect(*pg) as conn:
                 conn.execute(age + "%s", (old["id"],))
         else:
-            conn = apsw.Connection(str(d.home / "memory.db"))
+            conn = store_file(d.home / "memory.db")
             try:
-                conn.set_busy_timeout(5_000)
                 conn.execute(_AGED_ON_SQLITE, (old["id"],))
             finally:
                 conn.close()

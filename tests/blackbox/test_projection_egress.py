@@ -18,7 +18,7 @@ import pytest
 
 from memoryd.rpc.client import RpcError
 from tests.blackbox.test_projection import ALLOW_BOTH, add, daemon_with, outbox, wait_until
-from tests.harness import GITHUB_TOKEN, exported_audit
+from tests.harness import GITHUB_TOKEN, exported_audit, store_file
 from tests.provider_receiver import receiver
 
 AWS_KEY_ID = "AKIAIOSFODNN7EXAMPLE"
@@ -136,14 +136,12 @@ def test_a_document_holding_a_credential_is_never_sent_even_when_allowed() -> No
     # Entries are scanned when written, so a credential only gets into one
     # past the scanner (here: put into the file directly); the sender scans
     # the document again and holds it back, whatever the policy allows.
-    import apsw
-
     from memoryd.daemon.retrieval.text_index import register
 
     with receiver() as rx, daemon_with(rx) as d, d.control() as c:
         add(c, "Deploy", "Deploys go through staging.")
         wait_until(lambda: outbox(c)["blocked"] == 1, "blocked by the default policy")
-        db = apsw.Connection(str(d.home / "memory.db"))
+        db = store_file(d.home / "memory.db")
         register(db)  # the index triggers call it
         try:
             db.execute(

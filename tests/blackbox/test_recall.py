@@ -6,11 +6,18 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import apsw
 import pytest
 
 from memoryd.rpc.client import Client, RpcError
-from tests.harness import Daemon, enable_consent, entry, pg_connect, pg_store_of, running
+from tests.harness import (
+    Daemon,
+    enable_consent,
+    entry,
+    pg_connect,
+    pg_store_of,
+    running,
+    store_file,
+)
 
 # The lexical ranker: these tests pin which entries a word recalls, and the
 # hybrid ranker rightly also recalls their neighbours in meaning (every entry
@@ -282,9 +289,8 @@ def test_max_age_leaves_old_entries_out(d: Daemon) -> None:
             with pg_connect(*pg) as conn:
                 conn.execute(old + "%s", (made["id"],))
         else:
-            db = apsw.Connection(str(d.home / "memory.db"))
+            db = store_file(d.home / "memory.db")
             try:
-                db.set_busy_timeout(5_000)
                 db.execute(_AGED_ON_SQLITE, (made["id"],))
             finally:
                 db.close()

@@ -16,10 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import apsw
 import pytest
 
-from tests.harness import backend, short_tempdir
+from tests.harness import backend, short_tempdir, store_file
 from tests.inproc import FakeClock, InProcess, composed
 
 pytestmark = pytest.mark.skipif(backend() != "sqlite", reason="SQLite's WAL file")
@@ -62,7 +61,7 @@ def test_a_transcript_held_back_by_a_reader_leaves_the_wal_once_the_reader_is_do
                 },
             )
             assert ended["extraction"]["queued"] is True
-            reader = apsw.Connection(str(home / "memory.db"), flags=apsw.SQLITE_OPEN_READONLY)
+            reader = store_file(home / "memory.db", readonly=True)
             try:
                 reader.execute("BEGIN")
                 reader.execute("SELECT count(*) FROM entries").fetchall()
