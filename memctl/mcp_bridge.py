@@ -604,9 +604,9 @@ async def serve(bridge: Bridge) -> None:
             # session's grants change (consent switched, token revoked).
             options = server.create_initialization_options(
                 NotificationOptions(tools_changed=True))
-            # On pipes (as MCP clients start the bridge) the messages are read
-            # and written on the loop (memctl.mcp_stdio); otherwise through
-            # the SDK's stdio transport.
+            # On pipes (as MCP clients start the bridge) and files the
+            # messages are read and written on the loop (memctl.mcp_stdio);
+            # on a terminal through the SDK's stdio transport.
             with loop_stdio() as streams:
                 if streams is not None:
                     await serve_session(server, *streams, options)

@@ -7,7 +7,7 @@ call; on a busy machine each one waits for the GIL and the loop's wake-up,
 and together they were most of what the bridge added to a call; two more
 loop hops carried each message between those reader and writer tasks and
 the server. When stdin and stdout are pipes or sockets (as an MCP client
-starts the bridge), the server is given ``MessageReader`` and
+starts the bridge) or files, the server is given ``MessageReader`` and
 ``MessageWriter`` instead: they parse and serialise each message as the
 SDK's transport does and read and write the pipes non-blocking on the loop,
 in the task that needs the message.
@@ -35,8 +35,11 @@ Invariants:
   off it before the descriptor is closed;
 - a write returns once every byte is in the pipe, waiting on the loop (never
   blocking it) while the reader is behind;
-- anything that is not a pipe or a socket (a terminal, a file) is left to
-  the SDK's own transport: ``loop_stdio`` yields None then.
+- a regular file is read and written the same way (``memctl mcp <
+  requests > answers``): it is never waited on, its reads and writes do not
+  block; a terminal is left to the SDK's own transport (its descriptor is
+  the shell's too, so it is never made non-blocking): ``loop_stdio``
+  yields None then.
 """
 
 from __future__ import annotations
@@ -63,12 +66,13 @@ READ_CHUNK: Final = 1 << 16
 
 
 def is_pipe(fd: int) -> bool:
-    """Whether the loop can wait on ``fd``: a pipe or a socket."""
+    """Whether the loop can drive ``fd``: a pipe or a socket (it waits on
+    them), or a regular file (a read or write never waits)."""
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISREG(mode)
 
 
 @contextmanager
@@ -318,7 +322,8 @@ def _claim(fd: int, replacement: int) -> int:
 @contextmanager
 def loop_stdio() -> Iterator[tuple[MessageReader, MessageWriter] | None]:
     """The server's read and write streams on stdin and stdout, driven on
-    the loop, for one session; None when either is not a pipe or a socket."""
+    the loop, for one session; None when either is a terminal (or anything
+    but a pipe, a socket or a regular file)."""
     if not (is_pipe(0) and is_pipe(1)):
         yield None
         return

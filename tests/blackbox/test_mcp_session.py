@@ -332,3 +332,58 @@ def test_a_request_no_message_type_reads_is_answered_by_its_id_and_the_session_g
     assert answered["error"]["code"] == -32600
     assert canary not in json.dumps(answered)
     assert after is not None and after["id"] == 8 and after["result"]["tools"]
+
+
+def test_a_session_read_from_a_file_answers_the_same(d: Daemon, tmp_path: Path) -> None:
+    # `memctl mcp < requests.jsonl > answers.jsonl`: a script's session reads
+    # and writes files, not pipes, and is answered as a client's is; the
+    # request no message type reads too, by its id.
+    token = _token(d, "from-a-file", **FULL)
+    canary = "cnry" + "5e1b7d"
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "script", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    bad = (
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name":'
+        ' "memory_search", "arguments": {"query": "' + canary + '\\ud800"}}}'
+    )
+    lines = [json.dumps(r) for r in requests] + [
+        bad,
+        json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
+    ]
+    src, dst = tmp_path / "requests.jsonl", tmp_path / "answers.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    with src.open("rb") as stdin, dst.open("wb") as stdout:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "memoryd.memctl",
+                "--home",
+                str(d.home),
+                "mcp",
+                "--scope",
+                "project:mcp",
+            ],
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            env={"PYTHONPATH": str(REPO), "MEMORYD_AGENT_TOKEN": token},
+            cwd=str(REPO),
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr.decode()[-400:]
+    answers = {a["id"]: a for a in map(json.loads, dst.read_text().splitlines())}
+    assert answers[7]["error"]["code"] == -32600
+    assert canary not in dst.read_text() + done.stderr.decode()
+    assert answers[8]["result"]["tools"]

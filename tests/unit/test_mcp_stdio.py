@@ -170,17 +170,20 @@ def test_nonblocking_restores_the_flags_it_found() -> None:
         os.close(w)
 
 
-def test_only_pipes_and_sockets_are_driven_on_the_loop(tmp_path: Path) -> None:
+def test_pipes_sockets_and_files_are_driven_on_the_loop_and_terminals_are_not(
+    tmp_path: Path,
+) -> None:
     r, w = os.pipe()
     path = os.path.join(str(tmp_path), "f")
     with open(path, "w") as f:
         f.write("x")
     fd = os.open(path, os.O_RDONLY)
+    leader, follower = os.openpty()
     try:
-        assert is_pipe(r) and is_pipe(w)
-        assert not is_pipe(fd)
+        assert is_pipe(r) and is_pipe(w) and is_pipe(fd)
+        assert not is_pipe(leader) and not is_pipe(follower)
     finally:
-        for d in (r, w, fd):
+        for d in (r, w, fd, leader, follower):
             os.close(d)
 
 
@@ -297,15 +300,33 @@ def test_the_session_owns_the_stream_and_a_stray_print_goes_to_stderr() -> None:
     assert b"stray print\nstray write\n" in run.stderr
 
 
-def test_stdin_from_a_file_is_left_to_the_sdk(tmp_path: Path) -> None:
-    request = tmp_path / "request"
+def test_a_session_between_files_is_driven_on_the_loop(tmp_path: Path) -> None:
+    request, answer = tmp_path / "request", tmp_path / "answer"
     request.write_bytes(b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n')
-    with request.open("rb") as stdin:
+    with request.open("rb") as stdin, answer.open("wb") as stdout:
         run = subprocess.run(
             [sys.executable, "-c", _SESSION],
             check=True,
-            capture_output=True,
             stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
             timeout=60,
         )
+    assert answer.read_bytes() == b'{"jsonrpc":"2.0","id":7,"result":{}}\nafter the session\n'
+    assert b"stray print\nstray write\n" in run.stderr
+
+
+def test_a_terminal_is_left_to_the_sdk() -> None:
+    leader, follower = os.openpty()
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", _SESSION],
+            check=True,
+            stdin=follower,
+            capture_output=True,
+            timeout=60,
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)
     assert run.stdout == b"not pipes\n"
