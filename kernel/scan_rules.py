@@ -414,6 +414,19 @@ def _jwt_header(m: re.Match[str]) -> bool:
     return isinstance(header, dict) and "alg" in header
 
 
+def _basic_credentials(m: re.Match[str]) -> bool:
+    """HTTP Basic credentials (RFC 7617): base64 of "user:password", printable
+    on both sides, the password no placeholder ("user:password" in docs)."""
+    try:
+        raw = base64.b64decode(m.group("secret"), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = raw.partition(":")
+    return bool(colon and user.isprintable() and user and password.isprintable()
+                and password and not _PLACEHOLDER.fullmatch(password)
+                and password.lower() not in ("password", "pass", "secret"))
+
+
 def _hf_token(m: re.Match[str]) -> bool:
     # "hf_" + 34 letters is already specific; only refuse identifiers made of
     # words (hf_AutoModelForCausalLM...) and documentation masks.
@@ -550,6 +563,12 @@ _LOCK_NUMBERS = (
     "キーボックスの番号", "ロッカーの番号", "保险箱号码",
     "금고 번호", "도어락 번호", "현관 번호", "사물함 번호",
 )
+# The password's word in the languages the lists below came to last.
+_MORE_PASSWORDS = (
+    "συνθηματικό", "лозинка", "лозинку", "лозинке", "პაროლი", "գաղտնաբառ", "گذرواژه",
+    "şifrə", "нууц үг", "құпия сөз", "pasahitza", "pasfhocal", "cyfrinair", "fjalëkalim",
+    "kodeord",
+)
 # Words that name a credential whose value may be digits alone (a PIN, a
 # door code, a numeric password), and words that name a key or token (whose
 # value is long). A bare "code" or "key" is not here: error codes, status
@@ -585,6 +604,10 @@ _PASS_WORDS = (
     "šifra", "šifru", "šifre", "nenosiri", "namba ya siri", "lykilorð", "parool", "parole",
     "slaptažodis", "slaptažodį", "wagwoord", "contrasenya", "contrasinal", "পাসওয়ার্ড",
     "পিন", "پاس ورڈ",
+    # ... and of Greek (its other word), Serbian and Macedonian in Cyrillic,
+    # Georgian, Armenian, Persian, Azerbaijani, Mongolian, Kazakh, Basque,
+    # Irish, Welsh, Albanian and Danish.
+    *_MORE_PASSWORDS,
     # A device's unlock code, in the languages that name it so.
     "entsperrcode", "code de déverrouillage", "código de desbloqueo", "codice di sblocco",
     "código de desbloqueio", "код разблокировки", "ontgrendelcode", "kod odblokowania",
@@ -609,19 +632,24 @@ _PASS_WORDS = (
     *_LOCK_NUMBERS,
     "密码", "密碼", "口令", "暗証番号", "パスワード", "パスコード", "비밀번호", "암호",
 )
+# An account's recovery and backup codes: each a one-time password, its
+# value digits as often as not ("backup code 88231190").
+_ONE_TIME_CODES = (
+    "recovery code", "backup code", "wiederherstellungscode", "code de récupération",
+    "código de recuperación", "código de recuperação", "codice di recupero",
+    "код восстановления", "herstelcode", "kod odzyskiwania",
+)
 _TOKEN_WORDS = (
     "secret", "token", "api key", "api-key", "apikey", "access key", "secret key",
     "private key", "license key", "licence key", "product key", "client secret", "bearer",
     # A one-time-password generator's seed is its key.
-    "authenticator seed", "authenticator key", "authenticator secret", "totp seed",
+    "authenticator seed", "authenticator key", "authenticator secret", "totp seed", "otp seed",
     "totp secret", "otp secret", "2fa secret", "2fa seed", "mfa secret",
     # A disk's or an account's recovery key opens it as its password does.
     "recovery key", "clé de récupération", "wiederherstellungsschlüssel",
     "clave de recuperación", "chave de recuperação", "ключ восстановления", "回復キー",
     # So do an account's recovery codes, each a one-time password.
-    "recovery code", "backup code", "wiederherstellungscode", "code de récupération",
-    "código de recuperación", "código de recuperação", "codice di recupero",
-    "код восстановления", "herstelcode", "kod odzyskiwania",
+    *_ONE_TIME_CODES,
     "clé api", "clé secrète", "jeton", "schlüssel", "api-schlüssel", "clave api", "chave",
     "токен", "ключ", "密钥", "令牌", "秘密鍵", "トークン", "토큰", "mã thông báo", "anahtar",
     # An API's key in the languages that write it with their own word for key.
@@ -709,8 +737,8 @@ def _other_code(m: re.Match[str]) -> bool:
 def _pass_word(word: str) -> bool:
     """Whether ``word`` (lower case) names a credential whose value may be
     digits alone: a password, a PIN, a code that opens something."""
-    return (word.startswith(_PASS_WORDS) or _LOCK_CODE_WORD.match(word) is not None
-            or word in _DOORS)
+    return (word.startswith(_PASS_WORDS + _ONE_TIME_CODES)
+            or _LOCK_CODE_WORD.match(word) is not None or word in _DOORS)
 
 
 # A word of the lists above with up to three letters of inflection after it
@@ -1026,7 +1054,7 @@ _PHRASE_WORDS = (
     "şifresi", "wachtwoord", "hasło", "haslo", "lösenord", "lösenordet", "adgangskode",
     "salasana", "heslo", "jelszó", "kata sandi", "kata laluan", "passord", "lozinka", "geslo",
     "κωδικός", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "كلمة مرور", "كلمة سر",
-    "رمز المرور", "رمز عبور", "पासवर्ड", "รหัสผ่าน",
+    "رمز المرور", "رمز عبور", "पासवर्ड", "รหัสผ่าน", *_MORE_PASSWORDS,
     "密码", "密碼", "口令", "パスワード", "비밀번호", "암호",
 )
 _LATIN_PHRASE = tuple(sorted((w for w in _PHRASE_WORDS if not re.search("[" + _CJK + "]", w)),
@@ -1582,7 +1610,7 @@ def _separated_key(m: re.Match[str]) -> bool:
 _ABBREVIATED = (
     # The shorthands: "pw", "pwd", "p/w", "pword", "passw", "pass".
     r"(?<![\w.\-/])(?P<word>pwd?|p/w|pword|passw|pass)"
-    r"(?: is|\s?[:=]|" + _WHAT_FOR + r"\s?[:=]|(?P<bare> | ?[-–—] )) ?[\"'`]?"
+    r"(?: is|\s?[:=]|" + _WHAT_FOR + r"(?:\s?[:=]| is)|(?P<bare> | ?[-–—] )) ?[\"'`]?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{4,64})"
 )
 
@@ -2426,14 +2454,15 @@ def _shaped(value: str) -> bool:
 # A Wi-Fi network's key named "key" (or "pass") after the network in its
 # sentence: "guest wifi: network BlueHouse, key 7HappyOtters!". Alone, "key"
 # names nothing; after a Wi-Fi word, a value of a password's shape is the
-# network's password (never the name of a cipher: WPA2-PSK, AES).
+# network's password (never the name of a cipher: WPA2-PSK, AES). A phone's
+# hotspot is a Wi-Fi network.
 _WIFI_KEY = (
-    r"(?i:(?<![\w-])(?:wi-?fi|wlan|ssid)(?![\w-])[^.!?;\n]{0,60}?(?<![\w-])(?:key|pass|clé|clave"
-    r"|chave|chiave|schlüssel|ключ)(?![\w-])"
+    r"(?i:(?<![\w-])(?:wi-?fi|wlan|ssid|hot-?spot)(?![\w-])[^.!?;\n]{0,60}?(?<![\w-])"
+    r"(?:key|pass|clé|clave|chave|chiave|schlüssel|ключ)(?![\w-])"
     # Or the Wi-Fi named alone, bound to its value ("Wi-Fi: Cedar#Pond33",
     # "wifi → …"): a network's name may stand there, so the value must hold
     # a symbol no name does.
-    r"|(?<![\w-])(?:wi-?fi|wlan)(?P<bare>(?: ?[:=]| ?→| is| est| ist| es| é| è|)(?= )))"
+    r"|(?<![\w-])(?:wi-?fi|wlan|hot-?spot)(?P<bare>(?: ?[:=]| ?→| is| est| ist| es| é| è|)(?= )))"
     r"(?: ?[:=]| is| est| ist| es| é| è)? ?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{6,64})"
 )
@@ -2462,12 +2491,22 @@ def _wifi_key(m: re.Match[str]) -> bool:
 # (three to ten words, digits allowed: "Blue heron waits at 6am") is the
 # value, even with function words; never a rule about it ("at least four
 # words"), a pointer to where it is kept, or words of state.
+_PASSPHRASE_WORDS = (
+    "passphrase", "pass phrase", "phrase secrète", "phrase de passe", "frase secreta",
+    "frase de contraseña", "frase-senha", "парольная фраза", "кодовая фраза",
+    # A password manager's master password is most often a phrase.
+    "master password", "master passphrase", "master-passwort", "masterpasswort",
+    "mot de passe maître", "mot de passe principal", "contraseña maestra", "senha mestra",
+    "password principale", "мастер-пароль", "главный пароль",
+)
 _PASSPHRASE_LINE = (
-    r"(?i:(?<![\w-])(?P<word>passphrase|pass phrase|phrase secrète|phrase de passe"
-    r"|frase secreta|frase de contraseña|frase-senha|парольная фраза|кодовая фраза))"
-    r"(?P<gap>[^.!?;:\n\"'`()<>{}\[\]=]{0,40}?) ?: ?"
-    r"(?P<secret>[^\W_][\w'-]{0,31}+" + _nested(r" [\w'-]{1,32}+", 9, "?") + r")"
+    r"(?i:(?<![\w-])(?P<word>" + "|".join(_PASSPHRASE_WORDS) + r"))"
+    r"(?P<gap>[^.!?;:\n\"'`()<>{}\[\]=“”«»]{0,40}?)"
+    # Bound by a colon or "=", to the end of its sentence; or in quotes.
+    r"(?: ?[:=] ?(?P<secret>[^\W_][\w'-]{0,31}+" + _nested(r" [\w'-]{1,32}+", 9, "?") + r")"
     r"(?= ?(?:[.!?]|$|\n))"
+    r"|(?: ?:| is| was| est| ist| es| é| è)? ?[\"“«](?P<quoted>[^\W_][\w'-]{0,31}+"
+    + _nested(r" [\w'-]{1,32}+", 9, "?") + r")[\"”»])"
 )
 _PHRASE_RULE_WORDS = frozenset("""
 least most minimum maximum must should shall need needs required words word characters chars
@@ -2478,9 +2517,11 @@ mots caractères moins doit palabras caracteres menos debe слов символ
 
 
 # A first word that points elsewhere or qualifies ("in the vault", "any
-# four words", "same as the disk's"); a phrase may open with an article.
+# four words", "same as the disk's", "whatever you chose"); a phrase may open
+# with an article.
 _POINTER_FIRST = frozenset("""
 at in on see ask use from with by under behind per any no none not same tbd n/a
+whatever whichever your yours
 dans sur voir avec sous im auf mit siehe en con ver в на см
 """.split())
 
@@ -2488,7 +2529,7 @@ dans sur voir avec sous im auf mit siehe en con ver в на см
 def _passphrase_line(m: re.Match[str]) -> bool:
     if _modified(m.group("gap")):
         return False
-    words = [w.lower().strip("'-") for w in m.group("secret").split(" ")]
+    words = [w.lower().strip("'-") for w in (m.group("secret") or m.group("quoted")).split(" ")]
     if not 3 <= len(words) <= 10 or words[0] in _POINTER_FIRST or words[0] in _STATE_WORDS:
         return False
     return not any(w in _PHRASE_RULE_WORDS or w in _KIND_WORDS or w in _DESCRIBING
@@ -3037,6 +3078,13 @@ RULES: tuple[ScanRule, ...] = (
         ),
         _jwt_header,
         prefilter=(("eyj",),), lead=0,
+    ),
+    # An HTTP Basic header carries the password itself, only base64-encoded.
+    ScanRule(
+        "secret.http_basic_auth", "secret", "assignment",
+        _rx(r"(?<![\w-])basic (?P<secret>[A-Za-z0-9+/]{6,684}={0,2})(?![\w+/=-])", _I),
+        _basic_credentials,
+        prefilter=(("basic ",),), lead=0,
     ),
     ScanRule(
         "secret.url_credentials", "secret", "url_credentials",
@@ -3799,7 +3847,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.wifi_key", "secret", "prose",
         _rx(_WIFI_KEY),
         _wifi_key,
-        prefilter=(("wifi", "wi-fi", "wlan", "ssid"),),
+        prefilter=(("wifi", "wi-fi", "wlan", "ssid", "hotspot", "hot-spot"),),
         lead=0,
         judged_in_context=True,
     ),
@@ -3807,9 +3855,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.passphrase_line", "secret", "prose",
         _rx(_PASSPHRASE_LINE),
         _passphrase_line,
-        prefilter=(("passphrase", "pass phrase", "phrase secrète", "phrase de passe",
-                    "frase secreta", "frase de contraseña", "frase-senha", "парольная фраза",
-                    "кодовая фраза"),), lead=0,
+        prefilter=(_PASSPHRASE_WORDS,), lead=0,
         judged_in_context=True,
     ),
     ScanRule(

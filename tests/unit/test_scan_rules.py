@@ -195,6 +195,18 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [JWT, f"Authorization: Bearer {JWT}"],
         ["eyJ is how base64 JSON starts", "eyJmb28iOiJiYXIifQ.eyJub3QiOiJqd3QifQ.c2ln"],
     ),
+    "secret.http_basic_auth": (
+        [
+            "Authorization: Basic YWRtaW46U3VwZXJTZWNyZXQxMjM=",
+            "curl -H 'Authorization: basic ZGVwbG95OlRyMHViNGRvciYz' https://ci",
+        ],
+        [
+            "use Basic auth over TLS only",
+            "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+            "Authorization: Basic $(echo -n user:pw | base64)",
+            "basic Zm9vYmFyYmF6 is not a pair",
+        ],
+    ),
     "secret.url_credentials": (
         [
             "postgres://app:S3cr3t-Pw@db.internal:5432/app",

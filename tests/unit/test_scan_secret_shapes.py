@@ -315,3 +315,63 @@ def test_the_refusal_names_the_rule_and_never_the_value(text: str, value: str) -
     said = json.dumps(raised.value.__dict__, default=str, ensure_ascii=False) + str(raised.value)
     assert value not in said
     assert "secret." in said
+
+
+# --- one-time codes, hotspots and master passwords ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A recovery or backup code is a one-time password: digits are its value.
+        "the backup code is 88231190",
+        "If the smart lock asks, the recovery code is 40917725",
+        "Wiederherstellungscode: 55120934",
+        # A phone's hotspot is a Wi-Fi network; its key is the network's password.
+        "hotspot key: mango-tree-81",
+        "phone hotspot is Pixel_7, pass Kiwi#Rain22",
+        # A password manager's master password is most often a phrase.
+        "master password: purple horse lamp 42",
+        'bitwarden master password is "seven quiet otters swim"',
+        "Mein Masterpasswort: blauer Hund tanzt leise",
+        # "=" binds a passphrase as ":" does; "pw for X is" binds as "pw: …";
+        # a one-time-password generator's seed is its key.
+        "SSH key passphrase = quiet river stone 9",
+        "pw for the shared calendar is calendar2024!",
+        "The OTP seed for the admin account is JBSWY3DPEHPK3PXP",
+        # The password's word in more languages.
+        "Το συνθηματικό του wifi είναι Elia2020!",
+        "лозинка за рутер: Sunce#2024",
+        "ვაიფაის პაროლი: Tbilisi#77",
+        "گذرواژه وای‌فای: Golnar#1402",
+        "kodeord til routeren er Hygge#44",
+        "pasahitza: Itsaso2024",
+    ],
+)
+def test_one_time_codes_hotspot_keys_and_master_phrases_are_refused(text: str) -> None:
+    assert _refusal(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "backup codes are printed on setup; keep them offline",
+        "the recovery code is 2024 style: eight digits",
+        "hotspot key features: 5G, tethering, battery saver",
+        "The hotspot key is in the phone's settings",
+        "master password: at least four random words",
+        "master password: stored in the safe, ask Dana",
+        'The master password is "whatever you chose at setup"',
+        "master password rules: four words minimum",
+        "Set a master password for the vault before syncing.",
+        "passphrase = see the envelope in the safe",
+        "pw for the shared calendar is in the vault",
+        "pass for the bus is 2.50 per ride",
+        "The OTP seed for the admin account is in the HSM",
+        "Το συνθηματικό πρέπει να αλλάζει κάθε μήνα",
+        "лозинка се мења сваких 90 дана",
+        "kodeord skal være mindst 12 tegn",
+    ],
+)
+def test_notes_about_those_codes_and_phrases_are_stored(text: str) -> None:
+    assert _refusal(text) is None
