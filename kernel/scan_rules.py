@@ -617,7 +617,8 @@ _PASS_WORDS = (
     "รหัสผ่าน", "disarm code", "arming code", "비번", "解除コード", "解除番号", "해제 코드",
     "해제 번호", "撤防密码", "撤防密碼", "解除密码",
     # A Wi-Fi network's key is its password.
-    "wifi key", "wi-fi key", "wlan key", "wpa key", "network key", "clé wifi", "clé wi-fi",
+    "wifi key", "wi-fi key", "wlan key", "wpa key", "wpa2 key", "wpa3 key", "wep key",
+    "network key", "clé wifi", "clé wi-fi",
     "clé wpa", "wlan-schlüssel", "wlan-key", "clé du wifi", "clé du wi-fi", "clave del wifi",
     "chave do wifi", "chiave del wifi",
     # ... and so is its code, as a network's password is called on a card.
@@ -644,6 +645,8 @@ _TOKEN_WORDS = (
     "private key", "license key", "licence key", "product key", "client secret", "bearer",
     # A one-time-password generator's seed is its key.
     "authenticator seed", "authenticator key", "authenticator secret", "totp seed", "otp seed",
+    # A VPN's or a network's pre-shared key is the password both ends hold.
+    "pre-shared key", "preshared key", "psk",
     "totp secret", "otp secret", "2fa secret", "2fa seed", "mfa secret",
     # A disk's or an account's recovery key opens it as its password does.
     "recovery key", "clé de récupération", "wiederherstellungsschlüssel",

@@ -339,6 +339,9 @@ def test_the_refusal_names_the_rule_and_never_the_value(text: str, value: str) -
         "SSH key passphrase = quiet river stone 9",
         "pw for the shared calendar is calendar2024!",
         "The OTP seed for the admin account is JBSWY3DPEHPK3PXP",
+        # A VPN's or a network's pre-shared key is both ends' password.
+        "VPN pre-shared key: Psk#Tunnel2024",
+        "IPsec PSK = xK9#mL2pQ7",
         # The password's word in more languages.
         "Το συνθηματικό του wifi είναι Elia2020!",
         "лозинка за рутер: Sunce#2024",
@@ -365,6 +368,9 @@ def test_one_time_codes_hotspot_keys_and_master_phrases_are_refused(text: str) -
         "master password rules: four words minimum",
         "Set a master password for the vault before syncing.",
         "passphrase = see the envelope in the safe",
+        "WPA2-PSK: AES",
+        "PSK mode: enabled on the guest SSID",
+        "the pre-shared key is stored in the firewall config",
         "pw for the shared calendar is in the vault",
         "pass for the bus is 2.50 per ride",
         "The OTP seed for the admin account is in the HSM",
