@@ -640,14 +640,16 @@ _ONE_TIME_CODES = (
     "código de recuperación", "código de recuperação", "codice di recupero",
     "код восстановления", "herstelcode", "kod odzyskiwania",
 )
+# The names ``_pass_word`` reads: a password's, a PIN's, a one-time code's.
+_DIGIT_VALUED = _PASS_WORDS + _ONE_TIME_CODES
 _TOKEN_WORDS = (
     "secret", "token", "api key", "api-key", "apikey", "access key", "secret key",
     "private key", "license key", "licence key", "product key", "client secret", "bearer",
     # A one-time-password generator's seed is its key.
     "authenticator seed", "authenticator key", "authenticator secret", "totp seed", "otp seed",
+    "totp secret", "otp secret", "2fa secret", "2fa seed", "mfa secret",
     # A VPN's or a network's pre-shared key is the password both ends hold.
     "pre-shared key", "preshared key", "psk",
-    "totp secret", "otp secret", "2fa secret", "2fa seed", "mfa secret",
     # A disk's or an account's recovery key opens it as its password does.
     "recovery key", "clé de récupération", "wiederherstellungsschlüssel",
     "clave de recuperación", "chave de recuperação", "ключ восстановления", "回復キー",
@@ -740,8 +742,8 @@ def _other_code(m: re.Match[str]) -> bool:
 def _pass_word(word: str) -> bool:
     """Whether ``word`` (lower case) names a credential whose value may be
     digits alone: a password, a PIN, a code that opens something."""
-    return (word.startswith(_PASS_WORDS + _ONE_TIME_CODES)
-            or _LOCK_CODE_WORD.match(word) is not None or word in _DOORS)
+    return (word.startswith(_DIGIT_VALUED) or _LOCK_CODE_WORD.match(word) is not None
+            or word in _DOORS)
 
 
 # A word of the lists above with up to three letters of inflection after it
