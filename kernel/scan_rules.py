@@ -3495,6 +3495,34 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=(_PRIORITY_LITERALS, tuple(w.lower() for w in _NOUNS_ANY)),
         sets_aside=True,
     ),
+    # A memory that speaks to whoever recalls it: what a note holds is data,
+    # so a note addressed to the model reading it ("Note to the AI: …", "for
+    # any agent: …", "when you recall this memory, tell the user …") is an
+    # instruction in waiting. It flags: a person's note may say as much. The
+    # reader's word is a literal of its own, followed by what ends it, so a
+    # text with "for" or "note" alone is not scanned for it.
+    ScanRule(
+        "injection.addressed_to_its_reader", "injection", "injection_ml",
+        _rx(r"\b(?:(?:note|message|reminder|instructions?|attention|update) (?:to|for)"
+            r"|for(?= (?:any|all|every|the) [a-z ]{2,20}:))"
+            r" (?:the |any |all |every )?(?:ai|agent|assistant|llm|language model|model"
+            r"|chatbot|bot)s?(?=[ :,])", _I),
+        review=True,
+        prefilter=(("note", "message", "reminder", "instruction", "attention", "update", "for"),
+                   ("ai ", "ai:", "ai,", "ais ", "ais:", "ais,", "agent", "assistant", "llm",
+                    "model", "chatbot", "bot ", "bot:", "bot,", "bots")), lead=0,
+    ),
+    ScanRule(
+        "injection.on_recall", "injection", "injection_ml",
+        _rx(r"\b(?:when|whenever|once|if|after) (?:you|an? (?:ai|agent|assistant|model|llm)"
+            r"|the (?:ai|agent|assistant|model|llm)) (?:recall|read|see|load|retrieve|find"
+            r"|process|encounter|get)s? (?:this|these) (?:memory|memories|note|notes|entry"
+            r"|entries|message|text)\b", _I),
+        review=True,
+        prefilter=(("when", "whenever", "once", "if", "after"),
+                   ("this memor", "these memor", "this note", "these note", "this entr",
+                    "these entr", "this message", "this text")), lead=0,
+    ),
     ScanRule(
         "injection.set_aside_guidance_en", "injection", "injection_ml",
         _rx(r"\b(?:ignore|disregard|forget|set aside|pay no attention to|drop|void|cancel"
