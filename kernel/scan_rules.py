@@ -2504,14 +2504,14 @@ _PASSPHRASE_WORDS = (
     "mot de passe maître", "mot de passe principal", "contraseña maestra", "senha mestra",
     "password principale", "мастер-пароль", "главный пароль",
 )
+# Up to ten words, digits and hyphens allowed.
+_PHRASE_VALUE = r"[^\W_][\w'-]{0,31}+" + _nested(r" [\w'-]{1,32}+", 9, "?")
 _PASSPHRASE_LINE = (
     r"(?i:(?<![\w-])(?P<word>" + "|".join(_PASSPHRASE_WORDS) + r"))"
     r"(?P<gap>[^.!?;:\n\"'`()<>{}\[\]=“”«»]{0,40}?)"
     # Bound by a colon or "=", to the end of its sentence; or in quotes.
-    r"(?: ?[:=] ?(?P<secret>[^\W_][\w'-]{0,31}+" + _nested(r" [\w'-]{1,32}+", 9, "?") + r")"
-    r"(?= ?(?:[.!?]|$|\n))"
-    r"|(?: ?:| is| was| est| ist| es| é| è)? ?[\"“«](?P<quoted>[^\W_][\w'-]{0,31}+"
-    + _nested(r" [\w'-]{1,32}+", 9, "?") + r")[\"”»])"
+    r"(?: ?[:=] ?(?P<secret>" + _PHRASE_VALUE + r")(?= ?(?:[.!?]|$|\n))"
+    r"|(?: ?:| is| was| est| ist| es| é| è)? ?[\"“«](?P<quoted>" + _PHRASE_VALUE + r")[\"”»])"
 )
 _PHRASE_RULE_WORDS = frozenset("""
 least most minimum maximum must should shall need needs required words word characters chars

@@ -59,13 +59,13 @@ import mcp_types as types
 from anyio.abc import AsyncResource
 from mcp.shared.message import SessionMessage
 
-__all__ = ["MessageReader", "MessageWriter", "PipeLines", "PipeWriter", "is_pipe", "loop_stdio",
+__all__ = ["MessageReader", "MessageWriter", "PipeLines", "PipeWriter", "loop_drives", "loop_stdio",
            "nonblocking"]
 
 READ_CHUNK: Final = 1 << 16
 
 
-def is_pipe(fd: int) -> bool:
+def loop_drives(fd: int) -> bool:
     """Whether the loop can drive ``fd``: a pipe or a socket (it waits on
     them), or a regular file (a read or write never waits)."""
     try:
@@ -324,7 +324,7 @@ def loop_stdio() -> Iterator[tuple[MessageReader, MessageWriter] | None]:
     """The server's read and write streams on stdin and stdout, driven on
     the loop, for one session; None when either is a terminal (or anything
     but a pipe, a socket or a regular file)."""
-    if not (is_pipe(0) and is_pipe(1)):
+    if not (loop_drives(0) and loop_drives(1)):
         yield None
         return
     null = os.open(os.devnull, os.O_RDONLY)

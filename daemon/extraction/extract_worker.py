@@ -17,12 +17,12 @@ Invariants:
   ``learn_from_tools`` on as well when its task was begun with ``tools_used``
   or its transcript holds a tool turn, a team scope only while the owner
   is a member, and never once its task's token is revoked (the task that
-  submitted it has ended, so its frozen view no longer holds); and the
-  policy's ``MemoryExtract`` decision, asked and audited again when the job
-  is taken (a policy tightened since refuses it). Asked when
-  the job is taken,
-  before the transcript goes to any extractor (a refusal fails the job and
-  destroys the transcript), and again in each candidate's transaction;
+  submitted it has ended, so its frozen view no longer holds). Asked when
+  the job is taken, before the transcript goes to any extractor (a refusal
+  fails the job and destroys the transcript), and again in each
+  candidate's transaction; the policy's ``MemoryExtract`` decision is
+  asked and audited again when the job is taken (a policy tightened since
+  refuses it);
   ``extract.submit`` refuses a team scope to a non-member at once;
 - a transcript goes to an extractor off the host only when the policy
   allows both the host and the transcript's leaving, and the scanner finds

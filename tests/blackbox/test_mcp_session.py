@@ -262,6 +262,33 @@ def test_revoking_the_token_takes_the_tools_away(d: Daemon) -> None:
     assert status.structured_content["error"]["code"] == "invalid_token"
 
 
+# What a raw client sends before anything else.
+_HANDSHAKE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        }
+    ),
+    json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+)
+
+
+def _unreadable_call(canary: str) -> str:
+    """A tools/call line (id 7) Python's JSON reads and no message type does:
+    its query ends in a lone surrogate escape."""
+    return (
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name":'
+        ' "memory_search", "arguments": {"query": "' + canary + '\\ud800"}}}'
+    )
+
+
 def _lines(d: Daemon, token: str, *lines: str) -> list[dict[str, Any] | None]:
     """Each line written raw to a bridge on pipes (as MCP clients start it), after
     the initialize handshake; the reply read for each, or None after 10 s."""
@@ -286,22 +313,9 @@ def _lines(d: Daemon, token: str, *lines: str) -> list[dict[str, Any] | None]:
         return json.loads(proc.stdout.readline()) if ready else None
 
     try:
-        send(
-            json.dumps(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 0,
-                    "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-06-18",
-                        "capabilities": {},
-                        "clientInfo": {"name": "raw", "version": "1"},
-                    },
-                }
-            )
-        )
+        send(_HANDSHAKE[0])
         assert reply() is not None
-        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        send(_HANDSHAKE[1])
         out = []
         for line in lines:
             send(line)
@@ -320,12 +334,11 @@ def test_a_request_no_message_type_reads_is_answered_by_its_id_and_the_session_g
     # its request for ever. The error names no argument value.
     token = _token(d, "surrogate", **FULL)
     canary = "cnry" + "7f3a9c"
-    bad = (
-        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name":'
-        ' "memory_search", "arguments": {"query": "' + canary + '\\ud800"}}}'
-    )
     answered, after = _lines(
-        d, token, bad, json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
+        d,
+        token,
+        _unreadable_call(canary),
+        json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
     )
     assert answered is not None, "no reply to the request"
     assert answered["id"] == 7
@@ -340,25 +353,9 @@ def test_a_session_read_from_a_file_answers_the_same(d: Daemon, tmp_path: Path) 
     # request no message type reads too, by its id.
     token = _token(d, "from-a-file", **FULL)
     canary = "cnry" + "5e1b7d"
-    requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "script", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    bad = (
-        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name":'
-        ' "memory_search", "arguments": {"query": "' + canary + '\\ud800"}}}'
-    )
-    lines = [json.dumps(r) for r in requests] + [
-        bad,
+    lines = [
+        *_HANDSHAKE,
+        _unreadable_call(canary),
         json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
     ]
     src, dst = tmp_path / "requests.jsonl", tmp_path / "answers.jsonl"

@@ -26,7 +26,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from memoryd.memctl.mcp_stdio import PipeLines, PipeWriter, is_pipe, nonblocking
+from memoryd.memctl.mcp_stdio import PipeLines, PipeWriter, loop_drives, nonblocking
 
 
 def test_lines_come_whole_whatever_the_chunking_and_the_last_one_at_eof() -> None:
@@ -180,8 +180,8 @@ def test_pipes_sockets_and_files_are_driven_on_the_loop_and_terminals_are_not(
     fd = os.open(path, os.O_RDONLY)
     leader, follower = os.openpty()
     try:
-        assert is_pipe(r) and is_pipe(w) and is_pipe(fd)
-        assert not is_pipe(leader) and not is_pipe(follower)
+        assert loop_drives(r) and loop_drives(w) and loop_drives(fd)
+        assert not loop_drives(leader) and not loop_drives(follower)
     finally:
         for d in (r, w, fd, leader, follower):
             os.close(d)
