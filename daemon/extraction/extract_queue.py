@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 
 from memoryd.daemon.ids import random_id
-from memoryd.daemon.storage.txn import Tx
+from memoryd.daemon.storage.txn import Tx, audit_subject
 from memoryd.kernel.errors import Conflict, LimitExceeded, NotFound
 
 __all__ = ["SCHEMA", "STATES", "Claimed", "Job", "claim", "counts", "drop", "enqueue",
@@ -169,8 +169,8 @@ def _end(tx: Tx, job_id: str, state: str, now: str, code: str | None = None) -> 
     row = tx.one("SELECT * FROM extract_jobs WHERE job_id = ?", (job_id,))
     assert row is not None
     tx.audit("extraction_changed", now,
-             subject={"channel": row["channel"], "role": "operator" if row["channel"] == "control"
-                      else "main", "owner": row["owner"], "task_id": row["task_id"]},
+             subject=audit_subject(row["owner"], channel=row["channel"], task_id=row["task_id"],
+                                   role="operator" if row["channel"] == "control" else "main"),
              details={"job_id": job_id, "state": state, **{
                  k: row[k] for k in ("attempts", "candidates", "proposed", "applied",
                                      "dropped", "refused")}})
@@ -218,7 +218,7 @@ def retry(tx: Tx, job_id: str, now: str) -> dict[str, Any]:
     tx.exec("UPDATE extract_jobs SET not_before = ?, updated_at = ? WHERE job_id = ?",
             (now, now, job_id))
     tx.audit("extraction_changed", now,
-             subject={"channel": "control", "role": "operator", "owner": row["owner"]},
+             subject=audit_subject(row["owner"], channel="control", role="operator"),
              details={"job_id": job_id, "state": "queued", "retry": True})
     return _job(tx, job_id)
 

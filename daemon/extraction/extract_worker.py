@@ -345,7 +345,7 @@ class Extraction:
         )
         for capability, resource, code in asked:
             d = self.gate.egress(job.owner, capability, resource)
-            _audit_decision(tx, now, {"channel": "control", "role": "operator", "owner": job.owner},
+            _audit_decision(tx, now, audit_subject(job.owner, channel="control", role="operator"),
                             capability, resource, d, {"job_id": job.job_id})
             if d.effect is not Effect.ALLOW:
                 return code

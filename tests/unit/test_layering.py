@@ -400,3 +400,49 @@ def test_a_dialect_choice_outside_the_storage_wing_is_reported(
     probe.parent.mkdir(parents=True, exist_ok=True)
     probe.write_text(source)
     assert bool(_dialect_choices([probe], root=tmp_path)) is caught
+
+
+# --- one function builds an audit subject ------------------------------------
+
+# The one module that writes an audit event's ``subject`` as a literal
+# (``audit_subject``): every event names who acted in one shape.
+SUBJECT_BUILDERS = frozenset({"daemon/storage/txn.py"})
+
+
+def _subject_literals(files: list[Path], root: Path = REPO) -> list[str]:
+    """Dict literals naming a channel and an owner outside ``audit_subject``'s module."""
+    bad = []
+    for path in files:
+        label = path.relative_to(root).as_posix()
+        if label in SUBJECT_BUILDERS:
+            continue
+        for node in ast.walk(_parse(path)):
+            if isinstance(node, ast.Dict):
+                keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+                if {"channel", "owner"} <= keys:
+                    bad.append(f"{label}:{node.lineno} builds an audit subject")
+    return bad
+
+
+def test_one_function_builds_an_audit_subject() -> None:
+    files = [p for p in _sources() if p.relative_to(REPO).parts[0] == "daemon"]
+    assert files
+    assert _subject_literals(files) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "caught"),
+    [
+        ("daemon/x.py", 'S = {"channel": "control", "role": "operator", "owner": o}\n', True),
+        ("daemon/storage/txn.py", 'S = {"channel": c, "role": r, "owner": o}\n', False),
+        ("daemon/x.py", 'S = audit_subject(o, channel="control", role="operator")\n', False),
+        ("daemon/x.py", 'S = {"channel": "agent", "peer_uid": 0}\n', False),
+    ],
+)
+def test_a_subject_built_by_hand_is_reported(
+    tmp_path: Path, name: str, source: str, caught: bool
+) -> None:
+    probe = tmp_path / name
+    probe.parent.mkdir(parents=True, exist_ok=True)
+    probe.write_text(source)
+    assert bool(_subject_literals([probe], root=tmp_path)) is caught
