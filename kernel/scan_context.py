@@ -264,7 +264,9 @@ _WORDS_OUTSIDE = re.compile(r"[^\W\d_]{2,40}")
 # told to no one (``_told_to_no_one``) unless its sentence names the reader.
 _TOLD_ANOTHER = re.compile(
     r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|urged|urges|wanted"
-    r"|wants|ordered|orders|reminded|reminds|got|gets|pushed|pushes|tricked|tricks)"
+    r"|wants|ordered|orders|reminded|reminds|got|gets|get|getting|pushed|pushes|tricked|tricks"
+    r"|trick|tricking|convince|convinced|convinces|convincing|persuade|persuaded|persuades"
+    r"|persuading|coax|coaxed)"
     r" (?:me|us|him|her|them|staff|everyone|people|employees|users|customers"
     r"|(?:the|a|an|our|their|his|her|my) (?:[\w'-]{1,20} )?(?:agent|bot|chatbot|assistant"
     r"|model|ai|llm|team|staff|intern|contractor|vendor|customer|user|employee|colleague"

@@ -702,7 +702,9 @@ _DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tü
                     "cancello", "portone", "дверь", "калитка", "ворота", "lockbox", "key box",
                     "keybox", "key safe", "deur", "poort", "dörr", "dør"))
 _LOCK_CODE = (
-    r"(?:code|c[óo]digo|codice|код|koden|kode|kod)(?: (?:de|du|del|de la|da|do|della"
+    # A lock or key drawn before a lock's name stands for its code ("🔐
+    # server room 7734", "🔑 garage: 4471").
+    r"(?:code|c[óo]digo|codice|код|koden|kode|kod|🔐|🔑|🔒)(?: (?:de|du|del|de la|da|do|della"
     r"|dell'|dello|dei|от|для|do|van|voor|für|fürs|vom|zum|zur|of|for|to|till|til|až))?"
     r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das|ma|mon|mi|mein|meiner|my|minha|meu|mia"
     r"|mio))? ?(?:"
@@ -1467,6 +1469,29 @@ def _pin_value(m: re.Match[str]) -> bool:
         return _DATED_BY.search(m.string, max(0, m.start("secret") - 12),
                                 m.start("secret")) is None
     return True
+
+
+# What a value given first opens (``secret.value_for_what_it_opens``).
+_OPENED = ("wifi", "wi-fi", "wlan", "router", "hotspot", "guest network", "alarm", "door",
+           "front door", "gate", "safe", "lockbox", "locker", "vpn", "laptop", "ipad", "tablet")
+
+
+_NAMED_BEFORE = re.compile(r"\b(?:ssid|network|name|named|called|model|version)\W{0,3}$",
+                           re.IGNORECASE)
+
+
+def _value_for_what_it_opens(m: re.Match[str]) -> bool:
+    """Letters, digits and a password's symbol, no address or placeholder,
+    no name ("SSID Cafe#5G for the wifi"), and what it opens ends the clause."""
+    value = m.group("secret")
+    lower, upper, digit, _ = _char_classes(value)
+    if not ((lower or upper) and digit and any(ch in "!#$%&*@^~?" for ch in value)):
+        return False
+    if _NAMED_BEFORE.search(m.string, max(0, m.start() - 12), m.start()):
+        return False
+    if _EMAIL.fullmatch(value) or "://" in value or _PLACEHOLDER.fullmatch(value):
+        return False
+    return _CLAUSE_END_AFTER.match(m.string, m.end()) is not None
 
 
 def _credential_in_prose(m: re.Match[str]) -> bool:
@@ -3751,6 +3776,18 @@ RULES: tuple[ScanRule, ...] = (
         _spelt_in_pairs,
         prefilter=(_PASSWORD_NAMES,),
         lead=LOCK_CODE_LEAD,
+        judged_in_context=True,
+    ),
+    # A value given first, then what it opens: "Kestrel#88 for the router",
+    # "Tern#51 for the wifi, 8062 for the alarm". Only a value with letters,
+    # digits and a symbol, and the thing it opens ending the clause: "WPA2-PSK
+    # for the wifi" names a cipher, "paid 4500 for the alarm" a price.
+    ScanRule(
+        "secret.value_for_what_it_opens", "secret", "prose",
+        _rx(r"(?<![^\s\"'`(])(?P<secret>[^\s\"'`,;()<>]{6,64}) for (?:the |my |our |your |a )?"
+            r"(?:" + _one_of(_OPENED) + r")(?![\w-])", _I),
+        _value_for_what_it_opens,
+        prefilter=((" for ",), _OPENED),
         judged_in_context=True,
     ),
     ScanRule(

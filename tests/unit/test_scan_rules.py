@@ -831,11 +831,13 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "the code for the lockbox is 1975",
             "code du portail : 2024",
             "the code for the laptop is 0423",
+            "🔐 server room 7734",
         ],
         [
             "the lockbox was installed in 1975",
             "the lockbox code changed in 2021.",
             "the laptop code is in the repo at src/main",
+            "🔐 server room is on floor 3",
             "The password policy requires 12 characters.",
             "Reset your PIN at the bank.",
             "The API key is stored in Vault under secret/weather.",
@@ -1174,6 +1176,20 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "https://example.com:8443/x",
             "note:see ticket",
             "mailto:dana2@example.com",
+        ],
+    ),
+    "secret.value_for_what_it_opens": (
+        [
+            "Kestrel#88 for the router",
+            "Tern#51 for the wifi, 8062 for the alarm, both changed in June.",
+            "Use Zebra!42 for the VPN.",
+        ],
+        [
+            "use WPA2-PSK for the wifi",
+            "SSID Cafe#5G for the wifi",
+            "ticket #4411 for the router",
+            "x86_64+arm64 for the laptop",
+            "P@ssw0rd for the wifi is a bad idea",
         ],
     ),
     "secret.code_after_lock": (
