@@ -241,10 +241,14 @@ class Projection:
 
         if not await store.run(begin):
             return
-        while await store.run(self._decide_batch) == BATCH:
-            pass
-        while await self._send_head():
-            pass
+        while True:
+            # Decided before each send: an item the head found stale (decided
+            # under another policy or sender) is decided again before anything
+            # behind it goes, so items leave strictly in the order written.
+            while await store.run(self._decide_batch) == BATCH:
+                pass
+            if not await self._send_head():
+                return
 
     # -- deciding -----------------------------------------------------------------
 

@@ -192,6 +192,39 @@ def test_provider_down_keeps_local_writes_and_the_outbox_drains_in_order() -> No
         assert c.call("memory.status", {})["projection"]["health"] == "ok"
 
 
+def test_items_decided_under_an_older_policy_still_go_out_in_the_order_written() -> None:
+    # Two items wait, decided, behind a head in backoff; the policy changes
+    # and a third item is decided under the new one. When the provider is
+    # back, the older items are decided again and everything goes out in the
+    # order it was written: the fresh decision does not jump the queue.
+    with receiver() as rx:
+        section = config(rx, attempts=100).replace(
+            "backoff_initial_s = 0.05\nbackoff_max_s = 0.2",
+            "backoff_initial_s = 3\nbackoff_max_s = 3",
+        )
+        with running(env={TOKEN_ENV: "tok-provider"}, config=section, policy=ALLOW_BOTH) as d:
+            with d.control() as c:
+                rx.down()
+                add(c, "Ordered 0", "Written first.")
+                wait_until(
+                    lambda: c.call("memory.status", {})["projection"]["last_error"] == "transport",
+                    "the head backs off",
+                )
+                add(c, "Ordered 1", "Written second.")
+                add(c, "Ordered 2", "Written third.")
+                wait_until(lambda: outbox(c)["pending"] == 3, "the two behind it decided")
+                (d.home / "policy.toml").write_text(
+                    ALLOW_BOTH + '\n[[rule]]\nid = "spare"\n'
+                    'effect = "deny"\ncapability = "MemoryExtract"\n'
+                )
+                assert c.call("policy.reload", {})["loaded"]
+                add(c, "Ordered 3", "Written after the policy changed.")
+                wait_until(lambda: outbox(c)["pending"] == 4, "decided under the new policy")
+                rx.up()
+                wait_until(lambda: outbox(c)["completed"] == 4, "drained", timeout=60.0)
+        assert [s.title for s in rx.puts()] == [f"Ordered {i}" for i in range(4)]
+
+
 def test_kill_between_commit_and_send_is_repaired_from_local_state() -> None:
     with receiver() as rx:
         root = short_tempdir()
