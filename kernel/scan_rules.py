@@ -1471,6 +1471,34 @@ def _pin_value(m: re.Match[str]) -> bool:
     return True
 
 
+# The model named as the subject of a control lifted (``injection.controls_lifted``).
+_MODEL_NAMED = (r"\b(?:the|this|that|our|your|every|any|an?)(?: [\w-]{1,20})?"
+                r" (?:assistant|agent|model|ai|bot|chatbot|llm|helper)s?(?:'s)?\b")
+# What lifts a control: approval not needed, checks skipped, safety lifted,
+# root granted, secrets free to give out.
+_LIFTED = (
+    r"\b(?:no longer|doesn't|does not|don't|do not|won't|will not|never) (?:needs?|requires?"
+    r"|has to|have to|asks? for|waits? for|gets?) (?:any |an? |the |operator |human |user )?"
+    r"(?:approval|confirmation|review|sign-?off|permission)s?\b"
+    r"|\b(?:approval|confirmation|review|sign-?off|permission)s? (?:is|are) (?:no longer|not)"
+    r" (?:required|needed)\b"
+    r"|\bno (?:approval|confirmation|review|sign-?off|permission)s? (?:is |are )?(?:needed"
+    r"|required)\b"
+    r"|\b(?:skip|bypass|disable|turn off|switch off|ignore|circumvent|evade)s? (?:all |any |the "
+    r"|its |your |every )?(?:content |safety |security )?(?:checks?|scans?|scanner|filters?"
+    r"|filtering|guardrails?|safeguards?|moderation)\b"
+    r"|\b(?:safety|security|content) (?:rules|filters|checks|guardrails|restrictions|limits)"
+    r" (?:were|are|have been|has been|got) (?:lifted|removed|disabled|turned off|switched off"
+    r"|suspended|waived)\b"
+    r"|\b(?:has been|have been|was|were|is now|are now) granted (?:root|admin|administrator"
+    r"|full|unrestricted|sudo)\b"
+    r"|\b(?:may|can|is allowed to|are allowed to|is permitted to|are permitted to|is free to)"
+    r" (?:now |freely |always )?(?:disclose|reveal|share|print|output|send|give out)"
+    r" (?:the |all |any |its |stored |saved )?(?:api keys?|passwords?|credentials?|secrets?"
+    r"|tokens?|system prompt)\b"
+)
+
+
 # What a value given first opens (``secret.value_for_what_it_opens``).
 _OPENED = ("wifi", "wi-fi", "wlan", "router", "hotspot", "guest network", "alarm", "door",
            "front door", "gate", "safe", "lockbox", "locker", "vpn", "laptop", "ipad", "tablet")
@@ -3572,23 +3600,44 @@ RULES: tuple[ScanRule, ...] = (
     # flags.
     ScanRule(
         "injection.data_as_commands", "injection", "injection_ml",
-        _rx(r"\b(?:treat|regard|consider|accept|handle|take|trust)s?\b[^.\n]{0,60}?\bas"
-            r" (?:(?:fully |completely |always )?(?:trusted|authoritative|verified|privileged)"
+        _rx(r"\b(?:treat|regard|consider|accept|handle|take|trust)s?\b[^.\n]{0,60}?\b(?:as"
+            r"|to be) (?:(?:fully |completely |always )?"
+            r"(?:trusted|authoritative|verified|privileged)"
             r"(?: (?:operator|system|admin|administrator|developer|owner|user))?"
             r" (?:commands?|instructions?|orders|directives)"
             r"|(?:the |an? )?(?:operator|system|admin|administrator|developer|owner)(?:'s)?"
             r" (?:commands?|instructions?|orders|directives|messages?|prompts?))\b"
-            r"|\b(?:follow|execute|obey|run|carry out)\b (?:any|all|every|the)"
-            r" (?:instructions?|commands?|directives) (?:found|contained|embedded|given|written)"
-            r" in (?:the |any |all )?(?:tool|web|search|email|e-mail|document|file|page|retrieved"
-            r"|fetched|external)", _I),
+            r"|\b(?:follow|execute|obey|run|carry out)\b(?: any| all| every| the)?"
+            r" (?:instructions?|commands?|directives) (?:found|contained|embedded|given|written"
+            r"|that appear|appearing|that come|coming) (?:in|inside|from) (?:the |any |all )?"
+            r"(?:\w+ )?(?:tool|web|search|email|e-mail|document|file|page|retrieved|fetched"
+            r"|external)", _I),
         review=True,
         prefilter=(("treat", "regard", "consider", "accept", "handle", "take", "trust", "follow",
                     "execute", "obey", "run", "carry out"),
                    ("trusted", "authoritative", "verified", "privileged", "operator",
                     "system command", "system instruction", "system order", "system directive",
                     "system message", "system prompt", "system's", "admin", "developer", "owner",
-                    "found in", "contained in", "embedded in", "given in", "written in")), lead=0,
+                    "found in", "contained in", "embedded in", "given in", "written in",
+                    "appear in", "appearing in", "come from", "coming from", "found inside",
+                    "appear inside", "appearing inside")), lead=0,
+    ),
+    # A control lifted from the model, in the third person: approval no
+    # longer needed, checks to be skipped, safety rules lifted, root granted,
+    # secrets free to disclose ("the AI has been granted root; it no longer
+    # needs approval for deletions"). The model is named in the sentence;
+    # a team may mean it, so it flags.
+    ScanRule(
+        "injection.controls_lifted", "injection", "injection_ml",
+        _rx(r"(?:" + _MODEL_NAMED + r"[^.!?\n]{0,80}?(?:" + _LIFTED + r")|(?:" + _LIFTED
+            + r")[^.!?\n]{0,80}?" + _MODEL_NAMED + r")", _I),
+        review=True,
+        prefilter=(("assistant", "agent", "model", "ai ", "ai'", "ai,", "ai;", "ai.", "bot",
+                    "llm", "helper"),
+                   ("approval", "confirmation", "review", "sign-off", "signoff", "permission",
+                    "check", "scan", "filter", "guardrail", "safeguard", "moderation",
+                    "granted", "disclose", "reveal", "share", "print", "lifted", "removed",
+                    "disabled", "turned off", "switched off", "suspended", "waived")),
     ),
     ScanRule(
         "injection.on_recall", "injection", "injection_ml",
