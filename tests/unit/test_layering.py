@@ -236,6 +236,14 @@ DECIDES = frozenset({"daemon/access/gate.py"})
 DECIDE_MODULES = frozenset({"kernel.decide", "memoryd.kernel.decide"})
 
 
+def _probe(root: Path, name: str, source: str) -> Path:
+    """A source file ``name`` under ``root`` holding ``source``, for a check to read."""
+    probe = root / name
+    probe.parent.mkdir(parents=True, exist_ok=True)
+    probe.write_text(source)
+    return probe
+
+
 def _decide_callers(files: list[Path], root: Path = REPO) -> list[str]:
     """Modules outside ``kernel/`` that import ``decide`` or its module."""
     bad = []
@@ -277,9 +285,7 @@ def test_only_the_gate_calls_the_kernels_decide() -> None:
 def test_a_decide_call_outside_the_gate_is_reported(
     tmp_path: Path, name: str, source: str, caught: bool
 ) -> None:
-    probe = tmp_path / name
-    probe.parent.mkdir(parents=True, exist_ok=True)
-    probe.write_text(source)
+    probe = _probe(tmp_path, name, source)
     assert bool(_decide_callers([probe], root=tmp_path)) is caught
 
 
@@ -396,9 +402,7 @@ def test_no_module_outside_the_storage_wing_chooses_by_dialect() -> None:
 def test_a_dialect_choice_outside_the_storage_wing_is_reported(
     tmp_path: Path, name: str, source: str, caught: bool
 ) -> None:
-    probe = tmp_path / name
-    probe.parent.mkdir(parents=True, exist_ok=True)
-    probe.write_text(source)
+    probe = _probe(tmp_path, name, source)
     assert bool(_dialect_choices([probe], root=tmp_path)) is caught
 
 
@@ -442,7 +446,5 @@ def test_one_function_builds_an_audit_subject() -> None:
 def test_a_subject_built_by_hand_is_reported(
     tmp_path: Path, name: str, source: str, caught: bool
 ) -> None:
-    probe = tmp_path / name
-    probe.parent.mkdir(parents=True, exist_ok=True)
-    probe.write_text(source)
+    probe = _probe(tmp_path, name, source)
     assert bool(_subject_literals([probe], root=tmp_path)) is caught
