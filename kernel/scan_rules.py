@@ -3610,7 +3610,7 @@ RULES: tuple[ScanRule, ...] = (
             r"|\b(?:follow|execute|obey|run|carry out)\b(?: any| all| every| the)?"
             r" (?:instructions?|commands?|directives) (?:found|contained|embedded|given|written"
             r"|that appear|appearing|that come|coming) (?:in|inside|from) (?:the |any |all )?"
-            r"(?:\w+ )?(?:tool|web|search|email|e-mail|document|file|page|retrieved|fetched"
+            r"(?:\w{1,20} )?(?:tool|web|search|email|e-mail|document|file|page|retrieved|fetched"
             r"|external)", _I),
         review=True,
         prefilter=(("treat", "regard", "consider", "accept", "handle", "take", "trust", "follow",

@@ -116,9 +116,15 @@ def install(conn: apsw.Connection) -> None:
 
 # --- quantisation ---------------------------------------------------------------
 
+# The smallest normal float32: a step below it is zero once stored as float32.
+_FLOAT32_TINY = 1.1754943508222875e-38
+
+
 def scale_of(max_abs: float) -> float:
-    """The int8 step for a vector whose largest component is ``max_abs``."""
-    return max_abs / 127.0 if max_abs > 0 else 1.0
+    """The int8 step for a vector whose largest component is ``max_abs``; a
+    vector too small for a float32 step (zero, or subnormal) is all zeros."""
+    step = max_abs / 127.0
+    return step if step >= _FLOAT32_TINY else 1.0
 
 
 # --- what the worker reads and writes --------------------------------------------

@@ -143,8 +143,11 @@ def test_one_daemon_sends_at_a_time_through_a_backlog_longer_than_its_lease() ->
 def test_a_send_that_outlasts_the_lease_is_not_sent_again_by_the_other_daemon() -> None:
     # One document takes the provider longer than the sender lease: the
     # sender is alive and working, so the lease stays with it and the other
-    # daemon neither takes the item over nor sends it a second time.
-    with receiver() as rx, two_daemons(rx, ALLOW_BOTH, lease=1.5) as (a, b):
+    # daemon neither takes the item over nor sends it a second time. The
+    # lease is renewed every third of it: 3 s leaves two for a renewal held
+    # up on a loaded machine (1.5 s let the other daemon in there once),
+    # and each send still outlasts it.
+    with receiver() as rx, two_daemons(rx, ALLOW_BOTH, lease=3.0) as (a, b):
         rx.put_delay_s = 4.0
         titles = ["Slow one", "Slow two"]
         with a.control() as c:
