@@ -1043,7 +1043,7 @@ def _password_table(m: re.Match[str]) -> bool:
     if _REFERENCE.fullmatch(value) or _DATE_TIME_VERSION.fullmatch(value) or "://" in value:
         return False
     if value.isdigit():
-        return len(value) <= 12 and not (len(value) == 4 and value[:2] in ("19", "20"))
+        return len(value) <= 12 and not _year_shaped(value)
     lower, upper, digit, _ = _char_classes(value)
     strong = any(ch in _STRONG_SYMBOL for ch in value)
     return bool(((lower or upper) and (digit or strong)) or (digit and strong))
@@ -1364,8 +1364,15 @@ _EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s]{1,253}\.[A-Za-z]{2,24}")
 # A lock's combination: three or four numbers under 100, one dash between.
 _COMBINATION_SHAPE = re.compile(r"\d{1,2}(?P<sep>[-–])\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?")
 _STRONG_SYMBOL = "!#$%&*+@^~?=|\\"
+# Those of them a build, a version or a cipher's name rarely holds.
+_SYMBOL_NOT_IN_NAMES = "!#$%&*@^~?"
 _COMMIT_CONTEXT = re.compile(r"(?:commit|sha|hash|checksum|digest|revision|rev)\W{0,3}$",
                              re.IGNORECASE)
+
+
+def _year_shaped(value: str) -> bool:
+    """Whether the digits ``value`` read as a year of this century or the last."""
+    return len(value) == 4 and value[:2] in ("19", "20")
 
 
 def _ascii_digits(value: str) -> str:
@@ -1465,7 +1472,7 @@ def _pin_value(m: re.Match[str]) -> bool:
     """Four to eight digits after a PIN's or a door code's name are its
     value, a year too ("my PIN is 1984"), unless a word dates the year."""
     value = _ascii_digits(m.group("secret"))
-    if len(value) == 4 and value[:2] in ("19", "20"):
+    if _year_shaped(value):
         return _DATED_BY.search(m.string, max(0, m.start("secret") - 12),
                                 m.start("secret")) is None
     return True
@@ -1513,7 +1520,7 @@ def _value_for_what_it_opens(m: re.Match[str]) -> bool:
     no name ("SSID Cafe#5G for the wifi"), and what it opens ends the clause."""
     value = m.group("secret")
     lower, upper, digit, _ = _char_classes(value)
-    if not ((lower or upper) and digit and any(ch in "!#$%&*@^~?" for ch in value)):
+    if not ((lower or upper) and digit and any(ch in _SYMBOL_NOT_IN_NAMES for ch in value)):
         return False
     if _NAMED_BEFORE.search(m.string, max(0, m.start() - 12), m.start()):
         return False
@@ -1618,7 +1625,7 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
             _LOCK_CODE_WORD.match(word) is not None and not word.startswith("building"))
         given = (m.group("gap") is not None and m.groupdict().get("to") is None
                  and _CLAUSE_END_AFTER.match(m.string, m.end()) is not None)
-        year = len(value) == 4 and value[:2] in ("19", "20") and not (lock and given)
+        year = _year_shaped(value) and not (lock and given)
         # A measure ("the door is 1200 mm wide") is no code.
         return (pass_word and len(value) <= 12 and not year
                 and _UNIT_AFTER.match(m.string, m.end()) is None)
@@ -2258,7 +2265,7 @@ def _code_after_lock(m: re.Match[str]) -> bool:
     if not _LOCK_NAMED.search(sentence) or _OTHER_CODE_BEFORE.search(sentence):
         return False
     digits = m.group("secret").replace(" ", "").replace("-", "")
-    return not (len(digits) == 4 and digits[:2] in ("19", "20"))
+    return not _year_shaped(digits)
 
 
 # The answer to an account's security question is its second password: the
@@ -2350,7 +2357,7 @@ _OPENS_WITH = (
 
 def _opens_with(m: re.Match[str]) -> bool:
     value = m.group("secret")
-    return not (len(value) == 4 and value[:2] in ("19", "20"))
+    return not _year_shaped(value)
 
 
 # A code entered at a door, after the verb that enters it: "punch in 5583",
@@ -2406,7 +2413,7 @@ _ENTRY_FORM = re.compile(
 
 def _code_entered(m: re.Match[str]) -> bool:
     value = m.group("secret").strip("*#")
-    if len(value) == 4 and value[:2] in ("19", "20"):
+    if _year_shaped(value):
         # A year entered ("enter 2024 in the year field").
         return False
     if _QUANTITY_AFTER.match(m.string, m.end()):
