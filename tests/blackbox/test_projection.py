@@ -55,6 +55,7 @@ def config(
     project: bool = True,
     poll: float = 0.05,
     attempts: int = 8,
+    backoff: tuple[float, float] = (0.05, 0.2),
     extra: str = "",
 ) -> str:
     return f"""
@@ -64,8 +65,8 @@ project = {"true" if project else "false"}
 endpoint = "{rx.endpoint}"
 credential_env = "{TOKEN_ENV}"
 poll_interval_s = {poll}
-backoff_initial_s = 0.05
-backoff_max_s = 0.2
+backoff_initial_s = {backoff[0]}
+backoff_max_s = {backoff[1]}
 max_attempts = {attempts}
 timeout_s = 5
 {extra}
@@ -198,11 +199,7 @@ def test_items_decided_under_an_older_policy_still_go_out_in_the_order_written()
     # back, the older items are decided again and everything goes out in the
     # order it was written: the fresh decision does not jump the queue.
     with receiver() as rx:
-        section = config(rx, attempts=100).replace(
-            "backoff_initial_s = 0.05\nbackoff_max_s = 0.2",
-            "backoff_initial_s = 3\nbackoff_max_s = 3",
-        )
-        with running(env={TOKEN_ENV: "tok-provider"}, config=section, policy=ALLOW_BOTH) as d:
+        with daemon_with(rx, policy=ALLOW_BOTH, attempts=100, backoff=(3, 3)) as d:
             with d.control() as c:
                 rx.down()
                 add(c, "Ordered 0", "Written first.")
