@@ -390,7 +390,7 @@ class Projection:
             # leaves the host, and no approval sends it.
             outbox.set_state(tx, row["entry_id"], gen, now, state="blocked",
                              reason="secret_detected")
-            tx.audit("projection_changed", now, subject={"owner": row["owner"]},
+            tx.audit("projection_changed", now, subject=audit_subject(row["owner"]),
                      entry_ids=[row["entry_id"]], revisions=[row["revision"]],
                      details={"generation": gen, "document": self.document(row["entry_id"]),
                               "action": "replace", "adapter": ADAPTER, "state": "blocked",

@@ -414,7 +414,8 @@ SUBJECT_BUILDERS = frozenset({"daemon/storage/txn.py"})
 
 
 def _subject_literals(files: list[Path], root: Path = REPO) -> list[str]:
-    """Dict literals naming a channel and an owner outside ``audit_subject``'s module."""
+    """Dict literals naming a channel and an owner, or given as an event's
+    ``subject=``, outside ``audit_subject``'s module."""
     bad = []
     for path in files:
         label = path.relative_to(root).as_posix()
@@ -425,6 +426,9 @@ def _subject_literals(files: list[Path], root: Path = REPO) -> list[str]:
                 keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
                 if {"channel", "owner"} <= keys:
                     bad.append(f"{label}:{node.lineno} builds an audit subject")
+            elif isinstance(node, ast.keyword) and node.arg == "subject":
+                if isinstance(node.value, ast.Dict):
+                    bad.append(f"{label}:{node.value.lineno} builds an audit subject")
     return bad
 
 
@@ -441,6 +445,8 @@ def test_one_function_builds_an_audit_subject() -> None:
         ("daemon/storage/txn.py", 'S = {"channel": c, "role": r, "owner": o}\n', False),
         ("daemon/x.py", 'S = audit_subject(o, channel="control", role="operator")\n', False),
         ("daemon/x.py", 'S = {"channel": "agent", "peer_uid": 0}\n', False),
+        ("daemon/x.py", 'tx.audit("e", now, subject={"owner": o})\n', True),
+        ("daemon/x.py", 'tx.audit("e", now, subject=audit_subject(o))\n', False),
     ],
 )
 def test_a_subject_built_by_hand_is_reported(
