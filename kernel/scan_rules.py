@@ -364,6 +364,10 @@ def _credential_value(m: re.Match[str]) -> bool:
     if _REFERENCE.fullmatch(value) or value.lower() in _DESCRIBING:
         # "password: Bitwarden", "password: 1Password": where it is kept.
         return False
+    if value.isalpha() and _PASSWORD_SET.fullmatch(m.string, m.start(), m.start("secret")):
+        # A password's variable set with "=" holds the password itself, a
+        # word too, and a command may follow: PGPASSWORD=letmein psql.
+        return _one_word_password(value) and value.lower() not in _KIND_WORDS
     if value.isalpha() and re.match(r" [^\W\d_]", m.string[m.end():m.end() + 2]):
         # A word that goes on into a phrase ("Guest password: Available At
         # Reception", "password: Bitwarden Shared Vault") is prose; a
@@ -385,6 +389,11 @@ def _credential_value(m: re.Match[str]) -> bool:
     lower, upper, digit, symbol = _char_classes(value.replace("_", "").replace("-", "")
                                                 .replace(".", ""))
     return sum((lower, upper, digit, symbol)) >= 2 and not value.isdigit()
+
+
+# A password's variable and "=" with nothing around it, as a shell or a
+# config file sets it: DB_PASSWORD=, smtp.pass=, MYSQL_PWD=.
+_PASSWORD_SET = re.compile(r"[A-Za-z0-9_.-]{0,40}?(?:pass|pwd)[A-Za-z0-9_.-]{0,40}=", re.I)
 
 
 _JOINED_WORDS = re.compile(r"[^\W\d_]{3,12}(?:-[^\W\d_]{3,12}){2,5}")
@@ -700,7 +709,10 @@ _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode",
 _DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tür", "haustür",
                     "porte", "portail", "puerta", "portón", "portão", "porta",
                     "cancello", "portone", "дверь", "калитка", "ворота", "lockbox", "key box",
-                    "keybox", "key safe", "deur", "poort", "dörr", "dør"))
+                    "keybox", "key safe", "deur", "poort", "dörr", "dør",
+                    # A safe or a padlock is named for its code as a door is.
+                    "safe", "room safe", "hotel safe", "wall safe", "padlock", "bike lock",
+                    "combination lock"))
 _LOCK_CODE = (
     # A lock or key drawn before a lock's name stands for its code ("🔐
     # server room 7734", "🔑 garage: 4471").
@@ -1703,7 +1715,10 @@ def _separated_key(m: re.Match[str]) -> bool:
 _ABBREVIATED = (
     # The shorthands: "pw", "pwd", "p/w", "pword", "passw", "pass".
     r"(?<![\w.\-/])(?P<word>pwd?|p/w|pword|passw|pass)"
-    r"(?: is|\s?[:=]|" + _WHAT_FOR + r"(?:\s?[:=]| is)|(?P<bare> | ?[-–—] )) ?[\"'`]?"
+    r"(?: is|\s?[:=]|" + _WHAT_FOR + r"(?:\s?[:=]| is)"
+    # A change names the new value: "admin pw got reset to …".
+    r"|(?: (?:was|got|has been|is|now))? (?:changed|reset|set|updated|rotated|switched) to"
+    r"|(?P<bare> | ?[-–—] )) ?[\"'`]?"
     r"(?P<secret>[^\s\"'`,;()<>\[\]{}]{4,64})"
 )
 
@@ -1730,7 +1745,9 @@ _USER_BEFORE = re.compile(
     r"|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}"
     # After "as", an account's name: one with a digit or a mark, or root or admin.
     r"|\b(?:as|als|en tant que|como|под) (?:[\w]{0,20}[\d_.@-][\w.@-]{0,40}|root|admin"
-    r"|administrator|postgres))[,;]? ?\(?$", re.IGNORECASE)
+    r"|administrator|postgres)"
+    # An account's name given, then "with" its password: "… is emma.k with pass …".
+    r"|(?: is|:) [\w]{0,20}[\d_.@-][\w.@-]{0,40} (?:with|and))[,;]? ?\(?$", re.IGNORECASE)
 
 
 def _abbreviated_password(m: re.Match[str]) -> bool:
@@ -1808,6 +1825,12 @@ _SEED_WORD = r"(?:\d{1,2}[.)]?\s{1,2})?[^\W\d_]{3,8}"
 _SEED = (
     r"(?i:(?<![\w-])(?:(?:secret )?recovery[ -](?:phrase|words|seed)|seed(?:[ -](?:phrase|words))?"
     r"|mnemonic(?:[ -]phrase)?|wallet words|phrase (?:de récupération|secrète de récupération)"
+    # Named for the wallet it restores, or by how many words it holds:
+    # "backup phrase", "MetaMask phrase", "my 24 words", "12-word phrase".
+    r"|(?:wallet )?(?:backup|secret|wallet|restore)[ -](?:phrase|words)"
+    r"|(?:metamask|ledger|trezor|phantom|exodus|trust wallet|coinbase wallet)"
+    r"(?: (?:wallet|backup|recovery|secret))?[ -](?:phrase|words|seed)"
+    r"|(?:12|15|18|21|24|twelve|twenty-four)[ -]words?(?:[ -](?:phrase|seed|backup))?"
     r"|frase (?:semilla|de recuperación|de recuperação|di recupero|de respaldo)"
     r"|wiederherstellungsphrase|herstelzin|фраза восстановления|сид-фраза|seed-фраза"
     r"|kurtarma ifadesi|fraza odzyskiwania)"
@@ -2395,7 +2418,10 @@ _ENTRY_PLACE = re.compile(
 
 
 _UNIT_AFTER = re.compile(
-    r" ?(?:%|°|€|\$|£|mm|cm|km|kg|ml|px|pt|m|g|l|x|euros?|dollars?|рубл[а-я]{0,3}|元|円|원)"
+    r" ?(?:%|°|€|\$|£|mm|cm|km|kg|ml|px|pt|m|g|l|x|euros?|dollars?|рубл[а-я]{0,3}|元|円|원"
+    # A weight, a length, a volume, an age: "the safe is 1200 lbs".
+    r"|lbs?|pounds?|oz|ounces?|grams?|kilos?|kilograms?|tons?|tonnes?|ft|feet|foot|inch(?:es)?"
+    r"|meters?|metres?|liters?|litres?|gallons?|years?|days?|hours?|minutes?|seconds?)"
     r"(?![^\W\d_])", re.IGNORECASE)
 _QUANTITY_AFTER = re.compile(_UNIT_AFTER.pattern + r"| (?:as|als|comme|como|come|как) ",
                              re.IGNORECASE)
@@ -2473,6 +2499,10 @@ _COMMAND_PASSWORD = (
     r"|(?<![\w-])smbclient[^\n|;&]{0,80}? -U [\w.\\-]{1,64}%"
     r"|(?<![\w-])htpasswd -[bcBimsd]{1,5} [^\s|;&]{1,128} [\w.@-]{1,64} "
     r"|(?<![\w-])net use[^\n|;&]{0,80}? /user:[^\s|;&]{1,64} "
+    # curl's and HTTPie's account given with its password after a colon
+    # (the account alone makes them ask).
+    r"|(?<![\w-])(?:curl[^\n|;&]{0,80}? (?:-u|-U|--user|--proxy-user)"
+    r"|https?[^\n|;&]{0,80}? (?:-a|--auth))[ =]['\"]?[^\s:'\"@]{1,64}:"
     r"|WIFI:" + _nested(r"[A-Z]:[^;\n]{0,64};", 3, "?") + "P:)"
     r"(?P<quote>['\"])?(?P<secret>[^\s'\";]{4,64})(?(quote)['\"])"
 )
@@ -3884,7 +3914,10 @@ RULES: tuple[ScanRule, ...] = (
         "secret.seed_phrase", "secret", "prose",
         _rx(_SEED),
         _seed_phrase,
-        prefilter=(("seed", "recovery", "mnemonic", "wallet words", "助记", "助記", "恢复短语",
+        prefilter=(("seed", "recovery", "mnemonic", "wallet", "backup", "secret", "restore",
+                    "metamask", "ledger", "trezor", "phantom", "exodus", "trust wallet",
+                    "coinbase wallet", "12", "15", "18", "21", "24", "twelve", "twenty-four",
+                    "助记", "助記", "恢复短语",
                     "恢復短語", "phrase de", "phrase secrète de", "frase semilla", "frase de",
                     "frase di", "wiederherstellungsphrase", "herstelzin", "фраза восстановления",
                     "сид-фраза", "seed-фраза", "kurtarma ifadesi", "fraza odzyskiwania"),),
@@ -4016,7 +4049,7 @@ RULES: tuple[ScanRule, ...] = (
         _prose_secret,
         prefilter=(("mysql", "mariadb", "sshpass", "--password", "wifi:", "docker", "podman",
                     "nerdctl", "redis-cli", "zip", "7z", "-pass", "smbclient", "htpasswd",
-                    "net use"),), lead=0,
+                    "net use", "curl", "http"),), lead=0,
         judged_in_context=True,
     ),
     ScanRule(

@@ -229,6 +229,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "token=Zq8Hd4Ln2Q",
             "SMTP_PASSWD=p4ssw0rd!",
             "Token: Bearer Zq8Hd4Ln2QwE5rT7",
+            "PGPASSWORD=letmein psql -h db.internal",
+            "REDIS_PASSWORD=sunshine redis-server",
         ],
         [
             "the password policy requires 12 characters",
@@ -246,6 +248,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "SECRET_KEY = env('DJANGO_SECRET_KEY')",
             "Token: Bearer <redacted>",
             "Authorization: Bearer [REDACTED:secret.jwt]",
+            "DB_PASSWORD=required",
+            "DB_PASSWORD=something",
         ],
     ),
     "secret.credential_assignment_zh": (
@@ -837,6 +841,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Hasło do serwera to Wisla#2024k",
             "카드 비밀번호는 5829 입니다.",
             "Jenkins login: deploybot / Tr1cky&Pony",
+            "Hotel room safe: 0815",
+            "padlock: 3719",
             "The access token is a7f3c9e21b88d4",
             "PIN: AB123",
             "The gate code is now XK42.",
@@ -856,6 +862,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "the lockbox code changed in 2021.",
             "the laptop code is in the repo at src/main",
             "🔐 server room is on floor 3",
+            "The safe is 1200 lbs",
+            "safe: 12 items",
             "The password policy requires 12 characters.",
             "Reset your PIN at the bank.",
             "The API key is stored in Vault under secret/weather.",
@@ -941,6 +949,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pw for the printer: Kx9!plm2",
             "pass für das NAS: Otter8Brücke",
             "connect as backup_user, pass Orca+1977, then run pg_restore",
+            "Router admin pw got reset to Falcon-Ridge-77",
+            "login for the school portal is emma.k with pass Pony2015",
         ],
         [
             "pass the test",
@@ -950,6 +960,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pass rate for the suite: 98%",
             "pass C++17 flags to the compiler",
             "as usual, pass Build#42 to QA",
+            "pw reset to default",
+            "the exam is v2.1 with pass rates of 80%",
         ],
     ),
     "secret.credential_given_before": (
@@ -962,8 +974,19 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             " accident",
             "recovery phrase for the hardware wallet: abandon ability able about above absent"
             " absorb abstract absurd abuse access accident",
+            "backup phrase: ocean tiger violin window orbit cradle fancy dust lemon shiver"
+            " almond quarter",
+            "MetaMask phrase: ocean tiger violin window orbit cradle fancy dust lemon shiver"
+            " almond quarter",
+            "my 12 words: ocean tiger violin window orbit cradle fancy dust lemon shiver"
+            " almond quarter",
         ],
-        ["seed: 42", "the seed phrase is twelve words you write down"],
+        [
+            "seed: 42",
+            "the seed phrase is twelve words you write down",
+            "backup phrase: keep it offline in two places please and never type it anywhere",
+            "12 words: the quick brown fox jumps over the lazy dog again and again",
+        ],
     ),
     "secret.backup_codes": (
         [
@@ -1154,6 +1177,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "smbclient //files/share -U dana%Lark!Wood56",
             "htpasswd -b /etc/nginx/.htpasswd admin Sorrel!48",
             "net use Z: \\\\files\\team /user:CORP\\dana Wren#Hill33",
+            "curl -u admin:Adm1nPass https://intranet.example.com",
+            "http -a bob:Secr3t99 GET https://api.example.com",
         ],
         [
             "mysql -u root -p",
@@ -1164,6 +1189,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "zip -e out.zip notes.txt",
             "smbclient //files/share -U dana",
             "openssl pkcs12 -in c.p12 -passin env:P12_PASS",
+            "curl -u admin https://intranet.example.com",
+            "curl -u admin:$ADMIN_PASS https://intranet.example.com",
         ],
     ),
     "secret.password_shaped_in_clause": (
