@@ -2525,6 +2525,9 @@ _SHAPED_NAMES = (*_PASS_WORDS, "pass", "pw", "pwd", "creds", "credential", "logi
                  "credenziali", "credenciais", "inloggegevens", "dane logowania",
                  "учётные данные", "учетные данные", "přihlašovací údaje",
                  "inloggningsuppgifter",
+                 # An account's value so shaped is its password: "the kiosk
+                 # accounts all share Pine#Cone88", "login Cedar!Fox11".
+                 "account", "login",
                  # A key or a locked lock drawn before a value labels it as a
                  # password does in a chat: "wifi 🔑 Marlin#Tide40".
                  "🔑", "🔐")
@@ -2551,9 +2554,20 @@ _SHAPED_IN_CLAUSE = (
 _REFERENCE_NUMBER = re.compile(r"[A-Z]{1,12}[#-]\d{1,12}")
 
 
+# An account or a login names the value alone: "login at 10:30 with team#4".
+_ACCOUNT_NAMED = re.compile(r"(?<![^\W\d_])(?:accounts?|logins?)(?![^\W\d_])", re.IGNORECASE)
+_PASS_NAMED = re.compile("|".join(re.escape(w) for w in _SHAPED_NAMES
+                                  if w not in ("account", "login")), re.IGNORECASE)
+
+
 def _password_shaped(m: re.Match[str]) -> bool:
-    """The match's value is shaped as only a password is (``_shaped``)."""
-    return _shaped(m.group("secret"))
+    """The match's value is shaped as only a password is (``_shaped``); named
+    by an account or a login alone, it is a password's length too."""
+    value = m.group("secret")
+    name = m.string[m.start():m.start("secret")] + m.string[m.end("secret"):m.end()]
+    if len(value) < 8 and _ACCOUNT_NAMED.search(name) and _PASS_NAMED.search(name) is None:
+        return False
+    return _shaped(value)
 
 
 def _shaped(value: str) -> bool:

@@ -1203,6 +1203,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "password for example.com is Hunter42!x",
             "Use Fjord#2291 for the router login.",
             "Quartz!Lane7 is what I set as the NAS password.",
+            "the kiosk accounts all share Pine#Cone88",
         ],
         [
             "Password reset requested in ticket OPS#4471.",
@@ -1211,6 +1212,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "He passed the exam with Grade#1A.",
             "password: ${DB_PASS#default}",
             "The password is in the vault. Ask ops#team2 for access.",
+            "login at 10:30 with team#4",
         ],
     ),
     "secret.account_colon_password": (
