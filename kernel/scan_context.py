@@ -645,14 +645,29 @@ _MADE_UP_AFTER = re.compile(
 )
 
 
+# A default the note says to change is the one every unit ships with: "the
+# default router password admin/admin must be changed on install".
+_DEFAULT_BEFORE = re.compile(r"\b(?:default|par défaut|standard|predeterminad[ao]|por defecto)\b"
+                             r"[^.!?\n]{0,40}$", re.IGNORECASE)
+_TO_BE_CHANGED_AFTER = re.compile(
+    r"[\"'”»’)`]?[^.!?\n]{0,30}?\b(?:(?:must|should|needs? to|has to|have to|is to) be"
+    r" (?:changed|replaced|reset)|doit être (?:changé|modifié)e?|muss geändert werden"
+    r"|debe (?:cambiarse|ser cambiad[ao]))\b",
+    re.IGNORECASE,
+)
+
+
 def reported_dead(text: str, start: int, end: int) -> bool:
     """Whether the value at ``text[start:end]`` is reported as no longer
     valid, or made up: an incident note names the leaked, revoked or old
-    value; a rule cannot be sure, so it flags for review."""
+    value, a manual the default to change; a rule cannot be sure, so it
+    flags for review."""
     before = _sentence_before(text, start, EXAMPLE_WINDOW)
     if _DEAD_BEFORE.search(before) or _MADE_UP.search(before):
         return True
     after = text[end:end + EXAMPLE_WINDOW]
+    if _DEFAULT_BEFORE.search(before) and _TO_BE_CHANGED_AFTER.match(after):
+        return True
     return (_DEAD_AFTER.match(after) is not None or _MADE_UP_AFTER.match(after) is not None
             or _DEAD_NEXT.match(text, end, end + 2 * EXAMPLE_WINDOW) is not None)
 

@@ -1246,6 +1246,10 @@ def _credential_as_words(m: re.Match[str]) -> bool:
         return True
     if any(w in _STATE_WORDS for w in words):
         return False
+    if len(words) == 1 and m.group("sep").strip().lower() == "are":
+        # A plural's one word says what they all are ("passphrases are
+        # better"), not what one of them is.
+        return False
     label = m.group("sep").strip() in (":", "=", "：")
     if len(words) == 2:
         return label

@@ -922,6 +922,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Пароль: неверный",
             "密码是错误的",
             "La politique de mot de passe : douze caractères minimum",
+            "passphrases are better",
         ],
     ),
     "secret.separated_key": (

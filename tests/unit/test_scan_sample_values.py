@@ -15,7 +15,9 @@ the rules read credentials in: "旧密码 … 已注销", "… erraten", "come �
 "zoals …", "örneği:", "par défaut du fabricant". A placeholder
 (``%VAR%``, ``PASSWORD_GOES_HERE``), a value truncated with an ellipsis
 (``pk-...7f3c``) or kept encrypted (``!vault``, ``ENC[…]``) gives none,
-and a trivial code (1234) flags however its sentence ends.
+and a trivial code (1234) flags however its sentence ends. A default the
+note says must be changed is every unit's ("the default router password
+admin/admin must be changed"); a new value to change is still refused.
 """
 
 from __future__ import annotations
@@ -65,6 +67,22 @@ def test_a_value_framed_as_a_sample_a_fixture_or_a_vendor_default_is_flagged(tex
 )
 def test_the_same_values_with_no_samples_frame_are_refused(text: str) -> None:
     assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Reminder: the default router password admin/admin must be changed on install.",
+            "flagged",
+        ),
+        ("The default password Xk9#mm22 must be changed at first login.", "flagged"),
+        ("The new password Xk9#mm22 must be changed at first login.", "secret_detected"),
+        ("The default password is Xk9#mm22.", "secret_detected"),
+    ],
+)
+def test_a_default_the_note_says_to_change_is_flagged(text: str, expected: str) -> None:
+    assert outcome(text) == expected
 
 
 def test_e_g_ends_no_sentence_before_the_example_it_opens() -> None:
