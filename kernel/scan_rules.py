@@ -577,6 +577,9 @@ _MORE_PASSWORDS = (
     "συνθηματικό", "лозинка", "лозинку", "лозинке", "პაროლი", "գաղտնաբառ", "گذرواژه",
     "şifrə", "нууц үг", "құпия сөз", "pasahitza", "pasfhocal", "cyfrinair", "fjalëkalim",
     "kodeord",
+    # ... and of Uzbek, Tamil, Telugu, Amharic, Lao, Khmer, Burmese and Yoruba.
+    "parol", "கடவுச்சொல்", "పాస్‌వర్డ్", "పాస్వర్డ్", "የይለፍ ቃል", "ລະຫັດຜ່ານ", "ពាក្យសម្ងាត់",
+    "លេខសម្ងាត់", "စကားဝှက်", "ọrọ igbaniwọle",
 )
 # Words that name a credential whose value may be digits alone (a PIN, a
 # door code, a numeric password), and words that name a key or token (whose
@@ -861,6 +864,8 @@ _CONNECT = (
     # Lithuanian, Swahili, Filipino, Bengali), and of reported speech, which
     # some languages put in the subjunctive ("der Code sei 7203").
     r"|е|ir|yra|ni|ay|হল|হলো|sei|wäre|soit|sea|fuera|fosse|jadi|menjadi"
+    # ... of Romanian, Serbian in Cyrillic, Welsh, Albanian, Lao and Khmer.
+    r"|este|је|yw|ydy|është|ແມ່ນ|គឺ"
     # Estonian and Finnish "on" ("parool on …") is English "on" ("the
     # password on db03"): a copula only right after a word of theirs.
     r"|(?:(?<=parool )|(?<=parooli )|(?<=salasana )|(?<=kood )|(?<=koodi )|(?<=tunnusluku ))on"
