@@ -2650,6 +2650,9 @@ _PHRASE_VALUE = r"[^\W_][\w'-]{0,31}+" + _nested(r" [\w'-]{1,32}+", 9, "?")
 _PASSPHRASE_LINE = (
     r"(?i:(?<![\w-])(?P<word>" + "|".join(_PASSPHRASE_WORDS) + r"))"
     r"(?P<gap>[^.!?;:\n\"'`()<>{}\[\]=“”«»]{0,40}?)"
+    # An aside in brackets before the colon names which one: "Passphrase
+    # (the long one): …".
+    r"(?: \([^()\n]{1,30}\))?"
     # Bound by a colon or "=", to the end of its sentence; or in quotes.
     r"(?: ?[:=] ?(?P<secret>" + _PHRASE_VALUE + r")(?= ?(?:[.!?]|$|\n))"
     r"|(?: ?:| is| was| est| ist| es| é| è)? ?[\"“«](?P<quoted>" + _PHRASE_VALUE + r")[\"”»])"

@@ -1156,9 +1156,11 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "Backup disk passphrase: the owl sleeps at noon",
             "Phrase secrète du coffre : le chat dort sur 3 coussins",
+            "Passphrase (the long one): granite whistle copper meadow",
         ],
         [
             "Passphrase: at least four words, no names.",
+            "Passphrase (required): at least four words",
             "Passphrase: stored in the team vault",
             "Passphrase: see the envelope in the safe",
             "Passphrase policy: five words or more",
