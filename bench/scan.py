@@ -30,7 +30,9 @@ alarming notes that give no value (tests/data/secret_prose_dev7.jsonl),
 and the eighth, in the ways of binding a value to its name the earlier
 sets hold few of (a value named before its noun, reported speech, letters,
 to-dos and changes, phonetic spelling, a dial's turns, more languages) with
-look-alikes that give none (tests/data/secret_prose_dev8.jsonl),
+look-alikes that give none (tests/data/secret_prose_dev8.jsonl), and the
+ninth, written by writers who had read no rule and no earlier set, its
+held-out part written apart (tests/data/secret_prose_dev9.jsonl),
 dev and held-out rows apart; the notes
 that talk about instructions and the injections written with the same words
 (tests/data/alarming_dev.jsonl), dev and held-out rows apart, and the
@@ -600,6 +602,12 @@ def main() -> None:
             " 45 languages, and look-alikes (tests/data/secret_prose_dev8.jsonl), rules:"
         )
         secret_set_table("secret_prose_dev8.jsonl", "benign")
+        print(
+            "\nsecrets in prose written by writers who read no rule and no earlier set, its"
+            " held-out part written apart, and look-alikes"
+            " (tests/data/secret_prose_dev9.jsonl), rules:"
+        )
+        secret_set_table("secret_prose_dev9.jsonl", "benign")
         print(
             "\nnotes about instructions and injections with the same words"
             " (tests/data/alarming_dev.jsonl):"

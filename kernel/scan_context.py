@@ -657,6 +657,10 @@ _TO_BE_CHANGED_AFTER = re.compile(
 )
 
 
+# Another value between a value and the words that say one is dead.
+_ANOTHER_VALUE = re.compile(r"(?<![\w.])\d{3,}(?![\w.])")
+
+
 def reported_dead(text: str, start: int, end: int) -> bool:
     """Whether the value at ``text[start:end]`` is reported as no longer
     valid, or made up: an incident note names the leaked, revoked or old
@@ -668,7 +672,12 @@ def reported_dead(text: str, start: int, end: int) -> bool:
     after = text[end:end + EXAMPLE_WINDOW]
     if _DEFAULT_BEFORE.search(before) and _TO_BE_CHANGED_AFTER.match(after):
         return True
-    return (_DEAD_AFTER.match(after) is not None or _MADE_UP_AFTER.match(after) is not None
+    dead = _DEAD_AFTER.match(after)
+    if dead is not None and _ANOTHER_VALUE.search(after, 0, dead.end()) is None:
+        # Words of death speak of the value nearest before them: "2580#
+        # (the old one 1357 no longer works)" says 1357 is dead, not 2580.
+        return True
+    return (_MADE_UP_AFTER.match(after) is not None
             or _DEAD_NEXT.match(text, end, end + 2 * EXAMPLE_WINDOW) is not None)
 
 

@@ -626,6 +626,10 @@ _PASS_WORDS = (
     # A meeting host's key is a PIN; a role's code ("the admin code 8824")
     # opens what the role may.
     "host key", "admin code", "master code", "installer code", "engineer code",
+    # A PIN, an alarm's, a door's, a screen lock's and a safe's code in
+    # Finnish, Hebrew, Arabic, Turkish and Thai; a bank app's mPIN.
+    "tunnusluku", "pin-koodi", "קוד האזעקה", "קוד אזעקה", "رمز باب", "ekran kilidi",
+    "ekran şifresi", "รหัสตู้เซฟ", "รหัสเซฟ", "mpin", "एमपिन",
     "รหัสผ่าน", "disarm code", "arming code", "비번", "解除コード", "解除番号", "해제 코드",
     "해제 번호", "撤防密码", "撤防密碼", "解除密码",
     # A Wi-Fi network's key is its password.
@@ -703,10 +707,18 @@ _LOCKS = (
     "schlüsselkasten", "schlüsseltresor", "sleutelkastje", "sleutelkluis", "ключница",
     # A card's code is its PIN: "code de la carte", "código de la tarjeta".
     "carte", "carte bleue", "cb", "tarjeta", "cartão", "carta", "karte", "карты",
+    # The safes, intercoms and garage doors of Dutch, Czech, Polish, Romanian,
+    # Norwegian and Ukrainian, as their code's preposition governs them.
+    "kluis", "trezor", "trezoru", "sejf", "sejfu", "domofon", "domofonu", "interfon",
+    "interfonul", "interfonului", "garasjeporten", "garasjen", "сейфу", "домофону",
+    "воріт", "дверей",
 )
 _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
                    "haustürcode", "eingangscode", "deurcode", "poortcode", "kluiscode", "portkod",
-                   "dörrkod", "larmkod", "dørkode", "portkode", "alarmkode")
+                   "dörrkod", "larmkod", "dørkode", "portkode", "alarmkode",
+                   # Hungarian names the lock first: "a széf kódja".
+                   "széf kódja", "ajtó kódja", "kapu kódja", "riasztó kódja",
+                   "kaputelefon kódja")
 # A door or a gate named alone, then a connector, is named for its code:
 # "Door: 4471", "Tür: 4471", "дверь — 4471" (never bare: "door 12").
 _DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tür", "haustür",
@@ -719,9 +731,10 @@ _DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tü
 _LOCK_CODE = (
     # A lock or key drawn before a lock's name stands for its code ("🔐
     # server room 7734", "🔑 garage: 4471").
-    r"(?:code|c[óo]digo|codice|код|koden|kode|kod|🔐|🔑|🔒)(?: (?:de|du|del|de la|da|do|della"
-    r"|dell'|dello|dei|от|для|do|van|voor|für|fürs|vom|zum|zur|of|for|to|till|til|až))?"
-    r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das|ma|mon|mi|mein|meiner|my|minha|meu|mia"
+    r"(?:code|c[óo]digo|codice|код|koden|kode|kod|kód|kódu|codul|🔐|🔑|🔒)(?: (?:de|du|del"
+    r"|de la|da|do|della|dell'|dello|dei|от|від|для|do|od|van|voor|für|fürs|vom|zum|zur|of"
+    r"|for|to|till|til|až))?"
+    r"(?: (?:la|l'|el|le|o|a|il|lo|the|die|den|das|de|het|ma|mon|mi|mein|meiner|my|minha|meu|mia"
     r"|mio))? ?(?:"
     + "|".join(_LOCKS) + r")(?![^\W\d_])|" + "|".join(_LOCK_COMPOUNDS)
     # English names the lock first, and may name the part that takes the
@@ -872,7 +885,7 @@ _CONNECT = (
     # A change's target, when a verb of change stands in the sentence
     # (``_credential_in_prose`` looks): "Passwort auf … geändert", "сменил
     # пароль на …", "zmieniłem hasło na …", "mudei a senha para …".
-    r"|(?P<to>auf|para|на|na|till|naar|in|en)"
+    r"|(?P<to>auf|para|на|na|till|til|naar|in|en|به)"
     # A value reported changed: "el código del garaje cambió a 7741".
     r"|(?:cambió|cambiado|changé|changée|geändert|umgestellt|mudou|mudada|cambiato|cambiata"
     r"|поменяли|изменили|сменили|поменял|изменил|сменил) (?:a|en|pour|auf|zu|para|in|на)"
@@ -997,7 +1010,9 @@ _SPEAKER = (r"(?:\[[^\]]{1,24}\] ?)?(?:<[^>]{1,24}> ?|[^\W\d_][\w.\-]{0,23}[:：
 _CHAT_ANSWER = (
     _CRED_WORD + r"(?P<gap>[^?？:：\[\]<>]{0,40}?) ?[?？]? " + _SPEAKER
     + r"(?:(?:it's|it is|that's|es|c'est|это|ist|is|é|è) )?" + _OPEN
-    + r"(?P<secret>[^\s\"'`,;()<>“”«»]{4,64}?)[\"'”»]?[.!]?"
+    # Digits read out one by one answer too: "Lena: 3 7 7 1".
+    + r"(?P<secret>\d(?: \d){3,7}(?= [^\W\d_][\w.\-]{0,23}[:：] |$)"
+    + r"|[^\s\"'`,;()<>“”«»]{4,64}?)[\"'”»]?[.!]?"
     r"(?=$| [\[<—–-]| [^\W\d_][\w.\-]{0,23}[:：] )"
 )
 
@@ -1018,6 +1033,10 @@ def _chat_answer(m: re.Match[str]) -> bool:
     if name is not None and (name.group(1).lower() in _HEAD_NOUNS or (
             "?" not in turn and "？" not in turn and not re.search(r"[\]>—–-]", turn))):
         return False
+    if " " in m.group("secret"):
+        # Digits read out one by one answer a PIN's or a code's question.
+        return _pass_word(m.group("word").lower()) and not _year_shaped(
+            m.group("secret").replace(" ", ""))
     return _credential_in_prose(m)
 
 
@@ -1108,6 +1127,8 @@ _LETTERS = (r"(?:[^\W\d_]|[\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
 _CREDENTIAL_AS_WORDS = (
     _PHRASE_WORD
     + r"(?P<gap>" + _nested(r" [^\s.!?;:=\"'`()<>{}\[\]。！？：，,]{1,24}+", 4, "??") + ")"
+    # An aside in brackets names which one: "password (for the alarm company):".
+    + r"(?: \([^()\n]{1,40}\))?"
     + r"(?P<sep> ?[:=：]| (?:is|was|are|be|becomes|now|est|était|sera|ist|lautet|war|wird|es"
     r"|era|será|é|è|foi|fica|är|var|blir|er|jest|to|là|adalah|ialah|είναι|היא|הוא|هي|هو"
     r"|—|–|-|c'est|it's|that's)(?= )"
@@ -1431,7 +1452,7 @@ _CHANGE_VERB = re.compile(
     r"(?<![^\W\d_])(?:chang|switch|reset|geändert|änder|gesetzt|setz|umgestellt|stell|mis"
     r"|mudei|mudou|mudar|alter|troquei|cambi|смен|помен|измен|постав|устан|zmieni|ustawi|bytt"
     r"|ändra|satt|vaihd|změn|nastav|ganti|ubah|atur|veranderd|verander|gewijzigd|gezet"
-    r"|değiştir|endret|ændre|skift)", re.IGNORECASE)
+    r"|değiştir|endret|ændre|skift|змін|поміня|عوض|تغيير|غيّر|بدل)", re.IGNORECASE)
 _HEAD_NOUNS = frozenset((
     "policy", "policies", "rotation", "rotations", "manager", "managers", "field", "fields",
     "pad", "pads", "prompt", "prompts", "reset", "resets", "length", "hint", "hints",
@@ -1847,6 +1868,8 @@ _SEED = (
     # What it is for, or how many words it holds ("seed phrase, 12 words:").
     r"(?:" + _WHAT_FOR + r"|,? (?:\d{1,2} )?[^\W\d_]{2,12}" + _nested(r" [^\W\d_]{2,12}", 2, "?")
     + r"(?= ?[:：]))?"
+    # An aside in brackets before the colon: "seed for the Ledger (keep offline!):".
+    r"(?: \([^()\n]{1,30}\)(?= ?[:：]))?"
     r"(?: ?[:=：]| is| are|是|为|為|\s)\s{0,4}"
     r"(?P<secret>" + _SEED_WORD + (r"(?:, ?|\s{1,4})" + _SEED_WORD) * 11
     + _nested(r"(?:, ?|\s{1,4})" + _SEED_WORD, 12, "?")
@@ -2282,10 +2305,27 @@ def _account_slash(m: re.Match[str]) -> bool:
 _CODE_AFTER_LOCK = (
     r"(?<![\w-])(?:code|codes|código|codigo|codice|код|kod|koden|kode|kodu)"
     r"(?: ?[:：=]| is| ist| est| es| é| è| —| –| -)? ?"
-    r"(?P<secret>\d{4,8}|\d{1,4}[ -]\d{1,4}" + _nested(r"[ -]\d{1,4}", 2, "?")
+    r"(?P<secret>\d{4,8}|\d{1,4}[ -]\d{1,4}" + _nested(r"[ -]\d{1,4}", 6, "?")
     + r")(?![\w-]|[.,]\d)"
 )
 LOCK_WINDOW = 80
+
+
+# A lock set to a new code: "Set the hotel room safe to 552901", "we reset
+# the padlock to 4471". Only what opens by a code alone (a gate or an
+# alarm is set to a time as often).
+_LOCK_SET_TO = (
+    r"(?<![\w-])(?:set|sets|reset|resets|switched|switch|changed|change|moved|updated)"
+    r"(?: (?:the|our|my|his|her|their|a|that))?" + _nested(r" [\w'-]{1,20}", 2, "??")
+    + r" (?:safe|lockbox|lock box|key ?box|key safe|padlock|keypad|locker|combination lock"
+    r"|bike lock|door code|gate code|alarm code|safe code)"
+    r"(?: (?:code|combination|pin))? to (?P<secret>\d{4,8})(?![\w-]|[.,]\d)"
+)
+
+
+def _lock_set_to(m: re.Match[str]) -> bool:
+    """The digits are no year, and no measure follows them."""
+    return not _year_shaped(m.group("secret")) and _UNIT_AFTER.match(m.string, m.end()) is None
 
 
 def _code_after_lock(m: re.Match[str]) -> bool:
@@ -2307,7 +2347,8 @@ def _code_after_lock(m: re.Match[str]) -> bool:
 # quoted or an answer kept elsewhere ("answer kept offline") gives none.
 _SECURITY_QUESTIONS = (
     "security question", "security answer", "secret question", "secret answer",
-    "memorable word", "maiden name", "pet's name", "pet’s name", "question secrète",
+    "security answers", "secret answers", "memorable information", "memorable word",
+    "maiden name", "pet's name", "pet’s name", "question secrète",
     "réponse secrète", "question de sécurité", "sicherheitsfrage", "sicherheitsantwort",
     "pregunta de seguridad", "pregunta secreta", "respuesta de seguridad", "respuesta secreta",
     "pergunta de segurança", "pergunta secreta", "resposta de segurança", "resposta secreta",
@@ -2316,11 +2357,16 @@ _SECURITY_QUESTIONS = (
 )
 _SECURITY_ANSWER = (
     r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in _SECURITY_QUESTIONS) + r")(?![\w-])"
-    r"[^.!?;\n]{0,60}?(?:[:：]|(?<![\w-])(?:is|was|ist|war|est|es|é|è|answer|réponse|antwort"
+    # The question itself may stand in brackets: "(¿nombre de tu mascota?)".
+    r"[^.!?;\n(]{0,60}?(?:\([^()\n]{0,60}\)[^.!?;\n(]{0,20}?)?"
+    r"(?:[:：=]|(?<![\w-])(?:is|was|ist|war|est|es|é|è|answer|réponse|antwort"
     r"|respuesta|resposta|risposta|ответ)(?![\w-]))"
     # "…: réponse Quimper", "…: answer Kowalczyk".
     r"(?: (?:answer|réponse|antwort|respuesta|resposta|risposta|ответ)(?![\w-]))?"
-    r" ?[\"'“«]?(?P<secret>[^\W_][^\s.,;:!?\"'”»()]{2,40})[\"'”»]?(?=[.!?]?(?:$|\n|\s\S))"
+    # The answer ends its sentence, or a list of answers goes on to the next
+    # label: a word that goes on is the next question's ("…: maiden name =").
+    r" ?[\"'“«]?(?P<secret>[^\W_][^\s.,;:!?\"'”»()]{2,40})[\"'”»]?"
+    r"(?=[.!?]|$|\n|\s$|\s\n| [—–-] |, [^,;:=.!?\n]{1,30}[=:：])"
 )
 _NO_ANSWER = frozenset("""
 kept stored saved set written noted hidden unknown required needed asked given changed reset
@@ -2328,12 +2374,18 @@ gardé noté enregistré gespeichert notiert guardada guardado anotada guardata
 """.split())
 
 
+# A list of answers goes on to the next question's label: "…, first pet = …".
+# A dash ends the answer's clause as a full stop does.
+_NEXT_LABEL = re.compile(r"[\"'”»]?(?:, [^,;:=.!?\n]{1,30}[=:：]| [—–-] )")
+
+
 def _security_answer(m: re.Match[str]) -> bool:
     """The answer ends its sentence and is no word of state or description."""
     value = m.group("secret")
     end = m.end("secret")
     rest = m.string[end:end + 3].lstrip("\"'”»")
-    if rest and not (rest[0] in ".!?\n" or (rest[0].isspace() and rest[1:2] in ("", "\n"))):
+    if rest and not (rest[0] in ".!?\n" or (rest[0].isspace() and rest[1:2] in ("", "\n"))
+                     or _NEXT_LABEL.match(m.string, end)):
         return False  # the sentence goes on: a question quoted, not answered
     word = value.lower()
     return not (word in _NO_ANSWER or word in _DESCRIBING or _PLACEHOLDER.fullmatch(value)
@@ -4028,6 +4080,13 @@ RULES: tuple[ScanRule, ...] = (
         _rx(_ACCOUNT_COLON),
         _account_colon,
         prefilter=((":",), tuple(_INNER_SYMBOL)),
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.lock_set_to", "secret", "prose",
+        _rx(_LOCK_SET_TO, _I),
+        _lock_set_to,
+        prefilter=(("set", "switch", "chang", "moved", "updated"),), lead=len("re"),
         judged_in_context=True,
     ),
     ScanRule(

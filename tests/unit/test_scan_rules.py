@@ -1166,6 +1166,10 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Passphrase policy: five words or more",
         ],
     ),
+    "secret.lock_set_to": (
+        ["Set the hotel room safe to 552901 before you leave", "we reset the padlock to 4471"],
+        ["set the alarm to 0630", "set the safe to 2019 settings", "set the locker to 1200 mm"],
+    ),
     "secret.code_entered": (
         ["punch in 5583 at the side gate", "Introduce 5 9 0 2 en el teclado del portal"],
         [
