@@ -40,7 +40,9 @@ second such set in other shapes (post-mortems, pentest reports, personas,
 admin how-tos, code and config; tests/data/alarming_dev2.jsonl), the third,
 all held out (tests/data/alarming_dev3.jsonl), and the fourth, with the
 placeholders, redacted keys and documented sample values an operator's
-runbooks and incident notes hold (tests/data/alarming_dev4.jsonl); last, the
+runbooks and incident notes hold (tests/data/alarming_dev4.jsonl), and the
+fifth, written apart with its held-out part never read
+(tests/data/alarming_dev5.jsonl); last, the
 fresh set (tests/data/scan_fresh.jsonl), written without reading the rules and
 never used to tune them, with the rules alone and with the layer.
 
@@ -400,6 +402,7 @@ ALARMING_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "alar
 ALARMING_CORPUS2 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev2.jsonl"
 ALARMING_CORPUS3 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev3.jsonl"
 ALARMING_CORPUS4 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev4.jsonl"
+ALARMING_CORPUS5 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev5.jsonl"
 
 
 def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None:
@@ -632,6 +635,12 @@ def main() -> None:
             " stand-ins, and injections dressed alike (tests/data/alarming_dev4.jsonl):"
         )
         alarming_table(judge, ALARMING_CORPUS4)
+        print(
+            "\nfifth set, written apart by writers who read no rule and no set, its held-out"
+            " part (100 notes, 40 injections) written after and never read"
+            " (tests/data/alarming_dev5.jsonl):"
+        )
+        alarming_table(judge, ALARMING_CORPUS5)
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)
         return

@@ -512,6 +512,28 @@ def _asks(text: str, f: Finding, rule: ScanRule, disguised: bool) -> bool:
     return True
 
 
+# How far the tokens of one template shown may run after the first.
+TEMPLATE_RUN = 400
+
+
+def _shown_markup(text: str, markup: list[int], found: list[Finding]) -> list[int]:
+    """Of the markup findings ``markup`` (indexes into ``found``, in order),
+    those shown as an artefact: each one ``shown_as_artefact`` says so of,
+    and the tokens of the same template after it ("each turn looks like
+    <|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant"), each within
+    ``TEMPLATE_RUN`` characters of the last one shown (a template may hold a
+    blank line). A payload near any of them still refuses."""
+    shown: list[int] = []
+    last = -1
+    for i in sorted(markup, key=lambda k: found[k].start):
+        f = found[i]
+        if (last >= 0 and f.start - last <= TEMPLATE_RUN) or shown_as_artefact(
+                text, f.start, f.end):
+            shown.append(i)
+            last = f.end
+    return shown
+
+
 def _lone_overrides_flagged(text: str, rules: tuple[ScanRule, ...],
                             found: list[Finding]) -> list[Finding]:
     """``found``, with each refusing finding of a ``sets_aside`` rule that has
@@ -547,9 +569,9 @@ def _lone_overrides_flagged(text: str, rules: tuple[ScanRule, ...],
     lone = [i for i, f in enumerate(found) if not f.review and f.encoding is None
             and (rule := by_id.get(f.rule_id)) is not None and rule.sets_aside
             and not disguised(f)]
-    shown = [i for i, f in enumerate(found) if not f.review and f.encoding is None
-             and f.rule_id in ARTEFACT_RULES and not disguised(f)
-             and shown_as_artefact(text, f.start, f.end)]
+    shown = _shown_markup(text, [i for i, f in enumerate(found) if not f.review
+                                 and f.encoding is None and f.rule_id in ARTEFACT_RULES
+                                 and not disguised(f)], found)
     if not lone and not shown:
         return found
     asking = sorted((g.start, g.end, g.rule_id in ARTEFACT_RULES) for g in found

@@ -171,19 +171,30 @@ _ONLY_CLOSE = "”’»›」』》〉"
 _STRAIGHT_SINGLE = re.compile(r"(?<![^\W_])['`]|['`](?![^\W_])")
 
 
+def _paragraph_start(text: str, start: int) -> int:
+    """Where the paragraph holding ``start`` begins: a quotation may hold a
+    line break (a chat template quoted whole), a blank line ends it."""
+    found = text.rfind("\n\n", 0, start)
+    return 0 if found == -1 else found + 2
+
+
+def _paragraph_end(text: str, end: int, limit: int) -> int:
+    stop = text.find("\n\n", end, limit)
+    return min(len(text), limit) if stop == -1 else stop
+
+
 def _quoted(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` lies inside quotation marks on its line:
-    an odd number of straight quotes before it, or a mark that only opens
-    after the last that only closes, and a closing mark after it."""
-    lo = max(0, start - QUOTE_WINDOW, text.rfind("\n", 0, start) + 1)
+    """Whether ``text[start:end]`` lies inside quotation marks in its
+    paragraph: an odd number of straight quotes before it, or a mark that
+    only opens after the last that only closes, and a closing mark after it."""
+    lo = max(0, start - QUOTE_WINDOW, _paragraph_start(text, start))
     opened = max((text.rfind(q, lo, start) for q in _ONLY_OPEN), default=-1)
     closed = max((text.rfind(q, lo, start) for q in _ONLY_CLOSE), default=-1)
     inside = (opened > closed or text.count('"', lo, start) % 2 == 1
               or len(_STRAIGHT_SINGLE.findall(text, lo, start)) % 2 == 1)
     if not inside:
         return False
-    stop = text.find("\n", end, end + QUOTE_WINDOW)
-    tail = text[end:stop if stop != -1 else end + QUOTE_WINDOW]
+    tail = text[end:_paragraph_end(text, end, end + QUOTE_WINDOW)]
     return any(q in tail for q in _CLOSE_QUOTES)
 
 
@@ -245,10 +256,8 @@ def quoted_mention(text: str, start: int, end: int) -> bool:
     if not _quoted(text, start, end):
         return False
     # Within QUOTE_WINDOW on either side, as ``_quoted`` looks: bounded work.
-    lo = max(0, start - QUOTE_WINDOW,
-             text.rfind("\n", max(0, start - QUOTE_WINDOW), start) + 1)
-    hi = text.find("\n", end, end + QUOTE_WINDOW)
-    hi = min(len(text), end + QUOTE_WINDOW) if hi == -1 else hi
+    lo = max(0, start - QUOTE_WINDOW, _paragraph_start(text, start))
+    hi = _paragraph_end(text, end, end + QUOTE_WINDOW)
     opened = max(text.rfind(q, lo, start) for q in _OPEN_QUOTES)
     closed = min((i for q in _CLOSE_QUOTES if (i := text.find(q, end, hi)) != -1), default=hi)
     outside = text[lo:max(opened, lo)] + " " + text[closed + 1:hi]

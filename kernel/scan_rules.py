@@ -541,6 +541,10 @@ def _prose_secret(m: re.Match[str]) -> bool:
     value = _CJK_RUN.split(m.group("secret"), maxsplit=1)[0].strip("「」『』.!?):")
     if len(value) < 4 or _PLACEHOLDER.fullmatch(value) or _REFERENCE.fullmatch(value):
         return False
+    if _modified(m.groupdict().get("between")):
+        # "Password rotation policy: service-account passwords …": the value
+        # is the policy's, not a password's.
+        return False
     if value.lower() in _DESCRIBING:
         return False
     if value.lower().startswith(("http://", "https://", "<", "{", "$", "/", "\\")) or any(
@@ -1626,7 +1630,9 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
         return False
     # Digits of other scripts (٢٠٢٤, ४८२१) are judged as the digits they are.
     value = _ascii_digits(m.group("secret").rstrip(".!?:)]}»”’'\""))
-    if len(value) < 4:
+    if len(value) < 4 or value.rstrip("=").lower() in _CREDENTIAL_NAMES:
+        # Another credential's name being assigned ("secret generic db-pass
+        # --from-literal=password=…") is no value.
         return False
     pass_word = _pass_word(word)
     if not pass_word and len(value) < 8:
