@@ -85,7 +85,22 @@ def _installed(s: Session) -> None:
     s.env["PATH"] = os.pathsep.join([str(Path(sys.prefix) / "bin"), s.env["PATH"]])
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+# Pages whose commands read whole corpora, given longer than the suite's
+# default: bench/scan.py --corpus runs every labelled set through the rules
+# and the intent layer (about a minute alone, more on a loaded runner).
+SLOW_PAGES = {"scanning.md": 300}
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(p, marks=pytest.mark.timeout(SLOW_PAGES[p.name]))
+        if p.name in SLOW_PAGES
+        else p
+        for p in PAGES
+    ],
+    ids=lambda p: p.name,
+)
 def test_the_page_runs_as_written(page: Path) -> None:
     runnable = [b for b in blocks(page) if b.runs]
     if not runnable:
