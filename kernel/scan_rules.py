@@ -2815,7 +2815,7 @@ _DEST = (
     r"(?:https?://|ftp://|wss?://|webhook|discord\.gg|pastebin|ngrok"
     r"|[a-z0-9][a-z0-9.-]{0,252}\.(?:com|net|org|io|xyz|ru|cn|top|site|app|dev|me|cc|tk)\b"
     # A mail address is a destination whatever its top-level domain.
-    r"|[a-z0-9._+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,3}\.[a-z]{2,24}\b"
+    r"|[a-z0-9._+-]{1,64}@[a-z0-9][a-z0-9.-]{0,252}\.[a-z]{2,24}\b"
     r"|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})"
 )
 _SENSITIVE_ZH = (
