@@ -74,7 +74,7 @@ from memoryd.kernel.scan_context import (
     quoted_mention,
     reported_dead,
     reported_of_another,
-    shown_as_artefact,
+    shown_as_artefacts,
     shown_as_example,
     stands_in,
     trivial_code,
@@ -512,28 +512,6 @@ def _asks(text: str, f: Finding, rule: ScanRule, disguised: bool) -> bool:
     return True
 
 
-# How far the tokens of one template shown may run after the first.
-TEMPLATE_RUN = 400
-
-
-def _shown_markup(text: str, markup: list[int], found: list[Finding]) -> list[int]:
-    """Of the markup findings ``markup`` (indexes into ``found``, in order),
-    those shown as an artefact: each one ``shown_as_artefact`` says so of,
-    and the tokens of the same template after it ("each turn looks like
-    <|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant"), each within
-    ``TEMPLATE_RUN`` characters of the last one shown (a template may hold a
-    blank line). A payload near any of them still refuses."""
-    shown: list[int] = []
-    last = -1
-    for i in sorted(markup, key=lambda k: found[k].start):
-        f = found[i]
-        if (last >= 0 and f.start - last <= TEMPLATE_RUN) or shown_as_artefact(
-                text, f.start, f.end):
-            shown.append(i)
-            last = f.end
-    return shown
-
-
 def _lone_overrides_flagged(text: str, rules: tuple[ScanRule, ...],
                             found: list[Finding]) -> list[Finding]:
     """``found``, with each refusing finding of a ``sets_aside`` rule that has
@@ -551,7 +529,7 @@ def _lone_overrides_flagged(text: str, rules: tuple[ScanRule, ...],
     look-alike shadow of an accented word) is no disguise.
 
     A role tag or chat-template token shown as a product's own artefact or
-    named as markup (``shown_as_artefact``) is read the same way: it opens a
+    named as markup (``shown_as_artefacts``) is read the same way: it opens a
     turn and asks nothing by itself, so it refuses only with a payload near
     it; another such markup finding is no payload, and a request joined to
     it in its sentence is the product's prompt speaking to its own bot.
@@ -569,9 +547,9 @@ def _lone_overrides_flagged(text: str, rules: tuple[ScanRule, ...],
     lone = [i for i, f in enumerate(found) if not f.review and f.encoding is None
             and (rule := by_id.get(f.rule_id)) is not None and rule.sets_aside
             and not disguised(f)]
-    shown = _shown_markup(text, [i for i, f in enumerate(found) if not f.review
-                                 and f.encoding is None and f.rule_id in ARTEFACT_RULES
-                                 and not disguised(f)], found)
+    shown = shown_as_artefacts(text, [(f.start, f.end) for f in found], [
+        i for i, f in enumerate(found) if not f.review and f.encoding is None
+        and f.rule_id in ARTEFACT_RULES and not disguised(f)])
     if not lone and not shown:
         return found
     asking = sorted((g.start, g.end, g.rule_id in ARTEFACT_RULES) for g in found

@@ -171,31 +171,30 @@ _ONLY_CLOSE = "”’»›」』》〉"
 _STRAIGHT_SINGLE = re.compile(r"(?<![^\W_])['`]|['`](?![^\W_])")
 
 
-def _paragraph_start(text: str, start: int) -> int:
-    """Where the paragraph holding ``start`` begins: a quotation may hold a
-    line break (a chat template quoted whole), a blank line ends it."""
-    found = text.rfind("\n\n", 0, start)
-    return 0 if found == -1 else found + 2
-
-
-def _paragraph_end(text: str, end: int, limit: int) -> int:
-    stop = text.find("\n\n", end, limit)
-    return min(len(text), limit) if stop == -1 else stop
+def _quote_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where a quotation holding ``text[start:end]`` is looked for: its
+    paragraph (a quotation may hold a line break, a chat template quoted
+    whole; a blank line ends it), no further than ``QUOTE_WINDOW`` on either
+    side: bounded work."""
+    floor = max(0, start - QUOTE_WINDOW)
+    before = text.rfind("\n\n", max(0, floor - 1), start)
+    after = text.find("\n\n", end, end + QUOTE_WINDOW)
+    return (max(floor, before + 2),
+            min(len(text), end + QUOTE_WINDOW) if after == -1 else after)
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` lies inside quotation marks in its
     paragraph: an odd number of straight quotes before it, or a mark that
     only opens after the last that only closes, and a closing mark after it."""
-    lo = max(0, start - QUOTE_WINDOW, _paragraph_start(text, start))
+    lo, hi = _quote_bounds(text, start, end)
     opened = max((text.rfind(q, lo, start) for q in _ONLY_OPEN), default=-1)
     closed = max((text.rfind(q, lo, start) for q in _ONLY_CLOSE), default=-1)
     inside = (opened > closed or text.count('"', lo, start) % 2 == 1
               or len(_STRAIGHT_SINGLE.findall(text, lo, start)) % 2 == 1)
     if not inside:
         return False
-    tail = text[end:_paragraph_end(text, end, end + QUOTE_WINDOW)]
-    return any(q in tail for q in _CLOSE_QUOTES)
+    return any(q in text[end:hi] for q in _CLOSE_QUOTES)
 
 
 def _reported(text: str, start: int, end: int) -> bool:
@@ -256,8 +255,7 @@ def quoted_mention(text: str, start: int, end: int) -> bool:
     if not _quoted(text, start, end):
         return False
     # Within QUOTE_WINDOW on either side, as ``_quoted`` looks: bounded work.
-    lo = max(0, start - QUOTE_WINDOW, _paragraph_start(text, start))
-    hi = _paragraph_end(text, end, end + QUOTE_WINDOW)
+    lo, hi = _quote_bounds(text, start, end)
     opened = max(text.rfind(q, lo, start) for q in _OPEN_QUOTES)
     closed = min((i for q in _CLOSE_QUOTES if (i := text.find(q, end, hi)) != -1), default=hi)
     outside = text[lo:max(opened, lo)] + " " + text[closed + 1:hi]
@@ -490,6 +488,27 @@ def shown_as_artefact(text: str, start: int, end: int) -> bool:
     if _ARTEFACT_BEFORE.search(_sentence_before(text, start, FRAME_WINDOW)) is not None:
         return True
     return _MARKUP_NAMED.search(sentence_of(text, start, end)) is not None
+
+
+# How far the tokens of one template shown may run after the last one shown.
+TEMPLATE_RUN = 400
+
+
+def shown_as_artefacts(text: str, spans: list[tuple[int, int]], picks: list[int]) -> list[int]:
+    """Of the markup at ``spans[i]`` for each ``i`` in ``picks``, the ``i``
+    shown as an artefact: each one ``shown_as_artefact`` says so of, and the
+    tokens of the same template after it ("each turn looks like
+    <|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant"), each within
+    ``TEMPLATE_RUN`` characters of the last one shown (a template may hold a
+    blank line). A payload near any of them still refuses (kernel/scan.py)."""
+    shown: list[int] = []
+    last = -1
+    for i in sorted(picks, key=lambda k: spans[k][0]):
+        start, end = spans[i]
+        if (last >= 0 and start - last <= TEMPLATE_RUN) or shown_as_artefact(text, start, end):
+            shown.append(i)
+            last = end
+    return shown
 
 
 # A code comment's marker at the start of its line.

@@ -2380,19 +2380,10 @@ gardé noté enregistré gespeichert notiert guardada guardado anotada guardata
 """.split())
 
 
-# A list of answers goes on to the next question's label: "…, first pet = …".
-# A dash ends the answer's clause as a full stop does.
-_NEXT_LABEL = re.compile(r"[\"'”»]?(?:, [^,;:=.!?\n]{1,30}[=:：]| [—–-] )")
-
-
 def _security_answer(m: re.Match[str]) -> bool:
-    """The answer ends its sentence and is no word of state or description."""
+    """The answer (which ends its sentence or its list item: the pattern's
+    lookahead) is no word of state or description."""
     value = m.group("secret")
-    end = m.end("secret")
-    rest = m.string[end:end + 3].lstrip("\"'”»")
-    if rest and not (rest[0] in ".!?\n" or (rest[0].isspace() and rest[1:2] in ("", "\n"))
-                     or _NEXT_LABEL.match(m.string, end)):
-        return False  # the sentence goes on: a question quoted, not answered
     word = value.lower()
     return not (word in _NO_ANSWER or word in _DESCRIBING or _PLACEHOLDER.fullmatch(value)
                 or (word.endswith(_DESCRIBING_ENDINGS) and word.isalpha() and word.islower()))
