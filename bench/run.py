@@ -228,6 +228,16 @@ def vocabulary(n: int = 3_000, seed: int = 1) -> list[str]:
     return sorted(words)
 
 
+def _letters(n: int) -> str:
+    """``n`` written in the letters a to z (1 is "b", 26 is "ba")."""
+    out = ""
+    while True:
+        n, digit = divmod(n, 26)
+        out = "abcdefghijklmnopqrstuvwxyz"[digit] + out
+        if not n:
+            return out
+
+
 class Corpus:
     """Realistic small entries: a title and one to three sentences of 120-400 bytes."""
 
@@ -252,7 +262,10 @@ class Corpus:
         )
         return {
             "type": self.rnd.choice(["preference", "procedure", "fact", "lesson"]),
-            "title": f"{self.text(3).capitalize()} {self.n}",
+            # Numbered in letters: a bare number after made-up words ("…
+            # bispin 2701") reads as a code after its name to the learned
+            # reading of secrets (kernel/secret_score.py).
+            "title": f"{self.text(3).capitalize()} {_letters(self.n)}",
             "body": body,
         }
 
