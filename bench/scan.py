@@ -80,7 +80,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import _callgrind
+from bench.train_secret_head import SECRET_SETS
 from memoryd.kernel import scan as engine
+from memoryd.kernel import secret_score
 from memoryd.kernel.scan_rules import RULES, ScanRule
 
 PROSE_EN = (
@@ -500,6 +502,87 @@ def secret_set_table(name: str, other: str) -> None:
         )
 
 
+# The sets held out of the head's fit, and those it never read.
+LEARNED_NEGATIVES = (
+    "value_lookalikes",
+    "alarming_dev",
+    "alarming_dev2",
+    "alarming_dev3",
+    "alarming_dev4",
+    "alarming_dev5",
+    "scan_fresh",
+)
+
+
+def _outcomes(texts: list[str], learned: bool) -> dict[str, tuple[str, str | None]]:
+    """``_rule_outcome`` of each text, with the learned reading's rows
+    (kernel/secret_score.py) or without: past every score they never fire,
+    and the table is the rules alone."""
+    kept = secret_score.REFUSE, secret_score.FLAG
+    if not learned:
+        secret_score.REFUSE = secret_score.FLAG = float("inf")
+    try:
+        return {text: _rule_outcome(text) for text in texts}
+    finally:
+        secret_score.REFUSE, secret_score.FLAG = kept
+
+
+def learned_table() -> None:
+    """Rules alone against rules and the learned reading of secrets in
+    prose, on every set's held-out rows (the reading's head was fitted on
+    development rows only, bench/train_secret_head.py), the held-out
+    conversations, the clean corpus's odd half (the even half was fitted
+    on) and the sets it never saw. "all": the sets' rows, not the clean
+    notes."""
+    rows: list[tuple[str, dict[str, str]]] = []
+    for name in SECRET_SETS + LEARNED_NEGATIVES:
+        for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            if r.get("split") in ("held_out", "fresh"):
+                rows.append((name, r))
+    for path in sorted((DATA / "conversations").glob("conv-*.json")):
+        conversation = json.loads(path.read_text(encoding="utf-8"))
+        if conversation["split"] != "dev":
+            rows += [
+                ("conversations (held out)", {"category": "clean", "text": turn["text"]})
+                for session in conversation["sessions"]
+                for turn in session["turns"]
+            ]
+    corpus = CORPUS.read_text(encoding="utf-8").splitlines()
+    rows += [
+        ("scan_corpus (odd half)", r)
+        for i, r in enumerate(map(json.loads, corpus))
+        if i % 2 == 1 and r["category"] in ("clean", "benign")
+    ]
+    texts = [r["text"] for _, r in rows]
+    alone, both = _outcomes(texts, False), _outcomes(texts, True)
+    print(
+        f"| {'held out':<24} | {'secrets refused':>19} | {'others refused':>15} |"
+        f" {'others flagged':>15} |"
+    )
+    print(f"| {'-' * 24} | {'-' * 19} | {'-' * 15} | {'-' * 15} |")
+    names = list(dict.fromkeys(name for name, _ in rows))
+    for name in [*names, "all"]:
+        sub = [
+            r
+            for n, r in rows
+            if n == name or (name == "all" and n in SECRET_SETS + LEARNED_NEGATIVES)
+        ]
+        secrets = [r["text"] for r in sub if r["category"] == "secret"]
+        others = [r["text"] for r in sub if r["category"] not in ("secret", "injection")]
+
+        def count(outcome: dict[str, tuple[str, str | None]], texts: list[str], what: str) -> int:
+            if what == "secret":
+                return sum(outcome[t][1] == "secret_detected" for t in texts)
+            return sum(outcome[t][0] == what for t in texts)
+
+        cells = []
+        for texts_, what in ((secrets, "secret"), (others, "refused"), (others, "flagged")):
+            before, after = count(alone, texts_, what), count(both, texts_, what)
+            cells.append(f"{before} → {after}/{len(texts_)}")
+        print(f"| {name:<24} | {cells[0]:>19} | {cells[1]:>15} | {cells[2]:>15} |")
+
+
 def write_fields(writes: int) -> list[list[tuple[str, str]]]:
     """The fields one governed bench write hands the scanner, for ``writes`` writes."""
     from bench.run import ALLOWED, Corpus
@@ -643,6 +726,11 @@ def main() -> None:
         alarming_table(judge, ALARMING_CORPUS5)
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)
+        print(
+            "\nthe learned reading of secrets in prose (kernel/secret_score.py), held-out rows:"
+            " rules alone → rules and the learned reading"
+        )
+        learned_table()
         return
 
     prefilter = "prefilter" in engine.scan.__kwdefaults__  # type: ignore[operator]

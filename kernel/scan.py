@@ -260,12 +260,14 @@ def _shadow_findings(text: str, rules: tuple[ScanRule, ...], table: _Table, fold
     every rule; rot13 and leetspeak, which turn secrets into other strings
     and prose into noise, with the injection rules alone."""
     out: list[Finding] = []
+    by_id = _by_id(rules)  # a row that reads the words as written reads no shadow
 
     def run(kind: str, reading: _Folded | _Composed | _Reread,
             rules_: tuple[ScanRule, ...], table_: _Table) -> None:
         stats.shadow_chars += len(reading.text)
         for f in _run_rules(text, rules_, table_, reading, prefilter, stats, raw_too=False):
-            out.append(replace(f, shadow=kind))
+            if not by_id[f.rule_id].as_written:
+                out.append(replace(f, shadow=kind))
 
     skeleton: _Folded | _Composed = folded if ascii_text else _shadow(text)
     # ASCII text without the marks of a disguise has no shadow but rot13.
@@ -459,6 +461,13 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
     found += _shadow_findings(text, rules, table, folded, prefilter, stats, ascii_text)
     if depth < MAX_DECODE_DEPTH and not joined:
         found += _decoded(text, rules, prefilter, stats, depth, longest)
+    if found:
+        # A row that reads the words as written reads no name (it has no
+        # prose) and no run the decoder read (its value is what it decodes to).
+        by_id = _by_id(rules)
+        decoded = [f for f in found if f.encoding is not None]
+        found = [f for f in found if not by_id[f.rule_id].as_written or not (
+            name or any(d.start < f.end and f.start < d.end for d in decoded))]
     if not found:
         return (), stats
     if depth == 0 and not name:

@@ -14,7 +14,7 @@ Invariants:
   so each pattern does a bounded amount of work per start position and a scan
   is linear in the text (``tests/unit/test_scan_bounds.py`` lints the parsed
   patterns);
-- validators look only at their match (and at most a bounded window after
+- validators look only at their match (and at most a bounded window around
   it), so their work is bounded by the pattern's maximum width plus a constant;
 - ``raw`` rules (invisible characters) run on the text exactly as received;
   every other rule runs on the folded copy (NFKC, format characters dropped,
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from memoryd.kernel import scan_intent
+from memoryd.kernel import scan_intent, secret_score
 from memoryd.kernel.scan_context import sentence_of
 
 CATEGORIES = ("secret", "injection", "invisible")
@@ -72,6 +72,11 @@ class ScanRule:
     near it (``PAYLOAD_BEFORE``/``PAYLOAD_AFTER``): a finding of another
     injection rule, one that asks the model for something. Alone, it flags.
     A ``sets_aside`` finding is never a payload.
+
+    ``as_written`` marks a rule that reads a note's words as they are
+    written (the learned reading): it reads no shadow (a look-alike skeleton
+    turns a Cyrillic "З" into a "3"), no name (a scope has no prose) and no
+    run the decoder read.
 
     ``fallback`` marks a catch-all rule (generic high entropy) whose finding
     is dropped when a specific secret rule already covers the same characters,
@@ -104,6 +109,7 @@ class ScanRule:
     review: bool = False
     judged_in_context: bool = False
     sets_aside: bool = False
+    as_written: bool = False
 
 
 
@@ -299,6 +305,54 @@ def looks_random(token: str, *, min_len: int = 24) -> bool:
 
 # Hash notations (subresource integrity, go.sum) carry base64 digests, not keys.
 _HASH_CONTEXT = re.compile(r"(?:sha(?:256|384|512)[-:]|h1:)$", re.IGNORECASE)
+
+
+def _scored(m: re.Match[str]) -> float | None:
+    """The learned reading's score of the value ``m`` matched, or None where
+    it does not read: a value with no word of prose around it, one whose
+    form says what it is (a date, a version, a measure), or one a row
+    judged in context reads and judges no credential ("door: 2024" is a
+    year; that row's reading stands). The rows are asked only of a value
+    the head would flag or refuse."""
+    text, start, end = m.string, m.start(), m.end()
+    if not secret_score.in_prose(text, start, end) or secret_score.named_by_form(text, start, end):
+        return None
+    found = secret_score.score(text, start, end)
+    if found >= secret_score.FLAG and _judged_no_credential(text, start, end):
+        return None
+    return found
+
+
+def _judged_no_credential(text: str, start: int, end: int) -> bool:
+    """Whether a secret row judged in context matches the value at
+    ``start:end`` (read within the learned reading's window) and its
+    validator declines it. A validator that raises declines nothing."""
+    lo = max(0, start - secret_score.BEFORE)
+    hi = min(len(text), end + secret_score.AFTER)
+    for rule in _JUDGED:
+        for n in rule.pattern.finditer(text, lo, hi):
+            s, e = n.span("secret") if n.groupdict().get("secret") is not None else n.span()
+            if s < end and start < e:
+                try:
+                    if rule.validator is not None and not rule.validator(n):
+                        return True
+                except Exception:  # noqa: BLE001, S112 - fail closed: no veto
+                    continue
+    return False
+
+
+def _scored_refuses(m: re.Match[str]) -> bool:
+    """The learned reading (``kernel/secret_score.py``) gives the value as a
+    credential, at or above its refusing threshold."""
+    found = _scored(m)
+    return found is not None and found >= secret_score.REFUSE
+
+
+def _scored_flags(m: re.Match[str]) -> bool:
+    """The learned reading is unsure (between its flagging and its refusing
+    thresholds): the note goes to the operator."""
+    found = _scored(m)
+    return found is not None and secret_score.FLAG <= found < secret_score.REFUSE
 
 
 def _generic_entropy(m: re.Match[str]) -> bool:
@@ -3331,6 +3385,29 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=(("密码", "口令", "密钥", "私钥", "令牌", "访问令牌", "凭证", "凭据"),), lead=0,
         judged_in_context=True,
     ),
+    # --- secrets: the learned reading ---------------------------------------------
+    # A value given as a credential in a phrasing no row above reads
+    # (kernel/secret_score.py). Both rows yield to any other secret finding
+    # over the same characters, so a verdict names the rule that read it
+    # and that rule's reading of its context stands.
+    ScanRule(
+        "secret.scored_value", "secret", "prose",
+        secret_score.CANDIDATE,
+        _scored_refuses,
+        fallback=True,
+        as_written=True,
+        prefilter=(secret_score.DIGITS + secret_score.SYMBOLS,), lead=secret_score.MAX_VALUE - 1,
+        judged_in_context=True,
+    ),
+    ScanRule(
+        "secret.scored_value_review", "secret", "prose",
+        secret_score.CANDIDATE,
+        _scored_flags,
+        fallback=True,
+        as_written=True,
+        prefilter=(secret_score.DIGITS + secret_score.SYMBOLS,), lead=secret_score.MAX_VALUE - 1,
+        review=True,
+    ),
     # --- secrets: catch-all ------------------------------------------------------
     ScanRule(
         "secret.generic_high_entropy", "secret", "entropy",
@@ -4165,3 +4242,8 @@ RULES: tuple[ScanRule, ...] = (
         prefilter=(_SEPARATED_LITERALS,), lead=0,
     ),
 )
+
+
+# The rows the learned reading yields to (``_judged_no_credential``).
+_JUDGED = tuple(rule for rule in RULES if rule.category == "secret" and rule.judged_in_context
+                and not rule.fallback)

@@ -1105,6 +1105,28 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "The door opens with a key.",
         ],
     ),
+    "secret.scored_value": (
+        [
+            "The new one is Quokka!7731, the old one stopped working.",
+            "Ya lo cambié, ahora es Pelícano!4410 para entrar.",
+            "Mum's phone: 3391",
+        ],
+        [
+            "Order 88213 shipped on Monday.",
+            "Hotel room 1208, the minibar is free.",
+            "Release v3.2.11 is tagged.",
+        ],
+    ),
+    "secret.scored_value_review": (
+        [
+            "the shed one is 7741 now",
+            "Lena's is 4419 (she chose it herself).",
+        ],
+        [
+            "Call me on 07700 900123 after six.",
+            "The bus leaves at 0715 from stop 4412.",
+        ],
+    ),
     "secret.wifi_key": (
         [
             "cabin wifi: network Fjord-Guest, key Lark7Meadow!",

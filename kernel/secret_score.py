@@ -1,0 +1,202 @@
+"""The learned reading of a secret in prose: which values a note gives as a
+credential, scored from the value's shape and the words around it.
+
+Owns: ``CANDIDATE`` (the values a credential could be), ``in_prose`` (a
+value among words), ``facts`` and ``named_by_form`` (what a value is by its
+characters: a date, a version, a measure …), ``features`` (what the score
+reads of one), ``score`` (the head's log-odds) and the two thresholds the
+rule table's ``secret.scored_value`` rows use (``REFUSE`` and ``FLAG``).
+The head is ``kernel/secret_head.py``, written by
+``bench/train_secret_head.py``; the rows are in ``kernel/scan_rules.py``.
+
+The rules read a credential by the words that name it, one language and one
+phrasing at a time, and a set written apart showed that they find what they
+were shown. A value is a credential by where it sits, and that reads across
+languages from a few cues: a short run of digits or a word mixing letters
+with digits and symbols, after a colon, "is", a quotation mark or a verb, in
+a sentence whose words (or their four-letter pieces: "pass", "word",
+"code", "wort", "parol") say what it opens. The head weighs those cues; it
+was fitted on the development parts of the labelled sets (never their
+held-out parts) and on half of the clean corpus.
+
+Invariants:
+- pure: the same text, span and head give the same score;
+- bounded: a candidate is at most ``MAX_VALUE`` characters, and ``features``
+  reads ``BEFORE`` characters before it and ``AFTER`` after it, no further;
+- a feature is a string; its weight is found by a stable hash (CRC-32), so
+  the trainer and the scanner agree on every machine;
+- a score names no text: the finding it makes holds a rule id and a span.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+from memoryd.kernel import secret_head
+
+__all__ = [
+    "AFTER", "BEFORE", "CANDIDATE", "DIGITS", "FLAG", "MAX_VALUE", "NAMED_BY_FORM", "REFUSE",
+    "SYMBOLS", "facts", "features", "in_prose", "named_by_form", "score",
+]
+
+MAX_VALUE = 40
+BEFORE = 96
+AFTER = 48
+REFUSE = secret_head.REFUSE
+FLAG = secret_head.FLAG
+
+# The zero of every script's decimal digits (Unicode category Nd; each
+# script's ten digits follow its zero), for the rows' prefilter: a candidate
+# holds a digit or one of ``SYMBOLS`` within its ``MAX_VALUE`` characters.
+_ZEROS = (
+    0x30, 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6,
+    0xD66, 0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0,
+    0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0,
+    0xA9F0, 0xAA50, 0xABF0, 0xFF10, 0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136,
+    0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0, 0x11950,
+    0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2,
+    0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0,
+)
+DIGITS = tuple(chr(zero + i) for zero in _ZEROS for i in range(10))
+SYMBOLS = tuple("!@#$%^&*+?~")
+# Scripts written without spaces between words, and their punctuation: a
+# run of them is no value, and a value may follow one directly
+# ("密码是Xk2024abc。").
+_UNSPACED = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+_EDGE = "(?<![^\\s\"'`(\\[<«“‘:=/" + _UNSPACED + "])"
+_CHAR = "[^\\s\"'`=" + _UNSPACED + "]"
+# A value's last character: no punctuation that ends a sentence or a clause.
+_LAST = "[^\\s\"'`=.,;:)\\]}>»”’" + _UNSPACED + "]"
+# A value a credential could be, not inside a longer word: 4 to 23 digits
+# (one space or dash may sit between two of them: "4 7 1 9", "18-32-07"), or
+# a run of 6 to 40 characters holding a letter and a digit or a symbol (an
+# equals sign parts a name from its value, so it is in neither; a longer run
+# is no value).
+CANDIDATE = re.compile(
+    _EDGE + r"(?:"
+    r"(?P<digits>\d(?:\d|[ -](?=\d)){3,22}(?![\w]))"
+    r"|(?P<mixed>(?=" + _CHAR + r"{0,39}[^\W\d_])(?=" + _CHAR + r"{0,39}[\d!@#$%^&*+?~])"
+    + _CHAR + r"{5,39}" + _LAST + r"(?!" + _LAST + r"))"
+    r")"
+)
+_WORD = re.compile(r"[^\W_]+")
+# A word of prose: 2 to 14 letters, lower case after the first, standing alone
+# between spaces or punctuation (a run of an encoding is none).
+_PROSE_WORD = re.compile(
+    r"(?<![^\s\"'(\[«“‘])[^\W\d_][^\W\d_A-Z]{1,13}(?![^\s\"'.,;:!?)\]»”’])")
+_SHAPE = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+    "a" * 26 + "A" * 26 + "9" * 10,
+)
+_RUNS = re.compile(r"(.)\1+")
+
+
+def _shape(value: str) -> str:
+    classes = "".join(
+        ch.translate(_SHAPE) if ch.isascii() else ("9" if ch.isdigit() else "a")
+        for ch in value
+    )
+    return _RUNS.sub(r"\1", classes)
+
+
+# What a value is, read from its characters alone: a year, a date, a time
+# of day, a version, a ticket's or a flight's number, a file name, a
+# setting's name. Facts, not verdicts: the head weighs each.
+_FACTS = (
+    ("year", re.compile(r"(?:19|20)\d\d")),
+    ("date", re.compile(r"(?:19|20)\d\d[-/.]?(?:0[1-9]|1[0-2])[-/.]?(?:0[1-9]|[12]\d|3[01])"
+                        r"|(?:0?[1-9]|[12]\d|3[01])[-/.](?:0?[1-9]|1[0-2])[-/.](?:19|20)?\d\d"
+                        r"|(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])/(?:19|20)\d\d")),
+    ("dates", re.compile(r"(?:19|20)\d{6}[ -](?:19|20)\d{6}")),
+    ("time", re.compile(r"(?:[01]\d|2[0-3])[0-5]\dh?")),
+    ("version", re.compile(r"[A-Za-z/]{0,8}v?\d{1,3}(?:\.\d{1,3}){1,3}[+]?")),
+    ("ticket", re.compile(r"#?[A-Z]{1,6}-?\d{2,7}|#\d{2,7}")),
+    ("file", re.compile(r".{1,32}\.[a-z]{2,4}")),
+    ("setting", re.compile(r"[A-Z][A-Z0-9]{1,15}(?:_[A-Z0-9]{1,15}){1,5}")),
+)
+# A unit or a currency after a number: a measure, a price.
+_UNIT = re.compile(
+    r" ?(?:mm|cm|m|km|mi|in|ft|g|kg|mg|lb|lbs|oz|ml|l|w|kw|kwh|v|mah|gb|mb|tb|hz|ghz|mhz|%|°"
+    r"|€|\$|£|¥|₽|zł|eur|euros?|usd|dollars?|руб\w{0,4}|m²|m2)(?![^\W\d_])", re.IGNORECASE)
+
+
+# Facts that say what a value is whatever is around it: such a value is not
+# read as a credential at all (a year or a time of day may be a PIN too:
+# those only weigh).
+NAMED_BY_FORM = frozenset(("fact:date", "fact:dates", "fact:version", "fact:ticket", "fact:file",
+                           "fact:setting", "fact:unit"))
+
+
+def facts(value: str, after: str) -> list[str]:
+    """The facts ``_FACTS`` reads of ``value``, and a unit in ``after``."""
+    out = ["fact:" + name for name, pattern in _FACTS if pattern.fullmatch(value)]
+    if _UNIT.match(after):
+        out.append("fact:unit")
+    return out
+
+
+def features(text: str, start: int, end: int) -> list[str]:
+    """What the head reads of the candidate at ``start:end`` of ``text``."""
+    value = text[start:end]
+    digits = sum(ch.isdigit() for ch in value)
+    letters = sum(ch.isalpha() for ch in value)
+    out = [
+        "bias",
+        "shape:" + _shape(value)[:12],
+        f"len:{min(len(value), 20) // 2}",
+        f"digits:{min(digits, 14)}",
+        f"kind:{'digits' if letters == 0 else 'mixed'}",
+    ]
+    if letters:
+        out.append(f"mix:{min(letters, 12) // 3}:{min(digits, 8) // 2}")
+        for mark in "@/.:_-!#$%&*+=?~":
+            if mark in value:
+                out.append("has:" + mark)
+        if value[:1].isupper():
+            out.append("cap")
+    before = text[max(0, start - BEFORE):start]
+    after = text[end:end + AFTER]
+    out.extend(facts(value, after))
+    tail = before.rstrip()
+    out.append("prev:" + (tail[-1:] if tail else "^"))
+    option = tail.rsplit(" ", 1)[-1]
+    if option.startswith("-") and len(option) <= 16:
+        # A command line's option the value is given to ("-P 3306").
+        out += ["opt", "opt:" + option]
+    out.append("gap:" + ("0" if before[-1:] not in (" ", "") else "1"))
+    out.append("next:" + (after[:1] if after else "$"))
+    words = [w.lower() for w in _WORD.findall(before)][-6:]
+    for distance, word in enumerate(reversed(words), 1):
+        out.append("w:" + word)
+        if distance <= 2:
+            out.append(f"w{distance}:" + word)
+        padded = f"<{word}>"
+        for i in range(len(padded) - 3):
+            out.append("g:" + padded[i:i + 4])
+    for word in [w.lower() for w in _WORD.findall(after)][:3]:
+        out.append("a:" + word)
+    return out
+
+
+def named_by_form(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``start:end`` is, by its form, something other
+    than a credential (``NAMED_BY_FORM``)."""
+    return not NAMED_BY_FORM.isdisjoint(facts(text[start:end], text[end:end + AFTER]))
+
+
+def in_prose(text: str, start: int, end: int) -> bool:
+    """Whether a word of prose stands within the window around ``start:end``:
+    a value among runs of an encoding, or alone, is not read here."""
+    return (_PROSE_WORD.search(text, max(0, start - BEFORE), start) is not None
+            or _PROSE_WORD.search(text, end, min(len(text), end + AFTER + 15)) is not None)
+
+
+def score(text: str, start: int, end: int) -> float:
+    """The head's log-odds that the value at ``start:end`` is a credential."""
+    weights = secret_head.WEIGHTS
+    total = secret_head.BIAS
+    mask = secret_head.BUCKETS - 1
+    for feature in features(text, start, end):
+        total += weights.get(zlib.crc32(feature.encode("utf-8")) & mask, 0.0)
+    return total
