@@ -130,24 +130,28 @@ def _training_rows() -> list[tuple[str, int, bool | None]]:
     return out
 
 
+# The buckets of the features read from the words around a value (the
+# scanner reads a value only where their part of its score is above zero).
+AROUND: set[int] = set()
+
+
+def _bucket(feature: str) -> int:
+    return zlib.crc32(feature.encode("utf-8")) & (BUCKETS - 1)
+
+
 def candidates(text: str) -> list[list[int]]:
     """The hashed features of every candidate of ``text``, read as the
     scanner reads it (the folded copy)."""
     from memoryd.kernel.scan_fold import _fold
-    from memoryd.kernel.secret_score import CANDIDATE, features
+    from memoryd.kernel.secret_score import CANDIDATE, features, of_the_value
 
     folded = _fold(text).text
     out = []
     for m in CANDIDATE.finditer(folded):
         start, end = m.span()
-        out.append(
-            sorted(
-                {
-                    zlib.crc32(f.encode("utf-8")) & (BUCKETS - 1)
-                    for f in features(folded, start, end)
-                }
-            )
-        )
+        found = features(folded, start, end)
+        AROUND.update(_bucket(f) for f in found if not of_the_value(f))
+        out.append(sorted({_bucket(f) for f in found}))
     return out
 
 
@@ -231,10 +235,15 @@ def train(per_row: list[list[list[int]]], labels: list[int]):  # type: ignore[no
 
 
 def row_scores(per_row, weights, bias) -> list[float]:  # type: ignore[no-untyped-def]
-    """Each row's highest candidate score (minus infinity without one)."""
+    """Each row's highest score of a candidate the scanner reads (the words
+    around it speak for it), minus infinity without one."""
     return [
         max(
-            (bias + sum(weights.get(f, 0.0) for f in feats) for feats in cands),
+            (
+                bias + sum(weights.get(f, 0.0) for f in feats)
+                for feats in cands
+                if sum(weights.get(f, 0.0) for f in feats if f in AROUND) > 0
+            ),
             default=float("-inf"),
         )
         for cands in per_row

@@ -309,7 +309,8 @@ _HASH_CONTEXT = re.compile(r"(?:sha(?:256|384|512)[-:]|h1:)$", re.IGNORECASE)
 
 def _scored(m: re.Match[str]) -> float | None:
     """The learned reading's score of the value ``m`` matched, or None where
-    it does not read: a value with no word of prose around it, one whose
+    it does not read: a value with no word of prose around it, or none that
+    speaks for it (its shape alone is no credential), one whose
     form says what it is (a date, a version, a measure), or one a row
     judged in context reads and judges no credential ("door: 2024" is a
     year; that row's reading stands). The rows are asked only of a value
@@ -317,8 +318,8 @@ def _scored(m: re.Match[str]) -> float | None:
     text, start, end = m.string, m.start(), m.end()
     if not secret_score.in_prose(text, start, end) or secret_score.named_by_form(text, start, end):
         return None
-    found = secret_score.score(text, start, end)
-    if found >= secret_score.FLAG and _judged_no_credential(text, start, end):
+    found, around = secret_score.score(text, start, end)
+    if around <= 0 or (found >= secret_score.FLAG and _judged_no_credential(text, start, end)):
         return None
     return found
 
@@ -3396,7 +3397,7 @@ RULES: tuple[ScanRule, ...] = (
         _scored_refuses,
         fallback=True,
         as_written=True,
-        prefilter=(secret_score.DIGITS + secret_score.SYMBOLS,), lead=secret_score.MAX_VALUE - 1,
+        prefilter=(secret_score.DIGITS + secret_score.SYMBOLS,),
         judged_in_context=True,
     ),
     ScanRule(
@@ -3405,7 +3406,7 @@ RULES: tuple[ScanRule, ...] = (
         _scored_flags,
         fallback=True,
         as_written=True,
-        prefilter=(secret_score.DIGITS + secret_score.SYMBOLS,), lead=secret_score.MAX_VALUE - 1,
+        prefilter=(secret_score.DIGITS + secret_score.SYMBOLS,),
         review=True,
     ),
     # --- secrets: catch-all ------------------------------------------------------

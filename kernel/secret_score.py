@@ -25,6 +25,9 @@ Invariants:
   reads ``BEFORE`` characters before it and ``AFTER`` after it, no further;
 - a feature is a string; its weight is found by a stable hash (CRC-32), so
   the trainer and the scanner agree on every machine;
+- a value's shape alone makes no credential: the part of the score the
+  words around it give must be above zero (an identifier in plain prose,
+  "A kestrel3f9a2b hovers.", is none);
 - a score names no text: the finding it makes holds a rule id and a span.
 """
 
@@ -37,7 +40,7 @@ from memoryd.kernel import secret_head
 
 __all__ = [
     "AFTER", "BEFORE", "CANDIDATE", "DIGITS", "FLAG", "MAX_VALUE", "NAMED_BY_FORM", "REFUSE",
-    "SYMBOLS", "facts", "features", "in_prose", "named_by_form", "score",
+    "SYMBOLS", "facts", "features", "in_prose", "named_by_form", "of_the_value", "score",
 ]
 
 MAX_VALUE = 40
@@ -102,7 +105,8 @@ def _shape(value: str) -> str:
 
 # What a value is, read from its characters alone: a year, a date, a time
 # of day, a version, a ticket's or a flight's number, a file name, a
-# setting's name. Facts, not verdicts: the head weighs each.
+# setting's name, a hexadecimal run. The head weighs each; those in
+# ``NAMED_BY_FORM`` also stop the rows from reading the value.
 _FACTS = (
     ("year", re.compile(r"(?:19|20)\d\d")),
     ("date", re.compile(r"(?:19|20)\d\d[-/.]?(?:0[1-9]|1[0-2])[-/.]?(?:0[1-9]|[12]\d|3[01])"
@@ -115,6 +119,9 @@ _FACTS = (
     ("file", re.compile(r".{1,32}\.[a-z]{2,4}")),
     ("setting", re.compile(r"[A-Z][A-Z0-9]{1,15}(?:_[A-Z0-9]{1,15}){1,5}")),
 )
+# A run of hexadecimal digits mixing letters and digits: a hash's, a
+# commit's, an id's form ("CANARY3f9a2b1c4d5e", "req-9f3a2b1c").
+_HEX_RUN = re.compile(r"[0-9a-f]{8,40}|[0-9A-F]{8,40}")
 # A unit or a currency after a number: a measure, a price.
 _UNIT = re.compile(
     r" ?(?:mm|cm|m|km|mi|in|ft|g|kg|mg|lb|lbs|oz|ml|l|w|kw|kwh|v|mah|gb|mb|tb|hz|ghz|mhz|%|°"
@@ -125,12 +132,14 @@ _UNIT = re.compile(
 # read as a credential at all (a year or a time of day may be a PIN too:
 # those only weigh).
 NAMED_BY_FORM = frozenset(("fact:date", "fact:dates", "fact:version", "fact:ticket", "fact:file",
-                           "fact:setting", "fact:unit"))
+                           "fact:setting", "fact:unit", "fact:hex"))
 
 
 def facts(value: str, after: str) -> list[str]:
     """The facts ``_FACTS`` reads of ``value``, and a unit in ``after``."""
     out = ["fact:" + name for name, pattern in _FACTS if pattern.fullmatch(value)]
+    if any(not run.isdigit() and not run.isalpha() for run in _HEX_RUN.findall(value)):
+        out.append("fact:hex")
     if _UNIT.match(after):
         out.append("fact:unit")
     return out
@@ -192,11 +201,28 @@ def in_prose(text: str, start: int, end: int) -> bool:
             or _PROSE_WORD.search(text, end, min(len(text), end + AFTER + 15)) is not None)
 
 
-def score(text: str, start: int, end: int) -> float:
-    """The head's log-odds that the value at ``start:end`` is a credential."""
+# Features read from the value alone; every other one reads the words
+# around it.
+_OF_THE_VALUE = ("bias", "shape:", "len:", "digits:", "kind:", "mix:", "has:", "cap", "fact:")
+
+
+def of_the_value(feature: str) -> bool:
+    """Whether ``feature`` is read from the value alone (its shape, its facts)."""
+    return feature.startswith(_OF_THE_VALUE)
+
+
+def score(text: str, start: int, end: int) -> tuple[float, float]:
+    """The head's log-odds that the value at ``start:end`` is a credential,
+    and the part of it the words around the value give (a value's shape
+    alone makes no credential: the rows read a value only where this part
+    is above zero)."""
     weights = secret_head.WEIGHTS
     total = secret_head.BIAS
+    around = 0.0
     mask = secret_head.BUCKETS - 1
     for feature in features(text, start, end):
-        total += weights.get(zlib.crc32(feature.encode("utf-8")) & mask, 0.0)
-    return total
+        weight = weights.get(zlib.crc32(feature.encode("utf-8")) & mask, 0.0)
+        total += weight
+        if not of_the_value(feature):
+            around += weight
+    return total, around

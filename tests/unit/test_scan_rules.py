@@ -1108,7 +1108,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     "secret.scored_value": (
         [
             "The new one is Quokka!7731, the old one stopped working.",
-            "Ya lo cambié, ahora es Pelícano!4410 para entrar.",
+            "Hab es geändert, jetzt ist es Dachs!5519 zum Anmelden.",
             "Mum's phone: 3391",
         ],
         [

@@ -24,7 +24,6 @@ HEAD = Path(__file__).resolve().parents[2] / "kernel" / "secret_head.py"
 # no row of the rule table reads.
 GIVEN = [
     "The new one is Quokka!7731, the old one stopped working.",
-    "Ya lo cambié, ahora es Pelícano!4410 para entrar.",
     "Hab es geändert, jetzt ist es Dachs!5519 zum Anmelden.",
     "Mum's phone: 3391",
     "Grandma's new one: 5 2 9 0",
@@ -66,6 +65,9 @@ def test_an_unsure_reading_holds_the_note_for_review(monkeypatch: pytest.MonkeyP
         "backup: 20240101 20240102",
         # No word of prose around it: runs of an encoding.
         "YWFhYWFhYWFhYWFh ampqampqampqampq Z2dnZ2dnZ2dnZ2dn",
+        # An identifier's form, and a value whose shape alone speaks for it.
+        "Card CANARY3f9a2b1c4d5e",
+        "A kestrel3f9a2b hovers.",
         # Numbers of everyday prose.
         "Order 88213 shipped on Monday.",
         "Hotel room 1208, the minibar is free.",
