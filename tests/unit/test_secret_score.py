@@ -13,7 +13,7 @@ import pytest
 
 from bench import train_secret_head
 from memoryd.kernel import secret_score
-from memoryd.kernel.scan import scan, verdict_fields
+from memoryd.kernel.scan import redact, scan, verdict_fields
 from memoryd.kernel.scan_fold import _fold
 from tests.unit.scan_outcome import outcome
 
@@ -102,6 +102,13 @@ def test_a_refusal_names_the_span_never_the_value() -> None:
     assert "Quokka" not in details and "7731" not in details
     [finding] = refused.findings
     assert text[finding.start : finding.end] == "Quokka!7731"
+
+
+def test_recall_redacts_what_it_reads() -> None:
+    # The second line of defence: an entry stored before the rows existed
+    # is shown without its value.
+    assert redact("Mum's phone: 3391") == "Mum's phone: [REDACTED:secret.scored_value]"
+    assert redact("Order 88213 shipped on Monday.") == "Order 88213 shipped on Monday."
 
 
 def test_every_decimal_digit_is_in_the_prefilter() -> None:
