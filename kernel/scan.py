@@ -260,14 +260,13 @@ def _shadow_findings(text: str, rules: tuple[ScanRule, ...], table: _Table, fold
     every rule; rot13 and leetspeak, which turn secrets into other strings
     and prose into noise, with the injection rules alone."""
     out: list[Finding] = []
-    by_id = _by_id(rules)  # a row that reads the words as written reads no shadow
 
     def run(kind: str, reading: _Folded | _Composed | _Reread,
             rules_: tuple[ScanRule, ...], table_: _Table) -> None:
         stats.shadow_chars += len(reading.text)
-        for f in _run_rules(text, rules_, table_, reading, prefilter, stats, raw_too=False):
-            if not by_id[f.rule_id].as_written:
-                out.append(replace(f, shadow=kind))
+        for f in _run_rules(text, rules_, table_, reading, prefilter, stats, raw_too=False,
+                            written=False):
+            out.append(replace(f, shadow=kind))
 
     skeleton: _Folded | _Composed = folded if ascii_text else _shadow(text)
     # ASCII text without the marks of a disguise has no shadow but rot13.
@@ -304,12 +303,15 @@ def _run_rules(
     raw_too: bool,
     plain: bool = False,
     longest: int | None = None,
+    written: bool = True,
 ) -> list[Finding]:
     """One pass of the table: raw rules over ``text`` (when ``raw_too``), the rest
     over ``folded``. Each side's text is looked at once for the prefilter
     literals it holds; only the rules those leave (and the rules without a
     prefilter) run, in table order. ``plain`` says ``text`` is printable
-    ASCII; ``longest`` is the longest word of ``folded.text``, when known."""
+    ASCII; ``longest`` is the longest word of ``folded.text``, when known.
+    ``written``: ``folded`` is a note's words as written, not a shadow, a
+    name or a decoded run: the ``as_written`` rows run too."""
     found: list[Finding] = []
     fallbacks: list[Finding] = []
     for raw in (True, False) if raw_too else (False,):
@@ -328,6 +330,8 @@ def _run_rules(
             stats.prefiltered += len(index.side) - len(todo)
         for i in todo:
             rule, plan = rules[i], table.plans[i]
+            if rule.as_written and not written:
+                continue
             shown = (view if prefilter and (rule.prefilter is not None or rule.min_run is not None)
                      else None)
             if i in view.may and too_dense(rule, plan, view):
@@ -457,17 +461,16 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
     stats.folded_chars = len(folded.text)
     found = _run_rules(text, rules, table, folded, prefilter, stats,
                        raw_too=not (joined and table.raw_invisible), plain=plain,
-                       longest=longest if folded.text is text else None)
+                       longest=longest if folded.text is text else None,
+                       written=depth == 0 and not name)
     found += _shadow_findings(text, rules, table, folded, prefilter, stats, ascii_text)
     if depth < MAX_DECODE_DEPTH and not joined:
-        found += _decoded(text, rules, prefilter, stats, depth, longest)
-    if found:
-        # A row that reads the words as written reads no name (it has no
-        # prose) and no run the decoder read (its value is what it decodes to).
-        by_id = _by_id(rules)
-        decoded = [f for f in found if f.encoding is not None]
-        found = [f for f in found if not by_id[f.rule_id].as_written or not (
-            name or any(d.start < f.end and f.start < d.end for d in decoded))]
+        decoded = _decoded(text, rules, prefilter, stats, depth, longest)
+        if decoded:
+            # A value inside a run the decoder read is what the run decodes to.
+            by_id = _by_id(rules)
+            found = [f for f in found if not by_id[f.rule_id].as_written or not any(
+                d.start < f.end and f.start < d.end for d in decoded)] + decoded
     if not found:
         return (), stats
     if depth == 0 and not name:

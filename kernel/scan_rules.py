@@ -316,12 +316,10 @@ def _scored(m: re.Match[str]) -> float | None:
     year; that row's reading stands). The rows are asked only of a value
     the head would flag or refuse."""
     text, start, end = m.string, m.start(), m.end()
-    if not secret_score.in_prose(text, start, end) or secret_score.named_by_form(text, start, end):
+    read = secret_score.read(text, start, end)
+    if read is None or (read[0] >= secret_score.FLAG and _judged_no_credential(text, start, end)):
         return None
-    found, around = secret_score.score(text, start, end)
-    if around <= 0 or (found >= secret_score.FLAG and _judged_no_credential(text, start, end)):
-        return None
-    return found
+    return read[0]
 
 
 def _judged_no_credential(text: str, start: int, end: int) -> bool:

@@ -1,11 +1,11 @@
 """The learned reading of a secret in prose: which values a note gives as a
 credential, scored from the value's shape and the words around it.
 
-Owns: ``CANDIDATE`` (the values a credential could be), ``in_prose`` (a
-value among words), ``facts`` and ``named_by_form`` (what a value is by its
-characters: a date, a version, a measure …), ``features`` (what the score
-reads of one), ``score`` (the head's log-odds) and the two thresholds the
-rule table's ``secret.scored_value`` rows use (``REFUSE`` and ``FLAG``).
+Owns: ``CANDIDATE`` (the values a credential could be), ``facts`` (what a
+value is by its characters: a date, a version, a measure …), ``features``
+(what the score reads of one), ``score`` (the head's log-odds), ``read``
+(the score where the rows read the value at all) and the two thresholds
+the rule table's ``secret.scored_value`` rows use (``REFUSE`` and ``FLAG``).
 The head is ``kernel/secret_head.py``, written by
 ``bench/train_secret_head.py``; the rows are in ``kernel/scan_rules.py``.
 
@@ -40,7 +40,7 @@ from memoryd.kernel import secret_head
 
 __all__ = [
     "AFTER", "BEFORE", "CANDIDATE", "DIGITS", "FLAG", "MAX_VALUE", "NAMED_BY_FORM", "REFUSE",
-    "SYMBOLS", "facts", "features", "in_prose", "named_by_form", "of_the_value", "score",
+    "SYMBOLS", "facts", "features", "of_the_value", "read", "score",
 ]
 
 MAX_VALUE = 40
@@ -188,13 +188,7 @@ def features(text: str, start: int, end: int) -> list[str]:
     return out
 
 
-def named_by_form(text: str, start: int, end: int) -> bool:
-    """Whether the value at ``start:end`` is, by its form, something other
-    than a credential (``NAMED_BY_FORM``)."""
-    return not NAMED_BY_FORM.isdisjoint(facts(text[start:end], text[end:end + AFTER]))
-
-
-def in_prose(text: str, start: int, end: int) -> bool:
+def _in_prose(text: str, start: int, end: int) -> bool:
     """Whether a word of prose stands within the window around ``start:end``:
     a value among runs of an encoding, or alone, is not read here."""
     return (_PROSE_WORD.search(text, max(0, start - BEFORE), start) is not None
@@ -213,14 +207,31 @@ def of_the_value(feature: str) -> bool:
 
 def score(text: str, start: int, end: int) -> tuple[float, float]:
     """The head's log-odds that the value at ``start:end`` is a credential,
-    and the part of it the words around the value give (a value's shape
-    alone makes no credential: the rows read a value only where this part
-    is above zero)."""
+    and the part of it the words around the value give."""
+    return _weighed(features(text, start, end))
+
+
+def read(text: str, start: int, end: int) -> tuple[float, float] | None:
+    """``score`` of the value at ``start:end``, or None where the rows do not
+    read it: no word of prose around it, a form that says what it is
+    (``NAMED_BY_FORM``), or no word around it that speaks for it (the part
+    of the score they give is not above zero: a value's shape alone makes
+    no credential)."""
+    if not _in_prose(text, start, end):
+        return None
+    found = features(text, start, end)
+    if not NAMED_BY_FORM.isdisjoint(found):
+        return None
+    total, around = _weighed(found)
+    return (total, around) if around > 0 else None
+
+
+def _weighed(found: list[str]) -> tuple[float, float]:
     weights = secret_head.WEIGHTS
     total = secret_head.BIAS
     around = 0.0
     mask = secret_head.BUCKETS - 1
-    for feature in features(text, start, end):
+    for feature in found:
         weight = weights.get(zlib.crc32(feature.encode("utf-8")) & mask, 0.0)
         total += weight
         if not of_the_value(feature):
