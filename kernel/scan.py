@@ -103,6 +103,7 @@ from memoryd.kernel.scan_index import (
     too_dense,
 )
 from memoryd.kernel.scan_rules import CATEGORIES, RULES, ScanRule
+from memoryd.kernel.secret_score import phone_or_measure
 from memoryd.kernel.textnorm import (
     MAX_DECODED_CHARS,
     MAX_RUNS,
@@ -493,7 +494,8 @@ def _scan(text: str, rules: tuple[ScanRule, ...], prefilter: bool, depth: int,
         elif f.category == "secret" and (stands_in(text[f.start:f.end]) or (
                 f.rule_id in in_context and (shown_as_example(text, f.start)
                                              or trivial_code(text[f.start:f.end])
-                                             or reported_dead(text, f.start, f.end)))):
+                                             or reported_dead(text, f.start, f.end)
+                                             or phone_or_measure(text, f.start, f.end)))):
             f = replace(f, review=True)
         key = (f.rule_id, f.start, f.end, f.encoding)
         held = unique.get(key)

@@ -4,7 +4,8 @@ credential, scored from the value's shape and the words around it.
 Owns: ``CANDIDATE`` (the values a credential could be), ``facts`` (what a
 value is by its characters: a date, a version, a measure …), ``features``
 (what the score reads of one), ``score`` (the head's log-odds), ``read``
-(the score where the rows read the value at all) and the two thresholds
+(the score where the rows read the value at all), ``phone_or_measure``
+(digits a phone number's or a measure's form names) and the two thresholds
 the rule table's ``secret.scored_value`` rows use (``REFUSE`` and ``FLAG``).
 The head is ``kernel/secret_head.py``, written by
 ``bench/train_secret_head.py``; the rows are in ``kernel/scan_rules.py``.
@@ -34,13 +35,14 @@ Invariants:
 from __future__ import annotations
 
 import re
+import unicodedata
 import zlib
 
 from memoryd.kernel import secret_head
 
 __all__ = [
     "AFTER", "BEFORE", "CANDIDATE", "DIGITS", "FLAG", "MAX_VALUE", "NAMED_BY_FORM", "REFUSE",
-    "SYMBOLS", "facts", "features", "of_the_value", "read", "score",
+    "SYMBOLS", "facts", "features", "of_the_value", "phone_or_measure", "read", "score",
 ]
 
 MAX_VALUE = 40
@@ -83,11 +85,34 @@ CANDIDATE = re.compile(
     + _CHAR + r"{5,39}" + _LAST + r"(?!" + _LAST + r"))"
     r")"
 )
-_WORD = re.compile(r"[^\W_]+")
-# A word of prose: 2 to 14 letters, lower case after the first, standing alone
-# between spaces or punctuation (a run of an encoding is none).
+
+
+def _marks() -> str:
+    """The combining marks (Unicode categories Mn, Mc, Me) of the blocks
+    that spell words with them, as ranges for a character class: the vowel
+    signs of Devanagari, Bengali, Thai and their kin, Hebrew and Arabic
+    points, accents. ``\\w`` holds none, and a word of those scripts read
+    by it falls apart ("पिन" into "प" and "न")."""
+    spans: list[list[int]] = []
+    for block in ((0x0300, 0x1E00), (0x20D0, 0x2100), (0xFE20, 0xFE30)):
+        for point in range(*block):
+            if unicodedata.category(chr(point)) in ("Mn", "Mc", "Me"):
+                if spans and spans[-1][1] == point - 1:
+                    spans[-1][1] = point
+                else:
+                    spans.append([point, point])
+    return "".join(f"{chr(a)}-{chr(b)}" if b > a else chr(a) for a, b in spans)
+
+
+_MARKS = _marks()
+# A word: letters and digits of any script with the marks that spell it.
+_WORD = re.compile(r"[^\W_](?:[^\W_]|[" + _MARKS + r"])*")
+# A word of prose: 2 to 14 letters (marks among them), lower case after the
+# first, standing alone between spaces or punctuation, of a Latin script or
+# of one written without spaces (a run of an encoding is none).
 _PROSE_WORD = re.compile(
-    r"(?<![^\s\"'(\[«“‘])[^\W\d_][^\W\d_A-Z]{1,13}(?![^\s\"'.,;:!?)\]»”’])")
+    r"(?<![^\s\"'(\[«“‘「『（【：，。、；！？])[^\W\d_](?:[^\W\d_A-Z]|[" + _MARKS + r"]){1,13}"
+    r"(?![^\s\"'.,;:!?)\]»”’。，、：；！？」』）】।॥])")
 _SHAPE = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
     "a" * 26 + "A" * 26 + "9" * 10,
@@ -211,13 +236,48 @@ def score(text: str, start: int, end: int) -> tuple[float, float]:
     return _weighed(features(text, start, end))
 
 
+# A run of digit groups, each joined to the next by one space, dash, dot or
+# slash, and what stands before it: a phone number's form.
+_GROUPS_BEFORE = re.compile(r"(?:\d{1,8}[ ./-])*\Z")
+_GROUPS_AFTER = re.compile(r"(?:[ ./-]\d{1,8})*")
+_NUMBER = re.compile(r"\d(?:[ ./-]?\d)*")
+_PHONE = re.compile(r"(?:\+|0)\d{1,5}(?:[ ./-]\d{1,8}){1,5}")
+
+
+def phone_or_measure(text: str, start: int, end: int) -> bool:
+    """Whether the digits at ``start:end`` are part of a phone number (the
+    run of digit groups they stand in opens with "+" or "0"
+    and holds 9 to 15 digits in two or more groups: "+44 20 3154 4958",
+    "0153 757807") or of a measure or a price (a unit or a currency after
+    them: "2312 ₽"). Such digits are what their form says, whatever the
+    words around them."""
+    value = text[start:end].rstrip(".,;:!?)")
+    if not value or not _NUMBER.fullmatch(value):
+        return False
+    unit = _UNIT.match(text, start + len(value))
+    if unit is not None and unit.group().strip().lower() != "in":
+        # "in" after a number is a preposition as often as inches ("PIN
+        # 4821 in the drawer").
+        return True
+    lo = max(0, start - 24)
+    head = _GROUPS_BEFORE.search(text, lo, start)
+    first = head.start() if head is not None else start
+    if first > 0 and text[first - 1] == "+":
+        first -= 1
+    tail = _GROUPS_AFTER.match(text, start + len(value), min(len(text), end + 24))
+    last = tail.end() if tail is not None else start + len(value)
+    run = text[first:last].strip(" ./-")
+    digits = sum(ch.isdigit() for ch in run)
+    return 9 <= digits <= 15 and _PHONE.fullmatch(run) is not None
+
+
 def read(text: str, start: int, end: int) -> tuple[float, float] | None:
     """``score`` of the value at ``start:end``, or None where the rows do not
     read it: no word of prose around it, a form that says what it is
     (``NAMED_BY_FORM``), or no word around it that speaks for it (the part
     of the score they give is not above zero: a value's shape alone makes
     no credential)."""
-    if not _in_prose(text, start, end):
+    if not _in_prose(text, start, end) or phone_or_measure(text, start, end):
         return None
     found = features(text, start, end)
     if not NAMED_BY_FORM.isdisjoint(found):

@@ -65,3 +65,26 @@ def test_a_value_it_is_unsure_of_holds_the_write_for_the_operator(
     context = a.call("memory.context", {"task_id": task, "intent": "shed"})
     assert _HELD not in json.dumps(context)
     assert _HELD not in exported_audit(c) and _HELD not in d.log()
+
+
+def test_a_phone_number_beside_a_door_code_word_is_held_not_refused(
+    d: Daemon, c: Client, a: Client
+) -> None:
+    # Digits a phone number's form names are no door code (decision 0522):
+    # the operator sees the note; nothing is refused, nothing echoed.
+    enable_consent(c)
+    task = a.call("task.begin", {"scopes": ["home:notes"]})["task_id"]
+    number = "+44 20 7946 0321"
+    written = a.call(
+        "memory.write",
+        {
+            "task_id": task,
+            "action": "add",
+            "entry": entry(
+                "Door", f"If the door code fails, ring the caretaker on {number}.", "fact"
+            ),
+        },
+    )
+    assert written["outcome"] == "pending"
+    assert "scan.review" in written["decision"]["rule_ids"]
+    assert "7946 0321" not in exported_audit(c) and "7946 0321" not in d.log()

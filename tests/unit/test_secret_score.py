@@ -166,3 +166,61 @@ def test_the_head_is_what_its_script_writes(tmp_path: Path) -> None:
     finally:
         sys.argv = sys_argv
     assert out.read_text(encoding="utf-8") == HEAD.read_text(encoding="utf-8")
+
+
+def test_a_word_spelt_with_vowel_signs_is_read_whole() -> None:
+    # No combining mark is a word character to ``\w``: read by it, "पिन"
+    # (PIN) fell apart into "प" and "न".
+    text = "लॉकर का पिन 7351 है"
+    start = text.index("7351")
+    found = set(secret_score.features(text, start, start + 4))
+    assert {"w:लॉकर", "w:का", "w:पिन", "a:है"} <= found
+
+
+def test_a_lock_code_in_bengali_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "তালার কোড হলো ৭৩৫১"  # the padlock's code is 7351
+    assert outcome(text) == "flagged"
+    _without_it(monkeypatch)
+    assert outcome(text) == "stored"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If the door code fails, ring the caretaker on +44 20 7946 0321.",
+        "Geht der Türcode nicht, ruf Frau Maier an: 0171 4432901",
+        "Changing the gate code costs 2312 € at the locksmith.",
+    ],
+)
+def test_a_phone_number_or_a_price_beside_a_code_is_flagged_not_refused(text: str) -> None:
+    assert outcome(text) == "flagged"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Door code 4821; if it fails, call +44 20 7946 0321.",
+        "PIN 4821 in the drawer",
+        "PIN: 4821 9930",
+    ],
+)
+def test_a_code_beside_a_phone_number_or_in_a_sentence_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "named"),
+    [
+        ("call +44 20 7946 0321 now", "7946", True),
+        ("ring 0044 20 7946 0321", "7946", True),
+        ("ruf an: 0171 4432901", "0171", True),
+        ("costs 2312 € a year", "2312", True),
+        ("PIN 4821 in the drawer", "4821", False),
+        ("PIN: 4821 9930", "4821", False),
+        ("the code is 0815", "0815", False),
+        ("DB_PASSWORD is Linnet#Cove3 in prod", "Linnet#Cove3", False),
+    ],
+)
+def test_the_form_of_a_phone_number_or_a_measure(text: str, value: str, named: bool) -> None:
+    start = text.index(value)
+    assert secret_score.phone_or_measure(text, start, start + len(value)) is named
