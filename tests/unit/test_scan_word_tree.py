@@ -14,7 +14,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoryd.kernel.scan_rules import _LATIN_CRED, _one_of
+from memoryd.kernel.secret_prose import _LATIN_CRED, _one_of
 
 _WORDS = st.lists(st.text(alphabet="abp -", min_size=1, max_size=6), min_size=1, max_size=12)
 
