@@ -31,8 +31,9 @@ and the eighth, in the ways of binding a value to its name the earlier
 sets hold few of (a value named before its noun, reported speech, letters,
 to-dos and changes, phonetic spelling, a dial's turns, more languages) with
 look-alikes that give none (tests/data/secret_prose_dev8.jsonl), and the
-ninth, written by writers who had read no rule and no earlier set, its
-held-out part written apart (tests/data/secret_prose_dev9.jsonl),
+ninth and the tenth, written by writers who had read no rule and no
+earlier set, their held-out parts written apart
+(tests/data/secret_prose_dev9.jsonl, tests/data/secret_prose_dev10.jsonl),
 dev and held-out rows apart; the notes
 that talk about instructions and the injections written with the same words
 (tests/data/alarming_dev.jsonl), dev and held-out rows apart, and the
@@ -694,6 +695,12 @@ def main() -> None:
             " (tests/data/secret_prose_dev9.jsonl), rules:"
         )
         secret_set_table("secret_prose_dev9.jsonl", "benign")
+        print(
+            "\nsecrets in prose and look-alikes written by writers who read no rule, no reading"
+            " and no earlier set, its held-out part written apart"
+            " (tests/data/secret_prose_dev10.jsonl), rules:"
+        )
+        secret_set_table("secret_prose_dev10.jsonl", "benign")
         print(
             "\nnotes about instructions and injections with the same words"
             " (tests/data/alarming_dev.jsonl):"

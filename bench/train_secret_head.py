@@ -8,7 +8,7 @@ Usage, from the repository root, with numpy installed (the ``semantic`` or
 The training rows, all in ``tests/data/`` with their licences:
 
 - the development rows (``split == "dev"``) of every set of secrets in prose
-  (``secret_prose_corpus`` and ``secret_prose_dev2`` … ``dev9``): a secret
+  (``secret_prose_corpus`` and ``secret_prose_dev2`` … ``dev10``): a secret
   row is a positive, a look-alike or an alarming note a negative;
 - the development rows of the alarming sets (``alarming_dev``,
   ``alarming_dev2``, ``alarming_dev4``, ``alarming_dev5``), of the intent
@@ -55,7 +55,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 
-SECRET_SETS = ("secret_prose_corpus", *(f"secret_prose_dev{n}" for n in range(2, 10)))
+SECRET_SETS = ("secret_prose_corpus", *(f"secret_prose_dev{n}" for n in range(2, 11)))
 ALARMING_SETS = (
     "alarming_dev",
     "alarming_dev2",

@@ -912,6 +912,10 @@ _SECRET_NOUNS = (
     "hasł", "kata sandi",
 )
 _EXFIL_DEST = r"(?:https?://|[A-Za-z0-9._-]{1,64}@[A-Za-z0-9-]{1,63}\.[A-Za-z.]{2,24})"
+# A character of one sentence: the verb, the secret and where it goes are
+# one request ("We will never ask for your password by email. Report
+# phishing to security@…" asks for nothing).
+_IN_SENTENCE = r"(?:(?![.!?]\s|[。！？])[^\n])"
 # Hidden or system instructions, named to be shown.
 _HIDDEN = (
     "hidden", "cachée", "cachées", "versteckt", "ocult", "oculta", "ocultas", "nascost",
@@ -1734,10 +1738,10 @@ RULES: tuple[ScanRule, ...] = (
     ),
     ScanRule(
         "injection.exfiltrate_ml", "injection", "injection_ml",
-        _rx(_alt(_SEND_VERBS) + r"[^\n]{0,60}?(?<![A-Za-z0-9_])" + _alt(_SECRET_NOUNS)
-            + r"[^\n]{0,60}?" + _EXFIL_DEST
-            + r"|(?<![A-Za-z0-9_])" + _alt(_SECRET_NOUNS) + r"[^\n]{0,60}?" + _EXFIL_DEST
-            + r"[^\n]{0,60}?"
+        _rx(_alt(_SEND_VERBS) + _IN_SENTENCE + r"{0,60}?(?<![A-Za-z0-9_])" + _alt(_SECRET_NOUNS)
+            + _IN_SENTENCE + r"{0,60}?" + _EXFIL_DEST
+            + r"|(?<![A-Za-z0-9_])" + _alt(_SECRET_NOUNS) + _IN_SENTENCE + r"{0,60}?"
+            + _EXFIL_DEST + _IN_SENTENCE + r"{0,60}?"
             + _alt(_SEND_VERBS), _I),
         prefilter=(tuple(w.lower() for w in _SEND_VERBS),
                    tuple(w.lower() for w in _SECRET_NOUNS)),

@@ -322,9 +322,30 @@ _OTHER_CODE_BEFORE = re.compile(
     r"|codice di errore|ошибк\w{0,2})[ -]?$", re.IGNORECASE)
 
 
+# A number of another kind named before the lock it is for: "tracking
+# number for the new safe", "order no. for the padlock".
+_NUMBER_FOR_LOCK = re.compile(
+    r"\b(?:tracking|order|serial|model|invoice|warranty|reference|delivery|parcel|shipment"
+    r"|part|item|product|booking) (?:number|no\.?|#|id) (?:for|of) (?:the |my |our |a |an )?"
+    r"(?:new |old |spare )?$", re.IGNORECASE)
+
+
+# Where a credential is kept, said of its name: "… is in the drawer", "…
+# ist im Safe", "… est sur le routeur".
+_KEPT_AT = re.compile(
+    r" (?:is|are|'s|est|ist|está|esta|è|är|er|zit|staat|ligt|jest) (?:kept |stored |written |saved"
+    r" |taped |stuck )?(?:in|on|at|under|inside|behind|dans|sur|sous|im|in|auf|unter|en|no|na"
+    r"|nel|nella|sul|sulla|i|på|op|w|pod)\b", re.IGNORECASE)
+
+
 def _other_code(m: re.Match[str]) -> bool:
     """Whether the code word of ``m`` ("code for the door") names an error's
-    or a product's code: the word before it says which."""
+    or a product's code: the word before it says which; or whether the lock
+    ``m`` names is what another kind of number is for ("tracking number for
+    the new safe")."""
+    before = m.string[max(0, m.start("word") - 48):m.start("word")]
+    if _NUMBER_FOR_LOCK.search(before) is not None:
+        return True
     if not m.group("word").lower().startswith(("code", "código", "codigo", "codice", "код", "kod")):
         return False
     return _OTHER_CODE_BEFORE.search(m.string[max(0, m.start() - 24):m.start()]) is not None
@@ -1172,6 +1193,11 @@ def _credential_in_prose(m: re.Match[str]) -> bool:
         # (PIN pad error)", "… is the password reset ticket".
         after = m.string[m.end():m.end() + 40].split(maxsplit=1)
         if after and after[0].lower().strip(".,;:!?)") in _HEAD_NOUNS:
+            return False
+        if _KEPT_AT.match(m.string, m.end()) is not None:
+            # The name opens a clause of its own, saying where the
+            # credential is kept: "Hartley_Home_5G (password is in the
+            # password manager)" names a network.
             return False
         between = m.string[m.end("secret"):m.start("word")]
         if re.match(r"\W{0,3}for ", between) and (

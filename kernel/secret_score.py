@@ -74,13 +74,14 @@ _CHAR = "[^\\s\"'`=" + _UNSPACED + "]"
 # A value's last character: no punctuation that ends a sentence or a clause.
 _LAST = "[^\\s\"'`=.,;:)\\]}>»”’" + _UNSPACED + "]"
 # A value a credential could be, not inside a longer word: 4 to 23 digits
-# (one space or dash may sit between two of them: "4 7 1 9", "18-32-07"), or
+# (one space or dash may sit between two of them: "4 7 1 9", "18-32-07";
+# none beside a colon between digits, a time's: "6:00-22:00"), or
 # a run of 6 to 40 characters holding a letter and a digit or a symbol (an
 # equals sign parts a name from its value, so it is in neither; a longer run
 # is no value).
 CANDIDATE = re.compile(
     _EDGE + r"(?:"
-    r"(?P<digits>\d(?:\d|[ -](?=\d)){3,22}(?![\w]))"
+    r"(?P<digits>(?<!\d:)\d(?:\d|[ -](?=\d)){3,22}(?![\w]|:\d))"
     r"|(?P<mixed>(?=" + _CHAR + r"{0,39}[^\W\d_])(?=" + _CHAR + r"{0,39}[\d!@#$%^&*+?~])"
     + _CHAR + r"{5,39}" + _LAST + r"(?!" + _LAST + r"))"
     r")"

@@ -17,7 +17,7 @@ DAEMON = {"policy": AGENT_WRITES}
 
 # No row of the rule table reads these; the learned reading does.
 _REFUSED = "Quokka!7731"
-_HELD = "7741"
+_HELD = "4419"
 
 
 def test_a_value_the_learned_reading_gives_as_a_credential_is_refused_and_never_echoed(
@@ -55,14 +55,14 @@ def test_a_value_it_is_unsure_of_holds_the_write_for_the_operator(
         {
             "task_id": task,
             "action": "add",
-            "entry": entry("Shed", f"the shed one is {_HELD} now", "fact"),
+            "entry": entry("Lena", f"Lena's one is {_HELD}.", "fact"),
         },
     )
     assert written["outcome"] == "pending"
     assert "scan.review" in written["decision"]["rule_ids"]
     assert written["warnings"] == ["content flagged for the operator's review"]
     # Nothing of it is recalled before the operator decides.
-    context = a.call("memory.context", {"task_id": task, "intent": "shed"})
+    context = a.call("memory.context", {"task_id": task, "intent": "Lena"})
     assert _HELD not in json.dumps(context)
     assert _HELD not in exported_audit(c) and _HELD not in d.log()
 

@@ -11,7 +11,9 @@ the values here are what notes hold beside such words and are something
 else: a date or a year, a time of day, a measure with its unit, a version
 or a protocol, a ticket's, an order's or a flight's number, a port, a
 phone number, a price, a count, a file name, a model number, a setting's
-name, a room or a gate. Each is said in a sentence in one of eight
+name, a room or a gate; and numbers after words that begin as a
+credential's name does and are none ("pinball", "passengers", "codex").
+Each is said in a sentence in one of eight
 languages, some of whose sentences name a lock, a backup, an alarm, a login
 or a password policy, as real notes do. One category, ``benign``: storing
 it must not be refused.
@@ -149,6 +151,13 @@ TEMPLATES: dict[str, list[tuple[str, str]]] = {
         ("model", "Unlock the {v} with your fingerprint, not a PIN."),
         ("setting", "The lockout setting {v} is on in production."),
         ("room", "Hotel room {v}, the safe is in the wardrobe."),
+        # Words that begin as a credential's name does and are none.
+        ("count", "Pinball high score on the old machine: {v}."),
+        ("count", "Passengers on the morning ferry: {v}."),
+        ("order", "The codex reprint, order {v}, arrived today."),
+        ("count", "Pint glasses ordered for the pub quiz: {v}."),
+        ("room", "The pinewood cabin is number {v}, by the lake."),
+        ("count", "Keyboard covers in the warehouse: {v}."),
     ],
     "de": [
         ("date", "Die Passwortrichtlinie gilt seit {v}."),
@@ -162,6 +171,9 @@ TEMPLATES: dict[str, list[tuple[str, str]]] = {
         ("price", "Das Fahrradschloss hat {v} gekostet."),
         ("file", "Die Passwortregeln stehen in {v}."),
         ("room", "Zimmer {v}, der Safe ist im Schrank."),
+        ("count", "Passagiere auf der Fähre heute: {v}."),
+        ("count", "Im Pinselset sind {v} Pinsel."),
+        ("order", "Der Codex-Nachdruck, Bestellung {v}, ist da."),
     ],
     "fr": [
         ("date", "La politique des mots de passe a changé le {v}."),
@@ -174,6 +186,9 @@ TEMPLATES: dict[str, list[tuple[str, str]]] = {
         ("phone", "Si le digicode ne marche pas, appelez le gardien au {v}."),
         ("count", "La page de connexion a eu {v} visites."),
         ("room", "Chambre {v}, le coffre est dans le placard."),
+        ("count", "Passagers à bord du ferry ce matin : {v}."),
+        ("room", "Le pinceau numéro {v} est dans le tiroir."),
+        ("count", "Pintes servies au bar samedi : {v}."),
     ],
     "es": [
         ("date", "La política de contraseñas cambió el {v}."),
@@ -185,6 +200,9 @@ TEMPLATES: dict[str, list[tuple[str, str]]] = {
         ("phone", "Si el código de la puerta falla, llama al portero: {v}"),
         ("price", "La cerradura con teclado costó {v}."),
         ("room", "Habitación {v}, la caja fuerte está en el armario."),
+        ("count", "Pasajeros en el ferry de hoy: {v}."),
+        ("count", "Pinceles en la caja del taller: {v}."),
+        ("order", "El pedido del códice, número {v}, ya llegó."),
     ],
     "it": [
         ("date", "La policy delle password è cambiata il {v}."),
