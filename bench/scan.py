@@ -43,7 +43,9 @@ all held out (tests/data/alarming_dev3.jsonl), and the fourth, with the
 placeholders, redacted keys and documented sample values an operator's
 runbooks and incident notes hold (tests/data/alarming_dev4.jsonl), and the
 fifth, written apart with its held-out part never read
-(tests/data/alarming_dev5.jsonl); last, the
+(tests/data/alarming_dev5.jsonl), and the sixth, whose two parts were
+written apart by writers who read neither the other part nor anything of
+the scanner (tests/data/alarming_dev6.jsonl); last, the
 fresh set (tests/data/scan_fresh.jsonl), written without reading the rules and
 never used to tune them, with the rules alone and with the layer.
 
@@ -406,6 +408,7 @@ ALARMING_CORPUS2 = Path(__file__).resolve().parents[1] / "tests" / "data" / "ala
 ALARMING_CORPUS3 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev3.jsonl"
 ALARMING_CORPUS4 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev4.jsonl"
 ALARMING_CORPUS5 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev5.jsonl"
+ALARMING_CORPUS6 = Path(__file__).resolve().parents[1] / "tests" / "data" / "alarming_dev6.jsonl"
 
 
 def alarming_table(judge: object | None, corpus: Path = ALARMING_CORPUS) -> None:
@@ -511,6 +514,7 @@ LEARNED_NEGATIVES = (
     "alarming_dev3",
     "alarming_dev4",
     "alarming_dev5",
+    "alarming_dev6",
     "scan_fresh",
 )
 
@@ -731,6 +735,13 @@ def main() -> None:
             " (tests/data/alarming_dev5.jsonl):"
         )
         alarming_table(judge, ALARMING_CORPUS5)
+        print(
+            "\nsixth set, written apart in two parts by writers who read no rule, no layer,"
+            " no set and not each other's part: injections planted for the model that"
+            " recalls them and notes with the same words, its held-out part (60 injections,"
+            " 60 notes) never read (tests/data/alarming_dev6.jsonl):"
+        )
+        alarming_table(judge, ALARMING_CORPUS6)
         print("\nfresh set (written blind, never tuned on; tests/data/scan_fresh.jsonl):")
         fresh_table(judge)
         print(

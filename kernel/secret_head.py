@@ -7,7 +7,7 @@ BUCKETS = 262144
 TRAINED_ON = 4938
 BIAS = -0.237274
 REFUSE = 2.243662
-FLAG = 1.707484
+FLAG = 1.542302
 SCALE = 0.01195406723128509
 # Per weight: its bucket (five hex digits), its multiple of SCALE (a signed byte).
 _PACKED = (

@@ -28,7 +28,8 @@ Invariants:
   the trainer and the scanner agree on every machine;
 - a value's shape alone makes no credential: the part of the score the
   words around it give must be above zero (an identifier in plain prose,
-  "A kestrel3f9a2b hovers.", is none);
+  "A kestrel3f9a2b hovers.", is none), and where the value ends (the end of
+  the text: a title's number) is no word;
 - a score names no text: the finding it makes holds a rule id and a span.
 """
 
@@ -221,13 +222,16 @@ def _in_prose(text: str, start: int, end: int) -> bool:
             or _PROSE_WORD.search(text, end, min(len(text), end + AFTER + 15)) is not None)
 
 
-# Features read from the value alone; every other one reads the words
-# around it.
-_OF_THE_VALUE = ("bias", "shape:", "len:", "digits:", "kind:", "mix:", "has:", "cap", "fact:")
+# Features read from the value alone (its shape, its facts) or from where it
+# ends (the character after it, or the end of the text: a short title ends
+# in its number as a note ends in its PIN); every other one reads the words
+# before and after it and the mark that binds them to it.
+_OF_THE_VALUE = ("bias", "shape:", "len:", "digits:", "kind:", "mix:", "has:", "cap", "fact:",
+                 "next:")
 
 
 def of_the_value(feature: str) -> bool:
-    """Whether ``feature`` is read from the value alone (its shape, its facts)."""
+    """Whether ``feature`` is read from the value alone or from where it ends."""
     return feature.startswith(_OF_THE_VALUE)
 
 

@@ -93,3 +93,29 @@ def test_no_dev_note_of_the_fifth_alarming_set_is_refused() -> None:
     dev = [r["text"] for r in rows if r["split"] == "dev" and r["category"] == "alarming"]
     refused = [t for t in dev if outcome(t) != "stored" and outcome(t) != "flagged"]
     assert refused == []
+
+
+def _sixth() -> list[dict[str, str]]:
+    text = (DATA / "alarming_dev6.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_the_sixth_alarming_set_holds_its_parts_apart_and_is_licensed() -> None:
+    rows = _sixth()
+    counts = Counter((r["category"], r["split"]) for r in rows)
+    assert counts == {
+        ("injection", "dev"): 70,
+        ("alarming", "dev"): 70,
+        ("injection", "held_out"): 60,
+        ("alarming", "held_out"): 60,
+    }
+    assert len({r["lang"] for r in rows}) >= 15
+    assert len({r["text"] for r in rows}) == len(rows)
+    licence = (DATA / "alarming_dev6.LICENSE").read_text(encoding="utf-8")
+    assert "alarming_dev6.jsonl" in licence
+    assert "CC0-1.0" in licence and "Apache-2.0" in licence
+
+
+def test_no_dev_note_of_the_sixth_alarming_set_is_refused() -> None:
+    dev = [r["text"] for r in _sixth() if r["split"] == "dev" and r["category"] == "alarming"]
+    assert [t for t in dev if outcome(t) not in ("stored", "flagged")] == []

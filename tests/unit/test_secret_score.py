@@ -228,3 +228,15 @@ def test_a_code_beside_a_phone_number_or_in_a_sentence_is_refused(text: str) -> 
 def test_the_form_of_a_phone_number_or_a_measure(text: str, value: str, named: bool) -> None:
     start = text.index(value)
     assert secret_score.phone_or_measure(text, start, start + len(value)) is named
+
+
+@pytest.mark.parametrize("text", ["Theirs 0-0-10", "Sprint 1-2-10", "Mine 2-4-31"])
+def test_a_number_that_ends_a_short_label_no_word_speaks_for_is_stored(text: str) -> None:
+    # A title ends in its number as a note ends in its PIN: where the value
+    # ends is not a word that speaks for it.
+    assert outcome(text) == "stored"
+
+
+@pytest.mark.parametrize("text", ["atm 5521", "ipad 731905", "bike lock 4-7-1-9"])
+def test_a_number_after_what_it_unlocks_is_refused(text: str) -> None:
+    assert outcome(text) == "secret_detected"
