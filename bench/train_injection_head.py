@@ -43,6 +43,11 @@ import sys
 import time
 from pathlib import Path
 
+# The script lives outside the packages; make the repository importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import _sets
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data" / "scan_corpus.jsonl"
 INTENTS = ROOT / "tests" / "data" / "injection_dev.jsonl"
@@ -61,9 +66,9 @@ def training_rows(clean: int) -> list[tuple[str, int]]:
     intents = [json.loads(line) for line in INTENTS.read_text(encoding="utf-8").splitlines()]
     pos += [r["text"] for r in intents if r["category"] == "injection"]
     neg += [r["text"] for r in intents if r["category"] != "injection"]
-    held = _held_out()
+    held = _sets.held_out()
     for name in DEV_SETS:
-        for r in _rows(name):
+        for r in _sets.rows(name):
             if r["split"] != "dev" or r["text"] in held or r["category"] == "secret":
                 continue
             (pos if r["category"] == "injection" else neg).append(r["text"])
@@ -82,21 +87,6 @@ DEV_SETS = (
     "alarming_dev5",
     "alarming_dev6",
 )
-
-
-def _rows(name: str) -> list[dict[str, str]]:
-    path = ROOT / "tests" / "data" / f"{name}.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _held_out() -> set[str]:
-    """Every text some set holds out."""
-    return {
-        r["text"]
-        for path in sorted((ROOT / "tests" / "data").glob("*.jsonl"))
-        for r in _rows(path.stem)
-        if r.get("split") in ("held_out", "fresh")
-    }
 
 
 # Chosen on the intent corpus's dev rows (the head's own recall, and benign

@@ -49,8 +49,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import zlib
 from pathlib import Path
+
+# The script lives outside the packages; make the repository importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import _sets
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -80,41 +86,26 @@ BUCKETS = 1 << 18
 KEEP = 0.1
 
 
-def _rows(name: str) -> list[dict]:
-    path = DATA / f"{name}.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _held_out() -> set[str]:
-    """Every text some set holds out (a few sentences are in two sets)."""
-    return {
-        r["text"]
-        for path in sorted(DATA.glob("*.jsonl"))
-        for r in _rows(path.stem)
-        if r.get("split") in ("held_out", "fresh")
-    }
-
-
 def training_rows() -> list[tuple[str, int, bool | None]]:
     """``(text, label, hard)``: ``hard`` marks a negative written to look
     like a secret or an attack (the sets' look-alikes and alarming notes),
     None one made from a template. No text any set holds out is one."""
-    held = _held_out()
+    held = _sets.held_out()
     return [row for row in _training_rows() if row[0] not in held]
 
 
 def _training_rows() -> list[tuple[str, int, bool | None]]:
     out: list[tuple[str, int, bool | None]] = []
     for name in SECRET_SETS + ALARMING_SETS:
-        for r in _rows(name):
+        for r in _sets.rows(name):
             if r["split"] == "dev":
                 out.append((r["text"], int(r["category"] == "secret"), True))
-    for r in _rows("value_lookalikes"):
+    for r in _sets.rows("value_lookalikes"):
         if r["split"] == "dev":
             # Generated from templates: fitted on, left out of the thresholds
             # (sentences that repeat would weigh in them as written notes do not).
             out.append((r["text"], 0, None))
-    for r in _rows("injection_dev"):
+    for r in _sets.rows("injection_dev"):
         out.append((r["text"], 0, False))
     for path in sorted((DATA / "conversations").glob("conv-*.json")):
         conversation = json.loads(path.read_text(encoding="utf-8"))
@@ -124,7 +115,7 @@ def _training_rows() -> list[tuple[str, int, bool | None]]:
                 for session in conversation["sessions"]
                 for turn in session["turns"]
             ]
-    for i, r in enumerate(_rows("scan_corpus")):
+    for i, r in enumerate(_sets.rows("scan_corpus")):
         if i % 2 == 0 and r["category"] in ("clean", "benign"):
             out.append((r["text"], 0, r["category"] == "benign"))
     return out

@@ -67,11 +67,13 @@ def test_the_same_shapes_asking_the_reader_are_still_refused(text: str) -> None:
     assert outcome(text) == "injection_detected"
 
 
+def _set_rows(name: str) -> list[dict[str, str]]:
+    text = (DATA / f"{name}.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
 def test_the_fifth_alarming_set_holds_its_held_out_part_apart_and_is_licensed() -> None:
-    rows = [
-        json.loads(line)
-        for line in (DATA / "alarming_dev5.jsonl").read_text(encoding="utf-8").splitlines()
-    ]
+    rows = _set_rows("alarming_dev5")
     counts = Counter((r["category"], r["split"]) for r in rows)
     assert counts == {
         ("alarming", "dev"): 150,
@@ -86,22 +88,14 @@ def test_the_fifth_alarming_set_holds_its_held_out_part_apart_and_is_licensed() 
 
 
 def test_no_dev_note_of_the_fifth_alarming_set_is_refused() -> None:
-    rows = [
-        json.loads(line)
-        for line in (DATA / "alarming_dev5.jsonl").read_text(encoding="utf-8").splitlines()
-    ]
+    rows = _set_rows("alarming_dev5")
     dev = [r["text"] for r in rows if r["split"] == "dev" and r["category"] == "alarming"]
     refused = [t for t in dev if outcome(t) != "stored" and outcome(t) != "flagged"]
     assert refused == []
 
 
-def _sixth() -> list[dict[str, str]]:
-    text = (DATA / "alarming_dev6.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines()]
-
-
 def test_the_sixth_alarming_set_holds_its_parts_apart_and_is_licensed() -> None:
-    rows = _sixth()
+    rows = _set_rows("alarming_dev6")
     counts = Counter((r["category"], r["split"]) for r in rows)
     assert counts == {
         ("injection", "dev"): 70,
@@ -117,5 +111,6 @@ def test_the_sixth_alarming_set_holds_its_parts_apart_and_is_licensed() -> None:
 
 
 def test_no_dev_note_of_the_sixth_alarming_set_is_refused() -> None:
-    dev = [r["text"] for r in _sixth() if r["split"] == "dev" and r["category"] == "alarming"]
+    rows = _set_rows("alarming_dev6")
+    dev = [r["text"] for r in rows if r["split"] == "dev" and r["category"] == "alarming"]
     assert [t for t in dev if outcome(t) not in ("stored", "flagged")] == []
