@@ -88,6 +88,7 @@ from memoryd.kernel.secret_prose import (
     _REFERENCE,
     _SECURITY_ANSWER,
     _SECURITY_QUESTIONS,
+    _SECURITY_QUESTIONS_CJK,
     _SEED,
     _SEPARATED_KEY,
     _SEPARATED_LITERALS,
@@ -1993,7 +1994,7 @@ RULES: tuple[ScanRule, ...] = (
         "secret.security_answer", "secret", "prose",
         _rx(_SECURITY_ANSWER, _I),
         _security_answer,
-        prefilter=(_SECURITY_QUESTIONS,), lead=0,
+        prefilter=(_SECURITY_QUESTIONS + _SECURITY_QUESTIONS_CJK,), lead=0,
         judged_in_context=True,
     ),
     ScanRule(

@@ -145,7 +145,8 @@ _MORE_PASSWORDS = (
 _PASS_WORDS = (
     "password", "passwd", "passphrase", "passcode", "pass code", "pin", "pin code", "pincode",
     "pin-code", "pin number", "door code", "alarm code", "unlock code", "access code",
-    "gate code", "safe code", "security code", "keypad", "digicode", "entry code",
+    "gate code", "safe code", "security code", "keypad", "digicode", "entry code", "buzzer code",
+    "intercom code",
     "garage code", "voicemail code", "mailbox code", "رمز البريد الصوتي", "رمز الباب",
     "رمز الخزنة",
     "lock code", "code de la porte", "code d'entrée", "code porte", "türcode", "torcode",
@@ -173,6 +174,9 @@ _PASS_WORDS = (
     "šifra", "šifru", "šifre", "nenosiri", "namba ya siri", "lykilorð", "parool", "parole",
     "slaptažodis", "slaptažodį", "wagwoord", "contrasenya", "contrasinal", "পাসওয়ার্ড",
     "পিন", "پاس ورڈ",
+    # Bengali names an entry code by its lock: the locker's, the door's, the
+    # gate's, the padlock's, the safe's code.
+    "লকারের কোড", "দরজার কোড", "গেটের কোড", "তালার কোড", "সিন্দুকের কোড",
     # ... and of Greek (its other word), Serbian and Macedonian in Cyrillic,
     # Georgian, Armenian, Persian, Azerbaijani, Mongolian, Kazakh, Basque,
     # Irish, Welsh, Albanian and Danish.
@@ -252,7 +256,7 @@ _LOCKS = (
     # English names the lock after "code to" or "code for": "the code to the
     # front door", "the code for the lockbox".
     "door", "front door", "back door", "gate", "building", "lobby", "safe", "shed", "lockbox",
-    "key box", "locker", "padlock", "intercom",
+    "key box", "locker", "padlock", "intercom", "buzzer",
     # ... and the places that lock: "the code for the storage unit is …"
     # (not "house", "office" or "lock": words inside too many others).
     "storage unit", "mailbox", "letterbox", "server room", "apartment", "cabin", "cottage",
@@ -273,9 +277,11 @@ _LOCKS = (
 _LOCK_COMPOUNDS = ("türcode", "torcode", "alarmcode", "tresorcode", "safecode", "garagencode",
                    "haustürcode", "eingangscode", "deurcode", "poortcode", "kluiscode", "portkod",
                    "dörrkod", "larmkod", "dørkode", "portkode", "alarmkode",
-                   # Hungarian names the lock first: "a széf kódja".
+                   # Hungarian names the lock first: "a széf kódja", or joins
+                   # the two into one word: "kapukód", "ajtókódja".
                    "széf kódja", "ajtó kódja", "kapu kódja", "riasztó kódja",
-                   "kaputelefon kódja")
+                   "kaputelefon kódja", "kaputelefonkód", "kapukód", "ajtókód", "széfkód",
+                   "riasztókód", "belépőkód")
 # A door or a gate named alone, then a connector, is named for its code:
 # "Door: 4471", "Tür: 4471", "дверь — 4471" (never bare: "door 12").
 _DOORS = frozenset(("door", "front door", "back door", "gate", "side gate", "tür", "haustür",
@@ -297,7 +303,7 @@ _LOCK_CODE = (
     # English names the lock first, and may name the part that takes the
     # code: "the shed lock code", "garage remote code", "lockbox (code …)".
     + r"|(?:door|gate|garage|shed|lockbox|key box|locker|padlock|safe|alarm|intercom|building"
-    r"|lobby|ipad|iphone|tablet|laptop|lock screen|screen lock)"
+    r"|lobby|buzzer|ipad|iphone|tablet|laptop|lock screen|screen lock)"
     r"(?: (?:lock|remote|keypad|panel|box))?(?: \(| |-)code"
     # A door or a gate named alone, then a connector, is named for its code
     # (longest first, ties by the words: the set's order follows the hash seed).
@@ -467,6 +473,9 @@ _CONNECT = (
     # A value reported changed: "el código del garaje cambió a 7741".
     r"|(?:cambió|cambiado|changé|changée|geändert|umgestellt|mudou|mudada|cambiato|cambiata"
     r"|поменяли|изменили|сменили|поменял|изменил|сменил) (?:a|en|pour|auf|zu|para|in|на)"
+    # ... or with the converb of a verb-final language, the value after it:
+    # "एमपिन बदलकर 582036 कर दिया" (Hindi), Urdu "بدل کر", Bengali "বদলে".
+    r"|बदलकर|बदल कर|بدل کر|বদলে"
     # Or given with a verb: "for the router password use Kestrel#88".
     r")(?= )| (?P<verb>use|try|type|enter|nimm|benutze|verwende|utilise|utilisez|usa|utiliza"
     r"|digite|введи|используй)(?= )"
@@ -1527,6 +1536,8 @@ _DIGIT_WORDS = (
     "nul", "een", "twee", "drie", "vijf", "zes", "zeven", "negen",
     "ноль", "нуль", "один", "одна", "два", "две", "три", "четыре", "пять", "шесть", "семь",
     "восемь", "девять",
+    # Ukrainian, its apostrophe as typed or as the modifier letter.
+    "дві", "чотири", "п'ять", "пʼять", "шість", "сім", "вісім", "дев'ять", "девʼять",
     "sıfır", "bir", "iki", "üç", "dört", "beş", "altı", "yedi", "sekiz", "dokuz",
     "jeden", "jedna", "dwa", "dwie", "trzy", "cztery", "pięć", "sześć", "siedem", "osiem",
     "dziewięć",
@@ -1556,8 +1567,12 @@ _NUMBER_WORD = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
                 r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?![^\W\d_])")
 _COMBINATION_WORD = r"(?:" + _NUMBER_WORD + "|" + _DIGIT_WORD_ANY + ")"
 _THEN = r",? (?:then |dann |puis |luego )?"
-_TURN = (r"(?i:(?:left|right|links|rechts|gauche|droite|izquierda|derecha|sinistra|destra"
-         r"|esquerda|direita)(?: (?:to|auf|bis|à|a|sur))? \d{1,2})")
+_TURN_WORD = (r"(?:left|right|links|rechts|gauche|droite|izquierda|derecha|sinistra|destra"
+              r"|esquerda|direita)")
+# A turn of the dial, its direction first or its number: "right 24", "links
+# auf 12", "27 links" ("27 links, 11 rechts, 03 links").
+_TURN = (r"(?i:" + _TURN_WORD + r"(?: (?:to|auf|bis|à|a|sur))? \d{1,2}"
+         r"|\d{1,2} " + _TURN_WORD + r"(?![^\W\d_]))")
 _COMBINATION = (
     r"(?:(?i:(?<![\w-])(?:combination|combo|combinaison|combinación|combinação"
     r"|combinazione|combinatie|kombinasjon|комбинация|шифр"
@@ -1580,8 +1595,8 @@ _COMBINATION = (
     # Or the verb that sets it ("se règle sur 7-1-4", "is set to 4-0-9").
     r"|(?:se règle|est réglé|is set|set|eingestellt|stellt man) (?:sur|to|auf))"
     # Or nothing: the numbers right after the lock's name end the clause
-    # ("padlock 0-4-7-3").
-    r"|(?P<bare>))\s?"
+    # ("padlock 0-4-7-3"). A change may say so: "the padlock is now 2-1-6-0".
+    r"|(?P<bare>))(?: (?:now|jetzt|maintenant|désormais|ahora|agora|ora|теперь|nu|teraz))?\s?"
     r"(?P<secret>\d{1,2}(?P<sep> ?[-–/,] ?| )\d{1,2}(?P=sep)\d{1,2}(?:(?P=sep)\d{1,2})?"
     # In words: English numbers under 100, or digits in any of the languages
     # of ``_DIGIT_WORDS`` ("twee vier acht").
@@ -1940,19 +1955,33 @@ _SECURITY_QUESTIONS = (
     "domanda di sicurezza", "domanda segreta", "risposta segreta", "секретный вопрос",
     "секретного вопроса", "контрольный вопрос", "контрольного вопроса", "кодовое слово",
 )
+# ... and in the scripts written without spaces, where a word has no edge to
+# look for: "秘密の質問「…」→ …", "密保问题：…".
+_SECURITY_QUESTIONS_CJK = (
+    "秘密の質問", "秘密の答え", "密保问题", "密保答案", "安全问题", "安全提示问题", "密保問題",
+    "安全問題", "보안 질문", "보안 답변",
+)
 _SECURITY_ANSWER = (
-    r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in _SECURITY_QUESTIONS) + r")(?![\w-])"
+    r"(?:(?<![\w-])(?:" + "|".join(re.escape(w) for w in _SECURITY_QUESTIONS) + r")(?![\w-])"
+    r"|" + "|".join(_SECURITY_QUESTIONS_CJK) + ")"
     # The question itself may stand in brackets: "(¿nombre de tu mascota?)".
     r"[^.!?;\n(]{0,60}?(?:\([^()\n]{0,60}\)[^.!?;\n(]{0,20}?)?"
-    r"(?:[:：=]|(?<![\w-])(?:is|was|ist|war|est|es|é|è|answer|réponse|antwort"
-    r"|respuesta|resposta|risposta|ответ)(?![\w-]))"
+    r"(?:[:：=→]|->|(?<![\w-])(?:is|was|ist|war|est|es|é|è|answer|réponse|antwort"
+    r"|respuesta|resposta|risposta|ответ)(?![\w-])|(?<=[" + _CJK + r"」』])(?:は|是|为|為|는|은))"
     # "…: réponse Quimper", "…: answer Kowalczyk".
     r"(?: (?:answer|réponse|antwort|respuesta|resposta|risposta|ответ)(?![\w-]))?"
     # The answer ends its sentence, or a list of answers goes on to the next
     # label: a word that goes on is the next question's ("…: maiden name =").
-    r" ?[\"'“«]?(?P<secret>[^\W_][^\s.,;:!?\"'”»()]{2,40})[\"'”»]?"
+    # A name of two or three words is one answer ("Linden Crescent", "St
+    # Aidan's Primary"): the validator asks each word for a capital.
+    r" ?[\"'“«「]?(?P<secret>[^\W_][^\s.,;:!?\"'”»()]{2,40}"
+    r"|[^\W_][\w'’-]{1,40} [^\W_][\w'’-]{0,40}(?: [^\W_][\w'’-]{0,40})?"
+    # A CJK name of two characters is a whole answer ("ポチ", "小白").
+    r"|[" + _CJK + r"]{2})[\"'”»」]?"
     r"(?=[.!?]|$|\n|\s$|\s\n| [—–-] |, [^,;:=.!?\n]{1,30}[=:：])"
 )
+# The words that ask in the scripts written without spaces.
+_ASKING = ("什么", "什麼", "哪", "何", "なに", "무엇", "뭐", "어떤")
 _NO_ANSWER = frozenset("""
 kept stored saved set written noted hidden unknown required needed asked given changed reset
 gardé noté enregistré gespeichert notiert guardada guardado anotada guardata
@@ -1961,8 +1990,14 @@ gardé noté enregistré gespeichert notiert guardada guardado anotada guardata
 
 def _security_answer(m: re.Match[str]) -> bool:
     """The answer (which ends its sentence or its list item: the pattern's
-    lookahead) is no word of state or description."""
+    lookahead) is no word of state or description; one of several words is
+    a name, each word capitalised."""
     value = m.group("secret")
+    if "？" in value or value.startswith(_ASKING):
+        return False  # the question asked again: "密保问题是什么？"
+    if " " in value:
+        words = value.split(" ")
+        return all(w[0].isupper() and w.lower() not in _NO_ANSWER for w in words)
     word = value.lower()
     return not (word in _NO_ANSWER or word in _DESCRIBING or _PLACEHOLDER.fullmatch(value)
                 or (word.endswith(_DESCRIBING_ENDINGS) and word.isalpha() and word.islower()))

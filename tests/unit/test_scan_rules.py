@@ -844,6 +844,12 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     "secret.credential_in_prose": (
         [
             "Password changed to Zebra#2291 after the incident.",
+            # Changed, in the converb of a verb-final language.
+            "घर के वाईफ़ाई का पासवर्ड बदलकर Neem#4410 कर दिया।",
+            "A kapukód a hátsó bejárathoz: 7302",
+            "Buzzer code for the flat upstairs: 3390",
+            "গেটের কোড হলো ৫৫২০",
+            "the intercom code is 71C4",
             "Het wachtwoord is Tulp!Molen38",
             "Hasło do serwera to Wisla#2024k",
             "카드 비밀번호는 5829 입니다.",
@@ -873,6 +879,10 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "the lockbox was installed in 1975",
             "the lockbox code changed in 2021.",
+            "पासवर्ड बदलकर नया रख दिया",
+            "A kapukód megváltozott, kérdezd a gondnokot.",
+            "The buzzer code is broken, call me when you arrive.",
+            "দরজার কোড বদলে গেছে",
             "the laptop code is in the repo at src/main",
             "🔐 server room is on floor 3",
             "The safe is 1200 lbs",
@@ -1036,9 +1046,14 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "保险柜密码是 12-40-7",
             "The gym locker: 14-22-9, top row.",
             "Zahlenschloss am Fahrrad: 3-1-8-6",
+            # The dial's number before its turn, and a change said so.
+            "Wall safe upstairs: 14 right, 30 left, 07 right",
+            "the bike lock is now 5-0-2-8",
         ],
         [
             "key combination: Ctrl-Alt-Del",
+            "The safe is now 12 kg lighter.",
+            "Take the 2 left, 3 right then 4 left turns to reach the safe.",
             "the winning combination is 4-3-3 formation",
             "信用金庫の番号は 12-34-56",
             "the combination lock broke, we need a new one.",
@@ -1056,6 +1071,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "비밀번호 7 0 4 2",
             "Office door keypad: 6 6 0 3",
             "El código de la puerta: siete tres uno cinco.",
+            "Код від гаража: вісім пʼять нуль один",
+            "Пін-код картки: сім дві шість чотири",
         ],
         [
             "the PIN policy is 1 2 3 4 blocked",
@@ -1064,6 +1081,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "the token is 1 2 3 4 5 6",
             "login: one two three four",
             "Die PIN-Richtlinie verlangt sechs Ziffern",
+            "Пароль змінили чотири дні тому, код у сейфі.",
         ],
     ),
     "secret.password_given_with": (
@@ -1308,11 +1326,21 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Security question for the bank (mother's maiden name): Kowalczyk.",
             "Question secrète du compte (ville de naissance) : réponse Quimper.",
             "Maiden name: Kowalczyk",
+            # A name of two or three words, each capitalised.
+            "Bank secret answer for 'favourite teacher' is Mrs Adebayo",
+            "Security answer: Port Talbot Grammar — I used it for the pension site.",
+            # In the scripts written without spaces; a name of two characters.
+            "銀行の秘密の質問は「母の旧姓」、答えは田中です。",
+            "보안 질문: 첫 애완동물 이름 → 초코",
         ],
         [
             "Security question set: 'first pet's name'; answer kept offline.",
             "My security answer is kept in the vault.",
             'The security question is "What was your first car?" and I chose it.',
+            "The security answer is stored offline.",
+            "Security question answers are Case sensitive.",
+            "密保问题是什么？",
+            "秘密の質問を設定しました。",
         ],
     ),
     "secret.login_value": (
