@@ -25,3 +25,14 @@ def held_out() -> set[str]:
         for r in rows(path.stem)
         if r.get("split") in ("held_out", "fresh")
     }
+
+
+def turns(split: str) -> list[str]:
+    """The turns of the conversations of ``split`` (``dev`` or ``heldout``)
+    under ``tests/data/conversations``, in order."""
+    out = []
+    for path in sorted((DATA / "conversations").glob("conv-*.json")):
+        conversation = json.loads(path.read_text(encoding="utf-8"))
+        if conversation["split"] == split:
+            out += [t["text"] for s in conversation["sessions"] for t in s["turns"]]
+    return out

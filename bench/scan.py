@@ -82,7 +82,7 @@ from pathlib import Path
 # The script lives outside the packages; make the repository importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import _callgrind
+from bench import _callgrind, _sets
 from bench.train_secret_head import SECRET_SETS
 from memoryd.kernel import scan as engine
 from memoryd.kernel import secret_score
@@ -306,12 +306,7 @@ def everyday_table(judge: object | None) -> None:
     if judge is None:
         print("intent layer: the semantic extra is not installed")
         return
-    turns: dict[str, list[str]] = {}
-    for path in sorted((DATA / "conversations").glob("conv-*.json")):
-        conversation = json.loads(path.read_text(encoding="utf-8"))
-        turns.setdefault(f"conversation turns ({conversation['split']})", []).extend(
-            turn["text"] for session in conversation["sessions"] for turn in session["turns"]
-        )
+    turns = {f"conversation turns ({split})": _sets.turns(split) for split in ("dev", "heldout")}
     clean = [
         r["text"]
         for r in map(json.loads, CORPUS.read_text(encoding="utf-8").splitlines())
@@ -581,14 +576,10 @@ def learned_table() -> None:
             r = json.loads(line)
             if r.get("split") in ("held_out", "fresh"):
                 rows.append((name, r))
-    for path in sorted((DATA / "conversations").glob("conv-*.json")):
-        conversation = json.loads(path.read_text(encoding="utf-8"))
-        if conversation["split"] != "dev":
-            rows += [
-                ("conversations (held out)", {"category": "clean", "text": turn["text"]})
-                for session in conversation["sessions"]
-                for turn in session["turns"]
-            ]
+    rows += [
+        ("conversations (held out)", {"category": "clean", "text": text})
+        for text in _sets.turns("heldout")
+    ]
     corpus = CORPUS.read_text(encoding="utf-8").splitlines()
     rows += [
         ("scan_corpus (odd half)", r)

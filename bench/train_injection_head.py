@@ -81,7 +81,7 @@ def training_rows(clean: int) -> tuple[list[tuple[str, int]], list[str]]:
     pos += [r["text"] for r in intents if r["category"] == "injection"]
     neg += [r["text"] for r in intents if r["category"] == "benign"]
     everyday += [r["text"] for r in intents if r["category"] == "clean"]
-    everyday += list(dict.fromkeys(dev_turns()))
+    everyday += list(dict.fromkeys(_sets.turns("dev")))
     neg += everyday
     held = _sets.held_out()
     for name in DEV_SETS:
@@ -90,16 +90,6 @@ def training_rows(clean: int) -> tuple[list[tuple[str, int]], list[str]]:
                 continue
             (pos if r["category"] == "injection" else neg).append(r["text"])
     return [(t, 1) for t in pos] + [(t, 0) for t in neg], everyday
-
-
-def dev_turns() -> list[str]:
-    """The turns of the development conversations (never the held-out ones)."""
-    out = []
-    for path in sorted((ROOT / "tests" / "data" / "conversations").glob("conv-*.json")):
-        conversation = json.loads(path.read_text(encoding="utf-8"))
-        if conversation["split"] == "dev":
-            out += [t["text"] for s in conversation["sessions"] for t in s["turns"]]
-    return out
 
 
 # Sets whose development rows are fitted on: injections are positives, the

@@ -48,7 +48,6 @@ initialisation.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import zlib
 from pathlib import Path
@@ -59,7 +58,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import _sets
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data"
 
 SECRET_SETS = ("secret_prose_corpus", *(f"secret_prose_dev{n}" for n in range(2, 11)))
 ALARMING_SETS = (
@@ -107,14 +105,7 @@ def _training_rows() -> list[tuple[str, int, bool | None]]:
             out.append((r["text"], 0, None))
     for r in _sets.rows("injection_dev"):
         out.append((r["text"], 0, False))
-    for path in sorted((DATA / "conversations").glob("conv-*.json")):
-        conversation = json.loads(path.read_text(encoding="utf-8"))
-        if conversation["split"] == "dev":
-            out += [
-                (turn["text"], 0, False)
-                for session in conversation["sessions"]
-                for turn in session["turns"]
-            ]
+    out += [(text, 0, False) for text in _sets.turns("dev")]
     for i, r in enumerate(_sets.rows("scan_corpus")):
         if i % 2 == 0 and r["category"] in ("clean", "benign"):
             out.append((r["text"], 0, r["category"] == "benign"))
