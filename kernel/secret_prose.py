@@ -1980,6 +1980,10 @@ _SECURITY_ANSWER = (
     r"|[" + _CJK + r"]{2})[\"'”»」]?"
     r"(?=[.!?]|$|\n|\s$|\s\n| [—–-] |, [^,;:=.!?\n]{1,30}[=:：])"
 )
+# The first words of a question or a description, not of a name.
+_NOT_A_NAME = frozenset("""
+your my our his her their its the a an what which who whom where when why how
+""".split())
 # The words that ask in the scripts written without spaces.
 _ASKING = ("什么", "什麼", "哪", "何", "なに", "무엇", "뭐", "어떤")
 _NO_ANSWER = frozenset("""
@@ -1997,6 +2001,9 @@ def _security_answer(m: re.Match[str]) -> bool:
         return False  # the question asked again: "密保问题是什么？"
     if " " in value:
         words = value.split(" ")
+        # "The security question is Your First Pet": a question, in title case.
+        if words[0].lower() in _NOT_A_NAME:
+            return False
         return all(w[0].isupper() and w.lower() not in _NO_ANSWER for w in words)
     word = value.lower()
     return not (word in _NO_ANSWER or word in _DESCRIBING or _PLACEHOLDER.fullmatch(value)

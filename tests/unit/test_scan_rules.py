@@ -1340,6 +1340,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "The security answer is stored offline.",
             "Security question answers are Case sensitive.",
             "密保问题是什么？",
+            "The security question is Your First Pet.",
             "秘密の質問を設定しました。",
         ],
     ),
