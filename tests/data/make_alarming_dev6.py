@@ -30,7 +30,7 @@ apart, is ``held_out`` and was never read: only the figures
 
 from __future__ import annotations
 
-from prose_set import Rows, write
+from prose_set import Rows, write_in_two_parts
 
 # The first part: read.
 DEV_INJECTIONS: Rows = [
@@ -1592,18 +1592,14 @@ HELD_ALARMING: Rows = [
 ]
 
 
-def _split(category: str, items: Rows) -> list[str]:
-    """``dev`` for the first part's rows, ``held_out`` for the second's."""
-    held = HELD_INJECTIONS if category == "injection" else HELD_ALARMING
-    return ["dev"] * (len(items) - len(held)) + ["held_out"] * len(held)
-
-
 def main() -> None:
-    write(
+    write_in_two_parts(
         "alarming_dev6",
-        {"injection": DEV_INJECTIONS + HELD_INJECTIONS, "alarming": DEV_ALARMING + HELD_ALARMING},
+        {
+            "injection": (DEV_INJECTIONS, HELD_INJECTIONS),
+            "alarming": (DEV_ALARMING, HELD_ALARMING),
+        },
         ids="dev6a",
-        split=_split,
     )
 
 

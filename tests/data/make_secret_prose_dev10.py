@@ -30,7 +30,7 @@ were. Each row's id is ``dev10-<category>-<position>``.
 
 from __future__ import annotations
 
-from prose_set import Rows, write
+from prose_set import Rows, write_in_two_parts
 
 # The first part: read, and fitted on.
 DEV_SECRETS: Rows = [
@@ -809,18 +809,14 @@ HELD_BENIGN: Rows = [
 ]
 
 
-def _split(category: str, items: Rows) -> list[str]:
-    """``dev`` for the first part's rows, ``held_out`` for the second's."""
-    held = HELD_SECRETS if category == "secret" else HELD_BENIGN
-    return ["dev"] * (len(items) - len(held)) + ["held_out"] * len(held)
-
-
 def main() -> None:
-    write(
+    write_in_two_parts(
         "secret_prose_dev10",
-        {"secret": DEV_SECRETS + HELD_SECRETS, "benign": DEV_BENIGN + HELD_BENIGN},
+        {
+            "secret": (DEV_SECRETS, HELD_SECRETS),
+            "benign": (DEV_BENIGN, HELD_BENIGN),
+        },
         ids="dev10",
-        split=_split,
     )
 
 

@@ -31,7 +31,7 @@ approximate. Each row's id is ``dev9-<category>-<position>``.
 
 from __future__ import annotations
 
-from prose_set import Rows, write
+from prose_set import Rows, write_in_two_parts
 
 # The first part: read while the rules were tuned.
 DEV_SECRETS: Rows = [
@@ -734,18 +734,14 @@ HELD_BENIGN: Rows = [
 ]
 
 
-def _split(category: str, items: Rows) -> list[str]:
-    """``dev`` for the first part's rows, ``held_out`` for the second's."""
-    held = HELD_SECRETS if category == "secret" else HELD_BENIGN
-    return ["dev"] * (len(items) - len(held)) + ["held_out"] * len(held)
-
-
 def main() -> None:
-    write(
+    write_in_two_parts(
         "secret_prose_dev9",
-        {"secret": DEV_SECRETS + HELD_SECRETS, "benign": DEV_BENIGN + HELD_BENIGN},
+        {
+            "secret": (DEV_SECRETS, HELD_SECRETS),
+            "benign": (DEV_BENIGN, HELD_BENIGN),
+        },
         ids="dev9",
-        split=_split,
     )
 
 

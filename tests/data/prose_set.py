@@ -1,8 +1,9 @@
 """Write a development set of short texts: its rows by category, a third of
 each category held out, as JSON lines beside the generator.
 
-The generators of the secrets-in-prose sets (make_secret_prose_*.py) call
-``write``; run one from the repository root to write its set again.
+The generators of the secrets-in-prose and alarming sets call ``write``, or
+``write_in_two_parts`` for a set written apart; run one from the repository
+root to write its set again.
 """
 
 from __future__ import annotations
@@ -39,3 +40,15 @@ def write(
                 row: dict[str, Any] = {} if ids is None else {"id": f"{ids}-{category}-{i:03d}"}
                 row.update(category=category, lang=lang, text=text, split=held)
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def write_in_two_parts(name: str, parts: dict[str, tuple[Rows, Rows]], *, ids: str) -> None:
+    """``tests/data/NAME.jsonl`` of a set written apart: per category, its
+    first part's rows ``dev``, then its second part's ``held_out`` (written
+    after, by writers who had not read the first)."""
+    held = {category: len(second) for category, (_first, second) in parts.items()}
+
+    def split(category: str, items: Rows) -> list[str]:
+        return ["dev"] * (len(items) - held[category]) + ["held_out"] * held[category]
+
+    write(name, {c: first + second for c, (first, second) in parts.items()}, ids=ids, split=split)
