@@ -72,45 +72,35 @@ def _set_rows(name: str) -> list[dict[str, str]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
-def test_the_fifth_alarming_set_holds_its_held_out_part_apart_and_is_licensed() -> None:
-    rows = _set_rows("alarming_dev5")
-    counts = Counter((r["category"], r["split"]) for r in rows)
-    assert counts == {
+# The alarming sets written apart: each one's rows per category and split.
+_APART = {
+    "alarming_dev5": {
         ("alarming", "dev"): 150,
         ("alarming", "held_out"): 100,
         ("injection", "held_out"): 40,
-    }
-    assert len({r["lang"] for r in rows if r["category"] == "alarming"}) >= 15
-    assert len({r["text"] for r in rows}) == len(rows)
-    licence = (DATA / "alarming_dev5.LICENSE").read_text(encoding="utf-8")
-    assert "alarming_dev5.jsonl" in licence
-    assert "CC0-1.0" in licence and "Apache-2.0" in licence
-
-
-def test_no_dev_note_of_the_fifth_alarming_set_is_refused() -> None:
-    rows = _set_rows("alarming_dev5")
-    dev = [r["text"] for r in rows if r["split"] == "dev" and r["category"] == "alarming"]
-    refused = [t for t in dev if outcome(t) != "stored" and outcome(t) != "flagged"]
-    assert refused == []
-
-
-def test_the_sixth_alarming_set_holds_its_parts_apart_and_is_licensed() -> None:
-    rows = _set_rows("alarming_dev6")
-    counts = Counter((r["category"], r["split"]) for r in rows)
-    assert counts == {
+    },
+    "alarming_dev6": {
         ("injection", "dev"): 70,
         ("alarming", "dev"): 70,
         ("injection", "held_out"): 60,
         ("alarming", "held_out"): 60,
-    }
-    assert len({r["lang"] for r in rows}) >= 15
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(_APART))
+def test_an_alarming_set_written_apart_holds_its_parts_and_is_licensed(name: str) -> None:
+    rows = _set_rows(name)
+    assert Counter((r["category"], r["split"]) for r in rows) == _APART[name]
+    assert len({r["lang"] for r in rows if r["category"] == "alarming"}) >= 15
     assert len({r["text"] for r in rows}) == len(rows)
-    licence = (DATA / "alarming_dev6.LICENSE").read_text(encoding="utf-8")
-    assert "alarming_dev6.jsonl" in licence
+    licence = (DATA / f"{name}.LICENSE").read_text(encoding="utf-8")
+    assert f"{name}.jsonl" in licence
     assert "CC0-1.0" in licence and "Apache-2.0" in licence
 
 
-def test_no_dev_note_of_the_sixth_alarming_set_is_refused() -> None:
-    rows = _set_rows("alarming_dev6")
+@pytest.mark.parametrize("name", sorted(_APART))
+def test_no_dev_note_of_an_alarming_set_written_apart_is_refused(name: str) -> None:
+    rows = _set_rows(name)
     dev = [r["text"] for r in rows if r["split"] == "dev" and r["category"] == "alarming"]
     assert [t for t in dev if outcome(t) not in ("stored", "flagged")] == []
